@@ -1,0 +1,39 @@
+//! `alisio-ls check [PATH...]`: every instruction-file and skill diagnostic under the paths.
+
+use std::path::PathBuf;
+
+use super::output::{self, Format};
+use super::{Ctx, Exit, Failure};
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Files or directories to check (default `.`).
+    pub paths: Vec<PathBuf>,
+    /// Output format (`--json` is `--format json`).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Fail on warnings too.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
+    let format = if ctx.args.json { Format::Json } else { args.format };
+    let paths: Vec<PathBuf> = if args.paths.is_empty() { vec![ctx.cwd.clone()] } else { args.paths.iter().map(|p| ctx.resolve(p)).collect() };
+    for p in &paths {
+        if std::fs::symlink_metadata(p).is_err() {
+            return Err(Failure(format!("{}: no such file or directory", p.display())));
+        }
+    }
+    let mut diags = Vec::new();
+    let mut files = 0usize;
+    // Instruction files (instructions.md §5) and skills (skills.md §5.3).
+    let (d, n) = super::instructions::check_diagnostics(ctx, &paths)?;
+    diags.extend(d);
+    files += n;
+    let (d, n) = super::skills::check_diagnostics(ctx, &paths)?;
+    diags.extend(d);
+    files += n;
+    crate::diagnostic::sort(&mut diags);
+    Ok(output::emit(&ctx.root, format, &diags, files, args.strict))
+}

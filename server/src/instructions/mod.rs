@@ -1,0 +1,1 @@
+//! Instruction files (AGENTS.md and friends): resolution per host, the budget, diagnostics.

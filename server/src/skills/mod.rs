@@ -1,0 +1,1 @@
+//! Agent Skills: discovery, parsing, validation, catalog and skill tools.

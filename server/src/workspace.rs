@@ -1,0 +1,325 @@
+//! The workspace: file-system access behind [`Fs`], the environment snapshot [`Env`], workspace
+//! root detection and the config home (instructions.md §1).
+//!
+//! Invariant: core modules touch the disk only through an [`Fs`], so the language server can
+//! overlay unsaved editor buffers ([`OverlayFs`]) and every rule sees the same text the user
+//! sees. Environment variables are read once, in [`Env::from_process`].
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// The type of a directory entry or path, as lstat (or stat) reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileType {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+impl FileType {
+    fn from_std(ft: std::fs::FileType) -> Self {
+        if ft.is_symlink() {
+            Self::Symlink
+        } else if ft.is_dir() {
+            Self::Dir
+        } else if ft.is_file() {
+            Self::File
+        } else {
+            Self::Other
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: OsString,
+    /// lstat type: a symlink is reported as [`FileType::Symlink`], never followed.
+    pub file_type: FileType,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Metadata {
+    pub file_type: FileType,
+    pub len: u64,
+    /// Modification time in nanoseconds since the epoch, when known (used by atomic writes).
+    pub mtime_ns: Option<u128>,
+}
+
+/// Everything core modules may ask of a file system.
+pub trait Fs: Send + Sync {
+    /// Entries of a directory, sorted by the bytes of their names.
+    fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>>;
+    /// lstat.
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata>;
+    /// stat (follows symlinks).
+    fn metadata(&self, path: &Path) -> io::Result<Metadata>;
+    /// At most `limit` bytes from the start of a file (follows symlinks).
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
+
+    /// The whole file.
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.read_prefix(path, u64::MAX)
+    }
+    /// `true` when the path exists (lstat), whatever its type.
+    fn exists_no_follow(&self, path: &Path) -> bool {
+        self.symlink_metadata(path).is_ok()
+    }
+}
+
+/// The real disk.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DiskFs;
+
+fn meta_from_std(m: &std::fs::Metadata) -> Metadata {
+    let mtime_ns = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos());
+    Metadata { file_type: FileType::from_std(m.file_type()), len: m.len(), mtime_ns }
+}
+
+impl Fs for DiskFs {
+    fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let file_type = entry.file_type().map_or(FileType::Other, FileType::from_std);
+            out.push(DirEntry { name: entry.file_name(), file_type });
+        }
+        out.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+        Ok(out)
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        std::fs::symlink_metadata(path).map(|m| meta_from_std(&m))
+    }
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        std::fs::metadata(path).map(|m| meta_from_std(&m))
+    }
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+        }
+        let mut buf = Vec::new();
+        file.take(limit).read_to_end(&mut buf)?;
+        Ok(buf)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        std::fs::canonicalize(path)
+    }
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        std::fs::read_link(path)
+    }
+}
+
+/// Editor buffers over another [`Fs`]: an open document's text replaces the file's bytes.
+/// Listings and types still come from the inner file system (an unsaved new file does not
+/// exist for the rules until it is saved).
+#[derive(Clone)]
+pub struct OverlayFs<F> {
+    pub inner: F,
+    pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
+}
+
+impl<F: Fs> Fs for OverlayFs<F> {
+    fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.inner.read_dir(dir)
+    }
+    fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
+        let mut m = self.inner.symlink_metadata(path)?;
+        if m.file_type == FileType::File {
+            if let Some(t) = self.buffers.get(path) {
+                m.len = t.len() as u64;
+            }
+        }
+        Ok(m)
+    }
+    fn metadata(&self, path: &Path) -> io::Result<Metadata> {
+        let mut m = self.inner.metadata(path)?;
+        if let Some(t) = self.buffers.get(path) {
+            m.len = t.len() as u64;
+        }
+        Ok(m)
+    }
+    fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+        if let Some(t) = self.buffers.get(path) {
+            let n = usize::try_from(limit).unwrap_or(usize::MAX).min(t.len());
+            return Ok(t.as_bytes()[..n].to_vec());
+        }
+        self.inner.read_prefix(path, limit)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.inner.canonicalize(path)
+    }
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        self.inner.read_link(path)
+    }
+}
+
+/// A snapshot of the environment variables alisio-ls reads. Built once at start-up; tests build
+/// it by hand so they never depend on the machine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Env {
+    pub home: Option<PathBuf>,
+    pub alisio_config_home: Option<PathBuf>,
+    pub xdg_config_home: Option<PathBuf>,
+    pub alisio_state_home: Option<PathBuf>,
+    pub xdg_state_home: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
+}
+
+fn non_empty_var(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+impl Env {
+    #[must_use]
+    pub fn from_process() -> Self {
+        Self {
+            home: non_empty_var("HOME"),
+            alisio_config_home: non_empty_var("ALISIO_CONFIG_HOME"),
+            xdg_config_home: non_empty_var("XDG_CONFIG_HOME"),
+            alisio_state_home: non_empty_var("ALISIO_STATE_HOME"),
+            xdg_state_home: non_empty_var("XDG_STATE_HOME"),
+            codex_home: non_empty_var("CODEX_HOME"),
+        }
+    }
+
+    /// The config home (instructions.md §1): `ALISIO_CONFIG_HOME`, else an absolute
+    /// `$XDG_CONFIG_HOME/alisio`, else `$HOME/.config/alisio`, else none.
+    #[must_use]
+    pub fn config_home(&self) -> Option<PathBuf> {
+        if let Some(p) = &self.alisio_config_home {
+            return Some(p.clone());
+        }
+        if let Some(x) = self.xdg_config_home.as_ref().filter(|x| x.is_absolute()) {
+            return Some(x.join("alisio"));
+        }
+        self.home.as_ref().map(|h| h.join(".config").join("alisio"))
+    }
+
+    /// The state home (sessions.md §0).
+    #[must_use]
+    pub fn state_home(&self) -> Option<PathBuf> {
+        if let Some(p) = &self.alisio_state_home {
+            return Some(p.clone());
+        }
+        if let Some(x) = self.xdg_state_home.as_ref().filter(|x| x.is_absolute()) {
+            return Some(x.join("alisio"));
+        }
+        self.home.as_ref().map(|h| h.join(".local").join("state").join("alisio"))
+    }
+
+    /// `CODEX_HOME`, else `$HOME/.codex`.
+    #[must_use]
+    pub fn codex_home(&self) -> Option<PathBuf> {
+        self.codex_home.clone().or_else(|| self.home.as_ref().map(|h| h.join(".codex")))
+    }
+}
+
+/// The workspace root of a canonical directory: the nearest ancestor (itself included) with an
+/// entry named `.git` of any type (lstat), else the directory itself.
+#[must_use]
+pub fn find_root(fs: &dyn Fs, canonical_cwd: &Path) -> PathBuf {
+    for dir in canonical_cwd.ancestors() {
+        match fs.symlink_metadata(&dir.join(".git")) {
+            Ok(_) => return dir.to_path_buf(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::debug!("cannot probe {}: {e}", dir.join(".git").display());
+            }
+        }
+    }
+    canonical_cwd.to_path_buf()
+}
+
+/// Removes `.` components and resolves `..` lexically (never above the root).
+#[must_use]
+pub fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                // `..` at the root stays at the root; a relative path keeps leading `..`.
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `true` when `path` is `root` or below it, compared component by component, byte-exact.
+#[must_use]
+pub fn is_inside(path: &Path, root: &Path) -> bool {
+    path.starts_with(root)
+}
+
+/// `path` relative to `root` with `/` separators (`.` for the root itself) when inside,
+/// else the path as is.
+#[must_use]
+pub fn display_path(path: &Path, root: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_home_prefers_alisio_then_absolute_xdg_then_home() {
+        let mut env = Env { home: Some("/h".into()), ..Env::default() };
+        assert_eq!(env.config_home(), Some(PathBuf::from("/h/.config/alisio")));
+        env.xdg_config_home = Some("rel".into());
+        assert_eq!(env.config_home(), Some(PathBuf::from("/h/.config/alisio")));
+        env.xdg_config_home = Some("/x".into());
+        assert_eq!(env.config_home(), Some(PathBuf::from("/x/alisio")));
+        env.alisio_config_home = Some("/a".into());
+        assert_eq!(env.config_home(), Some(PathBuf::from("/a")));
+        assert_eq!(Env::default().config_home(), None);
+    }
+
+    #[test]
+    fn inside_compares_components() {
+        assert!(is_inside(Path::new("/ws/x"), Path::new("/ws")));
+        assert!(!is_inside(Path::new("/ws2/x"), Path::new("/ws")));
+        assert_eq!(display_path(Path::new("/ws/a/b"), Path::new("/ws")), "a/b");
+        assert_eq!(display_path(Path::new("/ws"), Path::new("/ws")), ".");
+    }
+
+    #[test]
+    fn lexical_normalisation() {
+        assert_eq!(normalize_lexically(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
+    }
+
+    #[test]
+    fn root_is_nearest_git_entry_of_any_type() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join("a/b")).unwrap();
+        assert_eq!(find_root(&DiskFs, &ws.join("a/b")), ws.join("a/b"));
+        std::fs::write(ws.join("a/.git"), "gitdir: x").unwrap();
+        assert_eq!(find_root(&DiskFs, &ws.join("a/b")), ws.join("a"));
+    }
+}

@@ -1,0 +1,6 @@
+//! The CLI as a user runs it: the built binary, its stdout, stderr and exit code.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod config;
