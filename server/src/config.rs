@@ -673,3 +673,20 @@ pub fn load_layers(
     }
     Ok(layers)
 }
+
+impl Settings {
+    /// The JSON text of the value in effect for a known key (for `(using <value>)` notices).
+    #[must_use]
+    pub fn shown(&self, key: &str) -> String {
+        match key {
+            "context.claudeMdFallback" => self.claude_md_fallback.to_string(),
+            "context.maxBytes" => self.max_bytes.to_string(),
+            "context.governor" => format!("\"{}\"", self.governor.as_str()),
+            "context.elide.minAgeTurns" => self.elide_min_age_turns.to_string(),
+            "context.elide.epochMessages" => self.elide_epoch_messages.to_string(),
+            "context.policyVersion" => self.policy_version.map_or_else(|| POLICY_VERSION.to_string(), |v| v.to_string()),
+            "context.invariants.maxChars" => self.invariants_max_chars.to_string(),
+            _ => lookup(&self.raw, key).map_or_else(|| "the default".to_string(), ToString::to_string),
+        }
+    }
+}

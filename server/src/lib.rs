@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod instructions;
+pub mod lsp;
 pub mod skills;
 pub mod text;
 pub mod workspace;

@@ -189,8 +189,11 @@ pub fn main() -> ExitCode {
     let env = Env::from_process();
     let result = match cli.command {
         None | Some(Command::Serve { .. }) => {
-            err_line("error: the language server is not built yet (issue 5); use check, context explain or skills");
-            Ok(Exit::Usage)
+            let code = crate::lsp::serve(crate::lsp::ServeOptions {
+                trust_project: cli.global.trust_project,
+                config: cli.global.config.as_ref().map(|c| std::env::current_dir().map(|d| d.join(c)).unwrap_or_else(|_| c.clone())),
+            });
+            return ExitCode::from(code);
         }
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a)),

@@ -1,0 +1,76 @@
+//! Open documents: text as a rope, the client's version, incremental edits.
+
+use std::sync::Arc;
+
+use ropey::Rope;
+use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
+
+use super::positions::from_lsp;
+use crate::text::Encoding;
+
+#[derive(Clone, Debug)]
+pub struct Document {
+    rope: Rope,
+    pub version: i32,
+    /// The text as one string, rebuilt lazily after edits (rules run on `&str`).
+    text: Option<Arc<str>>,
+}
+
+impl Document {
+    #[must_use]
+    pub fn new(text: &str, version: i32) -> Self {
+        // An editor buffer starting with U+FEFF is treated like a file with a BOM by the rules;
+        // the rope keeps it so positions stay the editor's.
+        Self { rope: Rope::from_str(text), version, text: None }
+    }
+
+    /// Applies one change (ranged or full). Out-of-range positions are clamped, never a panic.
+    pub fn apply(&mut self, change: &TextDocumentContentChangeEvent, enc: Encoding) {
+        self.text = None;
+        match change.range {
+            None => self.rope = Rope::from_str(&change.text),
+            Some(range) => {
+                let a = from_lsp::char_index(&self.rope, range.start, enc);
+                let b = from_lsp::char_index(&self.rope, range.end, enc);
+                let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                self.rope.remove(a..b);
+                self.rope.insert(a, &change.text);
+            }
+        }
+    }
+
+    pub fn text(&mut self) -> Arc<str> {
+        if let Some(t) = &self.text {
+            return t.clone();
+        }
+        let t: Arc<str> = Arc::from(self.rope.to_string());
+        self.text = Some(t.clone());
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tower_lsp_server::ls_types::{Position, Range};
+
+    use super::*;
+
+    fn change(sl: u32, sc: u32, el: u32, ec: u32, text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(Range::new(Position::new(sl, sc), Position::new(el, ec))),
+            range_length: None,
+            text: text.to_string(),
+        }
+    }
+
+    #[test]
+    fn incremental_edits_apply_in_utf16() {
+        let mut d = Document::new("😀ab\ncd", 1);
+        d.apply(&change(0, 2, 0, 3, "X"), Encoding::Utf16);
+        assert_eq!(&*d.text(), "😀Xb\ncd");
+        d.apply(&change(1, 0, 1, 99, "zz"), Encoding::Utf16);
+        assert_eq!(&*d.text(), "😀Xb\nzz");
+        d.apply(&change(5, 0, 3, 0, "!"), Encoding::Utf16);
+        assert_eq!(&*d.text(), "😀Xb\nzz!");
+    }
+}

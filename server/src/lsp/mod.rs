@@ -1,0 +1,59 @@
+//! The language server: tower-lsp-server over stdio. Only this module knows the protocol; it
+//! adapts the core modules and never holds a rule of its own (see ARCHITECTURE.md).
+
+mod analysis;
+mod diagnostics;
+mod documents;
+mod positions;
+mod server;
+mod state;
+mod transport;
+mod watch;
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+use tower_lsp_server::{LspService, Server};
+
+/// How `serve` was started.
+#[derive(Clone, Debug, Default)]
+pub struct ServeOptions {
+    pub trust_project: bool,
+    pub config: Option<PathBuf>,
+}
+
+/// Runs the server on stdin/stdout until `exit` or end of input. Returns the process exit code:
+/// 0 after `shutdown` + `exit`, 1 otherwise (interfaces.md §1).
+#[must_use]
+pub fn serve(opts: ServeOptions) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return 1;
+        }
+    };
+    let code = runtime.block_on(async move {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut shutdown_flag = None;
+        let (service, socket) = LspService::build(|client| {
+            let backend = server::Backend::new(client, tx, opts.clone());
+            shutdown_flag = Some(backend.shutdown_flag());
+            backend
+        })
+        .finish();
+        let inner = service.inner();
+        let worker = tokio::spawn(server::worker(inner.client().clone(), inner.state(), rx));
+        let (input, output, writer) = transport::guard(tokio::io::stdin(), tokio::io::stdout());
+        Server::new(input, output, socket).serve(service).await;
+        worker.abort();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+        match shutdown_flag {
+            Some(f) if f.load(Ordering::SeqCst) => 0,
+            _ => 1,
+        }
+    });
+    // Do not wait for blocking tasks (a scan in progress) once the client is gone.
+    runtime.shutdown_background();
+    code
+}

@@ -1,0 +1,349 @@
+//! The `LanguageServer` implementation: decode, mutate or snapshot state, hand heavy work to
+//! the background worker, encode. House rules (research/lsp-eng.md §1.3): state is mutated
+//! before the first `.await` of a notification, no lock is held across an `.await`, and no
+//! handler awaits a request to the client (those run in spawned tasks with a timeout).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::ServeOptions;
+use super::documents::Document;
+use super::state::{ClientCaps, State};
+use crate::text::Encoding;
+use crate::workspace::Env;
+
+/// Work for the background worker.
+#[derive(Debug)]
+pub enum Job {
+    /// Recompute every diagnostic and publish what changed.
+    Recompute,
+}
+
+pub struct Backend {
+    client: Client,
+    state: Arc<Mutex<State>>,
+    tx: UnboundedSender<Job>,
+    shutdown: Arc<AtomicBool>,
+}
+
+/// Locks the state; a poisoned lock (a panic elsewhere) still yields the data.
+pub fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+pub fn path_of(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(|p| p.into_owned())
+}
+
+impl Backend {
+    pub fn new(client: Client, tx: UnboundedSender<Job>, opts: ServeOptions) -> Self {
+        let mut state = State { env: Env::from_process(), ..State::default() };
+        state.options.trusted = opts.trust_project || opts.config.is_some();
+        state.extra_config = opts.config;
+        Self { client, state: Arc::new(Mutex::new(state)), tx, shutdown: Arc::new(AtomicBool::new(false)) }
+    }
+
+    pub fn shutdown_flag(&self) -> Arc<AtomicBool> {
+        self.shutdown.clone()
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    pub fn state(&self) -> Arc<Mutex<State>> {
+        self.state.clone()
+    }
+
+    fn schedule(&self) {
+        let _ = self.tx.send(Job::Recompute);
+    }
+}
+
+fn negotiate_encoding(params: &InitializeParams) -> Encoding {
+    let first = params.capabilities.general.as_ref().and_then(|g| g.position_encodings.as_ref()).and_then(|v| v.first());
+    match first {
+        Some(e) if *e == PositionEncodingKind::UTF8 => Encoding::Utf8,
+        _ => Encoding::Utf16,
+    }
+}
+
+fn client_caps(params: &InitializeParams) -> ClientCaps {
+    let ws = params.capabilities.workspace.as_ref();
+    ClientCaps {
+        dynamic_watch: ws
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+        rename_files: ws
+            .and_then(|w| w.workspace_edit.as_ref())
+            .and_then(|e| e.resource_operations.as_ref())
+            .is_some_and(|ops| ops.contains(&ResourceOperationKind::Rename)),
+        work_done_progress: params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+    }
+}
+
+fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Some(folders) = &params.workspace_folders {
+        out.extend(folders.iter().filter_map(|f| path_of(&f.uri)));
+    }
+    #[expect(deprecated, reason = "root_uri is still what older clients send")]
+    if out.is_empty() {
+        if let Some(p) = params.root_uri.as_ref().and_then(path_of) {
+            out.push(p);
+        }
+    }
+    out.into_iter().map(|p| std::fs::canonicalize(&p).unwrap_or(p)).collect()
+}
+
+/// Watches the editor process and exits when it is gone (lsp-eng.md §1.3 rule 5).
+fn watch_parent(pid: u32) {
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            if !process_alive(pid) {
+                tracing::warn!("parent process {pid} is gone; exiting");
+                std::process::exit(1);
+            }
+        }
+    });
+}
+
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        return std::path::Path::new(&format!("/proc/{pid}")).exists();
+    }
+    // Elsewhere, `kill -0` answers without signalling.
+    std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_or(true, |s| s.success())
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let encoding = negotiate_encoding(&params);
+        let problems = {
+            let mut st = lock(&self.state);
+            st.encoding = encoding;
+            st.caps = client_caps(&params);
+            st.folders = folders_of(&params);
+            let opts = params.initialization_options.clone().unwrap_or(Value::Null);
+            let problems = st.options.update(&opts);
+            if opts.is_object() {
+                st.client_config = opts;
+            }
+            problems
+        };
+        let client = self.client.clone();
+        let state = self.state.clone();
+        tokio::spawn(async move { report_client_problems(&client, &state, problems).await });
+        if let Some(pid) = params.process_id {
+            watch_parent(pid);
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(match encoding {
+                    Encoding::Utf8 => PositionEncodingKind::UTF8,
+                    Encoding::Utf16 => PositionEncodingKind::UTF16,
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                    open_close: Some(true),
+                    change: Some(TextDocumentSyncKind::INCREMENTAL),
+                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                    ..TextDocumentSyncOptions::default()
+                })),
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo { name: "alisio-ls".to_string(), version: Some(env!("CARGO_PKG_VERSION").to_string()) }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        super::watch::start(self.client.clone(), self.state.clone(), self.tx.clone());
+        // The first scan: run in the worker, reported with progress when the client supports it.
+        let client = self.client.clone();
+        let state = self.state.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let progress = lock(&state).caps.work_done_progress;
+            if progress {
+                let token = NumberOrString::String("alisio-ls/scan".to_string());
+                let created = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    client.send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }),
+                )
+                .await;
+                if matches!(created, Ok(Ok(()))) {
+                    let p = client.progress(token, "alisio-ls: scanning workspace").begin().await;
+                    let snap = lock(&state).snapshot();
+                    let results = tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await.unwrap_or_default();
+                    publish(&client, &state, &results).await;
+                    lock(&state).scanned = true;
+                    p.finish().await;
+                    return;
+                }
+            }
+            lock(&state).scanned = true;
+            let _ = tx.send(Job::Recompute);
+        });
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shutdown.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let Some(path) = path_of(&params.text_document.uri) else { return };
+        {
+            let mut st = lock(&self.state);
+            st.docs.insert(path, Document::new(&params.text_document.text, params.text_document.version));
+        }
+        self.schedule();
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let Some(path) = path_of(&params.text_document.uri) else { return };
+        {
+            let mut st = lock(&self.state);
+            let enc = st.encoding;
+            let Some(doc) = st.docs.get_mut(&path) else { return };
+            for change in &params.content_changes {
+                doc.apply(change, enc);
+            }
+            doc.version = params.text_document.version;
+        }
+        self.schedule();
+    }
+
+    async fn did_save(&self, _: DidSaveTextDocumentParams) {
+        self.schedule();
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let Some(path) = path_of(&params.text_document.uri) else { return };
+        lock(&self.state).docs.remove(&path);
+        self.schedule();
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let section = params.settings.get("alisio").cloned().unwrap_or(params.settings);
+        let problems = {
+            let mut st = lock(&self.state);
+            let problems = st.options.update(&section);
+            if section.is_object() {
+                st.client_config = section;
+            }
+            problems
+        };
+        self.schedule();
+        let client = self.client.clone();
+        let state = self.state.clone();
+        tokio::spawn(async move { report_client_problems(&client, &state, problems).await });
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        self.schedule();
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        {
+            let mut st = lock(&self.state);
+            for removed in &params.event.removed {
+                if let Some(p) = path_of(&removed.uri) {
+                    let p = std::fs::canonicalize(&p).unwrap_or(p);
+                    st.folders.retain(|f| *f != p);
+                }
+            }
+            for added in &params.event.added {
+                if let Some(p) = path_of(&added.uri) {
+                    st.folders.push(std::fs::canonicalize(&p).unwrap_or(p));
+                }
+            }
+        }
+        self.schedule();
+    }
+}
+
+/// Shows one `window/showMessage` (Warning) per invalid client-provided value: the client-only
+/// options' problems, then the configuration keys' (with `(using <value in effect>)`).
+async fn report_client_problems(client: &Client, state: &Mutex<State>, mut problems: Vec<String>) {
+    let snap = lock(state).snapshot();
+    let folder = snap.folders.first().cloned().unwrap_or_else(|| std::path::PathBuf::from("/"));
+    let cfg = tokio::task::spawn_blocking(move || super::analysis::folder_config(&snap, &folder)).await;
+    if let Ok(cfg) = cfg {
+        problems.extend(cfg.client_problems.into_iter().map(|p| p.message));
+    }
+    for p in problems {
+        client.show_message(MessageType::WARNING, p).await;
+    }
+}
+
+/// Publishes the results: versions for open documents, empty lists for files that no longer
+/// report anything. Unopened files are published only after the first scan ended.
+pub async fn publish(
+    client: &Client,
+    state: &Mutex<State>,
+    results: &std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+) {
+    let pubs = {
+        let mut st = lock(state);
+        let versions: std::collections::HashMap<PathBuf, i32> = st.docs.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+        let (pubs, now) = super::diagnostics::plan(&st.published, results, &versions, st.encoding);
+        st.published = now;
+        pubs
+    };
+    for p in pubs {
+        client.publish_diagnostics(p.uri, p.diagnostics, p.version).await;
+    }
+}
+
+/// The background worker: coalesces recompute requests, computes on a blocking thread, and
+/// publishes. The first request after a quiet period is served at once (no timer in the path of
+/// an edit); requests that arrive while computing are merged into one more pass.
+pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedReceiver<Job>) {
+    while let Some(_job) = rx.recv().await {
+        while rx.try_recv().is_ok() {}
+        let snap = {
+            let mut st = lock(&state);
+            if !st.scanned && st.docs.is_empty() {
+                continue;
+            }
+            st.snapshot()
+        };
+        let mut results = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::error!("diagnostics pass failed: {e}");
+                continue;
+            }
+        };
+        let scanned = lock(&state).scanned;
+        if !scanned {
+            // Before the first scan ends only open documents get diagnostics.
+            let open: std::collections::HashSet<PathBuf> = lock(&state).docs.keys().cloned().collect();
+            results.retain(|p, _| open.contains(p));
+        }
+        publish(&client, &state, &results).await;
+    }
+}

@@ -1,0 +1,160 @@
+//! Server state behind one `std::sync::Mutex`: open documents, workspace folders, the
+//! negotiated encoding, client capabilities and options. Handlers mutate it synchronously
+//! (never across an `.await`) and take [`Snapshot`]s for work done elsewhere.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::documents::Document;
+use crate::config::{self, Host, Profile};
+use crate::text::Encoding;
+
+/// `watcher` option (interfaces.md §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WatcherMode {
+    #[default]
+    Auto,
+    Client,
+    Server,
+    Off,
+}
+
+/// Options that are not configuration keys of `config.json`: they come from the client only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientOptions {
+    pub trusted: bool,
+    pub host: Host,
+    pub profile: Profile,
+    pub watcher: WatcherMode,
+    pub lens_on_every_file: bool,
+}
+
+impl ClientOptions {
+    /// Reads the client-only options from initialization options or the `alisio` section of
+    /// `didChangeConfiguration`; absent keys keep `base`. Returns the problems found.
+    pub fn update(&mut self, v: &Value) -> Vec<String> {
+        let mut problems = Vec::new();
+        if let Some(t) = v.get("trusted") {
+            match t {
+                Value::Bool(b) => self.trusted = *b,
+                Value::Null => {}
+                other => problems.push(format!("trusted must be true or false; got {other}")),
+            }
+        }
+        if let Some(h) = v.get("host").filter(|h| !h.is_null()) {
+            match serde_json::from_value::<Host>(h.clone()) {
+                Ok(h) => self.host = h,
+                Err(_) => problems.push(format!("host must be \"alisio\", \"codex\" or \"claude-code\"; got {h}")),
+            }
+        }
+        if let Some(p) = v.get("profile").filter(|p| !p.is_null()) {
+            match serde_json::from_value::<Profile>(p.clone()) {
+                Ok(p) => self.profile = p,
+                Err(_) => problems.push(format!("profile must be \"alisio\", \"spec\", \"codex\" or \"claude-code\"; got {p}")),
+            }
+        }
+        if let Some(w) = v.get("watcher").filter(|w| !w.is_null()) {
+            match w.as_str() {
+                Some("auto") => self.watcher = WatcherMode::Auto,
+                Some("client") => self.watcher = WatcherMode::Client,
+                Some("server") => self.watcher = WatcherMode::Server,
+                Some("off") => self.watcher = WatcherMode::Off,
+                _ => problems.push(format!("watcher must be \"auto\", \"client\", \"server\" or \"off\"; got {w}")),
+            }
+        }
+        if let Some(b) = config::lookup(v, "codeLens.instructionsOnEveryFile").filter(|b| !b.is_null()) {
+            match b {
+                Value::Bool(b) => self.lens_on_every_file = *b,
+                other => problems.push(format!("codeLens.instructionsOnEveryFile must be true or false; got {other}")),
+            }
+        }
+        problems
+    }
+}
+
+/// What the client can do.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClientCaps {
+    pub dynamic_watch: bool,
+    pub rename_files: bool,
+    pub work_done_progress: bool,
+}
+
+#[derive(Default)]
+pub struct State {
+    pub docs: HashMap<PathBuf, Document>,
+    pub folders: Vec<PathBuf>,
+    pub encoding: Encoding,
+    pub caps: ClientCaps,
+    pub options: ClientOptions,
+    /// The client's configuration JSON (initialization options merged with
+    /// `didChangeConfiguration`), as a configuration layer.
+    pub client_config: Value,
+    /// `--config FILE` given to `serve`.
+    pub extra_config: Option<PathBuf>,
+    /// Files whose last published diagnostics were non-empty.
+    pub published: BTreeSet<PathBuf>,
+    /// Set once the first workspace scan has ended: diagnostics of unopened files are
+    /// published only from then on.
+    pub scanned: bool,
+    pub env: crate::workspace::Env,
+}
+
+/// An immutable view for work done off the lock.
+#[derive(Clone)]
+pub struct Snapshot {
+    pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
+    pub versions: Arc<HashMap<PathBuf, i32>>,
+    pub folders: Vec<PathBuf>,
+    pub encoding: Encoding,
+    pub options: ClientOptions,
+    pub client_config: Value,
+    pub extra_config: Option<PathBuf>,
+    pub env: crate::workspace::Env,
+    pub caps: ClientCaps,
+}
+
+impl State {
+    pub fn snapshot(&mut self) -> Snapshot {
+        let mut buffers = HashMap::with_capacity(self.docs.len());
+        let mut versions = HashMap::with_capacity(self.docs.len());
+        for (p, d) in &mut self.docs {
+            buffers.insert(p.clone(), d.text());
+            versions.insert(p.clone(), d.version);
+        }
+        Snapshot {
+            buffers: Arc::new(buffers),
+            versions: Arc::new(versions),
+            folders: self.folders.clone(),
+            encoding: self.encoding,
+            options: self.options.clone(),
+            client_config: self.client_config.clone(),
+            extra_config: self.extra_config.clone(),
+            env: self.env.clone(),
+            caps: self.caps,
+        }
+    }
+}
+
+impl Snapshot {
+    /// The innermost workspace folder containing `path`; for a file outside every folder, its
+    /// directory (instructions.md §1, "cwd").
+    #[must_use]
+    pub fn folder_of(&self, path: &Path) -> PathBuf {
+        self.folders
+            .iter()
+            .filter(|f| path.starts_with(f))
+            .max_by_key(|f| f.components().count())
+            .cloned()
+            .unwrap_or_else(|| path.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf))
+    }
+
+    /// A file system that sees open buffers.
+    #[must_use]
+    pub fn fs(&self) -> crate::workspace::OverlayFs<crate::workspace::DiskFs> {
+        crate::workspace::OverlayFs { inner: crate::workspace::DiskFs, buffers: self.buffers.clone() }
+    }
+}

@@ -1,0 +1,134 @@
+//! Start-up, negotiation, configuration, robustness and shutdown.
+
+use serde_json::{Value, json};
+
+use crate::common::Ws;
+use crate::harness::Lsp;
+
+fn start(ws: &Ws) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve").arg("--stdio");
+    Lsp::spawn(cmd)
+}
+
+#[test]
+fn shutdown_then_exit_ends_with_code_0_even_with_stdin_open() {
+    let ws = Ws::new();
+    let mut lsp = start(&ws);
+    let init = lsp.initialize(&ws.root, json!({}), Value::Null);
+    assert_eq!(init["serverInfo"]["name"], "alisio-ls");
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2);
+    assert_eq!(lsp.shutdown_and_exit(), 0);
+}
+
+#[test]
+fn exit_without_shutdown_ends_with_code_1() {
+    let ws = Ws::new();
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), Value::Null);
+    lsp.notify("exit", Value::Null);
+    assert_eq!(lsp.wait_exit(), 1);
+}
+
+#[test]
+fn end_of_input_ends_the_server() {
+    let ws = Ws::new();
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), Value::Null);
+    lsp.close_stdin();
+    assert_eq!(lsp.wait_exit(), 1);
+}
+
+#[test]
+fn utf8_is_negotiated_when_the_client_offers_it_first() {
+    let ws = Ws::new();
+    let mut lsp = start(&ws);
+    let init = lsp.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}), Value::Null);
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
+    let mut lsp2 = start(&ws);
+    let init = lsp2.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-16", "utf-8"]}}), Value::Null);
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+}
+
+#[test]
+fn malformed_messages_and_unknown_methods_never_end_the_server() {
+    let ws = Ws::new();
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), Value::Null);
+    lsp.send_raw(b"{this is not json");
+    assert_eq!(lsp.null_id_error()["code"], -32700);
+    lsp.write_unframed(b"garbage without any header\r\n\r\n");
+    assert_eq!(lsp.null_id_error()["code"], -32700);
+    lsp.send_raw(br#"{"jsonrpc":"2.0","id":41}"#);
+    assert_eq!(lsp.response(41).unwrap_err()["code"], -32600);
+    let e = lsp.request("alisio/noSuchMethod", json!({})).unwrap_err();
+    assert_eq!(e["code"], -32601);
+    lsp.notify("alisio/noSuchNotification", json!({}));
+    let e = lsp.request("textDocument/hover", json!({"nonsense": 1})).unwrap_err();
+    assert_eq!(e["code"], -32602);
+    assert!(lsp.is_running());
+    assert_eq!(lsp.shutdown_and_exit(), 0);
+}
+
+#[test]
+fn server_exits_when_its_parent_process_dies() {
+    let ws = Ws::new();
+    let mut parent = std::process::Command::new("sleep").arg("30").spawn().expect("spawn sleep");
+    let mut lsp = start(&ws);
+    lsp.request(
+        "initialize",
+        json!({"processId": parent.id(), "rootUri": crate::harness::uri(&ws.root), "capabilities": {}}),
+    )
+    .expect("initialize");
+    lsp.notify("initialized", json!({}));
+    assert!(lsp.is_running());
+    parent.kill().expect("kill parent");
+    parent.wait().expect("reap parent");
+    // The server polls every few seconds; wait_exit allows 20 s.
+    assert_eq!(lsp.wait_exit(), 1);
+}
+
+#[test]
+fn invalid_project_config_value_is_published_on_its_span_when_trusted() {
+    let ws = Ws::new();
+    let text = "{\n  \"context\": {\"maxBytes\": 1023}\n}\n";
+    let cfg = ws.file(".alisio/config.json", text);
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let diags = lsp.diagnostics_for(&cfg, |d| !d.is_empty());
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0]["code"], "config-invalid");
+    assert_eq!(diags[0]["severity"], 1);
+    assert_eq!(diags[0]["message"], "context.maxBytes must be an integer from 1024 to 1048576; got 1023");
+    assert_eq!(diags[0]["range"], json!({"start": {"line": 1, "character": 26}, "end": {"line": 1, "character": 30}}));
+}
+
+#[test]
+fn invalid_initialization_option_shows_a_warning_with_the_value_in_effect() {
+    let ws = Ws::new();
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), json!({"context": {"maxBytes": 10}}));
+    let m = lsp.wait_notification("window/showMessage", |_| true);
+    assert_eq!(m["type"], 2);
+    assert_eq!(m["message"], "context.maxBytes must be an integer from 1024 to 1048576; got 10 (using 32768)");
+}
+
+#[test]
+fn fixing_a_config_value_in_the_editor_clears_its_diagnostic() {
+    let ws = Ws::new();
+    let text = "{\"context\": {\"maxBytes\": 1023}}";
+    let cfg = ws.file(".alisio/config.json", text);
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    lsp.diagnostics_for(&cfg, |d| d.len() == 1);
+    lsp.open(&cfg, text);
+    lsp.notify("textDocument/didChange", json!({
+        "textDocument": {"uri": crate::harness::uri(&cfg), "version": 2},
+        "contentChanges": [{"range": {"start": {"line": 0, "character": 25}, "end": {"line": 0, "character": 29}}, "text": "2048"}]
+    }));
+    let p = lsp.wait_notification("textDocument/publishDiagnostics", |p| {
+        p["uri"] == crate::harness::uri(&cfg).as_str() && p["diagnostics"].as_array().is_some_and(Vec::is_empty)
+    });
+    assert_eq!(p["version"], 2);
+}

@@ -1,0 +1,7 @@
+//! The language server driven over stdio by a scripted client, the way editors drive it.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod harness;
+
+mod lifecycle;
