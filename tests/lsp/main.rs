@@ -5,3 +5,4 @@ mod common;
 mod harness;
 
 mod lifecycle;
+mod robustness;
