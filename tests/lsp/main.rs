@@ -5,4 +5,5 @@ mod common;
 mod harness;
 
 mod lifecycle;
+mod real_clients;
 mod robustness;

@@ -29,6 +29,7 @@ pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>)
         WatcherMode::Auto => dynamic,
     };
     if use_client {
+        let fallback = mode == WatcherMode::Auto;
         tokio::spawn(async move {
             let watchers = GLOBS
                 .iter()
@@ -41,7 +42,13 @@ pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>)
             };
             match tokio::time::timeout(Duration::from_secs(10), client.register_capability(vec![reg])).await {
                 Ok(Ok(())) => {}
-                other => tracing::warn!("client did not accept file watching registration: {other:?}"),
+                other => {
+                    tracing::warn!("client did not accept file watching registration: {other:?}");
+                    // `auto` falls back to watching on the server side.
+                    if fallback {
+                        start_server_watcher(&folders, tx);
+                    }
+                }
             }
         });
         return;

@@ -1,0 +1,65 @@
+"""The server as Neovim 0.11 and VS Code drive it: same capabilities, same order of messages."""
+
+import pathlib
+import shutil
+import tempfile
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from conftest import BIN, CLIENTS, server_env
+
+WS_TMP = pathlib.Path(tempfile.mkdtemp(prefix="alisio-pytest-")).resolve()
+WS = WS_TMP / "ws"
+(WS / ".git").mkdir(parents=True)
+(WS_TMP / "config-home").mkdir()
+(WS_TMP / "home").mkdir()
+(WS / ".alisio").mkdir()
+CONFIG = WS / ".alisio" / "config.json"
+CONFIG.write_text('{\n  "context": {"maxBytes": 1023}\n}\n')
+
+
+@pytest_lsp.fixture(
+    params=CLIENTS,
+    config=ClientServerConfig(server_command=[BIN, "serve", "--stdio"], server_env=server_env(WS_TMP)),
+)
+async def client(request, lsp_client: LanguageClient):
+    # Editors answer registrations; pytest-lsp's client needs to be told to.
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def _register(params):
+        lsp_client.registrations = getattr(lsp_client, "registrations", []) + list(params.registrations)
+        return None
+
+    params = types.InitializeParams(
+        capabilities=client_capabilities(request.param),
+        root_uri=WS.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=WS.as_uri(), name="ws")],
+        initialization_options={"trusted": True},
+    )
+    result = await lsp_client.initialize_session(params)
+    lsp_client.init_result = result
+    lsp_client.spec = request.param
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_server_identifies_itself_and_negotiates_the_encoding(client: LanguageClient):
+    result = client.init_result
+    assert result.server_info.name == "alisio-ls"
+    # Neovim 0.11 offers utf-8 first, so the server takes it; VS Code offers nothing (utf-16).
+    expected = types.PositionEncodingKind.Utf8 if client.spec.startswith("neovim") else types.PositionEncodingKind.Utf16
+    assert result.capabilities.position_encoding == expected
+    assert result.capabilities.text_document_sync.change == types.TextDocumentSyncKind.Incremental
+
+
+async def test_invalid_project_config_value_is_reported_on_its_span(client: LanguageClient):
+    uri = CONFIG.as_uri()
+    while uri not in client.diagnostics:
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    (d,) = client.diagnostics[uri]
+    assert d.code == "config-invalid"
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert d.message == "context.maxBytes must be an integer from 1024 to 1048576; got 1023"
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (1, 26, 1, 30)
