@@ -10,6 +10,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod instructions;
 pub mod lsp;
+pub mod session;
 pub mod skills;
 pub mod text;
 pub mod workspace;

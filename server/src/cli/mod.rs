@@ -7,6 +7,8 @@
 mod check;
 mod instructions;
 pub mod output;
+mod run;
+mod sessions;
 mod skills;
 
 use std::io::Write as _;
@@ -65,6 +67,11 @@ pub enum Command {
     /// Agent Skills: the catalog and validation.
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// Run one agent session headless.
+    Run(run::RunArgs),
+    /// Stored agent sessions: list, show, report.
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
 }
 
 #[derive(Subcommand, Debug)]
@@ -79,6 +86,8 @@ pub enum Exit {
     Ok = 0,
     Findings = 1,
     Usage = 2,
+    /// `run` was cancelled (SIGINT/SIGTERM).
+    Cancelled = 130,
 }
 
 impl From<Exit> for ExitCode {
@@ -198,6 +207,8 @@ pub fn main() -> ExitCode {
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a)),
         Some(Command::Skills(c)) => Ctx::new(&cli.global, env).and_then(|ctx| skills::run(&ctx, &c)),
+        Some(Command::Run(a)) => Ctx::new(&cli.global, env).and_then(|ctx| run::run(&ctx, &a)),
+        Some(Command::Sessions(c)) => Ctx::new(&cli.global, env).and_then(|ctx| sessions::run(&ctx, &c)),
     };
     match result {
         Ok(code) => code.into(),

@@ -1,0 +1,82 @@
+//! The read side (sessions.md §1.9): `sessions list`, `sessions show`, `sessions report`,
+//! `alisio/listSessions`, `alisio/contextReport`. Nothing here writes.
+
+use serde_json::{Value, json};
+
+use super::store::{self, Store};
+
+/// `alisio/listSessions` (and `sessions list --json` with `cli`: workspace, status, parentId).
+///
+/// # Errors
+/// Store errors.
+pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<Value>, String> {
+    let rows = store.list(workspace, all)?;
+    Ok(rows
+        .into_iter()
+        .map(|(s, n, status)| {
+            let mut v = json!({"sessionId":s.id,"title":s.title,"createdAt":s.created_at,"updatedAt":s.updated_at,"messages":n});
+            if cli {
+                v["workspace"] = json!(s.workspace);
+                v["status"] = json!(status);
+                if all {
+                    v["parentId"] = json!(s.parent_id);
+                }
+            }
+            v
+        })
+        .collect())
+}
+
+/// The transcript export of `sessions show ID --json`.
+///
+/// # Errors
+/// Store errors, unknown session.
+pub fn show(store: &Store, id: &str, events: bool) -> Result<Value, String> {
+    let s = store.session(id)?.ok_or_else(|| format!("Session not found: {id}"))?;
+    let msgs: Vec<Value> = store
+        .all_messages(id)?
+        .into_iter()
+        .map(|m| {
+            json!({"seq":m.seq,"pos":m.pos,"role":m.role,"kind":m.kind,"compacted":m.compacted,"replacedBy":m.replaced_by,"runId":m.run_id,
+                "createdAt":m.created_at,"message":serde_json::from_str::<Value>(&m.json).unwrap_or(Value::Null)})
+        })
+        .collect();
+    let mut v = json!({"schemaVersion":1,"session":{"id":s.id,"title":s.title,"workspace":s.workspace,"cwd":s.cwd,"createdAt":s.created_at,
+        "updatedAt":s.updated_at,"parentId":s.parent_id,"provider":s.provider,"options":s.options},"messages":msgs});
+    if events {
+        v["events"] = Value::Array(store.events(id)?);
+    }
+    Ok(v)
+}
+
+/// `sessions show` without `--json`: one line per active message of the paired view.
+///
+/// # Errors
+/// Store errors.
+pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, String> {
+    Ok(store::paired_view(store, id)?
+        .into_iter()
+        .map(|m| {
+            let v = m.value();
+            let mut text = super::providers::texts(&v);
+            for (_, name, args) in super::providers::calls_of(&v) {
+                text.push_str(&format!(" → {name} {args}"));
+            }
+            let one = text.replace('\n', " ");
+            format!("#{} {} {}", m.pos, m.role, super::util::take_chars(one.trim(), 200))
+        })
+        .collect())
+}
+
+/// The ContextReport of the session's next request, from the paired view (dry: no events,
+/// no writes, no compaction).
+///
+/// # Errors
+/// Store errors, unknown session.
+pub fn report(store: &Store, id: &str, settings: &crate::config::Settings) -> Result<Value, String> {
+    let s = store.session(id)?.ok_or_else(|| format!("Session not found: {id}"))?;
+    let mode = s.options.get("governor").and_then(Value::as_str).and_then(crate::config::GovernorMode::parse).unwrap_or(settings.governor);
+    let active = store::paired_view(store, id)?;
+    let gov = super::gov::Gov::new(mode, settings);
+    Ok(gov.report(id, &active, &super::gov::Parts::default(), &super::gov::Sources::default()))
+}
