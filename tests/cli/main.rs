@@ -4,3 +4,10 @@
 mod common;
 
 mod config;
+mod crash;
+mod fake;
+mod run;
+mod run_providers;
+mod run_tools;
+mod sess;
+mod sessions;
