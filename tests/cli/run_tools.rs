@@ -118,7 +118,7 @@ fn search_text_prints_ripgrep_json_lines_natively() {
     ws.file("a.txt", "x\nneedle one\n");
     ws.file("ignored.txt", "needle hidden\n");
     ws.file(".git/HEAD", "needle in git\n");
-    let calls = json!([{"name":"search_text","arguments":{"pattern":"needle","glob":"*.txt"}},{"name":"search_text","arguments":{"pattern":"absent"}},{"name":"search_text","arguments":{"pattern":"("}}]);
+    let calls = json!([{"name":"search_text","arguments":{"pattern":"needle","glob":"*.txt"}},{"name":"search_text","arguments":{"pattern":"abs[e]nt"}},{"name":"search_text","arguments":{"pattern":"("}}]);
     script(&ws, &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#]);
     // No rg on PATH: the search is native.
     let r = crate::common::run_cmd(ws.cmd().env("PATH", "/nonexistent").args(["run", "--json", "--script", "s.jsonl", "p"]));
