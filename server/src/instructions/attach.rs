@@ -1,0 +1,1 @@
+//! Lazily attached nested files (§2.8 steps 2–3).

@@ -1,0 +1,1 @@
+//! Code lenses, hovers and headings (§6).
