@@ -180,7 +180,11 @@ pub fn chain_alisio(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> Resul
             }
         }
         let entries = list(setup.fs, &d)?;
-        if let Some((name, kind)) = pick_alisio(&entries, setup.settings.claude_md_fallback).winner {
+        let pick = pick_alisio(&entries, setup.settings.claude_md_fallback);
+        for s in &pick.symlinks {
+            skipped.push(Skipped { path: d.join(s), reason: "symlink" });
+        }
+        if let Some((name, kind)) = pick.winner {
             let path = d.join(&name);
             let file = reader.read(&path, Mode::Alisio);
             files.push(Entry::new(path, Scope::Project, kind, file));

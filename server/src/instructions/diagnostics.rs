@@ -461,15 +461,6 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
     let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
         let pick = chain::pick_alisio(&d.entries, fallback);
-        for s in &pick.symlinks {
-            let link = d.path.join(s);
-            let mut msg = format!("not read: {s} is a symbolic link");
-            if let Ok(t) = setup.fs.read_link(&link) {
-                msg.push_str(&format!(" to {}", t.display()));
-            }
-            cx.push(&link, Span::default(), Code::InstructionsSymlink, msg, vec![]);
-            cx.report(&link, None, Some("symbolic link".into()));
-        }
         let winner = pick.winner.map(|(name, kind)| {
             let path = d.path.join(&name);
             let file = cx.reader.read(&path, Mode::Alisio);
@@ -488,6 +479,15 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
                 FileType::Symlink if *kind == Kind::Claude && !fallback => {
                     cx.file_level(&path, Code::InstructionsClaudeIgnored, "not read: context.claudeMdFallback is off".into(), vec![]);
                     cx.report(&path, Some(*kind), Some("fallback off".into()));
+                    continue;
+                }
+                FileType::Symlink => {
+                    let mut msg = format!("not read: {name} is a symbolic link");
+                    if let Ok(t) = setup.fs.read_link(&path) {
+                        msg.push_str(&format!(" to {}", t.display()));
+                    }
+                    cx.push(&path, Span::default(), Code::InstructionsSymlink, msg, vec![]);
+                    cx.report(&path, Some(*kind), Some("symbolic link".into()));
                     continue;
                 }
                 _ => continue,
