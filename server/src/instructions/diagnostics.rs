@@ -143,13 +143,16 @@ impl Ctx<'_, '_> {
         if is_link {
             return Span::default();
         }
-        let mode = match self.setup.host {
+        let t = self.reader.read(file, self.mode());
+        first_line_span(&t.text)
+    }
+
+    fn mode(&self) -> Mode {
+        match self.setup.host {
             Host::Alisio => Mode::Alisio,
             Host::Codex => Mode::Raw { limit: 64 * 1024 },
             Host::ClaudeCode => Mode::Claude,
-        };
-        let t = self.reader.read(file, mode);
-        first_line_span(&t.text)
+        }
     }
 
     fn related(&self, files: &[PathBuf], message: &str) -> Vec<Related> {
@@ -160,12 +163,20 @@ impl Ctx<'_, '_> {
         if self.reports.iter().any(|r| r.path == path) {
             return;
         }
+        let is_link = self.setup.fs.symlink_metadata(path).is_ok_and(|m| m.file_type == FileType::Symlink);
+        let (size, file_bytes) = if is_link {
+            (0, 0)
+        } else {
+            let t = self.reader.read(path, self.mode());
+            let size = if self.setup.host == Host::Codex && t.size() > 0 { usize::try_from(t.file_bytes).unwrap_or(usize::MAX) } else { t.size() };
+            (size, t.file_bytes)
+        };
         self.reports.push(FileReport {
             path: path.to_path_buf(),
             kind,
             global: false,
-            size: 0,
-            file_bytes: 0,
+            size,
+            file_bytes,
             dirs: 0,
             cut: 0,
             cut_example: None,
@@ -769,4 +780,66 @@ fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
     }
     let _ = global;
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Settings;
+    use crate::workspace::{DiskFs, Env};
+
+    #[test]
+    fn case_38_truncated_range_has_utf8_columns_too() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
+        std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
+        let env = Env::default();
+        let s = Settings { max_bytes: 1024, ..Settings::default() };
+        let setup = Setup { fs: &DiskFs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let a = analyze(&setup, false);
+        let d = a.diagnostics.iter().find(|d| d.code == Code::InstructionsTruncated).unwrap();
+        assert_eq!((d.span.start.utf8, d.span.end.line, d.span.end.utf16, d.span.end.utf8), (0, 0, 10, 14));
+        assert_eq!(d.span.bytes, TextRange::new(0, 14));
+        assert_eq!(a.dir_count, 2);
+    }
+
+    #[test]
+    fn severities_follow_the_host_table() {
+        assert_eq!(severity(Host::Alisio, Code::InstructionsSymlink), Some(Severity::Error));
+        assert_eq!(severity(Host::Codex, Code::InstructionsSymlink), None);
+        assert_eq!(severity(Host::ClaudeCode, Code::InstructionsTruncated), None);
+        assert_eq!(severity(Host::ClaudeCode, Code::InstructionsDropped), Some(Severity::Warning));
+        assert_eq!(severity(Host::Codex, Code::InstructionsLegacyName), None);
+        assert_eq!(severity(Host::Alisio, Code::InstructionsLegacyName), Some(Severity::Information));
+        assert_eq!(severity(Host::Codex, Code::InstructionsClaudeIgnored), Some(Severity::Hint));
+        assert_eq!(severity(Host::ClaudeCode, Code::InstructionsEmpty), Some(Severity::Information));
+        assert_eq!(severity(Host::Alisio, Code::InstructionsFileCut), Some(Severity::Warning));
+    }
+
+    #[test]
+    fn dropped_message_names_three_closer_files_then_counts_the_rest() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        let mut dir = ws.clone();
+        std::fs::write(dir.join("AGENTS.md"), "r".repeat(100)).unwrap();
+        for name in ["a", "b", "c", "d", "e"] {
+            dir = dir.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("AGENTS.md"), "x".repeat(300)).unwrap();
+        }
+        let env = Env::default();
+        let s = Settings { max_bytes: 1024, ..Settings::default() };
+        let setup = Setup { fs: &DiskFs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let a = analyze(&setup, false);
+        let d = a.diagnostics.iter().find(|d| d.code == Code::InstructionsDropped && d.file == ws.join("AGENTS.md")).unwrap();
+        assert_eq!(
+            d.message,
+            "not loaded for 2 directories (e.g. a/b/c/d): the closer files a/AGENTS.md, a/b/AGENTS.md, a/b/c/AGENTS.md and 1 more use the whole context.maxBytes budget (1024)"
+        );
+        assert_eq!(d.related.len(), 3);
+    }
 }
