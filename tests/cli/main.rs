@@ -5,3 +5,5 @@ mod common;
 
 mod config;
 mod instructions;
+mod instructions_corpus;
+mod instructions_robustness;
