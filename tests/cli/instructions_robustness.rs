@@ -212,3 +212,37 @@ fn github_output_is_one_workflow_command_per_diagnostic() {
     assert_eq!(strict.code, 1);
     assert!(strict.stdout.ends_with("4 files checked: 0 error(s), 2 warning(s), 0 info, 1 hint(s)\n"), "{}", strict.stdout);
 }
+
+#[test]
+fn bundled_example_reports_each_documented_finding() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/monorepo").canonicalize().unwrap();
+    let ws = Ws::new();
+    let r = ws.run(&["check", "--format", "json", "--cwd", example.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let v = r.json();
+    let mut got: Vec<(String, String)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let f = d["file"].as_str().unwrap();
+            let rel = f.rsplit_once("examples/monorepo/").map_or(f, |(_, r)| r).to_string();
+            (rel, d["code"].as_str().unwrap().to_string())
+        })
+        .filter(|(f, _)| f != "AGENTS.md")
+        .collect();
+    got.sort();
+    let want = [
+        ("docs/AGENTS.md", "instructions-empty"),
+        ("libs/core/Agents.md", "instructions-unread-name"),
+        ("libs/util/CLAUDE.md", "instructions-claude-ignored"),
+        ("services/api/AGENTS.md", "instructions-hidden-by-override"),
+        ("services/web/AGENT.md", "instructions-legacy-name"),
+        ("tools/Agente.md", "instructions-unread-name"),
+    ];
+    assert_eq!(got, want.map(|(a, b)| (a.to_string(), b.to_string())));
+    let e = ws.run(&["context", "explain", "--json", "--cwd", example.to_str().unwrap(), "services/api/src/main.rs"]).json();
+    let kinds: Vec<&str> = e["files"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
+    assert!(kinds.ends_with(&["agents", "agents", "override", "agents"]), "{kinds:?}");
+    assert!(e["omittedBytes"].as_u64().unwrap() > 0);
+}
