@@ -77,10 +77,33 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The report of one instruction file (its lens and hover facts).
     #[must_use]
     pub fn report(&self, path: &Path) -> Option<&FileReport> {
         self.files.iter().find(|f| f.path == path)
     }
+
+    /// The diagnostics of one file.
+    pub fn diagnostics_of<'a>(&'a self, path: &'a Path) -> impl Iterator<Item = &'a Diagnostic> + 'a {
+        self.diagnostics.iter().filter(move |d| d.file == path)
+    }
+}
+
+/// §2.4 rule 2 in the editor: an instruction file opened through a symlinked chain directory
+/// (strictly below the workspace root) gets `instructions-symlink`; `None` otherwise.
+#[must_use]
+pub fn through_symlinked_directory(setup: &Setup<'_>, file: &Path) -> Option<Diagnostic> {
+    if setup.host != Host::Alisio {
+        return None;
+    }
+    let dir = file.parent()?;
+    for d in chain::chain_dirs(setup.root, dir).into_iter().skip(1) {
+        if setup.fs.symlink_metadata(&d).is_ok_and(|m| m.file_type == FileType::Symlink) {
+            let msg = format!("not read: the directory {} on its path is a symbolic link", display_path(&d, setup.root));
+            return Some(Diagnostic::new(file, Span::default(), Severity::Error, Code::InstructionsSymlink, msg));
+        }
+    }
+    None
 }
 
 #[derive(Default)]
@@ -108,6 +131,8 @@ struct Ctx<'s, 'r> {
     root: PathBuf,
     diags: Vec<Diagnostic>,
     reports: Vec<FileReport>,
+    /// Index of `reports` by path.
+    report_at: HashMap<PathBuf, usize>,
     texts: HashMap<PathBuf, Arc<FileText>>,
     effects: HashMap<PathBuf, Effects>,
 }
@@ -159,10 +184,16 @@ impl Ctx<'_, '_> {
         files.iter().map(|f| Related { file: f.clone(), span: self.span_of(f), message: message.to_string() }).collect()
     }
 
+    fn report_mut(&mut self, path: &Path) -> Option<&mut FileReport> {
+        let i = *self.report_at.get(path)?;
+        self.reports.get_mut(i)
+    }
+
     fn report(&mut self, path: &Path, kind: Option<Kind>, not_read: Option<String>) {
-        if self.reports.iter().any(|r| r.path == path) {
+        if self.report_at.contains_key(path) {
             return;
         }
+        self.report_at.insert(path.to_path_buf(), self.reports.len());
         let is_link = self.setup.fs.symlink_metadata(path).is_ok_and(|m| m.file_type == FileType::Symlink);
         let (size, file_bytes) = if is_link {
             (0, 0)
@@ -316,6 +347,7 @@ pub fn analyze(setup: &Setup<'_>, include_global: bool) -> Analysis {
         root: setup.root.to_path_buf(),
         diags: Vec::new(),
         reports: Vec::new(),
+        report_at: HashMap::new(),
         texts: HashMap::new(),
         effects: HashMap::new(),
     };
@@ -414,7 +446,7 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
             let span = first_line_span(&text.text);
             cx.push(&p, span, Code::InstructionsDropped, msg, related);
         }
-        let kind = cx.reports.iter().find(|r| r.path == p).and_then(|r| r.kind);
+        let kind = cx.report_at.get(&p).and_then(|i| cx.reports.get(*i)).and_then(|r| r.kind);
         let report = FileReport {
             path: p.clone(),
             kind,
@@ -431,9 +463,10 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
             file_cut: text.cut,
             invalid: text.invalid,
         };
-        if let Some(r) = cx.reports.iter_mut().find(|r| r.path == p) {
+        if let Some(r) = cx.report_mut(&p) {
             *r = report;
         } else {
+            cx.report_at.insert(p.clone(), cx.reports.len());
             cx.reports.push(report);
         }
         if let Some((_, claude_file)) = &e.agents_mode {
@@ -511,7 +544,7 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
             if let Some((wname, wkind, _)) = &winner {
                 cx.loser(&d.path, name, wname, *wkind);
                 hides.push((*name).to_string());
-                if let Some(r) = cx.reports.iter_mut().find(|r| r.path == path) {
+                if let Some(r) = cx.report_mut(&path) {
                     r.kind = Some(*kind);
                 }
             }
@@ -533,7 +566,7 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
     if let Some(g) = &global {
         cx.texts.insert(g.path.clone(), g.file.clone());
         cx.report(&g.path, Some(g.kind), None);
-        if let Some(r) = cx.reports.iter_mut().find(|r| r.path == g.path) {
+        if let Some(r) = cx.report_mut(&g.path) {
             r.global = true;
         }
         if include_global {
@@ -841,5 +874,28 @@ mod tests {
             "not loaded for 2 directories (e.g. a/b/c/d): the closer files a/AGENTS.md, a/b/AGENTS.md, a/b/c/AGENTS.md and 1 more use the whole context.maxBytes budget (1024)"
         );
         assert_eq!(d.related.len(), 3);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod symlink_tests {
+    use super::*;
+    use crate::config::Settings;
+    use crate::workspace::{DiskFs, Env};
+
+    #[test]
+    fn file_opened_through_a_symlinked_directory_is_reported() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join("real")).unwrap();
+        std::fs::write(ws.join("real/AGENTS.md"), "x").unwrap();
+        std::os::unix::fs::symlink(ws.join("real"), ws.join("src")).unwrap();
+        let env = Env::default();
+        let s = Settings::default();
+        let setup = Setup { fs: &DiskFs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let d = through_symlinked_directory(&setup, &ws.join("src/AGENTS.md")).unwrap();
+        assert_eq!(d.message, "not read: the directory src on its path is a symbolic link");
+        assert_eq!(d.severity, Severity::Error);
+        assert!(through_symlinked_directory(&setup, &ws.join("real/AGENTS.md")).is_none());
     }
 }

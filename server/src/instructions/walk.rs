@@ -65,7 +65,7 @@ pub fn walk(fs: &dyn Fs, root: &Path) -> DirSet {
     while let Some((path, parent, depth)) = stack.pop() {
         if set.dirs.len() >= MAX_DIRS {
             set.truncated = true;
-            tracing::warn!("{}: more than {MAX_DIRS} directories; instruction diagnostics cover the first {MAX_DIRS}", root.display());
+            tracing::debug!("{}: more than {MAX_DIRS} directories; instruction diagnostics cover the first {MAX_DIRS}", root.display());
             break;
         }
         let entries = match fs.read_dir(&path) {
