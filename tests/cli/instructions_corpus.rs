@@ -21,7 +21,9 @@ fn dirs_below(root: &Path) -> Vec<PathBuf> {
 }
 
 /// The expected `(path, bytes, keptBytes, truncation)` rows, omitted bytes and notice.
-fn expected(root: &Path, dir: &Path, max: usize) -> (Vec<(String, usize, usize, String)>, usize, Option<String>) {
+type Rows = Vec<(String, usize, usize, String)>;
+
+fn expected(root: &Path, dir: &Path, max: usize) -> (Rows, usize, Option<String>) {
     let mut chain = vec![root.to_path_buf()];
     let rel = dir.strip_prefix(root).unwrap();
     for c in rel.components() {

@@ -150,11 +150,10 @@ pub fn import_tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (_, line) in prose_lines(text) {
         for tok in without_code_spans(line).split_whitespace() {
-            if let Some(p) = tok.strip_prefix('@') {
-                if !p.is_empty() {
+            if let Some(p) = tok.strip_prefix('@')
+                && !p.is_empty() {
                     out.push(p.to_string());
                 }
-            }
         }
     }
     out
@@ -290,22 +289,20 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
     let fs = setup.fs;
     let mode = setup.settings.claude_instruction_files;
     let mut b = Builder { setup, reader, seen: HashSet::new(), files: Vec::new() };
-    if let Some(m) = setup.claude_managed {
-        if is_file(fs, m) {
+    if let Some(m) = setup.claude_managed
+        && is_file(fs, m) {
             b.push(m.to_path_buf(), Scope::Managed, Kind::Claude, Load::Startup);
         }
-    }
     let mut out = ClaudeList::default();
     if mode == ClaudeInstructionFiles::ManagedOnly {
         out.files = b.files;
         return out;
     }
     let user_rules = setup.env.home.as_ref().map(|h| h.join(".claude"));
-    if let Some(uc) = &user_rules {
-        if is_file(fs, &uc.join("CLAUDE.md")) {
+    if let Some(uc) = &user_rules
+        && is_file(fs, &uc.join("CLAUDE.md")) {
             b.push(uc.join("CLAUDE.md"), Scope::Global, Kind::Claude, Load::Startup);
         }
-    }
     let mut on_read: Vec<PathBuf> = Vec::new();
     let target_rel = crate::workspace::display_path(target, setup.root);
     let target_is_file = target != dir;
@@ -359,11 +356,10 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             if is_file(fs, &p) {
                 if agents_allowed {
                     b.push(p, scope, Kind::Agents, Load::Startup);
-                } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd {
-                    if let Some(c) = &claude_file {
+                } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd
+                    && let Some(c) = &claude_file {
                         out.excluded_agents.push((p, c.clone()));
                     }
-                }
             }
         }
         let local = d.join("CLAUDE.local.md");

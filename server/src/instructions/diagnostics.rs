@@ -357,11 +357,10 @@ pub fn analyze(setup: &Setup<'_>, include_global: bool) -> Analysis {
         Host::ClaudeCode => claude_host(&mut cx, &set),
     };
     finish(&mut cx, global_path.as_deref());
-    if !include_global {
-        if let Some(g) = &global_path {
+    if !include_global
+        && let Some(g) = &global_path {
             cx.diags.retain(|d| &d.file != g);
         }
-    }
     let mut diagnostics = cx.diags;
     crate::diagnostic::sort(&mut diagnostics);
     Analysis {
@@ -589,11 +588,10 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
         let mut list: Vec<Entry> = Vec::new();
         let mut cur = k;
         while let Some(i) = cur {
-            if let Some(Some(w)) = winners.get(i) {
-                if Some(&w.path) != global_canon.as_ref() {
+            if let Some(Some(w)) = winners.get(i)
+                && Some(&w.path) != global_canon.as_ref() {
                     list.push(w.clone());
                 }
-            }
             cur = set.dirs.get(i).and_then(|d| d.parent).and_then(|p| if significant[p] { Some(p) } else { nearest(set, &significant, p) });
         }
         list.reverse();
@@ -650,15 +648,13 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
                 cx.loser(&d.path, l, wname, *wkind);
             }
         }
-        if !cands.iter().any(|(n, _)| n == "CLAUDE.md") {
-            if let Some(e) = chain::find(&d.entries, "CLAUDE.md") {
-                if e.file_type == FileType::File || setup.fs.metadata(&d.path.join("CLAUDE.md")).is_ok_and(|m| m.file_type == FileType::File) {
+        if !cands.iter().any(|(n, _)| n == "CLAUDE.md")
+            && let Some(e) = chain::find(&d.entries, "CLAUDE.md")
+                && (e.file_type == FileType::File || setup.fs.metadata(&d.path.join("CLAUDE.md")).is_ok_and(|m| m.file_type == FileType::File)) {
                     let p = d.path.join("CLAUDE.md");
                     cx.file_level(&p, Code::InstructionsClaudeIgnored, "not read: project_doc_fallback_filenames does not list CLAUDE.md".into(), vec![]);
                     cx.report(&p, Some(Kind::Claude), Some("fallback off".into()));
                 }
-            }
-        }
         if let Some((_, kind, e)) = &winner {
             let file = e.file.clone();
             cx.file_facts(&e.path, &file, &losers);
@@ -727,11 +723,10 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
                 break;
             }
             cur = set.dirs.get(i).and_then(|d| d.parent).and_then(|p| nwin.get(p).copied().flatten());
-            if let (Some(c), Root::Dir(ri)) = (cur, r) {
-                if !is_below_or_eq(set, c, ri) {
+            if let (Some(c), Root::Dir(ri)) = (cur, r)
+                && !is_below_or_eq(set, c, ri) {
                     break;
                 }
-            }
         }
         list.reverse();
         if r == Root::Above {

@@ -133,12 +133,11 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
         }
     };
     let mut body: &[u8] = &bytes;
-    if !matches!(mode, Mode::Raw { .. }) {
-        if let Some(rest) = body.strip_prefix(BOM) {
+    if !matches!(mode, Mode::Raw { .. })
+        && let Some(rest) = body.strip_prefix(BOM) {
             body = rest;
             ft.bom = true;
         }
-    }
     if mode == Mode::Alisio && body.len() > PER_FILE_LIMIT {
         let at = floor_boundary(body, PER_FILE_LIMIT);
         body = body.get(..at).unwrap_or(body);
