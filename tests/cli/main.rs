@@ -7,3 +7,4 @@ mod config;
 mod instructions;
 mod instructions_corpus;
 mod instructions_robustness;
+mod instructions_hosts;

@@ -80,7 +80,10 @@ pub fn explain(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, trailing_s
         Host::Codex => {
             let cfg = CodexConfig::load(setup);
             let mut files: Vec<Entry> = codex::global(setup, reader).into_iter().collect();
-            files.extend(codex::chain(setup, reader, &cfg, &dir)?);
+            // §2.9: outside the workspace the chain is empty for every budgeted host.
+            if inside {
+                files.extend(codex::chain(setup, reader, &cfg, &dir)?);
+            }
             let (omitted, notice) = budget::apply_codex(&mut files, cfg.max_bytes);
             ex.files = files;
             ex.max_bytes = Some(cfg.max_bytes);
