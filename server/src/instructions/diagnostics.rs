@@ -335,8 +335,7 @@ impl Ctx<'_, '_> {
 /// Diagnostics and file reports of one workspace for `setup.host`. `include_global` adds the
 /// global file's own diagnostics (only when it is open or named on the command line, §5.1).
 ///
-/// # Errors
-/// None today; listing errors inside D are logged and the directory counts as empty.
+/// Listing errors inside D are logged and the directory counts as empty; nothing fails.
 #[must_use]
 pub fn analyze(setup: &Setup<'_>, include_global: bool) -> Analysis {
     let reader = Reader::new(setup.fs);
@@ -548,11 +547,10 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
                 }
             }
         }
-        if let Some((name, kind, entry)) = &winner {
+        if let Some((_, kind, entry)) = &winner {
             if *kind == Kind::Legacy {
                 cx.file_level(&entry.path, Code::InstructionsLegacyName, "AGENT.md is read as a legacy alias; rename it to AGENTS.md".into(), vec![]);
             }
-            let _ = name;
             let file = entry.file.clone();
             cx.file_facts(&entry.path, &file, &hides);
             cx.report(&entry.path, Some(*kind), None);
@@ -581,8 +579,7 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
     }
     let global_canon = global.as_ref().map(|g| setup.fs.canonicalize(&g.path).unwrap_or_else(|_| g.path.clone()));
     let significant: Vec<bool> = winners.iter().map(Option::is_some).collect();
-    let (key, size) = groups(set, &significant);
-    let _ = key;
+    let (_, size) = groups(set, &significant);
     for k in sorted_keys(&size) {
         let weight = size.get(&k).copied().unwrap_or(0);
         let mut list: Vec<Entry> = Vec::new();
@@ -592,7 +589,7 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
                 && Some(&w.path) != global_canon.as_ref() {
                     list.push(w.clone());
                 }
-            cur = set.dirs.get(i).and_then(|d| d.parent).and_then(|p| if significant[p] { Some(p) } else { nearest(set, &significant, p) });
+            cur = set.dirs.get(i).and_then(|d| d.parent).and_then(|p| nearest(set, &significant, p));
         }
         list.reverse();
         if let Some(g) = &global {
@@ -677,7 +674,6 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
         },
         None => Vec::new(),
     };
-    let _ = &above_files;
     // Group key: (codex root: Some(index) / above / none, nearest winner below that root).
     #[derive(Clone, Copy, PartialEq, Eq, Hash)]
     enum Root {
@@ -768,15 +764,15 @@ fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
         cx.near_misses(&d.path, &d.entries, &names);
     }
     let (_, size) = groups(set, &significant);
-    let mut agents_seen: HashMap<PathBuf, ()> = HashMap::new();
     let mut read_files: Vec<(PathBuf, Kind, Arc<FileText>)> = Vec::new();
+    let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for k in sorted_keys(&size) {
         let weight = size.get(&k).copied().unwrap_or(0);
         let rep = k.unwrap_or(0);
         let Some(node) = set.dirs.get(rep) else { continue };
         let l = claude::list(setup, cx.reader, &node.path, &node.path);
         for f in &l.files {
-            if !read_files.iter().any(|r| r.0 == f.path) {
+            if listed.insert(f.path.clone()) {
                 read_files.push((f.path.clone(), f.kind, f.file.clone()));
             }
         }
@@ -785,7 +781,6 @@ fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
             let e = cx.effects.entry(agents.clone()).or_default();
             let prev = e.agents_mode.take().map_or(0, |p| p.0);
             e.agents_mode = Some((prev + weight, claude_file.clone()));
-            agents_seen.insert(agents.clone(), ());
             if !cx.texts.contains_key(agents) {
                 let t = cx.reader.read(agents, Mode::Claude);
                 cx.texts.insert(agents.clone(), t);
@@ -793,20 +788,14 @@ fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
             cx.report(agents, Some(Kind::Agents), None);
         }
     }
-    let home = setup.env.home.clone();
-    let mut global = None;
+    // Per-file facts for the workspace's own files; user, managed and ancestor files are
+    // reported only when opened (like the alisio global file).
     for (path, kind, file) in read_files {
         cx.report(&path, Some(kind), None);
-        let is_user = home.as_ref().is_some_and(|h| path.starts_with(h.join(".claude"))) || setup.claude_managed.is_some_and(|m| m == path);
-        if is_user || !path.starts_with(setup.root) {
-            if global.is_none() && is_user {
-                global = Some(path.clone());
-            }
-            continue;
+        if path.starts_with(setup.root) {
+            cx.file_facts(&path, &file, &[]);
         }
-        cx.file_facts(&path, &file, &[]);
     }
-    let _ = global;
     None
 }
 

@@ -55,6 +55,12 @@ fn has(entries: &[DirEntry], name: &str) -> bool {
 /// Walks D from `root`.
 #[must_use]
 pub fn walk(fs: &dyn Fs, root: &Path) -> DirSet {
+    walk_bounded(fs, root, MAX_DIRS)
+}
+
+/// Walks D from `root`, keeping at most `max` directories.
+#[must_use]
+pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
     let mut set = DirSet::default();
     let mut matchers: Vec<Matchers> = Vec::new();
     let exclude = {
@@ -63,9 +69,9 @@ pub fn walk(fs: &dyn Fs, root: &Path) -> DirSet {
     };
     let mut stack: Vec<(PathBuf, Option<usize>, usize)> = vec![(root.to_path_buf(), None, 0)];
     while let Some((path, parent, depth)) = stack.pop() {
-        if set.dirs.len() >= MAX_DIRS {
+        if set.dirs.len() >= max {
             set.truncated = true;
-            tracing::debug!("{}: more than {MAX_DIRS} directories; instruction diagnostics cover the first {MAX_DIRS}", root.display());
+            tracing::debug!("{}: more than {max} directories; instruction diagnostics cover the first {max}", root.display());
             break;
         }
         let entries = match fs.read_dir(&path) {
@@ -141,6 +147,20 @@ mod tests {
         assert_eq!(rels, [".", ".github", "a", "a/b", "keep", "keep/gen"]);
         assert_eq!(set.dirs[3].parent, Some(2));
         assert_eq!(set.dirs[3].depth, 2);
+    }
+
+    #[test]
+    fn the_bound_truncates_depth_first_in_byte_order() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        for d in ["b/x", "a/y", "a/z", "c"] {
+            std::fs::create_dir_all(r.join(d)).unwrap();
+        }
+        let set = walk_bounded(&DiskFs, &r, 4);
+        let rels: Vec<String> = set.dirs.iter().map(|d| crate::workspace::display_path(&d.path, &r)).collect();
+        assert_eq!(rels, [".", "a", "a/y", "a/z"]);
+        assert!(set.truncated);
+        assert!(!walk_bounded(&DiskFs, &r, 7).truncated);
     }
 
     #[test]
