@@ -116,3 +116,16 @@ fn codex_target_outside_the_workspace_lists_only_the_global_file() {
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
     assert_eq!(v["files"][0]["scope"], "global");
 }
+
+#[test]
+fn config_home_inside_the_workspace_lists_its_file_once_as_global() {
+    let ws = Ws::new();
+    ws.file("cfg/AGENTS.md", "global and chain");
+    ws.file("AGENTS.md", "root");
+    let mut c = ws.cmd();
+    c.env("ALISIO_CONFIG_HOME", ws.root.join("cfg"));
+    let r = crate::common::run_cmd(c.args(["context", "explain", "--json", "cfg/x"]));
+    let v = r.json();
+    let got: Vec<(&str, &str)> = v["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap(), f["scope"].as_str().unwrap())).collect();
+    assert_eq!(got, [("cfg/AGENTS.md", "global"), ("AGENTS.md", "project")]);
+}
