@@ -218,3 +218,58 @@ impl Explanation {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+    use crate::config::Settings;
+    use crate::workspace::{DirEntry, DiskFs, Env, Fs, Metadata};
+
+    /// The disk, except that one file cannot be read (as with EACCES when not root).
+    struct Denied(PathBuf);
+
+    impl Fs for Denied {
+        fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+            DiskFs.read_dir(dir)
+        }
+        fn symlink_metadata(&self, p: &Path) -> io::Result<Metadata> {
+            DiskFs.symlink_metadata(p)
+        }
+        fn metadata(&self, p: &Path) -> io::Result<Metadata> {
+            DiskFs.metadata(p)
+        }
+        fn read_prefix(&self, p: &Path, limit: u64) -> io::Result<Vec<u8>> {
+            if p == self.0 { Err(io::Error::from(io::ErrorKind::PermissionDenied)) } else { DiskFs.read_prefix(p, limit) }
+        }
+        fn canonicalize(&self, p: &Path) -> io::Result<PathBuf> {
+            DiskFs.canonicalize(p)
+        }
+        fn read_link(&self, p: &Path) -> io::Result<PathBuf> {
+            DiskFs.read_link(p)
+        }
+    }
+
+    #[test]
+    fn unreadable_winner_still_wins_with_an_error_field() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::write(ws.join("AGENTS.md"), "secret").unwrap();
+        std::fs::write(ws.join("AGENT.md"), "legacy").unwrap();
+        let fs = Denied(ws.join("AGENTS.md"));
+        let env = Env::default();
+        let s = Settings::default();
+        let setup = Setup { fs: &fs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let ex = explain_path(&setup, &Reader::new(&fs), &ws, Path::new(".")).unwrap();
+        let j = ex.to_json();
+        assert_eq!(j["files"].as_array().unwrap().len(), 1);
+        let f = &j["files"][0];
+        assert_eq!((f["path"].as_str(), f["bytes"].as_u64(), f["keptBytes"].as_u64()), (Some("AGENTS.md"), Some(0), Some(0)));
+        assert_eq!(f["error"], "permission denied");
+        assert_eq!(f["fileBytes"], 6);
+        assert!(f.get("empty").is_none());
+        assert!(ex.to_human().contains("AGENTS.md (permission denied)"));
+        assert_eq!(super::super::model_text::section(&ex.files, None, &ws), None);
+    }
+}
