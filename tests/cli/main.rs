@@ -4,3 +4,7 @@
 mod common;
 
 mod config;
+mod instructions;
+mod instructions_corpus;
+mod instructions_robustness;
+mod instructions_hosts;
