@@ -173,6 +173,9 @@ pub struct Env {
     pub alisio_state_home: Option<PathBuf>,
     pub xdg_state_home: Option<PathBuf>,
     pub codex_home: Option<PathBuf>,
+    /// `ALISIO_CLAUDE_MANAGED_FILE`: where the `claude-code` host simulation looks for Claude
+    /// Code's managed `CLAUDE.md` instead of the platform path (tests and unusual installs).
+    pub claude_managed_file: Option<PathBuf>,
 }
 
 fn non_empty_var(name: &str) -> Option<PathBuf> {
@@ -189,6 +192,7 @@ impl Env {
             alisio_state_home: non_empty_var("ALISIO_STATE_HOME"),
             xdg_state_home: non_empty_var("XDG_STATE_HOME"),
             codex_home: non_empty_var("CODEX_HOME"),
+            claude_managed_file: non_empty_var("ALISIO_CLAUDE_MANAGED_FILE"),
         }
     }
 

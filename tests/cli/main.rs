@@ -11,3 +11,7 @@ mod run_providers;
 mod run_tools;
 mod sess;
 mod sessions;
+mod instructions;
+mod instructions_corpus;
+mod instructions_robustness;
+mod instructions_hosts;

@@ -1,9 +1,12 @@
-//! `alisio-ls context explain PATH` and the instruction-file part of `check`.
+//! `alisio-ls context explain PATH` and the instruction-file part of `check`: adapters from
+//! the command line to `crate::instructions`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{Ctx, Exit, Failure};
 use crate::diagnostic::Diagnostic;
+use crate::instructions::{Setup, default_claude_managed_file, diagnostics, explain, read::Reader};
+use crate::workspace::{self, Fs as _, is_inside};
 
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
@@ -11,11 +14,69 @@ pub struct ExplainArgs {
     pub path: PathBuf,
 }
 
-pub fn run(_ctx: &Ctx, _args: &ExplainArgs) -> Result<Exit, Failure> {
-    Err(Failure("context explain is not implemented yet".into()))
+fn managed(ctx: &Ctx) -> PathBuf {
+    ctx.env.claude_managed_file.clone().unwrap_or_else(default_claude_managed_file)
+}
+
+fn setup<'a>(ctx: &'a Ctx, root: &'a Path, managed: &'a Path) -> Setup<'a> {
+    Setup { fs: &ctx.fs, env: &ctx.env, root, settings: &ctx.settings, host: ctx.args.host, claude_managed: Some(managed) }
+}
+
+pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
+    let managed = managed(ctx);
+    let setup = setup(ctx, &ctx.root, &managed);
+    let reader = Reader::new(&ctx.fs);
+    let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path).map_err(|e| Failure(e.to_string()))?;
+    if ctx.args.json {
+        super::out(&format!("{:#}\n", ex.to_json()));
+    } else {
+        super::out(&ex.to_human());
+    }
+    Ok(Exit::Ok)
 }
 
 /// Instruction-file diagnostics for the files under `paths`, and how many files were checked.
-pub fn check_diagnostics(_ctx: &Ctx, _paths: &[PathBuf]) -> Result<(Vec<Diagnostic>, usize), Failure> {
-    Ok((Vec::new(), 0))
+/// Effects are computed over the whole directory set of each path's workspace.
+pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic>, usize), Failure> {
+    let managed = managed(ctx);
+    let config_home = ctx.env.config_home();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut include_global = false;
+    for p in paths {
+        if config_home.as_ref().is_some_and(|h| is_inside(p, h) || p == h) && !is_inside(p, &ctx.root) {
+            include_global = true;
+            if !roots.contains(&ctx.root) {
+                roots.push(ctx.root.clone());
+            }
+            continue;
+        }
+        let root = if is_inside(p, &ctx.root) {
+            ctx.root.clone()
+        } else {
+            let dir = if ctx.fs.metadata(p).is_ok_and(|m| m.file_type == workspace::FileType::Dir) { p.clone() } else { p.parent().map_or_else(|| p.clone(), Path::to_path_buf) };
+            let canon = ctx.fs.canonicalize(&dir).map_err(|e| Failure(format!("{}: {e}", p.display())))?;
+            workspace::find_root(&ctx.fs, &canon)
+        };
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    let mut diags = Vec::new();
+    let mut files = 0;
+    let under = |f: &Path| paths.iter().any(|p| is_inside(f, p));
+    for root in &roots {
+        let setup = setup(ctx, root, &managed);
+        let a = diagnostics::analyze(&setup, include_global);
+        if a.truncated {
+            super::err_line(&format!(
+                "warning: {}: more than {} directories; instruction files below the first {} were not checked",
+                root.display(),
+                crate::instructions::walk::MAX_DIRS,
+                crate::instructions::walk::MAX_DIRS
+            ));
+        }
+        files += a.files.iter().filter(|f| under(&f.path)).count();
+        diags.extend(a.diagnostics.into_iter().filter(|d| under(&d.file)));
+    }
+    Ok((diags, files))
 }
