@@ -1,35 +1,91 @@
-//! The default [`SessionContext`]: instruction files and skills read from disk. Until the
-//! instruction and skill modules are wired in, it offers no instruction text and no skills.
+//! The default [`SessionContext`]: instruction files (instructions.md §2.7–2.8) and skills read
+//! from disk for every request, so edits are seen at once.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use super::{AttachedFile, Attachment, SessionContext};
+use crate::config::{Host, Settings};
+use crate::instructions::read::{Mode, Reader};
+use crate::instructions::{Entry, Kind, Scope, Setup, attach, budget, chain, explain, model_text};
+use crate::workspace::{DiskFs, Env};
 
 /// Instruction files and skills of a workspace, from disk.
 #[derive(Clone, Debug)]
 pub struct DiskContext {
+    /// Canonical workspace root.
     pub root: PathBuf,
-    pub settings: crate::config::Settings,
+    pub settings: Settings,
     pub trusted: bool,
-    pub config_home: Option<PathBuf>,
+    pub env: Env,
+}
+
+fn kind_of(path: &Path) -> Kind {
+    match path.file_name().and_then(|n| n.to_str()) {
+        Some("AGENTS.override.md") => Kind::Override,
+        Some("AGENT.md") => Kind::Legacy,
+        Some("CLAUDE.md") => Kind::Claude,
+        _ => Kind::Agents,
+    }
+}
+
+impl DiskContext {
+    fn with<R>(&self, f: impl FnOnce(&Setup<'_>, &Reader<'_>) -> R) -> R {
+        let setup = Setup { fs: &DiskFs, env: &self.env, root: &self.root, settings: &self.settings, host: Host::Alisio, claude_managed: None };
+        let reader = Reader::new(&DiskFs);
+        f(&setup, &reader)
+    }
+
+    /// L of §2.6 for `cwd`: the global file, the chain, then the attached files in attach order.
+    fn list(&self, setup: &Setup<'_>, reader: &Reader<'_>, cwd: &Path, attached: &[AttachedFile]) -> Vec<Entry> {
+        let mut l: Vec<Entry> = chain::global_alisio(setup, reader).into_iter().collect();
+        if let Ok((files, _)) = chain::chain_alisio(setup, reader, cwd) {
+            l.extend(files);
+        }
+        for a in attached {
+            if l.iter().any(|e| e.path == a.path) || !a.path.is_file() {
+                continue;
+            }
+            l.push(Entry::new(a.path.clone(), Scope::Project, kind_of(&a.path), reader.read(&a.path, Mode::Alisio)));
+        }
+        l
+    }
 }
 
 impl SessionContext for DiskContext {
-    fn instruction_blocks(&self, _cwd: &Path, _attached: &[AttachedFile]) -> Vec<String> {
-        Vec::new()
+    fn instruction_blocks(&self, cwd: &Path, attached: &[AttachedFile]) -> Vec<String> {
+        self.with(|setup, reader| {
+            let mut l = self.list(setup, reader, cwd, attached);
+            let (_, notice) = budget::apply_alisio(&mut l, self.settings.max_bytes);
+            model_text::section(&l, notice.as_deref(), &self.root).into_iter().collect()
+        })
     }
 
     fn skills_listed(&self) -> bool {
         false
     }
 
-    fn attach(&self, _cwd: &Path, _attached: &[AttachedFile], _paths: &[PathBuf]) -> Option<Attachment> {
-        None
+    fn attach(&self, cwd: &Path, attached: &[AttachedFile], paths: &[PathBuf]) -> Option<Attachment> {
+        self.with(|setup, reader| {
+            let base = attach::base_set(setup, reader, cwd);
+            let sent: HashMap<PathBuf, String> = attached.iter().map(|a| (a.path.clone(), a.sha256.clone())).collect();
+            let files = attach::qualifying(setup, reader, &base, &sent, paths);
+            let text = attach::attachment(&files)?;
+            Some(Attachment { text, files: files.into_iter().map(|f| AttachedFile { path: f.path, sha256: f.sha256 }).collect() })
+        })
     }
 
-    fn tool(&self, name: &str, _args: &Map<String, Value>, _cwd: &Path) -> Result<String, String> {
-        Err(format!("Tool \"{name}\" is not available in this session"))
+    fn tool(&self, name: &str, args: &Map<String, Value>, cwd: &Path) -> Result<String, String> {
+        match name {
+            "context_explain" => self.with(|setup, reader| {
+                let p = args.get("path").and_then(Value::as_str).unwrap_or(".");
+                // Relative paths start at the workspace root (sessions.md §3.2).
+                let _ = cwd;
+                explain::explain_path(setup, reader, &self.root, Path::new(p)).map(|e| e.to_json().to_string()).map_err(|e| format!("{e:?}"))
+            }),
+            _ => Err(format!("Tool \"{name}\" is not available in this session")),
+        }
     }
 }
