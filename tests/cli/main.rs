@@ -7,6 +7,7 @@ mod config;
 mod crash;
 mod fake;
 mod run;
+mod run_compaction;
 mod run_nested;
 mod run_providers;
 mod run_tools;

@@ -253,6 +253,8 @@ pub struct Run<'a> {
     pub max_tokens: u64,
     pub max_output: u32,
     pub compacted_this_turn: bool,
+    /// The context window (provider config or script header).
+    pub window: Option<u64>,
 }
 
 fn store_err(e: &str) -> PreRunError {
@@ -374,6 +376,7 @@ pub fn run_session(
         max_tokens,
         max_output,
         compacted_this_turn: false,
+        window,
     };
     let res = run.start(existing.is_some(), window);
     let result = match res {
