@@ -8,6 +8,7 @@ mod crash;
 mod fake;
 mod run;
 mod run_compaction;
+mod run_example;
 mod run_nested;
 mod run_providers;
 mod run_tools;

@@ -1,0 +1,37 @@
+//! The README's first command: the bundled demo plays a scripted session without an API key.
+
+use std::path::Path;
+
+use crate::common::Ws;
+use crate::sess::*;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
+    let ws = Ws::new();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"), &ws.root.join("examples/demo"));
+    let r = ws.run(&["run", "--json", "--cwd", "examples/demo", "--governor", "on", "--script", "session.jsonl", "Where is the greeting built?"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let ev = events(&r);
+    assert_eq!(of_type(&ev, "turn_completed").len(), 6);
+    let done = &of_type(&ev, "run_completed")[0]["data"];
+    assert!(done["text"].as_str().unwrap().starts_with("The greeting is built by `greeting()`"));
+    let t = tool_results(&ws, &sid(&ev));
+    assert!(result_text(&t[1]).contains("Instructions from: examples/demo/src/AGENTS.md"), "the nested file reaches the first read below it");
+    let human = ws.run(&["run", "--cwd", "examples/demo", "--script", "session.jsonl", "Where is the greeting built?"]);
+    assert_eq!(human.code, 0);
+    assert!(human.stdout.contains("The greeting is built by"));
+    assert!(human.stderr.contains("→ search_text"));
+    assert!(human.stderr.contains("Session: "));
+}
