@@ -173,3 +173,37 @@ fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
 }
 
 // 10 is covered by `every_fault_point_leaves_a_store_that_resumes_paired` (after_temp_write).
+
+// 7 (compaction and reduction points)
+#[test]
+fn faults_around_compaction_and_reduction_commits_leave_a_resumable_store() {
+    for point in ["before_compaction_commit", "after_compaction_commit"] {
+        let ws = Ws::new();
+        script(&ws, &[r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#, r#"{"text":"listed","usage":{"input":1690,"output":20}}"#]);
+        let (_, ev) = run(&ws, "first", &[]);
+        let id = sid(&ev);
+        script(&ws, &[r#"{"alisioScript":1,"contextWindow":2000}"#, r#"{"for":"summary","text":"summary"}"#, r#"{"text":"x"}"#]);
+        let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", point).args(["run", "--json", "--script", "s.jsonl", "--session", &id, "second"]));
+        assert_ne!(r.code, 0, "{point}");
+        let checkpoints: i64 = db(&ws).query_row("SELECT count(*) FROM messages WHERE kind='checkpoint'", [], |r| r.get(0)).unwrap();
+        assert_eq!(checkpoints, i64::from(point == "after_compaction_commit"), "{point}");
+        let compacted: i64 = db(&ws).query_row("SELECT count(*) FROM messages WHERE compacted=1", [], |r| r.get(0)).unwrap();
+        assert_eq!(compacted, if point == "after_compaction_commit" { 4 } else { 0 }, "{point}");
+        resume(&ws, &id);
+        assert_eq!(integrity(&ws), "ok");
+        assert_paired(&ws, &id);
+    }
+    let ws = Ws::new();
+    ws.file("cfg.json", r#"{"limits":{"maxContextChars":10000},"compaction":{"auto":false}}"#);
+    ws.file("big.txt", "y".repeat(20_000));
+    script(&ws, &[r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt"}}]}"#, r#"{"text":"x"}"#]);
+    let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", "before_reduction_commit").args(["run", "--json", "--config", "cfg.json", "--script", "s.jsonl", "p"]));
+    assert_ne!(r.code, 0);
+    let id = first_session(&ws);
+    let reduced: i64 = db(&ws).query_row("SELECT count(*) FROM messages WHERE kind='reduced'", [], |r| r.get(0)).unwrap();
+    assert_eq!(reduced, 0);
+    script(&ws, &[r#"{"text":"resumed"}"#]);
+    let (r, _) = run(&ws, "go on", &["--session", &id, "--config", "cfg.json"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_paired(&ws, &id);
+}

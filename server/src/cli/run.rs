@@ -100,10 +100,13 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
     Ok(o)
 }
 
-fn human(ev: &Value) {
+fn human(ev: &Value, mid_text: &mut bool) {
     let d = &ev["data"];
     match ev["type"].as_str().unwrap_or_default() {
-        "text_delta" => out(d["text"].as_str().unwrap_or_default()),
+        "text_delta" => {
+            *mid_text = true;
+            out(d["text"].as_str().unwrap_or_default());
+        }
         "tool_started" => {
             let args = d["arguments"].as_str().unwrap_or_default();
             err_line(&format!("→ {} {}", d["name"].as_str().unwrap_or_default(), crate::session::util::take_chars(args, 80)));
@@ -114,7 +117,10 @@ fn human(ev: &Value) {
         "compaction_completed" => err_line(&format!("[compacted {} messages]", d["replaced"])),
         "compaction_skipped" | "compaction_failed" => err_line(&format!("[compaction: {}]", d["detail"].as_str().or(d["error"].as_str()).unwrap_or_default())),
         "context_reduced" => err_line(&format!("[context reduced: {} messages clipped]", d["messages"])),
-        "turn_completed" => out("\n"),
+        "turn_completed" if *mid_text => {
+            *mid_text = false;
+            out("\n");
+        }
         "run_failed" => err_line(&format!("error: {}", d["error"].as_str().unwrap_or_default())),
         "run_cancelled" => err_line("cancelled"),
         _ => {}
@@ -134,11 +140,12 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
     let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&cancel));
     let context = Arc::new(DiskContext { root: ctx.root.clone(), settings: ctx.settings.clone(), trusted: ctx.trusted, env: ctx.env.clone() });
     let json_mode = ctx.args.json;
+    let mut mid_text = false;
     let mut sink = |ev: &Value| {
         if json_mode {
             out(&format!("{ev}\n"));
         } else {
-            human(ev);
+            human(ev, &mut mid_text);
         }
     };
     let r = run_session(&opts, context, &mut sink, None, Arc::new(Mutex::new(Grants::default())), Arc::new(Mutex::new(Tasks::default())), cancel);

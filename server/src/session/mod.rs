@@ -16,6 +16,8 @@ pub mod read;
 pub mod runner;
 pub mod settings;
 pub mod store;
+#[cfg(test)]
+mod tests;
 pub mod tools;
 pub mod util;
 
