@@ -399,6 +399,7 @@ fn reduce(run: &mut Run<'_>) -> Result<bool, String> {
         }
         Ok(())
     })?;
+    run.gov.invalidate();
     Ok(true)
 }
 

@@ -63,6 +63,9 @@ impl Gov {
     /// Records a stored result in the usage ledger.
     pub fn observe(&mut self, _call_id: &str) {}
 
+    /// The stored history was rewritten in place (budget reduction).
+    pub fn invalidate(&mut self) {}
+
     /// The extra summarizer field request (mode `on`), appended to the summarizer prompt.
     #[must_use]
     pub fn summarizer_extra(&self) -> Option<String> {
