@@ -127,6 +127,31 @@ fn human(ev: &Value, mid_text: &mut bool) {
     }
 }
 
+/// The human rendering of a ContextReport (modes `shadow` and `on`).
+fn report_lines(r: &Value) -> String {
+    let mut out = format!(
+        "Context report (governor {}): {} messages, {} segments",
+        r["mode"].as_str().unwrap_or_default(),
+        r["messages"],
+        r["segments"].as_array().map_or(0, Vec::len) as u64 + r["segmentsOmitted"].as_u64().unwrap_or(0)
+    );
+    if let Some(t) = r["totals"].as_object() {
+        let parts: Vec<String> = t
+            .iter()
+            .filter_map(|(k, v)| match v {
+                Value::Number(n) => Some(format!("{k} {n}")),
+                Value::Object(o) => {
+                    let inner: Vec<String> = o.iter().filter_map(|(k2, v2)| v2.as_u64().map(|n| format!("{k2} {n}"))).collect();
+                    (!inner.is_empty()).then(|| format!("{k} ({})", inner.join(", ")))
+                }
+                _ => None,
+            })
+            .collect();
+        out.push_str(&format!("\n  {}", parts.join("; ")));
+    }
+    out
+}
+
 /// Runs the command.
 ///
 /// # Errors
@@ -157,6 +182,9 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
         }
         Ok(res) => {
             if !json_mode {
+                if res.report["measured"] == Value::Bool(true) {
+                    err_line(&report_lines(&res.report));
+                }
                 err_line(&format!("Session: {}", res.session_id));
             }
             Ok(match res.status {

@@ -611,37 +611,28 @@ impl Run<'_> {
         Ok(ModelRequest { kind: RequestKind::Turn, system, messages, tools: tools.iter().map(|s| s.definition()).collect(), max_output_tokens: self.max_output, invariants_at: inv_at })
     }
 
-    /// Sends a request with retries, streaming `text_delta` for turn `turn` (none when `None`).
+    /// Sends a request with retries, streaming `text_delta` for turn `turn` (summarizer
+    /// requests pass `None`: no deltas). Each retry is stored and emitted as `request_retry`.
     pub fn call_provider(&mut self, req: &ModelRequest, turn: Option<u32>) -> Result<ModelResponse, Failure> {
         let sid = self.sid.clone();
-        let em = &mut self.em;
+        let em = std::cell::RefCell::new(&mut self.em);
         let store = &mut self.store;
-        let retries = std::cell::RefCell::new(Vec::new());
-        let deltas = std::cell::RefCell::new(Vec::<String>::new());
-        // Deltas are emitted as they arrive; retries are stored, then emitted.
-        let r = {
-            let em_cell = std::cell::RefCell::new(&mut *em);
-            let mut on_text = |t: &str| {
-                if let Some(n) = turn {
-                    em_cell.borrow_mut().transient(&Pending::new(&sid, None, "text_delta", json!({"turn":n,"text":t})));
-                } else {
-                    deltas.borrow_mut().push(t.to_string());
-                }
-            };
-            let mut on_retry = |info: &providers::RetryInfo| {
-                let ev = Pending::new(
-                    &sid,
-                    None,
-                    "request_retry",
-                    json!({"attempt":info.attempt,"of":info.of,"reason":info.reason,"status":info.status,"delayMs":info.delay_ms,"discardedText":info.discarded_text}),
-                );
-                if em_cell.borrow_mut().durable(store, vec![ev]).is_err() {
-                    retries.borrow_mut().push(());
-                }
-            };
-            providers::complete(self.provider.as_mut(), req, &mut on_text, &mut on_retry, &self.cancel)
+        let mut on_text = |t: &str| {
+            if let Some(n) = turn {
+                em.borrow_mut().transient(&Pending::new(&sid, None, "text_delta", json!({"turn":n,"text":t})));
+            }
         };
-        r
+        let mut on_retry = |info: &providers::RetryInfo| {
+            let ev = Pending::new(
+                &sid,
+                None,
+                "request_retry",
+                json!({"attempt":info.attempt,"of":info.of,"reason":info.reason,"status":info.status,"delayMs":info.delay_ms,"discardedText":info.discarded_text}),
+            );
+            // A store failure here surfaces at the next commit of the turn.
+            let _ = em.borrow_mut().durable(store, vec![ev]);
+        };
+        providers::complete(self.provider.as_mut(), req, &mut on_text, &mut on_retry, &self.cancel)
     }
 
     fn turns_loop(&mut self) -> RunResult {
