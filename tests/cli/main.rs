@@ -11,6 +11,7 @@ mod run_compaction;
 mod run_example;
 mod run_nested;
 mod run_providers;
+mod run_subagents;
 mod run_tools;
 mod sess;
 mod sessions;

@@ -32,9 +32,11 @@ pub struct Emitter<'s> {
     sink: &'s mut dyn FnMut(&Value),
     /// Every envelope emitted, in order (the runner keeps them for results and tests).
     pub emitted_types: Vec<&'static str>,
+    /// A child session's emitter: `parentSessionId` of every event without its own.
+    pub parent: Option<String>,
 }
 
-fn envelope(run_id: &str, p: &Pending, seq: u64, event_id: Option<i64>) -> Value {
+fn envelope(run_id: &str, p: &Pending, seq: u64, event_id: Option<i64>, parent: Option<&str>) -> Value {
     let mut m = Map::new();
     m.insert("schemaVersion".into(), json!(1));
     m.insert("runId".into(), json!(run_id));
@@ -46,7 +48,7 @@ fn envelope(run_id: &str, p: &Pending, seq: u64, event_id: Option<i64>) -> Value
     if let Some(id) = event_id {
         m.insert("eventId".into(), json!(id.to_string()));
     }
-    if let Some(parent) = &p.parent {
+    if let Some(parent) = p.parent.as_deref().or(parent) {
         m.insert("parentSessionId".into(), json!(parent));
     }
     Value::Object(m)
@@ -54,7 +56,23 @@ fn envelope(run_id: &str, p: &Pending, seq: u64, event_id: Option<i64>) -> Value
 
 impl<'s> Emitter<'s> {
     pub fn new(run_id: &str, sink: &'s mut dyn FnMut(&Value)) -> Self {
-        Self { run_id: run_id.to_string(), seq: 0, sink, emitted_types: Vec::new() }
+        Self { run_id: run_id.to_string(), seq: 0, sink, emitted_types: Vec::new(), parent: None }
+    }
+
+    /// The last `seq` used.
+    #[must_use]
+    pub const fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// Continues numbering after `seq` (a child's events share the run's sequence).
+    pub fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+
+    /// The consumer (a child run forwards its events to its parent's consumer).
+    pub fn sink(&mut self) -> &mut dyn FnMut(&Value) {
+        &mut *self.sink
     }
 
     /// Runs `f` and stores `events` in one transaction, then emits them.
@@ -68,6 +86,7 @@ impl<'s> Emitter<'s> {
         f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
     ) -> Result<T, String> {
         let run_id = self.run_id.clone();
+        let parent = self.parent.clone();
         let base = self.seq;
         let (out, envs) = store.tx(|tx| {
             let out = f(tx)?;
@@ -76,7 +95,7 @@ impl<'s> Emitter<'s> {
                 let seq = base + 1 + i as u64;
                 let ts = now_rfc3339();
                 let id = insert_event(tx, &p.session_id, &run_id, seq, p.ty, &ts, &compact(&p.data))?;
-                let mut env = envelope(&run_id, p, seq, Some(id));
+                let mut env = envelope(&run_id, p, seq, Some(id), parent.as_deref());
                 if let Some(o) = env.as_object_mut() {
                     o.insert("timestamp".into(), json!(ts));
                 }
@@ -103,7 +122,7 @@ impl<'s> Emitter<'s> {
     /// Emits an event that is never stored (`text_delta`).
     pub fn transient(&mut self, p: &Pending) {
         self.seq += 1;
-        let e = envelope(&self.run_id, p, self.seq, None);
+        let e = envelope(&self.run_id, p, self.seq, None, self.parent.as_deref());
         self.emitted_types.push(p.ty);
         (self.sink)(&e);
     }

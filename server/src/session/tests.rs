@@ -127,7 +127,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     assert!(!w.root.join("a.txt").exists());
 
     let ap = Fixed::new(vec![Reply::Unsupported]);
-    let script = [WRITE_A, r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain"]},"text":"ok"}"#];
+    let script = [WRITE_A, r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#];
     let (r, ev) = go(&w, &opts(&w, &script, None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
     let res: Vec<&Value> = ev.iter().filter(|e| e["type"] == "approval_resolved").collect();
@@ -136,7 +136,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     let done: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_completed").collect();
     assert_eq!(done[0]["data"]["preview"], "Denied: the approval request failed (the client does not support alisio/approve).");
     // A later run with the same (now headless) client is not offered write tools.
-    let (r, _) = go(&w, &opts(&w, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain"]},"text":"ok"}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, _) = go(&w, &opts(&w, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
 }
 
@@ -146,7 +146,7 @@ fn read_only_sends_no_approval_and_offers_no_write_or_process_tools() {
     let w = ws();
     let ap = Fixed::new(vec![]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let mut o = opts(&w, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#, r#"{"text":"ok"}"#], None);
+    let mut o = opts(&w, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#, r#"{"text":"ok"}"#], None);
     o.read_only = true;
     let (r, _) = go(&w, &o, Some(&ap), &g, Arc::new(AtomicBool::new(false)));
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
@@ -186,4 +186,40 @@ fn the_sink_receives_envelopes_in_seq_order_with_event_ids_on_stored_events() {
         assert_eq!(e["seq"], json!(i + 1));
         assert_eq!(e.get("eventId").is_some(), e["type"] != "text_delta");
     }
+}
+
+// 53 (editor half)
+#[test]
+fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_child() {
+    let w = ws();
+    let ap = Fixed::new(vec![Reply::AllowOnce]);
+    let g = Arc::new(Mutex::new(Grants::default()));
+    let script = [
+        r#"{"toolCalls":[{"id":"t1","name":"task","arguments":{"description":"d","prompt":"write"}}]}"#,
+        WRITE_A,
+        r#"{"text":"wrote"}"#,
+        r#"{"text":"done"}"#,
+    ];
+    let (r, ev) = go(&w, &opts(&w, &script, None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
+    let child = ev.iter().filter(|e| e["type"] == "run_started").nth(1).unwrap()["sessionId"].as_str().unwrap().to_string();
+    assert_eq!(ap.asked.lock().unwrap()[0].session_id, child);
+    let asked = ev.iter().find(|e| e["type"] == "approval_requested").unwrap();
+    assert_eq!(asked["sessionId"], json!(child));
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let c2 = Arc::clone(&cancel);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        c2.store(true, Ordering::Relaxed);
+    });
+    let script = [r#"{"toolCalls":[{"id":"t2","name":"task","arguments":{"description":"d","prompt":"slow"}}]}"#, r#"{"delayMs":5000,"text":"late"}"#];
+    let (r, ev) = go(&w, &opts(&w, &script, None), None, &g, cancel);
+    t.join().unwrap();
+    assert_eq!(r.status, RunStatus::Cancelled);
+    let cancels: Vec<&Value> = ev.iter().filter(|e| e["type"] == "run_cancelled").collect();
+    assert_eq!(cancels.len(), 2);
+    assert_eq!(cancels[0]["data"]["reason"], "parent");
+    assert_eq!(cancels[1]["data"]["reason"], "client");
+    assert_eq!(ev.last().unwrap()["sessionId"], json!(r.session_id));
 }
