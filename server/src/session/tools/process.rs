@@ -51,17 +51,20 @@ impl ChildEnv {
 }
 
 /// Sends a signal to a process group.
+#[cfg(unix)]
 pub fn signal_group(pgid: u32, sig: nix::sys::signal::Signal) {
     if let Ok(p) = i32::try_from(pgid) {
         let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(p), sig);
     }
 }
 
+#[cfg(unix)]
 fn group_alive(pgid: u32) -> bool {
     i32::try_from(pgid).is_ok_and(|p| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(p), None).is_ok())
 }
 
 /// SIGTERM to the group, SIGKILL after `grace` if anything in it is still alive.
+#[cfg(unix)]
 pub fn kill_group(pgid: u32, grace: Duration) {
     signal_group(pgid, nix::sys::signal::Signal::SIGTERM);
     let end = Instant::now() + grace;
@@ -74,6 +77,13 @@ pub fn kill_group(pgid: u32, grace: Duration) {
     signal_group(pgid, nix::sys::signal::Signal::SIGKILL);
 }
 
+/// Tree kills on Windows need a Job Object (not in this build): `taskkill /T /F` is the fallback.
+#[cfg(not(unix))]
+pub fn kill_group(pid: u32, _grace: Duration) {
+    let _ = Command::new("taskkill").args(["/T", "/F", "/PID", &pid.to_string()]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+}
+
+#[cfg(unix)]
 fn signal_name(sig: i32) -> String {
     nix::sys::signal::Signal::try_from(sig).map_or_else(|_| format!("SIG{sig}"), |s| s.as_str().to_string())
 }
@@ -104,8 +114,13 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
             c
         }
         None => {
-            let mut c = Command::new("/bin/sh");
-            c.arg("-c").arg(command);
+            let mut c = Command::new(if cfg!(windows) { "cmd.exe" } else { "/bin/sh" });
+            if cfg!(windows) {
+                c.args(["/d", "/s", "/c"]);
+            } else {
+                c.arg("-c");
+            }
+            c.arg(command);
             c
         }
     };
