@@ -1,0 +1,1 @@
+//! Shell command classifier (governor.md §11.7).
