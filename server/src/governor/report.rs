@@ -262,7 +262,7 @@ mod tests {
         for i in 0..401 {
             let c = if i < 10 {
                 Criticality::Pinned
-            } else if i % 20 == 5 && i < 405 && v.iter().filter(|s: &&Segment| s.criticality == Criticality::Low).count() < 20 {
+            } else if (11..31).contains(&i) {
                 Criticality::Low
             } else {
                 Criticality::Normal
