@@ -150,7 +150,6 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         if v.get("schemaVersion").is_some_and(Value::is_number) && v.get("session").and_then(|s| s.get("id")).is_some() {
             return Some(Format::Alisio);
         }
-        return None;
     }
     let (lines, _) = jsonl(bytes);
     let malformed = lines.iter().filter(|l| l.value.is_none()).count();
@@ -354,3 +353,6 @@ pub(crate) fn cursor_poll(task: String, empty: bool, ok: bool) -> Foreign {
 pub(crate) fn text_of(r: &ToolResult) -> String {
     result_text(r)
 }
+
+#[cfg(test)]
+mod tests;
