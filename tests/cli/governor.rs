@@ -195,6 +195,7 @@ fn corpus_files(root: &Path, out: &mut Vec<PathBuf>) {
 }
 
 #[test]
+#[allow(clippy::print_stderr)]
 fn every_corpus_transcript_is_read_with_consistent_totals() {
     let Some(c) = corpus() else {
         eprintln!("corpus absent: skipped");
@@ -243,7 +244,7 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
             assert_eq!((s["kind"].as_str(), s["criticality"].as_str()), (Some("tool_result"), Some("low")));
         }
         let idx: Vec<u64> = segs.iter().map(|s| n(&s["index"])).collect();
-        assert!(idx.windows(2).all(|w| w[0] < w[1]) && idx.last().map_or(true, |l| *l < n(&t["segments"])), "{file}");
+        assert!(idx.windows(2).all(|w| w[0] < w[1]) && idx.last().is_none_or(|l| *l < n(&t["segments"])), "{file}");
         assert!(n(&rep["eligibleMessages"]) <= n(&rep["messages"]));
         assert_eq!(n(&rep["eligibleMessages"]) % 32, 0, "{file}");
         if want_format == "codex" {

@@ -9,7 +9,7 @@ use super::{err_line, out, Ctx, Exit, Failure};
 use crate::config::GovernorMode;
 use crate::governor::readers::{self, Format, Session};
 use crate::governor::report::{ContextReport, Criticality, Measured};
-use crate::governor::{govern, GovSettings, Ledger, Request, SessionGovernor};
+use crate::governor::{govern, GovSettings, Ledger, Request, SessionGovernor, Turn};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum GovernorCommand {
@@ -116,7 +116,8 @@ fn events(settings: &GovSettings, s: &Session, file: &str) -> String {
     let mut text = String::new();
     let ends: Vec<usize> = s.history.iter().enumerate().filter(|(_, m)| m.is_assistant()).map(|(i, _)| i).chain([s.history.len()]).collect();
     for (k, end) in ends.into_iter().enumerate() {
-        let (_, ev) = gov.request(settings, &s.source.session, &s.history[..end], &s.parts, &s.sources, k as u64 + 1, false);
+        let turn = Turn { session_id: &s.source.session, history: &s.history[..end], parts: &s.parts, sources: &s.sources, request: k as u64 + 1, recovery: false };
+        let (_, ev) = gov.request(settings, turn);
         if let Some(ev) = ev {
             let mut v = serde_json::to_value(&ev).unwrap_or_default();
             if let Some(o) = v.as_object_mut() {

@@ -78,15 +78,12 @@ pub fn search_records(stdout: &str) -> Vec<String> {
 fn search_match_paths(stdout: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in stdout.split('\n').filter(|l| !l.is_empty()) {
-        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(line) {
-            if m.get("type").and_then(Value::as_str) == Some("match") {
-                if let Some(p) = m.get("data").and_then(|d| d.get("path")).and_then(|p| p.get("text")).and_then(Value::as_str) {
-                    if !out.iter().any(|x| x == p) {
+        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(line)
+            && m.get("type").and_then(Value::as_str) == Some("match")
+                && let Some(p) = m.get("data").and_then(|d| d.get("path")).and_then(|p| p.get("text")).and_then(Value::as_str)
+                    && !out.iter().any(|x| x == p) {
                         out.push(p.to_owned());
                     }
-                }
-            }
-        }
     }
     out
 }
@@ -152,11 +149,10 @@ pub fn origin_of(call: &Call) -> String {
     if let Some(f) = &call.foreign {
         return f.origin.clone().unwrap_or_else(|| call.name.clone());
     }
-    if matches!(call.name.as_str(), "read_file" | "write_file" | "edit_file") {
-        if let Some(p) = obj(&call.arguments).and_then(|a| a.get("path").and_then(Value::as_str).map(str::to_owned)) {
+    if matches!(call.name.as_str(), "read_file" | "write_file" | "edit_file")
+        && let Some(p) = obj(&call.arguments).and_then(|a| a.get("path").and_then(Value::as_str).map(str::to_owned)) {
             return p;
         }
-    }
     call.name.clone()
 }
 

@@ -112,7 +112,7 @@ fn text_of(parts: &[Part], reasoning: bool) -> u64 {
     tokens_of(parts.iter().filter(|p| p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning)).map(|p| p.text.as_str()))
 }
 
-fn call_at<'h>(history: &'h [Message], at: Option<(usize, usize)>) -> Option<&'h Call> {
+fn call_at(history: &[Message], at: Option<(usize, usize)>) -> Option<&Call> {
     let (mi, ci) = at?;
     match history.get(mi)? {
         Message::Assistant { calls, .. } => calls.get(ci),
@@ -162,11 +162,10 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
         }
         Ledger::Session(set) => {
             for (m, s) in history.iter().zip(&steps) {
-                if let Message::Tool(r) = m {
-                    if settings.mode == GovernorMode::Shadow || !matches!(s, Step::Elide { .. }) {
+                if let Message::Tool(r) = m
+                    && (settings.mode == GovernorMode::Shadow || !matches!(s, Step::Elide { .. })) {
                         set.insert(r.call_id.clone());
                     }
-                }
             }
             Some(usage::compute(history, &facts, set))
         }
@@ -343,6 +342,19 @@ fn project(history: &[Message], steps: &[Step], facts: &[Option<rules::Fact>]) -
         .collect()
 }
 
+/// One model request of a session, as the runner builds it (sessions.md §7).
+#[derive(Clone, Copy, Debug)]
+pub struct Turn<'a> {
+    pub session_id: &'a str,
+    pub history: &'a [Message],
+    pub parts: &'a RequestParts,
+    pub sources: &'a Sources,
+    /// 1-based number of this request within the run (every built request counts).
+    pub request: u64,
+    /// A truncation-recovery retry.
+    pub recovery: bool,
+}
+
 /// Per-session memory (§7.1, §8): call ids already reported as elided, and the usage ledger.
 /// Lost on restart by design.
 #[derive(Clone, Debug, Default)]
@@ -357,18 +369,10 @@ impl SessionGovernor {
         Self::default()
     }
 
-    /// Governs model request number `request` (1-based within the run) and returns what to send
-    /// plus the `context_governed` payload (`None` in `off`: G3).
-    pub fn request<'a>(
-        &mut self,
-        settings: &GovSettings,
-        session_id: &'a str,
-        history: &'a [Message],
-        parts: &'a RequestParts,
-        sources: &'a Sources,
-        request: u64,
-        recovery: bool,
-    ) -> (Governed<'a>, Option<ContextGoverned>) {
+    /// Governs one model request of this session and returns what to send plus the
+    /// `context_governed` payload (`None` in `off`: G3).
+    pub fn request<'a>(&mut self, settings: &GovSettings, turn: Turn<'a>) -> (Governed<'a>, Option<ContextGoverned>) {
+        let Turn { session_id, history, parts, sources, request, recovery } = turn;
         let ledger = if settings.mode == GovernorMode::Off { Ledger::None } else { Ledger::Session(&mut self.ledger) };
         let g = govern(settings, Request { session_id, history, parts, sources, request: Some(request), ledger });
         let ContextReport::Measured(m) = &g.report else { return (g, None) };

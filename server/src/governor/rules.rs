@@ -99,14 +99,13 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
     let mut seen_next: std::collections::HashSet<(&str, u64)> = std::collections::HashSet::new();
     let mut continuation = vec![false; e];
     for (i, f) in facts.iter().enumerate().take(e) {
-        if let Some(f) = f.as_ref().filter(|f| ok(f)) {
-            if let Class::Bg { task, offset, next_offset, cursor: false, .. } = &f.class {
+        if let Some(f) = f.as_ref().filter(|f| ok(f))
+            && let Class::Bg { task, offset, next_offset, cursor: false, .. } = &f.class {
                 continuation[i] = *offset > 0 && seen_next.contains(&(task.as_str(), *offset));
                 if let Some(n) = next_offset {
                     seen_next.insert((task.as_str(), *n));
                 }
             }
-        }
     }
 
     // Assistant counts for ages and the last turn of P.
@@ -130,13 +129,12 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
     for i in (0..e).rev() {
         let Some(f) = facts.get(i).and_then(Option::as_ref) else { continue };
         let Some(reason) = reason_of(&f.class) else {
-            if ok(f) {
-                if let Class::Write { keys } = &f.class {
+            if ok(f)
+                && let Class::Write { keys } = &f.class {
                     for k in keys {
                         writes.insert(k.as_str(), i);
                     }
                 }
-            }
             continue;
         };
         let call_id = |j: usize| match &history[j] {

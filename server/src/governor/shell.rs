@@ -267,11 +267,10 @@ fn read_word(c: &[char], i: &mut usize, opaque: &mut bool) -> Option<Word> {
             }
             '\\' => {
                 plain = false;
-                if let Some(n) = c.get(*i + 1) {
-                    if *n != '\n' {
+                if let Some(n) = c.get(*i + 1)
+                    && *n != '\n' {
                         text.push(*n);
                     }
-                }
                 *i += 2;
             }
             _ => {
@@ -417,19 +416,17 @@ fn python_writes(code: &str) -> Vec<String> {
     let mut rest = code;
     while let Some(p) = rest.find("open(") {
         let after = &rest[p + 5..];
-        if p == 0 || !rest[..p].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-            if let Some((path, used)) = lit(after) {
+        if (p == 0 || !rest[..p].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+            && let Some((path, used)) = lit(after) {
                 let tail = after[used..].trim_start();
                 if let Some(t) = tail.strip_prefix(',') {
                     let t = t.trim_start().strip_prefix("mode=").unwrap_or(t.trim_start());
-                    if let Some((mode, _)) = lit(t) {
-                        if mode.contains(['w', 'a', 'x', '+']) {
+                    if let Some((mode, _)) = lit(t)
+                        && mode.contains(['w', 'a', 'x', '+']) {
                             out.push(path);
                         }
-                    }
                 }
             }
-        }
         rest = after;
     }
     let mut rest = code;
@@ -437,11 +434,10 @@ fn python_writes(code: &str) -> Vec<String> {
         let after = &rest[p + 5..];
         if let Some((path, used)) = lit(after) {
             let tail = after[used..].trim_start();
-            if let Some(t) = tail.strip_prefix(')') {
-                if t.starts_with(".write_text(") || t.starts_with(".write_bytes(") {
+            if let Some(t) = tail.strip_prefix(')')
+                && (t.starts_with(".write_text(") || t.starts_with(".write_bytes(")) {
                     out.push(path);
                 }
-            }
         }
         rest = after;
     }
@@ -458,11 +454,10 @@ fn written_of(cmd: &Simple, prog: &str, args: &[Word]) -> Vec<Option<String>> {
         if *dup || *op == "<" {
             continue;
         }
-        if let Some(t) = target {
-            if !NULL_TARGETS.contains(&t.text.as_str()) {
+        if let Some(t) = target
+            && !NULL_TARGETS.contains(&t.text.as_str()) {
                 w.push(static_of(t));
             }
-        }
     }
     match prog {
         "sed" => {
@@ -641,11 +636,10 @@ pub fn classify(command: &str, base: &Base) -> Shell {
     let elements = structure(lexed.toks);
     for el in &elements {
         for cmd in el {
-            if let Some(w) = cmd.words.iter().find(|w| w.plain) {
-                if cmd.words.first() == Some(w) && (OPAQUE_FIRST.contains(&w.text.as_str()) || w.text == "{" || w.text == "}") {
+            if let Some(w) = cmd.words.iter().find(|w| w.plain)
+                && cmd.words.first() == Some(w) && (OPAQUE_FIRST.contains(&w.text.as_str()) || w.text == "{" || w.text == "}") {
                     return process(base);
                 }
-            }
         }
     }
     let mut b = base.clone();
@@ -688,12 +682,11 @@ pub fn classify(command: &str, base: &Base) -> Shell {
         return shell;
     }
     let Some((prog, args)) = el.first().and_then(program) else { return shell };
-    if READS.contains(&prog.as_str()) {
-        if let Some(w) = read_operand(&prog, args) {
+    if READS.contains(&prog.as_str())
+        && let Some(w) = read_operand(&prog, args) {
             shell.kind = Kind::Read { key: key(eb, &w.text), path: w.text.clone() };
             return shell;
         }
-    }
     if let Some(files) = search_of(&prog, args) {
         shell.kind = Kind::Search { files };
     }
@@ -706,11 +699,10 @@ pub fn search_output_paths(output: &str, files: bool, base: &Base) -> Vec<String
     let mut out: Vec<String> = Vec::new();
     for line in output.lines().filter(|l| !l.is_empty()) {
         let p = if files { Some(line.to_owned()) } else { line_path(line) };
-        if let Some(k) = p.and_then(|p| key(base, &p)) {
-            if !out.contains(&k) {
+        if let Some(k) = p.and_then(|p| key(base, &p))
+            && !out.contains(&k) {
                 out.push(k);
             }
-        }
     }
     out
 }

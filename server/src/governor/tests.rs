@@ -88,7 +88,7 @@ fn off_is_inert_and_reports_only_off() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
-    let (g, ev) = sg.request(&s, "s1", &h, &parts, &src, 1, false);
+    let (g, ev) = sg.request(&s, Turn { session_id: "s1", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
     assert!(matches!(g.messages, std::borrow::Cow::Borrowed(_)));
     assert_eq!(&*g.messages, &h[..]);
     assert!(ev.is_none());
@@ -101,7 +101,7 @@ fn shadow_sends_the_history_and_reports_the_would_be_elision() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
-    let (g, ev) = sg.request(&settings(2, 0), "s1", &h, &parts, &src, 1, false);
+    let (g, ev) = sg.request(&settings(2, 0), Turn { session_id: "s1", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
     assert_eq!(serde_json::to_string(&*g.messages).unwrap(), serde_json::to_string(&h).unwrap());
     assert!(g.invariants.is_none());
     assert_eq!(ev.unwrap().elided, 1);
@@ -568,7 +568,7 @@ fn no_text_leaks_into_reports_or_events() {
     let mut sg = SessionGovernor::new();
     for mode in [GovernorMode::Shadow, GovernorMode::On] {
         let s = GovSettings { mode, ..settings(2, 0) };
-        let (g, ev) = sg.request(&s, "s", &h, &parts, &src, 1, false);
+        let (g, ev) = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
         let ev = ev.unwrap();
         assert!(ev.elided >= 2);
         assert!(!serde_json::to_string(&g.report).unwrap().contains(mk));
@@ -590,14 +590,14 @@ fn newly_elided_is_capped_at_32_and_reported_once() {
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
     let s = settings(2, 0);
-    let (_, ev) = sg.request(&s, "s", &h, &parts, &src, 1, false);
+    let (_, ev) = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
     let ev = ev.unwrap();
     assert_eq!(ev.elided, 40);
     assert_eq!(ev.newly_elided.len(), 32);
     assert_eq!(ev.newly_elided[0], "r00");
     assert_eq!(ev.newly_elided[31], "r31");
     assert_eq!(ev.newly_elided_more, 8);
-    let (_, ev) = sg.request(&s, "s", &h, &parts, &src, 2, true);
+    let (_, ev) = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 2, recovery: true });
     let ev = ev.unwrap();
     assert_eq!((ev.newly_elided.len(), ev.newly_elided_more, ev.elided, ev.request, ev.recovery), (0, 0, 40, 2, true));
 }
@@ -610,8 +610,8 @@ fn child_sessions_have_their_own_memory() {
     let mut parent = SessionGovernor::new();
     let mut child = SessionGovernor::new();
     let s = settings(2, 0);
-    let (_, pe) = parent.request(&s, "p", &h, &parts, &src, 1, false);
-    let (_, ce) = child.request(&s, "p/child", &h, &parts, &src, 1, false);
+    let (_, pe) = parent.request(&s, Turn { session_id: "p", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
+    let (_, ce) = child.request(&s, Turn { session_id: "p/child", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
     assert_eq!(pe.unwrap().newly_elided, vec!["c1".to_owned()]);
     assert_eq!(ce.unwrap().newly_elided, vec!["c1".to_owned()]);
 }

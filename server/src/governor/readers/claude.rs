@@ -10,6 +10,9 @@ use crate::governor::model::{Call, Class, Foreign, Message, Part, PartKind, Tool
 use crate::governor::shell::{self, Base};
 use crate::governor::stubs::canonical;
 
+/// A chain: its sidechain root (`None` for the main chain) and its message lines.
+type Chain<'v> = (Option<String>, Vec<(usize, &'v Value)>);
+
 const IGNORED: &[&str] = &["summary", "system", "progress", "queue-operation", "file-history-snapshot"];
 
 pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
@@ -51,7 +54,7 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
         }
         cur.get("uuid").and_then(Value::as_str).unwrap_or_default().to_owned()
     };
-    let mut chains: Vec<(Option<String>, Vec<(usize, &Value)>)> = vec![(None, Vec::new())];
+    let mut chains: Vec<Chain<'_>> = vec![(None, Vec::new())];
     let mut index: HashMap<String, usize> = HashMap::new();
     for (n, v) in &msgs {
         if !any_main || !side(v) {
@@ -247,11 +250,10 @@ fn foreign(name: &str, input: &Value, base: &Base, r: Option<&ToolResult>, meta:
             let Some(p) = p else { return f };
             f.canonical = Some(if name == "Write" { "write_file" } else { "edit_file" }.into());
             f.origin = Some(p.to_owned());
-            if ok {
-                if let Some(k) = shell::key(base, p) {
+            if ok
+                && let Some(k) = shell::key(base, p) {
                     f.class = Class::Write { keys: vec![k] };
                 }
-            }
         }
         "Grep" | "Glob" => {
             let Some(pattern) = s("pattern") else { return f };

@@ -49,14 +49,12 @@ fn unwrap_output(v: Option<&Value>) -> (String, bool, Out) {
             (text, err, out)
         }
         Some(Value::String(s)) => {
-            if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(s) {
-                if let Some(o) = m.get("output").and_then(Value::as_str) {
-                    if m.get("metadata").is_some_and(Value::is_object) {
+            if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(s)
+                && let Some(o) = m.get("output").and_then(Value::as_str)
+                    && m.get("metadata").is_some_and(Value::is_object) {
                         let exit = m.get("metadata").and_then(|x| x.get("exit_code")).and_then(Value::as_i64);
                         return (o.to_owned(), false, Out { exit, comparison: o.to_owned(), running: false });
                     }
-                }
-            }
             (s.clone(), false, header_output(s))
         }
         Some(other) => (other.to_string(), false, Out { comparison: other.to_string(), ..Out::default() }),

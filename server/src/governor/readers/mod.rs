@@ -230,7 +230,7 @@ fn finish(s: &mut Session) {
         match m {
             Message::Assistant { calls: cs, .. } => {
                 for c in cs {
-                    let unclassified = c.foreign.as_ref().map_or(true, |f| matches!(f.class, Class::Other));
+                    let unclassified = c.foreign.as_ref().is_none_or(|f| matches!(f.class, Class::Other));
                     calls.insert(c.id.as_str(), (c.name.as_str(), c.arguments.as_str(), unclassified));
                 }
             }
@@ -289,11 +289,10 @@ impl<'a> Outcome<'a> {
 pub(crate) fn shell_named(text: &str, base: &Base) -> Vec<String> {
     let mut out = Vec::new();
     for w in command_words(text) {
-        if let Some(k) = shell::key(base, &w) {
-            if k != w {
+        if let Some(k) = shell::key(base, &w)
+            && k != w {
                 out.push(k);
             }
-        }
         out.push(w);
     }
     out
@@ -304,7 +303,7 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
     let sh = shell::classify(command, base);
     let mut f = Foreign { named: shell_named(command, base), ..Foreign::default() };
     let Some(o) = outcome else { return f };
-    let ok_exit = |allowed: &[i64]| o.exit.map_or(true, |e| allowed.contains(&e));
+    let ok_exit = |allowed: &[i64]| o.exit.is_none_or(|e| allowed.contains(&e));
     if !sh.written.is_empty() {
         f.canonical = Some("edit_file".into());
         f.origin = sh.written_raw.first().cloned();
