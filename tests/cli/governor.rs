@@ -261,3 +261,142 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
         assert_eq!((r.code, r.stderr.clone()), (2, format!("error: {}: unsupported transcript format\n", p.display())));
     }
 }
+
+/// An independent reading of a Claude Code main chain, straight from §11.4 and §3, for the
+/// Read / Edit / Write / MultiEdit / Grep / Glob tools only.
+struct Msg {
+    assistant: bool,
+    /// For tool messages: (call id, tool name, input, cwd, text, is_error).
+    tool: Option<(String, String, Value, String, String, bool)>,
+}
+
+fn independent_claude(bytes: &[u8]) -> (Vec<String>, std::collections::HashSet<String>) {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect();
+    let mut msgs: Vec<Msg> = Vec::new();
+    let mut asst_by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut calls: std::collections::HashMap<String, (String, Value, String)> = std::collections::HashMap::new();
+    for l in &lines {
+        let ty = l["type"].as_str().unwrap_or_default();
+        if !(ty == "user" || ty == "assistant") || l["isSidechain"].as_bool() == Some(true) || !l["message"].is_object() {
+            continue;
+        }
+        let cwd = l["cwd"].as_str().unwrap_or_default().to_owned();
+        if ty == "assistant" {
+            for b in l["message"]["content"].as_array().into_iter().flatten() {
+                if b["type"] == "tool_use" {
+                    calls.insert(b["id"].as_str().unwrap_or_default().to_owned(), (b["name"].as_str().unwrap_or_default().to_owned(), b["input"].clone(), cwd.clone()));
+                }
+            }
+            let id = l["message"]["id"].as_str().unwrap_or_default().to_owned();
+            if !asst_by_id.contains_key(&id) {
+                asst_by_id.insert(id, msgs.len());
+                msgs.push(Msg { assistant: true, tool: None });
+            }
+            continue;
+        }
+        if l["isCompactSummary"].as_bool() == Some(true) {
+            msgs.clear();
+            asst_by_id.clear();
+        }
+        let mut other = l["message"]["content"].is_string() || l["isCompactSummary"].as_bool() == Some(true);
+        for b in l["message"]["content"].as_array().into_iter().flatten() {
+            if b["type"] == "tool_result" {
+                let id = b["tool_use_id"].as_str().unwrap_or_default().to_owned();
+                let t = match &b["content"] {
+                    Value::String(s) => s.clone(),
+                    Value::Array(a) => a.iter().filter(|x| x["type"] == "text").filter_map(|x| x["text"].as_str()).collect(),
+                    _ => String::new(),
+                };
+                let (name, input, cwd) = calls.get(&id).cloned().unwrap_or_default();
+                msgs.push(Msg { assistant: false, tool: Some((id, name, input, cwd, t, b["is_error"].as_bool() == Some(true))) });
+            } else {
+                other = true;
+            }
+        }
+        if other {
+            msgs.push(Msg { assistant: false, tool: None });
+        }
+    }
+    let last_asst = msgs.iter().rposition(|m| m.assistant).unwrap_or(0);
+    let mut elided = Vec::new();
+    let mut unknown = std::collections::HashSet::new();
+    for (i, m) in msgs.iter().enumerate() {
+        let Some((id, name, input, cwd, text, err)) = &m.tool else { continue };
+        let plain = |s: &str| s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+        let (stub_len, justified) = match name.as_str() {
+            "Read" => {
+                let Some(p) = input["file_path"].as_str() else { continue };
+                if !p.starts_with('/') || !plain(p) {
+                    unknown.insert(id.clone());
+                    continue;
+                }
+                let range = |v: &Value| (v["offset"].as_u64().unwrap_or(1), v["limit"].as_u64().unwrap_or(2000));
+                let lines = if input.get("offset").is_some() || input.get("limit").is_some() {
+                    let (o, l) = range(input);
+                    format!(" lines {o}+{l}").len()
+                } else {
+                    0
+                };
+                let j = msgs[i + 1..].iter().any(|n| match &n.tool {
+                    Some((_, jn, ji, _, jt, false)) => {
+                        (matches!(jn.as_str(), "Edit" | "Write" | "MultiEdit") && ji["file_path"].as_str() == Some(p))
+                            || (jn == "Read" && ji["file_path"].as_str() == Some(p) && range(ji) == range(input) && jt != text)
+                    }
+                    _ => false,
+                });
+                (47 + p.len() + lines, j)
+            }
+            "Grep" | "Glob" => {
+                let Some(p) = input["pattern"].as_str() else { continue };
+                if !plain(p) {
+                    unknown.insert(id.clone());
+                    continue;
+                }
+                let j = msgs[i + 1..].iter().any(|n| {
+                    matches!(&n.tool, Some((_, jn, ji, jc, jt, false)) if matches!(jn.as_str(), "Grep" | "Glob") && ji == input && jc == cwd && jt == text)
+                });
+                (53 + p.len(), j)
+            }
+            _ => continue,
+        };
+        let age = msgs[i + 1..].iter().filter(|n| n.assistant).count();
+        if !err && justified && i < last_asst && age >= 2 && stub_len < text.encode_utf16().count() {
+            elided.push(id.clone());
+        }
+    }
+    (elided, unknown)
+}
+
+#[test]
+fn sizable_claude_code_transcripts_agree_with_an_independent_count() {
+    let Some(c) = corpus() else { return };
+    let mut files = Vec::new();
+    corpus_files(&c.join("transcripts/claude-code"), &mut files);
+    let sizable: Vec<PathBuf> = files.into_iter().filter(|p| std::fs::metadata(p).map(|m| m.len() > 300_000).unwrap_or(false)).collect();
+    assert!(sizable.len() >= 5, "{}", sizable.len());
+    let ws = Ws::new();
+    let mut total = 0;
+    for p in &sizable {
+        let (want, unknown) = independent_claude(&std::fs::read(p).unwrap());
+        let v = ws.run(&["--json", "governor", "analyze", "--epoch-messages", "0", &p.display().to_string()]).json();
+        let main = &v[0];
+        let segs = main["segments"].as_array().unwrap();
+        let by_tool = |id: &str| segs.iter().find(|s| s["kind"] == "tool_call" && s["callId"] == id).and_then(|s| s["tool"].as_str()).unwrap_or_default().to_owned();
+        let mut got = Vec::new();
+        for s in segs.iter().filter(|s| s.get("elided").is_some()) {
+            let id = s["callId"].as_str().unwrap().to_owned();
+            if !matches!(s["tool"].as_str(), Some("Read" | "Grep" | "Glob")) || unknown.contains(&id) {
+                continue;
+            }
+            // Justified only by a shell edit: outside the independent count.
+            if by_tool(s["elided"]["by"].as_str().unwrap()) == "Bash" && !want.contains(&id) {
+                continue;
+            }
+            got.push(id);
+        }
+        assert_eq!(got, want, "{}", p.display());
+        total += want.len();
+    }
+    assert!(total >= 20, "{total}");
+}
