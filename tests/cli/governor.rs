@@ -289,8 +289,8 @@ fn independent_claude(bytes: &[u8]) -> (Vec<String>, std::collections::HashSet<S
                 }
             }
             let id = l["message"]["id"].as_str().unwrap_or_default().to_owned();
-            if !asst_by_id.contains_key(&id) {
-                asst_by_id.insert(id, msgs.len());
+            if let std::collections::hash_map::Entry::Vacant(v) = asst_by_id.entry(id) {
+                v.insert(msgs.len());
                 msgs.push(Msg { assistant: true, tool: None });
             }
             continue;

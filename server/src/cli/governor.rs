@@ -117,8 +117,7 @@ fn events(settings: &GovSettings, s: &Session, file: &str) -> String {
     let ends: Vec<usize> = s.history.iter().enumerate().filter(|(_, m)| m.is_assistant()).map(|(i, _)| i).chain([s.history.len()]).collect();
     for (k, end) in ends.into_iter().enumerate() {
         let turn = Turn { session_id: &s.source.session, history: &s.history[..end], parts: &s.parts, sources: &s.sources, request: k as u64 + 1, recovery: false };
-        let (_, ev) = gov.request(settings, turn);
-        if let Some(ev) = ev {
+        if let Some(ev) = gov.request(settings, turn).event {
             let mut v = serde_json::to_value(&ev).unwrap_or_default();
             if let Some(o) = v.as_object_mut() {
                 o.insert("file".into(), file.into());

@@ -13,6 +13,7 @@ pub mod model;
 pub mod readers;
 pub mod report;
 pub mod rules;
+pub mod session;
 pub mod shell;
 pub mod stubs;
 pub mod tokens;
@@ -23,12 +24,13 @@ use std::collections::HashSet;
 
 use crate::config::{self, GovernorMode};
 use classify::{canonical_of, origin_of, result_text};
-use events::{ContextGoverned, NEWLY_CAP};
 use invariants::{Counts, Sources};
 use model::{Call, Class, Message, Part, PartKind, UserKind};
 use report::{ContextReport, Criticality, Elided, Measured, ReportSettings, Segment, Totals};
 use rules::{decide, eligible, facts, Step};
 use tokens::{tokens, tokens_of};
+
+pub use session::{Sent, SessionGovernor, Turn};
 
 /// The effective governor settings (§9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +83,8 @@ pub enum Ledger<'a> {
     All,
     /// A session's ledger; the results this request sends un-elided are added to it.
     Session(&'a mut HashSet<String>),
+    /// A session's ledger, read only (a report asked for between requests).
+    Known(&'a HashSet<String>),
 }
 
 /// One request to govern.
@@ -169,6 +173,7 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
             }
             Some(usage::compute(history, &facts, set))
         }
+        Ledger::Known(set) => Some(usage::compute(history, &facts, set)),
     };
 
     // Segments in request order (§2.6).
@@ -340,71 +345,6 @@ fn project(history: &[Message], steps: &[Step], facts: &[Option<rules::Fact>]) -
             _ => m.clone(),
         })
         .collect()
-}
-
-/// One model request of a session, as the runner builds it (sessions.md §7).
-#[derive(Clone, Copy, Debug)]
-pub struct Turn<'a> {
-    pub session_id: &'a str,
-    pub history: &'a [Message],
-    pub parts: &'a RequestParts,
-    pub sources: &'a Sources,
-    /// 1-based number of this request within the run (every built request counts).
-    pub request: u64,
-    /// A truncation-recovery retry.
-    pub recovery: bool,
-}
-
-/// Per-session memory (§7.1, §8): call ids already reported as elided, and the usage ledger.
-/// Lost on restart by design.
-#[derive(Clone, Debug, Default)]
-pub struct SessionGovernor {
-    reported: HashSet<String>,
-    ledger: HashSet<String>,
-}
-
-impl SessionGovernor {
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Governs one model request of this session and returns what to send plus the
-    /// `context_governed` payload (`None` in `off`: G3).
-    pub fn request<'a>(&mut self, settings: &GovSettings, turn: Turn<'a>) -> (Governed<'a>, Option<ContextGoverned>) {
-        let Turn { session_id, history, parts, sources, request, recovery } = turn;
-        let ledger = if settings.mode == GovernorMode::Off { Ledger::None } else { Ledger::Session(&mut self.ledger) };
-        let g = govern(settings, Request { session_id, history, parts, sources, request: Some(request), ledger });
-        let ContextReport::Measured(m) = &g.report else { return (g, None) };
-        let mut newly = Vec::new();
-        for id in &g.elided {
-            if self.reported.insert(id.clone()) {
-                newly.push(id.clone());
-            }
-        }
-        let more = newly.len().saturating_sub(NEWLY_CAP) as u64;
-        newly.truncate(NEWLY_CAP);
-        let ev = ContextGoverned {
-            mode: m.mode,
-            policy_version: m.policy_version,
-            request,
-            recovery,
-            failed: false,
-            messages: m.messages,
-            eligible_messages: m.eligible_messages,
-            segments: m.totals.segments,
-            elided: m.totals.elided,
-            by_reason: m.totals.by_reason,
-            tokens_before: m.totals.tokens_before,
-            tokens_after: m.totals.tokens_after,
-            tokens_saved: m.totals.tokens_saved,
-            newly_elided: newly,
-            newly_elided_more: more,
-            invariants: m.invariants,
-            usage: m.usage.clone(),
-        };
-        (g, Some(ev))
-    }
 }
 
 #[cfg(test)]

@@ -37,24 +37,23 @@ pub struct Fact {
 #[must_use]
 pub fn facts(history: &[Message]) -> Vec<Option<Fact>> {
     let pairs = pair_calls(history);
-    history
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let Message::Tool(r) = m else { return None };
-            let call = pairs.get(i).copied().flatten();
-            let class = call
-                .and_then(|(mi, ci)| match history.get(mi) {
-                    Some(Message::Assistant { calls, .. }) => calls.get(ci),
-                    _ => None,
-                })
-                .map(|c| c.foreign.as_ref().map_or_else(|| classify_native(c, r), |f| f.class.clone()))
-                .unwrap_or_default();
-            let text = result_text(r);
-            let stub = stub(&class);
-            Some(Fact { call, class, is_error: r.is_error, pinned: has_attached_instructions(r), tokens: tokens(&text), len: utf16_len(&text), stub })
+    (0..history.len()).map(|i| fact_at(history, i, pairs.get(i).copied().flatten())).collect()
+}
+
+/// The fact of message `i`, given its paired call.
+#[must_use]
+pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> Option<Fact> {
+    let Some(Message::Tool(r)) = history.get(i) else { return None };
+    let class = call
+        .and_then(|(mi, ci)| match history.get(mi) {
+            Some(Message::Assistant { calls, .. }) => calls.get(ci),
+            _ => None,
         })
-        .collect()
+        .map(|c| c.foreign.as_ref().map_or_else(|| classify_native(c, r), |f| f.class.clone()))
+        .unwrap_or_default();
+    let text = result_text(r);
+    let stub = stub(&class);
+    Some(Fact { call, class, is_error: r.is_error, pinned: has_attached_instructions(r), tokens: tokens(&text), len: utf16_len(&text), stub })
 }
 
 /// The outcome of §3.2 for one message.

@@ -88,11 +88,11 @@ fn off_is_inert_and_reports_only_off() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
-    let (g, ev) = sg.request(&s, Turn { session_id: "s1", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
-    assert!(matches!(g.messages, std::borrow::Cow::Borrowed(_)));
-    assert_eq!(&*g.messages, &h[..]);
-    assert!(ev.is_none());
-    assert_eq!(g.report.to_json().to_string(), r#"{"mode":"off","measured":false,"sessionId":"s1"}"#);
+    let turn = Turn { session_id: "s1", history: &h, parts: &parts, sources: &src, request: 1, recovery: false };
+    let sent = sg.request(&s, turn);
+    assert!(matches!(sent.messages(&h), std::borrow::Cow::Borrowed(_)));
+    assert!(sent.event.is_none() && sent.invariants.is_none());
+    assert_eq!(sg.report(&s, turn, None).to_json().to_string(), r#"{"mode":"off","measured":false,"sessionId":"s1"}"#);
 }
 
 #[test]
@@ -101,11 +101,12 @@ fn shadow_sends_the_history_and_reports_the_would_be_elision() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
-    let (g, ev) = sg.request(&settings(2, 0), Turn { session_id: "s1", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
-    assert_eq!(serde_json::to_string(&*g.messages).unwrap(), serde_json::to_string(&h).unwrap());
-    assert!(g.invariants.is_none());
-    assert_eq!(ev.unwrap().elided, 1);
-    let ContextReport::Measured(m) = g.report else { panic!() };
+    let turn = Turn { session_id: "s1", history: &h, parts: &parts, sources: &src, request: 1, recovery: false };
+    let sent = sg.request(&settings(2, 0), turn);
+    assert_eq!(serde_json::to_string(&*sent.messages(&h)).unwrap(), serde_json::to_string(&h).unwrap());
+    assert!(sent.invariants.is_none());
+    assert_eq!(sent.event.unwrap().elided, 1);
+    let ContextReport::Measured(m) = sg.report(&settings(2, 0), turn, Some(2)) else { panic!() };
     assert!(seg(&m, "c1").elided.is_some());
 }
 
@@ -568,10 +569,10 @@ fn no_text_leaks_into_reports_or_events() {
     let mut sg = SessionGovernor::new();
     for mode in [GovernorMode::Shadow, GovernorMode::On] {
         let s = GovSettings { mode, ..settings(2, 0) };
-        let (g, ev) = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
-        let ev = ev.unwrap();
+        let turn = Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 1, recovery: false };
+        let ev = sg.request(&s, turn).event.unwrap();
         assert!(ev.elided >= 2);
-        assert!(!serde_json::to_string(&g.report).unwrap().contains(mk));
+        assert!(!serde_json::to_string(&sg.report(&s, turn, Some(1))).unwrap().contains(mk));
         assert!(!serde_json::to_string(&ev).unwrap().contains(mk));
     }
 }
@@ -590,15 +591,13 @@ fn newly_elided_is_capped_at_32_and_reported_once() {
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
     let s = settings(2, 0);
-    let (_, ev) = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
-    let ev = ev.unwrap();
+    let ev = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 1, recovery: false }).event.unwrap();
     assert_eq!(ev.elided, 40);
     assert_eq!(ev.newly_elided.len(), 32);
     assert_eq!(ev.newly_elided[0], "r00");
     assert_eq!(ev.newly_elided[31], "r31");
     assert_eq!(ev.newly_elided_more, 8);
-    let (_, ev) = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 2, recovery: true });
-    let ev = ev.unwrap();
+    let ev = sg.request(&s, Turn { session_id: "s", history: &h, parts: &parts, sources: &src, request: 2, recovery: true }).event.unwrap();
     assert_eq!((ev.newly_elided.len(), ev.newly_elided_more, ev.elided, ev.request, ev.recovery), (0, 0, 40, 2, true));
 }
 
@@ -610,10 +609,13 @@ fn child_sessions_have_their_own_memory() {
     let mut parent = SessionGovernor::new();
     let mut child = SessionGovernor::new();
     let s = settings(2, 0);
-    let (_, pe) = parent.request(&s, Turn { session_id: "p", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
-    let (_, ce) = child.request(&s, Turn { session_id: "p/child", history: &h, parts: &parts, sources: &src, request: 1, recovery: false });
-    assert_eq!(pe.unwrap().newly_elided, vec!["c1".to_owned()]);
-    assert_eq!(ce.unwrap().newly_elided, vec!["c1".to_owned()]);
+    let pe = parent.request(&s, Turn { session_id: "p", history: &h, parts: &parts, sources: &src, request: 1, recovery: false }).event.unwrap();
+    let ce = child.request(&s, Turn { session_id: "p/child", history: &h, parts: &parts, sources: &src, request: 1, recovery: false }).event.unwrap();
+    assert_eq!(pe.newly_elided, vec!["c1".to_owned()]);
+    assert_eq!(ce.newly_elided, vec!["c1".to_owned()]);
+    // A second parent request reports nothing new; the child's memory is untouched by it.
+    let pe = parent.request(&s, Turn { session_id: "p", history: &h, parts: &parts, sources: &src, request: 2, recovery: false }).event.unwrap();
+    assert!(pe.newly_elided.is_empty());
 }
 
 #[test]
@@ -747,6 +749,37 @@ fn generated_histories_keep_the_guarantees() {
             assert_eq!(t.by_reason.sum(), t.elided);
             let c = t.by_criticality;
             assert_eq!(c.pinned + c.high + c.normal + c.low, t.segments);
+        }
+    }
+}
+
+#[test]
+fn incremental_requests_match_a_full_projection() {
+    let parts = RequestParts { system: Some("sys".into()), ..RequestParts::default() };
+    let src = Sources::default();
+    for seed in 0..5 {
+        let h = generated(seed, 60);
+        for mode in [GovernorMode::Shadow, GovernorMode::On] {
+            for epoch in [0, 5] {
+                let s = GovSettings { mode, ..settings(1 + (seed % 2) as u32, epoch) };
+                let mut sg = SessionGovernor::new();
+                let mut full_ledger = std::collections::HashSet::new();
+                for n in 1..=h.len() {
+                    let turn = Turn { session_id: "s", history: &h[..n], parts: &parts, sources: &src, request: n as u64, recovery: false };
+                    let sent = sg.request(&s, turn);
+                    let ev = sent.event.clone().unwrap();
+                    let g = govern(&s, Request { session_id: "s", history: &h[..n], parts: &parts, sources: &src, request: None, ledger: Ledger::Session(&mut full_ledger) });
+                    let ContextReport::Measured(m) = &g.report else { panic!() };
+                    let t = m.totals;
+                    assert_eq!((ev.segments, ev.tokens_before, ev.tokens_saved, ev.elided, ev.by_reason), (t.segments, t.tokens_before, t.tokens_saved, t.elided, t.by_reason), "seed {seed} n {n}");
+                    assert_eq!(ev.usage, m.usage, "seed {seed} n {n} {mode:?}");
+                    assert_eq!(&*sent.messages(&h[..n]), &*g.messages, "seed {seed} n {n}");
+                }
+                // A rewritten history (shorter) is detected and recomputed.
+                let turn = Turn { session_id: "s", history: &h[..10], parts: &parts, sources: &src, request: 99, recovery: false };
+                let ev = sg.request(&s, turn).event.unwrap();
+                assert_eq!(ev.messages, 10);
+            }
         }
     }
 }
