@@ -95,6 +95,24 @@ fn unsupported_files_are_reported_and_the_others_still_print() {
 }
 
 #[test]
+fn hostile_files_never_panic() {
+    let ws = ws_with_fixtures();
+    ws.file("binary.jsonl", [0xffu8, 0xfe, 0x00, 0x81, b'\n', 0xc3, 0x28]);
+    let mini = fixture("mini.traj.json");
+    ws.file("cut.traj.json", &mini[..mini.len() / 2]);
+    let mut claude = fixture("claude.jsonl");
+    claude.truncate(claude.len() - 40);
+    ws.file("cut.jsonl", &claude);
+    let r = ws.run(&["--json", "governor", "analyze", "--epoch-messages", "0", "binary.jsonl", "cut.traj.json", "cut.jsonl"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stderr, "error: binary.jsonl: unsupported transcript format\nerror: cut.traj.json: unsupported transcript format\n");
+    let v = r.json();
+    assert_eq!(v[0]["source"]["skippedLines"], 1);
+    assert_eq!(v[0]["source"]["problems"], json!([{"line":12,"message":"malformed JSON line"}]));
+    assert_eq!(v[0]["totals"]["elided"], 1);
+}
+
+#[test]
 fn input_format_overrides_detection() {
     let ws = ws_with_fixtures();
     let v = ws.run(&["--json", "governor", "analyze", "--input-format", "claude-code", "codex.jsonl"]).json();

@@ -226,6 +226,9 @@ fn int(v: Option<&Value>) -> Option<u64> {
 
 /// The canonical meaning of one Claude Code call (§11.4 table).
 fn foreign(name: &str, input: &Value, base: &Base, r: Option<&ToolResult>, meta: Option<&Value>) -> Foreign {
+    if super::has_redacted(input) {
+        return Foreign::default();
+    }
     let ok = r.is_some_and(|r| !r.is_error);
     let text = r.map(text_of).unwrap_or_default();
     let mut f = Foreign { named: named_of(input, base), ..Foreign::default() };

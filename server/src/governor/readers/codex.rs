@@ -255,6 +255,9 @@ fn foreign(c: &Call, turn_base: &Base, r: Option<&(bool, String)>, out: Option<&
         return Foreign::default();
     }
     let args: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
+    if super::has_redacted(&args) {
+        return Foreign::default();
+    }
     let base = match args.get("workdir").and_then(Value::as_str) {
         Some(w) if !w.is_empty() && redacted_token(w).is_none() => shell::key(turn_base, w).map_or(Base::Unknown, Base::Known),
         Some(_) => Base::Unknown,

@@ -220,6 +220,11 @@ pub(crate) fn count_redacted(v: &Value) -> usize {
     }
 }
 
+/// Whether any string inside `v` is a redacted token (such arguments make a call unclassified).
+pub(crate) fn has_redacted(v: &Value) -> bool {
+    count_redacted(v) > 0
+}
+
 /// Orphans and unclassified repeats over the final H (§11.1).
 fn finish(s: &mut Session) {
     let mut calls: HashMap<&str, (&str, &str, bool)> = HashMap::new();

@@ -257,10 +257,14 @@ fn codex_redacted_arguments_are_unclassified_and_tokens_use_len() {
         l.push(cx_user("u"));
     }
     l[2] = cx_user("[REDACTED_TEXT len=13131 sha=036b7e47]");
+    l.push(fc("c3", "exec_command", json!({"cmd":"[REDACTED_TEXT len=12 sha=aaaaaaaa]"})));
+    l.push(fco("c3", "[REDACTED_OUTPUT len=4000 sha=0123abcd]"));
     let r = analyze(&jsonl(&l));
     let (s, m) = &r[0];
     assert_eq!(m.totals.elided, 0);
-    assert_eq!(s.source.redacted_values, 5);
+    assert_eq!(seg(m, "c3").as_tool, None);
+    // The token inside the arguments string is not a record value: 6, not 7.
+    assert_eq!(s.source.redacted_values, 6);
     assert_eq!(s.source.unclassified_repeats, 1);
     assert_eq!(seg(m, "c1").tokens, 1000);
     let user = m.segments.iter().find(|x| x.kind == "user").unwrap();
