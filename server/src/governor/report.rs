@@ -132,7 +132,7 @@ impl Totals {
                 }
             }
         }
-        t.tokens_after = t.tokens_before - t.tokens_saved;
+        t.tokens_after = t.tokens_before.saturating_sub(t.tokens_saved);
         t
     }
 }

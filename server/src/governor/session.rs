@@ -330,7 +330,7 @@ impl SessionGovernor {
             elided: c.elided.len() as u64,
             by_reason,
             tokens_before,
-            tokens_after: tokens_before - saved,
+            tokens_after: tokens_before.saturating_sub(saved),
             tokens_saved: saved,
             newly_elided: newly,
             newly_elided_more: more,

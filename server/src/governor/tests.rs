@@ -44,6 +44,9 @@ fn t_read(id: &str, sha_prefix: Option<&str>) -> Message {
     let s = sha_prefix.map_or(serde_json::Value::Null, |p| serde_json::Value::String(sha(p)));
     Message::tool(id, padded(serde_json::json!({"sha256": s}), 4000), false)
 }
+fn t_read_small(id: &str, sha_prefix: &str) -> Message {
+    Message::tool(id, padded(serde_json::json!({"sha256": sha(sha_prefix)}), 600), false)
+}
 fn t_ok(id: &str) -> Message {
     Message::tool(id, r#"{"ok":true}"#, false)
 }
@@ -688,7 +691,7 @@ fn generated(seed: u64, len: usize) -> Vec<Message> {
         let id = format!("g{k}");
         k += 1;
         let (c, r) = match next(6) {
-            0 | 1 => (read(&id, path), t_read(&id, Some(&format!("{:x}", next(3) + 1)))),
+            0 | 1 => (read(&id, path), t_read_small(&id, &format!("{:x}", next(3) + 1))),
             2 => (edit(&id, path), if next(5) == 0 { t_err(&id) } else { t_ok(&id) }),
             3 => (bg(&id, serde_json::json!({"id":"t1"})), t_bg(&id, if next(2) == 0 { "" } else { "some output here that is long enough" }, next(3) * 10)),
             4 => (search(&id, serde_json::json!({"pattern":"TODO"})), t_search(&id, &rg_out("1", if next(2) == 0 { "x" } else { "y" }), 0)),
