@@ -407,3 +407,66 @@ fn our_own_export_keeps_active_rows_in_pos_order() {
     assert_eq!(s.sources.quotes, vec!["q1".to_owned()]);
     assert_eq!(s.sources.goal.as_ref().map(|g| g.objective.as_str()), Some("ship"));
 }
+
+#[test]
+fn claude_code_meta_lines_are_injected() {
+    let mut meta = cc_user("u0", None, json!("<command-name>/clear</command-name>"));
+    meta["isMeta"] = json!(true);
+    let lines = [meta, cc_user("u1", Some("u0"), json!("go")), cc_asst("a1", Some("u1"), "m1", text("ok")), cc_asst("a2", Some("a1"), "m2", text("ok"))];
+    let r = analyze(&jsonl(&lines));
+    let (_, m) = &r[0];
+    let s0 = &m.segments[0];
+    assert_eq!((s0.kind, s0.criticality.as_str(), s0.reason), ("injected", "normal", "default"));
+    assert_eq!((m.segments[1].kind, m.segments[1].reason), ("user", "user_message"));
+}
+
+#[test]
+fn codex_message_roles_map_to_segment_kinds() {
+    let mut l = codex_head();
+    l.push(cx("response_item", json!({"type":"message","role":"developer","content":[{"type":"input_text","text":"rules"}]})));
+    l.push(cx_user("<environment_context>cwd</environment_context>"));
+    l.push(cx_user("# AGENTS.md instructions for /r\nbe nice"));
+    l.push(cx("response_item", json!({"type":"reasoning","summary":[{"type":"summary_text","text":"abcd"}],"content":null,"encrypted_content":"opaque-bytes"})));
+    l.push(cx_say("efgh"));
+    l.push(cx_user("more"));
+    let r = analyze(&jsonl(&l));
+    let (_, m) = &r[0];
+    let kinds: Vec<(&str, &str, &str)> = m.segments.iter().map(|s| (s.kind, s.origin.as_str(), s.reason)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("system", "system", "system_prompt"),
+            ("user", "user", "user_message"),
+            ("system", "developer", "system_prompt"),
+            ("injected", "user", "default"),
+            ("instructions", "user", "instruction_file"),
+            ("assistant", "assistant", "last_turn"),
+            ("user", "user", "last_turn"),
+        ]
+    );
+    // Reasoning summary and assistant text count; encrypted content counts 0: 8 units, 2 tokens.
+    assert_eq!(m.segments[5].tokens, 2);
+}
+
+#[test]
+fn codex_shell_argv_and_running_processes() {
+    let file = "x".repeat(400);
+    let mut l = codex_head();
+    l.push(fc("c1", "shell", json!({"command":["bash","-lc","cat src/a.rs"],"workdir":"/r"})));
+    l.push(fco("c1", &json!({"output": file, "metadata": {"exit_code": 0}}).to_string()));
+    l.push(fc("c2", "exec_command", json!({"cmd":"cat src/a.rs"})));
+    l.push(fco("c2", &format!("Chunk ID: 1\nWall time: 1 seconds\nProcess running with session ID 9\nOutput:\n{}", "y".repeat(400))));
+    l.push(fc("c3", "shell", json!({"command":["sed","-i","s/a/b/","src/a.rs"]})));
+    l.push(fco("c3", &json!({"output": "", "metadata": {"exit_code": 0}}).to_string()));
+    for t in ["a", "b"] {
+        l.push(cx_say(t));
+        l.push(cx_user("u"));
+    }
+    let r = analyze(&jsonl(&l));
+    let (_, m) = &r[0];
+    assert_eq!(seg(m, "c1").as_tool.as_deref(), Some("read_file"));
+    assert_eq!(seg(m, "c1").origin, "src/a.rs");
+    assert_eq!(seg(m, "c1").elided.as_ref().map(|e| e.by.as_str()), Some("c3"));
+    assert_eq!(seg(m, "c2").as_tool, None);
+    assert!(seg(m, "c2").elided.is_none());
+}
