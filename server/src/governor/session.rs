@@ -282,8 +282,12 @@ impl SessionGovernor {
             }
         }
         c.n = n;
-        c.first = h.first().cloned();
-        c.last = h.last().cloned();
+        if start == 0 {
+            c.first = h.first().cloned();
+        }
+        if n > start {
+            c.last = h.last().cloned();
+        }
 
         let mut counts = Counts::default();
         let mut block = None;
