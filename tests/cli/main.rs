@@ -4,7 +4,8 @@
 mod common;
 
 mod config;
+mod governor;
 mod instructions;
 mod instructions_corpus;
-mod instructions_robustness;
 mod instructions_hosts;
+mod instructions_robustness;
