@@ -24,6 +24,9 @@ pub struct Lsp {
     pub notifications: VecDeque<Value>,
     /// Requests the server sent to us.
     pub server_requests: Arc<Mutex<Vec<Value>>>,
+    /// Responses that arrived while waiting for another one (handlers run concurrently, so
+    /// responses may come out of order).
+    responses: std::collections::HashMap<i64, Value>,
 }
 
 pub fn uri(p: &Path) -> String {
@@ -91,7 +94,7 @@ impl Lsp {
                 }
             }
         });
-        Self { child, stdin, rx, next_id: 1, notifications: VecDeque::new(), server_requests }
+        Self { child, stdin, rx, next_id: 1, notifications: VecDeque::new(), server_requests, responses: std::collections::HashMap::new() }
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) {
@@ -130,7 +133,10 @@ impl Lsp {
     pub fn response(&mut self, id: i64) -> Result<Value, Value> {
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            let msg = self.next_message(deadline).unwrap_or_else(|| panic!("no response to request {id} within {TIMEOUT:?}"));
+            let msg = match self.responses.remove(&id) {
+                Some(m) => m,
+                None => self.next_message(deadline).unwrap_or_else(|| panic!("no response to request {id} within {TIMEOUT:?}")),
+            };
             if msg.get("method").is_none() && msg["id"] == json!(id) {
                 return match msg.get("error") {
                     Some(e) => Err(e.clone()),
@@ -139,6 +145,10 @@ impl Lsp {
             }
             if msg.get("method").is_some() && msg.get("id").is_none() {
                 self.notifications.push_back(msg);
+            } else if msg.get("method").is_none() {
+                if let Some(other) = msg["id"].as_i64() {
+                    self.responses.insert(other, msg);
+                }
             }
         }
     }

@@ -4,6 +4,7 @@
 mod common;
 mod harness;
 
+mod instructions;
 mod lifecycle;
 mod real_clients;
 mod robustness;

@@ -5,6 +5,7 @@
 //! Only this module and `lsp` print, and only data goes to stdout (logs go to stderr).
 
 mod check;
+mod governor;
 mod instructions;
 pub mod output;
 mod run;
@@ -72,6 +73,9 @@ pub enum Command {
     /// Stored agent sessions: list, show, report.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
+    /// The Context Governor: analyze recorded agent transcripts.
+    #[command(subcommand)]
+    Governor(governor::GovernorCommand),
 }
 
 #[derive(Subcommand, Debug)]
@@ -209,6 +213,7 @@ pub fn main() -> ExitCode {
         Some(Command::Skills(c)) => Ctx::new(&cli.global, env).and_then(|ctx| skills::run(&ctx, &c)),
         Some(Command::Run(a)) => Ctx::new(&cli.global, env).and_then(|ctx| run::run(&ctx, &a)),
         Some(Command::Sessions(c)) => Ctx::new(&cli.global, env).and_then(|ctx| sessions::run(&ctx, &c)),
+        Some(Command::Governor(c)) => Ctx::new(&cli.global, env).and_then(|ctx| governor::run(&ctx, &c)),
     };
     match result {
         Ok(code) => code.into(),

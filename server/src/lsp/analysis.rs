@@ -2,11 +2,13 @@
 //! every diagnostic `check` would report, for all folders at once. Runs on a blocking thread;
 //! the core modules do the work, this module only gathers.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::state::Snapshot;
-use crate::config::{self, Layer, Origin, Settings};
+use crate::config::{self, Host, Layer, Origin, Settings};
+use crate::instructions;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::text::{LineIndex, TextRange};
 use crate::workspace::{self, Fs};
@@ -83,24 +85,95 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
     FolderConfig { folder: folder.to_path_buf(), root, trusted, settings, diagnostics, client_problems }
 }
 
-/// Every diagnostic of every folder, keyed by file. Files with nothing to report are absent.
+/// What one workspace folder looks like after a pass: its configuration and the analyses the
+/// lenses, hovers and actions read.
+pub struct FolderResult {
+    pub config: FolderConfig,
+    pub instructions: instructions::diagnostics::Analysis,
+}
+
+/// The outcome of one pass over every folder.
+#[derive(Default)]
+pub struct Computed {
+    /// Every diagnostic, keyed by file. Files with nothing to report are absent.
+    pub diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>>,
+    pub folders: HashMap<PathBuf, Arc<FolderResult>>,
+}
+
+/// The folders a pass covers: the workspace folders, or, with none, the directory of each open
+/// document (instructions.md §1, "cwd").
 #[must_use]
-pub fn compute(snap: &Snapshot) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
-    let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
-    let mut folders = snap.folders.clone();
-    if folders.is_empty() {
-        // No folder: each open document's directory acts as one (instructions.md §1, "cwd").
-        folders = snap.buffers.keys().filter_map(|p| p.parent().map(Path::to_path_buf)).collect();
-        folders.sort();
-        folders.dedup();
+pub fn folders(snap: &Snapshot) -> Vec<PathBuf> {
+    if !snap.folders.is_empty() {
+        return snap.folders.clone();
     }
-    for folder in &folders {
-        let cfg = folder_config(snap, folder);
-        for d in cfg.diagnostics {
-            out.entry(d.file.clone()).or_default().push(d);
+    let mut folders: Vec<PathBuf> = snap.buffers.keys().filter_map(|p| p.parent().map(Path::to_path_buf)).collect();
+    folders.sort();
+    folders.dedup();
+    folders
+}
+
+/// The instruction [`Setup`](instructions::Setup) of a folder.
+pub fn with_setup<R>(snap: &Snapshot, cfg: &FolderConfig, host: Host, f: impl FnOnce(&instructions::Setup<'_>) -> R) -> R {
+    let fs = snap.fs();
+    let managed = snap.env.claude_managed_file.clone().unwrap_or_else(instructions::default_claude_managed_file);
+    let setup = instructions::Setup {
+        fs: &fs,
+        env: &snap.env,
+        root: &cfg.root,
+        settings: &cfg.settings,
+        host,
+        claude_managed: Some(&managed),
+    };
+    f(&setup)
+}
+
+/// `true` when the global instruction file of the config home is open in the editor (its own
+/// diagnostics are computed only then, instructions.md §5.1).
+fn global_open(snap: &Snapshot) -> bool {
+    snap.env.config_home().is_some_and(|home| {
+        ["AGENTS.md", "AGENTS.override.md"].iter().any(|n| snap.buffers.contains_key(&home.join(n)))
+    })
+}
+
+pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
+    let config = folder_config(snap, folder);
+    let include_global = global_open(snap);
+    let instructions = with_setup(snap, &config, snap.options.host, |setup| {
+        let mut a = instructions::diagnostics::analyze(setup, include_global);
+        if a.truncated {
+            tracing::warn!(
+                "{}: more than {} directories; instruction files below the first {} are not checked",
+                config.root.display(),
+                instructions::walk::MAX_DIRS,
+                instructions::walk::MAX_DIRS
+            );
         }
+        // Open files reached through a symlinked directory (§2.4 rule 2).
+        for path in snap.buffers.keys() {
+            if workspace::is_inside(path, &config.root) {
+                if let Some(d) = instructions::diagnostics::through_symlinked_directory(setup, path) {
+                    a.diagnostics.push(d);
+                }
+            }
+        }
+        a
+    });
+    FolderResult { config, instructions }
+}
+
+/// Every diagnostic of every folder, and the per-folder results.
+#[must_use]
+pub fn compute(snap: &Snapshot) -> Computed {
+    let mut out = Computed::default();
+    for folder in folders(snap) {
+        let r = analyze_folder(snap, &folder);
+        for d in r.config.diagnostics.iter().chain(&r.instructions.diagnostics) {
+            out.diagnostics.entry(d.file.clone()).or_default().push(d.clone());
+        }
+        out.folders.insert(folder, Arc::new(r));
     }
-    for diags in out.values_mut() {
+    for diags in out.diagnostics.values_mut() {
         crate::diagnostic::sort(diags);
         diags.dedup();
     }

@@ -4,8 +4,10 @@
 mod analysis;
 mod diagnostics;
 mod documents;
+mod features;
 mod positions;
 mod server;
+mod skills;
 mod state;
 mod transport;
 mod watch;
@@ -41,6 +43,7 @@ pub fn serve(opts: ServeOptions) -> u8 {
             shutdown_flag = Some(backend.shutdown_flag());
             backend
         })
+        .custom_method("alisio/contextExplain", server::Backend::context_explain)
         .finish();
         let inner = service.inner();
         let worker = tokio::spawn(server::worker(inner.client().clone(), inner.state(), rx));

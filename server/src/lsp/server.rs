@@ -16,6 +16,8 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use super::ServeOptions;
 use super::documents::Document;
+use super::features;
+use super::state::Snapshot;
 use super::state::{ClientCaps, State};
 use crate::text::Encoding;
 use crate::workspace::Env;
@@ -39,8 +41,12 @@ pub fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The file path of a `file:` URI; `None` for other schemes (`untitled:`, `git:` …).
 pub fn path_of(uri: &Uri) -> Option<PathBuf> {
-    uri.to_file_path().map(|p| p.into_owned())
+    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
+        return None;
+    }
+    uri.to_file_path().map(|p| p.into_owned()).filter(|p| p.is_absolute())
 }
 
 impl Backend {
@@ -131,7 +137,85 @@ fn process_alive(pid: u32) -> bool {
         .map_or(true, |s| s.success())
 }
 
+/// Runs `f` on a blocking thread with a fresh snapshot; a panic inside becomes an internal error
+/// instead of ending the server.
+async fn blocking<R: Send + 'static>(state: &Mutex<State>, f: impl FnOnce(&Snapshot) -> R + Send + 'static) -> Result<R> {
+    let snap = lock(state).snapshot();
+    tokio::task::spawn_blocking(move || f(&snap)).await.map_err(|e| {
+        tracing::error!("request handler failed: {e}");
+        tower_lsp_server::jsonrpc::Error::internal_error()
+    })
+}
+
+fn invalid_params(msg: impl Into<String>) -> tower_lsp_server::jsonrpc::Error {
+    tower_lsp_server::jsonrpc::Error::invalid_params(msg.into())
+}
+
+fn file_path(uri: &Uri) -> Result<PathBuf> {
+    path_of(uri).ok_or_else(|| invalid_params(format!("not a file URI: {}", uri.as_str())))
+}
+
+/// Parameters of `alisio/contextExplain`.
+#[derive(Debug, serde::Deserialize)]
+pub struct ContextExplainParams {
+    pub uri: Uri,
+    #[serde(default)]
+    pub host: Option<crate::config::Host>,
+}
+
+impl Backend {
+    /// `alisio/contextExplain {uri, host?}` (interfaces.md §3.1).
+    pub async fn context_explain(&self, params: ContextExplainParams) -> Result<Value> {
+        let path = file_path(&params.uri)?;
+        blocking(&self.state, move |snap| features::context_explain(snap, &path, params.host))
+            .await?
+            .ok_or_else(|| invalid_params("cannot explain this path"))
+    }
+}
+
 impl LanguageServer for Backend {
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let path = file_path(&params.text_document_position_params.text_document.uri)?;
+        let pos = params.text_document_position_params.position;
+        blocking(&self.state, move |snap| features::hover(snap, &path, pos)).await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let path = file_path(&params.text_document.uri)?;
+        blocking(&self.state, move |snap| Some(features::code_lenses(snap, &path))).await
+    }
+
+    async fn code_lens_resolve(&self, lens: CodeLens) -> Result<CodeLens> {
+        // Lenses are sent with their command; resolving returns them as they are.
+        Ok(lens)
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let path = file_path(&params.text_document.uri)?;
+        blocking(&self.state, move |snap| features::document_symbols(snap, &path)).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let path = file_path(&params.text_document.uri)?;
+        blocking(&self.state, move |snap| {
+            let actions = features::code_actions(snap, &path, &params);
+            if actions.is_empty() { None } else { Some(actions) }
+        })
+        .await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        let arg0 = params.arguments.first().cloned().unwrap_or(Value::Null);
+        match params.command.as_str() {
+            features::CMD_EXPLAIN => {
+                let uri: Uri = serde_json::from_value(arg0).map_err(|e| invalid_params(format!("{}: expected [uri]: {e}", features::CMD_EXPLAIN)))?;
+                let v = self.context_explain(ContextExplainParams { uri, host: None }).await?;
+                Ok(Some(v))
+            }
+            other => Err(invalid_params(format!("unknown command: {other}"))),
+        }
+    }
+
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let encoding = negotiate_encoding(&params);
         let problems = {
@@ -164,6 +248,20 @@ impl LanguageServer for Backend {
                     save: Some(TextDocumentSyncSaveOptions::Supported(true)),
                     ..TextDocumentSyncOptions::default()
                 })),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(true) }),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                    ..CodeActionOptions::default()
+                })),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: [features::CMD_EXPLAIN, features::CMD_SHOW_SKILL, features::CMD_TOGGLE_SKILL, features::CMD_SHOW_REPORT]
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect(),
+                    ..ExecuteCommandOptions::default()
+                }),
                 workspace: Some(WorkspaceServerCapabilities {
                     workspace_folders: Some(WorkspaceFoldersServerCapabilities {
                         supported: Some(true),
@@ -196,8 +294,9 @@ impl LanguageServer for Backend {
                 if matches!(created, Ok(Ok(()))) {
                     let p = client.progress(token, "alisio-ls: scanning workspace").begin().await;
                     let snap = lock(&state).snapshot();
-                    let results = tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await.unwrap_or_default();
-                    publish(&client, &state, &results).await;
+                    let computed = tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await.unwrap_or_default();
+                    lock(&state).results = Arc::new(computed.folders);
+                    publish(&client, &state, &computed.diagnostics).await;
                     lock(&state).scanned = true;
                     p.finish().await;
                     return;
@@ -331,13 +430,15 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             }
             st.snapshot()
         };
-        let mut results = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
+        let computed = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
             Ok(r) => r,
             Err(e) => {
                 tracing::error!("diagnostics pass failed: {e}");
                 continue;
             }
         };
+        lock(&state).results = Arc::new(computed.folders);
+        let mut results = computed.diagnostics;
         let scanned = lock(&state).scanned;
         if !scanned {
             // Before the first scan ends only open documents get diagnostics.

@@ -101,6 +101,8 @@ pub struct State {
     /// published only from then on.
     pub scanned: bool,
     pub env: crate::workspace::Env,
+    /// The per-folder results of the last pass (lenses, hovers and actions read them).
+    pub results: Arc<HashMap<PathBuf, Arc<super::analysis::FolderResult>>>,
 }
 
 /// An immutable view for work done off the lock.
@@ -115,6 +117,7 @@ pub struct Snapshot {
     pub extra_config: Option<PathBuf>,
     pub env: crate::workspace::Env,
     pub caps: ClientCaps,
+    pub results: Arc<HashMap<PathBuf, Arc<super::analysis::FolderResult>>>,
 }
 
 impl State {
@@ -135,6 +138,7 @@ impl State {
             extra_config: self.extra_config.clone(),
             env: self.env.clone(),
             caps: self.caps,
+            results: self.results.clone(),
         }
     }
 }
@@ -150,6 +154,26 @@ impl Snapshot {
             .max_by_key(|f| f.components().count())
             .cloned()
             .unwrap_or_else(|| path.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf))
+    }
+
+    /// The result of the folder that owns `path`: from the last pass, else computed now.
+    #[must_use]
+    pub fn folder_result(&self, path: &Path) -> Arc<super::analysis::FolderResult> {
+        let folder = self.folder_of(path);
+        if let Some(r) = self.results.get(&folder) {
+            return r.clone();
+        }
+        Arc::new(super::analysis::analyze_folder(self, &folder))
+    }
+
+    /// The text of a file: the open buffer, else the disk (lossy), else `None`.
+    #[must_use]
+    pub fn text_of(&self, path: &Path) -> Option<Arc<str>> {
+        if let Some(t) = self.buffers.get(path) {
+            return Some(t.clone());
+        }
+        let bytes = std::fs::read(path).ok()?;
+        Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// A file system that sees open buffers.

@@ -1,0 +1,166 @@
+//! Code lenses, hovers, document symbols, quick fixes, `alisio/contextExplain` and the
+//! `workspace/executeCommand` targets, as plain functions of a [`Snapshot`]. They only adapt
+//! what the core modules compute (instructions::lens, skills) to protocol types.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tower_lsp_server::ls_types::*;
+
+use super::analysis::{self, FolderResult};
+use super::diagnostics::uri;
+use super::positions::to_lsp;
+use super::state::Snapshot;
+use crate::config::Host;
+use crate::instructions::{self, explain::Explanation, lens, read::Reader};
+use crate::text::LineIndex;
+use crate::workspace::display_path;
+
+pub const CMD_EXPLAIN: &str = "alisio.explainContext";
+pub const CMD_SHOW_SKILL: &str = "alisio.showSkill";
+pub const CMD_TOGGLE_SKILL: &str = "alisio.toggleSkill";
+pub const CMD_SHOW_REPORT: &str = "alisio.showContextReport";
+
+fn is_skill_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "SKILL.md")
+}
+
+/// Explains `path` for `host` from the folder that owns it.
+pub fn explain(snap: &Snapshot, path: &Path, host: Host) -> Option<Explanation> {
+    let r = snap.folder_result(path);
+    analysis::with_setup(snap, &r.config, host, |setup| {
+        let reader = Reader::new(setup.fs);
+        instructions::explain::explain(setup, &reader, path, false).ok()
+    })
+}
+
+fn instruction_report<'a>(r: &'a FolderResult, path: &Path) -> Option<&'a instructions::diagnostics::FileReport> {
+    r.instructions.report(path)
+}
+
+fn explain_command(title: String, path: &Path) -> Option<Command> {
+    Some(Command { title, command: CMD_EXPLAIN.to_string(), arguments: Some(vec![json!(uri(path)?.as_str())]) })
+}
+
+fn lens_at_top(command: Command) -> CodeLens {
+    CodeLens { range: Range::default(), command: Some(command), data: None }
+}
+
+/// `textDocument/codeLens` (instructions.md §6; skills.md §6.5).
+pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
+    let r = snap.folder_result(path);
+    if let Some(report) = instruction_report(&r, path) {
+        let title = lens::instruction_lens_title(report, snap.options.host);
+        return explain_command(title, path).map(lens_at_top).into_iter().collect();
+    }
+    if is_skill_file(path) {
+        return super::skills::code_lenses(snap, &r, path);
+    }
+    if snap.options.lens_on_every_file {
+        if let Some(ex) = explain(snap, path, snap.options.host) {
+            return explain_command(lens::ordinary_lens_title(&ex), path).map(lens_at_top).into_iter().collect();
+        }
+    }
+    Vec::new()
+}
+
+fn markdown(value: String) -> Hover {
+    Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }), range: None }
+}
+
+/// `textDocument/hover`.
+pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
+    let r = snap.folder_result(path);
+    if let Some(report) = instruction_report(&r, path) {
+        if pos.line != 0 {
+            return None;
+        }
+        let label = display_path(path, &r.config.root);
+        return Some(markdown(lens::instruction_hover(report, &label, snap.options.host)));
+    }
+    if is_skill_file(path) {
+        return super::skills::hover(snap, &r, path, pos);
+    }
+    if path.file_name().is_some_and(|n| n == "config.json") && path.parent().is_some_and(|p| p.ends_with(".alisio")) {
+        return None;
+    }
+    let ex = explain(snap, path, snap.options.host)?;
+    lens::ordinary_hover(&ex, pos.line).map(markdown)
+}
+
+/// `textDocument/documentSymbol`: the Markdown headings of instruction files and skills.
+pub fn document_symbols(snap: &Snapshot, path: &Path) -> Option<DocumentSymbolResponse> {
+    let r = snap.folder_result(path);
+    if instruction_report(&r, path).is_none() && !is_skill_file(path) {
+        return None;
+    }
+    let text = snap.text_of(path)?;
+    let idx = LineIndex::new(&text);
+    #[expect(deprecated, reason = "DocumentSymbol.deprecated must still be set")]
+    fn convert(h: &lens::Heading, idx: &LineIndex<'_>, enc: crate::text::Encoding) -> DocumentSymbol {
+        DocumentSymbol {
+            name: if h.text.is_empty() { " ".to_string() } else { h.text.clone() },
+            detail: None,
+            kind: SymbolKind::STRING,
+            tags: None,
+            deprecated: None,
+            range: to_lsp::range(&idx.span(h.range), enc),
+            selection_range: to_lsp::range(&idx.span(h.selection), enc),
+            children: if h.children.is_empty() { None } else { Some(h.children.iter().map(|c| convert(c, idx, enc)).collect()) },
+        }
+    }
+    let symbols = lens::headings(&text).iter().map(|h| convert(h, &idx, snap.encoding)).collect();
+    Some(DocumentSymbolResponse::Nested(symbols))
+}
+
+/// `textDocument/codeAction`: quick fixes from the diagnostics' `data`.
+pub fn code_actions(snap: &Snapshot, path: &Path, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+    let mut out = Vec::new();
+    for d in &params.context.diagnostics {
+        let code = match &d.code {
+            Some(NumberOrString::String(c)) => c.as_str(),
+            _ => continue,
+        };
+        match code {
+            "instructions-unread-name" | "instructions-legacy-name" => {
+                if let Some(a) = rename_to_agents_md(snap, path, d) {
+                    out.push(CodeActionOrCommand::CodeAction(a));
+                }
+            }
+            c if c.starts_with("skill-") => out.extend(super::skills::quick_fixes(snap, path, d)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// "Rename to AGENTS.md" (instructions.md §5.4): only when the client supports resource
+/// operations and no `AGENTS.md` exists in that directory.
+fn rename_to_agents_md(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Option<CodeAction> {
+    if !snap.caps.rename_files {
+        return None;
+    }
+    let target = path.parent()?.join("AGENTS.md");
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return None;
+    }
+    let op = DocumentChangeOperation::Op(ResourceOp::Rename(RenameFile {
+        old_uri: uri(path)?,
+        new_uri: uri(&target)?,
+        options: Some(RenameFileOptions { overwrite: Some(false), ignore_if_exists: Some(false) }),
+        annotation_id: None,
+    }));
+    Some(CodeAction {
+        title: "Rename to AGENTS.md".to_string(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![d.clone()]),
+        edit: Some(WorkspaceEdit { document_changes: Some(DocumentChanges::Operations(vec![op])), ..WorkspaceEdit::default() }),
+        is_preferred: Some(true),
+        ..CodeAction::default()
+    })
+}
+
+/// `alisio/contextExplain {uri, host?}`: the object of interfaces.md §1.1.
+pub fn context_explain(snap: &Snapshot, path: &Path, host: Option<Host>) -> Option<Value> {
+    explain(snap, path, host.unwrap_or(snap.options.host)).map(|ex| ex.to_json())
+}
