@@ -24,14 +24,22 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
     let r = ws.run(&["run", "--json", "--cwd", "examples/demo", "--governor", "on", "--script", "session.jsonl", "Where is the greeting built?"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let ev = events(&r);
-    assert_eq!(of_type(&ev, "turn_completed").len(), 6);
+    assert_eq!(of_type(&ev, "turn_completed").len(), 19);
+    let governed = of_type(&ev, "context_governed");
+    assert_eq!(governed.len(), 19, "one per request");
+    let last = &governed.last().unwrap()["data"];
+    assert!(last["elided"].as_u64().unwrap() > 0, "repeated searches are elided: {last}");
+    assert_eq!(last["byReason"]["duplicate_search"], last["elided"]);
     let done = &of_type(&ev, "run_completed")[0]["data"];
     assert!(done["text"].as_str().unwrap().starts_with("The greeting is built by `greeting()`"));
     let t = tool_results(&ws, &sid(&ev));
-    assert!(result_text(&t[1]).contains("Instructions from: examples/demo/src/AGENTS.md"), "the nested file reaches the first read below it");
+    assert!(result_text(&t[2]).contains("Instructions from: examples/demo/src/AGENTS.md"), "the nested file reaches the first read below it");
     let human = ws.run(&["run", "--cwd", "examples/demo", "--script", "session.jsonl", "Where is the greeting built?"]);
     assert_eq!(human.code, 0);
     assert!(human.stdout.contains("The greeting is built by"));
     assert!(human.stderr.contains("→ search_text"));
     assert!(human.stderr.contains("Session: "));
+    let on = ws.run(&["run", "--cwd", "examples/demo", "--governor", "on", "--script", "session.jsonl", "Where is the greeting built?"]);
+    assert!(on.stderr.contains("Context report (governor on): 38 messages"), "{}", on.stderr);
+    assert!(on.stderr.contains("duplicate_search 4"), "{}", on.stderr);
 }
