@@ -9,6 +9,7 @@ mod fake;
 mod run;
 mod run_compaction;
 mod run_example;
+mod run_governor;
 mod run_nested;
 mod run_providers;
 mod run_subagents;

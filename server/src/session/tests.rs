@@ -223,3 +223,68 @@ fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_ch
     assert_eq!(cancels[1]["data"]["reason"], "client");
     assert_eq!(ev.last().unwrap()["sessionId"], json!(r.session_id));
 }
+
+type Rows = Vec<(i64, i64, String, String)>;
+
+fn rows(state: &Path) -> Rows {
+    let c = rusqlite::Connection::open(state.join("sessions.db")).unwrap();
+    let mut st = c.prepare("SELECT seq,pos,role,json FROM messages ORDER BY session_id, seq").unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect()
+}
+
+// The stored transcript is byte-identical before and after every governed request.
+#[test]
+fn governed_requests_never_change_the_stored_transcript() {
+    let w = ws();
+    std::fs::write(w.root.join("a.rs"), "fn greeting() {}\n").unwrap();
+    let search = r#"{"toolCalls":[{"name":"search_text","arguments":{"pattern":"greeting"}}]}"#;
+    let read = r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"a.rs"}}]}"#;
+    let mut script = Vec::new();
+    for _ in 0..5 {
+        script.push(search);
+        script.push(read);
+    }
+    script.push(r#"{"text":"done"}"#);
+    let mut o = opts(&w, &script, None);
+    o.governor = crate::config::GovernorMode::On;
+    o.settings.elide_epoch_messages = 0;
+    o.settings.elide_min_age_turns = 1;
+    let snapshots: Arc<Mutex<Vec<(Rows, u64)>>> = Arc::new(Mutex::new(Vec::new()));
+    let snaps = Arc::clone(&snapshots);
+    let state = w.state.clone();
+    let mut sink = |e: &Value| {
+        if e["type"] == "context_governed" || e["type"] == "turn_completed" {
+            snaps.lock().unwrap().push((rows(&state), e["data"]["elided"].as_u64().unwrap_or(0)));
+        }
+    };
+    let g = Arc::new(Mutex::new(Grants::default()));
+    let r = run_session(&o, ctx(&w.root), &mut sink, None, g, Arc::new(Mutex::new(Tasks::default())), Arc::new(AtomicBool::new(false))).unwrap();
+    assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
+    let snaps = snapshots.lock().unwrap();
+    assert!(snaps.iter().any(|(_, elided)| *elided > 0), "the projection elided something");
+    let last = rows(&w.state);
+    for (before, _) in snaps.iter() {
+        assert_eq!(&last[..before.len()], &before[..], "every stored row is unchanged by later requests");
+    }
+    assert!(last.iter().all(|r| !r.3.contains("[elided:")), "stubs are never stored");
+}
+
+// 26 (mode on): an allow-session grant is named under "Active grants" after a compaction.
+#[test]
+fn a_session_grant_appears_in_the_invariants_block_after_a_compaction() {
+    let w = ws();
+    let ap = Fixed::new(vec![Reply::AllowSession]);
+    let g = Arc::new(Mutex::new(Grants::default()));
+    let (r, _) = go(&w, &opts(&w, &[WRITE_A, r#"{"text":"wrote","usage":{"input":1690,"output":20}}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    assert_eq!(r.status, RunStatus::Completed);
+    let script = [
+        r#"{"alisioScript":1,"contextWindow":2000}"#,
+        r#"{"for":"summary","text":"{\"checkpoint\":{\"goal\":\"write a\"}}"}"#,
+        r###"{"expect":{"contains":["## Active grants","- \\\"effect: write\\\""]},"text":"ok"}"###,
+    ];
+    let mut o = opts(&w, &script, Some(&r.session_id));
+    o.governor = crate::config::GovernorMode::On;
+    let (r2, ev) = go(&w, &o, Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    assert_eq!(r2.status, RunStatus::Completed, "{:?}", r2.error);
+    assert!(ev.iter().any(|e| e["type"] == "compaction_completed"));
+}
