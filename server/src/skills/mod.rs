@@ -6,3 +6,5 @@
 
 pub mod frontmatter;
 pub mod validate;
+pub mod discover;
+pub mod catalog;
