@@ -101,10 +101,16 @@ fn load(fs: &dyn Fs, c: &Candidate, profile: Profile) -> Checked {
 #[must_use]
 pub fn discover(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Discovery {
     let roots = discover::alisio_roots(input.workspace_root, vantage, input.trusted, input.settings, input.env, input.plugins);
+    discover_roots(fs, roots, &input.settings.skill_overrides, vantage)
+}
+
+/// A host-`alisio` discovery over explicit roots (e.g. the PATHs of `skills validate`).
+#[must_use]
+pub fn discover_roots(fs: &dyn Fs, roots: Vec<Root>, overrides: &BTreeMap<String, bool>, vantage: &Path) -> Discovery {
     let walk = discover::walk(fs, roots);
     let skills: Vec<Skill> = walk.candidates.iter().map(|c| Skill { candidate: c.clone(), checked: load(fs, c, Profile::Alisio) }).collect();
     let mut d = Discovery { vantage: vantage.to_path_buf(), host: Host::Alisio, walk, skills, entries: Vec::new() };
-    d.entries = build_entries(&d, &input.settings.skill_overrides);
+    d.entries = build_entries(&d, overrides);
     d
 }
 

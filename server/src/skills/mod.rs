@@ -8,3 +8,6 @@ pub mod frontmatter;
 pub mod validate;
 pub mod discover;
 pub mod catalog;
+pub mod report;
+pub mod tools;
+pub mod editor;
