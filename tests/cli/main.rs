@@ -4,3 +4,4 @@
 mod common;
 
 mod config;
+mod skills_discovery;
