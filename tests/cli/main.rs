@@ -5,3 +5,4 @@ mod common;
 
 mod config;
 mod skills_discovery;
+mod skills_validate;
