@@ -11,3 +11,5 @@ pub mod catalog;
 pub mod report;
 pub mod tools;
 pub mod editor;
+#[cfg(test)]
+mod conformance_tests;
