@@ -6,3 +6,4 @@ mod common;
 mod config;
 mod skills_discovery;
 mod skills_validate;
+mod skills_hostile;

@@ -362,6 +362,11 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
     let mut aliases = 0usize;
     let mut docs = 0usize;
     let mut root: Option<Node> = None;
+    // YAML allows only printable characters (c-printable); saphyr accepts some others.
+    if let Some((i, c)) = src.char_indices().find(|(_, c)| !is_printable(*c)) {
+        fm.error = Some(YamlError { at: yaml.start + i, message: format!("invalid YAML: character U+{:04X} is not allowed", u32::from(c)), whole: false });
+        return fm;
+    }
     let mut parser = Parser::new_from_str(src);
     let fail = |fm: &mut Frontmatter, at: usize, message: String| {
         fm.error = Some(YamlError { at, message, whole: false });
@@ -568,6 +573,10 @@ fn block_scalar_span(text: &str, floor: usize, span: TextRange) -> TextRange {
         e -= 1;
     }
     TextRange::new(s, e)
+}
+
+fn is_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{7E}' | '\u{85}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
 }
 
 fn only_comments(src: &str) -> bool {
