@@ -7,3 +7,4 @@ mod config;
 mod skills_discovery;
 mod skills_validate;
 mod skills_hostile;
+mod skills_corpus;
