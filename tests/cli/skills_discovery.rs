@@ -364,3 +364,32 @@ fn claude_code_host_uses_directory_names_and_personal_wins() {
     assert_eq!(es[0]["scope"], "user");
     assert_eq!(es[2]["effective"], false);
 }
+
+#[test]
+fn overrides_disable_entries_in_trusted_workspaces_only() {
+    let ws = Ws::new();
+    valid(&ws.root.join(".agents/skills/pdf"));
+    valid(&ws.home.join(".agents/skills/pdf"));
+    valid(&ws.root.join(".agents/skills/other"));
+    ws.file(".alisio/config.json", r#"{"skillOverrides": {"pdf": {"enabled": false}}}"#);
+    let es = entries(&ws.run(&["skills", "list", "--json", "--trust-project"]));
+    let pdf = es.iter().find(|e| e["id"] == "pdf").unwrap();
+    assert_eq!(pdf["enabled"], false);
+    assert_eq!(pdf["effective"], true);
+    let copy = es.iter().find(|e| e["id"] == "pdf#shadow-1").unwrap();
+    assert_eq!(copy["effective"], false);
+    let r = ws.run(&["skills", "list", "--trust-project"]);
+    let home_pdf = ws.home.join(".agents/skills/pdf/SKILL.md").display().to_string();
+    assert_eq!(
+        r.stdout,
+        format!(
+            "✔  other  project  effective        ~12 tok  .agents/skills/other/SKILL.md\n\
+             ○  pdf    project  disabled         ~11 tok  .agents/skills/pdf/SKILL.md\n\
+             ↳  pdf    user     shadowed by pdf  ~11 tok  {home_pdf}\n"
+        )
+    );
+    // Untrusted: the project file (and its overrides) is not read.
+    let es = entries(&ws.run(&["skills", "list", "--json"]));
+    assert_eq!(field(&es, "id"), ["pdf"]);
+    assert_eq!(es[0]["enabled"], true);
+}

@@ -672,12 +672,13 @@ fn body_checks(fs: &dyn Fs, file: &Path, text: &str, idx: &LineIndex<'_>, body_s
     }
     let _ = idx;
     let Some(skill_dir) = file.parent() else { return };
+    let mut listings: std::collections::HashMap<PathBuf, Option<Vec<crate::workspace::DirEntry>>> = std::collections::HashMap::new();
     for (dest, range) in body_links(&text[body_start..]) {
         let range = TextRange::new(range.start + body_start, range.end + body_start);
         let Some(rel) = resource_rel(&dest) else { continue };
         let target = match rel.as_deref() {
             None => Target::Outside,
-            Some(r) => resolve_target(fs, skill_dir, r),
+            Some(r) => resolve_target(fs, skill_dir, r, &mut listings),
         };
         match &target {
             Target::Missing => problems.push(Problem {
@@ -797,11 +798,17 @@ pub fn resource_rel(dest: &str) -> Option<Option<String>> {
 }
 
 /// Existence checked component by component against listings, byte-exact.
-fn resolve_target(fs: &dyn Fs, skill_dir: &Path, rel: &str) -> Target {
+fn resolve_target(
+    fs: &dyn Fs,
+    skill_dir: &Path,
+    rel: &str,
+    listings: &mut std::collections::HashMap<PathBuf, Option<Vec<crate::workspace::DirEntry>>>,
+) -> Target {
     let mut cur = skill_dir.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
-        let Ok(entries) = fs.read_dir(&cur) else { return Target::Missing };
+        let listing = listings.entry(cur.clone()).or_insert_with(|| fs.read_dir(&cur).ok());
+        let Some(entries) = listing.as_ref() else { return Target::Missing };
         let Some(entry) = entries.iter().find(|e| e.name.as_encoded_bytes() == part.as_bytes()) else { return Target::Missing };
         cur.push(part);
         let ft = if entry.file_type == FileType::Symlink { fs.metadata(&cur).map_or(FileType::Other, |m| m.file_type) } else { entry.file_type };
