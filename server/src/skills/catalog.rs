@@ -94,7 +94,11 @@ impl Discovery {
 }
 
 fn load(fs: &dyn Fs, c: &Candidate, profile: Profile) -> Checked {
-    if c.symlink { validate::symlink_result(&c.file, profile) } else { validate::check_file(fs, &c.file, profile) }
+    if c.symlink { validate::symlink_result(&c.file, profile) } else { validate::check_file_with(fs, &c.file, profile, false) }
+}
+
+fn load_all(fs: &dyn Fs, candidates: &[Candidate], profile: Profile) -> Vec<Skill> {
+    super::par_map(candidates, |c| Skill { candidate: c.clone(), checked: load(fs, c, profile) })
 }
 
 /// A host-`alisio` discovery from `vantage` (a canonical directory), with entries.
@@ -108,7 +112,7 @@ pub fn discover(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Discovery {
 #[must_use]
 pub fn discover_roots(fs: &dyn Fs, roots: Vec<Root>, overrides: &BTreeMap<String, bool>, vantage: &Path) -> Discovery {
     let walk = discover::walk(fs, roots);
-    let skills: Vec<Skill> = walk.candidates.iter().map(|c| Skill { candidate: c.clone(), checked: load(fs, c, Profile::Alisio) }).collect();
+    let skills = load_all(fs, &walk.candidates, Profile::Alisio);
     let mut d = Discovery { vantage: vantage.to_path_buf(), host: Host::Alisio, walk, skills, entries: Vec::new() };
     d.entries = build_entries(&d, overrides);
     d
@@ -131,7 +135,7 @@ pub fn discover_host(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) 
 }
 
 fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profile) -> Discovery {
-    let skills: Vec<Skill> = walk.candidates.iter().map(|c| Skill { candidate: c.clone(), checked: load(fs, c, profile) }).collect();
+    let skills = load_all(fs, &walk.candidates, profile);
     let mut entries = Vec::new();
     for s in &skills {
         let blocked = s.checked.diagnostics.iter().any(|d| d.severity == crate::diagnostic::Severity::Error && validate::blocks_loading(d.code, None));

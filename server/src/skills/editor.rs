@@ -69,6 +69,7 @@ pub const DESCRIPTION_PLACEHOLDER: &str = "Describe what this skill does and whe
 
 fn line_of(text: &str, offset: usize) -> (usize, usize, usize) {
     // (line start, content end, next line start)
+    let offset = crate::text::floor_boundary(text.as_bytes(), offset.min(text.len()));
     let start = text[..offset.min(text.len())].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     frontmatter::lines_from(text, start).next().map_or((start, text.len(), text.len()), |l| (l.start, l.end, l.next))
 }
@@ -326,6 +327,7 @@ fn detail_of(key: &str) -> &'static str {
 #[must_use]
 pub fn completions(c: &Checked, offset: usize, files: &[String]) -> Vec<Completion> {
     let text = c.text.as_str();
+    let offset = crate::text::floor_boundary(text.as_bytes(), offset.min(text.len()));
     let (ls, le, _) = line_of(text, offset);
     let before = &text[ls..offset.min(le).max(ls)];
     let Some(block) = c.block else { return Vec::new() };

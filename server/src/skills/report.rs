@@ -80,22 +80,13 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
         let link = fs.symlink_metadata(f).is_ok_and(|m| m.file_type == FileType::Symlink);
         files.entry(f.clone()).or_insert(link);
     }
-    // Results already computed by a discovery under the same profile are reused.
-    let mut done: BTreeMap<&Path, &Checked> = BTreeMap::new();
-    for d in scan.discoveries {
-        for s in d.skills.iter().filter(|s| s.checked.profile == scan.profile) {
-            done.entry(&s.candidate.file).or_insert(&s.checked);
-        }
-    }
+    let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
+    let profile = scan.profile;
+    let results = super::par_map(&list, |(f, link)| if **link { validate::symlink_result(f, profile) } else { validate::check_file(fs, f, profile) });
     let mut checked: BTreeMap<PathBuf, Checked> = BTreeMap::new();
-    for (f, link) in &files {
-        let c = match done.get(f.as_path()) {
-            Some(c) => (*c).clone(),
-            None if *link => validate::symlink_result(f, scan.profile),
-            None => validate::check_file(fs, f, scan.profile),
-        };
+    for c in results {
         rep.diagnostics.extend(c.diagnostics.iter().cloned());
-        checked.insert(f.clone(), c);
+        checked.insert(c.file.clone(), c);
     }
     rep.files = files.keys().cloned().collect();
     // Loadability, judged once per file by the alisio rules.

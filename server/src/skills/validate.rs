@@ -187,11 +187,18 @@ impl Checked {
 /// in `load_error` and no diagnostics (the caller reports I/O problems).
 #[must_use]
 pub fn check_file(fs: &dyn Fs, file: &Path, profile: Profile) -> Checked {
+    check_file_with(fs, file, profile, true)
+}
+
+/// [`check_file`], optionally without the body checks (length, links), which never decide
+/// whether a skill loads: discovery uses it for the host-`alisio` judgement.
+#[must_use]
+pub fn check_file_with(fs: &dyn Fs, file: &Path, profile: Profile, body: bool) -> Checked {
     let size = fs.metadata(file).map(|m| m.len).unwrap_or(0);
     match fs.read_prefix(file, VALIDATE_LIMIT + 1) {
-        Ok(bytes) => check(fs, file, &bytes, size.max(bytes.len() as u64), profile),
+        Ok(bytes) => check_with(fs, file, &bytes, size.max(bytes.len() as u64), profile, body),
         Err(e) => {
-            let mut c = check(fs, file, b"", 0, profile);
+            let mut c = check_with(fs, file, b"", 0, profile, body);
             c.diagnostics.clear();
             c.load_error = Some(format!("cannot read SKILL.md: {e}"));
             c
@@ -255,10 +262,14 @@ pub fn is_spec_name(normalised: &str) -> bool {
 }
 
 /// Optimal string alignment distance (Damerau–Levenshtein with adjacent transpositions).
+/// Inputs longer than 256 characters are compared only by length (bounded cost on hostile input).
 #[must_use]
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    if a.len() > 256 || b.len() > 256 {
+        return a.len().abs_diff(b.len()).max(usize::from(a != b) * 257);
+    }
     let w = b.len() + 1;
     let mut d = vec![0usize; (a.len() + 1) * w];
     for i in 0..=a.len() {
@@ -285,6 +296,12 @@ const CLAUDE_SUFFIX: &str = "; Claude Code loads this skill with empty metadata,
 /// Validates `bytes` (the first bytes of the file at `file`, whose size on disk is `size`).
 #[must_use]
 pub fn check(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile) -> Checked {
+    check_with(fs, file, bytes, size, profile, true)
+}
+
+/// [`check`], with or without the body checks.
+#[must_use]
+pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile, body: bool) -> Checked {
     let mut problems: Vec<Problem> = Vec::new();
     let mut out = Checked {
         file: file.to_path_buf(),
@@ -368,7 +385,9 @@ pub fn check(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile
             related: vec![],
             key: None,
         });
-        body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+        if body {
+            body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+        }
         finish(&mut out, problems);
         return out;
     }
@@ -383,7 +402,9 @@ pub fn check(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile
         };
         problems.push(Problem { code: Code::SkillYamlSyntax, range, message: suffix(e.message.clone()), related: vec![], key: None });
         out.frontmatter = Some(fm);
-        body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+        if body {
+            body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+        }
         finish(&mut out, problems);
         return out;
     }
@@ -396,7 +417,9 @@ pub fn check(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile
     let meta = field_checks(&fm, &dir_name(file), block.open, profile, &mut problems);
     out.meta = meta;
     out.frontmatter = Some(fm);
-    body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+    if body {
+        body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+    }
     finish(&mut out, problems);
     out
 }
