@@ -9,7 +9,7 @@ runs="${1:-5}"
 cd "$repo"
 cargo build --release -q
 venv="$repo/target/bench-skills-venv"
-if [ ! -x "$venv/bin/agnix" ] || [ ! -x "$venv/bin/skills-ref" ]; then
+if [ ! -x "$venv/bin/agnix" ] || [ ! -x "$venv/bin/agentskills" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check skills-ref==0.1.1 agnix
 fi

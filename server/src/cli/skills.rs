@@ -155,7 +155,7 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     }
     let d: Discovery = catalog::discover_roots(&ctx.fs, roots, &ctx.settings.skill_overrides, &ctx.cwd);
     for (i, p) in paths.iter().enumerate() {
-        if !d.walk.candidates.iter().any(|c| c.root == i) && !d.walk.scan_limit.iter().any(|_| true) {
+        if !d.walk.candidates.iter().any(|c| c.root == i) && d.walk.scan_limit.is_empty() {
             let reason = match d.walk.canonical.get(i) {
                 Some(Some(_)) => "no SKILL.md found",
                 _ => "cannot read the directory",
@@ -230,7 +230,8 @@ pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic
             discoveries: &discoveries,
             probes: &probes,
             extra_files: &walked,
-            not_discovered: true,
+            // The reasons of skills.md §7 are host `alisio`'s rules.
+            not_discovered: ctx.args.host == Host::Alisio,
             show: &show,
         },
     );

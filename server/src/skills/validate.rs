@@ -982,6 +982,15 @@ mod tests {
     }
 
     #[test]
+    fn lone_carriage_returns_are_line_breaks() {
+        let t = "---\rname: x\rdescription: d\r---\rbody\r";
+        assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
+        let c = run("y", t, Profile::Alisio);
+        let s = c.diagnostics[0].span;
+        assert_eq!((s.start.line, s.start.utf16, s.end.line, s.end.utf16), (1, 6, 1, 7));
+    }
+
+    #[test]
     fn utf16_and_utf8_columns_of_an_emoji_name() {
         let c = run("x", "---\nname: \"😀x\"\ndescription: d\n---\n", Profile::Alisio);
         let d = c.diagnostics.iter().find(|d| d.code == Code::SkillNameFormat).unwrap();
