@@ -346,3 +346,34 @@ fn definition_goes_to_the_winner_and_to_link_targets() {
     let winner = crate::skills::validate::check_file(&DiskFs, &t.ws.join(".agents/skills/pdf/SKILL.md"), crate::config::Profile::Alisio);
     assert_eq!(editor::definition(&winner, &d, 10), None);
 }
+
+#[test]
+fn explicit_invocation_expands_user_only_skills_and_counts_as_a_load() {
+    let t = T::new();
+    let dir = t.home.join(".agents/skills/x");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), "---\nname: x\ndescription: d\ndisable-model-invocation: true\n---\nDo it well.\n").unwrap();
+    let d = t.discover(true, &[]);
+    let mut loaded = Loaded::default();
+    let (text, marker) = tools::expand_invocation(&DiskFs, &d.entries, &mut loaded, "/skill:x do it").unwrap().unwrap();
+    assert_eq!(marker, "x");
+    assert_eq!(
+        text,
+        format!("Skill root: {}\nUse skill_resource to read supporting files.\n\n---\nname: x\ndescription: d\ndisable-model-invocation: true\n---\nDo it well.\n\n\nUser request: do it", dir.display())
+    );
+    assert!(tools::expand_invocation(&DiskFs, &d.entries, &mut loaded, "plain prompt").is_none());
+    assert_eq!(tools::expand_invocation(&DiskFs, &d.entries, &mut loaded, "/skill:nope go").unwrap().unwrap_err(), "Unknown skill: nope");
+}
+
+#[test]
+fn loaded_block_names_what_does_not_fit() {
+    let t = T::new();
+    skill(&t.home.join(".agents/skills/small"), "d", "short\n");
+    skill(&t.home.join(".agents/skills/huge"), "d", &"x".repeat(60_000));
+    let d = t.discover(true, &[]);
+    let block = tools::loaded_block(&DiskFs, &d.entries, &["small".into(), "huge".into(), "gone".into()]).unwrap();
+    assert!(block.starts_with("# Loaded skills (kept across compaction)\n\nSkill root: "));
+    assert!(block.contains("short\n"));
+    assert!(block.ends_with("\n\nLoaded earlier, not repeated here (call skill_load again if needed): huge, gone"), "{block}");
+    assert_eq!(tools::loaded_block(&DiskFs, &d.entries, &[]), None);
+}

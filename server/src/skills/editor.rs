@@ -256,6 +256,56 @@ fn move_under_metadata(c: &Checked, keys: &[&frontmatter::Entry]) -> Option<Vec<
     Some(edits)
 }
 
+/// `Rename directory to "<name>"` (§6.2) for a `skill-name-directory-mismatch`: the directory
+/// rename `(from, to)` when the name is valid under the profile and no sibling of that name
+/// exists. The server offers it only when the client supports resource operations.
+#[must_use]
+pub fn rename_directory(fs: &dyn crate::workspace::Fs, c: &Checked) -> Option<(String, PathBuf, PathBuf)> {
+    let name = c.frontmatter.as_ref()?.get("name")?.value.as_str()?.to_string();
+    let dir = c.file.parent()?;
+    if !valid_name_for(c.profile, &name) || dir.file_name().is_some_and(|n| n == name.as_str()) {
+        return None;
+    }
+    let to = dir.parent()?.join(&name);
+    if fs.exists_no_follow(&to) {
+        return None;
+    }
+    Some((format!("Rename directory to \"{name}\""), dir.to_path_buf(), to))
+}
+
+/// Relative paths of the files of a skill directory up to one level deep, in byte order (link
+/// completions, §6.3).
+#[must_use]
+pub fn skill_files(fs: &dyn crate::workspace::Fs, dir: &std::path::Path) -> Vec<String> {
+    use crate::workspace::FileType;
+    let mut out = Vec::new();
+    for e in fs.read_dir(dir).unwrap_or_default() {
+        let name = e.name.to_string_lossy().into_owned();
+        match e.file_type {
+            FileType::File if name != "SKILL.md" => out.push(name),
+            FileType::Dir if !name.starts_with('.') => {
+                for f in fs.read_dir(&dir.join(&e.name)).unwrap_or_default() {
+                    if f.file_type == FileType::File {
+                        out.push(format!("{name}/{}", f.name.to_string_lossy()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Hover on the `name` value (§6.4): the lens status line and, when shadowed, the winner's file.
+#[must_use]
+pub fn name_hover(d: &Discovery, file: &std::path::Path, trusted: bool, not_loaded: Option<String>, show: &dyn Fn(&std::path::Path) -> String) -> String {
+    let mut s = lenses(d, file, trusted, not_loaded).swap_remove(0).title;
+    if let Some(w) = d.entries.iter().find(|e| e.file == file).and_then(|e| e.winner).and_then(|w| d.entries.get(w)) {
+        s.push_str(&format!("\n\nThe copy that is used: {}", show(&w.file)));
+    }
+    s
+}
+
 /// The documentation of a frontmatter key (§6.4).
 #[must_use]
 pub fn key_doc(key: &str) -> Option<&'static str> {
@@ -551,6 +601,27 @@ mod tests {
         assert_eq!(labels, ["description", "license", "compatibility", "metadata", "allowed-tools"]);
         let c = chk("x", "---\nname: x\ncontext: \n---\n", Profile::Alisio);
         assert_eq!(completions(&c, 21, &[]).iter().map(|i| i.label.as_str()).collect::<Vec<_>>(), ["fork"]);
+    }
+
+    #[test]
+    fn rename_directory_is_offered_only_for_a_free_valid_name() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("pdf")).unwrap();
+        let text = "---\nname: pdf-tools\ndescription: d\n---\n";
+        let c = validate::check(&DiskFs, &root.join("pdf/SKILL.md"), text.as_bytes(), text.len() as u64, Profile::Alisio);
+        let (title, from, to) = rename_directory(&DiskFs, &c).unwrap();
+        assert_eq!((title.as_str(), from, to.clone()), ("Rename directory to \"pdf-tools\"", root.join("pdf"), root.join("pdf-tools")));
+        std::fs::create_dir(&to).unwrap();
+        assert_eq!(rename_directory(&DiskFs, &c), None);
+        std::fs::write(root.join("pdf/a.md"), "a").unwrap();
+        std::fs::create_dir_all(root.join("pdf/references/deep")).unwrap();
+        std::fs::write(root.join("pdf/references/b.md"), "b").unwrap();
+        std::fs::write(root.join("pdf/SKILL.md"), text).unwrap();
+        assert_eq!(skill_files(&DiskFs, &root.join("pdf")), ["a.md", "references/b.md"]);
+        let c = validate::check(&DiskFs, &root.join("pdf/SKILL.md"), b"---\nname: x\n---\nSee [a](", 24, Profile::Alisio);
+        let items = completions(&c, 24, &skill_files(&DiskFs, &root.join("pdf")));
+        assert_eq!(items.iter().map(|i| i.label.as_str()).collect::<Vec<_>>(), ["a.md", "references/b.md"]);
     }
 
     #[test]

@@ -257,6 +257,64 @@ fn page(fs: &dyn Fs, file: &Path, skill: &str, rel: &str, offset: u64, size: u64
     Ok(json!({"skill": skill, "path": rel, "content": String::from_utf8_lossy(chunk), "offset": start, "nextOffset": next, "size": size}))
 }
 
+/// An explicit invocation `/skill:<id> [text]` (§4.5): `None` when the prompt is not one;
+/// otherwise the expanded prompt and the entry's `displayId` (for the `"skill"` marker), or the
+/// `skill_load` error text (a pre-run failure). User-only skills may be invoked this way; the
+/// load counts for deduplication.
+///
+/// # Errors
+/// Unknown, disabled or no-longer-loadable skills, with the texts of §4.2.
+#[must_use]
+pub fn expand_invocation(fs: &dyn Fs, entries: &[Entry], loaded: &mut Loaded, prompt: &str) -> Option<Result<(String, String), String>> {
+    let rest = prompt.strip_prefix("/skill:")?;
+    let (id, text) = rest.split_once(char::is_whitespace).map_or((rest, ""), |(a, b)| (a, b.trim_start()));
+    if id.is_empty() {
+        return None;
+    }
+    let Some(e) = resolve(entries, id) else {
+        return Some(resolve_for_model(entries, id).map(|_| (String::new(), String::new())));
+    };
+    if !e.enabled {
+        return Some(Err(format!("Skill \"{}\" is disabled", e.display_id)));
+    }
+    Some(load_text(fs, e).map(|t| {
+        loaded.record(&e.id, &t);
+        (format!("{t}\n\nUser request: {text}"), e.display_id.clone())
+    }))
+}
+
+/// Byte budget of the "Loaded skills" block kept across compaction (§4.5).
+pub const LOADED_BLOCK_BYTES: usize = 50_000;
+
+/// The block re-attached after a compaction (§4.5): the current `skill_load` text of each id in
+/// `ids` (most recently loaded first) while the block stays within 50,000 bytes; skills that do
+/// not fit, or are disabled or gone, are named on the last line. `None` when `ids` is empty.
+#[must_use]
+pub fn loaded_block(fs: &dyn Fs, entries: &[Entry], ids: &[String]) -> Option<String> {
+    if ids.is_empty() {
+        return None;
+    }
+    let mut out = String::from("# Loaded skills (kept across compaction)");
+    let mut left_out: Vec<String> = Vec::new();
+    for id in ids {
+        let Some(e) = resolve(entries, id).filter(|e| e.enabled) else {
+            left_out.push(id.clone());
+            continue;
+        };
+        match load_text(fs, e) {
+            Ok(t) if out.len() + 2 + t.len() <= LOADED_BLOCK_BYTES => {
+                out.push_str("\n\n");
+                out.push_str(&t);
+            }
+            _ => left_out.push(e.display_id.clone()),
+        }
+    }
+    if !left_out.is_empty() {
+        out.push_str(&format!("\n\nLoaded earlier, not repeated here (call skill_load again if needed): {}", left_out.join(", ")));
+    }
+    Some(out)
+}
+
 /// The absolute directory of an entry (for `Skill root:`).
 #[must_use]
 pub fn skill_dir(e: &Entry) -> PathBuf {
