@@ -625,6 +625,34 @@ mod tests {
     }
 
     #[test]
+    fn editor_functions_never_panic_on_mutated_inputs() {
+        let base = "---\nname: Bad--Name\ndescription: Use when: x\nsource: web\nmetadata:\n  a: 1\n---\n# T\n[a](b.md)\n";
+        let mut seed: u64 = 42;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize
+        };
+        let alphabet = "-:#é\r\n \t\"'[](){}|>".as_bytes();
+        for _ in 0..500 {
+            let mut b = base.as_bytes().to_vec();
+            for _ in 0..(1 + next() % 3) {
+                let at = next() % (b.len() + 1);
+                if next() % 2 == 0 { b.insert(at, alphabet[next() % alphabet.len()]) } else if at < b.len() { b.remove(at); }
+            }
+            let c = validate::check(&DiskFs, Path::new("/nonexistent-root/x/SKILL.md"), &b, b.len() as u64, Profile::Alisio);
+            for d in &c.diagnostics {
+                for f in quick_fixes(&c, d) {
+                    let _ = apply(&c.text, &f.edits);
+                }
+            }
+            for off in (0..=c.text.len() + 2).step_by(3) {
+                let _ = completions(&c, off, &[]);
+            }
+            let _ = symbols(&c);
+        }
+    }
+
+    #[test]
     fn hover_texts() {
         assert!(key_hover("allowed-tools").unwrap().ends_with("Allowed by: alisio, spec, claude-code"));
         assert_eq!(key_doc("model"), Some("Claude Code key; alisio ignores it."));

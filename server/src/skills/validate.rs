@@ -771,8 +771,9 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
+            let hex = |c: u8| char::from(c).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
                 i += 3;
                 continue;
             }
@@ -1048,6 +1049,37 @@ mod tests {
         assert_eq!(resource_rel("#top"), None);
         assert_eq!(resource_rel("../x.md"), Some(None));
         assert_eq!(resource_rel("a/../b%20c.md#frag"), Some(Some("b c.md".into())));
+        assert_eq!(resource_rel("%é%"), Some(Some("%é%".into())));
+    }
+
+    #[test]
+    fn mutated_inputs_never_panic_under_any_profile() {
+        let base = "---\nname: \"pdf-tools\"\ndescription: |\n  Does é things.\nmetadata:\n  a: &x [1, {b: *x}]\nallowed-tools: Read Write\n---\n# T\n[a](references/%41.md) ![i](x/y/z.png)\n";
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize
+        };
+        let alphabet = b"-:#&*![]{}|>\"'\r\n \t\\%.\xc3\xa9\xef\xbb\xbf\x00az";
+        for _ in 0..2000 {
+            let mut b = base.as_bytes().to_vec();
+            for _ in 0..(1 + next() % 4) {
+                let at = next() % (b.len() + 1);
+                match next() % 3 {
+                    0 => b.insert(at, alphabet[next() % alphabet.len()]),
+                    1 if at < b.len() => {
+                        b.remove(at);
+                    }
+                    _ => b.truncate(at),
+                }
+            }
+            for p in [Profile::Alisio, Profile::Spec, Profile::Codex, Profile::ClaudeCode] {
+                let c = check(&DiskFs, Path::new("/nonexistent-skill-root/x/SKILL.md"), &b, b.len() as u64, p);
+                for d in &c.diagnostics {
+                    assert!(d.span.bytes.start <= d.span.bytes.end && d.span.bytes.end <= c.text.len(), "{d:?}");
+                }
+            }
+        }
     }
 
     #[test]
