@@ -1,4 +1,5 @@
 //! Hostile input never panics or hangs: each case ends with a located diagnostic.
+#![allow(clippy::print_stderr)] // skip reasons are printed on purpose
 
 use crate::common::{Ws, write};
 use crate::skills_discovery::{diags, entries, field, valid};
