@@ -440,6 +440,7 @@ fn finish(out: &mut Checked, problems: Vec<Problem>) {
         }
         out.diagnostics.push(d);
     }
+    crate::diagnostic::sort(&mut out.diagnostics);
 }
 
 fn is_blank_string(n: &Node) -> bool {
@@ -980,6 +981,26 @@ mod tests {
         let c = run("y", t, Profile::Alisio);
         let s = c.diagnostics[0].span;
         assert_eq!((s.start.line, s.start.utf16, s.end.line, s.end.utf16), (1, 6, 1, 7));
+    }
+
+    #[test]
+    fn documented_decisions_have_exact_messages() {
+        let c = run("x", "---\nname: x\n...\ndescription: d\n---\n", Profile::Alisio);
+        assert_eq!(codes(&c), [("skill-yaml-syntax", "invalid YAML: only one YAML document is allowed".to_string())]);
+        let c = run("x", "---\nname: x\ndescription: d\nbackground: sometimes\ndisable-model-invocation: 1\n---\n", Profile::Alisio);
+        assert_eq!(codes(&c), [
+            ("skill-field-type", "\"background\" must be true or false, found \"sometimes\"".to_string()),
+            ("skill-field-type", "\"disable-model-invocation\" must be true or false, found 1".to_string()),
+        ]);
+        assert_eq!(c.load_error, None);
+        assert!(c.meta.as_ref().unwrap().model_invocable);
+        let c = run("x", "---\nname: x\ndescription: d\ndisable-model-invocation: yes\n---\n", Profile::ClaudeCode);
+        assert!(c.diagnostics.is_empty());
+        let c = run("x", "---\nname: x\ndescription: d\nlicense:\nmetadata:\ncompatibility:\n---\n", Profile::Alisio);
+        assert!(c.diagnostics.is_empty());
+        let c = run("x", "---\nname: x\ndescription: d\nmetadata: 3\n---\n", Profile::Alisio);
+        assert_eq!(codes(&c), [("skill-field-type", "\"metadata\" must be a mapping, found a number".to_string())]);
+        assert_eq!(c.load_error, None);
     }
 
     #[test]
