@@ -21,3 +21,7 @@ mod instructions;
 mod instructions_corpus;
 mod instructions_hosts;
 mod instructions_robustness;
+mod skills_corpus;
+mod skills_discovery;
+mod skills_hostile;
+mod skills_validate;
