@@ -163,7 +163,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
     let _ = signal_hook::flag::register_conditional_shutdown(signal_hook::consts::SIGINT, 130, Arc::clone(&cancel));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&cancel));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&cancel));
-    let context = Arc::new(DiskContext { root: ctx.root.clone(), settings: ctx.settings.clone(), trusted: ctx.trusted, env: ctx.env.clone() });
+    let context = Arc::new(DiskContext::new(ctx.root.clone(), ctx.settings.clone(), ctx.trusted, ctx.env.clone()));
     let json_mode = ctx.args.json;
     let mut mid_text = false;
     let mut sink = |ev: &Value| {

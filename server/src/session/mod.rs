@@ -53,8 +53,8 @@ pub trait SessionContext: Send + Sync {
     /// files, and the skill catalog text as its extras. Each returned block is joined to the
     /// preamble with one blank line.
     fn instruction_blocks(&self, cwd: &Path, attached: &[AttachedFile]) -> Vec<String>;
-    /// Whether the listed skill set is non-empty (the three skill tools are offered).
-    fn skills_listed(&self) -> bool;
+    /// Whether the listed skill set seen from `cwd` is non-empty (the skill tools are offered).
+    fn skills_listed(&self, cwd: &Path) -> bool;
     /// The nested lookup for the declared paths of one turn.
     fn attach(&self, cwd: &Path, attached: &[AttachedFile], paths: &[PathBuf]) -> Option<Attachment>;
     /// `context_explain`, `skill_load`, `skill_search`, `skill_resource`.
@@ -62,4 +62,14 @@ pub trait SessionContext: Send + Sync {
     /// # Errors
     /// The tool's error text.
     fn tool(&self, name: &str, args: &Map<String, Value>, cwd: &Path) -> Result<String, String>;
+    /// A `/skill:<name> <rest>` prompt: `None` when the prompt is not one, else the expanded
+    /// text and the skill's displayId, or the `skill_load` error (a pre-run failure).
+    fn expand_prompt(&self, _prompt: &str, _cwd: &Path) -> Option<Result<(String, String), String>> {
+        None
+    }
+    /// The "Loaded skills" block re-attached after a compaction (skills.md §4.5) for the skills
+    /// (names or ids, most recent first) whose load was summarised away.
+    fn loaded_block(&self, _ids: &[String], _cwd: &Path) -> Option<String> {
+        None
+    }
 }

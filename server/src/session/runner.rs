@@ -265,6 +265,8 @@ pub struct Run<'a> {
     pub window: Option<u64>,
     /// A sub-agent's run (§9): no `task` tool, the sub-agent paragraph in the system text.
     pub is_child: bool,
+    /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
+    pub expanded: Option<(String, Option<String>)>,
 }
 
 fn store_err(e: &str) -> PreRunError {
@@ -345,6 +347,12 @@ pub fn run_session(
     let window = pcfg.context_window.or_else(|| if pcfg.kind == Kind::Script { script_window(&pcfg, &opts.cwd) } else { None });
     let max_tokens = cfg.max_tokens.unwrap_or_else(|| window.map_or(1_000_000, |w| (8 * w).clamp(400_000, 8_000_000)));
     let max_output = cfg.max_output_tokens.unwrap_or(pcfg.max_output_tokens);
+    // A `/skill:` prompt is expanded before anything is written: a bad skill is a pre-run failure.
+    let expanded = match ctx.expand_prompt(&opts.prompt, &opts.cwd) {
+        None => None,
+        Some(Ok((text, id))) => Some((text, Some(id))),
+        Some(Err(e)) => return Err(PreRunError::Other(e)),
+    };
     let run_id = uuid7();
     let session = existing.clone().unwrap_or_else(|| SessionRow {
         id: sid.clone(),
@@ -388,6 +396,7 @@ pub fn run_session(
         compacted_this_turn: false,
         window,
         is_child: false,
+        expanded,
     };
     let res = run.start(existing.is_some(), window);
     let result = match res {
@@ -526,6 +535,38 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// §2.2 c': skills whose load was summarised away by a compaction, most recent first.
+    fn loaded_skills_block(&self, cwd: &Path) -> Option<String> {
+        let all = self.store.all_messages(&self.sid).ok()?;
+        if !all.iter().any(|m| m.kind == "checkpoint" && !m.compacted) {
+            return None;
+        }
+        let mut names: Vec<String> = Vec::new();
+        for m in all.iter().rev().filter(|m| m.compacted && m.kind != "reduced") {
+            let v = m.value();
+            let name = if m.role == "user" {
+                v.get("skill").and_then(Value::as_str).map(String::from)
+            } else if m.role == "assistant" {
+                None
+            } else if v["name"] == "skill_load" && v["isError"] == json!(false) {
+                // The skill named by the matching call.
+                let call = v["callId"].as_str().unwrap_or_default();
+                all.iter()
+                    .filter(|a| a.role == "assistant")
+                    .flat_map(|a| providers::calls_of(&a.value()))
+                    .find(|(id, _, _)| id == call)
+                    .and_then(|(_, _, args)| serde_json::from_str::<Value>(&args).ok())
+                    .and_then(|a| a.get("name").and_then(Value::as_str).map(String::from))
+            } else {
+                None
+            };
+            if let Some(n) = name.filter(|n| !names.contains(n)) {
+                names.push(n);
+            }
+        }
+        self.ctx.loaded_block(&names, cwd)
+    }
+
     fn task_offered(&self) -> bool {
         !self.is_child && self.opts.config.subagents
     }
@@ -602,6 +643,7 @@ impl Run<'_> {
                 compacted_this_turn: false,
                 window: self.window,
                 is_child: true,
+                expanded: None,
             };
             let r = match child.start(false, self.window) {
                 Ok(()) => child.turns_loop(),
@@ -628,15 +670,10 @@ impl Run<'_> {
     }
 
     fn expand_prompt(&self) -> Result<(String, Option<String>), String> {
-        let p = &self.opts.prompt;
-        if let Some(rest) = p.strip_prefix("/skill:") {
-            let (name, tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-            let mut a = Map::new();
-            a.insert("name".into(), json!(name));
-            let body = self.ctx.tool("skill_load", &a, &self.cwd())?;
-            return Ok((format!("{body}\n\nUser request: {}", tail.trim_start()), Some(name.to_string())));
+        if let Some(pre) = &self.expanded {
+            return Ok(pre.clone());
         }
-        Ok((p.clone(), None))
+        Ok((self.opts.prompt.clone(), None))
     }
 
     fn sync_tasks(&mut self) {
@@ -678,11 +715,15 @@ impl Run<'_> {
             system.push_str("\n\n");
             system.push_str(b);
         }
+        if let Some(b) = self.loaded_skills_block(&cwd) {
+            system.push_str("\n\n");
+            system.push_str(&b);
+        }
         if self.is_child {
             system.push_str("\n\n");
             system.push_str(SUBAGENT);
         }
-        let tools = offered(&self.policies, self.ctx.skills_listed(), self.task_offered());
+        let tools = offered(&self.policies, self.ctx.skills_listed(&self.cwd()), self.task_offered());
         let tools_json = compact(&Value::Array(tools.iter().map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()})).collect()));
         let parts = Parts { system: pre, instructions: blocks.iter().map(|b| ("instructions".to_string(), b.clone())).collect(), skills: None, tools: tools_json };
         (system, tools, parts)
@@ -928,7 +969,7 @@ impl Run<'_> {
 
     /// Runs the calls of one turn (§2.5–§2.8). Returns whether the run was cancelled.
     fn execute_calls(&mut self, _asst_seq: i64, calls: &[RawCall], budget_spent: bool) -> Result<bool, String> {
-        let offered: Vec<&'static str> = offered(&self.policies, self.ctx.skills_listed(), self.task_offered()).iter().map(|s| s.name).collect();
+        let offered: Vec<&'static str> = offered(&self.policies, self.ctx.skills_listed(&self.cwd()), self.task_offered()).iter().map(|s| s.name).collect();
         let mut slots: Vec<Slot> = calls
             .iter()
             .map(|c| {

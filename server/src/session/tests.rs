@@ -65,7 +65,7 @@ fn opts(w: &Ws, script: &[&str], session: Option<&str>) -> RunOptions {
 }
 
 fn ctx(root: &Path) -> Arc<DiskContext> {
-    Arc::new(DiskContext { root: root.to_path_buf(), settings: crate::config::Settings::default(), trusted: false, env: crate::workspace::Env::default() })
+    Arc::new(DiskContext::new(root.to_path_buf(), crate::config::Settings::default(), false, crate::workspace::Env::default()))
 }
 
 fn go(w: &Ws, o: &RunOptions, ap: Option<&dyn Approver>, grants: &Arc<Mutex<Grants>>, cancel: Arc<AtomicBool>) -> (RunResult, Vec<Value>) {
