@@ -42,4 +42,10 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
     let on = ws.run(&["run", "--cwd", "examples/demo", "--governor", "on", "--script", "session.jsonl", "Where is the greeting built?"]);
     assert!(on.stderr.contains("Context report (governor on): 38 messages"), "{}", on.stderr);
     assert!(on.stderr.contains("duplicate_search 4"), "{}", on.stderr);
+    let rep = ws.run(&["sessions", "report", &sid(&ev), "--json"]).json();
+    assert_eq!(rep["mode"], "on");
+    assert_eq!(rep["measured"], serde_json::json!(true));
+    assert_eq!(rep["messages"], serde_json::json!(38));
+    assert_eq!(rep["totals"]["elided"], serde_json::json!(4));
+    assert_eq!(rep["usage"], serde_json::Value::Null, "no ledger in a fresh process");
 }

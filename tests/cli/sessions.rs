@@ -60,3 +60,13 @@ fn unknown_and_ambiguous_ids_are_usage_failures() {
     assert_eq!(r.code, 2);
     assert_eq!(r.stderr.trim(), "error: Session not found: 0190ffff");
 }
+
+#[test]
+fn the_report_of_an_off_session_is_the_off_object() {
+    let ws = Ws::new();
+    script(&ws, &[r#"{"text":"hi"}"#]);
+    let (_, ev) = run(&ws, "hello", &[]);
+    let id = sid(&ev);
+    let rep = ws.run(&["sessions", "report", &id, "--json"]).json();
+    assert_eq!(rep, json!({"mode":"off","measured":false,"sessionId":id}));
+}

@@ -84,7 +84,8 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
         }
         SessionsCommand::Report(a) => {
             let id = store.resolve_id(&a.id).map_err(Failure)?;
-            let r = crate::session::read::report(&store, &id, &ctx.settings).map_err(Failure)?;
+            let context = crate::session::context::DiskContext::new(ctx.root.clone(), ctx.settings.clone(), ctx.trusted, ctx.env.clone());
+            let r = crate::session::read::report(&store, &id, &ctx.settings, &context).map_err(Failure)?;
             if ctx.args.json {
                 out(&pretty(&r));
             } else {
