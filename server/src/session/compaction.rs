@@ -44,6 +44,15 @@ fn measure(run: &Run<'_>, active: &[MsgRow]) -> Measure {
         let later_rewrite = active[i + 1..].iter().any(|m| m.kind != "message") || active.iter().any(|m| m.kind != "message" && m.seq > active[i].seq);
         if u["estimated"] == json!(false) && !later_rewrite {
             used = u["input"].as_u64().unwrap_or(0) + u["output"].as_u64().unwrap_or(0) + active[i + 1..].iter().map(|m| estimate(&m.json)).sum::<u64>();
+            // Mode `on`: the provider counted the projection; add back what it removed.
+            if run.gov.mode == crate::config::GovernorMode::On {
+                let saved: Option<String> = run
+                    .store
+                    .conn
+                    .query_row("SELECT data FROM events WHERE session_id=?1 AND type='context_governed' ORDER BY id DESC LIMIT 1", [&run.sid], |r| r.get(0))
+                    .ok();
+                used += saved.and_then(|d| serde_json::from_str::<Value>(&d).ok()).and_then(|v| v["tokensSaved"].as_u64()).unwrap_or(0);
+            }
         }
     }
     Measure { instructions, conversation, request, request_tokens, used }
