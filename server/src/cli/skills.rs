@@ -171,46 +171,11 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     Ok(emit(ctx, &rep, strict))
 }
 
-/// The vantage set V of §1.4 and the `SKILL.md` files of the workspace walk.
 fn workspace_walk(ctx: &Ctx) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let mut vantages = vec![ctx.root.clone()];
-    let mut files = Vec::new();
-    let walker = ignore::WalkBuilder::new(&ctx.root)
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .ignore(true)
-        .parents(false)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(std::cmp::Ord::cmp)
-        .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && (e.file_name() == ".git" || e.file_name() == "node_modules")))
-        .build();
-    let mut dirs = 0usize;
-    for entry in walker.flatten() {
-        let Some(ft) = entry.file_type() else { continue };
-        if ft.is_dir() {
-            dirs += 1;
-            if dirs > 20_000 {
-                tracing::warn!("workspace walk stopped at 20000 directories");
-                break;
-            }
-            let d = entry.path();
-            if d != ctx.root
-                && [".agents", ".alisio", ".claude"].iter().any(|b| ctx.fs.symlink_metadata(&d.join(b).join("skills")).is_ok_and(|m| m.file_type == FileType::Dir))
-                && ctx.fs.symlink_metadata(&d.join(".agents")).map_or(true, |m| m.file_type != FileType::Symlink)
-            {
-                vantages.push(d.to_path_buf());
-            }
-        } else if entry.file_name() == "SKILL.md" {
-            files.push(entry.path().to_path_buf());
-        }
-    }
-    (vantages, files)
+    let set = crate::workspace::walk::walk(&ctx.fs, &ctx.root);
+    report::workspace_files(&ctx.fs, &set, &ctx.root)
 }
 
-/// Skill diagnostics for the files under `paths`, and how many files were checked (§5.3).
 pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic>, usize), Failure> {
     let show = |p: &Path| ctx.display(p);
     let (vantages, walked) = workspace_walk(ctx);

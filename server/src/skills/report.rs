@@ -189,3 +189,26 @@ pub fn scope_of(d: &Discovery, file: &Path) -> Option<Scope> {
 pub fn opening_range(c: &Checked) -> TextRange {
     LineIndex::new(&c.text).line_range(0)
 }
+
+/// The vantage set V of skills.md §1.4 and every `SKILL.md` of the workspace walk, read from the
+/// shared directory set D (instructions.md §5.1): the root, then each directory with a real
+/// `.agents/skills`, `.alisio/skills` or `.claude/skills` directory.
+#[must_use]
+pub fn workspace_files(fs: &dyn Fs, set: &crate::workspace::walk::DirSet, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut vantages = vec![root.to_path_buf()];
+    let mut files = Vec::new();
+    for node in &set.dirs {
+        let has_root = node.entries.iter().any(|e| {
+            e.file_type == FileType::Dir
+                && [".agents", ".alisio", ".claude"].iter().any(|b| e.name == *b)
+                && fs.symlink_metadata(&node.path.join(&e.name).join("skills")).is_ok_and(|m| m.file_type == FileType::Dir)
+        });
+        if has_root && node.path != root {
+            vantages.push(node.path.clone());
+        }
+        if node.entries.iter().any(|e| e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)) {
+            files.push(node.path.join("SKILL.md"));
+        }
+    }
+    (vantages, files)
+}
