@@ -229,3 +229,60 @@ fn background_tasks_stream_every_byte_once_stop_and_die_with_the_run() {
         .collect();
     assert_eq!(rows, [("bg-1".to_string(), "stopped".to_string()), ("bg-2".to_string(), "killed".to_string())]);
 }
+
+#[cfg(unix)]
+#[test]
+fn tool_errors_have_the_documented_texts() {
+    let ws = Ws::new();
+    ws.dir("d");
+    ws.file("f.txt", "abc");
+    let t = one_call(
+        &ws,
+        json!([
+            {"name":"read_file","arguments":{"path":"missing.txt"}},
+            {"name":"read_file","arguments":{"path":"d"}},
+            {"name":"list_files","arguments":{"path":"f.txt"}},
+            {"name":"run_process","arguments":{"command":"no-such-command-xyz","args":[]}},
+            {"name":"shell","arguments":{"command":"true","cwd":"nowhere"}},
+            {"name":"edit_file","arguments":{"path":"f.txt","oldText":"a","newText":"a","expectedHash":sha(b"abc")}},
+            {"name":"bg_output","arguments":{"id":"bg-9"}}
+        ]),
+        &["--allow", "write,process"],
+    );
+    let texts: Vec<String> = t.iter().map(result_text).collect();
+    assert_eq!(
+        texts,
+        [
+            "File not found: missing.txt",
+            "Not a file: d",
+            "Not a directory: f.txt",
+            "Command not found: no-such-command-xyz",
+            "Working directory not found: nowhere",
+            "Edit changes nothing: oldText equals newText",
+            "Unknown background task: bg-9",
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_background_log_keeps_its_head_and_tail_past_the_limit() {
+    let ws = Ws::new();
+    ws.file("cfg.json", r#"{"tasks":{"maxOutputBytes":100}}"#);
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"bg_run","arguments":{"command":"head -c 150 /dev/zero | tr '\\0' a; head -c 50 /dev/zero | tr '\\0' b"}}]}"#,
+            r#"{"toolCalls":[{"name":"bg_output","arguments":{"id":"bg-1","waitMs":3000,"limit":65536}}]}"#,
+            r#"{"text":"ok"}"#,
+        ],
+    );
+    let (r, ev) = run(&ws, "p", &["--allow", "process", "--config", "cfg.json"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let t = tool_results(&ws, &sid(&ev));
+    let out: Value = serde_json::from_str(&result_text(&t[1])).unwrap();
+    let text = out["text"].as_str().unwrap();
+    assert!(text.starts_with(&"a".repeat(100)), "{text}");
+    assert!(text.contains("[output truncated: log limit of 100 bytes reached; the last 32768 bytes follow when the task ends]"), "{text}");
+    assert_eq!(out["output_truncated"], json!(true));
+}
