@@ -145,7 +145,8 @@ fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
     );
     let (mut child, mut seen) = spawn_until(&ws, &["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"], &[], |v| v["type"] == "tool_started");
     let t0 = Instant::now();
-    while !(ws.root.join("gpid").exists() && !std::fs::read_to_string(ws.root.join("gpid")).unwrap().trim().is_empty()) && t0.elapsed() < Duration::from_secs(5) {
+    let written = |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
+    while !written("gpid") && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);

@@ -82,11 +82,10 @@ pub fn plan(active: &[MsgRow], keep_turns: u32) -> Option<usize> {
             for (id, _, _) in calls_of(&v) {
                 open.insert(id);
             }
-        } else if m.role == "tool" {
-            if let Some(id) = v.get("callId").and_then(Value::as_str) {
+        } else if m.role == "tool"
+            && let Some(id) = v.get("callId").and_then(Value::as_str) {
                 open.remove(id);
             }
-        }
     }
     if !open.is_empty() {
         return None;

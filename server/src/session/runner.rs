@@ -420,7 +420,7 @@ fn script_window(p: &ProviderConfig, cwd: &Path) -> Option<u64> {
 
 enum TurnEnd {
     Continue,
-    Done(RunResult),
+    Done(Box<RunResult>),
 }
 
 impl Run<'_> {
@@ -805,7 +805,7 @@ impl Run<'_> {
             }
             match self.turn() {
                 Ok(TurnEnd::Continue) => {}
-                Ok(TurnEnd::Done(r)) => return r,
+                Ok(TurnEnd::Done(r)) => return *r,
                 Err(e) => return self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
             }
         }
@@ -853,8 +853,8 @@ impl Run<'_> {
             let t0 = Instant::now();
             let resp = match self.call_provider(&req, Some(turn_no)) {
                 Ok(r) => r,
-                Err(Failure::Cancelled) => return Ok(TurnEnd::Done(self.finish(RunStatus::Cancelled, None, None))),
-                Err(Failure::Fatal { code, message }) => return Ok(TurnEnd::Done(self.finish(RunStatus::Failed, Some(code), Some(message)))),
+                Err(Failure::Cancelled) => return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Cancelled, None, None)))),
+                Err(Failure::Fatal { code, message }) => return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some(code), Some(message))))),
             };
             let ttft = t0.elapsed().as_millis() as u64;
             let usage = resp.usage.unwrap_or_else(|| Usage {
@@ -878,7 +878,7 @@ impl Run<'_> {
                     recoveries += 1;
                     if recoveries > 2 {
                         let m = format!("Model output was cut off before it was usable (maxOutputTokens {})", self.max_output);
-                        return Ok(TurnEnd::Done(self.finish(RunStatus::Failed, Some("output_truncated"), Some(m))));
+                        return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("output_truncated"), Some(m)))));
                     }
                     let sid = self.sid.clone();
                     self.em.durable(&mut self.store, vec![Pending::new(&sid, None, "truncation_recovery", json!({"attempt":recoveries,"of":2,"maxOutputTokens":self.max_output}))])?;
@@ -888,7 +888,7 @@ impl Run<'_> {
             }
             if let Some(why) = self.validate(&calls)? {
                 if invalid_retried {
-                    return Ok(TurnEnd::Done(self.finish(RunStatus::Failed, Some("invalid_turn"), Some(why))));
+                    return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("invalid_turn"), Some(why)))));
                 }
                 invalid_retried = true;
                 let sid = self.sid.clone();
@@ -951,18 +951,18 @@ impl Run<'_> {
         self.em.durable(&mut self.store, vec![Pending::new(&sid, None, "turn_completed", data)])?;
         let _ = asst_seq;
         if cancelled || self.cancel.load(Ordering::Relaxed) {
-            return Ok(TurnEnd::Done(self.finish(RunStatus::Cancelled, None, None)));
+            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Cancelled, None, None))));
         }
         if calls.is_empty() {
-            return Ok(TurnEnd::Done(self.finish(RunStatus::Completed, None, None)));
+            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Completed, None, None))));
         }
         if budget_spent {
             let m = format!("Token budget exhausted ({} of {} tokens)", self.tokens, self.max_tokens);
-            return Ok(TurnEnd::Done(self.finish(RunStatus::Failed, Some("token_budget"), Some(m))));
+            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("token_budget"), Some(m)))));
         }
         if turn_no >= self.max_turns {
             let m = format!("Maximum turns reached ({})", self.max_turns);
-            return Ok(TurnEnd::Done(self.finish(RunStatus::Failed, Some("max_turns"), Some(m))));
+            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("max_turns"), Some(m)))));
         }
         Ok(TurnEnd::Continue)
     }
@@ -994,15 +994,14 @@ impl Run<'_> {
         if !budget_spent {
             let mut paths = Vec::new();
             for s in &slots {
-                if let (Some(sp), Some(a)) = (s.spec, &s.args) {
-                    if s.pre.as_ref().is_none_or(|p| p.0 != "error" && p.0 != "refused") {
+                if let (Some(sp), Some(a)) = (s.spec, &s.args)
+                    && s.pre.as_ref().is_none_or(|p| p.0 != "error" && p.0 != "refused") {
                         for p in sp.declared_paths(a) {
                             let pb = Path::new(&p);
                             let abs = if pb.is_absolute() { pb.to_path_buf() } else { self.opts.root.join(pb) };
                             paths.push(crate::workspace::normalize_lexically(&abs));
                         }
                     }
-                }
             }
             let attached = attached_of(&self.options());
             if let Some(att) = self.ctx.attach(&self.cwd(), &attached, &paths) {

@@ -424,11 +424,10 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
     let journal = store.calls(sid)?;
     let mut answered = std::collections::HashSet::new();
     for m in &msgs {
-        if m.role == "tool" {
-            if let Some(id) = m.value().get("callId").and_then(Value::as_str) {
+        if m.role == "tool"
+            && let Some(id) = m.value().get("callId").and_then(Value::as_str) {
                 answered.insert(id.to_string());
             }
-        }
     }
     let mut out = Vec::new();
     for m in msgs.iter().filter(|m| m.role == "assistant") {

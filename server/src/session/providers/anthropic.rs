@@ -68,13 +68,11 @@ pub fn body(p: &Anthropic, req: &ModelRequest) -> Value {
             last_history = Some((msgs.len() - 1, msgs.last().map_or(0, |m| m.1.len()) - 1));
         }
     }
-    if p.prompt_cache {
-        if let Some((mi, bi)) = last_history {
-            if let Some(Value::Object(o)) = msgs.get_mut(mi).and_then(|m| m.1.get_mut(bi)) {
+    if p.prompt_cache
+        && let Some((mi, bi)) = last_history
+            && let Some(Value::Object(o)) = msgs.get_mut(mi).and_then(|m| m.1.get_mut(bi)) {
                 o.insert("cache_control".into(), json!({"type":"ephemeral"}));
             }
-        }
-    }
     let messages: Vec<Value> = msgs.into_iter().map(|(r, b)| json!({"role":r,"content":b})).collect();
     let mut system = json!({"type":"text","text":req.system});
     if p.prompt_cache {
@@ -143,11 +141,10 @@ impl Acc {
                         on_text(&t);
                     }
                 }
-                if kind == "tool_use" {
-                    if let Some(i) = cb.get("input").filter(|i| i.as_object().is_some_and(|o| !o.is_empty())) {
+                if kind == "tool_use"
+                    && let Some(i) = cb.get("input").filter(|i| i.as_object().is_some_and(|o| !o.is_empty())) {
                         b.json = i.to_string();
                     }
-                }
                 self.blocks.push(b);
             }
             "content_block_delta" => {

@@ -37,8 +37,8 @@ impl Script {
             }
             if first {
                 first = false;
-                if let Ok(v) = serde_json::from_str::<Value>(t) {
-                    if v.get("alisioScript").is_some() {
+                if let Ok(v) = serde_json::from_str::<Value>(t)
+                    && v.get("alisioScript").is_some() {
                         if v["alisioScript"] != 1 {
                             return Err(format!("Script line {} is not valid: alisioScript must be 1", i + 1));
                         }
@@ -48,7 +48,6 @@ impl Script {
                         window = v.get("contextWindow").and_then(Value::as_u64).filter(|w| *w <= 2_000_000);
                         continue;
                     }
-                }
             }
             lines.push((i + 1, t.to_string()));
         }
@@ -99,11 +98,10 @@ impl Provider for Script {
         if !v.is_object() {
             return Err(fatal(format!("Script line {n} is not valid: expected a JSON object")));
         }
-        if let Some(k) = v.get("for").and_then(Value::as_str) {
-            if k != req.kind.as_str() {
+        if let Some(k) = v.get("for").and_then(Value::as_str)
+            && k != req.kind.as_str() {
                 return Err(fatal(format!("Script line {n} expects a {k} request but got a {} request", req.kind.as_str())));
             }
-        }
         if let Some(e) = v.get("expect") {
             check_expect(n, e, req)?;
         }

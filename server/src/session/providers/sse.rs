@@ -23,8 +23,7 @@ impl SseParser {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        loop {
-            let Some(nl) = self.buf.iter().position(|&b| b == b'\n' || b == b'\r') else { break };
+        while let Some(nl) = self.buf.iter().position(|&b| b == b'\n' || b == b'\r') {
             // A lone `\r` at the end may be the first half of `\r\n`: wait for more.
             if self.buf[nl] == b'\r' && nl + 1 == self.buf.len() {
                 break;

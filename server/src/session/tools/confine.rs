@@ -107,13 +107,11 @@ impl Roots {
             return Err(format!("Refusing to write through a symlink: {}", c.shown));
         }
         for base in [&c.lexical, &c.real] {
-            if let Ok(rel) = base.strip_prefix(&self.root) {
-                if let Some(Component::Normal(first)) = rel.components().next() {
-                    if first == ".git" {
+            if let Ok(rel) = base.strip_prefix(&self.root)
+                && let Some(Component::Normal(first)) = rel.components().next()
+                    && first == ".git" {
                         return Err(format!("Refusing to write inside .git: {}", c.shown));
                     }
-                }
-            }
         }
         Ok(())
     }
