@@ -6,45 +6,13 @@ use crate::common::{Run, Ws, run_cmd};
 use crate::fake::{Fake, Reply};
 use crate::sess::*;
 
-const OPENAI_TOOL: &str = concat!(
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Look\"}}]}\n\n",
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"\"}}]}}]}\n\n",
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"pa\"}}]}}]}\r\n\r\n",
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"th\\\":\\\"nope.txt\\\"}\"}}]}}]}\n\n",
-    ": keep-alive\n\n",
-    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
-    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":20,\"prompt_tokens_details\":{\"cached_tokens\":40}}}\n\n",
-    "data: [DONE]\n\n"
-);
+const OPENAI_TOOL: &str = include_str!("../fixtures/sse/openai_tool_calls.sse");
 
-const OPENAI_TEXT: &str = concat!(
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"do\"}}]}\n\n",
-    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ne\"},\"finish_reason\":\"stop\"}]}\n\n",
-    "data: [DONE]\n\n"
-);
+const OPENAI_TEXT: &str = include_str!("../fixtures/sse/openai_text.sse");
 
-const ANTHROPIC_TOOL: &str = concat!(
-    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-x\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":5,\"cache_read_input_tokens\":20,\"output_tokens\":1}}}\n\n",
-    "event: ping\ndata: {\"type\":\"ping\"}\n\n",
-    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Reading\"}}\n\n",
-    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
-    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"read_file\",\"input\":{}}}\n\n",
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"path\\\":\"}}\n\n",
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\\\"missing.txt\\\"}\"}}\n\n",
-    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
-    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":15}}\n\n",
-    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-);
+const ANTHROPIC_TOOL: &str = include_str!("../fixtures/sse/anthropic_tool_use.sse");
 
-const ANTHROPIC_TEXT: &str = concat!(
-    "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n",
-    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
-    "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"ok\"}}\n\n",
-    "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
-    "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n",
-    "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-);
+const ANTHROPIC_TEXT: &str = include_str!("../fixtures/sse/anthropic_text.sse");
 
 fn config(ws: &Ws, provider: Value) {
     ws.file("cfg.json", json!({"provider":provider}).to_string());
@@ -122,6 +90,9 @@ fn anthropic_requests_and_streams_follow_the_messages_api() {
     assert_eq!(m[2]["content"][0]["type"], "tool_result");
     assert_eq!(m[2]["content"][0]["is_error"], json!(true));
     assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_1");
+    // Prompt caching: the system block and the last block of the last history message.
+    assert_eq!(m[2]["content"][0]["cache_control"], json!({"type":"ephemeral"}));
+    assert!(m[1]["content"][1].get("cache_control").is_none());
     let u = &of_type(&ev, "turn_completed")[0]["data"]["usage"];
     assert_eq!(u, &json!({"input":35,"output":15,"cacheRead":20,"cacheWrite":5,"estimated":false}));
     let (r, _) = go(&ws, &[]);
@@ -201,4 +172,53 @@ fn a_dropped_connection_and_malformed_json_are_retried() {
     let reasons: Vec<&str> = of_type(&ev, "request_retry").iter().map(|e| e["data"]["reason"].as_str().unwrap()).collect();
     assert_eq!(reasons, ["stream_error", "stream_error"]);
     assert_eq!(of_type(&ev, "run_completed")[0]["data"]["text"], "done");
+}
+
+#[test]
+fn in_stream_errors_are_retried_for_both_wire_formats() {
+    let ws = Ws::new();
+    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/openai_stream_error.sse"), 13), Reply::sse(OPENAI_TEXT, 8)]);
+    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}));
+    let (r, ev) = go(&ws, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let retry = &of_type(&ev, "request_retry")[0]["data"];
+    assert_eq!(retry["reason"], "stream_error");
+    assert_eq!(retry["discardedText"], json!(true));
+
+    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/anthropic_stream_error.sse"), 17), Reply::sse(ANTHROPIC_TEXT, 8)]);
+    config(&ws, json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x","retryBaseMs":1}));
+    let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "k")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(of_type(&ev, "request_retry")[0]["data"]["reason"], "stream_error");
+}
+
+#[test]
+fn anthropic_thinking_blocks_are_kept_as_provider_data_and_replayed_first() {
+    let ws = Ws::new();
+    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/anthropic_thinking.sse"), 23), Reply::sse(ANTHROPIC_TEXT, 8)]);
+    config(&ws, json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x","promptCache":false}));
+    let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "k")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let m = active(&ws, &sid(&ev));
+    assert_eq!(m[1].3["providerData"]["blocks"][0], json!({"type":"thinking","thinking":"Let me think.","signature":"sig-1"}));
+    let second = &fake.requests()[1].body;
+    assert_eq!(second["messages"][1]["content"][0], json!({"type":"thinking","thinking":"Let me think.","signature":"sig-1"}));
+    assert_eq!(second["messages"][1]["content"][1]["type"], "tool_use");
+    assert!(second["system"][0].get("cache_control").is_none());
+    assert!(!m[1].3["content"].to_string().contains("Let me think"), "thinking is not message text");
+    assert!(of_type(&ev, "text_delta").iter().all(|e| !e["data"]["text"].as_str().unwrap().contains("think")), "thinking is never streamed");
+}
+
+#[test]
+fn an_openai_length_stop_with_text_is_a_truncated_answer() {
+    let ws = Ws::new();
+    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/openai_max_tokens.sse"), 5)]);
+    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","maxTokensParam":"max_completion_tokens","streamUsage":false,"maxOutputTokens":64}));
+    let (r, ev) = go(&ws, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(of_type(&ev, "response_truncated")[0]["data"], json!({"turn":1,"maxOutputTokens":64}));
+    let b = &fake.requests()[0].body;
+    assert_eq!(b["max_completion_tokens"], json!(64));
+    assert!(b.get("max_tokens").is_none() && b.get("stream_options").is_none());
+    assert_eq!(of_type(&ev, "turn_completed")[0]["data"]["usage"]["estimated"], json!(true), "no usage reported: the estimate");
 }
