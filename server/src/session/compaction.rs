@@ -156,7 +156,10 @@ pub fn parse(raw: &str) -> Option<Value> {
     } else {
         None
     };
-    let body = body.or_else(|| Some(raw[raw.find('{')?..=raw.rfind('}')?].to_string()))?;
+    let body = body.or_else(|| {
+        let (a, b) = (raw.find('{')?, raw.rfind('}')?);
+        (a < b).then(|| raw[a..=b].to_string())
+    })?;
     let v: Value = serde_json::from_str(body.trim()).ok()?;
     let c = v.get("checkpoint")?;
     let goal = c.get("goal")?.as_str()?.trim();
@@ -259,7 +262,7 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
     let summarized_tokens: u64 = summarized.iter().map(|m| estimate(&m.json)).sum();
     let checkpoint_tokens = estimate(&text);
     let after_msgs: u64 = active[cut..].iter().map(|m| estimate(&m.json)).sum::<u64>() + estimate(&msg_s);
-    let after = m.request_tokens - active.iter().map(|m| estimate(&m.json)).sum::<u64>() + after_msgs;
+    let after = m.request_tokens.saturating_sub(active.iter().map(|m| estimate(&m.json)).sum::<u64>()) + after_msgs;
     let new_conv = m.instructions + chars(&msg_s) as u64 + active[cut..].iter().map(|m| chars(&m.json) as u64).sum::<u64>();
     let options = run.gov.accept_quotes(&run.session.options, parsed.as_ref(), summarized);
     let seqs: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
@@ -498,6 +501,7 @@ mod tests {
             "## Goal\ng\n\n## User instructions and constraints\n- no semicolons\n\n## Discoveries\n- (none)\n\n## Accomplished\n- (none)\n\n## Current state\n(none)\n\n## Next steps\n- (none)\n\n## Relevant files\n- (none)"
         );
         assert!(parse("just words").is_none());
+        assert!(parse("} backwards {").is_none());
         assert!(parse("{\"checkpoint\":{\"goal\":\"\"}}").is_none());
     }
 }
