@@ -28,14 +28,16 @@ seq 1 400 | sed 's/^/line /' > "$tmp/ws/src/a.txt"
   echo '{"alisioScript":1}'
   n=0
   while [ $n -lt 150 ]; do
-    echo '{"toolCalls":[{"name":"read_file","arguments":{"path":"src/a.txt","limit":50}}]}'
-    echo '{"toolCalls":[{"name":"search_text","arguments":{"pattern":"line 1[0-9]","path":"src"}}]}'
+    echo '{"toolCalls":[{"name":"read_file","arguments":{"path":"src/a.txt","limit":50}}],"usage":{"input":1000,"output":10}}'
+    echo '{"toolCalls":[{"name":"search_text","arguments":{"pattern":"line 1[0-9]","path":"src"}}],"usage":{"input":1000,"output":10}}'
     n=$((n + 1))
   done
   echo '{"text":"done"}'
 } > "$tmp/ws/long.jsonl"
+# No compaction and no budget stop: this measures the loop, the store and the governor.
+echo '{"limits":{"maxContextChars":100000000,"maxTokens":100000000},"compaction":{"auto":false}}' > "$tmp/ws/cfg.json"
 t0=$(now)
-"$bin" run --json --cwd "$tmp/ws" --governor on --max-turns 1000 --script long.jsonl "long" > "$tmp/long.out"
+"$bin" run --json --cwd "$tmp/ws" --config cfg.json --governor on --max-turns 1000 --script long.jsonl "long" > "$tmp/long.out"
 t1=$(now)
 sid=$(head -1 "$tmp/long.out" | sed 's/.*"sessionId":"\([^"]*\)".*/\1/')
 echo "long session: $(( (t1 - t0) / 1000000 )) ms for 301 turns ($(( (t1 - t0) / 301000 )) us per turn), db $(du -k "$tmp/state/sessions.db" | cut -f1) KiB + wal $(du -k "$tmp/state/sessions.db-wal" 2>/dev/null | cut -f1) KiB"

@@ -33,17 +33,18 @@ fn measure(run: &Run<'_>, active: &[MsgRow]) -> Measure {
     let (system, tools, _) = run.parts();
     let tools_json = compact(&Value::Array(tools.iter().map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()})).collect()));
     let instructions = chars(&system) as u64;
-    let conv_msgs: u64 = active.iter().map(|m| chars(&m.json) as u64).sum();
+    let sizes: Vec<(u64, u64)> = active.iter().map(|m| run.row_size(m)).collect();
+    let conv_msgs: u64 = sizes.iter().map(|s| s.0).sum();
     let conversation = instructions + conv_msgs;
     let request = conversation + chars(&tools_json) as u64;
-    let request_tokens = estimate(&system) + active.iter().map(|m| estimate(&m.json)).sum::<u64>() + estimate(&tools_json);
+    let request_tokens = estimate(&system) + sizes.iter().map(|s| s.1).sum::<u64>() + estimate(&tools_json);
     let mut used = request_tokens;
     if let Some(i) = active.iter().rposition(|m| m.role == "assistant") {
         let v = active[i].value();
         let u = &v["usage"];
         let later_rewrite = active[i + 1..].iter().any(|m| m.kind != "message") || active.iter().any(|m| m.kind != "message" && m.seq > active[i].seq);
         if u["estimated"] == json!(false) && !later_rewrite {
-            used = u["input"].as_u64().unwrap_or(0) + u["output"].as_u64().unwrap_or(0) + active[i + 1..].iter().map(|m| estimate(&m.json)).sum::<u64>();
+            used = u["input"].as_u64().unwrap_or(0) + u["output"].as_u64().unwrap_or(0) + sizes[i + 1..].iter().map(|s| s.1).sum::<u64>();
             // Mode `on`: the provider counted the projection; add back what it removed.
             if run.gov.mode == crate::config::GovernorMode::On {
                 let saved: Option<String> = run
@@ -287,6 +288,7 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
         }
         Ok(())
     })?;
+    run.rewrites.set(run.rewrites.get() + 1);
     fault("after_compaction_commit");
     if let Some(s) = run.store.session(&sid)? {
         run.session = s;
@@ -410,6 +412,7 @@ fn reduce(run: &mut Run<'_>) -> Result<bool, String> {
         }
         Ok(())
     })?;
+    run.rewrites.set(run.rewrites.get() + 1);
     run.gov.invalidate();
     Ok(true)
 }
@@ -432,6 +435,9 @@ pub fn before_turn(run: &mut Run<'_>) -> Result<Option<(&'static str, String)>, 
     let mut attempt = Attempt::None;
     if cfg.compaction_auto && (a || b) {
         attempt = compact_once(run, "auto")?;
+    } else if m.conversation <= cfg.max_context_chars {
+        // Nothing changed and the budget holds: no reduction, no last chance.
+        return Ok(None);
     }
     reduce(run)?;
     let over = |run: &Run<'_>| -> Result<(bool, u64), String> {

@@ -75,7 +75,13 @@ fn text_parts(v: &Value) -> Vec<Part> {
 /// A stored row as the governor's [`Message`].
 #[must_use]
 pub fn message(row: &MsgRow) -> Message {
-    let v = row.value();
+    message_of(row, &row.value())
+}
+
+/// [`message`] from an already parsed row.
+#[must_use]
+pub fn message_of(row: &MsgRow, v: &Value) -> Message {
+    let v = v.clone();
     match row.role.as_str() {
         "assistant" => {
             let mut parts = text_parts(&v);
@@ -116,12 +122,13 @@ impl Gov {
     }
 
     /// Projects one request.
-    pub fn project(&mut self, session_id: &str, active: &[MsgRow], parts: &Parts, request: u64, recovery: bool, sources: &Sources) -> Projected {
-        let mut messages: Vec<Value> = active.iter().map(MsgRow::value).collect();
+    /// `values` are the parsed rows of `active`, in the same order.
+    pub fn project(&mut self, session_id: &str, active: &[MsgRow], values: Vec<Value>, parts: &Parts, request: u64, recovery: bool, sources: &Sources) -> Projected {
+        let mut messages = values;
         if self.mode == GovernorMode::Off {
             return Projected { messages, invariants: None, event: None };
         }
-        let history: Vec<Message> = active.iter().map(message).collect();
+        let history: Vec<Message> = active.iter().zip(&messages).map(|(r, v)| message_of(r, v)).collect();
         let rp = parts.governor();
         let src = sources.governor();
         let sent = self.state.request(&self.settings, Turn { session_id, history: &history, parts: &rp, sources: &src, request, recovery });

@@ -267,6 +267,13 @@ pub struct Run<'a> {
     pub is_child: bool,
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     pub expanded: Option<(String, Option<String>)>,
+    /// The active transcript as last read: `(max seq, rewrites, rows)`. Appends are fetched
+    /// incrementally; a compaction or reduction (`rewrites`) forces a full read.
+    cache: std::cell::RefCell<Option<(i64, u64, Vec<MsgRow>)>>,
+    /// Bumped by every commit that marks rows compacted.
+    pub rewrites: std::cell::Cell<u64>,
+    /// Per-row memo (rows never change once stored): `seq → (chars, token estimate, parsed)`.
+    memo: std::cell::RefCell<std::collections::HashMap<i64, (u64, u64, Value)>>,
 }
 
 fn store_err(e: &str) -> PreRunError {
@@ -397,6 +404,9 @@ pub fn run_session(
         window,
         is_child: false,
         expanded,
+        cache: std::cell::RefCell::new(None),
+        rewrites: std::cell::Cell::new(0),
+        memo: std::cell::RefCell::new(std::collections::HashMap::new()),
     };
     let res = run.start(existing.is_some(), window);
     let result = match res {
@@ -537,10 +547,15 @@ impl Run<'_> {
 
     /// §2.2 c': skills whose load was summarised away by a compaction, most recent first.
     fn loaded_skills_block(&self, cwd: &Path) -> Option<String> {
-        let all = self.store.all_messages(&self.sid).ok()?;
-        if !all.iter().any(|m| m.kind == "checkpoint" && !m.compacted) {
+        let checkpoints: i64 = self
+            .store
+            .conn
+            .query_row("SELECT count(*) FROM messages WHERE session_id=?1 AND kind='checkpoint' AND compacted=0", [&self.sid], |r| r.get(0))
+            .unwrap_or(0);
+        if checkpoints == 0 {
             return None;
         }
+        let all = self.store.all_messages(&self.sid).ok()?;
         let mut names: Vec<String> = Vec::new();
         for m in all.iter().rev().filter(|m| m.compacted && m.kind != "reduced") {
             let v = m.value();
@@ -644,6 +659,9 @@ impl Run<'_> {
                 window: self.window,
                 is_child: true,
                 expanded: None,
+                cache: std::cell::RefCell::new(None),
+                rewrites: std::cell::Cell::new(0),
+                memo: std::cell::RefCell::new(std::collections::HashMap::new()),
             };
             let r = match child.start(false, self.window) {
                 Ok(()) => child.turns_loop(),
@@ -747,11 +765,12 @@ impl Run<'_> {
     }
 
     fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, String> {
-        let active = self.store.active_messages(&self.sid)?;
+        let active = self.active()?;
         let (system, tools, parts) = self.parts();
         self.request_no += 1;
         let sources = self.sources();
-        let p = self.gov.project(&self.sid, &active, &parts, self.request_no, recovery, &sources);
+        let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
+        let p = self.gov.project(&self.sid, &active, values, &parts, self.request_no, recovery, &sources);
         let mut messages = p.messages;
         if recovery {
             messages.push(json!({"role":"user","content":[{"type":"text","text":RECOVERY_NOTE}]}));
@@ -1319,12 +1338,44 @@ impl Run<'_> {
         self.gov.report(&self.sid, &active, &parts, &self.sources())
     }
 
+    /// `(chars, token estimate)` of a stored row's json, memoised.
+    pub fn row_size(&self, r: &MsgRow) -> (u64, u64) {
+        let mut m = self.memo.borrow_mut();
+        let e = m.entry(r.seq).or_insert_with(|| (super::util::chars(&r.json) as u64, estimate(&r.json), Value::Null));
+        (e.0, e.1)
+    }
+
+    /// The parsed json of a stored row, memoised.
+    pub fn row_value(&self, r: &MsgRow) -> Value {
+        let mut m = self.memo.borrow_mut();
+        let e = m.entry(r.seq).or_insert_with(|| (super::util::chars(&r.json) as u64, estimate(&r.json), Value::Null));
+        if e.2.is_null() {
+            e.2 = r.value();
+        }
+        e.2.clone()
+    }
+
     /// The active transcript (for compaction).
     ///
     /// # Errors
     /// Store errors.
     pub fn active(&self) -> Result<Vec<MsgRow>, String> {
-        self.store.active_messages(&self.sid)
+        let max = self.store.max_seq(&self.sid)?;
+        let generation = self.rewrites.get();
+        let mut cache = self.cache.borrow_mut();
+        if let Some((seen, g, rows)) = cache.as_mut() {
+            if *g == generation {
+                if *seen < max {
+                    rows.extend(self.store.active_after(&self.sid, *seen)?);
+                    rows.sort_by_key(|r| r.pos);
+                    *seen = max;
+                }
+                return Ok(rows.clone());
+            }
+        }
+        let rows = self.store.active_messages(&self.sid)?;
+        *cache = Some((max, generation, rows.clone()));
+        Ok(rows)
     }
 }
 

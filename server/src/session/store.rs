@@ -220,6 +220,22 @@ impl Store {
         self.messages_where(sid, "AND compacted = 0")
     }
 
+    /// Active rows appended after `seq`, in `pos` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_after(&self, sid: &str, seq: i64) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, &format!("AND compacted = 0 AND seq > {seq}"))
+    }
+
+    /// The session's highest `seq` (0 when empty); an index lookup.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn max_seq(&self, sid: &str) -> Result<i64, String> {
+        self.conn.query_row("SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1", [sid], |r| r.get(0)).map_err(sql)
+    }
+
     fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, String> {
         let order = if cond.is_empty() { "seq" } else { "pos" };
         let q = format!(
