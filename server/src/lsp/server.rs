@@ -27,6 +27,9 @@ use crate::workspace::Env;
 pub enum Job {
     /// Recompute every diagnostic and publish what changed.
     Recompute,
+    /// An open document changed: publish its own diagnostics at once when it is a SKILL.md
+    /// (validation takes microseconds), then recompute across files.
+    Changed(PathBuf),
 }
 
 pub struct Backend {
@@ -155,6 +158,24 @@ fn file_path(uri: &Uri) -> Result<PathBuf> {
     path_of(uri).ok_or_else(|| invalid_params(format!("not a file URI: {}", uri.as_str())))
 }
 
+/// Parameters of `alisio/skillCatalog`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct SkillCatalogParams {
+    #[serde(default)]
+    pub uri: Option<Uri>,
+}
+
+/// Parameters of `alisio/setSkillEnabled`.
+#[derive(Debug, serde::Deserialize)]
+pub struct SetSkillEnabledParams {
+    pub id: String,
+    pub enabled: bool,
+}
+
+fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
+    tower_lsp_server::jsonrpc::Error { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: msg.into(), data: None }
+}
+
 /// Parameters of `alisio/contextExplain`.
 #[derive(Debug, serde::Deserialize)]
 pub struct ContextExplainParams {
@@ -173,7 +194,64 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// `alisio/skillCatalog {uri?}` (interfaces.md §3.1).
+    pub async fn skill_catalog(&self, params: Option<SkillCatalogParams>) -> Result<Value> {
+        let at = match params.and_then(|p| p.uri) {
+            Some(u) => Some(file_path(&u)?),
+            None => None,
+        };
+        blocking(&self.state, move |snap| super::skills::catalog(snap, at.as_deref())).await
+    }
+
+    /// `alisio/setSkillEnabled {id, enabled}`: persisted atomically, then everything is
+    /// republished (skills.md §3.3).
+    pub async fn set_skill_enabled(&self, params: SetSkillEnabledParams) -> Result<Value> {
+        self.toggle(params.id, Some(params.enabled)).await
+    }
+
+    async fn toggle(&self, id: String, enabled: Option<bool>) -> Result<Value> {
+        let v = blocking(&self.state, move |snap| super::skills::set_enabled(snap, &id, enabled)).await?.map_err(request_failed)?;
+        // Apply the change at once (skills.md §3.3 step 7): the next lens or catalog request
+        // must already see it, so recompute before answering.
+        let computed = blocking(&self.state, super::analysis::compute).await?;
+        lock(&self.state).results = Arc::new(computed.folders);
+        publish(&self.client, &self.state, &computed.diagnostics).await;
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.send_request::<request::CodeLensRefresh>(())).await;
+        });
+        Ok(v)
+    }
+}
+
 impl LanguageServer for Backend {
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let path = file_path(&params.text_document_position.text_document.uri)?;
+        let pos = params.text_document_position.position;
+        blocking(&self.state, move |snap| {
+            if path.file_name().is_some_and(|n| n == "SKILL.md") {
+                Some(CompletionResponse::Array(super::skills::completions(snap, &path, pos)))
+            } else {
+                None
+            }
+        })
+        .await
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let path = file_path(&params.text_document_position_params.text_document.uri)?;
+        let pos = params.text_document_position_params.position;
+        blocking(&self.state, move |snap| {
+            if !path.file_name().is_some_and(|n| n == "SKILL.md") {
+                return None;
+            }
+            let r = snap.folder_result(&path);
+            super::skills::definition(snap, &r, &path, pos).map(GotoDefinitionResponse::Scalar)
+        })
+        .await
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let path = file_path(&params.text_document_position_params.text_document.uri)?;
         let pos = params.text_document_position_params.position;
@@ -212,6 +290,13 @@ impl LanguageServer for Backend {
                 let v = self.context_explain(ContextExplainParams { uri, host: None }).await?;
                 Ok(Some(v))
             }
+            features::CMD_SHOW_SKILL | features::CMD_TOGGLE_SKILL => {
+                let id = arg0.as_str().map(str::to_string).ok_or_else(|| invalid_params(format!("{}: expected [id]", params.command)))?;
+                if params.command == features::CMD_TOGGLE_SKILL {
+                    return self.toggle(id, None).await.map(Some);
+                }
+                blocking(&self.state, move |snap| super::skills::show(snap, &id)).await?.map(Some).ok_or_else(|| invalid_params("unknown skill id"))
+            }
             other => Err(invalid_params(format!("unknown command: {other}"))),
         }
     }
@@ -249,6 +334,11 @@ impl LanguageServer for Backend {
                     ..TextDocumentSyncOptions::default()
                 })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec!["(".to_string(), ":".to_string()]),
+                    ..CompletionOptions::default()
+                }),
+                definition_provider: Some(OneOf::Left(true)),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(true) }),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
@@ -316,9 +406,9 @@ impl LanguageServer for Backend {
         let Some(path) = path_of(&params.text_document.uri) else { return };
         {
             let mut st = lock(&self.state);
-            st.docs.insert(path, Document::new(&params.text_document.text, params.text_document.version));
+            st.docs.insert(path.clone(), Document::new(&params.text_document.text, params.text_document.version));
         }
-        self.schedule();
+        let _ = self.tx.send(Job::Changed(path));
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -332,7 +422,7 @@ impl LanguageServer for Backend {
             }
             doc.version = params.text_document.version;
         }
-        self.schedule();
+        let _ = self.tx.send(Job::Changed(path));
     }
 
     async fn did_save(&self, _: DidSaveTextDocumentParams) {
@@ -398,6 +488,41 @@ async fn report_client_problems(client: &Client, state: &Mutex<State>, mut probl
     }
 }
 
+/// Codes that depend on discovery across files; the fast path keeps the last pass's values.
+fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
+    use crate::diagnostic::Code;
+    matches!(c, Code::SkillShadowed | Code::SkillUntrusted | Code::SkillNotDiscovered | Code::SkillScanLimit | Code::SkillSymlink)
+}
+
+/// Publishes the own diagnostics of changed open SKILL.md files at once: validation of one file
+/// under the active profile, plus the discovery codes of the last full pass.
+async fn fast_publish(client: &Client, state: &Mutex<State>, changed: &[PathBuf]) {
+    let skills: Vec<&PathBuf> = changed.iter().filter(|p| p.file_name().is_some_and(|n| n == "SKILL.md")).collect();
+    if skills.is_empty() {
+        return;
+    }
+    let (snap, versions) = {
+        let mut st = lock(state);
+        let versions: std::collections::HashMap<PathBuf, i32> = st.docs.iter().map(|(p, d)| (p.clone(), d.version)).collect();
+        (st.snapshot(), versions)
+    };
+    for path in skills {
+        let fs = snap.fs();
+        let mut diags = crate::skills::validate::check_file(&fs, path, snap.options.profile).diagnostics;
+        let folder = snap.folder_of(path);
+        if let Some(r) = snap.results.get(&folder) {
+            diags.extend(r.skills.diagnostics.iter().filter(|d| &d.file == path && is_discovery_code(d.code)).cloned());
+        }
+        crate::diagnostic::sort(&mut diags);
+        let Some(uri) = super::diagnostics::uri(path) else { continue };
+        let lsp: Vec<_> = diags.iter().map(|d| super::diagnostics::to_lsp(d, snap.encoding)).collect();
+        if !lsp.is_empty() {
+            lock(state).published.insert(path.clone());
+        }
+        client.publish_diagnostics(uri, lsp, versions.get(path).copied()).await;
+    }
+}
+
 /// Publishes the results: versions for open documents, empty lists for files that no longer
 /// report anything. Unopened files are published only after the first scan ended.
 pub async fn publish(
@@ -421,8 +546,20 @@ pub async fn publish(
 /// publishes. The first request after a quiet period is served at once (no timer in the path of
 /// an edit); requests that arrive while computing are merged into one more pass.
 pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedReceiver<Job>) {
-    while let Some(_job) = rx.recv().await {
-        while rx.try_recv().is_ok() {}
+    while let Some(job) = rx.recv().await {
+        let mut changed: Vec<PathBuf> = Vec::new();
+        let mut take = |j: Job| {
+            if let Job::Changed(p) = j {
+                if !changed.contains(&p) {
+                    changed.push(p);
+                }
+            }
+        };
+        take(job);
+        while let Ok(j) = rx.try_recv() {
+            take(j);
+        }
+        fast_publish(&client, &state, &changed).await;
         let snap = {
             let mut st = lock(&state);
             if !st.scanned && st.docs.is_empty() {
@@ -437,7 +574,27 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
                 continue;
             }
         };
-        lock(&state).results = Arc::new(computed.folders);
+        let limits: Vec<String> = {
+            let mut st = lock(&state);
+            let mut new = Vec::new();
+            for r in computed.folders.values() {
+                for dir in &r.skills.scan_limit {
+                    if st.shown_scan_limits.insert(dir.clone()) {
+                        new.push(format!(
+                            "Skill scan limit of {} directories reached; stopped at {}",
+                            crate::skills::discover::MAX_DIRS,
+                            crate::workspace::display_path(dir, &r.config.root)
+                        ));
+                    }
+                }
+            }
+            st.results = Arc::new(computed.folders);
+            new
+        };
+        for m in limits {
+            tracing::warn!("{m}");
+            client.show_message(MessageType::WARNING, m).await;
+        }
         let mut results = computed.diagnostics;
         let scanned = lock(&state).scanned;
         if !scanned {

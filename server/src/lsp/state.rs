@@ -101,6 +101,8 @@ pub struct State {
     /// published only from then on.
     pub scanned: bool,
     pub env: crate::workspace::Env,
+    /// Directories whose skill scan limit was already shown (once per discovery, skills.md §6.1).
+    pub shown_scan_limits: BTreeSet<PathBuf>,
     /// The per-folder results of the last pass (lenses, hovers and actions read them).
     pub results: Arc<HashMap<PathBuf, Arc<super::analysis::FolderResult>>>,
 }
@@ -109,7 +111,6 @@ pub struct State {
 #[derive(Clone)]
 pub struct Snapshot {
     pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
-    pub versions: Arc<HashMap<PathBuf, i32>>,
     pub folders: Vec<PathBuf>,
     pub encoding: Encoding,
     pub options: ClientOptions,
@@ -123,14 +124,11 @@ pub struct Snapshot {
 impl State {
     pub fn snapshot(&mut self) -> Snapshot {
         let mut buffers = HashMap::with_capacity(self.docs.len());
-        let mut versions = HashMap::with_capacity(self.docs.len());
         for (p, d) in &mut self.docs {
             buffers.insert(p.clone(), d.text());
-            versions.insert(p.clone(), d.version);
         }
         Snapshot {
             buffers: Arc::new(buffers),
-            versions: Arc::new(versions),
             folders: self.folders.clone(),
             encoding: self.encoding,
             options: self.options.clone(),
