@@ -376,8 +376,9 @@ impl LanguageServer for Backend {
             let progress = lock(&state).caps.work_done_progress;
             if progress {
                 let token = NumberOrString::String("alisio-ls/scan".to_string());
+                // A client that does not answer quickly gets no progress, not a late scan.
                 let created = tokio::time::timeout(
-                    Duration::from_secs(5),
+                    Duration::from_secs(1),
                     client.send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }),
                 )
                 .await;
