@@ -27,9 +27,6 @@ use crate::workspace::Env;
 pub enum Job {
     /// Recompute every diagnostic and publish what changed.
     Recompute,
-    /// An open document changed: publish its own diagnostics at once when it is a SKILL.md
-    /// (validation takes microseconds), then recompute across files.
-    Changed(PathBuf),
 }
 
 pub struct Backend {
@@ -73,6 +70,18 @@ impl Backend {
     }
 
     fn schedule(&self) {
+        let _ = self.tx.send(Job::Recompute);
+    }
+
+    /// An open document changed: its own diagnostics go out at once on a task of their own (not
+    /// behind a full pass in progress), then the full pass is scheduled.
+    fn changed(&self, path: PathBuf) {
+        if path.file_name().is_some_and(|n| n == "SKILL.md") {
+            let client = self.client.clone();
+            let state = self.state.clone();
+            let p = path.clone();
+            tokio::spawn(async move { fast_publish(&client, &state, &p).await });
+        }
         let _ = self.tx.send(Job::Recompute);
     }
 }
@@ -214,9 +223,9 @@ impl Backend {
         let v = blocking(&self.state, move |snap| super::skills::set_enabled(snap, &id, enabled)).await?.map_err(request_failed)?;
         // Apply the change at once (skills.md §3.3 step 7): the next lens or catalog request
         // must already see it, so recompute before answering.
-        let computed = blocking(&self.state, super::analysis::compute).await?;
+        let (versions, computed) = blocking(&self.state, |snap| (snap.versions.clone(), super::analysis::compute(snap))).await?;
         lock(&self.state).results = Arc::new(computed.folders);
-        publish(&self.client, &self.state, &computed.diagnostics).await;
+        publish(&self.client, &self.state, &versions, &computed.diagnostics).await;
         let client = self.client.clone();
         tokio::spawn(async move {
             let _ = tokio::time::timeout(Duration::from_secs(5), client.send_request::<request::CodeLensRefresh>(())).await;
@@ -385,9 +394,10 @@ impl LanguageServer for Backend {
                 if matches!(created, Ok(Ok(()))) {
                     let p = client.progress(token, "alisio-ls: scanning workspace").begin().await;
                     let snap = lock(&state).snapshot();
+                    let versions = snap.versions.clone();
                     let computed = tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await.unwrap_or_default();
                     lock(&state).results = Arc::new(computed.folders);
-                    publish(&client, &state, &computed.diagnostics).await;
+                    publish(&client, &state, &versions, &computed.diagnostics).await;
                     lock(&state).scanned = true;
                     p.finish().await;
                     return;
@@ -409,7 +419,7 @@ impl LanguageServer for Backend {
             let mut st = lock(&self.state);
             st.docs.insert(path.clone(), Document::new(&params.text_document.text, params.text_document.version));
         }
-        let _ = self.tx.send(Job::Changed(path));
+        self.changed(path);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -423,7 +433,7 @@ impl LanguageServer for Backend {
             }
             doc.version = params.text_document.version;
         }
-        let _ = self.tx.send(Job::Changed(path));
+        self.changed(path);
     }
 
     async fn did_save(&self, _: DidSaveTextDocumentParams) {
@@ -495,33 +505,36 @@ fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
     matches!(c, Code::SkillShadowed | Code::SkillUntrusted | Code::SkillNotDiscovered | Code::SkillScanLimit | Code::SkillSymlink)
 }
 
-/// Publishes the own diagnostics of changed open SKILL.md files at once: validation of one file
-/// under the active profile, plus the discovery codes of the last full pass.
-async fn fast_publish(client: &Client, state: &Mutex<State>, changed: &[PathBuf]) {
-    let skills: Vec<&PathBuf> = changed.iter().filter(|p| p.file_name().is_some_and(|n| n == "SKILL.md")).collect();
-    if skills.is_empty() {
-        return;
-    }
-    let (snap, versions) = {
-        let mut st = lock(state);
-        let versions: std::collections::HashMap<PathBuf, i32> = st.docs.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-        (st.snapshot(), versions)
-    };
-    for path in skills {
-        let fs = snap.fs();
-        let mut diags = crate::skills::validate::check_file(&fs, path, snap.options.profile).diagnostics;
-        let folder = snap.folder_of(path);
-        if let Some(r) = snap.results.get(&folder) {
-            diags.extend(r.skills.diagnostics.iter().filter(|d| &d.file == path && is_discovery_code(d.code)).cloned());
+/// Publishes the own diagnostics of a changed open SKILL.md at once: validation of the one file
+/// under the active profile, plus the discovery codes of the last full pass. Skipped when the
+/// document changed again meanwhile (a newer task publishes).
+async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
+    let snap = lock(state).snapshot();
+    let Some(version) = snap.versions.get(path).copied() else { return };
+    let p = path.clone();
+    let computed = tokio::task::spawn_blocking(move || {
+        let mut diags = crate::skills::validate::check_file(&snap.fs(), &p, snap.options.profile).diagnostics;
+        if let Some(r) = snap.results.get(&snap.folder_of(&p)) {
+            diags.extend(r.skills.diagnostics.iter().filter(|d| d.file == p && is_discovery_code(d.code)).cloned());
         }
         crate::diagnostic::sort(&mut diags);
-        let Some(uri) = super::diagnostics::uri(path) else { continue };
-        let lsp: Vec<_> = diags.iter().map(|d| super::diagnostics::to_lsp(d, snap.encoding)).collect();
-        if !lsp.is_empty() {
-            lock(state).published.insert(path.clone());
+        diags.iter().map(|d| super::diagnostics::to_lsp(d, snap.encoding)).collect::<Vec<_>>()
+    })
+    .await;
+    let Ok(lsp) = computed else { return };
+    let Some(uri) = super::diagnostics::uri(path) else { return };
+    {
+        let mut st = lock(state);
+        if st.docs.get(path).map(|d| d.version) != Some(version) {
+            return;
         }
-        client.publish_diagnostics(uri, lsp, versions.get(path).copied()).await;
+        if lsp.is_empty() {
+            st.published.remove(path);
+        } else {
+            st.published.insert(path.clone());
+        }
     }
+    client.publish_diagnostics(uri, lsp, Some(version)).await;
 }
 
 /// Publishes the results: versions for open documents, empty lists for files that no longer
@@ -529,12 +542,21 @@ async fn fast_publish(client: &Client, state: &Mutex<State>, changed: &[PathBuf]
 pub async fn publish(
     client: &Client,
     state: &Mutex<State>,
+    snap_versions: &std::collections::HashMap<PathBuf, i32>,
     results: &std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
 ) {
     let pubs = {
         let mut st = lock(state);
-        let versions: std::collections::HashMap<PathBuf, i32> = st.docs.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-        let (pubs, now) = super::diagnostics::plan(&st.published, results, &versions, st.encoding);
+        // A document edited after the snapshot keeps what it has: a newer pass is queued, and
+        // stale results must not be published under the new version.
+        let stale: std::collections::HashSet<PathBuf> =
+            st.docs.iter().filter(|(p, d)| snap_versions.get(*p) != Some(&d.version)).map(|(p, _)| p.clone()).collect();
+        let fresh: std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> =
+            results.iter().filter(|(p, _)| !stale.contains(*p)).map(|(p, d)| (p.clone(), d.clone())).collect();
+        let mut previous = st.published.clone();
+        previous.retain(|p| !stale.contains(p));
+        let (pubs, mut now) = super::diagnostics::plan(&previous, &fresh, snap_versions, st.encoding);
+        now.extend(st.published.iter().filter(|p| stale.contains(*p)).cloned());
         st.published = now;
         pubs
     };
@@ -548,19 +570,9 @@ pub async fn publish(
 /// an edit); requests that arrive while computing are merged into one more pass.
 pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedReceiver<Job>) {
     while let Some(job) = rx.recv().await {
-        let mut changed: Vec<PathBuf> = Vec::new();
-        let mut take = |j: Job| {
-            if let Job::Changed(p) = j {
-                if !changed.contains(&p) {
-                    changed.push(p);
-                }
-            }
-        };
-        take(job);
-        while let Ok(j) = rx.try_recv() {
-            take(j);
-        }
-        fast_publish(&client, &state, &changed).await;
+        // Coalesce: every job queued so far is served by this one pass.
+        let _ = job;
+        while rx.try_recv().is_ok() {}
         let snap = {
             let mut st = lock(&state);
             if !st.scanned && st.docs.is_empty() {
@@ -568,6 +580,7 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             }
             st.snapshot()
         };
+        let versions = snap.versions.clone();
         let computed = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
             Ok(r) => r,
             Err(e) => {
@@ -603,6 +616,6 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             let open: std::collections::HashSet<PathBuf> = lock(&state).docs.keys().cloned().collect();
             results.retain(|p, _| open.contains(p));
         }
-        publish(&client, &state, &results).await;
+        publish(&client, &state, &versions, &results).await;
     }
 }

@@ -111,6 +111,8 @@ pub struct State {
 #[derive(Clone)]
 pub struct Snapshot {
     pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
+    /// Versions of the open documents when the snapshot was taken.
+    pub versions: Arc<HashMap<PathBuf, i32>>,
     pub folders: Vec<PathBuf>,
     pub encoding: Encoding,
     pub options: ClientOptions,
@@ -124,11 +126,14 @@ pub struct Snapshot {
 impl State {
     pub fn snapshot(&mut self) -> Snapshot {
         let mut buffers = HashMap::with_capacity(self.docs.len());
+        let mut versions = HashMap::with_capacity(self.docs.len());
         for (p, d) in &mut self.docs {
             buffers.insert(p.clone(), d.text());
+            versions.insert(p.clone(), d.version);
         }
         Snapshot {
             buffers: Arc::new(buffers),
+            versions: Arc::new(versions),
             folders: self.folders.clone(),
             encoding: self.encoding,
             options: self.options.clone(),
