@@ -1,0 +1,129 @@
+-- Headless Neovim probe for the alisio.nvim client (tests/editors/neovim.rs drives it).
+--
+-- Opens ALISIO_TEST_FILE with the shipped lsp/alisio_ls.lua (enabled by init.lua), waits for the
+-- client to attach, then performs the steps of ALISIO_TEST_STEPS (comma-separated):
+--   diagnostics  wait until the buffer has at least one diagnostic (ALISIO_TEST_WAIT_CODE: one
+--                with that code), then record them all
+--   codelens     request textDocument/codeLens, resolve lenses without a command, record them,
+--                and run the first lens's command (client-side commands of lsp/alisio_ls.lua)
+--   explain      run :AlisioExplain and record the lines it shows
+-- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
+-- timeout is recorded under "errors" instead of hanging.
+local out_path = assert(os.getenv('ALISIO_TEST_OUT'), 'ALISIO_TEST_OUT')
+local file = assert(os.getenv('ALISIO_TEST_FILE'), 'ALISIO_TEST_FILE')
+local steps = vim.split(os.getenv('ALISIO_TEST_STEPS') or 'diagnostics', ',', { trimempty = true })
+local wait_code = os.getenv('ALISIO_TEST_WAIT_CODE')
+local timeout = tonumber(os.getenv('ALISIO_TEST_TIMEOUT_MS') or '15000')
+
+local result = { errors = {}, steps = steps }
+
+local function finish()
+  local f = assert(io.open(out_path, 'w'))
+  f:write(vim.json.encode(result))
+  f:close()
+  vim.cmd('qall!')
+end
+
+local ok, err = pcall(function()
+  require('alisio').last_error = nil
+  vim.cmd.edit(vim.fn.fnameescape(file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  result.filetype = vim.bo[bufnr].filetype
+  result.enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('alisio_ls') or nil
+
+  local client
+  local attached = vim.wait(timeout, function()
+    client = vim.lsp.get_clients({ bufnr = bufnr, name = 'alisio_ls' })[1]
+    return client ~= nil and client.initialized == true
+  end, 20)
+  result.attached = attached
+  if not attached then
+    table.insert(result.errors, 'client did not attach within ' .. timeout .. ' ms')
+    return
+  end
+  result.client = {
+    name = client.name,
+    root_dir = client.root_dir,
+    cmd = client.config.cmd,
+    init_options = client.config.init_options,
+    offset_encoding = client.offset_encoding,
+    capabilities = client.server_capabilities,
+  }
+
+  for _, step in ipairs(steps) do
+    if step == 'diagnostics' then
+      local got = vim.wait(timeout, function()
+        for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+          if not wait_code or d.code == wait_code then
+            return true
+          end
+        end
+        return false
+      end, 20)
+      if not got then
+        table.insert(result.errors, 'no diagnostic' .. (wait_code and (' with code ' .. wait_code) or '') .. ' within ' .. timeout .. ' ms')
+      end
+      result.diagnostics = {}
+      for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+        table.insert(result.diagnostics, {
+          lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+          severity = d.severity, code = d.code, message = d.message, source = d.source,
+        })
+      end
+    elseif step == 'codelens' then
+      local resp = client:request_sync('textDocument/codeLens', { textDocument = vim.lsp.util.make_text_document_params(bufnr) }, timeout, bufnr)
+      if not resp or resp.err then
+        table.insert(result.errors, 'codeLens failed: ' .. vim.inspect(resp and resp.err or 'timeout'))
+      else
+        local lenses = {}
+        for _, lens in ipairs(resp.result or {}) do
+          if not lens.command and client:supports_method('codeLens/resolve') then
+            local r = client:request_sync('codeLens/resolve', lens, timeout, bufnr)
+            lens = (r and r.result) or lens
+          end
+          table.insert(lenses, lens)
+        end
+        result.codelenses = lenses
+        local first = lenses[1]
+        if first and first.command then
+          local view = first.command.command == 'alisio.explainContext' and 'explain' or 'skills'
+          require('alisio').last[view] = nil
+          client:exec_cmd(first.command, { bufnr = bufnr })
+          local shown = vim.wait(timeout, function()
+            return require('alisio').last[view] ~= nil or require('alisio').last_error ~= nil
+          end, 20)
+          result.lens_view = view
+          result.lens_lines = require('alisio').last[view]
+          if not shown then
+            table.insert(result.errors, 'running the first code lens showed nothing')
+          end
+          pcall(vim.cmd.close)
+        end
+      end
+    elseif step == 'explain' then
+      require('alisio').last.explain = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioExplain')
+      local shown = vim.wait(timeout, function()
+        return require('alisio').last.explain ~= nil or require('alisio').last_error ~= nil
+      end, 20)
+      if not shown then
+        table.insert(result.errors, ':AlisioExplain showed nothing within ' .. timeout .. ' ms')
+      end
+      result.explain_lines = require('alisio').last.explain
+      -- the float is the current window; read it back to check what the user sees
+      local win = vim.api.nvim_get_current_win()
+      result.explain_float = vim.api.nvim_win_get_config(win).relative ~= ''
+      result.explain_buffer = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      pcall(vim.cmd.close)
+    end
+  end
+end)
+if not ok then
+  table.insert(result.errors, 'lua error: ' .. tostring(err))
+end
+local last_error = package.loaded['alisio'] and package.loaded['alisio'].last_error
+if last_error then
+  table.insert(result.errors, 'request error: ' .. vim.inspect(last_error))
+end
+finish()

@@ -1,0 +1,29 @@
+//! The VS Code extension's unit tests (`npm test` in editors/vscode: node:test, `vscode`
+//! stubbed): server discovery, trust handling, settings mapping, views. Skips when
+//! `editors/vscode/node_modules` is absent (`.ci/setup-editors.sh` runs `npm ci`).
+
+use std::process::Command;
+use std::time::Duration;
+
+use crate::{repo_root, run_with_timeout};
+
+#[test]
+fn vscode_extension_unit_tests_pass() {
+    let dir = repo_root().join("editors").join("vscode");
+    if !dir.join("node_modules").is_dir() {
+        eprintln!("skipped: {} is absent (run .ci/setup-editors.sh)", dir.join("node_modules").display());
+        return;
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("skipped: node is not on PATH");
+        return;
+    }
+    let o = run_with_timeout(Command::new("npm").args(["test", "--silent"]).current_dir(&dir), Duration::from_secs(180));
+    assert!(o.status.success(), "npm test failed ({:?})\nstdout:\n{}\nstderr:\n{}", o.status, o.stdout, o.stderr);
+    // node:test's summary: at least one test ran and none failed.
+    let count = |label: &str| -> usize {
+        o.stdout.lines().find_map(|l| l.trim().strip_prefix(label).and_then(|n| n.trim().parse().ok())).unwrap_or(0)
+    };
+    assert!(count("ℹ pass") > 0, "no passing test reported:\n{}", o.stdout);
+    assert_eq!(count("ℹ fail"), 0, "{}", o.stdout);
+}
