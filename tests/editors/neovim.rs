@@ -66,6 +66,15 @@ struct Probe<'a> {
     nvim: &'a Path,
     ws: &'a Ws,
     trusted: bool,
+    /// The server `ALISIO_LS_PATH` names (the real one unless a test needs the scripted one).
+    server: PathBuf,
+    env: Vec<(&'static str, String)>,
+}
+
+impl<'a> Probe<'a> {
+    fn new(nvim: &'a Path, ws: &'a Ws, trusted: bool) -> Self {
+        Self { nvim, ws, trusted, server: server_bin(), env: Vec::new() }
+    }
 }
 
 impl Probe<'_> {
@@ -92,7 +101,7 @@ impl Probe<'_> {
             .env("XDG_DATA_HOME", base.join("data"))
             .env("XDG_STATE_HOME", base.join("state"))
             .env("XDG_CACHE_HOME", base.join("cache"))
-            .env("ALISIO_LS_PATH", server_bin())
+            .env("ALISIO_LS_PATH", &self.server)
             .env("ALISIO_TEST_OUT", &out)
             .env("ALISIO_TEST_FILE", file)
             .env("ALISIO_TEST_STEPS", steps)
@@ -103,6 +112,9 @@ impl Probe<'_> {
             .arg(format!("luafile {}", repo_root().join("tests/clients/neovim/collect.lua").display()));
         if let Some(code) = wait_code {
             cmd.env("ALISIO_TEST_WAIT_CODE", code);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
         }
         let o = run_with_timeout(&mut cmd, Duration::from_secs(90));
         let text = std::fs::read_to_string(&out)
@@ -124,7 +136,7 @@ fn neovim_shipped_config_attaches_untrusted_by_default_with_the_server_from_alis
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     let f = ws.file("AGENTS.md", "# Rules\n");
-    let r = Probe { nvim: &nvim, ws: &ws, trusted: false }.run(&f, "", None);
+    let r = Probe::new(&nvim, &ws, false).run(&f, "", None);
     no_errors(&r);
     assert_eq!(r["attached"], json!(true));
     assert_eq!(r["filetype"], json!("markdown"));
@@ -142,7 +154,7 @@ fn neovim_shows_config_invalid_on_max_bytes_1023_when_trusted_via_init_options()
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     let f = ws.file(".alisio/config.json", "{\"context\": {\"maxBytes\": 1023}}\n");
-    let r = Probe { nvim: &nvim, ws: &ws, trusted: true }.run(&f, "diagnostics", Some("config-invalid"));
+    let r = Probe::new(&nvim, &ws, true).run(&f, "diagnostics", Some("config-invalid"));
     no_errors(&r);
     assert_eq!(r["filetype"], json!("json"));
     assert_eq!(r["client"]["init_options"]["trusted"], json!(true));
@@ -164,7 +176,7 @@ fn pending_server_features_neovim_skill_name_format_diagnostic() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     let f = ws.file(".agents/skills/Bad--Name/SKILL.md", "---\nname: Bad--Name\ndescription: Checks names. Use when testing the editor.\n---\n\n# Bad\n");
-    let r = Probe { nvim: &nvim, ws: &ws, trusted: true }.run(&f, "diagnostics,codelens", Some("skill-name-format"));
+    let r = Probe::new(&nvim, &ws, true).run(&f, "diagnostics,codelens", Some("skill-name-format"));
     no_errors(&r);
     assert_eq!(
         r["diagnostics"],
@@ -190,7 +202,7 @@ fn pending_server_features_neovim_instruction_lens_runs_explain_client_side() {
     let f = ws.file("AGENTS.md", "# Root rules\n");
     ws.file("sub/AGENTS.md", "# Sub rules\n");
     ws.file("sub/deeper/notes.md", "# Notes\n");
-    let r = Probe { nvim: &nvim, ws: &ws, trusted: true }.run(&f, "codelens", None);
+    let r = Probe::new(&nvim, &ws, true).run(&f, "codelens", None);
     no_errors(&r);
     let lenses = r["codelenses"].as_array().expect("codelenses");
     assert_eq!(lenses.len(), 1, "{r:#}");
@@ -220,7 +232,7 @@ fn pending_server_features_neovim_alisio_explain_of_a_nested_file_lists_both_age
     ws.file("AGENTS.md", "# Root rules\n");
     ws.file("sub/AGENTS.md", "# Sub rules\n");
     let f = ws.file("sub/deeper/notes.md", "# Notes\n");
-    let r = Probe { nvim: &nvim, ws: &ws, trusted: false }.run(&f, "explain", None);
+    let r = Probe::new(&nvim, &ws, false).run(&f, "explain", None);
     no_errors(&r);
     let expected = json!([
         "Instructions for sub/deeper/notes.md (host alisio, budget 32768 bytes)",
@@ -235,4 +247,111 @@ fn pending_server_features_neovim_alisio_explain_of_a_nested_file_lists_both_age
     // What the user sees: a floating window holding the same lines.
     assert_eq!(r["explain_float"], json!(true));
     assert_eq!(r["explain_buffer"], expected);
+}
+
+/// The chat and report views against `tests/clients/fake_session_server.py`, a scripted
+/// stand-in that streams sessions.md §8 events for one write call, asks `alisio/approve`, and
+/// answers `alisio/contextReport` with governor.md §6.5's example (the real sessions come in a
+/// later issue). What is checked is the client: the approval question through vim.ui.select,
+/// the decision it sends back, the streamed chat buffer and the report window.
+#[test]
+fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let log = ws.tmp.path().join("fake.log");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    probe.env = vec![
+        ("FAKE_LOG", log.display().to_string()),
+        ("ALISIO_TEST_PROMPT", "Write a.txt".into()),
+        ("ALISIO_TEST_APPROVE", "Allow for this session".into()),
+    ];
+    let r = probe.run(&f, "chat,report", None);
+    no_errors(&r);
+    assert_eq!(
+        r["approval_prompts"],
+        json!([{"prompt": "alisio: Write a.txt (5 bytes) [write]", "kind": "alisio.approve",
+                "items": ["Allow once", "Allow for this session", "Deny"]}])
+    );
+    // The server received exactly the chosen decision as the reply to its alisio/approve.
+    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let reply = sent.iter().find(|m| m["id"] == json!("approve-1")).expect("a reply to alisio/approve");
+    assert_eq!(reply["result"], json!({"decision": "allow-session"}));
+    let run = sent.iter().find(|m| m["method"] == json!("alisio/runSession")).expect("runSession request");
+    assert_eq!(run["params"]["prompt"], json!("Write a.txt"));
+    assert!(run["params"]["workDoneToken"].as_str().is_some_and(|t| t.starts_with("alisio-chat-")), "{run}");
+    assert_eq!(
+        r["chat_lines"],
+        json!([
+            "# alisio chat",
+            "",
+            "i: ask · <C-c>: cancel · gr: Context Report",
+            "",
+            "## You",
+            "Write a.txt",
+            "",
+            "## Agent",
+            "I will write the file.",
+            "→ write_file {\"path\":\"a.txt\",\"content\":\"hello\"}",
+            "? approval: Write a.txt (5 bytes)",
+            "  allow-session (user)",
+            "  ✓ write_file ok (2 ms)",
+            "Decision: allow-session.",
+            "",
+            "— completed · session s-1 · Context Report: gr or :AlisioReport s-1"
+        ])
+    );
+    assert_eq!(r["report_float"], json!(true));
+    assert_eq!(
+        r["report_lines"],
+        json!([
+            "session s-1 · mode on · request 7 · policy v1",
+            "messages 70 (eligible 64) · segments 97 (0 omitted from the list)",
+            "tokens: before 40210 · saved 986 · after 39224 · elided results 1",
+            "",
+            "tokens by kind (listed segments)",
+            "  system       812   ████████████████████████",
+            "  tool_result  1000  ██████████████████████████████",
+            "",
+            "tokens saved by reason (elided results: count)",
+            "  superseded_read   986  1 result(s)",
+            "  stale_bg_output   0    0 result(s)",
+            "  duplicate_search  0    0 result(s)",
+            "criticality: pinned 6 · high 9 · normal 81 · low 1",
+            "invariants: sent false · 0 item(s) · 0 omitted",
+            "",
+            "#  kind         origin    tokens  criticality  reason         elided",
+            "0  system       system    812     pinned       system_prompt  -",
+            "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)"
+        ])
+    );
+}
+
+#[test]
+fn neovim_chat_sends_deny_when_the_user_picks_deny() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let log = ws.tmp.path().join("fake.log");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    probe.env = vec![("FAKE_LOG", log.display().to_string()), ("ALISIO_TEST_APPROVE", "Deny".into())];
+    let r = probe.run(&f, "chat", None);
+    no_errors(&r);
+    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let reply = sent.iter().find(|m| m["id"] == json!("approve-1")).expect("a reply to alisio/approve");
+    assert_eq!(reply["result"], json!({"decision": "deny"}));
+    let lines = r["chat_lines"].as_array().expect("chat lines");
+    assert!(lines.contains(&json!("  deny (user)")), "{lines:?}");
+    assert!(lines.contains(&json!("  ✗ write_file denied (2 ms)")), "{lines:?}");
+    assert_eq!(r["chat_result"]["text"], json!("Decision: deny."));
 }

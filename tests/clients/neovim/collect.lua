@@ -7,6 +7,9 @@
 --   codelens     request textDocument/codeLens, resolve lenses without a command, record them,
 --                and run the first lens's command (client-side commands of lsp/alisio_ls.lua)
 --   explain      run :AlisioExplain and record the lines it shows
+--   chat         run `:AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
+--                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
+--   report       run :AlisioReport (the chat's session) and record the lines it shows
 -- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
 -- timeout is recorded under "errors" instead of hanging.
 local out_path = assert(os.getenv('ALISIO_TEST_OUT'), 'ALISIO_TEST_OUT')
@@ -116,6 +119,45 @@ local ok, err = pcall(function()
       result.explain_float = vim.api.nvim_win_get_config(win).relative ~= ''
       result.explain_buffer = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
       pcall(vim.cmd.close)
+    elseif step == 'chat' then
+      local alisio = require('alisio')
+      local answer = os.getenv('ALISIO_TEST_APPROVE') or 'Deny'
+      result.approval_prompts = {}
+      vim.ui.select = function(items, opts, on_choice)
+        table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items) })
+        for i, item in ipairs(items) do
+          if opts.format_item(item) == answer then
+            return on_choice(item, i)
+          end
+        end
+        on_choice(nil, nil)
+      end
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
+      local done = vim.wait(timeout, function()
+        return alisio.last_result ~= nil or alisio.last_error ~= nil
+      end, 20)
+      if not done then
+        table.insert(result.errors, ':AlisioChat got no result within ' .. timeout .. ' ms')
+      end
+      result.chat_result = alisio.last_result
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
+          result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+        end
+      end
+    elseif step == 'report' then
+      local alisio = require('alisio')
+      alisio.last.report = nil
+      vim.cmd('AlisioReport')
+      local shown = vim.wait(timeout, function()
+        return alisio.last.report ~= nil or alisio.last_error ~= nil
+      end, 20)
+      if not shown then
+        table.insert(result.errors, ':AlisioReport showed nothing within ' .. timeout .. ' ms')
+      end
+      result.report_lines = alisio.last.report
+      result.report_float = vim.api.nvim_win_get_config(vim.api.nvim_get_current_win()).relative ~= ''
     end
   end
 end)

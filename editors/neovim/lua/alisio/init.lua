@@ -393,7 +393,7 @@ local function chat_append(buf, text, newline)
   local parts = vim.split(text, '\n', { plain = true })
   local last = vim.api.nvim_buf_line_count(buf)
   local cur = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ''
-  if newline and cur ~= '' then
+  if newline and not (last == 1 and cur == '') then
     vim.api.nvim_buf_set_lines(buf, last, last, false, parts)
   else
     parts[1] = cur .. parts[1]
@@ -465,6 +465,13 @@ function M.on_session_event(_, params, _)
   if buf then
     local text, newline = M.render_event(ev)
     if text then
+      local chat = chats[buf]
+      local is_text = ev.type == 'text_delta'
+      -- streamed text continues its line, except right after a tool or approval line
+      if is_text and chat.last_kind ~= 'text' and chat.last_kind ~= nil then
+        newline = true
+      end
+      chat.last_kind = is_text and 'text' or 'line'
       chat_append(buf, text, newline)
     end
   end
@@ -562,6 +569,7 @@ function M.chat(prompt)
   if vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == '' and vim.api.nvim_buf_line_count(buf) == 1 then
     vim.api.nvim_buf_set_lines(buf, 0, 1, false, { '# alisio chat', '', 'i: ask · <C-c>: cancel · gr: Context Report' })
   end
+  chat.last_kind = nil
   chat_append(buf, '', true)
   chat_append(buf, '## You', true)
   chat_append(buf, prompt, true)
