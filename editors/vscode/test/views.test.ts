@@ -58,11 +58,11 @@ test('tokens saved by reason always list the three reasons with the totals count
   ]);
 });
 
-test('the bar chart scales the longest bar to 260 px and escapes labels', () => {
+test('the bar chart scales the longest bar to 200 px and escapes labels', () => {
   const svg = barChart('T<1>', [{ label: 'a&b', value: 50 }, { label: 'c', value: 100 }, { label: 'z', value: 0 }], 'kind');
   assert.match(svg, /^<svg class="chart" role="img" aria-label="T&lt;1&gt;"/);
-  assert.match(svg, /data-label="a&amp;b" data-value="50"><text x="0" y="38" class="label">a&amp;b<\/text><rect x="140" y="27" width="130"/);
-  assert.match(svg, /data-label="c" data-value="100">.*?<rect x="140" y="49" width="260"/);
+  assert.match(svg, /data-label="a&amp;b" data-value="50"><text x="0" y="38" class="label">a&amp;b<\/text><rect x="130" y="27" width="100"/);
+  assert.match(svg, /data-label="c" data-value="100">.*?<rect x="130" y="49" width="200"/);
   assert.match(svg, /data-label="z" data-value="0">.*?width="0"/);
 });
 

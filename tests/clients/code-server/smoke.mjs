@@ -21,7 +21,7 @@ const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
-const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const page = await browser.newPage({ viewport: { width: 1600, height: 900 } });
 let step = 'load';
 
 async function shot(name) {
@@ -58,13 +58,24 @@ function diagnostics(suffix) {
 }
 
 async function openFile(rel) {
-  await page.keyboard.press('Control+P');
-  await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
-  await page.keyboard.type(rel, { delay: 10 });
-  await page.waitForTimeout(1200);
-  await page.keyboard.press('Enter');
   const name = rel.split('/').pop();
-  await until(`the editor tab of ${rel}`, async () => (await page.locator('.tab.active').first().textContent().catch(() => ''))?.includes(name));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await page.keyboard.press('Control+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
+    await page.keyboard.type(rel, { delay: 10 });
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    await row.waitFor({ state: 'visible', timeout: 15000 });
+    await page.waitForTimeout(300);
+    await row.click();
+    const start = Date.now();
+    while (Date.now() - start < 10000) {
+      const tab = (await page.locator('.tab.active').first().textContent().catch(() => '')) ?? '';
+      if (tab.includes(name)) return;
+      await page.waitForTimeout(250);
+    }
+    await page.keyboard.press('Escape');
+  }
+  await fail(`could not open ${rel}`);
 }
 
 async function runCommand(title) {
@@ -75,10 +86,50 @@ async function runCommand(title) {
   await page.keyboard.press('Enter');
 }
 
+async function frameWith(selector, what, timeoutMs = 30000) {
+  return until(what, async () => {
+    for (const f of page.frames()) {
+      if (await f.$(selector).catch(() => null)) return f;
+    }
+    return null;
+  }, timeoutMs);
+}
+
 const started = Date.now();
 await page.goto(URL_);
 await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
 await page.waitForTimeout(2000);
+
+if (process.env.SMOKE_PHASE === 'session') {
+  // Chat panel, approval buttons and the Context Report view, against the scripted server.
+  step = 'chat';
+  await openFile('AGENTS.md');
+  await runCommand('Alisio: Start Agent Session');
+  const chat = await frameWith('#prompt', 'the chat webview');
+  await chat.fill('#prompt', 'Write a.txt');
+  await chat.click('#send');
+  step = 'approval';
+  await chat.waitForSelector('button[data-approve="allow-once"]', { timeout: 30000 });
+  await shot('chat-approval');
+  await chat.click('button[data-approve="allow-once"]');
+  await chat.waitForSelector('text=Decision: allow-once.', { timeout: 30000 });
+  const log = readFileSync(env('SMOKE_FAKE_LOG'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const reply = log.find((m) => m.id === 'approve-1');
+  if (JSON.stringify(reply?.result) !== JSON.stringify({ decision: 'allow-once' })) await fail(`alisio/approve reply ${JSON.stringify(reply)}`);
+  step = 'report';
+  const report = await frameWith('svg.chart', 'the Context Report webview');
+  const rows = await report.locator('table.segments tbody tr').count();
+  if (rows !== 2) await fail(`${rows} segment rows`);
+  const saved = await report.locator('b[data-k="tokensSaved"]').textContent();
+  if (saved !== '986') await fail(`tokensSaved ${saved}`);
+  const bars = await report.locator('svg.chart g.row').count();
+  if (bars !== 5) await fail(`${bars} chart rows (2 kinds + 3 reasons expected)`);
+  await page.waitForTimeout(500);
+  await shot('chat-and-report');
+  console.log(`chat, approval and Context Report checked in ${Date.now() - started} ms`);
+  await browser.close();
+  process.exit(0);
+}
 
 // 1. The extension activates and the server's config-invalid diagnostic arrives and is drawn.
 step = 'config-invalid';

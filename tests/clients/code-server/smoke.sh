@@ -53,6 +53,8 @@ settings='{
   "extensions.autoUpdate": false,
   "telemetry.telemetryLevel": "off",
   "editor.codeLens": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "workbench.auxiliaryBar.visible": false,
   "alisio.context.governor": "on"
 }'
 echo "$settings" >"$work/ud/User/settings.json"
@@ -67,26 +69,39 @@ unset ALISIO_LS_PATH
 echo "== install the VSIX"
 "$node24/bin/node" "$code_server" --install-extension "$vsix" --extensions-dir "$work/ext" --user-data-dir "$work/ud" --config "$work/cs.yaml" 2>&1 | tail -2
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-echo "== code-server on 127.0.0.1:$port"
-printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$work/cs.yaml"
-setsid "$node24/bin/node" "$code_server" --config "$work/cs.yaml" --auth none --disable-telemetry --disable-update-check \
-  --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
-  >"$work/code-server.log" 2>&1 &
-cs_pid=$!
-for _ in $(seq 1 120); do
-  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/code-server.log"; exit 1; }
+cs_pid=
+run_phase() { # $1 = phase name (lsp | session); server env set by the caller
+  local phase=$1 port status=0
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  echo "== phase $phase: code-server on 127.0.0.1:$port"
+  printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$work/cs.yaml"
+  rm -f "$ALISIO_SMOKE_OUT"
+  setsid "$node24/bin/node" "$code_server" --config "$work/cs.yaml" --auth none --disable-telemetry --disable-update-check \
+    --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
+    >"$work/code-server-$phase.log" 2>&1 &
+  cs_pid=$!
+  for _ in $(seq 1 120); do
+    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/code-server-$phase.log"; return 1; }
+  SMOKE_PHASE=$phase SMOKE_URL="http://127.0.0.1:$port/?folder=$ws" SMOKE_WS=$ws SMOKE_DIAGNOSTICS=$ALISIO_SMOKE_OUT \
+    SMOKE_ARTIFACTS=$artifacts SMOKE_FAKE_LOG=$work/fake.log SMOKE_PLAYWRIGHT=$dir/pw/node_modules/playwright-core \
+    node "$here/smoke.mjs" || status=$?
+  kill -TERM -- "-$cs_pid" 2>/dev/null || true
+  sleep 1
+  kill -KILL -- "-$cs_pid" 2>/dev/null || true
+  cs_pid=
+  if [ $status -ne 0 ]; then
+    echo "---- code-server log"; tail -40 "$work/code-server-$phase.log"
+    echo "---- Alisio output channel"; find "$work/ud/logs" -name '*Alisio*' 2>/dev/null | head -3 | xargs -r tail -40
+  fi
+  return $status
+}
 
-echo "== drive it with playwright-core"
-status=0
-SMOKE_URL="http://127.0.0.1:$port/?folder=$ws" SMOKE_WS=$ws SMOKE_DIAGNOSTICS=$ALISIO_SMOKE_OUT SMOKE_ARTIFACTS=$artifacts \
-  SMOKE_PLAYWRIGHT=$dir/pw/node_modules/playwright-core node "$here/smoke.mjs" || status=$?
-if [ $status -ne 0 ]; then
-  echo "---- code-server log"; tail -50 "$work/code-server.log"
-  echo "---- extension host logs"; find "$work/ud/logs" -name '*Alisio*' -o -name 'exthost.log' 2>/dev/null | head -5 | xargs -r tail -30
-  exit $status
-fi
+# Phase 1: the real server, bundled in the VSIX (discovery: the bundled binary).
+run_phase lsp
+# Phase 2: chat, approval and Context Report views against the scripted session server
+# (tests/clients/fake_session_server.py, named by the debug variable ALISIO_LS_PATH).
+(export ALISIO_LS_PATH=$here/../fake_session_server.py FAKE_LOG=$work/fake.log; run_phase session)
 echo "SMOKE OK"

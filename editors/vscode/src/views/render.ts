@@ -135,9 +135,9 @@ export interface Bar {
 /** A horizontal bar chart as a self-contained SVG string (no chart library). */
 export function barChart(title: string, bars: Bar[], cssClass: string): string {
   const rowH = 22;
-  const labelW = 140;
-  const barW = 260;
-  const width = labelW + barW + 140;
+  const labelW = 130;
+  const barW = 200;
+  const width = labelW + barW + 120;
   const height = 28 + bars.length * rowH;
   const max = Math.max(0, ...bars.map((b) => b.value));
   const rows = bars
@@ -219,7 +219,7 @@ export function renderReportHtml(r: ContextReport): string {
     })
     .join('');
   const table =
-    `<table class="segments"><thead><tr><th>#</th><th>kind</th><th>origin</th><th>tokens</th><th>criticality</th><th>reason</th><th>elided</th></tr></thead>` +
-    `<tbody>${rows}</tbody></table>`;
+    `<div class="table-wrap"><table class="segments"><thead><tr><th>#</th><th>kind</th><th>origin</th><th>tokens</th><th>criticality</th><th>reason</th><th>elided</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table></div>`;
   return summary.join('') + charts + table;
 }

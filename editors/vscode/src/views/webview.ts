@@ -17,7 +17,9 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 code, pre { font-family: var(--vscode-editor-font-family); }
 table.segments { border-collapse: collapse; width: 100%; margin-top: 12px; }
 table.segments th, table.segments td { border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 2px 8px; text-align: left; white-space: nowrap; }
-table.segments td.origin { white-space: normal; word-break: break-all; }
+table.segments td.origin { white-space: normal; min-width: 12ch; overflow-wrap: anywhere; }
+.table-wrap { overflow-x: auto; }
+svg.chart { max-width: 100%; height: auto; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.crit-low td { color: var(--vscode-descriptionForeground); }
 tr.crit-pinned td:nth-child(5) { font-weight: bold; }
