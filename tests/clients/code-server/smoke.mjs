@@ -167,12 +167,7 @@ if (FULL) {
   await until('the explain document', async () => (await page.locator('.view-lines').allTextContents()).some((t) => t.includes('The closest file wins on conflicts.')));
   await shot('explain');
 
-  // 4. A scripted session and its Context Report (webview).
-  step = 'report';
-  await runCommand('Alisio: Start Agent Session');
-  const chat = await until('the chat webview', async () => page.frames().find((f) => f.url().includes('alisio.chat') || f.name().includes('alisio.chat')) ?? null, 20000);
-  void chat;
-  await fail('scripted sessions are not wired in the server yet');
+  // The chat, approval and Context Report views are checked in phase `session` (smoke.sh).
 }
 
 console.log(`all checks passed in ${Date.now() - started} ms`);
