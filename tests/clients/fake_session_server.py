@@ -5,7 +5,8 @@ the editor clients' chat, approval and report views before the real sessions exi
 It speaks LSP over stdio and answers: initialize/shutdown/exit; `alisio/runSession` by
 streaming the `alisio/sessionEvent` envelopes of sessions.md §8 for one write call, asking
 `alisio/approve` for it and completing with the user's decision in the answer text;
-`alisio/contextReport` with the governor.md §6.5 example report. Every message it receives is
+`alisio/contextReport` with the governor.md §6.5 example report; `alisio/contextExplain`,
+`alisio/skillCatalog` and `alisio/setSkillEnabled` with the interfaces.md §1.1/§1.2 examples. Every message it receives is
 appended as one JSON line to $FAKE_LOG (when set), so tests can check what the client sent.
 Arguments (e.g. `serve --stdio`) are ignored.
 """
@@ -65,6 +66,29 @@ def report(sid):
         "usage": {"perTool": {"read_file": {"seen": 12, "used": 7, "reread": 2}}, "notAttributable": 20},
     }
 
+
+def explain(uri):
+    return {
+        "path": "src/lsp/handlers.rs", "workspace": "/abs/path/of/workspace", "host": "alisio", "maxBytes": 32768,
+        "files": [
+            {"path": "/home/u/.config/alisio/AGENTS.md", "scope": "global", "kind": "agents", "bytes": 900, "keptBytes": 0, "truncation": "dropped"},
+            {"path": "AGENTS.md", "scope": "project", "kind": "agents", "bytes": 30000, "keptBytes": 22768, "truncation": "beginning"},
+            {"path": "src/AGENTS.override.md", "scope": "project", "kind": "override", "bytes": 10000, "keptBytes": 10000, "truncation": "none"},
+        ],
+        "omittedBytes": 8132,
+        "notice": "[truncated: 8132 bytes of farther instruction files omitted to stay within 32768 bytes; closest files kept]",
+    }
+
+
+CATALOG = [
+    {"id": "pdf-tools", "name": "pdf-tools", "displayId": "pdf-tools",
+     "description": "Extract text and tables from PDF files. Use when the user asks about a PDF.",
+     "scope": "project", "source": "project", "file": ".agents/skills/pdf-tools/SKILL.md",
+     "enabled": True, "effective": True, "shadowedBy": None, "approximateTokens": 412},
+    {"id": "user:pdf-tools", "name": "pdf-tools", "displayId": "user:pdf-tools",
+     "description": "An older copy.", "scope": "user", "source": "user", "file": "/home/u/.agents/skills/pdf-tools/SKILL.md",
+     "enabled": True, "effective": False, "shadowedBy": "pdf-tools", "approximateTokens": 30},
+]
 
 pending = []  # messages read while waiting for a response
 
@@ -127,6 +151,18 @@ def main():
             run_session(msg)
         elif method == "alisio/contextReport":
             send({"jsonrpc": "2.0", "id": rid, "result": report((msg.get("params") or {}).get("sessionId", "s-1"))})
+        elif method == "alisio/contextExplain":
+            send({"jsonrpc": "2.0", "id": rid, "result": explain((msg.get("params") or {}).get("uri"))})
+        elif method == "alisio/skillCatalog":
+            send({"jsonrpc": "2.0", "id": rid, "result": CATALOG})
+        elif method == "alisio/setSkillEnabled":
+            p = msg.get("params") or {}
+            entry = next((dict(e) for e in CATALOG if e["id"] == p.get("id")), None)
+            if entry is None:
+                send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "unknown skill"}})
+            else:
+                entry["enabled"] = bool(p.get("enabled"))
+                send({"jsonrpc": "2.0", "id": rid, "result": entry})
         elif rid is not None and method is not None:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
 

@@ -355,3 +355,65 @@ fn neovim_chat_sends_deny_when_the_user_picks_deny() {
     assert!(lines.contains(&json!("  ✗ write_file denied (2 ms)")), "{lines:?}");
     assert_eq!(r["chat_result"]["text"], json!("Decision: deny."));
 }
+
+#[test]
+fn neovim_skills_view_lists_the_catalog_and_toggle_flips_enabled() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let log = ws.tmp.path().join("fake.log");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    probe.env = vec![("FAKE_LOG", log.display().to_string()), ("ALISIO_TEST_SKILL", "pdf-tools".into())];
+    let r = probe.run(&f, "skills,toggle", None);
+    no_errors(&r);
+    assert_eq!(
+        r["skills_lines"],
+        json!([
+            "id              scope    status                 tokens  description",
+            "pdf-tools       project  effective              ~412    Extract text and tables from PDF files. Use when the user a…",
+            "user:pdf-tools  user     shadowed by pdf-tools  ~30     An older copy.",
+            "",
+            "<CR> open SKILL.md · t enable/disable · q close"
+        ])
+    );
+    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let set = sent.iter().find(|m| m["method"] == json!("alisio/setSkillEnabled")).expect("setSkillEnabled request");
+    assert_eq!(set["params"], json!({"id": "pdf-tools", "enabled": false}));
+    assert_eq!(r["toggle_messages"], json!(["alisio: pdf-tools disabled"]));
+}
+
+#[test]
+fn neovim_explain_view_renders_the_interfaces_example_with_notice() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    let r = probe.run(&f, "explain", None);
+    no_errors(&r);
+    assert_eq!(
+        r["explain_lines"],
+        json!([
+            "Instructions for src/lsp/handlers.rs (host alisio, budget 32768 bytes)",
+            "",
+            "#  file                              scope    kind      bytes  kept   truncation",
+            "1  /home/u/.config/alisio/AGENTS.md  global   agents    900    0      dropped",
+            "2  AGENTS.md                         project  agents    30000  22768  beginning",
+            "3  src/AGENTS.override.md            project  override  10000  10000  none",
+            "",
+            "omitted: 8132 bytes",
+            "notice: [truncated: 8132 bytes of farther instruction files omitted to stay within 32768 bytes; closest files kept]",
+            "The closest file wins on conflicts."
+        ])
+    );
+    assert_eq!(r["explain_float"], json!(true));
+}

@@ -10,6 +10,8 @@
 --   chat         run `:AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
 --                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
 --   report       run :AlisioReport (the chat's session) and record the lines it shows
+--   skills       run :AlisioSkills and record the lines it shows
+--   toggle       run `:AlisioToggleSkill <ALISIO_TEST_SKILL>` and wait for the answer
 -- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
 -- timeout is recorded under "errors" instead of hanging.
 local out_path = assert(os.getenv('ALISIO_TEST_OUT'), 'ALISIO_TEST_OUT')
@@ -146,6 +148,30 @@ local ok, err = pcall(function()
           result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
         end
       end
+    elseif step == 'skills' then
+      local alisio = require('alisio')
+      alisio.last.skills = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioSkills')
+      vim.wait(timeout, function()
+        return alisio.last.skills ~= nil or alisio.last_error ~= nil
+      end, 20)
+      result.skills_lines = alisio.last.skills
+      pcall(vim.cmd.close)
+    elseif step == 'toggle' then
+      local alisio = require('alisio')
+      local messages = {}
+      local notify = vim.notify
+      vim.notify = function(msg)
+        table.insert(messages, msg)
+      end
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioToggleSkill ' .. (os.getenv('ALISIO_TEST_SKILL') or ''))
+      vim.wait(timeout, function()
+        return #messages > 0 or alisio.last_error ~= nil
+      end, 20)
+      vim.notify = notify
+      result.toggle_messages = messages
     elseif step == 'report' then
       local alisio = require('alisio')
       alisio.last.report = nil
