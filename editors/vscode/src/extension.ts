@@ -107,7 +107,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Alisio
         explainChanged.fire(doc);
         const text = await vscode.workspace.openTextDocument(doc);
         await vscode.languages.setTextDocumentLanguage(text, 'markdown');
-        await vscode.window.showTextDocument(text, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
+        // The rendered table reads best; the plain document is the fallback without the
+        // built-in Markdown extension.
+        const shown = await vscode.commands.executeCommand('markdown.showPreviewToSide', doc).then(() => true, () => false);
+        if (!shown) {
+          await vscode.window.showTextDocument(text, { viewColumn: vscode.ViewColumn.Beside, preview: true, preserveFocus: true });
+        }
       } catch (e) {
         failed('Explain Context')(e);
       }

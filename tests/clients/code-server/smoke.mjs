@@ -95,6 +95,7 @@ async function frameWith(selector, what, timeoutMs = 30000) {
   }, timeoutMs);
 }
 
+process.on('unhandledRejection', (e) => fail(String(e?.message ?? e)));
 const started = Date.now();
 await page.goto(URL_);
 await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
@@ -127,6 +128,32 @@ if (process.env.SMOKE_PHASE === 'session') {
   await page.waitForTimeout(500);
   await shot('chat-and-report');
   console.log(`chat, approval and Context Report checked in ${Date.now() - started} ms`);
+
+  // Explain Context for This File: the interfaces.md §1.1 example as a Markdown table.
+  step = 'explain';
+  await page.locator('.tab', { hasText: 'AGENTS.md' }).first().click();
+  await runCommand('Alisio: Explain Context for This File');
+  // Shown as a rendered Markdown preview (a webview): find the table row.
+  const preview = await frameWith('tr:has-text("22768")', 'the explain preview');
+  const row = await preview.locator('tr', { hasText: '22768' }).first().textContent();
+  if (row.replace(/\s+/g, ' ').trim() !== '2 AGENTS.md project agents 30000 22768 beginning') await fail(`explain row ${JSON.stringify(row)}`);
+  const closing = await preview.locator('text=The closest file wins on conflicts.').count();
+  if (closing !== 1) await fail('no closing line in the explain preview');
+  await shot('explain');
+
+  // Toggle Skill: the quick pick lists the non-shadowed entries; picking one sends the flip.
+  step = 'toggle';
+  await runCommand('Alisio: Toggle Skill');
+  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: 'pdf-tools' }).first();
+  await item.waitFor({ state: 'visible', timeout: 15000 });
+  const rowsShown = await page.locator('.quick-input-list .monaco-list-row').count();
+  if (rowsShown !== 1) await fail(`${rowsShown} skills offered (the shadowed copy must not be)`);
+  await item.click();
+  await until('the setSkillEnabled request', () =>
+    readFileSync(env('SMOKE_FAKE_LOG'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+      .find((m) => m.method === 'alisio/setSkillEnabled' && JSON.stringify(m.params) === JSON.stringify({ id: 'pdf-tools', enabled: false })));
+  await until('the confirmation', async () => (await page.locator('.notifications-toasts').textContent().catch(() => ''))?.includes('Skill pdf-tools disabled.'));
+  console.log(`explain and toggle checked in ${Date.now() - started} ms`);
   await browser.close();
   process.exit(0);
 }

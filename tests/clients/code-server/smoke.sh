@@ -94,7 +94,7 @@ run_phase() { # $1 = phase name (lsp | session); server env set by the caller
   cs_pid=
   if [ $status -ne 0 ]; then
     echo "---- code-server log"; tail -40 "$work/code-server-$phase.log"
-    echo "---- Alisio output channel"; find "$work/ud/logs" -name '*Alisio*' 2>/dev/null | head -3 | xargs -r tail -40
+    echo "---- Alisio output channel"; find "$work/ud/logs" -name '*Alisio*' 2>/dev/null | head -3 | xargs -r tail -n 40
   fi
   return $status
 }
