@@ -417,3 +417,16 @@ fn neovim_explain_view_renders_the_interfaces_example_with_notice() {
     );
     assert_eq!(r["explain_float"], json!(true));
 }
+
+#[test]
+fn neovim_alisio_trust_turns_on_project_configuration_for_the_running_server() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file(".alisio/config.json", "{\"context\": {\"maxBytes\": 1023}}\n");
+    let r = Probe::new(&nvim, &ws, false).run(&f, "settle,trust,diagnostics", Some("config-invalid"));
+    no_errors(&r);
+    // Untrusted: the project configuration is not read, so nothing is reported on it.
+    assert_eq!(r["settled_diagnostics"], json!(0));
+    let messages: Vec<&str> = r["diagnostics"].as_array().expect("diagnostics").iter().filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(messages, ["context.maxBytes must be an integer from 1024 to 1048576; got 1023"]);
+}

@@ -11,6 +11,8 @@
 --                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
 --   report       run :AlisioReport (the chat's session) and record the lines it shows
 --   skills       run :AlisioSkills and record the lines it shows
+--   settle       wait 1.5 s and record the diagnostics then (e.g. none while untrusted)
+--   trust        run :AlisioTrust (then a later `diagnostics` step sees the trusted results)
 --   toggle       run `:AlisioToggleSkill <ALISIO_TEST_SKILL>` and wait for the answer
 -- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
 -- timeout is recorded under "errors" instead of hanging.
@@ -148,6 +150,14 @@ local ok, err = pcall(function()
           result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
         end
       end
+    elseif step == 'settle' then
+      vim.wait(1500, function()
+        return false
+      end, 50)
+      result.settled_diagnostics = #vim.diagnostic.get(bufnr)
+    elseif step == 'trust' then
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioTrust')
     elseif step == 'skills' then
       local alisio = require('alisio')
       alisio.last.skills = nil
