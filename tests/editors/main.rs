@@ -3,6 +3,8 @@
 //! extension's unit tests (plain Node, `vscode` stubbed), and the opt-in code-server smoke test.
 //! Each test skips cleanly, with the reason on stderr, when its client is not installed
 //! (`.ci/setup-editors.sh` installs them).
+// A skipped test says why on stderr, by design.
+#![allow(clippy::print_stderr)]
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -18,10 +18,14 @@ import { InitOptions } from './settings';
 import { ServerControl, SettingsSync } from './sync';
 import { ApproveParams, Decision, SessionEvent } from './views/chatModel';
 
-/** Files the server understands (interfaces.md §3). SKILL.md is matched by pattern because
- * recent VS Code gives it a language of its own (`skill`), not `markdown`. */
+/** Every file on disk: the server lints instruction files, SKILL.md and `.alisio/config.json`,
+ * and gives any other file a hover on line 0 saying which instructions apply (and, with
+ * `codeLens.instructionsOnEveryFile`, a lens) (interfaces.md §3, instructions.md §6). SKILL.md
+ * and the instruction names are also listed by pattern because recent VS Code gives SKILL.md a
+ * language of its own (`skill`); the patterns document the intent and keep working if the first
+ * entry is ever narrowed. */
 export const DOCUMENT_SELECTOR: DocumentSelector = [
-  { scheme: 'file', language: 'markdown' },
+  { scheme: 'file' },
   { scheme: 'untitled', language: 'markdown' },
   { scheme: 'file', pattern: '**/SKILL.md' },
   { scheme: 'file', pattern: '**/{AGENTS.md,AGENTS.override.md,AGENT.md,CLAUDE.md,CLAUDE.local.md}' },
