@@ -158,6 +158,25 @@ if (process.env.SMOKE_PHASE === 'session') {
   process.exit(0);
 }
 
+if (process.env.SMOKE_PHASE === 'trust') {
+  step = 'untrusted';
+  await openFile('.alisio/config.json');
+  await page.waitForTimeout(6000);
+  if (diagnostics('/.alisio/config.json').length !== 0) await fail('a diagnostic on the project configuration of an untrusted workspace');
+  await shot('untrusted');
+  step = 'grant-trust';
+  await runCommand('Workspaces: Manage Workspace Trust');
+  const trust = page.locator('.workspace-trust-editor .monaco-button', { hasText: /^Trust$/ }).first();
+  await trust.waitFor({ state: 'visible', timeout: 20000 });
+  await trust.click();
+  step = 'trusted';
+  const d = await until('the config-invalid diagnostic after granting trust', () => diagnostics('/.alisio/config.json').find((x) => x.code === 'config-invalid'), 30000);
+  if (d.message !== 'context.maxBytes must be an integer from 1024 to 1048576; got 1023') await fail(`message ${d.message}`);
+  console.log(`untrusted: no project diagnostics; after granting trust: config-invalid (${Date.now() - started} ms)`);
+  await browser.close();
+  process.exit(0);
+}
+
 // 1. The extension activates and the server's config-invalid diagnostic arrives and is drawn.
 step = 'config-invalid';
 await openFile('.alisio/config.json');

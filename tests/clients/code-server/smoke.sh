@@ -76,8 +76,23 @@ run_phase() { # $1 = phase name (lsp | session); server env set by the caller
   echo "== phase $phase: code-server on 127.0.0.1:$port"
   printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$work/cs.yaml"
   rm -f "$ALISIO_SMOKE_OUT"
+  local trust_flag=--disable-workspace-trust
+  if [ "$phase" = trust ]; then
+    # Workspace trust on, no startup prompt: the folder opens in Restricted Mode.
+    trust_flag=
+    for f in "$work/ud/User/settings.json" "$work/ud/Machine/settings.json"; do
+      python3 - "$f" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d.update({"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never",
+          "security.workspace.trust.banner": "never", "security.workspace.trust.emptyWindow": False})
+json.dump(d, open(p, "w"), indent=2)
+PY
+    done
+  fi
   setsid "$node24/bin/node" "$code_server" --config "$work/cs.yaml" --auth none --disable-telemetry --disable-update-check \
-    --disable-workspace-trust --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
+    $trust_flag --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
     >"$work/code-server-$phase.log" 2>&1 &
   cs_pid=$!
   for _ in $(seq 1 120); do
@@ -104,4 +119,7 @@ run_phase lsp
 # Phase 2: chat, approval and Context Report views against the scripted session server
 # (tests/clients/fake_session_server.py, named by the debug variable ALISIO_LS_PATH).
 (export ALISIO_LS_PATH=$here/../fake_session_server.py FAKE_LOG=$work/fake.log; run_phase session)
+# Phase 3: an untrusted workspace (the bundled server, trusted = false), then trust granted
+# in the UI: the project configuration's diagnostic must appear without a restart.
+run_phase trust
 echo "SMOKE OK"
