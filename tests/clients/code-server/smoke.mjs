@@ -82,8 +82,12 @@ async function runCommand(title) {
   await page.keyboard.press('Control+Shift+P');
   await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
   await page.keyboard.type(title, { delay: 10 });
-  await page.waitForTimeout(800);
-  await page.keyboard.press('Enter');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 15000 });
+  await page.waitForTimeout(300);
+  await row.click();
+  // the palette closes (or is replaced by the command's own quick pick)
+  await until(`the command palette to run ${title}`, async () => !(await row.isVisible().catch(() => false)), 15000);
 }
 
 async function frameWith(selector, what, timeoutMs = 30000) {
@@ -140,6 +144,18 @@ if (process.env.SMOKE_PHASE === 'session') {
   const closing = await preview.locator('text=The closest file wins on conflicts.').count();
   if (closing !== 1) await fail('no closing line in the explain preview');
   await shot('explain');
+
+  // Show Skill Catalog: winners and shadowed copies, with scope, status and tokens.
+  step = 'catalog';
+  await runCommand('Alisio: Show Skill Catalog');
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'pdf-tools' }).first().waitFor({ state: 'visible', timeout: 15000 });
+  const catalogRows = (await page.locator('.quick-input-list .monaco-list-row').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+  if (catalogRows.length !== 2) await fail(`catalog rows ${JSON.stringify(catalogRows)}`);
+  if (!catalogRows[0].includes('project · effective · ~412 tokens') || !catalogRows[1].includes('user · shadowed by pdf-tools · ~30 tokens')) {
+    await fail(`catalog rows ${JSON.stringify(catalogRows)}`);
+  }
+  await shot('skill-catalog');
+  await page.keyboard.press('Escape');
 
   // Toggle Skill: the quick pick lists the non-shadowed entries; picking one sends the flip.
   step = 'toggle';
