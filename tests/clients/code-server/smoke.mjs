@@ -63,7 +63,7 @@ async function openFile(rel) {
     await page.keyboard.press('Control+P');
     await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
     await page.keyboard.type(rel, { delay: 10 });
-    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+    const row = page.locator('.quick-input-list .monaco-list-row:visible', { hasText: name }).first();
     await row.waitFor({ state: 'visible', timeout: 15000 });
     await page.waitForTimeout(300);
     await row.click();
@@ -82,7 +82,7 @@ async function runCommand(title) {
   await page.keyboard.press('Control+Shift+P');
   await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
   await page.keyboard.type(title, { delay: 10 });
-  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  const row = page.locator('.quick-input-list .monaco-list-row:visible', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 15000 });
   await page.waitForTimeout(300);
   await row.click();
@@ -148,21 +148,22 @@ if (process.env.SMOKE_PHASE === 'session') {
   // Show Skill Catalog: winners and shadowed copies, with scope, status and tokens.
   step = 'catalog';
   await runCommand('Alisio: Show Skill Catalog');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'pdf-tools' }).first().waitFor({ state: 'visible', timeout: 15000 });
-  const catalogRows = (await page.locator('.quick-input-list .monaco-list-row').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
+  await page.locator('.quick-input-list .monaco-list-row:visible', { hasText: 'pdf-tools' }).first().waitFor({ state: 'visible', timeout: 15000 });
+  const catalogRows = (await page.locator('.quick-input-list .monaco-list-row:visible').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
   if (catalogRows.length !== 2) await fail(`catalog rows ${JSON.stringify(catalogRows)}`);
   if (!catalogRows[0].includes('project · effective · ~412 tokens') || !catalogRows[1].includes('user · shadowed by pdf-tools · ~30 tokens')) {
     await fail(`catalog rows ${JSON.stringify(catalogRows)}`);
   }
   await shot('skill-catalog');
   await page.keyboard.press('Escape');
+  await page.waitForTimeout(500);
 
   // Toggle Skill: the quick pick lists the non-shadowed entries; picking one sends the flip.
   step = 'toggle';
   await runCommand('Alisio: Toggle Skill');
-  const item = page.locator('.quick-input-list .monaco-list-row', { hasText: 'pdf-tools' }).first();
+  const item = page.locator('.quick-input-list .monaco-list-row:visible', { hasText: 'pdf-tools' }).first();
   await item.waitFor({ state: 'visible', timeout: 15000 });
-  const rowsShown = await page.locator('.quick-input-list .monaco-list-row').count();
+  const rowsShown = await page.locator('.quick-input-list .monaco-list-row:visible').count();
   if (rowsShown !== 1) await fail(`${rowsShown} skills offered (the shadowed copy must not be)`);
   await item.click();
   await until('the setSkillEnabled request', () =>
