@@ -227,7 +227,9 @@ if (FULL) {
   const lens = page.locator('.codelens-decoration a', { hasText: 'agents · 3 directories · loaded in full · ~4 tokens' });
   await until('the AGENTS.md code lens', () => lens.count());
   await lens.first().click();
-  await until('the explain document', async () => (await page.locator('.view-lines').allTextContents()).some((t) => t.includes('The closest file wins on conflicts.')));
+  const explained = await frameWith('tr:has-text("AGENTS.md")', 'the explain preview of AGENTS.md');
+  const explainRow = (await explained.locator('tr', { hasText: 'AGENTS.md' }).first().textContent()).replace(/\s+/g, ' ').trim();
+  if (explainRow !== '1 AGENTS.md project agents 13 13 none') await fail(`explain row ${JSON.stringify(explainRow)}`);
   await shot('explain');
 
   // The chat, approval and Context Report views are checked in phase `session` (smoke.sh).
