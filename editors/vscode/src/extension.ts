@@ -62,17 +62,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<Alisio
 
   const runSession = async (params: { prompt: string; sessionId?: string }, token: vscode.CancellationToken): Promise<RunResult> => {
     const workDoneToken = `alisio-session-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const lc = client.client;
-    const progress = lc?.onProgress(WorkDoneProgress.type, workDoneToken, (p) => {
-      if (p.kind !== 'end' && p.message) client.output.info(`session: ${p.message}`);
+    // The server's work-done progress (sessions.md §2.11: `<tool>`, `Turn <n>`) in the status bar.
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent session' }, async (bar) => {
+      const progress = client.client?.onProgress(WorkDoneProgress.type, workDoneToken, (p) => {
+        if (p.kind !== 'end' && p.message) {
+          bar.report({ message: p.message });
+          client.output.info(`session: ${p.message}`);
+        }
+      });
+      try {
+        const result = await client.request<RunResult>('alisio/runSession', { ...params, workDoneToken }, token);
+        if (result?.sessionId) lastSession = result.sessionId;
+        return result;
+      } finally {
+        progress?.dispose();
+      }
     });
-    try {
-      const result = await client.request<RunResult>('alisio/runSession', { ...params, workDoneToken }, token);
-      if (result?.sessionId) lastSession = result.sessionId;
-      return result;
-    } finally {
-      progress?.dispose();
-    }
   };
 
   const activeUri = (arg?: unknown): vscode.Uri | undefined => {
