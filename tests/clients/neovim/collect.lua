@@ -92,7 +92,8 @@ local ok, err = pcall(function()
         end
         result.codelenses = lenses
         local first = lenses[1]
-        if first and first.command then
+        -- a lens whose command is empty is a label (skills.md §6.5 "without a command")
+        if first and first.command and first.command.command ~= '' then
           local view = first.command.command == 'alisio.explainContext' and 'explain' or 'skills'
           require('alisio').last[view] = nil
           client:exec_cmd(first.command, { bufnr = bufnr })
