@@ -221,16 +221,17 @@ if (FULL) {
   await until('the SKILL.md code lens', async () => (await page.locator('.codelens-decoration').allTextContents()).some((t) => t.includes('not loaded: name must be lowercase letters, digits and single hyphens')));
   await shot('skill');
 
-  // 3. AGENTS.md: the instruction lens opens the explain view.
+  // 3. AGENTS.md: the instruction lens opens the explain view. D = ws, .agents, .agents/skills,
+  //    .agents/skills/Bad--Name, .alisio, sub, sub/deeper: 7 directories.
   step = 'agents-lens';
   await openFile('AGENTS.md');
-  const lens = page.locator('.codelens-decoration a', { hasText: 'agents · 3 directories · loaded in full · ~4 tokens' });
+  const lens = page.locator('.codelens-decoration a', { hasText: 'agents · 7 directories · loaded in full · ~4 tokens' });
   await until('the AGENTS.md code lens', () => lens.count());
   await lens.first().click();
   const explained = await frameWith('tr:has-text("AGENTS.md")', 'the explain preview of AGENTS.md');
   const explainRow = (await explained.locator('tr', { hasText: 'AGENTS.md' }).first().textContent()).replace(/\s+/g, ' ').trim();
   if (explainRow !== '1 AGENTS.md project agents 13 13 none') await fail(`explain row ${JSON.stringify(explainRow)}`);
-  await shot('explain');
+  await shot('lens-explain');
 
   // The chat, approval and Context Report views are checked in phase `session` (smoke.sh).
 }
