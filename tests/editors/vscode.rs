@@ -14,9 +14,11 @@ fn vscode_extension_unit_tests_pass() {
         eprintln!("skipped: {} is absent (run .ci/setup-editors.sh)", dir.join("node_modules").display());
         return;
     }
-    if Command::new("node").arg("--version").output().is_err() {
-        eprintln!("skipped: node is not on PATH");
-        return;
+    for tool in ["node", "npm"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            eprintln!("skipped: {tool} is not on PATH");
+            return;
+        }
     }
     let o = run_with_timeout(Command::new("npm").args(["test", "--silent"]).current_dir(&dir), Duration::from_secs(180));
     assert!(o.status.success(), "npm test failed ({:?})\nstdout:\n{}\nstderr:\n{}", o.status, o.stdout, o.stderr);
