@@ -168,11 +168,9 @@ fn neovim_shows_config_invalid_on_max_bytes_1023_when_trusted_via_init_options()
     );
 }
 
-/// Server features the lead is wiring now (instruction/skill diagnostics, code lenses,
-/// `alisio/contextExplain`). Run with `cargo test --test editors -- --ignored` once they land.
+/// Server features seen through Neovim: skill diagnostics, code lenses, `alisio/contextExplain`.
 #[test]
-#[ignore = "pending server features: skill diagnostics, code lenses, alisio/contextExplain"]
-fn pending_server_features_neovim_skill_name_format_diagnostic() {
+fn neovim_skill_name_format_diagnostic() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     let f = ws.file(".agents/skills/Bad--Name/SKILL.md", "---\nname: Bad--Name\ndescription: Checks names. Use when testing the editor.\n---\n\n# Bad\n");
@@ -195,8 +193,7 @@ fn pending_server_features_neovim_skill_name_format_diagnostic() {
 }
 
 #[test]
-#[ignore = "pending server features: skill diagnostics, code lenses, alisio/contextExplain"]
-fn pending_server_features_neovim_instruction_lens_runs_explain_client_side() {
+fn neovim_instruction_lens_runs_explain_client_side() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     let f = ws.file("AGENTS.md", "# Root rules\n");
@@ -225,8 +222,7 @@ fn pending_server_features_neovim_instruction_lens_runs_explain_client_side() {
 }
 
 #[test]
-#[ignore = "pending server features: skill diagnostics, code lenses, alisio/contextExplain"]
-fn pending_server_features_neovim_alisio_explain_of_a_nested_file_lists_both_agents_md() {
+fn neovim_alisio_explain_of_a_nested_file_lists_both_agents_md() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     ws.file("AGENTS.md", "# Root rules\n");
