@@ -155,3 +155,21 @@ fn completion_hover_and_link_definition() {
     assert_eq!(names, ["name", "description"]);
     assert_eq!(syms[0]["kind"], 7);
 }
+
+#[test]
+fn empty_documents_are_offered_the_shared_snippets() {
+    let ws = Ws::new();
+    let skill_file = ws.file(".agents/skills/new/SKILL.md", "");
+    let agents = ws.file("AGENTS.md", "");
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
+    lsp.open(&skill_file, "");
+    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&skill_file)}, "position": {"line": 0, "character": 0}})).unwrap();
+    let snippet = items.as_array().unwrap().iter().find(|i| i["label"] == "skill").expect("skill snippet");
+    assert_eq!(snippet["kind"], 15);
+    assert_eq!(snippet["insertTextFormat"], 2);
+    assert!(snippet["insertText"].as_str().unwrap().starts_with("---\nname: ${1:skill-name}\ndescription: "));
+    lsp.open(&agents, "");
+    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&agents)}, "position": {"line": 0, "character": 0}})).unwrap();
+    let labels: Vec<&str> = items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["agents"]);
+}

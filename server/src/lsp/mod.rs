@@ -8,6 +8,7 @@ mod features;
 mod positions;
 mod server;
 mod skills;
+mod snippets;
 mod state;
 mod transport;
 mod watch;

@@ -238,14 +238,7 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let path = file_path(&params.text_document_position.text_document.uri)?;
         let pos = params.text_document_position.position;
-        blocking(&self.state, move |snap| {
-            if path.file_name().is_some_and(|n| n == "SKILL.md") {
-                Some(CompletionResponse::Array(super::skills::completions(snap, &path, pos)))
-            } else {
-                None
-            }
-        })
-        .await
+        blocking(&self.state, move |snap| features::completions(snap, &path, pos).map(CompletionResponse::Array)).await
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
