@@ -173,3 +173,16 @@ fn empty_documents_are_offered_the_shared_snippets() {
     let labels: Vec<&str> = items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
     assert_eq!(labels, ["agents"]);
 }
+
+#[test]
+fn granting_trust_through_configuration_reruns_discovery() {
+    let ws = Ws::new();
+    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
+    let mut lsp = start(&ws, json!({}), json!({"trusted": false}));
+    assert_eq!(codes(&lsp.diagnostics_for(&f, |d| !d.is_empty())), ["skill-untrusted"]);
+    lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"alisio": {"trusted": true}}}));
+    lsp.diagnostics_for(&f, <[Value]>::is_empty);
+    let cat = lsp.request("alisio/skillCatalog", json!({"uri": uri(&f)})).unwrap();
+    assert_eq!(cat[0]["id"], "pdf");
+    assert_eq!(cat[0]["effective"], true);
+}
