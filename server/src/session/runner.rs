@@ -272,6 +272,8 @@ pub struct Run<'a> {
     cache: std::cell::RefCell<Option<(i64, u64, Vec<MsgRow>)>>,
     /// Bumped by every commit that marks rows compacted.
     pub rewrites: std::cell::Cell<u64>,
+    /// When the current request's first text fragment arrived (`ttftMs`).
+    first_text: std::cell::Cell<Option<Instant>>,
     /// Per-row memo (rows never change once stored): `seq → (chars, token estimate, parsed)`.
     memo: std::cell::RefCell<std::collections::HashMap<i64, (u64, u64, Value)>>,
 }
@@ -407,6 +409,7 @@ pub fn run_session(
         cache: std::cell::RefCell::new(None),
         rewrites: std::cell::Cell::new(0),
         memo: std::cell::RefCell::new(std::collections::HashMap::new()),
+        first_text: std::cell::Cell::new(None),
     };
     let res = run.start(existing.is_some(), window);
     let result = match res {
@@ -662,6 +665,7 @@ impl Run<'_> {
                 cache: std::cell::RefCell::new(None),
                 rewrites: std::cell::Cell::new(0),
                 memo: std::cell::RefCell::new(std::collections::HashMap::new()),
+                first_text: std::cell::Cell::new(None),
             };
             let r = match child.start(false, self.window) {
                 Ok(()) => child.turns_loop(),
@@ -793,7 +797,12 @@ impl Run<'_> {
         let sid = self.sid.clone();
         let em = std::cell::RefCell::new(&mut self.em);
         let store = &mut self.store;
+        let first = &self.first_text;
+        first.set(None);
         let mut on_text = |t: &str| {
+            if first.get().is_none() {
+                first.set(Some(Instant::now()));
+            }
             if let Some(n) = turn {
                 em.borrow_mut().transient(&Pending::new(&sid, None, "text_delta", json!({"turn":n,"text":t})));
             }
@@ -875,7 +884,8 @@ impl Run<'_> {
                 Err(Failure::Cancelled) => return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Cancelled, None, None)))),
                 Err(Failure::Fatal { code, message }) => return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some(code), Some(message))))),
             };
-            let ttft = t0.elapsed().as_millis() as u64;
+            // Time to the first streamed text, else to the complete response.
+            let ttft = self.first_text.get().map_or_else(|| t0.elapsed(), |f| f.saturating_duration_since(t0)).as_millis() as u64;
             let usage = resp.usage.unwrap_or_else(|| Usage {
                 input: estimate(&req.neutral_json()),
                 output: estimate(&resp.text) + resp.calls.iter().map(|c| estimate(&c.arguments)).sum::<u64>(),
