@@ -121,8 +121,8 @@ impl Gov {
         Self { mode, settings: s, state: SessionGovernor::new() }
     }
 
-    /// Projects one request.
-    /// `values` are the parsed rows of `active`, in the same order.
+    /// Projects one request. `values` are the parsed rows of `active`, in the same order.
+    #[allow(clippy::too_many_arguments)]
     pub fn project(&mut self, session_id: &str, active: &[MsgRow], values: Vec<Value>, parts: &Parts, request: u64, recovery: bool, sources: &Sources) -> Projected {
         let mut messages = values;
         if self.mode == GovernorMode::Off {

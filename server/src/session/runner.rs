@@ -1373,15 +1373,14 @@ impl Run<'_> {
         let max = self.store.max_seq(&self.sid)?;
         let generation = self.rewrites.get();
         let mut cache = self.cache.borrow_mut();
-        if let Some((seen, g, rows)) = cache.as_mut() {
-            if *g == generation {
-                if *seen < max {
-                    rows.extend(self.store.active_after(&self.sid, *seen)?);
-                    rows.sort_by_key(|r| r.pos);
-                    *seen = max;
-                }
-                return Ok(rows.clone());
+        if let Some((seen, g, rows)) = cache.as_mut().filter(|c| c.1 == generation) {
+            let _ = g;
+            if *seen < max {
+                rows.extend(self.store.active_after(&self.sid, *seen)?);
+                rows.sort_by_key(|r| r.pos);
+                *seen = max;
             }
+            return Ok(rows.clone());
         }
         let rows = self.store.active_messages(&self.sid)?;
         *cache = Some((max, generation, rows.clone()));
