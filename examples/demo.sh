@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job of alisio-ls on the bundled examples: lint a monorepo's instruction files and
 # skills, explain what an agent working in a nested directory receives, list the skill
-# catalog, and show what the Context Governor would have saved on a recorded session.
+# catalog, show what the Context Governor would have saved on a recorded session, and run a
+# scripted agent session (no API key) with the governor on. Sessions are stored in a temporary
+# state directory, not in your own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -12,3 +14,6 @@ step "$bin" context explain --cwd examples/monorepo services/api/src/main.rs
 step "$bin" context explain --cwd examples/monorepo --host codex services/api/src/main.rs
 step "$bin" skills list --cwd examples/monorepo --trust-project
 step "$bin" governor analyze examples/transcripts/refactor.claude.jsonl
+export ALISIO_STATE_HOME="$(mktemp -d)"
+step "$bin" run --cwd examples/demo --governor on --script session.jsonl "Where is the greeting built?"
+step "$bin" sessions list
