@@ -2,20 +2,9 @@
 
 use std::path::Path;
 
-use crate::common::Ws;
+use crate::common::{Ws, copy_dir};
 use crate::sess::*;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
 
 #[test]
 fn the_demo_session_runs_offline_and_attaches_nested_instructions() {

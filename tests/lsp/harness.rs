@@ -274,3 +274,17 @@ impl Drop for Lsp {
         let _ = self.child.wait();
     }
 }
+
+/// Starts the server in `ws` (`serve`) and initializes it with `caps` and `options`.
+pub fn start(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve");
+    let mut lsp = Lsp::spawn(cmd);
+    lsp.initialize(&ws.root, caps, options);
+    lsp
+}
+
+/// The `code` of each diagnostic, in order.
+pub fn codes(diags: &[Value]) -> Vec<String> {
+    diags.iter().map(|d| d["code"].as_str().unwrap_or("").to_string()).collect()
+}

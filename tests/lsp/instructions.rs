@@ -6,19 +6,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{Ws, write};
-use crate::harness::{Lsp, uri};
+use crate::harness::{codes, start, uri};
 
-fn start(ws: &Ws, caps: Value, options: Value) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(&ws.root, caps, options);
-    lsp
-}
 
-fn codes(diags: &[Value]) -> Vec<String> {
-    diags.iter().map(|d| d["code"].as_str().unwrap_or("").to_string()).collect()
-}
 
 /// The layout of instructions.md case 17 with existing `src/` and `src/lsp/`.
 fn case_17(ws: &Ws) {

@@ -6,21 +6,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::common::Ws;
+use crate::common::{Ws, copy_dir};
 use crate::harness::{Lsp, uri};
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), t).unwrap();
-        }
-    }
-}
 
 fn demo_ws() -> Ws {
     let ws = Ws::new();

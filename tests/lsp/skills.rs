@@ -4,23 +4,13 @@
 use serde_json::{Value, json};
 
 use crate::common::Ws;
-use crate::harness::{Lsp, uri};
+use crate::harness::{codes, start, uri};
 
-fn start(ws: &Ws, caps: Value, options: Value) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(&ws.root, caps, options);
-    lsp
-}
 
 fn skill(name: &str, desc: &str) -> String {
     format!("---\nname: {name}\ndescription: {desc}\n---\nBody\n")
 }
 
-fn codes(diags: &[Value]) -> Vec<String> {
-    diags.iter().map(|d| d["code"].as_str().unwrap_or("").to_string()).collect()
-}
 
 #[test]
 fn bad_name_is_reported_at_once_and_cleared_by_an_edit() {
