@@ -426,3 +426,41 @@ fn neovim_alisio_trust_turns_on_project_configuration_for_the_running_server() {
     let messages: Vec<&str> = r["diagnostics"].as_array().expect("diagnostics").iter().filter_map(|d| d["message"].as_str()).collect();
     assert_eq!(messages, ["context.maxBytes must be an integer from 1024 to 1048576; got 1023"]);
 }
+
+/// `:AlisioChat` against the real server and its offline `script` provider (configured in the
+/// user config): the write call asks for approval through vim.ui.select, the chosen
+/// "Allow for this session" lets the write happen, the answer streams into the chat buffer, and
+/// `:AlisioReport` shows the real ContextReport of the session.
+#[test]
+fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1}\n",
+            "{\"text\": \"I will write the file.\", \"toolCalls\": [{\"id\": \"w1\", \"name\": \"write_file\", \"arguments\": {\"path\": \"a.txt\", \"content\": \"hello\", \"expectedHash\": null}}]}\n",
+            "{\"text\": \"Wrote a.txt.\"}\n"
+        ),
+    );
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}, "context": {"governor": "on"}})).unwrap(),
+    )
+    .unwrap();
+    let mut probe = Probe::new(&nvim, &ws, true);
+    probe.env = vec![("ALISIO_TEST_PROMPT", "Write a.txt".into()), ("ALISIO_TEST_APPROVE", "Allow for this session".into())];
+    let r = probe.run(&f, "chat,report", None);
+    no_errors(&r);
+    assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), "hello");
+    assert_eq!(r["approval_prompts"][0]["prompt"], json!("alisio: Write a.txt (5 bytes) [write]"));
+    let chat: Vec<String> = r["chat_lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
+    assert!(chat.contains(&"I will write the file.".to_string()), "{chat:#?}");
+    assert!(chat.iter().any(|l| l == "  allow-session (user)"), "{chat:#?}");
+    assert!(chat.iter().any(|l| l.starts_with("Wrote a.txt.")), "{chat:#?}");
+    assert!(chat.last().unwrap().starts_with("— completed · session "), "{chat:#?}");
+    assert_eq!(r["report_float"], json!(true));
+    let head = r["report_lines"][0].as_str().unwrap();
+    assert!(head.starts_with("session ") && head.contains(" · mode on · "), "{:#}", r["report_lines"]);
+}
