@@ -18,6 +18,15 @@ use crate::text::TextRange;
 pub const MAX_BYTES_MIN: i64 = 1024;
 pub const MAX_BYTES_MAX: i64 = 1_048_576;
 pub const DEFAULT_MAX_BYTES: u32 = 32_768;
+/// A configuration file larger than this is not read (a repository's `.alisio/config.json`
+/// could otherwise be made arbitrarily large, or a link to `/dev/zero`).
+pub const CONFIG_FILE_LIMIT: u64 = 1024 * 1024;
+
+/// The message for a configuration file over [`CONFIG_FILE_LIMIT`].
+#[must_use]
+pub fn too_large_message() -> String {
+    format!("larger than {CONFIG_FILE_LIMIT} bytes; not read")
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum GovernorMode {
@@ -646,7 +655,10 @@ pub fn load_layers(
 ) -> Result<Vec<Layer>, FileError> {
     let mut layers = Vec::new();
     let mut read = |origin: Origin, path: &Path, display: &str, required: bool| -> Result<(), FileError> {
-        match fs.read(path) {
+        match fs.read_prefix(path, CONFIG_FILE_LIMIT + 1) {
+            Ok(bytes) if bytes.len() as u64 > CONFIG_FILE_LIMIT => {
+                Err(FileError { display: display.to_string(), message: too_large_message(), span: None })
+            }
             Ok(bytes) => {
                 let text = String::from_utf8(bytes).map_err(|e| FileError {
                     display: display.to_string(),

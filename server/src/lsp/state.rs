@@ -166,13 +166,14 @@ impl Snapshot {
         Arc::new(super::analysis::analyze_folder(self, &folder))
     }
 
-    /// The text of a file: the open buffer, else the disk (lossy), else `None`.
+    /// The text of a file: the open buffer, else the first 4 MiB on disk (lossy), else `None`.
     #[must_use]
     pub fn text_of(&self, path: &Path) -> Option<Arc<str>> {
         if let Some(t) = self.buffers.get(path) {
             return Some(t.clone());
         }
-        let bytes = std::fs::read(path).ok()?;
+        // Headings of a file that is not open: the part the rules read is enough.
+        let bytes = crate::workspace::Fs::read_prefix(&crate::workspace::DiskFs, path, crate::instructions::CLAUDE_SKIP_LIMIT).ok()?;
         Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
