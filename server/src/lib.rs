@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
+pub mod governor;
 pub mod instructions;
 pub mod lsp;
 pub mod skills;

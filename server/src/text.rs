@@ -3,8 +3,8 @@
 //!
 //! Core modules compute [`Span`]s here once, from the exact text they judged; `lsp::positions`
 //! and the CLI only *pick* the column encoding. Nothing else does position arithmetic.
-//! Line breaks are `\n`; a `\r` before it belongs to the line's content for column purposes but
-//! is excluded from "end of line" ranges, as LSP clients expect.
+//! Line breaks are LF, CRLF or a lone CR, as in LSP; a `\r` before `\n` belongs to the line's
+//! content for column purposes but is excluded from "end of line" ranges.
 
 /// A half-open byte range `[start, end)` into a text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,8 +70,12 @@ pub struct LineIndex<'a> {
 impl<'a> LineIndex<'a> {
     #[must_use]
     pub fn new(text: &'a str) -> Self {
+        let b = text.as_bytes();
         let mut starts = vec![0];
-        starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        // A line break is LF, CRLF or a lone CR (LSP's definition).
+        starts.extend(
+            b.iter().enumerate().filter(|&(i, c)| *c == b'\n' || (*c == b'\r' && b.get(i + 1) != Some(&b'\n'))).map(|(i, _)| i + 1),
+        );
         Self { text, starts }
     }
 
@@ -157,10 +161,6 @@ pub fn first_line_span(text: &str) -> Span {
     idx.span(idx.line_range(0))
 }
 
-fn memchr_iter(needle: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    hay.iter().enumerate().filter(move |(_, b)| **b == needle).map(|(i, _)| i)
-}
-
 /// The largest char boundary `<= at` in `bytes` treated as UTF-8 (an offset whose byte is not a
 /// continuation byte `10xxxxxx`).
 #[must_use]
@@ -207,6 +207,15 @@ mod tests {
         assert_eq!(idx.line_range(0), TextRange::new(0, 2));
         assert_eq!(idx.line_range(1), TextRange::new(4, 6));
         assert_eq!(idx.line_range(7), TextRange::empty(6));
+    }
+
+    #[test]
+    fn a_lone_carriage_return_breaks_the_line() {
+        let idx = LineIndex::new("a\rb\r\nc");
+        assert_eq!(idx.line_count(), 3);
+        assert_eq!(idx.line_range(0), TextRange::new(0, 1));
+        assert_eq!(idx.line_range(1), TextRange::new(2, 3));
+        assert_eq!(idx.line_col(5), LineCol { line: 2, utf16: 0, utf8: 0 });
     }
 
     #[test]

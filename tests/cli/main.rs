@@ -4,7 +4,12 @@
 mod common;
 
 mod config;
+mod governor;
 mod instructions;
 mod instructions_corpus;
-mod instructions_robustness;
 mod instructions_hosts;
+mod instructions_robustness;
+mod skills_corpus;
+mod skills_discovery;
+mod skills_hostile;
+mod skills_validate;

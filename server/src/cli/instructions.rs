@@ -71,8 +71,8 @@ pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic
             super::err_line(&format!(
                 "warning: {}: more than {} directories; instruction files below the first {} were not checked",
                 root.display(),
-                crate::instructions::walk::MAX_DIRS,
-                crate::instructions::walk::MAX_DIRS
+                crate::workspace::walk::MAX_DIRS,
+                crate::workspace::walk::MAX_DIRS
             ));
         }
         files += a.files.iter().filter(|f| under(&f.path)).count();

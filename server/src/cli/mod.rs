@@ -5,6 +5,7 @@
 //! Only this module and `lsp` print, and only data goes to stdout (logs go to stderr).
 
 mod check;
+mod governor;
 mod instructions;
 pub mod output;
 mod skills;
@@ -65,6 +66,9 @@ pub enum Command {
     /// Agent Skills: the catalog and validation.
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// The Context Governor: analyze recorded agent transcripts.
+    #[command(subcommand)]
+    Governor(governor::GovernorCommand),
 }
 
 #[derive(Subcommand, Debug)]
@@ -198,6 +202,7 @@ pub fn main() -> ExitCode {
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a)),
         Some(Command::Skills(c)) => Ctx::new(&cli.global, env).and_then(|ctx| skills::run(&ctx, &c)),
+        Some(Command::Governor(c)) => Ctx::new(&cli.global, env).and_then(|ctx| governor::run(&ctx, &c)),
     };
     match result {
         Ok(code) => code.into(),

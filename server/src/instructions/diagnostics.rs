@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::codex::CodexConfig;
 use super::read::{Mode, Reader};
-use super::walk::{DirNode, DirSet, walk};
+use crate::workspace::walk::{DirNode, DirSet, walk};
 use super::{Entry, FileText, Kind, Scope, Setup, Truncation, budget, chain, claude, codex, directories};
 use crate::config::Host;
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
@@ -335,8 +335,14 @@ impl Ctx<'_, '_> {
 /// Listing errors inside D are logged and the directory counts as empty; nothing fails.
 #[must_use]
 pub fn analyze(setup: &Setup<'_>, include_global: bool) -> Analysis {
+    analyze_set(setup, &walk(setup.fs, setup.root), include_global)
+}
+
+/// [`analyze`] over a directory set walked by the caller (the language server walks once and
+/// shares the listings with skill discovery).
+#[must_use]
+pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Analysis {
     let reader = Reader::new(setup.fs);
-    let set = walk(setup.fs, setup.root);
     let mut cx = Ctx {
         setup,
         reader: &reader,

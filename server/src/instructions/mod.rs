@@ -17,7 +17,6 @@ pub mod explain;
 pub mod lens;
 pub mod model_text;
 pub mod read;
-pub mod walk;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -149,8 +149,8 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
             tracing::warn!(
                 "{}: more than {} directories; instruction files below the first {} are not checked",
                 config.root.display(),
-                instructions::walk::MAX_DIRS,
-                instructions::walk::MAX_DIRS
+                workspace::walk::MAX_DIRS,
+                workspace::walk::MAX_DIRS
             );
         }
         // Open files reached through a symlinked directory (§2.4 rule 2).

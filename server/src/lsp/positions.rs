@@ -34,12 +34,16 @@ pub mod from_lsp {
         }
         let start = rope.line_to_char(line);
         let slice = rope.line(line);
+        // Lines end at `\n`, `\r\n` or a lone `\r` (LSP's rule; ropey's `cr_lines`, and
+        // `text::LineIndex`, agree).
         let mut content_chars = slice.len_chars();
         if content_chars > 0 && slice.char(content_chars - 1) == '\n' {
             content_chars -= 1;
             if content_chars > 0 && slice.char(content_chars - 1) == '\r' {
                 content_chars -= 1;
             }
+        } else if content_chars > 0 && slice.char(content_chars - 1) == '\r' {
+            content_chars -= 1;
         }
         let col = pos.character as usize;
         let offset_chars = match enc {
@@ -72,5 +76,8 @@ mod tests {
         assert_eq!(from_lsp::char_index(&rope, Position::new(0, 99), Encoding::Utf16), 2);
         assert_eq!(from_lsp::char_index(&rope, Position::new(1, 0), Encoding::Utf16), 4);
         assert_eq!(from_lsp::char_index(&rope, Position::new(9, 9), Encoding::Utf16), 5);
+        let cr = Rope::from_str("ab\rcd");
+        assert_eq!(from_lsp::char_index(&cr, Position::new(0, 9), Encoding::Utf16), 2);
+        assert_eq!(from_lsp::char_index(&cr, Position::new(1, 1), Encoding::Utf16), 4);
     }
 }

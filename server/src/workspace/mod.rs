@@ -5,6 +5,8 @@
 //! overlay unsaved editor buffers ([`OverlayFs`]) and every rule sees the same text the user
 //! sees. Environment variables are read once, in [`Env::from_process`].
 
+pub mod walk;
+
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{self, Read};

@@ -1,4 +1,4 @@
-//! The directory set D of a workspace (§5.1): the root and every directory below it, depth
+//! The directory set D of a workspace (instructions.md §5.1): the root and every directory below it, depth
 //! first in byte order, without following symlinks, skipping `.git`, `node_modules` and what
 //! the workspace's own ignore files exclude, bounded at [`MAX_DIRS`]. One listing per
 //! directory; the listings are kept so no later step lists a directory again.
@@ -56,7 +56,7 @@ fn matcher(fs: &dyn Fs, dir: &Path, file: &Path) -> Option<Gitignore> {
 }
 
 fn has(entries: &[DirEntry], name: &str) -> bool {
-    super::chain::find(entries, name).is_some_and(|e| e.file_type == FileType::File)
+    entries.iter().any(|e| e.name == name && e.file_type == FileType::File)
 }
 
 /// Walks D from `root`.

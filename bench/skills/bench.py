@@ -1,0 +1,64 @@
+"""Times the three validators on the same SKILL.md files and prints a Markdown table."""
+import argparse
+import os
+import statistics
+import subprocess
+import time
+
+ap = argparse.ArgumentParser()
+for a in ["--alisio", "--venv", "--driver", "--corpus", "--generated", "--scratch"]:
+    ap.add_argument(a, required=True)
+ap.add_argument("--runs", type=int, default=5)
+args = ap.parse_args()
+
+
+def skill_files(root):
+    out = []
+    for d, _, files in os.walk(root):
+        if "SKILL.md" in files:
+            out.append(os.path.join(d, "SKILL.md"))
+    return sorted(out)
+
+
+env = dict(os.environ, HOME=args.scratch, ALISIO_CONFIG_HOME=os.path.join(args.scratch, "cfg"), NO_COLOR="1")
+
+
+def timed(cmd, stdin=None):
+    best = []
+    for _ in range(args.runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=args.scratch)
+        best.append(time.perf_counter() - t)
+    return statistics.median(best)
+
+
+def cli_per_skill(files):
+    """skills-ref's own command, `agentskills validate DIR`, once per skill (one run)."""
+    t = time.perf_counter()
+    for f in files:
+        subprocess.run([os.path.join(args.venv, "bin/agentskills"), "validate", os.path.dirname(f)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=args.scratch)
+    return time.perf_counter() - t
+
+
+rows = []
+for label, root in [("corpus", args.corpus), ("generated 5,000", args.generated)]:
+    if not os.path.isdir(root):
+        print(f"skipped {label}: {root} is absent")
+        continue
+    files = skill_files(root)
+    listing = ("\n".join(files) + "\n").encode()
+    ours = timed([args.alisio, "skills", "validate", "--profile", "spec", "--json", *files])
+    ref = timed([os.path.join(args.venv, "bin/python"), args.driver], stdin=listing)
+    agnix = timed([os.path.join(args.venv, "bin/agnix"), *files])
+    # The per-skill command costs about half a second a skill: measured on the corpus only.
+    ref_cli = cli_per_skill(files) if len(files) <= 500 else None
+    rows.append((label, len(files), ours, agnix, ref, ref_cli))
+
+print("| files | n | alisio-ls | agnix | skills-ref (library, 1 process) | skills-ref CLI (1 process a skill) | agnix / alisio-ls | skills-ref lib / alisio-ls | skills-ref CLI / alisio-ls |")
+print("|---|---|---|---|---|---|---|---|---|")
+for label, n, ours, agnix, ref, ref_cli in rows:
+    cli = f"{ref_cli*1000:.0f} ms" if ref_cli else "not run"
+    cli_ratio = f"{ref_cli/ours:.0f}x" if ref_cli else "-"
+    print(f"| {label} | {n} | {ours*1000:.1f} ms | {agnix*1000:.1f} ms | {ref*1000:.1f} ms | {cli} | {agnix/ours:.1f}x | {ref/ours:.1f}x | {cli_ratio} |")
+print(f"\nalisio-ls, agnix and the skills-ref library: median of {args.runs} runs; the skills-ref CLI: one run.")

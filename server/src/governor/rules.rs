@@ -1,0 +1,208 @@
+//! The elision rules and the decision procedure (governor.md §3), evaluated on the eligible
+//! prefix P = H[0..E) (§2.5, epochs) as if P were the whole history.
+
+use std::collections::HashMap;
+
+use super::classify::{classify_native, has_attached_instructions, pair_calls, result_text};
+use super::model::{Class, Message};
+use super::stubs::{stub, Reason};
+use super::tokens::{tokens, utf16_len};
+
+/// E for n messages (§2.5).
+#[must_use]
+pub const fn eligible(n: usize, epoch_messages: u32) -> usize {
+    if epoch_messages == 0 {
+        n
+    } else {
+        let e = epoch_messages as usize;
+        (n / e) * e
+    }
+}
+
+/// Per tool message: what the rules need, computed once per history.
+#[derive(Clone, Debug)]
+pub struct Fact {
+    /// `(message, call)` of the paired call; `None`: orphan result.
+    pub call: Option<(usize, usize)>,
+    pub class: Class,
+    pub is_error: bool,
+    pub pinned: bool,
+    /// tokens and UTF-16 length of the result text.
+    pub tokens: u64,
+    pub len: usize,
+    pub stub: Option<String>,
+}
+
+/// Facts for every message (`None` for non-tool messages).
+#[must_use]
+pub fn facts(history: &[Message]) -> Vec<Option<Fact>> {
+    let pairs = pair_calls(history);
+    (0..history.len()).map(|i| fact_at(history, i, pairs.get(i).copied().flatten())).collect()
+}
+
+/// The fact of message `i`, given its paired call.
+#[must_use]
+pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> Option<Fact> {
+    let Some(Message::Tool(r)) = history.get(i) else { return None };
+    let class = call
+        .and_then(|(mi, ci)| match history.get(mi) {
+            Some(Message::Assistant { calls, .. }) => calls.get(ci),
+            _ => None,
+        })
+        .map(|c| c.foreign.as_ref().map_or_else(|| classify_native(c, r), |f| f.class.clone()))
+        .unwrap_or_default();
+    let text = result_text(r);
+    let stub = stub(&class);
+    Some(Fact { call, class, is_error: r.is_error, pinned: has_attached_instructions(r), tokens: tokens(&text), len: utf16_len(&text), stub })
+}
+
+/// The outcome of §3.2 for one message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Step 1: not an elidable tool result (or beyond P).
+    NotCandidate,
+    Error,
+    Pinned,
+    NoJustification,
+    LastTurn,
+    MinAge,
+    StubNotShorter,
+    Elide { reason: Reason, by: String, tokens_saved: u64 },
+}
+
+fn reason_of(c: &Class) -> Option<Reason> {
+    match c {
+        Class::Read { .. } => Some(Reason::SupersededRead),
+        Class::Bg { .. } => Some(Reason::StaleBgOutput),
+        Class::Search { .. } => Some(Reason::DuplicateSearch),
+        _ => None,
+    }
+}
+
+fn first(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// Runs §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
+#[must_use]
+pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u32) -> Vec<Step> {
+    let e = e.min(history.len());
+    let mut steps = vec![Step::NotCandidate; history.len()];
+    let ok = |f: &Fact| !f.is_error && f.call.is_some();
+
+    // Continuations need the earlier polls: a forward pass.
+    let mut seen_next: std::collections::HashSet<(&str, u64)> = std::collections::HashSet::new();
+    let mut continuation = vec![false; e];
+    for (i, f) in facts.iter().enumerate().take(e) {
+        if let Some(f) = f.as_ref().filter(|f| ok(f))
+            && let Class::Bg { task, offset, next_offset, cursor: false, .. } = &f.class {
+                continuation[i] = *offset > 0 && seen_next.contains(&(task.as_str(), *offset));
+                if let Some(n) = next_offset {
+                    seen_next.insert((task.as_str(), *n));
+                }
+            }
+    }
+
+    // Assistant counts for ages and the last turn of P.
+    let mut before = vec![0u32; e + 1];
+    let mut last_assistant = None;
+    for i in 0..e {
+        let a = history[i].is_assistant();
+        before[i + 1] = before[i] + u32::from(a);
+        if a {
+            last_assistant = Some(i);
+        }
+    }
+    let last_turn_start = last_assistant.unwrap_or(0);
+
+    // Backward pass: maps hold, per key, the earliest justifier after the current index.
+    let mut writes: HashMap<&str, usize> = HashMap::new();
+    let mut reads: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
+    let mut bg_exact: HashMap<(&str, u64, u64), usize> = HashMap::new();
+    let mut bg_any: HashMap<&str, usize> = HashMap::new();
+    let mut searches: HashMap<(&str, &str), usize> = HashMap::new();
+    for i in (0..e).rev() {
+        let Some(f) = facts.get(i).and_then(Option::as_ref) else { continue };
+        let Some(reason) = reason_of(&f.class) else {
+            if ok(f)
+                && let Class::Write { keys } = &f.class {
+                    for k in keys {
+                        writes.insert(k.as_str(), i);
+                    }
+                }
+            continue;
+        };
+        let call_id = |j: usize| match &history[j] {
+            Message::Tool(r) => r.call_id.clone(),
+            _ => String::new(),
+        };
+        let justification = if f.call.is_none() {
+            None
+        } else {
+            match &f.class {
+                Class::Read { key, compare, .. } => {
+                    let a = key.as_deref().and_then(|k| writes.get(k).copied());
+                    let b = compare.as_ref().and_then(|(g, v)| {
+                        reads.get(g.as_str()).and_then(|m| m.iter().filter(|(w, _)| **w != v.as_str()).map(|(_, j)| *j).min())
+                    });
+                    first(a, b)
+                }
+                Class::Bg { task, offset, limit, cursor, empty, .. } => {
+                    if continuation.get(i).copied().unwrap_or(false) {
+                        None
+                    } else {
+                        let a = if *cursor { None } else { bg_exact.get(&(task.as_str(), *offset, *limit)).copied() };
+                        let b = if *empty { bg_any.get(task.as_str()).copied() } else { None };
+                        first(a, b)
+                    }
+                }
+                Class::Search { signature, records: Some(r), .. } => searches.get(&(signature.as_str(), r.as_str())).copied(),
+                _ => None,
+            }
+        };
+        steps[i] = if f.call.is_none() {
+            Step::NotCandidate
+        } else if f.is_error {
+            Step::Error
+        } else if f.pinned {
+            Step::Pinned
+        } else if let Some(j) = justification {
+            let age = before[e] - before[i + 1];
+            if last_assistant.is_none() || i >= last_turn_start {
+                Step::LastTurn
+            } else if age < min_age {
+                Step::MinAge
+            } else {
+                match &f.stub {
+                    Some(s) if s.len() < f.len => {
+                        Step::Elide { reason, by: call_id(j), tokens_saved: f.tokens.saturating_sub(tokens(s)) }
+                    }
+                    _ => Step::StubNotShorter,
+                }
+            }
+        } else {
+            Step::NoJustification
+        };
+        // Now this result may justify earlier ones.
+        if ok(f) {
+            match &f.class {
+                Class::Read { compare: Some((g, v)), .. } => {
+                    reads.entry(g.as_str()).or_default().insert(v.as_str(), i);
+                }
+                Class::Bg { task, offset, limit, .. } => {
+                    bg_exact.insert((task.as_str(), *offset, *limit), i);
+                    bg_any.insert(task.as_str(), i);
+                }
+                Class::Search { signature, records: Some(r), .. } => {
+                    searches.insert((signature.as_str(), r.as_str()), i);
+                }
+                _ => {}
+            }
+        }
+    }
+    steps
+}
