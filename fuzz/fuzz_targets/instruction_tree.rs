@@ -30,7 +30,8 @@ fn text(u: &mut Unstructured<'_>) -> Vec<u8> {
     let mut out = Vec::new();
     for _ in 0..u.int_in_range(0..=10).unwrap_or(0) {
         if u.ratio(1, 10).unwrap_or(false) {
-            out.extend(u.bytes(u.int_in_range(0..=8).unwrap_or(0)).unwrap_or_default());
+            let n = u.int_in_range(0..=8).unwrap_or(0);
+            out.extend(u.bytes(n).unwrap_or_default());
         } else {
             out.extend(u.choose(PARTS).unwrap_or(&"x").as_bytes());
         }
