@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::common::{Ws, write};
 use crate::util::{is_root, no_escape, rm_rf, run, run_limited, sane};
 
+
 const MARKER: &str = "OUTSIDE-SECRET-7c1e";
 
 /// A workspace with a sibling directory `outside/` holding instruction files and a skill whose
@@ -39,13 +40,23 @@ fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
     for host in ["alisio", "codex"] {
         let check = run(&ws, &["check", "--format", "json", "--host", host]);
         sane(&check);
-        no_escape(&check, MARKER, &outside);
+        // A symlink's target may be named (that is what the repository says), its content never.
+        assert!(!check.stdout.contains(MARKER) && !check.stderr.contains(MARKER), "{check:?}");
         for target in [".", "a/x.rs", "linked/x.rs", "linked/"] {
             let ex = run(&ws, &["context", "explain", "--json", "--host", host, target]);
             sane(&ex);
             assert_eq!(ex.code, 0, "{ex:?}");
             no_escape(&ex, MARKER, &outside);
-            assert_eq!(files_of(&ex.json()), ["AGENTS.md"], "{host} {target}: {ex:?}");
+            let files = files_of(&ex.json());
+            if host == "alisio" {
+                // Host alisio never follows a symlinked candidate or chain directory (§2.4).
+                assert_eq!(files, ["AGENTS.md"], "{host} {target}: {ex:?}");
+            } else {
+                // The Codex simulation reads links as Codex does, but names them by their path
+                // inside the workspace, never by where they point.
+                assert!(files.iter().all(|f| !f.starts_with('/') && !f.starts_with("..")), "{files:?}");
+                assert_eq!(files[0], "AGENTS.md");
+            }
         }
     }
     // The symlinked candidate is reported, not followed (instructions §2.4 rule 1).
@@ -169,6 +180,7 @@ fn devices_and_fifos_where_files_are_expected_give_errors_not_hangs() {
     let trusted = run(&ws, &["check", "--trust-project"]);
     assert_eq!(trusted.code, 2, "{trusted:?}");
     assert!(trusted.stderr.contains(".alisio/config.json: cannot read: not a regular file"), "{trusted:?}");
+    std::fs::remove_file(ws.root.join(".alisio/config.json")).unwrap();
     let config = run(&ws, &["check", "--config", "/dev/zero"]);
     assert_eq!(config.code, 2, "{config:?}");
     assert_eq!(config.stderr, "error: /dev/zero: cannot read: not a regular file\n");
@@ -221,14 +233,8 @@ fn invalid_utf8_names_are_reported_lossily() {
 fn a_ten_thousand_deep_directory_chain_ends_without_overflowing_the_stack() {
     let ws = Ws::new();
     ws.file("AGENTS.md", "# Root\n");
-    // Deeper than PATH_MAX allows to name in one path: built one `cd` at a time.
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("i=0; while [ $i -lt 10000 ]; do mkdir d && cd d || exit 1; if [ $i = 50 ] || [ $i = 9990 ]; then echo deep > AGENTS.md; fi; i=$((i+1)); done")
-        .current_dir(&ws.root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::util::deep_chain(&ws.root, 10_000);
+    ws.file(&format!("{}AGENTS.md", "d/".repeat(50)), "# Level 50\n");
     for host in ["alisio", "codex", "claude-code"] {
         let check = run(&ws, &["check", "--format", "json", "--host", host, "--trust-project"]);
         sane(&check);
@@ -278,31 +284,35 @@ fn permission_denied_directories_are_skipped_with_a_message_even_for_root() {
     }
     std::fs::set_permissions(ws.root.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
     std::fs::set_permissions(ws.root.join("unreadable/AGENTS.md"), std::fs::Permissions::from_mode(0o000)).unwrap();
-    let mut explain = std::process::Command::new(cmd.get_program());
-    explain.args(cmd.get_args()).args(["context", "explain", "--json", "locked/deeper/x.rs"]);
-    explain.env_clear().envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))).current_dir(&ws.root);
-    let ex = run_limited(&mut explain);
-    let mut check = std::process::Command::new(cmd.get_program());
-    check.args(cmd.get_args()).args(["check", "--format", "json"]);
-    check.env_clear().envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))).current_dir(&ws.root);
-    let ck = run_limited(&mut check);
+    let as_user = |args: &[&str]| {
+        let mut c = std::process::Command::new(cmd.get_program());
+        c.args(cmd.get_args()).args(args);
+        c.env_clear().envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))).current_dir(&ws.root);
+        run_limited(&mut c)
+    };
+    let ex = as_user(&["context", "explain", "--json", "locked/deeper/x.rs"]);
+    let unreadable = as_user(&["context", "explain", "--json", "unreadable/x.rs"]);
+    let ck = as_user(&["check", "--format", "json"]);
     std::fs::set_permissions(ws.root.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    sane(&ex);
-    sane(&ck);
-    assert_eq!(ex.code, 0, "{ex:?}");
+    for r in [&ex, &unreadable, &ck] {
+        sane(r);
+        assert_eq!(r.code, 0, "{r:?}");
+    }
     assert_eq!(files_of(&ex.json()), ["AGENTS.md"], "{ex:?}");
     assert!(ex.stderr.contains(&format!("{}: cannot list directory: permission denied", ws.root.join("locked").display())), "{ex:?}");
-    let v = ck.json();
-    let unreadable: Vec<&Value> = v["diagnostics"].as_array().unwrap().iter().filter(|d| d["file"] == "unreadable/AGENTS.md").collect();
-    assert_eq!(unreadable.len(), 1, "{v:#}");
-    assert!(unreadable[0]["message"].as_str().unwrap().contains("permission denied"), "{v:#}");
+    // An unreadable winner still wins and carries its error (instructions §2.1, §2.9).
+    let v = unreadable.json();
+    assert_eq!(files_of(&v), ["AGENTS.md", "unreadable/AGENTS.md"], "{v:#}");
+    assert_eq!(v["files"][1]["error"], "permission denied", "{v:#}");
+    assert!(ck.stderr.contains(&ws.root.join("locked").display().to_string()), "{ck:?}");
 }
 
 #[test]
 fn an_untrusted_project_configuration_is_never_read() {
     let (ws, outside) = with_outside();
     ws.file("AGENTS.md", "# Root\n");
-    ws.file(".alisio/config.json", "{\"skills\": [\"../outside/skills\", \"/\"], \"context\": {\"maxBytes\": 1}}");
+    // Relative skill roots resolve against the file's directory (`.alisio/`).
+    ws.file(".alisio/config.json", "{\"skills\": [\"../../outside/skills\", \"/\"], \"context\": {\"maxBytes\": 1}}");
     let skills = run(&ws, &["skills", "list", "--json"]);
     sane(&skills);
     assert_eq!(skills.code, 0, "{skills:?}");
@@ -313,7 +323,9 @@ fn an_untrusted_project_configuration_is_never_read() {
     assert!(!check.stdout.contains("config-invalid"), "{check:?}");
     // The same file when the user trusts the workspace: it is read (so the test above can fail).
     let trusted = run(&ws, &["check", "--format", "json", "--trust-project"]);
-    assert!(trusted.stdout.contains("config-invalid"), "{trusted:?}");
+    assert_eq!(trusted.code, 2, "{trusted:?}");
+    assert!(trusted.stderr.contains("context.maxBytes must be an integer from 1024 to 1048576; got 1"), "{trusted:?}");
+    ws.file(".alisio/config.json", "{\"skills\": [\"../../outside/skills\"]}");
     let skills = run(&ws, &["skills", "list", "--json", "--trust-project"]);
     assert!(skills.stdout.contains("evil"), "{skills:?}");
     // A broken file is not even parsed while untrusted.

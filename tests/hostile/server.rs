@@ -30,19 +30,23 @@ fn the_server_stays_bounded_and_inside_a_hostile_workspace() {
     ws.file(".alisio/config.json", "{\"skills\": [\"../outside/skills\"]}");
     std::fs::create_dir_all(ws.root.join(".claude/rules")).unwrap();
     symlink("..", ws.root.join(".claude/rules/up")).unwrap();
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("i=0; while [ $i -lt 3000 ]; do mkdir d && cd d || exit 1; i=$((i+1)); done")
-        .current_dir(&ws.root)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    crate::util::deep_chain(&ws.root, 3000);
 
     let mut cmd = ws.cmd();
     cmd.arg("serve");
     let mut lsp = Lsp::spawn(cmd);
     lsp.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-16"]}}), json!({"trusted": false}));
-    let d = lsp.diagnostics_for(&big, |ds| ds.iter().any(|d| d["code"] == "instructions-file-cut"));
+    // The first pass streams the whole 100 MiB file once (slow in a debug build on a busy
+    // machine): a longer wait than the harness default, still a timeout and not a measurement.
+    let u = uri(&big);
+    let p = lsp
+        .try_wait_notification(
+            "textDocument/publishDiagnostics",
+            &|p| p["uri"] == u.as_str() && p["diagnostics"].as_array().is_some_and(|ds| ds.iter().any(|d| d["code"] == "instructions-file-cut")),
+            std::time::Duration::from_secs(180),
+        )
+        .expect("diagnostics for the 100 MiB AGENTS.md");
+    let d = p["diagnostics"].as_array().cloned().unwrap_or_default();
     let cut = d.iter().find(|d| d["code"] == "instructions-file-cut").unwrap();
     assert_eq!(cut["range"], json!({"start": {"line": 1, "character": 262_138}, "end": {"line": 1, "character": 104_857_594}}));
     assert_eq!(cut["message"], "only the first 262144 of 104857600 bytes are read (per-file limit 262144 bytes); the rest never reaches the model");

@@ -1,7 +1,7 @@
 //! Runs with a timeout, and checks every hostile run shares.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -81,4 +81,35 @@ pub fn proc_kib(pid: u32, field: &str) -> Option<u64> {
 /// Removes a tree too deep for `std::fs::remove_dir_all` to handle gracefully.
 pub fn rm_rf(p: &Path) {
     let _ = Command::new("rm").arg("-rf").arg(p).status();
+}
+
+/// Builds `root/d/d/…/d`, `depth` levels deep (deeper than PATH_MAX lets one path name), with
+/// an `AGENTS.md` in the deepest directory. Built in chunks of 1000 levels that are moved into
+/// each other, so no path used here is longer than ~2 KiB.
+pub fn deep_chain(root: &Path, depth: usize) {
+    let stage = root.parent().expect("parent").join("stage");
+    let chunk = 1000.min(depth);
+    let levels = |n: usize| "d/".repeat(n);
+    let mut made = 0;
+    let mut prev: Option<PathBuf> = None;
+    let mut i = 0;
+    while made < depth {
+        let n = chunk.min(depth - made);
+        let base = stage.join(format!("c{i}"));
+        let bottom = base.join(levels(n));
+        std::fs::create_dir_all(&bottom).expect("mkdir chunk");
+        match &prev {
+            None => std::fs::write(bottom.join("AGENTS.md"), "# Deepest\n").expect("write"),
+            Some(p) => {
+                // The chunk's deepest `d` is replaced by the previous chain's top.
+                std::fs::remove_dir(&bottom).expect("rmdir");
+                std::fs::rename(p, &bottom).expect("nest chunk");
+            }
+        }
+        prev = Some(base.join("d"));
+        made += n;
+        i += 1;
+    }
+    std::fs::rename(prev.expect("one chunk"), root.join("d")).expect("move chain in");
+    rm_rf(&stage);
 }

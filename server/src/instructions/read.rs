@@ -132,6 +132,13 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
             return ft;
         }
     };
+    // The file may have grown since its metadata was read: never report fewer bytes than were
+    // read (a cut range would end before it starts), and judge a Claude file by what was read.
+    ft.file_bytes = ft.file_bytes.max(bytes.len() as u64);
+    if mode == Mode::Claude && ft.file_bytes > super::CLAUDE_SKIP_LIMIT {
+        ft.too_large = true;
+        return ft;
+    }
     let mut body: &[u8] = &bytes;
     if !matches!(mode, Mode::Raw { .. })
         && let Some(rest) = body.strip_prefix(BOM) {
@@ -239,7 +246,8 @@ impl EndCounter {
         };
         let mut chunks = seg.utf8_chunks().peekable();
         while let Some(c) = chunks.next() {
-            self.utf16 += c.valid().encode_utf16().count();
+            let v = c.valid();
+            self.utf16 += if v.is_ascii() { v.len() } else { v.encode_utf16().count() };
             self.utf8 += c.valid().len();
             let bad = c.invalid();
             if bad.is_empty() {
