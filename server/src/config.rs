@@ -733,6 +733,7 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
         let before = match std::fs::symlink_metadata(&file) {
             Ok(m) if m.file_type().is_symlink() => return Err(format!("refusing to write through a symbolic link: {}", file.display())),
             Ok(m) if !m.is_file() => return Err(cannot("config.json is not a regular file".into())),
+            Ok(m) if m.len() > CONFIG_FILE_LIMIT => return Err(cannot(too_large_message())),
             Ok(m) => Some(m),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(cannot(e.to_string())),
