@@ -12,13 +12,18 @@ targets=("$@")
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then tc=(+nightly); else tc=(); export RUSTC_BOOTSTRAP=1; fi
 cd "$here"
 "$here/seed.sh" "${targets[@]}" >/dev/null
+# Build once (NO_BUILD=1 reuses the binaries as they are), then run the binaries directly so
+# edits made while a campaign runs never trigger a rebuild between targets.
+if [ "${NO_BUILD:-0}" != 1 ]; then
+  cargo "${tc[@]}" fuzz build >"$here/artifacts-build.log" 2>&1 || { tail -20 "$here/artifacts-build.log"; exit 1; }
+fi
+bin="$here/target/x86_64-unknown-linux-gnu/release"
 status=0
 for t in "${targets[@]}"; do
   log="$here/artifacts/$t.log"; mkdir -p "$here/artifacts/$t"
   max_len=65536; [ "$t" = transcripts ] && max_len=262144
-  cargo "${tc[@]}" fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -jobs=1 -workers=1 \
-    -rss_limit_mb=4096 -timeout=60 -max_len=$max_len -print_final_stats=1 \
-    -artifact_prefix="$here/artifacts/$t/" >"$log" 2>&1
+  "$bin/$t" "corpus/$t" -max_total_time="$secs" -rss_limit_mb=4096 -timeout=60 \
+    -max_len=$max_len -print_final_stats=1 -artifact_prefix="$here/artifacts/$t/" >"$log" 2>&1
   rc=$?
   runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1)
   [ -z "$runs" ] && runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1)
