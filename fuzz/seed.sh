@@ -36,9 +36,9 @@ for t in "${targets[@]}"; do
       printf '{"a":[1,2,{"b":null}],"context":{"elide":{"minAgeTurns":-1}}}' > "$d/seed-nested" ;;
     lsp_framing)
       printf '\x05Content-Length: 52\r\n\r\n{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}' > "$d/seed-init"
-      printf '\x83Content-Length: 2\r\n\r\n{}Content-Length: 5\r\nContent-Type: x\r\n\r\n[1,2]' > "$d/seed-two"
+      printf '\xe3Content-Length: 2\r\n\r\n{}Content-Length: 5\r\nContent-Type: x\r\n\r\n[1,2]' > "$d/seed-two"
       printf '\x01content-length: 99999999999\r\n\r\nxx' > "$d/seed-huge"
-      printf '\x81Content-Length: 1' > "$d/seed-endless" ;;
+      printf '\xe1Content-Length: 1' > "$d/seed-endless" ;;
     skill_frontmatter)
       mapfile -t fs < <(skill_files); put "$d" 65536 "${fs[@]}"
       printf -- '---\nname: a\ndescription: &x [*x, *x]\nk: &a [1,2]\nl: &b [*a,*a,*a]\nm: [*b,*b,*b]\n---\n' > "$d/seed-alias"
