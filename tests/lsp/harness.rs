@@ -41,7 +41,17 @@ fn write_frame(stdin: &mut ChildStdin, msg: &[u8]) -> std::io::Result<()> {
 
 impl Lsp {
     /// Starts `alisio-ls` with `args` from `cmd` (a prepared command, e.g. `Ws::cmd()`).
-    pub fn spawn(mut cmd: Command) -> Self {
+    pub fn spawn(cmd: Command) -> Self {
+        Self::spawn_with(cmd, true)
+    }
+
+    /// Like [`Lsp::spawn`], but a client that never answers the server's requests (a slow or
+    /// broken editor): they are recorded only.
+    pub fn spawn_silent(cmd: Command) -> Self {
+        Self::spawn_with(cmd, false)
+    }
+
+    fn spawn_with(mut cmd: Command, answer: bool) -> Self {
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("spawn alisio-ls");
         let stdout = child.stdout.take().expect("stdout");
@@ -82,6 +92,10 @@ impl Lsp {
                         _ => Value::Null,
                     };
                     recorded.lock().unwrap().push(msg.clone());
+                    if !answer {
+                        let _ = tx.send(msg);
+                        continue;
+                    }
                     let reply = json!({"jsonrpc": "2.0", "id": msg["id"], "result": result});
                     if let Some(s) = reply_to.lock().unwrap().as_mut() {
                         let _ = write_frame(s, reply.to_string().as_bytes());

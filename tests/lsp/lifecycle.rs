@@ -132,3 +132,64 @@ fn fixing_a_config_value_in_the_editor_clears_its_diagnostic() {
     });
     assert_eq!(p["version"], 2);
 }
+
+#[test]
+fn a_client_that_never_answers_server_requests_does_not_stall_the_server() {
+    let ws = Ws::new();
+    let f = ws.file("Agente.md", "x\n");
+    let mut cmd = ws.cmd();
+    cmd.arg("serve");
+    let mut lsp = Lsp::spawn_silent(cmd);
+    let caps = json!({"window": {"workDoneProgress": true}, "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    lsp.initialize(&ws.root, caps, Value::Null);
+    // Diagnostics still arrive, and requests are still answered, many times over.
+    let d = lsp.diagnostics_for(&f, |d| !d.is_empty());
+    assert_eq!(d[0]["code"], "instructions-unread-name");
+    for _ in 0..50 {
+        let h = lsp.request("textDocument/hover", json!({"textDocument": {"uri": crate::harness::uri(&f)}, "position": {"line": 0, "character": 0}}));
+        assert!(h.is_ok());
+    }
+    let asked: Vec<String> = lsp.server_requests.lock().unwrap().iter().map(|r| r["method"].as_str().unwrap_or("").to_string()).collect();
+    assert!(asked.contains(&"client/registerCapability".to_string()), "{asked:?}");
+    assert!(asked.contains(&"window/workDoneProgress/create".to_string()), "{asked:?}");
+    assert_eq!(lsp.shutdown_and_exit(), 0);
+}
+
+#[test]
+fn first_scan_reports_work_done_progress() {
+    let ws = Ws::new();
+    let f = ws.file("Agente.md", "x\n");
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({"window": {"workDoneProgress": true}}), Value::Null);
+    let begin = lsp.wait_notification("$/progress", |p| p["value"]["kind"] == "begin");
+    assert_eq!(begin["token"], "alisio-ls/scan");
+    assert_eq!(begin["value"]["title"], "alisio-ls: scanning workspace");
+    lsp.wait_notification("$/progress", |p| p["value"]["kind"] == "end");
+    lsp.diagnostics_for(&f, |d| !d.is_empty());
+}
+
+#[test]
+fn case_36_invalid_max_bytes_in_project_config_falls_back_to_the_default() {
+    let ws = Ws::new();
+    ws.file(".alisio/config.json", r#"{"context": {"maxBytes": 1023}}"#);
+    let src = ws.file("src/a.rs", "");
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let d = lsp.diagnostics_for(&ws.root.join(".alisio/config.json"), |d| !d.is_empty());
+    assert_eq!(d[0]["code"], "config-invalid");
+    let ex = lsp.request("alisio/contextExplain", json!({"uri": crate::harness::uri(&src)})).unwrap();
+    assert_eq!(ex["maxBytes"], 32768);
+}
+
+#[test]
+fn every_workspace_folder_is_scanned() {
+    let ws = Ws::new();
+    let a = ws.file("a/Agente.md", "x\n");
+    let b = ws.file("b/agents.md", "y\n");
+    let mut lsp = start(&ws);
+    let folders = json!([{"uri": crate::harness::uri(&ws.root.join("a")), "name": "a"}, {"uri": crate::harness::uri(&ws.root.join("b")), "name": "b"}]);
+    lsp.request("initialize", json!({"processId": null, "capabilities": {}, "workspaceFolders": folders})).unwrap();
+    lsp.notify("initialized", json!({}));
+    assert_eq!(lsp.diagnostics_for(&a, |d| !d.is_empty())[0]["code"], "instructions-unread-name");
+    assert_eq!(lsp.diagnostics_for(&b, |d| !d.is_empty())[0]["code"], "instructions-unread-name");
+}

@@ -8,3 +8,4 @@ mod instructions;
 mod lifecycle;
 mod real_clients;
 mod robustness;
+mod skills;

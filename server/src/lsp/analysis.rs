@@ -15,7 +15,6 @@ use crate::workspace::{self, Fs};
 
 /// The configuration in effect for one workspace folder.
 pub struct FolderConfig {
-    pub folder: PathBuf,
     pub root: PathBuf,
     pub trusted: bool,
     pub settings: Settings,
@@ -86,7 +85,7 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
     };
     layers.push(client);
     let settings = config::resolve(&layers, snap.env.home.as_deref());
-    FolderConfig { folder: folder.to_path_buf(), root, trusted, settings, diagnostics, client_problems }
+    FolderConfig { root, trusted, settings, diagnostics, client_problems }
 }
 
 /// What one workspace folder looks like after a pass: its configuration and the analyses the
@@ -94,6 +93,7 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
 pub struct FolderResult {
     pub config: FolderConfig,
     pub instructions: instructions::diagnostics::Analysis,
+    pub skills: super::skills::SkillsResult,
 }
 
 /// The outcome of one pass over every folder.
@@ -143,8 +143,10 @@ fn global_open(snap: &Snapshot) -> bool {
 pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
     let config = folder_config(snap, folder);
     let include_global = global_open(snap);
+    // One walk of the workspace, shared by instruction analysis and skill vantages.
+    let set = workspace::walk::walk(&snap.fs(), &config.root);
     let instructions = with_setup(snap, &config, snap.options.host, |setup| {
-        let mut a = instructions::diagnostics::analyze(setup, include_global);
+        let mut a = instructions::diagnostics::analyze_set(setup, &set, include_global);
         if a.truncated {
             tracing::warn!(
                 "{}: more than {} directories; instruction files below the first {} are not checked",
@@ -163,7 +165,8 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
         }
         a
     });
-    FolderResult { config, instructions }
+    let skills = super::skills::analyze(snap, &config, &set);
+    FolderResult { config, instructions, skills }
 }
 
 /// Every diagnostic of every folder, and the per-folder results.
@@ -172,7 +175,7 @@ pub fn compute(snap: &Snapshot) -> Computed {
     let mut out = Computed::default();
     for folder in folders(snap) {
         let r = analyze_folder(snap, &folder);
-        for d in r.config.diagnostics.iter().chain(&r.instructions.diagnostics) {
+        for d in r.config.diagnostics.iter().chain(&r.instructions.diagnostics).chain(&r.skills.diagnostics) {
             out.diagnostics.entry(d.file.clone()).or_default().push(d.clone());
         }
         out.folders.insert(folder, Arc::new(r));

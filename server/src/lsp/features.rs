@@ -91,7 +91,10 @@ pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
 /// `textDocument/documentSymbol`: the Markdown headings of instruction files and skills.
 pub fn document_symbols(snap: &Snapshot, path: &Path) -> Option<DocumentSymbolResponse> {
     let r = snap.folder_result(path);
-    if instruction_report(&r, path).is_none() && !is_skill_file(path) {
+    if is_skill_file(path) {
+        return Some(DocumentSymbolResponse::Nested(super::skills::symbols(snap, path)));
+    }
+    if instruction_report(&r, path).is_none() {
         return None;
     }
     let text = snap.text_of(path)?;

@@ -54,6 +54,8 @@ pub fn serve(opts: ServeOptions) -> u8 {
             backend
         })
         .custom_method("alisio/contextExplain", server::Backend::context_explain)
+        .custom_method("alisio/skillCatalog", server::Backend::skill_catalog)
+        .custom_method("alisio/setSkillEnabled", server::Backend::set_skill_enabled)
         .finish();
         let inner = service.inner();
         let worker = tokio::spawn(server::worker(inner.client().clone(), inner.state(), rx));

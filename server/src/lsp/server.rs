@@ -72,6 +72,18 @@ impl Backend {
     fn schedule(&self) {
         let _ = self.tx.send(Job::Recompute);
     }
+
+    /// An open document changed: its own diagnostics go out at once on a task of their own (not
+    /// behind a full pass in progress), then the full pass is scheduled.
+    fn changed(&self, path: PathBuf) {
+        if path.file_name().is_some_and(|n| n == "SKILL.md") {
+            let client = self.client.clone();
+            let state = self.state.clone();
+            let p = path.clone();
+            tokio::spawn(async move { fast_publish(&client, &state, &p).await });
+        }
+        let _ = self.tx.send(Job::Recompute);
+    }
 }
 
 fn negotiate_encoding(params: &InitializeParams) -> Encoding {
@@ -155,6 +167,24 @@ fn file_path(uri: &Uri) -> Result<PathBuf> {
     path_of(uri).ok_or_else(|| invalid_params(format!("not a file URI: {}", uri.as_str())))
 }
 
+/// Parameters of `alisio/skillCatalog`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct SkillCatalogParams {
+    #[serde(default)]
+    pub uri: Option<Uri>,
+}
+
+/// Parameters of `alisio/setSkillEnabled`.
+#[derive(Debug, serde::Deserialize)]
+pub struct SetSkillEnabledParams {
+    pub id: String,
+    pub enabled: bool,
+}
+
+fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
+    tower_lsp_server::jsonrpc::Error { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: msg.into(), data: None }
+}
+
 /// Parameters of `alisio/contextExplain`.
 #[derive(Debug, serde::Deserialize)]
 pub struct ContextExplainParams {
@@ -173,7 +203,64 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// `alisio/skillCatalog {uri?}` (interfaces.md §3.1).
+    pub async fn skill_catalog(&self, params: Option<SkillCatalogParams>) -> Result<Value> {
+        let at = match params.and_then(|p| p.uri) {
+            Some(u) => Some(file_path(&u)?),
+            None => None,
+        };
+        blocking(&self.state, move |snap| super::skills::catalog(snap, at.as_deref())).await
+    }
+
+    /// `alisio/setSkillEnabled {id, enabled}`: persisted atomically, then everything is
+    /// republished (skills.md §3.3).
+    pub async fn set_skill_enabled(&self, params: SetSkillEnabledParams) -> Result<Value> {
+        self.toggle(params.id, Some(params.enabled)).await
+    }
+
+    async fn toggle(&self, id: String, enabled: Option<bool>) -> Result<Value> {
+        let v = blocking(&self.state, move |snap| super::skills::set_enabled(snap, &id, enabled)).await?.map_err(request_failed)?;
+        // Apply the change at once (skills.md §3.3 step 7): the next lens or catalog request
+        // must already see it, so recompute before answering.
+        let (versions, computed) = blocking(&self.state, |snap| (snap.versions.clone(), super::analysis::compute(snap))).await?;
+        lock(&self.state).results = Arc::new(computed.folders);
+        publish(&self.client, &self.state, &versions, &computed.diagnostics).await;
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.send_request::<request::CodeLensRefresh>(())).await;
+        });
+        Ok(v)
+    }
+}
+
 impl LanguageServer for Backend {
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let path = file_path(&params.text_document_position.text_document.uri)?;
+        let pos = params.text_document_position.position;
+        blocking(&self.state, move |snap| {
+            if path.file_name().is_some_and(|n| n == "SKILL.md") {
+                Some(CompletionResponse::Array(super::skills::completions(snap, &path, pos)))
+            } else {
+                None
+            }
+        })
+        .await
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let path = file_path(&params.text_document_position_params.text_document.uri)?;
+        let pos = params.text_document_position_params.position;
+        blocking(&self.state, move |snap| {
+            if !path.file_name().is_some_and(|n| n == "SKILL.md") {
+                return None;
+            }
+            let r = snap.folder_result(&path);
+            super::skills::definition(snap, &r, &path, pos).map(GotoDefinitionResponse::Scalar)
+        })
+        .await
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let path = file_path(&params.text_document_position_params.text_document.uri)?;
         let pos = params.text_document_position_params.position;
@@ -212,6 +299,13 @@ impl LanguageServer for Backend {
                 let v = self.context_explain(ContextExplainParams { uri, host: None }).await?;
                 Ok(Some(v))
             }
+            features::CMD_SHOW_SKILL | features::CMD_TOGGLE_SKILL => {
+                let id = arg0.as_str().map(str::to_string).ok_or_else(|| invalid_params(format!("{}: expected [id]", params.command)))?;
+                if params.command == features::CMD_TOGGLE_SKILL {
+                    return self.toggle(id, None).await.map(Some);
+                }
+                blocking(&self.state, move |snap| super::skills::show(snap, &id)).await?.map(Some).ok_or_else(|| invalid_params("unknown skill id"))
+            }
             other => Err(invalid_params(format!("unknown command: {other}"))),
         }
     }
@@ -249,6 +343,11 @@ impl LanguageServer for Backend {
                     ..TextDocumentSyncOptions::default()
                 })),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec!["(".to_string(), ":".to_string()]),
+                    ..CompletionOptions::default()
+                }),
+                definition_provider: Some(OneOf::Left(true)),
                 code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(true) }),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
@@ -286,17 +385,19 @@ impl LanguageServer for Backend {
             let progress = lock(&state).caps.work_done_progress;
             if progress {
                 let token = NumberOrString::String("alisio-ls/scan".to_string());
+                // A client that does not answer quickly gets no progress, not a late scan.
                 let created = tokio::time::timeout(
-                    Duration::from_secs(5),
+                    Duration::from_secs(1),
                     client.send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }),
                 )
                 .await;
                 if matches!(created, Ok(Ok(()))) {
                     let p = client.progress(token, "alisio-ls: scanning workspace").begin().await;
                     let snap = lock(&state).snapshot();
+                    let versions = snap.versions.clone();
                     let computed = tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await.unwrap_or_default();
                     lock(&state).results = Arc::new(computed.folders);
-                    publish(&client, &state, &computed.diagnostics).await;
+                    publish(&client, &state, &versions, &computed.diagnostics).await;
                     lock(&state).scanned = true;
                     p.finish().await;
                     return;
@@ -316,9 +417,9 @@ impl LanguageServer for Backend {
         let Some(path) = path_of(&params.text_document.uri) else { return };
         {
             let mut st = lock(&self.state);
-            st.docs.insert(path, Document::new(&params.text_document.text, params.text_document.version));
+            st.docs.insert(path.clone(), Document::new(&params.text_document.text, params.text_document.version));
         }
-        self.schedule();
+        self.changed(path);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -332,7 +433,7 @@ impl LanguageServer for Backend {
             }
             doc.version = params.text_document.version;
         }
-        self.schedule();
+        self.changed(path);
     }
 
     async fn did_save(&self, _: DidSaveTextDocumentParams) {
@@ -398,17 +499,64 @@ async fn report_client_problems(client: &Client, state: &Mutex<State>, mut probl
     }
 }
 
+/// Codes that depend on discovery across files; the fast path keeps the last pass's values.
+fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
+    use crate::diagnostic::Code;
+    matches!(c, Code::SkillShadowed | Code::SkillUntrusted | Code::SkillNotDiscovered | Code::SkillScanLimit | Code::SkillSymlink)
+}
+
+/// Publishes the own diagnostics of a changed open SKILL.md at once: validation of the one file
+/// under the active profile, plus the discovery codes of the last full pass. Skipped when the
+/// document changed again meanwhile (a newer task publishes).
+async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
+    let snap = lock(state).snapshot();
+    let Some(version) = snap.versions.get(path).copied() else { return };
+    let p = path.clone();
+    let computed = tokio::task::spawn_blocking(move || {
+        let mut diags = crate::skills::validate::check_file(&snap.fs(), &p, snap.options.profile).diagnostics;
+        if let Some(r) = snap.results.get(&snap.folder_of(&p)) {
+            diags.extend(r.skills.diagnostics.iter().filter(|d| d.file == p && is_discovery_code(d.code)).cloned());
+        }
+        crate::diagnostic::sort(&mut diags);
+        diags.iter().map(|d| super::diagnostics::to_lsp(d, snap.encoding)).collect::<Vec<_>>()
+    })
+    .await;
+    let Ok(lsp) = computed else { return };
+    let Some(uri) = super::diagnostics::uri(path) else { return };
+    {
+        let mut st = lock(state);
+        if st.docs.get(path).map(|d| d.version) != Some(version) {
+            return;
+        }
+        if lsp.is_empty() {
+            st.published.remove(path);
+        } else {
+            st.published.insert(path.clone());
+        }
+    }
+    client.publish_diagnostics(uri, lsp, Some(version)).await;
+}
+
 /// Publishes the results: versions for open documents, empty lists for files that no longer
 /// report anything. Unopened files are published only after the first scan ended.
 pub async fn publish(
     client: &Client,
     state: &Mutex<State>,
+    snap_versions: &std::collections::HashMap<PathBuf, i32>,
     results: &std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
 ) {
     let pubs = {
         let mut st = lock(state);
-        let versions: std::collections::HashMap<PathBuf, i32> = st.docs.iter().map(|(p, d)| (p.clone(), d.version)).collect();
-        let (pubs, now) = super::diagnostics::plan(&st.published, results, &versions, st.encoding);
+        // A document edited after the snapshot keeps what it has: a newer pass is queued, and
+        // stale results must not be published under the new version.
+        let stale: std::collections::HashSet<PathBuf> =
+            st.docs.iter().filter(|(p, d)| snap_versions.get(*p) != Some(&d.version)).map(|(p, _)| p.clone()).collect();
+        let fresh: std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> =
+            results.iter().filter(|(p, _)| !stale.contains(*p)).map(|(p, d)| (p.clone(), d.clone())).collect();
+        let mut previous = st.published.clone();
+        previous.retain(|p| !stale.contains(p));
+        let (pubs, mut now) = super::diagnostics::plan(&previous, &fresh, snap_versions, st.encoding);
+        now.extend(st.published.iter().filter(|p| stale.contains(*p)).cloned());
         st.published = now;
         pubs
     };
@@ -421,7 +569,9 @@ pub async fn publish(
 /// publishes. The first request after a quiet period is served at once (no timer in the path of
 /// an edit); requests that arrive while computing are merged into one more pass.
 pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedReceiver<Job>) {
-    while let Some(_job) = rx.recv().await {
+    while let Some(job) = rx.recv().await {
+        // Coalesce: every job queued so far is served by this one pass.
+        let _ = job;
         while rx.try_recv().is_ok() {}
         let snap = {
             let mut st = lock(&state);
@@ -430,6 +580,7 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             }
             st.snapshot()
         };
+        let versions = snap.versions.clone();
         let computed = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
             Ok(r) => r,
             Err(e) => {
@@ -437,7 +588,27 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
                 continue;
             }
         };
-        lock(&state).results = Arc::new(computed.folders);
+        let limits: Vec<String> = {
+            let mut st = lock(&state);
+            let mut new = Vec::new();
+            for r in computed.folders.values() {
+                for dir in &r.skills.scan_limit {
+                    if st.shown_scan_limits.insert(dir.clone()) {
+                        new.push(format!(
+                            "Skill scan limit of {} directories reached; stopped at {}",
+                            crate::skills::discover::MAX_DIRS,
+                            crate::workspace::display_path(dir, &r.config.root)
+                        ));
+                    }
+                }
+            }
+            st.results = Arc::new(computed.folders);
+            new
+        };
+        for m in limits {
+            tracing::warn!("{m}");
+            client.show_message(MessageType::WARNING, m).await;
+        }
         let mut results = computed.diagnostics;
         let scanned = lock(&state).scanned;
         if !scanned {
@@ -445,6 +616,6 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             let open: std::collections::HashSet<PathBuf> = lock(&state).docs.keys().cloned().collect();
             results.retain(|p, _| open.contains(p));
         }
-        publish(&client, &state, &results).await;
+        publish(&client, &state, &versions, &results).await;
     }
 }

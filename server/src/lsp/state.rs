@@ -101,6 +101,8 @@ pub struct State {
     /// published only from then on.
     pub scanned: bool,
     pub env: crate::workspace::Env,
+    /// Directories whose skill scan limit was already shown (once per discovery, skills.md §6.1).
+    pub shown_scan_limits: BTreeSet<PathBuf>,
     /// The per-folder results of the last pass (lenses, hovers and actions read them).
     pub results: Arc<HashMap<PathBuf, Arc<super::analysis::FolderResult>>>,
 }
@@ -109,6 +111,7 @@ pub struct State {
 #[derive(Clone)]
 pub struct Snapshot {
     pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
+    /// Versions of the open documents when the snapshot was taken.
     pub versions: Arc<HashMap<PathBuf, i32>>,
     pub folders: Vec<PathBuf>,
     pub encoding: Encoding,

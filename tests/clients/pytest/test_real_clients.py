@@ -19,6 +19,13 @@ WS = WS_TMP / "ws"
 (WS / ".alisio").mkdir()
 CONFIG = WS / ".alisio" / "config.json"
 CONFIG.write_text('{\n  "context": {"maxBytes": 1023}\n}\n')
+SKILL = WS / ".agents" / "skills" / "Bad--Name" / "SKILL.md"
+SKILL.parent.mkdir(parents=True)
+SKILL.write_text("---\nname: Bad--Name\ndescription: Does things.\n---\nBody\n")
+(WS / "AGENTS.md").write_text("a" * 30000)
+(WS / "src").mkdir()
+(WS / "src" / "AGENTS.md").write_text("b" * 5000)
+(WS / "src" / "main.rs").write_text("fn main() {}\n")
 
 
 @pytest_lsp.fixture(
@@ -63,3 +70,51 @@ async def test_invalid_project_config_value_is_reported_on_its_span(client: Lang
     assert d.severity == types.DiagnosticSeverity.Error
     assert d.message == "context.maxBytes must be an integer from 1024 to 1048576; got 1023"
     assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (1, 26, 1, 30)
+
+
+async def wait_for(client: LanguageClient, uri: str):
+    while uri not in client.diagnostics:
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    return client.diagnostics[uri]
+
+
+async def test_skill_name_format_is_reported(client: LanguageClient):
+    diags = await wait_for(client, SKILL.as_uri())
+    d = next(d for d in diags if d.code == "skill-name-format")
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (1, 6, 1, 15)
+
+
+async def test_truncated_root_file_has_diagnostic_and_code_lens(client: LanguageClient):
+    root = (WS / "AGENTS.md").as_uri()
+    diags = await wait_for(client, root)
+    (d,) = [d for d in diags if d.code == "instructions-truncated"]
+    assert d.message == (
+        "only the last 27768 of 30000 bytes are loaded for 1 directory (e.g. src): "
+        "the closer files use the rest of context.maxBytes (32768)"
+    )
+    # D: ., .agents, .agents/skills, .agents/skills/Bad--Name, .alisio, src; the root is cut only for src.
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=root))
+    )
+    assert [l.command.title for l in lenses] == ["agents · 6 directories · beginning cut in 1 of 6 · ~7500 tokens"]
+    assert lenses[0].command.command == "alisio.explainContext"
+
+
+async def test_hover_on_an_ordinary_file_lists_the_instructions(client: LanguageClient):
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=(WS / "src" / "main.rs").as_uri()),
+            position=types.Position(line=0, character=0),
+        )
+    )
+    assert hover.contents.value.startswith("**Instructions for src/main.rs** (host alisio)")
+
+
+async def test_context_explain_request(client: LanguageClient):
+    result = await client.protocol.send_request_async(
+        "alisio/contextExplain", {"uri": (WS / "src" / "main.rs").as_uri()}
+    )
+    files = [(f.path, f.keptBytes, f.truncation) for f in result.files]
+    assert files == [("AGENTS.md", 27768, "beginning"), ("src/AGENTS.md", 5000, "none")]
+    assert result.omittedBytes == 2232

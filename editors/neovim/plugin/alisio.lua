@@ -1,0 +1,36 @@
+-- User commands of alisio.nvim. The language server itself is configured by lsp/alisio_ls.lua
+-- and started with vim.lsp.enable('alisio_ls').
+if vim.g.loaded_alisio then
+  return
+end
+vim.g.loaded_alisio = true
+
+local cmd = vim.api.nvim_create_user_command
+
+cmd('AlisioExplain', function()
+  require('alisio').explain()
+end, { desc = 'alisio: which instruction files apply to this buffer (alisio/contextExplain)' })
+
+cmd('AlisioSkills', function()
+  require('alisio').skills()
+end, { desc = 'alisio: the effective skill catalog (alisio/skillCatalog)' })
+
+cmd('AlisioToggleSkill', function(o)
+  require('alisio').toggle_skill(o.args)
+end, { nargs = 1, desc = 'alisio: enable or disable a skill by id (alisio/setSkillEnabled)' })
+
+cmd('AlisioChat', function(o)
+  require('alisio').chat(o.args)
+end, { nargs = '*', desc = 'alisio: ask the agent in a chat buffer (alisio/runSession)' })
+
+cmd('AlisioCancel', function()
+  require('alisio').cancel()
+end, { desc = 'alisio: cancel the running agent session' })
+
+cmd('AlisioReport', function(o)
+  require('alisio').report(o.args ~= '' and o.args or nil)
+end, { nargs = '?', desc = 'alisio: Context Report of a session (alisio/contextReport)' })
+
+cmd('AlisioTrust', function()
+  require('alisio').trust()
+end, { desc = 'alisio: trust this workspace for the running server' })

@@ -1,0 +1,225 @@
+// Pure renderers for the extension's views: the explain document (interfaces.md §1.1), skill
+// catalog labels (§1.2) and the Context Report (governor.md §6) as HTML with plain SVG charts.
+// No `vscode` import: unit-tested in plain Node.
+
+export interface ExplainFile {
+  path: string;
+  scope: string;
+  kind: string;
+  bytes: number;
+  keptBytes: number;
+  truncation: string;
+}
+
+export interface ExplainResult {
+  path: string;
+  workspace?: string;
+  host: string;
+  maxBytes: number;
+  files: ExplainFile[];
+  omittedBytes?: number;
+  notice?: string | null;
+}
+
+export interface SkillEntry {
+  id: string;
+  name: string;
+  displayId?: string;
+  description?: string;
+  scope: string;
+  source?: string;
+  file?: string;
+  enabled: boolean;
+  effective: boolean;
+  shadowedBy?: string | null;
+  approximateTokens?: number;
+}
+
+export interface Segment {
+  index: number;
+  kind: string;
+  origin: string;
+  message?: number;
+  tool?: string;
+  callId?: string;
+  tokens: number;
+  criticality: string;
+  reason: string;
+  elided?: { reason: string; by?: string; tokensSaved: number };
+  used?: string;
+}
+
+export interface ContextReport {
+  mode: 'off' | 'shadow' | 'on';
+  measured: boolean;
+  sessionId: string;
+  policyVersion?: number;
+  request?: number | null;
+  settings?: { minAgeTurns: number; epochMessages: number; maxChars: number };
+  messages?: number;
+  eligibleMessages?: number;
+  compacted?: boolean;
+  segments?: Segment[];
+  segmentsOmitted?: number;
+  totals?: {
+    segments: number;
+    tokensBefore: number;
+    tokensAfter: number;
+    tokensSaved: number;
+    elided: number;
+    byReason: Record<string, number>;
+    byCriticality: Record<string, number>;
+  };
+  invariants?: { sent: boolean; total: number; byKind: Record<string, number>; omitted: number };
+  usage?: unknown;
+}
+
+/** The three elision reasons of governor.md §6.4, always listed. */
+export const ELISION_REASONS = ['superseded_read', 'stale_bg_output', 'duplicate_search'];
+
+export function escapeHtml(s: unknown): string {
+  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+function escapeCell(s: unknown): string {
+  return String(s ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function renderExplainMarkdown(r: ExplainResult): string {
+  const lines = [`# Instructions for ${r.path}`, '', `Host \`${r.host}\`, budget ${r.maxBytes} bytes.`, ''];
+  if (!r.files || r.files.length === 0) {
+    lines.push(`No instruction file applies to ${r.path}.`);
+    return lines.join('\n') + '\n';
+  }
+  lines.push('| # | file | scope | kind | bytes | kept | truncation |', '|---|---|---|---|---:|---:|---|');
+  r.files.forEach((f, i) => {
+    lines.push(`| ${i + 1} | ${escapeCell(f.path)} | ${f.scope} | ${f.kind} | ${f.bytes} | ${f.keptBytes} | ${f.truncation} |`);
+  });
+  lines.push('');
+  if (r.omittedBytes && r.omittedBytes > 0) {
+    lines.push(`Omitted: ${r.omittedBytes} bytes.`, '');
+  }
+  if (r.notice) {
+    lines.push('Notice the model sees:', '', '```text', r.notice, '```', '');
+  }
+  lines.push('The closest file wins on conflicts.');
+  return lines.join('\n') + '\n';
+}
+
+export function skillStatus(s: SkillEntry): string {
+  if (s.shadowedBy) {
+    return `shadowed by ${s.shadowedBy}`;
+  }
+  if (!s.enabled) {
+    return 'disabled';
+  }
+  return s.effective ? 'effective' : 'not effective';
+}
+
+/** The QuickPick line of a catalog entry. */
+export function skillItem(s: SkillEntry): { label: string; description: string; detail: string } {
+  const tokens = s.approximateTokens !== undefined ? ` · ~${s.approximateTokens} tokens` : '';
+  return {
+    label: s.displayId ?? s.id,
+    description: `${s.scope} · ${skillStatus(s)}${tokens}`,
+    detail: s.description ?? '',
+  };
+}
+
+export interface Bar {
+  label: string;
+  value: number;
+  note?: string;
+}
+
+/** A horizontal bar chart as a self-contained SVG string (no chart library). */
+export function barChart(title: string, bars: Bar[], cssClass: string): string {
+  const rowH = 22;
+  const labelW = 130;
+  const barW = 200;
+  const width = labelW + barW + 120;
+  const height = 28 + bars.length * rowH;
+  const max = Math.max(0, ...bars.map((b) => b.value));
+  const rows = bars
+    .map((b, i) => {
+      const y = 24 + i * rowH;
+      const w = max > 0 ? Math.max(b.value > 0 ? 2 : 0, Math.round((b.value / max) * barW)) : 0;
+      const note = b.note ? ` ${escapeHtml(b.note)}` : '';
+      return (
+        `<g class="row" data-label="${escapeHtml(b.label)}" data-value="${b.value}">` +
+        `<text x="0" y="${y + 14}" class="label">${escapeHtml(b.label)}</text>` +
+        `<rect x="${labelW}" y="${y + 3}" width="${w}" height="${rowH - 8}" class="bar ${cssClass}"></rect>` +
+        `<text x="${labelW + w + 6}" y="${y + 14}" class="value">${b.value}${note}</text></g>`
+      );
+    })
+    .join('');
+  return (
+    `<svg class="chart" role="img" aria-label="${escapeHtml(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">` +
+    `<text x="0" y="14" class="title">${escapeHtml(title)}</text>${rows}</svg>`
+  );
+}
+
+/** Tokens per segment kind, over the listed segments, in order of first appearance. */
+export function tokensByKind(r: ContextReport): Bar[] {
+  const sums = new Map<string, number>();
+  for (const s of r.segments ?? []) {
+    sums.set(s.kind, (sums.get(s.kind) ?? 0) + (s.tokens ?? 0));
+  }
+  return [...sums].map(([label, value]) => ({ label, value }));
+}
+
+/** Tokens saved per elision reason (from the listed segments) with the result counts of totals. */
+export function savedByReason(r: ContextReport): Bar[] {
+  const saved = new Map<string, number>(ELISION_REASONS.map((k) => [k, 0]));
+  for (const s of r.segments ?? []) {
+    if (s.elided) {
+      saved.set(s.elided.reason, (saved.get(s.elided.reason) ?? 0) + (s.elided.tokensSaved ?? 0));
+    }
+  }
+  return [...saved].map(([label, value]) => {
+    const n = r.totals?.byReason?.[label] ?? 0;
+    return { label, value, note: `(${n} result${n === 1 ? '' : 's'})` };
+  });
+}
+
+export function renderReportHtml(r: ContextReport): string {
+  if (!r.measured || r.mode === 'off') {
+    return (
+      `<p class="off">The Context Governor is <b>off</b> for session <code>${escapeHtml(r.sessionId)}</code>: nothing is measured. ` +
+      `Set <code>alisio.context.governor</code> to <code>shadow</code> or <code>on</code> to see the report.</p>`
+    );
+  }
+  const t = r.totals;
+  const summary = [
+    `<h2>Session <code>${escapeHtml(r.sessionId)}</code></h2>`,
+    `<p class="summary">mode <b>${escapeHtml(r.mode)}</b> · request ${escapeHtml(r.request ?? '–')} · ${escapeHtml(r.messages ?? 0)} messages (${escapeHtml(r.eligibleMessages ?? 0)} eligible)` +
+      `${r.compacted ? ' · compacted' : ''}</p>`,
+  ];
+  if (t) {
+    summary.push(
+      `<p class="totals">tokens before <b data-k="tokensBefore">${t.tokensBefore}</b> · saved <b data-k="tokensSaved">${t.tokensSaved}</b> · after <b data-k="tokensAfter">${t.tokensAfter}</b> · ` +
+        `${t.elided} elided result${t.elided === 1 ? '' : 's'} · ${t.segments} segments${r.segmentsOmitted ? ` (${r.segmentsOmitted} not listed)` : ''}</p>`,
+    );
+    const c = t.byCriticality ?? {};
+    summary.push(`<p class="criticality">pinned ${c.pinned ?? 0} · high ${c.high ?? 0} · normal ${c.normal ?? 0} · low ${c.low ?? 0}</p>`);
+  }
+  if (r.invariants) {
+    summary.push(`<p class="invariants">invariants block: ${r.invariants.sent ? 'sent' : 'not sent'} · ${r.invariants.total} items · ${r.invariants.omitted} omitted</p>`);
+  }
+  const charts =
+    `<div class="charts">${barChart('Tokens by kind' + (r.segmentsOmitted ? ' (listed segments)' : ''), tokensByKind(r), 'kind')}` +
+    `${barChart('Tokens saved by reason', savedByReason(r), 'saved')}</div>`;
+  const rows = (r.segments ?? [])
+    .map((s) => {
+      const elided = s.elided ? `${escapeHtml(s.elided.reason)}${s.elided.by ? ` by ${escapeHtml(s.elided.by)}` : ''} (−${s.elided.tokensSaved})` : '';
+      return (
+        `<tr class="crit-${escapeHtml(s.criticality)}"><td class="num">${s.index}</td><td>${escapeHtml(s.kind)}</td><td class="origin">${escapeHtml(s.origin)}</td>` +
+        `<td class="num">${s.tokens}</td><td>${escapeHtml(s.criticality)}</td><td>${escapeHtml(s.reason)}</td><td>${elided}</td></tr>`
+      );
+    })
+    .join('');
+  const table =
+    `<div class="table-wrap"><table class="segments"><thead><tr><th>#</th><th>kind</th><th>origin</th><th>tokens</th><th>criticality</th><th>reason</th><th>elided</th></tr></thead>` +
+    `<tbody>${rows}</tbody></table></div>`;
+  return summary.join('') + charts + table;
+}

@@ -1,0 +1,102 @@
+// The Context Report view: one webview panel per session showing governor.md §6's report as a
+// segment table and two SVG charts (render.ts). It refreshes itself from `alisio/contextReport`
+// when the session's events say the report changed (context_governed, compaction, end of run).
+import * as vscode from 'vscode';
+import { SessionEvent } from './chatModel';
+import { ContextReport, escapeHtml, renderReportHtml } from './render';
+import { webviewHtml } from './webview';
+
+export type ReportFetcher = (sessionId: string) => Promise<ContextReport>;
+
+const REFRESH_ON = new Set(['context_governed', 'context_reduced', 'compaction_completed', 'run_completed', 'run_failed', 'run_cancelled']);
+
+export class ReportPanel {
+  static readonly viewType = 'alisio.contextReport';
+  private static panels = new Map<string, ReportPanel>();
+  private timer: NodeJS.Timeout | undefined;
+  private ready = false;
+  private pending: string | undefined;
+  /** The last report shown (for tests and the chat's header). */
+  last: ContextReport | undefined;
+
+  private constructor(
+    private readonly panel: vscode.WebviewPanel,
+    readonly sessionId: string,
+    private readonly fetch: ReportFetcher,
+  ) {
+    panel.webview.html = webviewHtml(panel.webview, 'Context Report', '<p>Loading the report…</p>', false);
+    panel.webview.onDidReceiveMessage((m) => {
+      if (m?.type === 'ready') {
+        this.ready = true;
+        if (this.pending !== undefined) {
+          this.post(this.pending);
+        }
+      }
+    });
+    panel.onDidDispose(() => {
+      ReportPanel.panels.delete(sessionId);
+      if (this.timer) clearTimeout(this.timer);
+    });
+  }
+
+  static show(sessionId: string, fetch: ReportFetcher, report?: ContextReport): ReportPanel {
+    let p = ReportPanel.panels.get(sessionId);
+    if (p) {
+      p.panel.reveal(undefined, true);
+    } else {
+      const panel = vscode.window.createWebviewPanel(ReportPanel.viewType, `Context Report · ${sessionId}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+        enableScripts: true,
+        retainContextWhenHidden: true,
+        localResourceRoots: [],
+      });
+      p = new ReportPanel(panel, sessionId, fetch);
+      ReportPanel.panels.set(sessionId, p);
+    }
+    if (report) {
+      p.render(report);
+    } else {
+      void p.refresh();
+    }
+    return p;
+  }
+
+  static get(sessionId: string): ReportPanel | undefined {
+    return ReportPanel.panels.get(sessionId);
+  }
+
+  /** Live updates: called for every `alisio/sessionEvent`. */
+  static onEvent(sessionId: string, ev: SessionEvent): void {
+    const ids = [sessionId, ev.parentSessionId].filter((x): x is string => !!x);
+    for (const id of ids) {
+      const p = ReportPanel.panels.get(id);
+      if (p && REFRESH_ON.has(ev.type)) {
+        p.scheduleRefresh();
+      }
+    }
+  }
+
+  scheduleRefresh(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.refresh(), 150);
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      this.render(await this.fetch(this.sessionId));
+    } catch (e) {
+      this.post(`<p class="error-box">Could not get the report of session <code>${escapeHtml(this.sessionId)}</code>: ${escapeHtml((e as Error)?.message ?? e)}</p>`);
+    }
+  }
+
+  render(report: ContextReport): void {
+    this.last = report;
+    this.post(renderReportHtml(report));
+  }
+
+  private post(html: string): void {
+    this.pending = html;
+    if (this.ready) {
+      void this.panel.webview.postMessage({ type: 'html', html });
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// The HTML shell of the extension's webviews: a strict Content-Security-Policy (no remote
+// content, only the nonce'd inline script), VS Code theme colours, and a tiny script that
+// swaps in the HTML the extension renders (render.ts, chatModel.ts) and forwards clicks.
+import * as vscode from 'vscode';
+
+function nonce(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let s = '';
+  for (let i = 0; i < 32; i++) {
+    s += chars.charAt(Math.floor(Math.random() * chars.length));
+  }
+  return s;
+}
+
+const STYLE = `
+body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 12px 12px; }
+code, pre { font-family: var(--vscode-editor-font-family); }
+table.segments { border-collapse: collapse; width: 100%; margin-top: 12px; }
+table.segments th, table.segments td { border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 2px 8px; text-align: left; white-space: nowrap; }
+table.segments td.origin { white-space: normal; min-width: 12ch; overflow-wrap: anywhere; }
+.table-wrap { overflow-x: auto; }
+svg.chart { max-width: 100%; height: auto; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.crit-low td { color: var(--vscode-descriptionForeground); }
+tr.crit-pinned td:nth-child(5) { font-weight: bold; }
+.charts { display: flex; flex-wrap: wrap; gap: 24px; margin: 12px 0; }
+svg.chart text { fill: var(--vscode-foreground); font-size: 12px; }
+svg.chart text.title { font-weight: bold; }
+svg.chart rect.kind { fill: var(--vscode-charts-blue, #3794ff); }
+svg.chart rect.saved { fill: var(--vscode-charts-green, #89d185); }
+.msg { margin: 8px 0; }
+.msg .who { font-weight: bold; opacity: .8; }
+.msg .text { white-space: pre-wrap; }
+.child { margin-left: 16px; opacity: .85; }
+.tool { margin: 4px 0; }
+.tool.error .mark { color: var(--vscode-errorForeground); }
+.approval { border: 1px solid var(--vscode-inputValidation-warningBorder, #cca700); padding: 6px; margin: 6px 0; }
+.approval .paths { opacity: .8; }
+.approval button { margin: 4px 6px 0 0; }
+.status.error { color: var(--vscode-errorForeground); }
+.status.info, .governed, .session { opacity: .8; margin: 4px 0; }
+button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 10px; cursor: pointer; }
+button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
+button:disabled { opacity: .5; cursor: default; }
+#prompt { width: 100%; box-sizing: border-box; min-height: 4em; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, #8884); }
+.composer { position: sticky; bottom: 0; background: var(--vscode-editor-background); padding-top: 8px; }
+.error-box { color: var(--vscode-errorForeground); }
+`;
+
+/** Script: `{type: 'html', html}` replaces #root; clicks on [data-approve], [data-report] and
+ * the composer post messages back. */
+const SCRIPT = `
+const vscode = acquireVsCodeApi();
+const root = document.getElementById('root');
+window.addEventListener('message', (e) => {
+  const m = e.data;
+  if (m.type === 'html') { root.innerHTML = m.html; if (m.scroll) window.scrollTo(0, document.body.scrollHeight); }
+  if (m.type === 'running') {
+    const send = document.getElementById('send'); const cancel = document.getElementById('cancel');
+    if (send) send.disabled = m.running; if (cancel) cancel.disabled = !m.running;
+  }
+});
+document.addEventListener('click', (e) => {
+  const t = e.target.closest('[data-approve],[data-report],#send,#cancel');
+  if (!t) return;
+  e.preventDefault();
+  if (t.dataset.approve) { vscode.postMessage({ type: 'approve', callId: t.dataset.call, decision: t.dataset.approve }); }
+  else if (t.dataset.report) { vscode.postMessage({ type: 'report', sessionId: t.dataset.report }); }
+  else if (t.id === 'send') { const p = document.getElementById('prompt'); if (p.value.trim()) { vscode.postMessage({ type: 'send', prompt: p.value }); p.value = ''; } }
+  else if (t.id === 'cancel') { vscode.postMessage({ type: 'cancel' }); }
+});
+document.addEventListener('keydown', (e) => {
+  if (e.target.id === 'prompt' && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { document.getElementById('send').click(); }
+});
+vscode.postMessage({ type: 'ready' });
+`;
+
+export function webviewHtml(webview: vscode.Webview, title: string, body: string, composer: boolean): string {
+  const n = nonce();
+  const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src 'unsafe-inline'; script-src 'nonce-${n}';`;
+  const composerHtml = composer
+    ? `<div class="composer"><textarea id="prompt" placeholder="Ask the agent (Ctrl+Enter to send)"></textarea>` +
+      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Cancel</button></div></div>`
+    : '';
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title><style>${STYLE}</style></head>` +
+    `<body><div id="root">${body}</div>${composerHtml}<script nonce="${n}">${SCRIPT}</script></body></html>`;
+}

