@@ -1,6 +1,5 @@
 //! Incremental edits on an open document (`lsp::documents::Document` over ropey) against a
-//! plain-`String` model of the same LSP rules: lines end at `\n`, a `\r` before it is not part
-//! of the line's columns, out-of-range lines clamp to the end of the text, out-of-range
+//! plain-`String` model of the same LSP rules: lines end at `\n`, `\r\n` or a lone `\r`, out-of-range lines clamp to the end of the text, out-of-range
 //! columns to the end of the line, a column inside a character moves to its start, and
 //! reversed ranges are swapped. After every edit the rope and the model must agree, and
 //! `from_lsp::char_index` must agree with the model on every probed position.
@@ -12,19 +11,40 @@ use libfuzzer_sys::arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent};
 
+/// Line starts and content ends of `text`: a line ends at `\n`, `\r\n` or a lone `\r`
+/// (LSP's definition), written independently of the product's code.
+fn model_lines(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                out.push((start, i));
+                start = i + 1;
+            }
+            b'\r' if b.get(i + 1) == Some(&b'\n') => {
+                out.push((start, i));
+                start = i + 2;
+                i += 1;
+            }
+            b'\r' => {
+                out.push((start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push((start, b.len()));
+    out
+}
+
 /// Byte offset of an LSP position in `text` by the rules above.
 fn model_offset(text: &str, line: u32, col: u32, enc: Encoding) -> usize {
-    let mut start = 0;
-    for _ in 0..line {
-        match text[start..].find('\n') {
-            Some(i) => start += i + 1,
-            None => return text.len(),
-        }
-    }
-    let mut end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    if end > start && text.as_bytes()[end - 1] == b'\r' && end < text.len() {
-        end -= 1;
-    }
+    let lines = model_lines(text);
+    let Some(&(start, end)) = lines.get(line as usize) else { return text.len() };
     let mut units = 0usize;
     for (i, ch) in text[start..end].char_indices() {
         let w = match enc {

@@ -5,15 +5,22 @@
 use alisio_ls::text::{Encoding, LineIndex, TextRange, ceil_boundary, floor_boundary, first_line_span};
 use libfuzzer_sys::fuzz_target;
 
+/// (line, utf16, utf8) of an offset, counting LF, CRLF and lone CR as line breaks (LSP).
 fn model(text: &str, offset: usize) -> (u32, u32, u32) {
     let mut o = offset.min(text.len());
     while !text.is_char_boundary(o) {
         o -= 1;
     }
-    let before = &text[..o];
-    let line = before.matches('\n').count();
-    let seg = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
-    (line as u32, seg.encode_utf16().count() as u32, seg.len() as u32)
+    let b = text.as_bytes();
+    let (mut line, mut start) = (0u32, 0usize);
+    for i in 0..o {
+        if b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+            line += 1;
+            start = i + 1;
+        }
+    }
+    let seg = &text[start..o];
+    (line, seg.encode_utf16().count() as u32, seg.len() as u32)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -22,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(bytes);
     let idx = LineIndex::new(&text);
     let _ = first_line_span(&text);
-    assert_eq!(idx.line_count(), text.matches('\n').count() + 1);
+    assert_eq!(idx.line_count(), text.matches('\n').count() + text.matches('\r').count() - text.matches("\r\n").count() + 1);
     let probes = [0, split, split * 7, text.len() / 2, text.len(), text.len() + 3, usize::MAX];
     for &p in &probes {
         let lc = idx.line_col(p);
