@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod governor;
 pub mod instructions;
 pub mod lsp;
+pub mod session;
 pub mod skills;
 pub mod text;
 pub mod workspace;

@@ -233,6 +233,10 @@ fn bundled_example_reports_each_documented_finding() {
         .collect();
     got.sort();
     let want = [
+        (".agents/skills/changelog/SKILL.md", "skill-name-directory-mismatch"),
+        (".agents/skills/changelog/SKILL.md", "skill-untrusted"),
+        (".agents/skills/release-notes/SKILL.md", "skill-untrusted"),
+        (".claude/skills/release-notes/SKILL.md", "skill-untrusted"),
         ("docs/AGENTS.md", "instructions-empty"),
         ("libs/core/Agents.md", "instructions-unread-name"),
         ("libs/util/CLAUDE.md", "instructions-claude-ignored"),

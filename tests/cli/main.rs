@@ -4,6 +4,19 @@
 mod common;
 
 mod config;
+mod crash;
+mod fake;
+mod run;
+mod run_compaction;
+mod run_example;
+mod run_governor;
+mod run_nested;
+mod run_providers;
+mod run_skills;
+mod run_subagents;
+mod run_tools;
+mod sess;
+mod sessions;
 mod governor;
 mod instructions;
 mod instructions_corpus;

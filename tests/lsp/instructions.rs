@@ -195,3 +195,22 @@ fn utf8_positions_when_negotiated() {
     let diags = lsp16.diagnostics_for(&root, |d| !d.is_empty());
     assert_eq!(diags[0]["range"], json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 10}}));
 }
+
+#[test]
+fn invalid_utf8_is_reported_from_disk_and_a_cancelled_request_leaves_the_server_answering() {
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", b"ab\xFFcd\n");
+    let mut lsp = start(&ws, json!({}), Value::Null);
+    let diags = lsp.diagnostics_for(&f, |d| !d.is_empty());
+    assert_eq!(codes(&diags), ["instructions-invalid-utf8"]);
+    assert_eq!(diags[0]["message"], "1 invalid UTF-8 sequence(s) reach the model as U+FFFD (first at line 1)");
+    assert_eq!(diags[0]["range"], json!({"start": {"line": 0, "character": 2}, "end": {"line": 0, "character": 3}}));
+    // $/cancelRequest: the request is answered (a result or -32800) and the server goes on.
+    let id = lsp.send_request("textDocument/hover", json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 0, "character": 0}}));
+    lsp.notify("$/cancelRequest", json!({"id": id}));
+    match lsp.response(id) {
+        Ok(_) => {}
+        Err(e) => assert_eq!(e["code"], -32800),
+    }
+    assert!(lsp.request("textDocument/hover", json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 0, "character": 0}})).is_ok());
+}

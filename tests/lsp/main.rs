@@ -8,4 +8,5 @@ mod instructions;
 mod lifecycle;
 mod real_clients;
 mod robustness;
+mod sessions;
 mod skills;

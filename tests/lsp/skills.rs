@@ -155,3 +155,34 @@ fn completion_hover_and_link_definition() {
     assert_eq!(names, ["name", "description"]);
     assert_eq!(syms[0]["kind"], 7);
 }
+
+#[test]
+fn empty_documents_are_offered_the_shared_snippets() {
+    let ws = Ws::new();
+    let skill_file = ws.file(".agents/skills/new/SKILL.md", "");
+    let agents = ws.file("AGENTS.md", "");
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
+    lsp.open(&skill_file, "");
+    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&skill_file)}, "position": {"line": 0, "character": 0}})).unwrap();
+    let snippet = items.as_array().unwrap().iter().find(|i| i["label"] == "skill").expect("skill snippet");
+    assert_eq!(snippet["kind"], 15);
+    assert_eq!(snippet["insertTextFormat"], 2);
+    assert!(snippet["insertText"].as_str().unwrap().starts_with("---\nname: ${1:skill-name}\ndescription: "));
+    lsp.open(&agents, "");
+    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&agents)}, "position": {"line": 0, "character": 0}})).unwrap();
+    let labels: Vec<&str> = items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["agents"]);
+}
+
+#[test]
+fn granting_trust_through_configuration_reruns_discovery() {
+    let ws = Ws::new();
+    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
+    let mut lsp = start(&ws, json!({}), json!({"trusted": false}));
+    assert_eq!(codes(&lsp.diagnostics_for(&f, |d| !d.is_empty())), ["skill-untrusted"]);
+    lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"alisio": {"trusted": true}}}));
+    lsp.diagnostics_for(&f, <[Value]>::is_empty);
+    let cat = lsp.request("alisio/skillCatalog", json!({"uri": uri(&f)})).unwrap();
+    assert_eq!(cat[0]["id"], "pdf");
+    assert_eq!(cat[0]["effective"], true);
+}

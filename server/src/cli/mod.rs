@@ -8,6 +8,8 @@ mod check;
 mod governor;
 mod instructions;
 pub mod output;
+mod run;
+mod sessions;
 mod skills;
 
 use std::io::Write as _;
@@ -66,6 +68,11 @@ pub enum Command {
     /// Agent Skills: the catalog and validation.
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// Run one agent session headless.
+    Run(run::RunArgs),
+    /// Stored agent sessions: list, show, report.
+    #[command(subcommand)]
+    Sessions(sessions::SessionsCommand),
     /// The Context Governor: analyze recorded agent transcripts.
     #[command(subcommand)]
     Governor(governor::GovernorCommand),
@@ -83,6 +90,8 @@ pub enum Exit {
     Ok = 0,
     Findings = 1,
     Usage = 2,
+    /// `run` was cancelled (SIGINT/SIGTERM).
+    Cancelled = 130,
 }
 
 impl From<Exit> for ExitCode {
@@ -202,6 +211,8 @@ pub fn main() -> ExitCode {
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a)),
         Some(Command::Skills(c)) => Ctx::new(&cli.global, env).and_then(|ctx| skills::run(&ctx, &c)),
+        Some(Command::Run(a)) => Ctx::new(&cli.global, env).and_then(|ctx| run::run(&ctx, &a)),
+        Some(Command::Sessions(c)) => Ctx::new(&cli.global, env).and_then(|ctx| sessions::run(&ctx, &c)),
         Some(Command::Governor(c)) => Ctx::new(&cli.global, env).and_then(|ctx| governor::run(&ctx, &c)),
     };
     match result {

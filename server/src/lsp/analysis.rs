@@ -22,6 +22,8 @@ pub struct FolderConfig {
     pub diagnostics: Vec<Diagnostic>,
     /// Problems of the client-provided layer (shown with `window/showMessage`).
     pub client_problems: Vec<config::Problem>,
+    /// Every layer that applied, lowest first (sessions read their own keys from them).
+    pub layers: Vec<Layer>,
 }
 
 fn text_of(fs: &dyn Fs, path: &Path) -> String {
@@ -85,7 +87,7 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
     };
     layers.push(client);
     let settings = config::resolve(&layers, snap.env.home.as_deref());
-    FolderConfig { root, trusted, settings, diagnostics, client_problems }
+    FolderConfig { layers, root, trusted, settings, diagnostics, client_problems }
 }
 
 /// What one workspace folder looks like after a pass: its configuration and the analyses the

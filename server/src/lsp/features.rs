@@ -167,3 +167,27 @@ fn rename_to_agents_md(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Option<C
 pub fn context_explain(snap: &Snapshot, path: &Path, host: Option<Host>) -> Option<Value> {
     explain(snap, path, host.unwrap_or(snap.options.host)).map(|ex| ex.to_json())
 }
+
+/// `textDocument/completion`: frontmatter keys and values of a SKILL.md (skills.md §6.3) and the
+/// snippets of `snippets/` (file templates in empty documents).
+pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Option<Vec<CompletionItem>> {
+    use super::snippets::{self, DocKind};
+    let text = snap.text_of(path).unwrap_or_default();
+    let empty = text.trim().is_empty();
+    if is_skill_file(path) {
+        let mut items = super::skills::completions(snap, path, pos);
+        let key_position = items.iter().any(|i| i.kind == Some(CompletionItemKind::PROPERTY));
+        items.extend(snippets::completions(DocKind::Skill, empty, key_position));
+        return Some(items);
+    }
+    let kind = if path.file_name().is_some_and(|n| n == "config.json") && path.parent().is_some_and(|p| p.ends_with(".alisio")) {
+        DocKind::Config
+    } else if instruction_report(&snap.folder_result(path), path).is_some()
+        || path.file_name().is_some_and(|n| ["AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md"].iter().any(|c| n == *c))
+    {
+        DocKind::Instructions
+    } else {
+        return None;
+    };
+    Some(snippets::completions(kind, empty, false))
+}

@@ -7,7 +7,9 @@ mod documents;
 mod features;
 mod positions;
 mod server;
+mod sessions;
 mod skills;
+mod snippets;
 mod state;
 mod transport;
 mod watch;
@@ -48,20 +50,30 @@ pub fn serve(opts: ServeOptions) -> u8 {
     let code = runtime.block_on(async move {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let mut shutdown_flag = None;
+        let mut sessions = None;
         let (service, socket) = LspService::build(|client| {
             let backend = server::Backend::new(client, tx, opts.clone());
             shutdown_flag = Some(backend.shutdown_flag());
+            sessions = Some(backend.sessions());
             backend
         })
         .custom_method("alisio/contextExplain", server::Backend::context_explain)
         .custom_method("alisio/skillCatalog", server::Backend::skill_catalog)
         .custom_method("alisio/setSkillEnabled", server::Backend::set_skill_enabled)
+        .custom_method("alisio/runSession", server::Backend::run_session)
+        .custom_method("alisio/contextReport", server::Backend::context_report)
+        .custom_method("alisio/listSessions", server::Backend::list_sessions)
+        .custom_method("window/workDoneProgress/cancel", server::Backend::progress_cancel)
         .finish();
         let inner = service.inner();
         let worker = tokio::spawn(server::worker(inner.client().clone(), inner.state(), rx));
         let (input, output, writer) = transport::guard(tokio::io::stdin(), tokio::io::stdout());
         Server::new(input, output, socket).serve(service).await;
         worker.abort();
+        // Background tasks of agent sessions end with the server.
+        if let Some(s) = &sessions {
+            s.kill_all();
+        }
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
         match shutdown_flag {
             Some(f) if f.load(Ordering::SeqCst) => 0,

@@ -32,6 +32,7 @@ pub enum Job {
 pub struct Backend {
     client: Client,
     state: Arc<Mutex<State>>,
+    sessions: Arc<super::sessions::Sessions>,
     tx: UnboundedSender<Job>,
     shutdown: Arc<AtomicBool>,
 }
@@ -54,7 +55,39 @@ impl Backend {
         let mut state = State { env: Env::from_process(), ..State::default() };
         state.options.trusted = opts.trust_project || opts.config.is_some();
         state.extra_config = opts.config;
-        Self { client, state: Arc::new(Mutex::new(state)), tx, shutdown: Arc::new(AtomicBool::new(false)) }
+        Self {
+            client,
+            state: Arc::new(Mutex::new(state)),
+            sessions: Arc::new(super::sessions::Sessions::default()),
+            tx,
+            shutdown: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    pub fn sessions(&self) -> Arc<super::sessions::Sessions> {
+        self.sessions.clone()
+    }
+
+    /// `alisio/runSession` (sessions.md §2.11).
+    pub async fn run_session(&self, params: super::sessions::RunSessionParams) -> Result<Value> {
+        let snap = lock(&self.state).snapshot();
+        super::sessions::run(self.client.clone(), self.sessions.clone(), snap, params).await
+    }
+
+    /// `alisio/contextReport {sessionId}`.
+    pub async fn context_report(&self, params: SessionIdParams) -> Result<Value> {
+        blocking(&self.state, move |snap| super::sessions::report(snap, &params.session_id)).await?
+    }
+
+    /// `alisio/listSessions {}`.
+    pub async fn list_sessions(&self, _params: Option<Value>) -> Result<Value> {
+        blocking(&self.state, super::sessions::list).await?
+    }
+
+    /// `window/workDoneProgress/cancel`: tower-lsp-server does not route it, so it is registered
+    /// as a custom notification; it cancels the session that owns the token.
+    pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        self.sessions.cancel_token(&params.token);
     }
 
     pub fn shutdown_flag(&self) -> Arc<AtomicBool> {
@@ -174,6 +207,13 @@ pub struct SkillCatalogParams {
     pub uri: Option<Uri>,
 }
 
+/// Parameters of `alisio/contextReport`.
+#[derive(Debug, serde::Deserialize)]
+pub struct SessionIdParams {
+    #[serde(rename = "sessionId")]
+    pub session_id: String,
+}
+
 /// Parameters of `alisio/setSkillEnabled`.
 #[derive(Debug, serde::Deserialize)]
 pub struct SetSkillEnabledParams {
@@ -238,14 +278,7 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let path = file_path(&params.text_document_position.text_document.uri)?;
         let pos = params.text_document_position.position;
-        blocking(&self.state, move |snap| {
-            if path.file_name().is_some_and(|n| n == "SKILL.md") {
-                Some(CompletionResponse::Array(super::skills::completions(snap, &path, pos)))
-            } else {
-                None
-            }
-        })
-        .await
+        blocking(&self.state, move |snap| features::completions(snap, &path, pos).map(CompletionResponse::Array)).await
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
@@ -305,6 +338,10 @@ impl LanguageServer for Backend {
                     return self.toggle(id, None).await.map(Some);
                 }
                 blocking(&self.state, move |snap| super::skills::show(snap, &id)).await?.map(Some).ok_or_else(|| invalid_params("unknown skill id"))
+            }
+            features::CMD_SHOW_REPORT => {
+                let session_id = arg0.as_str().map(str::to_string).ok_or_else(|| invalid_params(format!("{}: expected [sessionId]", features::CMD_SHOW_REPORT)))?;
+                self.context_report(SessionIdParams { session_id }).await.map(Some)
             }
             other => Err(invalid_params(format!("unknown command: {other}"))),
         }

@@ -1,0 +1,197 @@
+//! `alisio-ls run PROMPT` (sessions.md §2.1, §2.11): one headless agent session. `--json`
+//! prints one event per line; otherwise text to stdout and notes to stderr.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::{Ctx, Exit, Failure, err_line, out};
+use crate::config::GovernorMode;
+use crate::session::approvals::{Grants, parse_allow};
+use crate::session::context::DiskContext;
+use crate::session::settings::{RunOptions, SessionConfig};
+use crate::session::tools::bg::Tasks;
+use crate::session::{PreRunError, RunStatus, run_session};
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The prompt.
+    pub prompt: String,
+    /// Resume this session (full id or a unique prefix of at least 8 characters).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// Allow effects without asking: write, process (comma-separated, repeatable).
+    #[arg(long, value_name = "LIST")]
+    pub allow: Vec<String>,
+    /// Offer no write or process tools.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Governor mode for this run.
+    #[arg(long, value_parser = ["off", "shadow", "on"])]
+    pub governor: Option<String>,
+    /// Provider kind: openai, anthropic, script.
+    #[arg(long, value_name = "KIND")]
+    pub provider: Option<String>,
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Play a JSONL script (implies --provider script).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_turns: Option<u32>,
+    /// Approve an external directory for the run (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub add_dir: Vec<PathBuf>,
+    #[arg(long, value_name = "TEXT")]
+    pub goal: Option<String>,
+    #[arg(long, value_name = "TEXT")]
+    pub criterion: Vec<String>,
+    #[arg(long, value_name = "TEXT")]
+    pub optional_criterion: Vec<String>,
+}
+
+/// Builds the run options from the context and flags.
+///
+/// # Errors
+/// Usage errors.
+pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
+    if a.read_only && !a.allow.is_empty() {
+        return Err(Failure("--read-only cannot be combined with --allow".into()));
+    }
+    let allow = parse_allow(&a.allow).map_err(Failure)?;
+    if a.prompt.len() > 1_048_576 {
+        return Err(Failure("Prompt exceeds 1 MiB".into()));
+    }
+    let state = ctx.env.state_home().ok_or_else(|| Failure("cannot determine the state directory (set ALISIO_STATE_HOME or HOME)".into()))?;
+    let mut o = RunOptions::new(&a.prompt, ctx.root.clone(), ctx.cwd.clone(), state);
+    o.settings = ctx.settings.clone();
+    o.governor = a.governor.as_deref().and_then(GovernorMode::parse).unwrap_or(ctx.settings.governor);
+    o.config = SessionConfig::from_layers(&ctx.layers);
+    let mut p = serde_json::Map::new();
+    if let Some(k) = &a.provider {
+        p.insert("kind".into(), json!(k));
+    }
+    if let Some(m) = &a.model {
+        p.insert("model".into(), json!(m));
+    }
+    if let Some(u) = &a.base_url {
+        p.insert("baseUrl".into(), json!(u));
+    }
+    if let Some(s) = &a.script {
+        p.insert("kind".into(), json!("script"));
+        p.insert("script".into(), json!(ctx.resolve(s).to_string_lossy()));
+    }
+    o.provider_overrides = p;
+    o.allow = allow;
+    o.read_only = a.read_only;
+    o.headless = true;
+    o.add_dirs = a.add_dir.iter().map(|d| ctx.resolve(d)).collect();
+    o.goal = a.goal.clone();
+    o.criteria = a.criterion.iter().map(|c| (c.clone(), true)).chain(a.optional_criterion.iter().map(|c| (c.clone(), false))).collect();
+    o.max_turns = a.max_turns;
+    o.session_id = a.session.clone();
+    o.cancel_reason = "signal".into();
+    o.kill_tasks_at_end = true;
+    Ok(o)
+}
+
+fn human(ev: &Value, mid_text: &mut bool) {
+    let d = &ev["data"];
+    match ev["type"].as_str().unwrap_or_default() {
+        "text_delta" => {
+            *mid_text = true;
+            out(d["text"].as_str().unwrap_or_default());
+        }
+        "tool_started" => {
+            let args = d["arguments"].as_str().unwrap_or_default();
+            err_line(&format!("→ {} {}", d["name"].as_str().unwrap_or_default(), crate::session::util::take_chars(args, 80)));
+        }
+        "tool_completed" if d["outcome"] == "denied" || d["outcome"] == "refused" => {
+            err_line(&format!("  {}: {}", d["outcome"].as_str().unwrap_or_default(), d["preview"].as_str().unwrap_or_default().lines().next().unwrap_or_default()));
+        }
+        "compaction_completed" => err_line(&format!("[compacted {} messages]", d["replaced"])),
+        "compaction_skipped" | "compaction_failed" => err_line(&format!("[compaction: {}]", d["detail"].as_str().or(d["error"].as_str()).unwrap_or_default())),
+        "context_reduced" => err_line(&format!("[context reduced: {} messages clipped]", d["messages"])),
+        "turn_completed" if *mid_text => {
+            *mid_text = false;
+            out("\n");
+        }
+        "run_failed" => err_line(&format!("error: {}", d["error"].as_str().unwrap_or_default())),
+        "run_cancelled" => err_line("cancelled"),
+        _ => {}
+    }
+}
+
+/// The human rendering of a ContextReport (modes `shadow` and `on`).
+fn report_lines(r: &Value) -> String {
+    let mut out = format!(
+        "Context report (governor {}): {} messages, {} segments",
+        r["mode"].as_str().unwrap_or_default(),
+        r["messages"],
+        r["segments"].as_array().map_or(0, Vec::len) as u64 + r["segmentsOmitted"].as_u64().unwrap_or(0)
+    );
+    if let Some(t) = r["totals"].as_object() {
+        let parts: Vec<String> = t
+            .iter()
+            .filter_map(|(k, v)| match v {
+                Value::Number(n) => Some(format!("{k} {n}")),
+                Value::Object(o) => {
+                    let inner: Vec<String> = o.iter().filter_map(|(k2, v2)| v2.as_u64().map(|n| format!("{k2} {n}"))).collect();
+                    (!inner.is_empty()).then(|| format!("{k} ({})", inner.join(", ")))
+                }
+                _ => None,
+            })
+            .collect();
+        out.push_str(&format!("\n  {}", parts.join("; ")));
+    }
+    out
+}
+
+/// Runs the command.
+///
+/// # Errors
+/// Usage and configuration errors (exit 2).
+pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
+    let opts = options(ctx, a)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    // A second SIGINT while the first is being handled exits at once (130).
+    let _ = signal_hook::flag::register_conditional_shutdown(signal_hook::consts::SIGINT, 130, Arc::clone(&cancel));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&cancel));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&cancel));
+    let context = Arc::new(DiskContext::new(ctx.root.clone(), ctx.settings.clone(), ctx.trusted, ctx.env.clone()));
+    let json_mode = ctx.args.json;
+    let mut mid_text = false;
+    let mut sink = |ev: &Value| {
+        if json_mode {
+            out(&format!("{ev}\n"));
+        } else {
+            human(ev, &mut mid_text);
+        }
+    };
+    let r = run_session(&opts, context, &mut sink, None, Arc::new(Mutex::new(Grants::default())), Arc::new(Mutex::new(Tasks::default())), cancel);
+    match r {
+        Err(PreRunError::Usage(m)) => Err(Failure(m)),
+        Err(e) => {
+            err_line(&format!("error: {}", e.message()));
+            Ok(Exit::Findings)
+        }
+        Ok(res) => {
+            if !json_mode {
+                if res.report["measured"] == Value::Bool(true) {
+                    err_line(&report_lines(&res.report));
+                }
+                err_line(&format!("Session: {}", res.session_id));
+            }
+            Ok(match res.status {
+                RunStatus::Completed => Exit::Ok,
+                RunStatus::Failed => Exit::Findings,
+                RunStatus::Cancelled => Exit::Cancelled,
+            })
+        }
+    }
+}

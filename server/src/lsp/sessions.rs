@@ -1,0 +1,320 @@
+//! Agent sessions from the editor (sessions.md §2.10–§2.11, §4.4; interfaces.md §3.1):
+//! `alisio/runSession` runs `session::run_session` on a blocking thread, streams its events as
+//! `alisio/sessionEvent`, reports work-done progress, asks approvals with `alisio/approve`, and
+//! is cancelled by `$/cancelRequest` (the dropped request future signals the run) or by
+//! `window/workDoneProgress/cancel` on its token (the run then answers `status: "cancelled"`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode};
+use tower_lsp_server::ls_types::{NumberOrString, notification::Notification, request::Request};
+
+use super::analysis;
+use super::state::Snapshot;
+use crate::config::GovernorMode;
+use crate::session::approvals::{ApprovalRequest, Approver, Grants, Reply};
+use crate::session::context::DiskContext;
+use crate::session::runner::{PreRunError, RunStatus, run_session};
+use crate::session::store::Store;
+use crate::session::tools::bg::Tasks;
+use crate::session::{RunOptions, SessionConfig, read};
+
+/// At most this many sessions run at once in one server (sessions.md §1.6).
+pub const MAX_RUNNING: usize = 4;
+
+pub enum AlisioApprove {}
+impl Request for AlisioApprove {
+    type Params = Value;
+    type Result = Value;
+    const METHOD: &'static str = "alisio/approve";
+}
+
+pub enum SessionEvent {}
+impl Notification for SessionEvent {
+    type Params = Value;
+    const METHOD: &'static str = "alisio/sessionEvent";
+}
+
+/// Server-wide session state.
+#[derive(Default)]
+pub struct Sessions {
+    running: AtomicUsize,
+    /// Grants per root session, kept across runs of the same session.
+    grants: Mutex<HashMap<String, Arc<Mutex<Grants>>>>,
+    /// Background tasks of every session, killed when the server exits.
+    pub tasks: Arc<Mutex<Tasks>>,
+    /// Cancel flags by work-done token.
+    by_token: Mutex<HashMap<String, Arc<AtomicBool>>>,
+}
+
+impl Sessions {
+    pub fn cancel_token(&self, token: &NumberOrString) {
+        if let Some(flag) = self.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&token_key(token)) {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    pub fn kill_all(&self) {
+        self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).kill_all();
+    }
+}
+
+fn token_key(t: &NumberOrString) -> String {
+    match t {
+        NumberOrString::Number(n) => format!("n:{n}"),
+        NumberOrString::String(s) => format!("s:{s}"),
+    }
+}
+
+/// Parameters of `alisio/runSession`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSessionParams {
+    pub prompt: String,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub governor: Option<String>,
+    #[serde(default)]
+    pub provider: Option<Map<String, Value>>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub read_only: Option<bool>,
+    #[serde(default)]
+    pub goal: Option<String>,
+    #[serde(default)]
+    pub max_turns: Option<u32>,
+    #[serde(default)]
+    pub work_done_token: Option<NumberOrString>,
+}
+
+fn error(code: i64, message: impl Into<String>) -> Error {
+    Error { code: ErrorCode::ServerError(code), message: message.into().into(), data: None }
+}
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error { code: ErrorCode::InvalidParams, message: message.into().into(), data: None }
+}
+
+/// Builds the run options of an editor session from the first workspace folder.
+fn options(snap: &Snapshot, p: &RunSessionParams) -> Result<(RunOptions, analysis::FolderConfig), Error> {
+    let folder = snap.folders.first().cloned().ok_or_else(|| invalid("alisio/runSession needs a workspace folder"))?;
+    let cfg = analysis::folder_config(snap, &folder);
+    let state = snap.env.state_home().ok_or_else(|| error(-32603, "cannot determine the state directory (set ALISIO_STATE_HOME or HOME)"))?;
+    let mut o = RunOptions::new(&p.prompt, cfg.root.clone(), folder, state);
+    o.settings = cfg.settings.clone();
+    o.governor = match p.governor.as_deref() {
+        None => cfg.settings.governor,
+        Some(g) => GovernorMode::parse(g).ok_or_else(|| invalid(format!("governor must be \"off\", \"shadow\" or \"on\"; got \"{g}\"")))?,
+    };
+    o.config = SessionConfig::from_layers(&cfg.layers);
+    let mut prov = p.provider.clone().unwrap_or_default();
+    if let Some(m) = &p.model {
+        prov.insert("model".into(), json!(m));
+    }
+    o.provider_overrides = prov;
+    o.read_only = p.read_only.unwrap_or(false);
+    o.goal = p.goal.clone();
+    o.max_turns = p.max_turns;
+    o.session_id = p.session_id.clone();
+    o.headless = false;
+    o.cancel_reason = "client".into();
+    o.kill_tasks_at_end = false;
+    Ok((o, cfg))
+}
+
+/// Asks the editor with `alisio/approve`, from the run's blocking thread.
+struct LspApprover {
+    client: Client,
+    handle: tokio::runtime::Handle,
+    headless: AtomicBool,
+    timeout: Duration,
+}
+
+impl Approver for LspApprover {
+    fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply {
+        let params = json!({"sessionId": req.session_id, "callId": req.call_id, "tool": req.tool,
+                            "effect": req.effect, "summary": req.summary, "paths": req.paths});
+        let client = self.client.clone();
+        let timeout = self.timeout;
+        let reply = self.handle.block_on(async move {
+            let ask = client.send_request::<AlisioApprove>(params);
+            tokio::pin!(ask);
+            let deadline = tokio::time::sleep(timeout);
+            tokio::pin!(deadline);
+            loop {
+                tokio::select! {
+                    r = &mut ask => return Some(r),
+                    () = &mut deadline => return None,
+                    () = tokio::time::sleep(Duration::from_millis(50)) => {
+                        if cancel.load(Ordering::SeqCst) {
+                            return Some(Err(error(-32800, "cancelled")));
+                        }
+                    }
+                }
+            }
+        });
+        match reply {
+            None => Reply::Timeout(timeout.as_secs()),
+            Some(Err(e)) if e.code == ErrorCode::MethodNotFound => {
+                self.headless.store(true, Ordering::SeqCst);
+                Reply::Unsupported
+            }
+            Some(Err(e)) if e.code == ErrorCode::ServerError(-32800) || e.code == ErrorCode::RequestCancelled => Reply::Cancelled,
+            Some(Err(_)) => Reply::ClientError,
+            Some(Ok(v)) => match v.get("decision").and_then(Value::as_str) {
+                Some("allow-once") => Reply::AllowOnce,
+                Some("allow-session") => Reply::AllowSession,
+                Some("deny") => Reply::Deny,
+                _ => Reply::ClientError,
+            },
+        }
+    }
+
+    fn headless(&self) -> bool {
+        self.headless.load(Ordering::SeqCst)
+    }
+}
+
+/// Sets the cancel flag when the request future is dropped (`$/cancelRequest`).
+struct CancelOnDrop(Arc<AtomicBool>, Arc<AtomicBool>);
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.1.load(Ordering::SeqCst) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Releases a running slot when the run ends, however it ends.
+struct Slot(Arc<Sessions>);
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// `alisio/runSession`.
+pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params: RunSessionParams) -> Result<Value, Error> {
+    let (opts, cfg) = options(&snap, &params)?;
+    if sessions.running.fetch_add(1, Ordering::SeqCst) >= MAX_RUNNING {
+        sessions.running.fetch_sub(1, Ordering::SeqCst);
+        return Err(error(-32603, format!("Too many sessions running ({MAX_RUNNING})")));
+    }
+    let slot = Slot(sessions.clone());
+    let cancel = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop(cancel.clone(), done.clone());
+    if let Some(t) = &params.work_done_token {
+        sessions.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(token_key(t), cancel.clone());
+    }
+    let progress = match &params.work_done_token {
+        Some(t) => Some(client.progress(t.clone(), "Agent session").with_cancel_button().begin().await),
+        None => None,
+    };
+    let handle = tokio::runtime::Handle::current();
+    let approver = LspApprover {
+        client: client.clone(),
+        handle: handle.clone(),
+        headless: AtomicBool::new(false),
+        timeout: Duration::from_millis(opts.config.approval_timeout_ms),
+    };
+    let context = Arc::new(DiskContext::new(cfg.root.clone(), cfg.settings.clone(), cfg.trusted, snap.env.clone()));
+    let grants_for = |id: &str| {
+        sessions.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).entry(id.to_string()).or_default().clone()
+    };
+    let grants = opts.session_id.as_deref().map_or_else(|| Arc::new(Mutex::new(Grants::default())), grants_for);
+    let kept_grants = grants.clone();
+    let tasks = sessions.tasks.clone();
+    let run_cancel = cancel.clone();
+    let client2 = client.clone();
+    let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    // Events are forwarded in order by one task; progress reports ride along.
+    let forward = tokio::spawn(async move {
+        let mut progress = progress;
+        // The first event (run_started) names the root session; only its terminal event ends
+        // the progress (children have their own).
+        let mut root: Option<Value> = None;
+        while let Some(ev) = events_rx.recv().await {
+            let sid = ev.get("sessionId").cloned().unwrap_or(Value::Null);
+            let is_root = root.get_or_insert_with(|| sid.clone()) == &sid;
+            if let Some(p) = &progress {
+                let d = &ev["data"];
+                match ev["type"].as_str() {
+                    Some("tool_started") => p.report_with_message(d["tool"].as_str().unwrap_or("tool").to_string(), None).await,
+                    Some("turn_completed") => p.report_with_message(format!("Turn {}", d["turn"].as_u64().unwrap_or(0)), None).await,
+                    _ => {}
+                }
+            }
+            client2.send_notification::<SessionEvent>(json!({"sessionId": sid, "event": ev})).await;
+            if is_root && (ev["type"] == "run_completed" || ev["type"] == "run_failed" || ev["type"] == "run_cancelled") {
+                if let Some(p) = progress.take() {
+                    let msg = match ev["type"].as_str() {
+                        Some("run_completed") => "completed".to_string(),
+                        Some("run_cancelled") => "cancelled".to_string(),
+                        _ => format!("failed: {}", ev["data"]["error"].as_str().unwrap_or("error")),
+                    };
+                    p.finish_with_message(msg).await;
+                }
+            }
+        }
+        if let Some(p) = progress.take() {
+            p.finish().await;
+        }
+    });
+    let job = tokio::task::spawn_blocking(move || {
+        let _slot = slot;
+        let mut sink = |ev: &Value| {
+            let _ = events_tx.send(ev.clone());
+        };
+        run_session(&opts, context, &mut sink, Some(&approver), grants, tasks, run_cancel)
+    });
+    let outcome = job.await;
+    let _ = forward.await;
+    done.store(true, Ordering::SeqCst);
+    if let Some(t) = &params.work_done_token {
+        sessions.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&token_key(t));
+    }
+    match outcome {
+        Err(e) => Err(error(-32603, format!("the session failed: {e}"))),
+        Ok(Err(PreRunError::Usage(m))) => Err(invalid(m)),
+        Ok(Err(e @ PreRunError::Busy(_))) => Err(error(-32002, e.message())),
+        Ok(Err(e)) => Err(error(-32603, e.message())),
+        Ok(Ok(r)) => {
+            // Keep the session's grants for its next run in this server.
+            sessions.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).entry(r.session_id.clone()).or_insert(kept_grants);
+            Ok(json!({"sessionId": r.session_id, "status": match r.status {
+                RunStatus::Completed => "completed", RunStatus::Failed => "failed", RunStatus::Cancelled => "cancelled" },
+                "text": r.text, "report": r.report}))
+        }
+    }
+}
+
+fn store(snap: &Snapshot) -> Result<(Store, PathBuf), Error> {
+    let dir = snap.env.state_home().ok_or_else(|| error(-32603, "cannot determine the state directory"))?;
+    Ok((Store::open(&dir).map_err(|e| error(-32603, e))?, dir))
+}
+
+/// `alisio/listSessions {}`.
+pub fn list(snap: &Snapshot) -> Result<Value, Error> {
+    let folder = snap.folders.first().cloned().unwrap_or_default();
+    let cfg = analysis::folder_config(snap, &folder);
+    let (store, _) = store(snap)?;
+    read::list(&store, &cfg.root.to_string_lossy(), false, false).map(Value::Array).map_err(|e| error(-32603, e))
+}
+
+/// `alisio/contextReport {sessionId}` and `alisio.showContextReport [sessionId]`.
+pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
+    let folder = snap.folders.first().cloned().unwrap_or_default();
+    let cfg = analysis::folder_config(snap, &folder);
+    let (store, _) = store(snap)?;
+    let ctx = DiskContext::new(cfg.root.clone(), cfg.settings.clone(), cfg.trusted, snap.env.clone());
+    read::report(&store, id, &cfg.settings, &ctx).map_err(invalid)
+}

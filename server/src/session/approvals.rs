@@ -1,0 +1,159 @@
+//! Effects and approvals (sessions.md §4): per-effect policy, allow-once and allow-session
+//! grants, approved external directories, and the [`Approver`] callback the editor answers.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use super::tools::Effect;
+
+/// Per-effect policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Policy {
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "allow" => Some(Self::Allow),
+            "ask" => Some(Self::Ask),
+            "deny" => Some(Self::Deny),
+            _ => None,
+        }
+    }
+}
+
+/// Session grants kept in memory (per root session in the LSP server; per run in the CLI).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// `write`, `process`.
+    pub effects: BTreeSet<String>,
+    /// Canonical external directories approved for the session.
+    pub dirs: Vec<PathBuf>,
+}
+
+/// What the runner asks the client (`alisio/approve`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApprovalRequest {
+    pub session_id: String,
+    pub call_id: String,
+    pub tool: String,
+    /// `write`, `process` or `external`.
+    pub effect: String,
+    pub summary: String,
+    pub paths: Vec<String>,
+}
+
+/// The client's answer, or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    AllowOnce,
+    AllowSession,
+    Deny,
+    /// JSON-RPC -32601.
+    Unsupported,
+    /// Another error or a malformed result.
+    ClientError,
+    /// No reply within `approvals.timeoutMs` (seconds waited).
+    Timeout(u64),
+    /// The run was cancelled while asking.
+    Cancelled,
+}
+
+/// Asks the user. The LSP server implements it with `alisio/approve`; headless runs have none.
+pub trait Approver: Send + Sync {
+    fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply;
+    /// True once the client proved it cannot answer (-32601): it counts as headless from then on.
+    fn headless(&self) -> bool {
+        false
+    }
+}
+
+/// The decision, its source, and the denial text (§4.4).
+#[must_use]
+pub fn resolve(reply: &Reply) -> (&'static str, &'static str, Option<String>) {
+    match reply {
+        Reply::AllowOnce => ("allow-once", "user", None),
+        Reply::AllowSession => ("allow-session", "user", None),
+        Reply::Deny => ("deny", "user", Some("Denied: the user did not approve this call.".into())),
+        Reply::Unsupported => ("deny", "unsupported", Some("Denied: the approval request failed (the client does not support alisio/approve).".into())),
+        Reply::ClientError => ("deny", "client-error", Some("Denied: the approval request failed (invalid reply).".into())),
+        Reply::Timeout(s) => ("deny", "timeout", Some(format!("Denied: the approval request failed (timed out after {s} s)."))),
+        Reply::Cancelled => ("cancelled", "cancelled", None),
+    }
+}
+
+/// The effective policy of an effect for a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policies {
+    pub write: Policy,
+    pub process: Policy,
+}
+
+impl Policies {
+    /// Applies `--allow`, `--read-only` and headless (§4.2).
+    #[must_use]
+    pub fn effective(self, allow: &[Effect], read_only: bool, headless: bool) -> Self {
+        let one = |p: Policy, e: Effect| {
+            if read_only {
+                Policy::Deny
+            } else if allow.contains(&e) {
+                Policy::Allow
+            } else if headless && p == Policy::Ask {
+                Policy::Deny
+            } else {
+                p
+            }
+        };
+        Self { write: one(self.write, Effect::Write), process: one(self.process, Effect::Process) }
+    }
+
+    #[must_use]
+    pub fn of(&self, e: Effect) -> Policy {
+        match e {
+            Effect::Read => Policy::Allow,
+            Effect::Write => self.write,
+            Effect::Process => self.process,
+        }
+    }
+}
+
+/// Parses `--allow write,process`.
+///
+/// # Errors
+/// `Unknown effect in --allow: <x> (expected write, process)`.
+pub fn parse_allow(list: &[String]) -> Result<Vec<Effect>, String> {
+    let mut out = Vec::new();
+    for item in list.iter().flat_map(|s| s.split(',')) {
+        match item.trim() {
+            "write" => out.push(Effect::Write),
+            "process" => out.push(Effect::Process),
+            x => return Err(format!("Unknown effect in --allow: {x} (expected write, process)")),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headless_turns_ask_into_deny_and_allow_wins() {
+        let p = Policies { write: Policy::Ask, process: Policy::Ask };
+        let e = p.effective(&[Effect::Write], false, true);
+        assert_eq!((e.write, e.process), (Policy::Allow, Policy::Deny));
+        let r = p.effective(&[], true, false);
+        assert_eq!((r.write, r.process), (Policy::Deny, Policy::Deny));
+    }
+
+    #[test]
+    fn allow_lists_are_parsed_and_unknown_effects_named() {
+        assert_eq!(parse_allow(&["write,process".into()]).unwrap(), vec![Effect::Write, Effect::Process]);
+        assert_eq!(parse_allow(&["net".into()]).unwrap_err(), "Unknown effect in --allow: net (expected write, process)");
+    }
+}

@@ -1,0 +1,201 @@
+//! The runner's side of the governor (sessions.md §7): the stored transcript converted to the
+//! governor's message model, the per-session governor state, and what comes back (stubs to
+//! apply to the request, the invariants block, the `context_governed` payload, the report).
+//! The stored rows are never touched: stubs are applied to copies of the request messages.
+
+use serde_json::{Value, json};
+
+use super::store::MsgRow;
+use crate::config::GovernorMode;
+use crate::governor::invariants::{self, Criterion, Goal, Grants};
+use crate::governor::model::{Call, Message, Part, ToolResult, UserKind};
+use crate::governor::session::{SessionGovernor, Turn};
+use crate::governor::{GovSettings, RequestParts};
+
+/// Invariant sources the runner owns (§4.5, §7).
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    pub quotes: Vec<String>,
+    pub goal: Option<String>,
+    pub criteria: Vec<(String, bool)>,
+    pub grants: Vec<String>,
+    pub external_dirs: usize,
+}
+
+impl Sources {
+    fn governor(&self) -> invariants::Sources {
+        invariants::Sources {
+            quotes: self.quotes.clone(),
+            goal: self.goal.as_ref().map(|g| Goal { objective: g.clone(), status: "active".into() }),
+            plan: None,
+            criteria: self.criteria.iter().map(|(t, r)| Criterion { text: t.clone(), required: *r, not_applicable: false }).collect(),
+            grants: Grants { effects: self.grants.clone(), capabilities: Vec::new(), external_directories: self.external_dirs as u64 },
+        }
+    }
+}
+
+/// What a built request sends.
+#[derive(Clone, Debug, Default)]
+pub struct Projected {
+    /// Messages in the stored neutral form, after the projection.
+    pub messages: Vec<Value>,
+    /// The invariants block (mode `on`, after the first checkpoint).
+    pub invariants: Option<String>,
+    /// The `context_governed` payload (modes `shadow`, `on`).
+    pub event: Option<Value>,
+}
+
+/// Request-level parts measured by the report.
+#[derive(Clone, Debug, Default)]
+pub struct Parts {
+    pub system: String,
+    pub instructions: Vec<(String, String)>,
+    pub skills: Option<String>,
+    pub tools: String,
+}
+
+impl Parts {
+    fn governor(&self) -> RequestParts {
+        RequestParts {
+            system: (!self.system.is_empty()).then(|| self.system.clone()),
+            instructions: self.instructions.clone(),
+            skills: self.skills.clone(),
+            tools: (!self.tools.is_empty()).then(|| self.tools.clone()),
+        }
+    }
+}
+
+fn text_parts(v: &Value) -> Vec<Part> {
+    v.get("content")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter(|p| p["type"] == "text").filter_map(|p| p["text"].as_str()).map(Part::text).collect())
+        .unwrap_or_default()
+}
+
+/// A stored row as the governor's [`Message`].
+#[must_use]
+pub fn message(row: &MsgRow) -> Message {
+    message_of(row, &row.value())
+}
+
+/// [`message`] from an already parsed row.
+#[must_use]
+pub fn message_of(row: &MsgRow, v: &Value) -> Message {
+    let v = v.clone();
+    match row.role.as_str() {
+        "assistant" => {
+            let mut parts = text_parts(&v);
+            if let Some(pd) = v.get("providerData") {
+                parts.push(Part::opaque(pd.to_string()));
+            }
+            let calls = super::providers::calls_of(&v).into_iter().map(|(id, name, args)| Call::new(id, name, args)).collect();
+            Message::Assistant { parts, calls }
+        }
+        "tool" => Message::Tool(ToolResult {
+            call_id: v["callId"].as_str().unwrap_or_default().to_string(),
+            parts: text_parts(&v),
+            is_error: v["isError"].as_bool().unwrap_or(false),
+        }),
+        _ => Message::User {
+            kind: if row.kind == "checkpoint" { UserKind::Checkpoint } else { UserKind::Plain },
+            parts: text_parts(&v),
+            skill: v.get("skill").and_then(Value::as_str).map(String::from),
+            origin: None,
+        },
+    }
+}
+
+/// Per-session governor state kept by the runner.
+#[derive(Debug)]
+pub struct Gov {
+    pub mode: GovernorMode,
+    pub settings: GovSettings,
+    state: SessionGovernor,
+}
+
+impl Gov {
+    #[must_use]
+    pub fn new(mode: GovernorMode, settings: &crate::config::Settings) -> Self {
+        let mut s = GovSettings::from_config(settings);
+        s.mode = mode;
+        Self { mode, settings: s, state: SessionGovernor::new() }
+    }
+
+    /// Projects one request. `values` are the parsed rows of `active`, in the same order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn project(&mut self, session_id: &str, active: &[MsgRow], values: Vec<Value>, parts: &Parts, request: u64, recovery: bool, sources: &Sources) -> Projected {
+        let mut messages = values;
+        if self.mode == GovernorMode::Off {
+            return Projected { messages, invariants: None, event: None };
+        }
+        let history: Vec<Message> = active.iter().zip(&messages).map(|(r, v)| message_of(r, v)).collect();
+        let rp = parts.governor();
+        let src = sources.governor();
+        let sent = self.state.request(&self.settings, Turn { session_id, history: &history, parts: &rp, sources: &src, request, recovery });
+        for (i, stub) in &sent.stubs {
+            if let Some(m) = messages.get_mut(*i) {
+                let mut content: Vec<Value> = Vec::new();
+                let mut placed = false;
+                for p in m["content"].as_array().cloned().unwrap_or_default() {
+                    if p["type"] == "text" {
+                        if !placed {
+                            content.push(json!({"type":"text","text":stub}));
+                            placed = true;
+                        }
+                    } else {
+                        content.push(p);
+                    }
+                }
+                m["content"] = Value::Array(content);
+            }
+        }
+        Projected { messages, invariants: sent.invariants, event: sent.event.map(|e| serde_json::to_value(e).unwrap_or(Value::Null)) }
+    }
+
+    /// The ContextReport of the next request (dry).
+    #[must_use]
+    pub fn report(&self, session_id: &str, active: &[MsgRow], parts: &Parts, sources: &Sources) -> Value {
+        let history: Vec<Message> = active.iter().map(message).collect();
+        let rp = parts.governor();
+        let src = sources.governor();
+        self.state.report(&self.settings, Turn { session_id, history: &history, parts: &rp, sources: &src, request: 0, recovery: false }, None).to_json()
+    }
+
+    /// Records a stored result in the usage ledger (the governor's ledger follows the requests
+    /// it governs; nothing else to record here).
+    pub fn observe(&mut self, _call_id: &str) {}
+
+    /// The stored history was rewritten in place (budget reduction).
+    pub fn invalidate(&mut self) {
+        self.state.invalidate();
+    }
+
+    /// The extra summarizer field request (mode `on`), appended to the summarizer prompt.
+    #[must_use]
+    pub fn summarizer_extra(&self) -> Option<String> {
+        (self.mode == GovernorMode::On).then(|| {
+            "Also add a top-level field \"instructionQuotes\" to the object: an array of exact quotes, copied character for character, of the standing instructions the user gave in the USER messages of the transcript (for example rules about style, tools or files). Use [] when there are none.".to_string()
+        })
+    }
+
+    /// New `options` with `contextInvariants` after a compaction (mode `on` only).
+    #[must_use]
+    pub fn accept_quotes(&self, options: &Value, returned: Option<&Value>, summarized: &[MsgRow]) -> Option<Value> {
+        if self.mode != GovernorMode::On {
+            return None;
+        }
+        let stored: Vec<String> = options
+            .pointer("/contextInvariants/instructions")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+            .unwrap_or_default();
+        let quotes = returned.and_then(|v| v.get("instructionQuotes")).cloned().unwrap_or(Value::Array(Vec::new()));
+        let history: Vec<Message> = summarized.iter().map(message).collect();
+        let accepted = invariants::accept_quotes(&stored, &quotes, &history);
+        let mut o = options.clone();
+        if let Some(m) = o.as_object_mut() {
+            m.insert("contextInvariants".into(), invariants::stored_json(&accepted));
+        }
+        Some(o)
+    }
+}

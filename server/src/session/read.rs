@@ -1,0 +1,118 @@
+//! The read side (sessions.md §1.9): `sessions list`, `sessions show`, `sessions report`,
+//! `alisio/listSessions`, `alisio/contextReport`. Nothing here writes.
+
+use serde_json::{Value, json};
+
+use super::store::{self, Store};
+
+/// `alisio/listSessions` (and `sessions list --json` with `cli`: workspace, status, parentId).
+///
+/// # Errors
+/// Store errors.
+pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<Value>, String> {
+    let rows = store.list(workspace, all)?;
+    Ok(rows
+        .into_iter()
+        .map(|(s, n, status)| {
+            let mut v = json!({"sessionId":s.id,"title":s.title,"createdAt":s.created_at,"updatedAt":s.updated_at,"messages":n});
+            if cli {
+                v["workspace"] = json!(s.workspace);
+                v["status"] = json!(status);
+                if all {
+                    v["parentId"] = json!(s.parent_id);
+                }
+            }
+            v
+        })
+        .collect())
+}
+
+/// The transcript export of `sessions show ID --json`.
+///
+/// # Errors
+/// Store errors, unknown session.
+pub fn show(store: &Store, id: &str, events: bool) -> Result<Value, String> {
+    let s = store.session(id)?.ok_or_else(|| format!("Session not found: {id}"))?;
+    let msgs: Vec<Value> = store
+        .all_messages(id)?
+        .into_iter()
+        .map(|m| {
+            json!({"seq":m.seq,"pos":m.pos,"role":m.role,"kind":m.kind,"compacted":m.compacted,"replacedBy":m.replaced_by,"runId":m.run_id,
+                "createdAt":m.created_at,"message":serde_json::from_str::<Value>(&m.json).unwrap_or(Value::Null)})
+        })
+        .collect();
+    let mut v = json!({"schemaVersion":1,"session":{"id":s.id,"title":s.title,"workspace":s.workspace,"cwd":s.cwd,"createdAt":s.created_at,
+        "updatedAt":s.updated_at,"parentId":s.parent_id,"provider":s.provider,"options":s.options},"messages":msgs});
+    if events {
+        v["events"] = Value::Array(store.events(id)?);
+    }
+    Ok(v)
+}
+
+/// `sessions show` without `--json`: one line per active message of the paired view.
+///
+/// # Errors
+/// Store errors.
+pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, String> {
+    Ok(store::paired_view(store, id)?
+        .into_iter()
+        .map(|m| {
+            let v = m.value();
+            let mut text = super::providers::texts(&v);
+            for (_, name, args) in super::providers::calls_of(&v) {
+                text.push_str(&format!(" → {name} {args}"));
+            }
+            let one = text.replace('\n', " ");
+            format!("#{} {} {}", m.pos, m.role, super::util::take_chars(one.trim(), 200))
+        })
+        .collect())
+}
+
+/// The ContextReport of the session's next request, from the paired view (dry: no events,
+/// no writes, no compaction). The request parts are built as a headless run would build them
+/// (read tools only unless the last run stored otherwise).
+///
+/// # Errors
+/// Store errors, unknown session.
+pub fn report(store: &Store, id: &str, settings: &crate::config::Settings, ctx: &dyn super::SessionContext) -> Result<Value, String> {
+    let s = store.session(id)?.ok_or_else(|| format!("Session not found: {id}"))?;
+    let mode = s.options.get("governor").and_then(Value::as_str).and_then(crate::config::GovernorMode::parse).unwrap_or(settings.governor);
+    let active = store::paired_view(store, id)?;
+    let root = std::path::PathBuf::from(&s.workspace);
+    let cwd = std::path::PathBuf::from(&s.cwd);
+    let attached: Vec<super::AttachedFile> = s
+        .options
+        .get("attachedInstructions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| Some(super::AttachedFile { path: e.get("path")?.as_str()?.into(), sha256: e.get("sha256")?.as_str()?.to_string() }))
+                .collect()
+        })
+        .unwrap_or_default();
+    let blocks = ctx.instruction_blocks(&cwd, &attached);
+    let policies = super::approvals::Policies { write: super::approvals::Policy::Deny, process: super::approvals::Policy::Deny };
+    let tools = super::runner::offered(&policies, ctx.skills_listed(&cwd), s.parent_id.is_none());
+    let tools_json = super::util::compact(&Value::Array(tools.iter().map(|t| json!({"name":t.name,"description":t.description,"input_schema":t.schema()})).collect()));
+    let parts = super::gov::Parts {
+        system: super::runner::preamble_block(&root, &cwd),
+        instructions: blocks.into_iter().map(|b| ("instructions".to_string(), b)).collect(),
+        skills: None,
+        tools: tools_json,
+    };
+    let quotes: Vec<String> = s.options.pointer("/contextInvariants/instructions").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    let sources = super::gov::Sources {
+        quotes,
+        goal: s.options.pointer("/goal/objective").and_then(Value::as_str).map(String::from),
+        criteria: s
+            .options
+            .get("criteria")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|c| Some((c.get("text")?.as_str()?.to_string(), c.get("required").and_then(Value::as_bool).unwrap_or(true)))).collect())
+            .unwrap_or_default(),
+        grants: Vec::new(),
+        external_dirs: 0,
+    };
+    let gov = super::gov::Gov::new(mode, settings);
+    Ok(gov.report(id, &active, &parts, &sources))
+}

@@ -1,0 +1,612 @@
+//! The durable session store (sessions.md §1): SQLite in the state dir, WAL, one transaction per
+//! append, schema v1, advisory per-session locks and reconciliation of interrupted runs.
+//!
+//! Invariant: message rows are never deleted and their `json` never changes; the only updates
+//! are `compacted` (0→1) and `replaced_by`. Every write is one transaction, so a crash leaves
+//! either all of an append or none of it.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde_json::{Value, json};
+
+use super::util::{compact, now_rfc3339};
+
+pub const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA_V1: &str = "
+CREATE TABLE sessions(
+  id TEXT PRIMARY KEY, title TEXT NOT NULL, workspace TEXT NOT NULL, cwd TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+  parent_id TEXT NULL REFERENCES sessions(id), parent_call_id TEXT NULL,
+  provider TEXT NOT NULL, options TEXT NOT NULL DEFAULT '{}', compacted_chars INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE runs(
+  id TEXT NOT NULL, session_id TEXT NOT NULL REFERENCES sessions(id), started_at TEXT NOT NULL,
+  ended_at TEXT NULL, status TEXT NOT NULL, prompt_seq INTEGER,
+  usage TEXT NOT NULL DEFAULT '{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0}',
+  error TEXT NULL, code TEXT NULL, PRIMARY KEY(id, session_id));
+CREATE TABLE messages(
+  session_id TEXT NOT NULL REFERENCES sessions(id), seq INTEGER NOT NULL, pos INTEGER NOT NULL,
+  role TEXT NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL, compacted INTEGER NOT NULL DEFAULT 0,
+  replaced_by INTEGER NULL, run_id TEXT NULL, created_at TEXT NOT NULL, PRIMARY KEY(session_id, seq));
+CREATE UNIQUE INDEX messages_active_pos ON messages(session_id, pos) WHERE compacted = 0;
+CREATE TABLE calls(
+  session_id TEXT NOT NULL REFERENCES sessions(id), call_id TEXT NOT NULL, assistant_seq INTEGER NOT NULL,
+  name TEXT NOT NULL, effect TEXT NULL, state TEXT NOT NULL, result TEXT NULL,
+  started_at TEXT NULL, ended_at TEXT NULL, PRIMARY KEY(session_id, call_id));
+CREATE TABLE events(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL, type TEXT NOT NULL, timestamp TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX events_session ON events(session_id, id);
+CREATE TABLE tasks(
+  session_id TEXT NOT NULL, id TEXT NOT NULL, label TEXT NOT NULL, command TEXT NOT NULL, cwd TEXT NOT NULL,
+  status TEXT NOT NULL, exit_code INTEGER NULL, log_path TEXT NOT NULL, output_bytes INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL, ended_at TEXT NULL, PRIMARY KEY(session_id, id));
+";
+
+/// A stored session row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub cwd: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub parent_id: Option<String>,
+    pub parent_call_id: Option<String>,
+    pub provider: Value,
+    pub options: Value,
+    pub compacted_chars: i64,
+}
+
+/// A stored message row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MsgRow {
+    pub seq: i64,
+    pub pos: i64,
+    pub role: String,
+    pub kind: String,
+    pub json: String,
+    pub compacted: bool,
+    pub replaced_by: Option<i64>,
+    pub run_id: Option<String>,
+    pub created_at: String,
+}
+
+impl MsgRow {
+    #[must_use]
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+/// A `calls` journal row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallRow {
+    pub call_id: String,
+    pub assistant_seq: i64,
+    pub name: String,
+    pub state: String,
+    pub result: Option<String>,
+}
+
+/// The open database.
+pub struct Store {
+    pub conn: Connection,
+    pub dir: PathBuf,
+}
+
+fn sql(e: rusqlite::Error) -> String {
+    format!("Session store error: {e}")
+}
+
+/// The state dir of sessions.md §0, created with mode 0700.
+///
+/// # Errors
+/// When it cannot be determined or created.
+pub fn ensure_dir(dir: &Path) -> Result<(), String> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir).map_err(|e| format!("Cannot create the state directory {}: {e}", dir.display()))
+}
+
+impl Store {
+    /// Opens (creating when missing) `<dir>/sessions.db`, applies the pragmas and migrations.
+    ///
+    /// # Errors
+    /// I/O, SQLite errors, or a store created by a newer version.
+    pub fn open(dir: &Path) -> Result<Self, String> {
+        ensure_dir(dir)?;
+        let path = dir.join("sessions.db");
+        if !path.exists() {
+            let mut o = OpenOptions::new();
+            o.create(true).append(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                o.mode(0o600);
+            }
+            o.open(&path).map_err(|e| format!("Cannot create {}: {e}", path.display()))?;
+        }
+        let conn = Connection::open(&path).map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_millis(5000)).map_err(sql)?;
+        let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(sql)?;
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;").map_err(sql)?;
+        let mut s = Self { conn, dir: dir.to_path_buf() };
+        s.migrate()?;
+        Ok(s)
+    }
+
+    fn migrate(&mut self) -> Result<(), String> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+        let v: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
+        if v > SCHEMA_VERSION {
+            return Err(format!("Session store was created by a newer alisio-ls (schema {v}); upgrade alisio-ls"));
+        }
+        if v < 1 {
+            tx.execute_batch(SCHEMA_V1).map_err(sql)?;
+            tx.execute_batch("PRAGMA user_version = 1").map_err(sql)?;
+        }
+        tx.commit().map_err(sql)
+    }
+
+    /// Runs `f` in one immediate transaction and commits it.
+    ///
+    /// # Errors
+    /// Any SQLite error (nothing is committed then).
+    pub fn tx<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>) -> Result<T, String> {
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+        let out = f(&tx).map_err(sql)?;
+        tx.commit().map_err(sql)?;
+        Ok(out)
+    }
+
+    /// Resolves a full id or a unique prefix of at least 8 characters.
+    ///
+    /// # Errors
+    /// `Session not found: <id>` or `Ambiguous session id prefix: <prefix>`.
+    pub fn resolve_id(&self, id: &str) -> Result<String, String> {
+        if self.session(id)?.is_some() {
+            return Ok(id.to_string());
+        }
+        if id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            let mut st = self.conn.prepare("SELECT id FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2").map_err(sql)?;
+            let ids: Vec<String> = st.query_map(params![id, id.len() as i64], |r| r.get(0)).map_err(sql)?.filter_map(Result::ok).collect();
+            match ids.len() {
+                1 => return Ok(ids.into_iter().next().unwrap_or_default()),
+                0 => {}
+                _ => return Err(format!("Ambiguous session id prefix: {id}")),
+            }
+        }
+        Err(format!("Session not found: {id}"))
+    }
+
+    /// One session by exact id.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn session(&self, id: &str) -> Result<Option<SessionRow>, String> {
+        self.conn
+            .query_row(
+                "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE id=?1",
+                [id],
+                session_row,
+            )
+            .optional()
+            .map_err(sql)
+    }
+
+    /// Every message row of a session in `seq` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn all_messages(&self, sid: &str) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, "")
+    }
+
+    /// The active transcript (`compacted = 0`) in `pos` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_messages(&self, sid: &str) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, "AND compacted = 0")
+    }
+
+    /// Active rows appended after `seq`, in `pos` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_after(&self, sid: &str, seq: i64) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, &format!("AND compacted = 0 AND seq > {seq}"))
+    }
+
+    /// The session's highest `seq` (0 when empty); an index lookup.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn max_seq(&self, sid: &str) -> Result<i64, String> {
+        self.conn.query_row("SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1", [sid], |r| r.get(0)).map_err(sql)
+    }
+
+    fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, String> {
+        let order = if cond.is_empty() { "seq" } else { "pos" };
+        let q = format!(
+            "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 {cond} ORDER BY {order}"
+        );
+        let mut st = self.conn.prepare(&q).map_err(sql)?;
+        let rows = st
+            .query_map([sid], |r| {
+                Ok(MsgRow {
+                    seq: r.get(0)?,
+                    pos: r.get(1)?,
+                    role: r.get(2)?,
+                    kind: r.get(3)?,
+                    json: r.get(4)?,
+                    compacted: r.get::<_, i64>(5)? != 0,
+                    replaced_by: r.get(6)?,
+                    run_id: r.get(7)?,
+                    created_at: r.get(8)?,
+                })
+            })
+            .map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+    }
+
+    /// The call journal of a session.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn calls(&self, sid: &str) -> Result<HashMap<String, CallRow>, String> {
+        let mut st = self.conn.prepare("SELECT call_id,assistant_seq,name,state,result FROM calls WHERE session_id=?1").map_err(sql)?;
+        let rows = st
+            .query_map([sid], |r| Ok(CallRow { call_id: r.get(0)?, assistant_seq: r.get(1)?, name: r.get(2)?, state: r.get(3)?, result: r.get(4)? }))
+            .map_err(sql)?;
+        let v = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)?;
+        Ok(v.into_iter().map(|c| (c.call_id.clone(), c)).collect())
+    }
+
+    /// Sessions for `sessions list`: root sessions of `workspace` (all workspaces and children
+    /// with `all`), newest `updated_at` first, with the active message count and last run status.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn list(&self, workspace: &str, all: bool) -> Result<Vec<(SessionRow, i64, String)>, String> {
+        let q = if all {
+            "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions ORDER BY updated_at DESC, id DESC"
+        } else {
+            "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE workspace=?1 AND parent_id IS NULL ORDER BY updated_at DESC, id DESC"
+        };
+        let mut st = self.conn.prepare(q).map_err(sql)?;
+        let rows: Vec<SessionRow> = if all {
+            st.query_map([], session_row).map_err(sql)?.collect::<rusqlite::Result<_>>().map_err(sql)?
+        } else {
+            st.query_map([workspace], session_row).map_err(sql)?.collect::<rusqlite::Result<_>>().map_err(sql)?
+        };
+        let mut out = Vec::new();
+        for s in rows {
+            let n: i64 = self
+                .conn
+                .query_row("SELECT count(*) FROM messages WHERE session_id=?1 AND compacted=0", [&s.id], |r| r.get(0))
+                .map_err(sql)?;
+            let status: Option<String> = self
+                .conn
+                .query_row("SELECT status FROM runs WHERE session_id=?1 ORDER BY started_at DESC, rowid DESC LIMIT 1", [&s.id], |r| r.get(0))
+                .optional()
+                .map_err(sql)?;
+            out.push((s, n, status.unwrap_or_else(|| "idle".into())));
+        }
+        Ok(out)
+    }
+
+    /// Stored events of a session, in id order, as envelopes.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn events(&self, sid: &str) -> Result<Vec<Value>, String> {
+        let mut st = self.conn.prepare("SELECT id,run_id,seq,type,timestamp,data FROM events WHERE session_id=?1 ORDER BY id").map_err(sql)?;
+        let rows = st
+            .query_map([sid], |r| {
+                let id: i64 = r.get(0)?;
+                let run: String = r.get(1)?;
+                let seq: i64 = r.get(2)?;
+                let ty: String = r.get(3)?;
+                let ts: String = r.get(4)?;
+                let data: String = r.get(5)?;
+                Ok(json!({"schemaVersion":1,"runId":run,"sessionId":sid,"seq":seq,"type":ty,"timestamp":ts,
+                    "data":serde_json::from_str::<Value>(&data).unwrap_or(Value::Null),"eventId":id.to_string()}))
+            })
+            .map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+    }
+}
+
+fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    let provider: String = r.get(8)?;
+    let options: String = r.get(9)?;
+    Ok(SessionRow {
+        id: r.get(0)?,
+        title: r.get(1)?,
+        workspace: r.get(2)?,
+        cwd: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+        parent_id: r.get(6)?,
+        parent_call_id: r.get(7)?,
+        provider: serde_json::from_str(&provider).unwrap_or(Value::Null),
+        options: serde_json::from_str(&options).unwrap_or_else(|_| json!({})),
+        compacted_chars: r.get(10)?,
+    })
+}
+
+/// Inserts a session row.
+///
+/// # Errors
+/// SQLite errors.
+pub fn insert_session(tx: &Transaction<'_>, s: &SessionRow) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO sessions(id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+        params![s.id, s.title, s.workspace, s.cwd, s.created_at, s.updated_at, s.parent_id, s.parent_call_id, compact(&s.provider), compact(&s.options), s.compacted_chars],
+    )?;
+    Ok(())
+}
+
+/// Appends a message with `pos = seq` (or an explicit `pos`); returns its seq.
+///
+/// # Errors
+/// SQLite errors.
+pub fn insert_message(tx: &Transaction<'_>, sid: &str, pos: Option<i64>, role: &str, kind: &str, json: &str, run_id: Option<&str>) -> rusqlite::Result<i64> {
+    let seq: i64 = tx.query_row("SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1", [sid], |r| r.get(0))?;
+    let now = now_rfc3339();
+    tx.execute(
+        "INSERT INTO messages(session_id,seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at) VALUES(?1,?2,?3,?4,?5,?6,0,NULL,?7,?8)",
+        params![sid, seq, pos.unwrap_or(seq), role, kind, json, run_id, now],
+    )?;
+    tx.execute("UPDATE sessions SET updated_at=?2 WHERE id=?1", params![sid, now])?;
+    Ok(seq)
+}
+
+/// Stores an event row; returns its id.
+///
+/// # Errors
+/// SQLite errors.
+pub fn insert_event(tx: &Transaction<'_>, sid: &str, run_id: &str, seq: u64, ty: &str, ts: &str, data: &str) -> rusqlite::Result<i64> {
+    tx.execute(
+        "INSERT INTO events(session_id,run_id,seq,type,timestamp,data) VALUES(?1,?2,?3,?4,?5,?6)",
+        params![sid, run_id, seq as i64, ty, ts, data],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Replaces `sessions.options` (the caller merged unknown keys in).
+///
+/// # Errors
+/// SQLite errors.
+pub fn set_options(tx: &Transaction<'_>, sid: &str, options: &Value) -> rusqlite::Result<()> {
+    tx.execute("UPDATE sessions SET options=?2 WHERE id=?1", params![sid, compact(options)])?;
+    Ok(())
+}
+
+/// An exclusive advisory lock on `<dir>/locks/<sid>.lock`, held while the file lives.
+///
+/// # Errors
+/// `Session <id> is busy in another run` when another process holds it.
+pub fn lock(dir: &Path, sid: &str) -> Result<File, String> {
+    let ldir = dir.join("locks");
+    ensure_dir(&ldir)?;
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(ldir.join(format!("{sid}.lock")))
+        .map_err(|e| format!("Cannot open the session lock: {e}"))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!("Session {sid} is busy in another run")),
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("Cannot lock the session: {e}")),
+    }
+}
+
+pub const INTERRUPTED_RUNNING: &str =
+    "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.";
+pub const INTERRUPTED_PENDING: &str = "Interrupted: the session stopped before this call ran.";
+
+/// One reconciled call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reconciled {
+    pub id: String,
+    pub name: String,
+    pub outcome: String,
+    /// The tool message JSON to append.
+    pub json: String,
+    /// `write_file`/`edit_file` call interrupted while running: its path argument.
+    pub write_path: Option<String>,
+}
+
+/// Calls without a tool message in the active transcript, in transcript order, with the result
+/// reconciliation gives them (sessions.md §1.7 step 2). Pure: reads only.
+///
+/// # Errors
+/// SQLite errors.
+pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
+    let msgs = store.active_messages(sid)?;
+    let journal = store.calls(sid)?;
+    let mut answered = std::collections::HashSet::new();
+    for m in &msgs {
+        if m.role == "tool"
+            && let Some(id) = m.value().get("callId").and_then(Value::as_str) {
+                answered.insert(id.to_string());
+            }
+    }
+    let mut out = Vec::new();
+    for m in msgs.iter().filter(|m| m.role == "assistant") {
+        let v = m.value();
+        for part in v.get("content").and_then(Value::as_array).into_iter().flatten() {
+            if part.get("type").and_then(Value::as_str) != Some("tool_call") {
+                continue;
+            }
+            let id = part.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+            if answered.contains(&id) {
+                continue;
+            }
+            let name = part.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+            let row = journal.get(&id);
+            let (outcome, json, write_path) = match row {
+                Some(c) if c.state == "done" && c.result.is_some() => {
+                    let j = c.result.clone().unwrap_or_default();
+                    let o = serde_json::from_str::<Value>(&j).ok().and_then(|v| v.get("outcome").and_then(Value::as_str).map(String::from)).unwrap_or_else(|| "ok".into());
+                    (o, j, None)
+                }
+                Some(c) if c.state == "started" => {
+                    let wp = if matches!(name.as_str(), "write_file" | "edit_file") {
+                        part.get("arguments")
+                            .and_then(Value::as_str)
+                            .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                            .and_then(|a| a.get("path").and_then(Value::as_str).map(String::from))
+                    } else {
+                        None
+                    };
+                    ("interrupted".into(), tool_message(&id, &name, true, "interrupted", &[INTERRUPTED_RUNNING.to_string()]), wp)
+                }
+                _ => ("interrupted".into(), tool_message(&id, &name, true, "interrupted", &[INTERRUPTED_PENDING.to_string()]), None),
+            };
+            out.push(Reconciled { id, name, outcome, json, write_path });
+        }
+    }
+    Ok(out)
+}
+
+/// The stored tool message JSON (sessions.md §1.4). Empty text parts are not stored.
+#[must_use]
+pub fn tool_message(call_id: &str, name: &str, is_error: bool, outcome: &str, texts: &[String]) -> String {
+    let content: Vec<Value> = texts.iter().filter(|t| !t.is_empty()).map(|t| json!({"type":"text","text":t})).collect();
+    compact(&json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome,"content":content}))
+}
+
+/// The active transcript with reconciliation applied in memory (read-only consumers).
+///
+/// # Errors
+/// SQLite errors.
+pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
+    let mut msgs = store.active_messages(sid)?;
+    let missing = unanswered(store, sid)?;
+    if missing.is_empty() {
+        return Ok(msgs);
+    }
+    // Insert each synthetic result right after its assistant message's existing results.
+    let mut next_seq = store.all_messages(sid)?.last().map_or(0, |m| m.seq);
+    for r in missing {
+        let Some(ai) = msgs.iter().position(|m| m.role == "assistant" && m.json.contains(&format!("\"id\":{}", compact(&Value::String(r.id.clone()))))) else {
+            continue;
+        };
+        let mut at = ai + 1;
+        while at < msgs.len() && msgs[at].role == "tool" {
+            at += 1;
+        }
+        next_seq += 1;
+        msgs.insert(
+            at,
+            MsgRow { seq: next_seq, pos: next_seq, role: "tool".into(), kind: "message".into(), json: r.json, compacted: false, replaced_by: None, run_id: None, created_at: now_rfc3339() },
+        );
+    }
+    Ok(msgs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: &str) -> SessionRow {
+        SessionRow {
+            id: id.into(),
+            title: "t".into(),
+            workspace: "/w".into(),
+            cwd: "/w".into(),
+            created_at: now_rfc3339(),
+            updated_at: now_rfc3339(),
+            parent_id: None,
+            parent_call_id: None,
+            provider: json!({"kind":"script"}),
+            options: json!({}),
+            compacted_chars: 0,
+        }
+    }
+
+    #[test]
+    fn open_sets_wal_and_schema_version_one() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let mode: String = s.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        let v: i64 = s.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, 1);
+    }
+
+    #[test]
+    fn newer_schema_is_refused_with_the_upgrade_message() {
+        let d = tempfile::tempdir().unwrap();
+        drop(Store::open(d.path()).unwrap());
+        let c = Connection::open(d.path().join("sessions.db")).unwrap();
+        c.execute_batch("PRAGMA user_version = 2").unwrap();
+        drop(c);
+        let e = Store::open(d.path()).err().unwrap();
+        assert_eq!(e, "Session store was created by a newer alisio-ls (schema 2); upgrade alisio-ls");
+    }
+
+    #[test]
+    fn appends_get_pos_equal_seq_and_prefixes_resolve() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open(d.path()).unwrap();
+        let id = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
+        s.tx(|tx| {
+            insert_session(tx, &session(id))?;
+            insert_message(tx, id, None, "user", "message", "{}", None)?;
+            insert_message(tx, id, None, "assistant", "message", "{}", None)
+        })
+        .unwrap();
+        let m = s.active_messages(id).unwrap();
+        assert_eq!(m.iter().map(|r| (r.seq, r.pos)).collect::<Vec<_>>(), vec![(1, 1), (2, 2)]);
+        assert_eq!(s.resolve_id("0190aaaa").unwrap(), id);
+        assert_eq!(s.resolve_id("0190aaab").unwrap_err(), "Session not found: 0190aaab");
+        s.tx(|tx| insert_session(tx, &session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000"))).unwrap();
+        assert_eq!(s.resolve_id("0190aaaa").unwrap_err(), "Ambiguous session id prefix: 0190aaaa");
+    }
+
+    #[test]
+    fn a_second_lock_on_the_same_session_reports_busy() {
+        let d = tempfile::tempdir().unwrap();
+        let _a = lock(d.path(), "abc").unwrap();
+        assert_eq!(lock(d.path(), "abc").unwrap_err(), "Session abc is busy in another run");
+    }
+
+    #[test]
+    fn unanswered_calls_get_the_interrupted_texts_by_journal_state() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open(d.path()).unwrap();
+        let id = "s1";
+        let asst = r#"{"role":"assistant","content":[{"type":"tool_call","id":"a","name":"read_file","arguments":"{}"},{"type":"tool_call","id":"b","name":"shell","arguments":"{}"},{"type":"tool_call","id":"c","name":"read_file","arguments":"{}"}]}"#;
+        s.tx(|tx| {
+            insert_session(tx, &session(id))?;
+            insert_message(tx, id, None, "user", "message", "{}", None)?;
+            let seq = insert_message(tx, id, None, "assistant", "message", asst, None)?;
+            tx.execute("INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)", params![seq, tool_message("a", "read_file", false, "ok", &["x".into()])])?;
+            tx.execute("INSERT INTO calls VALUES('s1','b',?1,'shell','process','started',NULL,NULL,NULL)", params![seq])?;
+            tx.execute("INSERT INTO calls VALUES('s1','c',?1,'read_file','read','pending',NULL,NULL,NULL)", params![seq])
+        })
+        .unwrap();
+        let r = unanswered(&s, id).unwrap();
+        assert_eq!(r.iter().map(|c| (c.id.as_str(), c.outcome.as_str())).collect::<Vec<_>>(), vec![("a", "ok"), ("b", "interrupted"), ("c", "interrupted")]);
+        assert!(r[1].json.contains(INTERRUPTED_RUNNING));
+        assert!(r[2].json.contains(INTERRUPTED_PENDING));
+        let view = paired_view(&s, id).unwrap();
+        assert_eq!(view.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(), vec!["user", "assistant", "tool", "tool", "tool"]);
+        assert_eq!(s.active_messages(id).unwrap().len(), 2, "the paired view writes nothing");
+    }
+}

@@ -1,0 +1,158 @@
+//! Workspace confinement of path arguments (sessions.md §3.2).
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::workspace::{display_path, is_inside, normalize_lexically};
+
+/// Where tools may act.
+#[derive(Clone, Debug, Default)]
+pub struct Roots {
+    /// Canonical workspace root.
+    pub root: PathBuf,
+    /// Canonical approved external directories.
+    pub external: Vec<PathBuf>,
+}
+
+/// A confined path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confined {
+    /// Lexically normalised absolute path (what the model named).
+    pub lexical: PathBuf,
+    /// Canonical existing prefix plus the rest.
+    pub real: PathBuf,
+    /// Shown to the model: workspace-relative with `/`, absolute outside.
+    pub shown: String,
+}
+
+/// Why a path was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Outside by lexical position (an `external` approval could admit its directory).
+    Outside(String, PathBuf),
+    Escape(String),
+}
+
+impl Refusal {
+    #[must_use]
+    pub fn message(&self) -> String {
+        match self {
+            Self::Outside(p, _) => format!("Path is outside the workspace: {p}"),
+            Self::Escape(p) => format!("Path escapes the workspace through a symlink: {p}"),
+        }
+    }
+}
+
+/// The canonical form of the longest existing prefix, with the rest re-appended.
+#[must_use]
+pub fn realpath_prefix(p: &Path) -> PathBuf {
+    let mut existing = p.to_path_buf();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&existing) {
+            let mut out = c;
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return out;
+        }
+        match (existing.file_name().map(std::ffi::OsStr::to_os_string), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
+impl Roots {
+    fn allowed(&self, real: &Path) -> bool {
+        is_inside(real, &self.root) || self.external.iter().any(|d| is_inside(real, d))
+    }
+
+    /// Shown form of an absolute path.
+    #[must_use]
+    pub fn show(&self, p: &Path) -> String {
+        let s = display_path(p, &self.root);
+        if s.is_empty() { ".".into() } else { s }
+    }
+
+    /// Confines one path argument (steps 1–3).
+    ///
+    /// # Errors
+    /// The refusal, with the path as shown.
+    pub fn confine(&self, raw: &str) -> Result<Confined, Refusal> {
+        let p = Path::new(raw);
+        let joined = if p.is_absolute() { p.to_path_buf() } else { self.root.join(p) };
+        let lexical = normalize_lexically(&joined);
+        let real = realpath_prefix(&lexical);
+        let shown = self.show(&lexical);
+        let lex_inside = is_inside(&lexical, &self.root);
+        if self.allowed(&real) {
+            return Ok(Confined { lexical, real, shown });
+        }
+        if lex_inside {
+            return Err(Refusal::Escape(shown));
+        }
+        let dir = if real.is_dir() { real.clone() } else { real.parent().map_or_else(|| real.clone(), Path::to_path_buf) };
+        Err(Refusal::Outside(shown, dir))
+    }
+
+    /// The extra refusals of writers (step 4).
+    ///
+    /// # Errors
+    /// `Refusing to write through a symlink` / `Refusing to write inside .git`.
+    pub fn check_writable(&self, c: &Confined) -> Result<(), String> {
+        if std::fs::symlink_metadata(&c.lexical).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!("Refusing to write through a symlink: {}", c.shown));
+        }
+        for base in [&c.lexical, &c.real] {
+            if let Ok(rel) = base.strip_prefix(&self.root)
+                && let Some(Component::Normal(first)) = rel.components().next()
+                    && first == ".git" {
+                        return Err(format!("Refusing to write inside .git: {}", c.shown));
+                    }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, Roots) {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap().join("ws");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        (d, Roots { root, external: vec![] })
+    }
+
+    #[test]
+    fn dot_dot_outside_is_refused_and_inside_is_allowed() {
+        let (_d, r) = setup();
+        let e = r.confine("../outside.txt").unwrap_err();
+        assert_eq!(e.message(), format!("Path is outside the workspace: {}", r.root.parent().unwrap().join("outside.txt").display()));
+        let ok = r.confine("a/../b.txt").unwrap();
+        assert_eq!(ok.shown, "b.txt");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_escape_is_refused_unless_the_target_is_approved() {
+        let (d, mut r) = setup();
+        let out = d.path().canonicalize().unwrap().join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        std::os::unix::fs::symlink(&out, r.root.join("link")).unwrap();
+        assert_eq!(r.confine("link/x").unwrap_err().message(), "Path escapes the workspace through a symlink: link/x");
+        r.external.push(out);
+        assert!(r.confine("link/x").is_ok());
+    }
+
+    #[test]
+    fn writes_inside_dot_git_are_refused() {
+        let (_d, r) = setup();
+        let c = r.confine(".git/config").unwrap();
+        assert_eq!(r.check_writable(&c).unwrap_err(), "Refusing to write inside .git: .git/config");
+    }
+}

@@ -1,0 +1,139 @@
+//! Agent sessions from the editor: `alisio/runSession` with the offline script provider,
+//! streamed `alisio/sessionEvent`, work-done progress, `alisio/approve`, cancellation,
+//! `alisio/listSessions` and `alisio/contextReport`.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::common::Ws;
+use crate::harness::{Lsp, uri};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+fn demo_ws() -> Ws {
+    let ws = Ws::new();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"), &ws.root.join("examples/demo"));
+    ws
+}
+
+fn start(ws: &Ws, silent: bool) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve");
+    let mut lsp = if silent { Lsp::spawn_silent(cmd) } else { Lsp::spawn(cmd) };
+    lsp.initialize(&ws.root, json!({"window": {"workDoneProgress": true}}), json!({"trusted": true}));
+    lsp
+}
+
+/// Every `alisio/sessionEvent` received so far, in order.
+fn events(lsp: &mut Lsp) -> Vec<Value> {
+    let mut out = Vec::new();
+    while let Some(e) = lsp.try_wait_notification("alisio/sessionEvent", &|_| true, std::time::Duration::from_millis(200)) {
+        out.push(e);
+    }
+    out
+}
+
+#[test]
+fn run_session_streams_events_and_returns_a_report_with_elisions() {
+    let ws = demo_ws();
+    let script = ws.root.join("examples/demo/session.jsonl");
+    let mut lsp = start(&ws, false);
+    let r = lsp
+        .request("alisio/runSession", json!({"prompt": "Where is the greeting built?", "governor": "on",
+            "provider": {"kind": "script", "script": script}, "workDoneToken": "run-1"}))
+        .unwrap();
+    assert_eq!(r["status"], "completed");
+    assert!(r["text"].as_str().unwrap().starts_with("The greeting is built by `greeting()`"), "{r}");
+    let sid = r["sessionId"].as_str().unwrap().to_string();
+    assert!(r["report"]["totals"]["elided"].as_u64().unwrap() > 0, "{:#}", r["report"]);
+    // Events: in order (seq 1, 2, 3 …), first run_started, last run_completed, all for this session.
+    let evs = events(&mut lsp);
+    assert!(!evs.is_empty());
+    let seqs: Vec<u64> = evs.iter().map(|e| e["event"]["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    assert_eq!(evs[0]["event"]["type"], "run_started");
+    assert_eq!(evs.last().unwrap()["event"]["type"], "run_completed");
+    assert!(evs.iter().all(|e| e["sessionId"] == sid.as_str()));
+    assert!(evs.iter().any(|e| e["event"]["type"] == "context_governed"));
+    // Work-done progress on the client's token.
+    let begin = lsp.wait_notification("$/progress", |p| p["token"] == "run-1" && p["value"]["kind"] == "begin");
+    assert_eq!(begin["value"]["title"], "Agent session");
+    assert_eq!(begin["value"]["cancellable"], true);
+    let end = lsp.wait_notification("$/progress", |p| p["token"] == "run-1" && p["value"]["kind"] == "end");
+    assert_eq!(end["value"]["message"], "completed");
+    // The read side.
+    let list = lsp.request("alisio/listSessions", json!({})).unwrap();
+    assert_eq!(list[0]["sessionId"], sid.as_str());
+    assert_eq!(list[0]["title"], "Where is the greeting built?");
+    let report = lsp.request("alisio/contextReport", json!({"sessionId": sid})).unwrap();
+    assert_eq!(report["sessionId"], sid.as_str());
+    let cmd = lsp.request("workspace/executeCommand", json!({"command": "alisio.showContextReport", "arguments": [sid]})).unwrap();
+    assert_eq!(cmd, report);
+}
+
+#[test]
+fn a_write_asks_the_editor_and_a_denial_leaves_the_file_untouched() {
+    let ws = Ws::new();
+    let script = ws.file("script.jsonl", concat!(
+        "{\"alisioScript\": 1}\n",
+        "{\"text\": \"Writing.\", \"toolCalls\": [{\"id\": \"w1\", \"name\": \"write_file\", \"arguments\": {\"path\": \"out.txt\", \"content\": \"x\", \"expectedHash\": null}}]}\n",
+        "{\"text\": \"Done.\"}\n"));
+    let mut lsp = start(&ws, false);
+    let r = lsp.request("alisio/runSession", json!({"prompt": "write it", "provider": {"kind": "script", "script": script}})).unwrap();
+    assert_eq!(r["status"], "completed");
+    assert!(!ws.root.join("out.txt").exists());
+    let asked = lsp.server_requests.lock().unwrap().iter().find(|q| q["method"] == "alisio/approve").cloned().expect("alisio/approve sent");
+    assert_eq!(asked["params"]["callId"], "w1");
+    assert_eq!(asked["params"]["tool"], "write_file");
+    assert_eq!(asked["params"]["effect"], "write");
+    assert_eq!(asked["params"]["summary"], "Write out.txt (1 bytes)");
+    let evs = events(&mut lsp);
+    let resolved = evs.iter().find(|e| e["event"]["type"] == "approval_resolved").expect("approval_resolved");
+    assert_eq!(resolved["event"]["data"], json!({"callId": "w1", "decision": "deny", "source": "user"}));
+}
+
+#[test]
+fn cancel_request_ends_the_run_cancelled_and_the_store_stays_consistent() {
+    let ws = Ws::new();
+    // The first model answer is delayed long enough to cancel it.
+    let script = ws.file("script.jsonl", "{\"alisioScript\": 1}\n{\"delayMs\": 20000, \"text\": \"late\"}\n");
+    let mut lsp = start(&ws, false);
+    let id = lsp.send_request("alisio/runSession", json!({"prompt": "slow", "provider": {"kind": "script", "script": script}}));
+    lsp.wait_notification("alisio/sessionEvent", |e| e["event"]["type"] == "run_started");
+    lsp.notify("$/cancelRequest", json!({"id": id}));
+    let e = lsp.response(id).unwrap_err();
+    assert_eq!(e["code"], -32800);
+    let cancelled = lsp.wait_notification("alisio/sessionEvent", |e| e["event"]["type"] == "run_cancelled");
+    assert_eq!(cancelled["event"]["data"], json!({"reason": "client", "error": "Cancelled"}));
+    let list = lsp.request("alisio/listSessions", json!({})).unwrap();
+    let sid = cancelled["sessionId"].as_str().unwrap();
+    assert_eq!(list[0]["sessionId"], sid);
+    assert!(lsp.request("alisio/contextReport", json!({"sessionId": sid})).is_ok());
+    let _ = uri(&ws.root);
+}
+
+#[test]
+fn cancel_through_the_progress_token_answers_status_cancelled() {
+    let ws = Ws::new();
+    let script = ws.file("script.jsonl", "{\"alisioScript\": 1}\n{\"delayMs\": 20000, \"text\": \"late\"}\n");
+    let mut lsp = start(&ws, false);
+    let id = lsp.send_request("alisio/runSession", json!({"prompt": "slow", "provider": {"kind": "script", "script": script}, "workDoneToken": 7}));
+    lsp.wait_notification("alisio/sessionEvent", |e| e["event"]["type"] == "run_started");
+    lsp.notify("window/workDoneProgress/cancel", json!({"token": 7}));
+    let r = lsp.response(id).unwrap();
+    assert_eq!(r["status"], "cancelled");
+    let end = lsp.wait_notification("$/progress", |p| p["token"] == 7 && p["value"]["kind"] == "end");
+    assert_eq!(end["value"]["message"], "cancelled");
+}
