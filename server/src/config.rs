@@ -18,6 +18,15 @@ use crate::text::TextRange;
 pub const MAX_BYTES_MIN: i64 = 1024;
 pub const MAX_BYTES_MAX: i64 = 1_048_576;
 pub const DEFAULT_MAX_BYTES: u32 = 32_768;
+/// A configuration file larger than this is not read (a repository's `.alisio/config.json`
+/// could otherwise be made arbitrarily large, or a link to `/dev/zero`).
+pub const CONFIG_FILE_LIMIT: u64 = 1024 * 1024;
+
+/// The message for a configuration file over [`CONFIG_FILE_LIMIT`].
+#[must_use]
+pub fn too_large_message() -> String {
+    format!("larger than {CONFIG_FILE_LIMIT} bytes; not read")
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum GovernorMode {
@@ -646,7 +655,10 @@ pub fn load_layers(
 ) -> Result<Vec<Layer>, FileError> {
     let mut layers = Vec::new();
     let mut read = |origin: Origin, path: &Path, display: &str, required: bool| -> Result<(), FileError> {
-        match fs.read(path) {
+        match fs.read_prefix(path, CONFIG_FILE_LIMIT + 1) {
+            Ok(bytes) if bytes.len() as u64 > CONFIG_FILE_LIMIT => {
+                Err(FileError { display: display.to_string(), message: too_large_message(), span: None })
+            }
             Ok(bytes) => {
                 let text = String::from_utf8(bytes).map_err(|e| FileError {
                     display: display.to_string(),
@@ -721,6 +733,7 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
         let before = match std::fs::symlink_metadata(&file) {
             Ok(m) if m.file_type().is_symlink() => return Err(format!("refusing to write through a symbolic link: {}", file.display())),
             Ok(m) if !m.is_file() => return Err(cannot("config.json is not a regular file".into())),
+            Ok(m) if m.len() > CONFIG_FILE_LIMIT => return Err(cannot(too_large_message())),
             Ok(m) => Some(m),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(cannot(e.to_string())),

@@ -128,7 +128,8 @@ impl<'a> LineIndex<'a> {
     }
 
     /// Byte offset of a line and column given in `enc`. Out-of-range lines clamp to the end of
-    /// the text, out-of-range columns to the end of the line (LSP's rule).
+    /// the text, out-of-range columns to the end of the line (LSP's rule), and a column inside a
+    /// character moves to the start of that character (as `lsp::positions::from_lsp` does).
     #[must_use]
     pub fn offset(&self, line: u32, col: u32, enc: Encoding) -> usize {
         let line = line as usize;
@@ -137,15 +138,16 @@ impl<'a> LineIndex<'a> {
         }
         let lr = self.line_range(line);
         let content = &self.text[lr.start..lr.end];
-        let mut units = 0u32;
+        let mut units = 0u64;
         for (i, ch) in content.char_indices() {
-            if units >= col {
+            let width = match enc {
+                Encoding::Utf16 => ch.len_utf16(),
+                Encoding::Utf8 => ch.len_utf8(),
+            } as u64;
+            if units + width > u64::from(col) {
                 return lr.start + i;
             }
-            units += match enc {
-                Encoding::Utf16 => u32::try_from(ch.len_utf16()).unwrap_or(2),
-                Encoding::Utf8 => u32::try_from(ch.len_utf8()).unwrap_or(4),
-            };
+            units += width;
         }
         lr.end
     }
@@ -223,6 +225,17 @@ mod tests {
         assert_eq!(idx.offset(0, 4, Encoding::Utf8), 4);
         assert_eq!(idx.offset(0, 99, Encoding::Utf16), 5);
         assert_eq!(idx.offset(9, 0, Encoding::Utf16), 8);
+    }
+
+    #[test]
+    fn offset_inside_a_character_moves_to_its_start_like_the_editor_positions() {
+        // Found while writing the line_index fuzz target's model: this used to move forward to the next character
+        // while `lsp::positions` moved back, so one client position meant two offsets.
+        let idx = LineIndex::new("😀x\né");
+        assert_eq!(idx.offset(0, 1, Encoding::Utf16), 0);
+        assert_eq!(idx.offset(0, 3, Encoding::Utf8), 0);
+        assert_eq!(idx.offset(1, 1, Encoding::Utf8), 6);
+        assert_eq!(idx.offset(1, 2, Encoding::Utf8), 8);
     }
 
     #[test]

@@ -263,6 +263,11 @@ impl Lsp {
         }
     }
 
+    /// The server's process id (to read its memory figures in /proc).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().ok().flatten().is_none()
     }

@@ -12,6 +12,12 @@ use crate::workspace::{FileType, Fs, is_inside};
 
 /// How deep `@imports` recurse.
 pub const MAX_IMPORT_DEPTH: u32 = 4;
+/// At most this many imports are listed for one file. Depth alone does not bound the work: a
+/// file importing 50 files that each import 50 files … is 50^4 imports at depth 4.
+pub const MAX_IMPORTS: usize = 256;
+/// A rules directory walk examines at most this many directory entries (symlinks are followed,
+/// so a rules directory may point at a large tree).
+pub const MAX_RULE_ENTRIES: usize = 10_000;
 
 /// The claude-code list for a target, plus the AGENTS files the AGENTS mode excluded (with the
 /// CLAUDE file that excluded them), for `instructions-dropped`.
@@ -216,6 +222,10 @@ fn walk_imports(
         return;
     }
     for tok in import_tokens(text) {
+        if out.len() >= MAX_IMPORTS {
+            tracing::warn!("{}: more than {MAX_IMPORTS} imports; the rest are not listed", file.display());
+            return;
+        }
         let Some(path) = resolve_import(setup, file, &tok) else { continue };
         let canon = setup.fs.canonicalize(&path).unwrap_or_else(|_| path.clone());
         if stack.contains(&canon) {
@@ -235,11 +245,23 @@ fn walk_imports(
 }
 
 /// The `.md` files below a rules directory, symlinks followed, in byte order of their paths.
+/// A directory reached twice (a symlink loop, or two links to one place) is walked once, and
+/// the walk stops after [`MAX_RULE_ENTRIES`] entries.
 fn rule_files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![(dir.to_path_buf(), 0)];
+    let mut seen_dirs: HashSet<PathBuf> = HashSet::new();
+    let mut budget = MAX_RULE_ENTRIES;
     while let Some((d, depth)) = stack.pop() {
+        if !seen_dirs.insert(fs.canonicalize(&d).unwrap_or_else(|_| d.clone())) {
+            continue;
+        }
         let Ok(entries) = fs.read_dir(&d) else { continue };
+        if entries.len() > budget {
+            tracing::warn!("{}: more than {MAX_RULE_ENTRIES} entries below the rules directory; the rest are not read", dir.display());
+            break;
+        }
+        budget -= entries.len();
         for e in entries {
             let p = d.join(&e.name);
             let t = if e.file_type == FileType::Symlink { fs.metadata(&p).map(|m| m.file_type).unwrap_or(FileType::Other) } else { e.file_type };

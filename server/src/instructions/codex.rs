@@ -11,6 +11,8 @@ use crate::workspace::{DirEntry, FileType, Fs};
 /// Codex's budget default (`project_doc_max_bytes`).
 pub const DEFAULT_MAX_BYTES: u64 = 32_768;
 /// How much of a codex global file is read (it is loaded in full; this only bounds memory).
+/// `$CODEX_HOME/config.toml` larger than this is not parsed.
+const CONFIG_TOML_LIMIT: u64 = 1024 * 1024;
 const GLOBAL_READ_LIMIT: u64 = 64 * 1024 * 1024;
 
 /// The three keys of `$CODEX_HOME/config.toml` the simulation reads.
@@ -74,7 +76,11 @@ impl CodexConfig {
     #[must_use]
     pub fn load(setup: &Setup<'_>) -> Self {
         let Some(home) = setup.env.codex_home() else { return Self::default() };
-        match setup.fs.read(&home.join("config.toml")) {
+        match setup.fs.read_prefix(&home.join("config.toml"), CONFIG_TOML_LIMIT + 1) {
+            Ok(bytes) if bytes.len() as u64 > CONFIG_TOML_LIMIT => {
+                tracing::warn!("codex config.toml is larger than {CONFIG_TOML_LIMIT} bytes; using the defaults");
+                Self::default()
+            }
             Ok(bytes) => Self::parse(&String::from_utf8_lossy(&bytes)),
             Err(_) => Self::default(),
         }

@@ -257,12 +257,9 @@ impl Ctx<'_, '_> {
         if file.cut {
             let idx = LineIndex::new(&file.text);
             let start = idx.line_col(file.text.len());
-            let end = match self.setup.fs.read(path) {
-                Ok(bytes) => {
-                    let body = bytes.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(&bytes);
-                    let (line, utf16, utf8) = super::read::end_position(body);
-                    LineCol { line, utf16, utf8 }
-                }
+            // Streamed: the file may be far larger than what the rules read.
+            let end = match super::read::end_position_of(self.setup.fs, path, true) {
+                Ok((line, utf16, utf8)) => LineCol { line, utf16, utf8 },
                 Err(_) => start,
             };
             let span = Span { start, end, bytes: TextRange::new(file.text.len(), usize::try_from(file.file_bytes).unwrap_or(usize::MAX)) };
@@ -400,11 +397,8 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
                 let raw: &[u8] = if text.raw.is_empty() { text.text.as_bytes() } else { &text.raw };
                 let splits = raw.get(*kept).is_some_and(|b| b & 0xC0 == 0x80);
                 let end = if (text.raw.len() as u64) < text.file_bytes {
-                    match cx.setup.fs.read(&p) {
-                        Ok(b) => {
-                            let (line, utf16, utf8) = super::read::end_position(&b);
-                            LineCol { line, utf16, utf8 }
-                        }
+                    match super::read::end_position_of(cx.setup.fs, &p, false) {
+                        Ok((line, utf16, utf8)) => LineCol { line, utf16, utf8 },
                         Err(_) => idx.line_col(text.text.len()),
                     }
                 } else {

@@ -132,6 +132,13 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
             return ft;
         }
     };
+    // The file may have grown since its metadata was read: never report fewer bytes than were
+    // read (a cut range would end before it starts), and judge a Claude file by what was read.
+    ft.file_bytes = ft.file_bytes.max(bytes.len() as u64);
+    if mode == Mode::Claude && ft.file_bytes > super::CLAUDE_SKIP_LIMIT {
+        ft.too_large = true;
+        return ft;
+    }
     let mut body: &[u8] = &bytes;
     if !matches!(mode, Mode::Raw { .. })
         && let Some(rest) = body.strip_prefix(BOM) {
@@ -188,6 +195,91 @@ pub fn end_position(bytes: &[u8]) -> (u32, u32, u32) {
     (to32(line), to32(last.encode_utf16().count()), to32(last.len()))
 }
 
+/// [`end_position`] of a whole file on `fs`, streamed in chunks so a file of any size costs a
+/// fixed amount of memory. `strip_bom` removes a leading BOM first (the text the rules judge).
+///
+/// # Errors
+/// The file cannot be read.
+pub fn end_position_of(fs: &dyn Fs, path: &Path, strip_bom: bool) -> io::Result<(u32, u32, u32)> {
+    let mut c = EndCounter { at_start: strip_bom, ..EndCounter::default() };
+    fs.scan(path, &mut |chunk| c.feed(chunk))?;
+    Ok(c.finish())
+}
+
+/// Running state of [`end_position_of`]: lines seen, and the lossy-decoded length of the line
+/// after the last `\n` in both units, with an incomplete UTF-8 sequence carried between chunks.
+#[derive(Default)]
+struct EndCounter {
+    line: usize,
+    utf16: usize,
+    utf8: usize,
+    carry: Vec<u8>,
+    /// Still at the start of the file (a BOM may follow).
+    at_start: bool,
+    head: Vec<u8>,
+}
+
+impl EndCounter {
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut chunk = chunk;
+        let held;
+        if self.at_start {
+            // Hold the first bytes until it is known whether they are a BOM.
+            self.head.extend_from_slice(chunk);
+            if self.head.len() < BOM.len() && BOM.starts_with(&self.head) {
+                return;
+            }
+            self.at_start = false;
+            held = std::mem::take(&mut self.head);
+            chunk = held.strip_prefix(BOM).unwrap_or(&held);
+        }
+        let mut data = std::mem::take(&mut self.carry);
+        data.extend_from_slice(chunk);
+        let seg = match data.iter().rposition(|b| *b == b'\n') {
+            Some(k) => {
+                self.line += data.iter().filter(|b| **b == b'\n').count();
+                self.utf16 = 0;
+                self.utf8 = 0;
+                data.get(k + 1..).unwrap_or_default()
+            }
+            None => &data[..],
+        };
+        let mut chunks = seg.utf8_chunks().peekable();
+        while let Some(c) = chunks.next() {
+            let v = c.valid();
+            self.utf16 += if v.is_ascii() { v.len() } else { v.encode_utf16().count() };
+            self.utf8 += c.valid().len();
+            let bad = c.invalid();
+            if bad.is_empty() {
+                continue;
+            }
+            let incomplete = chunks.peek().is_none() && std::str::from_utf8(bad).err().is_some_and(|e| e.error_len().is_none());
+            if incomplete {
+                self.carry = bad.to_vec();
+            } else {
+                self.utf16 += 1;
+                self.utf8 += '\u{FFFD}'.len_utf8();
+            }
+        }
+    }
+
+    fn finish(mut self) -> (u32, u32, u32) {
+        if self.at_start {
+            // Shorter than a BOM: the held bytes are text.
+            let head = std::mem::take(&mut self.head);
+            let mut rest = EndCounter::default();
+            rest.feed(&head);
+            return rest.finish();
+        }
+        if !self.carry.is_empty() {
+            self.utf16 += 1;
+            self.utf8 += '\u{FFFD}'.len_utf8();
+        }
+        let to32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        (to32(self.line), to32(self.utf16), to32(self.utf8))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +332,57 @@ mod tests {
         let ft = read_file(&DiskFs, &p, Mode::Alisio);
         assert!(ft.empty);
         assert_eq!(ft.size(), 0);
+    }
+
+    /// A fixed in-memory file whose `scan` delivers chunks of a chosen size.
+    struct Chunked(Vec<u8>, usize);
+
+    impl Fs for Chunked {
+        fn read_dir(&self, _: &Path) -> io::Result<Vec<crate::workspace::DirEntry>> {
+            Ok(Vec::new())
+        }
+        fn symlink_metadata(&self, p: &Path) -> io::Result<crate::workspace::Metadata> {
+            self.metadata(p)
+        }
+        fn metadata(&self, _: &Path) -> io::Result<crate::workspace::Metadata> {
+            Ok(crate::workspace::Metadata { file_type: crate::workspace::FileType::File, len: self.0.len() as u64, mtime_ns: None })
+        }
+        fn read_prefix(&self, _: &Path, limit: u64) -> io::Result<Vec<u8>> {
+            Ok(self.0[..self.0.len().min(usize::try_from(limit).unwrap_or(usize::MAX))].to_vec())
+        }
+        fn scan(&self, _: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
+            self.0.chunks(self.1).for_each(f);
+            Ok(())
+        }
+        fn canonicalize(&self, p: &Path) -> io::Result<PathBuf> {
+            Ok(p.to_path_buf())
+        }
+        fn read_link(&self, p: &Path) -> io::Result<PathBuf> {
+            Ok(p.to_path_buf())
+        }
+    }
+
+    #[test]
+    fn streamed_end_position_equals_the_whole_file_one_for_every_chunking() {
+        let pieces: &[&[u8]] = &[b"a", b"\n", b"\xEF\xBB\xBF", "😀".as_bytes(), b"\xF0\x9F", b"\xFF", b"\r\n", "é".as_bytes(), b"\xC3", b"z"];
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        for _ in 0..400 {
+            let mut content = Vec::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut s = seed;
+            for _ in 0..(s % 12) {
+                s = s.rotate_left(5).wrapping_mul(31).wrapping_add(7);
+                content.extend_from_slice(pieces[(s % pieces.len() as u64) as usize]);
+            }
+            let stripped: &[u8] = content.strip_prefix(BOM).unwrap_or(&content);
+            for chunk in 1..6 {
+                let fs = Chunked(content.clone(), chunk);
+                assert_eq!(end_position_of(&fs, Path::new("f"), false).unwrap(), end_position(&content), "{content:?} / {chunk}");
+                assert_eq!(end_position_of(&fs, Path::new("f"), true).unwrap(), end_position(stripped), "bom {content:?} / {chunk}");
+            }
+        }
     }
 
     #[test]

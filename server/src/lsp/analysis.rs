@@ -27,7 +27,7 @@ pub struct FolderConfig {
 }
 
 fn text_of(fs: &dyn Fs, path: &Path) -> String {
-    fs.read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
+    fs.read_prefix(path, config::CONFIG_FILE_LIMIT).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
 }
 
 fn config_diag(fs: &dyn Fs, file: &Path, range: Option<TextRange>, message: &str) -> Diagnostic {
@@ -57,7 +57,11 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
         files.push((Origin::CommandLine, extra.clone()));
     }
     for (origin, path) in files {
-        let Ok(bytes) = fs.read(&path) else { continue };
+        let Ok(bytes) = fs.read_prefix(&path, config::CONFIG_FILE_LIMIT + 1) else { continue };
+        if bytes.len() as u64 > config::CONFIG_FILE_LIMIT {
+            diagnostics.push(config_diag(&fs, &path, None, &config::too_large_message()));
+            continue;
+        }
         let text = String::from_utf8_lossy(&bytes);
         match Layer::from_file_text(origin, &path, &path.to_string_lossy(), &text) {
             Ok(layer) => {

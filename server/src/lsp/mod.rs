@@ -14,6 +14,16 @@ mod state;
 mod transport;
 mod watch;
 
+/// Entry points for the fuzz targets in `fuzz/` and the hostile-input tests: the document
+/// model with incremental edits, LSP position conversion and the stdio framing guard's parser.
+/// Not a stable API.
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use super::documents::Document;
+    pub use super::positions::from_lsp;
+    pub use super::transport::{Step, check, next_step};
+}
+
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 

@@ -169,13 +169,20 @@ impl Snapshot {
         Arc::new(super::analysis::analyze_folder(self, &folder))
     }
 
-    /// The text of a file: the open buffer, else the disk (lossy), else `None`.
+    /// The text of a file: the open buffer, else the first 4 MiB on disk (lossy) unless the path
+    /// is a symlink, else `None`.
     #[must_use]
     pub fn text_of(&self, path: &Path) -> Option<Arc<str>> {
         if let Some(t) = self.buffers.get(path) {
             return Some(t.clone());
         }
-        let bytes = std::fs::read(path).ok()?;
+        // A file that is not open is read only when it is itself a regular file: a symlink may
+        // point out of the workspace (the rules never follow one for host alisio either).
+        if std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
+            return None;
+        }
+        // Headings of a file that is not open: the part the rules read is enough.
+        let bytes = crate::workspace::Fs::read_prefix(&crate::workspace::DiskFs, path, crate::instructions::CLAUDE_SKIP_LIMIT).ok()?;
         Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
     }
 

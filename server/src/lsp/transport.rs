@@ -17,7 +17,7 @@ const MAX_BODY: usize = 256 * 1024 * 1024;
 const PIPE: usize = 1 << 20;
 
 #[derive(Debug, PartialEq, Eq)]
-enum Step {
+pub enum Step {
     /// A complete body.
     Frame(Vec<u8>),
     /// Bytes that are not a frame were dropped; answer with a parse error.
@@ -32,12 +32,14 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// Takes the next step out of `buf`.
-fn next_step(buf: &mut Vec<u8>) -> Step {
+pub fn next_step(buf: &mut Vec<u8>) -> Step {
     let Some(end) = find(buf, b"\r\n\r\n") else {
         // Headers are short; a long run without a header end is garbage. Keep the tail in case a
         // header starts there.
         if buf.len() > 64 * 1024 {
-            let keep = find(buf, b"Content-Length").unwrap_or(buf.len());
+            // Drop at least one byte: a header run that itself starts with `Content-Length` but
+            // never ends would otherwise be kept and reported as garbage forever.
+            let keep = buf.get(1..).and_then(|rest| find(rest, b"Content-Length")).map_or(buf.len(), |i| i + 1);
             buf.drain(..keep);
             return Step::Garbage;
         }
@@ -65,7 +67,7 @@ fn next_step(buf: &mut Vec<u8>) -> Step {
 }
 
 /// `Ok(())` when tower-lsp-server can decode `body`, else the error response to send.
-fn check(body: &[u8]) -> Result<(), Value> {
+pub fn check(body: &[u8]) -> Result<(), Value> {
     let parse_error = || json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
     let Ok(v) = serde_json::from_slice::<Value>(body) else { return Err(parse_error()) };
     let invalid = |id: &Value| json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": "Invalid request"}});
@@ -208,6 +210,24 @@ mod tests {
         assert_eq!(next_step(&mut b), Step::Frame(b"[]".to_vec()));
         let mut b = b"content-length: 999999999999\r\n\r\nxx".to_vec();
         assert_eq!(next_step(&mut b), Step::Skip(999_999_999_999));
+    }
+
+    #[test]
+    fn an_endless_header_starting_with_content_length_is_dropped_not_repeated() {
+        // Found while writing the lsp_framing fuzz target's progress property: this used to return
+        // `Garbage` without consuming anything, so the reader looped forever.
+        let mut b = b"Content-Length: 5".to_vec();
+        b.extend(std::iter::repeat_n(b'x', 70 * 1024));
+        assert_eq!(next_step(&mut b), Step::Garbage);
+        assert!(b.is_empty());
+        b.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
+        assert_eq!(next_step(&mut b), Step::Frame(b"{}".to_vec()));
+        let mut b = b"xContent-Length: 5".to_vec();
+        b.extend(std::iter::repeat_n(b'x', 70 * 1024));
+        assert_eq!(next_step(&mut b), Step::Garbage);
+        assert_eq!(&b[..15], b"Content-Length:");
+        assert_eq!(next_step(&mut b), Step::Garbage);
+        assert!(b.is_empty());
     }
 
     #[test]

@@ -68,6 +68,13 @@ pub trait Fs: Send + Sync {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         self.read_prefix(path, u64::MAX)
     }
+    /// Feeds the whole file to `f` in chunks, for scans that must see every byte of a file
+    /// without holding it in memory (the end position of a 100 MB file).
+    fn scan(&self, path: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
+        let bytes = self.read(path)?;
+        f(&bytes);
+        Ok(())
+    }
     /// `true` when the path exists (lstat), whatever its type.
     fn exists_no_follow(&self, path: &Path) -> bool {
         self.symlink_metadata(path).is_ok()
@@ -85,6 +92,29 @@ fn meta_from_std(m: &std::fs::Metadata) -> Metadata {
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_nanos());
     Metadata { file_type: FileType::from_std(m.file_type()), len: m.len(), mtime_ns }
+}
+
+/// Opens a file for reading only when it is a regular file (symlinks followed). A FIFO would
+/// block the open until a writer appears and a device such as `/dev/zero` never ends, so a
+/// repository that names one where a file is expected gets an error instead of a hang.
+fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+    let ft = std::fs::metadata(path)?.file_type();
+    if ft.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    if !ft.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let file = std::fs::File::open(path)?;
+    // The path may have been replaced between the two calls; judge what was opened.
+    let ft = file.metadata()?.file_type();
+    if ft.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+    }
+    if !ft.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
 }
 
 impl Fs for DiskFs {
@@ -105,13 +135,22 @@ impl Fs for DiskFs {
         std::fs::metadata(path).map(|m| meta_from_std(&m))
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let file = std::fs::File::open(path)?;
-        if file.metadata()?.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
-        }
+        let file = open_regular(path)?;
         let mut buf = Vec::new();
         file.take(limit).read_to_end(&mut buf)?;
         Ok(buf)
+    }
+    fn scan(&self, path: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
+        let mut file = open_regular(path)?;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match file.read(&mut chunk) {
+                Ok(0) => return Ok(()),
+                Ok(n) => f(chunk.get(..n).unwrap_or_default()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         std::fs::canonicalize(path)
@@ -156,6 +195,13 @@ impl<F: Fs> Fs for OverlayFs<F> {
             return Ok(t.as_bytes()[..n].to_vec());
         }
         self.inner.read_prefix(path, limit)
+    }
+    fn scan(&self, path: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
+        if let Some(t) = self.buffers.get(path) {
+            f(t.as_bytes());
+            return Ok(());
+        }
+        self.inner.scan(path, f)
     }
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         self.inner.canonicalize(path)
@@ -317,6 +363,41 @@ mod tests {
     fn lexical_normalisation() {
         assert_eq!(normalize_lexically(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn reads_refuse_devices_and_fifos_instead_of_hanging() {
+        let t = tempfile::tempdir().unwrap();
+        let link = t.path().join("AGENTS.md");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let e = DiskFs.read(&link).unwrap_err();
+        assert_eq!((e.kind(), e.to_string()), (io::ErrorKind::InvalidInput, "not a regular file".to_string()));
+        let e = DiskFs.scan(&link, &mut |_| {}).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        let fifo = t.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        if made {
+            assert_eq!(DiskFs.read_prefix(&fifo, 10).unwrap_err().kind(), io::ErrorKind::InvalidInput);
+        }
+        assert_eq!(DiskFs.read(t.path()).unwrap_err().kind(), io::ErrorKind::IsADirectory);
+    }
+
+    #[test]
+    fn scan_sees_every_byte_in_chunks() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("big");
+        let content: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&p, &content).unwrap();
+        let mut seen = Vec::new();
+        let mut chunks = 0;
+        DiskFs.scan(&p, &mut |c| {
+            chunks += 1;
+            seen.extend_from_slice(c);
+        })
+        .unwrap();
+        assert_eq!(seen, content);
+        assert!(chunks >= 4, "{chunks} chunks");
     }
 
     #[test]

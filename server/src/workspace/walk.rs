@@ -38,8 +38,15 @@ struct Matchers {
     gitignore: Option<Gitignore>,
 }
 
+/// Ignore files are read up to this size; the rest is not used (a hostile repository can
+/// make `.gitignore` as large as it likes).
+pub const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
+
 fn matcher(fs: &dyn Fs, dir: &Path, file: &Path) -> Option<Gitignore> {
-    let bytes = fs.read(file).ok()?;
+    let bytes = fs.read_prefix(file, IGNORE_FILE_LIMIT).ok()?;
+    if bytes.len() as u64 == IGNORE_FILE_LIMIT {
+        tracing::warn!("{}: only the first {IGNORE_FILE_LIMIT} bytes are used", file.display());
+    }
     let text = String::from_utf8_lossy(&bytes);
     let mut b = GitignoreBuilder::new(dir);
     for line in text.lines() {

@@ -1,0 +1,19 @@
+//! The hostile-workspace suite (docs/security.md): repositories built to hurt the tool —
+//! symlinks out of the workspace and in loops, `..` and absolute paths, a 100 MB AGENTS.md,
+//! devices where files are expected, invalid UTF-8 names, a 10,000-deep directory chain,
+//! permission-denied directories, files that vanish during a scan, an untrusted project
+//! configuration pointing outside. Each goes through the CLI (`check`, `context explain`,
+//! `skills list`) and the language server over stdio. Every run has a timeout (a hang fails
+//! the test, it never blocks the suite); nothing asserts on time.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../lsp/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+
+mod cli;
+mod library;
+mod server;
+mod soak;
+mod util;
