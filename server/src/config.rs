@@ -476,15 +476,14 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
             mine.append(&mut s.skills);
             s.skills = mine;
         }
-        if layer.origin == Origin::Project {
-            if let Some(Value::Object(map)) = get("skillOverrides") {
+        if layer.origin == Origin::Project
+            && let Some(Value::Object(map)) = get("skillOverrides") {
                 for (id, entry) in map {
                     if let Some(Value::Bool(b)) = entry.get("enabled") {
                         s.skill_overrides.insert(id.clone(), *b);
                     }
                 }
             }
-        }
         if let Value::Object(m) = &layer.raw {
             merge(&mut raw, m);
         }

@@ -1,5 +1,7 @@
 //! The CLI as a user runs it: the built binary, its stdout, stderr and exit code.
 
+#![allow(clippy::print_stderr, reason = "tests print why they skip and what they measured")]
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -134,7 +134,7 @@ fn check_survives_a_workspace_that_changes_while_it_runs() {
                 let d = root.join(format!("churn/{}", i % 7));
                 let _ = std::fs::create_dir_all(&d);
                 let _ = std::fs::write(d.join("AGENTS.md"), "x".repeat((i % 5000) as usize));
-                if i % 3 == 0 {
+                if i.is_multiple_of(3) {
                     let _ = std::fs::remove_dir_all(&d);
                 }
                 i += 1;

@@ -6,10 +6,11 @@
 //! `skills list`) and the language server over stdio. Every run has a timeout (a hang fails
 //! the test, it never blocks the suite); nothing asserts on time.
 
+#![allow(clippy::print_stderr, reason = "tests print why they skip and what they measured")]
+
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../lsp/harness.rs"]
-#[allow(dead_code)]
 mod harness;
 
 mod cli;

@@ -154,11 +154,10 @@ fn ten_thousand_edits_and_file_events_leave_diagnostics_equal_to_check() {
                 latencies.push((step, t0.elapsed()));
             }
         }
-        if step % 500 == 0 {
-            if let Some(k) = proc_kib(pid, "VmRSS:") {
+        if step % 500 == 0
+            && let Some(k) = proc_kib(pid, "VmRSS:") {
                 rss.push((step, k));
             }
-        }
     }
     // Settle: every open buffer is saved and closed, so the disk is the truth for both sides.
     for (f, (_, text)) in std::mem::take(&mut open) {

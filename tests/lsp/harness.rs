@@ -3,11 +3,13 @@
 //! server's requests (recorded for assertions). Every wait has a timeout, so a hung server fails
 //! the test instead of hanging it.
 
+#![allow(dead_code)]
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -159,11 +161,10 @@ impl Lsp {
             }
             if msg.get("method").is_some() && msg.get("id").is_none() {
                 self.notifications.push_back(msg);
-            } else if msg.get("method").is_none() {
-                if let Some(other) = msg["id"].as_i64() {
+            } else if msg.get("method").is_none()
+                && let Some(other) = msg["id"].as_i64() {
                     self.responses.insert(other, msg);
                 }
-            }
         }
     }
 
@@ -189,10 +190,7 @@ impl Lsp {
 
     fn next_message(&mut self, deadline: Instant) -> Option<Value> {
         let left = deadline.saturating_duration_since(Instant::now());
-        match self.rx.recv_timeout(left) {
-            Ok(m) => Some(m),
-            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
-        }
+        self.rx.recv_timeout(left).ok()
     }
 
     /// Waits for a notification `method` whose params satisfy `pred`; earlier non-matching

@@ -354,9 +354,9 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         effects: HashMap::new(),
     };
     let global_path = match setup.host {
-        Host::Alisio => alisio(&mut cx, &set, include_global),
-        Host::Codex => codex_host(&mut cx, &set),
-        Host::ClaudeCode => claude_host(&mut cx, &set),
+        Host::Alisio => alisio(&mut cx, set, include_global),
+        Host::Codex => codex_host(&mut cx, set),
+        Host::ClaudeCode => claude_host(&mut cx, set),
     };
     finish(&mut cx, global_path.as_deref());
     if !include_global

@@ -159,11 +159,10 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
         }
         // Open files reached through a symlinked directory (§2.4 rule 2).
         for path in snap.buffers.keys() {
-            if workspace::is_inside(path, &config.root) {
-                if let Some(d) = instructions::diagnostics::through_symlinked_directory(setup, path) {
+            if workspace::is_inside(path, &config.root)
+                && let Some(d) = instructions::diagnostics::through_symlinked_directory(setup, path) {
                     a.diagnostics.push(d);
                 }
-            }
         }
         a
     });

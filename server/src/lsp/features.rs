@@ -56,11 +56,10 @@ pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
     if is_skill_file(path) {
         return super::skills::code_lenses(snap, &r, path);
     }
-    if snap.options.lens_on_every_file {
-        if let Some(ex) = explain(snap, path, snap.options.host) {
+    if snap.options.lens_on_every_file
+        && let Some(ex) = explain(snap, path, snap.options.host) {
             return explain_command(lens::ordinary_lens_title(&ex), path).map(lens_at_top).into_iter().collect();
         }
-    }
     Vec::new()
 }
 
@@ -94,9 +93,7 @@ pub fn document_symbols(snap: &Snapshot, path: &Path) -> Option<DocumentSymbolRe
     if is_skill_file(path) {
         return Some(DocumentSymbolResponse::Nested(super::skills::symbols(snap, path)));
     }
-    if instruction_report(&r, path).is_none() {
-        return None;
-    }
+    instruction_report(&r, path)?;
     let text = snap.text_of(path)?;
     let idx = LineIndex::new(&text);
     #[expect(deprecated, reason = "DocumentSymbol.deprecated must still be set")]

@@ -148,11 +148,10 @@ fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
         out.extend(folders.iter().filter_map(|f| path_of(&f.uri)));
     }
     #[expect(deprecated, reason = "root_uri is still what older clients send")]
-    if out.is_empty() {
-        if let Some(p) = params.root_uri.as_ref().and_then(path_of) {
+    if out.is_empty()
+        && let Some(p) = params.root_uri.as_ref().and_then(path_of) {
             out.push(p);
         }
-    }
     out.into_iter().map(|p| std::fs::canonicalize(&p).unwrap_or(p)).collect()
 }
 
@@ -285,7 +284,7 @@ impl LanguageServer for Backend {
         let path = file_path(&params.text_document_position_params.text_document.uri)?;
         let pos = params.text_document_position_params.position;
         blocking(&self.state, move |snap| {
-            if !path.file_name().is_some_and(|n| n == "SKILL.md") {
+            if path.file_name().is_none_or(|n| n != "SKILL.md") {
                 return None;
             }
             let r = snap.folder_result(&path);

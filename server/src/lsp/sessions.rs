@@ -254,8 +254,8 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
                 }
             }
             client2.send_notification::<SessionEvent>(json!({"sessionId": sid, "event": ev})).await;
-            if is_root && (ev["type"] == "run_completed" || ev["type"] == "run_failed" || ev["type"] == "run_cancelled") {
-                if let Some(p) = progress.take() {
+            if is_root && (ev["type"] == "run_completed" || ev["type"] == "run_failed" || ev["type"] == "run_cancelled")
+                && let Some(p) = progress.take() {
                     let msg = match ev["type"].as_str() {
                         Some("run_completed") => "completed".to_string(),
                         Some("run_cancelled") => "cancelled".to_string(),
@@ -263,7 +263,6 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
                     };
                     p.finish_with_message(msg).await;
                 }
-            }
         }
         if let Some(p) = progress.take() {
             p.finish().await;

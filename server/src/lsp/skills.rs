@@ -249,9 +249,9 @@ pub fn quick_fixes(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Vec<CodeActi
             })
         })
         .collect();
-    if code == "skill-name-directory-mismatch" && snap.caps.rename_files {
-        if let Some((title, from, to)) = editor::rename_directory(&snap.fs(), &c) {
-            if let (Some(a), Some(b)) = (uri(&from), uri(&to)) {
+    if code == "skill-name-directory-mismatch" && snap.caps.rename_files
+        && let Some((title, from, to)) = editor::rename_directory(&snap.fs(), &c)
+            && let (Some(a), Some(b)) = (uri(&from), uri(&to)) {
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title,
                     kind: Some(CodeActionKind::QUICKFIX),
@@ -268,8 +268,6 @@ pub fn quick_fixes(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Vec<CodeActi
                     ..CodeAction::default()
                 }));
             }
-        }
-    }
     out
 }
 
@@ -304,7 +302,7 @@ pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<V
     let d = discovery_from(snap, &r, &r.config.root);
     let enabled = match enabled {
         Some(b) => b,
-        None => !d.effective(id).map_or(true, |e| e.enabled),
+        None => !d.effective(id).is_none_or(|e| e.enabled),
     };
     let e = catalog::set_enabled(&d, &r.config.root, r.config.trusted, id, enabled)?;
     Ok(catalog::entry_json(&e, &r.config.root))

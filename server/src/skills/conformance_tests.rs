@@ -233,7 +233,7 @@ fn skill_load_deduplicates_until_the_file_changes() {
 fn a_large_catalog_collapses_and_the_schema_loses_its_enum() {
     let t = T::new();
     for i in 0..300 {
-        skill(&t.home.join(format!(".agents/skills/skill-{i:03}")), &"Describes a skill with a long enough description.", "B\n");
+        skill(&t.home.join(format!(".agents/skills/skill-{i:03}")), "Describes a skill with a long enough description.", "B\n");
     }
     let d = t.discover(true, &[]);
     assert_eq!(catalog::catalog_text(&d.entries).unwrap(), "Large skill catalog. Use skill_search to find skills, then skill_load.");

@@ -425,11 +425,10 @@ pub fn undiscovered(fs: &dyn Fs, roots: &[PathBuf], discovered: &HashSet<PathBuf
             let has_skill = entries.iter().any(|e| e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink));
             if has_skill {
                 let file = dir.join("SKILL.md");
-                if !discovered.contains(&file) {
-                    if let Some(reason) = reason_for(fs, root, &dir, limit_hit, show) {
+                if !discovered.contains(&file)
+                    && let Some(reason) = reason_for(fs, root, &dir, limit_hit, show) {
                         out.push(Undiscovered { file, reason });
                     }
-                }
             }
             for e in entries.iter().rev() {
                 if e.file_type == FileType::Dir && e.name != ".git" {

@@ -146,11 +146,10 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
                     if let Some(fix) = move_under_metadata(c, std::slice::from_ref(e)) {
                         out.push(QuickFix { title: format!("Move \"{}\" under metadata", e.key), edits: fix });
                     }
-                    if unknown.len() >= 2 {
-                        if let Some(fix) = move_under_metadata(c, &unknown) {
+                    if unknown.len() >= 2
+                        && let Some(fix) = move_under_metadata(c, &unknown) {
                             out.push(QuickFix { title: "Move all unknown keys under metadata".into(), edits: fix });
                         }
-                    }
                 }
             }
         }

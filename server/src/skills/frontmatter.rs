@@ -268,16 +268,14 @@ fn core_kind(text: &str) -> ScalarKind {
         _ => {}
     }
     let b = text.as_bytes();
-    if let Some(rest) = text.strip_prefix("0o") {
-        if !rest.is_empty() && rest.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
+    if let Some(rest) = text.strip_prefix("0o")
+        && !rest.is_empty() && rest.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
             return ScalarKind::Int;
         }
-    }
-    if let Some(rest) = text.strip_prefix("0x") {
-        if !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_hexdigit()) {
+    if let Some(rest) = text.strip_prefix("0x")
+        && !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_hexdigit()) {
             return ScalarKind::Int;
         }
-    }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
     if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
         return ScalarKind::Int;
@@ -533,10 +531,10 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
             },
         }
         // Top-level entries are recorded as soon as they are complete.
-        if stack.len() == 1 {
-            if let Some(Frame::Map { entries, .. }) = stack.last() {
-                if let Some((k, v)) = entries.last() {
-                    if fm.entries.len() < entries.len() {
+        if stack.len() == 1
+            && let Some(Frame::Map { entries, .. }) = stack.last()
+                && let Some((k, v)) = entries.last()
+                    && fm.entries.len() < entries.len() {
                         let empty = v.span.start == v.span.end && v.scalar_text().is_some_and(str::is_empty);
                         fm.entries.push(Entry {
                             key: k.scalar_text().unwrap_or("").to_string(),
@@ -545,9 +543,6 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
                             empty,
                         });
                     }
-                }
-            }
-        }
     }
     match root {
         None => {}

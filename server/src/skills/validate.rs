@@ -584,14 +584,13 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
                 }
             }
         }
-        if let Some(e) = present("license") {
-            if e.value.as_str().is_none() {
+        if let Some(e) = present("license")
+            && e.value.as_str().is_none() {
                 field_type(problems, "license", e, format!("\"license\" must be a string, found {}", e.value.describe()));
             }
-        }
     }
-    if profile != Profile::ClaudeCode {
-        if let Some(e) = present("metadata") {
+    if profile != Profile::ClaudeCode
+        && let Some(e) = present("metadata") {
             match &e.value.value {
                 Value::Map(items) => {
                     if profile == Profile::Spec {
@@ -613,9 +612,8 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
                 _ => field_type(problems, "metadata", e, format!("\"metadata\" must be a mapping, found {}", e.value.describe())),
             }
         }
-    }
-    if matches!(profile, Profile::Alisio | Profile::Spec | Profile::ClaudeCode) {
-        if let Some(e) = present("allowed-tools") {
+    if matches!(profile, Profile::Alisio | Profile::Spec | Profile::ClaudeCode)
+        && let Some(e) = present("allowed-tools") {
             let ok = match &e.value.value {
                 Value::Scalar { kind: ScalarKind::Str, .. } => true,
                 Value::Seq(items) if profile != Profile::Spec => items.iter().all(|i| i.as_str().is_some()),
@@ -630,7 +628,6 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
                 field_type(problems, "allowed-tools", e, m.into());
             }
         }
-    }
     let mut model_invocable = true;
     if matches!(profile, Profile::Alisio | Profile::ClaudeCode) {
         for key in ["disable-model-invocation", "user-invocable", "background"] {

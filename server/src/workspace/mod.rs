@@ -175,11 +175,10 @@ impl<F: Fs> Fs for OverlayFs<F> {
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
         let mut m = self.inner.symlink_metadata(path)?;
-        if m.file_type == FileType::File {
-            if let Some(t) = self.buffers.get(path) {
+        if m.file_type == FileType::File
+            && let Some(t) = self.buffers.get(path) {
                 m.len = t.len() as u64;
             }
-        }
         Ok(m)
     }
     fn metadata(&self, path: &Path) -> io::Result<Metadata> {
