@@ -26,6 +26,8 @@ pub struct Lsp {
     pub notifications: VecDeque<Value>,
     /// Requests the server sent to us.
     pub server_requests: Arc<Mutex<Vec<Value>>>,
+    /// What this client answers to `alisio/approve` (`deny` unless a test changes it).
+    pub approve_decision: Arc<Mutex<String>>,
     /// Responses that arrived while waiting for another one (handlers run concurrently, so
     /// responses may come out of order).
     responses: std::collections::HashMap<i64, Value>,
@@ -62,6 +64,8 @@ impl Lsp {
         let (tx, rx) = channel();
         let reply_to = stdin.clone();
         let recorded = server_requests.clone();
+        let approve_decision = Arc::new(Mutex::new("deny".to_string()));
+        let decision = approve_decision.clone();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             loop {
@@ -90,7 +94,7 @@ impl Lsp {
                     // A server → client request: answer like a typical editor.
                     let result = match msg["method"].as_str().unwrap_or("") {
                         "workspace/configuration" => json!([]),
-                        "alisio/approve" => json!({"decision": "deny"}),
+                        "alisio/approve" => json!({"decision": decision.lock().unwrap().clone()}),
                         _ => Value::Null,
                     };
                     recorded.lock().unwrap().push(msg.clone());
@@ -110,7 +114,7 @@ impl Lsp {
                 }
             }
         });
-        Self { child, stdin, rx, next_id: 1, notifications: VecDeque::new(), server_requests, responses: std::collections::HashMap::new() }
+        Self { child, stdin, rx, next_id: 1, notifications: VecDeque::new(), server_requests, approve_decision, responses: std::collections::HashMap::new() }
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) {

@@ -125,3 +125,57 @@ fn cancel_through_the_progress_token_answers_status_cancelled() {
     let end = lsp.wait_notification("$/progress", |p| p["token"] == 7 && p["value"]["kind"] == "end");
     assert_eq!(end["value"]["message"], "cancelled");
 }
+
+fn write_script(ws: &Ws, writes: &[&str]) -> std::path::PathBuf {
+    let mut s = String::from("{\"alisioScript\": 1}\n");
+    for (i, w) in writes.iter().enumerate() {
+        s.push_str(&format!(
+            "{{\"text\": \"Writing.\", \"toolCalls\": [{{\"id\": \"w{i}\", \"name\": \"write_file\", \"arguments\": {{\"path\": \"{w}\", \"content\": \"x\", \"expectedHash\": null}}}}]}}\n"
+        ));
+    }
+    s.push_str("{\"text\": \"Done.\"}\n");
+    ws.file("script.jsonl", s)
+}
+
+fn approvals_asked(lsp: &Lsp) -> usize {
+    lsp.server_requests.lock().unwrap().iter().filter(|q| q["method"] == "alisio/approve").count()
+}
+
+#[test]
+fn case_25_allow_once_writes_and_the_next_write_asks_again() {
+    let ws = Ws::new();
+    let script = write_script(&ws, &["a.txt", "b.txt"]);
+    let mut lsp = start(&ws, false);
+    *lsp.approve_decision.lock().unwrap() = "allow-once".into();
+    let r = lsp.request("alisio/runSession", json!({"prompt": "write", "provider": {"kind": "script", "script": script}})).unwrap();
+    assert_eq!(r["status"], "completed");
+    assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
+    assert_eq!(approvals_asked(&lsp), 2);
+    let evs = events(&mut lsp);
+    let resolved: Vec<&Value> = evs.iter().filter(|e| e["event"]["type"] == "approval_resolved").collect();
+    assert_eq!(resolved[0]["event"]["data"], json!({"callId": "w0", "decision": "allow-once", "source": "user"}));
+}
+
+#[test]
+fn case_26_allow_session_does_not_ask_for_the_next_write() {
+    let ws = Ws::new();
+    let script = write_script(&ws, &["a.txt", "b.txt"]);
+    let mut lsp = start(&ws, false);
+    *lsp.approve_decision.lock().unwrap() = "allow-session".into();
+    let r = lsp.request("alisio/runSession", json!({"prompt": "write", "provider": {"kind": "script", "script": script}})).unwrap();
+    assert_eq!(r["status"], "completed");
+    assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
+    assert_eq!(approvals_asked(&lsp), 1);
+}
+
+#[test]
+fn case_28_read_only_sends_no_approval_and_offers_no_write_tools() {
+    let ws = Ws::new();
+    let script = ws.file("script.jsonl", concat!(
+        "{\"alisioScript\": 1}\n",
+        "{\"text\": \"Only reading.\", \"expect\": {\"notContains\": [\"\\\"write_file\\\"\", \"\\\"shell\\\"\"]}}\n"));
+    let mut lsp = start(&ws, false);
+    let r = lsp.request("alisio/runSession", json!({"prompt": "look", "readOnly": true, "provider": {"kind": "script", "script": script}})).unwrap();
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(approvals_asked(&lsp), 0);
+}
