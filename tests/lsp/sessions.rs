@@ -179,3 +179,55 @@ fn case_28_read_only_sends_no_approval_and_offers_no_write_tools() {
     assert_eq!(r["status"], "completed", "{r}");
     assert_eq!(approvals_asked(&lsp), 0);
 }
+
+/// Removes what differs between two runs of the same script (ids, times, durations).
+fn normalized(ev: &Value) -> Value {
+    let mut e = ev.clone();
+    if let Some(o) = e.as_object_mut() {
+        for k in ["runId", "sessionId", "timestamp", "eventId", "parentSessionId"] {
+            o.remove(k);
+        }
+    }
+    fn scrub(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                // Token estimates count the search results' elapsed-time fields, which vary by a
+                // digit between runs; everything else must be equal.
+                for k in ["durationMs", "ttftMs", "sessionId", "timestamp", "cwd", "generatedAt", "usage", "tokens", "tokensBefore", "tokensAfter", "tokensSaved"] {
+                    m.remove(k);
+                }
+                m.values_mut().for_each(scrub);
+            }
+            Value::Array(a) => a.iter_mut().for_each(scrub),
+            _ => {}
+        }
+    }
+    scrub(&mut e);
+    // search_text previews carry ripgrep-style elapsed times.
+    if e["data"]["name"] == "search_text" {
+        if let Some(d) = e["data"].as_object_mut() {
+            d.remove("preview");
+        }
+    }
+    e
+}
+
+#[test]
+fn case_51_run_session_streams_the_same_events_as_run_json() {
+    let ws = demo_ws();
+    let script = ws.root.join("examples/demo/session.jsonl");
+    // The editor offers write and process tools (asking for them); the CLI offers them when allowed.
+    let cli = ws.run(&["run", "--json", "--allow", "write,process", "--governor", "on", "--script", script.to_str().unwrap(), "Where is the greeting built?"]);
+    assert_eq!(cli.code, 0, "{}", cli.stderr);
+    let from_cli: Vec<Value> = cli.stdout.lines().map(|l| normalized(&serde_json::from_str(l).unwrap())).collect();
+    let mut lsp = start(&ws, false);
+    let r = lsp.request("alisio/runSession", json!({"prompt": "Where is the greeting built?", "governor": "on",
+        "provider": {"kind": "script", "script": script}})).unwrap();
+    assert_eq!(r["status"], "completed");
+    let from_lsp: Vec<Value> = events(&mut lsp).iter().map(|e| normalized(&e["event"])).collect();
+    let types = |v: &[Value]| v.iter().map(|e| e["type"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>();
+    assert_eq!(types(&from_lsp), types(&from_cli));
+    for (i, (a, b)) in from_lsp.iter().zip(&from_cli).enumerate() {
+        assert_eq!(a, b, "event {i} differs");
+    }
+}
