@@ -193,3 +193,26 @@ fn every_workspace_folder_is_scanned() {
     assert_eq!(lsp.diagnostics_for(&a, |d| !d.is_empty())[0]["code"], "instructions-unread-name");
     assert_eq!(lsp.diagnostics_for(&b, |d| !d.is_empty())[0]["code"], "instructions-unread-name");
 }
+
+#[test]
+fn governor_case_49_invalid_governor_settings_are_config_invalid_in_the_editor() {
+    let ws = Ws::new();
+    let text = r#"{"context": {"governor": "ON", "elide": {"minAgeTurns": 0, "epochMessages": 1001}, "invariants": {"maxChars": 999}, "policyVersion": 2}}"#;
+    let cfg = ws.file(".alisio/config.json", text);
+    let mut lsp = start(&ws);
+    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let diags = lsp.diagnostics_for(&cfg, |d| d.len() == 5);
+    let mut msgs: Vec<&str> = diags.iter().map(|d| d["message"].as_str().unwrap()).collect();
+    msgs.sort_unstable();
+    assert_eq!(msgs, [
+        "context.elide.epochMessages must be an integer from 0 to 1000; got 1001",
+        "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
+        r#"context.governor must be "off", "shadow" or "on"; got "ON""#,
+        "context.invariants.maxChars must be an integer from 1000 to 20000; got 999",
+        "context.policyVersion must be an integer from 1 to 1; got 2",
+    ]);
+    assert!(diags.iter().all(|d| d["code"] == "config-invalid" && d["severity"] == 1));
+    // The range is the value itself.
+    let governor_range = diags.iter().find(|d| d["message"].as_str().unwrap().starts_with("context.governor")).unwrap()["range"].clone();
+    assert_eq!(governor_range, json!({"start": {"line": 0, "character": 25}, "end": {"line": 0, "character": 29}}));
+}
