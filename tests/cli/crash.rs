@@ -208,3 +208,38 @@ fn faults_around_compaction_and_reduction_commits_leave_a_resumable_store() {
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_paired(&ws, &id);
 }
+
+// sessions.md §2.10 step 6: a second SIGINT within 2 s kills the process groups and exits 130.
+#[cfg(unix)]
+#[test]
+fn a_second_sigint_kills_the_process_groups_and_exits_130_at_once() {
+    let ws = Ws::new();
+    // The shell ignores SIGTERM, so only a SIGKILL of its group ends it quickly.
+    script(
+        &ws,
+        &[r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"trap '' TERM; echo $$ > pid; sleep 30 & echo $! > gpid; wait"}}]}"#, r#"{"text":"x"}"#],
+    );
+    let (mut child, _) = spawn_until(&ws, &["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"], &[], |v| v["type"] == "tool_started");
+    let t0 = Instant::now();
+    let written = |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
+    while !written("gpid") && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    // Alive and not a zombie (an orphaned zombie waits for a reaper that may not exist here).
+    let alive = |f: &str| {
+        let p: i32 = std::fs::read_to_string(ws.root.join(f)).unwrap().trim().parse().unwrap();
+        std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| st.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!alive("pid") && !alive("gpid"), "the shell and its grandchild are gone");
+    // Committed state is intact: the session loads and resumes paired.
+    let id = first_session(&ws);
+    resume(&ws, &id);
+    assert_paired(&ws, &id);
+}

@@ -159,10 +159,27 @@ fn report_lines(r: &Value) -> String {
 pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
     let opts = options(ctx, a)?;
     let cancel = Arc::new(AtomicBool::new(false));
-    // A second SIGINT while the first is being handled exits at once (130).
-    let _ = signal_hook::flag::register_conditional_shutdown(signal_hook::consts::SIGINT, 130, Arc::clone(&cancel));
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&cancel));
-    let _ = signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&cancel));
+    // SIGINT/SIGTERM cancel the run; a second SIGINT within 2 s sends SIGKILL to the tools'
+    // process groups and exits 130 at once (sessions.md §2.10 step 6).
+    match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+        Ok(mut signals) => {
+            let flag = Arc::clone(&cancel);
+            std::thread::spawn(move || {
+                let mut first_int: Option<std::time::Instant> = None;
+                for sig in signals.forever() {
+                    if sig == signal_hook::consts::SIGINT {
+                        if first_int.is_some_and(|t| t.elapsed() <= std::time::Duration::from_secs(2)) {
+                            crate::session::tools::process::kill_live_groups();
+                            std::process::exit(130);
+                        }
+                        first_int = Some(std::time::Instant::now());
+                    }
+                    flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+            });
+        }
+        Err(e) => tracing::warn!("cannot install signal handlers: {e}"),
+    }
     let context = Arc::new(DiskContext::new(ctx.root.clone(), ctx.settings.clone(), ctx.trusted, ctx.env.clone()));
     let json_mode = ctx.args.json;
     let mut mid_text = false;

@@ -215,6 +215,7 @@ pub fn bg_run(ctx: &ToolCtx, command: &str, cwd: Option<&str>, label: Option<&st
     {
         let (shared, stop, done) = (Arc::clone(&shared), Arc::clone(&stop), Arc::clone(&done));
         std::thread::spawn(move || {
+            let _live = super::process::LiveGroup::new(pgid);
             let start = Instant::now();
             let mut timed_out = false;
             let status = loop {

@@ -50,6 +50,38 @@ impl ChildEnv {
     }
 }
 
+/// Process groups started by tools of this process that may still run (the CLI's second SIGINT
+/// kills them all at once, sessions.md §2.10 step 6).
+static LIVE: Mutex<std::collections::BTreeSet<u32>> = Mutex::new(std::collections::BTreeSet::new());
+
+/// Registers a live process group for the lifetime of the value.
+pub struct LiveGroup(u32);
+
+impl LiveGroup {
+    #[must_use]
+    pub fn new(pgid: u32) -> Self {
+        LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(pgid);
+        Self(pgid)
+    }
+}
+
+impl Drop for LiveGroup {
+    fn drop(&mut self) {
+        LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&self.0);
+    }
+}
+
+/// SIGKILL to every live process group of this process's tools, without waiting.
+pub fn kill_live_groups() {
+    let groups: Vec<u32> = LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().copied().collect();
+    for g in groups {
+        #[cfg(unix)]
+        signal_group(g, nix::sys::signal::Signal::SIGKILL);
+        #[cfg(not(unix))]
+        kill_group(g, Duration::ZERO);
+    }
+}
+
 /// Sends a signal to a process group.
 #[cfg(unix)]
 pub fn signal_group(pgid: u32, sig: nix::sys::signal::Signal) {
@@ -137,6 +169,7 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
         Err(e) => return Outcome::Err(format!("Cannot start {command}: {e}")),
     };
     let pgid = child.id();
+    let _live = LiveGroup::new(pgid);
     let total = Arc::new(Mutex::new(0usize));
     let over = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let reader = |pipe: Option<Box<dyn std::io::Read + Send>>| {
