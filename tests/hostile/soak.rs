@@ -9,23 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::Ws;
+use crate::common::{Rng, Ws};
 use crate::harness::{Lsp, uri};
 use crate::util::{proc_kib, run};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 const NAMES: &[&str] = &["AGENTS.md", "AGENTS.override.md", "AGENT.md", "agents.md", "CLAUDE.md", "notes.md", "Agents.md"];
 const SNIPPETS: &[&str] = &["# Title\n", "Use tabs.\n", "é", "😀", "\r\n", "\n", "- item\n", "```\ncode\n```\n", "\u{FFFD}", " "];

@@ -2,26 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::common::Ws;
+use crate::common::{Rng, Ws};
 use crate::harness::{Lsp, uri};
-
-/// xorshift64*: a tiny deterministic generator, so a failure is reproducible from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len() as u64) as usize]
-    }
-}
 
 const SNIPPETS: &[&str] = &[
     "", "x", "---\n", "name: a\n", "😀", "\r\n", "é", "description: \"", "\u{feff}", "# Title\n", "*&a [*a, *a]\n",
@@ -46,7 +28,7 @@ fn thousands_of_mixed_messages_leave_the_server_answering() {
     let mut versions = [0i32; 4];
     let mut request_ids = Vec::new();
     for _ in 0..3000 {
-        let d = rng.below(docs.len() as u64) as usize;
+        let d = rng.below(docs.len());
         let u = uri(&docs[d]);
         let pos = |rng: &mut Rng| json!({"line": rng.below(8) as i64 - 1, "character": rng.below(40)});
         match rng.below(12) {
