@@ -12,9 +12,12 @@
 mod common;
 #[path = "../lsp/harness.rs"]
 mod harness;
+#[path = "../cli/sess.rs"]
+mod sess;
 
 mod cli;
 mod library;
 mod server;
+mod sessions;
 mod soak;
 mod util;

@@ -67,13 +67,15 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .finish();
         let inner = service.inner();
         let worker = tokio::spawn(server::worker(inner.client().clone(), inner.state(), rx));
-        let (input, output, writer) = transport::guard(tokio::io::stdin(), tokio::io::stdout());
+        let stdin = CancelRunsAtEof { inner: tokio::io::stdin(), sessions: sessions.clone() };
+        let (input, output, writer) = transport::guard(stdin, tokio::io::stdout());
         Server::new(input, output, socket).serve(service).await;
         worker.abort();
         // Background tasks of agent sessions end with the server.
         if let Some(s) = &sessions {
             s.kill_all();
         }
+        crate::session::tools::process::end_live_groups(std::time::Duration::from_secs(2));
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
         match shutdown_flag {
             Some(f) if f.load(Ordering::SeqCst) => 0,
@@ -83,4 +85,27 @@ pub fn serve(opts: ServeOptions) -> u8 {
     // Do not wait for blocking tasks (a scan in progress) once the client is gone.
     runtime.shutdown_background();
     code
+}
+
+/// Standard input that cancels every running agent session when it ends or fails:
+/// tower-lsp-server waits for in-flight requests before `serve` returns, so a run whose client
+/// is gone would otherwise keep the server and its processes alive until it ends by itself.
+struct CancelRunsAtEof<R> {
+    inner: R,
+    sessions: Option<std::sync::Arc<sessions::Sessions>>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for CancelRunsAtEof<R> {
+    fn poll_read(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>, buf: &mut tokio::io::ReadBuf<'_>) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let wanted = buf.remaining() > 0;
+        let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(res) = &r
+            && (res.is_err() || (wanted && buf.filled().len() == before))
+            && let Some(s) = &self.sessions
+        {
+            s.cancel_all();
+        }
+        r
+    }
 }

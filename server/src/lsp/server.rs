@@ -162,6 +162,8 @@ fn watch_parent(pid: u32) {
             tokio::time::sleep(Duration::from_secs(3)).await;
             if !process_alive(pid) {
                 tracing::warn!("parent process {pid} is gone; exiting");
+                // Background tasks and running process tools die with the server (sessions.md §10.3).
+                crate::session::tools::process::end_live_groups(Duration::from_secs(2));
                 std::process::exit(1);
             }
         }
@@ -446,6 +448,7 @@ impl LanguageServer for Backend {
 
     async fn shutdown(&self) -> Result<()> {
         self.shutdown.store(true, Ordering::SeqCst);
+        self.sessions.cancel_all();
         Ok(())
     }
 

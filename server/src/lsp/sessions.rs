@@ -51,12 +51,22 @@ pub struct Sessions {
     pub tasks: Arc<Mutex<Tasks>>,
     /// Cancel flags by work-done token.
     by_token: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// Cancel flags of every running run (`shutdown` and the end of the input cancel them all).
+    live: Mutex<Vec<Arc<AtomicBool>>>,
 }
 
 impl Sessions {
     pub fn cancel_token(&self, token: &NumberOrString) {
         if let Some(flag) = self.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&token_key(token)) {
             flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Cancels every running run: the client is gone or shutting down, and tower-lsp-server
+    /// waits for in-flight requests before the server can exit.
+    pub fn cancel_all(&self) {
+        for f in self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter() {
+            f.store(true, Ordering::SeqCst);
         }
     }
 
@@ -212,6 +222,7 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
     let cancel = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancel.clone(), done.clone());
+    sessions.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cancel.clone());
     if let Some(t) = &params.work_done_token {
         sessions.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(token_key(t), cancel.clone());
     }
@@ -278,6 +289,7 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
     let outcome = job.await;
     let _ = forward.await;
     done.store(true, Ordering::SeqCst);
+    sessions.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|f| !Arc::ptr_eq(f, &cancel));
     if let Some(t) = &params.work_done_token {
         sessions.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&token_key(t));
     }

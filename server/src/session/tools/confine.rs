@@ -42,11 +42,14 @@ impl Refusal {
     }
 }
 
-/// The canonical form of the longest existing prefix, with the rest re-appended.
+/// The canonical form of the longest existing prefix, with the rest re-appended. A dangling
+/// symlink on the way is an existing entry that `canonicalize` rejects: it is followed by hand,
+/// so the result names where a write through it would land, not the link itself.
 #[must_use]
 pub fn realpath_prefix(p: &Path) -> PathBuf {
     let mut existing = p.to_path_buf();
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut hops = 0;
     loop {
         if let Ok(c) = std::fs::canonicalize(&existing) {
             let mut out = c;
@@ -54,6 +57,14 @@ pub fn realpath_prefix(p: &Path) -> PathBuf {
                 out.push(r);
             }
             return out;
+        }
+        if hops < 40
+            && let Ok(target) = std::fs::read_link(&existing)
+        {
+            hops += 1;
+            let base = existing.parent().map_or_else(PathBuf::new, |b| std::fs::canonicalize(b).unwrap_or_else(|_| b.to_path_buf()));
+            existing = normalize_lexically(&base.join(target));
+            continue;
         }
         match (existing.file_name().map(std::ffi::OsStr::to_os_string), existing.parent()) {
             (Some(name), Some(parent)) => {
@@ -147,6 +158,20 @@ mod tests {
         assert_eq!(r.confine("link/x").unwrap_err().message(), "Path escapes the workspace through a symlink: link/x");
         r.external.push(out);
         assert!(r.confine("link/x").is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_symlink_to_a_missing_outside_path_is_an_escape() {
+        let (d, r) = setup();
+        let out = d.path().canonicalize().unwrap().join("out");
+        std::os::unix::fs::symlink(out.join("new.txt"), r.root.join("dl")).unwrap();
+        std::os::unix::fs::symlink("../out/dir", r.root.join("dd")).unwrap();
+        assert_eq!(realpath_prefix(&r.root.join("dd/x")), out.join("dir/x"));
+        assert_eq!(r.confine("dl").unwrap_err().message(), "Path escapes the workspace through a symlink: dl");
+        assert_eq!(r.confine("dd/x").unwrap_err().message(), "Path escapes the workspace through a symlink: dd/x");
+        std::os::unix::fs::symlink("loop", r.root.join("loop")).unwrap();
+        assert_eq!(r.confine("loop").unwrap().real, r.root.join("loop"));
     }
 
     #[test]

@@ -95,6 +95,29 @@ fn group_alive(pgid: u32) -> bool {
     i32::try_from(pgid).is_ok_and(|p| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(p), None).is_ok())
 }
 
+/// Ends every live process group of this process's tools: SIGTERM to all, SIGKILL after
+/// `grace` to whatever is left (the LSP server's exit, sessions.md §10.3).
+pub fn end_live_groups(grace: Duration) {
+    let groups: Vec<u32> = LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().copied().collect();
+    #[cfg(unix)]
+    {
+        for g in &groups {
+            signal_group(*g, nix::sys::signal::Signal::SIGTERM);
+        }
+        let end = Instant::now() + grace;
+        while Instant::now() < end && groups.iter().any(|g| group_alive(*g)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for g in &groups {
+            signal_group(*g, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+    #[cfg(not(unix))]
+    for g in groups {
+        kill_group(g, grace);
+    }
+}
+
 /// SIGTERM to the group, SIGKILL after `grace` if anything in it is still alive.
 #[cfg(unix)]
 pub fn kill_group(pgid: u32, grace: Duration) {
@@ -231,6 +254,12 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
     }
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
+    // Nothing the call started outlives it (sessions.md §10.3): a grandchild that closed or
+    // redirected its pipes would otherwise keep running after the result, and after the run.
+    #[cfg(unix)]
+    if group_alive(pgid) {
+        kill_group(pgid, Duration::from_secs(2));
+    }
     if cancelled {
         return Outcome::Cancelled;
     }
