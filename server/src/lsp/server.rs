@@ -448,7 +448,6 @@ impl LanguageServer for Backend {
 
     async fn shutdown(&self) -> Result<()> {
         self.shutdown.store(true, Ordering::SeqCst);
-        self.sessions.cancel_all();
         Ok(())
     }
 

@@ -51,7 +51,7 @@ pub struct Sessions {
     pub tasks: Arc<Mutex<Tasks>>,
     /// Cancel flags by work-done token.
     by_token: Mutex<HashMap<String, Arc<AtomicBool>>>,
-    /// Cancel flags of every running run (`shutdown` and the end of the input cancel them all).
+    /// Cancel flags of every running run (the end of the input cancels them all).
     live: Mutex<Vec<Arc<AtomicBool>>>,
 }
 
@@ -62,8 +62,8 @@ impl Sessions {
         }
     }
 
-    /// Cancels every running run: the client is gone or shutting down, and tower-lsp-server
-    /// waits for in-flight requests before the server can exit.
+    /// Cancels every running run: the client is gone, and tower-lsp-server waits for in-flight
+    /// requests before the server can exit (after `exit` it drops them itself).
     pub fn cancel_all(&self) {
         for f in self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter() {
             f.store(true, Ordering::SeqCst);
