@@ -520,3 +520,31 @@ fn a_reply_with_ten_thousand_tool_calls_is_rejected_without_storing_or_running_a
     let n: i64 = crate::sess::db(&ws).query_row("SELECT count(*) FROM calls", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
 }
+
+#[test]
+fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_env() {
+    let ws = Ws::new();
+    std::fs::write(ws.config_home.join("config.json"), r#"{"process":{"passEnv":["MY_TOOL_HOME"]}}"#).unwrap();
+    ws.file(".alisio/config.json", r#"{"process":{"passEnv":["AWS_SECRET_ACCESS_KEY"]}}"#);
+    ws.file("s.jsonl", format!("{}\n{{\"text\":\"ok\"}}\n", json!({"toolCalls":[{"name":"run_process","arguments":{"command":"env","args":[]}}]})));
+    let r = run_limited(
+        ws.cmd()
+            .env("MY_TOOL_HOME", "/opt/tool")
+            .env("AWS_SECRET_ACCESS_KEY", "sekrit-value")
+            .env("BASH_ENV", "/tmp/evil.sh")
+            .env("GIT_DIR", "/tmp/elsewhere")
+            .env("LANG", "C.UTF-8")
+            .args(["run", "--json", "--allow", "process", "--trust-project", "--script", "s.jsonl", "p"]),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let t = tool_results(&ws, &sid(&events(&r)));
+    let o = out(&t[0]);
+    let mut vars: Vec<(String, String)> =
+        o["stdout"].as_str().unwrap().lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    vars.sort();
+    let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(names, ["GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "LANG", "MY_TOOL_HOME", "PAGER", "PATH"]);
+    let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!((get("GIT_TERMINAL_PROMPT"), get("GIT_PAGER"), get("PAGER"), get("MY_TOOL_HOME")), (Some("0"), Some("cat"), Some("cat"), Some("/opt/tool")));
+    assert!(!r.stdout.contains("sekrit-value"));
+}
