@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use alisio_ls::config::GovernorMode;
 use alisio_ls::governor::invariants::Sources;
 use alisio_ls::governor::model::{Call, Message};
-use alisio_ls::governor::{govern, GovSettings, Ledger, Request, RequestParts, SessionGovernor, Turn};
+use alisio_ls::governor::{
+    GovSettings, Ledger, Request, RequestParts, SessionGovernor, Turn, govern,
+};
 
 fn history(n: usize) -> Vec<Message> {
     let mut h = vec![Message::user("start")];
@@ -19,10 +21,28 @@ fn history(n: usize) -> Vec<Message> {
         let (call, result) = match k % 4 {
             0 | 1 => (
                 Call::new(&id, "read_file", format!(r#"{{"path":"{path}"}}"#)),
-                Message::tool(&id, format!(r#"{{"sha256":"{:064x}","content":"{}"}}"#, k % 7, "x".repeat(2000)), false),
+                Message::tool(
+                    &id,
+                    format!(
+                        r#"{{"sha256":"{:064x}","content":"{}"}}"#,
+                        k % 7,
+                        "x".repeat(2000)
+                    ),
+                    false,
+                ),
             ),
-            2 => (Call::new(&id, "edit_file", format!(r#"{{"path":"{path}"}}"#)), Message::tool(&id, r#"{"ok":true}"#, false)),
-            _ => (Call::new(&id, "search_text", r#"{"pattern":"TODO"}"#), Message::tool(&id, r#"{"stdout":"a:1:TODO\n","stderr":"","exitCode":0}"#, false)),
+            2 => (
+                Call::new(&id, "edit_file", format!(r#"{{"path":"{path}"}}"#)),
+                Message::tool(&id, r#"{"ok":true}"#, false),
+            ),
+            _ => (
+                Call::new(&id, "search_text", r#"{"pattern":"TODO"}"#),
+                Message::tool(
+                    &id,
+                    r#"{"stdout":"a:1:TODO\n","stderr":"","exitCode":0}"#,
+                    false,
+                ),
+            ),
         };
         h.push(Message::assistant("step", vec![call]));
         h.push(result);
@@ -45,15 +65,35 @@ fn main() {
     let parts = RequestParts::default();
     let src = Sources::default();
     for mode in [GovernorMode::Shadow, GovernorMode::On] {
-        let s = GovSettings { mode, ..GovSettings::default() };
-        let turn = |n: usize, r: u64| Turn { session_id: "s", history: &h[..n], parts: &parts, sources: &src, request: r, recovery: false };
+        let s = GovSettings {
+            mode,
+            ..GovSettings::default()
+        };
+        let turn = |n: usize, r: u64| Turn {
+            session_id: "s",
+            history: &h[..n],
+            parts: &parts,
+            sources: &src,
+            request: r,
+            recovery: false,
+        };
         // From scratch: a fresh session governor on 10,001 messages, and the full report path.
         let scratch = time(20, || {
             let mut g = SessionGovernor::new();
             std::hint::black_box(g.request(&s, turn(10_001, 1)));
         });
         let report = time(10, || {
-            std::hint::black_box(govern(&s, Request { session_id: "s", history: &h[..10_001], parts: &parts, sources: &src, request: None, ledger: Ledger::All }));
+            std::hint::black_box(govern(
+                &s,
+                Request {
+                    session_id: "s",
+                    history: &h[..10_001],
+                    parts: &parts,
+                    sources: &src,
+                    request: None,
+                    ledger: Ledger::All,
+                },
+            ));
         });
         // Incremental: request N+1 after request N, no epoch boundary (E stays 9,984 for n in 10,001..10,015).
         let mut g = SessionGovernor::new();

@@ -175,20 +175,26 @@ impl Layer {
             allow_loose_object_property_names: false,
             allow_trailing_commas: false,
         };
-        let parsed = jsonc_parser::parse_to_ast(text_nobom, &jsonc_parser::CollectOptions::default(), &opts)
-            .map_err(|e| FileError {
-                display: display.to_string(),
-                message: format!(
-                    "invalid JSON: {} at line {} column {}",
-                    e.kind(),
-                    e.line_display(),
-                    e.column_display()
-                ),
-                span: Some(TextRange::new(e.range().start + bom, e.range().end + bom)),
-            })?;
+        let parsed =
+            jsonc_parser::parse_to_ast(text_nobom, &jsonc_parser::CollectOptions::default(), &opts)
+                .map_err(|e| FileError {
+                    display: display.to_string(),
+                    message: format!(
+                        "invalid JSON: {} at line {} column {}",
+                        e.kind(),
+                        e.line_display(),
+                        e.column_display()
+                    ),
+                    span: Some(TextRange::new(e.range().start + bom, e.range().end + bom)),
+                })?;
         let Some(ast) = parsed.value else {
             // An empty file is an empty configuration.
-            return Ok(Self::from_value(origin, Some(path), display, Value::Object(serde_json::Map::new())));
+            return Ok(Self::from_value(
+                origin,
+                Some(path),
+                display,
+                Value::Object(serde_json::Map::new()),
+            ));
         };
         let jsonc_parser::ast::Value::Object(_) = &ast else {
             return Err(FileError {
@@ -208,7 +214,11 @@ impl Layer {
     /// A layer from JSON that has no file (initialization options, didChangeConfiguration).
     #[must_use]
     pub fn from_client(value: Value) -> Self {
-        let value = if value.is_object() { value } else { Value::Object(serde_json::Map::new()) };
+        let value = if value.is_object() {
+            value
+        } else {
+            Value::Object(serde_json::Map::new())
+        };
         let mut l = Self::from_value(Origin::Client, None, "initialization options", value);
         l.validate(None);
         l
@@ -246,7 +256,11 @@ impl Layer {
                     continue;
                 }
                 if let Err(message) = (spec.check)(spec.key, v, &self.shown(spec.key, v, text)) {
-                    problems.push(Problem { key: spec.key.to_string(), message, span: self.span_of(spec.key) });
+                    problems.push(Problem {
+                        key: spec.key.to_string(),
+                        message,
+                        span: self.span_of(spec.key),
+                    });
                 }
             }
         }
@@ -255,7 +269,10 @@ impl Layer {
                 if !item.is_string() {
                     let key = format!("skills.{i}");
                     problems.push(Problem {
-                        message: format!("skills must be an array of strings; got {} at index {i}", self.shown(&key, item, text)),
+                        message: format!(
+                            "skills must be an array of strings; got {} at index {i}",
+                            self.shown(&key, item, text)
+                        ),
                         span: self.span_of(&key),
                         key,
                     });
@@ -268,7 +285,10 @@ impl Layer {
                 match entry.get("enabled") {
                     Some(Value::Bool(_) | Value::Null) | None => {}
                     Some(other) => problems.push(Problem {
-                        message: format!("{key} must be true or false; got {}", self.shown(&key, other, text)),
+                        message: format!(
+                            "{key} must be true or false; got {}",
+                            self.shown(&key, other, text)
+                        ),
                         span: self.span_of(&key),
                         key,
                     }),
@@ -310,24 +330,36 @@ fn ast_to_value(
     if !key.is_empty() {
         spans.insert(key.to_string(), shift(ast_range(v), bom));
     }
-    let join = |k: &str| if key.is_empty() { k.to_string() } else { format!("{key}.{k}") };
+    let join = |k: &str| {
+        if key.is_empty() {
+            k.to_string()
+        } else {
+            format!("{key}.{k}")
+        }
+    };
     match v {
         A::StringLit(s) => Value::String(s.value.to_string()),
         A::NumberLit(n) => {
             // Keep the number's own text: `2048.0` must stay distinguishable from `2048`.
-            serde_json::from_str::<serde_json::Number>(n.value)
-                .map_or(Value::Null, Value::Number)
+            serde_json::from_str::<serde_json::Number>(n.value).map_or(Value::Null, Value::Number)
         }
         A::BooleanLit(b) => Value::Bool(b.value),
         A::NullKeyword(_) => Value::Null,
         A::Array(a) => Value::Array(
-            a.elements.iter().enumerate().map(|(i, e)| ast_to_value(e, &join(&i.to_string()), bom, spans)).collect(),
+            a.elements
+                .iter()
+                .enumerate()
+                .map(|(i, e)| ast_to_value(e, &join(&i.to_string()), bom, spans))
+                .collect(),
         ),
         A::Object(o) => {
             let mut m = serde_json::Map::new();
             for p in &o.properties {
                 let name = p.name.as_str();
-                m.insert(name.to_string(), ast_to_value(&p.value, &join(name), bom, spans));
+                m.insert(
+                    name.to_string(),
+                    ast_to_value(&p.value, &join(name), bom, spans),
+                );
             }
             Value::Object(m)
         }
@@ -360,16 +392,23 @@ macro_rules! int_key {
         KeySpec {
             key: $key,
             check: |k, v, shown| {
-                int_in(v, $min, $max)
-                    .map(|_| ())
-                    .ok_or_else(|| format!("{k} must be an integer from {} to {}; got {shown}", $min, $max))
+                int_in(v, $min, $max).map(|_| ()).ok_or_else(|| {
+                    format!(
+                        "{k} must be an integer from {} to {}; got {shown}",
+                        $min, $max
+                    )
+                })
             },
         }
     };
 }
 
 fn bool_check(k: &str, v: &Value, shown: &str) -> Result<(), String> {
-    if v.is_boolean() { Ok(()) } else { Err(format!("{k} must be true or false; got {shown}")) }
+    if v.is_boolean() {
+        Ok(())
+    } else {
+        Err(format!("{k} must be true or false; got {shown}"))
+    }
 }
 
 fn enum_message(k: &str, allowed: &[&str], shown: &str) -> String {
@@ -383,13 +422,21 @@ fn enum_message(k: &str, allowed: &[&str], shown: &str) -> String {
 }
 
 const GOVERNOR_MODES: &[&str] = &["off", "shadow", "on"];
-const CLAUDE_MODES: &[&str] = &["claude-md-or-agents-md", "claude-md-and-agents-md", "claude-md", "managed-only"];
+const CLAUDE_MODES: &[&str] = &[
+    "claude-md-or-agents-md",
+    "claude-md-and-agents-md",
+    "claude-md",
+    "managed-only",
+];
 
 /// Current governor policy version (governor.md §9).
 pub const POLICY_VERSION: i64 = 1;
 
 static KEYS: &[KeySpec] = &[
-    KeySpec { key: "context.claudeMdFallback", check: bool_check },
+    KeySpec {
+        key: "context.claudeMdFallback",
+        check: bool_check,
+    },
     int_key!("context.maxBytes", MAX_BYTES_MIN, MAX_BYTES_MAX),
     KeySpec {
         key: "context.governor",
@@ -411,11 +458,23 @@ static KEYS: &[KeySpec] = &[
     },
     KeySpec {
         key: "skills",
-        check: |k, v, shown| if v.is_array() { Ok(()) } else { Err(format!("{k} must be an array of strings; got {shown}")) },
+        check: |k, v, shown| {
+            if v.is_array() {
+                Ok(())
+            } else {
+                Err(format!("{k} must be an array of strings; got {shown}"))
+            }
+        },
     },
     KeySpec {
         key: "skillOverrides",
-        check: |k, v, shown| if v.is_object() { Ok(()) } else { Err(format!("{k} must be an object; got {shown}")) },
+        check: |k, v, shown| {
+            if v.is_object() {
+                Ok(())
+            } else {
+                Err(format!("{k} must be an object; got {shown}"))
+            }
+        },
     },
 ];
 
@@ -442,7 +501,10 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
         if let Some(v) = get("context.maxBytes").and_then(u32_of) {
             s.max_bytes = v;
         }
-        if let Some(v) = get("context.governor").and_then(Value::as_str).and_then(GovernorMode::parse) {
+        if let Some(v) = get("context.governor")
+            .and_then(Value::as_str)
+            .and_then(GovernorMode::parse)
+        {
             s.governor = v;
         }
         if let Some(v) = get("context.elide.minAgeTurns").and_then(u32_of) {
@@ -471,19 +533,23 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
             let mut mine: Vec<SkillRoot> = items
                 .iter()
                 .filter_map(Value::as_str)
-                .map(|e| SkillRoot { path: resolve_entry(e, base, home), origin: layer.origin })
+                .map(|e| SkillRoot {
+                    path: resolve_entry(e, base, home),
+                    origin: layer.origin,
+                })
                 .collect();
             mine.append(&mut s.skills);
             s.skills = mine;
         }
         if layer.origin == Origin::Project
-            && let Some(Value::Object(map)) = get("skillOverrides") {
-                for (id, entry) in map {
-                    if let Some(Value::Bool(b)) = entry.get("enabled") {
-                        s.skill_overrides.insert(id.clone(), *b);
-                    }
+            && let Some(Value::Object(map)) = get("skillOverrides")
+        {
+            for (id, entry) in map {
+                if let Some(Value::Bool(b)) = entry.get("enabled") {
+                    s.skill_overrides.insert(id.clone(), *b);
                 }
             }
+        }
         if let Value::Object(m) = &layer.raw {
             merge(&mut raw, m);
         }
@@ -520,18 +586,38 @@ mod tests {
     use super::*;
 
     fn layer(text: &str) -> Layer {
-        Layer::from_file_text(Origin::CommandLine, Path::new("/c/cfg.json"), "cfg.json", text).unwrap()
+        Layer::from_file_text(
+            Origin::CommandLine,
+            Path::new("/c/cfg.json"),
+            "cfg.json",
+            text,
+        )
+        .unwrap()
     }
 
     #[test]
     fn max_bytes_bounds_are_inclusive_and_integers_only() {
         for ok in ["1024", "1048576"] {
-            assert!(layer(&format!(r#"{{"context":{{"maxBytes":{ok}}}}}"#)).problems.is_empty());
+            assert!(
+                layer(&format!(r#"{{"context":{{"maxBytes":{ok}}}}}"#))
+                    .problems
+                    .is_empty()
+            );
         }
-        for (bad, shown) in [("1023", "1023"), ("1048577", "1048577"), ("2048.5", "2048.5"), ("\"4096\"", "\"4096\""), ("2048.0", "2048.0"), ("1e4", "1e4")] {
+        for (bad, shown) in [
+            ("1023", "1023"),
+            ("1048577", "1048577"),
+            ("2048.5", "2048.5"),
+            ("\"4096\"", "\"4096\""),
+            ("2048.0", "2048.0"),
+            ("1e4", "1e4"),
+        ] {
             let l = layer(&format!(r#"{{"context":{{"maxBytes":{bad}}}}}"#));
             assert_eq!(l.problems.len(), 1, "{bad}");
-            assert_eq!(l.problems[0].message, format!("context.maxBytes must be an integer from 1024 to 1048576; got {shown}"));
+            assert_eq!(
+                l.problems[0].message,
+                format!("context.maxBytes must be an integer from 1024 to 1048576; got {shown}")
+            );
         }
     }
 
@@ -546,7 +632,8 @@ mod tests {
     #[test]
     fn invalid_value_leaves_lower_layer_in_effect() {
         let low = layer(r#"{"context":{"maxBytes":4096}}"#);
-        let high = layer(r#"{"context":{"maxBytes":10, "claudeMdFallback": true}, "other": {"kept": 1}}"#);
+        let high =
+            layer(r#"{"context":{"maxBytes":10, "claudeMdFallback": true}, "other": {"kept": 1}}"#);
         let s = resolve(&[low, high], None);
         assert_eq!(s.max_bytes, 4096);
         assert!(s.claude_md_fallback);
@@ -557,37 +644,69 @@ mod tests {
     fn governor_messages_are_exact() {
         let l = layer(r#"{"context":{"governor":"ON","elide":{"minAgeTurns":0}}}"#);
         let msgs: Vec<_> = l.problems.iter().map(|p| p.message.as_str()).collect();
-        assert_eq!(msgs, [
-            r#"context.governor must be "off", "shadow" or "on"; got "ON""#,
-            "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
-        ]);
+        assert_eq!(
+            msgs,
+            [
+                r#"context.governor must be "off", "shadow" or "on"; got "ON""#,
+                "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
+            ]
+        );
     }
 
     #[test]
     fn fallback_must_be_boolean() {
         let l = layer(r#"{"context":{"claudeMdFallback":"yes"}}"#);
-        assert_eq!(l.problems[0].message, r#"context.claudeMdFallback must be true or false; got "yes""#);
+        assert_eq!(
+            l.problems[0].message,
+            r#"context.claudeMdFallback must be true or false; got "yes""#
+        );
     }
 
     #[test]
     fn null_means_absent() {
-        let s = resolve(&[layer(r#"{"context":{"maxBytes":4096}}"#), layer(r#"{"context":{"maxBytes":null}}"#)], None);
+        let s = resolve(
+            &[
+                layer(r#"{"context":{"maxBytes":4096}}"#),
+                layer(r#"{"context":{"maxBytes":null}}"#),
+            ],
+            None,
+        );
         assert_eq!(s.max_bytes, 4096);
     }
 
     #[test]
     fn skills_entries_resolve_against_their_file_and_concatenate_highest_first() {
-        let user = Layer::from_file_text(Origin::User, Path::new("/home/u/.config/alisio/config.json"), "u", r#"{"skills":["~/s","abs"]}"#).unwrap();
-        let proj = Layer::from_file_text(Origin::Project, Path::new("/ws/.alisio/config.json"), "p", r#"{"skills":["../tools/skills", 3]}"#).unwrap();
+        let user = Layer::from_file_text(
+            Origin::User,
+            Path::new("/home/u/.config/alisio/config.json"),
+            "u",
+            r#"{"skills":["~/s","abs"]}"#,
+        )
+        .unwrap();
+        let proj = Layer::from_file_text(
+            Origin::Project,
+            Path::new("/ws/.alisio/config.json"),
+            "p",
+            r#"{"skills":["../tools/skills", 3]}"#,
+        )
+        .unwrap();
         assert_eq!(proj.problems.len(), 1);
         let s = resolve(&[user, proj], Some(Path::new("/home/u")));
         let paths: Vec<_> = s.skills.iter().map(|r| r.path.clone()).collect();
-        assert_eq!(paths, [PathBuf::from("/ws/tools/skills"), PathBuf::from("/home/u/s"), PathBuf::from("/home/u/.config/alisio/abs")]);
+        assert_eq!(
+            paths,
+            [
+                PathBuf::from("/ws/tools/skills"),
+                PathBuf::from("/home/u/s"),
+                PathBuf::from("/home/u/.config/alisio/abs")
+            ]
+        );
     }
 
     #[test]
     fn not_json_is_a_located_file_error() {
-        let e = Layer::from_file_text(Origin::User, Path::new("/x"), "x.json", "{\n  \"a\": }").unwrap_err();
+        let e = Layer::from_file_text(Origin::User, Path::new("/x"), "x.json", "{\n  \"a\": }")
+            .unwrap_err();
         assert!(e.to_string().starts_with("x.json: invalid JSON: "), "{e}");
         assert!(e.to_string().contains("line 2"), "{e}");
         let e = Layer::from_file_text(Origin::User, Path::new("/x"), "x.json", "[1]").unwrap_err();
@@ -596,7 +715,17 @@ mod tests {
 }
 
 /// Which host's loading rules to simulate (`--host`, LS `host`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Host {
     #[default]
@@ -617,7 +746,17 @@ impl Host {
 }
 
 /// Which validator's rules a SKILL.md is checked against (`--profile`, LS `profile`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     #[default]
@@ -653,24 +792,34 @@ pub fn load_layers(
     extra: Option<(&Path, &str)>,
 ) -> Result<Vec<Layer>, FileError> {
     let mut layers = Vec::new();
-    let mut read = |origin: Origin, path: &Path, display: &str, required: bool| -> Result<(), FileError> {
-        match fs.read_prefix(path, CONFIG_FILE_LIMIT + 1) {
-            Ok(bytes) if bytes.len() as u64 > CONFIG_FILE_LIMIT => {
-                Err(FileError { display: display.to_string(), message: too_large_message(), span: None })
-            }
-            Ok(bytes) => {
-                let text = String::from_utf8(bytes).map_err(|e| FileError {
+    let mut read =
+        |origin: Origin, path: &Path, display: &str, required: bool| -> Result<(), FileError> {
+            match fs.read_prefix(path, CONFIG_FILE_LIMIT + 1) {
+                Ok(bytes) if bytes.len() as u64 > CONFIG_FILE_LIMIT => Err(FileError {
                     display: display.to_string(),
-                    message: format!("not UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+                    message: too_large_message(),
                     span: None,
-                })?;
-                layers.push(Layer::from_file_text(origin, path, display, &text)?);
-                Ok(())
+                }),
+                Ok(bytes) => {
+                    let text = String::from_utf8(bytes).map_err(|e| FileError {
+                        display: display.to_string(),
+                        message: format!(
+                            "not UTF-8 (invalid byte at offset {})",
+                            e.utf8_error().valid_up_to()
+                        ),
+                        span: None,
+                    })?;
+                    layers.push(Layer::from_file_text(origin, path, display, &text)?);
+                    Ok(())
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(()),
+                Err(e) => Err(FileError {
+                    display: display.to_string(),
+                    message: format!("cannot read: {e}"),
+                    span: None,
+                }),
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(()),
-            Err(e) => Err(FileError { display: display.to_string(), message: format!("cannot read: {e}"), span: None }),
-        }
-    };
+        };
     if let Some(home) = config_home {
         let p = home.join("config.json");
         read(Origin::User, &p, &p.to_string_lossy(), false)?;
@@ -695,9 +844,12 @@ impl Settings {
             "context.governor" => format!("\"{}\"", self.governor.as_str()),
             "context.elide.minAgeTurns" => self.elide_min_age_turns.to_string(),
             "context.elide.epochMessages" => self.elide_epoch_messages.to_string(),
-            "context.policyVersion" => self.policy_version.map_or_else(|| POLICY_VERSION.to_string(), |v| v.to_string()),
+            "context.policyVersion" => self
+                .policy_version
+                .map_or_else(|| POLICY_VERSION.to_string(), |v| v.to_string()),
             "context.invariants.maxChars" => self.invariants_max_chars.to_string(),
-            _ => lookup(&self.raw, key).map_or_else(|| "the default".to_string(), ToString::to_string),
+            _ => lookup(&self.raw, key)
+                .map_or_else(|| "the default".to_string(), ToString::to_string),
         }
     }
 }
@@ -717,8 +869,15 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
     let file = dir.join("config.json");
     let cannot = |m: String| format!("cannot update .alisio/config.json: {m}");
     match std::fs::symlink_metadata(&dir) {
-        Ok(m) if m.file_type().is_symlink() => return Err(format!("refusing to write through a symbolic link: {}", dir.display())),
-        Ok(m) if !m.is_dir() => return Err(cannot(format!("{} is not a directory", dir.display()))),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(format!(
+                "refusing to write through a symbolic link: {}",
+                dir.display()
+            ));
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(cannot(format!("{} is not a directory", dir.display())));
+        }
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let mut b = std::fs::DirBuilder::new();
@@ -730,8 +889,15 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
     }
     for attempt in 0..2 {
         let before = match std::fs::symlink_metadata(&file) {
-            Ok(m) if m.file_type().is_symlink() => return Err(format!("refusing to write through a symbolic link: {}", file.display())),
-            Ok(m) if !m.is_file() => return Err(cannot("config.json is not a regular file".into())),
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!(
+                    "refusing to write through a symbolic link: {}",
+                    file.display()
+                ));
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(cannot("config.json is not a regular file".into()));
+            }
             Ok(m) if m.len() > CONFIG_FILE_LIMIT => return Err(cannot(too_large_message())),
             Ok(m) => Some(m),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -752,7 +918,9 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
         };
         // Where a value sits, for messages (1-based line and column).
         let at = |key: &str| -> String {
-            let span = Layer::from_file_text(Origin::Project, &file, "config.json", &text).ok().and_then(|l| l.span_of(key));
+            let span = Layer::from_file_text(Origin::Project, &file, "config.json", &text)
+                .ok()
+                .and_then(|l| l.span_of(key));
             let offset = span.map_or(0, |r| r.start);
             let lc = crate::text::LineIndex::new(&text).line_col(offset);
             format!("at line {} column {}", lc.line + 1, lc.utf16 + 1)
@@ -760,32 +928,62 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
         let Value::Object(top) = &mut root else {
             return Err(cannot(format!("the top level is not an object {}", at(""))));
         };
-        let overrides = top.entry("skillOverrides").or_insert_with(|| Value::Object(serde_json::Map::new()));
-        let Value::Object(overrides) = overrides else { return Err(cannot(format!("skillOverrides is not an object {}", at("skillOverrides")))) };
-        let slot = overrides.entry(id.to_string()).or_insert_with(|| Value::Object(serde_json::Map::new()));
+        let overrides = top
+            .entry("skillOverrides")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        let Value::Object(overrides) = overrides else {
+            return Err(cannot(format!(
+                "skillOverrides is not an object {}",
+                at("skillOverrides")
+            )));
+        };
+        let slot = overrides
+            .entry(id.to_string())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
         let Value::Object(slot) = slot else {
-            return Err(cannot(format!("skillOverrides.{id} is not an object {}", at(&format!("skillOverrides.{id}")))));
+            return Err(cannot(format!(
+                "skillOverrides.{id} is not an object {}",
+                at(&format!("skillOverrides.{id}"))
+            )));
         };
         slot.insert("enabled".into(), Value::Bool(enabled));
         let mut out = serde_json::to_string_pretty(&root).map_err(|e| cannot(e.to_string()))?;
         out.push('\n');
-        let nonce = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos()) ^ (attempt * 7919);
-        let tmp = dir.join(format!("config.json.{}.{nonce:08x}.tmp", std::process::id()));
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+            ^ (attempt * 7919);
+        let tmp = dir.join(format!(
+            "config.json.{}.{nonce:08x}.tmp",
+            std::process::id()
+        ));
         let result = (|| -> Result<bool, String> {
-            let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| cannot(e.to_string()))?;
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)
+                .map_err(|e| cannot(e.to_string()))?;
             #[cfg(unix)]
             {
                 use std::os::unix::fs::PermissionsExt as _;
-                let mode = before.as_ref().map_or(0o644, |m| m.permissions().mode() & 0o7777);
-                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode)).map_err(|e| cannot(e.to_string()))?;
+                let mode = before
+                    .as_ref()
+                    .map_or(0o644, |m| m.permissions().mode() & 0o7777);
+                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))
+                    .map_err(|e| cannot(e.to_string()))?;
             }
-            f.write_all(out.as_bytes()).map_err(|e| cannot(e.to_string()))?;
+            f.write_all(out.as_bytes())
+                .map_err(|e| cannot(e.to_string()))?;
             f.sync_all().map_err(|e| cannot(e.to_string()))?;
             drop(f);
             let now = std::fs::symlink_metadata(&file).ok();
             let same = match (&before, &now) {
                 (None, None) => true,
-                (Some(a), Some(b)) => a.len() == b.len() && a.modified().ok() == b.modified().ok() && !b.file_type().is_symlink(),
+                (Some(a), Some(b)) => {
+                    a.len() == b.len()
+                        && a.modified().ok() == b.modified().ok()
+                        && !b.file_type().is_symlink()
+                }
                 _ => false,
             };
             if !same {
@@ -820,11 +1018,21 @@ mod override_tests {
         let t = tempfile::tempdir().unwrap();
         let ws = t.path();
         std::fs::create_dir(ws.join(".alisio")).unwrap();
-        std::fs::write(ws.join(".alisio/config.json"), r#"{"model":"x","skillOverrides":{"b":{"enabled":false,"note":1}}}"#).unwrap();
+        std::fs::write(
+            ws.join(".alisio/config.json"),
+            r#"{"model":"x","skillOverrides":{"b":{"enabled":false,"note":1}}}"#,
+        )
+        .unwrap();
         write_skill_override(ws, "pdf", false).unwrap();
         let got = std::fs::read_to_string(ws.join(".alisio/config.json")).unwrap();
-        assert_eq!(got, "{\n  \"model\": \"x\",\n  \"skillOverrides\": {\n    \"b\": {\n      \"enabled\": false,\n      \"note\": 1\n    },\n    \"pdf\": {\n      \"enabled\": false\n    }\n  }\n}\n");
-        let names: Vec<_> = std::fs::read_dir(ws.join(".alisio")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert_eq!(
+            got,
+            "{\n  \"model\": \"x\",\n  \"skillOverrides\": {\n    \"b\": {\n      \"enabled\": false,\n      \"note\": 1\n    },\n    \"pdf\": {\n      \"enabled\": false\n    }\n  }\n}\n"
+        );
+        let names: Vec<_> = std::fs::read_dir(ws.join(".alisio"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
         assert_eq!(names, ["config.json"]);
     }
 
@@ -832,7 +1040,10 @@ mod override_tests {
     fn override_write_creates_the_directory_and_writes_explicit_true() {
         let t = tempfile::tempdir().unwrap();
         write_skill_override(t.path(), "a", true).unwrap();
-        assert_eq!(std::fs::read_to_string(t.path().join(".alisio/config.json")).unwrap(), "{\n  \"skillOverrides\": {\n    \"a\": {\n      \"enabled\": true\n    }\n  }\n}\n");
+        assert_eq!(
+            std::fs::read_to_string(t.path().join(".alisio/config.json")).unwrap(),
+            "{\n  \"skillOverrides\": {\n    \"a\": {\n      \"enabled\": true\n    }\n  }\n}\n"
+        );
     }
 
     #[test]
@@ -842,18 +1053,37 @@ mod override_tests {
         std::fs::create_dir(ws.join(".alisio")).unwrap();
         std::fs::write(ws.join(".alisio/config.json"), r#"{"a":"#).unwrap();
         let e = write_skill_override(ws, "pdf", false).unwrap_err();
-        assert_eq!(e, "cannot update .alisio/config.json: EOF while parsing a value at line 1 column 5");
-        assert_eq!(std::fs::read_to_string(ws.join(".alisio/config.json")).unwrap(), r#"{"a":"#);
+        assert_eq!(
+            e,
+            "cannot update .alisio/config.json: EOF while parsing a value at line 1 column 5"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.join(".alisio/config.json")).unwrap(),
+            r#"{"a":"#
+        );
         std::fs::write(ws.join(".alisio/config.json"), r#"{"skillOverrides": 3}"#).unwrap();
-        assert_eq!(write_skill_override(ws, "pdf", false).unwrap_err(), "cannot update .alisio/config.json: skillOverrides is not an object at line 1 column 20");
+        assert_eq!(
+            write_skill_override(ws, "pdf", false).unwrap_err(),
+            "cannot update .alisio/config.json: skillOverrides is not an object at line 1 column 20"
+        );
         #[cfg(unix)]
         {
             std::fs::write(ws.join("target.json"), "{}").unwrap();
             std::fs::remove_file(ws.join(".alisio/config.json")).unwrap();
-            std::os::unix::fs::symlink(ws.join("target.json"), ws.join(".alisio/config.json")).unwrap();
+            std::os::unix::fs::symlink(ws.join("target.json"), ws.join(".alisio/config.json"))
+                .unwrap();
             let e = write_skill_override(ws, "pdf", false).unwrap_err();
-            assert_eq!(e, format!("refusing to write through a symbolic link: {}", ws.join(".alisio/config.json").display()));
-            assert_eq!(std::fs::read_to_string(ws.join("target.json")).unwrap(), "{}");
+            assert_eq!(
+                e,
+                format!(
+                    "refusing to write through a symbolic link: {}",
+                    ws.join(".alisio/config.json").display()
+                )
+            );
+            assert_eq!(
+                std::fs::read_to_string(ws.join("target.json")).unwrap(),
+                "{}"
+            );
         }
     }
 }

@@ -119,7 +119,14 @@ impl Diagnostic {
         code: Code,
         message: impl Into<String>,
     ) -> Self {
-        Self { file: file.into(), span, severity, code, message: message.into(), related: vec![] }
+        Self {
+            file: file.into(),
+            span,
+            severity,
+            code,
+            message: message.into(),
+            related: vec![],
+        }
     }
 
     #[must_use]
@@ -132,8 +139,22 @@ impl Diagnostic {
 /// Sorts diagnostics by file, then position, then code (interfaces.md §1.3).
 pub fn sort(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| {
-        (&a.file, a.span.start.line, a.span.start.utf16, a.span.end.line, a.span.end.utf16, a.code)
-            .cmp(&(&b.file, b.span.start.line, b.span.start.utf16, b.span.end.line, b.span.end.utf16, b.code))
+        (
+            &a.file,
+            a.span.start.line,
+            a.span.start.utf16,
+            a.span.end.line,
+            a.span.end.utf16,
+            a.code,
+        )
+            .cmp(&(
+                &b.file,
+                b.span.start.line,
+                b.span.start.utf16,
+                b.span.end.line,
+                b.span.end.utf16,
+                b.code,
+            ))
     });
 }
 

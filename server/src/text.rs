@@ -74,7 +74,10 @@ impl<'a> LineIndex<'a> {
         let mut starts = vec![0];
         // A line break is LF, CRLF or a lone CR (LSP's definition).
         starts.extend(
-            b.iter().enumerate().filter(|&(i, c)| *c == b'\n' || (*c == b'\r' && b.get(i + 1) != Some(&b'\n'))).map(|(i, _)| i + 1),
+            b.iter()
+                .enumerate()
+                .filter(|&(i, c)| *c == b'\n' || (*c == b'\r' && b.get(i + 1) != Some(&b'\n')))
+                .map(|(i, _)| i + 1),
         );
         Self { text, starts }
     }
@@ -111,7 +114,11 @@ impl<'a> LineIndex<'a> {
 
     #[must_use]
     pub fn span(&self, range: TextRange) -> Span {
-        Span { start: self.line_col(range.start), end: self.line_col(range.end), bytes: range }
+        Span {
+            start: self.line_col(range.start),
+            end: self.line_col(range.end),
+            bytes: range,
+        }
     }
 
     /// Byte range of line `line` without its line break (`\r\n` or `\n`).
@@ -120,7 +127,10 @@ impl<'a> LineIndex<'a> {
         let Some(&start) = self.starts.get(line) else {
             return TextRange::empty(self.text.len());
         };
-        let mut end = self.starts.get(line + 1).map_or(self.text.len(), |&n| n - 1);
+        let mut end = self
+            .starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&n| n - 1);
         if end > start && self.text.as_bytes()[end - 1] == b'\r' && end < self.text.len() {
             end -= 1;
         }
@@ -191,8 +201,22 @@ mod tests {
         let t = "😀😀aaa\nx";
         let idx = LineIndex::new(t);
         let lc = idx.line_col(8);
-        assert_eq!(lc, LineCol { line: 0, utf16: 4, utf8: 8 });
-        assert_eq!(idx.line_col(t.len()), LineCol { line: 1, utf16: 1, utf8: 1 });
+        assert_eq!(
+            lc,
+            LineCol {
+                line: 0,
+                utf16: 4,
+                utf8: 8
+            }
+        );
+        assert_eq!(
+            idx.line_col(t.len()),
+            LineCol {
+                line: 1,
+                utf16: 1,
+                utf8: 1
+            }
+        );
     }
 
     #[test]
@@ -215,7 +239,14 @@ mod tests {
         assert_eq!(idx.line_count(), 3);
         assert_eq!(idx.line_range(0), TextRange::new(0, 1));
         assert_eq!(idx.line_range(1), TextRange::new(2, 3));
-        assert_eq!(idx.line_col(5), LineCol { line: 2, utf16: 0, utf8: 0 });
+        assert_eq!(
+            idx.line_col(5),
+            LineCol {
+                line: 2,
+                utf16: 0,
+                utf8: 0
+            }
+        );
     }
 
     #[test]

@@ -19,17 +19,29 @@ fn resume(ws: &Ws, id: &str) -> Vec<Value> {
 }
 
 fn integrity(ws: &Ws) -> String {
-    db(ws).query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap()
+    db(ws)
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
 }
 
 fn first_session(ws: &Ws) -> String {
-    db(ws).query_row("SELECT id FROM sessions", [], |r| r.get(0)).unwrap()
+    db(ws)
+        .query_row("SELECT id FROM sessions", [], |r| r.get(0))
+        .unwrap()
 }
 
 // 7
 #[test]
 fn every_fault_point_leaves_a_store_that_resumes_paired() {
-    for point in ["after_user_commit", "before_assistant_commit", "after_assistant_commit", "after_call_started", "after_call_done", "after_result_commit", "after_temp_write"] {
+    for point in [
+        "after_user_commit",
+        "before_assistant_commit",
+        "after_assistant_commit",
+        "after_call_started",
+        "after_call_done",
+        "after_result_commit",
+        "after_temp_write",
+    ] {
         let ws = Ws::new();
         ws.file("a.txt", "alpha");
         script(
@@ -40,14 +52,20 @@ fn every_fault_point_leaves_a_store_that_resumes_paired() {
                 r#"{"text":"done"}"#,
             ],
         );
-        let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", point).args(["run", "--json", "--allow", "write", "--script", "s.jsonl", "p"]));
+        let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", point).args([
+            "run", "--json", "--allow", "write", "--script", "s.jsonl", "p",
+        ]));
         assert_ne!(r.code, 0, "{point}: the process must abort");
         let id = first_session(&ws);
         let before = active(&ws, &id);
         match point {
             "after_user_commit" => assert_eq!(before.len(), 1, "{point}"),
-            "before_assistant_commit" => assert!(before.iter().all(|m| m.2 != "assistant"), "{point}"),
-            "after_assistant_commit" => assert_eq!(before.last().unwrap().2, "assistant", "{point}"),
+            "before_assistant_commit" => {
+                assert!(before.iter().all(|m| m.2 != "assistant"), "{point}")
+            }
+            "after_assistant_commit" => {
+                assert_eq!(before.last().unwrap().2, "assistant", "{point}")
+            }
             "after_result_commit" => assert_eq!(before.last().unwrap().2, "tool", "{point}"),
             _ => {}
         }
@@ -62,7 +80,11 @@ fn every_fault_point_leaves_a_store_that_resumes_paired() {
         assert_eq!(ev.last().unwrap()["type"], "run_completed");
         if point == "after_temp_write" {
             assert!(!ws.root.join("b.txt").exists());
-            let tmps: Vec<_> = std::fs::read_dir(&ws.root).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains(".alisio-")).collect();
+            let tmps: Vec<_> = std::fs::read_dir(&ws.root)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains(".alisio-"))
+                .collect();
             assert!(tmps.is_empty(), "temporary files are removed on resume");
         }
     }
@@ -75,21 +97,37 @@ fn a_finished_call_of_a_crashed_batch_keeps_its_journaled_result() {
     ws.file("a.txt", "alpha");
     script(
         &ws,
-        &[r#"{"toolCalls":[{"id":"slow","name":"test_sleep","arguments":{"ms":3000}},{"id":"fast","name":"read_file","arguments":{"path":"a.txt"}}]}"#, r#"{"text":"x"}"#],
+        &[
+            r#"{"toolCalls":[{"id":"slow","name":"test_sleep","arguments":{"ms":3000}},{"id":"fast","name":"read_file","arguments":{"path":"a.txt"}}]}"#,
+            r#"{"text":"x"}"#,
+        ],
     );
-    let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", "after_call_done").env("ALISIO_TEST_TOOLS", "1").args(["run", "--json", "--script", "s.jsonl", "p"]));
+    let r = crate::common::run_cmd(
+        ws.cmd()
+            .env("ALISIO_FAULT", "after_call_done")
+            .env("ALISIO_TEST_TOOLS", "1")
+            .args(["run", "--json", "--script", "s.jsonl", "p"]),
+    );
     assert_ne!(r.code, 0);
     let id = first_session(&ws);
     resume(&ws, &id);
     let t = tool_results(&ws, &id);
-    let by: std::collections::HashMap<String, Value> = t.into_iter().map(|m| (m["callId"].as_str().unwrap().to_string(), m)).collect();
+    let by: std::collections::HashMap<String, Value> = t
+        .into_iter()
+        .map(|m| (m["callId"].as_str().unwrap().to_string(), m))
+        .collect();
     assert_eq!(by["fast"]["outcome"], "ok");
     assert!(result_text(&by["fast"]).contains("1: alpha"));
     assert_eq!(by["slow"]["outcome"], "interrupted");
     assert_paired(&ws, &id);
 }
 
-fn spawn_until(ws: &Ws, args: &[&str], env: &[(&str, &str)], until: impl Fn(&Value) -> bool) -> (std::process::Child, Vec<Value>) {
+fn spawn_until(
+    ws: &Ws,
+    args: &[&str],
+    env: &[(&str, &str)],
+    until: impl Fn(&Value) -> bool,
+) -> (std::process::Child, Vec<Value>) {
     let mut cmd = ws.cmd();
     cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
     for (k, v) in env {
@@ -117,19 +155,44 @@ fn spawn_until(ws: &Ws, args: &[&str], env: &[(&str, &str)], until: impl Fn(&Val
 #[test]
 fn sigkill_during_a_process_call_is_reconciled_as_interrupted_while_running() {
     let ws = Ws::new();
-    script(&ws, &[r#"{"toolCalls":[{"id":"p1","name":"run_process","arguments":{"command":"sleep","args":["5"]}}]}"#, r#"{"text":"x"}"#]);
-    let (mut child, _) = spawn_until(&ws, &["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"], &[], |v| v["type"] == "tool_started");
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"id":"p1","name":"run_process","arguments":{"command":"sleep","args":["5"]}}]}"#,
+            r#"{"text":"x"}"#,
+        ],
+    );
+    let (mut child, _) = spawn_until(
+        &ws,
+        &[
+            "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
+        ],
+        &[],
+        |v| v["type"] == "tool_started",
+    );
     std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap();
     child.wait().unwrap();
     let id = first_session(&ws);
     let ev = resume(&ws, &id);
     assert_eq!(types(&ev)[..2], ["run_started", "session_reconciled"]);
-    assert_eq!(ev[1]["data"]["calls"], json!([{"id":"p1","name":"run_process","outcome":"interrupted"}]));
+    assert_eq!(
+        ev[1]["data"]["calls"],
+        json!([{"id":"p1","name":"run_process","outcome":"interrupted"}])
+    );
     assert_eq!(ev[1]["data"]["interruptedRuns"], json!(1));
     let t = tool_results(&ws, &id);
-    assert_eq!(result_text(&t[0]), "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.");
-    let statuses: Vec<String> = db(&ws).prepare("SELECT status FROM runs ORDER BY started_at").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(
+        result_text(&t[0]),
+        "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying."
+    );
+    let statuses: Vec<String> = db(&ws)
+        .prepare("SELECT status FROM runs ORDER BY started_at")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
     assert_eq!(statuses, ["interrupted", "completed"]);
     assert_paired(&ws, &id);
 }
@@ -141,11 +204,22 @@ fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
     let ws = Ws::new();
     script(
         &ws,
-        &[r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"echo $$ > pid; sleep 30 & echo $! > gpid; wait"}}]}"#, r#"{"text":"x"}"#],
+        &[
+            r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"echo $$ > pid; sleep 30 & echo $! > gpid; wait"}}]}"#,
+            r#"{"text":"x"}"#,
+        ],
     );
-    let (mut child, mut seen) = spawn_until(&ws, &["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"], &[], |v| v["type"] == "tool_started");
+    let (mut child, mut seen) = spawn_until(
+        &ws,
+        &[
+            "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
+        ],
+        &[],
+        |v| v["type"] == "tool_started",
+    );
     let t0 = Instant::now();
-    let written = |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
+    let written =
+        |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
     while !written("gpid") && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -156,13 +230,25 @@ fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(status.code(), Some(130));
     let alive = |f: &str| {
-        let p: i32 = std::fs::read_to_string(ws.root.join(f)).unwrap().trim().parse().unwrap();
+        let p: i32 = std::fs::read_to_string(ws.root.join(f))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None).is_ok()
     };
     std::thread::sleep(Duration::from_millis(100));
-    assert!(!alive("pid") && !alive("gpid"), "the shell and its grandchild are gone");
+    assert!(
+        !alive("pid") && !alive("gpid"),
+        "the shell and its grandchild are gone"
+    );
     let id = first_session(&ws);
-    let evs = ws.run(&["sessions", "show", &id, "--events", "--json"]).json()["events"].as_array().unwrap().clone();
+    let evs = ws
+        .run(&["sessions", "show", &id, "--events", "--json"])
+        .json()["events"]
+        .as_array()
+        .unwrap()
+        .clone();
     let last = evs.last().unwrap();
     assert_eq!(last["type"], "run_cancelled");
     assert_eq!(last["data"], json!({"reason":"signal","error":"Cancelled"}));
@@ -180,28 +266,92 @@ fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
 fn faults_around_compaction_and_reduction_commits_leave_a_resumable_store() {
     for point in ["before_compaction_commit", "after_compaction_commit"] {
         let ws = Ws::new();
-        script(&ws, &[r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#, r#"{"text":"listed","usage":{"input":1690,"output":20}}"#]);
+        script(
+            &ws,
+            &[
+                r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#,
+                r#"{"text":"listed","usage":{"input":1690,"output":20}}"#,
+            ],
+        );
         let (_, ev) = run(&ws, "first", &[]);
         let id = sid(&ev);
-        script(&ws, &[r#"{"alisioScript":1,"contextWindow":2000}"#, r#"{"for":"summary","text":"summary"}"#, r#"{"text":"x"}"#]);
-        let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", point).args(["run", "--json", "--script", "s.jsonl", "--session", &id, "second"]));
+        script(
+            &ws,
+            &[
+                r#"{"alisioScript":1,"contextWindow":2000}"#,
+                r#"{"for":"summary","text":"summary"}"#,
+                r#"{"text":"x"}"#,
+            ],
+        );
+        let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", point).args([
+            "run",
+            "--json",
+            "--script",
+            "s.jsonl",
+            "--session",
+            &id,
+            "second",
+        ]));
         assert_ne!(r.code, 0, "{point}");
-        let checkpoints: i64 = db(&ws).query_row("SELECT count(*) FROM messages WHERE kind='checkpoint'", [], |r| r.get(0)).unwrap();
-        assert_eq!(checkpoints, i64::from(point == "after_compaction_commit"), "{point}");
-        let compacted: i64 = db(&ws).query_row("SELECT count(*) FROM messages WHERE compacted=1", [], |r| r.get(0)).unwrap();
-        assert_eq!(compacted, if point == "after_compaction_commit" { 4 } else { 0 }, "{point}");
+        let checkpoints: i64 = db(&ws)
+            .query_row(
+                "SELECT count(*) FROM messages WHERE kind='checkpoint'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            checkpoints,
+            i64::from(point == "after_compaction_commit"),
+            "{point}"
+        );
+        let compacted: i64 = db(&ws)
+            .query_row("SELECT count(*) FROM messages WHERE compacted=1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(
+            compacted,
+            if point == "after_compaction_commit" {
+                4
+            } else {
+                0
+            },
+            "{point}"
+        );
         resume(&ws, &id);
         assert_eq!(integrity(&ws), "ok");
         assert_paired(&ws, &id);
     }
     let ws = Ws::new();
-    ws.file("cfg.json", r#"{"limits":{"maxContextChars":10000},"compaction":{"auto":false}}"#);
+    ws.file(
+        "cfg.json",
+        r#"{"limits":{"maxContextChars":10000},"compaction":{"auto":false}}"#,
+    );
     ws.file("big.txt", "y".repeat(20_000));
-    script(&ws, &[r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt"}}]}"#, r#"{"text":"x"}"#]);
-    let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", "before_reduction_commit").args(["run", "--json", "--config", "cfg.json", "--script", "s.jsonl", "p"]));
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt"}}]}"#,
+            r#"{"text":"x"}"#,
+        ],
+    );
+    let r = crate::common::run_cmd(
+        ws.cmd()
+            .env("ALISIO_FAULT", "before_reduction_commit")
+            .args([
+                "run", "--json", "--config", "cfg.json", "--script", "s.jsonl", "p",
+            ]),
+    );
     assert_ne!(r.code, 0);
     let id = first_session(&ws);
-    let reduced: i64 = db(&ws).query_row("SELECT count(*) FROM messages WHERE kind='reduced'", [], |r| r.get(0)).unwrap();
+    let reduced: i64 = db(&ws)
+        .query_row(
+            "SELECT count(*) FROM messages WHERE kind='reduced'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
     assert_eq!(reduced, 0);
     script(&ws, &[r#"{"text":"resumed"}"#]);
     let (r, _) = run(&ws, "go on", &["--session", &id, "--config", "cfg.json"]);
@@ -217,11 +367,22 @@ fn a_second_sigint_kills_the_process_groups_and_exits_130_at_once() {
     // The shell ignores SIGTERM, so only a SIGKILL of its group ends it quickly.
     script(
         &ws,
-        &[r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"trap '' TERM; echo $$ > pid; sleep 30 & echo $! > gpid; wait"}}]}"#, r#"{"text":"x"}"#],
+        &[
+            r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"trap '' TERM; echo $$ > pid; sleep 30 & echo $! > gpid; wait"}}]}"#,
+            r#"{"text":"x"}"#,
+        ],
     );
-    let (mut child, _) = spawn_until(&ws, &["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"], &[], |v| v["type"] == "tool_started");
+    let (mut child, _) = spawn_until(
+        &ws,
+        &[
+            "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
+        ],
+        &[],
+        |v| v["type"] == "tool_started",
+    );
     let t0 = Instant::now();
-    let written = |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
+    let written =
+        |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
     while !written("gpid") && t0.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -233,11 +394,21 @@ fn a_second_sigint_kills_the_process_groups_and_exits_130_at_once() {
     assert_eq!(status.code(), Some(130));
     // Alive and not a zombie (an orphaned zombie waits for a reaper that may not exist here).
     let alive = |f: &str| {
-        let p: i32 = std::fs::read_to_string(ws.root.join(f)).unwrap().trim().parse().unwrap();
-        std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| st.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+        let p: i32 = std::fs::read_to_string(ws.root.join(f))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| {
+            st.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
     };
     std::thread::sleep(Duration::from_millis(200));
-    assert!(!alive("pid") && !alive("gpid"), "the shell and its grandchild are gone");
+    assert!(
+        !alive("pid") && !alive("gpid"),
+        "the shell and its grandchild are gone"
+    );
     // Committed state is intact: the session loads and resumes paired.
     let id = first_session(&ws);
     resume(&ws, &id);

@@ -27,15 +27,27 @@ impl Reply {
         Self {
             status: 200,
             headers: vec![("content-type".into(), "text/event-stream".into())],
-            chunks: body.as_bytes().chunks(piece).map(|c| (0, c.to_vec())).collect(),
+            chunks: body
+                .as_bytes()
+                .chunks(piece)
+                .map(|c| (0, c.to_vec()))
+                .collect(),
             stall_ms: 0,
         }
     }
 
     pub fn status(status: u16, body: &str, headers: &[(&str, &str)]) -> Self {
-        let mut h: Vec<(String, String)> = headers.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect();
+        let mut h: Vec<(String, String)> = headers
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
         h.push(("content-type".into(), "application/json".into()));
-        Self { status, headers: h, chunks: vec![(0, body.as_bytes().to_vec())], stall_ms: 0 }
+        Self {
+            status,
+            headers: h,
+            chunks: vec![(0, body.as_bytes().to_vec())],
+            stall_ms: 0,
+        }
     }
 }
 
@@ -49,7 +61,10 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -68,7 +83,11 @@ impl Fake {
         let url = format!("http://{}", l.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
         let rec = Arc::clone(&requests);
-        let queue = Arc::new(Mutex::new(replies.into_iter().collect::<std::collections::VecDeque<_>>()));
+        let queue = Arc::new(Mutex::new(
+            replies
+                .into_iter()
+                .collect::<std::collections::VecDeque<_>>(),
+        ));
         std::thread::spawn(move || {
             for conn in l.incoming() {
                 let Ok(mut s) = conn else { continue };
@@ -88,9 +107,22 @@ impl Fake {
                     };
                     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
                     let mut lines = head.lines();
-                    let path = lines.next().unwrap_or_default().split_whitespace().nth(1).unwrap_or_default().to_string();
-                    let headers: Vec<(String, String)> = lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string())).collect();
-                    let len: usize = headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+                    let path = lines
+                        .next()
+                        .unwrap_or_default()
+                        .split_whitespace()
+                        .nth(1)
+                        .unwrap_or_default()
+                        .to_string();
+                    let headers: Vec<(String, String)> = lines
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
+                        .collect();
+                    let len: usize = headers
+                        .iter()
+                        .find(|(k, _)| k == "content-length")
+                        .and_then(|(_, v)| v.parse().ok())
+                        .unwrap_or(0);
                     let mut body = buf[head_end + 4..].to_vec();
                     while body.len() < len {
                         match s.read(&mut tmp) {
@@ -98,8 +130,14 @@ impl Fake {
                             Ok(n) => body.extend_from_slice(&tmp[..n]),
                         }
                     }
-                    rec.lock().unwrap().push(Recorded { path, headers, body: serde_json::from_slice(&body).unwrap_or(Value::Null) });
-                    let reply = queue.lock().unwrap().pop_front().unwrap_or_else(|| Reply::status(500, r#"{"error":{"message":"no reply queued"}}"#, &[]));
+                    rec.lock().unwrap().push(Recorded {
+                        path,
+                        headers,
+                        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+                    });
+                    let reply = queue.lock().unwrap().pop_front().unwrap_or_else(|| {
+                        Reply::status(500, r#"{"error":{"message":"no reply queued"}}"#, &[])
+                    });
                     let mut out = format!("HTTP/1.1 {} X\r\n", reply.status);
                     for (k, v) in &reply.headers {
                         out.push_str(&format!("{k}: {v}\r\n"));

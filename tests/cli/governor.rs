@@ -3,12 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::common::{corpus, Ws};
+use crate::common::{Ws, corpus};
 
 fn fixture(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/governor").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/governor")
+        .join(name);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -23,14 +25,29 @@ fn ws_with_fixtures() -> Ws {
 #[test]
 fn json_lists_the_main_session_then_its_sidechains_with_exact_figures() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&["--json", "governor", "analyze", "--epoch-messages", "0", "claude.jsonl"]);
+    let r = ws.run(&[
+        "--json",
+        "governor",
+        "analyze",
+        "--epoch-messages",
+        "0",
+        "claude.jsonl",
+    ]);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
     let v = r.json();
     let reports = v.as_array().unwrap();
     assert_eq!(reports.len(), 2);
     let main = &reports[0];
     assert_eq!(main["sessionId"], "5e55-1on");
-    assert_eq!((main["mode"].as_str(), main["request"].as_u64(), main["messages"].as_u64(), main["eligibleMessages"].as_u64()), (Some("shadow"), Some(5), Some(8), Some(8)));
+    assert_eq!(
+        (
+            main["mode"].as_str(),
+            main["request"].as_u64(),
+            main["messages"].as_u64(),
+            main["eligibleMessages"].as_u64()
+        ),
+        (Some("shadow"), Some(5), Some(8), Some(8))
+    );
     assert_eq!(
         main["segments"][3],
         json!({"index":3,"kind":"tool_result","origin":"/p/a.c","message":2,"tool":"Read","callId":"t1","as":"read_file","tokens":200,
@@ -42,23 +59,44 @@ fn json_lists_the_main_session_then_its_sidechains_with_exact_figures() {
                "byReason":{"superseded_read":1,"stale_bg_output":0,"duplicate_search":0},
                "byCriticality":{"pinned":0,"high":3,"normal":6,"low":1}})
     );
-    assert_eq!(main["usage"], json!({"perTool":{"read_file":{"seen":1,"used":1,"reread":0}},"notAttributable":1}));
+    assert_eq!(
+        main["usage"],
+        json!({"perTool":{"read_file":{"seen":1,"used":1,"reread":0}},"notAttributable":1})
+    );
     assert_eq!(
         main["source"],
         json!({"file":"claude.jsonl","format":"claude-code","session":"5e55-1on","sidechain":false,"lines":12,"skippedLines":0,"compactions":0,
                "compactedMessages":0,"orphanCalls":0,"orphanResults":0,"redactedValues":0,"unclassifiedRepeats":0,"problems":[]})
     );
     let side = &reports[1];
-    assert_eq!((side["sessionId"].as_str(), side["source"]["sidechain"].as_bool(), side["messages"].as_u64()), (Some("5e55-1on/sidechain-1"), Some(true), Some(3)));
+    assert_eq!(
+        (
+            side["sessionId"].as_str(),
+            side["source"]["sidechain"].as_bool(),
+            side["messages"].as_u64()
+        ),
+        (Some("5e55-1on/sidechain-1"), Some(true), Some(3))
+    );
     // The main report holds no sidechain message: its calls are t1 and t2 only.
-    let ids: Vec<&str> = main["segments"].as_array().unwrap().iter().filter_map(|s| s["callId"].as_str()).collect();
+    let ids: Vec<&str> = main["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["callId"].as_str())
+        .collect();
     assert_eq!(ids, vec!["t1", "t1", "t2", "t2"]);
 }
 
 #[test]
 fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&["governor", "analyze", "--epoch-messages", "0", "mini.traj.json"]);
+    let r = ws.run(&[
+        "governor",
+        "analyze",
+        "--epoch-messages",
+        "0",
+        "mini.traj.json",
+    ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let want = "mini.traj.json [demo__x-1] mini-swe-agent
   12 messages, 4 tool results, 2 elided (superseded_read 1, stale_bg_output 0, duplicate_search 1); tokens 309 -> 161 (saved 148, 47.9%)
@@ -74,86 +112,216 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
 #[test]
 fn default_epoch_holds_short_transcripts_back() {
     let ws = ws_with_fixtures();
-    let v = ws.run(&["--json", "governor", "analyze", "claude.jsonl"]).json();
+    let v = ws
+        .run(&["--json", "governor", "analyze", "claude.jsonl"])
+        .json();
     let main = &v[0];
-    assert_eq!((main["eligibleMessages"].as_u64(), main["totals"]["elided"].as_u64()), (Some(0), Some(0)));
-    assert_eq!((main["segments"][3]["criticality"].as_str(), main["segments"][3]["reason"].as_str()), (Some("low"), Some("redundant_epoch")));
+    assert_eq!(
+        (
+            main["eligibleMessages"].as_u64(),
+            main["totals"]["elided"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(
+        (
+            main["segments"][3]["criticality"].as_str(),
+            main["segments"][3]["reason"].as_str()
+        ),
+        (Some("low"), Some("redundant_epoch"))
+    );
 }
 
 #[test]
 fn unsupported_files_are_reported_and_the_others_still_print() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&["--json", "governor", "analyze", "swe.traj", "mini.traj.json", "missing.jsonl"]);
+    let r = ws.run(&[
+        "--json",
+        "governor",
+        "analyze",
+        "swe.traj",
+        "mini.traj.json",
+        "missing.jsonl",
+    ]);
     assert_eq!(r.code, 2);
     let lines: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(lines[0], "error: swe.traj: unsupported transcript format");
-    assert!(lines[1].starts_with("error: missing.jsonl: "), "{}", r.stderr);
+    assert!(
+        lines[1].starts_with("error: missing.jsonl: "),
+        "{}",
+        r.stderr
+    );
     assert_eq!(r.json().as_array().unwrap().len(), 1);
     ws.file("empty.jsonl", "");
     let r = ws.run(&["governor", "analyze", "empty.jsonl"]);
-    assert_eq!((r.code, r.stderr.as_str(), r.stdout.as_str()), (2, "error: empty.jsonl: unsupported transcript format\n", ""));
+    assert_eq!(
+        (r.code, r.stderr.as_str(), r.stdout.as_str()),
+        (2, "error: empty.jsonl: unsupported transcript format\n", "")
+    );
 }
 
 #[test]
 fn hostile_files_never_panic() {
     let ws = ws_with_fixtures();
-    ws.file("binary.jsonl", [0xffu8, 0xfe, 0x00, 0x81, b'\n', 0xc3, 0x28]);
+    ws.file(
+        "binary.jsonl",
+        [0xffu8, 0xfe, 0x00, 0x81, b'\n', 0xc3, 0x28],
+    );
     let mini = fixture("mini.traj.json");
     ws.file("cut.traj.json", &mini[..mini.len() / 2]);
     let mut claude = fixture("claude.jsonl");
     claude.truncate(claude.len() - 40);
     ws.file("cut.jsonl", &claude);
-    let r = ws.run(&["--json", "governor", "analyze", "--epoch-messages", "0", "binary.jsonl", "cut.traj.json", "cut.jsonl"]);
+    let r = ws.run(&[
+        "--json",
+        "governor",
+        "analyze",
+        "--epoch-messages",
+        "0",
+        "binary.jsonl",
+        "cut.traj.json",
+        "cut.jsonl",
+    ]);
     assert_eq!(r.code, 2);
-    assert_eq!(r.stderr, "error: binary.jsonl: unsupported transcript format\nerror: cut.traj.json: unsupported transcript format\n");
+    assert_eq!(
+        r.stderr,
+        "error: binary.jsonl: unsupported transcript format\nerror: cut.traj.json: unsupported transcript format\n"
+    );
     let v = r.json();
     assert_eq!(v[0]["source"]["skippedLines"], 1);
-    assert_eq!(v[0]["source"]["problems"], json!([{"line":12,"message":"malformed JSON line"}]));
+    assert_eq!(
+        v[0]["source"]["problems"],
+        json!([{"line":12,"message":"malformed JSON line"}])
+    );
     assert_eq!(v[0]["totals"]["elided"], 1);
 }
 
 #[test]
 fn input_format_overrides_detection() {
     let ws = ws_with_fixtures();
-    let v = ws.run(&["--json", "governor", "analyze", "--input-format", "claude-code", "codex.jsonl"]).json();
+    let v = ws
+        .run(&[
+            "--json",
+            "governor",
+            "analyze",
+            "--input-format",
+            "claude-code",
+            "codex.jsonl",
+        ])
+        .json();
     assert_eq!(v[0]["source"]["format"], "claude-code");
     assert_eq!(v[0]["messages"], 0);
     assert_eq!(v[0]["source"]["problems"].as_array().unwrap().len(), 9);
-    let r = ws.run(&["governor", "analyze", "--input-format", "mini-swe-agent", "codex.jsonl"]);
-    assert_eq!((r.code, r.stderr.as_str()), (2, "error: codex.jsonl: unsupported transcript format\n"));
-    let r = ws.run(&["governor", "analyze", "--input-format", "swe", "codex.jsonl"]);
-    assert_eq!(r.stderr, "error: --input-format must be \"auto\", \"alisio\", \"claude-code\", \"codex\" or \"mini-swe-agent\"; got \"swe\"\n");
+    let r = ws.run(&[
+        "governor",
+        "analyze",
+        "--input-format",
+        "mini-swe-agent",
+        "codex.jsonl",
+    ]);
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (2, "error: codex.jsonl: unsupported transcript format\n")
+    );
+    let r = ws.run(&[
+        "governor",
+        "analyze",
+        "--input-format",
+        "swe",
+        "codex.jsonl",
+    ]);
+    assert_eq!(
+        r.stderr,
+        "error: --input-format must be \"auto\", \"alisio\", \"claude-code\", \"codex\" or \"mini-swe-agent\"; got \"swe\"\n"
+    );
 }
 
 #[test]
 fn analyze_defaults_to_shadow_and_off_reports_only_off() {
     let ws = ws_with_fixtures();
-    ws.file("cfg.json", r#"{"context":{"governor":"off","elide":{"epochMessages":0}}}"#);
-    let v = ws.run(&["--json", "--config", "cfg.json", "governor", "analyze", "claude.jsonl"]).json();
-    assert_eq!((v[0]["mode"].as_str(), v[0]["totals"]["elided"].as_u64()), (Some("shadow"), Some(1)));
-    let v = ws.run(&["--json", "governor", "analyze", "--mode", "off", "mini.traj.json"]).json();
+    ws.file(
+        "cfg.json",
+        r#"{"context":{"governor":"off","elide":{"epochMessages":0}}}"#,
+    );
+    let v = ws
+        .run(&[
+            "--json",
+            "--config",
+            "cfg.json",
+            "governor",
+            "analyze",
+            "claude.jsonl",
+        ])
+        .json();
+    assert_eq!(
+        (v[0]["mode"].as_str(), v[0]["totals"]["elided"].as_u64()),
+        (Some("shadow"), Some(1))
+    );
+    let v = ws
+        .run(&[
+            "--json",
+            "governor",
+            "analyze",
+            "--mode",
+            "off",
+            "mini.traj.json",
+        ])
+        .json();
     let off = v[0].as_object().unwrap();
     let keys: Vec<&str> = off.keys().map(String::as_str).collect();
     assert_eq!(keys, vec!["mode", "measured", "sessionId", "source"]);
-    assert_eq!((off["mode"].as_str(), off["measured"].as_bool(), off["sessionId"].as_str()), (Some("off"), Some(false), Some("demo__x-1")));
+    assert_eq!(
+        (
+            off["mode"].as_str(),
+            off["measured"].as_bool(),
+            off["sessionId"].as_str()
+        ),
+        (Some("off"), Some(false), Some("demo__x-1"))
+    );
 }
 
 #[test]
 fn events_print_one_line_per_replayed_request() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&["governor", "analyze", "--events", "--epoch-messages", "0", "claude.jsonl", "mini.traj.json"]);
+    let r = ws.run(&[
+        "governor",
+        "analyze",
+        "--events",
+        "--epoch-messages",
+        "0",
+        "claude.jsonl",
+        "mini.traj.json",
+    ]);
     assert_eq!(r.code, 0);
-    let lines: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     // main: 4 assistant messages + 1; sidechain: 1 + 1; mini: 6 + 1.
     assert_eq!(lines.len(), 5 + 2 + 7);
-    let main: Vec<&Value> = lines.iter().filter(|l| l["session"] == "5e55-1on").collect();
-    assert_eq!(main.iter().map(|l| l["request"].as_u64().unwrap()).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+    let main: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["session"] == "5e55-1on")
+        .collect();
+    assert_eq!(
+        main.iter()
+            .map(|l| l["request"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1, 2, 3, 4, 5]
+    );
     // t1 is two assistant messages old at request 4: newly elided there, and only there.
     let newly: Vec<Value> = main.iter().map(|l| l["newlyElided"].clone()).collect();
-    assert_eq!(newly, vec![json!([]), json!([]), json!([]), json!(["t1"]), json!([])]);
+    assert_eq!(
+        newly,
+        vec![json!([]), json!([]), json!([]), json!(["t1"]), json!([])]
+    );
     assert_eq!(main[4]["elided"], 1);
     assert_eq!(main[4]["file"], "claude.jsonl");
-    let mini: Vec<&Value> = lines.iter().filter(|l| l["session"] == "demo__x-1").collect();
+    let mini: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["session"] == "demo__x-1")
+        .collect();
     let newly: Vec<Value> = mini.iter().map(|l| l["newlyElided"].clone()).collect();
     assert_eq!(newly.iter().filter(|n| *n != &json!([])).count(), 2);
     assert!(!r.stdout.contains("x.py"), "events carry no paths");
@@ -163,12 +331,30 @@ fn events_print_one_line_per_replayed_request() {
 fn flag_values_are_validated_with_the_settings_messages() {
     let ws = ws_with_fixtures();
     for (args, msg) in [
-        (&["--min-age-turns", "0"][..], "--min-age-turns must be an integer from 1 to 20; got 0"),
-        (&["--min-age-turns", "2.0"][..], "--min-age-turns must be an integer from 1 to 20; got 2.0"),
-        (&["--epoch-messages", "1001"][..], "--epoch-messages must be an integer from 0 to 1000; got 1001"),
-        (&["--epoch-messages", "ten"][..], "--epoch-messages must be an integer from 0 to 1000; got \"ten\""),
-        (&["--policy-version", "2"][..], "--policy-version must be an integer from 1 to 1; got 2"),
-        (&["--mode", "ON"][..], "--mode must be \"off\", \"shadow\" or \"on\"; got \"ON\""),
+        (
+            &["--min-age-turns", "0"][..],
+            "--min-age-turns must be an integer from 1 to 20; got 0",
+        ),
+        (
+            &["--min-age-turns", "2.0"][..],
+            "--min-age-turns must be an integer from 1 to 20; got 2.0",
+        ),
+        (
+            &["--epoch-messages", "1001"][..],
+            "--epoch-messages must be an integer from 0 to 1000; got 1001",
+        ),
+        (
+            &["--epoch-messages", "ten"][..],
+            "--epoch-messages must be an integer from 0 to 1000; got \"ten\"",
+        ),
+        (
+            &["--policy-version", "2"][..],
+            "--policy-version must be an integer from 1 to 1; got 2",
+        ),
+        (
+            &["--mode", "ON"][..],
+            "--mode must be \"off\", \"shadow\" or \"on\"; got \"ON\"",
+        ),
     ] {
         let mut a = vec!["governor", "analyze", "claude.jsonl"];
         a.extend(args);
@@ -182,22 +368,48 @@ fn flag_values_are_validated_with_the_settings_messages() {
 fn invalid_context_settings_in_config_stop_analyze() {
     let ws = ws_with_fixtures();
     for (cfg, msg) in [
-        (r#"{"context":{"elide":{"minAgeTurns":0}}}"#, "context.elide.minAgeTurns must be an integer from 1 to 20; got 0"),
-        (r#"{"context":{"elide":{"epochMessages":1001}}}"#, "context.elide.epochMessages must be an integer from 0 to 1000; got 1001"),
-        (r#"{"context":{"invariants":{"maxChars":999}}}"#, "context.invariants.maxChars must be an integer from 1000 to 20000; got 999"),
-        (r#"{"context":{"invariants":{"maxChars":20001}}}"#, "context.invariants.maxChars must be an integer from 1000 to 20000; got 20001"),
-        (r#"{"context":{"governor":"ON"}}"#, "context.governor must be \"off\", \"shadow\" or \"on\"; got \"ON\""),
-        (r#"{"context":{"policyVersion":2}}"#, "context.policyVersion must be an integer from 1 to 1; got 2"),
+        (
+            r#"{"context":{"elide":{"minAgeTurns":0}}}"#,
+            "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
+        ),
+        (
+            r#"{"context":{"elide":{"epochMessages":1001}}}"#,
+            "context.elide.epochMessages must be an integer from 0 to 1000; got 1001",
+        ),
+        (
+            r#"{"context":{"invariants":{"maxChars":999}}}"#,
+            "context.invariants.maxChars must be an integer from 1000 to 20000; got 999",
+        ),
+        (
+            r#"{"context":{"invariants":{"maxChars":20001}}}"#,
+            "context.invariants.maxChars must be an integer from 1000 to 20000; got 20001",
+        ),
+        (
+            r#"{"context":{"governor":"ON"}}"#,
+            "context.governor must be \"off\", \"shadow\" or \"on\"; got \"ON\"",
+        ),
+        (
+            r#"{"context":{"policyVersion":2}}"#,
+            "context.policyVersion must be an integer from 1 to 1; got 2",
+        ),
     ] {
         ws.file("cfg.json", cfg);
-        let r = ws.run(&["governor", "analyze", "--config", "cfg.json", "claude.jsonl"]);
+        let r = ws.run(&[
+            "governor",
+            "analyze",
+            "--config",
+            "cfg.json",
+            "claude.jsonl",
+        ]);
         assert_eq!((r.code, r.stdout.as_str()), (2, ""));
         assert_eq!(r.stderr, format!("error: cfg.json: {msg}\n"));
     }
 }
 
 fn corpus_files(root: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(root) else { return };
+    let Ok(rd) = std::fs::read_dir(root) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
@@ -221,7 +433,9 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
     };
     let mut files = Vec::new();
     corpus_files(&c.join("transcripts"), &mut files);
-    let (swe, supported): (Vec<PathBuf>, Vec<PathBuf>) = files.into_iter().partition(|p| p.extension().is_some_and(|e| e == "traj"));
+    let (swe, supported): (Vec<PathBuf>, Vec<PathBuf>) = files
+        .into_iter()
+        .partition(|p| p.extension().is_some_and(|e| e == "traj"));
     assert!(supported.len() >= 40, "{}", supported.len());
     let ws = Ws::new();
     let mut args: Vec<String> = vec!["--json".into(), "governor".into(), "analyze".into()];
@@ -247,22 +461,52 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
         assert_eq!(src["format"], want_format, "{file}");
         let t = &rep["totals"];
         let n = |v: &Value| v.as_u64().unwrap();
-        assert_eq!(n(&t["tokensAfter"]) + n(&t["tokensSaved"]), n(&t["tokensBefore"]), "{file}");
+        assert_eq!(
+            n(&t["tokensAfter"]) + n(&t["tokensSaved"]),
+            n(&t["tokensBefore"]),
+            "{file}"
+        );
         let br = &t["byReason"];
-        assert_eq!(n(&br["superseded_read"]) + n(&br["stale_bg_output"]) + n(&br["duplicate_search"]), n(&t["elided"]), "{file}");
+        assert_eq!(
+            n(&br["superseded_read"]) + n(&br["stale_bg_output"]) + n(&br["duplicate_search"]),
+            n(&t["elided"]),
+            "{file}"
+        );
         let bc = &t["byCriticality"];
-        assert_eq!(n(&bc["pinned"]) + n(&bc["high"]) + n(&bc["normal"]) + n(&bc["low"]), n(&t["segments"]), "{file}");
+        assert_eq!(
+            n(&bc["pinned"]) + n(&bc["high"]) + n(&bc["normal"]) + n(&bc["low"]),
+            n(&t["segments"]),
+            "{file}"
+        );
         let segs = rep["segments"].as_array().unwrap();
-        assert_eq!(segs.len() as u64 + n(&rep["segmentsOmitted"]), n(&t["segments"]), "{file}");
+        assert_eq!(
+            segs.len() as u64 + n(&rep["segmentsOmitted"]),
+            n(&t["segments"]),
+            "{file}"
+        );
         let elided: Vec<&Value> = segs.iter().filter(|s| s.get("elided").is_some()).collect();
         assert_eq!(elided.len() as u64, n(&t["elided"]), "{file}");
-        assert_eq!(elided.iter().map(|s| n(&s["elided"]["tokensSaved"])).sum::<u64>(), n(&t["tokensSaved"]), "{file}");
+        assert_eq!(
+            elided
+                .iter()
+                .map(|s| n(&s["elided"]["tokensSaved"]))
+                .sum::<u64>(),
+            n(&t["tokensSaved"]),
+            "{file}"
+        );
         for s in &elided {
             assert!(n(&s["elided"]["tokensSaved"]) < n(&s["tokens"]), "{file}");
-            assert_eq!((s["kind"].as_str(), s["criticality"].as_str()), (Some("tool_result"), Some("low")));
+            assert_eq!(
+                (s["kind"].as_str(), s["criticality"].as_str()),
+                (Some("tool_result"), Some("low"))
+            );
         }
         let idx: Vec<u64> = segs.iter().map(|s| n(&s["index"])).collect();
-        assert!(idx.windows(2).all(|w| w[0] < w[1]) && idx.last().is_none_or(|l| *l < n(&t["segments"])), "{file}");
+        assert!(
+            idx.windows(2).all(|w| w[0] < w[1])
+                && idx.last().is_none_or(|l| *l < n(&t["segments"])),
+            "{file}"
+        );
         assert!(n(&rep["eligibleMessages"]) <= n(&rep["messages"]));
         assert_eq!(n(&rep["eligibleMessages"]) % 32, 0, "{file}");
         if want_format == "codex" {
@@ -276,7 +520,13 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
     // SWE-agent .traj files are not supported (§11.2) and say so.
     for p in swe {
         let r = ws.run(&["governor", "analyze", &p.display().to_string()]);
-        assert_eq!((r.code, r.stderr.clone()), (2, format!("error: {}: unsupported transcript format\n", p.display())));
+        assert_eq!(
+            (r.code, r.stderr.clone()),
+            (
+                2,
+                format!("error: {}: unsupported transcript format\n", p.display())
+            )
+        );
     }
 }
 
@@ -290,26 +540,43 @@ struct Msg {
 
 fn independent_claude(bytes: &[u8]) -> (Vec<String>, std::collections::HashSet<String>) {
     let text = String::from_utf8_lossy(bytes);
-    let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
     let mut msgs: Vec<Msg> = Vec::new();
     let mut asst_by_id: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut calls: std::collections::HashMap<String, (String, Value, String)> = std::collections::HashMap::new();
+    let mut calls: std::collections::HashMap<String, (String, Value, String)> =
+        std::collections::HashMap::new();
     for l in &lines {
         let ty = l["type"].as_str().unwrap_or_default();
-        if !(ty == "user" || ty == "assistant") || l["isSidechain"].as_bool() == Some(true) || !l["message"].is_object() {
+        if !(ty == "user" || ty == "assistant")
+            || l["isSidechain"].as_bool() == Some(true)
+            || !l["message"].is_object()
+        {
             continue;
         }
         let cwd = l["cwd"].as_str().unwrap_or_default().to_owned();
         if ty == "assistant" {
             for b in l["message"]["content"].as_array().into_iter().flatten() {
                 if b["type"] == "tool_use" {
-                    calls.insert(b["id"].as_str().unwrap_or_default().to_owned(), (b["name"].as_str().unwrap_or_default().to_owned(), b["input"].clone(), cwd.clone()));
+                    calls.insert(
+                        b["id"].as_str().unwrap_or_default().to_owned(),
+                        (
+                            b["name"].as_str().unwrap_or_default().to_owned(),
+                            b["input"].clone(),
+                            cwd.clone(),
+                        ),
+                    );
                 }
             }
             let id = l["message"]["id"].as_str().unwrap_or_default().to_owned();
             if let std::collections::hash_map::Entry::Vacant(v) = asst_by_id.entry(id) {
                 v.insert(msgs.len());
-                msgs.push(Msg { assistant: true, tool: None });
+                msgs.push(Msg {
+                    assistant: true,
+                    tool: None,
+                });
             }
             continue;
         }
@@ -317,39 +584,69 @@ fn independent_claude(bytes: &[u8]) -> (Vec<String>, std::collections::HashSet<S
             msgs.clear();
             asst_by_id.clear();
         }
-        let mut other = l["message"]["content"].is_string() || l["isCompactSummary"].as_bool() == Some(true);
+        let mut other =
+            l["message"]["content"].is_string() || l["isCompactSummary"].as_bool() == Some(true);
         for b in l["message"]["content"].as_array().into_iter().flatten() {
             if b["type"] == "tool_result" {
                 let id = b["tool_use_id"].as_str().unwrap_or_default().to_owned();
                 let t = match &b["content"] {
                     Value::String(s) => s.clone(),
-                    Value::Array(a) => a.iter().filter(|x| x["type"] == "text").filter_map(|x| x["text"].as_str()).collect(),
+                    Value::Array(a) => a
+                        .iter()
+                        .filter(|x| x["type"] == "text")
+                        .filter_map(|x| x["text"].as_str())
+                        .collect(),
                     _ => String::new(),
                 };
                 let (name, input, cwd) = calls.get(&id).cloned().unwrap_or_default();
-                msgs.push(Msg { assistant: false, tool: Some((id, name, input, cwd, t, b["is_error"].as_bool() == Some(true))) });
+                msgs.push(Msg {
+                    assistant: false,
+                    tool: Some((
+                        id,
+                        name,
+                        input,
+                        cwd,
+                        t,
+                        b["is_error"].as_bool() == Some(true),
+                    )),
+                });
             } else {
                 other = true;
             }
         }
         if other {
-            msgs.push(Msg { assistant: false, tool: None });
+            msgs.push(Msg {
+                assistant: false,
+                tool: None,
+            });
         }
     }
     let last_asst = msgs.iter().rposition(|m| m.assistant).unwrap_or(0);
     let mut elided = Vec::new();
     let mut unknown = std::collections::HashSet::new();
     for (i, m) in msgs.iter().enumerate() {
-        let Some((id, name, input, cwd, text, err)) = &m.tool else { continue };
-        let plain = |s: &str| s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+        let Some((id, name, input, cwd, text, err)) = &m.tool else {
+            continue;
+        };
+        let plain = |s: &str| {
+            s.bytes()
+                .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+        };
         let (stub_len, justified) = match name.as_str() {
             "Read" => {
-                let Some(p) = input["file_path"].as_str() else { continue };
+                let Some(p) = input["file_path"].as_str() else {
+                    continue;
+                };
                 if !p.starts_with('/') || !plain(p) {
                     unknown.insert(id.clone());
                     continue;
                 }
-                let range = |v: &Value| (v["offset"].as_u64().unwrap_or(1), v["limit"].as_u64().unwrap_or(2000));
+                let range = |v: &Value| {
+                    (
+                        v["offset"].as_u64().unwrap_or(1),
+                        v["limit"].as_u64().unwrap_or(2000),
+                    )
+                };
                 let lines = if input.get("offset").is_some() || input.get("limit").is_some() {
                     let (o, l) = range(input);
                     format!(" lines {o}+{l}").len()
@@ -358,15 +655,21 @@ fn independent_claude(bytes: &[u8]) -> (Vec<String>, std::collections::HashSet<S
                 };
                 let j = msgs[i + 1..].iter().any(|n| match &n.tool {
                     Some((_, jn, ji, _, jt, false)) => {
-                        (matches!(jn.as_str(), "Edit" | "Write" | "MultiEdit") && ji["file_path"].as_str() == Some(p))
-                            || (jn == "Read" && ji["file_path"].as_str() == Some(p) && range(ji) == range(input) && jt != text)
+                        (matches!(jn.as_str(), "Edit" | "Write" | "MultiEdit")
+                            && ji["file_path"].as_str() == Some(p))
+                            || (jn == "Read"
+                                && ji["file_path"].as_str() == Some(p)
+                                && range(ji) == range(input)
+                                && jt != text)
                     }
                     _ => false,
                 });
                 (47 + p.len() + lines, j)
             }
             "Grep" | "Glob" => {
-                let Some(p) = input["pattern"].as_str() else { continue };
+                let Some(p) = input["pattern"].as_str() else {
+                    continue;
+                };
                 if !plain(p) {
                     unknown.insert(id.clone());
                     continue;
@@ -379,7 +682,8 @@ fn independent_claude(bytes: &[u8]) -> (Vec<String>, std::collections::HashSet<S
             _ => continue,
         };
         let age = msgs[i + 1..].iter().filter(|n| n.assistant).count();
-        if !err && justified && i < last_asst && age >= 2 && stub_len < text.encode_utf16().count() {
+        if !err && justified && i < last_asst && age >= 2 && stub_len < text.encode_utf16().count()
+        {
             elided.push(id.clone());
         }
     }
@@ -391,20 +695,44 @@ fn sizable_claude_code_transcripts_agree_with_an_independent_count() {
     let Some(c) = corpus() else { return };
     let mut files = Vec::new();
     corpus_files(&c.join("transcripts/claude-code"), &mut files);
-    let sizable: Vec<PathBuf> = files.into_iter().filter(|p| std::fs::metadata(p).map(|m| m.len() > 300_000).unwrap_or(false)).collect();
+    let sizable: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|p| {
+            std::fs::metadata(p)
+                .map(|m| m.len() > 300_000)
+                .unwrap_or(false)
+        })
+        .collect();
     assert!(sizable.len() >= 5, "{}", sizable.len());
     let ws = Ws::new();
     let mut total = 0;
     for p in &sizable {
         let (want, unknown) = independent_claude(&std::fs::read(p).unwrap());
-        let v = ws.run(&["--json", "governor", "analyze", "--epoch-messages", "0", &p.display().to_string()]).json();
+        let v = ws
+            .run(&[
+                "--json",
+                "governor",
+                "analyze",
+                "--epoch-messages",
+                "0",
+                &p.display().to_string(),
+            ])
+            .json();
         let main = &v[0];
         let segs = main["segments"].as_array().unwrap();
-        let by_tool = |id: &str| segs.iter().find(|s| s["kind"] == "tool_call" && s["callId"] == id).and_then(|s| s["tool"].as_str()).unwrap_or_default().to_owned();
+        let by_tool = |id: &str| {
+            segs.iter()
+                .find(|s| s["kind"] == "tool_call" && s["callId"] == id)
+                .and_then(|s| s["tool"].as_str())
+                .unwrap_or_default()
+                .to_owned()
+        };
         let mut got = Vec::new();
         for s in segs.iter().filter(|s| s.get("elided").is_some()) {
             let id = s["callId"].as_str().unwrap().to_owned();
-            if !matches!(s["tool"].as_str(), Some("Read" | "Grep" | "Glob")) || unknown.contains(&id) {
+            if !matches!(s["tool"].as_str(), Some("Read" | "Grep" | "Glob"))
+                || unknown.contains(&id)
+            {
                 continue;
             }
             // Justified only by a shell edit: outside the independent count.

@@ -12,7 +12,11 @@ fn dirs_below(root: &Path) -> Vec<PathBuf> {
     let mut out = vec![root.to_path_buf()];
     let mut i = 0;
     while i < out.len() {
-        let mut kids: Vec<PathBuf> = std::fs::read_dir(&out[i]).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir() && !p.is_symlink()).collect();
+        let mut kids: Vec<PathBuf> = std::fs::read_dir(&out[i])
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir() && !p.is_symlink())
+            .collect();
         kids.sort();
         out.extend(kids);
         i += 1;
@@ -49,7 +53,11 @@ fn expected(root: &Path, dir: &Path, max: usize) -> (Rows, usize, Option<String>
                 if text.chars().all(char::is_whitespace) {
                     text.clear();
                 }
-                let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 files.push((rel, text));
                 break;
             }
@@ -97,7 +105,10 @@ fn explain_budget_matches_an_independent_computation_on_real_monorepos() {
         eprintln!("no nested AGENTS.md sets in the corpus; skipping");
         return;
     };
-    let mut sets: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut sets: Vec<PathBuf> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
     sets.sort();
     let ws = Ws::new();
     ws.file("small.json", r#"{"context": {"maxBytes": 4096}}"#);
@@ -106,16 +117,40 @@ fn explain_budget_matches_an_independent_computation_on_real_monorepos() {
     let mut cut_seen = 0;
     for set in &sets {
         for dir in dirs_below(set) {
-            let rel = dir.strip_prefix(set).unwrap().to_string_lossy().into_owned();
-            let target = if rel.is_empty() { ".".to_string() } else { format!("{rel}/") };
-            for (max, extra) in [(32768usize, vec![]), (4096, vec!["--config".to_string(), small.to_string_lossy().into_owned()])] {
-                let mut args = vec!["context".to_string(), "explain".into(), "--json".into(), "--cwd".into(), set.to_string_lossy().into_owned(), target.clone()];
+            let rel = dir
+                .strip_prefix(set)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let target = if rel.is_empty() {
+                ".".to_string()
+            } else {
+                format!("{rel}/")
+            };
+            for (max, extra) in [
+                (32768usize, vec![]),
+                (
+                    4096,
+                    vec!["--config".to_string(), small.to_string_lossy().into_owned()],
+                ),
+            ] {
+                let mut args = vec![
+                    "context".to_string(),
+                    "explain".into(),
+                    "--json".into(),
+                    "--cwd".into(),
+                    set.to_string_lossy().into_owned(),
+                    target.clone(),
+                ];
                 args.extend(extra);
                 let r = ws.run(&args.iter().map(String::as_str).collect::<Vec<_>>());
                 assert_eq!(r.code, 0, "{r:?}");
                 let v: Value = r.json();
                 if v["workspace"] != set.to_str().unwrap() {
-                    eprintln!("a .git above the corpus makes {} part of a larger workspace; skipping", set.display());
+                    eprintln!(
+                        "a .git above the corpus makes {} part of a larger workspace; skipping",
+                        set.display()
+                    );
                     return;
                 }
                 let (rows, omitted, notice) = expected(set, &dir, max);
@@ -139,7 +174,10 @@ fn explain_budget_matches_an_independent_computation_on_real_monorepos() {
                 let kept: usize = got.iter().map(|r| r.2).sum();
                 assert!(kept <= max);
                 if omitted > 0 {
-                    assert!(kept + 3 >= max, "kept {kept} of {max} with {omitted} omitted");
+                    assert!(
+                        kept + 3 >= max,
+                        "kept {kept} of {max} with {omitted} omitted"
+                    );
                     cut_seen += 1;
                 }
                 checked += 1;
@@ -147,6 +185,9 @@ fn explain_budget_matches_an_independent_computation_on_real_monorepos() {
         }
     }
     assert!(checked > 0);
-    assert!(cut_seen > 0, "the 4096-byte budget cuts something in a real monorepo");
+    assert!(
+        cut_seen > 0,
+        "the 4096-byte budget cuts something in a real monorepo"
+    );
     eprintln!("{checked} explains checked, {cut_seen} with a cut");
 }

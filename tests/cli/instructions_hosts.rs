@@ -6,7 +6,10 @@ use crate::common::{Ws, write};
 
 fn check(ws: &Ws, host: &str) -> Value {
     let mut c = ws.cmd();
-    c.env("ALISIO_CLAUDE_MANAGED_FILE", ws.tmp.path().join("managed/CLAUDE.md"));
+    c.env(
+        "ALISIO_CLAUDE_MANAGED_FILE",
+        ws.tmp.path().join("managed/CLAUDE.md"),
+    );
     let r = crate::common::run_cmd(c.args(["check", "--format", "json", "--host", host]));
     assert!(r.code == 0 || r.code == 1, "{r:?}");
     r.json()
@@ -17,7 +20,13 @@ fn diags(v: &Value) -> Vec<(String, String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| (d["file"].as_str().unwrap().to_string(), d["code"].as_str().unwrap().to_string(), d["message"].as_str().unwrap().to_string()))
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -28,7 +37,10 @@ fn t(f: &str, c: &str, m: &str) -> (String, String, String) {
 #[test]
 fn codex_fallback_losers_are_hidden_and_near_misses_name_codex() {
     let ws = Ws::new();
-    write(&ws.home.join(".codex/config.toml"), "project_doc_fallback_filenames = [\"CLAUDE.md\", \"GUIDE.md\"]\n");
+    write(
+        &ws.home.join(".codex/config.toml"),
+        "project_doc_fallback_filenames = [\"CLAUDE.md\", \"GUIDE.md\"]\n",
+    );
     ws.file("AGENTS.md", "root");
     ws.file("CLAUDE.md", "claude");
     ws.file("GUIDE.md", "guide");
@@ -40,10 +52,26 @@ fn codex_fallback_losers_are_hidden_and_near_misses_name_codex() {
     assert_eq!(
         diags(&v),
         [
-            t("CLAUDE.md", "instructions-claude-ignored", "not read: AGENTS.md in the same directory wins"),
-            t("GUIDE.md", "instructions-hidden", "never read: AGENTS.md in the same directory wins"),
-            t("sub/GUIDE.md", "instructions-hidden", "never read: CLAUDE.md in the same directory wins"),
-            t("sub/agents.override.md", "instructions-unread-name", "not read: codex reads \"AGENTS.override.md\" (names are case-sensitive)"),
+            t(
+                "CLAUDE.md",
+                "instructions-claude-ignored",
+                "not read: AGENTS.md in the same directory wins"
+            ),
+            t(
+                "GUIDE.md",
+                "instructions-hidden",
+                "never read: AGENTS.md in the same directory wins"
+            ),
+            t(
+                "sub/GUIDE.md",
+                "instructions-hidden",
+                "never read: CLAUDE.md in the same directory wins"
+            ),
+            t(
+                "sub/agents.override.md",
+                "instructions-unread-name",
+                "not read: codex reads \"AGENTS.override.md\" (names are case-sensitive)"
+            ),
         ]
     );
 }
@@ -51,7 +79,10 @@ fn codex_fallback_losers_are_hidden_and_near_misses_name_codex() {
 #[test]
 fn codex_dropped_files_name_the_files_above() {
     let ws = Ws::new();
-    write(&ws.home.join(".codex/config.toml"), "project_doc_max_bytes = 1024\n");
+    write(
+        &ws.home.join(".codex/config.toml"),
+        "project_doc_max_bytes = 1024\n",
+    );
     ws.file("AGENTS.md", "a".repeat(1024));
     ws.file("x/AGENTS.md", "b".repeat(10));
     let v = check(&ws, "codex");
@@ -79,10 +110,21 @@ fn codex_and_claude_follow_symlinked_files() {
         assert_eq!(files.as_array().unwrap().len(), 1, "{host}: {files}");
         assert_eq!(files[0]["bytes"], 12, "{host}: {files}");
     }
-    assert_eq!(diags(&check(&ws, "codex")), [t("CLAUDE.md", "instructions-claude-ignored", "not read: project_doc_fallback_filenames does not list CLAUDE.md")]);
+    assert_eq!(
+        diags(&check(&ws, "codex")),
+        [t(
+            "CLAUDE.md",
+            "instructions-claude-ignored",
+            "not read: project_doc_fallback_filenames does not list CLAUDE.md"
+        )]
+    );
     assert_eq!(
         diags(&check(&ws, "claude-code")),
-        [t("AGENTS.md", "instructions-dropped", "Claude Code does not read this file: CLAUDE.md exists (project instructions mode claude-md-or-agents-md)")]
+        [t(
+            "AGENTS.md",
+            "instructions-dropped",
+            "Claude Code does not read this file: CLAUDE.md exists (project instructions mode claude-md-or-agents-md)"
+        )]
     );
 }
 
@@ -96,9 +138,21 @@ fn claude_code_reports_near_misses_invalid_utf8_and_empty_files() {
     assert_eq!(
         diags(&v),
         [
-            t("CLAUDE.md", "instructions-invalid-utf8", "1 invalid UTF-8 sequence(s) reach the model as U+FFFD (first at line 1)"),
-            t("claude.md", "instructions-unread-name", "not read: claude-code reads \"CLAUDE.md\" (names are case-sensitive)"),
-            t("sub/CLAUDE.local.md", "instructions-empty", "empty instruction file: it adds nothing"),
+            t(
+                "CLAUDE.md",
+                "instructions-invalid-utf8",
+                "1 invalid UTF-8 sequence(s) reach the model as U+FFFD (first at line 1)"
+            ),
+            t(
+                "claude.md",
+                "instructions-unread-name",
+                "not read: claude-code reads \"CLAUDE.md\" (names are case-sensitive)"
+            ),
+            t(
+                "sub/CLAUDE.local.md",
+                "instructions-empty",
+                "empty instruction file: it adds nothing"
+            ),
         ]
     );
 }
@@ -110,7 +164,14 @@ fn codex_target_outside_the_workspace_lists_only_the_global_file() {
     let outside = ws.tmp.path().join("elsewhere");
     write(&outside.join("AGENTS.md"), "outside");
     std::fs::create_dir_all(outside.join(".git")).unwrap();
-    let r = ws.run(&["context", "explain", "--json", "--host", "codex", outside.join("x").to_str().unwrap()]);
+    let r = ws.run(&[
+        "context",
+        "explain",
+        "--json",
+        "--host",
+        "codex",
+        outside.join("x").to_str().unwrap(),
+    ]);
     let v = r.json();
     assert_eq!(v["outsideWorkspace"], true);
     assert_eq!(v["files"].as_array().unwrap().len(), 1);
@@ -126,6 +187,11 @@ fn config_home_inside_the_workspace_lists_its_file_once_as_global() {
     c.env("ALISIO_CONFIG_HOME", ws.root.join("cfg"));
     let r = crate::common::run_cmd(c.args(["context", "explain", "--json", "cfg/x"]));
     let v = r.json();
-    let got: Vec<(&str, &str)> = v["files"].as_array().unwrap().iter().map(|f| (f["path"].as_str().unwrap(), f["scope"].as_str().unwrap())).collect();
+    let got: Vec<(&str, &str)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["scope"].as_str().unwrap()))
+        .collect();
     assert_eq!(got, [("cfg/AGENTS.md", "global"), ("AGENTS.md", "project")]);
 }

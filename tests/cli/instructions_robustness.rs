@@ -25,13 +25,31 @@ fn unreadable_directory_is_reported_and_skipped() {
     no_panic(&check);
     assert_eq!(explain.code, 0, "{explain:?}");
     assert_eq!(check.code, 0, "{check:?}");
-    let files: Vec<String> = explain.json()["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+    let files: Vec<String> = explain.json()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
     if denied {
         assert_eq!(files, ["AGENTS.md"]);
-        assert!(explain.stderr.contains(&format!("{}: cannot list directory: permission denied", locked.display())), "{}", explain.stderr);
-        assert!(check.stderr.contains(&locked.display().to_string()), "{}", check.stderr);
+        assert!(
+            explain.stderr.contains(&format!(
+                "{}: cannot list directory: permission denied",
+                locked.display()
+            )),
+            "{}",
+            explain.stderr
+        );
+        assert!(
+            check.stderr.contains(&locked.display().to_string()),
+            "{}",
+            check.stderr
+        );
     } else {
-        eprintln!("running as root: chmod 000 does not deny reading; only the no-crash part is checked");
+        eprintln!(
+            "running as root: chmod 000 does not deny reading; only the no-crash part is checked"
+        );
         assert_eq!(files, ["AGENTS.md", "locked/AGENTS.md"]);
     }
 }
@@ -52,10 +70,24 @@ fn fifty_megabyte_agents_md_is_cut_by_a_bounded_read() {
     let c = ws.run(&["check", "--format", "json"]);
     no_panic(&c);
     let v = c.json();
-    let d = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "instructions-file-cut").unwrap();
-    assert_eq!(d["range"]["start"], serde_json::json!({"line": 2621, "character": 44}));
-    assert_eq!(d["range"]["end"], serde_json::json!({"line": 524_288, "character": 0}));
-    assert_eq!(d["message"], "only the first 262144 of 52428800 bytes are read (per-file limit 262144 bytes); the rest never reaches the model");
+    let d = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "instructions-file-cut")
+        .unwrap();
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 2621, "character": 44})
+    );
+    assert_eq!(
+        d["range"]["end"],
+        serde_json::json!({"line": 524_288, "character": 0})
+    );
+    assert_eq!(
+        d["message"],
+        "only the first 262144 of 52428800 bytes are read (per-file limit 262144 bytes); the rest never reaches the model"
+    );
 }
 
 #[test]
@@ -87,7 +119,14 @@ fn symlink_loops_terminate_for_every_host() {
     ws.dir("d");
     std::os::unix::fs::symlink("AGENTS.override.md", ws.root.join("d/AGENTS.override.md")).unwrap();
     for host in ["alisio", "codex", "claude-code"] {
-        let r = ws.run(&["context", "explain", "--json", "--host", host, "loop/loop/loop/x"]);
+        let r = ws.run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            host,
+            "loop/loop/loop/x",
+        ]);
         no_panic(&r);
         assert_eq!(r.code, 0, "{host}: {r:?}");
         let c = ws.run(&["check", "--host", host, "--format", "json"]);
@@ -95,12 +134,30 @@ fn symlink_loops_terminate_for_every_host() {
         assert!(c.code == 0 || c.code == 1, "{host}: {c:?}");
     }
     let r = ws.run(&["context", "explain", "--json", "loop/loop/x"]);
-    assert_eq!(r.json()["skipped"], serde_json::json!([{"path": "loop", "reason": "symlink"}]));
+    assert_eq!(
+        r.json()["skipped"],
+        serde_json::json!([{"path": "loop", "reason": "symlink"}])
+    );
     let r = ws.run(&["context", "explain", "--json", "d/x"]);
-    assert_eq!(r.json()["skipped"], serde_json::json!([{"path": "d/AGENTS.override.md", "reason": "symlink"}]));
+    assert_eq!(
+        r.json()["skipped"],
+        serde_json::json!([{"path": "d/AGENTS.override.md", "reason": "symlink"}])
+    );
     let c = ws.run(&["check", "--format", "json"]).json();
-    let msgs: Vec<&str> = c["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "instructions-symlink").map(|d| d["message"].as_str().unwrap()).collect();
-    assert_eq!(msgs, ["not read: AGENT.md is a symbolic link to AGENT.md", "not read: AGENTS.override.md is a symbolic link to AGENTS.override.md"]);
+    let msgs: Vec<&str> = c["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "instructions-symlink")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            "not read: AGENT.md is a symbolic link to AGENT.md",
+            "not read: AGENTS.override.md is a symbolic link to AGENTS.override.md"
+        ]
+    );
 }
 
 #[test]
@@ -110,7 +167,11 @@ fn invalid_config_json_is_located_and_exits_2_for_explain() {
     let r = ws.run(&["context", "explain", "--config", "cfg.json", "."]);
     no_panic(&r);
     assert_eq!(r.code, 2);
-    assert!(r.stderr.starts_with("error: cfg.json: invalid JSON: "), "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("error: cfg.json: invalid JSON: "),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("line 2 column"), "{}", r.stderr);
     assert_eq!(r.stdout, "");
 }
@@ -118,7 +179,10 @@ fn invalid_config_json_is_located_and_exits_2_for_explain() {
 #[test]
 fn invalid_codex_config_toml_falls_back_to_defaults() {
     let ws = Ws::new();
-    crate::common::write(&ws.home.join(".codex/config.toml"), "project_doc_max_bytes = [\n");
+    crate::common::write(
+        &ws.home.join(".codex/config.toml"),
+        "project_doc_max_bytes = [\n",
+    );
     ws.file("AGENTS.md", "root");
     let r = ws.run(&["context", "explain", "--json", "--host", "codex", "."]);
     no_panic(&r);
@@ -142,11 +206,27 @@ fn check_reports_only_files_under_the_given_paths_but_computes_effects_everywher
     ws.file("b/AGENT.md", "legacy");
     ws.file("b/AGENTS.md", "b".repeat(8000));
     let v = ws.run(&["check", "--format", "json", "b"]).json();
-    let all: Vec<(String, String)> = v["diagnostics"].as_array().unwrap().iter().map(|d| (d["file"].as_str().unwrap().to_string(), d["code"].as_str().unwrap().to_string())).collect();
-    assert_eq!(all, [("b/AGENT.md".to_string(), "instructions-hidden".to_string())]);
+    let all: Vec<(String, String)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        all,
+        [("b/AGENT.md".to_string(), "instructions-hidden".to_string())]
+    );
     assert_eq!(v["summary"]["files"], 2);
     let v = ws.run(&["check", "--format", "json", "AGENTS.md"]).json();
-    assert_eq!(v["diagnostics"][0]["message"], "only the last 24768 of 30000 bytes are loaded for 2 directories (e.g. b): the closer files use the rest of context.maxBytes (32768)");
+    assert_eq!(
+        v["diagnostics"][0]["message"],
+        "only the last 24768 of 30000 bytes are loaded for 2 directories (e.g. b): the closer files use the rest of context.maxBytes (32768)"
+    );
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 1);
 }
 
@@ -166,18 +246,37 @@ fn sarif_output_has_the_2_1_0_structure() {
     assert_eq!(r.code, 0, "{r:?}");
     let v: Value = r.json();
     assert_eq!(v["version"], "2.1.0");
-    assert_eq!(v["$schema"], "https://json.schemastore.org/sarif-2.1.0.json");
+    assert_eq!(
+        v["$schema"],
+        "https://json.schemastore.org/sarif-2.1.0.json"
+    );
     let run = &v["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "alisio-ls");
-    let rules: Vec<&str> = run["tool"]["driver"]["rules"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(rules, ["instructions-claude-ignored", "instructions-truncated", "instructions-unread-name"]);
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "instructions-claude-ignored",
+            "instructions-truncated",
+            "instructions-unread-name"
+        ]
+    );
     let results = run["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     for res in results {
         let id = res["ruleId"].as_str().unwrap();
         assert_eq!(rules[res["ruleIndex"].as_u64().unwrap() as usize], id);
         assert!(["error", "warning", "note"].contains(&res["level"].as_str().unwrap()));
-        assert!(res["message"]["text"].as_str().is_some_and(|t| !t.is_empty()));
+        assert!(
+            res["message"]["text"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        );
         let loc = &res["locations"][0]["physicalLocation"];
         assert!(loc["artifactLocation"]["uri"].is_string());
         let region = &loc["region"];
@@ -185,12 +284,27 @@ fn sarif_output_has_the_2_1_0_structure() {
             assert!(region[k].as_u64().is_some_and(|n| n >= 1), "{k}: {region}");
         }
     }
-    let trunc = results.iter().find(|r| r["ruleId"] == "instructions-truncated").unwrap();
+    let trunc = results
+        .iter()
+        .find(|r| r["ruleId"] == "instructions-truncated")
+        .unwrap();
     assert_eq!(trunc["level"], "warning");
-    assert_eq!(trunc["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "AGENTS.md");
-    assert_eq!(trunc["locations"][0]["physicalLocation"]["region"], serde_json::json!({"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 7233}));
-    assert_eq!(trunc["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"], "src/AGENTS.md");
-    let hint = results.iter().find(|r| r["ruleId"] == "instructions-claude-ignored").unwrap();
+    assert_eq!(
+        trunc["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "AGENTS.md"
+    );
+    assert_eq!(
+        trunc["locations"][0]["physicalLocation"]["region"],
+        serde_json::json!({"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 7233})
+    );
+    assert_eq!(
+        trunc["relatedLocations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "src/AGENTS.md"
+    );
+    let hint = results
+        .iter()
+        .find(|r| r["ruleId"] == "instructions-claude-ignored")
+        .unwrap();
     assert_eq!(hint["level"], "note");
 }
 
@@ -210,14 +324,29 @@ fn github_output_is_one_workflow_command_per_diagnostic() {
     );
     let strict = ws.run(&["check", "--strict"]);
     assert_eq!(strict.code, 1);
-    assert!(strict.stdout.ends_with("4 files checked: 0 error(s), 2 warning(s), 0 info, 1 hint(s)\n"), "{}", strict.stdout);
+    assert!(
+        strict
+            .stdout
+            .ends_with("4 files checked: 0 error(s), 2 warning(s), 0 info, 1 hint(s)\n"),
+        "{}",
+        strict.stdout
+    );
 }
 
 #[test]
 fn bundled_example_reports_each_documented_finding() {
-    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/monorepo").canonicalize().unwrap();
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/monorepo")
+        .canonicalize()
+        .unwrap();
     let ws = Ws::new();
-    let r = ws.run(&["check", "--format", "json", "--cwd", example.to_str().unwrap()]);
+    let r = ws.run(&[
+        "check",
+        "--format",
+        "json",
+        "--cwd",
+        example.to_str().unwrap(),
+    ]);
     assert_eq!(r.code, 0, "{r:?}");
     let v = r.json();
     let mut got: Vec<(String, String)> = v["diagnostics"]
@@ -226,14 +355,20 @@ fn bundled_example_reports_each_documented_finding() {
         .iter()
         .map(|d| {
             let f = d["file"].as_str().unwrap();
-            let rel = f.rsplit_once("examples/monorepo/").map_or(f, |(_, r)| r).to_string();
+            let rel = f
+                .rsplit_once("examples/monorepo/")
+                .map_or(f, |(_, r)| r)
+                .to_string();
             (rel, d["code"].as_str().unwrap().to_string())
         })
         .filter(|(f, _)| f != "AGENTS.md")
         .collect();
     got.sort();
     let want = [
-        (".agents/skills/changelog/SKILL.md", "skill-name-directory-mismatch"),
+        (
+            ".agents/skills/changelog/SKILL.md",
+            "skill-name-directory-mismatch",
+        ),
         (".agents/skills/changelog/SKILL.md", "skill-untrusted"),
         (".agents/skills/release-notes/SKILL.md", "skill-untrusted"),
         (".claude/skills/release-notes/SKILL.md", "skill-untrusted"),
@@ -245,8 +380,25 @@ fn bundled_example_reports_each_documented_finding() {
         ("tools/Agente.md", "instructions-unread-name"),
     ];
     assert_eq!(got, want.map(|(a, b)| (a.to_string(), b.to_string())));
-    let e = ws.run(&["context", "explain", "--json", "--cwd", example.to_str().unwrap(), "services/api/src/main.rs"]).json();
-    let kinds: Vec<&str> = e["files"].as_array().unwrap().iter().map(|f| f["kind"].as_str().unwrap()).collect();
-    assert!(kinds.ends_with(&["agents", "agents", "override", "agents"]), "{kinds:?}");
+    let e = ws
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--cwd",
+            example.to_str().unwrap(),
+            "services/api/src/main.rs",
+        ])
+        .json();
+    let kinds: Vec<&str> = e["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.ends_with(&["agents", "agents", "override", "agents"]),
+        "{kinds:?}"
+    );
     assert!(e["omittedBytes"].as_u64().unwrap() > 0);
 }

@@ -1,6 +1,9 @@
 //! The CLI as a user runs it: the built binary, its stdout, stderr and exit code.
 
-#![allow(clippy::print_stderr, reason = "tests print why they skip and what they measured")]
+#![allow(
+    clippy::print_stderr,
+    reason = "tests print why they skip and what they measured"
+)]
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,6 +11,11 @@ mod common;
 mod config;
 mod crash;
 mod fake;
+mod governor;
+mod instructions;
+mod instructions_corpus;
+mod instructions_hosts;
+mod instructions_robustness;
 mod run;
 mod run_compaction;
 mod run_example;
@@ -19,11 +27,6 @@ mod run_subagents;
 mod run_tools;
 mod sess;
 mod sessions;
-mod governor;
-mod instructions;
-mod instructions_corpus;
-mod instructions_hosts;
-mod instructions_robustness;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;

@@ -5,36 +5,84 @@ use std::path::Path;
 use crate::common::{Ws, copy_dir};
 use crate::sess::*;
 
-
 #[test]
 fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
     let ws = Ws::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"), &ws.root.join("examples/demo"));
-    let r = ws.run(&["run", "--json", "--cwd", "examples/demo", "--governor", "on", "--script", "session.jsonl", "Where is the greeting built?"]);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"),
+        &ws.root.join("examples/demo"),
+    );
+    let r = ws.run(&[
+        "run",
+        "--json",
+        "--cwd",
+        "examples/demo",
+        "--governor",
+        "on",
+        "--script",
+        "session.jsonl",
+        "Where is the greeting built?",
+    ]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let ev = events(&r);
     assert_eq!(of_type(&ev, "turn_completed").len(), 19);
     let governed = of_type(&ev, "context_governed");
     assert_eq!(governed.len(), 19, "one per request");
     let last = &governed.last().unwrap()["data"];
-    assert!(last["elided"].as_u64().unwrap() > 0, "repeated searches are elided: {last}");
+    assert!(
+        last["elided"].as_u64().unwrap() > 0,
+        "repeated searches are elided: {last}"
+    );
     assert_eq!(last["byReason"]["duplicate_search"], last["elided"]);
     let done = &of_type(&ev, "run_completed")[0]["data"];
-    assert!(done["text"].as_str().unwrap().starts_with("The greeting is built by `greeting()`"));
+    assert!(
+        done["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("The greeting is built by `greeting()`")
+    );
     let t = tool_results(&ws, &sid(&ev));
-    assert!(result_text(&t[2]).contains("Instructions from: examples/demo/src/AGENTS.md"), "the nested file reaches the first read below it");
-    let human = ws.run(&["run", "--cwd", "examples/demo", "--script", "session.jsonl", "Where is the greeting built?"]);
+    assert!(
+        result_text(&t[2]).contains("Instructions from: examples/demo/src/AGENTS.md"),
+        "the nested file reaches the first read below it"
+    );
+    let human = ws.run(&[
+        "run",
+        "--cwd",
+        "examples/demo",
+        "--script",
+        "session.jsonl",
+        "Where is the greeting built?",
+    ]);
     assert_eq!(human.code, 0);
     assert!(human.stdout.contains("The greeting is built by"));
     assert!(human.stderr.contains("→ search_text"));
     assert!(human.stderr.contains("Session: "));
-    let on = ws.run(&["run", "--cwd", "examples/demo", "--governor", "on", "--script", "session.jsonl", "Where is the greeting built?"]);
-    assert!(on.stderr.contains("Context report (governor on): 38 messages"), "{}", on.stderr);
+    let on = ws.run(&[
+        "run",
+        "--cwd",
+        "examples/demo",
+        "--governor",
+        "on",
+        "--script",
+        "session.jsonl",
+        "Where is the greeting built?",
+    ]);
+    assert!(
+        on.stderr
+            .contains("Context report (governor on): 38 messages"),
+        "{}",
+        on.stderr
+    );
     assert!(on.stderr.contains("duplicate_search 4"), "{}", on.stderr);
     let rep = ws.run(&["sessions", "report", &sid(&ev), "--json"]).json();
     assert_eq!(rep["mode"], "on");
     assert_eq!(rep["measured"], serde_json::json!(true));
     assert_eq!(rep["messages"], serde_json::json!(38));
     assert_eq!(rep["totals"]["elided"], serde_json::json!(4));
-    assert_eq!(rep["usage"], serde_json::Value::Null, "no ledger in a fresh process");
+    assert_eq!(
+        rep["usage"],
+        serde_json::Value::Null,
+        "no ledger in a fresh process"
+    );
 }

@@ -33,13 +33,19 @@ fn go(ws: &Ws, env: &[(&str, &str)]) -> (Run, Vec<Value>) {
 fn openai_requests_and_streams_follow_chat_completions() {
     let ws = Ws::new();
     let fake = Fake::start(vec![Reply::sse(OPENAI_TOOL, 7), Reply::sse(OPENAI_TEXT, 5)]);
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m1"}));
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m1"}),
+    );
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let req = fake.requests();
     assert_eq!(req.len(), 2);
     assert_eq!(req[0].path, "/chat/completions");
-    assert!(req[0].header("authorization").is_none(), "no key variable, no Authorization");
+    assert!(
+        req[0].header("authorization").is_none(),
+        "no key variable, no Authorization"
+    );
     let b = &req[0].body;
     assert_eq!(b["model"], "m1");
     assert_eq!(b["stream"], json!(true));
@@ -48,32 +54,56 @@ fn openai_requests_and_streams_follow_chat_completions() {
     assert_eq!(b["tool_choice"], "auto");
     assert_eq!(b["tools"][0]["type"], "function");
     assert_eq!(b["tools"][0]["function"]["name"], "read_file");
-    assert_eq!(b["tools"][0]["function"]["parameters"]["additionalProperties"], json!(false));
+    assert_eq!(
+        b["tools"][0]["function"]["parameters"]["additionalProperties"],
+        json!(false)
+    );
     assert_eq!(b["messages"][0]["role"], "system");
     let m2 = &req[1].body["messages"];
-    assert_eq!(m2[2]["tool_calls"][0], json!({"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"nope.txt\"}"}}));
+    assert_eq!(
+        m2[2]["tool_calls"][0],
+        json!({"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"nope.txt\"}"}})
+    );
     assert_eq!(m2[3]["role"], "tool");
     assert_eq!(m2[3]["tool_call_id"], "call_1");
     assert_eq!(m2[3]["content"], "Error: File not found: nope.txt");
     let t = &of_type(&ev, "turn_completed")[0]["data"];
-    assert_eq!(t["usage"], json!({"input":100,"output":20,"cacheRead":40,"cacheWrite":0,"estimated":false}));
+    assert_eq!(
+        t["usage"],
+        json!({"input":100,"output":20,"cacheRead":40,"cacheWrite":0,"estimated":false})
+    );
     assert_eq!(of_type(&ev, "run_completed")[0]["data"]["text"], "done");
-    let deltas: String = of_type(&ev, "text_delta").iter().map(|e| e["data"]["text"].as_str().unwrap()).collect();
+    let deltas: String = of_type(&ev, "text_delta")
+        .iter()
+        .map(|e| e["data"]["text"].as_str().unwrap())
+        .collect();
     assert_eq!(deltas, "Lookdone");
 
     let fake = Fake::start(vec![Reply::sse(OPENAI_TEXT, 3)]);
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m1","apiKeyEnv":"MY_KEY"}));
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m1","apiKeyEnv":"MY_KEY"}),
+    );
     let (r, _) = go(&ws, &[("MY_KEY", "k-123")]);
     assert_eq!(r.code, 0);
-    assert_eq!(fake.requests()[0].header("authorization"), Some("Bearer k-123"));
+    assert_eq!(
+        fake.requests()[0].header("authorization"),
+        Some("Bearer k-123")
+    );
 }
 
 // 40
 #[test]
 fn anthropic_requests_and_streams_follow_the_messages_api() {
     let ws = Ws::new();
-    let fake = Fake::start(vec![Reply::sse(ANTHROPIC_TOOL, 11), Reply::sse(ANTHROPIC_TEXT, 4)]);
-    config(&ws, json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x"}));
+    let fake = Fake::start(vec![
+        Reply::sse(ANTHROPIC_TOOL, 11),
+        Reply::sse(ANTHROPIC_TEXT, 4),
+    ]);
+    config(
+        &ws,
+        json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x"}),
+    );
     let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "ak-1")]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let req = fake.requests();
@@ -85,35 +115,64 @@ fn anthropic_requests_and_streams_follow_the_messages_api() {
     assert_eq!(b["system"][0]["cache_control"], json!({"type":"ephemeral"}));
     assert_eq!(b["tools"][0]["input_schema"]["type"], "object");
     let m = &req[1].body["messages"];
-    assert_eq!(m[1]["content"][1], json!({"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"missing.txt"}}));
+    assert_eq!(
+        m[1]["content"][1],
+        json!({"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"missing.txt"}})
+    );
     assert_eq!(m[2]["role"], "user");
     assert_eq!(m[2]["content"][0]["type"], "tool_result");
     assert_eq!(m[2]["content"][0]["is_error"], json!(true));
     assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_1");
     // Prompt caching: the system block and the last block of the last history message.
-    assert_eq!(m[2]["content"][0]["cache_control"], json!({"type":"ephemeral"}));
+    assert_eq!(
+        m[2]["content"][0]["cache_control"],
+        json!({"type":"ephemeral"})
+    );
     assert!(m[1]["content"][1].get("cache_control").is_none());
     let u = &of_type(&ev, "turn_completed")[0]["data"]["usage"];
-    assert_eq!(u, &json!({"input":35,"output":15,"cacheRead":20,"cacheWrite":5,"estimated":false}));
+    assert_eq!(
+        u,
+        &json!({"input":35,"output":15,"cacheRead":20,"cacheWrite":5,"estimated":false})
+    );
     let (r, _) = go(&ws, &[]);
     assert_eq!(r.code, 1);
-    assert_eq!(r.stderr.trim(), "error: Environment variable ANTHROPIC_API_KEY is not set");
+    assert_eq!(
+        r.stderr.trim(),
+        "error: Environment variable ANTHROPIC_API_KEY is not set"
+    );
 }
 
 // 41
 #[test]
 fn retries_honour_retry_after_and_stop_at_max_retries_and_auth_fails_at_once() {
     let ws = Ws::new();
-    let fake = Fake::start(vec![Reply::status(429, r#"{"error":{"message":"slow down"}}"#, &[("retry-after", "1")]), Reply::sse(OPENAI_TEXT, 9)]);
+    let fake = Fake::start(vec![
+        Reply::status(
+            429,
+            r#"{"error":{"message":"slow down"}}"#,
+            &[("retry-after", "1")],
+        ),
+        Reply::sse(OPENAI_TEXT, 9),
+    ]);
     config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m"}));
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let retry = of_type(&ev, "request_retry");
     assert_eq!(retry.len(), 1);
-    assert_eq!(retry[0]["data"], json!({"attempt":1,"of":3,"reason":"http","status":429,"delayMs":1000,"discardedText":false}));
+    assert_eq!(
+        retry[0]["data"],
+        json!({"attempt":1,"of":3,"reason":"http","status":429,"delayMs":1000,"discardedText":false})
+    );
 
-    let fake = Fake::start((0..5).map(|_| Reply::status(500, r#"{"error":{"message":"boom"}}"#, &[])).collect());
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","maxRetries":3,"retryBaseMs":1}));
+    let fake = Fake::start(
+        (0..5)
+            .map(|_| Reply::status(500, r#"{"error":{"message":"boom"}}"#, &[]))
+            .collect(),
+    );
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m","maxRetries":3,"retryBaseMs":1}),
+    );
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 1);
     assert_eq!(of_type(&ev, "request_retry").len(), 3);
@@ -122,19 +181,35 @@ fn retries_honour_retry_after_and_stop_at_max_retries_and_auth_fails_at_once() {
     assert_eq!(f["error"], "Provider request failed with HTTP 500: boom");
     assert_eq!(fake.requests().len(), 4);
 
-    let fake = Fake::start(vec![Reply::status(401, r#"{"error":{"message":"Incorrect API key provided: sk-test-SECRET"}}"#, &[])]);
+    let fake = Fake::start(vec![Reply::status(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided: sk-test-SECRET"}}"#,
+        &[],
+    )]);
     config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m"}));
-    let (r, ev) = go(&ws, &[("OPENAI_API_KEY", "sk-test-SECRET"), ("ALISIO_LOG", "trace")]);
+    let (r, ev) = go(
+        &ws,
+        &[
+            ("OPENAI_API_KEY", "sk-test-SECRET"),
+            ("ALISIO_LOG", "trace"),
+        ],
+    );
     assert_eq!(r.code, 1);
     assert!(of_type(&ev, "request_retry").is_empty());
     let f = &of_type(&ev, "run_failed")[0]["data"];
     assert_eq!(f["code"], "auth");
-    assert_eq!(f["error"], "Provider request failed with HTTP 401: Incorrect API key provided: [redacted]");
+    assert_eq!(
+        f["error"],
+        "Provider request failed with HTTP 401: Incorrect API key provided: [redacted]"
+    );
     // 5: the key is nowhere.
     assert!(!r.stdout.contains("sk-test-SECRET") && !r.stderr.contains("sk-test-SECRET"));
     for f in ["sessions.db", "sessions.db-wal"] {
         if let Ok(b) = std::fs::read(state(&ws).join(f)) {
-            assert!(!String::from_utf8_lossy(&b).contains("sk-test-SECRET"), "{f}");
+            assert!(
+                !String::from_utf8_lossy(&b).contains("sk-test-SECRET"),
+                "{f}"
+            );
         }
     }
 }
@@ -146,11 +221,23 @@ fn a_stalled_stream_is_retried_and_the_retry_answer_is_stored() {
     let stalled = Reply {
         status: 200,
         headers: vec![("content-type".into(), "text/event-stream".into())],
-        chunks: vec![(0, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal\"}}]}\n\n".to_vec()), (0, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"f\"}}]}\n\n".to_vec())],
+        chunks: vec![
+            (
+                0,
+                b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hal\"}}]}\n\n".to_vec(),
+            ),
+            (
+                0,
+                b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"f\"}}]}\n\n".to_vec(),
+            ),
+        ],
         stall_ms: 3000,
     };
     let fake = Fake::start(vec![stalled, Reply::sse(OPENAI_TEXT, 6)]);
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","idleTimeoutMs":400,"retryBaseMs":1}));
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m","idleTimeoutMs":400,"retryBaseMs":1}),
+    );
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let retry = of_type(&ev, "request_retry");
@@ -163,13 +250,22 @@ fn a_stalled_stream_is_retried_and_the_retry_answer_is_stored() {
 #[test]
 fn a_dropped_connection_and_malformed_json_are_retried() {
     let ws = Ws::new();
-    let dropped = Reply::sse("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n", 10);
+    let dropped = Reply::sse(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n",
+        10,
+    );
     let malformed = Reply::sse("data: {not json\n\n", 4);
     let fake = Fake::start(vec![dropped, malformed, Reply::sse(OPENAI_TEXT, 2)]);
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}));
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}),
+    );
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let reasons: Vec<&str> = of_type(&ev, "request_retry").iter().map(|e| e["data"]["reason"].as_str().unwrap()).collect();
+    let reasons: Vec<&str> = of_type(&ev, "request_retry")
+        .iter()
+        .map(|e| e["data"]["reason"].as_str().unwrap())
+        .collect();
     assert_eq!(reasons, ["stream_error", "stream_error"]);
     assert_eq!(of_type(&ev, "run_completed")[0]["data"]["text"], "done");
 }
@@ -177,48 +273,99 @@ fn a_dropped_connection_and_malformed_json_are_retried() {
 #[test]
 fn in_stream_errors_are_retried_for_both_wire_formats() {
     let ws = Ws::new();
-    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/openai_stream_error.sse"), 13), Reply::sse(OPENAI_TEXT, 8)]);
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}));
+    let fake = Fake::start(vec![
+        Reply::sse(include_str!("../fixtures/sse/openai_stream_error.sse"), 13),
+        Reply::sse(OPENAI_TEXT, 8),
+    ]);
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}),
+    );
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let retry = &of_type(&ev, "request_retry")[0]["data"];
     assert_eq!(retry["reason"], "stream_error");
     assert_eq!(retry["discardedText"], json!(true));
 
-    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/anthropic_stream_error.sse"), 17), Reply::sse(ANTHROPIC_TEXT, 8)]);
-    config(&ws, json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x","retryBaseMs":1}));
+    let fake = Fake::start(vec![
+        Reply::sse(
+            include_str!("../fixtures/sse/anthropic_stream_error.sse"),
+            17,
+        ),
+        Reply::sse(ANTHROPIC_TEXT, 8),
+    ]);
+    config(
+        &ws,
+        json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x","retryBaseMs":1}),
+    );
     let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "k")]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(of_type(&ev, "request_retry")[0]["data"]["reason"], "stream_error");
+    assert_eq!(
+        of_type(&ev, "request_retry")[0]["data"]["reason"],
+        "stream_error"
+    );
 }
 
 #[test]
 fn anthropic_thinking_blocks_are_kept_as_provider_data_and_replayed_first() {
     let ws = Ws::new();
-    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/anthropic_thinking.sse"), 23), Reply::sse(ANTHROPIC_TEXT, 8)]);
-    config(&ws, json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x","promptCache":false}));
+    let fake = Fake::start(vec![
+        Reply::sse(include_str!("../fixtures/sse/anthropic_thinking.sse"), 23),
+        Reply::sse(ANTHROPIC_TEXT, 8),
+    ]);
+    config(
+        &ws,
+        json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x","promptCache":false}),
+    );
     let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "k")]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let m = active(&ws, &sid(&ev));
-    assert_eq!(m[1].3["providerData"]["blocks"][0], json!({"type":"thinking","thinking":"Let me think.","signature":"sig-1"}));
+    assert_eq!(
+        m[1].3["providerData"]["blocks"][0],
+        json!({"type":"thinking","thinking":"Let me think.","signature":"sig-1"})
+    );
     let second = &fake.requests()[1].body;
-    assert_eq!(second["messages"][1]["content"][0], json!({"type":"thinking","thinking":"Let me think.","signature":"sig-1"}));
+    assert_eq!(
+        second["messages"][1]["content"][0],
+        json!({"type":"thinking","thinking":"Let me think.","signature":"sig-1"})
+    );
     assert_eq!(second["messages"][1]["content"][1]["type"], "tool_use");
     assert!(second["system"][0].get("cache_control").is_none());
-    assert!(!m[1].3["content"].to_string().contains("Let me think"), "thinking is not message text");
-    assert!(of_type(&ev, "text_delta").iter().all(|e| !e["data"]["text"].as_str().unwrap().contains("think")), "thinking is never streamed");
+    assert!(
+        !m[1].3["content"].to_string().contains("Let me think"),
+        "thinking is not message text"
+    );
+    assert!(
+        of_type(&ev, "text_delta")
+            .iter()
+            .all(|e| !e["data"]["text"].as_str().unwrap().contains("think")),
+        "thinking is never streamed"
+    );
 }
 
 #[test]
 fn an_openai_length_stop_with_text_is_a_truncated_answer() {
     let ws = Ws::new();
-    let fake = Fake::start(vec![Reply::sse(include_str!("../fixtures/sse/openai_max_tokens.sse"), 5)]);
-    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m","maxTokensParam":"max_completion_tokens","streamUsage":false,"maxOutputTokens":64}));
+    let fake = Fake::start(vec![Reply::sse(
+        include_str!("../fixtures/sse/openai_max_tokens.sse"),
+        5,
+    )]);
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m","maxTokensParam":"max_completion_tokens","streamUsage":false,"maxOutputTokens":64}),
+    );
     let (r, ev) = go(&ws, &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(of_type(&ev, "response_truncated")[0]["data"], json!({"turn":1,"maxOutputTokens":64}));
+    assert_eq!(
+        of_type(&ev, "response_truncated")[0]["data"],
+        json!({"turn":1,"maxOutputTokens":64})
+    );
     let b = &fake.requests()[0].body;
     assert_eq!(b["max_completion_tokens"], json!(64));
     assert!(b.get("max_tokens").is_none() && b.get("stream_options").is_none());
-    assert_eq!(of_type(&ev, "turn_completed")[0]["data"]["usage"]["estimated"], json!(true), "no usage reported: the estimate");
+    assert_eq!(
+        of_type(&ev, "turn_completed")[0]["data"]["usage"]["estimated"],
+        json!(true),
+        "no usage reported: the estimate"
+    );
 }

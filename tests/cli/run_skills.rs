@@ -9,8 +9,14 @@ use crate::sess::*;
 fn skills(ws: &Ws) {
     ws.file(".agents/skills/pdf-tools/SKILL.md", "---\nname: pdf-tools\ndescription: Extract text from PDF files. Use when reading PDFs.\n---\n# PDF\nSee ref/big.txt\n");
     ws.file(".agents/skills/pdf-tools/ref/big.txt", "z".repeat(40_000));
-    ws.file(".agents/skills/off/SKILL.md", "---\nname: off\ndescription: A disabled skill.\n---\nbody\n");
-    ws.file(".alisio/config.json", r#"{"skillOverrides":{"off":{"enabled":false}}}"#);
+    ws.file(
+        ".agents/skills/off/SKILL.md",
+        "---\nname: off\ndescription: A disabled skill.\n---\nbody\n",
+    );
+    ws.file(
+        ".alisio/config.json",
+        r#"{"skillOverrides":{"off":{"enabled":false}}}"#,
+    );
 }
 
 // 38
@@ -46,7 +52,10 @@ fn skill_tools_report_the_skills_errors_and_page_resources() {
     assert_eq!(p2["content"].as_str().unwrap().len(), 8000);
     let search = result_text(&t[4]);
     assert!(search.contains("pdf-tools"));
-    assert!(!search.contains(ws.root.to_str().unwrap()), "no absolute path: {search}");
+    assert!(
+        !search.contains(ws.root.to_str().unwrap()),
+        "no absolute path: {search}"
+    );
     assert!(result_text(&t[5]).contains("# PDF"));
     assert_eq!(t[5]["isError"], json!(false));
 }
@@ -55,9 +64,18 @@ fn skill_tools_report_the_skills_errors_and_page_resources() {
 fn without_listed_skills_the_skill_tools_are_not_offered() {
     let ws = Ws::new();
     skills(&ws);
-    script(&ws, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"],"notContains":["Available skills"]},"text":"ok"}"#]);
+    script(
+        &ws,
+        &[
+            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"],"notContains":["Available skills"]},"text":"ok"}"#,
+        ],
+    );
     let (r, _) = run(&ws, "p", &[]);
-    assert_eq!(r.code, 0, "untrusted: project skills are not loaded\n{}", r.stdout);
+    assert_eq!(
+        r.code, 0,
+        "untrusted: project skills are not loaded\n{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -65,12 +83,19 @@ fn a_skill_prompt_is_expanded_and_an_unknown_one_fails_before_the_run() {
     let ws = Ws::new();
     skills(&ws);
     script(&ws, &[r#"{"text":"ok"}"#]);
-    let (r, ev) = run(&ws, "/skill:pdf-tools summarise a.pdf", &["--trust-project"]);
+    let (r, ev) = run(
+        &ws,
+        "/skill:pdf-tools summarise a.pdf",
+        &["--trust-project"],
+    );
     assert_eq!(r.code, 0, "{}", r.stdout);
     let m = active(&ws, &sid(&ev));
     assert_eq!(m[0].3["skill"], "pdf-tools");
     let text = result_text(&m[0].3);
-    assert!(text.contains("# PDF") && text.ends_with("\n\nUser request: summarise a.pdf"), "{text}");
+    assert!(
+        text.contains("# PDF") && text.ends_with("\n\nUser request: summarise a.pdf"),
+        "{text}"
+    );
     let (r, _) = run(&ws, "/skill:off go", &["--trust-project"]);
     assert_eq!(r.code, 1);
     assert_eq!(r.stdout, "");

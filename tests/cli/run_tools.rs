@@ -6,7 +6,10 @@ use crate::common::Ws;
 use crate::sess::*;
 
 fn one_call(ws: &Ws, calls: Value, extra: &[&str]) -> Vec<Value> {
-    script(ws, &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#]);
+    script(
+        ws,
+        &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#],
+    );
     let (r, ev) = run(ws, "p", extra);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     tool_results(ws, &sid(&ev))
@@ -14,7 +17,10 @@ fn one_call(ws: &Ws, calls: Value, extra: &[&str]) -> Vec<Value> {
 
 fn sha(b: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect()
+    sha2::Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
 }
 
 // 29
@@ -30,13 +36,32 @@ fn write_file_checks_its_hash_precondition_and_creates_directories() {
                {"name":"write_file","arguments":{"path":"a.txt","content":"new","expectedHash":sha(b"old")}}]),
         &["--allow", "write"],
     );
-    assert_eq!(result_text(&t[0]), "File precondition failed: reread the file and use its current sha256");
-    assert_eq!(result_text(&t[1]), "File precondition failed: reread the file and use its current sha256");
+    assert_eq!(
+        result_text(&t[0]),
+        "File precondition failed: reread the file and use its current sha256"
+    );
+    assert_eq!(
+        result_text(&t[1]),
+        "File precondition failed: reread the file and use its current sha256"
+    );
     let out: Value = serde_json::from_str(&result_text(&t[2])).unwrap();
-    assert_eq!(out, json!({"path":"a/b/c.txt","sha256":sha(b"deep"),"bytes":4,"created":true}));
-    assert_eq!(serde_json::from_str::<Value>(&result_text(&t[3])).unwrap()["created"], json!(false));
-    assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), "new");
-    let leftovers: Vec<_> = std::fs::read_dir(&ws.root).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    assert_eq!(
+        out,
+        json!({"path":"a/b/c.txt","sha256":sha(b"deep"),"bytes":4,"created":true})
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&result_text(&t[3])).unwrap()["created"],
+        json!(false)
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "new"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&ws.root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
     assert!(leftovers.is_empty());
 }
 
@@ -52,9 +77,15 @@ fn edit_file_needs_one_match_and_keeps_crlf() {
                {"name":"edit_file","arguments":{"path":"crlf.txt","oldText":"a\nb","newText":"A\nB","expectedHash":sha(b"a\r\nb\r\nc\r\n")}}]),
         &["--allow", "write"],
     );
-    assert_eq!(result_text(&t[0]), "Edit must match exactly one occurrence (found 2)");
+    assert_eq!(
+        result_text(&t[0]),
+        "Edit must match exactly one occurrence (found 2)"
+    );
     assert_eq!(t[1]["isError"], json!(false), "{}", result_text(&t[1]));
-    assert_eq!(std::fs::read(ws.root.join("crlf.txt")).unwrap(), b"A\r\nB\r\nc\r\n");
+    assert_eq!(
+        std::fs::read(ws.root.join("crlf.txt")).unwrap(),
+        b"A\r\nB\r\nc\r\n"
+    );
     assert_eq!(std::fs::read(ws.root.join("two.txt")).unwrap(), b"x\nx\n");
 }
 
@@ -69,7 +100,10 @@ fn binary_files_and_contents_are_refused() {
         &["--allow", "write"],
     );
     assert_eq!(result_text(&t[0]), "Binary file; text reader refused");
-    assert_eq!(result_text(&t[1]), "Binary content; write_file only writes text");
+    assert_eq!(
+        result_text(&t[1]),
+        "Binary content; write_file only writes text"
+    );
 }
 
 // 32
@@ -84,9 +118,18 @@ fn paths_outside_or_escaping_are_refused_unless_the_directory_is_added() {
     std::os::unix::fs::symlink(&outside, ws.root.join("link")).unwrap();
     let calls = json!([{"name":"read_file","arguments":{"path":"../outside.txt"}},{"name":"read_file","arguments":{"path":"link/o.txt"}}]);
     let t = one_call(&ws, calls.clone(), &[]);
-    assert_eq!(result_text(&t[0]), format!("Path is outside the workspace: {}", ws.root.parent().unwrap().join("outside.txt").display()));
+    assert_eq!(
+        result_text(&t[0]),
+        format!(
+            "Path is outside the workspace: {}",
+            ws.root.parent().unwrap().join("outside.txt").display()
+        )
+    );
     assert_eq!(t[0]["outcome"], "refused");
-    assert_eq!(result_text(&t[1]), "Path escapes the workspace through a symlink: link/o.txt");
+    assert_eq!(
+        result_text(&t[1]),
+        "Path escapes the workspace through a symlink: link/o.txt"
+    );
     let t = one_call(&ws, calls, &["--add-dir", outside.to_str().unwrap()]);
     assert_eq!(t[1]["isError"], json!(false));
     assert!(result_text(&t[1]).contains("\"content\":\"1: out\""));
@@ -104,9 +147,18 @@ fn writes_through_symlinks_and_into_dot_git_are_refused() {
         json!([{"name":"write_file","arguments":{"path":"ln.txt","content":"x","expectedHash":null}},{"name":"write_file","arguments":{"path":".git/config","content":"x","expectedHash":null}}]),
         &["--allow", "write"],
     );
-    assert_eq!(result_text(&t[0]), "Refusing to write through a symlink: ln.txt");
-    assert_eq!(result_text(&t[1]), "Refusing to write inside .git: .git/config");
-    assert_eq!(std::fs::read_to_string(ws.root.join("real.txt")).unwrap(), "r");
+    assert_eq!(
+        result_text(&t[0]),
+        "Refusing to write through a symlink: ln.txt"
+    );
+    assert_eq!(
+        result_text(&t[1]),
+        "Refusing to write inside .git: .git/config"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("real.txt")).unwrap(),
+        "r"
+    );
 }
 
 // 34
@@ -119,20 +171,38 @@ fn search_text_prints_ripgrep_json_lines_natively() {
     ws.file("ignored.txt", "needle hidden\n");
     ws.file(".git/HEAD", "needle in git\n");
     let calls = json!([{"name":"search_text","arguments":{"pattern":"needle","glob":"*.txt"}},{"name":"search_text","arguments":{"pattern":"abs[e]nt"}},{"name":"search_text","arguments":{"pattern":"("}}]);
-    script(&ws, &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#]);
+    script(
+        &ws,
+        &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#],
+    );
     // No rg on PATH: the search is native.
-    let r = crate::common::run_cmd(ws.cmd().env("PATH", "/nonexistent").args(["run", "--json", "--script", "s.jsonl", "p"]));
+    let r = crate::common::run_cmd(
+        ws.cmd()
+            .env("PATH", "/nonexistent")
+            .args(["run", "--json", "--script", "s.jsonl", "p"]),
+    );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let t = tool_results(&ws, &sid(&events(&r)));
     let out: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
     assert_eq!(out["exitCode"], json!(0));
-    let lines: Vec<Value> = out["stdout"].as_str().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = out["stdout"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["begin", "match", "end", "begin", "match", "end", "summary"]);
+    assert_eq!(
+        kinds,
+        ["begin", "match", "end", "begin", "match", "end", "summary"]
+    );
     assert_eq!(lines[0]["data"]["path"]["text"], "a.txt");
     assert_eq!(lines[1]["data"]["line_number"], json!(2));
     assert_eq!(lines[1]["data"]["absolute_offset"], json!(2));
-    assert_eq!(lines[1]["data"]["submatches"], json!([{"match":{"text":"needle"},"start":0,"end":6}]));
+    assert_eq!(
+        lines[1]["data"]["submatches"],
+        json!([{"match":{"text":"needle"},"start":0,"end":6}])
+    );
     assert_eq!(lines[3]["data"]["path"]["text"], "b.txt");
     assert_eq!(lines[6]["data"]["stats"]["matches"], json!(2));
     let none: Value = serde_json::from_str(&result_text(&t[1])).unwrap();
@@ -151,11 +221,22 @@ fn list_files_includes_hidden_skills_excludes_git_and_ignored_and_pages() {
     for i in 0..3 {
         ws.file(&format!("f{i}.txt"), "");
     }
-    let t = one_call(&ws, json!([{"name":"list_files","arguments":{}},{"name":"list_files","arguments":{"limit":2,"offset":1}}]), &[]);
+    let t = one_call(
+        &ws,
+        json!([{"name":"list_files","arguments":{}},{"name":"list_files","arguments":{"limit":2,"offset":1}}]),
+        &[],
+    );
     let all: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
-    let files: Vec<&str> = all["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    let files: Vec<&str> = all["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
     assert!(files.contains(&".agents/skills/x/SKILL.md"));
-    assert!(!files.iter().any(|f| f.starts_with(".git/") || f.starts_with("junk/") || f.starts_with("node_modules/")));
+    assert!(!files.iter().any(|f| f.starts_with(".git/")
+        || f.starts_with("junk/")
+        || f.starts_with("node_modules/")));
     assert_eq!(all["nextOffset"], Value::Null);
     let page: Value = serde_json::from_str(&result_text(&t[1])).unwrap();
     assert_eq!(page["files"].as_array().unwrap().len(), 2);
@@ -172,8 +253,13 @@ fn run_process_caps_output_times_out_and_filters_the_environment() {
         {"name":"run_process","arguments":{"command":"sleep","args":["5"],"timeoutMs":100}},
         {"name":"run_process","arguments":{"command":"env","args":[]}}
     ]);
-    script(&ws, &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#]);
-    let r = crate::common::run_cmd(ws.cmd().env("OPENAI_API_KEY", "sk-test-SECRET").args(["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"]));
+    script(
+        &ws,
+        &[&json!({"toolCalls":calls}).to_string(), r#"{"text":"ok"}"#],
+    );
+    let r = crate::common::run_cmd(ws.cmd().env("OPENAI_API_KEY", "sk-test-SECRET").args([
+        "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
+    ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let t = tool_results(&ws, &sid(&events(&r)));
     let big: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
@@ -211,7 +297,10 @@ fn background_tasks_stream_every_byte_once_stop_and_die_with_the_run() {
     let t = tool_results(&ws, &sid(&ev));
     let started: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
     assert_eq!(started["id"], "bg-1");
-    assert_eq!(started["note"], "Poll with bg_output using next_offset; stop with bg_stop.");
+    assert_eq!(
+        started["note"],
+        "Poll with bg_output using next_offset; stop with bg_stop."
+    );
     let a: Value = serde_json::from_str(&result_text(&t[1])).unwrap();
     assert_eq!(a["text"], "abc");
     assert_eq!(a["next_offset"], json!(3));
@@ -227,7 +316,13 @@ fn background_tasks_stream_every_byte_once_stop_and_die_with_the_run() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(rows, [("bg-1".to_string(), "stopped".to_string()), ("bg-2".to_string(), "killed".to_string())]);
+    assert_eq!(
+        rows,
+        [
+            ("bg-1".to_string(), "stopped".to_string()),
+            ("bg-2".to_string(), "killed".to_string())
+        ]
+    );
 }
 
 #[cfg(unix)]

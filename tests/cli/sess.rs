@@ -16,12 +16,17 @@ pub fn script(ws: &Ws, lines: &[&str]) {
 pub fn events(r: &Run) -> Vec<Value> {
     r.stdout
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}\nstderr: {}", r.stderr)))
+        .map(|l| {
+            serde_json::from_str(l)
+                .unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}\nstderr: {}", r.stderr))
+        })
         .collect()
 }
 
 pub fn types(ev: &[Value]) -> Vec<String> {
-    ev.iter().map(|e| e["type"].as_str().unwrap_or_default().to_string()).collect()
+    ev.iter()
+        .map(|e| e["type"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 pub fn of_type<'a>(ev: &'a [Value], t: &str) -> Vec<&'a Value> {
@@ -50,10 +55,17 @@ pub fn db(ws: &Ws) -> rusqlite::Connection {
 pub fn active(ws: &Ws, sid: &str) -> Vec<(i64, i64, String, Value)> {
     let c = db(ws);
     let mut st = c.prepare("SELECT seq,pos,role,json FROM messages WHERE session_id=?1 AND compacted=0 ORDER BY pos").unwrap();
-    st.query_map([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, serde_json::from_str::<Value>(&r.get::<_, String>(3)?).unwrap())))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    st.query_map([sid], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            serde_json::from_str::<Value>(&r.get::<_, String>(3)?).unwrap(),
+        ))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
 }
 
 /// Every active call has exactly one tool message after its assistant message and before the
@@ -64,7 +76,10 @@ pub fn assert_paired(ws: &Ws, sid: &str) {
     for (_, _, role, m) in &msgs {
         match role.as_str() {
             "assistant" => {
-                assert!(open.is_empty(), "calls without results before the next assistant message: {open:?}");
+                assert!(
+                    open.is_empty(),
+                    "calls without results before the next assistant message: {open:?}"
+                );
                 for p in m["content"].as_array().unwrap() {
                     if p["type"] == "tool_call" {
                         open.push(p["id"].as_str().unwrap().to_string());
@@ -73,7 +88,10 @@ pub fn assert_paired(ws: &Ws, sid: &str) {
             }
             "tool" => {
                 let id = m["callId"].as_str().unwrap();
-                let at = open.iter().position(|x| x == id).unwrap_or_else(|| panic!("result {id} without an open call"));
+                let at = open
+                    .iter()
+                    .position(|x| x == id)
+                    .unwrap_or_else(|| panic!("result {id} without an open call"));
                 open.remove(at);
             }
             _ => {}
@@ -88,9 +106,19 @@ pub fn sid(ev: &[Value]) -> String {
 
 /// The tool messages of a session, in order.
 pub fn tool_results(ws: &Ws, sid: &str) -> Vec<Value> {
-    active(ws, sid).into_iter().filter(|m| m.2 == "tool").map(|m| m.3).collect()
+    active(ws, sid)
+        .into_iter()
+        .filter(|m| m.2 == "tool")
+        .map(|m| m.3)
+        .collect()
 }
 
 pub fn result_text(m: &Value) -> String {
-    m["content"].as_array().unwrap().iter().map(|p| p["text"].as_str().unwrap()).collect::<Vec<_>>().join("")
+    m["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["text"].as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("")
 }

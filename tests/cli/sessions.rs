@@ -10,16 +10,31 @@ use crate::sess::*;
 fn report_and_show_of_an_unreconciled_session_are_paired_and_write_nothing() {
     let ws = Ws::new();
     ws.file("a.txt", "alpha");
-    script(&ws, &[r#"{"toolCalls":[{"id":"r1","name":"read_file","arguments":{"path":"a.txt"}}]}"#, r#"{"text":"x"}"#]);
-    let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", "after_assistant_commit").args(["run", "--json", "--script", "s.jsonl", "p"]));
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"id":"r1","name":"read_file","arguments":{"path":"a.txt"}}]}"#,
+            r#"{"text":"x"}"#,
+        ],
+    );
+    let r = crate::common::run_cmd(
+        ws.cmd()
+            .env("ALISIO_FAULT", "after_assistant_commit")
+            .args(["run", "--json", "--script", "s.jsonl", "p"]),
+    );
     assert_ne!(r.code, 0);
-    let id: String = db(&ws).query_row("SELECT id FROM sessions", [], |r| r.get(0)).unwrap();
+    let id: String = db(&ws)
+        .query_row("SELECT id FROM sessions", [], |r| r.get(0))
+        .unwrap();
     let count = || -> (i64, i64, String) {
         let c = db(&ws);
         (
-            c.query_row("SELECT count(*) FROM messages", [], |r| r.get(0)).unwrap(),
-            c.query_row("SELECT count(*) FROM events", [], |r| r.get(0)).unwrap(),
-            c.query_row("SELECT status FROM runs", [], |r| r.get(0)).unwrap(),
+            c.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+                .unwrap(),
+            c.query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+                .unwrap(),
+            c.query_row("SELECT status FROM runs", [], |r| r.get(0))
+                .unwrap(),
         )
     };
     let before = count();
@@ -29,10 +44,18 @@ fn report_and_show_of_an_unreconciled_session_are_paired_and_write_nothing() {
     assert_eq!(human.code, 0);
     let lines: Vec<&str> = human.stdout.lines().collect();
     assert_eq!(lines.len(), 3);
-    assert!(lines[2].starts_with("#3 tool Interrupted: the session stopped before this call ran."), "{}", lines[2]);
+    assert!(
+        lines[2].starts_with("#3 tool Interrupted: the session stopped before this call ran."),
+        "{}",
+        lines[2]
+    );
     let shown = ws.run(&["sessions", "show", &id, "--json"]).json();
     assert_eq!(shown["schemaVersion"], json!(1));
-    assert_eq!(shown["messages"].as_array().unwrap().len(), 2, "the export lists stored rows only");
+    assert_eq!(
+        shown["messages"].as_array().unwrap().len(),
+        2,
+        "the export lists stored rows only"
+    );
     assert_eq!(count(), before, "read-only commands write nothing");
     assert_eq!(before.2, "running");
 }
@@ -49,7 +72,10 @@ fn show_json_exports_every_row_with_its_message() {
     assert_eq!(m["seq"], json!(2));
     assert_eq!(m["role"], "assistant");
     assert_eq!(m["compacted"], json!(false));
-    assert_eq!(m["message"]["content"], json!([{"type":"text","text":"hi"}]));
+    assert_eq!(
+        m["message"]["content"],
+        json!([{"type":"text","text":"hi"}])
+    );
     assert_eq!(m["message"]["stopReason"], "end_turn");
 }
 

@@ -25,7 +25,9 @@ fn skill_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             let ft = e.file_type().unwrap();
@@ -42,7 +44,13 @@ fn skill_files(root: &Path) -> Vec<PathBuf> {
 
 /// `alisio-ls skills validate --json` over every file: file → its error messages.
 fn our_errors(ws: &Ws, files: &[PathBuf], profile: &str) -> (BTreeMap<String, Vec<String>>, usize) {
-    let mut args: Vec<String> = vec!["skills".into(), "validate".into(), "--json".into(), "--profile".into(), profile.into()];
+    let mut args: Vec<String> = vec![
+        "skills".into(),
+        "validate".into(),
+        "--json".into(),
+        "--profile".into(),
+        profile.into(),
+    ];
     args.extend(files.iter().map(|f| f.display().to_string()));
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let r = ws.run(&refs);
@@ -52,7 +60,13 @@ fn our_errors(ws: &Ws, files: &[PathBuf], profile: &str) -> (BTreeMap<String, Ve
     let mut errs: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for d in j["diagnostics"].as_array().unwrap() {
         if d["severity"] == "error" {
-            errs.entry(d["file"].as_str().unwrap().to_string()).or_default().push(format!("{}: {}", d["code"].as_str().unwrap(), d["message"].as_str().unwrap()));
+            errs.entry(d["file"].as_str().unwrap().to_string())
+                .or_default()
+                .push(format!(
+                    "{}: {}",
+                    d["code"].as_str().unwrap(),
+                    d["message"].as_str().unwrap()
+                ));
         }
     }
     (errs, j["summary"]["files"].as_u64().unwrap() as usize)
@@ -82,19 +96,40 @@ fn skills_ref_python() -> Option<PathBuf> {
     if ready.exists() {
         return Some(py);
     }
-    let ok = Command::new("python3").args(["-m", "venv"]).arg(&venv).status().is_ok_and(|s| s.success());
+    let ok = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .is_ok_and(|s| s.success());
     if !ok {
         eprintln!("skipped: cannot create a Python venv (python3 -m venv failed)");
         return None;
     }
-    let out = Command::new(venv.join("bin/pip")).args(["install", "-q", "--disable-pip-version-check", "--timeout", "20", "--retries", "1", "skills-ref==0.1.1"]).output();
+    let out = Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "--timeout",
+            "20",
+            "--retries",
+            "1",
+            "skills-ref==0.1.1",
+        ])
+        .output();
     match out {
         Ok(o) if o.status.success() => {
             std::fs::write(&ready, "").ok()?;
             Some(py)
         }
         Ok(o) => {
-            eprintln!("skipped: pip cannot install skills-ref: {}", String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or(""));
+            eprintln!(
+                "skipped: pip cannot install skills-ref: {}",
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+            );
             None
         }
         Err(e) => {
@@ -110,10 +145,18 @@ fn spec_profile_agrees_with_skills_ref_on_the_corpus() {
         eprintln!("skipped: ../shared/corpus is absent");
         return;
     };
-    let Some(py) = skills_ref_python() else { return };
+    let Some(py) = skills_ref_python() else {
+        return;
+    };
     let files = skill_files(&c.join("skills"));
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/skills/skills_ref_verdicts.py");
-    let mut child = Command::new(&py).arg(&script).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/skills/skills_ref_verdicts.py");
+    let mut child = Command::new(&py)
+        .arg(&script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     {
         use std::io::Write as _;
         let mut stdin = child.stdin.take().unwrap();
@@ -133,12 +176,19 @@ fn spec_profile_agrees_with_skills_ref_on_the_corpus() {
         let our_invalid = ours.contains_key(file);
         if ref_invalid != our_invalid {
             let listed = DELIBERATE.iter().any(|(suffix, _)| file.ends_with(suffix));
-            assert!(listed, "verdicts differ on {file}\n  skills-ref: {errs:?}\n  alisio-ls: {:?}", ours.get(file));
+            assert!(
+                listed,
+                "verdicts differ on {file}\n  skills-ref: {errs:?}\n  alisio-ls: {:?}",
+                ours.get(file)
+            );
             disagreements.insert(file.clone());
         }
     }
     // Every listed disagreement still occurs (the list never goes stale).
     for (suffix, why) in DELIBERATE {
-        assert!(disagreements.iter().any(|f| f.ends_with(suffix)), "listed disagreement no longer occurs: {suffix} ({why})");
+        assert!(
+            disagreements.iter().any(|f| f.ends_with(suffix)),
+            "listed disagreement no longer occurs: {suffix} ({why})"
+        );
     }
 }

@@ -9,7 +9,10 @@ use crate::common::{Run, Ws, write};
 /// `X/SKILL.md` = the checklist's "valid skill X".
 pub fn valid(dir: &Path) {
     let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-    write(&dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: Does X.\n---\nBody\n"));
+    write(
+        &dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: Does X.\n---\nBody\n"),
+    );
 }
 
 pub fn entries(r: &Run) -> Vec<Value> {
@@ -31,7 +34,12 @@ pub fn with_code<'a>(ds: &'a [Value], code: &str) -> Vec<&'a Value> {
 
 fn range(d: &Value) -> (u64, u64, u64, u64) {
     let r = &d["range"];
-    (r["start"]["line"].as_u64().unwrap(), r["start"]["character"].as_u64().unwrap(), r["end"]["line"].as_u64().unwrap(), r["end"]["character"].as_u64().unwrap())
+    (
+        r["start"]["line"].as_u64().unwrap(),
+        r["start"]["character"].as_u64().unwrap(),
+        r["end"]["line"].as_u64().unwrap(),
+        r["end"]["character"].as_u64().unwrap(),
+    )
 }
 
 #[test]
@@ -64,7 +72,11 @@ fn twelve_roots_are_walked_in_precedence_order() {
     let mut files = Vec::new();
     for d in ["pkg/app", "pkg", ""] {
         for b in [".agents", ".alisio", ".claude"] {
-            let rel = if d.is_empty() { format!("{b}/skills/x") } else { format!("{d}/{b}/skills/x") };
+            let rel = if d.is_empty() {
+                format!("{b}/skills/x")
+            } else {
+                format!("{d}/{b}/skills/x")
+            };
             valid(&ws.root.join(&rel));
             files.push(format!("{rel}/SKILL.md"));
         }
@@ -73,11 +85,25 @@ fn twelve_roots_are_walked_in_precedence_order() {
     valid(&ws.root.join("cfg-skills/x"));
     files.push("cfg-skills/x/SKILL.md".into());
     valid(&ws.home.join(".agents/skills/x"));
-    files.push(ws.home.join(".agents/skills/x/SKILL.md").display().to_string());
+    files.push(
+        ws.home
+            .join(".agents/skills/x/SKILL.md")
+            .display()
+            .to_string(),
+    );
     valid(&ws.config_home.join("skills/x"));
-    files.push(ws.config_home.join("skills/x/SKILL.md").display().to_string());
-    let es = entries(&ws.run(&["skills", "list", "pkg/app", "--json", "--config", "cfg.json"]));
-    let ids: Vec<String> = std::iter::once("x".to_string()).chain((1..=11).map(|i| format!("x#shadow-{i}"))).collect();
+    files.push(
+        ws.config_home
+            .join("skills/x/SKILL.md")
+            .display()
+            .to_string(),
+    );
+    let es = entries(&ws.run(&[
+        "skills", "list", "pkg/app", "--json", "--config", "cfg.json",
+    ]));
+    let ids: Vec<String> = std::iter::once("x".to_string())
+        .chain((1..=11).map(|i| format!("x#shadow-{i}")))
+        .collect();
     assert_eq!(field(&es, "id"), ids);
     assert_eq!(field(&es, "file"), files);
     assert_eq!(field(&es, "scope")[9..], ["config", "user", "user"]);
@@ -100,7 +126,11 @@ fn untrusted_workspace_hides_project_skills_and_reports_them() {
     assert_eq!(u[0]["file"], ".agents/skills/proj/SKILL.md");
     assert_eq!(u[0]["severity"], "information");
     assert_eq!(range(u[0]), (0, 0, 0, 3));
-    assert!(r.stderr.contains("note: 1 project skill(s) not loaded"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("note: 1 project skill(s) not loaded"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -129,10 +159,17 @@ fn user_copy_of_a_project_skill_is_shadowed() {
     let ds = diags(&r);
     let s = with_code(&ds, "skill-shadowed");
     assert_eq!(s.len(), 1);
-    let home_file = ws.home.join(".agents/skills/pdf/SKILL.md").display().to_string();
+    let home_file = ws
+        .home
+        .join(".agents/skills/pdf/SKILL.md")
+        .display()
+        .to_string();
     assert_eq!(s[0]["file"], home_file.as_str());
     assert_eq!(s[0]["severity"], "information");
-    assert_eq!(s[0]["message"], "shadowed by pdf (project) from .agents/skills/pdf/SKILL.md; this copy is not used");
+    assert_eq!(
+        s[0]["message"],
+        "shadowed by pdf (project) from .agents/skills/pdf/SKILL.md; this copy is not used"
+    );
     assert_eq!(range(s[0]), (1, 6, 1, 9));
     assert_eq!(s[0]["related"][0]["file"], ".agents/skills/pdf/SKILL.md");
     assert_eq!(range(&s[0]["related"][0]), (1, 6, 1, 9));
@@ -145,7 +182,10 @@ fn agents_root_wins_over_alisio_root() {
     valid(&ws.root.join(".alisio/skills/a"));
     valid(&ws.root.join(".agents/skills/a"));
     let es = entries(&ws.run(&["skills", "list", "--json", "--trust-project"]));
-    assert_eq!(field(&es, "file"), [".agents/skills/a/SKILL.md", ".alisio/skills/a/SKILL.md"]);
+    assert_eq!(
+        field(&es, "file"),
+        [".agents/skills/a/SKILL.md", ".alisio/skills/a/SKILL.md"]
+    );
     assert_eq!(es[0]["effective"], true);
     assert_eq!(es[1]["effective"], false);
 }
@@ -156,14 +196,20 @@ fn nested_package_copy_wins_from_its_vantage_and_check_says_when() {
     valid(&ws.root.join(".agents/skills/a"));
     valid(&ws.root.join("pkg/.agents/skills/a"));
     let es = entries(&ws.run(&["skills", "list", "pkg", "--json", "--trust-project"]));
-    assert_eq!(field(&es, "file"), ["pkg/.agents/skills/a/SKILL.md", ".agents/skills/a/SKILL.md"]);
+    assert_eq!(
+        field(&es, "file"),
+        ["pkg/.agents/skills/a/SKILL.md", ".agents/skills/a/SKILL.md"]
+    );
     assert_eq!(es[0]["effective"], true);
     let r = ws.run(&["check", "--json", "--trust-project"]);
     let ds = diags(&r);
     let s = with_code(&ds, "skill-shadowed");
     assert_eq!(s.len(), 1, "{ds:?}");
     assert_eq!(s[0]["file"], ".agents/skills/a/SKILL.md");
-    assert_eq!(s[0]["message"], "shadowed by a (project) from pkg/.agents/skills/a/SKILL.md; this copy is not used when working in pkg");
+    assert_eq!(
+        s[0]["message"],
+        "shadowed by a (project) from pkg/.agents/skills/a/SKILL.md; this copy is not used when working in pkg"
+    );
     // From the root the root copy is effective.
     let es = entries(&ws.run(&["skills", "list", "--json", "--trust-project"]));
     assert_eq!(field(&es, "file"), [".agents/skills/a/SKILL.md"]);
@@ -180,7 +226,10 @@ fn depth_five_is_found_and_depth_six_is_reported_as_not_discovered() {
     let n = with_code(&ds, "skill-not-discovered");
     assert_eq!(n.len(), 1, "{ds:?}");
     assert_eq!(n[0]["file"], ".agents/skills/p/q/r/s/t/u/SKILL.md");
-    assert_eq!(n[0]["message"], "not discovered: it is 6 directory levels below the root .agents/skills; discovery stops at 5");
+    assert_eq!(
+        n[0]["message"],
+        "not discovered: it is 6 directory levels below the root .agents/skills; discovery stops at 5"
+    );
     assert_eq!(n[0]["severity"], "information");
     assert_eq!(range(n[0]), (0, 0, 0, 3));
 }
@@ -204,7 +253,10 @@ fn exactly_two_thousand_directories_are_within_the_bound() {
     let l = with_code(&ds, "skill-scan-limit");
     assert_eq!(l.len(), 1);
     let last = root.join("d1999").display().to_string();
-    assert_eq!(l[0]["message"], format!("Skill scan limit of 2000 directories reached; stopped at {last}"));
+    assert_eq!(
+        l[0]["message"],
+        format!("Skill scan limit of 2000 directories reached; stopped at {last}")
+    );
     assert_eq!(l[0]["file"], last.as_str());
     assert_eq!(l[0]["severity"], "warning");
     assert_eq!(range(l[0]), (0, 0, 0, 0));
@@ -224,7 +276,13 @@ fn the_directory_budget_is_shared_by_all_roots() {
     let ds = diags(&ws.run(&["skills", "validate", "--json", "--trust-project"]));
     let l = with_code(&ds, "skill-scan-limit");
     assert_eq!(l.len(), 1);
-    assert_eq!(l[0]["message"], format!("Skill scan limit of 2000 directories reached; stopped at {}", second.join("d0998").display()));
+    assert_eq!(
+        l[0]["message"],
+        format!(
+            "Skill scan limit of 2000 directories reached; stopped at {}",
+            second.join("d0998").display()
+        )
+    );
 }
 
 #[test]
@@ -236,11 +294,23 @@ fn hidden_and_dependency_directories_are_skipped_but_the_root_is_walked() {
     let es = entries(&ws.run(&["skills", "list", "--json", "--trust-project"]));
     assert_eq!(field(&es, "name"), ["z"]);
     let ds = diags(&ws.run(&["check", "--json", "--trust-project"]));
-    let n: Vec<(&str, &str)> = with_code(&ds, "skill-not-discovered").iter().map(|d| (d["file"].as_str().unwrap(), d["message"].as_str().unwrap())).collect();
-    assert_eq!(n, [
-        (".agents/skills/.hidden/x/SKILL.md", "not discovered: it is inside the hidden directory .agents/skills/.hidden"),
-        (".agents/skills/node_modules/y/SKILL.md", "not discovered: it is inside node_modules"),
-    ]);
+    let n: Vec<(&str, &str)> = with_code(&ds, "skill-not-discovered")
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        n,
+        [
+            (
+                ".agents/skills/.hidden/x/SKILL.md",
+                "not discovered: it is inside the hidden directory .agents/skills/.hidden"
+            ),
+            (
+                ".agents/skills/node_modules/y/SKILL.md",
+                "not discovered: it is inside node_modules"
+            ),
+        ]
+    );
 }
 
 #[cfg(unix)]
@@ -254,7 +324,14 @@ fn symlinked_child_directories_are_not_followed() {
     std::os::unix::fs::symlink(elsewhere.join("z"), root.join("link")).unwrap();
     let r = ws.run(&["skills", "list", "--json"]);
     assert!(entries(&r).is_empty());
-    assert!(r.stderr.contains(&format!("note: skipped symbolic link {} (symlinked directories are not followed)", root.join("link").display())), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "note: skipped symbolic link {} (symlinked directories are not followed)",
+            root.join("link").display()
+        )),
+        "{}",
+        r.stderr
+    );
 }
 
 #[cfg(unix)]
@@ -277,7 +354,14 @@ fn a_root_that_is_a_symlink_loop_is_skipped_with_a_note() {
     std::os::unix::fs::symlink(&root, &root).unwrap();
     let r = ws.run(&["skills", "list"]);
     assert_eq!(r.code, 0);
-    assert!(r.stderr.contains(&format!("note: cannot read skill root {}: ", root.display())), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "note: cannot read skill root {}: ",
+            root.display()
+        )),
+        "{}",
+        r.stderr
+    );
 }
 
 #[cfg(unix)]
@@ -286,7 +370,11 @@ fn two_roots_reaching_one_directory_list_the_skill_once() {
     let ws = Ws::new();
     valid(&ws.config_home.join("skills/k"));
     std::fs::create_dir_all(ws.home.join(".agents")).unwrap();
-    std::os::unix::fs::symlink(ws.config_home.join("skills"), ws.home.join(".agents/skills")).unwrap();
+    std::os::unix::fs::symlink(
+        ws.config_home.join("skills"),
+        ws.home.join(".agents/skills"),
+    )
+    .unwrap();
     let es = entries(&ws.run(&["skills", "list", "--json"]));
     assert_eq!(field(&es, "name"), ["k"]);
     assert_eq!(es[0]["source"], "user");
@@ -304,7 +392,10 @@ fn a_skill_nested_in_a_skill_is_not_discovered() {
     let ds = diags(&ws.run(&["check", "--json", "--trust-project"]));
     let n = with_code(&ds, "skill-not-discovered");
     assert_eq!(n.len(), 1);
-    assert_eq!(n[0]["message"], "not discovered: it is inside the skill .agents/skills/outer; nested skills are not scanned");
+    assert_eq!(
+        n[0]["message"],
+        "not discovered: it is inside the skill .agents/skills/outer; nested skills are not scanned"
+    );
 }
 
 #[test]
@@ -314,7 +405,13 @@ fn a_directory_named_skill_md_is_walked_like_any_other() {
     valid(&root.join("x/SKILL.md/y"));
     let es = entries(&ws.run(&["skills", "list", "--json"]));
     assert_eq!(field(&es, "name"), ["y"]);
-    assert_eq!(es[0]["file"], root.join("x/SKILL.md/y/SKILL.md").display().to_string().as_str());
+    assert_eq!(
+        es[0]["file"],
+        root.join("x/SKILL.md/y/SKILL.md")
+            .display()
+            .to_string()
+            .as_str()
+    );
 }
 
 #[cfg(unix)]
@@ -324,7 +421,11 @@ fn a_symlinked_skill_md_is_an_error_and_is_not_walked_below() {
     let root = ws.home.join(".agents/skills");
     valid(&ws.tmp.path().join("real/x"));
     std::fs::create_dir_all(root.join("x")).unwrap();
-    std::os::unix::fs::symlink(ws.tmp.path().join("real/x/SKILL.md"), root.join("x/SKILL.md")).unwrap();
+    std::os::unix::fs::symlink(
+        ws.tmp.path().join("real/x/SKILL.md"),
+        root.join("x/SKILL.md"),
+    )
+    .unwrap();
     valid(&root.join("x/sub"));
     let es = entries(&ws.run(&["skills", "list", "--json"]));
     assert!(es.is_empty());
@@ -348,8 +449,13 @@ fn codex_host_keeps_duplicates_and_goes_deeper() {
     let mut names = field(&es, "name");
     names.sort_unstable();
     assert_eq!(names, ["deep", "dup", "dup", "inner"]);
-    assert!(es.iter().all(|e| e["effective"] == true && e["shadowedBy"].is_null()));
-    let ds = diags(&ws.run(&["skills", "validate", "--json", "--host", "codex", "--cwd", "pkg"]));
+    assert!(
+        es.iter()
+            .all(|e| e["effective"] == true && e["shadowedBy"].is_null())
+    );
+    let ds = diags(&ws.run(&[
+        "skills", "validate", "--json", "--host", "codex", "--cwd", "pkg",
+    ]));
     assert!(with_code(&ds, "skill-shadowed").is_empty(), "{ds:?}");
 }
 
@@ -358,7 +464,10 @@ fn claude_code_host_uses_directory_names_and_personal_wins() {
     let ws = Ws::new();
     valid(&ws.root.join(".claude/skills/tool"));
     valid(&ws.home.join(".claude/skills/tool"));
-    write(&ws.root.join(".claude/skills/other/SKILL.md"), "---\nname: label\ndescription: d\n---\n");
+    write(
+        &ws.root.join(".claude/skills/other/SKILL.md"),
+        "---\nname: label\ndescription: d\n---\n",
+    );
     let es = entries(&ws.run(&["skills", "list", "--json", "--host", "claude-code"]));
     assert_eq!(field(&es, "name"), ["tool", "other", "tool"]);
     assert_eq!(es[0]["scope"], "user");
@@ -371,7 +480,10 @@ fn overrides_disable_entries_in_trusted_workspaces_only() {
     valid(&ws.root.join(".agents/skills/pdf"));
     valid(&ws.home.join(".agents/skills/pdf"));
     valid(&ws.root.join(".agents/skills/other"));
-    ws.file(".alisio/config.json", r#"{"skillOverrides": {"pdf": {"enabled": false}}}"#);
+    ws.file(
+        ".alisio/config.json",
+        r#"{"skillOverrides": {"pdf": {"enabled": false}}}"#,
+    );
     let es = entries(&ws.run(&["skills", "list", "--json", "--trust-project"]));
     let pdf = es.iter().find(|e| e["id"] == "pdf").unwrap();
     assert_eq!(pdf["enabled"], false);
@@ -379,7 +491,11 @@ fn overrides_disable_entries_in_trusted_workspaces_only() {
     let copy = es.iter().find(|e| e["id"] == "pdf#shadow-1").unwrap();
     assert_eq!(copy["effective"], false);
     let r = ws.run(&["skills", "list", "--trust-project"]);
-    let home_pdf = ws.home.join(".agents/skills/pdf/SKILL.md").display().to_string();
+    let home_pdf = ws
+        .home
+        .join(".agents/skills/pdf/SKILL.md")
+        .display()
+        .to_string();
     assert_eq!(
         r.stdout,
         format!(

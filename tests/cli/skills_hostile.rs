@@ -22,7 +22,10 @@ fn ten_megabytes_of_frontmatter_is_too_large_to_validate() {
     t.push_str("---\n");
     let ds = validate_one(&ws, "x", t.as_bytes());
     assert_eq!(ds.len(), 1);
-    assert_eq!(ds[0]["message"], format!("SKILL.md is {} bytes; too large to validate", t.len()));
+    assert_eq!(
+        ds[0]["message"],
+        format!("SKILL.md is {} bytes; too large to validate", t.len())
+    );
 }
 
 #[test]
@@ -38,13 +41,21 @@ fn one_megabyte_of_frontmatter_is_validated_in_one_pass() {
     let ds = validate_one(&ws, "x", t.as_bytes());
     assert_eq!(ds.len(), 1, "{ds:?}");
     assert_eq!(ds[0]["code"], "skill-file-too-large");
-    assert_eq!(ds[0]["message"], format!("SKILL.md is {} bytes; the limit is 64000 bytes, so it is not loaded", t.len()));
+    assert_eq!(
+        ds[0]["message"],
+        format!(
+            "SKILL.md is {} bytes; the limit is 64000 bytes, so it is not loaded",
+            t.len()
+        )
+    );
 }
 
 #[test]
 fn binary_content_gets_a_missing_frontmatter_diagnostic() {
     let ws = Ws::new();
-    let b: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    let b: Vec<u8> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
     let ds = validate_one(&ws, "x", &b);
     assert_eq!(ds.len(), 1);
     assert_eq!(ds[0]["code"], "skill-frontmatter-missing");
@@ -56,7 +67,10 @@ fn invalid_utf8_in_the_frontmatter_is_located() {
     let ds = validate_one(&ws, "x", b"---\nname: x\ndescription: caf\xe9\n---\n");
     assert_eq!(ds.len(), 1);
     assert_eq!(ds[0]["message"], "frontmatter is not valid UTF-8");
-    assert_eq!(ds[0]["range"]["start"], serde_json::json!({"line": 2, "character": 16}));
+    assert_eq!(
+        ds[0]["range"]["start"],
+        serde_json::json!({"line": 2, "character": 16})
+    );
 }
 
 #[test]
@@ -65,8 +79,14 @@ fn nul_bytes_and_control_characters_in_yaml_are_syntax_errors() {
     let ds = validate_one(&ws, "x", b"---\nname: x\ndescription: a\x00b\n---\n");
     assert_eq!(ds.len(), 1);
     assert_eq!(ds[0]["code"], "skill-yaml-syntax");
-    assert_eq!(ds[0]["message"], "invalid YAML: character U+0000 is not allowed");
-    assert_eq!(ds[0]["range"]["start"], serde_json::json!({"line": 2, "character": 14}));
+    assert_eq!(
+        ds[0]["message"],
+        "invalid YAML: character U+0000 is not allowed"
+    );
+    assert_eq!(
+        ds[0]["range"]["start"],
+        serde_json::json!({"line": 2, "character": 14})
+    );
 }
 
 #[test]
@@ -79,7 +99,12 @@ fn a_tree_of_2001_directories_stops_with_one_diagnostic_and_keeps_earlier_skills
     }
     let r = ws.run(&["skills", "list", "--json"]);
     assert_eq!(field(&entries(&r), "name"), ["a-first"]);
-    assert!(r.stderr.contains("Skill scan limit of 2000 directories reached; stopped at"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("Skill scan limit of 2000 directories reached; stopped at"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[cfg(unix)]
@@ -93,14 +118,22 @@ fn unreadable_directories_are_skipped_with_a_note() {
     std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
     if std::fs::read_dir(root.join("locked")).is_ok() {
         // Running as root: permissions are not enforced, nothing to observe.
-        std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
         eprintln!("skipped: permission bits are not enforced for this user");
         return;
     }
     let r = ws.run(&["skills", "list", "--json"]);
     std::fs::set_permissions(root.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(field(&entries(&r), "name"), ["ok"]);
-    assert!(r.stderr.contains(&format!("note: cannot read directory {}", root.join("locked").display())), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "note: cannot read directory {}",
+            root.join("locked").display()
+        )),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

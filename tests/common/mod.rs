@@ -24,7 +24,12 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 }
 
@@ -39,7 +44,12 @@ impl Ws {
             std::fs::create_dir_all(d).expect("mkdir");
         }
         std::fs::create_dir(root.join(".git")).expect("mkdir .git");
-        Self { tmp, root, config_home, home }
+        Self {
+            tmp,
+            root,
+            config_home,
+            home,
+        }
     }
 
     /// Writes a file below the workspace (parents created).
@@ -96,7 +106,8 @@ pub fn bin() -> PathBuf {
 /// `../shared/corpus` beside the project, when present (tests that need it skip otherwise).
 pub fn corpus() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    p.is_dir().then(|| p.canonicalize().expect("canonical corpus"))
+    p.is_dir()
+        .then(|| p.canonicalize().expect("canonical corpus"))
 }
 
 /// Copies a directory tree (a bundled example into a test workspace).

@@ -16,9 +16,18 @@ fn code_server_smoke_test_shows_diagnostics_chat_approvals_and_context_report_in
     }
     let script = repo_root().join("tests/clients/code-server/smoke.sh");
     let o = run_with_timeout(
-        Command::new("bash").arg(&script).env("ALISIO_LS_BIN", server_bin()).current_dir(repo_root()),
+        Command::new("bash")
+            .arg(&script)
+            .env("ALISIO_LS_BIN", server_bin())
+            .current_dir(repo_root()),
         Duration::from_secs(1500),
     );
-    assert!(o.status.success(), "smoke test failed ({:?})\nstdout:\n{}\nstderr:\n{}", o.status, o.stdout, o.stderr);
+    assert!(
+        o.status.success(),
+        "smoke test failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        o.stdout,
+        o.stderr
+    );
     assert!(o.stdout.contains("SMOKE OK"), "{}", o.stdout);
 }

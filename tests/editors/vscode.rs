@@ -11,7 +11,10 @@ use crate::{repo_root, run_with_timeout};
 fn vscode_extension_unit_tests_pass() {
     let dir = repo_root().join("editors").join("vscode");
     if !dir.join("node_modules").is_dir() {
-        eprintln!("skipped: {} is absent (run .ci/setup-editors.sh)", dir.join("node_modules").display());
+        eprintln!(
+            "skipped: {} is absent (run .ci/setup-editors.sh)",
+            dir.join("node_modules").display()
+        );
         return;
     }
     for tool in ["node", "npm"] {
@@ -20,12 +23,31 @@ fn vscode_extension_unit_tests_pass() {
             return;
         }
     }
-    let o = run_with_timeout(Command::new("npm").args(["test", "--silent"]).current_dir(&dir), Duration::from_secs(180));
-    assert!(o.status.success(), "npm test failed ({:?})\nstdout:\n{}\nstderr:\n{}", o.status, o.stdout, o.stderr);
+    let o = run_with_timeout(
+        Command::new("npm")
+            .args(["test", "--silent"])
+            .current_dir(&dir),
+        Duration::from_secs(180),
+    );
+    assert!(
+        o.status.success(),
+        "npm test failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        o.stdout,
+        o.stderr
+    );
     // node:test's TAP summary (stdout is a pipe): at least one test ran and none failed.
     let count = |label: &str| -> Option<usize> {
-        o.stdout.lines().find_map(|l| l.trim().strip_prefix(label).and_then(|n| n.trim().parse().ok()))
+        o.stdout.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(label)
+                .and_then(|n| n.trim().parse().ok())
+        })
     };
-    assert!(count("# pass").is_some_and(|n| n > 0), "no passing test reported:\n{}", o.stdout);
+    assert!(
+        count("# pass").is_some_and(|n| n > 0),
+        "no passing test reported:\n{}",
+        o.stdout
+    );
     assert_eq!(count("# fail"), Some(0), "{}", o.stdout);
 }

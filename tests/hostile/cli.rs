@@ -9,7 +9,6 @@ use serde_json::Value;
 use crate::common::{Ws, write};
 use crate::util::{is_root, no_escape, rm_rf, run, run_limited, sane};
 
-
 const MARKER: &str = "OUTSIDE-SECRET-7c1e";
 
 /// A workspace with a sibling directory `outside/` holding instruction files and a skill whose
@@ -20,12 +19,20 @@ fn with_outside() -> (Ws, PathBuf) {
     write(&outside.join("AGENTS.md"), format!("# {MARKER}\n"));
     write(&outside.join("CLAUDE.md"), format!("# {MARKER}\n"));
     write(&outside.join("secret.md"), format!("{MARKER}\n"));
-    write(&outside.join("skills/evil/SKILL.md"), format!("---\nname: evil\ndescription: {MARKER}\n---\nbody\n"));
+    write(
+        &outside.join("skills/evil/SKILL.md"),
+        format!("---\nname: evil\ndescription: {MARKER}\n---\nbody\n"),
+    );
     (ws, outside)
 }
 
 fn files_of(explain: &Value) -> Vec<String> {
-    explain["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect()
+    explain["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -41,9 +48,15 @@ fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
         let check = run(&ws, &["check", "--format", "json", "--host", host]);
         sane(&check);
         // A symlink's target may be named (that is what the repository says), its content never.
-        assert!(!check.stdout.contains(MARKER) && !check.stderr.contains(MARKER), "{check:?}");
+        assert!(
+            !check.stdout.contains(MARKER) && !check.stderr.contains(MARKER),
+            "{check:?}"
+        );
         for target in [".", "a/x.rs", "linked/x.rs", "linked/"] {
-            let ex = run(&ws, &["context", "explain", "--json", "--host", host, target]);
+            let ex = run(
+                &ws,
+                &["context", "explain", "--json", "--host", host, target],
+            );
             sane(&ex);
             assert_eq!(ex.code, 0, "{ex:?}");
             no_escape(&ex, MARKER, &outside);
@@ -54,7 +67,12 @@ fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
             } else {
                 // The Codex simulation reads links as Codex does, but names them by their path
                 // inside the workspace, never by where they point.
-                assert!(files.iter().all(|f| !f.starts_with('/') && !f.starts_with("..")), "{files:?}");
+                assert!(
+                    files
+                        .iter()
+                        .all(|f| !f.starts_with('/') && !f.starts_with("..")),
+                    "{files:?}"
+                );
                 assert_eq!(files[0], "AGENTS.md");
             }
         }
@@ -62,8 +80,16 @@ fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
     // The symlinked candidate is reported, not followed (instructions §2.4 rule 1).
     let check = run(&ws, &["check", "--format", "json"]);
     let v = check.json();
-    let codes: Vec<(&str, &str)> = v["diagnostics"].as_array().unwrap().iter().map(|d| (d["file"].as_str().unwrap(), d["code"].as_str().unwrap())).collect();
-    assert!(codes.contains(&("a/AGENTS.md", "instructions-symlink")), "{codes:?}");
+    let codes: Vec<(&str, &str)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["file"].as_str().unwrap(), d["code"].as_str().unwrap()))
+        .collect();
+    assert!(
+        codes.contains(&("a/AGENTS.md", "instructions-symlink")),
+        "{codes:?}"
+    );
     let skills = run(&ws, &["skills", "list", "--json", "--trust-project"]);
     sane(&skills);
     no_escape(&skills, MARKER, &outside);
@@ -88,16 +114,42 @@ fn symlink_loops_end_for_every_host() {
     symlink("..", ws.root.join(".agents/skills/s/back")).unwrap();
     symlink(".", ws.root.join(".agents/skills/here")).unwrap();
     for host in ["alisio", "codex", "claude-code"] {
-        let check = run(&ws, &["check", "--format", "json", "--host", host, "--trust-project"]);
+        let check = run(
+            &ws,
+            &[
+                "check",
+                "--format",
+                "json",
+                "--host",
+                host,
+                "--trust-project",
+            ],
+        );
         sane(&check);
         let _ = check.json();
-        let ex = run(&ws, &["context", "explain", "--json", "--host", host, "a/up/a/up/loop/x.rs"]);
+        let ex = run(
+            &ws,
+            &[
+                "context",
+                "explain",
+                "--json",
+                "--host",
+                host,
+                "a/up/a/up/loop/x.rs",
+            ],
+        );
         sane(&ex);
         assert_eq!(ex.code, 0, "{ex:?}");
     }
     // Claude Code follows the rules directory's links; each directory is walked once.
-    let ex = run(&ws, &["context", "explain", "--json", "--host", "claude-code", "."]);
-    let rules: Vec<String> = files_of(&ex.json()).into_iter().filter(|p| p.contains("rules")).collect();
+    let ex = run(
+        &ws,
+        &["context", "explain", "--json", "--host", "claude-code", "."],
+    );
+    let rules: Vec<String> = files_of(&ex.json())
+        .into_iter()
+        .filter(|p| p.contains("rules"))
+        .collect();
     assert_eq!(rules, [".claude/rules/style.md"], "{ex:?}");
     let skills = run(&ws, &["skills", "list", "--json", "--trust-project"]);
     sane(&skills);
@@ -107,9 +159,19 @@ fn symlink_loops_end_for_every_host() {
 fn dotdot_and_absolute_targets_do_not_list_outside_project_files() {
     let (ws, outside) = with_outside();
     ws.file("AGENTS.md", "# Root\n");
-    for target in ["../outside/x.rs", "../outside/", "../../../../../../../../x", "/", outside.to_str().unwrap(), "a/../../outside/x"] {
+    for target in [
+        "../outside/x.rs",
+        "../outside/",
+        "../../../../../../../../x",
+        "/",
+        outside.to_str().unwrap(),
+        "a/../../outside/x",
+    ] {
         for host in ["alisio", "codex"] {
-            let ex = run(&ws, &["context", "explain", "--json", "--host", host, target]);
+            let ex = run(
+                &ws,
+                &["context", "explain", "--json", "--host", host, target],
+            );
             sane(&ex);
             assert_eq!(ex.code, 0, "{ex:?}");
             let v = ex.json();
@@ -125,13 +187,26 @@ fn a_100_mb_agents_md_is_judged_from_a_bounded_read() {
     let ws = Ws::new();
     let big = ws.file("AGENTS.md", "# Big\n");
     // Sparse: 100 MiB on paper, almost nothing on disk. NUL bytes are valid UTF-8.
-    std::fs::OpenOptions::new().write(true).open(&big).unwrap().set_len(100 * 1024 * 1024).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .unwrap()
+        .set_len(100 * 1024 * 1024)
+        .unwrap();
     // A data limit below the file's size: reading it whole would abort the process.
     let limited = |args: &[&str]| {
         let c = ws.cmd();
         let mut sh = std::process::Command::new("sh");
-        sh.arg("-c").arg(format!("ulimit -d {} && exec \"$0\" \"$@\"", 96 * 1024)).arg(crate::common::bin()).args(args);
-        sh.env_clear().envs(c.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))).current_dir(&ws.root);
+        sh.arg("-c")
+            .arg(format!("ulimit -d {} && exec \"$0\" \"$@\"", 96 * 1024))
+            .arg(crate::common::bin())
+            .args(args);
+        sh.env_clear()
+            .envs(
+                c.get_envs()
+                    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+            )
+            .current_dir(&ws.root);
         run_limited(&mut sh)
     };
     let ex = limited(&["context", "explain", "--json", "."]);
@@ -144,10 +219,24 @@ fn a_100_mb_agents_md_is_judged_from_a_bounded_read() {
     let check = limited(&["check", "--format", "json"]);
     sane(&check);
     let v = check.json();
-    let d = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "instructions-file-cut").expect("file-cut diagnostic");
-    assert_eq!(d["message"], "only the first 262144 of 104857600 bytes are read (per-file limit 262144 bytes); the rest never reaches the model");
-    assert_eq!(d["range"]["start"], serde_json::json!({"line": 1, "character": 262_138}));
-    assert_eq!(d["range"]["end"], serde_json::json!({"line": 1, "character": 104_857_594}));
+    let d = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "instructions-file-cut")
+        .expect("file-cut diagnostic");
+    assert_eq!(
+        d["message"],
+        "only the first 262144 of 104857600 bytes are read (per-file limit 262144 bytes); the rest never reaches the model"
+    );
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 1, "character": 262_138})
+    );
+    assert_eq!(
+        d["range"]["end"],
+        serde_json::json!({"line": 1, "character": 104_857_594})
+    );
     for host in ["codex", "claude-code"] {
         let ex = limited(&["context", "explain", "--json", "--host", host, "."]);
         sane(&ex);
@@ -165,25 +254,39 @@ fn devices_and_fifos_where_files_are_expected_give_errors_not_hangs() {
     std::fs::create_dir_all(ws.root.join("d/.claude")).unwrap();
     symlink("/dev/zero", ws.root.join("d/CLAUDE.md")).unwrap();
     let fifo = ws.root.join("d/.claude/CLAUDE.md");
-    let have_fifo = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    let have_fifo = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
     std::fs::create_dir_all(ws.root.join(".alisio")).unwrap();
     symlink("/dev/zero", ws.root.join(".alisio/config.json")).unwrap();
     for host in ["alisio", "codex", "claude-code"] {
         let check = run(&ws, &["check", "--format", "json", "--host", host]);
         sane(&check);
         assert_eq!(check.code, 0, "{host}: {check:?}");
-        let ex = run(&ws, &["context", "explain", "--json", "--host", host, "d/x.rs"]);
+        let ex = run(
+            &ws,
+            &["context", "explain", "--json", "--host", host, "d/x.rs"],
+        );
         sane(&ex);
         assert_eq!(ex.code, 0, "{host}: {ex:?}");
     }
     // Trusted, the project configuration is read, and refused with a clear error.
     let trusted = run(&ws, &["check", "--trust-project"]);
     assert_eq!(trusted.code, 2, "{trusted:?}");
-    assert!(trusted.stderr.contains(".alisio/config.json: cannot read: not a regular file"), "{trusted:?}");
+    assert!(
+        trusted
+            .stderr
+            .contains(".alisio/config.json: cannot read: not a regular file"),
+        "{trusted:?}"
+    );
     std::fs::remove_file(ws.root.join(".alisio/config.json")).unwrap();
     let config = run(&ws, &["check", "--config", "/dev/zero"]);
     assert_eq!(config.code, 2, "{config:?}");
-    assert_eq!(config.stderr, "error: /dev/zero: cannot read: not a regular file\n");
+    assert_eq!(
+        config.stderr,
+        "error: /dev/zero: cannot read: not a regular file\n"
+    );
     if have_fifo {
         let config = run(&ws, &["check", "--config", fifo.to_str().unwrap()]);
         assert_eq!(config.code, 2, "{config:?}");
@@ -199,7 +302,13 @@ fn an_oversized_configuration_file_is_refused_with_its_size_limit() {
     ws.file(".alisio/config.json", &big);
     let r = run(&ws, &["check", "--trust-project"]);
     assert_eq!(r.code, 2, "{r:?}");
-    assert_eq!(r.stderr, format!("error: {}: larger than 1048576 bytes; not read\n", ws.root.join(".alisio/config.json").display()));
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: larger than 1048576 bytes; not read\n",
+            ws.root.join(".alisio/config.json").display()
+        )
+    );
 }
 
 #[test]
@@ -209,22 +318,54 @@ fn invalid_utf8_names_are_reported_lossily() {
     let bad_dir = ws.root.join(std::ffi::OsStr::from_bytes(b"bad\xff\xfedir"));
     std::fs::create_dir_all(&bad_dir).unwrap();
     std::fs::write(bad_dir.join("AGENTS.md"), "# Bad dir\n").unwrap();
-    std::fs::write(bad_dir.join(std::ffi::OsStr::from_bytes(b"AGENTS\xff.md")), "x").unwrap();
-    std::fs::write(ws.root.join(std::ffi::OsStr::from_bytes(b"agents.md\xc3")), "near").unwrap();
-    std::fs::create_dir_all(ws.root.join(std::ffi::OsStr::from_bytes(b".agents/skills/\xffskill"))).unwrap();
-    std::fs::write(ws.root.join(std::ffi::OsStr::from_bytes(b".agents/skills/\xffskill/SKILL.md")), "---\nname: x\ndescription: y\n---\n").unwrap();
+    std::fs::write(
+        bad_dir.join(std::ffi::OsStr::from_bytes(b"AGENTS\xff.md")),
+        "x",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.root.join(std::ffi::OsStr::from_bytes(b"agents.md\xc3")),
+        "near",
+    )
+    .unwrap();
+    std::fs::create_dir_all(
+        ws.root
+            .join(std::ffi::OsStr::from_bytes(b".agents/skills/\xffskill")),
+    )
+    .unwrap();
+    std::fs::write(
+        ws.root.join(std::ffi::OsStr::from_bytes(
+            b".agents/skills/\xffskill/SKILL.md",
+        )),
+        "---\nname: x\ndescription: y\n---\n",
+    )
+    .unwrap();
     for host in ["alisio", "codex", "claude-code"] {
-        let check = run(&ws, &["check", "--format", "json", "--host", host, "--trust-project"]);
+        let check = run(
+            &ws,
+            &[
+                "check",
+                "--format",
+                "json",
+                "--host",
+                host,
+                "--trust-project",
+            ],
+        );
         sane(&check);
         let _ = check.json();
         let human = run(&ws, &["check", "--host", host]);
         sane(&human);
     }
     let mut c = ws.cmd();
-    c.args(["context", "explain", "--json"]).arg(bad_dir.join("x.rs"));
+    c.args(["context", "explain", "--json"])
+        .arg(bad_dir.join("x.rs"));
     let ex = run_limited(&mut c);
     sane(&ex);
-    assert_eq!(files_of(&ex.json()), ["AGENTS.md", "bad\u{FFFD}\u{FFFD}dir/AGENTS.md"]);
+    assert_eq!(
+        files_of(&ex.json()),
+        ["AGENTS.md", "bad\u{FFFD}\u{FFFD}dir/AGENTS.md"]
+    );
     let skills = run(&ws, &["skills", "list", "--json", "--trust-project"]);
     sane(&skills);
 }
@@ -236,16 +377,32 @@ fn a_ten_thousand_deep_directory_chain_ends_without_overflowing_the_stack() {
     crate::util::deep_chain(&ws.root, 10_000);
     ws.file(&format!("{}AGENTS.md", "d/".repeat(50)), "# Level 50\n");
     for host in ["alisio", "codex", "claude-code"] {
-        let check = run(&ws, &["check", "--format", "json", "--host", host, "--trust-project"]);
+        let check = run(
+            &ws,
+            &[
+                "check",
+                "--format",
+                "json",
+                "--host",
+                host,
+                "--trust-project",
+            ],
+        );
         sane(&check);
         let _ = check.json();
     }
     let deep = "d/".repeat(60);
-    let ex = run(&ws, &["context", "explain", "--json", &format!("{deep}x.rs")]);
+    let ex = run(
+        &ws,
+        &["context", "explain", "--json", &format!("{deep}x.rs")],
+    );
     sane(&ex);
     assert_eq!(files_of(&ex.json()).len(), 2, "{ex:?}");
     let too_deep = "d/".repeat(3000);
-    let ex = run(&ws, &["context", "explain", "--json", &format!("{too_deep}x.rs")]);
+    let ex = run(
+        &ws,
+        &["context", "explain", "--json", &format!("{too_deep}x.rs")],
+    );
     sane(&ex);
     let skills = run(&ws, &["skills", "list", "--json", "--trust-project"]);
     sane(&skills);
@@ -264,7 +421,10 @@ fn permission_denied_directories_are_skipped_with_a_message_even_for_root() {
     let mut cmd = ws.cmd();
     if is_root() {
         // Root ignores permission bits: run the binary as `nobody` instead, when possible.
-        let ok = std::process::Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success());
+        let ok = std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
         if !ok {
             eprintln!("running as root without setpriv: permission-denied part skipped");
             return;
@@ -278,33 +438,66 @@ fn permission_denied_directories_are_skipped_with_a_message_even_for_root() {
         }
         let program = cmd.get_program().to_owned();
         let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(program);
-        c.env_clear().envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))).current_dir(&ws.root);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(program);
+        c.env_clear()
+            .envs(
+                cmd.get_envs()
+                    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+            )
+            .current_dir(&ws.root);
         cmd = c;
     }
-    std::fs::set_permissions(ws.root.join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
-    std::fs::set_permissions(ws.root.join("unreadable/AGENTS.md"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    std::fs::set_permissions(
+        ws.root.join("locked"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        ws.root.join("unreadable/AGENTS.md"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
     let as_user = |args: &[&str]| {
         let mut c = std::process::Command::new(cmd.get_program());
         c.args(cmd.get_args()).args(args);
-        c.env_clear().envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned())))).current_dir(&ws.root);
+        c.env_clear()
+            .envs(
+                cmd.get_envs()
+                    .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+            )
+            .current_dir(&ws.root);
         run_limited(&mut c)
     };
     let ex = as_user(&["context", "explain", "--json", "locked/deeper/x.rs"]);
     let unreadable = as_user(&["context", "explain", "--json", "unreadable/x.rs"]);
     let ck = as_user(&["check", "--format", "json"]);
-    std::fs::set_permissions(ws.root.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        ws.root.join("locked"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     for r in [&ex, &unreadable, &ck] {
         sane(r);
         assert_eq!(r.code, 0, "{r:?}");
     }
     assert_eq!(files_of(&ex.json()), ["AGENTS.md"], "{ex:?}");
-    assert!(ex.stderr.contains(&format!("{}: cannot list directory: permission denied", ws.root.join("locked").display())), "{ex:?}");
+    assert!(
+        ex.stderr.contains(&format!(
+            "{}: cannot list directory: permission denied",
+            ws.root.join("locked").display()
+        )),
+        "{ex:?}"
+    );
     // An unreadable winner still wins and carries its error (instructions §2.1, §2.9).
     let v = unreadable.json();
     assert_eq!(files_of(&v), ["AGENTS.md", "unreadable/AGENTS.md"], "{v:#}");
     assert_eq!(v["files"][1]["error"], "permission denied", "{v:#}");
-    assert!(ck.stderr.contains(&ws.root.join("locked").display().to_string()), "{ck:?}");
+    assert!(
+        ck.stderr
+            .contains(&ws.root.join("locked").display().to_string()),
+        "{ck:?}"
+    );
 }
 
 #[test]
@@ -312,7 +505,10 @@ fn an_untrusted_project_configuration_is_never_read() {
     let (ws, outside) = with_outside();
     ws.file("AGENTS.md", "# Root\n");
     // Relative skill roots resolve against the file's directory (`.alisio/`).
-    ws.file(".alisio/config.json", "{\"skills\": [\"../../outside/skills\", \"/\"], \"context\": {\"maxBytes\": 1}}");
+    ws.file(
+        ".alisio/config.json",
+        "{\"skills\": [\"../../outside/skills\", \"/\"], \"context\": {\"maxBytes\": 1}}",
+    );
     let skills = run(&ws, &["skills", "list", "--json"]);
     sane(&skills);
     assert_eq!(skills.code, 0, "{skills:?}");
@@ -324,8 +520,16 @@ fn an_untrusted_project_configuration_is_never_read() {
     // The same file when the user trusts the workspace: it is read (so the test above can fail).
     let trusted = run(&ws, &["check", "--format", "json", "--trust-project"]);
     assert_eq!(trusted.code, 2, "{trusted:?}");
-    assert!(trusted.stderr.contains("context.maxBytes must be an integer from 1024 to 1048576; got 1"), "{trusted:?}");
-    ws.file(".alisio/config.json", "{\"skills\": [\"../../outside/skills\"]}");
+    assert!(
+        trusted
+            .stderr
+            .contains("context.maxBytes must be an integer from 1024 to 1048576; got 1"),
+        "{trusted:?}"
+    );
+    ws.file(
+        ".alisio/config.json",
+        "{\"skills\": [\"../../outside/skills\"]}",
+    );
     let skills = run(&ws, &["skills", "list", "--json", "--trust-project"]);
     assert!(skills.stdout.contains("evil"), "{skills:?}");
     // A broken file is not even parsed while untrusted.

@@ -40,7 +40,11 @@ impl Fs for Racy {
             return Err(not_found());
         }
         if self.became_dir.iter().any(|d| d == path) {
-            return Ok(Metadata { file_type: FileType::Dir, len: 0, mtime_ns: None });
+            return Ok(Metadata {
+                file_type: FileType::Dir,
+                len: 0,
+                mtime_ns: None,
+            });
         }
         DiskFs.symlink_metadata(path)
     }
@@ -52,7 +56,10 @@ impl Fs for Racy {
             return Err(not_found());
         }
         if self.became_dir.iter().any(|d| d == path) {
-            return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+            return Err(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            ));
         }
         if let Some((_, n)) = self.grew.iter().find(|(p, _)| p == path) {
             let n = (*n).min(usize::try_from(limit).unwrap_or(usize::MAX));
@@ -88,19 +95,37 @@ fn files_that_vanish_change_type_or_grow_after_listing_are_reported_not_fatal() 
     let fs = Racy {
         vanished: vec![ws.root.join("a/AGENTS.md"), ws.root.join("gone")],
         became_dir: vec![ws.root.join("a/b/AGENTS.md")],
-        grew: vec![(ws.root.join("AGENTS.md"), 300_000), (ws.root.join("c/AGENTS.md"), 5_000_000)],
+        grew: vec![
+            (ws.root.join("AGENTS.md"), 300_000),
+            (ws.root.join("c/AGENTS.md"), 5_000_000),
+        ],
     };
-    let env = Env { home: Some(ws.home.clone()), alisio_config_home: Some(ws.config_home.clone()), ..Env::default() };
+    let env = Env {
+        home: Some(ws.home.clone()),
+        alisio_config_home: Some(ws.config_home.clone()),
+        ..Env::default()
+    };
     let settings = Settings::default();
     for host in [Host::Alisio, Host::Codex, Host::ClaudeCode] {
-        let setup = Setup { fs: &fs, env: &env, root: &ws.root, settings: &settings, host, claude_managed: None };
+        let setup = Setup {
+            fs: &fs,
+            env: &env,
+            root: &ws.root,
+            settings: &settings,
+            host,
+            claude_managed: None,
+        };
         let reader = Reader::new(&fs);
         for target in ["a/b/x.rs", "gone/x.rs", "c/x.rs"] {
-            let ex = explain::explain_path(&setup, &reader, &ws.root, Path::new(target)).expect("explain");
+            let ex = explain::explain_path(&setup, &reader, &ws.root, Path::new(target))
+                .expect("explain");
             let _ = ex.to_json();
             if host == Host::Alisio && target == "a/b/x.rs" {
-                let rows: Vec<(String, Option<String>, usize)> =
-                    ex.files.iter().map(|f| (ex.show(&f.path), f.file.error.clone(), f.file.text.len())).collect();
+                let rows: Vec<(String, Option<String>, usize)> = ex
+                    .files
+                    .iter()
+                    .map(|f| (ex.show(&f.path), f.file.error.clone(), f.file.text.len()))
+                    .collect();
                 // The root grew past the per-file limit: the read is still cut at 262,144 bytes.
                 // a/AGENTS.md vanished: listed with its error. a/b/AGENTS.md became a directory.
                 assert_eq!(
@@ -108,7 +133,11 @@ fn files_that_vanish_change_type_or_grow_after_listing_are_reported_not_fatal() 
                     [
                         ("AGENTS.md".to_string(), None, 262_144),
                         ("a/AGENTS.md".to_string(), Some("not found".to_string()), 0),
-                        ("a/b/AGENTS.md".to_string(), Some("is a directory".to_string()), 0)
+                        (
+                            "a/b/AGENTS.md".to_string(),
+                            Some("is a directory".to_string()),
+                            0
+                        )
                     ]
                 );
             }

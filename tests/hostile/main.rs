@@ -6,7 +6,10 @@
 //! `skills list`) and the language server over stdio. Every run has a timeout (a hang fails
 //! the test, it never blocks the suite); nothing asserts on time.
 
-#![allow(clippy::print_stderr, reason = "tests print why they skip and what they measured")]
+#![allow(
+    clippy::print_stderr,
+    reason = "tests print why they skip and what they measured"
+)]
 
 #[path = "../common/mod.rs"]
 mod common;

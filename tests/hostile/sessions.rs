@@ -39,7 +39,15 @@ fn turn_with(ws: &Ws, line: Value, extra: &[&str]) -> (Run, Vec<Value>, Vec<Valu
     a.extend_from_slice(extra);
     a.push("p");
     let r = run_limited(ws.cmd().args(&a));
-    let tail = |s: &str| s.chars().rev().take(3000).collect::<Vec<_>>().into_iter().rev().collect::<String>();
+    let tail = |s: &str| {
+        s.chars()
+            .rev()
+            .take(3000)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<String>()
+    };
     assert_eq!(r.code, 0, "{}\n{}", tail(&r.stdout), tail(&r.stderr));
     let ev = events(&r);
     let t = tool_results(ws, &sid(&ev));
@@ -57,19 +65,30 @@ fn out(m: &Value) -> Value {
 fn files_below(dir: &Path, acc: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = e.path();
-        if p.is_dir() { files_below(&p, acc) } else { acc.push(p) }
+        if p.is_dir() {
+            files_below(&p, acc)
+        } else {
+            acc.push(p)
+        }
     }
 }
 
 /// The marker is in no output, event, stored message or task log.
 fn never_leaked(ws: &Ws, r: &Run) {
-    assert!(!r.stdout.contains(MARKER) && !r.stderr.contains(MARKER), "leaked into the output: {r:?}");
+    assert!(
+        !r.stdout.contains(MARKER) && !r.stderr.contains(MARKER),
+        "leaked into the output: {r:?}"
+    );
     let mut fs = Vec::new();
     files_below(&ws.tmp.path().join("state"), &mut fs);
     assert!(!fs.is_empty());
     for f in fs {
         let b = std::fs::read(&f).unwrap_or_default();
-        assert!(!b.windows(MARKER.len()).any(|w| w == MARKER.as_bytes()), "leaked into {}", f.display());
+        assert!(
+            !b.windows(MARKER.len()).any(|w| w == MARKER.as_bytes()),
+            "leaked into {}",
+            f.display()
+        );
     }
 }
 
@@ -79,7 +98,10 @@ fn texts(t: &[Value]) -> Vec<String> {
 
 /// A process is gone (or a zombie nobody reaped yet).
 fn dead(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+    })
 }
 
 /// Waits (a hang guard, not a timing assertion) until `pid` is dead.
@@ -98,7 +120,10 @@ fn wait_dead(pid: u32) -> bool {
 fn pid_file(ws: &Ws, name: &str) -> u32 {
     let end = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Some(p) = std::fs::read_to_string(ws.root.join(name)).ok().and_then(|s| s.trim().parse().ok()) {
+        if let Some(p) = std::fs::read_to_string(ws.root.join(name))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
             return p;
         }
         assert!(Instant::now() < end, "{name} was never written");
@@ -109,7 +134,9 @@ fn pid_file(ws: &Ws, name: &str) -> u32 {
 /// Kills a leftover of a failing test so it does not linger on the machine.
 fn cleanup(pids: &[u32]) {
     for p in pids {
-        let _ = std::process::Command::new("kill").args(["-9", &p.to_string()]).status();
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &p.to_string()])
+            .status();
     }
 }
 
@@ -120,7 +147,10 @@ fn assert_dead(pids: &[u32], what: &str) {
 }
 
 fn skill(ws: &Ws) {
-    ws.file(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: A demo skill. Use for demos.\n---\nbody\n");
+    ws.file(
+        ".agents/skills/demo/SKILL.md",
+        "---\nname: demo\ndescription: A demo skill. Use for demos.\n---\nbody\n",
+    );
     ws.file(".agents/skills/demo/ref.md", "inside\n");
 }
 
@@ -153,7 +183,11 @@ fn dotdot_and_absolute_paths_are_refused_for_every_path_taking_tool() {
         {"name":"skill_resource","arguments":{"name":"demo","path":abs}},
         {"name":"skill_resource","arguments":{"name":"demo","path":"ref.md"}}
     ]);
-    let (r, _, t) = turn(&ws, &calls, &["--allow", "write,process", "--trust-project"]);
+    let (r, _, t) = turn(
+        &ws,
+        &calls,
+        &["--allow", "write,process", "--trust-project"],
+    );
     let outside_msg = |p: &str| format!("Path is outside the workspace: {p}");
     let want = [
         outside_msg(abs),
@@ -181,7 +215,10 @@ fn dotdot_and_absolute_paths_are_refused_for_every_path_taking_tool() {
     }
     // The one call inside the skill works, so the refusals above are not a broken tool.
     assert_eq!(out(&t[18])["content"], "inside\n");
-    assert_eq!(std::fs::read_to_string(&secret).unwrap(), format!("{MARKER}\n"));
+    assert_eq!(
+        std::fs::read_to_string(&secret).unwrap(),
+        format!("{MARKER}\n")
+    );
     assert!(!outside.join("new.txt").exists() && !ws.root.join("stolen.txt").exists());
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
     never_leaked(&ws, &r);
@@ -231,9 +268,19 @@ fn symlinks_to_an_outside_file_or_directory_are_refused_by_every_tool() {
     assert_eq!(out(&t[12])["files"], json!(["inside.txt", "s.jsonl"]));
     let s = out(&t[13]);
     assert_eq!(s["exitCode"], json!(0));
-    let paths: Vec<String> = s["stdout"].as_str().unwrap().lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|l| l["type"] == "begin").map(|l| l["data"]["path"]["text"].as_str().unwrap().to_string()).collect();
+    let paths: Vec<String> = s["stdout"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["type"] == "begin")
+        .map(|l| l["data"]["path"]["text"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(paths, ["inside.txt"]);
-    assert_eq!(std::fs::read_to_string(outside.join("secret.txt")).unwrap(), format!("{MARKER}\n"));
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret.txt")).unwrap(),
+        format!("{MARKER}\n")
+    );
     assert!(!outside.join("new").exists());
     never_leaked(&ws, &r);
 }
@@ -256,8 +303,23 @@ fn a_dangling_symlink_to_a_new_outside_file_is_never_written_through() {
     ]);
     let (_, _, t) = turn(&ws, &calls, &["--allow", "write,process"]);
     let esc = |p: &str| format!("Path escapes the workspace through a symlink: {p}");
-    assert_eq!(texts(&t), [esc("dl"), esc("dl"), esc("dd/x.txt"), esc("rl"), esc("dl"), esc("dd"), esc("dd")]);
-    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1, "something was created outside");
+    assert_eq!(
+        texts(&t),
+        [
+            esc("dl"),
+            esc("dl"),
+            esc("dd/x.txt"),
+            esc("rl"),
+            esc("dl"),
+            esc("dd"),
+            esc("dd")
+        ]
+    );
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        1,
+        "something was created outside"
+    );
 }
 
 #[test]
@@ -277,7 +339,10 @@ fn run_process_output_floods_from_grandchildren_are_capped_and_their_groups_kill
         assert!(n > 0 && n <= 32_000, "{n} bytes kept");
         assert!(!o["stdout"].as_str().unwrap().contains("after"));
     }
-    let pids: Vec<u32> = ["g1", "g2", "g3", "c3"].iter().map(|f| pid_file(&ws, f)).collect();
+    let pids: Vec<u32> = ["g1", "g2", "g3", "c3"]
+        .iter()
+        .map(|f| pid_file(&ws, f))
+        .collect();
     assert_dead(&pids, "flooding grandchildren");
 }
 
@@ -302,21 +367,35 @@ fn search_text_over_a_file_with_one_huge_line_stays_within_its_output_bound() {
 fn read_file_on_a_200_mb_sparse_file_reads_only_the_first_mebibyte_under_a_memory_limit() {
     let ws = Ws::new();
     let p = ws.file("big.txt", "line of text\n".repeat(200_000));
-    std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(200 * 1024 * 1024).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(200 * 1024 * 1024)
+        .unwrap();
     ws.file("s.jsonl", format!("{}\n{{\"text\":\"ok\"}}\n", json!({"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt","startLine":5,"limit":3}}]})));
     // 96 MiB of data segment: a whole-file read (200 MB) cannot fit.
     let sh = ws.cmd();
     let mut sh2 = std::process::Command::new("/bin/sh");
     sh2.env_clear()
         .env("ALISIO_BIN", crate::common::bin())
-        .envs(sh.get_envs().filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))))
+        .envs(
+            sh.get_envs()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v.to_owned()))),
+        )
         .current_dir(&ws.root)
         .arg("-c")
-        .arg(format!("ulimit -d {} && exec \"$ALISIO_BIN\" run --json --script s.jsonl p", 96 * 1024));
+        .arg(format!(
+            "ulimit -d {} && exec \"$ALISIO_BIN\" run --json --script s.jsonl p",
+            96 * 1024
+        ));
     let r = run_limited(&mut sh2);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let t = tool_results(&ws, &sid(&events(&r)));
-    assert_eq!(out(&t[0]), json!({"path":"big.txt","sha256":null,"startLine":5,"endLine":7,"content":"5: line of text\n6: line of text\n7: line of text","truncated":true}));
+    assert_eq!(
+        out(&t[0]),
+        json!({"path":"big.txt","sha256":null,"startLine":5,"endLine":7,"content":"5: line of text\n6: line of text\n7: line of text","truncated":true})
+    );
 }
 
 #[test]
@@ -325,7 +404,10 @@ fn oversized_write_and_edit_arguments_are_refused_before_anything_is_written() {
     let small = ws.file("small.txt", "abc\n");
     let sha = {
         use sha2::Digest;
-        sha2::Sha256::digest(b"abc\n").iter().map(|x| format!("{x:02x}")).collect::<String>()
+        sha2::Sha256::digest(b"abc\n")
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
     };
     let big = "x".repeat(2 * 1024 * 1024);
     let calls = json!([
@@ -333,8 +415,16 @@ fn oversized_write_and_edit_arguments_are_refused_before_anything_is_written() {
         {"name":"edit_file","arguments":{"path":"small.txt","oldText":"abc","newText":big,"expectedHash":sha}}
     ]);
     // Reported usage, so the 2 MB of arguments do not spend the run's token budget (§2.9) first.
-    ws.file("s.jsonl", format!("{}\n{{\"text\":\"ok\"}}\n", json!({"toolCalls":calls,"usage":{"input":10,"output":10}})));
-    let r = run_limited(ws.cmd().args(["run", "--json", "--allow", "write", "--script", "s.jsonl", "p"]));
+    ws.file(
+        "s.jsonl",
+        format!(
+            "{}\n{{\"text\":\"ok\"}}\n",
+            json!({"toolCalls":calls,"usage":{"input":10,"output":10}})
+        ),
+    );
+    let r = run_limited(ws.cmd().args([
+        "run", "--json", "--allow", "write", "--script", "s.jsonl", "p",
+    ]));
     let ev = events(&r);
     // The 4 MB of history then exceeds maxContextChars with nothing to compact (§6.9).
     assert_eq!(r.code, 1);
@@ -343,7 +433,11 @@ fn oversized_write_and_edit_arguments_are_refused_before_anything_is_written() {
     assert_eq!(texts(&t), ["Write exceeds 1 MiB", "Write exceeds 1 MiB"]);
     assert!(!ws.root.join("big.txt").exists());
     assert_eq!(std::fs::read_to_string(small).unwrap(), "abc\n");
-    let leftovers: Vec<_> = std::fs::read_dir(&ws.root).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).collect();
+    let leftovers: Vec<_> = std::fs::read_dir(&ws.root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
     assert!(leftovers.is_empty());
 }
 
@@ -356,16 +450,28 @@ fn a_timeout_kills_the_whole_group_with_sigkill_when_sigterm_is_ignored() {
     ]);
     let (_, _, t) = turn(&ws, &calls, &["--allow", "process"]);
     let (a, b) = (out(&t[0]), out(&t[1]));
-    assert_eq!((&a["timedOut"], &a["signal"], &a["exitCode"]), (&json!(true), &json!("SIGKILL"), &Value::Null), "{a}");
-    assert_eq!((&b["timedOut"], &b["signal"], &b["exitCode"]), (&json!(true), &json!("SIGTERM"), &Value::Null), "{b}");
-    let pids: Vec<u32> = ["g1", "p1", "g2", "p2"].iter().map(|f| pid_file(&ws, f)).collect();
+    assert_eq!(
+        (&a["timedOut"], &a["signal"], &a["exitCode"]),
+        (&json!(true), &json!("SIGKILL"), &Value::Null),
+        "{a}"
+    );
+    assert_eq!(
+        (&b["timedOut"], &b["signal"], &b["exitCode"]),
+        (&json!(true), &json!("SIGTERM"), &Value::Null),
+        "{b}"
+    );
+    let pids: Vec<u32> = ["g1", "p1", "g2", "p2"]
+        .iter()
+        .map(|f| pid_file(&ws, f))
+        .collect();
     assert_dead(&pids, "timed-out groups");
 }
 
 #[test]
 fn a_detached_grandchild_does_not_outlive_the_run() {
     let ws = Ws::new();
-    let calls = json!([{"name":"shell","arguments":{"command":"sleep 60 >/dev/null 2>&1 & echo $! > g1"}}]);
+    let calls =
+        json!([{"name":"shell","arguments":{"command":"sleep 60 >/dev/null 2>&1 & echo $! > g1"}}]);
     let (_, _, t) = turn(&ws, &calls, &["--allow", "process"]);
     assert_eq!(out(&t[0])["exitCode"], json!(0));
     let g = pid_file(&ws, "g1");
@@ -384,14 +490,26 @@ fn bg_script(ws: &Ws) -> PathBuf {
 fn background_tasks_and_their_grandchildren_die_when_the_cli_run_ends() {
     let ws = Ws::new();
     bg_script(&ws);
-    let r = run_limited(ws.cmd().args(["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"]));
+    let r = run_limited(ws.cmd().args([
+        "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
+    ]));
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let s = sid(&events(&r));
     let t = tool_results(&ws, &s);
-    assert!(result_text(&t[1]).contains("ready"), "{}", result_text(&t[1]));
+    assert!(
+        result_text(&t[1]).contains("ready"),
+        "{}",
+        result_text(&t[1])
+    );
     let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
     assert_dead(&pids, "a background task after the CLI run");
-    let st: String = crate::sess::db(&ws).query_row("SELECT status FROM tasks WHERE session_id=?1 AND id='bg-1'", [&s], |r| r.get(0)).unwrap();
+    let st: String = crate::sess::db(&ws)
+        .query_row(
+            "SELECT status FROM tasks WHERE session_id=?1 AND id='bg-1'",
+            [&s],
+            |r| r.get(0),
+        )
+        .unwrap();
     assert_eq!(st, "killed");
 }
 
@@ -410,7 +528,12 @@ fn background_tasks_outlive_the_run_in_the_server_and_die_at_its_exit() {
         let ws = Ws::new();
         let script = bg_script(&ws);
         let mut l = lsp(&ws);
-        let r = l.request("alisio/runSession", json!({"prompt":"p","provider":{"kind":"script","script":script}})).unwrap();
+        let r = l
+            .request(
+                "alisio/runSession",
+                json!({"prompt":"p","provider":{"kind":"script","script":script}}),
+            )
+            .unwrap();
         assert_eq!(r["status"], "completed", "{r}");
         let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
         // sessions.md §3.4: in the server, tasks outlive the run.
@@ -421,7 +544,14 @@ fn background_tasks_outlive_the_run_in_the_server_and_die_at_its_exit() {
         } else {
             assert_eq!(l.shutdown_and_exit(), 0);
         }
-        assert_dead(&pids, if close_stdin { "a task after the server's input closed" } else { "a task after shutdown and exit" });
+        assert_dead(
+            &pids,
+            if close_stdin {
+                "a task after the server's input closed"
+            } else {
+                "a task after shutdown and exit"
+            },
+        );
     }
 }
 
@@ -432,7 +562,10 @@ fn a_process_tool_running_when_the_server_exits_is_killed_with_its_group() {
         let l1 = json!({"toolCalls":[{"id":"s1","name":"shell","arguments":{"command":"sleep 60 & echo $! > g1; echo $$ > p1; wait","timeoutMs":600000}}]});
         let script = ws.file("s.jsonl", format!("{l1}\n{{\"text\":\"ok\"}}\n"));
         let mut l = lsp(&ws);
-        let _id = l.send_request("alisio/runSession", json!({"prompt":"p","provider":{"kind":"script","script":script}}));
+        let _id = l.send_request(
+            "alisio/runSession",
+            json!({"prompt":"p","provider":{"kind":"script","script":script}}),
+        );
         let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
         // wait_exit fails the test when the server outlives its input by 20 s (the call would
         // otherwise run for its 600 s timeout).
@@ -442,7 +575,14 @@ fn a_process_tool_running_when_the_server_exits_is_killed_with_its_group() {
         } else {
             assert_eq!(l.shutdown_and_exit(), 0);
         }
-        assert_dead(&pids, if close_stdin { "a shell call in flight when the input closed" } else { "a shell call in flight at shutdown" });
+        assert_dead(
+            &pids,
+            if close_stdin {
+                "a shell call in flight when the input closed"
+            } else {
+                "a shell call in flight at shutdown"
+            },
+        );
     }
 }
 
@@ -450,7 +590,10 @@ fn a_process_tool_running_when_the_server_exits_is_killed_with_its_group() {
 fn background_tasks_die_when_the_servers_parent_process_dies() {
     let ws = Ws::new();
     let script = bg_script(&ws);
-    let mut parent = std::process::Command::new("sleep").arg("60").spawn().expect("spawn sleep");
+    let mut parent = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .expect("spawn sleep");
     let mut cmd = ws.cmd();
     cmd.arg("serve");
     let mut l = Lsp::spawn(cmd);
@@ -458,7 +601,12 @@ fn background_tasks_die_when_the_servers_parent_process_dies() {
         .expect("initialize");
     l.notify("initialized", json!({}));
     *l.approve_decision.lock().unwrap() = "allow-session".into();
-    let r = l.request("alisio/runSession", json!({"prompt":"p","provider":{"kind":"script","script":script}})).unwrap();
+    let r = l
+        .request(
+            "alisio/runSession",
+            json!({"prompt":"p","provider":{"kind":"script","script":script}}),
+        )
+        .unwrap();
     assert_eq!(r["status"], "completed", "{r}");
     let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
     assert!(pids.iter().all(|p| !dead(*p)), "the task died with the run");
@@ -506,7 +654,9 @@ fn a_reply_with_ten_thousand_tool_calls_is_rejected_without_storing_or_running_a
     let calls: Vec<Value> = (0..10_000).map(|i| json!({"id":format!("c{i}"),"name":"shell","arguments":{"command":format!("echo {i} >> ran")}})).collect();
     let line = json!({ "toolCalls": calls }).to_string();
     ws.file("s.jsonl", format!("{line}\n{line}\n"));
-    let r = run_limited(ws.cmd().args(["run", "--json", "--allow", "process", "--script", "s.jsonl", "p"]));
+    let r = run_limited(ws.cmd().args([
+        "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
+    ]));
     assert_eq!(r.code, 1, "{}", r.stderr);
     let ev = events(&r);
     let retry: Vec<&Value> = ev.iter().filter(|e| e["type"] == "request_retry").collect();
@@ -515,18 +665,36 @@ fn a_reply_with_ten_thousand_tool_calls_is_rejected_without_storing_or_running_a
     let f = ev.last().unwrap();
     assert_eq!(f["type"], "run_failed");
     assert_eq!(f["data"]["code"], "invalid_turn");
-    assert_eq!(f["data"]["error"], "Provider turn rejected: more than 64 tool calls (10000)");
+    assert_eq!(
+        f["data"]["error"],
+        "Provider turn rejected: more than 64 tool calls (10000)"
+    );
     assert!(!ws.root.join("ran").exists());
-    let n: i64 = crate::sess::db(&ws).query_row("SELECT count(*) FROM calls", [], |r| r.get(0)).unwrap();
+    let n: i64 = crate::sess::db(&ws)
+        .query_row("SELECT count(*) FROM calls", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(n, 0);
 }
 
 #[test]
 fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_env() {
     let ws = Ws::new();
-    std::fs::write(ws.config_home.join("config.json"), r#"{"process":{"passEnv":["MY_TOOL_HOME"]}}"#).unwrap();
-    ws.file(".alisio/config.json", r#"{"process":{"passEnv":["AWS_SECRET_ACCESS_KEY"]}}"#);
-    ws.file("s.jsonl", format!("{}\n{{\"text\":\"ok\"}}\n", json!({"toolCalls":[{"name":"run_process","arguments":{"command":"env","args":[]}}]})));
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        r#"{"process":{"passEnv":["MY_TOOL_HOME"]}}"#,
+    )
+    .unwrap();
+    ws.file(
+        ".alisio/config.json",
+        r#"{"process":{"passEnv":["AWS_SECRET_ACCESS_KEY"]}}"#,
+    );
+    ws.file(
+        "s.jsonl",
+        format!(
+            "{}\n{{\"text\":\"ok\"}}\n",
+            json!({"toolCalls":[{"name":"run_process","arguments":{"command":"env","args":[]}}]})
+        ),
+    );
     let r = run_limited(
         ws.cmd()
             .env("MY_TOOL_HOME", "/opt/tool")
@@ -534,17 +702,50 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
             .env("BASH_ENV", "/tmp/evil.sh")
             .env("GIT_DIR", "/tmp/elsewhere")
             .env("LANG", "C.UTF-8")
-            .args(["run", "--json", "--allow", "process", "--trust-project", "--script", "s.jsonl", "p"]),
+            .args([
+                "run",
+                "--json",
+                "--allow",
+                "process",
+                "--trust-project",
+                "--script",
+                "s.jsonl",
+                "p",
+            ]),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let t = tool_results(&ws, &sid(&events(&r)));
     let o = out(&t[0]);
-    let mut vars: Vec<(String, String)> =
-        o["stdout"].as_str().unwrap().lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut vars: Vec<(String, String)> = o["stdout"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     vars.sort();
     let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(names, ["GIT_PAGER", "GIT_TERMINAL_PROMPT", "HOME", "LANG", "MY_TOOL_HOME", "PAGER", "PATH"]);
+    assert_eq!(
+        names,
+        [
+            "GIT_PAGER",
+            "GIT_TERMINAL_PROMPT",
+            "HOME",
+            "LANG",
+            "MY_TOOL_HOME",
+            "PAGER",
+            "PATH"
+        ]
+    );
     let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    assert_eq!((get("GIT_TERMINAL_PROMPT"), get("GIT_PAGER"), get("PAGER"), get("MY_TOOL_HOME")), (Some("0"), Some("cat"), Some("cat"), Some("/opt/tool")));
+    assert_eq!(
+        (
+            get("GIT_TERMINAL_PROMPT"),
+            get("GIT_PAGER"),
+            get("PAGER"),
+            get("MY_TOOL_HOME")
+        ),
+        (Some("0"), Some("cat"), Some("cat"), Some("/opt/tool"))
+    );
     assert!(!r.stdout.contains("sekrit-value"));
 }

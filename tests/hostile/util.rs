@@ -12,7 +12,9 @@ pub const LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs `cmd`, killing it (and failing the test) when it outlives [`LIMIT`].
 pub fn run_limited(cmd: &mut Command) -> Run {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn alisio-ls");
     let mut out = child.stdout.take().expect("stdout");
     let mut err = child.stderr.take().expect("stderr");
@@ -58,8 +60,14 @@ pub fn sane(r: &Run) {
 /// Neither output mentions `marker` (text of a file outside the workspace) nor `outside`.
 pub fn no_escape(r: &Run, marker: &str, outside: &Path) {
     for s in [&r.stdout, &r.stderr] {
-        assert!(!s.contains(marker), "content from outside the workspace leaked: {r:?}");
-        assert!(!s.contains(&outside.display().to_string()), "a path outside the workspace was reported: {r:?}");
+        assert!(
+            !s.contains(marker),
+            "content from outside the workspace leaked: {r:?}"
+        );
+        assert!(
+            !s.contains(&outside.display().to_string()),
+            "a path outside the workspace was reported: {r:?}"
+        );
     }
 }
 
@@ -67,7 +75,11 @@ pub fn no_escape(r: &Run, marker: &str, outside: &Path) {
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(1) == Some("0")))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
         .unwrap_or(false)
 }
 

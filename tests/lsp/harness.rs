@@ -56,7 +56,9 @@ impl Lsp {
     }
 
     fn spawn_with(mut cmd: Command, answer: bool) -> Self {
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("spawn alisio-ls");
         let stdout = child.stdout.take().expect("stdout");
         let stdin = Arc::new(Mutex::new(child.stdin.take()));
@@ -89,7 +91,9 @@ impl Lsp {
                 if r.read_exact(&mut buf).is_err() {
                     return;
                 }
-                let Ok(msg) = serde_json::from_slice::<Value>(&buf) else { return };
+                let Ok(msg) = serde_json::from_slice::<Value>(&buf) else {
+                    return;
+                };
                 if msg.get("method").is_some() && msg.get("id").is_some() {
                     // A server → client request: answer like a typical editor.
                     let result = match msg["method"].as_str().unwrap_or("") {
@@ -114,7 +118,16 @@ impl Lsp {
                 }
             }
         });
-        Self { child, stdin, rx, next_id: 1, notifications: VecDeque::new(), server_requests, approve_decision, responses: std::collections::HashMap::new() }
+        Self {
+            child,
+            stdin,
+            rx,
+            next_id: 1,
+            notifications: VecDeque::new(),
+            server_requests,
+            approve_decision,
+            responses: std::collections::HashMap::new(),
+        }
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) {
@@ -155,7 +168,9 @@ impl Lsp {
         loop {
             let msg = match self.responses.remove(&id) {
                 Some(m) => m,
-                None => self.next_message(deadline).unwrap_or_else(|| panic!("no response to request {id} within {TIMEOUT:?}")),
+                None => self
+                    .next_message(deadline)
+                    .unwrap_or_else(|| panic!("no response to request {id} within {TIMEOUT:?}")),
             };
             if msg.get("method").is_none() && msg["id"] == json!(id) {
                 return match msg.get("error") {
@@ -166,9 +181,10 @@ impl Lsp {
             if msg.get("method").is_some() && msg.get("id").is_none() {
                 self.notifications.push_back(msg);
             } else if msg.get("method").is_none()
-                && let Some(other) = msg["id"].as_i64() {
-                    self.responses.insert(other, msg);
-                }
+                && let Some(other) = msg["id"].as_i64()
+            {
+                self.responses.insert(other, msg);
+            }
         }
     }
 
@@ -177,7 +193,9 @@ impl Lsp {
     pub fn null_id_error(&mut self) -> Value {
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            let msg = self.next_message(deadline).unwrap_or_else(|| panic!("no null-id error within {TIMEOUT:?}"));
+            let msg = self
+                .next_message(deadline)
+                .unwrap_or_else(|| panic!("no null-id error within {TIMEOUT:?}"));
             if msg.get("method").is_none() && msg["id"].is_null() && msg.get("error").is_some() {
                 return msg["error"].clone();
             }
@@ -201,11 +219,25 @@ impl Lsp {
     /// notifications stay queued.
     pub fn wait_notification(&mut self, method: &str, pred: impl Fn(&Value) -> bool) -> Value {
         self.try_wait_notification(method, &pred, TIMEOUT)
-            .unwrap_or_else(|| panic!("no {method} notification matching within {TIMEOUT:?}; queued: {:#?}", self.notifications))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no {method} notification matching within {TIMEOUT:?}; queued: {:#?}",
+                    self.notifications
+                )
+            })
     }
 
-    pub fn try_wait_notification(&mut self, method: &str, pred: &dyn Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
-        if let Some(i) = self.notifications.iter().position(|n| n["method"] == method && pred(&n["params"])) {
+    pub fn try_wait_notification(
+        &mut self,
+        method: &str,
+        pred: &dyn Fn(&Value) -> bool,
+        timeout: Duration,
+    ) -> Option<Value> {
+        if let Some(i) = self
+            .notifications
+            .iter()
+            .position(|n| n["method"] == method && pred(&n["params"]))
+        {
             return self.notifications.remove(i).map(|n| n["params"].clone());
         }
         let deadline = Instant::now() + timeout;
@@ -225,7 +257,8 @@ impl Lsp {
     pub fn diagnostics_for(&mut self, path: &Path, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
         let u = uri(path);
         let p = self.wait_notification("textDocument/publishDiagnostics", |p| {
-            p["uri"] == u.as_str() && pred(p["diagnostics"].as_array().map_or(&[][..], Vec::as_slice))
+            p["uri"] == u.as_str()
+                && pred(p["diagnostics"].as_array().map_or(&[][..], Vec::as_slice))
         });
         p["diagnostics"].as_array().cloned().unwrap_or_default()
     }
@@ -260,7 +293,10 @@ impl Lsp {
             if let Some(s) = self.child.try_wait().expect("try_wait") {
                 return s.code().unwrap_or(-1);
             }
-            assert!(Instant::now() < deadline, "server did not exit within {TIMEOUT:?}");
+            assert!(
+                Instant::now() < deadline,
+                "server did not exit within {TIMEOUT:?}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -293,5 +329,8 @@ pub fn start(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp {
 
 /// The `code` of each diagnostic, in order.
 pub fn codes(diags: &[Value]) -> Vec<String> {
-    diags.iter().map(|d| d["code"].as_str().unwrap_or("").to_string()).collect()
+    diags
+        .iter()
+        .map(|d| d["code"].as_str().unwrap_or("").to_string())
+        .collect()
 }

@@ -44,10 +44,18 @@ fn end_of_input_ends_the_server() {
 fn utf8_is_negotiated_when_the_client_offers_it_first() {
     let ws = Ws::new();
     let mut lsp = start(&ws);
-    let init = lsp.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}), Value::Null);
+    let init = lsp.initialize(
+        &ws.root,
+        json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}),
+        Value::Null,
+    );
     assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
     let mut lsp2 = start(&ws);
-    let init = lsp2.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-16", "utf-8"]}}), Value::Null);
+    let init = lsp2.initialize(
+        &ws.root,
+        json!({"general": {"positionEncodings": ["utf-16", "utf-8"]}}),
+        Value::Null,
+    );
     assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
 }
 
@@ -65,7 +73,9 @@ fn malformed_messages_and_unknown_methods_never_end_the_server() {
     let e = lsp.request("alisio/noSuchMethod", json!({})).unwrap_err();
     assert_eq!(e["code"], -32601);
     lsp.notify("alisio/noSuchNotification", json!({}));
-    let e = lsp.request("textDocument/hover", json!({"nonsense": 1})).unwrap_err();
+    let e = lsp
+        .request("textDocument/hover", json!({"nonsense": 1}))
+        .unwrap_err();
     assert_eq!(e["code"], -32602);
     assert!(lsp.is_running());
     assert_eq!(lsp.shutdown_and_exit(), 0);
@@ -74,7 +84,10 @@ fn malformed_messages_and_unknown_methods_never_end_the_server() {
 #[test]
 fn server_exits_when_its_parent_process_dies() {
     let ws = Ws::new();
-    let mut parent = std::process::Command::new("sleep").arg("30").spawn().expect("spawn sleep");
+    let mut parent = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("spawn sleep");
     let mut lsp = start(&ws);
     lsp.request(
         "initialize",
@@ -100,8 +113,14 @@ fn invalid_project_config_value_is_published_on_its_span_when_trusted() {
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0]["code"], "config-invalid");
     assert_eq!(diags[0]["severity"], 1);
-    assert_eq!(diags[0]["message"], "context.maxBytes must be an integer from 1024 to 1048576; got 1023");
-    assert_eq!(diags[0]["range"], json!({"start": {"line": 1, "character": 26}, "end": {"line": 1, "character": 30}}));
+    assert_eq!(
+        diags[0]["message"],
+        "context.maxBytes must be an integer from 1024 to 1048576; got 1023"
+    );
+    assert_eq!(
+        diags[0]["range"],
+        json!({"start": {"line": 1, "character": 26}, "end": {"line": 1, "character": 30}})
+    );
 }
 
 #[test]
@@ -111,7 +130,10 @@ fn invalid_initialization_option_shows_a_warning_with_the_value_in_effect() {
     lsp.initialize(&ws.root, json!({}), json!({"context": {"maxBytes": 10}}));
     let m = lsp.wait_notification("window/showMessage", |_| true);
     assert_eq!(m["type"], 2);
-    assert_eq!(m["message"], "context.maxBytes must be an integer from 1024 to 1048576; got 10 (using 32768)");
+    assert_eq!(
+        m["message"],
+        "context.maxBytes must be an integer from 1024 to 1048576; got 10 (using 32768)"
+    );
 }
 
 #[test]
@@ -128,7 +150,8 @@ fn fixing_a_config_value_in_the_editor_clears_its_diagnostic() {
         "contentChanges": [{"range": {"start": {"line": 0, "character": 25}, "end": {"line": 0, "character": 29}}, "text": "2048"}]
     }));
     let p = lsp.wait_notification("textDocument/publishDiagnostics", |p| {
-        p["uri"] == crate::harness::uri(&cfg).as_str() && p["diagnostics"].as_array().is_some_and(Vec::is_empty)
+        p["uri"] == crate::harness::uri(&cfg).as_str()
+            && p["diagnostics"].as_array().is_some_and(Vec::is_empty)
     });
     assert_eq!(p["version"], 2);
 }
@@ -149,9 +172,21 @@ fn a_client_that_never_answers_server_requests_does_not_stall_the_server() {
         let h = lsp.request("textDocument/hover", json!({"textDocument": {"uri": crate::harness::uri(&f)}, "position": {"line": 0, "character": 0}}));
         assert!(h.is_ok());
     }
-    let asked: Vec<String> = lsp.server_requests.lock().unwrap().iter().map(|r| r["method"].as_str().unwrap_or("").to_string()).collect();
-    assert!(asked.contains(&"client/registerCapability".to_string()), "{asked:?}");
-    assert!(asked.contains(&"window/workDoneProgress/create".to_string()), "{asked:?}");
+    let asked: Vec<String> = lsp
+        .server_requests
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r["method"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        asked.contains(&"client/registerCapability".to_string()),
+        "{asked:?}"
+    );
+    assert!(
+        asked.contains(&"window/workDoneProgress/create".to_string()),
+        "{asked:?}"
+    );
     assert_eq!(lsp.shutdown_and_exit(), 0);
 }
 
@@ -160,7 +195,11 @@ fn first_scan_reports_work_done_progress() {
     let ws = Ws::new();
     let f = ws.file("Agente.md", "x\n");
     let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({"window": {"workDoneProgress": true}}), Value::Null);
+    lsp.initialize(
+        &ws.root,
+        json!({"window": {"workDoneProgress": true}}),
+        Value::Null,
+    );
     let begin = lsp.wait_notification("$/progress", |p| p["value"]["kind"] == "begin");
     assert_eq!(begin["token"], "alisio-ls/scan");
     assert_eq!(begin["value"]["title"], "alisio-ls: scanning workspace");
@@ -177,7 +216,12 @@ fn case_36_invalid_max_bytes_in_project_config_falls_back_to_the_default() {
     lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
     let d = lsp.diagnostics_for(&ws.root.join(".alisio/config.json"), |d| !d.is_empty());
     assert_eq!(d[0]["code"], "config-invalid");
-    let ex = lsp.request("alisio/contextExplain", json!({"uri": crate::harness::uri(&src)})).unwrap();
+    let ex = lsp
+        .request(
+            "alisio/contextExplain",
+            json!({"uri": crate::harness::uri(&src)}),
+        )
+        .unwrap();
     assert_eq!(ex["maxBytes"], 32768);
 }
 
@@ -188,10 +232,20 @@ fn every_workspace_folder_is_scanned() {
     let b = ws.file("b/agents.md", "y\n");
     let mut lsp = start(&ws);
     let folders = json!([{"uri": crate::harness::uri(&ws.root.join("a")), "name": "a"}, {"uri": crate::harness::uri(&ws.root.join("b")), "name": "b"}]);
-    lsp.request("initialize", json!({"processId": null, "capabilities": {}, "workspaceFolders": folders})).unwrap();
+    lsp.request(
+        "initialize",
+        json!({"processId": null, "capabilities": {}, "workspaceFolders": folders}),
+    )
+    .unwrap();
     lsp.notify("initialized", json!({}));
-    assert_eq!(lsp.diagnostics_for(&a, |d| !d.is_empty())[0]["code"], "instructions-unread-name");
-    assert_eq!(lsp.diagnostics_for(&b, |d| !d.is_empty())[0]["code"], "instructions-unread-name");
+    assert_eq!(
+        lsp.diagnostics_for(&a, |d| !d.is_empty())[0]["code"],
+        "instructions-unread-name"
+    );
+    assert_eq!(
+        lsp.diagnostics_for(&b, |d| !d.is_empty())[0]["code"],
+        "instructions-unread-name"
+    );
 }
 
 #[test]
@@ -202,17 +256,39 @@ fn governor_case_49_invalid_governor_settings_are_config_invalid_in_the_editor()
     let mut lsp = start(&ws);
     lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
     let diags = lsp.diagnostics_for(&cfg, |d| d.len() == 5);
-    let mut msgs: Vec<&str> = diags.iter().map(|d| d["message"].as_str().unwrap()).collect();
+    let mut msgs: Vec<&str> = diags
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
     msgs.sort_unstable();
-    assert_eq!(msgs, [
-        "context.elide.epochMessages must be an integer from 0 to 1000; got 1001",
-        "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
-        r#"context.governor must be "off", "shadow" or "on"; got "ON""#,
-        "context.invariants.maxChars must be an integer from 1000 to 20000; got 999",
-        "context.policyVersion must be an integer from 1 to 1; got 2",
-    ]);
-    assert!(diags.iter().all(|d| d["code"] == "config-invalid" && d["severity"] == 1));
+    assert_eq!(
+        msgs,
+        [
+            "context.elide.epochMessages must be an integer from 0 to 1000; got 1001",
+            "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
+            r#"context.governor must be "off", "shadow" or "on"; got "ON""#,
+            "context.invariants.maxChars must be an integer from 1000 to 20000; got 999",
+            "context.policyVersion must be an integer from 1 to 1; got 2",
+        ]
+    );
+    assert!(
+        diags
+            .iter()
+            .all(|d| d["code"] == "config-invalid" && d["severity"] == 1)
+    );
     // The range is the value itself.
-    let governor_range = diags.iter().find(|d| d["message"].as_str().unwrap().starts_with("context.governor")).unwrap()["range"].clone();
-    assert_eq!(governor_range, json!({"start": {"line": 0, "character": 25}, "end": {"line": 0, "character": 29}}));
+    let governor_range = diags
+        .iter()
+        .find(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("context.governor")
+        })
+        .unwrap()["range"]
+        .clone();
+    assert_eq!(
+        governor_range,
+        json!({"start": {"line": 0, "character": 25}, "end": {"line": 0, "character": 29}})
+    );
 }

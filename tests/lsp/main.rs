@@ -1,6 +1,9 @@
 //! The language server driven over stdio by a scripted client, the way editors drive it.
 
-#![allow(clippy::print_stderr, reason = "tests print why they skip and what they measured")]
+#![allow(
+    clippy::print_stderr,
+    reason = "tests print why they skip and what they measured"
+)]
 
 #[path = "../common/mod.rs"]
 mod common;

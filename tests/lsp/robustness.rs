@@ -6,7 +6,17 @@ use crate::common::{Rng, Ws};
 use crate::harness::{Lsp, uri};
 
 const SNIPPETS: &[&str] = &[
-    "", "x", "---\n", "name: a\n", "😀", "\r\n", "é", "description: \"", "\u{feff}", "# Title\n", "*&a [*a, *a]\n",
+    "",
+    "x",
+    "---\n",
+    "name: a\n",
+    "😀",
+    "\r\n",
+    "é",
+    "description: \"",
+    "\u{feff}",
+    "# Title\n",
+    "*&a [*a, *a]\n",
 ];
 
 fn random_text(rng: &mut Rng) -> String {
@@ -17,12 +27,24 @@ fn random_text(rng: &mut Rng) -> String {
 fn thousands_of_mixed_messages_leave_the_server_answering() {
     let ws = Ws::new();
     ws.file("AGENTS.md", "# Root\nUse tabs.\n");
-    ws.file(".agents/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: PDF tools\n---\nBody\n");
-    let docs = [ws.root.join("AGENTS.md"), ws.root.join(".agents/skills/pdf/SKILL.md"), ws.root.join("src/main.rs"), ws.root.join(".alisio/config.json")];
+    ws.file(
+        ".agents/skills/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: PDF tools\n---\nBody\n",
+    );
+    let docs = [
+        ws.root.join("AGENTS.md"),
+        ws.root.join(".agents/skills/pdf/SKILL.md"),
+        ws.root.join("src/main.rs"),
+        ws.root.join(".alisio/config.json"),
+    ];
     let mut cmd = ws.cmd();
     cmd.arg("serve");
     let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-16"]}}), json!({"trusted": true}));
+    lsp.initialize(
+        &ws.root,
+        json!({"general": {"positionEncodings": ["utf-16"]}}),
+        json!({"trusted": true}),
+    );
     let seed = 0x5EED_1234_u64;
     let mut rng = Rng(seed);
     let mut versions = [0i32; 4];
@@ -30,7 +52,8 @@ fn thousands_of_mixed_messages_leave_the_server_answering() {
     for _ in 0..3000 {
         let d = rng.below(docs.len());
         let u = uri(&docs[d]);
-        let pos = |rng: &mut Rng| json!({"line": rng.below(8) as i64 - 1, "character": rng.below(40)});
+        let pos =
+            |rng: &mut Rng| json!({"line": rng.below(8) as i64 - 1, "character": rng.below(40)});
         match rng.below(12) {
             0 => {
                 versions[d] += 1;

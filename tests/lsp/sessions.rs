@@ -9,25 +9,39 @@ use serde_json::{Value, json};
 use crate::common::{Ws, copy_dir};
 use crate::harness::Lsp;
 
-
 fn demo_ws() -> Ws {
     let ws = Ws::new();
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"), &ws.root.join("examples/demo"));
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"),
+        &ws.root.join("examples/demo"),
+    );
     ws
 }
 
 fn start(ws: &Ws, silent: bool) -> Lsp {
     let mut cmd = ws.cmd();
     cmd.arg("serve");
-    let mut lsp = if silent { Lsp::spawn_silent(cmd) } else { Lsp::spawn(cmd) };
-    lsp.initialize(&ws.root, json!({"window": {"workDoneProgress": true}}), json!({"trusted": true}));
+    let mut lsp = if silent {
+        Lsp::spawn_silent(cmd)
+    } else {
+        Lsp::spawn(cmd)
+    };
+    lsp.initialize(
+        &ws.root,
+        json!({"window": {"workDoneProgress": true}}),
+        json!({"trusted": true}),
+    );
     lsp
 }
 
 /// Every `alisio/sessionEvent` received so far, in order.
 fn events(lsp: &mut Lsp) -> Vec<Value> {
     let mut out = Vec::new();
-    while let Some(e) = lsp.try_wait_notification("alisio/sessionEvent", &|_| true, std::time::Duration::from_millis(200)) {
+    while let Some(e) = lsp.try_wait_notification(
+        "alisio/sessionEvent",
+        &|_| true,
+        std::time::Duration::from_millis(200),
+    ) {
         out.push(e);
     }
     out
@@ -39,35 +53,62 @@ fn run_session_streams_events_and_returns_a_report_with_elisions() {
     let script = ws.root.join("examples/demo/session.jsonl");
     let mut lsp = start(&ws, false);
     let r = lsp
-        .request("alisio/runSession", json!({"prompt": "Where is the greeting built?", "governor": "on",
-            "provider": {"kind": "script", "script": script}, "workDoneToken": "run-1"}))
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "Where is the greeting built?", "governor": "on",
+            "provider": {"kind": "script", "script": script}, "workDoneToken": "run-1"}),
+        )
         .unwrap();
     assert_eq!(r["status"], "completed");
-    assert!(r["text"].as_str().unwrap().starts_with("The greeting is built by `greeting()`"), "{r}");
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("The greeting is built by `greeting()`"),
+        "{r}"
+    );
     let sid = r["sessionId"].as_str().unwrap().to_string();
-    assert!(r["report"]["totals"]["elided"].as_u64().unwrap() > 0, "{:#}", r["report"]);
+    assert!(
+        r["report"]["totals"]["elided"].as_u64().unwrap() > 0,
+        "{:#}",
+        r["report"]
+    );
     // Events: in order (seq 1, 2, 3 …), first run_started, last run_completed, all for this session.
     let evs = events(&mut lsp);
     assert!(!evs.is_empty());
-    let seqs: Vec<u64> = evs.iter().map(|e| e["event"]["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = evs
+        .iter()
+        .map(|e| e["event"]["seq"].as_u64().unwrap())
+        .collect();
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
     assert_eq!(evs[0]["event"]["type"], "run_started");
     assert_eq!(evs.last().unwrap()["event"]["type"], "run_completed");
     assert!(evs.iter().all(|e| e["sessionId"] == sid.as_str()));
     assert!(evs.iter().any(|e| e["event"]["type"] == "context_governed"));
     // Work-done progress on the client's token.
-    let begin = lsp.wait_notification("$/progress", |p| p["token"] == "run-1" && p["value"]["kind"] == "begin");
+    let begin = lsp.wait_notification("$/progress", |p| {
+        p["token"] == "run-1" && p["value"]["kind"] == "begin"
+    });
     assert_eq!(begin["value"]["title"], "Agent session");
     assert_eq!(begin["value"]["cancellable"], true);
-    let end = lsp.wait_notification("$/progress", |p| p["token"] == "run-1" && p["value"]["kind"] == "end");
+    let end = lsp.wait_notification("$/progress", |p| {
+        p["token"] == "run-1" && p["value"]["kind"] == "end"
+    });
     assert_eq!(end["value"]["message"], "completed");
     // The read side.
     let list = lsp.request("alisio/listSessions", json!({})).unwrap();
     assert_eq!(list[0]["sessionId"], sid.as_str());
     assert_eq!(list[0]["title"], "Where is the greeting built?");
-    let report = lsp.request("alisio/contextReport", json!({"sessionId": sid})).unwrap();
+    let report = lsp
+        .request("alisio/contextReport", json!({"sessionId": sid}))
+        .unwrap();
     assert_eq!(report["sessionId"], sid.as_str());
-    let cmd = lsp.request("workspace/executeCommand", json!({"command": "alisio.showContextReport", "arguments": [sid]})).unwrap();
+    let cmd = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "alisio.showContextReport", "arguments": [sid]}),
+        )
+        .unwrap();
     assert_eq!(cmd, report);
 }
 
@@ -79,22 +120,43 @@ fn a_write_asks_the_editor_and_a_denial_leaves_the_file_untouched() {
         "{\"text\": \"Writing.\", \"toolCalls\": [{\"id\": \"w1\", \"name\": \"write_file\", \"arguments\": {\"path\": \"out.txt\", \"content\": \"x\", \"expectedHash\": null}}]}\n",
         "{\"text\": \"Done.\"}\n"));
     let mut lsp = start(&ws, false);
-    let r = lsp.request("alisio/runSession", json!({"prompt": "write it", "provider": {"kind": "script", "script": script}})).unwrap();
+    let r = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "write it", "provider": {"kind": "script", "script": script}}),
+        )
+        .unwrap();
     assert_eq!(r["status"], "completed");
     assert!(!ws.root.join("out.txt").exists());
-    let asked = lsp.server_requests.lock().unwrap().iter().find(|q| q["method"] == "alisio/approve").cloned().expect("alisio/approve sent");
+    let asked = lsp
+        .server_requests
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|q| q["method"] == "alisio/approve")
+        .cloned()
+        .expect("alisio/approve sent");
     assert_eq!(asked["params"]["callId"], "w1");
     assert_eq!(asked["params"]["tool"], "write_file");
     assert_eq!(asked["params"]["effect"], "write");
     assert_eq!(asked["params"]["summary"], "Write out.txt (1 bytes)");
     let evs = events(&mut lsp);
-    let resolved = evs.iter().find(|e| e["event"]["type"] == "approval_resolved").expect("approval_resolved");
-    assert_eq!(resolved["event"]["data"], json!({"callId": "w1", "decision": "deny", "source": "user"}));
+    let resolved = evs
+        .iter()
+        .find(|e| e["event"]["type"] == "approval_resolved")
+        .expect("approval_resolved");
+    assert_eq!(
+        resolved["event"]["data"],
+        json!({"callId": "w1", "decision": "deny", "source": "user"})
+    );
 }
 
 /// A script whose first model answer is delayed long enough to cancel it.
 fn slow_script(ws: &Ws) -> std::path::PathBuf {
-    ws.file("script.jsonl", "{\"alisioScript\": 1}\n{\"delayMs\": 20000, \"text\": \"late\"}\n")
+    ws.file(
+        "script.jsonl",
+        "{\"alisioScript\": 1}\n{\"delayMs\": 20000, \"text\": \"late\"}\n",
+    )
 }
 
 #[test]
@@ -102,17 +164,30 @@ fn cancel_request_ends_the_run_cancelled_and_the_store_stays_consistent() {
     let ws = Ws::new();
     let script = slow_script(&ws);
     let mut lsp = start(&ws, false);
-    let id = lsp.send_request("alisio/runSession", json!({"prompt": "slow", "provider": {"kind": "script", "script": script}}));
-    lsp.wait_notification("alisio/sessionEvent", |e| e["event"]["type"] == "run_started");
+    let id = lsp.send_request(
+        "alisio/runSession",
+        json!({"prompt": "slow", "provider": {"kind": "script", "script": script}}),
+    );
+    lsp.wait_notification("alisio/sessionEvent", |e| {
+        e["event"]["type"] == "run_started"
+    });
     lsp.notify("$/cancelRequest", json!({"id": id}));
     let e = lsp.response(id).unwrap_err();
     assert_eq!(e["code"], -32800);
-    let cancelled = lsp.wait_notification("alisio/sessionEvent", |e| e["event"]["type"] == "run_cancelled");
-    assert_eq!(cancelled["event"]["data"], json!({"reason": "client", "error": "Cancelled"}));
+    let cancelled = lsp.wait_notification("alisio/sessionEvent", |e| {
+        e["event"]["type"] == "run_cancelled"
+    });
+    assert_eq!(
+        cancelled["event"]["data"],
+        json!({"reason": "client", "error": "Cancelled"})
+    );
     let list = lsp.request("alisio/listSessions", json!({})).unwrap();
     let sid = cancelled["sessionId"].as_str().unwrap();
     assert_eq!(list[0]["sessionId"], sid);
-    assert!(lsp.request("alisio/contextReport", json!({"sessionId": sid})).is_ok());
+    assert!(
+        lsp.request("alisio/contextReport", json!({"sessionId": sid}))
+            .is_ok()
+    );
 }
 
 #[test]
@@ -121,11 +196,15 @@ fn cancel_through_the_progress_token_answers_status_cancelled() {
     let script = slow_script(&ws);
     let mut lsp = start(&ws, false);
     let id = lsp.send_request("alisio/runSession", json!({"prompt": "slow", "provider": {"kind": "script", "script": script}, "workDoneToken": 7}));
-    lsp.wait_notification("alisio/sessionEvent", |e| e["event"]["type"] == "run_started");
+    lsp.wait_notification("alisio/sessionEvent", |e| {
+        e["event"]["type"] == "run_started"
+    });
     lsp.notify("window/workDoneProgress/cancel", json!({"token": 7}));
     let r = lsp.response(id).unwrap();
     assert_eq!(r["status"], "cancelled");
-    let end = lsp.wait_notification("$/progress", |p| p["token"] == 7 && p["value"]["kind"] == "end");
+    let end = lsp.wait_notification("$/progress", |p| {
+        p["token"] == 7 && p["value"]["kind"] == "end"
+    });
     assert_eq!(end["value"]["message"], "cancelled");
 }
 
@@ -141,7 +220,12 @@ fn write_script(ws: &Ws, writes: &[&str]) -> std::path::PathBuf {
 }
 
 fn approvals_asked(lsp: &Lsp) -> usize {
-    lsp.server_requests.lock().unwrap().iter().filter(|q| q["method"] == "alisio/approve").count()
+    lsp.server_requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|q| q["method"] == "alisio/approve")
+        .count()
 }
 
 #[test]
@@ -150,13 +234,24 @@ fn case_25_allow_once_writes_and_the_next_write_asks_again() {
     let script = write_script(&ws, &["a.txt", "b.txt"]);
     let mut lsp = start(&ws, false);
     *lsp.approve_decision.lock().unwrap() = "allow-once".into();
-    let r = lsp.request("alisio/runSession", json!({"prompt": "write", "provider": {"kind": "script", "script": script}})).unwrap();
+    let r = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "write", "provider": {"kind": "script", "script": script}}),
+        )
+        .unwrap();
     assert_eq!(r["status"], "completed");
     assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
     assert_eq!(approvals_asked(&lsp), 2);
     let evs = events(&mut lsp);
-    let resolved: Vec<&Value> = evs.iter().filter(|e| e["event"]["type"] == "approval_resolved").collect();
-    assert_eq!(resolved[0]["event"]["data"], json!({"callId": "w0", "decision": "allow-once", "source": "user"}));
+    let resolved: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["event"]["type"] == "approval_resolved")
+        .collect();
+    assert_eq!(
+        resolved[0]["event"]["data"],
+        json!({"callId": "w0", "decision": "allow-once", "source": "user"})
+    );
 }
 
 #[test]
@@ -165,7 +260,12 @@ fn case_26_allow_session_does_not_ask_for_the_next_write() {
     let script = write_script(&ws, &["a.txt", "b.txt"]);
     let mut lsp = start(&ws, false);
     *lsp.approve_decision.lock().unwrap() = "allow-session".into();
-    let r = lsp.request("alisio/runSession", json!({"prompt": "write", "provider": {"kind": "script", "script": script}})).unwrap();
+    let r = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "write", "provider": {"kind": "script", "script": script}}),
+        )
+        .unwrap();
     assert_eq!(r["status"], "completed");
     assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
     assert_eq!(approvals_asked(&lsp), 1);
@@ -187,7 +287,13 @@ fn case_28_read_only_sends_no_approval_and_offers_no_write_tools() {
 fn normalized(ev: &Value) -> Value {
     let mut e = ev.clone();
     if let Some(o) = e.as_object_mut() {
-        for k in ["runId", "sessionId", "timestamp", "eventId", "parentSessionId"] {
+        for k in [
+            "runId",
+            "sessionId",
+            "timestamp",
+            "eventId",
+            "parentSessionId",
+        ] {
             o.remove(k);
         }
     }
@@ -196,7 +302,19 @@ fn normalized(ev: &Value) -> Value {
             Value::Object(m) => {
                 // Token estimates count the search results' elapsed-time fields, which vary by a
                 // digit between runs; everything else must be equal.
-                for k in ["durationMs", "ttftMs", "sessionId", "timestamp", "cwd", "generatedAt", "usage", "tokens", "tokensBefore", "tokensAfter", "tokensSaved"] {
+                for k in [
+                    "durationMs",
+                    "ttftMs",
+                    "sessionId",
+                    "timestamp",
+                    "cwd",
+                    "generatedAt",
+                    "usage",
+                    "tokens",
+                    "tokensBefore",
+                    "tokensAfter",
+                    "tokensSaved",
+                ] {
                     m.remove(k);
                 }
                 m.values_mut().for_each(scrub);
@@ -220,15 +338,41 @@ fn case_51_run_session_streams_the_same_events_as_run_json() {
     let ws = demo_ws();
     let script = ws.root.join("examples/demo/session.jsonl");
     // The editor offers write and process tools (asking for them); the CLI offers them when allowed.
-    let cli = ws.run(&["run", "--json", "--allow", "write,process", "--governor", "on", "--script", script.to_str().unwrap(), "Where is the greeting built?"]);
+    let cli = ws.run(&[
+        "run",
+        "--json",
+        "--allow",
+        "write,process",
+        "--governor",
+        "on",
+        "--script",
+        script.to_str().unwrap(),
+        "Where is the greeting built?",
+    ]);
     assert_eq!(cli.code, 0, "{}", cli.stderr);
-    let from_cli: Vec<Value> = cli.stdout.lines().map(|l| normalized(&serde_json::from_str(l).unwrap())).collect();
+    let from_cli: Vec<Value> = cli
+        .stdout
+        .lines()
+        .map(|l| normalized(&serde_json::from_str(l).unwrap()))
+        .collect();
     let mut lsp = start(&ws, false);
-    let r = lsp.request("alisio/runSession", json!({"prompt": "Where is the greeting built?", "governor": "on",
-        "provider": {"kind": "script", "script": script}})).unwrap();
+    let r = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "Where is the greeting built?", "governor": "on",
+        "provider": {"kind": "script", "script": script}}),
+        )
+        .unwrap();
     assert_eq!(r["status"], "completed");
-    let from_lsp: Vec<Value> = events(&mut lsp).iter().map(|e| normalized(&e["event"])).collect();
-    let types = |v: &[Value]| v.iter().map(|e| e["type"].as_str().unwrap_or("").to_string()).collect::<Vec<_>>();
+    let from_lsp: Vec<Value> = events(&mut lsp)
+        .iter()
+        .map(|e| normalized(&e["event"]))
+        .collect();
+    let types = |v: &[Value]| {
+        v.iter()
+            .map(|e| e["type"].as_str().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(types(&from_lsp), types(&from_cli));
     for (i, (a, b)) in from_lsp.iter().zip(&from_cli).enumerate() {
         assert_eq!(a, b, "event {i} differs");

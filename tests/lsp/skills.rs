@@ -6,11 +6,9 @@ use serde_json::{Value, json};
 use crate::common::Ws;
 use crate::harness::{codes, start, uri};
 
-
 fn skill(name: &str, desc: &str) -> String {
     format!("---\nname: {name}\ndescription: {desc}\n---\nBody\n")
 }
-
 
 #[test]
 fn bad_name_is_reported_at_once_and_cleared_by_an_edit() {
@@ -20,24 +18,52 @@ fn bad_name_is_reported_at_once_and_cleared_by_an_edit() {
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
     lsp.open(&f, &text);
     let diags = lsp.diagnostics_for(&f, |d| codes(d).contains(&"skill-name-format".to_string()));
-    let d = diags.iter().find(|d| d["code"] == "skill-name-format").unwrap();
-    assert_eq!(d["range"], json!({"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 15}}));
+    let d = diags
+        .iter()
+        .find(|d| d["code"] == "skill-name-format")
+        .unwrap();
+    assert_eq!(
+        d["range"],
+        json!({"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 15}})
+    );
     assert_eq!(d["severity"], 1);
     // Quick fix: rename the skill to its kebab form.
     let actions = lsp
         .request("textDocument/codeAction", json!({"textDocument": {"uri": uri(&f)}, "range": d["range"], "context": {"diagnostics": [d]}}))
         .unwrap();
-    let titles: Vec<&str> = actions.as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
-    assert!(titles.contains(&"Rename skill to \"bad-name\""), "{titles:?}");
-    let fix = actions.as_array().unwrap().iter().find(|a| a["title"] == "Rename skill to \"bad-name\"").unwrap();
-    assert_eq!(fix["edit"]["changes"][uri(&f)][0], json!({"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 15}}, "newText": "bad-name"}));
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(
+        titles.contains(&"Rename skill to \"bad-name\""),
+        "{titles:?}"
+    );
+    let fix = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Rename skill to \"bad-name\"")
+        .unwrap();
+    assert_eq!(
+        fix["edit"]["changes"][uri(&f)][0],
+        json!({"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 15}}, "newText": "bad-name"})
+    );
     // Apply it as the editor would: the file's own diagnostic disappears with version 2.
     lsp.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(&f), "version": 2},
         "contentChanges": [{"range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 15}}, "text": "bad-name"}]}));
     let p = lsp.wait_notification("textDocument/publishDiagnostics", |p| {
-        p["uri"] == uri(&f).as_str() && p["version"] == 2 && !p["diagnostics"].to_string().contains("skill-name-format")
+        p["uri"] == uri(&f).as_str()
+            && p["version"] == 2
+            && !p["diagnostics"].to_string().contains("skill-name-format")
     });
-    assert!(codes(p["diagnostics"].as_array().unwrap()).iter().all(|c| c != "skill-name-format"));
+    assert!(
+        codes(p["diagnostics"].as_array().unwrap())
+            .iter()
+            .all(|c| c != "skill-name-format")
+    );
 }
 
 #[test]
@@ -47,37 +73,90 @@ fn adding_a_shadowing_skill_updates_both_and_deleting_it_clears() {
     let loser = ws.file(".claude/skills/pdf/SKILL.md", skill("pdf", "Claude copy."));
     let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
     // Alone, the .claude copy is effective: nothing to report.
-    let l = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&loser)}})).unwrap();
-    assert!(l[0]["command"]["title"].as_str().unwrap().starts_with("project · effective · "), "{l}");
+    let l = lsp
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&loser)}}),
+        )
+        .unwrap();
+    assert!(
+        l[0]["command"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("project · effective · "),
+        "{l}"
+    );
     let winner = crate::common::write(&winner_dir.join("SKILL.md"), skill("pdf", "Agents copy."));
-    lsp.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&winner), "type": 1}]}));
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&winner), "type": 1}]}),
+    );
     let diags = lsp.diagnostics_for(&loser, |d| !d.is_empty());
     assert_eq!(codes(&diags), ["skill-shadowed"]);
     assert_eq!(diags[0]["severity"], 3);
-    assert_eq!(diags[0]["message"], "shadowed by pdf (project) from .agents/skills/pdf/SKILL.md; this copy is not used");
-    assert_eq!(diags[0]["relatedInformation"][0]["location"]["uri"], uri(&winner));
-    let l = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&loser)}})).unwrap();
-    assert_eq!(l[0]["command"]["title"], "project · shadowed by pdf · not in catalog · body ~2 tokens");
+    assert_eq!(
+        diags[0]["message"],
+        "shadowed by pdf (project) from .agents/skills/pdf/SKILL.md; this copy is not used"
+    );
+    assert_eq!(
+        diags[0]["relatedInformation"][0]["location"]["uri"],
+        uri(&winner)
+    );
+    let l = lsp
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&loser)}}),
+        )
+        .unwrap();
+    assert_eq!(
+        l[0]["command"]["title"],
+        "project · shadowed by pdf · not in catalog · body ~2 tokens"
+    );
     // Go to definition from the shadowed name to the winner's name value.
-    let def = lsp.request("textDocument/definition", json!({"textDocument": {"uri": uri(&loser)}, "position": {"line": 1, "character": 7}})).unwrap();
-    assert_eq!(def, json!({"uri": uri(&winner), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 9}}}));
+    let def = lsp
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri(&loser)}, "position": {"line": 1, "character": 7}}),
+        )
+        .unwrap();
+    assert_eq!(
+        def,
+        json!({"uri": uri(&winner), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 9}}})
+    );
     std::fs::remove_dir_all(&winner_dir).unwrap();
-    lsp.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": uri(&winner), "type": 3}]}));
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&winner), "type": 3}]}),
+    );
     lsp.diagnostics_for(&loser, <[Value]>::is_empty);
 }
 
 #[test]
 fn lens_catalog_and_set_enabled_agree_with_the_cli() {
     let ws = Ws::new();
-    let f = ws.file(".agents/skills/pdf-tools/SKILL.md", skill("pdf-tools", "Extract text and tables from PDF files."));
-    ws.file(".alisio/config.json", "{\n  \"other\": {\"kept\": true}\n}\n");
+    let f = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    ws.file(
+        ".alisio/config.json",
+        "{\n  \"other\": {\"kept\": true}\n}\n",
+    );
     let cli = ws.run(&["skills", "list", "--json", "--trust-project"]);
     let entry = &cli.json()[0];
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
-    let l = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&f)}})).unwrap();
+    let l = lsp
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&f)}}),
+        )
+        .unwrap();
     assert_eq!(
         l[0]["command"]["title"].as_str().unwrap(),
-        format!("project · effective · ~{} tokens in catalog · body ~{} tokens", entry["catalogTokens"], entry["bodyTokens"])
+        format!(
+            "project · effective · ~{} tokens in catalog · body ~{} tokens",
+            entry["catalogTokens"], entry["bodyTokens"]
+        )
     );
     assert_eq!(l[0]["command"]["command"], "alisio.showSkill");
     assert_eq!(l[0]["command"]["arguments"], json!(["pdf-tools"]));
@@ -87,17 +166,46 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
     let cat = lsp.request("alisio/skillCatalog", json!({})).unwrap();
     assert_eq!(&cat[0], entry);
 
-    let e = lsp.request("alisio/setSkillEnabled", json!({"id": "pdf-tools", "enabled": false})).unwrap();
+    let e = lsp
+        .request(
+            "alisio/setSkillEnabled",
+            json!({"id": "pdf-tools", "enabled": false}),
+        )
+        .unwrap();
     assert_eq!(e["enabled"], false);
     let saved = std::fs::read_to_string(ws.root.join(".alisio/config.json")).unwrap();
-    assert_eq!(saved, "{\n  \"other\": {\n    \"kept\": true\n  },\n  \"skillOverrides\": {\n    \"pdf-tools\": {\n      \"enabled\": false\n    }\n  }\n}\n");
-    let l = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&f)}})).unwrap();
-    assert_eq!(l[0]["command"]["title"], format!("project · disabled · not in catalog · body ~{} tokens", entry["bodyTokens"]));
+    assert_eq!(
+        saved,
+        "{\n  \"other\": {\n    \"kept\": true\n  },\n  \"skillOverrides\": {\n    \"pdf-tools\": {\n      \"enabled\": false\n    }\n  }\n}\n"
+    );
+    let l = lsp
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&f)}}),
+        )
+        .unwrap();
+    assert_eq!(
+        l[0]["command"]["title"],
+        format!(
+            "project · disabled · not in catalog · body ~{} tokens",
+            entry["bodyTokens"]
+        )
+    );
     assert_eq!(l[1]["command"]["title"], "Enable");
     // The command flips it back.
-    let e = lsp.request("workspace/executeCommand", json!({"command": "alisio.toggleSkill", "arguments": ["pdf-tools"]})).unwrap();
+    let e = lsp
+        .request(
+            "workspace/executeCommand",
+            json!({"command": "alisio.toggleSkill", "arguments": ["pdf-tools"]}),
+        )
+        .unwrap();
     assert_eq!(e["enabled"], true);
-    let err = lsp.request("alisio/setSkillEnabled", json!({"id": "nope", "enabled": false})).unwrap_err();
+    let err = lsp
+        .request(
+            "alisio/setSkillEnabled",
+            json!({"id": "nope", "enabled": false}),
+        )
+        .unwrap_err();
     assert_eq!(err["message"], "Unknown effective skill: nope");
 }
 
@@ -106,12 +214,28 @@ fn set_enabled_in_an_untrusted_workspace_is_refused() {
     let ws = Ws::new();
     let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
     let mut lsp = start(&ws, json!({}), json!({}));
-    let err = lsp.request("alisio/setSkillEnabled", json!({"id": "pdf", "enabled": false})).unwrap_err();
-    assert_eq!(err["message"], "The workspace is not trusted; skill overrides are saved in .alisio/config.json only for trusted workspaces");
+    let err = lsp
+        .request(
+            "alisio/setSkillEnabled",
+            json!({"id": "pdf", "enabled": false}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        err["message"],
+        "The workspace is not trusted; skill overrides are saved in .alisio/config.json only for trusted workspaces"
+    );
     let diags = lsp.diagnostics_for(&f, |d| !d.is_empty());
     assert_eq!(codes(&diags), ["skill-untrusted"]);
-    let l = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": uri(&f)}})).unwrap();
-    assert_eq!(l[0]["command"]["title"], "not loaded: workspace not trusted");
+    let l = lsp
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(&f)}}),
+        )
+        .unwrap();
+    assert_eq!(
+        l[0]["command"]["title"],
+        "not loaded: workspace not trusted"
+    );
     assert!(!ws.root.join(".alisio").exists());
 }
 
@@ -123,25 +247,80 @@ fn completion_hover_and_link_definition() {
     let reference = ws.file(".agents/skills/pdf/reference.md", "0123456789");
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
     lsp.open(&f, text);
-    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 3, "character": 0}})).unwrap();
-    let labels: Vec<&str> = items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
-    assert!(labels.contains(&"license") && labels.contains(&"metadata"), "{labels:?}");
-    assert!(!labels.contains(&"name") && !labels.contains(&"description"), "present keys are not offered: {labels:?}");
-    let meta = items.as_array().unwrap().iter().find(|i| i["label"] == "metadata").unwrap();
+    let items = lsp
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 3, "character": 0}}),
+        )
+        .unwrap();
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"license") && labels.contains(&"metadata"),
+        "{labels:?}"
+    );
+    assert!(
+        !labels.contains(&"name") && !labels.contains(&"description"),
+        "present keys are not offered: {labels:?}"
+    );
+    let meta = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "metadata")
+        .unwrap();
     assert_eq!(meta["insertText"], "metadata:\n  ${1:key}: ${2:value}");
     assert_eq!(meta["insertTextFormat"], 2);
 
-    let h = lsp.request("textDocument/hover", json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 2, "character": 3}})).unwrap();
+    let h = lsp
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 2, "character": 3}}),
+        )
+        .unwrap();
     let v = h["contents"]["value"].as_str().unwrap();
-    assert!(v.starts_with("Required. 1–1024 characters saying what the skill does and when to use it"), "{v}");
-    assert!(v.ends_with("Allowed by: alisio, spec, codex, claude-code"), "{v}");
-    let h = lsp.request("textDocument/hover", json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 5, "character": 12}})).unwrap();
+    assert!(
+        v.starts_with("Required. 1–1024 characters saying what the skill does and when to use it"),
+        "{v}"
+    );
+    assert!(
+        v.ends_with("Allowed by: alisio, spec, codex, claude-code"),
+        "{v}"
+    );
+    let h = lsp
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 5, "character": 12}}),
+        )
+        .unwrap();
     assert_eq!(h["contents"]["value"], "reference.md: 10 bytes (~3 tokens)");
 
-    let def = lsp.request("textDocument/definition", json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 5, "character": 12}})).unwrap();
-    assert_eq!(def, json!({"uri": uri(&reference), "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}));
-    let syms = lsp.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri(&f)}})).unwrap();
-    let names: Vec<&str> = syms.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let def = lsp
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 5, "character": 12}}),
+        )
+        .unwrap();
+    assert_eq!(
+        def,
+        json!({"uri": uri(&reference), "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}})
+    );
+    let syms = lsp
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri(&f)}}),
+        )
+        .unwrap();
+    let names: Vec<&str> = syms
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["name", "description"]);
     assert_eq!(syms[0]["kind"], 7);
 }
@@ -154,13 +333,33 @@ fn empty_documents_are_offered_the_shared_snippets() {
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
     lsp.open(&skill_file, "");
     let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&skill_file)}, "position": {"line": 0, "character": 0}})).unwrap();
-    let snippet = items.as_array().unwrap().iter().find(|i| i["label"] == "skill").expect("skill snippet");
+    let snippet = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["label"] == "skill")
+        .expect("skill snippet");
     assert_eq!(snippet["kind"], 15);
     assert_eq!(snippet["insertTextFormat"], 2);
-    assert!(snippet["insertText"].as_str().unwrap().starts_with("---\nname: ${1:skill-name}\ndescription: "));
+    assert!(
+        snippet["insertText"]
+            .as_str()
+            .unwrap()
+            .starts_with("---\nname: ${1:skill-name}\ndescription: ")
+    );
     lsp.open(&agents, "");
-    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&agents)}, "position": {"line": 0, "character": 0}})).unwrap();
-    let labels: Vec<&str> = items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    let items = lsp
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri(&agents)}, "position": {"line": 0, "character": 0}}),
+        )
+        .unwrap();
+    let labels: Vec<&str> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
     assert_eq!(labels, ["agents"]);
 }
 
@@ -169,10 +368,18 @@ fn granting_trust_through_configuration_reruns_discovery() {
     let ws = Ws::new();
     let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
     let mut lsp = start(&ws, json!({}), json!({"trusted": false}));
-    assert_eq!(codes(&lsp.diagnostics_for(&f, |d| !d.is_empty())), ["skill-untrusted"]);
-    lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"alisio": {"trusted": true}}}));
+    assert_eq!(
+        codes(&lsp.diagnostics_for(&f, |d| !d.is_empty())),
+        ["skill-untrusted"]
+    );
+    lsp.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"alisio": {"trusted": true}}}),
+    );
     lsp.diagnostics_for(&f, <[Value]>::is_empty);
-    let cat = lsp.request("alisio/skillCatalog", json!({"uri": uri(&f)})).unwrap();
+    let cat = lsp
+        .request("alisio/skillCatalog", json!({"uri": uri(&f)}))
+        .unwrap();
     assert_eq!(cat[0]["id"], "pdf");
     assert_eq!(cat[0]["effective"], true);
 }

@@ -18,11 +18,22 @@ pub struct CheckArgs {
 }
 
 pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
-    let format = if ctx.args.json { Format::Json } else { args.format };
-    let paths: Vec<PathBuf> = if args.paths.is_empty() { vec![ctx.cwd.clone()] } else { args.paths.iter().map(|p| ctx.resolve(p)).collect() };
+    let format = if ctx.args.json {
+        Format::Json
+    } else {
+        args.format
+    };
+    let paths: Vec<PathBuf> = if args.paths.is_empty() {
+        vec![ctx.cwd.clone()]
+    } else {
+        args.paths.iter().map(|p| ctx.resolve(p)).collect()
+    };
     for p in &paths {
         if std::fs::symlink_metadata(p).is_err() {
-            return Err(Failure(format!("{}: no such file or directory", p.display())));
+            return Err(Failure(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
         }
     }
     let mut diags = Vec::new();

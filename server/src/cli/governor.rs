@@ -5,11 +5,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::{err_line, out, Ctx, Exit, Failure};
+use super::{Ctx, Exit, Failure, err_line, out};
 use crate::config::GovernorMode;
 use crate::governor::readers::{self, Format, Session};
 use crate::governor::report::{ContextReport, Criticality, Measured};
-use crate::governor::{govern, GovSettings, Ledger, Request, SessionGovernor, Turn};
+use crate::governor::{GovSettings, Ledger, Request, SessionGovernor, Turn, govern};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum GovernorCommand {
@@ -54,8 +54,13 @@ fn shown(v: &str) -> String {
 fn int_flag(flag: &str, v: &str, min: i64, max: i64) -> Result<u32, Failure> {
     let ok = !v.contains(['.', 'e', 'E', '+']);
     match v.parse::<i64>() {
-        Ok(n) if ok && (min..=max).contains(&n) => u32::try_from(n).map_err(|e| Failure(e.to_string())),
-        _ => Err(Failure(format!("{flag} must be an integer from {min} to {max}; got {}", shown(v)))),
+        Ok(n) if ok && (min..=max).contains(&n) => {
+            u32::try_from(n).map_err(|e| Failure(e.to_string()))
+        }
+        _ => Err(Failure(format!(
+            "{flag} must be an integer from {min} to {max}; got {}",
+            shown(v)
+        ))),
     }
 }
 
@@ -64,7 +69,12 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
     let mut s = GovSettings::from_config(&ctx.settings);
     s.mode = match a.mode.as_deref() {
         None => GovernorMode::Shadow,
-        Some(m) => GovernorMode::parse(m).ok_or_else(|| Failure(format!("--mode must be \"off\", \"shadow\" or \"on\"; got {}", shown(m))))?,
+        Some(m) => GovernorMode::parse(m).ok_or_else(|| {
+            Failure(format!(
+                "--mode must be \"off\", \"shadow\" or \"on\"; got {}",
+                shown(m)
+            ))
+        })?,
     };
     if let Some(v) = &a.min_age_turns {
         s.min_age_turns = int_flag("--min-age-turns", v, 1, 20)?;
@@ -114,9 +124,23 @@ pub fn report(settings: &GovSettings, s: &Session) -> ContextReport {
 fn events(settings: &GovSettings, s: &Session, file: &str) -> String {
     let mut gov = SessionGovernor::new();
     let mut text = String::new();
-    let ends: Vec<usize> = s.history.iter().enumerate().filter(|(_, m)| m.is_assistant()).map(|(i, _)| i).chain([s.history.len()]).collect();
+    let ends: Vec<usize> = s
+        .history
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.is_assistant())
+        .map(|(i, _)| i)
+        .chain([s.history.len()])
+        .collect();
     for (k, end) in ends.into_iter().enumerate() {
-        let turn = Turn { session_id: &s.source.session, history: &s.history[..end], parts: &s.parts, sources: &s.sources, request: k as u64 + 1, recovery: false };
+        let turn = Turn {
+            session_id: &s.source.session,
+            history: &s.history[..end],
+            parts: &s.parts,
+            sources: &s.sources,
+            request: k as u64 + 1,
+            recovery: false,
+        };
         if let Some(ev) = gov.request(settings, turn).event {
             let mut v = serde_json::to_value(&ev).unwrap_or_default();
             if let Some(o) = v.as_object_mut() {
@@ -137,28 +161,79 @@ fn human(r: &ContextReport, s: &Session) -> String {
         return t;
     };
     let m: &Measured = m;
-    let results = s.history.iter().filter(|x| matches!(x, crate::governor::model::Message::Tool(_))).count();
+    let results = s
+        .history
+        .iter()
+        .filter(|x| matches!(x, crate::governor::model::Message::Tool(_)))
+        .count();
     let tt = &m.totals;
-    let pct = if tt.tokens_before == 0 { 0.0 } else { tt.tokens_saved as f64 * 100.0 / tt.tokens_before as f64 };
+    let pct = if tt.tokens_before == 0 {
+        0.0
+    } else {
+        tt.tokens_saved as f64 * 100.0 / tt.tokens_before as f64
+    };
     let _ = writeln!(
         t,
         "  {} messages, {results} tool results, {} elided (superseded_read {}, stale_bg_output {}, duplicate_search {}); tokens {} -> {} (saved {}, {pct:.1}%)",
-        m.messages, tt.elided, tt.by_reason.superseded_read, tt.by_reason.stale_bg_output, tt.by_reason.duplicate_search, tt.tokens_before, tt.tokens_after, tt.tokens_saved
+        m.messages,
+        tt.elided,
+        tt.by_reason.superseded_read,
+        tt.by_reason.stale_bg_output,
+        tt.by_reason.duplicate_search,
+        tt.tokens_before,
+        tt.tokens_after,
+        tt.tokens_saved
     );
     let _ = writeln!(
         t,
         "  mode {}, eligible {}, compactions {}, compacted messages {}, skipped lines {}, orphan calls {}, orphan results {}, redacted values {}, unclassified repeats {}",
-        m.mode, m.eligible_messages, src.compactions, src.compacted_messages, src.skipped_lines, src.orphan_calls, src.orphan_results, src.redacted_values, src.unclassified_repeats
+        m.mode,
+        m.eligible_messages,
+        src.compactions,
+        src.compacted_messages,
+        src.skipped_lines,
+        src.orphan_calls,
+        src.orphan_results,
+        src.redacted_values,
+        src.unclassified_repeats
     );
     for p in &src.problems {
-        let _ = writeln!(t, "  problem{}: {}", p.line.map(|l| format!(" at line {l}")).unwrap_or_default(), p.message);
+        let _ = writeln!(
+            t,
+            "  problem{}: {}",
+            p.line.map(|l| format!(" at line {l}")).unwrap_or_default(),
+            p.message
+        );
     }
-    let rows: Vec<_> = m.segments.iter().filter(|x| matches!(x.criticality, Criticality::Pinned | Criticality::Low) || x.elided.is_some()).collect();
+    let rows: Vec<_> = m
+        .segments
+        .iter()
+        .filter(|x| {
+            matches!(x.criticality, Criticality::Pinned | Criticality::Low) || x.elided.is_some()
+        })
+        .collect();
     if !rows.is_empty() {
-        let _ = writeln!(t, "  {:>6}  {:<12} {:<8} {:<22} {:>7}  origin", "index", "kind", "crit", "reason", "tokens");
+        let _ = writeln!(
+            t,
+            "  {:>6}  {:<12} {:<8} {:<22} {:>7}  origin",
+            "index", "kind", "crit", "reason", "tokens"
+        );
         for x in rows {
-            let extra = x.elided.as_ref().map(|e| format!("  [{} by {}, saves {}]", e.reason, e.by, e.tokens_saved)).unwrap_or_default();
-            let _ = writeln!(t, "  {:>6}  {:<12} {:<8} {:<22} {:>7}  {}{extra}", x.index, x.kind, x.criticality.as_str(), x.reason, x.tokens, x.origin);
+            let extra = x
+                .elided
+                .as_ref()
+                .map(|e| format!("  [{} by {}, saves {}]", e.reason, e.by, e.tokens_saved))
+                .unwrap_or_default();
+            let _ = writeln!(
+                t,
+                "  {:>6}  {:<12} {:<8} {:<22} {:>7}  {}{extra}",
+                x.index,
+                x.kind,
+                x.criticality.as_str(),
+                x.reason,
+                x.tokens,
+                x.origin
+            );
         }
     }
     t

@@ -15,18 +15,29 @@ pub struct ExplainArgs {
 }
 
 fn managed(ctx: &Ctx) -> PathBuf {
-    ctx.env.claude_managed_file.clone().unwrap_or_else(default_claude_managed_file)
+    ctx.env
+        .claude_managed_file
+        .clone()
+        .unwrap_or_else(default_claude_managed_file)
 }
 
 fn setup<'a>(ctx: &'a Ctx, root: &'a Path, managed: &'a Path) -> Setup<'a> {
-    Setup { fs: &ctx.fs, env: &ctx.env, root, settings: &ctx.settings, host: ctx.args.host, claude_managed: Some(managed) }
+    Setup {
+        fs: &ctx.fs,
+        env: &ctx.env,
+        root,
+        settings: &ctx.settings,
+        host: ctx.args.host,
+        claude_managed: Some(managed),
+    }
 }
 
 pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
     let managed = managed(ctx);
     let setup = setup(ctx, &ctx.root, &managed);
     let reader = Reader::new(&ctx.fs);
-    let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path).map_err(|e| Failure(e.to_string()))?;
+    let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path)
+        .map_err(|e| Failure(e.to_string()))?;
     if ctx.args.json {
         super::out(&format!("{:#}\n", ex.to_json()));
     } else {
@@ -37,13 +48,20 @@ pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
 
 /// Instruction-file diagnostics for the files under `paths`, and how many files were checked.
 /// Effects are computed over the whole directory set of each path's workspace.
-pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic>, usize), Failure> {
+pub fn check_diagnostics(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+) -> Result<(Vec<Diagnostic>, usize), Failure> {
     let managed = managed(ctx);
     let config_home = ctx.env.config_home();
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut include_global = false;
     for p in paths {
-        if config_home.as_ref().is_some_and(|h| is_inside(p, h) || p == h) && !is_inside(p, &ctx.root) {
+        if config_home
+            .as_ref()
+            .is_some_and(|h| is_inside(p, h) || p == h)
+            && !is_inside(p, &ctx.root)
+        {
             include_global = true;
             if !roots.contains(&ctx.root) {
                 roots.push(ctx.root.clone());
@@ -53,8 +71,19 @@ pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic
         let root = if is_inside(p, &ctx.root) {
             ctx.root.clone()
         } else {
-            let dir = if ctx.fs.metadata(p).is_ok_and(|m| m.file_type == workspace::FileType::Dir) { p.clone() } else { p.parent().map_or_else(|| p.clone(), Path::to_path_buf) };
-            let canon = ctx.fs.canonicalize(&dir).map_err(|e| Failure(format!("{}: {e}", p.display())))?;
+            let dir = if ctx
+                .fs
+                .metadata(p)
+                .is_ok_and(|m| m.file_type == workspace::FileType::Dir)
+            {
+                p.clone()
+            } else {
+                p.parent().map_or_else(|| p.clone(), Path::to_path_buf)
+            };
+            let canon = ctx
+                .fs
+                .canonicalize(&dir)
+                .map_err(|e| Failure(format!("{}: {e}", p.display())))?;
             workspace::find_root(&ctx.fs, &canon)
         };
         if !roots.contains(&root) {

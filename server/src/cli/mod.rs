@@ -22,7 +22,11 @@ use crate::config::{self, Host, Profile, Settings};
 use crate::workspace::{self, DiskFs, Env, Fs as _};
 
 #[derive(Parser, Debug)]
-#[command(name = "alisio-ls", version, about = "Language server and CLI for AGENTS.md and Agent Skills")]
+#[command(
+    name = "alisio-ls",
+    version,
+    about = "Language server and CLI for AGENTS.md and Agent Skills"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -132,15 +136,29 @@ impl Ctx {
         let fs = DiskFs;
         let base = match &args.cwd {
             Some(d) => d.clone(),
-            None => std::env::current_dir().map_err(|e| Failure(format!("cannot determine the current directory: {e}")))?,
+            None => std::env::current_dir()
+                .map_err(|e| Failure(format!("cannot determine the current directory: {e}")))?,
         };
-        let cwd = fs.canonicalize(&base).map_err(|e| Failure(format!("{}: invalid --cwd: {e}", base.display())))?;
-        if !fs.metadata(&cwd).is_ok_and(|m| m.file_type == workspace::FileType::Dir) {
-            return Err(Failure(format!("{}: invalid --cwd: not a directory", base.display())));
+        let cwd = fs
+            .canonicalize(&base)
+            .map_err(|e| Failure(format!("{}: invalid --cwd: {e}", base.display())))?;
+        if !fs
+            .metadata(&cwd)
+            .is_ok_and(|m| m.file_type == workspace::FileType::Dir)
+        {
+            return Err(Failure(format!(
+                "{}: invalid --cwd: not a directory",
+                base.display()
+            )));
         }
         let root = workspace::find_root(&fs, &cwd);
         let trusted = args.trust_project || args.config.is_some();
-        let extra = args.config.as_ref().map(|c| (workspace::normalize_lexically(&cwd.join(c)), c.to_string_lossy().into_owned()));
+        let extra = args.config.as_ref().map(|c| {
+            (
+                workspace::normalize_lexically(&cwd.join(c)),
+                c.to_string_lossy().into_owned(),
+            )
+        });
         let layers = config::load_layers(
             &fs,
             env.config_home().as_deref(),
@@ -149,11 +167,23 @@ impl Ctx {
             extra.as_ref().map(|(p, d)| (p.as_path(), d.as_str())),
         )
         .map_err(|e| Failure(e.to_string()))?;
-        if let Some((layer, p)) = layers.iter().find_map(|l| l.problems.first().map(|p| (l, p))) {
+        if let Some((layer, p)) = layers
+            .iter()
+            .find_map(|l| l.problems.first().map(|p| (l, p)))
+        {
             return Err(Failure(format!("{}: {}", layer.display, p.message)));
         }
         let settings = config::resolve(&layers, env.home.as_deref());
-        Ok(Self { fs, env, cwd, root, trusted, settings, layers, args: args.clone() })
+        Ok(Self {
+            fs,
+            env,
+            cwd,
+            root,
+            trusted,
+            settings,
+            layers,
+            args: args.clone(),
+        })
     }
 
     /// A command-line path resolved against the cwd, `.` and `..` removed lexically.
@@ -185,7 +215,11 @@ pub fn err_line(s: &str) {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ALISIO_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
 }
 
 /// Entry point of the binary.
@@ -196,7 +230,11 @@ pub fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { Exit::Usage.into() } else { Exit::Ok.into() };
+            return if e.use_stderr() {
+                Exit::Usage.into()
+            } else {
+                Exit::Ok.into()
+            };
         }
     };
     let env = Env::from_process();
@@ -204,16 +242,28 @@ pub fn main() -> ExitCode {
         None | Some(Command::Serve { .. }) => {
             let code = crate::lsp::serve(crate::lsp::ServeOptions {
                 trust_project: cli.global.trust_project,
-                config: cli.global.config.as_ref().map(|c| std::env::current_dir().map(|d| d.join(c)).unwrap_or_else(|_| c.clone())),
+                config: cli.global.config.as_ref().map(|c| {
+                    std::env::current_dir()
+                        .map(|d| d.join(c))
+                        .unwrap_or_else(|_| c.clone())
+                }),
             });
             return ExitCode::from(code);
         }
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
-        Some(Command::Context(ContextCommand::Explain(a))) => Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a)),
-        Some(Command::Skills(c)) => Ctx::new(&cli.global, env).and_then(|ctx| skills::run(&ctx, &c)),
+        Some(Command::Context(ContextCommand::Explain(a))) => {
+            Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a))
+        }
+        Some(Command::Skills(c)) => {
+            Ctx::new(&cli.global, env).and_then(|ctx| skills::run(&ctx, &c))
+        }
         Some(Command::Run(a)) => Ctx::new(&cli.global, env).and_then(|ctx| run::run(&ctx, &a)),
-        Some(Command::Sessions(c)) => Ctx::new(&cli.global, env).and_then(|ctx| sessions::run(&ctx, &c)),
-        Some(Command::Governor(c)) => Ctx::new(&cli.global, env).and_then(|ctx| governor::run(&ctx, &c)),
+        Some(Command::Sessions(c)) => {
+            Ctx::new(&cli.global, env).and_then(|ctx| sessions::run(&ctx, &c))
+        }
+        Some(Command::Governor(c)) => {
+            Ctx::new(&cli.global, env).and_then(|ctx| governor::run(&ctx, &c))
+        }
     };
     match result {
         Ok(code) => code.into(),

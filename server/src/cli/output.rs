@@ -35,7 +35,10 @@ pub struct Summary {
 impl Summary {
     #[must_use]
     pub fn of(files: usize, diags: &[Diagnostic]) -> Self {
-        let mut s = Self { files, ..Self::default() };
+        let mut s = Self {
+            files,
+            ..Self::default()
+        };
         for d in diags {
             match d.severity {
                 Severity::Error => s.errors += 1,
@@ -50,7 +53,11 @@ impl Summary {
     /// Exit code: errors fail; warnings too with `--strict`.
     #[must_use]
     pub fn exit(&self, strict: bool) -> super::Exit {
-        if self.errors > 0 || (strict && self.warnings > 0) { super::Exit::Findings } else { super::Exit::Ok }
+        if self.errors > 0 || (strict && self.warnings > 0) {
+            super::Exit::Findings
+        } else {
+            super::Exit::Ok
+        }
     }
 }
 
@@ -86,10 +93,17 @@ pub fn to_sarif(root: &Path, diags: &[Diagnostic]) -> Value {
     let mut codes: Vec<&str> = diags.iter().map(|d| d.code.as_str()).collect();
     codes.sort_unstable();
     codes.dedup();
-    let rules: Vec<Value> = codes.iter().map(|c| json!({"id": c, "name": c,
-        "helpUri": format!("https://github.com/alisio-ls/alisio-ls/blob/main/docs/codes.md#{c}")})).collect();
-    let region = |s: &Span| json!({"startLine": s.start.line + 1, "startColumn": s.start.utf16 + 1,
-                                    "endLine": s.end.line + 1, "endColumn": s.end.utf16 + 1});
+    let rules: Vec<Value> = codes
+        .iter()
+        .map(|c| {
+            json!({"id": c, "name": c,
+        "helpUri": format!("https://github.com/alisio-ls/alisio-ls/blob/main/docs/codes.md#{c}")})
+        })
+        .collect();
+    let region = |s: &Span| {
+        json!({"startLine": s.start.line + 1, "startColumn": s.start.utf16 + 1,
+                                    "endLine": s.end.line + 1, "endColumn": s.end.utf16 + 1})
+    };
     let uri = |p: &Path| display_path(p, root).replace(' ', "%20");
     let results: Vec<Value> = diags
         .iter()
@@ -131,7 +145,9 @@ pub fn to_sarif(root: &Path, diags: &[Diagnostic]) -> Value {
 }
 
 fn gh_escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn gh_escape_prop(s: &str) -> String {
@@ -165,7 +181,13 @@ pub fn to_github(root: &Path, diags: &[Diagnostic]) -> String {
 /// rustc/ruff style lines, colored only on a terminal (and never when `NO_COLOR` is set).
 #[must_use]
 pub fn to_human(root: &Path, diags: &[Diagnostic], summary: &Summary, color: bool) -> String {
-    let paint = |code: &str, s: &str| if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() };
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
     let mut out = String::new();
     for d in diags {
         let sev = match d.severity {
@@ -207,7 +229,13 @@ pub fn color_stdout() -> bool {
 }
 
 /// Prints diagnostics in `format` and returns the exit code.
-pub fn emit(root: &Path, format: Format, diags: &[Diagnostic], files: usize, strict: bool) -> super::Exit {
+pub fn emit(
+    root: &Path,
+    format: Format,
+    diags: &[Diagnostic],
+    files: usize,
+    strict: bool,
+) -> super::Exit {
     let summary = Summary::of(files, diags);
     let text = match format {
         Format::Human => to_human(root, diags, &summary, color_stdout()),

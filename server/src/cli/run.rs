@@ -61,16 +61,24 @@ pub struct RunArgs {
 /// Usage errors.
 pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
     if a.read_only && !a.allow.is_empty() {
-        return Err(Failure("--read-only cannot be combined with --allow".into()));
+        return Err(Failure(
+            "--read-only cannot be combined with --allow".into(),
+        ));
     }
     let allow = parse_allow(&a.allow).map_err(Failure)?;
     if a.prompt.len() > 1_048_576 {
         return Err(Failure("Prompt exceeds 1 MiB".into()));
     }
-    let state = ctx.env.state_home().ok_or_else(|| Failure("cannot determine the state directory (set ALISIO_STATE_HOME or HOME)".into()))?;
+    let state = ctx.env.state_home().ok_or_else(|| {
+        Failure("cannot determine the state directory (set ALISIO_STATE_HOME or HOME)".into())
+    })?;
     let mut o = RunOptions::new(&a.prompt, ctx.root.clone(), ctx.cwd.clone(), state);
     o.settings = ctx.settings.clone();
-    o.governor = a.governor.as_deref().and_then(GovernorMode::parse).unwrap_or(ctx.settings.governor);
+    o.governor = a
+        .governor
+        .as_deref()
+        .and_then(GovernorMode::parse)
+        .unwrap_or(ctx.settings.governor);
     o.config = SessionConfig::from_layers(&ctx.layers);
     let mut p = serde_json::Map::new();
     if let Some(k) = &a.provider {
@@ -92,7 +100,12 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
     o.headless = true;
     o.add_dirs = a.add_dir.iter().map(|d| ctx.resolve(d)).collect();
     o.goal = a.goal.clone();
-    o.criteria = a.criterion.iter().map(|c| (c.clone(), true)).chain(a.optional_criterion.iter().map(|c| (c.clone(), false))).collect();
+    o.criteria = a
+        .criterion
+        .iter()
+        .map(|c| (c.clone(), true))
+        .chain(a.optional_criterion.iter().map(|c| (c.clone(), false)))
+        .collect();
     o.max_turns = a.max_turns;
     o.session_id = a.session.clone();
     o.cancel_reason = "signal".into();
@@ -109,19 +122,44 @@ fn human(ev: &Value, mid_text: &mut bool) {
         }
         "tool_started" => {
             let args = d["arguments"].as_str().unwrap_or_default();
-            err_line(&format!("→ {} {}", d["name"].as_str().unwrap_or_default(), crate::session::util::take_chars(args, 80)));
+            err_line(&format!(
+                "→ {} {}",
+                d["name"].as_str().unwrap_or_default(),
+                crate::session::util::take_chars(args, 80)
+            ));
         }
         "tool_completed" if d["outcome"] == "denied" || d["outcome"] == "refused" => {
-            err_line(&format!("  {}: {}", d["outcome"].as_str().unwrap_or_default(), d["preview"].as_str().unwrap_or_default().lines().next().unwrap_or_default()));
+            err_line(&format!(
+                "  {}: {}",
+                d["outcome"].as_str().unwrap_or_default(),
+                d["preview"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+            ));
         }
         "compaction_completed" => err_line(&format!("[compacted {} messages]", d["replaced"])),
-        "compaction_skipped" | "compaction_failed" => err_line(&format!("[compaction: {}]", d["detail"].as_str().or(d["error"].as_str()).unwrap_or_default())),
-        "context_reduced" => err_line(&format!("[context reduced: {} messages clipped]", d["messages"])),
+        "compaction_skipped" | "compaction_failed" => err_line(&format!(
+            "[compaction: {}]",
+            d["detail"]
+                .as_str()
+                .or(d["error"].as_str())
+                .unwrap_or_default()
+        )),
+        "context_reduced" => err_line(&format!(
+            "[context reduced: {} messages clipped]",
+            d["messages"]
+        )),
         "turn_completed" if *mid_text => {
             *mid_text = false;
             out("\n");
         }
-        "run_failed" => err_line(&format!("error: {}", d["error"].as_str().unwrap_or_default())),
+        "run_failed" => err_line(&format!(
+            "error: {}",
+            d["error"].as_str().unwrap_or_default()
+        )),
         "run_cancelled" => err_line("cancelled"),
         _ => {}
     }
@@ -133,7 +171,8 @@ fn report_lines(r: &Value) -> String {
         "Context report (governor {}): {} messages, {} segments",
         r["mode"].as_str().unwrap_or_default(),
         r["messages"],
-        r["segments"].as_array().map_or(0, Vec::len) as u64 + r["segmentsOmitted"].as_u64().unwrap_or(0)
+        r["segments"].as_array().map_or(0, Vec::len) as u64
+            + r["segmentsOmitted"].as_u64().unwrap_or(0)
     );
     if let Some(t) = r["totals"].as_object() {
         let parts: Vec<String> = t
@@ -141,7 +180,10 @@ fn report_lines(r: &Value) -> String {
             .filter_map(|(k, v)| match v {
                 Value::Number(n) => Some(format!("{k} {n}")),
                 Value::Object(o) => {
-                    let inner: Vec<String> = o.iter().filter_map(|(k2, v2)| v2.as_u64().map(|n| format!("{k2} {n}"))).collect();
+                    let inner: Vec<String> = o
+                        .iter()
+                        .filter_map(|(k2, v2)| v2.as_u64().map(|n| format!("{k2} {n}")))
+                        .collect();
                     (!inner.is_empty()).then(|| format!("{k} ({})", inner.join(", ")))
                 }
                 _ => None,
@@ -161,14 +203,19 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
     let cancel = Arc::new(AtomicBool::new(false));
     // SIGINT/SIGTERM cancel the run; a second SIGINT within 2 s sends SIGKILL to the tools'
     // process groups and exits 130 at once (sessions.md §2.10 step 6).
-    match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+    match signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+    ]) {
         Ok(mut signals) => {
             let flag = Arc::clone(&cancel);
             std::thread::spawn(move || {
                 let mut first_int: Option<std::time::Instant> = None;
                 for sig in signals.forever() {
                     if sig == signal_hook::consts::SIGINT {
-                        if first_int.is_some_and(|t| t.elapsed() <= std::time::Duration::from_secs(2)) {
+                        if first_int
+                            .is_some_and(|t| t.elapsed() <= std::time::Duration::from_secs(2))
+                        {
                             crate::session::tools::process::kill_live_groups();
                             std::process::exit(130);
                         }
@@ -180,7 +227,12 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
         }
         Err(e) => tracing::warn!("cannot install signal handlers: {e}"),
     }
-    let context = Arc::new(DiskContext::new(ctx.root.clone(), ctx.settings.clone(), ctx.trusted, ctx.env.clone()));
+    let context = Arc::new(DiskContext::new(
+        ctx.root.clone(),
+        ctx.settings.clone(),
+        ctx.trusted,
+        ctx.env.clone(),
+    ));
     let json_mode = ctx.args.json;
     let mut mid_text = false;
     let mut sink = |ev: &Value| {
@@ -190,7 +242,15 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
             human(ev, &mut mid_text);
         }
     };
-    let r = run_session(&opts, context, &mut sink, None, Arc::new(Mutex::new(Grants::default())), Arc::new(Mutex::new(Tasks::default())), cancel);
+    let r = run_session(
+        &opts,
+        context,
+        &mut sink,
+        None,
+        Arc::new(Mutex::new(Grants::default())),
+        Arc::new(Mutex::new(Tasks::default())),
+        cancel,
+    );
     match r {
         Err(PreRunError::Usage(m)) => Err(Failure(m)),
         Err(e) => {

@@ -39,7 +39,9 @@ pub struct ReportArgs {
 }
 
 fn open(ctx: &Ctx) -> Result<Store, Failure> {
-    let dir = ctx.env.state_home().ok_or_else(|| Failure("cannot determine the state directory (set ALISIO_STATE_HOME or HOME)".into()))?;
+    let dir = ctx.env.state_home().ok_or_else(|| {
+        Failure("cannot determine the state directory (set ALISIO_STATE_HOME or HOME)".into())
+    })?;
     Store::open(&dir).map_err(Failure)
 }
 
@@ -75,7 +77,9 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
         SessionsCommand::Show(a) => {
             let id = store.resolve_id(&a.id).map_err(Failure)?;
             if ctx.args.json {
-                out(&pretty(&crate::session::read::show(&store, &id, a.events).map_err(Failure)?));
+                out(&pretty(
+                    &crate::session::read::show(&store, &id, a.events).map_err(Failure)?,
+                ));
             } else {
                 for l in crate::session::read::show_lines(&store, &id).map_err(Failure)? {
                     out(&format!("{l}\n"));
@@ -84,12 +88,21 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
         }
         SessionsCommand::Report(a) => {
             let id = store.resolve_id(&a.id).map_err(Failure)?;
-            let context = crate::session::context::DiskContext::new(ctx.root.clone(), ctx.settings.clone(), ctx.trusted, ctx.env.clone());
-            let r = crate::session::read::report(&store, &id, &ctx.settings, &context).map_err(Failure)?;
+            let context = crate::session::context::DiskContext::new(
+                ctx.root.clone(),
+                ctx.settings.clone(),
+                ctx.trusted,
+                ctx.env.clone(),
+            );
+            let r = crate::session::read::report(&store, &id, &ctx.settings, &context)
+                .map_err(Failure)?;
             if ctx.args.json {
                 out(&pretty(&r));
             } else {
-                out(&format!("{}\n", serde_json::to_string_pretty(&r).unwrap_or_default()));
+                out(&format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&r).unwrap_or_default()
+                ));
             }
         }
     }

@@ -33,17 +33,29 @@ pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
 }
 
 fn input(ctx: &Ctx) -> Input<'_> {
-    Input { workspace_root: &ctx.root, trusted: ctx.trusted, settings: &ctx.settings, env: &ctx.env, plugins: &[] }
+    Input {
+        workspace_root: &ctx.root,
+        trusted: ctx.trusted,
+        settings: &ctx.settings,
+        env: &ctx.env,
+        plugins: &[],
+    }
 }
 
 /// A command-line vantage: resolved against the cwd, must exist; a file means its directory.
 fn vantage(ctx: &Ctx, p: &Path) -> Result<PathBuf, Failure> {
     let abs = ctx.resolve(p);
-    let canon = ctx.fs.canonicalize(&abs).map_err(|_| Failure(format!("{}: no such file or directory", p.display())))?;
+    let canon = ctx
+        .fs
+        .canonicalize(&abs)
+        .map_err(|_| Failure(format!("{}: no such file or directory", p.display())))?;
     match ctx.fs.metadata(&canon) {
         Ok(m) if m.file_type == FileType::Dir => Ok(canon),
         Ok(_) => Ok(canon.parent().map_or(canon.clone(), Path::to_path_buf)),
-        Err(_) => Err(Failure(format!("{}: no such file or directory", p.display()))),
+        Err(_) => Err(Failure(format!(
+            "{}: no such file or directory",
+            p.display()
+        ))),
     }
 }
 
@@ -52,10 +64,16 @@ fn print_notes(ctx: &Ctx, rep_notes: &[discover::Note], untrusted: usize, limits
         err_line(&n.message());
     }
     if untrusted > 0 {
-        err_line(&format!("note: {untrusted} project skill(s) not loaded: the workspace is not trusted (pass --trust-project)"));
+        err_line(&format!(
+            "note: {untrusted} project skill(s) not loaded: the workspace is not trusted (pass --trust-project)"
+        ));
     }
     for l in limits {
-        err_line(&format!("warning: Skill scan limit of {} directories reached; stopped at {}", discover::MAX_DIRS, ctx.display(l)));
+        err_line(&format!(
+            "warning: Skill scan limit of {} directories reached; stopped at {}",
+            discover::MAX_DIRS,
+            ctx.display(l)
+        ));
     }
 }
 
@@ -63,9 +81,14 @@ fn list(ctx: &Ctx, path: Option<&Path>) -> Result<Exit, Failure> {
     let v = vantage(ctx, path.unwrap_or(Path::new(".")))?;
     let host = ctx.args.host;
     let d = catalog::discover_host(&ctx.fs, input(ctx), &v, host);
-    let probe = (host == Host::Alisio && !ctx.trusted).then(|| discover::probe(&ctx.fs, &ctx.root, &v));
+    let probe =
+        (host == Host::Alisio && !ctx.trusted).then(|| discover::probe(&ctx.fs, &ctx.root, &v));
     if ctx.args.json {
-        let arr: Vec<serde_json::Value> = d.entries.iter().map(|e| catalog::entry_json(e, &ctx.root)).collect();
+        let arr: Vec<serde_json::Value> = d
+            .entries
+            .iter()
+            .map(|e| catalog::entry_json(e, &ctx.root))
+            .collect();
         out(&format!("{}\n", serde_json::Value::Array(arr)));
     } else {
         let rows: Vec<[String; 6]> = d
@@ -80,7 +103,14 @@ fn list(ctx: &Ctx, path: Option<&Path>) -> Result<Exit, Failure> {
                 if !e.model_invocable {
                     status.push_str(" · user-only");
                 }
-                [marker.into(), e.display_id.clone(), e.scope.as_str().into(), status, format!("~{} tok", e.approximate_tokens), ctx.display(&e.file)]
+                [
+                    marker.into(),
+                    e.display_id.clone(),
+                    e.scope.as_str().into(),
+                    status,
+                    format!("~{} tok", e.approximate_tokens),
+                    ctx.display(&e.file),
+                ]
             })
             .collect();
         let mut widths = [0usize; 6];
@@ -111,15 +141,25 @@ fn list(ctx: &Ctx, path: Option<&Path>) -> Result<Exit, Failure> {
         notes.extend(p.notes.iter().cloned());
     }
     print_notes(ctx, &notes, untrusted, &d.walk.scan_limit);
-    let not_loaded = d.skills.iter().filter(|s| s.checked.load_error.is_some()).count();
+    let not_loaded = d
+        .skills
+        .iter()
+        .filter(|s| s.checked.load_error.is_some())
+        .count();
     if host == Host::Alisio && not_loaded > 0 {
-        err_line(&format!("note: {not_loaded} skill(s) not loaded because of errors; run alisio-ls skills validate"));
+        err_line(&format!(
+            "note: {not_loaded} skill(s) not loaded because of errors; run alisio-ls skills validate"
+        ));
     }
     Ok(Exit::Ok)
 }
 
 fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
-    let format = if ctx.args.json { Format::Json } else { Format::Human };
+    let format = if ctx.args.json {
+        Format::Json
+    } else {
+        Format::Human
+    };
     let code = output::emit(&ctx.root, format, &rep.diagnostics, rep.files.len(), strict);
     print_notes(ctx, &rep.notes, rep.untrusted, &[]);
     code
@@ -130,30 +170,58 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     let host = ctx.args.host;
     if paths.is_empty() {
         let d = catalog::discover_host(&ctx.fs, input(ctx), &ctx.cwd, host);
-        let probes: Vec<Walk> = if host == Host::Alisio && !ctx.trusted { vec![discover::probe(&ctx.fs, &ctx.root, &ctx.cwd)] } else { Vec::new() };
+        let probes: Vec<Walk> = if host == Host::Alisio && !ctx.trusted {
+            vec![discover::probe(&ctx.fs, &ctx.root, &ctx.cwd)]
+        } else {
+            Vec::new()
+        };
         let discoveries = [d];
         let rep = report::run(
             &ctx.fs,
-            &Scan { workspace_root: &ctx.root, profile: ctx.args.profile, discoveries: &discoveries, probes: &probes, extra_files: &[], not_discovered: false, show: &show },
+            &Scan {
+                workspace_root: &ctx.root,
+                profile: ctx.args.profile,
+                discoveries: &discoveries,
+                probes: &probes,
+                extra_files: &[],
+                not_discovered: false,
+                show: &show,
+            },
         );
         return Ok(emit(ctx, &rep, strict));
     }
     let mut roots = Vec::new();
     for p in paths {
         let abs = ctx.resolve(p);
-        let Ok(meta) = ctx.fs.symlink_metadata(&abs) else { return Err(Failure(format!("{}: no such file or directory", p.display()))) };
+        let Ok(meta) = ctx.fs.symlink_metadata(&abs) else {
+            return Err(Failure(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        };
         let dir = if meta.file_type == FileType::Dir {
             abs.clone()
         } else if abs.file_name().is_some_and(|n| n == "SKILL.md") {
             abs.parent().map_or(abs.clone(), Path::to_path_buf)
-        } else if meta.file_type == FileType::Symlink && ctx.fs.metadata(&abs).is_ok_and(|m| m.file_type == FileType::Dir) {
+        } else if meta.file_type == FileType::Symlink
+            && ctx
+                .fs
+                .metadata(&abs)
+                .is_ok_and(|m| m.file_type == FileType::Dir)
+        {
             abs.clone()
         } else {
             return Err(Failure(format!("{}: not a SKILL.md file", p.display())));
         };
-        roots.push(Root { path: dir, scope: Scope::User, owner: None, project_dir: None });
+        roots.push(Root {
+            path: dir,
+            scope: Scope::User,
+            owner: None,
+            project_dir: None,
+        });
     }
-    let d: Discovery = catalog::discover_roots(&ctx.fs, roots, &ctx.settings.skill_overrides, &ctx.cwd);
+    let d: Discovery =
+        catalog::discover_roots(&ctx.fs, roots, &ctx.settings.skill_overrides, &ctx.cwd);
     for (i, p) in paths.iter().enumerate() {
         if !d.walk.candidates.iter().any(|c| c.root == i) && d.walk.scan_limit.is_empty() {
             let reason = match d.walk.canonical.get(i) {
@@ -166,7 +234,15 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     let discoveries = [d];
     let rep = report::run(
         &ctx.fs,
-        &Scan { workspace_root: &ctx.root, profile: ctx.args.profile, discoveries: &discoveries, probes: &[], extra_files: &[], not_discovered: false, show: &show },
+        &Scan {
+            workspace_root: &ctx.root,
+            profile: ctx.args.profile,
+            discoveries: &discoveries,
+            probes: &[],
+            extra_files: &[],
+            not_discovered: false,
+            show: &show,
+        },
     );
     Ok(emit(ctx, &rep, strict))
 }
@@ -176,13 +252,21 @@ fn workspace_walk(ctx: &Ctx) -> (Vec<PathBuf>, Vec<PathBuf>) {
     report::workspace_files(&ctx.fs, &set, &ctx.root)
 }
 
-pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic>, usize), Failure> {
+pub fn check_diagnostics(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+) -> Result<(Vec<Diagnostic>, usize), Failure> {
     let show = |p: &Path| ctx.display(p);
     let (vantages, walked) = workspace_walk(ctx);
     let mut discoveries = Vec::new();
     let mut probes = Vec::new();
     for v in &vantages {
-        discoveries.push(catalog::discover_host(&ctx.fs, input(ctx), v, ctx.args.host));
+        discoveries.push(catalog::discover_host(
+            &ctx.fs,
+            input(ctx),
+            v,
+            ctx.args.host,
+        ));
         if ctx.args.host == Host::Alisio && !ctx.trusted {
             probes.push(discover::probe(&ctx.fs, &ctx.root, v));
         }
@@ -204,8 +288,13 @@ pub fn check_diagnostics(ctx: &Ctx, paths: &[PathBuf]) -> Result<(Vec<Diagnostic
         err_line(&n.message());
     }
     let whole = paths.iter().any(|p| p == &ctx.root);
-    let keep = |f: &Path| paths.iter().any(|p| f.starts_with(p)) || (whole && !f.starts_with(&ctx.root));
-    let diags: Vec<Diagnostic> = rep.diagnostics.into_iter().filter(|d| keep(&d.file)).collect();
+    let keep =
+        |f: &Path| paths.iter().any(|p| f.starts_with(p)) || (whole && !f.starts_with(&ctx.root));
+    let diags: Vec<Diagnostic> = rep
+        .diagnostics
+        .into_iter()
+        .filter(|d| keep(&d.file))
+        .collect();
     let files = rep.files.iter().filter(|f| keep(f)).count();
     Ok((diags, files))
 }

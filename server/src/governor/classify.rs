@@ -19,12 +19,20 @@ fn obj(s: &str) -> Option<Map<String, Value>> {
 
 /// A JSON integer (by value, so `2.0` counts) at least `min`.
 fn int_at_least(v: &Value, min: u64) -> Option<u64> {
-    let n = v.as_u64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1.0e18).map(|f| f as u64))?;
+    let n = v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1.0e18)
+            .map(|f| f as u64)
+    })?;
     (n >= min).then_some(n)
 }
 
 /// An optional typed field: `Ok(None)` when absent or null, `Err` when present with another type.
-fn opt<T>(m: &Map<String, Value>, k: &str, f: impl Fn(&Value) -> Option<T>) -> Result<Option<T>, ()> {
+fn opt<T>(
+    m: &Map<String, Value>,
+    k: &str,
+    f: impl Fn(&Value) -> Option<T>,
+) -> Result<Option<T>, ()> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => f(v).map(Some).ok_or(()),
@@ -38,18 +46,28 @@ fn string(v: &Value) -> Option<String> {
 /// The result text: text parts concatenated, no separator (§2.2).
 #[must_use]
 pub fn result_text(r: &ToolResult) -> String {
-    r.parts.iter().filter(|p| p.kind == PartKind::Text).map(|p| p.text.as_str()).collect()
+    r.parts
+        .iter()
+        .filter(|p| p.kind == PartKind::Text)
+        .map(|p| p.text.as_str())
+        .collect()
 }
 
 /// Whether the runner attached an `<instructions>` part to this result (§2.2).
 #[must_use]
 pub fn has_attached_instructions(r: &ToolResult) -> bool {
-    r.parts.iter().skip(1).any(|p| p.kind == PartKind::Text && p.text.starts_with("<instructions"))
+    r.parts
+        .iter()
+        .skip(1)
+        .any(|p| p.kind == PartKind::Text && p.text.starts_with("<instructions"))
 }
 
 /// The result JSON: the first text part parsed as an object.
 fn result_json(r: &ToolResult) -> Option<Map<String, Value>> {
-    r.parts.iter().find(|p| p.kind == PartKind::Text).and_then(|p| obj(&p.text))
+    r.parts
+        .iter()
+        .find(|p| p.kind == PartKind::Text)
+        .and_then(|p| obj(&p.text))
 }
 
 fn is_sha(s: &str) -> bool {
@@ -63,8 +81,14 @@ pub fn search_records(stdout: &str) -> Vec<String> {
     for line in stdout.split('\n').filter(|l| !l.is_empty()) {
         match serde_json::from_str::<Value>(line) {
             Ok(Value::Object(m)) => {
-                if matches!(m.get("type").and_then(Value::as_str), Some("match" | "context")) {
-                    out.push(format!("j:{}", canonical(m.get("data").unwrap_or(&Value::Null))));
+                if matches!(
+                    m.get("type").and_then(Value::as_str),
+                    Some("match" | "context")
+                ) {
+                    out.push(format!(
+                        "j:{}",
+                        canonical(m.get("data").unwrap_or(&Value::Null))
+                    ));
                 }
             }
             Ok(_) => {}
@@ -80,10 +104,15 @@ fn search_match_paths(stdout: &str) -> Vec<String> {
     for line in stdout.split('\n').filter(|l| !l.is_empty()) {
         if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(line)
             && m.get("type").and_then(Value::as_str) == Some("match")
-                && let Some(p) = m.get("data").and_then(|d| d.get("path")).and_then(|p| p.get("text")).and_then(Value::as_str)
-                    && !out.iter().any(|x| x == p) {
-                        out.push(p.to_owned());
-                    }
+            && let Some(p) = m
+                .get("data")
+                .and_then(|d| d.get("path"))
+                .and_then(|p| p.get("text"))
+                .and_then(Value::as_str)
+            && !out.iter().any(|x| x == p)
+        {
+            out.push(p.to_owned());
+        }
     }
     out
 }
@@ -102,19 +131,49 @@ fn classify_native_inner(call: &Call, result: &ToolResult) -> Option<Class> {
             let path = a.get("path").and_then(Value::as_str)?.to_owned();
             let start = opt(&a, "startLine", |v| int_at_least(v, 1)).ok()?;
             let limit = opt(&a, "limit", |v| int_at_least(v, 1)).ok()?;
-            let lines = (start.is_some() || limit.is_some()).then(|| (start.unwrap_or(1), limit.unwrap_or(200)));
-            let sha = json.as_ref().and_then(|j| j.get("sha256")).and_then(Value::as_str).filter(|s| is_sha(s)).map(str::to_ascii_lowercase);
+            let lines = (start.is_some() || limit.is_some())
+                .then(|| (start.unwrap_or(1), limit.unwrap_or(200)));
+            let sha = json
+                .as_ref()
+                .and_then(|j| j.get("sha256"))
+                .and_then(Value::as_str)
+                .filter(|s| is_sha(s))
+                .map(str::to_ascii_lowercase);
             let compare = sha.clone().map(|s| (format!("sha\u{0}{path}"), s));
-            Some(Class::Read { key: Some(path.clone()), shown: path, lines, sha256: sha, compare })
+            Some(Class::Read {
+                key: Some(path.clone()),
+                shown: path,
+                lines,
+                sha256: sha,
+                compare,
+            })
         }
-        "write_file" | "edit_file" => Some(Class::Write { keys: vec![a.get("path").and_then(Value::as_str)?.to_owned()] }),
+        "write_file" | "edit_file" => Some(Class::Write {
+            keys: vec![a.get("path").and_then(Value::as_str)?.to_owned()],
+        }),
         "bg_output" => {
             let task = a.get("id").and_then(Value::as_str)?.to_owned();
             let offset = opt(&a, "offset", |v| int_at_least(v, 0)).ok()?.unwrap_or(0);
-            let limit = opt(&a, "limit", |v| int_at_least(v, 1)).ok()?.unwrap_or(16384);
-            let next_offset = json.as_ref().and_then(|j| j.get("next_offset")).and_then(|v| int_at_least(v, 0));
-            let empty = json.as_ref().and_then(|j| j.get("text")).and_then(Value::as_str) == Some("");
-            Some(Class::Bg { task, offset, limit, cursor: false, next_offset, empty })
+            let limit = opt(&a, "limit", |v| int_at_least(v, 1))
+                .ok()?
+                .unwrap_or(16384);
+            let next_offset = json
+                .as_ref()
+                .and_then(|j| j.get("next_offset"))
+                .and_then(|v| int_at_least(v, 0));
+            let empty = json
+                .as_ref()
+                .and_then(|j| j.get("text"))
+                .and_then(Value::as_str)
+                == Some("");
+            Some(Class::Bg {
+                task,
+                offset,
+                limit,
+                cursor: false,
+                next_offset,
+                empty,
+            })
         }
         "search_text" => {
             let pattern = a.get("pattern").and_then(Value::as_str)?.to_owned();
@@ -127,7 +186,11 @@ fn classify_native_inner(call: &Call, result: &ToolResult) -> Option<Class> {
                 let code = j.get("exitCode")?.as_i64()?;
                 Some(format!("{code}\n{}", search_records(stdout).join("\n")))
             });
-            Some(Class::Search { signature, shown: pattern, records })
+            Some(Class::Search {
+                signature,
+                shown: pattern,
+                records,
+            })
         }
         "skill_load" => {
             a.get("name").and_then(Value::as_str)?;
@@ -150,9 +213,11 @@ pub fn origin_of(call: &Call) -> String {
         return f.origin.clone().unwrap_or_else(|| call.name.clone());
     }
     if matches!(call.name.as_str(), "read_file" | "write_file" | "edit_file")
-        && let Some(p) = obj(&call.arguments).and_then(|a| a.get("path").and_then(Value::as_str).map(str::to_owned)) {
-            return p;
-        }
+        && let Some(p) = obj(&call.arguments)
+            .and_then(|a| a.get("path").and_then(Value::as_str).map(str::to_owned))
+    {
+        return p;
+    }
     call.name.clone()
 }
 
@@ -162,12 +227,15 @@ pub fn named_paths(call: &Call) -> (Vec<String>, Option<String>) {
     if let Some(f) = &call.foreign {
         return (f.named.clone(), f.reads.clone());
     }
-    let Some(a) = obj(&call.arguments) else { return (Vec::new(), None) };
+    let Some(a) = obj(&call.arguments) else {
+        return (Vec::new(), None);
+    };
     let s = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_owned);
     let mut named = Vec::new();
     let mut reads = None;
     match call.name.as_str() {
-        "read_file" | "write_file" | "edit_file" | "list_files" | "search_text" | "context_explain" => {
+        "read_file" | "write_file" | "edit_file" | "list_files" | "search_text"
+        | "context_explain" => {
             if let Some(p) = s("path") {
                 if call.name == "read_file" {
                     reads = Some(p.clone());
@@ -180,7 +248,12 @@ pub fn named_paths(call: &Call) -> (Vec<String>, Option<String>) {
             if call.name != "bg_run" {
                 let mut text = s("command").unwrap_or_default();
                 if call.name == "run_process" {
-                    for arg in a.get("args").and_then(Value::as_array).into_iter().flatten() {
+                    for arg in a
+                        .get("args")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
                         text.push(' ');
                         text.push_str(arg.as_str().unwrap_or_default());
                     }
@@ -200,18 +273,29 @@ pub fn named_paths(call: &Call) -> (Vec<String>, Option<String>) {
 /// The whole words of a command (§8).
 #[must_use]
 pub fn command_words(text: &str) -> Vec<String> {
-    text.split(|c: char| c.is_whitespace() || "\"'`;|&<>()=,".contains(c)).filter(|w| !w.is_empty()).map(str::to_owned).collect()
+    text.split(|c: char| c.is_whitespace() || "\"'`;|&<>()=,".contains(c))
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// A result's attributable paths (§8) keyed by canonical tool, or `None` (not attributable).
 #[must_use]
-pub fn attributable(call: &Call, result: &ToolResult, class: &Class) -> Option<(String, Vec<String>)> {
+pub fn attributable(
+    call: &Call,
+    result: &ToolResult,
+    class: &Class,
+) -> Option<(String, Vec<String>)> {
     if result.is_error {
         return None;
     }
     if let Some(f) = &call.foreign {
         let tool = f.canonical.clone()?;
-        return f.attributable.clone().filter(|p| !p.is_empty()).map(|p| (tool, p));
+        return f
+            .attributable
+            .clone()
+            .filter(|p| !p.is_empty())
+            .map(|p| (tool, p));
     }
     match (call.name.as_str(), class) {
         ("read_file", Class::Read { key: Some(k), .. }) => Some((READ.into(), vec![k.clone()])),
@@ -220,7 +304,11 @@ pub fn attributable(call: &Call, result: &ToolResult, class: &Class) -> Option<(
                 .get("files")?
                 .as_array()?
                 .iter()
-                .filter_map(|f| f.as_str().or_else(|| f.get("path").and_then(Value::as_str)).map(str::to_owned))
+                .filter_map(|f| {
+                    f.as_str()
+                        .or_else(|| f.get("path").and_then(Value::as_str))
+                        .map(str::to_owned)
+                })
                 .collect();
             (!files.is_empty()).then(|| ("list_files".into(), files))
         }
@@ -235,7 +323,8 @@ pub fn attributable(call: &Call, result: &ToolResult, class: &Class) -> Option<(
 /// Every tool message's paired call: `(message index, call index)` of the call, when any.
 #[must_use]
 pub fn pair_calls(history: &[Message]) -> Vec<Option<(usize, usize)>> {
-    let mut by_id: std::collections::HashMap<&str, (usize, usize)> = std::collections::HashMap::new();
+    let mut by_id: std::collections::HashMap<&str, (usize, usize)> =
+        std::collections::HashMap::new();
     let mut out = vec![None; history.len()];
     for (i, m) in history.iter().enumerate() {
         match m {

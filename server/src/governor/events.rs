@@ -46,7 +46,12 @@ pub struct ContextReduced {
 
 fn segment_tokens(m: &Message) -> u64 {
     match m {
-        Message::Tool(r) => tokens_of(r.parts.iter().filter(|p| p.kind == super::model::PartKind::Text).map(|p| p.text.as_str())),
+        Message::Tool(r) => tokens_of(
+            r.parts
+                .iter()
+                .filter(|p| p.kind == super::model::PartKind::Text)
+                .map(|p| p.text.as_str()),
+        ),
         _ => 0,
     }
 }
@@ -55,6 +60,14 @@ fn segment_tokens(m: &Message) -> u64 {
 /// pairwise (§7.2).
 #[must_use]
 pub fn context_reduced(before: &[Message], after: &[Message]) -> ContextReduced {
-    let saved = before.iter().zip(after).map(|(b, a)| segment_tokens(b).saturating_sub(segment_tokens(a))).sum();
-    ContextReduced { messages: before.len().min(after.len()), reason: "budget", tokens_saved: saved }
+    let saved = before
+        .iter()
+        .zip(after)
+        .map(|(b, a)| segment_tokens(b).saturating_sub(segment_tokens(a)))
+        .sum();
+    ContextReduced {
+        messages: before.len().min(after.len()),
+        reason: "budget",
+        tokens_saved: saved,
+    }
 }

@@ -27,7 +27,7 @@ use classify::{canonical_of, origin_of, result_text};
 use invariants::{Counts, Sources};
 use model::{Call, Class, Message, Part, PartKind, UserKind};
 use report::{ContextReport, Criticality, Elided, Measured, ReportSettings, Segment, Totals};
-use rules::{decide, eligible, facts, Step};
+use rules::{Step, decide, eligible, facts};
 use tokens::{tokens, tokens_of};
 
 pub use session::{Sent, SessionGovernor, Turn};
@@ -113,7 +113,12 @@ pub struct Governed<'a> {
 }
 
 fn text_of(parts: &[Part], reasoning: bool) -> u64 {
-    tokens_of(parts.iter().filter(|p| p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning)).map(|p| p.text.as_str()))
+    tokens_of(
+        parts
+            .iter()
+            .filter(|p| p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning))
+            .map(|p| p.text.as_str()),
+    )
 }
 
 fn call_at(history: &[Message], at: Option<(usize, usize)>) -> Option<&Call> {
@@ -129,15 +134,32 @@ fn call_at(history: &[Message], at: Option<(usize, usize)>) -> Option<&Call> {
 pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> {
     let history = req.history;
     if settings.mode == GovernorMode::Off {
-        return Governed { messages: Cow::Borrowed(history), invariants: None, report: ContextReport::off(req.session_id), elided: Vec::new() };
+        return Governed {
+            messages: Cow::Borrowed(history),
+            invariants: None,
+            report: ContextReport::off(req.session_id),
+            elided: Vec::new(),
+        };
     }
     let n = history.len();
     let e = eligible(n, settings.epoch_messages);
     let facts = facts(history);
     let steps = decide(history, &facts, e, settings.min_age_turns);
-    let full = if e == n { steps.clone() } else { decide(history, &facts, n, settings.min_age_turns) };
+    let full = if e == n {
+        steps.clone()
+    } else {
+        decide(history, &facts, n, settings.min_age_turns)
+    };
 
-    let compacted = history.iter().any(|m| matches!(m, Message::User { kind: UserKind::Checkpoint, .. }));
+    let compacted = history.iter().any(|m| {
+        matches!(
+            m,
+            Message::User {
+                kind: UserKind::Checkpoint,
+                ..
+            }
+        )
+    });
     let mut counts = Counts::default();
     let mut block_text = None;
     if compacted {
@@ -161,15 +183,25 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
     let usage = match req.ledger {
         Ledger::None => None,
         Ledger::All => {
-            let all: HashSet<String> = history.iter().filter_map(|m| if let Message::Tool(r) = m { Some(r.call_id.clone()) } else { None }).collect();
+            let all: HashSet<String> = history
+                .iter()
+                .filter_map(|m| {
+                    if let Message::Tool(r) = m {
+                        Some(r.call_id.clone())
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             Some(usage::compute(history, &facts, &all))
         }
         Ledger::Session(set) => {
             for (m, s) in history.iter().zip(&steps) {
                 if let Message::Tool(r) = m
-                    && (settings.mode == GovernorMode::Shadow || !matches!(s, Step::Elide { .. })) {
-                        set.insert(r.call_id.clone());
-                    }
+                    && (settings.mode == GovernorMode::Shadow || !matches!(s, Step::Elide { .. }))
+                {
+                    set.insert(r.call_id.clone());
+                }
             }
             Some(usage::compute(history, &facts, set))
         }
@@ -178,26 +210,71 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
 
     // Segments in request order (§2.6).
     let mut segs: Vec<Segment> = Vec::new();
-    let mut push = |kind: &'static str, origin: String, tokens: u64, crit: Criticality, reason: &'static str| {
+    let mut push = |kind: &'static str,
+                    origin: String,
+                    tokens: u64,
+                    crit: Criticality,
+                    reason: &'static str| {
         let index = segs.len();
-        segs.push(Segment { index, kind, origin, message: None, tool: None, call_id: None, as_tool: None, tokens, criticality: crit, reason, elided: None, used: None });
+        segs.push(Segment {
+            index,
+            kind,
+            origin,
+            message: None,
+            tool: None,
+            call_id: None,
+            as_tool: None,
+            tokens,
+            criticality: crit,
+            reason,
+            elided: None,
+            used: None,
+        });
     };
     if let Some(s) = &req.parts.system {
-        push("system", "system".into(), tokens(s), Criticality::Pinned, "system_prompt");
+        push(
+            "system",
+            "system".into(),
+            tokens(s),
+            Criticality::Pinned,
+            "system_prompt",
+        );
     }
     for (path, text) in &req.parts.instructions {
-        push("instructions", path.clone(), tokens(text), Criticality::Pinned, "instruction_file");
+        push(
+            "instructions",
+            path.clone(),
+            tokens(text),
+            Criticality::Pinned,
+            "instruction_file",
+        );
     }
     if let Some(s) = &req.parts.skills {
-        push("skills", "skills".into(), tokens(s), Criticality::Pinned, "skill_catalog");
+        push(
+            "skills",
+            "skills".into(),
+            tokens(s),
+            Criticality::Pinned,
+            "skill_catalog",
+        );
     }
     if let Some(s) = &req.parts.tools {
-        push("tools", "tools".into(), tokens(s), Criticality::Pinned, "tool_catalog");
+        push(
+            "tools",
+            "tools".into(),
+            tokens(s),
+            Criticality::Pinned,
+            "tool_catalog",
+        );
     }
     let last_turn_start = history.iter().rposition(Message::is_assistant).unwrap_or(0);
     for (i, m) in history.iter().enumerate() {
         let last = i >= last_turn_start;
-        let base = |kind: &'static str, origin: String, tokens: u64, crit: Criticality, reason: &'static str| Segment {
+        let base = |kind: &'static str,
+                    origin: String,
+                    tokens: u64,
+                    crit: Criticality,
+                    reason: &'static str| Segment {
             index: 0,
             kind,
             origin,
@@ -211,14 +288,35 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
             elided: None,
             used: None,
         };
-        let high_or = |c: Criticality, r: &'static str| if last { (Criticality::High, "last_turn") } else { (c, r) };
+        let high_or = |c: Criticality, r: &'static str| {
+            if last {
+                (Criticality::High, "last_turn")
+            } else {
+                (c, r)
+            }
+        };
         match m {
-            Message::User { kind, parts, skill, origin } => {
+            Message::User {
+                kind,
+                parts,
+                skill,
+                origin,
+            } => {
                 let t = text_of(parts, false);
                 let (k, o, c, r) = match kind {
-                    UserKind::Checkpoint => ("checkpoint", "user", Criticality::Pinned, "compaction_checkpoint"),
+                    UserKind::Checkpoint => (
+                        "checkpoint",
+                        "user",
+                        Criticality::Pinned,
+                        "compaction_checkpoint",
+                    ),
                     UserKind::System => ("system", "system", Criticality::Pinned, "system_prompt"),
-                    UserKind::Instructions => ("instructions", "user", Criticality::Pinned, "instruction_file"),
+                    UserKind::Instructions => (
+                        "instructions",
+                        "user",
+                        Criticality::Pinned,
+                        "instruction_file",
+                    ),
                     _ if skill.is_some() => ("user", "user", Criticality::Pinned, "skill_body"),
                     UserKind::Plain => {
                         let (c, r) = high_or(Criticality::High, "user_message");
@@ -234,7 +332,13 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
             }
             Message::Assistant { parts, calls } => {
                 let (c, r) = high_or(Criticality::Normal, "default");
-                segs.push(base("assistant", "assistant".into(), text_of(parts, true), c, r));
+                segs.push(base(
+                    "assistant",
+                    "assistant".into(),
+                    text_of(parts, true),
+                    c,
+                    r,
+                ));
                 for call in calls {
                     let mut s = base("tool_call", origin_of(call), tokens(&call.arguments), c, r);
                     s.tool = Some(call.name.clone());
@@ -249,11 +353,26 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
                 let t = fact.map_or_else(|| tokens(&result_text(res)), |f| f.tokens);
                 let is_skill = fact.is_some_and(|f| matches!(f.class, Class::Skill));
                 let (c, r, elided) = match (&steps[i], &full[i]) {
-                    (Step::Elide { reason, by, tokens_saved }, _) => {
-                        (Criticality::Low, "elided", Some(Elided { reason: reason.as_str(), by: by.clone(), tokens_saved: *tokens_saved }))
-                    }
+                    (
+                        Step::Elide {
+                            reason,
+                            by,
+                            tokens_saved,
+                        },
+                        _,
+                    ) => (
+                        Criticality::Low,
+                        "elided",
+                        Some(Elided {
+                            reason: reason.as_str(),
+                            by: by.clone(),
+                            tokens_saved: *tokens_saved,
+                        }),
+                    ),
                     _ if is_skill => (Criticality::Pinned, "skill_body", None),
-                    _ if fact.is_some_and(|f| f.pinned) => (Criticality::Pinned, "attached_instructions", None),
+                    _ if fact.is_some_and(|f| f.pinned) => {
+                        (Criticality::Pinned, "attached_instructions", None)
+                    }
                     _ if last => (Criticality::High, "last_turn", None),
                     _ if res.is_error => (Criticality::High, "error_result", None),
                     (_, Step::Elide { .. }) => (Criticality::Low, "redundant_epoch", None),
@@ -261,12 +380,20 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
                     (_, Step::StubNotShorter) => (Criticality::Normal, "stub_not_shorter", None),
                     _ => (Criticality::Normal, "default", None),
                 };
-                let mut s = base("tool_result", call.map_or_else(|| "unknown".to_owned(), origin_of), t, c, r);
+                let mut s = base(
+                    "tool_result",
+                    call.map_or_else(|| "unknown".to_owned(), origin_of),
+                    t,
+                    c,
+                    r,
+                );
                 s.tool = Some(call.map_or_else(|| "unknown".to_owned(), |c| c.name.clone()));
                 s.call_id = Some(res.call_id.clone());
                 s.as_tool = call.and_then(canonical_of).map(str::to_owned);
                 s.elided = elided;
-                s.used = usage.as_ref().and_then(|(_, o)| o.get(i).copied().flatten());
+                s.used = usage
+                    .as_ref()
+                    .and_then(|(_, o)| o.get(i).copied().flatten());
                 segs.push(s);
             }
         }
@@ -299,7 +426,11 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
         session_id: req.session_id.to_owned(),
         policy_version: settings.policy_version,
         request: req.request,
-        settings: ReportSettings { min_age_turns: settings.min_age_turns, epoch_messages: settings.epoch_messages, max_chars: settings.max_chars },
+        settings: ReportSettings {
+            min_age_turns: settings.min_age_turns,
+            epoch_messages: settings.epoch_messages,
+            max_chars: settings.max_chars,
+        },
         messages: n,
         eligible_messages: e,
         compacted,
@@ -316,7 +447,12 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
     } else {
         Cow::Borrowed(history)
     };
-    Governed { messages, invariants: block_text, report, elided: elided_ids }
+    Governed {
+        messages,
+        invariants: block_text,
+        report,
+        elided: elided_ids,
+    }
 }
 
 /// The projection: every elided result's text parts become one text part holding its stub.
@@ -324,25 +460,34 @@ fn project(history: &[Message], steps: &[Step], facts: &[Option<rules::Fact>]) -
     history
         .iter()
         .enumerate()
-        .map(|(i, m)| match (m, steps.get(i), facts.get(i).and_then(Option::as_ref).and_then(|f| f.stub.as_ref())) {
-            (Message::Tool(r), Some(Step::Elide { .. }), Some(stub)) => {
-                let mut r = r.clone();
-                let mut parts = Vec::with_capacity(r.parts.len());
-                let mut placed = false;
-                for p in r.parts {
-                    if p.kind == PartKind::Text {
-                        if !placed {
-                            parts.push(Part::text(stub.clone()));
-                            placed = true;
+        .map(|(i, m)| {
+            match (
+                m,
+                steps.get(i),
+                facts
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .and_then(|f| f.stub.as_ref()),
+            ) {
+                (Message::Tool(r), Some(Step::Elide { .. }), Some(stub)) => {
+                    let mut r = r.clone();
+                    let mut parts = Vec::with_capacity(r.parts.len());
+                    let mut placed = false;
+                    for p in r.parts {
+                        if p.kind == PartKind::Text {
+                            if !placed {
+                                parts.push(Part::text(stub.clone()));
+                                placed = true;
+                            }
+                        } else {
+                            parts.push(p);
                         }
-                    } else {
-                        parts.push(p);
                     }
+                    r.parts = parts;
+                    Message::Tool(r)
                 }
-                r.parts = parts;
-                Message::Tool(r)
+                _ => m.clone(),
             }
-            _ => m.clone(),
         })
         .collect()
 }

@@ -42,15 +42,24 @@ pub struct Part {
 impl Part {
     #[must_use]
     pub fn text(s: impl Into<String>) -> Self {
-        Self { kind: PartKind::Text, text: s.into() }
+        Self {
+            kind: PartKind::Text,
+            text: s.into(),
+        }
     }
     #[must_use]
     pub fn reasoning(s: impl Into<String>) -> Self {
-        Self { kind: PartKind::Reasoning, text: s.into() }
+        Self {
+            kind: PartKind::Reasoning,
+            text: s.into(),
+        }
     }
     #[must_use]
     pub fn opaque(s: impl Into<String>) -> Self {
-        Self { kind: PartKind::Opaque, text: s.into() }
+        Self {
+            kind: PartKind::Opaque,
+            text: s.into(),
+        }
     }
 }
 
@@ -69,8 +78,17 @@ pub struct Call {
 
 impl Call {
     #[must_use]
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
-        Self { id: id.into(), name: name.into(), arguments: arguments.into(), foreign: None }
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            foreign: None,
+        }
     }
 }
 
@@ -107,21 +125,39 @@ pub enum Message {
 impl Message {
     #[must_use]
     pub fn user(text: impl Into<String>) -> Self {
-        Self::User { kind: UserKind::Plain, parts: vec![Part::text(text)], skill: None, origin: None }
+        Self::User {
+            kind: UserKind::Plain,
+            parts: vec![Part::text(text)],
+            skill: None,
+            origin: None,
+        }
     }
     #[must_use]
     pub fn checkpoint(text: impl Into<String>) -> Self {
-        Self::User { kind: UserKind::Checkpoint, parts: vec![Part::text(text)], skill: None, origin: None }
+        Self::User {
+            kind: UserKind::Checkpoint,
+            parts: vec![Part::text(text)],
+            skill: None,
+            origin: None,
+        }
     }
     #[must_use]
     pub fn assistant(text: impl Into<String>, calls: Vec<Call>) -> Self {
         let t: String = text.into();
-        let parts = if t.is_empty() { Vec::new() } else { vec![Part::text(t)] };
+        let parts = if t.is_empty() {
+            Vec::new()
+        } else {
+            vec![Part::text(t)]
+        };
         Self::Assistant { parts, calls }
     }
     #[must_use]
     pub fn tool(call_id: impl Into<String>, text: impl Into<String>, is_error: bool) -> Self {
-        Self::Tool(ToolResult { call_id: call_id.into(), parts: vec![Part::text(text)], is_error })
+        Self::Tool(ToolResult {
+            call_id: call_id.into(),
+            parts: vec![Part::text(text)],
+            is_error,
+        })
     }
     #[must_use]
     pub const fn is_assistant(&self) -> bool {
@@ -172,7 +208,9 @@ pub enum Class {
         compare: Option<(String, String)>,
     },
     /// A successful write or edit of every key.
-    Write { keys: Vec<String> },
+    Write {
+        keys: Vec<String>,
+    },
     Bg {
         task: String,
         offset: u64,

@@ -113,7 +113,10 @@ pub struct Totals {
 impl Totals {
     #[must_use]
     pub fn of(segments: &[Segment]) -> Self {
-        let mut t = Self { segments: segments.len() as u64, ..Self::default() };
+        let mut t = Self {
+            segments: segments.len() as u64,
+            ..Self::default()
+        };
         for s in segments {
             t.tokens_before += s.tokens;
             match s.criticality {
@@ -190,7 +193,12 @@ pub enum ContextReport {
 impl ContextReport {
     #[must_use]
     pub fn off(session_id: &str) -> Self {
-        Self::Off(Off { mode: "off", measured: false, session_id: session_id.to_owned(), source: None })
+        Self::Off(Off {
+            mode: "off",
+            measured: false,
+            session_id: session_id.to_owned(),
+            source: None,
+        })
     }
     /// Attaches `source` (governor analyze, §11.1).
     pub fn set_source(&mut self, v: serde_json::Value) {
@@ -269,10 +277,17 @@ mod tests {
             };
             v.push(seg(i, c));
         }
-        assert_eq!(v.iter().filter(|s| s.criticality == Criticality::Low).count(), 20);
+        assert_eq!(
+            v.iter()
+                .filter(|s| s.criticality == Criticality::Low)
+                .count(),
+            20
+        );
         let (kept, omitted) = cap(v);
         assert_eq!((kept.len(), omitted), (400, 1));
-        let missing: Vec<usize> = (0..401).filter(|i| !kept.iter().any(|s| s.index == *i)).collect();
+        let missing: Vec<usize> = (0..401)
+            .filter(|i| !kept.iter().any(|s| s.index == *i))
+            .collect();
         assert_eq!(missing, vec![10]);
     }
 
@@ -280,7 +295,13 @@ mod tests {
     fn cap_overflows_when_pinned_and_low_exceed_it() {
         let mut v = Vec::new();
         for i in 0..450 {
-            let c = if i < 120 { Criticality::Pinned } else if i < 420 { Criticality::Low } else { Criticality::High };
+            let c = if i < 120 {
+                Criticality::Pinned
+            } else if i < 420 {
+                Criticality::Low
+            } else {
+                Criticality::High
+            };
             v.push(seg(i, c));
         }
         let (kept, omitted) = cap(v);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::classify::{classify_native, has_attached_instructions, pair_calls, result_text};
 use super::model::{Class, Message};
-use super::stubs::{stub, Reason};
+use super::stubs::{Reason, stub};
 use super::tokens::{tokens, utf16_len};
 
 /// E for n messages (§2.5).
@@ -37,23 +37,39 @@ pub struct Fact {
 #[must_use]
 pub fn facts(history: &[Message]) -> Vec<Option<Fact>> {
     let pairs = pair_calls(history);
-    (0..history.len()).map(|i| fact_at(history, i, pairs.get(i).copied().flatten())).collect()
+    (0..history.len())
+        .map(|i| fact_at(history, i, pairs.get(i).copied().flatten()))
+        .collect()
 }
 
 /// The fact of message `i`, given its paired call.
 #[must_use]
 pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> Option<Fact> {
-    let Some(Message::Tool(r)) = history.get(i) else { return None };
+    let Some(Message::Tool(r)) = history.get(i) else {
+        return None;
+    };
     let class = call
         .and_then(|(mi, ci)| match history.get(mi) {
             Some(Message::Assistant { calls, .. }) => calls.get(ci),
             _ => None,
         })
-        .map(|c| c.foreign.as_ref().map_or_else(|| classify_native(c, r), |f| f.class.clone()))
+        .map(|c| {
+            c.foreign
+                .as_ref()
+                .map_or_else(|| classify_native(c, r), |f| f.class.clone())
+        })
         .unwrap_or_default();
     let text = result_text(r);
     let stub = stub(&class);
-    Some(Fact { call, class, is_error: r.is_error, pinned: has_attached_instructions(r), tokens: tokens(&text), len: utf16_len(&text), stub })
+    Some(Fact {
+        call,
+        class,
+        is_error: r.is_error,
+        pinned: has_attached_instructions(r),
+        tokens: tokens(&text),
+        len: utf16_len(&text),
+        stub,
+    })
 }
 
 /// The outcome of §3.2 for one message.
@@ -67,7 +83,11 @@ pub enum Step {
     LastTurn,
     MinAge,
     StubNotShorter,
-    Elide { reason: Reason, by: String, tokens_saved: u64 },
+    Elide {
+        reason: Reason,
+        by: String,
+        tokens_saved: u64,
+    },
 }
 
 fn reason_of(c: &Class) -> Option<Reason> {
@@ -99,12 +119,19 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
     let mut continuation = vec![false; e];
     for (i, f) in facts.iter().enumerate().take(e) {
         if let Some(f) = f.as_ref().filter(|f| ok(f))
-            && let Class::Bg { task, offset, next_offset, cursor: false, .. } = &f.class {
-                continuation[i] = *offset > 0 && seen_next.contains(&(task.as_str(), *offset));
-                if let Some(n) = next_offset {
-                    seen_next.insert((task.as_str(), *n));
-                }
+            && let Class::Bg {
+                task,
+                offset,
+                next_offset,
+                cursor: false,
+                ..
+            } = &f.class
+        {
+            continuation[i] = *offset > 0 && seen_next.contains(&(task.as_str(), *offset));
+            if let Some(n) = next_offset {
+                seen_next.insert((task.as_str(), *n));
             }
+        }
     }
 
     // Assistant counts for ages and the last turn of P.
@@ -126,14 +153,17 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
     let mut bg_any: HashMap<&str, usize> = HashMap::new();
     let mut searches: HashMap<(&str, &str), usize> = HashMap::new();
     for i in (0..e).rev() {
-        let Some(f) = facts.get(i).and_then(Option::as_ref) else { continue };
+        let Some(f) = facts.get(i).and_then(Option::as_ref) else {
+            continue;
+        };
         let Some(reason) = reason_of(&f.class) else {
             if ok(f)
-                && let Class::Write { keys } = &f.class {
-                    for k in keys {
-                        writes.insert(k.as_str(), i);
-                    }
+                && let Class::Write { keys } = &f.class
+            {
+                for k in keys {
+                    writes.insert(k.as_str(), i);
                 }
+            }
             continue;
         };
         let call_id = |j: usize| match &history[j] {
@@ -147,20 +177,44 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
                 Class::Read { key, compare, .. } => {
                     let a = key.as_deref().and_then(|k| writes.get(k).copied());
                     let b = compare.as_ref().and_then(|(g, v)| {
-                        reads.get(g.as_str()).and_then(|m| m.iter().filter(|(w, _)| **w != v.as_str()).map(|(_, j)| *j).min())
+                        reads.get(g.as_str()).and_then(|m| {
+                            m.iter()
+                                .filter(|(w, _)| **w != v.as_str())
+                                .map(|(_, j)| *j)
+                                .min()
+                        })
                     });
                     first(a, b)
                 }
-                Class::Bg { task, offset, limit, cursor, empty, .. } => {
+                Class::Bg {
+                    task,
+                    offset,
+                    limit,
+                    cursor,
+                    empty,
+                    ..
+                } => {
                     if continuation.get(i).copied().unwrap_or(false) {
                         None
                     } else {
-                        let a = if *cursor { None } else { bg_exact.get(&(task.as_str(), *offset, *limit)).copied() };
-                        let b = if *empty { bg_any.get(task.as_str()).copied() } else { None };
+                        let a = if *cursor {
+                            None
+                        } else {
+                            bg_exact.get(&(task.as_str(), *offset, *limit)).copied()
+                        };
+                        let b = if *empty {
+                            bg_any.get(task.as_str()).copied()
+                        } else {
+                            None
+                        };
                         first(a, b)
                     }
                 }
-                Class::Search { signature, records: Some(r), .. } => searches.get(&(signature.as_str(), r.as_str())).copied(),
+                Class::Search {
+                    signature,
+                    records: Some(r),
+                    ..
+                } => searches.get(&(signature.as_str(), r.as_str())).copied(),
                 _ => None,
             }
         };
@@ -178,9 +232,11 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
                 Step::MinAge
             } else {
                 match &f.stub {
-                    Some(s) if s.len() < f.len => {
-                        Step::Elide { reason, by: call_id(j), tokens_saved: f.tokens.saturating_sub(tokens(s)) }
-                    }
+                    Some(s) if s.len() < f.len => Step::Elide {
+                        reason,
+                        by: call_id(j),
+                        tokens_saved: f.tokens.saturating_sub(tokens(s)),
+                    },
                     _ => Step::StubNotShorter,
                 }
             }
@@ -190,14 +246,26 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
         // Now this result may justify earlier ones.
         if ok(f) {
             match &f.class {
-                Class::Read { compare: Some((g, v)), .. } => {
+                Class::Read {
+                    compare: Some((g, v)),
+                    ..
+                } => {
                     reads.entry(g.as_str()).or_default().insert(v.as_str(), i);
                 }
-                Class::Bg { task, offset, limit, .. } => {
+                Class::Bg {
+                    task,
+                    offset,
+                    limit,
+                    ..
+                } => {
                     bg_exact.insert((task.as_str(), *offset, *limit), i);
                     bg_any.insert(task.as_str(), i);
                 }
-                Class::Search { signature, records: Some(r), .. } => {
+                Class::Search {
+                    signature,
+                    records: Some(r),
+                    ..
+                } => {
                     searches.insert((signature.as_str(), r.as_str()), i);
                 }
                 _ => {}

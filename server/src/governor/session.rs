@@ -11,11 +11,11 @@ use super::events::{ContextGoverned, NEWLY_CAP};
 use super::invariants::{self, Counts, Sources};
 use super::model::{Message, PartKind, UserKind};
 use super::report::{ByReason, ContextReport};
-use super::rules::{decide, eligible, fact_at, Fact, Step};
+use super::rules::{Fact, Step, decide, eligible, fact_at};
 use super::stubs::Reason;
 use super::tokens::{tokens, tokens_of};
 use super::usage::Usage;
-use super::{govern, GovSettings, Ledger, Request, RequestParts};
+use super::{GovSettings, Ledger, Request, RequestParts, govern};
 use crate::config::GovernorMode;
 
 /// One model request of a session, as the runner builds it (sessions.md §7).
@@ -91,7 +91,9 @@ struct UsageState {
 
 impl UsageState {
     fn set(&mut self, k: usize, outcome: u8) {
-        let Some(r) = self.results.get_mut(k) else { return };
+        let Some(r) = self.results.get_mut(k) else {
+            return;
+        };
         if outcome <= r.outcome {
             return;
         }
@@ -109,7 +111,9 @@ impl UsageState {
     }
 
     fn calls(&mut self, m: &Message) {
-        let Message::Assistant { calls, .. } = m else { return };
+        let Message::Assistant { calls, .. } = m else {
+            return;
+        };
         for c in calls {
             let (mut named, reads) = named_paths(c);
             named.sort();
@@ -117,7 +121,14 @@ impl UsageState {
             for p in &named {
                 for k in self.by_path.get(p).cloned().unwrap_or_default() {
                     let read = self.results.get(k).is_some_and(|r| r.is_read);
-                    self.set(k, if read && reads.as_deref() == Some(p.as_str()) { 1 } else { 2 });
+                    self.set(
+                        k,
+                        if read && reads.as_deref() == Some(p.as_str()) {
+                            1
+                        } else {
+                            2
+                        },
+                    );
                 }
             }
             if let Some(r) = reads.filter(|r| !named.contains(r)) {
@@ -159,11 +170,21 @@ pub struct SessionGovernor {
 
 fn measure(m: &Message, fact: Option<&Fact>) -> (u64, u64) {
     let text = |parts: &[super::model::Part], reasoning: bool| {
-        tokens_of(parts.iter().filter(|p| p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning)).map(|p| p.text.as_str()))
+        tokens_of(
+            parts
+                .iter()
+                .filter(|p| {
+                    p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning)
+                })
+                .map(|p| p.text.as_str()),
+        )
     };
     match m {
         Message::User { parts, .. } => (1, text(parts, false)),
-        Message::Assistant { parts, calls } => (1 + calls.len() as u64, text(parts, true) + calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>()),
+        Message::Assistant { parts, calls } => (
+            1 + calls.len() as u64,
+            text(parts, true) + calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>(),
+        ),
         Message::Tool(_) => (1, fact.map_or(0, |f| f.tokens)),
     }
 }
@@ -184,7 +205,8 @@ impl SessionGovernor {
         let Some(c) = &self.cache else { return false };
         c.settings == *settings
             && c.n <= history.len()
-            && (c.n == 0 || (history.first() == c.first.as_ref() && history.get(c.n - 1) == c.last.as_ref()))
+            && (c.n == 0
+                || (history.first() == c.first.as_ref() && history.get(c.n - 1) == c.last.as_ref()))
     }
 
     /// Governs one model request of this session: what to send and the `context_governed`
@@ -192,7 +214,11 @@ impl SessionGovernor {
     /// P when an epoch boundary is crossed.
     pub fn request(&mut self, settings: &GovSettings, turn: Turn<'_>) -> Sent {
         if settings.mode == GovernorMode::Off {
-            return Sent { stubs: Vec::new(), invariants: None, event: None };
+            return Sent {
+                stubs: Vec::new(),
+                invariants: None,
+                event: None,
+            };
         }
         let h = turn.history;
         if !self.valid(settings, h) {
@@ -211,7 +237,13 @@ impl SessionGovernor {
                 usage: UsageState::default(),
             });
         }
-        let Some(c) = self.cache.as_mut() else { return Sent { stubs: Vec::new(), invariants: None, event: None } };
+        let Some(c) = self.cache.as_mut() else {
+            return Sent {
+                stubs: Vec::new(),
+                invariants: None,
+                event: None,
+            };
+        };
         let start = c.n;
         for (i, m) in h.iter().enumerate().skip(start) {
             match m {
@@ -220,7 +252,10 @@ impl SessionGovernor {
                         c.calls.entry(call.id.clone()).or_insert((i, k));
                     }
                 }
-                Message::User { kind: UserKind::Checkpoint, .. } => c.compacted = true,
+                Message::User {
+                    kind: UserKind::Checkpoint,
+                    ..
+                } => c.compacted = true,
                 _ => {}
             }
             let call = match m {
@@ -241,9 +276,19 @@ impl SessionGovernor {
             c.elided = steps
                 .into_iter()
                 .enumerate()
-                .filter_map(|(i, s)| match (s, &h[i], c.facts[i].as_ref().and_then(|f| f.stub.clone())) {
-                    (Step::Elide { reason, tokens_saved, .. }, Message::Tool(r), Some(stub)) => Some((i, r.call_id.clone(), reason, tokens_saved, stub)),
-                    _ => None,
+                .filter_map(|(i, s)| {
+                    match (s, &h[i], c.facts[i].as_ref().and_then(|f| f.stub.clone())) {
+                        (
+                            Step::Elide {
+                                reason,
+                                tokens_saved,
+                                ..
+                            },
+                            Message::Tool(r),
+                            Some(stub),
+                        ) => Some((i, r.call_id.clone(), reason, tokens_saved, stub)),
+                        _ => None,
+                    }
                 })
                 .collect();
             c.e = e;
@@ -253,7 +298,10 @@ impl SessionGovernor {
         for (i, m) in h.iter().enumerate().skip(start) {
             match m {
                 Message::Tool(r) => {
-                    if settings.mode == GovernorMode::On && elided_now.contains(&i) && !self.ledger.contains(&r.call_id) {
+                    if settings.mode == GovernorMode::On
+                        && elided_now.contains(&i)
+                        && !self.ledger.contains(&r.call_id)
+                    {
                         continue;
                     }
                     self.ledger.insert(r.call_id.clone());
@@ -262,11 +310,18 @@ impl SessionGovernor {
                         Message::Assistant { calls, .. } => calls.get(ci),
                         _ => None,
                     });
-                    match call.zip(fact).and_then(|(cl, f)| attributable(cl, r, &f.class)) {
+                    match call
+                        .zip(fact)
+                        .and_then(|(cl, f)| attributable(cl, r, &f.class))
+                    {
                         Some((tool, paths)) => {
                             let k = c.usage.results.len();
                             c.usage.usage.per_tool.entry(tool.clone()).or_default().seen += 1;
-                            c.usage.results.push(Attributed { is_read: tool == "read_file", tool, outcome: 0 });
+                            c.usage.results.push(Attributed {
+                                is_read: tool == "read_file",
+                                tool,
+                                outcome: 0,
+                            });
                             let mut paths = paths;
                             paths.sort();
                             paths.dedup();
@@ -302,7 +357,13 @@ impl SessionGovernor {
         let p = turn.parts;
         let mut segments = c.segments;
         let mut tokens_before = c.tokens;
-        for t in p.system.iter().chain(p.skills.iter()).chain(p.tools.iter()).chain(p.instructions.iter().map(|(_, t)| t)) {
+        for t in p
+            .system
+            .iter()
+            .chain(p.skills.iter())
+            .chain(p.tools.iter())
+            .chain(p.instructions.iter().map(|(_, t)| t))
+        {
             segments += 1;
             tokens_before += tokens(t);
         }
@@ -341,14 +402,42 @@ impl SessionGovernor {
             invariants: counts,
             usage: Some(c.usage.usage.clone()),
         };
-        let stubs = if settings.mode == GovernorMode::On { c.elided.iter().map(|x| (x.0, x.4.clone())).collect() } else { Vec::new() };
-        Sent { stubs, invariants: block, event: Some(event) }
+        let stubs = if settings.mode == GovernorMode::On {
+            c.elided.iter().map(|x| (x.0, x.4.clone())).collect()
+        } else {
+            Vec::new()
+        };
+        Sent {
+            stubs,
+            invariants: block,
+            event: Some(event),
+        }
     }
 
     /// The ContextReport of the next request (§6), with this session's ledger.
     #[must_use]
-    pub fn report(&self, settings: &GovSettings, turn: Turn<'_>, request: Option<u64>) -> ContextReport {
-        let ledger = if self.ledger.is_empty() { Ledger::None } else { Ledger::Known(&self.ledger) };
-        govern(settings, Request { session_id: turn.session_id, history: turn.history, parts: turn.parts, sources: turn.sources, request, ledger }).report
+    pub fn report(
+        &self,
+        settings: &GovSettings,
+        turn: Turn<'_>,
+        request: Option<u64>,
+    ) -> ContextReport {
+        let ledger = if self.ledger.is_empty() {
+            Ledger::None
+        } else {
+            Ledger::Known(&self.ledger)
+        };
+        govern(
+            settings,
+            Request {
+                session_id: turn.session_id,
+                history: turn.history,
+                parts: turn.parts,
+                sources: turn.sources,
+                request,
+                ledger,
+            },
+        )
+        .report
     }
 }

@@ -26,7 +26,11 @@ impl Base {
 #[must_use]
 pub fn is_absolute(p: &str) -> bool {
     let b = p.as_bytes();
-    p.starts_with('/') || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b[2] == b'\\' || b[2] == b'/'))
+    p.starts_with('/')
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && (b[2] == b'\\' || b[2] == b'/'))
 }
 
 /// The path key of `p` under `base` (§11.3); `None`: no key, matches nothing.
@@ -39,7 +43,11 @@ pub fn key(base: &Base, p: &str) -> Option<String> {
         return Some(p.to_owned());
     }
     match base {
-        Base::Known(b) => Some(if b.ends_with('/') { format!("{b}{p}") } else { format!("{b}/{p}") }),
+        Base::Known(b) => Some(if b.ends_with('/') {
+            format!("{b}{p}")
+        } else {
+            format!("{b}/{p}")
+        }),
         Base::Empty => Some(p.to_owned()),
         Base::Unknown => None,
     }
@@ -58,8 +66,14 @@ enum Tok {
     Word(Word),
     Op(&'static str),
     /// A redirection: operator (digit stripped), target word (None for fd duplication / heredoc).
-    Redir { op: &'static str, target: Option<Word>, dup: bool },
-    Heredoc { body: String },
+    Redir {
+        op: &'static str,
+        target: Option<Word>,
+        dup: bool,
+    },
+    Heredoc {
+        body: String,
+    },
 }
 
 #[derive(Default)]
@@ -131,7 +145,11 @@ fn lex(src: &str) -> Lexed {
                         let append = at(i + 2) == Some('>');
                         i += if append { 3 } else { 2 };
                         let target = read_word(&c, &mut i, &mut out.opaque);
-                        out.toks.push(Tok::Redir { op: if append { "&>>" } else { "&>" }, target, dup: false });
+                        out.toks.push(Tok::Redir {
+                            op: if append { "&>>" } else { "&>" },
+                            target,
+                            dup: false,
+                        });
                         continue;
                     }
                     _ => match ch {
@@ -147,7 +165,10 @@ fn lex(src: &str) -> Lexed {
                 out.toks.push(Tok::Op(op));
             }
             '<' | '>' => lex_redir(&c, &mut i, &mut out, &mut pending),
-            d if d.is_ascii_digit() && matches!(at(i + 1), Some('<' | '>')) && word_boundary_before(&c, i) => {
+            d if d.is_ascii_digit()
+                && matches!(at(i + 1), Some('<' | '>'))
+                && word_boundary_before(&c, i) =>
+            {
                 i += 1;
                 lex_redir(&c, &mut i, &mut out, &mut pending);
             }
@@ -165,7 +186,9 @@ fn lex(src: &str) -> Lexed {
 }
 
 fn word_boundary_before(c: &[char], i: usize) -> bool {
-    i == 0 || c.get(i - 1).is_some_and(|p| p.is_whitespace() || matches!(p, ';' | '&' | '|'))
+    i == 0
+        || c.get(i - 1)
+            .is_some_and(|p| p.is_whitespace() || matches!(p, ';' | '&' | '|'))
 }
 
 fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usize, String, bool)>) {
@@ -175,7 +198,9 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         if at(*i + 2) == Some('<') {
             *i += 3;
             let w = read_word(c, i, &mut out.opaque);
-            out.toks.push(Tok::Heredoc { body: w.map(|w| w.text + "\n").unwrap_or_default() });
+            out.toks.push(Tok::Heredoc {
+                body: w.map(|w| w.text + "\n").unwrap_or_default(),
+            });
             return;
         }
         let strip = at(*i + 2) == Some('-');
@@ -183,7 +208,9 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         match read_word(c, i, &mut out.opaque) {
             Some(w) => {
                 pending.push((out.toks.len(), w.text, strip));
-                out.toks.push(Tok::Heredoc { body: String::new() });
+                out.toks.push(Tok::Heredoc {
+                    body: String::new(),
+                });
             }
             None => out.opaque = true,
         }
@@ -194,7 +221,11 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         ('>', Some('&')) | ('<', Some('&')) => {
             *i += 2;
             let _ = read_word(c, i, &mut out.opaque);
-            out.toks.push(Tok::Redir { op: if ch == '>' { ">&" } else { "<&" }, target: None, dup: true });
+            out.toks.push(Tok::Redir {
+                op: if ch == '>' { ">&" } else { "<&" },
+                target: None,
+                dup: true,
+            });
             return;
         }
         ('>', Some('|')) => (">", 2),
@@ -206,7 +237,11 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
     if target.is_none() {
         out.opaque = true;
     }
-    out.toks.push(Tok::Redir { op, target, dup: false });
+    out.toks.push(Tok::Redir {
+        op,
+        target,
+        dup: false,
+    });
 }
 
 /// Reads one word at `i` (skipping leading blanks); `None` when none starts there.
@@ -268,9 +303,10 @@ fn read_word(c: &[char], i: &mut usize, opaque: &mut bool) -> Option<Word> {
             '\\' => {
                 plain = false;
                 if let Some(n) = c.get(*i + 1)
-                    && *n != '\n' {
-                        text.push(*n);
-                    }
+                    && *n != '\n'
+                {
+                    text.push(*n);
+                }
                 *i += 2;
             }
             _ => {
@@ -282,7 +318,11 @@ fn read_word(c: &[char], i: &mut usize, opaque: &mut bool) -> Option<Word> {
             }
         }
     }
-    (*i > start).then_some(Word { text, dynamic, plain })
+    (*i > start).then_some(Word {
+        text,
+        dynamic,
+        plain,
+    })
 }
 
 #[derive(Clone, Debug, Default)]
@@ -325,9 +365,13 @@ fn basename(s: &str) -> &str {
 }
 
 fn is_assignment(w: &Word) -> bool {
-    let Some(eq) = w.text.find('=') else { return false };
+    let Some(eq) = w.text.find('=') else {
+        return false;
+    };
     let name = &w.text[..eq];
-    !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Operands of a command after its options; value options take the next word (or are attached).
@@ -357,7 +401,11 @@ fn operands<'w>(args: &'w [Word], value_opts: &[&str]) -> (Vec<&'w Word>, Vec<St
 }
 
 fn has_opt(opts: &[String], names: &[&str]) -> bool {
-    opts.iter().any(|o| names.iter().any(|n| o == n || (n.len() == 2 && o.starts_with(n) && !o.starts_with("--"))))
+    opts.iter().any(|o| {
+        names
+            .iter()
+            .any(|n| o == n || (n.len() == 2 && o.starts_with(n) && !o.starts_with("--")))
+    })
 }
 
 /// `sed`: (script given by -e/-f, in-place, files after the script).
@@ -400,7 +448,11 @@ fn sed_parts(args: &[Word]) -> (bool, bool, bool, Vec<&Word>) {
         }
         i += 1;
     }
-    let files = if script_opt { ops } else { ops.into_iter().skip(1).collect() };
+    let files = if script_opt {
+        ops
+    } else {
+        ops.into_iter().skip(1).collect()
+    };
     (in_place, quiet, file_script, files)
 }
 
@@ -417,16 +469,21 @@ fn python_writes(code: &str) -> Vec<String> {
     while let Some(p) = rest.find("open(") {
         let after = &rest[p + 5..];
         if (p == 0 || !rest[..p].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-            && let Some((path, used)) = lit(after) {
-                let tail = after[used..].trim_start();
-                if let Some(t) = tail.strip_prefix(',') {
-                    let t = t.trim_start().strip_prefix("mode=").unwrap_or(t.trim_start());
-                    if let Some((mode, _)) = lit(t)
-                        && mode.contains(['w', 'a', 'x', '+']) {
-                            out.push(path);
-                        }
+            && let Some((path, used)) = lit(after)
+        {
+            let tail = after[used..].trim_start();
+            if let Some(t) = tail.strip_prefix(',') {
+                let t = t
+                    .trim_start()
+                    .strip_prefix("mode=")
+                    .unwrap_or(t.trim_start());
+                if let Some((mode, _)) = lit(t)
+                    && mode.contains(['w', 'a', 'x', '+'])
+                {
+                    out.push(path);
                 }
             }
+        }
         rest = after;
     }
     let mut rest = code;
@@ -435,9 +492,10 @@ fn python_writes(code: &str) -> Vec<String> {
         if let Some((path, used)) = lit(after) {
             let tail = after[used..].trim_start();
             if let Some(t) = tail.strip_prefix(')')
-                && (t.starts_with(".write_text(") || t.starts_with(".write_bytes(")) {
-                    out.push(path);
-                }
+                && (t.starts_with(".write_text(") || t.starts_with(".write_bytes("))
+            {
+                out.push(path);
+            }
         }
         rest = after;
     }
@@ -455,9 +513,10 @@ fn written_of(cmd: &Simple, prog: &str, args: &[Word]) -> Vec<Option<String>> {
             continue;
         }
         if let Some(t) = target
-            && !NULL_TARGETS.contains(&t.text.as_str()) {
-                w.push(static_of(t));
-            }
+            && !NULL_TARGETS.contains(&t.text.as_str())
+        {
+            w.push(static_of(t));
+        }
     }
     match prog {
         "sed" => {
@@ -470,7 +529,17 @@ fn written_of(cmd: &Simple, prog: &str, args: &[Word]) -> Vec<Option<String>> {
         "truncate" => w.extend(operands(args, &["-s", "-r"]).0.into_iter().map(static_of)),
         "cp" => w.extend(operands(args, &["-t", "-S"]).0.last().map(|x| static_of(x))),
         "mv" => w.extend(operands(args, &["-t", "-S"]).0.into_iter().map(static_of)),
-        "patch" => w.extend(operands(args, &["-i", "-o", "-d", "-p", "-r", "-D", "-F", "-B", "-V", "-z", "-Y"]).0.first().map(|x| static_of(x))),
+        "patch" => w.extend(
+            operands(
+                args,
+                &[
+                    "-i", "-o", "-d", "-p", "-r", "-D", "-F", "-B", "-V", "-z", "-Y",
+                ],
+            )
+            .0
+            .first()
+            .map(|x| static_of(x)),
+        ),
         "git" => {
             let sub = args.first().map(|a| a.text.as_str());
             if sub == Some("checkout") {
@@ -478,11 +547,21 @@ fn written_of(cmd: &Simple, prog: &str, args: &[Word]) -> Vec<Option<String>> {
                     w.extend(args[p + 1..].iter().map(static_of));
                 }
             } else if sub == Some("restore") {
-                w.extend(operands(args.get(1..).unwrap_or_default(), &["-s", "--source"]).0.into_iter().map(static_of));
+                w.extend(
+                    operands(args.get(1..).unwrap_or_default(), &["-s", "--source"])
+                        .0
+                        .into_iter()
+                        .map(static_of),
+                );
             }
         }
         "python" | "python3" => {
-            let code = args.iter().position(|a| a.text == "-c").and_then(|p| args.get(p + 1)).map(|a| a.text.clone()).or_else(|| cmd.stdin.clone());
+            let code = args
+                .iter()
+                .position(|a| a.text == "-c")
+                .and_then(|p| args.get(p + 1))
+                .map(|a| a.text.clone())
+                .or_else(|| cmd.stdin.clone());
             if let Some(code) = code {
                 w.extend(python_writes(&code).into_iter().map(Some));
             }
@@ -502,7 +581,11 @@ fn is_filter(prog: &str, args: &[Word]) -> bool {
         }
         "grep" | "egrep" | "fgrep" => {
             let (ops, opts) = operands(args, &["-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D"]);
-            if has_opt(&opts, &["-e", "-f"]) { ops.is_empty() } else { ops.len() == 1 }
+            if has_opt(&opts, &["-e", "-f"]) {
+                ops.is_empty()
+            } else {
+                ops.len() == 1
+            }
         }
         "sed" => {
             let (in_place, _, _, files) = sed_parts(args);
@@ -510,7 +593,12 @@ fn is_filter(prog: &str, args: &[Word]) -> bool {
         }
         "awk" => operands(args, &["-F", "-v"]).0.len() == 1,
         "tr" => true,
-        "nl" => operands(args, &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"]).0.is_empty(),
+        "nl" => operands(
+            args,
+            &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+        )
+        .0
+        .is_empty(),
         "wc" | "cat" => operands(args, &[]).0.is_empty(),
         "sort" => operands(args, &["-k", "-t", "-o", "-S", "-T"]).0.is_empty(),
         "uniq" => operands(args, &["-f", "-s", "-w"]).0.is_empty(),
@@ -523,7 +611,13 @@ fn is_filter(prog: &str, args: &[Word]) -> bool {
 fn read_operand<'w>(prog: &str, args: &'w [Word]) -> Option<&'w Word> {
     let ops = match prog {
         "cat" => operands(args, &[]).0,
-        "nl" => operands(args, &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"]).0,
+        "nl" => {
+            operands(
+                args,
+                &["-b", "-d", "-f", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+            )
+            .0
+        }
         "head" | "tail" => {
             let (ops, opts) = operands(args, &["-n", "-c"]);
             if has_opt(&opts, &["-f", "-F", "--follow"]) {
@@ -558,22 +652,28 @@ fn search_of(prog: &str, args: &[Word]) -> Option<bool> {
         "grep" | "egrep" | "fgrep" | "rg" | "ag" => {
             let files = args.iter().any(|a| {
                 let t = a.text.as_str();
-                t == "--files-with-matches" || t == "--files" || (t.starts_with('-') && !t.starts_with("--") && t.contains('l'))
+                t == "--files-with-matches"
+                    || t == "--files"
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('l'))
             });
             Some(files)
         }
-        "git" if args.first().is_some_and(|a| a.text == "grep") => {
-            Some(args.iter().any(|a| a.text == "-l" || a.text == "--files-with-matches" || a.text == "--name-only"))
-        }
+        "git" if args.first().is_some_and(|a| a.text == "grep") => Some(args.iter().any(|a| {
+            a.text == "-l" || a.text == "--files-with-matches" || a.text == "--name-only"
+        })),
         "find" => {
             let mut i = 0;
             while i < args.len() {
                 let t = args[i].text.as_str();
-                if t == "-delete" || t.starts_with("-fprint") || t == "-fls" || t.starts_with("-ok") {
+                if t == "-delete" || t.starts_with("-fprint") || t == "-fls" || t.starts_with("-ok")
+                {
                     return None;
                 }
                 if t == "-exec" || t == "-execdir" {
-                    let p = args.get(i + 1).map(|a| basename(&a.text)).unwrap_or_default();
+                    let p = args
+                        .get(i + 1)
+                        .map(|a| basename(&a.text))
+                        .unwrap_or_default();
                     if !matches!(p, "grep" | "egrep" | "fgrep" | "rg") {
                         return None;
                     }
@@ -621,14 +721,23 @@ fn structure(toks: Vec<Tok>) -> Vec<Vec<Simple>> {
 fn program(cmd: &Simple) -> Option<(String, &[Word])> {
     let skip = cmd.words.iter().take_while(|w| is_assignment(w)).count();
     let first = cmd.words.get(skip)?;
-    Some((basename(&first.text).to_owned(), cmd.words.get(skip + 1..).unwrap_or_default()))
+    Some((
+        basename(&first.text).to_owned(),
+        cmd.words.get(skip + 1..).unwrap_or_default(),
+    ))
 }
 
 /// Classifies a shell command run with base directory `base`.
 #[must_use]
 pub fn classify(command: &str, base: &Base) -> Shell {
     let text = command.trim().to_owned();
-    let process = |b: &Base| Shell { kind: Kind::Process, written: Vec::new(), written_raw: Vec::new(), base: b.clone(), text: text.clone() };
+    let process = |b: &Base| Shell {
+        kind: Kind::Process,
+        written: Vec::new(),
+        written_raw: Vec::new(),
+        base: b.clone(),
+        text: text.clone(),
+    };
     let lexed = lex(command);
     if lexed.opaque {
         return process(base);
@@ -637,9 +746,11 @@ pub fn classify(command: &str, base: &Base) -> Shell {
     for el in &elements {
         for cmd in el {
             if let Some(w) = cmd.words.iter().find(|w| w.plain)
-                && cmd.words.first() == Some(w) && (OPAQUE_FIRST.contains(&w.text.as_str()) || w.text == "{" || w.text == "}") {
-                    return process(base);
-                }
+                && cmd.words.first() == Some(w)
+                && (OPAQUE_FIRST.contains(&w.text.as_str()) || w.text == "{" || w.text == "}")
+            {
+                return process(base);
+            }
         }
     }
     let mut b = base.clone();
@@ -648,11 +759,16 @@ pub fn classify(command: &str, base: &Base) -> Shell {
     let mut remaining: Vec<(&Vec<Simple>, Base)> = Vec::new();
     let mut leading = true;
     for el in &elements {
-        let is_cd = el.len() == 1 && el[0].redirs.is_empty() && el[0].stdin.is_none() && el[0].words.first().is_some_and(|w| w.text == "cd");
+        let is_cd = el.len() == 1
+            && el[0].redirs.is_empty()
+            && el[0].stdin.is_none()
+            && el[0].words.first().is_some_and(|w| w.text == "cd");
         if is_cd {
             let words = &el[0].words;
             b = match words.as_slice() {
-                [_, dir] if !dir.dynamic && dir.text != "-" => key(&b, &dir.text).map_or(Base::Unknown, Base::Known),
+                [_, dir] if !dir.dynamic && dir.text != "-" => {
+                    key(&b, &dir.text).map_or(Base::Unknown, Base::Known)
+                }
                 _ => Base::Unknown,
             };
             if leading {
@@ -673,20 +789,41 @@ pub fn classify(command: &str, base: &Base) -> Shell {
         }
         remaining.push((el, b.clone()));
     }
-    let mut shell = Shell { kind: Kind::Process, written, written_raw, base: b.clone(), text: text.clone() };
-    let [(el, eb)] = remaining.as_slice() else { return shell };
+    let mut shell = Shell {
+        kind: Kind::Process,
+        written,
+        written_raw,
+        base: b.clone(),
+        text: text.clone(),
+    };
+    let [(el, eb)] = remaining.as_slice() else {
+        return shell;
+    };
     shell.base = eb.clone();
-    let redirs_ok = el.iter().all(|c| c.redirs.iter().all(|(op, t, dup)| *dup || (*op != "<" && t.as_ref().is_some_and(|t| t.text == "/dev/null"))));
-    let filters_ok = el.iter().skip(1).all(|c| c.stdin.is_none() && program(c).is_some_and(|(p, a)| is_filter(&p, a)));
+    let redirs_ok = el.iter().all(|c| {
+        c.redirs.iter().all(|(op, t, dup)| {
+            *dup || (*op != "<" && t.as_ref().is_some_and(|t| t.text == "/dev/null"))
+        })
+    });
+    let filters_ok = el
+        .iter()
+        .skip(1)
+        .all(|c| c.stdin.is_none() && program(c).is_some_and(|(p, a)| is_filter(&p, a)));
     if !redirs_ok || !filters_ok || !shell.written.is_empty() {
         return shell;
     }
-    let Some((prog, args)) = el.first().and_then(program) else { return shell };
+    let Some((prog, args)) = el.first().and_then(program) else {
+        return shell;
+    };
     if READS.contains(&prog.as_str())
-        && let Some(w) = read_operand(&prog, args) {
-            shell.kind = Kind::Read { key: key(eb, &w.text), path: w.text.clone() };
-            return shell;
-        }
+        && let Some(w) = read_operand(&prog, args)
+    {
+        shell.kind = Kind::Read {
+            key: key(eb, &w.text),
+            path: w.text.clone(),
+        };
+        return shell;
+    }
     if let Some(files) = search_of(&prog, args) {
         shell.kind = Kind::Search { files };
     }
@@ -698,11 +835,16 @@ pub fn classify(command: &str, base: &Base) -> Shell {
 pub fn search_output_paths(output: &str, files: bool, base: &Base) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in output.lines().filter(|l| !l.is_empty()) {
-        let p = if files { Some(line.to_owned()) } else { line_path(line) };
+        let p = if files {
+            Some(line.to_owned())
+        } else {
+            line_path(line)
+        };
         if let Some(k) = p.and_then(|p| key(base, &p))
-            && !out.contains(&k) {
-                out.push(k);
-            }
+            && !out.contains(&k)
+        {
+            out.push(k);
+        }
     }
     out
 }
@@ -734,18 +876,58 @@ mod tests {
 
     #[test]
     fn reads_through_filters() {
-        assert_eq!(c("cat a | head -5").kind, Kind::Read { key: Some("a".into()), path: "a".into() });
-        assert_eq!(c("nl -ba src/x.py | sed -n '1,20p'").kind, Kind::Read { key: Some("src/x.py".into()), path: "src/x.py".into() });
-        assert_eq!(c("sed -n '10,20p' f.py").kind, Kind::Read { key: Some("f.py".into()), path: "f.py".into() });
-        assert_eq!(c("head -n 5 f 2>/dev/null").kind, Kind::Read { key: Some("f".into()), path: "f".into() });
-        assert_eq!(c("awk -F: '{print $1}' /etc/passwd").kind, Kind::Read { key: Some("/etc/passwd".into()), path: "/etc/passwd".into() });
+        assert_eq!(
+            c("cat a | head -5").kind,
+            Kind::Read {
+                key: Some("a".into()),
+                path: "a".into()
+            }
+        );
+        assert_eq!(
+            c("nl -ba src/x.py | sed -n '1,20p'").kind,
+            Kind::Read {
+                key: Some("src/x.py".into()),
+                path: "src/x.py".into()
+            }
+        );
+        assert_eq!(
+            c("sed -n '10,20p' f.py").kind,
+            Kind::Read {
+                key: Some("f.py".into()),
+                path: "f.py".into()
+            }
+        );
+        assert_eq!(
+            c("head -n 5 f 2>/dev/null").kind,
+            Kind::Read {
+                key: Some("f".into()),
+                path: "f".into()
+            }
+        );
+        assert_eq!(
+            c("awk -F: '{print $1}' /etc/passwd").kind,
+            Kind::Read {
+                key: Some("/etc/passwd".into()),
+                path: "/etc/passwd".into()
+            }
+        );
         assert_eq!(c("tail -f log").kind, Kind::Process);
         assert_eq!(c("sed 's/a/b/' f").kind, Kind::Process);
     }
 
     #[test]
     fn processes_are_not_classified() {
-        for s in ["cat a b", "cat $F", "echo X && cat p", "cat 'unterminated", "cat a > b", "(cat a)", "cat a &", "for f in a; do cat $f; done", "find . -name x -delete"] {
+        for s in [
+            "cat a b",
+            "cat $F",
+            "echo X && cat p",
+            "cat 'unterminated",
+            "cat a > b",
+            "(cat a)",
+            "cat a &",
+            "for f in a; do cat $f; done",
+            "find . -name x -delete",
+        ] {
             assert_eq!(c(s).kind, Kind::Process, "{s}");
         }
         assert_eq!(c("cat a > b").written, vec!["b".to_owned()]);
@@ -764,26 +946,66 @@ mod tests {
     #[test]
     fn cd_sets_the_base() {
         let s = classify("cd /testbed && cat x.py", &Base::Empty);
-        assert_eq!(s.kind, Kind::Read { key: Some("/testbed/x.py".into()), path: "x.py".into() });
+        assert_eq!(
+            s.kind,
+            Kind::Read {
+                key: Some("/testbed/x.py".into()),
+                path: "x.py".into()
+            }
+        );
         let s = classify("cd sub && cat x", &Base::Known("/r".into()));
-        assert_eq!(s.kind, Kind::Read { key: Some("/r/sub/x".into()), path: "x".into() });
+        assert_eq!(
+            s.kind,
+            Kind::Read {
+                key: Some("/r/sub/x".into()),
+                path: "x".into()
+            }
+        );
         let s = classify("cd $D && cat x", &Base::Known("/r".into()));
-        assert_eq!(s.kind, Kind::Read { key: None, path: "x".into() });
+        assert_eq!(
+            s.kind,
+            Kind::Read {
+                key: None,
+                path: "x".into()
+            }
+        );
     }
 
     #[test]
     fn written_paths_of_editing_commands() {
-        assert_eq!(classify("sed -i 's/a/b/' /testbed/x.py", &Base::Empty).written, vec!["/testbed/x.py".to_owned()]);
-        assert_eq!(c("sed -i.bak -e 's/a/b/' x y").written, vec!["x".to_owned(), "y".to_owned()]);
-        assert_eq!(c("echo hi | tee -a out.txt").written, vec!["out.txt".to_owned()]);
+        assert_eq!(
+            classify("sed -i 's/a/b/' /testbed/x.py", &Base::Empty).written,
+            vec!["/testbed/x.py".to_owned()]
+        );
+        assert_eq!(
+            c("sed -i.bak -e 's/a/b/' x y").written,
+            vec!["x".to_owned(), "y".to_owned()]
+        );
+        assert_eq!(
+            c("echo hi | tee -a out.txt").written,
+            vec!["out.txt".to_owned()]
+        );
         assert_eq!(c("rm -f a b").written, vec!["a".to_owned(), "b".to_owned()]);
         assert_eq!(c("cp a b").written, vec!["b".to_owned()]);
         assert_eq!(c("mv a b").written, vec!["a".to_owned(), "b".to_owned()]);
-        assert_eq!(c("patch -p1 f.py < x.diff").written, vec!["f.py".to_owned()]);
-        assert_eq!(c("git checkout -- a b").written, vec!["a".to_owned(), "b".to_owned()]);
+        assert_eq!(
+            c("patch -p1 f.py < x.diff").written,
+            vec!["f.py".to_owned()]
+        );
+        assert_eq!(
+            c("git checkout -- a b").written,
+            vec!["a".to_owned(), "b".to_owned()]
+        );
         assert_eq!(c("git restore a").written, vec!["a".to_owned()]);
-        assert_eq!(c("python3 -c \"open('o.txt', 'w').write('x')\"").written, vec!["o.txt".to_owned()]);
-        assert_eq!(c("python - <<EOF\nfrom pathlib import Path\nPath('p.txt').write_text('x')\nEOF").written, vec!["p.txt".to_owned()]);
+        assert_eq!(
+            c("python3 -c \"open('o.txt', 'w').write('x')\"").written,
+            vec!["o.txt".to_owned()]
+        );
+        assert_eq!(
+            c("python - <<EOF\nfrom pathlib import Path\nPath('p.txt').write_text('x')\nEOF")
+                .written,
+            vec!["p.txt".to_owned()]
+        );
         assert_eq!(c("echo x > /dev/null").written, Vec::<String>::new());
         assert_eq!(c("echo x 2>&1 > $OUT").written, Vec::<String>::new());
     }
@@ -792,10 +1014,20 @@ mod tests {
     fn searches_and_their_output_paths() {
         assert_eq!(c("grep -rn foo .").kind, Kind::Search { files: false });
         assert_eq!(c("rg -l foo").kind, Kind::Search { files: true });
-        assert_eq!(c("find . -name '*.py' | head -20").kind, Kind::Search { files: true });
+        assert_eq!(
+            c("find . -name '*.py' | head -20").kind,
+            Kind::Search { files: true }
+        );
         assert_eq!(c("find . -exec rm {} ;").kind, Kind::Process);
         assert_eq!(c("git grep -n x").kind, Kind::Search { files: false });
-        assert_eq!(search_output_paths("a/b.py:10:x\nc-3-y\nnothing\n", false, &Base::Known("/r".into())), vec!["/r/a/b.py".to_owned(), "/r/c".to_owned()]);
+        assert_eq!(
+            search_output_paths(
+                "a/b.py:10:x\nc-3-y\nnothing\n",
+                false,
+                &Base::Known("/r".into())
+            ),
+            vec!["/r/a/b.py".to_owned(), "/r/c".to_owned()]
+        );
     }
 
     #[test]

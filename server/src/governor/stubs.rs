@@ -53,15 +53,32 @@ pub fn quote(s: &str) -> String {
 #[must_use]
 pub fn stub(class: &Class) -> Option<String> {
     match class {
-        Class::Read { shown, lines, sha256, .. } => {
-            let h = sha256.as_deref().and_then(|s| s.get(..8)).unwrap_or("unknown");
-            let lines = lines.map(|(s, l)| format!(" lines {s}+{l}")).unwrap_or_default();
-            Some(format!("[elided: read_file {}@{h}{lines}; re-read to view]", quote(shown)))
+        Class::Read {
+            shown,
+            lines,
+            sha256,
+            ..
+        } => {
+            let h = sha256
+                .as_deref()
+                .and_then(|s| s.get(..8))
+                .unwrap_or("unknown");
+            let lines = lines
+                .map(|(s, l)| format!(" lines {s}+{l}"))
+                .unwrap_or_default();
+            Some(format!(
+                "[elided: read_file {}@{h}{lines}; re-read to view]",
+                quote(shown)
+            ))
         }
-        Class::Bg { task, offset, .. } => {
-            Some(format!("[elided: bg_output {} offset {offset}; a later bg_output covers it]", quote(task)))
-        }
-        Class::Search { shown, .. } => Some(format!("[elided: search_text {}; identical to a later result]", quote(shown))),
+        Class::Bg { task, offset, .. } => Some(format!(
+            "[elided: bg_output {} offset {offset}; a later bg_output covers it]",
+            quote(task)
+        )),
+        Class::Search { shown, .. } => Some(format!(
+            "[elided: search_text {}; identical to a later result]",
+            quote(shown)
+        )),
         _ => None,
     }
 }
@@ -136,25 +153,72 @@ mod tests {
     }
 
     fn bg(task: &str, offset: u64) -> Class {
-        Class::Bg { task: task.into(), offset, limit: 16384, cursor: false, next_offset: None, empty: false }
+        Class::Bg {
+            task: task.into(),
+            offset,
+            limit: 16384,
+            cursor: false,
+            next_offset: None,
+            empty: false,
+        }
     }
 
     fn search(p: &str) -> Class {
-        Class::Search { signature: String::new(), shown: p.into(), records: None }
+        Class::Search {
+            signature: String::new(),
+            shown: p.into(),
+            records: None,
+        }
     }
 
     #[test]
     fn worked_examples_of_section_4_3_are_reproduced_byte_for_byte() {
         let cases: Vec<(Class, &str, usize)> = vec![
-            (read("src/a.ts", None, Some("1a2b3c4d")), "[elided: read_file \"src/a.ts\"@1a2b3c4d; re-read to view]", 56),
-            (read("src/a.ts", Some((10, 50)), Some("1a2b3c4d")), "[elided: read_file \"src/a.ts\"@1a2b3c4d lines 10+50; re-read to view]", 68),
-            (read("logs/big.log", Some((5, 200)), None), "[elided: read_file \"logs/big.log\"@unknown lines 5+200; re-read to view]", 71),
-            (read("docs/é.md", None, Some("00ff00ff")), "[elided: read_file \"docs/\\u00e9.md\"@00ff00ff; re-read to view]", 62),
-            (read("C:\\src\\a.ts", None, None), "[elided: read_file \"C:\\\\src\\\\a.ts\"@unknown; re-read to view]", 60),
-            (bg("task-7", 0), "[elided: bg_output \"task-7\" offset 0; a later bg_output covers it]", 66),
-            (bg("t1", 300), "[elided: bg_output \"t1\" offset 300; a later bg_output covers it]", 64),
-            (search("fn \"main\"\n"), "[elided: search_text \"fn \\\"main\\\"\\n\"; identical to a later result]", 66),
-            (search("😀 TODO"), "[elided: search_text \"\\ud83d\\ude00 TODO\"; identical to a later result]", 70),
+            (
+                read("src/a.ts", None, Some("1a2b3c4d")),
+                "[elided: read_file \"src/a.ts\"@1a2b3c4d; re-read to view]",
+                56,
+            ),
+            (
+                read("src/a.ts", Some((10, 50)), Some("1a2b3c4d")),
+                "[elided: read_file \"src/a.ts\"@1a2b3c4d lines 10+50; re-read to view]",
+                68,
+            ),
+            (
+                read("logs/big.log", Some((5, 200)), None),
+                "[elided: read_file \"logs/big.log\"@unknown lines 5+200; re-read to view]",
+                71,
+            ),
+            (
+                read("docs/é.md", None, Some("00ff00ff")),
+                "[elided: read_file \"docs/\\u00e9.md\"@00ff00ff; re-read to view]",
+                62,
+            ),
+            (
+                read("C:\\src\\a.ts", None, None),
+                "[elided: read_file \"C:\\\\src\\\\a.ts\"@unknown; re-read to view]",
+                60,
+            ),
+            (
+                bg("task-7", 0),
+                "[elided: bg_output \"task-7\" offset 0; a later bg_output covers it]",
+                66,
+            ),
+            (
+                bg("t1", 300),
+                "[elided: bg_output \"t1\" offset 300; a later bg_output covers it]",
+                64,
+            ),
+            (
+                search("fn \"main\"\n"),
+                "[elided: search_text \"fn \\\"main\\\"\\n\"; identical to a later result]",
+                66,
+            ),
+            (
+                search("😀 TODO"),
+                "[elided: search_text \"\\ud83d\\ude00 TODO\"; identical to a later result]",
+                70,
+            ),
         ];
         for (class, want, len) in cases {
             let got = stub(&class).unwrap();
@@ -171,7 +235,10 @@ mod tests {
 
     #[test]
     fn quoting_escapes_controls_del_and_non_ascii() {
-        assert_eq!(quote("a\u{1}\u{7f}\t/\u{8}\u{c}\r"), "\"a\\u0001\\u007f\\t/\\b\\f\\r\"");
+        assert_eq!(
+            quote("a\u{1}\u{7f}\t/\u{8}\u{c}\r"),
+            "\"a\\u0001\\u007f\\t/\\b\\f\\r\""
+        );
     }
 
     #[test]

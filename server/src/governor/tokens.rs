@@ -11,7 +11,10 @@ pub fn utf16_len(s: &str) -> usize {
 #[must_use]
 pub fn redacted_prefix(s: &str) -> Option<(usize, u64, &str)> {
     let rest = s.strip_prefix("[REDACTED_")?;
-    let kind_len = rest.bytes().take_while(|b| b.is_ascii_uppercase() || *b == b'_').count();
+    let kind_len = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_uppercase() || *b == b'_')
+        .count();
     if kind_len == 0 {
         return None;
     }
@@ -34,7 +37,9 @@ pub fn redacted_prefix(s: &str) -> Option<(usize, u64, &str)> {
 /// Whether `s` is entirely one redacted token; gives `(len, sha)`.
 #[must_use]
 pub fn redacted_token(s: &str) -> Option<(u64, &str)> {
-    redacted_prefix(s).filter(|(l, _, _)| *l == s.len()).map(|(_, n, sha)| (n, sha))
+    redacted_prefix(s)
+        .filter(|(l, _, _)| *l == s.len())
+        .map(|(_, n, sha)| (n, sha))
 }
 
 /// Measured length: UTF-16 units, with every redacted value counted as its `len`.
@@ -88,7 +93,13 @@ mod tests {
     fn redacted_values_inside_text_count_their_len() {
         assert_eq!(units("ab[REDACTED_X len=10 sha=0123abcd]cd"), 14);
         assert_eq!(units("[REDACTED_X len=10 sha=0123abc]"), 31);
-        assert_eq!(redacted_token("[REDACTED_ARGUMENTS len=456 sha=df6be51a]"), Some((456, "df6be51a")));
-        assert_eq!(redacted_token("[REDACTED_ARGUMENTS len=456 sha=df6be51a] "), None);
+        assert_eq!(
+            redacted_token("[REDACTED_ARGUMENTS len=456 sha=df6be51a]"),
+            Some((456, "df6be51a"))
+        );
+        assert_eq!(
+            redacted_token("[REDACTED_ARGUMENTS len=456 sha=df6be51a] "),
+            None
+        );
     }
 }

@@ -30,7 +30,11 @@ pub type Outcomes = Vec<Option<&'static str>>;
 
 /// Computes usage over the ledger results of `history` (`ledger` holds call ids).
 #[must_use]
-pub fn compute(history: &[Message], facts: &[Option<Fact>], ledger: &HashSet<String>) -> (Usage, Outcomes) {
+pub fn compute(
+    history: &[Message],
+    facts: &[Option<Fact>],
+    ledger: &HashSet<String>,
+) -> (Usage, Outcomes) {
     let mut usage = Usage::default();
     let mut outcomes = vec![None; history.len()];
     // Suffix counts over the calls of later assistant messages.
@@ -57,11 +61,15 @@ pub fn compute(history: &[Message], facts: &[Option<Fact>], ledger: &HashSet<Str
             }
             Message::Tool(r) if ledger.contains(&r.call_id) => {
                 let fact = facts.get(i).and_then(Option::as_ref);
-                let call = fact.and_then(|f| f.call).and_then(|(mi, ci)| match &history[mi] {
-                    Message::Assistant { calls, .. } => calls.get(ci),
-                    _ => None,
-                });
-                let attr = call.zip(fact).and_then(|(c, f)| attributable(c, r, &f.class));
+                let call = fact
+                    .and_then(|f| f.call)
+                    .and_then(|(mi, ci)| match &history[mi] {
+                        Message::Assistant { calls, .. } => calls.get(ci),
+                        _ => None,
+                    });
+                let attr = call
+                    .zip(fact)
+                    .and_then(|(c, f)| attributable(c, r, &f.class));
                 let Some((tool, paths)) = attr else {
                     usage.not_attributable += 1;
                     outcomes[i] = Some("not_attributable");
@@ -71,7 +79,11 @@ pub fn compute(history: &[Message], facts: &[Option<Fact>], ledger: &HashSet<Str
                 let count = |m: &HashMap<String, u32>, p: &String| m.get(p).copied().unwrap_or(0);
                 let used = paths.iter().any(|p| {
                     let n = count(&named, p);
-                    if is_read { n > count(&named_by_own_read, p) } else { n > 0 }
+                    if is_read {
+                        n > count(&named_by_own_read, p)
+                    } else {
+                        n > 0
+                    }
                 });
                 let reread = !used && is_read && paths.iter().any(|p| count(&reads, p) > 0);
                 let entry = usage.per_tool.entry(tool).or_default();

@@ -35,7 +35,13 @@ pub fn sha256_hex(text: &str) -> String {
 /// text (`sent`: file → SHA-256 hex). Empty files never qualify; each file appears once, in
 /// chain order per path. Paths outside the workspace are ignored.
 #[must_use]
-pub fn qualifying(setup: &Setup<'_>, reader: &Reader<'_>, base: &[PathBuf], sent: &HashMap<PathBuf, String>, paths: &[PathBuf]) -> Vec<Attached> {
+pub fn qualifying(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    base: &[PathBuf],
+    sent: &HashMap<PathBuf, String>,
+    paths: &[PathBuf],
+) -> Vec<Attached> {
     let mut out: Vec<Attached> = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     for p in paths {
@@ -43,16 +49,27 @@ pub fn qualifying(setup: &Setup<'_>, reader: &Reader<'_>, base: &[PathBuf], sent
             continue;
         }
         let dir = chain::target_dir(setup.fs, setup.root, p, false);
-        let Ok((files, _)) = chain::chain_alisio(setup, reader, &dir) else { continue };
+        let Ok((files, _)) = chain::chain_alisio(setup, reader, &dir) else {
+            continue;
+        };
         for f in files {
-            if f.file.empty || f.file.error.is_some() || base.contains(&f.path) || !seen.insert(f.path.clone()) {
+            if f.file.empty
+                || f.file.error.is_some()
+                || base.contains(&f.path)
+                || !seen.insert(f.path.clone())
+            {
                 continue;
             }
             let sha = sha256_hex(&f.file.text);
             if sent.get(&f.path) == Some(&sha) {
                 continue;
             }
-            out.push(Attached { label: display_path(&f.path, setup.root), text: f.file.text.clone(), sha256: sha, path: f.path });
+            out.push(Attached {
+                label: display_path(&f.path, setup.root),
+                text: f.file.text.clone(),
+                sha256: sha,
+                path: f.path,
+            });
         }
     }
     out
@@ -64,14 +81,23 @@ pub fn attachment(files: &[Attached]) -> Option<String> {
     if files.is_empty() {
         return None;
     }
-    let body: Vec<String> = files.iter().map(|f| format!("Instructions from: {}\n{}", f.label, f.text)).collect();
-    Some(format!("<instructions>\n{}\n</instructions>", body.join("\n\n")))
+    let body: Vec<String> = files
+        .iter()
+        .map(|f| format!("Instructions from: {}\n{}", f.label, f.text))
+        .collect();
+    Some(format!(
+        "<instructions>\n{}\n</instructions>",
+        body.join("\n\n")
+    ))
 }
 
 /// The base set of a session at `cwd`: the global file and the chain of the cwd.
 #[must_use]
 pub fn base_set(setup: &Setup<'_>, reader: &Reader<'_>, cwd: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = chain::global_alisio(setup, reader).map(|g| g.path).into_iter().collect();
+    let mut v: Vec<PathBuf> = chain::global_alisio(setup, reader)
+        .map(|g| g.path)
+        .into_iter()
+        .collect();
     if let Ok((files, _)) = chain::chain_alisio(setup, reader, cwd) {
         v.extend(files.into_iter().map(|f| f.path));
     }
@@ -94,7 +120,14 @@ mod tests {
     fn with<R>(root: &Path, f: impl FnOnce(&Setup<'_>, &Reader<'_>) -> R) -> R {
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup { fs: &DiskFs, env: &env, root, settings: &s, host: Host::Alisio, claude_managed: None };
+        let setup = Setup {
+            fs: &DiskFs,
+            env: &env,
+            root,
+            settings: &s,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
         f(&setup, &Reader::new(&DiskFs))
     }
 
@@ -105,16 +138,25 @@ mod tests {
         std::fs::write(root.join("sub/AGENTS.md"), "sub rules").unwrap();
         let mut sent = HashMap::new();
         let base = with(&root, |s, r| base_set(s, r, &root));
-        let got = with(&root, |s, r| qualifying(s, r, &base, &sent, &[root.join("sub/a.txt")]));
-        assert_eq!(attachment(&got).unwrap(), "<instructions>\nInstructions from: sub/AGENTS.md\nsub rules\n</instructions>");
+        let got = with(&root, |s, r| {
+            qualifying(s, r, &base, &sent, &[root.join("sub/a.txt")])
+        });
+        assert_eq!(
+            attachment(&got).unwrap(),
+            "<instructions>\nInstructions from: sub/AGENTS.md\nsub rules\n</instructions>"
+        );
         for a in &got {
             sent.insert(a.path.clone(), a.sha256.clone());
         }
-        let again = with(&root, |s, r| qualifying(s, r, &base, &sent, &[root.join("sub/b.txt")]));
+        let again = with(&root, |s, r| {
+            qualifying(s, r, &base, &sent, &[root.join("sub/b.txt")])
+        });
         assert!(again.is_empty());
         assert_eq!(attachment(&again), None);
         std::fs::write(root.join("sub/AGENTS.md"), "new rules").unwrap();
-        let third = with(&root, |s, r| qualifying(s, r, &base, &sent, &[root.join("sub/c.txt")]));
+        let third = with(&root, |s, r| {
+            qualifying(s, r, &base, &sent, &[root.join("sub/c.txt")])
+        });
         assert_eq!(third.len(), 1);
         assert_eq!(third[0].text, "new rules");
     }
@@ -127,9 +169,29 @@ mod tests {
         std::fs::write(root.join("AGENTS.md"), "root").unwrap();
         let base = with(&root, |s, r| base_set(s, r, &root));
         let sent = HashMap::new();
-        assert!(with(&root, |s, r| qualifying(s, r, &base, &sent, &[root.join("other.txt")])).is_empty());
-        let got = with(&root, |s, r| qualifying(s, r, &base, &sent, &[root.join("sub/b"), root.join("sub/a")]));
-        assert_eq!(got.iter().map(|a| a.label.as_str()).collect::<Vec<_>>(), ["sub/AGENTS.md"]);
+        assert!(
+            with(&root, |s, r| qualifying(
+                s,
+                r,
+                &base,
+                &sent,
+                &[root.join("other.txt")]
+            ))
+            .is_empty()
+        );
+        let got = with(&root, |s, r| {
+            qualifying(
+                s,
+                r,
+                &base,
+                &sent,
+                &[root.join("sub/b"), root.join("sub/a")],
+            )
+        });
+        assert_eq!(
+            got.iter().map(|a| a.label.as_str()).collect::<Vec<_>>(),
+            ["sub/AGENTS.md"]
+        );
     }
 
     #[test]
@@ -142,8 +204,19 @@ mod tests {
         let base = with(&root, |s, r| base_set(s, r, &root.join("app")));
         let sent = HashMap::new();
         let outside = t.path().join("..").join("x");
-        let got = with(&root, |s, r| qualifying(s, r, &base, &sent, &[root.join("app/y"), root.join("lib/x"), outside]));
-        assert_eq!(got.iter().map(|a| a.label.as_str()).collect::<Vec<_>>(), ["lib/AGENTS.md"]);
+        let got = with(&root, |s, r| {
+            qualifying(
+                s,
+                r,
+                &base,
+                &sent,
+                &[root.join("app/y"), root.join("lib/x"), outside],
+            )
+        });
+        assert_eq!(
+            got.iter().map(|a| a.label.as_str()).collect::<Vec<_>>(),
+            ["lib/AGENTS.md"]
+        );
     }
 
     #[test]
@@ -151,7 +224,9 @@ mod tests {
         let (_t, root) = ws();
         std::fs::create_dir(root.join("sub")).unwrap();
         std::fs::write(root.join("sub/AGENTS.md"), " \n").unwrap();
-        let got = with(&root, |s, r| qualifying(s, r, &[], &HashMap::new(), &[root.join("sub/x")]));
+        let got = with(&root, |s, r| {
+            qualifying(s, r, &[], &HashMap::new(), &[root.join("sub/x")])
+        });
         assert!(got.is_empty());
     }
 }

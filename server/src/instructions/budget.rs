@@ -85,26 +85,55 @@ mod tests {
     use crate::instructions::{FileText, Kind, Scope};
 
     fn entry(text: &str) -> Entry {
-        let ft = FileText { text: text.to_string(), empty: super::super::read::is_blank(text), ..FileText::default() };
-        Entry::new(PathBuf::from("/x"), Scope::Project, Kind::Agents, Arc::new(ft))
+        let ft = FileText {
+            text: text.to_string(),
+            empty: super::super::read::is_blank(text),
+            ..FileText::default()
+        };
+        Entry::new(
+            PathBuf::from("/x"),
+            Scope::Project,
+            Kind::Agents,
+            Arc::new(ft),
+        )
     }
 
     fn shape(files: &[Entry]) -> Vec<(usize, usize, &'static str)> {
-        files.iter().map(|f| (f.bytes, f.kept_bytes, f.truncation.as_str())).collect()
+        files
+            .iter()
+            .map(|f| (f.bytes, f.kept_bytes, f.truncation.as_str()))
+            .collect()
     }
 
     #[test]
     fn interfaces_example_cuts_the_root_and_drops_the_global_file() {
-        let mut l = vec![entry(&"g".repeat(900)), entry(&"r".repeat(30000)), entry(&"o".repeat(10000))];
+        let mut l = vec![
+            entry(&"g".repeat(900)),
+            entry(&"r".repeat(30000)),
+            entry(&"o".repeat(10000)),
+        ];
         let (omitted, n) = apply_alisio(&mut l, 32768);
-        assert_eq!(shape(&l), [(900, 0, "dropped"), (30000, 22768, "beginning"), (10000, 10000, "none")]);
+        assert_eq!(
+            shape(&l),
+            [
+                (900, 0, "dropped"),
+                (30000, 22768, "beginning"),
+                (10000, 10000, "none")
+            ]
+        );
         assert_eq!(omitted, 8132);
-        assert_eq!(n.unwrap(), "[truncated: 8132 bytes of farther instruction files omitted to stay within 32768 bytes; closest files kept]");
+        assert_eq!(
+            n.unwrap(),
+            "[truncated: 8132 bytes of farther instruction files omitted to stay within 32768 bytes; closest files kept]"
+        );
     }
 
     #[test]
     fn cut_inside_a_character_advances_to_the_next_boundary() {
-        let mut l = vec![entry(&format!("😀{}", "a".repeat(22))), entry(&"s".repeat(1000))];
+        let mut l = vec![
+            entry(&format!("😀{}", "a".repeat(22))),
+            entry(&"s".repeat(1000)),
+        ];
         let (omitted, _) = apply_alisio(&mut l, 1024);
         assert_eq!(shape(&l)[0], (26, 22, "beginning"));
         assert_eq!(omitted, 4);
@@ -123,7 +152,10 @@ mod tests {
     fn empty_files_neither_consume_nor_lose_budget() {
         let mut l = vec![entry(" \n"), entry(&"a".repeat(2000)), entry("")];
         let (omitted, _) = apply_alisio(&mut l, 1024);
-        assert_eq!(shape(&l), [(0, 0, "none"), (2000, 1024, "beginning"), (0, 0, "none")]);
+        assert_eq!(
+            shape(&l),
+            [(0, 0, "none"), (2000, 1024, "beginning"), (0, 0, "none")]
+        );
         assert_eq!(omitted, 976);
     }
 
@@ -131,9 +163,22 @@ mod tests {
     fn codex_spends_root_first_and_cuts_the_deepest_end() {
         let mut g = entry(&"g".repeat(40000));
         g.charged = false;
-        let mut l = vec![g, entry(&"a".repeat(30000)), entry(&"b".repeat(10000)), entry(&"c".repeat(10))];
+        let mut l = vec![
+            g,
+            entry(&"a".repeat(30000)),
+            entry(&"b".repeat(10000)),
+            entry(&"c".repeat(10)),
+        ];
         let (omitted, n) = apply_codex(&mut l, 32768);
-        assert_eq!(shape(&l), [(40000, 40000, "none"), (30000, 30000, "none"), (10000, 2768, "end"), (10, 0, "dropped")]);
+        assert_eq!(
+            shape(&l),
+            [
+                (40000, 40000, "none"),
+                (30000, 30000, "none"),
+                (10000, 2768, "end"),
+                (10, 0, "dropped")
+            ]
+        );
         assert_eq!((omitted, n), (7232 + 10, None));
     }
 

@@ -32,22 +32,32 @@ pub fn normalize_target(fs: &dyn Fs, base: &Path, root: &Path, given: &Path) -> 
             _ => return lexical,
         }
     }
-    let Ok(mut canon) = fs.canonicalize(existing) else { return lexical };
+    let Ok(mut canon) = fs.canonicalize(existing) else {
+        return lexical;
+    };
     for n in rest.iter().rev() {
         canon.push(n);
     }
-    if is_inside(&canon, root) { canon } else { lexical }
+    if is_inside(&canon, root) {
+        canon
+    } else {
+        lexical
+    }
 }
 
 /// §1 "target directory": the target itself when it is the workspace root, an existing
 /// directory or written with a trailing `/`; otherwise its parent.
 #[must_use]
 pub fn target_dir(fs: &dyn Fs, root: &Path, target: &Path, trailing_slash: bool) -> PathBuf {
-    let is_dir = fs.metadata(target).is_ok_and(|m| m.file_type == FileType::Dir);
+    let is_dir = fs
+        .metadata(target)
+        .is_ok_and(|m| m.file_type == FileType::Dir);
     if target == root || trailing_slash || is_dir {
         return target.to_path_buf();
     }
-    target.parent().map_or_else(|| target.to_path_buf(), Path::to_path_buf)
+    target
+        .parent()
+        .map_or_else(|| target.to_path_buf(), Path::to_path_buf)
 }
 
 /// `true` when the path as the user wrote it ends with a separator.
@@ -83,7 +93,9 @@ pub struct AlisioDir {
 pub fn pick_alisio(entries: &[DirEntry], fallback: bool) -> AlisioDir {
     let mut out = AlisioDir::default();
     for &(name, kind) in alisio_candidates(fallback) {
-        let Some(e) = find(entries, name) else { continue };
+        let Some(e) = find(entries, name) else {
+            continue;
+        };
         match e.file_type {
             FileType::File => {
                 out.winner = Some((name.to_string(), kind));
@@ -113,12 +125,25 @@ pub fn find<'e>(entries: &'e [DirEntry], name: &str) -> Option<&'e DirEntry> {
 pub fn list(fs: &dyn Fs, dir: &Path) -> Result<Vec<DirEntry>, ListError> {
     match fs.read_dir(dir) {
         Ok(v) => Ok(v),
-        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(Vec::new()),
-        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-            tracing::warn!("{}: cannot list directory: permission denied", dir.display());
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
             Ok(Vec::new())
         }
-        Err(e) => Err(ListError { path: dir.to_path_buf(), message: e.to_string() }),
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            tracing::warn!(
+                "{}: cannot list directory: permission denied",
+                dir.display()
+            );
+            Ok(Vec::new())
+        }
+        Err(e) => Err(ListError {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        }),
     }
 }
 
@@ -128,12 +153,20 @@ pub fn list(fs: &dyn Fs, dir: &Path) -> Result<Vec<DirEntry>, ListError> {
 pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
     let home = setup.env.config_home()?;
     let entries = setup.fs.read_dir(&home).ok()?;
-    for (name, kind) in [("AGENTS.override.md", Kind::Override), ("AGENTS.md", Kind::Agents)] {
-        let Some(e) = find(&entries, name) else { continue };
+    for (name, kind) in [
+        ("AGENTS.override.md", Kind::Override),
+        ("AGENTS.md", Kind::Agents),
+    ] {
+        let Some(e) = find(&entries, name) else {
+            continue;
+        };
         let path = home.join(name);
         let is_file = match e.file_type {
             FileType::File => true,
-            FileType::Symlink => setup.fs.metadata(&path).is_ok_and(|m| m.file_type == FileType::File),
+            FileType::Symlink => setup
+                .fs
+                .metadata(&path)
+                .is_ok_and(|m| m.file_type == FileType::File),
             _ => false,
         };
         if is_file {
@@ -148,7 +181,9 @@ pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
 /// inside `root`.
 #[must_use]
 pub fn chain_dirs(root: &Path, dir: &Path) -> Vec<PathBuf> {
-    let Ok(rel) = dir.strip_prefix(root) else { return Vec::new() };
+    let Ok(rel) = dir.strip_prefix(root) else {
+        return Vec::new();
+    };
     let mut out = vec![root.to_path_buf()];
     let mut cur = root.to_path_buf();
     for c in rel.components() {
@@ -165,14 +200,21 @@ pub fn chain_dirs(root: &Path, dir: &Path) -> Vec<PathBuf> {
 ///
 /// # Errors
 /// A directory listing error other than not-found or permission denied.
-pub fn chain_alisio(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> Result<(Vec<Entry>, Vec<Skipped>), ListError> {
+pub fn chain_alisio(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    dir: &Path,
+) -> Result<(Vec<Entry>, Vec<Skipped>), ListError> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for (i, d) in chain_dirs(setup.root, dir).into_iter().enumerate() {
         if i > 0 {
             match setup.fs.symlink_metadata(&d) {
                 Ok(m) if m.file_type == FileType::Symlink => {
-                    skipped.push(Skipped { path: d, reason: "symlink" });
+                    skipped.push(Skipped {
+                        path: d,
+                        reason: "symlink",
+                    });
                     break;
                 }
                 Ok(m) if m.file_type == FileType::Dir => {}
@@ -182,7 +224,10 @@ pub fn chain_alisio(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> Resul
         let entries = list(setup.fs, &d)?;
         let pick = pick_alisio(&entries, setup.settings.claude_md_fallback);
         for s in &pick.symlinks {
-            skipped.push(Skipped { path: d.join(s), reason: "symlink" });
+            skipped.push(Skipped {
+                path: d.join(s),
+                reason: "symlink",
+            });
         }
         if let Some((name, kind)) = pick.winner {
             let path = d.join(&name);
@@ -222,18 +267,28 @@ mod tests {
         assert_eq!(target_dir(&DiskFs, &ws, &ws, false), ws);
         assert_eq!(target_dir(&DiskFs, &ws, &ws.join("d"), false), ws.join("d"));
         assert_eq!(target_dir(&DiskFs, &ws, &ws.join("new"), false), ws);
-        assert_eq!(target_dir(&DiskFs, &ws, &ws.join("new"), true), ws.join("new"));
+        assert_eq!(
+            target_dir(&DiskFs, &ws, &ws.join("new"), true),
+            ws.join("new")
+        );
         assert!(has_trailing_slash(Path::new("a/b/")));
         assert!(!has_trailing_slash(Path::new("a/b")));
     }
 
     fn entry(name: &str, t: FileType) -> DirEntry {
-        DirEntry { name: name.into(), file_type: t }
+        DirEntry {
+            name: name.into(),
+            file_type: t,
+        }
     }
 
     #[test]
     fn symlinked_and_directory_candidates_fall_through_to_the_next_rank() {
-        let entries = vec![entry("AGENT.md", FileType::File), entry("AGENTS.md", FileType::Dir), entry("AGENTS.override.md", FileType::Symlink)];
+        let entries = vec![
+            entry("AGENT.md", FileType::File),
+            entry("AGENTS.md", FileType::Dir),
+            entry("AGENTS.override.md", FileType::Symlink),
+        ];
         let d = pick_alisio(&entries, false);
         assert_eq!(d.winner, Some(("AGENT.md".to_string(), Kind::Legacy)));
         assert_eq!(d.symlinks, ["AGENTS.override.md"]);
@@ -243,12 +298,22 @@ mod tests {
     fn claude_md_is_a_candidate_only_with_the_fallback() {
         let entries = vec![entry("CLAUDE.md", FileType::File)];
         assert_eq!(pick_alisio(&entries, false).winner, None);
-        assert_eq!(pick_alisio(&entries, true).winner, Some(("CLAUDE.md".to_string(), Kind::Claude)));
+        assert_eq!(
+            pick_alisio(&entries, true).winner,
+            Some(("CLAUDE.md".to_string(), Kind::Claude))
+        );
     }
 
     #[test]
     fn chain_dirs_are_root_first() {
-        assert_eq!(chain_dirs(Path::new("/ws"), Path::new("/ws/a/b")), [PathBuf::from("/ws"), PathBuf::from("/ws/a"), PathBuf::from("/ws/a/b")]);
+        assert_eq!(
+            chain_dirs(Path::new("/ws"), Path::new("/ws/a/b")),
+            [
+                PathBuf::from("/ws"),
+                PathBuf::from("/ws/a"),
+                PathBuf::from("/ws/a/b")
+            ]
+        );
         assert!(chain_dirs(Path::new("/ws"), Path::new("/other")).is_empty());
     }
 }

@@ -43,14 +43,19 @@ pub fn rule_paths(text: &str) -> Option<Vec<String>> {
     let unquote = |s: &str| {
         let s = s.trim();
         let s = s.split(" #").next().unwrap_or(s).trim();
-        if s.len() >= 2 && ((s.starts_with('"') && s.ends_with('"')) || (s.starts_with('\'') && s.ends_with('\''))) {
+        if s.len() >= 2
+            && ((s.starts_with('"') && s.ends_with('"'))
+                || (s.starts_with('\'') && s.ends_with('\'')))
+        {
             s[1..s.len() - 1].to_string()
         } else {
             s.to_string()
         }
     };
     for (i, line) in fm.iter().enumerate() {
-        let Some(rest) = line.strip_prefix("paths:") else { continue };
+        let Some(rest) = line.strip_prefix("paths:") else {
+            continue;
+        };
         let rest = rest.trim();
         if rest.is_empty() || rest.starts_with('#') {
             let mut items = Vec::new();
@@ -66,10 +71,24 @@ pub fn rule_paths(text: &str) -> Option<Vec<String>> {
             }
             return Some(items.into_iter().filter(|s| !s.is_empty()).collect());
         }
-        if let Some(inner) = rest.strip_prefix('[').and_then(|r| r.trim_end().strip_suffix(']')) {
-            return Some(inner.split(',').map(unquote).filter(|s| !s.is_empty()).collect());
+        if let Some(inner) = rest
+            .strip_prefix('[')
+            .and_then(|r| r.trim_end().strip_suffix(']'))
+        {
+            return Some(
+                inner
+                    .split(',')
+                    .map(unquote)
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+            );
         }
-        return Some(vec![unquote(rest)].into_iter().filter(|s| !s.is_empty()).collect());
+        return Some(
+            vec![unquote(rest)]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect(),
+        );
     }
     None
 }
@@ -79,7 +98,10 @@ pub fn rule_paths(text: &str) -> Option<Vec<String>> {
 #[must_use]
 pub fn globs_match(globs: &[String], rel: &str) -> bool {
     globs.iter().any(|g| {
-        globset::GlobBuilder::new(g).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(rel))
+        globset::GlobBuilder::new(g)
+            .literal_separator(true)
+            .build()
+            .is_ok_and(|g| g.compile_matcher().is_match(rel))
     })
 }
 
@@ -97,10 +119,20 @@ fn prose_lines(text: &str) -> Vec<(usize, &str)> {
         let run = |c: u8| t.bytes().take_while(|b| *b == c).count();
         let (tick, tilde) = (run(b'`'), run(b'~'));
         if indent <= 3 && (tick >= 3 || tilde >= 3) {
-            let (c, n) = if tick >= 3 { (b'`', tick) } else { (b'~', tilde) };
+            let (c, n) = if tick >= 3 {
+                (b'`', tick)
+            } else {
+                (b'~', tilde)
+            };
             match fence {
                 None => fence = Some((c, n)),
-                Some((fc, fnum)) if fc == c && n >= fnum && t.bytes().skip(n).all(|b| b == b' ' || b == b'\t') => fence = None,
+                Some((fc, fnum))
+                    if fc == c
+                        && n >= fnum
+                        && t.bytes().skip(n).all(|b| b == b' ' || b == b'\t') =>
+                {
+                    fence = None
+                }
                 Some(_) => {}
             }
             continue;
@@ -157,9 +189,10 @@ pub fn import_tokens(text: &str) -> Vec<String> {
     for (_, line) in prose_lines(text) {
         for tok in without_code_spans(line).split_whitespace() {
             if let Some(p) = tok.strip_prefix('@')
-                && !p.is_empty() {
-                    out.push(p.to_string());
-                }
+                && !p.is_empty()
+            {
+                out.push(p.to_string());
+            }
         }
     }
     out
@@ -177,7 +210,9 @@ pub fn stripped_bytes(text: &str) -> usize {
         let t = line.trim_start();
         if t.starts_with("<!--") {
             let from = start + (line.len() - t.len());
-            let end = text[from + 4..].find("-->").map_or(text.len(), |i| from + 4 + i + 3);
+            let end = text[from + 4..]
+                .find("-->")
+                .map_or(text.len(), |i| from + 4 + i + 3);
             total += end - from;
             skip_until = end;
         }
@@ -200,10 +235,23 @@ fn resolve_import(setup: &Setup<'_>, importer: &Path, p: &str) -> Option<PathBuf
 /// The imports of one listed file, depth first, up to [`MAX_IMPORT_DEPTH`] hops; a file already
 /// on the import stack is not expanded again (and not listed).
 #[must_use]
-pub fn imports(setup: &Setup<'_>, reader: &Reader<'_>, file: &Path, text: &str, user_file: bool) -> Vec<Import> {
+pub fn imports(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    file: &Path,
+    text: &str,
+    user_file: bool,
+) -> Vec<Import> {
     let mut out = Vec::new();
-    let mut stack = vec![setup.fs.canonicalize(file).unwrap_or_else(|_| file.to_path_buf())];
-    walk_imports(setup, reader, file, text, 1, user_file, &mut stack, &mut out);
+    let mut stack = vec![
+        setup
+            .fs
+            .canonicalize(file)
+            .unwrap_or_else(|_| file.to_path_buf()),
+    ];
+    walk_imports(
+        setup, reader, file, text, 1, user_file, &mut stack, &mut out,
+    );
     out
 }
 
@@ -223,11 +271,19 @@ fn walk_imports(
     }
     for tok in import_tokens(text) {
         if out.len() >= MAX_IMPORTS {
-            tracing::warn!("{}: more than {MAX_IMPORTS} imports; the rest are not listed", file.display());
+            tracing::warn!(
+                "{}: more than {MAX_IMPORTS} imports; the rest are not listed",
+                file.display()
+            );
             return;
         }
-        let Some(path) = resolve_import(setup, file, &tok) else { continue };
-        let canon = setup.fs.canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let Some(path) = resolve_import(setup, file, &tok) else {
+            continue;
+        };
+        let canon = setup
+            .fs
+            .canonicalize(&path)
+            .unwrap_or_else(|_| path.clone());
         if stack.contains(&canon) {
             continue;
         }
@@ -239,7 +295,16 @@ fn walk_imports(
             bytes: ft.file_bytes,
         });
         stack.push(canon);
-        walk_imports(setup, reader, &path, &ft.text, depth + 1, user_file, stack, out);
+        walk_imports(
+            setup,
+            reader,
+            &path,
+            &ft.text,
+            depth + 1,
+            user_file,
+            stack,
+            out,
+        );
         stack.pop();
     }
 }
@@ -256,15 +321,26 @@ fn rule_files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
         if !seen_dirs.insert(fs.canonicalize(&d).unwrap_or_else(|_| d.clone())) {
             continue;
         }
-        let Ok(entries) = fs.read_dir(&d) else { continue };
+        let Ok(entries) = fs.read_dir(&d) else {
+            continue;
+        };
         if entries.len() > budget {
-            tracing::warn!("{}: more than {MAX_RULE_ENTRIES} entries below the rules directory; the rest are not read", dir.display());
+            tracing::warn!(
+                "{}: more than {MAX_RULE_ENTRIES} entries below the rules directory; the rest are not read",
+                dir.display()
+            );
             break;
         }
         budget -= entries.len();
         for e in entries {
             let p = d.join(&e.name);
-            let t = if e.file_type == FileType::Symlink { fs.metadata(&p).map(|m| m.file_type).unwrap_or(FileType::Other) } else { e.file_type };
+            let t = if e.file_type == FileType::Symlink {
+                fs.metadata(&p)
+                    .map(|m| m.file_type)
+                    .unwrap_or(FileType::Other)
+            } else {
+                e.file_type
+            };
             match t {
                 FileType::Dir if depth < 32 => stack.push((p, depth + 1)),
                 FileType::File if p.extension().is_some_and(|x| x == "md") => out.push(p),
@@ -272,7 +348,11 @@ fn rule_files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    out.sort_by(|a, b| a.as_os_str().as_encoded_bytes().cmp(b.as_os_str().as_encoded_bytes()));
+    out.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
     out
 }
 
@@ -285,7 +365,11 @@ struct Builder<'s, 'r> {
 
 impl Builder<'_, '_> {
     fn push(&mut self, path: PathBuf, scope: Scope, kind: Kind, load: Load) {
-        let canon = self.setup.fs.canonicalize(&path).unwrap_or_else(|_| path.clone());
+        let canon = self
+            .setup
+            .fs
+            .canonicalize(&path)
+            .unwrap_or_else(|_| path.clone());
         if !self.seen.insert(canon) {
             return;
         }
@@ -310,11 +394,17 @@ impl Builder<'_, '_> {
 pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -> ClaudeList {
     let fs = setup.fs;
     let mode = setup.settings.claude_instruction_files;
-    let mut b = Builder { setup, reader, seen: HashSet::new(), files: Vec::new() };
+    let mut b = Builder {
+        setup,
+        reader,
+        seen: HashSet::new(),
+        files: Vec::new(),
+    };
     if let Some(m) = setup.claude_managed
-        && is_file(fs, m) {
-            b.push(m.to_path_buf(), Scope::Managed, Kind::Claude, Load::Startup);
-        }
+        && is_file(fs, m)
+    {
+        b.push(m.to_path_buf(), Scope::Managed, Kind::Claude, Load::Startup);
+    }
     let mut out = ClaudeList::default();
     if mode == ClaudeInstructionFiles::ManagedOnly {
         out.files = b.files;
@@ -322,9 +412,15 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
     }
     let user_rules = setup.env.home.as_ref().map(|h| h.join(".claude"));
     if let Some(uc) = &user_rules
-        && is_file(fs, &uc.join("CLAUDE.md")) {
-            b.push(uc.join("CLAUDE.md"), Scope::Global, Kind::Claude, Load::Startup);
-        }
+        && is_file(fs, &uc.join("CLAUDE.md"))
+    {
+        b.push(
+            uc.join("CLAUDE.md"),
+            Scope::Global,
+            Kind::Claude,
+            Load::Startup,
+        );
+    }
     let mut on_read: Vec<PathBuf> = Vec::new();
     let target_rel = crate::workspace::display_path(target, setup.root);
     let target_is_file = target != dir;
@@ -334,7 +430,10 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             let text = reader.read(&r, Mode::Claude);
             match rule_paths(&text.text) {
                 Some(globs) => {
-                    if target_is_file && is_inside(target, setup.root) && globs_match(&globs, &target_rel) {
+                    if target_is_file
+                        && is_inside(target, setup.root)
+                        && globs_match(&globs, &target_rel)
+                    {
                         on_read.push(r);
                     }
                 }
@@ -353,9 +452,22 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         v.reverse();
         v
     };
-    let claude_names = [("CLAUDE.md", false), ("CLAUDE.md", true), ("CLAUDE.local.md", false)];
+    let claude_names = [
+        ("CLAUDE.md", false),
+        ("CLAUDE.md", true),
+        ("CLAUDE.local.md", false),
+    ];
     let claude_file = dirs.iter().rev().find_map(|d| {
-        claude_names.iter().map(|(n, dot)| if *dot { d.join(".claude").join(n) } else { d.join(n) }).find(|p| is_file(fs, p))
+        claude_names
+            .iter()
+            .map(|(n, dot)| {
+                if *dot {
+                    d.join(".claude").join(n)
+                } else {
+                    d.join(n)
+                }
+            })
+            .find(|p| is_file(fs, p))
     });
     let agents_allowed = match mode {
         ClaudeInstructionFiles::ClaudeMdAndAgentsMd => true,
@@ -363,7 +475,11 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         ClaudeInstructionFiles::ClaudeMdOrAgentsMd => claude_file.is_none(),
     };
     for d in dirs {
-        let scope = if is_inside(d, setup.root) { Scope::Project } else { Scope::Ancestor };
+        let scope = if is_inside(d, setup.root) {
+            Scope::Project
+        } else {
+            Scope::Ancestor
+        };
         for p in [d.join("CLAUDE.md"), d.join(".claude").join("CLAUDE.md")] {
             if is_file(fs, &p) {
                 b.push(p, scope, Kind::Claude, Load::Startup);
@@ -379,9 +495,10 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                 if agents_allowed {
                     b.push(p, scope, Kind::Agents, Load::Startup);
                 } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd
-                    && let Some(c) = &claude_file {
-                        out.excluded_agents.push((p, c.clone()));
-                    }
+                    && let Some(c) = &claude_file
+                {
+                    out.excluded_agents.push((p, c.clone()));
+                }
             }
         }
         let local = d.join("CLAUDE.local.md");
@@ -402,9 +519,20 @@ mod tests {
 
     #[test]
     fn rule_paths_reads_block_flow_and_scalar_forms() {
-        assert_eq!(rule_paths("---\npaths:\n  - \"src/**/*.rs\"\n  - 'lib/*.rs'\ndescription: x\n---\nbody"), Some(vec!["src/**/*.rs".into(), "lib/*.rs".into()]));
-        assert_eq!(rule_paths("---\npaths: [\"src/**/*.rs\", docs/*.md]\n---\n"), Some(vec!["src/**/*.rs".into(), "docs/*.md".into()]));
-        assert_eq!(rule_paths("---\npaths: \"*.ts\"\n---\n"), Some(vec!["*.ts".into()]));
+        assert_eq!(
+            rule_paths(
+                "---\npaths:\n  - \"src/**/*.rs\"\n  - 'lib/*.rs'\ndescription: x\n---\nbody"
+            ),
+            Some(vec!["src/**/*.rs".into(), "lib/*.rs".into()])
+        );
+        assert_eq!(
+            rule_paths("---\npaths: [\"src/**/*.rs\", docs/*.md]\n---\n"),
+            Some(vec!["src/**/*.rs".into(), "docs/*.md".into()])
+        );
+        assert_eq!(
+            rule_paths("---\npaths: \"*.ts\"\n---\n"),
+            Some(vec!["*.ts".into()])
+        );
         assert_eq!(rule_paths("---\ndescription: x\n---\n"), None);
         assert_eq!(rule_paths("no frontmatter\npaths: x"), None);
     }
@@ -429,6 +557,9 @@ mod tests {
     #[test]
     fn stripped_bytes_counts_block_comments_only() {
         let t = "a <!-- inline -->\n<!-- one -->\n```\n<!-- code -->\n```\n  <!-- two\nlines -->\n";
-        assert_eq!(stripped_bytes(t), "<!-- one -->".len() + "<!-- two\nlines -->".len());
+        assert_eq!(
+            stripped_bytes(t),
+            "<!-- one -->".len() + "<!-- two\nlines -->".len()
+        );
     }
 }

@@ -25,12 +25,19 @@ pub struct CodexConfig {
 
 impl Default for CodexConfig {
     fn default() -> Self {
-        Self { max_bytes: DEFAULT_MAX_BYTES, fallbacks: Vec::new(), markers: vec![".git".to_string()] }
+        Self {
+            max_bytes: DEFAULT_MAX_BYTES,
+            fallbacks: Vec::new(),
+            markers: vec![".git".to_string()],
+        }
     }
 }
 
 fn strings(v: &toml::Value) -> Option<Vec<String>> {
-    v.as_array()?.iter().map(|s| s.as_str().map(str::to_string)).collect()
+    v.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_string))
+        .collect()
 }
 
 impl CodexConfig {
@@ -48,7 +55,9 @@ impl CodexConfig {
         if let Some(v) = table.get("project_doc_max_bytes") {
             match v.as_integer().and_then(|i| u64::try_from(i).ok()) {
                 Some(n) => c.max_bytes = n,
-                None => tracing::warn!("codex config.toml: project_doc_max_bytes must be an integer >= 0"),
+                None => tracing::warn!(
+                    "codex config.toml: project_doc_max_bytes must be an integer >= 0"
+                ),
             }
         }
         if let Some(v) = table.get("project_doc_fallback_filenames") {
@@ -60,13 +69,17 @@ impl CodexConfig {
                         }
                     }
                 }
-                None => tracing::warn!("codex config.toml: project_doc_fallback_filenames must be an array of strings"),
+                None => tracing::warn!(
+                    "codex config.toml: project_doc_fallback_filenames must be an array of strings"
+                ),
             }
         }
         if let Some(v) = table.get("project_root_markers") {
             match strings(v) {
                 Some(list) => c.markers = list,
-                None => tracing::warn!("codex config.toml: project_root_markers must be an array of strings"),
+                None => tracing::warn!(
+                    "codex config.toml: project_root_markers must be an array of strings"
+                ),
             }
         }
         c
@@ -75,10 +88,17 @@ impl CodexConfig {
     /// Reads `$CODEX_HOME/config.toml` (missing file: defaults).
     #[must_use]
     pub fn load(setup: &Setup<'_>) -> Self {
-        let Some(home) = setup.env.codex_home() else { return Self::default() };
-        match setup.fs.read_prefix(&home.join("config.toml"), CONFIG_TOML_LIMIT + 1) {
+        let Some(home) = setup.env.codex_home() else {
+            return Self::default();
+        };
+        match setup
+            .fs
+            .read_prefix(&home.join("config.toml"), CONFIG_TOML_LIMIT + 1)
+        {
             Ok(bytes) if bytes.len() as u64 > CONFIG_TOML_LIMIT => {
-                tracing::warn!("codex config.toml is larger than {CONFIG_TOML_LIMIT} bytes; using the defaults");
+                tracing::warn!(
+                    "codex config.toml is larger than {CONFIG_TOML_LIMIT} bytes; using the defaults"
+                );
                 Self::default()
             }
             Ok(bytes) => Self::parse(&String::from_utf8_lossy(&bytes)),
@@ -89,7 +109,10 @@ impl CodexConfig {
     /// Candidate names in rank order with their kinds.
     #[must_use]
     pub fn candidates(&self) -> Vec<(String, Kind)> {
-        let mut v = vec![("AGENTS.override.md".to_string(), Kind::Override), ("AGENTS.md".to_string(), Kind::Agents)];
+        let mut v = vec![
+            ("AGENTS.override.md".to_string(), Kind::Override),
+            ("AGENTS.md".to_string(), Kind::Agents),
+        ];
         for f in &self.fallbacks {
             if !v.iter().any(|(n, _)| n == f) {
                 v.push((f.clone(), Kind::Fallback));
@@ -101,13 +124,19 @@ impl CodexConfig {
     /// `true` when `dir` holds a project root marker (any type, symlinks followed).
     #[must_use]
     pub fn has_marker(&self, fs: &dyn Fs, dir: &Path) -> bool {
-        self.markers.iter().filter(|m| !m.is_empty()).any(|m| fs.metadata(&dir.join(m)).is_ok())
+        self.markers
+            .iter()
+            .filter(|m| !m.is_empty())
+            .any(|m| fs.metadata(&dir.join(m)).is_ok())
     }
 
     /// Codex's project root for a target directory (§3).
     #[must_use]
     pub fn project_root(&self, fs: &dyn Fs, dir: &Path) -> PathBuf {
-        dir.ancestors().find(|a| self.has_marker(fs, a)).unwrap_or(dir).to_path_buf()
+        dir.ancestors()
+            .find(|a| self.has_marker(fs, a))
+            .unwrap_or(dir)
+            .to_path_buf()
     }
 }
 
@@ -115,18 +144,27 @@ impl CodexConfig {
 fn is_file_following(fs: &dyn Fs, dir: &Path, e: &DirEntry) -> bool {
     match e.file_type {
         FileType::File => true,
-        FileType::Symlink => fs.metadata(&dir.join(&e.name)).is_ok_and(|m| m.file_type == FileType::File),
+        FileType::Symlink => fs
+            .metadata(&dir.join(&e.name))
+            .is_ok_and(|m| m.file_type == FileType::File),
         _ => false,
     }
 }
 
 /// The winner of one directory and the other candidates that are regular files (losers).
 #[must_use]
-pub fn pick(fs: &dyn Fs, dir: &Path, entries: &[DirEntry], cands: &[(String, Kind)]) -> (Option<(String, Kind)>, Vec<String>) {
+pub fn pick(
+    fs: &dyn Fs,
+    dir: &Path,
+    entries: &[DirEntry],
+    cands: &[(String, Kind)],
+) -> (Option<(String, Kind)>, Vec<String>) {
     let mut winner = None;
     let mut losers = Vec::new();
     for (name, kind) in cands {
-        let Some(e) = super::chain::find(entries, name) else { continue };
+        let Some(e) = super::chain::find(entries, name) else {
+            continue;
+        };
         if !is_file_following(fs, dir, e) {
             continue;
         }
@@ -157,9 +195,16 @@ fn entry(reader: &Reader<'_>, path: PathBuf, scope: Scope, kind: Kind, limit: u6
 #[must_use]
 pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
     let home = setup.env.codex_home()?;
-    for (name, kind) in [("AGENTS.override.md", Kind::Override), ("AGENTS.md", Kind::Agents)] {
+    for (name, kind) in [
+        ("AGENTS.override.md", Kind::Override),
+        ("AGENTS.md", Kind::Agents),
+    ] {
         let path = home.join(name);
-        if !setup.fs.metadata(&path).is_ok_and(|m| m.file_type == FileType::File) {
+        if !setup
+            .fs
+            .metadata(&path)
+            .is_ok_and(|m| m.file_type == FileType::File)
+        {
             continue;
         }
         let mut e = entry(reader, path, Scope::Global, kind, GLOBAL_READ_LIMIT);
@@ -176,7 +221,12 @@ pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
 ///
 /// # Errors
 /// A directory listing error other than not-found or permission denied.
-pub fn chain(setup: &Setup<'_>, reader: &Reader<'_>, cfg: &CodexConfig, dir: &Path) -> Result<Vec<Entry>, ListError> {
+pub fn chain(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    cfg: &CodexConfig,
+    dir: &Path,
+) -> Result<Vec<Entry>, ListError> {
     let root = cfg.project_root(setup.fs, dir);
     let cands = cfg.candidates();
     let limit = cfg.max_bytes.max(super::PER_FILE_LIMIT as u64) + 4;
@@ -196,18 +246,37 @@ mod tests {
 
     #[test]
     fn config_keys_and_defaults() {
-        let c = CodexConfig::parse("project_doc_max_bytes = 1024\nproject_doc_fallback_filenames = [\"CLAUDE.md\", \"\", \"CLAUDE.md\", \"AGENTS.md\"]\n");
+        let c = CodexConfig::parse(
+            "project_doc_max_bytes = 1024\nproject_doc_fallback_filenames = [\"CLAUDE.md\", \"\", \"CLAUDE.md\", \"AGENTS.md\"]\n",
+        );
         assert_eq!(c.max_bytes, 1024);
         assert_eq!(c.fallbacks, ["CLAUDE.md", "AGENTS.md"]);
         assert_eq!(c.markers, [".git"]);
-        let kinds: Vec<_> = c.candidates().into_iter().map(|(n, k)| (n, k.as_str())).collect();
-        assert_eq!(kinds, [("AGENTS.override.md".into(), "override"), ("AGENTS.md".into(), "agents"), ("CLAUDE.md".into(), "fallback")]);
+        let kinds: Vec<_> = c
+            .candidates()
+            .into_iter()
+            .map(|(n, k)| (n, k.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("AGENTS.override.md".into(), "override"),
+                ("AGENTS.md".into(), "agents"),
+                ("CLAUDE.md".into(), "fallback")
+            ]
+        );
     }
 
     #[test]
     fn wrong_types_and_bad_toml_keep_defaults() {
-        assert_eq!(CodexConfig::parse("project_doc_max_bytes = \"x\"\nproject_root_markers = 3"), CodexConfig::default());
+        assert_eq!(
+            CodexConfig::parse("project_doc_max_bytes = \"x\"\nproject_root_markers = 3"),
+            CodexConfig::default()
+        );
         assert_eq!(CodexConfig::parse("= nope"), CodexConfig::default());
-        assert_eq!(CodexConfig::parse("project_root_markers = []").markers, Vec::<String>::new());
+        assert_eq!(
+            CodexConfig::parse("project_root_markers = []").markers,
+            Vec::<String>::new()
+        );
     }
 }

@@ -12,11 +12,13 @@ use std::sync::Arc;
 
 use super::codex::CodexConfig;
 use super::read::{Mode, Reader};
-use crate::workspace::walk::{DirNode, DirSet, walk};
-use super::{Entry, FileText, Kind, Scope, Setup, Truncation, budget, chain, claude, codex, directories};
+use super::{
+    Entry, FileText, Kind, Scope, Setup, Truncation, budget, chain, claude, codex, directories,
+};
 use crate::config::Host;
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
 use crate::text::{LineCol, LineIndex, Span, TextRange, first_line_span};
+use crate::workspace::walk::{DirNode, DirSet, walk};
 use crate::workspace::{DirEntry, FileType, display_path};
 
 /// §5.3: the severity of a code under a host, `None` when the host never emits it.
@@ -26,9 +28,14 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
     use Severity as S;
     let s = match (code, host) {
         (C::InstructionsTruncated, Host::ClaudeCode)
-        | (C::InstructionsHiddenByOverride | C::InstructionsHidden | C::InstructionsClaudeIgnored, Host::ClaudeCode)
+        | (
+            C::InstructionsHiddenByOverride | C::InstructionsHidden | C::InstructionsClaudeIgnored,
+            Host::ClaudeCode,
+        )
         | (C::InstructionsLegacyName, Host::Codex | Host::ClaudeCode)
-        | (C::InstructionsSymlink | C::InstructionsFileCut, Host::Codex | Host::ClaudeCode) => return None,
+        | (C::InstructionsSymlink | C::InstructionsFileCut, Host::Codex | Host::ClaudeCode) => {
+            return None;
+        }
         (C::InstructionsLegacyName | C::InstructionsEmpty, _) => S::Information,
         (C::InstructionsClaudeIgnored, _) => S::Hint,
         (C::InstructionsSymlink | C::ConfigInvalid, _) => S::Error,
@@ -84,7 +91,10 @@ impl Analysis {
     }
 
     /// The diagnostics of one file.
-    pub fn diagnostics_of<'a>(&'a self, path: &'a Path) -> impl Iterator<Item = &'a Diagnostic> + 'a {
+    pub fn diagnostics_of<'a>(
+        &'a self,
+        path: &'a Path,
+    ) -> impl Iterator<Item = &'a Diagnostic> + 'a {
         self.diagnostics.iter().filter(move |d| d.file == path)
     }
 }
@@ -98,9 +108,22 @@ pub fn through_symlinked_directory(setup: &Setup<'_>, file: &Path) -> Option<Dia
     }
     let dir = file.parent()?;
     for d in chain::chain_dirs(setup.root, dir).into_iter().skip(1) {
-        if setup.fs.symlink_metadata(&d).is_ok_and(|m| m.file_type == FileType::Symlink) {
-            let msg = format!("not read: the directory {} on its path is a symbolic link", display_path(&d, setup.root));
-            return Some(Diagnostic::new(file, Span::default(), Severity::Error, Code::InstructionsSymlink, msg));
+        if setup
+            .fs
+            .symlink_metadata(&d)
+            .is_ok_and(|m| m.file_type == FileType::Symlink)
+        {
+            let msg = format!(
+                "not read: the directory {} on its path is a symbolic link",
+                display_path(&d, setup.root)
+            );
+            return Some(Diagnostic::new(
+                file,
+                Span::default(),
+                Severity::Error,
+                Code::InstructionsSymlink,
+                msg,
+            ));
         }
     }
     None
@@ -122,7 +145,10 @@ struct Effects {
 fn better(a: (usize, usize, &Path), b: (usize, usize, &Path)) -> bool {
     // Larger effect, then fewer components, then byte order.
     a.0 > b.0
-        || (a.0 == b.0 && (a.1 < b.1 || (a.1 == b.1 && a.2.as_os_str().as_encoded_bytes() < b.2.as_os_str().as_encoded_bytes())))
+        || (a.0 == b.0
+            && (a.1 < b.1
+                || (a.1 == b.1
+                    && a.2.as_os_str().as_encoded_bytes() < b.2.as_os_str().as_encoded_bytes())))
 }
 
 struct Ctx<'s, 'r> {
@@ -143,10 +169,19 @@ impl Ctx<'_, '_> {
     }
 
     fn span_of(&self, p: &Path) -> Span {
-        self.texts.get(p).map_or_else(Span::default, |t| first_line_span(&t.text))
+        self.texts
+            .get(p)
+            .map_or_else(Span::default, |t| first_line_span(&t.text))
     }
 
-    fn push(&mut self, file: &Path, span: Span, code: Code, message: String, related: Vec<Related>) {
+    fn push(
+        &mut self,
+        file: &Path,
+        span: Span,
+        code: Code,
+        message: String,
+        related: Vec<Related>,
+    ) {
         if let Some(sev) = severity(self.setup.host, code) {
             let mut d = Diagnostic::new(file, span, sev, code, message);
             d.related = related;
@@ -164,7 +199,11 @@ impl Ctx<'_, '_> {
         if let Some(t) = self.texts.get(file) {
             return first_line_span(&t.text);
         }
-        let is_link = self.setup.fs.symlink_metadata(file).is_ok_and(|m| m.file_type == FileType::Symlink);
+        let is_link = self
+            .setup
+            .fs
+            .symlink_metadata(file)
+            .is_ok_and(|m| m.file_type == FileType::Symlink);
         if is_link {
             return Span::default();
         }
@@ -181,7 +220,14 @@ impl Ctx<'_, '_> {
     }
 
     fn related(&self, files: &[PathBuf], message: &str) -> Vec<Related> {
-        files.iter().map(|f| Related { file: f.clone(), span: self.span_of(f), message: message.to_string() }).collect()
+        files
+            .iter()
+            .map(|f| Related {
+                file: f.clone(),
+                span: self.span_of(f),
+                message: message.to_string(),
+            })
+            .collect()
     }
 
     fn report_mut(&mut self, path: &Path) -> Option<&mut FileReport> {
@@ -193,13 +239,22 @@ impl Ctx<'_, '_> {
         if self.report_at.contains_key(path) {
             return;
         }
-        self.report_at.insert(path.to_path_buf(), self.reports.len());
-        let is_link = self.setup.fs.symlink_metadata(path).is_ok_and(|m| m.file_type == FileType::Symlink);
+        self.report_at
+            .insert(path.to_path_buf(), self.reports.len());
+        let is_link = self
+            .setup
+            .fs
+            .symlink_metadata(path)
+            .is_ok_and(|m| m.file_type == FileType::Symlink);
         let (size, file_bytes) = if is_link {
             (0, 0)
         } else {
             let t = self.reader.read(path, self.mode());
-            let size = if self.setup.host == Host::Codex && t.size() > 0 { usize::try_from(t.file_bytes).unwrap_or(usize::MAX) } else { t.size() };
+            let size = if self.setup.host == Host::Codex && t.size() > 0 {
+                usize::try_from(t.file_bytes).unwrap_or(usize::MAX)
+            } else {
+                t.size()
+            };
             (size, t.file_bytes)
         };
         self.reports.push(FileReport {
@@ -225,11 +280,21 @@ impl Ctx<'_, '_> {
     fn account(&mut self, list: &[Entry], weight: usize, rep: &DirNode) {
         let host = self.setup.host;
         for (i, f) in list.iter().enumerate() {
-            self.texts.entry(f.path.clone()).or_insert_with(|| f.file.clone());
+            self.texts
+                .entry(f.path.clone())
+                .or_insert_with(|| f.file.clone());
             let others: Vec<PathBuf> = if host == Host::Codex {
-                list[..i].iter().filter(|o| o.charged && o.bytes > 0).map(|o| o.path.clone()).collect()
+                list[..i]
+                    .iter()
+                    .filter(|o| o.charged && o.bytes > 0)
+                    .map(|o| o.path.clone())
+                    .collect()
             } else {
-                list[i + 1..].iter().filter(|o| o.kept_bytes > 0).map(|o| o.path.clone()).collect()
+                list[i + 1..]
+                    .iter()
+                    .filter(|o| o.kept_bytes > 0)
+                    .map(|o| o.path.clone())
+                    .collect()
             };
             let e = self.effects.entry(f.path.clone()).or_default();
             e.dirs += weight;
@@ -237,13 +302,19 @@ impl Ctx<'_, '_> {
                 Truncation::Beginning | Truncation::End => {
                     e.cut += weight;
                     let cut = f.bytes - f.kept_bytes;
-                    if e.cut_best.as_ref().is_none_or(|b| better((cut, rep.depth, &rep.path), (b.0, b.1, &b.2))) {
+                    if e.cut_best
+                        .as_ref()
+                        .is_none_or(|b| better((cut, rep.depth, &rep.path), (b.0, b.1, &b.2)))
+                    {
                         e.cut_best = Some((cut, rep.depth, rep.path.clone(), f.kept_bytes, others));
                     }
                 }
                 Truncation::Dropped => {
                     e.dropped += weight;
-                    if e.drop_best.as_ref().is_none_or(|b| better((0, rep.depth, &rep.path), (0, b.0, &b.1))) {
+                    if e.drop_best
+                        .as_ref()
+                        .is_none_or(|b| better((0, rep.depth, &rep.path), (0, b.0, &b.1)))
+                    {
                         e.drop_best = Some((rep.depth, rep.path.clone(), others));
                     }
                 }
@@ -262,7 +333,14 @@ impl Ctx<'_, '_> {
                 Ok((line, utf16, utf8)) => LineCol { line, utf16, utf8 },
                 Err(_) => start,
             };
-            let span = Span { start, end, bytes: TextRange::new(file.text.len(), usize::try_from(file.file_bytes).unwrap_or(usize::MAX)) };
+            let span = Span {
+                start,
+                end,
+                bytes: TextRange::new(
+                    file.text.len(),
+                    usize::try_from(file.file_bytes).unwrap_or(usize::MAX),
+                ),
+            };
             let msg = format!(
                 "only the first {} of {} bytes are read (per-file limit {}); the rest never reaches the model",
                 file.text.len(),
@@ -274,15 +352,27 @@ impl Ctx<'_, '_> {
         }
         if let (Some(r), Some(line)) = (file.first_invalid, file.first_invalid_line()) {
             let span = LineIndex::new(&file.text).span(r);
-            let msg = format!("{} invalid UTF-8 sequence(s) reach the model as U+FFFD (first at line {line})", file.invalid);
+            let msg = format!(
+                "{} invalid UTF-8 sequence(s) reach the model as U+FFFD (first at line {line})",
+                file.invalid
+            );
             self.push(path, span, Code::InstructionsInvalidUtf8, msg, vec![]);
         }
         if file.empty && file.error.is_none() {
             let mut msg = "empty instruction file: it adds nothing".to_string();
             if !hides.is_empty() {
-                msg.push_str(&format!(" and hides {} in this directory", hides.join(", ")));
+                msg.push_str(&format!(
+                    " and hides {} in this directory",
+                    hides.join(", ")
+                ));
             }
-            self.push(path, first_line_span(&file.text), Code::InstructionsEmpty, msg, vec![]);
+            self.push(
+                path,
+                first_line_span(&file.text),
+                Code::InstructionsEmpty,
+                msg,
+                vec![],
+            );
         }
     }
 
@@ -293,10 +383,17 @@ impl Ctx<'_, '_> {
             if e.file_type != FileType::File {
                 continue;
             }
-            let Some(name) = e.name.to_str() else { continue };
+            let Some(name) = e.name.to_str() else {
+                continue;
+            };
             let path = dir.join(name);
             if host == Host::Alisio && name.eq_ignore_ascii_case("Agente.md") {
-                self.file_level(&path, Code::InstructionsUnreadName, "not read: Agente.md is no longer read; rename it to AGENTS.md".into(), vec![]);
+                self.file_level(
+                    &path,
+                    Code::InstructionsUnreadName,
+                    "not read: Agente.md is no longer read; rename it to AGENTS.md".into(),
+                    vec![],
+                );
                 self.report(&path, None, Some("Agente.md is no longer read".into()));
                 continue;
             }
@@ -304,9 +401,16 @@ impl Ctx<'_, '_> {
                 continue;
             }
             if let Some(expected) = names.iter().find(|n| n.eq_ignore_ascii_case(name)) {
-                let msg = format!("not read: {} reads \"{expected}\" (names are case-sensitive)", host.as_str());
+                let msg = format!(
+                    "not read: {} reads \"{expected}\" (names are case-sensitive)",
+                    host.as_str()
+                );
                 self.file_level(&path, Code::InstructionsUnreadName, msg, vec![]);
-                self.report(&path, None, Some(format!("names are case-sensitive (\"{expected}\")")));
+                self.report(
+                    &path,
+                    None,
+                    Some(format!("names are case-sensitive (\"{expected}\")")),
+                );
             }
         }
     }
@@ -315,16 +419,34 @@ impl Ctx<'_, '_> {
     fn loser(&mut self, dir: &Path, name: &str, winner: &str, winner_kind: Kind) {
         let path = dir.join(name);
         let wpath = dir.join(winner);
-        let related = vec![Related { file: wpath.clone(), span: self.first_line(&wpath), message: format!("{winner} wins in this directory") }];
+        let related = vec![Related {
+            file: wpath.clone(),
+            span: self.first_line(&wpath),
+            message: format!("{winner} wins in this directory"),
+        }];
         if name == "CLAUDE.md" {
             let msg = format!("not read: {winner} in the same directory wins");
             self.file_level(&path, Code::InstructionsClaudeIgnored, msg, related);
         } else if winner_kind == Kind::Override {
-            self.file_level(&path, Code::InstructionsHiddenByOverride, "never read: AGENTS.override.md in the same directory replaces it".into(), related);
+            self.file_level(
+                &path,
+                Code::InstructionsHiddenByOverride,
+                "never read: AGENTS.override.md in the same directory replaces it".into(),
+                related,
+            );
         } else {
-            self.file_level(&path, Code::InstructionsHidden, format!("never read: {winner} in the same directory wins"), related);
+            self.file_level(
+                &path,
+                Code::InstructionsHidden,
+                format!("never read: {winner} in the same directory wins"),
+                related,
+            );
         }
-        let reason = if winner_kind == Kind::Override && name != "CLAUDE.md" { "hidden by AGENTS.override.md".to_string() } else { format!("{winner} wins") };
+        let reason = if winner_kind == Kind::Override && name != "CLAUDE.md" {
+            "hidden by AGENTS.override.md".to_string()
+        } else {
+            format!("{winner} wins")
+        };
         self.report(&path, None, Some(reason));
     }
 }
@@ -359,10 +481,9 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         Host::ClaudeCode => claude_host(&mut cx, set),
     };
     finish(&mut cx, global_path.as_deref());
-    if !include_global
-        && let Some(g) = &global_path {
-            cx.diags.retain(|d| &d.file != g);
-        }
+    if !include_global && let Some(g) = &global_path {
+        cx.diags.retain(|d| &d.file != g);
+    }
     let mut diagnostics = cx.diags;
     crate::diagnostic::sort(&mut diagnostics);
     Analysis {
@@ -386,15 +507,34 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
     let mut paths: Vec<PathBuf> = cx.effects.keys().cloned().collect();
     paths.sort();
     for p in paths {
-        let Some(e) = cx.effects.remove(&p) else { continue };
-        let Some(text) = cx.texts.get(&p).cloned() else { continue };
-        let size = if host == Host::Codex && !text.empty && text.error.is_none() { usize::try_from(text.file_bytes).unwrap_or(usize::MAX) } else { text.size() };
+        let Some(e) = cx.effects.remove(&p) else {
+            continue;
+        };
+        let Some(text) = cx.texts.get(&p).cloned() else {
+            continue;
+        };
+        let size = if host == Host::Codex && !text.empty && text.error.is_none() {
+            usize::try_from(text.file_bytes).unwrap_or(usize::MAX)
+        } else {
+            text.size()
+        };
         if let Some((cut, _, dir, kept, others)) = &e.cut_best {
             let d = cx.show(dir);
-            let related = cx.related(others, if host == Host::Codex { "file above it" } else { "closer file" });
+            let related = cx.related(
+                others,
+                if host == Host::Codex {
+                    "file above it"
+                } else {
+                    "closer file"
+                },
+            );
             let idx = LineIndex::new(&text.text);
             if host == Host::Codex {
-                let raw: &[u8] = if text.raw.is_empty() { text.text.as_bytes() } else { &text.raw };
+                let raw: &[u8] = if text.raw.is_empty() {
+                    text.text.as_bytes()
+                } else {
+                    &text.raw
+                };
                 let splits = raw.get(*kept).is_some_and(|b| b & 0xC0 == 0x80);
                 let end = if (text.raw.len() as u64) < text.file_bytes {
                     match super::read::end_position_of(cx.setup.fs, &p, false) {
@@ -404,7 +544,11 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
                 } else {
                     idx.line_col(text.text.len())
                 };
-                let span = Span { start: idx.line_col(*kept), end, bytes: TextRange::new(*kept, size) };
+                let span = Span {
+                    start: idx.line_col(*kept),
+                    end,
+                    bytes: TextRange::new(*kept, size),
+                };
                 let mut msg = format!(
                     "Codex loads only the first {kept} of {size} bytes for {} (e.g. {d}): the files above it use the rest of project_doc_max_bytes ({max})",
                     directories(e.cut)
@@ -425,7 +569,11 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
         if let Some((_, dir, others)) = &e.drop_best {
             let d = cx.show(dir);
             let named: Vec<PathBuf> = others.iter().take(3).cloned().collect();
-            let mut names = named.iter().map(|n| cx.show(n)).collect::<Vec<_>>().join(", ");
+            let mut names = named
+                .iter()
+                .map(|n| cx.show(n))
+                .collect::<Vec<_>>()
+                .join(", ");
             if others.len() > 3 {
                 names.push_str(&format!(" and {} more", others.len() - 3));
             }
@@ -440,11 +588,22 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
                 ),
                 Host::ClaudeCode => "Claude Code skips this file: it is over 4 MiB".to_string(),
             };
-            let related = cx.related(&named, if host == Host::Codex { "file above it" } else { "closer file" });
+            let related = cx.related(
+                &named,
+                if host == Host::Codex {
+                    "file above it"
+                } else {
+                    "closer file"
+                },
+            );
             let span = first_line_span(&text.text);
             cx.push(&p, span, Code::InstructionsDropped, msg, related);
         }
-        let kind = cx.report_at.get(&p).and_then(|i| cx.reports.get(*i)).and_then(|r| r.kind);
+        let kind = cx
+            .report_at
+            .get(&p)
+            .and_then(|i| cx.reports.get(*i))
+            .and_then(|r| r.kind);
         let report = FileReport {
             path: p.clone(),
             kind,
@@ -479,11 +638,18 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
 
 /// Groups D by the nearest "significant" directory (itself included); returns for each
 /// directory its group key (`None`: no significant ancestor) and the group sizes.
-fn groups(set: &DirSet, significant: &[bool]) -> (Vec<Option<usize>>, HashMap<Option<usize>, usize>) {
+fn groups(
+    set: &DirSet,
+    significant: &[bool],
+) -> (Vec<Option<usize>>, HashMap<Option<usize>, usize>) {
     let mut key = Vec::with_capacity(set.dirs.len());
     let mut size: HashMap<Option<usize>, usize> = HashMap::new();
     for (i, d) in set.dirs.iter().enumerate() {
-        let k = if significant.get(i).copied().unwrap_or(false) { Some(i) } else { d.parent.and_then(|p| key.get(p).copied().flatten()) };
+        let k = if significant.get(i).copied().unwrap_or(false) {
+            Some(i)
+        } else {
+            d.parent.and_then(|p| key.get(p).copied().flatten())
+        };
         key.push(k);
         *size.entry(k).or_default() += 1;
     }
@@ -499,7 +665,10 @@ fn sorted_keys(size: &HashMap<Option<usize>, usize>) -> Vec<Option<usize>> {
 fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<PathBuf> {
     let setup = cx.setup;
     let fallback = setup.settings.claude_md_fallback;
-    let names: Vec<String> = chain::alisio_candidates(true).iter().map(|(n, _)| (*n).to_string()).collect();
+    let names: Vec<String> = chain::alisio_candidates(true)
+        .iter()
+        .map(|(n, _)| (*n).to_string())
+        .collect();
     let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
         let pick = chain::pick_alisio(&d.entries, fallback);
@@ -511,7 +680,9 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
         });
         let mut hides = Vec::new();
         for (name, kind) in chain::alisio_candidates(true) {
-            let Some(e) = chain::find(&d.entries, name) else { continue };
+            let Some(e) = chain::find(&d.entries, name) else {
+                continue;
+            };
             let path = d.path.join(name);
             if winner.as_ref().is_some_and(|w| w.0 == *name) {
                 continue;
@@ -519,7 +690,12 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
             match e.file_type {
                 FileType::File => {}
                 FileType::Symlink if *kind == Kind::Claude && !fallback => {
-                    cx.file_level(&path, Code::InstructionsClaudeIgnored, "not read: context.claudeMdFallback is off".into(), vec![]);
+                    cx.file_level(
+                        &path,
+                        Code::InstructionsClaudeIgnored,
+                        "not read: context.claudeMdFallback is off".into(),
+                        vec![],
+                    );
                     cx.report(&path, Some(*kind), Some("fallback off".into()));
                     continue;
                 }
@@ -528,14 +704,25 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
                     if let Ok(t) = setup.fs.read_link(&path) {
                         msg.push_str(&format!(" to {}", t.display()));
                     }
-                    cx.push(&path, Span::default(), Code::InstructionsSymlink, msg, vec![]);
+                    cx.push(
+                        &path,
+                        Span::default(),
+                        Code::InstructionsSymlink,
+                        msg,
+                        vec![],
+                    );
                     cx.report(&path, Some(*kind), Some("symbolic link".into()));
                     continue;
                 }
                 _ => continue,
             }
             if *kind == Kind::Claude && !fallback {
-                cx.file_level(&path, Code::InstructionsClaudeIgnored, "not read: context.claudeMdFallback is off".into(), vec![]);
+                cx.file_level(
+                    &path,
+                    Code::InstructionsClaudeIgnored,
+                    "not read: context.claudeMdFallback is off".into(),
+                    vec![],
+                );
                 cx.report(&path, Some(*kind), Some("fallback off".into()));
                 continue;
             }
@@ -549,7 +736,12 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
         }
         if let Some((_, kind, entry)) = &winner {
             if *kind == Kind::Legacy {
-                cx.file_level(&entry.path, Code::InstructionsLegacyName, "AGENT.md is read as a legacy alias; rename it to AGENTS.md".into(), vec![]);
+                cx.file_level(
+                    &entry.path,
+                    Code::InstructionsLegacyName,
+                    "AGENT.md is read as a legacy alias; rename it to AGENTS.md".into(),
+                    vec![],
+                );
             }
             let file = entry.file.clone();
             cx.file_facts(&entry.path, &file, &hides);
@@ -570,14 +762,24 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
             let file = g.file.clone();
             let home = g.path.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut hides = Vec::new();
-            if g.kind == Kind::Override && setup.fs.metadata(&home.join("AGENTS.md")).is_ok_and(|m| m.file_type == FileType::File) {
+            if g.kind == Kind::Override
+                && setup
+                    .fs
+                    .metadata(&home.join("AGENTS.md"))
+                    .is_ok_and(|m| m.file_type == FileType::File)
+            {
                 cx.loser(&home, "AGENTS.md", "AGENTS.override.md", Kind::Override);
                 hides.push("AGENTS.md".to_string());
             }
             cx.file_facts(&g.path.clone(), &file, &hides);
         }
     }
-    let global_canon = global.as_ref().map(|g| setup.fs.canonicalize(&g.path).unwrap_or_else(|_| g.path.clone()));
+    let global_canon = global.as_ref().map(|g| {
+        setup
+            .fs
+            .canonicalize(&g.path)
+            .unwrap_or_else(|_| g.path.clone())
+    });
     let significant: Vec<bool> = winners.iter().map(Option::is_some).collect();
     let (_, size) = groups(set, &significant);
     for k in sorted_keys(&size) {
@@ -586,10 +788,15 @@ fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<Pa
         let mut cur = k;
         while let Some(i) = cur {
             if let Some(Some(w)) = winners.get(i)
-                && Some(&w.path) != global_canon.as_ref() {
-                    list.push(w.clone());
-                }
-            cur = set.dirs.get(i).and_then(|d| d.parent).and_then(|p| nearest(set, &significant, p));
+                && Some(&w.path) != global_canon.as_ref()
+            {
+                list.push(w.clone());
+            }
+            cur = set
+                .dirs
+                .get(i)
+                .and_then(|d| d.parent)
+                .and_then(|p| nearest(set, &significant, p));
         }
         list.reverse();
         if let Some(g) = &global {
@@ -625,10 +832,14 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
     let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
     let mut markers: Vec<bool> = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
-        markers.push(cfg.markers.iter().filter(|m| !m.is_empty()).any(|m| match chain::find(&d.entries, m) {
-            Some(e) if e.file_type == FileType::Symlink => setup.fs.metadata(&d.path.join(m)).is_ok(),
-            Some(_) => true,
-            None => m.contains('/') && setup.fs.metadata(&d.path.join(m)).is_ok(),
+        markers.push(cfg.markers.iter().filter(|m| !m.is_empty()).any(|m| {
+            match chain::find(&d.entries, m) {
+                Some(e) if e.file_type == FileType::Symlink => {
+                    setup.fs.metadata(&d.path.join(m)).is_ok()
+                }
+                Some(_) => true,
+                None => m.contains('/') && setup.fs.metadata(&d.path.join(m)).is_ok(),
+            }
         }));
         let (winner, losers) = codex::pick(setup.fs, &d.path, &d.entries, &cands);
         let winner = winner.map(|(name, kind)| {
@@ -636,7 +847,11 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
             let file = cx.reader.read(&path, Mode::Raw { limit });
             cx.texts.insert(path.clone(), file.clone());
             let mut e = Entry::new(path, Scope::Project, kind, file);
-            e.bytes = if e.file.empty || e.file.error.is_some() { 0 } else { usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX) };
+            e.bytes = if e.file.empty || e.file.error.is_some() {
+                0
+            } else {
+                usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX)
+            };
             e.kept_bytes = e.bytes;
             (name, kind, e)
         });
@@ -647,11 +862,21 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
         }
         if !cands.iter().any(|(n, _)| n == "CLAUDE.md")
             && let Some(e) = chain::find(&d.entries, "CLAUDE.md")
-                && (e.file_type == FileType::File || setup.fs.metadata(&d.path.join("CLAUDE.md")).is_ok_and(|m| m.file_type == FileType::File)) {
-                    let p = d.path.join("CLAUDE.md");
-                    cx.file_level(&p, Code::InstructionsClaudeIgnored, "not read: project_doc_fallback_filenames does not list CLAUDE.md".into(), vec![]);
-                    cx.report(&p, Some(Kind::Claude), Some("fallback off".into()));
-                }
+            && (e.file_type == FileType::File
+                || setup
+                    .fs
+                    .metadata(&d.path.join("CLAUDE.md"))
+                    .is_ok_and(|m| m.file_type == FileType::File))
+        {
+            let p = d.path.join("CLAUDE.md");
+            cx.file_level(
+                &p,
+                Code::InstructionsClaudeIgnored,
+                "not read: project_doc_fallback_filenames does not list CLAUDE.md".into(),
+                vec![],
+            );
+            cx.report(&p, Some(Kind::Claude), Some("fallback off".into()));
+        }
         if let Some((_, kind, e)) = &winner {
             let file = e.file.clone();
             cx.file_facts(&e.path, &file, &losers);
@@ -666,10 +891,18 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
         cx.report(&g.path, Some(g.kind), None);
     }
     // Codex's root for the workspace root's ancestors (markers above the workspace).
-    let above: Option<PathBuf> = setup.root.parent().and_then(|p| p.ancestors().find(|a| cfg.has_marker(setup.fs, a)).map(Path::to_path_buf));
+    let above: Option<PathBuf> = setup.root.parent().and_then(|p| {
+        p.ancestors()
+            .find(|a| cfg.has_marker(setup.fs, a))
+            .map(Path::to_path_buf)
+    });
     let above_files: Vec<Entry> = match &above {
         Some(a) => match setup.root.parent() {
-            Some(parent) => codex::chain(setup, cx.reader, &cfg, parent).unwrap_or_default().into_iter().filter(|e| e.path.starts_with(a)).collect(),
+            Some(parent) => codex::chain(setup, cx.reader, &cfg, parent)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|e| e.path.starts_with(a))
+                .collect(),
             None => Vec::new(),
         },
         None => Vec::new(),
@@ -690,7 +923,13 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
         } else {
             match d.parent.and_then(|p| croot.get(p).copied()) {
                 Some(r) => r,
-                None => if above.is_some() { Root::Above } else { Root::Alone },
+                None => {
+                    if above.is_some() {
+                        Root::Above
+                    } else {
+                        Root::Alone
+                    }
+                }
             }
         };
         let has = winners[i].is_some();
@@ -718,11 +957,16 @@ fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
             if r == Root::Alone || r == Root::Dir(i) {
                 break;
             }
-            cur = set.dirs.get(i).and_then(|d| d.parent).and_then(|p| nwin.get(p).copied().flatten());
+            cur = set
+                .dirs
+                .get(i)
+                .and_then(|d| d.parent)
+                .and_then(|p| nwin.get(p).copied().flatten());
             if let (Some(c), Root::Dir(ri)) = (cur, r)
-                && !is_below_or_eq(set, c, ri) {
-                    break;
-                }
+                && !is_below_or_eq(set, c, ri)
+            {
+                break;
+            }
         }
         list.reverse();
         if r == Root::Above {
@@ -754,9 +998,12 @@ fn is_below_or_eq(set: &DirSet, i: usize, anc: usize) -> bool {
 
 fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
     let setup = cx.setup;
-    let names: Vec<String> = ["CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"].map(str::to_string).to_vec();
+    let names: Vec<String> = ["CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"]
+        .map(str::to_string)
+        .to_vec();
     let relevant = |entries: &[DirEntry]| {
-        names.iter().any(|n| chain::find(entries, n).is_some()) || chain::find(entries, ".claude").is_some()
+        names.iter().any(|n| chain::find(entries, n).is_some())
+            || chain::find(entries, ".claude").is_some()
     };
     let mut significant = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
@@ -769,7 +1016,9 @@ fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
     for k in sorted_keys(&size) {
         let weight = size.get(&k).copied().unwrap_or(0);
         let rep = k.unwrap_or(0);
-        let Some(node) = set.dirs.get(rep) else { continue };
+        let Some(node) = set.dirs.get(rep) else {
+            continue;
+        };
         let l = claude::list(setup, cx.reader, &node.path, &node.path);
         for f in &l.files {
             if listed.insert(f.path.clone()) {
@@ -814,26 +1063,69 @@ mod tests {
         std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
         std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
         let env = Env::default();
-        let s = Settings { max_bytes: 1024, ..Settings::default() };
-        let setup = Setup { fs: &DiskFs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let s = Settings {
+            max_bytes: 1024,
+            ..Settings::default()
+        };
+        let setup = Setup {
+            fs: &DiskFs,
+            env: &env,
+            root: &ws,
+            settings: &s,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
         let a = analyze(&setup, false);
-        let d = a.diagnostics.iter().find(|d| d.code == Code::InstructionsTruncated).unwrap();
-        assert_eq!((d.span.start.utf8, d.span.end.line, d.span.end.utf16, d.span.end.utf8), (0, 0, 10, 14));
+        let d = a
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::InstructionsTruncated)
+            .unwrap();
+        assert_eq!(
+            (
+                d.span.start.utf8,
+                d.span.end.line,
+                d.span.end.utf16,
+                d.span.end.utf8
+            ),
+            (0, 0, 10, 14)
+        );
         assert_eq!(d.span.bytes, TextRange::new(0, 14));
         assert_eq!(a.dir_count, 2);
     }
 
     #[test]
     fn severities_follow_the_host_table() {
-        assert_eq!(severity(Host::Alisio, Code::InstructionsSymlink), Some(Severity::Error));
+        assert_eq!(
+            severity(Host::Alisio, Code::InstructionsSymlink),
+            Some(Severity::Error)
+        );
         assert_eq!(severity(Host::Codex, Code::InstructionsSymlink), None);
-        assert_eq!(severity(Host::ClaudeCode, Code::InstructionsTruncated), None);
-        assert_eq!(severity(Host::ClaudeCode, Code::InstructionsDropped), Some(Severity::Warning));
+        assert_eq!(
+            severity(Host::ClaudeCode, Code::InstructionsTruncated),
+            None
+        );
+        assert_eq!(
+            severity(Host::ClaudeCode, Code::InstructionsDropped),
+            Some(Severity::Warning)
+        );
         assert_eq!(severity(Host::Codex, Code::InstructionsLegacyName), None);
-        assert_eq!(severity(Host::Alisio, Code::InstructionsLegacyName), Some(Severity::Information));
-        assert_eq!(severity(Host::Codex, Code::InstructionsClaudeIgnored), Some(Severity::Hint));
-        assert_eq!(severity(Host::ClaudeCode, Code::InstructionsEmpty), Some(Severity::Information));
-        assert_eq!(severity(Host::Alisio, Code::InstructionsFileCut), Some(Severity::Warning));
+        assert_eq!(
+            severity(Host::Alisio, Code::InstructionsLegacyName),
+            Some(Severity::Information)
+        );
+        assert_eq!(
+            severity(Host::Codex, Code::InstructionsClaudeIgnored),
+            Some(Severity::Hint)
+        );
+        assert_eq!(
+            severity(Host::ClaudeCode, Code::InstructionsEmpty),
+            Some(Severity::Information)
+        );
+        assert_eq!(
+            severity(Host::Alisio, Code::InstructionsFileCut),
+            Some(Severity::Warning)
+        );
     }
 
     #[test]
@@ -849,10 +1141,24 @@ mod tests {
             std::fs::write(dir.join("AGENTS.md"), "x".repeat(300)).unwrap();
         }
         let env = Env::default();
-        let s = Settings { max_bytes: 1024, ..Settings::default() };
-        let setup = Setup { fs: &DiskFs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let s = Settings {
+            max_bytes: 1024,
+            ..Settings::default()
+        };
+        let setup = Setup {
+            fs: &DiskFs,
+            env: &env,
+            root: &ws,
+            settings: &s,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
         let a = analyze(&setup, false);
-        let d = a.diagnostics.iter().find(|d| d.code == Code::InstructionsDropped && d.file == ws.join("AGENTS.md")).unwrap();
+        let d = a
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::InstructionsDropped && d.file == ws.join("AGENTS.md"))
+            .unwrap();
         assert_eq!(
             d.message,
             "not loaded for 2 directories (e.g. a/b/c/d): the closer files a/AGENTS.md, a/b/AGENTS.md, a/b/c/AGENTS.md and 1 more use the whole context.maxBytes budget (1024)"
@@ -876,9 +1182,19 @@ mod symlink_tests {
         std::os::unix::fs::symlink(ws.join("real"), ws.join("src")).unwrap();
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup { fs: &DiskFs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let setup = Setup {
+            fs: &DiskFs,
+            env: &env,
+            root: &ws,
+            settings: &s,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
         let d = through_symlinked_directory(&setup, &ws.join("src/AGENTS.md")).unwrap();
-        assert_eq!(d.message, "not read: the directory src on its path is a symbolic link");
+        assert_eq!(
+            d.message,
+            "not read: the directory src on its path is a symbolic link"
+        );
         assert_eq!(d.severity, Severity::Error);
         assert!(through_symlinked_directory(&setup, &ws.join("real/AGENTS.md")).is_none());
     }

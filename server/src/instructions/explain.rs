@@ -35,7 +35,12 @@ pub struct Explanation {
 ///
 /// # Errors
 /// A directory listing error other than not-found or permission denied.
-pub fn explain_path(setup: &Setup<'_>, reader: &Reader<'_>, base: &Path, given: &Path) -> Result<Explanation, ListError> {
+pub fn explain_path(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    base: &Path,
+    given: &Path,
+) -> Result<Explanation, ListError> {
     let target = chain::normalize_target(setup.fs, base, setup.root, given);
     explain(setup, reader, &target, chain::has_trailing_slash(given))
 }
@@ -44,7 +49,12 @@ pub fn explain_path(setup: &Setup<'_>, reader: &Reader<'_>, base: &Path, given: 
 ///
 /// # Errors
 /// A directory listing error other than not-found or permission denied.
-pub fn explain(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, trailing_slash: bool) -> Result<Explanation, ListError> {
+pub fn explain(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    target: &Path,
+    trailing_slash: bool,
+) -> Result<Explanation, ListError> {
     let dir = chain::target_dir(setup.fs, setup.root, target, trailing_slash);
     let inside = is_inside(&dir, setup.root);
     let mut ex = Explanation {
@@ -63,9 +73,16 @@ pub fn explain(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, trailing_s
     match setup.host {
         Host::Alisio => {
             let global = chain::global_alisio(setup, reader);
-            let (mut files, skipped) = if inside { chain::chain_alisio(setup, reader, &dir)? } else { (Vec::new(), Vec::new()) };
+            let (mut files, skipped) = if inside {
+                chain::chain_alisio(setup, reader, &dir)?
+            } else {
+                (Vec::new(), Vec::new())
+            };
             if let Some(g) = global {
-                let canon = setup.fs.canonicalize(&g.path).unwrap_or_else(|_| g.path.clone());
+                let canon = setup
+                    .fs
+                    .canonicalize(&g.path)
+                    .unwrap_or_else(|_| g.path.clone());
                 files.retain(|f| f.path != canon);
                 files.insert(0, g);
             }
@@ -92,7 +109,11 @@ pub fn explain(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, trailing_s
         }
         Host::ClaudeCode => {
             let l = claude::list(setup, reader, target, &dir);
-            ex.omitted_bytes = l.files.iter().map(|f| (f.bytes - f.kept_bytes) as u64).sum();
+            ex.omitted_bytes = l
+                .files
+                .iter()
+                .map(|f| (f.bytes - f.kept_bytes) as u64)
+                .sum();
             ex.files = l.files;
             ex.excluded_agents = l.excluded_agents;
         }
@@ -162,12 +183,22 @@ impl Explanation {
     #[must_use]
     pub fn to_human(&self) -> String {
         let path = self.show(&self.target);
-        let budget = self.max_bytes.map_or_else(|| "no shared budget".to_string(), |m| format!("max {m} bytes"));
-        let mut out = format!("Instructions for {path} (host {}, {budget})\n", self.host.as_str());
+        let budget = self.max_bytes.map_or_else(
+            || "no shared budget".to_string(),
+            |m| format!("max {m} bytes"),
+        );
+        let mut out = format!(
+            "Instructions for {path} (host {}, {budget})\n",
+            self.host.as_str()
+        );
         if self.outside_workspace {
-            out.push_str(&format!("{path} is outside the workspace {}; only the global file applies\n", self.root.display()));
+            out.push_str(&format!(
+                "{path} is outside the workspace {}; only the global file applies\n",
+                self.root.display()
+            ));
         }
-        let mut rows: Vec<[String; 6]> = vec![["#", "scope", "kind", "kept/bytes", "truncation", "file"].map(str::to_string)];
+        let mut rows: Vec<[String; 6]> =
+            vec![["#", "scope", "kind", "kept/bytes", "truncation", "file"].map(str::to_string)];
         for (i, f) in self.files.iter().enumerate() {
             let mut file = self.show(&f.path);
             if f.load == super::Load::OnRead {
@@ -190,7 +221,9 @@ impl Explanation {
         if self.files.is_empty() {
             out.push_str("no instruction file applies\n");
         } else {
-            let widths: Vec<usize> = (0..6).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+            let widths: Vec<usize> = (0..6)
+                .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+                .collect();
             for r in &rows {
                 let mut line = String::new();
                 for (c, cell) in r.iter().enumerate() {
@@ -203,8 +236,17 @@ impl Explanation {
                 }
                 out.push_str(line.trim_end());
                 out.push('\n');
-                for imp in self.files.get(r[0].parse::<usize>().unwrap_or(0).wrapping_sub(1)).map(|f| f.imports.as_slice()).unwrap_or(&[]) {
-                    out.push_str(&format!("   imports {} (depth {})\n", self.show(&imp.path), imp.depth));
+                for imp in self
+                    .files
+                    .get(r[0].parse::<usize>().unwrap_or(0).wrapping_sub(1))
+                    .map(|f| f.imports.as_slice())
+                    .unwrap_or(&[])
+                {
+                    out.push_str(&format!(
+                        "   imports {} (depth {})\n",
+                        self.show(&imp.path),
+                        imp.depth
+                    ));
                 }
             }
         }
@@ -241,7 +283,11 @@ mod tests {
             DiskFs.metadata(p)
         }
         fn read_prefix(&self, p: &Path, limit: u64) -> io::Result<Vec<u8>> {
-            if p == self.0 { Err(io::Error::from(io::ErrorKind::PermissionDenied)) } else { DiskFs.read_prefix(p, limit) }
+            if p == self.0 {
+                Err(io::Error::from(io::ErrorKind::PermissionDenied))
+            } else {
+                DiskFs.read_prefix(p, limit)
+            }
         }
         fn canonicalize(&self, p: &Path) -> io::Result<PathBuf> {
             DiskFs.canonicalize(p)
@@ -260,16 +306,33 @@ mod tests {
         let fs = Denied(ws.join("AGENTS.md"));
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup { fs: &fs, env: &env, root: &ws, settings: &s, host: Host::Alisio, claude_managed: None };
+        let setup = Setup {
+            fs: &fs,
+            env: &env,
+            root: &ws,
+            settings: &s,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
         let ex = explain_path(&setup, &Reader::new(&fs), &ws, Path::new(".")).unwrap();
         let j = ex.to_json();
         assert_eq!(j["files"].as_array().unwrap().len(), 1);
         let f = &j["files"][0];
-        assert_eq!((f["path"].as_str(), f["bytes"].as_u64(), f["keptBytes"].as_u64()), (Some("AGENTS.md"), Some(0), Some(0)));
+        assert_eq!(
+            (
+                f["path"].as_str(),
+                f["bytes"].as_u64(),
+                f["keptBytes"].as_u64()
+            ),
+            (Some("AGENTS.md"), Some(0), Some(0))
+        );
         assert_eq!(f["error"], "permission denied");
         assert_eq!(f["fileBytes"], 6);
         assert!(f.get("empty").is_none());
         assert!(ex.to_human().contains("AGENTS.md (permission denied)"));
-        assert_eq!(super::super::model_text::section(&ex.files, None, &ws), None);
+        assert_eq!(
+            super::super::model_text::section(&ex.files, None, &ws),
+            None
+        );
     }
 }

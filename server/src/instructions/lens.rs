@@ -16,7 +16,11 @@ fn status(r: &FileReport, host: Host) -> String {
         return "empty".to_string();
     }
     let n = r.dirs;
-    let cut_word = if host == Host::Codex { "end cut" } else { "beginning cut" };
+    let cut_word = if host == Host::Codex {
+        "end cut"
+    } else {
+        "beginning cut"
+    };
     match (r.cut, r.dropped) {
         (0, 0) => "loaded in full".to_string(),
         (k, 0) => format!("{cut_word} in {k} of {n}"),
@@ -30,20 +34,32 @@ fn status(r: &FileReport, host: Host) -> String {
 #[must_use]
 pub fn instruction_lens_title(r: &FileReport, host: Host) -> String {
     let kind = r.kind.map_or("unread", super::Kind::as_str);
-    format!("{kind} · {} · {} · ~{} tokens", directories(r.dirs), status(r, host), tokens(r.size))
+    format!(
+        "{kind} · {} · {} · ~{} tokens",
+        directories(r.dirs),
+        status(r, host),
+        tokens(r.size)
+    )
 }
 
 /// The hover on line 0 of an instruction file (`label` as explain shows its path).
 #[must_use]
 pub fn instruction_hover(r: &FileReport, label: &str, host: Host) -> String {
     let kind = r.kind.map_or("unread", super::Kind::as_str);
-    let mut out = format!("**{label}** — {kind}, {} bytes (~{} tokens)\n\n", r.size, tokens(r.size));
+    let mut out = format!(
+        "**{label}** — {kind}, {} bytes (~{} tokens)\n\n",
+        r.size,
+        tokens(r.size)
+    );
     let n = r.dirs;
     let mut lines = Vec::new();
     if let Some(reason) = &r.not_read {
         lines.push(format!("Not read: {reason}."));
     } else if r.empty {
-        lines.push(format!("Empty: it adds nothing (startup list of {}).", directories(n)));
+        lines.push(format!(
+            "Empty: it adds nothing (startup list of {}).",
+            directories(n)
+        ));
     } else {
         let full = n.saturating_sub(r.cut + r.dropped);
         if full > 0 {
@@ -51,18 +67,31 @@ pub fn instruction_hover(r: &FileReport, label: &str, host: Host) -> String {
         }
         if let Some((dir, kept)) = &r.cut_example {
             let part = if host == Host::Codex { "first" } else { "last" };
-            let what = if host == Host::Codex { "End cut" } else { "Beginning cut" };
-            lines.push(format!("{what} for {} of {n} (e.g. `{dir}`: only the {part} {kept} of {} bytes).", r.cut, r.size));
+            let what = if host == Host::Codex {
+                "End cut"
+            } else {
+                "Beginning cut"
+            };
+            lines.push(format!(
+                "{what} for {} of {n} (e.g. `{dir}`: only the {part} {kept} of {} bytes).",
+                r.cut, r.size
+            ));
         }
         if let Some(dir) = &r.dropped_example {
             lines.push(format!("Dropped for {} of {n} (e.g. `{dir}`).", r.dropped));
         }
     }
     if r.file_cut {
-        lines.push(format!("Only the first 262144 of {} bytes are read (per-file limit).", r.file_bytes));
+        lines.push(format!(
+            "Only the first 262144 of {} bytes are read (per-file limit).",
+            r.file_bytes
+        ));
     }
     if r.invalid > 0 {
-        lines.push(format!("{} invalid UTF-8 sequence(s) reach the model as U+FFFD.", r.invalid));
+        lines.push(format!(
+            "{} invalid UTF-8 sequence(s) reach the model as U+FFFD.",
+            r.invalid
+        ));
     }
     for l in lines {
         out.push_str("- ");
@@ -100,9 +129,18 @@ pub fn ordinary_hover(ex: &Explanation, line: u32) -> Option<String> {
     if ex.files.is_empty() {
         return Some(format!("No instruction file applies to {path}."));
     }
-    let mut out = format!("**Instructions for {path}** (host {})\n\n| # | file | kind | loaded |\n|---|---|---|---|\n", ex.host.as_str());
+    let mut out = format!(
+        "**Instructions for {path}** (host {})\n\n| # | file | kind | loaded |\n|---|---|---|---|\n",
+        ex.host.as_str()
+    );
     for (i, f) in ex.files.iter().enumerate() {
-        out.push_str(&format!("| {} | `{}` | {} | {} |\n", i + 1, ex.show(&f.path), f.kind.as_str(), loaded(f, ex.host)));
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            i + 1,
+            ex.show(&f.path),
+            f.kind.as_str(),
+            loaded(f, ex.host)
+        ));
     }
     if let Some(n) = &ex.notice {
         out.push('\n');
@@ -113,7 +151,11 @@ pub fn ordinary_hover(ex: &Explanation, line: u32) -> Option<String> {
     if ex.host == Host::ClaudeCode {
         for f in &ex.files {
             for imp in &f.imports {
-                out.push_str(&format!("imports {} (depth {})\n", ex.show(&imp.path), imp.depth));
+                out.push_str(&format!(
+                    "imports {} (depth {})\n",
+                    ex.show(&imp.path),
+                    imp.depth
+                ));
             }
         }
     }
@@ -128,7 +170,10 @@ pub fn ordinary_lens_title(ex: &Explanation) -> String {
     }
     let kept: usize = ex.files.iter().map(|f| f.kept_bytes).sum();
     let total: usize = ex.files.iter().map(|f| f.bytes).sum();
-    let mut s = format!("Instructions: {} file(s) · {kept} of {total} bytes", ex.files.len());
+    let mut s = format!(
+        "Instructions: {} file(s) · {kept} of {total} bytes",
+        ex.files.len()
+    );
     if ex.omitted_bytes > 0 {
         s.push_str(&format!(" · {} bytes cut", ex.omitted_bytes));
     }
@@ -209,7 +254,11 @@ pub fn headings(text: &str) -> Vec<Heading> {
         let run = |c: u8| t.bytes().take_while(|b| *b == c).count();
         let (tick, tilde) = (run(b'`'), run(b'~'));
         if line.len() - t.len() <= 3 && (tick >= 3 || tilde >= 3) {
-            let (c, n) = if tick >= 3 { (b'`', tick) } else { (b'~', tilde) };
+            let (c, n) = if tick >= 3 {
+                (b'`', tick)
+            } else {
+                (b'~', tilde)
+            };
             fence = match fence {
                 None => Some((c, n)),
                 Some((fc, fnum)) if fc == c && n >= fnum && t[n..].trim().is_empty() => None,
@@ -222,13 +271,29 @@ pub fn headings(text: &str) -> Vec<Heading> {
             continue;
         }
         if let Some((level, h)) = atx(line) {
-            flat.push(Heading { level, text: h, range: TextRange::new(start, end), selection: TextRange::new(start, end), children: vec![] });
+            flat.push(Heading {
+                level,
+                text: h,
+                range: TextRange::new(start, end),
+                selection: TextRange::new(start, end),
+                children: vec![],
+            });
             prev = None;
             continue;
         }
         if let (Some(level), Some((ps, _, true))) = (setext(line), prev) {
-            let title = text[ps..start].lines().map(str::trim).collect::<Vec<_>>().join(" ");
-            flat.push(Heading { level, text: title, range: TextRange::new(ps, end), selection: TextRange::new(ps, end), children: vec![] });
+            let title = text[ps..start]
+                .lines()
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ");
+            flat.push(Heading {
+                level,
+                text: title,
+                range: TextRange::new(ps, end),
+                selection: TextRange::new(ps, end),
+                children: vec![],
+            });
             prev = None;
             continue;
         }
@@ -244,11 +309,18 @@ pub fn headings(text: &str) -> Vec<Heading> {
     }
     // Section ranges: up to the next heading of the same or a higher level.
     let ends: Vec<usize> = (0..flat.len())
-        .map(|i| flat.iter().skip(i + 1).find(|h| h.level <= flat[i].level).map_or(text.len(), |h| h.range.start))
+        .map(|i| {
+            flat.iter()
+                .skip(i + 1)
+                .find(|h| h.level <= flat[i].level)
+                .map_or(text.len(), |h| h.range.start)
+        })
         .collect();
     for (h, e) in flat.iter_mut().zip(ends) {
         h.range.end = e.max(h.selection.end);
-        let trimmed = text[h.range.start..h.range.end].trim_end_matches(['\n', '\r']).len();
+        let trimmed = text[h.range.start..h.range.end]
+            .trim_end_matches(['\n', '\r'])
+            .len();
         h.range.end = h.range.start + trimmed.max(h.selection.end - h.selection.start);
     }
     nest(flat)
@@ -304,12 +376,22 @@ mod tests {
         std::fs::write(home.join("AGENTS.md"), "g".repeat(900)).unwrap();
         std::fs::write(ws.join("AGENTS.md"), "r".repeat(30000)).unwrap();
         std::fs::write(ws.join("src/AGENTS.override.md"), "o".repeat(10000)).unwrap();
-        let env = Env { alisio_config_home: Some(home), ..Env::default() };
+        let env = Env {
+            alisio_config_home: Some(home),
+            ..Env::default()
+        };
         Case50 { _t: t, ws, env }
     }
 
     fn setup<'a>(c: &'a Case50, s: &'a Settings, host: Host) -> Setup<'a> {
-        Setup { fs: &DiskFs, env: &c.env, root: &c.ws, settings: s, host, claude_managed: None }
+        Setup {
+            fs: &DiskFs,
+            env: &c.env,
+            root: &c.ws,
+            settings: s,
+            host,
+            claude_managed: None,
+        }
     }
 
     #[test]
@@ -318,12 +400,23 @@ mod tests {
         let s = Settings::default();
         let a = diagnostics::analyze(&setup(&c, &s, Host::Alisio), false);
         let r = a.report(&c.ws.join("AGENTS.md")).unwrap();
-        assert_eq!(instruction_lens_title(r, Host::Alisio), "agents · 3 directories · beginning cut in 2 of 3 · ~7500 tokens");
+        assert_eq!(
+            instruction_lens_title(r, Host::Alisio),
+            "agents · 3 directories · beginning cut in 2 of 3 · ~7500 tokens"
+        );
         let o = a.report(&c.ws.join("src/AGENTS.override.md")).unwrap();
-        assert_eq!(instruction_lens_title(o, Host::Alisio), "override · 2 directories · loaded in full · ~2500 tokens");
-        let g = a.report(&c.env.alisio_config_home.clone().unwrap().join("AGENTS.md")).unwrap();
+        assert_eq!(
+            instruction_lens_title(o, Host::Alisio),
+            "override · 2 directories · loaded in full · ~2500 tokens"
+        );
+        let g = a
+            .report(&c.env.alisio_config_home.clone().unwrap().join("AGENTS.md"))
+            .unwrap();
         assert!(g.global);
-        assert_eq!(instruction_lens_title(g, Host::Alisio), "agents · 3 directories · dropped in 2 of 3 · ~225 tokens");
+        assert_eq!(
+            instruction_lens_title(g, Host::Alisio),
+            "agents · 3 directories · dropped in 2 of 3 · ~225 tokens"
+        );
         assert_eq!(
             instruction_hover(r, "AGENTS.md", Host::Alisio),
             "**AGENTS.md** — agents, 30000 bytes (~7500 tokens)\n\n- Loaded in full for 1 of 3 directories.\n- Beginning cut for 2 of 3 (e.g. `src`: only the last 22768 of 30000 bytes).\n"
@@ -335,7 +428,13 @@ mod tests {
         let c = case_50();
         let s = Settings::default();
         let st = setup(&c, &s, Host::Alisio);
-        let ex = explain::explain_path(&st, &Reader::new(&DiskFs), &c.ws, Path::new("src/lsp/handlers.rs")).unwrap();
+        let ex = explain::explain_path(
+            &st,
+            &Reader::new(&DiskFs),
+            &c.ws,
+            Path::new("src/lsp/handlers.rs"),
+        )
+        .unwrap();
         let g = c.env.alisio_config_home.clone().unwrap().join("AGENTS.md");
         let expected = format!(
             "**Instructions for src/lsp/handlers.rs** (host alisio)\n\n| # | file | kind | loaded |\n|---|---|---|---|\n\
@@ -347,7 +446,10 @@ mod tests {
         );
         assert_eq!(ordinary_hover(&ex, 0).unwrap(), expected);
         assert_eq!(ordinary_hover(&ex, 5), None);
-        assert_eq!(ordinary_lens_title(&ex), "Instructions: 3 file(s) · 32768 of 40900 bytes · 8132 bytes cut");
+        assert_eq!(
+            ordinary_lens_title(&ex),
+            "Instructions: 3 file(s) · 32768 of 40900 bytes · 8132 bytes cut"
+        );
     }
 
     #[test]
@@ -357,9 +459,20 @@ mod tests {
         std::fs::remove_file(c.ws.join("src/AGENTS.override.md")).unwrap();
         let env = Env::default();
         let s = Settings::default();
-        let st = Setup { fs: &DiskFs, env: &env, root: &c.ws, settings: &s, host: Host::Alisio, claude_managed: None };
-        let ex = explain::explain_path(&st, &Reader::new(&DiskFs), &c.ws, Path::new("a.rs")).unwrap();
-        assert_eq!(ordinary_hover(&ex, 0).unwrap(), "No instruction file applies to a.rs.");
+        let st = Setup {
+            fs: &DiskFs,
+            env: &env,
+            root: &c.ws,
+            settings: &s,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
+        let ex =
+            explain::explain_path(&st, &Reader::new(&DiskFs), &c.ws, Path::new("a.rs")).unwrap();
+        assert_eq!(
+            ordinary_hover(&ex, 0).unwrap(),
+            "No instruction file applies to a.rs."
+        );
         assert_eq!(ordinary_lens_title(&ex), "Instructions: none");
     }
 
@@ -373,8 +486,14 @@ mod tests {
         let s = Settings::default();
         let a = diagnostics::analyze(&setup(&c, &s, Host::Alisio), false);
         let t = |p: &str| instruction_lens_title(a.report(&c.ws.join(p)).unwrap(), Host::Alisio);
-        assert_eq!(t("src/AGENTS.md"), "agents · 0 directories · not read: hidden by AGENTS.override.md · ~1 tokens");
-        assert_eq!(t("AGENT.md"), "legacy · 0 directories · not read: AGENTS.md wins · ~1 tokens");
+        assert_eq!(
+            t("src/AGENTS.md"),
+            "agents · 0 directories · not read: hidden by AGENTS.override.md · ~1 tokens"
+        );
+        assert_eq!(
+            t("AGENT.md"),
+            "legacy · 0 directories · not read: AGENTS.md wins · ~1 tokens"
+        );
         assert_eq!(t("e/AGENTS.md"), "agents · 1 directory · empty · ~0 tokens");
     }
 
@@ -384,12 +503,19 @@ mod tests {
         let h = headings(text);
         assert_eq!(h.len(), 2);
         assert_eq!((h[0].level, h[0].text.as_str()), (1, "Title"));
-        let kids: Vec<(u8, &str)> = h[0].children.iter().map(|c| (c.level, c.text.as_str())).collect();
+        let kids: Vec<(u8, &str)> = h[0]
+            .children
+            .iter()
+            .map(|c| (c.level, c.text.as_str()))
+            .collect();
         assert_eq!(kids, [(2, "Setup"), (2, "Two")]);
         assert_eq!(h[0].children[0].children[0].text, "Deep");
         assert_eq!((h[1].level, h[1].text.as_str()), (1, "Other"));
         assert_eq!(&text[h[0].selection.start..h[0].selection.end], "# Title");
-        assert_eq!(&text[h[0].children[0].selection.start..h[0].children[0].selection.end], "Setup\n-----");
+        assert_eq!(
+            &text[h[0].children[0].selection.start..h[0].children[0].selection.end],
+            "Setup\n-----"
+        );
         assert_eq!(h[0].range.start, 0);
         assert_eq!(h[0].range.end, text.find("Other").unwrap() - 2);
         assert_eq!(h[1].range.end, text.len() - 1);

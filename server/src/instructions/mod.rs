@@ -181,7 +181,11 @@ impl Entry {
                 self.file.text.get(start..).unwrap_or_default().to_string()
             }
             Truncation::End => {
-                let raw = if self.file.raw.is_empty() { self.file.text.as_bytes() } else { &self.file.raw };
+                let raw = if self.file.raw.is_empty() {
+                    self.file.text.as_bytes()
+                } else {
+                    &self.file.raw
+                };
                 String::from_utf8_lossy(raw.get(..self.kept_bytes).unwrap_or(raw)).into_owned()
             }
         }
@@ -232,7 +236,12 @@ pub struct ListError {
 
 impl std::fmt::Display for ListError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: cannot list directory: {}", self.path.display(), self.message)
+        write!(
+            f,
+            "{}: cannot list directory: {}",
+            self.path.display(),
+            self.message
+        )
     }
 }
 
@@ -245,5 +254,9 @@ pub const fn tokens(bytes: usize) -> usize {
 /// `directory` or `directories`.
 #[must_use]
 pub fn directories(n: usize) -> String {
-    if n == 1 { format!("{n} directory") } else { format!("{n} directories") }
+    if n == 1 {
+        format!("{n} directory")
+    } else {
+        format!("{n} directories")
+    }
 }

@@ -23,8 +23,16 @@ pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<Str
         .iter()
         .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)
         .map(|f| {
-            let suffix = if f.truncation == Truncation::Beginning { " (beginning truncated)" } else { "" };
-            format!("Source: {}{suffix}\n{}", label(&f.path, root), f.kept_text())
+            let suffix = if f.truncation == Truncation::Beginning {
+                " (beginning truncated)"
+            } else {
+                ""
+            };
+            format!(
+                "Source: {}{suffix}\n{}",
+                label(&f.path, root),
+                f.kept_text()
+            )
         })
         .collect();
     if blocks.is_empty() {
@@ -47,13 +55,26 @@ mod tests {
     use crate::instructions::{FileText, Kind, Scope, budget};
 
     fn entry(path: &str, text: &str) -> Entry {
-        let ft = FileText { text: text.to_string(), empty: crate::instructions::read::is_blank(text), ..FileText::default() };
-        Entry::new(PathBuf::from(path), Scope::Project, Kind::Agents, Arc::new(ft))
+        let ft = FileText {
+            text: text.to_string(),
+            empty: crate::instructions::read::is_blank(text),
+            ..FileText::default()
+        };
+        Entry::new(
+            PathBuf::from(path),
+            Scope::Project,
+            Kind::Agents,
+            Arc::new(ft),
+        )
     }
 
     #[test]
     fn notice_precedes_blocks_and_cut_file_is_labelled() {
-        let mut l = vec![entry("/home/u/.config/alisio/AGENTS.md", &"g".repeat(900)), entry("/ws/AGENTS.md", &"r".repeat(30000)), entry("/ws/src/AGENTS.override.md", "o")];
+        let mut l = vec![
+            entry("/home/u/.config/alisio/AGENTS.md", &"g".repeat(900)),
+            entry("/ws/AGENTS.md", &"r".repeat(30000)),
+            entry("/ws/src/AGENTS.override.md", "o"),
+        ];
         l[2] = entry("/ws/src/AGENTS.override.md", &"o".repeat(10000));
         let (_, notice) = budget::apply_alisio(&mut l, 32768);
         let s = section(&l, notice.as_deref(), Path::new("/ws")).unwrap();
@@ -71,8 +92,14 @@ mod tests {
         let mut l = vec![entry("/ws/AGENTS.md", "  \n")];
         budget::apply_alisio(&mut l, 32768);
         assert_eq!(section(&l, None, Path::new("/ws")), None);
-        let mut l = vec![entry("/g/AGENTS.md", "global"), entry("/ws/AGENTS.md", "\n")];
+        let mut l = vec![
+            entry("/g/AGENTS.md", "global"),
+            entry("/ws/AGENTS.md", "\n"),
+        ];
         budget::apply_alisio(&mut l, 32768);
-        assert_eq!(section(&l, None, Path::new("/ws")).unwrap(), format!("{HEADER}\n\nSource: /g/AGENTS.md\nglobal"));
+        assert_eq!(
+            section(&l, None, Path::new("/ws")).unwrap(),
+            format!("{HEADER}\n\nSource: /g/AGENTS.md\nglobal")
+        );
     }
 }

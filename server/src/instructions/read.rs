@@ -55,14 +55,26 @@ impl FileText {
     /// Size (§2.5 step 6): the decoded length, 0 when empty.
     #[must_use]
     pub fn size(&self) -> usize {
-        if self.empty || self.error.is_some() || self.too_large { 0 } else { self.text.len() }
+        if self.empty || self.error.is_some() || self.too_large {
+            0
+        } else {
+            self.text.len()
+        }
     }
 
     /// 1-based line of the first invalid sequence.
     #[must_use]
     pub fn first_invalid_line(&self) -> Option<usize> {
         let r = self.first_invalid?;
-        Some(self.text.as_bytes().get(..r.start)?.iter().filter(|b| **b == b'\n').count() + 1)
+        Some(
+            self.text
+                .as_bytes()
+                .get(..r.start)?
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1,
+        )
     }
 }
 
@@ -141,10 +153,11 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
     }
     let mut body: &[u8] = &bytes;
     if !matches!(mode, Mode::Raw { .. })
-        && let Some(rest) = body.strip_prefix(BOM) {
-            body = rest;
-            ft.bom = true;
-        }
+        && let Some(rest) = body.strip_prefix(BOM)
+    {
+        body = rest;
+        ft.bom = true;
+    }
     if mode == Mode::Alisio && body.len() > PER_FILE_LIMIT {
         let at = floor_boundary(body, PER_FILE_LIMIT);
         body = body.get(..at).unwrap_or(body);
@@ -170,7 +183,10 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     #[must_use]
     pub fn new(fs: &'a dyn Fs) -> Self {
-        Self { fs, cache: RefCell::new(HashMap::new()) }
+        Self {
+            fs,
+            cache: RefCell::new(HashMap::new()),
+        }
     }
 
     pub fn read(&self, path: &Path, mode: Mode) -> Arc<FileText> {
@@ -192,7 +208,11 @@ pub fn end_position(bytes: &[u8]) -> (u32, u32, u32) {
     let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let last = String::from_utf8_lossy(bytes.get(start..).unwrap_or_default());
     let to32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    (to32(line), to32(last.encode_utf16().count()), to32(last.len()))
+    (
+        to32(line),
+        to32(last.encode_utf16().count()),
+        to32(last.len()),
+    )
 }
 
 /// [`end_position`] of a whole file on `fs`, streamed in chunks so a file of any size costs a
@@ -201,7 +221,10 @@ pub fn end_position(bytes: &[u8]) -> (u32, u32, u32) {
 /// # Errors
 /// The file cannot be read.
 pub fn end_position_of(fs: &dyn Fs, path: &Path, strip_bom: bool) -> io::Result<(u32, u32, u32)> {
-    let mut c = EndCounter { at_start: strip_bom, ..EndCounter::default() };
+    let mut c = EndCounter {
+        at_start: strip_bom,
+        ..EndCounter::default()
+    };
     fs.scan(path, &mut |chunk| c.feed(chunk))?;
     Ok(c.finish())
 }
@@ -247,13 +270,20 @@ impl EndCounter {
         let mut chunks = seg.utf8_chunks().peekable();
         while let Some(c) = chunks.next() {
             let v = c.valid();
-            self.utf16 += if v.is_ascii() { v.len() } else { v.encode_utf16().count() };
+            self.utf16 += if v.is_ascii() {
+                v.len()
+            } else {
+                v.encode_utf16().count()
+            };
             self.utf8 += c.valid().len();
             let bad = c.invalid();
             if bad.is_empty() {
                 continue;
             }
-            let incomplete = chunks.peek().is_none() && std::str::from_utf8(bad).err().is_some_and(|e| e.error_len().is_none());
+            let incomplete = chunks.peek().is_none()
+                && std::str::from_utf8(bad)
+                    .err()
+                    .is_some_and(|e| e.error_len().is_none());
             if incomplete {
                 self.carry = bad.to_vec();
             } else {
@@ -296,7 +326,10 @@ mod tests {
     fn bom_is_removed_and_not_counted() {
         let (_d, p) = tmp(b"\xEF\xBB\xBFhello");
         let ft = read_file(&DiskFs, &p, Mode::Alisio);
-        assert_eq!((ft.text.as_str(), ft.size(), ft.file_bytes, ft.bom), ("hello", 5, 8, true));
+        assert_eq!(
+            (ft.text.as_str(), ft.size(), ft.file_bytes, ft.bom),
+            ("hello", 5, 8, true)
+        );
     }
 
     #[test]
@@ -345,10 +378,18 @@ mod tests {
             self.metadata(p)
         }
         fn metadata(&self, _: &Path) -> io::Result<crate::workspace::Metadata> {
-            Ok(crate::workspace::Metadata { file_type: crate::workspace::FileType::File, len: self.0.len() as u64, mtime_ns: None })
+            Ok(crate::workspace::Metadata {
+                file_type: crate::workspace::FileType::File,
+                len: self.0.len() as u64,
+                mtime_ns: None,
+            })
         }
         fn read_prefix(&self, _: &Path, limit: u64) -> io::Result<Vec<u8>> {
-            Ok(self.0[..self.0.len().min(usize::try_from(limit).unwrap_or(usize::MAX))].to_vec())
+            Ok(self.0[..self
+                .0
+                .len()
+                .min(usize::try_from(limit).unwrap_or(usize::MAX))]
+                .to_vec())
         }
         fn scan(&self, _: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
             self.0.chunks(self.1).for_each(f);
@@ -364,7 +405,18 @@ mod tests {
 
     #[test]
     fn streamed_end_position_equals_the_whole_file_one_for_every_chunking() {
-        let pieces: &[&[u8]] = &[b"a", b"\n", b"\xEF\xBB\xBF", "😀".as_bytes(), b"\xF0\x9F", b"\xFF", b"\r\n", "é".as_bytes(), b"\xC3", b"z"];
+        let pieces: &[&[u8]] = &[
+            b"a",
+            b"\n",
+            b"\xEF\xBB\xBF",
+            "😀".as_bytes(),
+            b"\xF0\x9F",
+            b"\xFF",
+            b"\r\n",
+            "é".as_bytes(),
+            b"\xC3",
+            b"z",
+        ];
         let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
         for _ in 0..400 {
             let mut content = Vec::new();
@@ -379,8 +431,16 @@ mod tests {
             let stripped: &[u8] = content.strip_prefix(BOM).unwrap_or(&content);
             for chunk in 1..6 {
                 let fs = Chunked(content.clone(), chunk);
-                assert_eq!(end_position_of(&fs, Path::new("f"), false).unwrap(), end_position(&content), "{content:?} / {chunk}");
-                assert_eq!(end_position_of(&fs, Path::new("f"), true).unwrap(), end_position(stripped), "bom {content:?} / {chunk}");
+                assert_eq!(
+                    end_position_of(&fs, Path::new("f"), false).unwrap(),
+                    end_position(&content),
+                    "{content:?} / {chunk}"
+                );
+                assert_eq!(
+                    end_position_of(&fs, Path::new("f"), true).unwrap(),
+                    end_position(stripped),
+                    "bom {content:?} / {chunk}"
+                );
             }
         }
     }

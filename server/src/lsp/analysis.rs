@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::state::Snapshot;
 use crate::config::{self, Host, Layer, Origin, Settings};
-use crate::instructions;
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::instructions;
 use crate::text::{LineIndex, TextRange};
 use crate::workspace::{self, Fs};
 
@@ -27,7 +27,9 @@ pub struct FolderConfig {
 }
 
 fn text_of(fs: &dyn Fs, path: &Path) -> String {
-    fs.read_prefix(path, config::CONFIG_FILE_LIMIT).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
+    fs.read_prefix(path, config::CONFIG_FILE_LIMIT)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
 }
 
 fn config_diag(fs: &dyn Fs, file: &Path, range: Option<TextRange>, message: &str) -> Diagnostic {
@@ -57,7 +59,9 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
         files.push((Origin::CommandLine, extra.clone()));
     }
     for (origin, path) in files {
-        let Ok(bytes) = fs.read_prefix(&path, config::CONFIG_FILE_LIMIT + 1) else { continue };
+        let Ok(bytes) = fs.read_prefix(&path, config::CONFIG_FILE_LIMIT + 1) else {
+            continue;
+        };
         if bytes.len() as u64 > config::CONFIG_FILE_LIMIT {
             diagnostics.push(config_diag(&fs, &path, None, &config::too_large_message()));
             continue;
@@ -82,12 +86,22 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
         client
             .problems
             .iter()
-            .map(|p| config::Problem { message: format!("{} (using {})", p.message, below.shown(&p.key)), ..p.clone() })
+            .map(|p| config::Problem {
+                message: format!("{} (using {})", p.message, below.shown(&p.key)),
+                ..p.clone()
+            })
             .collect()
     };
     layers.push(client);
     let settings = config::resolve(&layers, snap.env.home.as_deref());
-    FolderConfig { layers, root, trusted, settings, diagnostics, client_problems }
+    FolderConfig {
+        layers,
+        root,
+        trusted,
+        settings,
+        diagnostics,
+        client_problems,
+    }
 }
 
 /// What one workspace folder looks like after a pass: its configuration and the analyses the
@@ -113,16 +127,29 @@ pub fn folders(snap: &Snapshot) -> Vec<PathBuf> {
     if !snap.folders.is_empty() {
         return snap.folders.clone();
     }
-    let mut folders: Vec<PathBuf> = snap.buffers.keys().filter_map(|p| p.parent().map(Path::to_path_buf)).collect();
+    let mut folders: Vec<PathBuf> = snap
+        .buffers
+        .keys()
+        .filter_map(|p| p.parent().map(Path::to_path_buf))
+        .collect();
     folders.sort();
     folders.dedup();
     folders
 }
 
 /// The instruction [`Setup`](instructions::Setup) of a folder.
-pub fn with_setup<R>(snap: &Snapshot, cfg: &FolderConfig, host: Host, f: impl FnOnce(&instructions::Setup<'_>) -> R) -> R {
+pub fn with_setup<R>(
+    snap: &Snapshot,
+    cfg: &FolderConfig,
+    host: Host,
+    f: impl FnOnce(&instructions::Setup<'_>) -> R,
+) -> R {
     let fs = snap.fs();
-    let managed = snap.env.claude_managed_file.clone().unwrap_or_else(instructions::default_claude_managed_file);
+    let managed = snap
+        .env
+        .claude_managed_file
+        .clone()
+        .unwrap_or_else(instructions::default_claude_managed_file);
     let setup = instructions::Setup {
         fs: &fs,
         env: &snap.env,
@@ -138,7 +165,9 @@ pub fn with_setup<R>(snap: &Snapshot, cfg: &FolderConfig, host: Host, f: impl Fn
 /// diagnostics are computed only then, instructions.md §5.1).
 fn global_open(snap: &Snapshot) -> bool {
     snap.env.config_home().is_some_and(|home| {
-        ["AGENTS.md", "AGENTS.override.md"].iter().any(|n| snap.buffers.contains_key(&home.join(n)))
+        ["AGENTS.md", "AGENTS.override.md"]
+            .iter()
+            .any(|n| snap.buffers.contains_key(&home.join(n)))
     })
 }
 
@@ -160,14 +189,19 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
         // Open files reached through a symlinked directory (§2.4 rule 2).
         for path in snap.buffers.keys() {
             if workspace::is_inside(path, &config.root)
-                && let Some(d) = instructions::diagnostics::through_symlinked_directory(setup, path) {
-                    a.diagnostics.push(d);
-                }
+                && let Some(d) = instructions::diagnostics::through_symlinked_directory(setup, path)
+            {
+                a.diagnostics.push(d);
+            }
         }
         a
     });
     let skills = super::skills::analyze(snap, &config, &set);
-    FolderResult { config, instructions, skills }
+    FolderResult {
+        config,
+        instructions,
+        skills,
+    }
 }
 
 /// Every diagnostic of every folder, and the per-folder results.
@@ -176,8 +210,17 @@ pub fn compute(snap: &Snapshot) -> Computed {
     let mut out = Computed::default();
     for folder in folders(snap) {
         let r = analyze_folder(snap, &folder);
-        for d in r.config.diagnostics.iter().chain(&r.instructions.diagnostics).chain(&r.skills.diagnostics) {
-            out.diagnostics.entry(d.file.clone()).or_default().push(d.clone());
+        for d in r
+            .config
+            .diagnostics
+            .iter()
+            .chain(&r.instructions.diagnostics)
+            .chain(&r.skills.diagnostics)
+        {
+            out.diagnostics
+                .entry(d.file.clone())
+                .or_default()
+                .push(d.clone());
         }
         out.folders.insert(folder, Arc::new(r));
     }

@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde_json::json;
-use tower_lsp_server::ls_types::{self as lsp, DiagnosticRelatedInformation, Location, NumberOrString, Uri};
+use tower_lsp_server::ls_types::{
+    self as lsp, DiagnosticRelatedInformation, Location, NumberOrString, Uri,
+};
 
 use super::positions::to_lsp;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -29,7 +31,10 @@ pub fn to_lsp(d: &Diagnostic, enc: Encoding) -> lsp::Diagnostic {
         .iter()
         .filter_map(|r| {
             Some(DiagnosticRelatedInformation {
-                location: Location { uri: uri(&r.file)?, range: to_lsp::range(&r.span, enc) },
+                location: Location {
+                    uri: uri(&r.file)?,
+                    range: to_lsp::range(&r.span, enc),
+                },
                 message: r.message.clone(),
             })
         })
@@ -40,9 +45,15 @@ pub fn to_lsp(d: &Diagnostic, enc: Encoding) -> lsp::Diagnostic {
         code: Some(NumberOrString::String(d.code.as_str().to_string())),
         source: Some("alisio-ls".to_string()),
         message: d.message.clone(),
-        related_information: if related.is_empty() { None } else { Some(related) },
+        related_information: if related.is_empty() {
+            None
+        } else {
+            Some(related)
+        },
         // Quick fixes read what they need from here (the server forgets between requests).
-        data: Some(json!({"code": d.code.as_str(), "start": d.span.bytes.start, "end": d.span.bytes.end})),
+        data: Some(
+            json!({"code": d.code.as_str(), "start": d.span.bytes.start, "end": d.span.bytes.end}),
+        ),
         ..lsp::Diagnostic::default()
     }
 }
@@ -80,7 +91,11 @@ pub fn plan(
             continue;
         }
         if let Some(uri) = uri(path) {
-            pubs.push(Publication { uri, version: versions.get(path).copied(), diagnostics: Vec::new() });
+            pubs.push(Publication {
+                uri,
+                version: versions.get(path).copied(),
+                diagnostics: Vec::new(),
+            });
         }
     }
     (pubs, now)

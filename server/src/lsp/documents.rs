@@ -21,7 +21,11 @@ impl Document {
     pub fn new(text: &str, version: i32) -> Self {
         // An editor buffer starting with U+FEFF is treated like a file with a BOM by the rules;
         // the rope keeps it so positions stay the editor's.
-        Self { rope: Rope::from_str(text), version, text: None }
+        Self {
+            rope: Rope::from_str(text),
+            version,
+            text: None,
+        }
     }
 
     /// Applies one change (ranged or full). Out-of-range positions are clamped, never a panic.

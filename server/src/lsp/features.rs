@@ -34,16 +34,27 @@ pub fn explain(snap: &Snapshot, path: &Path, host: Host) -> Option<Explanation> 
     })
 }
 
-fn instruction_report<'a>(r: &'a FolderResult, path: &Path) -> Option<&'a instructions::diagnostics::FileReport> {
+fn instruction_report<'a>(
+    r: &'a FolderResult,
+    path: &Path,
+) -> Option<&'a instructions::diagnostics::FileReport> {
     r.instructions.report(path)
 }
 
 fn explain_command(title: String, path: &Path) -> Option<Command> {
-    Some(Command { title, command: CMD_EXPLAIN.to_string(), arguments: Some(vec![json!(uri(path)?.as_str())]) })
+    Some(Command {
+        title,
+        command: CMD_EXPLAIN.to_string(),
+        arguments: Some(vec![json!(uri(path)?.as_str())]),
+    })
 }
 
 fn lens_at_top(command: Command) -> CodeLens {
-    CodeLens { range: Range::default(), command: Some(command), data: None }
+    CodeLens {
+        range: Range::default(),
+        command: Some(command),
+        data: None,
+    }
 }
 
 /// `textDocument/codeLens` (instructions.md §6; skills.md §6.5).
@@ -51,20 +62,33 @@ pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
     let r = snap.folder_result(path);
     if let Some(report) = instruction_report(&r, path) {
         let title = lens::instruction_lens_title(report, snap.options.host);
-        return explain_command(title, path).map(lens_at_top).into_iter().collect();
+        return explain_command(title, path)
+            .map(lens_at_top)
+            .into_iter()
+            .collect();
     }
     if is_skill_file(path) {
         return super::skills::code_lenses(snap, &r, path);
     }
     if snap.options.lens_on_every_file
-        && let Some(ex) = explain(snap, path, snap.options.host) {
-            return explain_command(lens::ordinary_lens_title(&ex), path).map(lens_at_top).into_iter().collect();
-        }
+        && let Some(ex) = explain(snap, path, snap.options.host)
+    {
+        return explain_command(lens::ordinary_lens_title(&ex), path)
+            .map(lens_at_top)
+            .into_iter()
+            .collect();
+    }
     Vec::new()
 }
 
 fn markdown(value: String) -> Hover {
-    Hover { contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }), range: None }
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: None,
+    }
 }
 
 /// `textDocument/hover`.
@@ -75,12 +99,18 @@ pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
             return None;
         }
         let label = display_path(path, &r.config.root);
-        return Some(markdown(lens::instruction_hover(report, &label, snap.options.host)));
+        return Some(markdown(lens::instruction_hover(
+            report,
+            &label,
+            snap.options.host,
+        )));
     }
     if is_skill_file(path) {
         return super::skills::hover(snap, &r, path, pos);
     }
-    if path.file_name().is_some_and(|n| n == "config.json") && path.parent().is_some_and(|p| p.ends_with(".alisio")) {
+    if path.file_name().is_some_and(|n| n == "config.json")
+        && path.parent().is_some_and(|p| p.ends_with(".alisio"))
+    {
         return None;
     }
     let ex = explain(snap, path, snap.options.host)?;
@@ -91,30 +121,51 @@ pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
 pub fn document_symbols(snap: &Snapshot, path: &Path) -> Option<DocumentSymbolResponse> {
     let r = snap.folder_result(path);
     if is_skill_file(path) {
-        return Some(DocumentSymbolResponse::Nested(super::skills::symbols(snap, path)));
+        return Some(DocumentSymbolResponse::Nested(super::skills::symbols(
+            snap, path,
+        )));
     }
     instruction_report(&r, path)?;
     let text = snap.text_of(path)?;
     let idx = LineIndex::new(&text);
     #[expect(deprecated, reason = "DocumentSymbol.deprecated must still be set")]
-    fn convert(h: &lens::Heading, idx: &LineIndex<'_>, enc: crate::text::Encoding) -> DocumentSymbol {
+    fn convert(
+        h: &lens::Heading,
+        idx: &LineIndex<'_>,
+        enc: crate::text::Encoding,
+    ) -> DocumentSymbol {
         DocumentSymbol {
-            name: if h.text.is_empty() { " ".to_string() } else { h.text.clone() },
+            name: if h.text.is_empty() {
+                " ".to_string()
+            } else {
+                h.text.clone()
+            },
             detail: None,
             kind: SymbolKind::STRING,
             tags: None,
             deprecated: None,
             range: to_lsp::range(&idx.span(h.range), enc),
             selection_range: to_lsp::range(&idx.span(h.selection), enc),
-            children: if h.children.is_empty() { None } else { Some(h.children.iter().map(|c| convert(c, idx, enc)).collect()) },
+            children: if h.children.is_empty() {
+                None
+            } else {
+                Some(h.children.iter().map(|c| convert(c, idx, enc)).collect())
+            },
         }
     }
-    let symbols = lens::headings(&text).iter().map(|h| convert(h, &idx, snap.encoding)).collect();
+    let symbols = lens::headings(&text)
+        .iter()
+        .map(|h| convert(h, &idx, snap.encoding))
+        .collect();
     Some(DocumentSymbolResponse::Nested(symbols))
 }
 
 /// `textDocument/codeAction`: quick fixes from the diagnostics' `data`.
-pub fn code_actions(snap: &Snapshot, path: &Path, params: &CodeActionParams) -> Vec<CodeActionOrCommand> {
+pub fn code_actions(
+    snap: &Snapshot,
+    path: &Path,
+    params: &CodeActionParams,
+) -> Vec<CodeActionOrCommand> {
     let mut out = Vec::new();
     for d in &params.context.diagnostics {
         let code = match &d.code {
@@ -147,14 +198,20 @@ fn rename_to_agents_md(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Option<C
     let op = DocumentChangeOperation::Op(ResourceOp::Rename(RenameFile {
         old_uri: uri(path)?,
         new_uri: uri(&target)?,
-        options: Some(RenameFileOptions { overwrite: Some(false), ignore_if_exists: Some(false) }),
+        options: Some(RenameFileOptions {
+            overwrite: Some(false),
+            ignore_if_exists: Some(false),
+        }),
         annotation_id: None,
     }));
     Some(CodeAction {
         title: "Rename to AGENTS.md".to_string(),
         kind: Some(CodeActionKind::QUICKFIX),
         diagnostics: Some(vec![d.clone()]),
-        edit: Some(WorkspaceEdit { document_changes: Some(DocumentChanges::Operations(vec![op])), ..WorkspaceEdit::default() }),
+        edit: Some(WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Operations(vec![op])),
+            ..WorkspaceEdit::default()
+        }),
         is_preferred: Some(true),
         ..CodeAction::default()
     })
@@ -173,14 +230,22 @@ pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Option<Vec<Co
     let empty = text.trim().is_empty();
     if is_skill_file(path) {
         let mut items = super::skills::completions(snap, path, pos);
-        let key_position = items.iter().any(|i| i.kind == Some(CompletionItemKind::PROPERTY));
+        let key_position = items
+            .iter()
+            .any(|i| i.kind == Some(CompletionItemKind::PROPERTY));
         items.extend(snippets::completions(DocKind::Skill, empty, key_position));
         return Some(items);
     }
-    let kind = if path.file_name().is_some_and(|n| n == "config.json") && path.parent().is_some_and(|p| p.ends_with(".alisio")) {
+    let kind = if path.file_name().is_some_and(|n| n == "config.json")
+        && path.parent().is_some_and(|p| p.ends_with(".alisio"))
+    {
         DocKind::Config
     } else if instruction_report(&snap.folder_result(path), path).is_some()
-        || path.file_name().is_some_and(|n| ["AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md"].iter().any(|c| n == *c))
+        || path.file_name().is_some_and(|n| {
+            ["AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md"]
+                .iter()
+                .any(|c| n == *c)
+        })
     {
         DocKind::Instructions
     } else {

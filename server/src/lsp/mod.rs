@@ -40,7 +40,11 @@ pub struct ServeOptions {
 /// 0 after `shutdown` + `exit`, 1 otherwise (interfaces.md §1).
 #[must_use]
 pub fn serve(opts: ServeOptions) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");
@@ -63,11 +67,17 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .custom_method("alisio/runSession", server::Backend::run_session)
         .custom_method("alisio/contextReport", server::Backend::context_report)
         .custom_method("alisio/listSessions", server::Backend::list_sessions)
-        .custom_method("window/workDoneProgress/cancel", server::Backend::progress_cancel)
+        .custom_method(
+            "window/workDoneProgress/cancel",
+            server::Backend::progress_cancel,
+        )
         .finish();
         let inner = service.inner();
         let worker = tokio::spawn(server::worker(inner.client().clone(), inner.state(), rx));
-        let stdin = CancelRunsAtEof { inner: tokio::io::stdin(), sessions: sessions.clone() };
+        let stdin = CancelRunsAtEof {
+            inner: tokio::io::stdin(),
+            sessions: sessions.clone(),
+        };
         let (input, output, writer) = transport::guard(stdin, tokio::io::stdout());
         Server::new(input, output, socket).serve(service).await;
         worker.abort();
@@ -96,7 +106,11 @@ struct CancelRunsAtEof<R> {
 }
 
 impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for CancelRunsAtEof<R> {
-    fn poll_read(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>, buf: &mut tokio::io::ReadBuf<'_>) -> std::task::Poll<std::io::Result<()>> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
         let before = buf.filled().len();
         let wanted = buf.remaining() > 0;
         let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);

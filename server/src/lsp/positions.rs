@@ -11,12 +11,18 @@ pub mod to_lsp {
 
     #[must_use]
     pub fn position(lc: LineCol, enc: Encoding) -> Position {
-        Position { line: lc.line, character: lc.col(enc) }
+        Position {
+            line: lc.line,
+            character: lc.col(enc),
+        }
     }
 
     #[must_use]
     pub fn range(span: &Span, enc: Encoding) -> Range {
-        Range { start: position(span.start, enc), end: position(span.end, enc) }
+        Range {
+            start: position(span.start, enc),
+            end: position(span.end, enc),
+        }
     }
 }
 
@@ -70,14 +76,38 @@ mod tests {
     #[test]
     fn utf16_and_utf8_columns_map_to_the_same_char() {
         let rope = Rope::from_str("😀a\r\nb");
-        assert_eq!(from_lsp::char_index(&rope, Position::new(0, 2), Encoding::Utf16), 1);
-        assert_eq!(from_lsp::char_index(&rope, Position::new(0, 4), Encoding::Utf8), 1);
-        assert_eq!(from_lsp::char_index(&rope, Position::new(0, 1), Encoding::Utf16), 0);
-        assert_eq!(from_lsp::char_index(&rope, Position::new(0, 99), Encoding::Utf16), 2);
-        assert_eq!(from_lsp::char_index(&rope, Position::new(1, 0), Encoding::Utf16), 4);
-        assert_eq!(from_lsp::char_index(&rope, Position::new(9, 9), Encoding::Utf16), 5);
+        assert_eq!(
+            from_lsp::char_index(&rope, Position::new(0, 2), Encoding::Utf16),
+            1
+        );
+        assert_eq!(
+            from_lsp::char_index(&rope, Position::new(0, 4), Encoding::Utf8),
+            1
+        );
+        assert_eq!(
+            from_lsp::char_index(&rope, Position::new(0, 1), Encoding::Utf16),
+            0
+        );
+        assert_eq!(
+            from_lsp::char_index(&rope, Position::new(0, 99), Encoding::Utf16),
+            2
+        );
+        assert_eq!(
+            from_lsp::char_index(&rope, Position::new(1, 0), Encoding::Utf16),
+            4
+        );
+        assert_eq!(
+            from_lsp::char_index(&rope, Position::new(9, 9), Encoding::Utf16),
+            5
+        );
         let cr = Rope::from_str("ab\rcd");
-        assert_eq!(from_lsp::char_index(&cr, Position::new(0, 9), Encoding::Utf16), 2);
-        assert_eq!(from_lsp::char_index(&cr, Position::new(1, 1), Encoding::Utf16), 4);
+        assert_eq!(
+            from_lsp::char_index(&cr, Position::new(0, 9), Encoding::Utf16),
+            2
+        );
+        assert_eq!(
+            from_lsp::char_index(&cr, Position::new(1, 1), Encoding::Utf16),
+            4
+        );
     }
 }

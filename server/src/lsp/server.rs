@@ -39,7 +39,9 @@ pub struct Backend {
 
 /// Locks the state; a poisoned lock (a panic elsewhere) still yields the data.
 pub fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    state
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The file path of a `file:` URI; `None` for other schemes (`untitled:`, `git:` …).
@@ -47,12 +49,17 @@ pub fn path_of(uri: &Uri) -> Option<PathBuf> {
     if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
         return None;
     }
-    uri.to_file_path().map(|p| p.into_owned()).filter(|p| p.is_absolute())
+    uri.to_file_path()
+        .map(|p| p.into_owned())
+        .filter(|p| p.is_absolute())
 }
 
 impl Backend {
     pub fn new(client: Client, tx: UnboundedSender<Job>, opts: ServeOptions) -> Self {
-        let mut state = State { env: Env::from_process(), ..State::default() };
+        let mut state = State {
+            env: Env::from_process(),
+            ..State::default()
+        };
         state.options.trusted = opts.trust_project || opts.config.is_some();
         state.extra_config = opts.config;
         Self {
@@ -76,7 +83,10 @@ impl Backend {
 
     /// `alisio/contextReport {sessionId}`.
     pub async fn context_report(&self, params: SessionIdParams) -> Result<Value> {
-        blocking(&self.state, move |snap| super::sessions::report(snap, &params.session_id)).await?
+        blocking(&self.state, move |snap| {
+            super::sessions::report(snap, &params.session_id)
+        })
+        .await?
     }
 
     /// `alisio/listSessions {}`.
@@ -120,7 +130,12 @@ impl Backend {
 }
 
 fn negotiate_encoding(params: &InitializeParams) -> Encoding {
-    let first = params.capabilities.general.as_ref().and_then(|g| g.position_encodings.as_ref()).and_then(|v| v.first());
+    let first = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_ref())
+        .and_then(|v| v.first());
     match first {
         Some(e) if *e == PositionEncodingKind::UTF8 => Encoding::Utf8,
         _ => Encoding::Utf16,
@@ -138,7 +153,12 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
             .and_then(|w| w.workspace_edit.as_ref())
             .and_then(|e| e.resource_operations.as_ref())
             .is_some_and(|ops| ops.contains(&ResourceOperationKind::Rename)),
-        work_done_progress: params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+        work_done_progress: params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false),
     }
 }
 
@@ -149,10 +169,13 @@ fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
     }
     #[expect(deprecated, reason = "root_uri is still what older clients send")]
     if out.is_empty()
-        && let Some(p) = params.root_uri.as_ref().and_then(path_of) {
-            out.push(p);
-        }
-    out.into_iter().map(|p| std::fs::canonicalize(&p).unwrap_or(p)).collect()
+        && let Some(p) = params.root_uri.as_ref().and_then(path_of)
+    {
+        out.push(p);
+    }
+    out.into_iter()
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
+        .collect()
 }
 
 /// Watches the editor process and exits when it is gone (lsp-eng.md §1.3 rule 5).
@@ -185,12 +208,17 @@ fn process_alive(pid: u32) -> bool {
 
 /// Runs `f` on a blocking thread with a fresh snapshot; a panic inside becomes an internal error
 /// instead of ending the server.
-async fn blocking<R: Send + 'static>(state: &Mutex<State>, f: impl FnOnce(&Snapshot) -> R + Send + 'static) -> Result<R> {
+async fn blocking<R: Send + 'static>(
+    state: &Mutex<State>,
+    f: impl FnOnce(&Snapshot) -> R + Send + 'static,
+) -> Result<R> {
     let snap = lock(state).snapshot();
-    tokio::task::spawn_blocking(move || f(&snap)).await.map_err(|e| {
-        tracing::error!("request handler failed: {e}");
-        tower_lsp_server::jsonrpc::Error::internal_error()
-    })
+    tokio::task::spawn_blocking(move || f(&snap))
+        .await
+        .map_err(|e| {
+            tracing::error!("request handler failed: {e}");
+            tower_lsp_server::jsonrpc::Error::internal_error()
+        })
 }
 
 fn invalid_params(msg: impl Into<String>) -> tower_lsp_server::jsonrpc::Error {
@@ -223,7 +251,11 @@ pub struct SetSkillEnabledParams {
 }
 
 fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
-    tower_lsp_server::jsonrpc::Error { code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803), message: msg.into(), data: None }
+    tower_lsp_server::jsonrpc::Error {
+        code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
+        message: msg.into(),
+        data: None,
+    }
 }
 
 /// Parameters of `alisio/contextExplain`.
@@ -238,9 +270,11 @@ impl Backend {
     /// `alisio/contextExplain {uri, host?}` (interfaces.md §3.1).
     pub async fn context_explain(&self, params: ContextExplainParams) -> Result<Value> {
         let path = file_path(&params.uri)?;
-        blocking(&self.state, move |snap| features::context_explain(snap, &path, params.host))
-            .await?
-            .ok_or_else(|| invalid_params("cannot explain this path"))
+        blocking(&self.state, move |snap| {
+            features::context_explain(snap, &path, params.host)
+        })
+        .await?
+        .ok_or_else(|| invalid_params("cannot explain this path"))
     }
 }
 
@@ -251,7 +285,10 @@ impl Backend {
             Some(u) => Some(file_path(&u)?),
             None => None,
         };
-        blocking(&self.state, move |snap| super::skills::catalog(snap, at.as_deref())).await
+        blocking(&self.state, move |snap| {
+            super::skills::catalog(snap, at.as_deref())
+        })
+        .await
     }
 
     /// `alisio/setSkillEnabled {id, enabled}`: persisted atomically, then everything is
@@ -261,15 +298,26 @@ impl Backend {
     }
 
     async fn toggle(&self, id: String, enabled: Option<bool>) -> Result<Value> {
-        let v = blocking(&self.state, move |snap| super::skills::set_enabled(snap, &id, enabled)).await?.map_err(request_failed)?;
+        let v = blocking(&self.state, move |snap| {
+            super::skills::set_enabled(snap, &id, enabled)
+        })
+        .await?
+        .map_err(request_failed)?;
         // Apply the change at once (skills.md §3.3 step 7): the next lens or catalog request
         // must already see it, so recompute before answering.
-        let (versions, computed) = blocking(&self.state, |snap| (snap.versions.clone(), super::analysis::compute(snap))).await?;
+        let (versions, computed) = blocking(&self.state, |snap| {
+            (snap.versions.clone(), super::analysis::compute(snap))
+        })
+        .await?;
         lock(&self.state).results = Arc::new(computed.folders);
         publish(&self.client, &self.state, &versions, &computed.diagnostics).await;
         let client = self.client.clone();
         tokio::spawn(async move {
-            let _ = tokio::time::timeout(Duration::from_secs(5), client.send_request::<request::CodeLensRefresh>(())).await;
+            let _ = tokio::time::timeout(
+                Duration::from_secs(5),
+                client.send_request::<request::CodeLensRefresh>(()),
+            )
+            .await;
         });
         Ok(v)
     }
@@ -279,10 +327,16 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let path = file_path(&params.text_document_position.text_document.uri)?;
         let pos = params.text_document_position.position;
-        blocking(&self.state, move |snap| features::completions(snap, &path, pos).map(CompletionResponse::Array)).await
+        blocking(&self.state, move |snap| {
+            features::completions(snap, &path, pos).map(CompletionResponse::Array)
+        })
+        .await
     }
 
-    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
         let path = file_path(&params.text_document_position_params.text_document.uri)?;
         let pos = params.text_document_position_params.position;
         blocking(&self.state, move |snap| {
@@ -303,7 +357,10 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let path = file_path(&params.text_document.uri)?;
-        blocking(&self.state, move |snap| Some(features::code_lenses(snap, &path))).await
+        blocking(&self.state, move |snap| {
+            Some(features::code_lenses(snap, &path))
+        })
+        .await
     }
 
     async fn code_lens_resolve(&self, lens: CodeLens) -> Result<CodeLens> {
@@ -311,16 +368,26 @@ impl LanguageServer for Backend {
         Ok(lens)
     }
 
-    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
         let path = file_path(&params.text_document.uri)?;
-        blocking(&self.state, move |snap| features::document_symbols(snap, &path)).await
+        blocking(&self.state, move |snap| {
+            features::document_symbols(snap, &path)
+        })
+        .await
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let path = file_path(&params.text_document.uri)?;
         blocking(&self.state, move |snap| {
             let actions = features::code_actions(snap, &path, &params);
-            if actions.is_empty() { None } else { Some(actions) }
+            if actions.is_empty() {
+                None
+            } else {
+                Some(actions)
+            }
         })
         .await
     }
@@ -329,20 +396,37 @@ impl LanguageServer for Backend {
         let arg0 = params.arguments.first().cloned().unwrap_or(Value::Null);
         match params.command.as_str() {
             features::CMD_EXPLAIN => {
-                let uri: Uri = serde_json::from_value(arg0).map_err(|e| invalid_params(format!("{}: expected [uri]: {e}", features::CMD_EXPLAIN)))?;
-                let v = self.context_explain(ContextExplainParams { uri, host: None }).await?;
+                let uri: Uri = serde_json::from_value(arg0).map_err(|e| {
+                    invalid_params(format!("{}: expected [uri]: {e}", features::CMD_EXPLAIN))
+                })?;
+                let v = self
+                    .context_explain(ContextExplainParams { uri, host: None })
+                    .await?;
                 Ok(Some(v))
             }
             features::CMD_SHOW_SKILL | features::CMD_TOGGLE_SKILL => {
-                let id = arg0.as_str().map(str::to_string).ok_or_else(|| invalid_params(format!("{}: expected [id]", params.command)))?;
+                let id = arg0
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| invalid_params(format!("{}: expected [id]", params.command)))?;
                 if params.command == features::CMD_TOGGLE_SKILL {
                     return self.toggle(id, None).await.map(Some);
                 }
-                blocking(&self.state, move |snap| super::skills::show(snap, &id)).await?.map(Some).ok_or_else(|| invalid_params("unknown skill id"))
+                blocking(&self.state, move |snap| super::skills::show(snap, &id))
+                    .await?
+                    .map(Some)
+                    .ok_or_else(|| invalid_params("unknown skill id"))
             }
             features::CMD_SHOW_REPORT => {
-                let session_id = arg0.as_str().map(str::to_string).ok_or_else(|| invalid_params(format!("{}: expected [sessionId]", features::CMD_SHOW_REPORT)))?;
-                self.context_report(SessionIdParams { session_id }).await.map(Some)
+                let session_id = arg0.as_str().map(str::to_string).ok_or_else(|| {
+                    invalid_params(format!(
+                        "{}: expected [sessionId]",
+                        features::CMD_SHOW_REPORT
+                    ))
+                })?;
+                self.context_report(SessionIdParams { session_id })
+                    .await
+                    .map(Some)
             }
             other => Err(invalid_params(format!("unknown command: {other}"))),
         }
@@ -374,29 +458,40 @@ impl LanguageServer for Backend {
                     Encoding::Utf8 => PositionEncodingKind::UTF8,
                     Encoding::Utf16 => PositionEncodingKind::UTF16,
                 }),
-                text_document_sync: Some(TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
-                    open_close: Some(true),
-                    change: Some(TextDocumentSyncKind::INCREMENTAL),
-                    save: Some(TextDocumentSyncSaveOptions::Supported(true)),
-                    ..TextDocumentSyncOptions::default()
-                })),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                        ..TextDocumentSyncOptions::default()
+                    },
+                )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 completion_provider: Some(CompletionOptions {
                     trigger_characters: Some(vec!["(".to_string(), ":".to_string()]),
                     ..CompletionOptions::default()
                 }),
                 definition_provider: Some(OneOf::Left(true)),
-                code_lens_provider: Some(CodeLensOptions { resolve_provider: Some(true) }),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(true),
+                }),
                 document_symbol_provider: Some(OneOf::Left(true)),
-                code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
-                    code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
-                    ..CodeActionOptions::default()
-                })),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: [features::CMD_EXPLAIN, features::CMD_SHOW_SKILL, features::CMD_TOGGLE_SKILL, features::CMD_SHOW_REPORT]
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect(),
+                    commands: [
+                        features::CMD_EXPLAIN,
+                        features::CMD_SHOW_SKILL,
+                        features::CMD_TOGGLE_SKILL,
+                        features::CMD_SHOW_REPORT,
+                    ]
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
                     ..ExecuteCommandOptions::default()
                 }),
                 workspace: Some(WorkspaceServerCapabilities {
@@ -408,7 +503,10 @@ impl LanguageServer for Backend {
                 }),
                 ..ServerCapabilities::default()
             },
-            server_info: Some(ServerInfo { name: "alisio-ls".to_string(), version: Some(env!("CARGO_PKG_VERSION").to_string()) }),
+            server_info: Some(ServerInfo {
+                name: "alisio-ls".to_string(),
+                version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            }),
             offset_encoding: None,
         })
     }
@@ -426,14 +524,24 @@ impl LanguageServer for Backend {
                 // A client that does not answer quickly gets no progress, not a late scan.
                 let created = tokio::time::timeout(
                     Duration::from_secs(1),
-                    client.send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }),
+                    client.send_request::<request::WorkDoneProgressCreate>(
+                        WorkDoneProgressCreateParams {
+                            token: token.clone(),
+                        },
+                    ),
                 )
                 .await;
                 if matches!(created, Ok(Ok(()))) {
-                    let p = client.progress(token, "alisio-ls: scanning workspace").begin().await;
+                    let p = client
+                        .progress(token, "alisio-ls: scanning workspace")
+                        .begin()
+                        .await;
                     let snap = lock(&state).snapshot();
                     let versions = snap.versions.clone();
-                    let computed = tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await.unwrap_or_default();
+                    let computed =
+                        tokio::task::spawn_blocking(move || super::analysis::compute(&snap))
+                            .await
+                            .unwrap_or_default();
                     lock(&state).results = Arc::new(computed.folders);
                     publish(&client, &state, &versions, &computed.diagnostics).await;
                     lock(&state).scanned = true;
@@ -452,20 +560,29 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
-        let Some(path) = path_of(&params.text_document.uri) else { return };
+        let Some(path) = path_of(&params.text_document.uri) else {
+            return;
+        };
         {
             let mut st = lock(&self.state);
-            st.docs.insert(path.clone(), Document::new(&params.text_document.text, params.text_document.version));
+            st.docs.insert(
+                path.clone(),
+                Document::new(&params.text_document.text, params.text_document.version),
+            );
         }
         self.changed(path);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        let Some(path) = path_of(&params.text_document.uri) else { return };
+        let Some(path) = path_of(&params.text_document.uri) else {
+            return;
+        };
         {
             let mut st = lock(&self.state);
             let enc = st.encoding;
-            let Some(doc) = st.docs.get_mut(&path) else { return };
+            let Some(doc) = st.docs.get_mut(&path) else {
+                return;
+            };
             for change in &params.content_changes {
                 doc.apply(change, enc);
             }
@@ -479,13 +596,19 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
-        let Some(path) = path_of(&params.text_document.uri) else { return };
+        let Some(path) = path_of(&params.text_document.uri) else {
+            return;
+        };
         lock(&self.state).docs.remove(&path);
         self.schedule();
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        let section = params.settings.get("alisio").cloned().unwrap_or(params.settings);
+        let section = params
+            .settings
+            .get("alisio")
+            .cloned()
+            .unwrap_or(params.settings);
         let problems = {
             let mut st = lock(&self.state);
             let problems = st.options.update(&section);
@@ -527,8 +650,13 @@ impl LanguageServer for Backend {
 /// options' problems, then the configuration keys' (with `(using <value in effect>)`).
 async fn report_client_problems(client: &Client, state: &Mutex<State>, mut problems: Vec<String>) {
     let snap = lock(state).snapshot();
-    let folder = snap.folders.first().cloned().unwrap_or_else(|| std::path::PathBuf::from("/"));
-    let cfg = tokio::task::spawn_blocking(move || super::analysis::folder_config(&snap, &folder)).await;
+    let folder = snap
+        .folders
+        .first()
+        .cloned()
+        .unwrap_or_else(|| std::path::PathBuf::from("/"));
+    let cfg =
+        tokio::task::spawn_blocking(move || super::analysis::folder_config(&snap, &folder)).await;
     if let Ok(cfg) = cfg {
         problems.extend(cfg.client_problems.into_iter().map(|p| p.message));
     }
@@ -540,7 +668,14 @@ async fn report_client_problems(client: &Client, state: &Mutex<State>, mut probl
 /// Codes that depend on discovery across files; the fast path keeps the last pass's values.
 fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
     use crate::diagnostic::Code;
-    matches!(c, Code::SkillShadowed | Code::SkillUntrusted | Code::SkillNotDiscovered | Code::SkillScanLimit | Code::SkillSymlink)
+    matches!(
+        c,
+        Code::SkillShadowed
+            | Code::SkillUntrusted
+            | Code::SkillNotDiscovered
+            | Code::SkillScanLimit
+            | Code::SkillSymlink
+    )
 }
 
 /// Publishes the own diagnostics of a changed open SKILL.md at once: validation of the one file
@@ -548,19 +683,33 @@ fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
 /// document changed again meanwhile (a newer task publishes).
 async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
     let snap = lock(state).snapshot();
-    let Some(version) = snap.versions.get(path).copied() else { return };
+    let Some(version) = snap.versions.get(path).copied() else {
+        return;
+    };
     let p = path.clone();
     let computed = tokio::task::spawn_blocking(move || {
-        let mut diags = crate::skills::validate::check_file(&snap.fs(), &p, snap.options.profile).diagnostics;
+        let mut diags =
+            crate::skills::validate::check_file(&snap.fs(), &p, snap.options.profile).diagnostics;
         if let Some(r) = snap.results.get(&snap.folder_of(&p)) {
-            diags.extend(r.skills.diagnostics.iter().filter(|d| d.file == p && is_discovery_code(d.code)).cloned());
+            diags.extend(
+                r.skills
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.file == p && is_discovery_code(d.code))
+                    .cloned(),
+            );
         }
         crate::diagnostic::sort(&mut diags);
-        diags.iter().map(|d| super::diagnostics::to_lsp(d, snap.encoding)).collect::<Vec<_>>()
+        diags
+            .iter()
+            .map(|d| super::diagnostics::to_lsp(d, snap.encoding))
+            .collect::<Vec<_>>()
     })
     .await;
     let Ok(lsp) = computed else { return };
-    let Some(uri) = super::diagnostics::uri(path) else { return };
+    let Some(uri) = super::diagnostics::uri(path) else {
+        return;
+    };
     {
         let mut st = lock(state);
         if st.docs.get(path).map(|d| d.version) != Some(version) {
@@ -587,19 +736,30 @@ pub async fn publish(
         let mut st = lock(state);
         // A document edited after the snapshot keeps what it has: a newer pass is queued, and
         // stale results must not be published under the new version.
-        let stale: std::collections::HashSet<PathBuf> =
-            st.docs.iter().filter(|(p, d)| snap_versions.get(*p) != Some(&d.version)).map(|(p, _)| p.clone()).collect();
+        let stale: std::collections::HashSet<PathBuf> = st
+            .docs
+            .iter()
+            .filter(|(p, d)| snap_versions.get(*p) != Some(&d.version))
+            .map(|(p, _)| p.clone())
+            .collect();
         let fresh: std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> =
-            results.iter().filter(|(p, _)| !stale.contains(*p)).map(|(p, d)| (p.clone(), d.clone())).collect();
+            results
+                .iter()
+                .filter(|(p, _)| !stale.contains(*p))
+                .map(|(p, d)| (p.clone(), d.clone()))
+                .collect();
         let mut previous = st.published.clone();
         previous.retain(|p| !stale.contains(p));
-        let (pubs, mut now) = super::diagnostics::plan(&previous, &fresh, snap_versions, st.encoding);
+        let (pubs, mut now) =
+            super::diagnostics::plan(&previous, &fresh, snap_versions, st.encoding);
         now.extend(st.published.iter().filter(|p| stale.contains(*p)).cloned());
         st.published = now;
         pubs
     };
     for p in pubs {
-        client.publish_diagnostics(p.uri, p.diagnostics, p.version).await;
+        client
+            .publish_diagnostics(p.uri, p.diagnostics, p.version)
+            .await;
     }
 }
 
@@ -619,13 +779,14 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             st.snapshot()
         };
         let versions = snap.versions.clone();
-        let computed = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
-            Ok(r) => r,
-            Err(e) => {
-                tracing::error!("diagnostics pass failed: {e}");
-                continue;
-            }
-        };
+        let computed =
+            match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::error!("diagnostics pass failed: {e}");
+                    continue;
+                }
+            };
         let limits: Vec<String> = {
             let mut st = lock(&state);
             let mut new = Vec::new();
@@ -651,7 +812,8 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
         let scanned = lock(&state).scanned;
         if !scanned {
             // Before the first scan ends only open documents get diagnostics.
-            let open: std::collections::HashSet<PathBuf> = lock(&state).docs.keys().cloned().collect();
+            let open: std::collections::HashSet<PathBuf> =
+                lock(&state).docs.keys().cloned().collect();
             results.retain(|p, _| open.contains(p));
         }
         publish(&client, &state, &versions, &results).await;

@@ -57,7 +57,12 @@ pub struct Sessions {
 
 impl Sessions {
     pub fn cancel_token(&self, token: &NumberOrString) {
-        if let Some(flag) = self.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&token_key(token)) {
+        if let Some(flag) = self
+            .by_token
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&token_key(token))
+        {
             flag.store(true, Ordering::SeqCst);
         }
     }
@@ -65,13 +70,21 @@ impl Sessions {
     /// Cancels every running run: the client is gone, and tower-lsp-server waits for in-flight
     /// requests before the server can exit (after `exit` it drops them itself).
     pub fn cancel_all(&self) {
-        for f in self.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter() {
+        for f in self
+            .live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+        {
             f.store(true, Ordering::SeqCst);
         }
     }
 
     pub fn kill_all(&self) {
-        self.tasks.lock().unwrap_or_else(std::sync::PoisonError::into_inner).kill_all();
+        self.tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .kill_all();
     }
 }
 
@@ -106,23 +119,47 @@ pub struct RunSessionParams {
 }
 
 fn error(code: i64, message: impl Into<String>) -> Error {
-    Error { code: ErrorCode::ServerError(code), message: message.into().into(), data: None }
+    Error {
+        code: ErrorCode::ServerError(code),
+        message: message.into().into(),
+        data: None,
+    }
 }
 
 fn invalid(message: impl Into<String>) -> Error {
-    Error { code: ErrorCode::InvalidParams, message: message.into().into(), data: None }
+    Error {
+        code: ErrorCode::InvalidParams,
+        message: message.into().into(),
+        data: None,
+    }
 }
 
 /// Builds the run options of an editor session from the first workspace folder.
-fn options(snap: &Snapshot, p: &RunSessionParams) -> Result<(RunOptions, analysis::FolderConfig), Error> {
-    let folder = snap.folders.first().cloned().ok_or_else(|| invalid("alisio/runSession needs a workspace folder"))?;
+fn options(
+    snap: &Snapshot,
+    p: &RunSessionParams,
+) -> Result<(RunOptions, analysis::FolderConfig), Error> {
+    let folder = snap
+        .folders
+        .first()
+        .cloned()
+        .ok_or_else(|| invalid("alisio/runSession needs a workspace folder"))?;
     let cfg = analysis::folder_config(snap, &folder);
-    let state = snap.env.state_home().ok_or_else(|| error(-32603, "cannot determine the state directory (set ALISIO_STATE_HOME or HOME)"))?;
+    let state = snap.env.state_home().ok_or_else(|| {
+        error(
+            -32603,
+            "cannot determine the state directory (set ALISIO_STATE_HOME or HOME)",
+        )
+    })?;
     let mut o = RunOptions::new(&p.prompt, cfg.root.clone(), folder, state);
     o.settings = cfg.settings.clone();
     o.governor = match p.governor.as_deref() {
         None => cfg.settings.governor,
-        Some(g) => GovernorMode::parse(g).ok_or_else(|| invalid(format!("governor must be \"off\", \"shadow\" or \"on\"; got \"{g}\"")))?,
+        Some(g) => GovernorMode::parse(g).ok_or_else(|| {
+            invalid(format!(
+                "governor must be \"off\", \"shadow\" or \"on\"; got \"{g}\""
+            ))
+        })?,
     };
     o.config = SessionConfig::from_layers(&cfg.layers);
     let mut prov = p.provider.clone().unwrap_or_default();
@@ -177,7 +214,12 @@ impl Approver for LspApprover {
                 self.headless.store(true, Ordering::SeqCst);
                 Reply::Unsupported
             }
-            Some(Err(e)) if e.code == ErrorCode::ServerError(-32800) || e.code == ErrorCode::RequestCancelled => Reply::Cancelled,
+            Some(Err(e))
+                if e.code == ErrorCode::ServerError(-32800)
+                    || e.code == ErrorCode::RequestCancelled =>
+            {
+                Reply::Cancelled
+            }
             Some(Err(_)) => Reply::ClientError,
             Some(Ok(v)) => match v.get("decision").and_then(Value::as_str) {
                 Some("allow-once") => Reply::AllowOnce,
@@ -212,22 +254,44 @@ impl Drop for Slot {
 }
 
 /// `alisio/runSession`.
-pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params: RunSessionParams) -> Result<Value, Error> {
+pub async fn run(
+    client: Client,
+    sessions: Arc<Sessions>,
+    snap: Snapshot,
+    params: RunSessionParams,
+) -> Result<Value, Error> {
     let (opts, cfg) = options(&snap, &params)?;
     if sessions.running.fetch_add(1, Ordering::SeqCst) >= MAX_RUNNING {
         sessions.running.fetch_sub(1, Ordering::SeqCst);
-        return Err(error(-32603, format!("Too many sessions running ({MAX_RUNNING})")));
+        return Err(error(
+            -32603,
+            format!("Too many sessions running ({MAX_RUNNING})"),
+        ));
     }
     let slot = Slot(sessions.clone());
     let cancel = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancel.clone(), done.clone());
-    sessions.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(cancel.clone());
+    sessions
+        .live
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(cancel.clone());
     if let Some(t) = &params.work_done_token {
-        sessions.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(token_key(t), cancel.clone());
+        sessions
+            .by_token
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(token_key(t), cancel.clone());
     }
     let progress = match &params.work_done_token {
-        Some(t) => Some(client.progress(t.clone(), "Agent session").with_cancel_button().begin().await),
+        Some(t) => Some(
+            client
+                .progress(t.clone(), "Agent session")
+                .with_cancel_button()
+                .begin()
+                .await,
+        ),
         None => None,
     };
     let handle = tokio::runtime::Handle::current();
@@ -237,11 +301,25 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
         headless: AtomicBool::new(false),
         timeout: Duration::from_millis(opts.config.approval_timeout_ms),
     };
-    let context = Arc::new(DiskContext::new(cfg.root.clone(), cfg.settings.clone(), cfg.trusted, snap.env.clone()));
+    let context = Arc::new(DiskContext::new(
+        cfg.root.clone(),
+        cfg.settings.clone(),
+        cfg.trusted,
+        snap.env.clone(),
+    ));
     let grants_for = |id: &str| {
-        sessions.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).entry(id.to_string()).or_default().clone()
+        sessions
+            .grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(id.to_string())
+            .or_default()
+            .clone()
     };
-    let grants = opts.session_id.as_deref().map_or_else(|| Arc::new(Mutex::new(Grants::default())), grants_for);
+    let grants = opts
+        .session_id
+        .as_deref()
+        .map_or_else(|| Arc::new(Mutex::new(Grants::default())), grants_for);
     let kept_grants = grants.clone();
     let tasks = sessions.tasks.clone();
     let run_cancel = cancel.clone();
@@ -259,21 +337,42 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
             if let Some(p) = &progress {
                 let d = &ev["data"];
                 match ev["type"].as_str() {
-                    Some("tool_started") => p.report_with_message(d["tool"].as_str().unwrap_or("tool").to_string(), None).await,
-                    Some("turn_completed") => p.report_with_message(format!("Turn {}", d["turn"].as_u64().unwrap_or(0)), None).await,
+                    Some("tool_started") => {
+                        p.report_with_message(
+                            d["tool"].as_str().unwrap_or("tool").to_string(),
+                            None,
+                        )
+                        .await
+                    }
+                    Some("turn_completed") => {
+                        p.report_with_message(
+                            format!("Turn {}", d["turn"].as_u64().unwrap_or(0)),
+                            None,
+                        )
+                        .await
+                    }
                     _ => {}
                 }
             }
-            client2.send_notification::<SessionEvent>(json!({"sessionId": sid, "event": ev})).await;
-            if is_root && (ev["type"] == "run_completed" || ev["type"] == "run_failed" || ev["type"] == "run_cancelled")
-                && let Some(p) = progress.take() {
-                    let msg = match ev["type"].as_str() {
-                        Some("run_completed") => "completed".to_string(),
-                        Some("run_cancelled") => "cancelled".to_string(),
-                        _ => format!("failed: {}", ev["data"]["error"].as_str().unwrap_or("error")),
-                    };
-                    p.finish_with_message(msg).await;
-                }
+            client2
+                .send_notification::<SessionEvent>(json!({"sessionId": sid, "event": ev}))
+                .await;
+            if is_root
+                && (ev["type"] == "run_completed"
+                    || ev["type"] == "run_failed"
+                    || ev["type"] == "run_cancelled")
+                && let Some(p) = progress.take()
+            {
+                let msg = match ev["type"].as_str() {
+                    Some("run_completed") => "completed".to_string(),
+                    Some("run_cancelled") => "cancelled".to_string(),
+                    _ => format!(
+                        "failed: {}",
+                        ev["data"]["error"].as_str().unwrap_or("error")
+                    ),
+                };
+                p.finish_with_message(msg).await;
+            }
         }
         if let Some(p) = progress.take() {
             p.finish().await;
@@ -284,14 +383,30 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
         let mut sink = |ev: &Value| {
             let _ = events_tx.send(ev.clone());
         };
-        run_session(&opts, context, &mut sink, Some(&approver), grants, tasks, run_cancel)
+        run_session(
+            &opts,
+            context,
+            &mut sink,
+            Some(&approver),
+            grants,
+            tasks,
+            run_cancel,
+        )
     });
     let outcome = job.await;
     let _ = forward.await;
     done.store(true, Ordering::SeqCst);
-    sessions.live.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|f| !Arc::ptr_eq(f, &cancel));
+    sessions
+        .live
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .retain(|f| !Arc::ptr_eq(f, &cancel));
     if let Some(t) = &params.work_done_token {
-        sessions.by_token.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&token_key(t));
+        sessions
+            .by_token
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&token_key(t));
     }
     match outcome {
         Err(e) => Err(error(-32603, format!("the session failed: {e}"))),
@@ -300,7 +415,12 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
         Ok(Err(e)) => Err(error(-32603, e.message())),
         Ok(Ok(r)) => {
             // Keep the session's grants for its next run in this server.
-            sessions.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).entry(r.session_id.clone()).or_insert(kept_grants);
+            sessions
+                .grants
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .entry(r.session_id.clone())
+                .or_insert(kept_grants);
             Ok(json!({"sessionId": r.session_id, "status": match r.status {
                 RunStatus::Completed => "completed", RunStatus::Failed => "failed", RunStatus::Cancelled => "cancelled" },
                 "text": r.text, "report": r.report}))
@@ -309,7 +429,10 @@ pub async fn run(client: Client, sessions: Arc<Sessions>, snap: Snapshot, params
 }
 
 fn store(snap: &Snapshot) -> Result<(Store, PathBuf), Error> {
-    let dir = snap.env.state_home().ok_or_else(|| error(-32603, "cannot determine the state directory"))?;
+    let dir = snap
+        .env
+        .state_home()
+        .ok_or_else(|| error(-32603, "cannot determine the state directory"))?;
     Ok((Store::open(&dir).map_err(|e| error(-32603, e))?, dir))
 }
 
@@ -318,7 +441,9 @@ pub fn list(snap: &Snapshot) -> Result<Value, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let cfg = analysis::folder_config(snap, &folder);
     let (store, _) = store(snap)?;
-    read::list(&store, &cfg.root.to_string_lossy(), false, false).map(Value::Array).map_err(|e| error(-32603, e))
+    read::list(&store, &cfg.root.to_string_lossy(), false, false)
+        .map(Value::Array)
+        .map_err(|e| error(-32603, e))
 }
 
 /// `alisio/contextReport {sessionId}` and `alisio.showContextReport [sessionId]`.
@@ -326,6 +451,11 @@ pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let cfg = analysis::folder_config(snap, &folder);
     let (store, _) = store(snap)?;
-    let ctx = DiskContext::new(cfg.root.clone(), cfg.settings.clone(), cfg.trusted, snap.env.clone());
+    let ctx = DiskContext::new(
+        cfg.root.clone(),
+        cfg.settings.clone(),
+        cfg.trusted,
+        snap.env.clone(),
+    );
     read::report(&store, id, &cfg.settings, &ctx).map_err(invalid)
 }

@@ -28,14 +28,30 @@ pub struct SkillsResult {
 }
 
 /// Discovery and diagnostics of the skills of one folder, from the shared directory set.
-pub fn analyze(snap: &Snapshot, cfg: &analysis::FolderConfig, set: &crate::workspace::walk::DirSet) -> SkillsResult {
+pub fn analyze(
+    snap: &Snapshot,
+    cfg: &analysis::FolderConfig,
+    set: &crate::workspace::walk::DirSet,
+) -> SkillsResult {
     let fs = snap.fs();
     let host = snap.options.host;
     let (vantages, walked) = report::workspace_files(&fs, set, &cfg.root);
-    let input = Input { workspace_root: &cfg.root, trusted: cfg.trusted, settings: &cfg.settings, env: &snap.env, plugins: &[] };
-    let discoveries: Vec<Discovery> = vantages.iter().map(|v| catalog::discover_host(&fs, input, v, host)).collect();
+    let input = Input {
+        workspace_root: &cfg.root,
+        trusted: cfg.trusted,
+        settings: &cfg.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let discoveries: Vec<Discovery> = vantages
+        .iter()
+        .map(|v| catalog::discover_host(&fs, input, v, host))
+        .collect();
     let probes: Vec<discover::Walk> = if host == Host::Alisio && !cfg.trusted {
-        vantages.iter().map(|v| discover::probe(&fs, &cfg.root, v)).collect()
+        vantages
+            .iter()
+            .map(|v| discover::probe(&fs, &cfg.root, v))
+            .collect()
     } else {
         Vec::new()
     };
@@ -56,14 +72,23 @@ pub fn analyze(snap: &Snapshot, cfg: &analysis::FolderConfig, set: &crate::works
     for n in &rep.notes {
         tracing::info!("{}", n.message());
     }
-    SkillsResult { discoveries, diagnostics: rep.diagnostics, scan_limit: rep.scan_limit }
+    SkillsResult {
+        discoveries,
+        diagnostics: rep.diagnostics,
+        scan_limit: rep.scan_limit,
+    }
 }
 
 /// The owner-vantage discovery of a SKILL.md (skills.md §1.4): the directory whose root holds a
 /// project skill, else the workspace root.
 fn owner<'a>(r: &'a FolderResult, file: &Path) -> Option<&'a Discovery> {
     let ds = &r.skills.discoveries;
-    let project_dir = ds.iter().find_map(|d| d.entries.iter().find(|e| e.file == file).map(|e| e.project_dir.clone()));
+    let project_dir = ds.iter().find_map(|d| {
+        d.entries
+            .iter()
+            .find(|e| e.file == file)
+            .map(|e| e.project_dir.clone())
+    });
     match project_dir {
         Some(Some(dir)) => ds.iter().find(|d| d.vantage == dir).or_else(|| ds.first()),
         _ => ds.first(),
@@ -77,7 +102,12 @@ fn checked(snap: &Snapshot, path: &Path, profile: Profile) -> validate::Checked 
 
 /// Why a file that is not an entry is not loaded (skills.md §6.5).
 fn not_loaded(snap: &Snapshot, r: &FolderResult, path: &Path) -> Option<String> {
-    let of = |code: crate::diagnostic::Code| r.skills.diagnostics.iter().find(|d| d.file == path && d.code == code);
+    let of = |code: crate::diagnostic::Code| {
+        r.skills
+            .diagnostics
+            .iter()
+            .find(|d| d.file == path && d.code == code)
+    };
     if of(crate::diagnostic::Code::SkillUntrusted).is_some() {
         return Some("not loaded: workspace not trusted".into());
     }
@@ -88,17 +118,31 @@ fn not_loaded(snap: &Snapshot, r: &FolderResult, path: &Path) -> Option<String> 
 }
 
 pub fn code_lenses(snap: &Snapshot, r: &FolderResult, path: &Path) -> Vec<CodeLens> {
-    let Some(d) = owner(r, path) else { return Vec::new() };
-    let reason = if d.entries.iter().any(|e| e.file == path) { None } else { not_loaded(snap, r, path) };
+    let Some(d) = owner(r, path) else {
+        return Vec::new();
+    };
+    let reason = if d.entries.iter().any(|e| e.file == path) {
+        None
+    } else {
+        not_loaded(snap, r, path)
+    };
     editor::lenses(d, path, r.config.trusted, reason)
         .into_iter()
         .map(|l| CodeLens {
             range: Range::default(),
             command: Some(match l.command {
-                Some((cmd, id)) => Command { title: l.title, command: cmd.to_string(), arguments: Some(vec![json!(id)]) },
+                Some((cmd, id)) => Command {
+                    title: l.title,
+                    command: cmd.to_string(),
+                    arguments: Some(vec![json!(id)]),
+                },
                 // A lens without an action still needs a command object to show; an empty
                 // command string is what clients treat as "label only".
-                None => Command { title: l.title, command: String::new(), arguments: None },
+                None => Command {
+                    title: l.title,
+                    command: String::new(),
+                    arguments: None,
+                },
             }),
             data: None,
         })
@@ -122,7 +166,10 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
     let c = checked(snap, path, snap.options.profile);
     let off = offset_of(&c, pos, snap.encoding);
     let md = |value: String, range: TextRange| Hover {
-        contents: HoverContents::Markup(MarkupContent { kind: MarkupKind::Markdown, value }),
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
         range: Some(range_in(&c.text, range, snap.encoding)),
     };
     if let Some(fm) = &c.frontmatter {
@@ -132,20 +179,33 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
             }
             if e.key == "name" && within(e.value.span, off) {
                 let d = owner(r, path)?;
-                let reason = if d.entries.iter().any(|x| x.file == path) { None } else { not_loaded(snap, r, path) };
+                let reason = if d.entries.iter().any(|x| x.file == path) {
+                    None
+                } else {
+                    not_loaded(snap, r, path)
+                };
                 let root = r.config.root.clone();
                 let show = move |p: &Path| crate::workspace::display_path(p, &root);
-                return Some(md(editor::name_hover(d, path, r.config.trusted, reason, &show), e.value.span));
+                return Some(md(
+                    editor::name_hover(d, path, r.config.trusted, reason, &show),
+                    e.value.span,
+                ));
             }
         }
     }
-    c.links.iter().find(|l| within(l.range, off)).map(|l| md(editor::link_hover(l), l.range))
+    c.links
+        .iter()
+        .find(|l| within(l.range, off))
+        .map(|l| md(editor::link_hover(l), l.range))
 }
 
 pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Vec<CompletionItem> {
     let c = checked(snap, path, snap.options.profile);
     let off = offset_of(&c, pos, snap.encoding);
-    let files = path.parent().map(|d| editor::skill_files(&snap.fs(), d)).unwrap_or_default();
+    let files = path
+        .parent()
+        .map(|d| editor::skill_files(&snap.fs(), d))
+        .unwrap_or_default();
     editor::completions(&c, off, &files)
         .into_iter()
         .map(|i| CompletionItem {
@@ -156,23 +216,54 @@ pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Vec<Completio
                 _ => CompletionItemKind::VALUE,
             }),
             detail: (!i.detail.is_empty()).then_some(i.detail),
-            documentation: i.documentation.map(|d| Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value: d })),
+            documentation: i.documentation.map(|d| {
+                Documentation::MarkupContent(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: d,
+                })
+            }),
             insert_text: Some(i.insert_text),
-            insert_text_format: Some(if i.snippet { InsertTextFormat::SNIPPET } else { InsertTextFormat::PLAIN_TEXT }),
+            insert_text_format: Some(if i.snippet {
+                InsertTextFormat::SNIPPET
+            } else {
+                InsertTextFormat::PLAIN_TEXT
+            }),
             ..CompletionItem::default()
         })
         .collect()
 }
 
-pub fn definition(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> Option<Location> {
+pub fn definition(
+    snap: &Snapshot,
+    r: &FolderResult,
+    path: &Path,
+    pos: Position,
+) -> Option<Location> {
     let c = checked(snap, path, snap.options.profile);
     let off = offset_of(&c, pos, snap.encoding);
     // Owner vantage first, else the first vantage where the skill is shadowed (§6.6).
     let mut ds: Vec<&Discovery> = owner(r, path).into_iter().collect();
-    ds.extend(r.skills.discoveries.iter().filter(|d| d.entries.iter().any(|e| e.file == path && !e.effective)));
-    let (file, range) = ds.into_iter().find_map(|d| editor::definition(&c, d, off))?;
-    let target_text = snap.text_of(&file).map(|t| t.strip_prefix('\u{feff}').map(str::to_string).unwrap_or_else(|| t.to_string())).unwrap_or_default();
-    Some(Location { uri: uri(&file)?, range: range_in(&target_text, range, snap.encoding) })
+    ds.extend(
+        r.skills
+            .discoveries
+            .iter()
+            .filter(|d| d.entries.iter().any(|e| e.file == path && !e.effective)),
+    );
+    let (file, range) = ds
+        .into_iter()
+        .find_map(|d| editor::definition(&c, d, off))?;
+    let target_text = snap
+        .text_of(&file)
+        .map(|t| {
+            t.strip_prefix('\u{feff}')
+                .map(str::to_string)
+                .unwrap_or_else(|| t.to_string())
+        })
+        .unwrap_or_default();
+    Some(Location {
+        uri: uri(&file)?,
+        range: range_in(&target_text, range, snap.encoding),
+    })
 }
 
 /// Frontmatter keys (Property) and body headings (String), nested by level (§6.6).
@@ -187,7 +278,11 @@ pub fn symbols(snap: &Snapshot, path: &Path) -> Vec<DocumentSymbol> {
         let sym = DocumentSymbol {
             name: if name.is_empty() { " ".into() } else { name },
             detail: None,
-            kind: if level == 0 { SymbolKind::PROPERTY } else { SymbolKind::STRING },
+            kind: if level == 0 {
+                SymbolKind::PROPERTY
+            } else {
+                SymbolKind::STRING
+            },
             tags: None,
             deprecated: None,
             range: to_lsp::range(&idx.span(range), snap.encoding),
@@ -213,7 +308,10 @@ pub fn symbols(snap: &Snapshot, path: &Path) -> Vec<DocumentSymbol> {
     out
 }
 
-fn children_at<'a>(root: &'a mut Vec<DocumentSymbol>, path: &[usize]) -> &'a mut Vec<DocumentSymbol> {
+fn children_at<'a>(
+    root: &'a mut Vec<DocumentSymbol>,
+    path: &[usize],
+) -> &'a mut Vec<DocumentSymbol> {
     let mut list = root;
     for &i in path {
         list = list[i].children.get_or_insert_with(Vec::new);
@@ -226,70 +324,121 @@ fn children_at<'a>(root: &'a mut Vec<DocumentSymbol>, path: &[usize]) -> &'a mut
 pub fn quick_fixes(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Vec<CodeActionOrCommand> {
     let c = checked(snap, path, snap.options.profile);
     let (Some(code), Some(start), Some(end)) = (
-        d.data.as_ref().and_then(|v| v.get("code")).and_then(Value::as_str),
-        d.data.as_ref().and_then(|v| v.get("start")).and_then(Value::as_u64),
-        d.data.as_ref().and_then(|v| v.get("end")).and_then(Value::as_u64),
+        d.data
+            .as_ref()
+            .and_then(|v| v.get("code"))
+            .and_then(Value::as_str),
+        d.data
+            .as_ref()
+            .and_then(|v| v.get("start"))
+            .and_then(Value::as_u64),
+        d.data
+            .as_ref()
+            .and_then(|v| v.get("end"))
+            .and_then(Value::as_u64),
     ) else {
         return Vec::new();
     };
-    let Some(core) = c.diagnostics.iter().find(|x| x.code.as_str() == code && x.span.bytes.start as u64 == start && x.span.bytes.end as u64 == end) else {
+    let Some(core) = c.diagnostics.iter().find(|x| {
+        x.code.as_str() == code
+            && x.span.bytes.start as u64 == start
+            && x.span.bytes.end as u64 == end
+    }) else {
         return Vec::new();
     };
-    let Some(u) = uri(path) else { return Vec::new() };
+    let Some(u) = uri(path) else {
+        return Vec::new();
+    };
     let mut out: Vec<CodeActionOrCommand> = editor::quick_fixes(&c, core)
         .into_iter()
         .map(|f| {
-            let edits = f.edits.iter().map(|e| TextEdit { range: range_in(&c.text, e.range, snap.encoding), new_text: e.new_text.clone() }).collect();
+            let edits = f
+                .edits
+                .iter()
+                .map(|e| TextEdit {
+                    range: range_in(&c.text, e.range, snap.encoding),
+                    new_text: e.new_text.clone(),
+                })
+                .collect();
             CodeActionOrCommand::CodeAction(CodeAction {
                 title: f.title,
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![d.clone()]),
-                edit: Some(WorkspaceEdit { changes: Some([(u.clone(), edits)].into_iter().collect()), ..WorkspaceEdit::default() }),
+                edit: Some(WorkspaceEdit {
+                    changes: Some([(u.clone(), edits)].into_iter().collect()),
+                    ..WorkspaceEdit::default()
+                }),
                 ..CodeAction::default()
             })
         })
         .collect();
-    if code == "skill-name-directory-mismatch" && snap.caps.rename_files
+    if code == "skill-name-directory-mismatch"
+        && snap.caps.rename_files
         && let Some((title, from, to)) = editor::rename_directory(&snap.fs(), &c)
-            && let (Some(a), Some(b)) = (uri(&from), uri(&to)) {
-                out.push(CodeActionOrCommand::CodeAction(CodeAction {
-                    title,
-                    kind: Some(CodeActionKind::QUICKFIX),
-                    diagnostics: Some(vec![d.clone()]),
-                    edit: Some(WorkspaceEdit {
-                        document_changes: Some(DocumentChanges::Operations(vec![DocumentChangeOperation::Op(ResourceOp::Rename(RenameFile {
-                            old_uri: a,
-                            new_uri: b,
-                            options: Some(RenameFileOptions { overwrite: Some(false), ignore_if_exists: Some(false) }),
-                            annotation_id: None,
-                        }))])),
-                        ..WorkspaceEdit::default()
-                    }),
-                    ..CodeAction::default()
-                }));
-            }
+        && let (Some(a), Some(b)) = (uri(&from), uri(&to))
+    {
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title,
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![d.clone()]),
+            edit: Some(WorkspaceEdit {
+                document_changes: Some(DocumentChanges::Operations(vec![
+                    DocumentChangeOperation::Op(ResourceOp::Rename(RenameFile {
+                        old_uri: a,
+                        new_uri: b,
+                        options: Some(RenameFileOptions {
+                            overwrite: Some(false),
+                            ignore_if_exists: Some(false),
+                        }),
+                        annotation_id: None,
+                    })),
+                ])),
+                ..WorkspaceEdit::default()
+            }),
+            ..CodeAction::default()
+        }));
+    }
     out
 }
 
 /// The discovery from a vantage directory (a file means its directory), host `alisio`.
 fn discovery_from(snap: &Snapshot, r: &FolderResult, vantage: &Path) -> Discovery {
     let fs = snap.fs();
-    let v = if fs.metadata(vantage).is_ok_and(|m| m.file_type == crate::workspace::FileType::Dir) {
+    let v = if fs
+        .metadata(vantage)
+        .is_ok_and(|m| m.file_type == crate::workspace::FileType::Dir)
+    {
         vantage.to_path_buf()
     } else {
-        vantage.parent().map_or_else(|| r.config.root.clone(), Path::to_path_buf)
+        vantage
+            .parent()
+            .map_or_else(|| r.config.root.clone(), Path::to_path_buf)
     };
     let v = fs.canonicalize(&v).unwrap_or(v);
-    let input = Input { workspace_root: &r.config.root, trusted: r.config.trusted, settings: &r.config.settings, env: &snap.env, plugins: &[] };
+    let input = Input {
+        workspace_root: &r.config.root,
+        trusted: r.config.trusted,
+        settings: &r.config.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
     catalog::discover(&fs, input, &v)
 }
 
 /// `alisio/skillCatalog {uri?}` (interfaces.md §1.2).
 pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Value {
-    let folder = at.map_or_else(|| snap.folders.first().cloned().unwrap_or_default(), |p| snap.folder_of(p));
+    let folder = at.map_or_else(
+        || snap.folders.first().cloned().unwrap_or_default(),
+        |p| snap.folder_of(p),
+    );
     let r = snap.folder_result(&folder.join("x"));
     let d = discovery_from(snap, &r, at.unwrap_or(&r.config.root));
-    Value::Array(d.entries.iter().map(|e| catalog::entry_json(e, &r.config.root)).collect())
+    Value::Array(
+        d.entries
+            .iter()
+            .map(|e| catalog::entry_json(e, &r.config.root))
+            .collect(),
+    )
 }
 
 /// `alisio/setSkillEnabled {id, enabled}` and `alisio.toggleSkill [id]` (`enabled: None` flips).
@@ -312,5 +461,9 @@ pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<V
 pub fn show(snap: &Snapshot, id: &str) -> Option<Value> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let r = snap.folder_result(&folder.join("x"));
-    r.skills.discoveries.iter().find_map(|d| d.entries.iter().find(|e| e.id == id)).map(|e| catalog::entry_json(e, &r.config.root))
+    r.skills
+        .discoveries
+        .iter()
+        .find_map(|d| d.entries.iter().find(|e| e.id == id))
+        .map(|e| catalog::entry_json(e, &r.config.root))
 }

@@ -28,7 +28,9 @@ struct Snippet {
 }
 
 fn parse(text: &str) -> Vec<Snippet> {
-    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
     map.into_iter()
         .filter_map(|(name, v)| {
             let prefix = match &v["prefix"] {
@@ -38,7 +40,11 @@ fn parse(text: &str) -> Vec<Snippet> {
             };
             let body = match &v["body"] {
                 Value::String(s) => s.clone(),
-                Value::Array(a) => a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"),
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
                 _ => return None,
             };
             Some(Snippet {
@@ -54,7 +60,13 @@ fn parse(text: &str) -> Vec<Snippet> {
 
 fn all() -> &'static [(DocKind, Vec<Snippet>)] {
     static ALL: OnceLock<Vec<(DocKind, Vec<Snippet>)>> = OnceLock::new();
-    ALL.get_or_init(|| vec![(DocKind::Skill, parse(SKILL)), (DocKind::Instructions, parse(AGENTS)), (DocKind::Config, parse(CONFIG))])
+    ALL.get_or_init(|| {
+        vec![
+            (DocKind::Skill, parse(SKILL)),
+            (DocKind::Instructions, parse(AGENTS)),
+            (DocKind::Config, parse(CONFIG)),
+        ]
+    })
 }
 
 fn item(s: &Snippet) -> CompletionItem {
@@ -62,7 +74,8 @@ fn item(s: &Snippet) -> CompletionItem {
         label: s.prefix.clone(),
         kind: Some(CompletionItemKind::SNIPPET),
         detail: Some(s.name.clone()),
-        documentation: (!s.description.is_empty()).then(|| Documentation::String(s.description.clone())),
+        documentation: (!s.description.is_empty())
+            .then(|| Documentation::String(s.description.clone())),
         insert_text: Some(s.body.clone()),
         insert_text_format: Some(InsertTextFormat::SNIPPET),
         ..CompletionItem::default()
@@ -72,7 +85,11 @@ fn item(s: &Snippet) -> CompletionItem {
 /// Snippet items for a document of `kind`: the file templates when the document is empty, and
 /// for a SKILL.md frontmatter key position (`in_frontmatter_key`) the other skill snippets.
 #[must_use]
-pub fn completions(kind: DocKind, empty_document: bool, in_frontmatter_key: bool) -> Vec<CompletionItem> {
+pub fn completions(
+    kind: DocKind,
+    empty_document: bool,
+    in_frontmatter_key: bool,
+) -> Vec<CompletionItem> {
     all()
         .iter()
         .filter(|(k, _)| *k == kind)
@@ -89,13 +106,25 @@ mod tests {
     #[test]
     fn every_snippet_file_parses_and_has_a_template() {
         for (kind, list) in all() {
-            assert!(list.iter().any(|s| s.file_template), "{kind:?} has no file template");
+            assert!(
+                list.iter().any(|s| s.file_template),
+                "{kind:?} has no file template"
+            );
         }
         let skill = completions(DocKind::Skill, true, false);
         assert_eq!(skill.len(), 1);
         assert_eq!(skill[0].label, "skill");
-        assert!(skill[0].insert_text.as_deref().unwrap().starts_with("---\nname: ${1:skill-name}\n"));
-        assert_eq!(completions(DocKind::Skill, false, true)[0].label, "skill-optional");
+        assert!(
+            skill[0]
+                .insert_text
+                .as_deref()
+                .unwrap()
+                .starts_with("---\nname: ${1:skill-name}\n")
+        );
+        assert_eq!(
+            completions(DocKind::Skill, false, true)[0].label,
+            "skill-optional"
+        );
         assert!(completions(DocKind::Instructions, false, false).is_empty());
     }
 }

@@ -47,13 +47,17 @@ impl ClientOptions {
         if let Some(h) = v.get("host").filter(|h| !h.is_null()) {
             match serde_json::from_value::<Host>(h.clone()) {
                 Ok(h) => self.host = h,
-                Err(_) => problems.push(format!("host must be \"alisio\", \"codex\" or \"claude-code\"; got {h}")),
+                Err(_) => problems.push(format!(
+                    "host must be \"alisio\", \"codex\" or \"claude-code\"; got {h}"
+                )),
             }
         }
         if let Some(p) = v.get("profile").filter(|p| !p.is_null()) {
             match serde_json::from_value::<Profile>(p.clone()) {
                 Ok(p) => self.profile = p,
-                Err(_) => problems.push(format!("profile must be \"alisio\", \"spec\", \"codex\" or \"claude-code\"; got {p}")),
+                Err(_) => problems.push(format!(
+                    "profile must be \"alisio\", \"spec\", \"codex\" or \"claude-code\"; got {p}"
+                )),
             }
         }
         if let Some(w) = v.get("watcher").filter(|w| !w.is_null()) {
@@ -62,13 +66,19 @@ impl ClientOptions {
                 Some("client") => self.watcher = WatcherMode::Client,
                 Some("server") => self.watcher = WatcherMode::Server,
                 Some("off") => self.watcher = WatcherMode::Off,
-                _ => problems.push(format!("watcher must be \"auto\", \"client\", \"server\" or \"off\"; got {w}")),
+                _ => problems.push(format!(
+                    "watcher must be \"auto\", \"client\", \"server\" or \"off\"; got {w}"
+                )),
             }
         }
-        if let Some(b) = config::lookup(v, "codeLens.instructionsOnEveryFile").filter(|b| !b.is_null()) {
+        if let Some(b) =
+            config::lookup(v, "codeLens.instructionsOnEveryFile").filter(|b| !b.is_null())
+        {
             match b {
                 Value::Bool(b) => self.lens_on_every_file = *b,
-                other => problems.push(format!("codeLens.instructionsOnEveryFile must be true or false; got {other}")),
+                other => problems.push(format!(
+                    "codeLens.instructionsOnEveryFile must be true or false; got {other}"
+                )),
             }
         }
         problems
@@ -156,7 +166,10 @@ impl Snapshot {
             .filter(|f| path.starts_with(f))
             .max_by_key(|f| f.components().count())
             .cloned()
-            .unwrap_or_else(|| path.parent().map_or_else(|| path.to_path_buf(), Path::to_path_buf))
+            .unwrap_or_else(|| {
+                path.parent()
+                    .map_or_else(|| path.to_path_buf(), Path::to_path_buf)
+            })
     }
 
     /// The result of the folder that owns `path`: from the last pass, else computed now.
@@ -178,17 +191,29 @@ impl Snapshot {
         }
         // A file that is not open is read only when it is itself a regular file: a symlink may
         // point out of the workspace (the rules never follow one for host alisio either).
-        if std::fs::symlink_metadata(path).ok()?.file_type().is_symlink() {
+        if std::fs::symlink_metadata(path)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
             return None;
         }
         // Headings of a file that is not open: the part the rules read is enough.
-        let bytes = crate::workspace::Fs::read_prefix(&crate::workspace::DiskFs, path, crate::instructions::CLAUDE_SKIP_LIMIT).ok()?;
+        let bytes = crate::workspace::Fs::read_prefix(
+            &crate::workspace::DiskFs,
+            path,
+            crate::instructions::CLAUDE_SKIP_LIMIT,
+        )
+        .ok()?;
         Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// A file system that sees open buffers.
     #[must_use]
     pub fn fs(&self) -> crate::workspace::OverlayFs<crate::workspace::DiskFs> {
-        crate::workspace::OverlayFs { inner: crate::workspace::DiskFs, buffers: self.buffers.clone() }
+        crate::workspace::OverlayFs {
+            inner: crate::workspace::DiskFs,
+            buffers: self.buffers.clone(),
+        }
     }
 }

@@ -39,7 +39,10 @@ pub fn next_step(buf: &mut Vec<u8>) -> Step {
         if buf.len() > 64 * 1024 {
             // Drop at least one byte: a header run that itself starts with `Content-Length` but
             // never ends would otherwise be kept and reported as garbage forever.
-            let keep = buf.get(1..).and_then(|rest| find(rest, b"Content-Length")).map_or(buf.len(), |i| i + 1);
+            let keep = buf
+                .get(1..)
+                .and_then(|rest| find(rest, b"Content-Length"))
+                .map_or(buf.len(), |i| i + 1);
             buf.drain(..keep);
             return Step::Garbage;
         }
@@ -48,7 +51,10 @@ pub fn next_step(buf: &mut Vec<u8>) -> Step {
     let headers = String::from_utf8_lossy(&buf[..end]).into_owned();
     let len = headers.split("\r\n").find_map(|h| {
         let (name, value) = h.split_once(':')?;
-        name.trim().eq_ignore_ascii_case("content-length").then(|| value.trim().parse::<usize>().ok()).flatten()
+        name.trim()
+            .eq_ignore_ascii_case("content-length")
+            .then(|| value.trim().parse::<usize>().ok())
+            .flatten()
     });
     let Some(len) = len else {
         buf.drain(..end + 4);
@@ -69,9 +75,13 @@ pub fn next_step(buf: &mut Vec<u8>) -> Step {
 /// `Ok(())` when tower-lsp-server can decode `body`, else the error response to send.
 pub fn check(body: &[u8]) -> Result<(), Value> {
     let parse_error = || json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}});
-    let Ok(v) = serde_json::from_slice::<Value>(body) else { return Err(parse_error()) };
+    let Ok(v) = serde_json::from_slice::<Value>(body) else {
+        return Err(parse_error());
+    };
     let invalid = |id: &Value| json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": "Invalid request"}});
-    let Some(obj) = v.as_object() else { return Err(invalid(&Value::Null)) };
+    let Some(obj) = v.as_object() else {
+        return Err(invalid(&Value::Null));
+    };
     let id = obj.get("id").cloned().unwrap_or(Value::Null);
     let id_ok = matches!(id, Value::Null | Value::Number(_) | Value::String(_));
     let id_shown = if id_ok { id.clone() } else { Value::Null };
@@ -80,7 +90,10 @@ pub fn check(body: &[u8]) -> Result<(), Value> {
     }
     match obj.get("method") {
         Some(Value::String(_)) => {
-            if matches!(obj.get("params"), None | Some(Value::Object(_) | Value::Array(_) | Value::Null)) {
+            if matches!(
+                obj.get("params"),
+                None | Some(Value::Object(_) | Value::Array(_) | Value::Null)
+            ) {
                 Ok(())
             } else {
                 Err(invalid(&id_shown))
@@ -114,7 +127,11 @@ where
     (server_in, server_out, writer)
 }
 
-async fn read_input<I: AsyncRead + Unpin>(mut input: I, mut to_server: DuplexStream, err_tx: mpsc::UnboundedSender<Vec<u8>>) {
+async fn read_input<I: AsyncRead + Unpin>(
+    mut input: I,
+    mut to_server: DuplexStream,
+    err_tx: mpsc::UnboundedSender<Vec<u8>>,
+) {
     let mut buf = Vec::with_capacity(64 * 1024);
     let mut chunk = vec![0u8; 64 * 1024];
     let mut skip = 0usize;
@@ -168,7 +185,11 @@ async fn read_input<I: AsyncRead + Unpin>(mut input: I, mut to_server: DuplexStr
     let _ = to_server.shutdown().await;
 }
 
-async fn write_output<O: AsyncWrite + Unpin>(mut from_server: DuplexStream, mut output: O, mut err_rx: mpsc::UnboundedReceiver<Vec<u8>>) {
+async fn write_output<O: AsyncWrite + Unpin>(
+    mut from_server: DuplexStream,
+    mut output: O,
+    mut err_rx: mpsc::UnboundedReceiver<Vec<u8>>,
+) {
     let mut buf = Vec::with_capacity(64 * 1024);
     let mut chunk = vec![0u8; 64 * 1024];
     let mut server_open = true;
@@ -236,10 +257,22 @@ mod tests {
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"result":null}"#).is_ok());
         assert_eq!(check(b"{nope").unwrap_err()["error"]["code"], -32700);
         assert_eq!(check(br#"{"jsonrpc":"2.0","id":7}"#).unwrap_err()["id"], 7);
-        assert_eq!(check(br#"{"jsonrpc":"2.0","id":7}"#).unwrap_err()["error"]["code"], -32600);
-        assert_eq!(check(br#"{"jsonrpc":"1.0","id":1,"method":"x"}"#).unwrap_err()["error"]["code"], -32600);
-        assert_eq!(check(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#).unwrap_err()["id"], Value::Null);
-        assert_eq!(check(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":5}"#).unwrap_err()["error"]["code"], -32600);
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":7}"#).unwrap_err()["error"]["code"],
+            -32600
+        );
+        assert_eq!(
+            check(br#"{"jsonrpc":"1.0","id":1,"method":"x"}"#).unwrap_err()["error"]["code"],
+            -32600
+        );
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#).unwrap_err()["id"],
+            Value::Null
+        );
+        assert_eq!(
+            check(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":5}"#).unwrap_err()["error"]["code"],
+            -32600
+        );
         assert_eq!(check(b"[1,2]").unwrap_err()["error"]["code"], -32600);
     }
 }

@@ -14,13 +14,23 @@ use super::state::{State, WatcherMode};
 
 /// Glob patterns of the files whose changes matter: instruction files, near misses, skills and
 /// configuration. Directories are watched too (`**/` creations and deletions).
-pub const GLOBS: &[&str] = &["**/*.md", "**/*.MD", "**/.alisio/config.json", "**/SKILL.md", "**/.git"];
+pub const GLOBS: &[&str] = &[
+    "**/*.md",
+    "**/*.MD",
+    "**/.alisio/config.json",
+    "**/SKILL.md",
+    "**/.git",
+];
 
 /// Starts watching according to the `watcher` option and the client's capabilities.
 pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>) {
     let (mode, dynamic, folders) = {
         let st = lock(&state);
-        (st.options.watcher, st.caps.dynamic_watch, st.folders.clone())
+        (
+            st.options.watcher,
+            st.caps.dynamic_watch,
+            st.folders.clone(),
+        )
     };
     let use_client = match mode {
         WatcherMode::Off => return,
@@ -33,14 +43,25 @@ pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>)
         tokio::spawn(async move {
             let watchers = GLOBS
                 .iter()
-                .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String((*g).to_string()), kind: None })
+                .map(|g| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String((*g).to_string()),
+                    kind: None,
+                })
                 .collect();
             let reg = Registration {
                 id: "alisio-ls/watch".to_string(),
                 method: "workspace/didChangeWatchedFiles".to_string(),
-                register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions { watchers }).ok(),
+                register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                    watchers,
+                })
+                .ok(),
             };
-            match tokio::time::timeout(Duration::from_secs(10), client.register_capability(vec![reg])).await {
+            match tokio::time::timeout(
+                Duration::from_secs(10),
+                client.register_capability(vec![reg]),
+            )
+            .await
+            {
                 Ok(Ok(())) => {}
                 other => {
                     tracing::warn!("client did not accept file watching registration: {other:?}");
@@ -57,7 +78,9 @@ pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>)
 }
 
 fn relevant(path: &std::path::Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else { return false };
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".md") || name == "config.json" || name == ".git" || !name.contains('.')
 }
@@ -66,18 +89,24 @@ fn start_server_watcher(folders: &[std::path::PathBuf], tx: UnboundedSender<Job>
     use notify::RecursiveMode;
     use notify_debouncer_full::new_debouncer;
     let tx2 = tx.clone();
-    let debouncer = new_debouncer(Duration::from_millis(150), None, move |res: notify_debouncer_full::DebounceEventResult| {
-        if let Ok(events) = res {
-            let any = events.iter().any(|e| {
-                e.paths.iter().any(|p| {
-                    !p.components().any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == "target") && relevant(p)
-                })
-            });
-            if any {
-                let _ = tx2.send(Job::Recompute);
+    let debouncer = new_debouncer(
+        Duration::from_millis(150),
+        None,
+        move |res: notify_debouncer_full::DebounceEventResult| {
+            if let Ok(events) = res {
+                let any = events.iter().any(|e| {
+                    e.paths.iter().any(|p| {
+                        !p.components()
+                            .any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == "target")
+                            && relevant(p)
+                    })
+                });
+                if any {
+                    let _ = tx2.send(Job::Recompute);
+                }
             }
-        }
-    });
+        },
+    );
     let mut debouncer = match debouncer {
         Ok(d) => d,
         Err(e) => {

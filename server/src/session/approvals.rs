@@ -79,10 +79,31 @@ pub fn resolve(reply: &Reply) -> (&'static str, &'static str, Option<String>) {
     match reply {
         Reply::AllowOnce => ("allow-once", "user", None),
         Reply::AllowSession => ("allow-session", "user", None),
-        Reply::Deny => ("deny", "user", Some("Denied: the user did not approve this call.".into())),
-        Reply::Unsupported => ("deny", "unsupported", Some("Denied: the approval request failed (the client does not support alisio/approve).".into())),
-        Reply::ClientError => ("deny", "client-error", Some("Denied: the approval request failed (invalid reply).".into())),
-        Reply::Timeout(s) => ("deny", "timeout", Some(format!("Denied: the approval request failed (timed out after {s} s)."))),
+        Reply::Deny => (
+            "deny",
+            "user",
+            Some("Denied: the user did not approve this call.".into()),
+        ),
+        Reply::Unsupported => (
+            "deny",
+            "unsupported",
+            Some(
+                "Denied: the approval request failed (the client does not support alisio/approve)."
+                    .into(),
+            ),
+        ),
+        Reply::ClientError => (
+            "deny",
+            "client-error",
+            Some("Denied: the approval request failed (invalid reply).".into()),
+        ),
+        Reply::Timeout(s) => (
+            "deny",
+            "timeout",
+            Some(format!(
+                "Denied: the approval request failed (timed out after {s} s)."
+            )),
+        ),
         Reply::Cancelled => ("cancelled", "cancelled", None),
     }
 }
@@ -109,7 +130,10 @@ impl Policies {
                 p
             }
         };
-        Self { write: one(self.write, Effect::Write), process: one(self.process, Effect::Process) }
+        Self {
+            write: one(self.write, Effect::Write),
+            process: one(self.process, Effect::Process),
+        }
     }
 
     #[must_use]
@@ -132,7 +156,11 @@ pub fn parse_allow(list: &[String]) -> Result<Vec<Effect>, String> {
         match item.trim() {
             "write" => out.push(Effect::Write),
             "process" => out.push(Effect::Process),
-            x => return Err(format!("Unknown effect in --allow: {x} (expected write, process)")),
+            x => {
+                return Err(format!(
+                    "Unknown effect in --allow: {x} (expected write, process)"
+                ));
+            }
         }
     }
     Ok(out)
@@ -144,7 +172,10 @@ mod tests {
 
     #[test]
     fn headless_turns_ask_into_deny_and_allow_wins() {
-        let p = Policies { write: Policy::Ask, process: Policy::Ask };
+        let p = Policies {
+            write: Policy::Ask,
+            process: Policy::Ask,
+        };
         let e = p.effective(&[Effect::Write], false, true);
         assert_eq!((e.write, e.process), (Policy::Allow, Policy::Deny));
         let r = p.effective(&[], true, false);
@@ -153,7 +184,13 @@ mod tests {
 
     #[test]
     fn allow_lists_are_parsed_and_unknown_effects_named() {
-        assert_eq!(parse_allow(&["write,process".into()]).unwrap(), vec![Effect::Write, Effect::Process]);
-        assert_eq!(parse_allow(&["net".into()]).unwrap_err(), "Unknown effect in --allow: net (expected write, process)");
+        assert_eq!(
+            parse_allow(&["write,process".into()]).unwrap(),
+            vec![Effect::Write, Effect::Process]
+        );
+        assert_eq!(
+            parse_allow(&["net".into()]).unwrap_err(),
+            "Unknown effect in --allow: net (expected write, process)"
+        );
     }
 }

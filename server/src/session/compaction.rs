@@ -31,20 +31,31 @@ pub struct Measure {
 
 fn measure(run: &Run<'_>, active: &[MsgRow]) -> Measure {
     let (system, tools, _) = run.parts();
-    let tools_json = compact(&Value::Array(tools.iter().map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()})).collect()));
+    let tools_json = compact(&Value::Array(
+        tools
+            .iter()
+            .map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()}))
+            .collect(),
+    ));
     let instructions = chars(&system) as u64;
     let sizes: Vec<(u64, u64)> = active.iter().map(|m| run.row_size(m)).collect();
     let conv_msgs: u64 = sizes.iter().map(|s| s.0).sum();
     let conversation = instructions + conv_msgs;
     let request = conversation + chars(&tools_json) as u64;
-    let request_tokens = estimate(&system) + sizes.iter().map(|s| s.1).sum::<u64>() + estimate(&tools_json);
+    let request_tokens =
+        estimate(&system) + sizes.iter().map(|s| s.1).sum::<u64>() + estimate(&tools_json);
     let mut used = request_tokens;
     if let Some(i) = active.iter().rposition(|m| m.role == "assistant") {
         let v = active[i].value();
         let u = &v["usage"];
-        let later_rewrite = active[i + 1..].iter().any(|m| m.kind != "message") || active.iter().any(|m| m.kind != "message" && m.seq > active[i].seq);
+        let later_rewrite = active[i + 1..].iter().any(|m| m.kind != "message")
+            || active
+                .iter()
+                .any(|m| m.kind != "message" && m.seq > active[i].seq);
         if u["estimated"] == json!(false) && !later_rewrite {
-            used = u["input"].as_u64().unwrap_or(0) + u["output"].as_u64().unwrap_or(0) + sizes[i + 1..].iter().map(|s| s.1).sum::<u64>();
+            used = u["input"].as_u64().unwrap_or(0)
+                + u["output"].as_u64().unwrap_or(0)
+                + sizes[i + 1..].iter().map(|s| s.1).sum::<u64>();
             // Mode `on`: the provider counted the projection; add back what it removed.
             if run.gov.mode == crate::config::GovernorMode::On {
                 let saved: Option<String> = run
@@ -52,11 +63,20 @@ fn measure(run: &Run<'_>, active: &[MsgRow]) -> Measure {
                     .conn
                     .query_row("SELECT data FROM events WHERE session_id=?1 AND type='context_governed' ORDER BY id DESC LIMIT 1", [&run.sid], |r| r.get(0))
                     .ok();
-                used += saved.and_then(|d| serde_json::from_str::<Value>(&d).ok()).and_then(|v| v["tokensSaved"].as_u64()).unwrap_or(0);
+                used += saved
+                    .and_then(|d| serde_json::from_str::<Value>(&d).ok())
+                    .and_then(|v| v["tokensSaved"].as_u64())
+                    .unwrap_or(0);
             }
         }
     }
-    Measure { instructions, conversation, request, request_tokens, used }
+    Measure {
+        instructions,
+        conversation,
+        request,
+        request_tokens,
+        used,
+    }
 }
 
 /// How the last compaction attempt of the turn went.
@@ -84,9 +104,10 @@ pub fn plan(active: &[MsgRow], keep_turns: u32) -> Option<usize> {
                 open.insert(id);
             }
         } else if m.role == "tool"
-            && let Some(id) = v.get("callId").and_then(Value::as_str) {
-                open.remove(id);
-            }
+            && let Some(id) = v.get("callId").and_then(Value::as_str)
+        {
+            open.remove(id);
+        }
     }
     if !open.is_empty() {
         return None;
@@ -117,7 +138,11 @@ pub fn plan(active: &[MsgRow], keep_turns: u32) -> Option<usize> {
 }
 
 fn item(s: String) -> String {
-    if chars(&s) > 4000 { format!("{}… [truncated]", take_chars(&s, 4000)) } else { s }
+    if chars(&s) > 4000 {
+        format!("{}… [truncated]", take_chars(&s, 4000))
+    } else {
+        s
+    }
 }
 
 /// The summarizer's user message (§6.5).
@@ -127,7 +152,9 @@ pub fn transcript(msgs: &[MsgRow]) -> String {
     for m in msgs {
         let v = m.value();
         match m.role.as_str() {
-            "user" if m.kind == "checkpoint" => lines.push(item(format!("PREVIOUS SUMMARY: {}", texts(&v)))),
+            "user" if m.kind == "checkpoint" => {
+                lines.push(item(format!("PREVIOUS SUMMARY: {}", texts(&v))))
+            }
             "user" => lines.push(item(format!("USER: {}", texts(&v)))),
             "assistant" => {
                 let t = texts(&v);
@@ -139,12 +166,23 @@ pub fn transcript(msgs: &[MsgRow]) -> String {
                 }
             }
             _ => {
-                let err = if v["isError"] == json!(true) { " (error)" } else { "" };
-                lines.push(item(format!("TOOL RESULT {}{err}: {}", v["callId"].as_str().unwrap_or_default(), texts(&v))));
+                let err = if v["isError"] == json!(true) {
+                    " (error)"
+                } else {
+                    ""
+                };
+                lines.push(item(format!(
+                    "TOOL RESULT {}{err}: {}",
+                    v["callId"].as_str().unwrap_or_default(),
+                    texts(&v)
+                )));
             }
         }
     }
-    format!("Checkpoint this session transcript.\n\n<transcript>\n{}\n</transcript>", lines.join("\n"))
+    format!(
+        "Checkpoint this session transcript.\n\n<transcript>\n{}\n</transcript>",
+        lines.join("\n")
+    )
 }
 
 /// §6.6: the parsed checkpoint object, when valid.
@@ -167,10 +205,19 @@ pub fn parse(raw: &str) -> Option<Value> {
     if goal.is_empty() || chars(goal) > 4000 {
         return None;
     }
-    for k in ["instructions", "discoveries", "accomplished", "nextSteps", "relevantFiles"] {
+    for k in [
+        "instructions",
+        "discoveries",
+        "accomplished",
+        "nextSteps",
+        "relevantFiles",
+    ] {
         match c.get(k) {
             None => {}
-            Some(Value::Array(a)) if a.len() <= 40 && a.iter().all(|x| x.as_str().is_some_and(|s| chars(s) <= 4000)) => {}
+            Some(Value::Array(a))
+                if a.len() <= 40
+                    && a.iter()
+                        .all(|x| x.as_str().is_some_and(|s| chars(s) <= 4000)) => {}
             _ => return None,
         }
     }
@@ -187,13 +234,36 @@ pub fn parse(raw: &str) -> Option<Value> {
 pub fn render(v: &Value) -> String {
     let c = &v["checkpoint"];
     let list = |k: &str| {
-        let items: Vec<String> = c.get(k).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(|s| format!("- {s}")).collect()).unwrap_or_default();
-        if items.is_empty() { "- (none)".to_string() } else { items.join("\n") }
+        let items: Vec<String> = c
+            .get(k)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(|s| format!("- {s}"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if items.is_empty() {
+            "- (none)".to_string()
+        } else {
+            items.join("\n")
+        }
     };
-    let string = |k: &str| c.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).unwrap_or("(none)").to_string();
+    let string = |k: &str| {
+        c.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("(none)")
+            .to_string()
+    };
     [
         format!("## Goal\n{}", string("goal")),
-        format!("## User instructions and constraints\n{}", list("instructions")),
+        format!(
+            "## User instructions and constraints\n{}",
+            list("instructions")
+        ),
         format!("## Discoveries\n{}", list("discoveries")),
         format!("## Accomplished\n{}", list("accomplished")),
         format!("## Current state\n{}", string("currentState")),
@@ -206,7 +276,9 @@ pub fn render(v: &Value) -> String {
 fn max_summary_tokens(run: &Run<'_>) -> u32 {
     let window = run.pcfg.context_window;
     let base = run.opts.config.compaction_max_output.unwrap_or(8192);
-    window.map_or(base, |w| base.min(u32::try_from(w / 4).unwrap_or(u32::MAX)).max(256))
+    window.map_or(base, |w| {
+        base.min(u32::try_from(w / 4).unwrap_or(u32::MAX)).max(256)
+    })
 }
 
 /// One compaction (§6.4–§6.7).
@@ -222,7 +294,15 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
         return Ok(Attempt::Skipped);
     };
     let summarized = &active[..cut];
-    run.em.durable(&mut run.store, vec![Pending::new(&sid, None, "compaction_started", json!({"reason":reason,"before":m.request_tokens,"messages":cut}))])?;
+    run.em.durable(
+        &mut run.store,
+        vec![Pending::new(
+            &sid,
+            None,
+            "compaction_started",
+            json!({"reason":reason,"before":m.request_tokens,"messages":cut}),
+        )],
+    )?;
     let mut system = SUMMARIZER_SYSTEM.to_string();
     if let Some(extra) = run.gov.summarizer_extra() {
         system.push(' ');
@@ -231,14 +311,24 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
     let req = ModelRequest {
         kind: RequestKind::Summary,
         system,
-        messages: vec![json!({"role":"user","content":[{"type":"text","text":transcript(summarized)}]})],
+        messages: vec![
+            json!({"role":"user","content":[{"type":"text","text":transcript(summarized)}]}),
+        ],
         tools: Vec::new(),
         max_output_tokens: max_summary_tokens(run),
         invariants_at: None,
     };
     let fail = |run: &mut Run<'_>, error: String| -> Result<Attempt, String> {
         let sid = run.sid.clone();
-        run.em.durable(&mut run.store, vec![Pending::new(&sid, None, "compaction_failed", json!({"reason":reason,"error":error}))])?;
+        run.em.durable(
+            &mut run.store,
+            vec![Pending::new(
+                &sid,
+                None,
+                "compaction_failed",
+                json!({"reason":reason,"error":error}),
+            )],
+        )?;
         Ok(Attempt::Failed(error))
     };
     let resp = match run.call_provider(&req, None) {
@@ -249,23 +339,42 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
     let raw = resp.text.trim().to_string();
     let partial = resp.stop == Some(Stop::MaxTokens);
     if raw.is_empty() {
-        let e = if partial { CUT_OFF.to_string() } else { "Summarizer returned an empty summary".to_string() };
+        let e = if partial {
+            CUT_OFF.to_string()
+        } else {
+            "Summarizer returned an empty summary".to_string()
+        };
         return fail(run, e);
     }
     let parsed = parse(&raw);
     let structured = parsed.is_some();
     let body = parsed.as_ref().map_or_else(|| raw.clone(), render);
-    let text = format!("[Checkpoint of {cut} earlier messages, generated by context compaction]\n\n{body}");
+    let text = format!(
+        "[Checkpoint of {cut} earlier messages, generated by context compaction]\n\n{body}"
+    );
     let msg = json!({"role":"user","content":[{"type":"text","text":text}],"checkpoint":parsed.as_ref().map(|p| p["checkpoint"].clone()),"structured":structured,"replaced":cut,"partial":partial});
     let msg_s = compact(&msg);
-    let first_kept_pos = active.get(cut).map_or_else(|| active.last().map_or(1, |m| m.pos + 1), |m| m.pos);
+    let first_kept_pos = active
+        .get(cut)
+        .map_or_else(|| active.last().map_or(1, |m| m.pos + 1), |m| m.pos);
     let pos = first_kept_pos - 1;
     let summarized_tokens: u64 = summarized.iter().map(|m| estimate(&m.json)).sum();
     let checkpoint_tokens = estimate(&text);
-    let after_msgs: u64 = active[cut..].iter().map(|m| estimate(&m.json)).sum::<u64>() + estimate(&msg_s);
-    let after = m.request_tokens.saturating_sub(active.iter().map(|m| estimate(&m.json)).sum::<u64>()) + after_msgs;
-    let new_conv = m.instructions + chars(&msg_s) as u64 + active[cut..].iter().map(|m| chars(&m.json) as u64).sum::<u64>();
-    let options = run.gov.accept_quotes(&run.session.options, parsed.as_ref(), summarized);
+    let after_msgs: u64 =
+        active[cut..].iter().map(|m| estimate(&m.json)).sum::<u64>() + estimate(&msg_s);
+    let after = m
+        .request_tokens
+        .saturating_sub(active.iter().map(|m| estimate(&m.json)).sum::<u64>())
+        + after_msgs;
+    let new_conv = m.instructions
+        + chars(&msg_s) as u64
+        + active[cut..]
+            .iter()
+            .map(|m| chars(&m.json) as u64)
+            .sum::<u64>();
+    let options = run
+        .gov
+        .accept_quotes(&run.session.options, parsed.as_ref(), summarized);
     let seqs: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
     let run_id = run.run_id.clone();
     fault("before_compaction_commit");
@@ -276,13 +385,31 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
         json!({"reason":reason,"before":m.request_tokens,"after":after,"replaced":cut,"structured":structured,"summarizedTokens":summarized_tokens,"checkpointTokens":checkpoint_tokens,"partial":partial}),
     );
     run.em.commit(&mut run.store, vec![ev], |tx| {
-        let seq: i64 = tx.query_row("SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1", [&sid], |r| r.get(0))?;
+        let seq: i64 = tx.query_row(
+            "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
+            [&sid],
+            |r| r.get(0),
+        )?;
         for s in &seqs {
-            tx.execute("UPDATE messages SET compacted=1, replaced_by=?3 WHERE session_id=?1 AND seq=?2", params![sid, s, seq])?;
+            tx.execute(
+                "UPDATE messages SET compacted=1, replaced_by=?3 WHERE session_id=?1 AND seq=?2",
+                params![sid, s, seq],
+            )?;
         }
-        let got = insert_message(tx, &sid, Some(pos), "user", "checkpoint", &msg_s, Some(&run_id))?;
+        let got = insert_message(
+            tx,
+            &sid,
+            Some(pos),
+            "user",
+            "checkpoint",
+            &msg_s,
+            Some(&run_id),
+        )?;
         debug_assert_eq!(got, seq);
-        tx.execute("UPDATE sessions SET compacted_chars=?2 WHERE id=?1", params![sid, new_conv as i64])?;
+        tx.execute(
+            "UPDATE sessions SET compacted_chars=?2 WHERE id=?1",
+            params![sid, new_conv as i64],
+        )?;
         if let Some(o) = &options {
             super::store::set_options(tx, &sid, o)?;
         }
@@ -311,7 +438,16 @@ fn originals(run: &Run<'_>, m: &MsgRow) -> Value {
             })
             .ok();
         match prev {
-            Some((seq, pos, role, kind, json)) => cur = MsgRow { seq, pos, role, kind, json, ..cur },
+            Some((seq, pos, role, kind, json)) => {
+                cur = MsgRow {
+                    seq,
+                    pos,
+                    role,
+                    kind,
+                    json,
+                    ..cur
+                }
+            }
             None => break,
         }
     }
@@ -319,7 +455,9 @@ fn originals(run: &Run<'_>, m: &MsgRow) -> Value {
 }
 
 fn clippable(m: &MsgRow, v: &Value) -> bool {
-    m.kind != "checkpoint" && v.get("skill").is_none() && !(m.role == "tool" && v["name"] == "skill_load")
+    m.kind != "checkpoint"
+        && v.get("skill").is_none()
+        && !(m.role == "tool" && v["name"] == "skill_load")
 }
 
 fn clip(v: &Value, cap: usize) -> Value {
@@ -346,7 +484,9 @@ fn clip(v: &Value, cap: usize) -> Value {
                 let t = last["text"].as_str().unwrap_or_default().to_string();
                 last["text"] = json!(format!("{t}\n… [truncated by context budget]"));
             }
-            parts.retain(|p| p["type"] != "text" || p["text"].as_str().is_some_and(|s| !s.is_empty()));
+            parts.retain(|p| {
+                p["type"] != "text" || p["text"].as_str().is_some_and(|s| !s.is_empty())
+            });
         }
     }
     out
@@ -363,7 +503,13 @@ fn reduce(run: &mut Run<'_>) -> Result<bool, String> {
     let target = 4000u64.max(max.saturating_sub(m.instructions)) as usize;
     let mut sizes: Vec<usize> = active.iter().map(|r| chars(&r.json)).collect();
     let mut new_json: Vec<Option<String>> = vec![None; active.len()];
-    let caps = [(8000usize, 16_000usize), (4096, 8192), (2048, 4096), (1024, 2048), (512, 1024)];
+    let caps = [
+        (8000usize, 16_000usize),
+        (4096, 8192),
+        (2048, 4096),
+        (1024, 2048),
+        (512, 1024),
+    ];
     for (tool_cap, text_cap) in caps {
         loop {
             if sizes.iter().sum::<usize>() <= target {
@@ -379,7 +525,9 @@ fn reduce(run: &mut Run<'_>) -> Result<bool, String> {
                 if chars(&texts(&orig)) <= cap {
                     continue;
                 }
-                let current = new_json[i].as_ref().map_or_else(|| r.json.clone(), Clone::clone);
+                let current = new_json[i]
+                    .as_ref()
+                    .map_or_else(|| r.json.clone(), Clone::clone);
                 let candidate = compact(&clip(&orig, cap));
                 if chars(&candidate) >= chars(&current) {
                     continue;
@@ -389,25 +537,48 @@ fn reduce(run: &mut Run<'_>) -> Result<bool, String> {
                 }
             }
             let Some(i) = best else { break };
-            let cap = if active[i].role == "tool" { tool_cap } else { text_cap };
+            let cap = if active[i].role == "tool" {
+                tool_cap
+            } else {
+                text_cap
+            };
             let c = compact(&clip(&originals(run, &active[i]), cap));
             sizes[i] = chars(&c);
             new_json[i] = Some(c);
         }
     }
-    let changed: Vec<(MsgRow, String)> = active.iter().zip(new_json).filter_map(|(r, j)| j.map(|j| (r.clone(), j))).collect();
+    let changed: Vec<(MsgRow, String)> = active
+        .iter()
+        .zip(new_json)
+        .filter_map(|(r, j)| j.map(|j| (r.clone(), j)))
+        .collect();
     if changed.is_empty() {
         return Ok(false);
     }
-    let saved: u64 = changed.iter().map(|(r, j)| estimate(&r.json).saturating_sub(estimate(j))).sum();
+    let saved: u64 = changed
+        .iter()
+        .map(|(r, j)| estimate(&r.json).saturating_sub(estimate(j)))
+        .sum();
     let sid = run.sid.clone();
     let run_id = run.run_id.clone();
     fault("before_reduction_commit");
-    let ev = Pending::new(&sid, None, "context_reduced", json!({"messages":changed.len(),"reason":"budget","tokensSaved":saved}));
+    let ev = Pending::new(
+        &sid,
+        None,
+        "context_reduced",
+        json!({"messages":changed.len(),"reason":"budget","tokensSaved":saved}),
+    );
     run.em.commit(&mut run.store, vec![ev], |tx| {
         for (r, j) in &changed {
-            let seq: i64 = tx.query_row("SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1", [&sid], |x| x.get(0))?;
-            tx.execute("UPDATE messages SET compacted=1, replaced_by=?3 WHERE session_id=?1 AND seq=?2", params![sid, r.seq, seq])?;
+            let seq: i64 = tx.query_row(
+                "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
+                [&sid],
+                |x| x.get(0),
+            )?;
+            tx.execute(
+                "UPDATE messages SET compacted=1, replaced_by=?3 WHERE session_id=?1 AND seq=?2",
+                params![sid, r.seq, seq],
+            )?;
             insert_message(tx, &sid, Some(r.pos), &r.role, "reduced", j, Some(&run_id))?;
         }
         Ok(())
@@ -431,7 +602,8 @@ pub fn before_turn(run: &mut Run<'_>) -> Result<Option<(&'static str, String)>, 
         Some(w) => m.used as f64 >= w as f64 * cfg.compaction_threshold,
         None => m.request as f64 >= max,
     };
-    let b = m.conversation as f64 >= max * cfg.compaction_threshold && m.conversation as f64 >= run.session.compacted_chars as f64 + max * 0.10;
+    let b = m.conversation as f64 >= max * cfg.compaction_threshold
+        && m.conversation as f64 >= run.session.compacted_chars as f64 + max * 0.10;
     let mut attempt = Attempt::None;
     if cfg.compaction_auto && (a || b) {
         attempt = compact_once(run, "auto")?;
@@ -474,34 +646,76 @@ mod tests {
     use super::*;
 
     fn row(seq: i64, role: &str, json: Value) -> MsgRow {
-        MsgRow { seq, pos: seq, role: role.into(), kind: "message".into(), json: json.to_string(), compacted: false, replaced_by: None, run_id: None, created_at: String::new() }
+        MsgRow {
+            seq,
+            pos: seq,
+            role: role.into(),
+            kind: "message".into(),
+            json: json.to_string(),
+            compacted: false,
+            replaced_by: None,
+            run_id: None,
+            created_at: String::new(),
+        }
     }
 
     fn user(seq: i64) -> MsgRow {
-        row(seq, "user", json!({"role":"user","content":[{"type":"text","text":"u"}]}))
+        row(
+            seq,
+            "user",
+            json!({"role":"user","content":[{"type":"text","text":"u"}]}),
+        )
     }
 
     fn call(seq: i64, id: &str) -> MsgRow {
-        row(seq, "assistant", json!({"role":"assistant","content":[{"type":"tool_call","id":id,"name":"read_file","arguments":"{}"}]}))
+        row(
+            seq,
+            "assistant",
+            json!({"role":"assistant","content":[{"type":"tool_call","id":id,"name":"read_file","arguments":"{}"}]}),
+        )
     }
 
     fn result(seq: i64, id: &str) -> MsgRow {
-        row(seq, "tool", json!({"role":"tool","callId":id,"name":"read_file","isError":false,"outcome":"ok","content":[{"type":"text","text":"r"}]}))
+        row(
+            seq,
+            "tool",
+            json!({"role":"tool","callId":id,"name":"read_file","isError":false,"outcome":"ok","content":[{"type":"text","text":"r"}]}),
+        )
     }
 
     #[test]
     fn the_cut_keeps_the_last_exchanges_and_never_splits_a_call() {
-        let t = vec![user(1), call(2, "a"), result(3, "a"), user(4), call(5, "b"), result(6, "b"), user(7)];
+        let t = vec![
+            user(1),
+            call(2, "a"),
+            result(3, "a"),
+            user(4),
+            call(5, "b"),
+            result(6, "b"),
+            user(7),
+        ];
         assert_eq!(plan(&t, 2), Some(3));
         let single = vec![user(1), call(2, "a"), result(3, "a"), call(4, "b")];
         assert_eq!(plan(&single, 2), None, "an unanswered call: no plan");
-        let short = vec![user(1), call(2, "a"), result(3, "a"), row(4, "assistant", json!({"role":"assistant","content":[{"type":"text","text":"x"}]}))];
+        let short = vec![
+            user(1),
+            call(2, "a"),
+            result(3, "a"),
+            row(
+                4,
+                "assistant",
+                json!({"role":"assistant","content":[{"type":"text","text":"x"}]}),
+            ),
+        ];
         assert_eq!(plan(&short, 2), None);
     }
 
     #[test]
     fn structured_checkpoints_render_seven_headings() {
-        let v = parse("```json\n{\"checkpoint\":{\"goal\":\"g\",\"instructions\":[\"no semicolons\"]}}\n```").unwrap();
+        let v = parse(
+            "```json\n{\"checkpoint\":{\"goal\":\"g\",\"instructions\":[\"no semicolons\"]}}\n```",
+        )
+        .unwrap();
         assert_eq!(
             render(&v),
             "## Goal\ng\n\n## User instructions and constraints\n- no semicolons\n\n## Discoveries\n- (none)\n\n## Accomplished\n- (none)\n\n## Current state\n(none)\n\n## Next steps\n- (none)\n\n## Relevant files\n- (none)"

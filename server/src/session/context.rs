@@ -39,22 +39,47 @@ impl DiskContext {
     /// A context for one session.
     #[must_use]
     pub fn new(root: PathBuf, settings: Settings, trusted: bool, env: Env) -> Self {
-        Self { root, settings, trusted, env, loaded: Arc::new(Mutex::new(stools::Loaded::default())) }
+        Self {
+            root,
+            settings,
+            trusted,
+            env,
+            loaded: Arc::new(Mutex::new(stools::Loaded::default())),
+        }
     }
 
     fn skills(&self, cwd: &Path) -> Vec<catalog::Entry> {
-        let input = catalog::Input { workspace_root: &self.root, trusted: self.trusted, settings: &self.settings, env: &self.env, plugins: &[] };
+        let input = catalog::Input {
+            workspace_root: &self.root,
+            trusted: self.trusted,
+            settings: &self.settings,
+            env: &self.env,
+            plugins: &[],
+        };
         catalog::discover(&DiskFs, input, cwd).entries
     }
 
     fn with<R>(&self, f: impl FnOnce(&Setup<'_>, &Reader<'_>) -> R) -> R {
-        let setup = Setup { fs: &DiskFs, env: &self.env, root: &self.root, settings: &self.settings, host: Host::Alisio, claude_managed: None };
+        let setup = Setup {
+            fs: &DiskFs,
+            env: &self.env,
+            root: &self.root,
+            settings: &self.settings,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
         let reader = Reader::new(&DiskFs);
         f(&setup, &reader)
     }
 
     /// L of §2.6 for `cwd`: the global file, the chain, then the attached files in attach order.
-    fn list(&self, setup: &Setup<'_>, reader: &Reader<'_>, cwd: &Path, attached: &[AttachedFile]) -> Vec<Entry> {
+    fn list(
+        &self,
+        setup: &Setup<'_>,
+        reader: &Reader<'_>,
+        cwd: &Path,
+        attached: &[AttachedFile],
+    ) -> Vec<Entry> {
         let mut l: Vec<Entry> = chain::global_alisio(setup, reader).into_iter().collect();
         if let Ok((files, _)) = chain::chain_alisio(setup, reader, cwd) {
             l.extend(files);
@@ -63,7 +88,12 @@ impl DiskContext {
             if l.iter().any(|e| e.path == a.path) || !a.path.is_file() {
                 continue;
             }
-            l.push(Entry::new(a.path.clone(), Scope::Project, kind_of(&a.path), reader.read(&a.path, Mode::Alisio)));
+            l.push(Entry::new(
+                a.path.clone(),
+                Scope::Project,
+                kind_of(&a.path),
+                reader.read(&a.path, Mode::Alisio),
+            ));
         }
         l
     }
@@ -74,7 +104,9 @@ impl SessionContext for DiskContext {
         self.with(|setup, reader| {
             let mut l = self.list(setup, reader, cwd, attached);
             let (_, notice) = budget::apply_alisio(&mut l, self.settings.max_bytes);
-            let mut blocks: Vec<String> = model_text::section(&l, notice.as_deref(), &self.root).into_iter().collect();
+            let mut blocks: Vec<String> = model_text::section(&l, notice.as_deref(), &self.root)
+                .into_iter()
+                .collect();
             // The skill catalog is the section's extras (instructions.md §2.7 item 5).
             if let Some(c) = catalog::catalog_text(&self.skills(cwd)) {
                 blocks.push(c);
@@ -92,7 +124,10 @@ impl SessionContext for DiskContext {
             return None;
         }
         let entries = self.skills(cwd);
-        let mut loaded = self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut loaded = self
+            .loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         stools::expand_invocation(&DiskFs, &entries, &mut loaded, prompt)
     }
 
@@ -100,13 +135,30 @@ impl SessionContext for DiskContext {
         stools::loaded_block(&DiskFs, &self.skills(cwd), ids)
     }
 
-    fn attach(&self, cwd: &Path, attached: &[AttachedFile], paths: &[PathBuf]) -> Option<Attachment> {
+    fn attach(
+        &self,
+        cwd: &Path,
+        attached: &[AttachedFile],
+        paths: &[PathBuf],
+    ) -> Option<Attachment> {
         self.with(|setup, reader| {
             let base = attach::base_set(setup, reader, cwd);
-            let sent: HashMap<PathBuf, String> = attached.iter().map(|a| (a.path.clone(), a.sha256.clone())).collect();
+            let sent: HashMap<PathBuf, String> = attached
+                .iter()
+                .map(|a| (a.path.clone(), a.sha256.clone()))
+                .collect();
             let files = attach::qualifying(setup, reader, &base, &sent, paths);
             let text = attach::attachment(&files)?;
-            Some(Attachment { text, files: files.into_iter().map(|f| AttachedFile { path: f.path, sha256: f.sha256 }).collect() })
+            Some(Attachment {
+                text,
+                files: files
+                    .into_iter()
+                    .map(|f| AttachedFile {
+                        path: f.path,
+                        sha256: f.sha256,
+                    })
+                    .collect(),
+            })
         })
     }
 
@@ -116,14 +168,30 @@ impl SessionContext for DiskContext {
                 let p = args.get("path").and_then(Value::as_str).unwrap_or(".");
                 // Relative paths start at the workspace root (sessions.md §3.2).
                 let _ = cwd;
-                explain::explain_path(setup, reader, &self.root, Path::new(p)).map(|e| e.to_json().to_string()).map_err(|e| format!("{e:?}"))
+                explain::explain_path(setup, reader, &self.root, Path::new(p))
+                    .map(|e| e.to_json().to_string())
+                    .map_err(|e| format!("{e:?}"))
             }),
             "skill_load" => {
                 let entries = self.skills(cwd);
-                let mut loaded = self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                stools::skill_load(&DiskFs, &entries, &mut loaded, args.get("name").and_then(Value::as_str).unwrap_or_default())
+                let mut loaded = self
+                    .loaded
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                stools::skill_load(
+                    &DiskFs,
+                    &entries,
+                    &mut loaded,
+                    args.get("name").and_then(Value::as_str).unwrap_or_default(),
+                )
             }
-            "skill_search" => Ok(stools::skill_search(&self.skills(cwd), args.get("query").and_then(Value::as_str).unwrap_or_default()).to_string()),
+            "skill_search" => Ok(stools::skill_search(
+                &self.skills(cwd),
+                args.get("query")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            )
+            .to_string()),
             "skill_resource" => stools::skill_resource(
                 &DiskFs,
                 &self.skills(cwd),

@@ -8,7 +8,6 @@ use serde_json::{Map, Value, json};
 use super::store::{Store, insert_event};
 use super::util::{compact, now_rfc3339};
 
-
 /// An event waiting for its transaction.
 #[derive(Clone, Debug)]
 pub struct Pending {
@@ -21,7 +20,12 @@ pub struct Pending {
 impl Pending {
     #[must_use]
     pub fn new(session_id: &str, parent: Option<&str>, ty: &'static str, data: Value) -> Self {
-        Self { session_id: session_id.to_string(), parent: parent.map(String::from), ty, data }
+        Self {
+            session_id: session_id.to_string(),
+            parent: parent.map(String::from),
+            ty,
+            data,
+        }
     }
 }
 
@@ -36,7 +40,13 @@ pub struct Emitter<'s> {
     pub parent: Option<String>,
 }
 
-fn envelope(run_id: &str, p: &Pending, seq: u64, event_id: Option<i64>, parent: Option<&str>) -> Value {
+fn envelope(
+    run_id: &str,
+    p: &Pending,
+    seq: u64,
+    event_id: Option<i64>,
+    parent: Option<&str>,
+) -> Value {
     let mut m = Map::new();
     m.insert("schemaVersion".into(), json!(1));
     m.insert("runId".into(), json!(run_id));
@@ -56,7 +66,13 @@ fn envelope(run_id: &str, p: &Pending, seq: u64, event_id: Option<i64>, parent: 
 
 impl<'s> Emitter<'s> {
     pub fn new(run_id: &str, sink: &'s mut dyn FnMut(&Value)) -> Self {
-        Self { run_id: run_id.to_string(), seq: 0, sink, emitted_types: Vec::new(), parent: None }
+        Self {
+            run_id: run_id.to_string(),
+            seq: 0,
+            sink,
+            emitted_types: Vec::new(),
+            parent: None,
+        }
     }
 
     /// The last `seq` used.
@@ -94,7 +110,15 @@ impl<'s> Emitter<'s> {
             for (i, p) in events.iter().enumerate() {
                 let seq = base + 1 + i as u64;
                 let ts = now_rfc3339();
-                let id = insert_event(tx, &p.session_id, &run_id, seq, p.ty, &ts, &compact(&p.data))?;
+                let id = insert_event(
+                    tx,
+                    &p.session_id,
+                    &run_id,
+                    seq,
+                    p.ty,
+                    &ts,
+                    &compact(&p.data),
+                )?;
                 let mut env = envelope(&run_id, p, seq, Some(id), parent.as_deref());
                 if let Some(o) = env.as_object_mut() {
                     o.insert("timestamp".into(), json!(ts));

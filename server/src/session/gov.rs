@@ -26,10 +26,25 @@ impl Sources {
     fn governor(&self) -> invariants::Sources {
         invariants::Sources {
             quotes: self.quotes.clone(),
-            goal: self.goal.as_ref().map(|g| Goal { objective: g.clone(), status: "active".into() }),
+            goal: self.goal.as_ref().map(|g| Goal {
+                objective: g.clone(),
+                status: "active".into(),
+            }),
             plan: None,
-            criteria: self.criteria.iter().map(|(t, r)| Criterion { text: t.clone(), required: *r, not_applicable: false }).collect(),
-            grants: Grants { effects: self.grants.clone(), capabilities: Vec::new(), external_directories: self.external_dirs as u64 },
+            criteria: self
+                .criteria
+                .iter()
+                .map(|(t, r)| Criterion {
+                    text: t.clone(),
+                    required: *r,
+                    not_applicable: false,
+                })
+                .collect(),
+            grants: Grants {
+                effects: self.grants.clone(),
+                capabilities: Vec::new(),
+                external_directories: self.external_dirs as u64,
+            },
         }
     }
 }
@@ -68,7 +83,13 @@ impl Parts {
 fn text_parts(v: &Value) -> Vec<Part> {
     v.get("content")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter(|p| p["type"] == "text").filter_map(|p| p["text"].as_str()).map(Part::text).collect())
+        .map(|a| {
+            a.iter()
+                .filter(|p| p["type"] == "text")
+                .filter_map(|p| p["text"].as_str())
+                .map(Part::text)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -88,7 +109,10 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
             if let Some(pd) = v.get("providerData") {
                 parts.push(Part::opaque(pd.to_string()));
             }
-            let calls = super::providers::calls_of(&v).into_iter().map(|(id, name, args)| Call::new(id, name, args)).collect();
+            let calls = super::providers::calls_of(&v)
+                .into_iter()
+                .map(|(id, name, args)| Call::new(id, name, args))
+                .collect();
             Message::Assistant { parts, calls }
         }
         "tool" => Message::Tool(ToolResult {
@@ -97,7 +121,11 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
             is_error: v["isError"].as_bool().unwrap_or(false),
         }),
         _ => Message::User {
-            kind: if row.kind == "checkpoint" { UserKind::Checkpoint } else { UserKind::Plain },
+            kind: if row.kind == "checkpoint" {
+                UserKind::Checkpoint
+            } else {
+                UserKind::Plain
+            },
             parts: text_parts(&v),
             skill: v.get("skill").and_then(Value::as_str).map(String::from),
             origin: None,
@@ -118,20 +146,51 @@ impl Gov {
     pub fn new(mode: GovernorMode, settings: &crate::config::Settings) -> Self {
         let mut s = GovSettings::from_config(settings);
         s.mode = mode;
-        Self { mode, settings: s, state: SessionGovernor::new() }
+        Self {
+            mode,
+            settings: s,
+            state: SessionGovernor::new(),
+        }
     }
 
     /// Projects one request. `values` are the parsed rows of `active`, in the same order.
     #[allow(clippy::too_many_arguments)]
-    pub fn project(&mut self, session_id: &str, active: &[MsgRow], values: Vec<Value>, parts: &Parts, request: u64, recovery: bool, sources: &Sources) -> Projected {
+    pub fn project(
+        &mut self,
+        session_id: &str,
+        active: &[MsgRow],
+        values: Vec<Value>,
+        parts: &Parts,
+        request: u64,
+        recovery: bool,
+        sources: &Sources,
+    ) -> Projected {
         let mut messages = values;
         if self.mode == GovernorMode::Off {
-            return Projected { messages, invariants: None, event: None };
+            return Projected {
+                messages,
+                invariants: None,
+                event: None,
+            };
         }
-        let history: Vec<Message> = active.iter().zip(&messages).map(|(r, v)| message_of(r, v)).collect();
+        let history: Vec<Message> = active
+            .iter()
+            .zip(&messages)
+            .map(|(r, v)| message_of(r, v))
+            .collect();
         let rp = parts.governor();
         let src = sources.governor();
-        let sent = self.state.request(&self.settings, Turn { session_id, history: &history, parts: &rp, sources: &src, request, recovery });
+        let sent = self.state.request(
+            &self.settings,
+            Turn {
+                session_id,
+                history: &history,
+                parts: &rp,
+                sources: &src,
+                request,
+                recovery,
+            },
+        );
         for (i, stub) in &sent.stubs {
             if let Some(m) = messages.get_mut(*i) {
                 let mut content: Vec<Value> = Vec::new();
@@ -149,16 +208,41 @@ impl Gov {
                 m["content"] = Value::Array(content);
             }
         }
-        Projected { messages, invariants: sent.invariants, event: sent.event.map(|e| serde_json::to_value(e).unwrap_or(Value::Null)) }
+        Projected {
+            messages,
+            invariants: sent.invariants,
+            event: sent
+                .event
+                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+        }
     }
 
     /// The ContextReport of the next request (dry).
     #[must_use]
-    pub fn report(&self, session_id: &str, active: &[MsgRow], parts: &Parts, sources: &Sources) -> Value {
+    pub fn report(
+        &self,
+        session_id: &str,
+        active: &[MsgRow],
+        parts: &Parts,
+        sources: &Sources,
+    ) -> Value {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
         let src = sources.governor();
-        self.state.report(&self.settings, Turn { session_id, history: &history, parts: &rp, sources: &src, request: 0, recovery: false }, None).to_json()
+        self.state
+            .report(
+                &self.settings,
+                Turn {
+                    session_id,
+                    history: &history,
+                    parts: &rp,
+                    sources: &src,
+                    request: 0,
+                    recovery: false,
+                },
+                None,
+            )
+            .to_json()
     }
 
     /// Records a stored result in the usage ledger (the governor's ledger follows the requests
@@ -180,21 +264,37 @@ impl Gov {
 
     /// New `options` with `contextInvariants` after a compaction (mode `on` only).
     #[must_use]
-    pub fn accept_quotes(&self, options: &Value, returned: Option<&Value>, summarized: &[MsgRow]) -> Option<Value> {
+    pub fn accept_quotes(
+        &self,
+        options: &Value,
+        returned: Option<&Value>,
+        summarized: &[MsgRow],
+    ) -> Option<Value> {
         if self.mode != GovernorMode::On {
             return None;
         }
         let stored: Vec<String> = options
             .pointer("/contextInvariants/instructions")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
             .unwrap_or_default();
-        let quotes = returned.and_then(|v| v.get("instructionQuotes")).cloned().unwrap_or(Value::Array(Vec::new()));
+        let quotes = returned
+            .and_then(|v| v.get("instructionQuotes"))
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new()));
         let history: Vec<Message> = summarized.iter().map(message).collect();
         let accepted = invariants::accept_quotes(&stored, &quotes, &history);
         let mut o = options.clone();
         if let Some(m) = o.as_object_mut() {
-            m.insert("contextInvariants".into(), invariants::stored_json(&accepted));
+            m.insert(
+                "contextInvariants".into(),
+                invariants::stored_json(&accepted),
+            );
         }
         Some(o)
     }

@@ -56,7 +56,12 @@ pub trait SessionContext: Send + Sync {
     /// Whether the listed skill set seen from `cwd` is non-empty (the skill tools are offered).
     fn skills_listed(&self, cwd: &Path) -> bool;
     /// The nested lookup for the declared paths of one turn.
-    fn attach(&self, cwd: &Path, attached: &[AttachedFile], paths: &[PathBuf]) -> Option<Attachment>;
+    fn attach(
+        &self,
+        cwd: &Path,
+        attached: &[AttachedFile],
+        paths: &[PathBuf],
+    ) -> Option<Attachment>;
     /// `context_explain`, `skill_load`, `skill_search`, `skill_resource`.
     ///
     /// # Errors
@@ -64,7 +69,11 @@ pub trait SessionContext: Send + Sync {
     fn tool(&self, name: &str, args: &Map<String, Value>, cwd: &Path) -> Result<String, String>;
     /// A `/skill:<name> <rest>` prompt: `None` when the prompt is not one, else the expanded
     /// text and the skill's displayId, or the `skill_load` error (a pre-run failure).
-    fn expand_prompt(&self, _prompt: &str, _cwd: &Path) -> Option<Result<(String, String), String>> {
+    fn expand_prompt(
+        &self,
+        _prompt: &str,
+        _cwd: &Path,
+    ) -> Option<Result<(String, String), String>> {
         None
     }
     /// The "Loaded skills" block re-attached after a compaction (skills.md §4.5) for the skills

@@ -32,7 +32,9 @@ pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<
 /// # Errors
 /// Store errors, unknown session.
 pub fn show(store: &Store, id: &str, events: bool) -> Result<Value, String> {
-    let s = store.session(id)?.ok_or_else(|| format!("Session not found: {id}"))?;
+    let s = store
+        .session(id)?
+        .ok_or_else(|| format!("Session not found: {id}"))?;
     let msgs: Vec<Value> = store
         .all_messages(id)?
         .into_iter()
@@ -63,7 +65,12 @@ pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, String> {
                 text.push_str(&format!(" → {name} {args}"));
             }
             let one = text.replace('\n', " ");
-            format!("#{} {} {}", m.pos, m.role, super::util::take_chars(one.trim(), 200))
+            format!(
+                "#{} {} {}",
+                m.pos,
+                m.role,
+                super::util::take_chars(one.trim(), 200)
+            )
         })
         .collect())
 }
@@ -74,9 +81,21 @@ pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, String> {
 ///
 /// # Errors
 /// Store errors, unknown session.
-pub fn report(store: &Store, id: &str, settings: &crate::config::Settings, ctx: &dyn super::SessionContext) -> Result<Value, String> {
-    let s = store.session(id)?.ok_or_else(|| format!("Session not found: {id}"))?;
-    let mode = s.options.get("governor").and_then(Value::as_str).and_then(crate::config::GovernorMode::parse).unwrap_or(settings.governor);
+pub fn report(
+    store: &Store,
+    id: &str,
+    settings: &crate::config::Settings,
+    ctx: &dyn super::SessionContext,
+) -> Result<Value, String> {
+    let s = store
+        .session(id)?
+        .ok_or_else(|| format!("Session not found: {id}"))?;
+    let mode = s
+        .options
+        .get("governor")
+        .and_then(Value::as_str)
+        .and_then(crate::config::GovernorMode::parse)
+        .unwrap_or(settings.governor);
     let active = store::paired_view(store, id)?;
     let root = std::path::PathBuf::from(&s.workspace);
     let cwd = std::path::PathBuf::from(&s.cwd);
@@ -86,29 +105,68 @@ pub fn report(store: &Store, id: &str, settings: &crate::config::Settings, ctx: 
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
-                .filter_map(|e| Some(super::AttachedFile { path: e.get("path")?.as_str()?.into(), sha256: e.get("sha256")?.as_str()?.to_string() }))
+                .filter_map(|e| {
+                    Some(super::AttachedFile {
+                        path: e.get("path")?.as_str()?.into(),
+                        sha256: e.get("sha256")?.as_str()?.to_string(),
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default();
     let blocks = ctx.instruction_blocks(&cwd, &attached);
-    let policies = super::approvals::Policies { write: super::approvals::Policy::Deny, process: super::approvals::Policy::Deny };
+    let policies = super::approvals::Policies {
+        write: super::approvals::Policy::Deny,
+        process: super::approvals::Policy::Deny,
+    };
     let tools = super::runner::offered(&policies, ctx.skills_listed(&cwd), s.parent_id.is_none());
-    let tools_json = super::util::compact(&Value::Array(tools.iter().map(|t| json!({"name":t.name,"description":t.description,"input_schema":t.schema()})).collect()));
+    let tools_json = super::util::compact(&Value::Array(
+        tools
+            .iter()
+            .map(|t| json!({"name":t.name,"description":t.description,"input_schema":t.schema()}))
+            .collect(),
+    ));
     let parts = super::gov::Parts {
         system: super::runner::preamble_block(&root, &cwd),
-        instructions: blocks.into_iter().map(|b| ("instructions".to_string(), b)).collect(),
+        instructions: blocks
+            .into_iter()
+            .map(|b| ("instructions".to_string(), b))
+            .collect(),
         skills: None,
         tools: tools_json,
     };
-    let quotes: Vec<String> = s.options.pointer("/contextInvariants/instructions").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default();
+    let quotes: Vec<String> = s
+        .options
+        .pointer("/contextInvariants/instructions")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
     let sources = super::gov::Sources {
         quotes,
-        goal: s.options.pointer("/goal/objective").and_then(Value::as_str).map(String::from),
+        goal: s
+            .options
+            .pointer("/goal/objective")
+            .and_then(Value::as_str)
+            .map(String::from),
         criteria: s
             .options
             .get("criteria")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|c| Some((c.get("text")?.as_str()?.to_string(), c.get("required").and_then(Value::as_bool).unwrap_or(true)))).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| {
+                        Some((
+                            c.get("text")?.as_str()?.to_string(),
+                            c.get("required").and_then(Value::as_bool).unwrap_or(true),
+                        ))
+                    })
+                    .collect()
+            })
             .unwrap_or_default(),
         grants: Vec::new(),
         external_dirs: 0,

@@ -15,10 +15,16 @@ use serde_json::{Map, Value, json};
 use super::approvals::{self, Approver, Grants, Policies, Policy, Reply};
 use super::events::{Emitter, Pending};
 use super::gov::{Gov, Parts, Sources};
-use super::providers::{self, Failure, ModelRequest, ModelResponse, Provider, RawCall, RequestKind, Stop, Usage};
+use super::providers::{
+    self, Failure, ModelRequest, ModelResponse, Provider, RawCall, RequestKind, Stop, Usage,
+};
 use super::settings::{Kind, ProviderConfig, RunOptions};
 use super::store::{self, MsgRow, SessionRow, Store, insert_message, tool_message};
-use super::tools::{self, Effect, Outcome, Spec, ToolCtx, bg::Tasks, confine::{Refusal, Roots}};
+use super::tools::{
+    self, Effect, Outcome, Spec, ToolCtx,
+    bg::Tasks,
+    confine::{Refusal, Roots},
+};
 use super::util::{compact, ellipsize, estimate, fault, now_rfc3339, take_chars, uuid7};
 use super::{AttachedFile, SessionContext};
 use crate::config::GovernorMode;
@@ -32,8 +38,16 @@ const MAX_PROMPT: usize = 1_048_576;
 struct Lent;
 
 impl Provider for Lent {
-    fn attempt(&mut self, _req: &ModelRequest, _on_text: &mut dyn FnMut(&str), _cancel: &AtomicBool) -> Result<ModelResponse, providers::AttemptError> {
-        Err(providers::AttemptError::Fatal { code: "internal", message: "provider in use".into() })
+    fn attempt(
+        &mut self,
+        _req: &ModelRequest,
+        _on_text: &mut dyn FnMut(&str),
+        _cancel: &AtomicBool,
+    ) -> Result<ModelResponse, providers::AttemptError> {
+        Err(providers::AttemptError::Fatal {
+            code: "internal",
+            message: "provider in use".into(),
+        })
     }
 }
 
@@ -96,7 +110,11 @@ impl PreRunError {
 ///
 /// # Errors
 /// `Provider model is not configured`, a missing key variable, an unreadable script.
-pub fn build_provider(p: &ProviderConfig, cwd: &Path, run_number: u64) -> Result<(Box<dyn Provider>, String), String> {
+pub fn build_provider(
+    p: &ProviderConfig,
+    cwd: &Path,
+    run_number: u64,
+) -> Result<(Box<dyn Provider>, String), String> {
     let key = std::env::var(&p.api_key_env).ok().filter(|k| !k.is_empty());
     let http = |key: Option<String>| providers::http::HttpConfig {
         base_url: p.base_url.clone(),
@@ -110,15 +128,25 @@ pub fn build_provider(p: &ProviderConfig, cwd: &Path, run_number: u64) -> Result
     };
     match p.kind {
         Kind::Script => {
-            let path = p.script.as_ref().ok_or_else(|| "Provider script is not configured (use --script FILE)".to_string())?;
-            let path = if path.is_absolute() { path.clone() } else { cwd.join(path) };
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("Cannot read script {}: {e}", path.display()))?;
+            let path = p.script.as_ref().ok_or_else(|| {
+                "Provider script is not configured (use --script FILE)".to_string()
+            })?;
+            let path = if path.is_absolute() {
+                path.clone()
+            } else {
+                cwd.join(path)
+            };
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("Cannot read script {}: {e}", path.display()))?;
             let s = providers::script::Script::parse(&text, run_number)?;
             let model = s.model.clone();
             Ok((Box::new(s), model))
         }
         Kind::OpenAi => {
-            let model = p.model.clone().ok_or_else(|| "Provider model is not configured".to_string())?;
+            let model = p
+                .model
+                .clone()
+                .ok_or_else(|| "Provider model is not configured".to_string())?;
             let o = providers::openai::OpenAi {
                 http: http(key),
                 model: model.clone(),
@@ -129,9 +157,18 @@ pub fn build_provider(p: &ProviderConfig, cwd: &Path, run_number: u64) -> Result
             Ok((Box::new(o), model))
         }
         Kind::Anthropic => {
-            let model = p.model.clone().ok_or_else(|| "Provider model is not configured".to_string())?;
-            let key = key.ok_or_else(|| format!("Environment variable {} is not set", p.api_key_env))?;
-            let a = providers::anthropic::Anthropic { http: http(Some(key)), model: model.clone(), temperature: p.temperature, prompt_cache: p.prompt_cache };
+            let model = p
+                .model
+                .clone()
+                .ok_or_else(|| "Provider model is not configured".to_string())?;
+            let key =
+                key.ok_or_else(|| format!("Environment variable {} is not set", p.api_key_env))?;
+            let a = providers::anthropic::Anthropic {
+                http: http(Some(key)),
+                model: model.clone(),
+                temperature: p.temperature,
+                prompt_cache: p.prompt_cache,
+            };
             Ok((Box::new(a), model))
         }
     }
@@ -153,13 +190,20 @@ pub fn provider_config(opts: &RunOptions) -> Result<ProviderConfig, String> {
 #[must_use]
 pub fn title_of(prompt: &str) -> String {
     let first = prompt.lines().next().unwrap_or_default().trim();
-    if first.chars().count() > 80 { format!("{}…", take_chars(first, 80)) } else { first.to_string() }
+    if first.chars().count() > 80 {
+        format!("{}…", take_chars(first, 80))
+    } else {
+        first.to_string()
+    }
 }
 
 /// The system text block a of §2.2.
 #[must_use]
 pub fn preamble_block(root: &Path, cwd: &Path) -> String {
-    let rel = cwd.strip_prefix(root).map(|r| r.to_string_lossy().replace('\\', "/")).unwrap_or_default();
+    let rel = cwd
+        .strip_prefix(root)
+        .map(|r| r.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
     let rel = if rel.is_empty() { ".".to_string() } else { rel };
     format!(
         "{PREAMBLE}\nWorkspace: {}\nWorking directory: {rel}\nPlatform: {}-{}\nRelative paths in tool calls start at the workspace root.",
@@ -195,7 +239,12 @@ fn attached_of(options: &Value) -> Vec<AttachedFile> {
         .and_then(Value::as_array)
         .map(|a| {
             a.iter()
-                .filter_map(|e| Some(AttachedFile { path: PathBuf::from(e.get("path")?.as_str()?), sha256: e.get("sha256")?.as_str()?.to_string() }))
+                .filter_map(|e| {
+                    Some(AttachedFile {
+                        path: PathBuf::from(e.get("path")?.as_str()?),
+                        sha256: e.get("sha256")?.as_str()?.to_string(),
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -229,7 +278,10 @@ struct Done {
 
 impl Slot {
     fn batchable(&self) -> bool {
-        self.pre.is_none() && self.spec.is_some_and(|s| s.effect == Effect::Read && s.name != "task")
+        self.pre.is_none()
+            && self
+                .spec
+                .is_some_and(|s| s.effect == Effect::Read && s.name != "task")
     }
 }
 
@@ -301,37 +353,69 @@ pub fn run_session(
         return Err(PreRunError::Usage("Prompt exceeds 1 MiB".into()));
     }
     if opts.read_only && !opts.allow.is_empty() {
-        return Err(PreRunError::Usage("--read-only cannot be combined with --allow".into()));
+        return Err(PreRunError::Usage(
+            "--read-only cannot be combined with --allow".into(),
+        ));
     }
     let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
     let root_s = opts.root.to_string_lossy().into_owned();
     let (sid, existing) = match &opts.session_id {
         Some(id) => {
             let id = store.resolve_id(id).map_err(PreRunError::Other)?;
-            let s = store.session(&id).map_err(|e| store_err(&e))?.ok_or_else(|| PreRunError::Other(format!("Session not found: {id}")))?;
+            let s = store
+                .session(&id)
+                .map_err(|e| store_err(&e))?
+                .ok_or_else(|| PreRunError::Other(format!("Session not found: {id}")))?;
             if s.workspace != root_s {
-                return Err(PreRunError::Other(format!("Session {id} belongs to another workspace: {}", s.workspace)));
+                return Err(PreRunError::Other(format!(
+                    "Session {id} belongs to another workspace: {}",
+                    s.workspace
+                )));
             }
             (id, Some(s))
         }
         None => (uuid7(), None),
     };
-    let lock = store::lock(&opts.state_dir, &sid).map_err(|e| if e.contains("is busy") { PreRunError::Busy(e) } else { PreRunError::Other(e) })?;
+    let lock = store::lock(&opts.state_dir, &sid).map_err(|e| {
+        if e.contains("is busy") {
+            PreRunError::Busy(e)
+        } else {
+            PreRunError::Other(e)
+        }
+    })?;
     let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
-    let run_number: i64 = store.conn.query_row("SELECT count(*) FROM runs WHERE session_id=?1", [&sid], |r| r.get(0)).unwrap_or(0);
-    let (provider, model) = build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
+    let run_number: i64 = store
+        .conn
+        .query_row(
+            "SELECT count(*) FROM runs WHERE session_id=?1",
+            [&sid],
+            |r| r.get(0),
+        )
+        .unwrap_or(0);
+    let (provider, model) =
+        build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
-    let policies = Policies { write: cfg.write, process: cfg.process }.effective(&opts.allow, opts.read_only, headless);
+    let policies = Policies {
+        write: cfg.write,
+        process: cfg.process,
+    }
+    .effective(&opts.allow, opts.read_only, headless);
     {
-        let mut g = grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut g = grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for e in &opts.allow {
             g.effects.insert(e.as_str().to_string());
         }
     }
     let mut external: Vec<PathBuf> = Vec::new();
     for d in cfg.external_dirs.iter().chain(&opts.add_dirs) {
-        let d = if d.is_absolute() { d.clone() } else { opts.cwd.join(d) };
+        let d = if d.is_absolute() {
+            d.clone()
+        } else {
+            opts.cwd.join(d)
+        };
         if let Ok(c) = d.canonicalize() {
             external.push(c);
         }
@@ -344,7 +428,10 @@ pub fn run_session(
     }
     let key_env = (pcfg.kind != Kind::Script).then(|| pcfg.api_key_env.clone());
     let tctx = Arc::new(ToolCtx {
-        roots: Roots { root: opts.root.clone(), external },
+        roots: Roots {
+            root: opts.root.clone(),
+            external,
+        },
         session_id: sid.clone(),
         state_dir: opts.state_dir.clone(),
         cancel: Arc::clone(&cancel),
@@ -353,8 +440,16 @@ pub fn run_session(
         context: Arc::clone(&ctx),
         cwd: opts.cwd.clone(),
     });
-    let window = pcfg.context_window.or_else(|| if pcfg.kind == Kind::Script { script_window(&pcfg, &opts.cwd) } else { None });
-    let max_tokens = cfg.max_tokens.unwrap_or_else(|| window.map_or(1_000_000, |w| (8 * w).clamp(400_000, 8_000_000)));
+    let window = pcfg.context_window.or_else(|| {
+        if pcfg.kind == Kind::Script {
+            script_window(&pcfg, &opts.cwd)
+        } else {
+            None
+        }
+    });
+    let max_tokens = cfg
+        .max_tokens
+        .unwrap_or_else(|| window.map_or(1_000_000, |w| (8 * w).clamp(400_000, 8_000_000)));
     let max_output = cfg.max_output_tokens.unwrap_or(pcfg.max_output_tokens);
     // A `/skill:` prompt is expanded before anything is written: a bad skill is a pre-run failure.
     let expanded = match ctx.expand_prompt(&opts.prompt, &opts.cwd) {
@@ -417,7 +512,11 @@ pub fn run_session(
         Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e)),
     };
     if opts.kill_tasks_at_end {
-        run.tctx.bg.lock().unwrap_or_else(std::sync::PoisonError::into_inner).kill_all();
+        run.tctx
+            .bg
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .kill_all();
     }
     run.sync_tasks();
     drop(lock);
@@ -426,9 +525,15 @@ pub fn run_session(
 
 fn script_window(p: &ProviderConfig, cwd: &Path) -> Option<u64> {
     let path = p.script.as_ref()?;
-    let path = if path.is_absolute() { path.clone() } else { cwd.join(path) };
+    let path = if path.is_absolute() {
+        path.clone()
+    } else {
+        cwd.join(path)
+    };
     let text = std::fs::read_to_string(path).ok()?;
-    providers::script::Script::parse(&text, 1).ok()?.context_window
+    providers::script::Script::parse(&text, 1)
+        .ok()?
+        .context_window
 }
 
 enum TurnEnd {
@@ -438,7 +543,11 @@ enum TurnEnd {
 
 impl Run<'_> {
     fn options(&self) -> Value {
-        self.store.session(&self.sid).ok().flatten().map_or_else(|| self.session.options.clone(), |s| s.options)
+        self.store
+            .session(&self.sid)
+            .ok()
+            .flatten()
+            .map_or_else(|| self.session.options.clone(), |s| s.options)
     }
 
     fn cwd(&self) -> PathBuf {
@@ -486,7 +595,10 @@ impl Run<'_> {
         if !options.is_object() {
             options = json!({});
         }
-        let o = options.as_object_mut().map(std::mem::take).unwrap_or_default();
+        let o = options
+            .as_object_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
         let mut o = o;
         o.insert("governor".into(), json!(self.opts.governor.as_str()));
         o.insert("readOnly".into(), json!(self.opts.read_only));
@@ -494,7 +606,16 @@ impl Run<'_> {
             o.insert("goal".into(), json!({"objective":g,"status":"active"}));
         }
         if !self.opts.criteria.is_empty() {
-            o.insert("criteria".into(), json!(self.opts.criteria.iter().map(|(t, r)| json!({"text":t,"required":r})).collect::<Vec<_>>()));
+            o.insert(
+                "criteria".into(),
+                json!(
+                    self.opts
+                        .criteria
+                        .iter()
+                        .map(|(t, r)| json!({"text":t,"required":r}))
+                        .collect::<Vec<_>>()
+                ),
+            );
         }
         let options = Value::Object(o);
         let active_before = self.store.active_messages(&sid)?.len();
@@ -515,10 +636,21 @@ impl Run<'_> {
             tx.execute("INSERT INTO runs(id,session_id,started_at,status) VALUES(?1,?2,?3,'running')", params![run_id, sid, now_rfc3339()])?;
             Ok(())
         })?;
-        self.session = self.store.session(&sid)?.unwrap_or_else(|| self.session.clone());
+        self.session = self
+            .store
+            .session(&sid)?
+            .unwrap_or_else(|| self.session.clone());
         if interrupted_runs != usize::MAX && resumed {
-            let calls: Vec<Value> = reconciled.iter().map(|r| json!({"id":r.id,"name":r.name,"outcome":r.outcome})).collect();
-            let mut evs = vec![Pending::new(&sid, None, "session_reconciled", json!({"interruptedRuns":interrupted_runs,"calls":calls}))];
+            let calls: Vec<Value> = reconciled
+                .iter()
+                .map(|r| json!({"id":r.id,"name":r.name,"outcome":r.outcome}))
+                .collect();
+            let mut evs = vec![Pending::new(
+                &sid,
+                None,
+                "session_reconciled",
+                json!({"interruptedRuns":interrupted_runs,"calls":calls}),
+            )];
             for r in &reconciled {
                 let v: Value = serde_json::from_str(&r.json).unwrap_or(Value::Null);
                 let text = providers::texts(&v);
@@ -540,8 +672,19 @@ impl Run<'_> {
         let run_id = self.run_id.clone();
         let sid2 = sid.clone();
         self.store.tx(|tx| {
-            let seq = insert_message(tx, &sid2, None, "user", "message", &compact(&msg), Some(&run_id))?;
-            tx.execute("UPDATE runs SET prompt_seq=?3 WHERE id=?1 AND session_id=?2", params![run_id, sid2, seq])?;
+            let seq = insert_message(
+                tx,
+                &sid2,
+                None,
+                "user",
+                "message",
+                &compact(&msg),
+                Some(&run_id),
+            )?;
+            tx.execute(
+                "UPDATE runs SET prompt_seq=?3 WHERE id=?1 AND session_id=?2",
+                params![run_id, sid2, seq],
+            )?;
             Ok(())
         })?;
         fault("after_user_commit");
@@ -560,7 +703,11 @@ impl Run<'_> {
         }
         let all = self.store.all_messages(&self.sid).ok()?;
         let mut names: Vec<String> = Vec::new();
-        for m in all.iter().rev().filter(|m| m.compacted && m.kind != "reduced") {
+        for m in all
+            .iter()
+            .rev()
+            .filter(|m| m.compacted && m.kind != "reduced")
+        {
             let v = m.value();
             let name = if m.role == "user" {
                 v.get("skill").and_then(Value::as_str).map(String::from)
@@ -590,9 +737,21 @@ impl Run<'_> {
     }
 
     /// Runs a `task` call: a child session in the same run (§9).
-    fn run_child(&mut self, call_id: &str, args: &Map<String, Value>) -> Result<(Done, Option<String>), String> {
-        let description = args.get("description").and_then(Value::as_str).unwrap_or_default().to_string();
-        let prompt = args.get("prompt").and_then(Value::as_str).unwrap_or_default().to_string();
+    fn run_child(
+        &mut self,
+        call_id: &str,
+        args: &Map<String, Value>,
+    ) -> Result<(Done, Option<String>), String> {
+        let description = args
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let prompt = args
+            .get("prompt")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
         copts.session_id = None;
@@ -671,7 +830,11 @@ impl Run<'_> {
                 Ok(()) => child.turns_loop(),
                 Err(e) => child.finish(RunStatus::Failed, Some("store_error"), Some(e)),
             };
-            (r, child.em.seq(), std::mem::replace(&mut child.provider, Box::new(Lent)))
+            (
+                r,
+                child.em.seq(),
+                std::mem::replace(&mut child.provider, Box::new(Lent)),
+            )
         };
         self.provider = provider;
         self.em.set_seq(seq);
@@ -680,13 +843,34 @@ impl Run<'_> {
             RunStatus::Completed => {
                 let mut text = result.text.clone();
                 if text.chars().count() > 16_000 {
-                    text = format!("{}\n[sub-agent answer truncated]", take_chars(&text, 16_000));
+                    text = format!(
+                        "{}\n[sub-agent answer truncated]",
+                        take_chars(&text, 16_000)
+                    );
                 }
                 let out = json!({"sessionId":child_sid,"status":"completed","text":text,"turns":result.turns});
-                Done { outcome: "ok", is_error: false, texts: vec![compact(&out)], ms: 0 }
+                Done {
+                    outcome: "ok",
+                    is_error: false,
+                    texts: vec![compact(&out)],
+                    ms: 0,
+                }
             }
-            RunStatus::Cancelled => Done { outcome: "cancelled", is_error: true, texts: vec!["Cancelled: the run was cancelled while this call was running.".into()], ms: 0 },
-            RunStatus::Failed => Done { outcome: "error", is_error: true, texts: vec![format!("Sub-agent failed: {}", result.error.unwrap_or_default())], ms: 0 },
+            RunStatus::Cancelled => Done {
+                outcome: "cancelled",
+                is_error: true,
+                texts: vec!["Cancelled: the run was cancelled while this call was running.".into()],
+                ms: 0,
+            },
+            RunStatus::Failed => Done {
+                outcome: "error",
+                is_error: true,
+                texts: vec![format!(
+                    "Sub-agent failed: {}",
+                    result.error.unwrap_or_default()
+                )],
+                ms: 0,
+            },
         };
         Ok((done, Some(child_sid)))
     }
@@ -699,7 +883,12 @@ impl Run<'_> {
     }
 
     fn sync_tasks(&mut self) {
-        let rows = self.tctx.bg.lock().unwrap_or_else(std::sync::PoisonError::into_inner).rows();
+        let rows = self
+            .tctx
+            .bg
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .rows();
         let sid = self.sid.clone();
         let _ = self.store.tx(|tx| {
             for r in &rows {
@@ -745,23 +934,60 @@ impl Run<'_> {
             system.push_str("\n\n");
             system.push_str(SUBAGENT);
         }
-        let tools = offered(&self.policies, self.ctx.skills_listed(&self.cwd()), self.task_offered());
+        let tools = offered(
+            &self.policies,
+            self.ctx.skills_listed(&self.cwd()),
+            self.task_offered(),
+        );
         let tools_json = compact(&Value::Array(tools.iter().map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()})).collect()));
-        let parts = Parts { system: pre, instructions: blocks.iter().map(|b| ("instructions".to_string(), b.clone())).collect(), skills: None, tools: tools_json };
+        let parts = Parts {
+            system: pre,
+            instructions: blocks
+                .iter()
+                .map(|b| ("instructions".to_string(), b.clone()))
+                .collect(),
+            skills: None,
+            tools: tools_json,
+        };
         (system, tools, parts)
     }
 
     /// Invariant sources (§7).
     pub fn sources(&self) -> Sources {
         let o = self.options();
-        let g = self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let g = self
+            .grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Sources {
-            quotes: o.get("contextInvariants").and_then(|c| c.get("instructions")).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect()).unwrap_or_default(),
-            goal: o.pointer("/goal/objective").and_then(Value::as_str).map(String::from),
+            quotes: o
+                .get("contextInvariants")
+                .and_then(|c| c.get("instructions"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            goal: o
+                .pointer("/goal/objective")
+                .and_then(Value::as_str)
+                .map(String::from),
             criteria: o
                 .get("criteria")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|c| Some((c.get("text")?.as_str()?.to_string(), c.get("required").and_then(Value::as_bool).unwrap_or(true)))).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|c| {
+                            Some((
+                                c.get("text")?.as_str()?.to_string(),
+                                c.get("required").and_then(Value::as_bool).unwrap_or(true),
+                            ))
+                        })
+                        .collect()
+                })
                 .unwrap_or_default(),
             grants: g.effects.iter().cloned().collect(),
             external_dirs: g.dirs.len() + self.tctx.roots.external.len(),
@@ -774,7 +1000,15 @@ impl Run<'_> {
         self.request_no += 1;
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
-        let p = self.gov.project(&self.sid, &active, values, &parts, self.request_no, recovery, &sources);
+        let p = self.gov.project(
+            &self.sid,
+            &active,
+            values,
+            &parts,
+            self.request_no,
+            recovery,
+            &sources,
+        );
         let mut messages = p.messages;
         if recovery {
             messages.push(json!({"role":"user","content":[{"type":"text","text":RECOVERY_NOTE}]}));
@@ -786,14 +1020,28 @@ impl Run<'_> {
         }
         if let Some(ev) = p.event {
             let sid = self.sid.clone();
-            self.em.durable(&mut self.store, vec![Pending::new(&sid, None, "context_governed", ev)])?;
+            self.em.durable(
+                &mut self.store,
+                vec![Pending::new(&sid, None, "context_governed", ev)],
+            )?;
         }
-        Ok(ModelRequest { kind: RequestKind::Turn, system, messages, tools: tools.iter().map(|s| s.definition()).collect(), max_output_tokens: self.max_output, invariants_at: inv_at })
+        Ok(ModelRequest {
+            kind: RequestKind::Turn,
+            system,
+            messages,
+            tools: tools.iter().map(|s| s.definition()).collect(),
+            max_output_tokens: self.max_output,
+            invariants_at: inv_at,
+        })
     }
 
     /// Sends a request with retries, streaming `text_delta` for turn `turn` (summarizer
     /// requests pass `None`: no deltas). Each retry is stored and emitted as `request_retry`.
-    pub fn call_provider(&mut self, req: &ModelRequest, turn: Option<u32>) -> Result<ModelResponse, Failure> {
+    pub fn call_provider(
+        &mut self,
+        req: &ModelRequest,
+        turn: Option<u32>,
+    ) -> Result<ModelResponse, Failure> {
         let sid = self.sid.clone();
         let em = std::cell::RefCell::new(&mut self.em);
         let store = &mut self.store;
@@ -804,7 +1052,12 @@ impl Run<'_> {
                 first.set(Some(Instant::now()));
             }
             if let Some(n) = turn {
-                em.borrow_mut().transient(&Pending::new(&sid, None, "text_delta", json!({"turn":n,"text":t})));
+                em.borrow_mut().transient(&Pending::new(
+                    &sid,
+                    None,
+                    "text_delta",
+                    json!({"turn":n,"text":t}),
+                ));
             }
         };
         let mut on_retry = |info: &providers::RetryInfo| {
@@ -817,7 +1070,13 @@ impl Run<'_> {
             // A store failure here surfaces at the next commit of the turn.
             let _ = em.borrow_mut().durable(store, vec![ev]);
         };
-        providers::complete(self.provider.as_mut(), req, &mut on_text, &mut on_retry, &self.cancel)
+        providers::complete(
+            self.provider.as_mut(),
+            req,
+            &mut on_text,
+            &mut on_retry,
+            &self.cancel,
+        )
     }
 
     fn turns_loop(&mut self) -> RunResult {
@@ -828,7 +1087,9 @@ impl Run<'_> {
             self.compacted_this_turn = false;
             match super::compaction::before_turn(self) {
                 Ok(None) => {}
-                Ok(Some((code, msg))) => return self.finish(RunStatus::Failed, Some(code), Some(msg)),
+                Ok(Some((code, msg))) => {
+                    return self.finish(RunStatus::Failed, Some(code), Some(msg));
+                }
                 Err(e) => return self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
             }
             match self.turn() {
@@ -842,29 +1103,46 @@ impl Run<'_> {
     fn next_seq(&self) -> Result<i64, String> {
         self.store
             .conn
-            .query_row("SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1", [&self.sid], |r| r.get(0))
+            .query_row(
+                "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
+                [&self.sid],
+                |r| r.get(0),
+            )
             .map_err(|e| format!("Session store error: {e}"))
     }
 
     fn validate(&self, calls: &[RawCall]) -> Result<Option<String>, String> {
         if calls.len() > 64 {
-            return Ok(Some(format!("Provider turn rejected: more than 64 tool calls ({})", calls.len())));
+            return Ok(Some(format!(
+                "Provider turn rejected: more than 64 tool calls ({})",
+                calls.len()
+            )));
         }
         let mut seen = BTreeSet::new();
         for c in calls {
             if !seen.insert(c.id.as_str()) {
-                return Ok(Some(format!("Provider turn rejected: duplicate tool call id \"{}\"", c.id)));
+                return Ok(Some(format!(
+                    "Provider turn rejected: duplicate tool call id \"{}\"",
+                    c.id
+                )));
             }
         }
         for c in calls {
             let used: bool = self
                 .store
                 .conn
-                .query_row("SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2", params![self.sid, c.id], |r| r.get::<_, i64>(0))
+                .query_row(
+                    "SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2",
+                    params![self.sid, c.id],
+                    |r| r.get::<_, i64>(0),
+                )
                 .map_err(|e| format!("Session store error: {e}"))?
                 > 0;
             if used {
-                return Ok(Some(format!("Provider turn rejected: tool call id \"{}\" was used in an earlier turn", c.id)));
+                return Ok(Some(format!(
+                    "Provider turn rejected: tool call id \"{}\" was used in an earlier turn",
+                    c.id
+                )));
             }
         }
         Ok(None)
@@ -881,14 +1159,35 @@ impl Run<'_> {
             let t0 = Instant::now();
             let resp = match self.call_provider(&req, Some(turn_no)) {
                 Ok(r) => r,
-                Err(Failure::Cancelled) => return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Cancelled, None, None)))),
-                Err(Failure::Fatal { code, message }) => return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some(code), Some(message))))),
+                Err(Failure::Cancelled) => {
+                    return Ok(TurnEnd::Done(Box::new(self.finish(
+                        RunStatus::Cancelled,
+                        None,
+                        None,
+                    ))));
+                }
+                Err(Failure::Fatal { code, message }) => {
+                    return Ok(TurnEnd::Done(Box::new(self.finish(
+                        RunStatus::Failed,
+                        Some(code),
+                        Some(message),
+                    ))));
+                }
             };
             // Time to the first streamed text, else to the complete response.
-            let ttft = self.first_text.get().map_or_else(|| t0.elapsed(), |f| f.saturating_duration_since(t0)).as_millis() as u64;
+            let ttft = self
+                .first_text
+                .get()
+                .map_or_else(|| t0.elapsed(), |f| f.saturating_duration_since(t0))
+                .as_millis() as u64;
             let usage = resp.usage.unwrap_or_else(|| Usage {
                 input: estimate(&req.neutral_json()),
-                output: estimate(&resp.text) + resp.calls.iter().map(|c| estimate(&c.arguments)).sum::<u64>(),
+                output: estimate(&resp.text)
+                    + resp
+                        .calls
+                        .iter()
+                        .map(|c| estimate(&c.arguments))
+                        .sum::<u64>(),
                 cache_read: 0,
                 cache_write: 0,
                 estimated: true,
@@ -906,18 +1205,37 @@ impl Run<'_> {
                     self.tokens += usage.input + usage.output;
                     recoveries += 1;
                     if recoveries > 2 {
-                        let m = format!("Model output was cut off before it was usable (maxOutputTokens {})", self.max_output);
-                        return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("output_truncated"), Some(m)))));
+                        let m = format!(
+                            "Model output was cut off before it was usable (maxOutputTokens {})",
+                            self.max_output
+                        );
+                        return Ok(TurnEnd::Done(Box::new(self.finish(
+                            RunStatus::Failed,
+                            Some("output_truncated"),
+                            Some(m),
+                        ))));
                     }
                     let sid = self.sid.clone();
-                    self.em.durable(&mut self.store, vec![Pending::new(&sid, None, "truncation_recovery", json!({"attempt":recoveries,"of":2,"maxOutputTokens":self.max_output}))])?;
+                    self.em.durable(
+                        &mut self.store,
+                        vec![Pending::new(
+                            &sid,
+                            None,
+                            "truncation_recovery",
+                            json!({"attempt":recoveries,"of":2,"maxOutputTokens":self.max_output}),
+                        )],
+                    )?;
                     recovery = true;
                     continue;
                 }
             }
             if let Some(why) = self.validate(&calls)? {
                 if invalid_retried {
-                    return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("invalid_turn"), Some(why)))));
+                    return Ok(TurnEnd::Done(Box::new(self.finish(
+                        RunStatus::Failed,
+                        Some("invalid_turn"),
+                        Some(why),
+                    ))));
                 }
                 invalid_retried = true;
                 let sid = self.sid.clone();
@@ -930,15 +1248,26 @@ impl Run<'_> {
             }
             break (resp, calls, usage, ttft);
         };
-        let stop = if calls.is_empty() { resp.stop.unwrap_or(Stop::EndTurn) } else if resp.stop == Some(Stop::MaxTokens) { Stop::MaxTokens } else { Stop::ToolCalls };
-        let stop = if stop == Stop::ToolCalls && calls.is_empty() { Stop::EndTurn } else { stop };
+        let stop = if calls.is_empty() {
+            resp.stop.unwrap_or(Stop::EndTurn)
+        } else if resp.stop == Some(Stop::MaxTokens) {
+            Stop::MaxTokens
+        } else {
+            Stop::ToolCalls
+        };
+        let stop = if stop == Stop::ToolCalls && calls.is_empty() {
+            Stop::EndTurn
+        } else {
+            stop
+        };
         // The assistant message and its calls (§1.5 step 1).
         let mut content = Vec::new();
         if !resp.text.is_empty() {
             content.push(json!({"type":"text","text":resp.text}));
         }
         for c in &calls {
-            content.push(json!({"type":"tool_call","id":c.id,"name":c.name,"arguments":c.arguments}));
+            content
+                .push(json!({"type":"tool_call","id":c.id,"name":c.name,"arguments":c.arguments}));
         }
         let mut msg = json!({"role":"assistant","content":content,"model":if resp.model.is_empty() { self.model.clone() } else { resp.model.clone() },"stopReason":stop.as_str(),"usage":usage.json()});
         if let Some(pd) = &resp.provider_data {
@@ -950,7 +1279,12 @@ impl Run<'_> {
         let mut evs = Vec::new();
         if stop == Stop::MaxTokens {
             self.truncated = calls.is_empty();
-            evs.push(Pending::new(&sid, None, "response_truncated", json!({"turn":turn_no,"maxOutputTokens":self.max_output})));
+            evs.push(Pending::new(
+                &sid,
+                None,
+                "response_truncated",
+                json!({"turn":turn_no,"maxOutputTokens":self.max_output}),
+            ));
         }
         let msg_s = compact(&msg);
         let calls2 = calls.clone();
@@ -974,46 +1308,103 @@ impl Run<'_> {
         self.usage.cache_write += usage.cache_write;
         self.last_text = resp.text.clone();
         let budget_spent = self.tokens >= self.max_tokens;
-        let cancelled = if calls.is_empty() { false } else { self.execute_calls(asst_seq, &calls, budget_spent)? };
+        let cancelled = if calls.is_empty() {
+            false
+        } else {
+            self.execute_calls(asst_seq, &calls, budget_spent)?
+        };
         let data = json!({"turn":turn_no,"calls":calls.len(),"stopReason":stop.as_str(),"model":msg["model"],"usage":usage.json(),"tokens":self.tokens,
             "durationMs":started.elapsed().as_millis() as u64,"ttftMs":ttft});
-        self.em.durable(&mut self.store, vec![Pending::new(&sid, None, "turn_completed", data)])?;
+        self.em.durable(
+            &mut self.store,
+            vec![Pending::new(&sid, None, "turn_completed", data)],
+        )?;
         let _ = asst_seq;
         if cancelled || self.cancel.load(Ordering::Relaxed) {
-            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Cancelled, None, None))));
+            return Ok(TurnEnd::Done(Box::new(self.finish(
+                RunStatus::Cancelled,
+                None,
+                None,
+            ))));
         }
         if calls.is_empty() {
-            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Completed, None, None))));
+            return Ok(TurnEnd::Done(Box::new(self.finish(
+                RunStatus::Completed,
+                None,
+                None,
+            ))));
         }
         if budget_spent {
-            let m = format!("Token budget exhausted ({} of {} tokens)", self.tokens, self.max_tokens);
-            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("token_budget"), Some(m)))));
+            let m = format!(
+                "Token budget exhausted ({} of {} tokens)",
+                self.tokens, self.max_tokens
+            );
+            return Ok(TurnEnd::Done(Box::new(self.finish(
+                RunStatus::Failed,
+                Some("token_budget"),
+                Some(m),
+            ))));
         }
         if turn_no >= self.max_turns {
             let m = format!("Maximum turns reached ({})", self.max_turns);
-            return Ok(TurnEnd::Done(Box::new(self.finish(RunStatus::Failed, Some("max_turns"), Some(m)))));
+            return Ok(TurnEnd::Done(Box::new(self.finish(
+                RunStatus::Failed,
+                Some("max_turns"),
+                Some(m),
+            ))));
         }
         Ok(TurnEnd::Continue)
     }
 
     /// Runs the calls of one turn (§2.5–§2.8). Returns whether the run was cancelled.
-    fn execute_calls(&mut self, _asst_seq: i64, calls: &[RawCall], budget_spent: bool) -> Result<bool, String> {
-        let offered: Vec<&'static str> = offered(&self.policies, self.ctx.skills_listed(&self.cwd()), self.task_offered()).iter().map(|s| s.name).collect();
+    fn execute_calls(
+        &mut self,
+        _asst_seq: i64,
+        calls: &[RawCall],
+        budget_spent: bool,
+    ) -> Result<bool, String> {
+        let offered: Vec<&'static str> = offered(
+            &self.policies,
+            self.ctx.skills_listed(&self.cwd()),
+            self.task_offered(),
+        )
+        .iter()
+        .map(|s| s.name)
+        .collect();
         let mut slots: Vec<Slot> = calls
             .iter()
             .map(|c| {
                 let spec = tools::spec(&c.name);
-                let mut s = Slot { id: c.id.clone(), name: c.name.clone(), raw: c.arguments.clone(), spec, args: None, pre: None, extra: None, done: None, started: None, child: None };
+                let mut s = Slot {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    raw: c.arguments.clone(),
+                    spec,
+                    args: None,
+                    pre: None,
+                    extra: None,
+                    done: None,
+                    started: None,
+                    child: None,
+                };
                 match spec {
                     None => s.pre = Some(("refused", format!("Unknown tool: {}", c.name))),
-                    Some(sp) if !offered.contains(&sp.name) => s.pre = Some(("refused", format!("Tool \"{}\" is not available in this session", c.name))),
+                    Some(sp) if !offered.contains(&sp.name) => {
+                        s.pre = Some((
+                            "refused",
+                            format!("Tool \"{}\" is not available in this session", c.name),
+                        ))
+                    }
                     Some(sp) => match sp.validate(&c.arguments) {
                         Ok(a) => s.args = Some(a),
                         Err(e) => s.pre = Some(("error", e)),
                     },
                 }
                 if s.pre.is_none() && budget_spent {
-                    s.pre = Some(("refused", "Token budget exhausted; tool was not executed".into()));
+                    s.pre = Some((
+                        "refused",
+                        "Token budget exhausted; tool was not executed".into(),
+                    ));
                 }
                 s
             })
@@ -1024,13 +1415,20 @@ impl Run<'_> {
             let mut paths = Vec::new();
             for s in &slots {
                 if let (Some(sp), Some(a)) = (s.spec, &s.args)
-                    && s.pre.as_ref().is_none_or(|p| p.0 != "error" && p.0 != "refused") {
-                        for p in sp.declared_paths(a) {
-                            let pb = Path::new(&p);
-                            let abs = if pb.is_absolute() { pb.to_path_buf() } else { self.opts.root.join(pb) };
-                            paths.push(crate::workspace::normalize_lexically(&abs));
-                        }
+                    && s.pre
+                        .as_ref()
+                        .is_none_or(|p| p.0 != "error" && p.0 != "refused")
+                {
+                    for p in sp.declared_paths(a) {
+                        let pb = Path::new(&p);
+                        let abs = if pb.is_absolute() {
+                            pb.to_path_buf()
+                        } else {
+                            self.opts.root.join(pb)
+                        };
+                        paths.push(crate::workspace::normalize_lexically(&abs));
                     }
+                }
             }
             let attached = attached_of(&self.options());
             if let Some(att) = self.ctx.attach(&self.cwd(), &attached, &paths) {
@@ -1042,7 +1440,13 @@ impl Run<'_> {
                     }
                     let eff = s.spec.map_or(Effect::Read, |sp| sp.effect);
                     if eff != Effect::Read {
-                        s.pre = Some(("refused", format!("Context changed; reconsider this call before retrying.\n{}", att.text)));
+                        s.pre = Some((
+                            "refused",
+                            format!(
+                                "Context changed; reconsider this call before retrying.\n{}",
+                                att.text
+                            ),
+                        ));
                     } else if first_read {
                         s.extra = Some(format!("\n{}", att.text));
                         first_read = false;
@@ -1077,7 +1481,15 @@ impl Run<'_> {
             let mut runnable = Vec::new();
             for &k in &batch {
                 if let Some((o, t)) = slots[k].pre.clone() {
-                    self.complete_slot(&mut slots[k], Done { outcome: o, is_error: true, texts: vec![t], ms: 0 })?;
+                    self.complete_slot(
+                        &mut slots[k],
+                        Done {
+                            outcome: o,
+                            is_error: true,
+                            texts: vec![t],
+                            ms: 0,
+                        },
+                    )?;
                     continue;
                 }
                 if let Some(d) = self.gate(&slots[k])? {
@@ -1086,7 +1498,14 @@ impl Run<'_> {
                 }
                 if self.cancel.load(Ordering::Relaxed) {
                     cancelled = true;
-                    let d = Done { outcome: "cancelled", is_error: true, texts: vec!["Cancelled: the run was cancelled before this call ran.".into()], ms: 0 };
+                    let d = Done {
+                        outcome: "cancelled",
+                        is_error: true,
+                        texts: vec![
+                            "Cancelled: the run was cancelled before this call ran.".into(),
+                        ],
+                        ms: 0,
+                    };
                     self.complete_slot(&mut slots[k], d)?;
                     continue;
                 }
@@ -1114,7 +1533,16 @@ impl Run<'_> {
             }
             if !runnable.is_empty() {
                 let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
-                let jobs: Vec<(usize, String, Map<String, Value>)> = runnable.iter().map(|&k| (k, slots[k].name.clone(), slots[k].args.clone().unwrap_or_default())).collect();
+                let jobs: Vec<(usize, String, Map<String, Value>)> = runnable
+                    .iter()
+                    .map(|&k| {
+                        (
+                            k,
+                            slots[k].name.clone(),
+                            slots[k].args.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect();
                 let tctx = Arc::clone(&self.tctx);
                 std::thread::scope(|scope| -> Result<(), String> {
                     for (k, name, args) in jobs {
@@ -1127,10 +1555,22 @@ impl Run<'_> {
                     }
                     drop(tx);
                     for (k, o) in rx {
-                        let ms = slots[k].started.map_or(0, |t| t.elapsed().as_millis() as u64);
+                        let ms = slots[k]
+                            .started
+                            .map_or(0, |t| t.elapsed().as_millis() as u64);
                         let d = match o {
-                            Outcome::Ok(t) => Done { outcome: "ok", is_error: false, texts: vec![cap(&slots[k].name, t)], ms },
-                            Outcome::Err(e) => Done { outcome: "error", is_error: true, texts: vec![cap(&slots[k].name, e)], ms },
+                            Outcome::Ok(t) => Done {
+                                outcome: "ok",
+                                is_error: false,
+                                texts: vec![cap(&slots[k].name, t)],
+                                ms,
+                            },
+                            Outcome::Err(e) => Done {
+                                outcome: "error",
+                                is_error: true,
+                                texts: vec![cap(&slots[k].name, e)],
+                                ms,
+                            },
                             Outcome::Cancelled => {
                                 cancelled = true;
                                 Done { outcome: "cancelled", is_error: true, texts: vec!["Cancelled: the run was cancelled while this call was running.".into()], ms }
@@ -1151,11 +1591,25 @@ impl Run<'_> {
 
     /// Steps 6–7: confinement (with `external` approval) and effect approval.
     fn gate(&mut self, s: &Slot) -> Result<Option<Done>, String> {
-        let (Some(sp), Some(args)) = (s.spec, &s.args) else { return Ok(None) };
-        let refuse = |t: String| Some(Done { outcome: "refused", is_error: true, texts: vec![t], ms: 0 });
+        let (Some(sp), Some(args)) = (s.spec, &s.args) else {
+            return Ok(None);
+        };
+        let refuse = |t: String| {
+            Some(Done {
+                outcome: "refused",
+                is_error: true,
+                texts: vec![t],
+                ms: 0,
+            })
+        };
         let mut paths_shown = Vec::new();
         for p in sp.declared_paths(args) {
-            let extra_dirs = self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).dirs.clone();
+            let extra_dirs = self
+                .grants
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .dirs
+                .clone();
             let mut roots = self.tctx.roots.clone();
             roots.external.extend(extra_dirs);
             match roots.confine(&p) {
@@ -1165,11 +1619,18 @@ impl Run<'_> {
                     if self.approver.is_none() {
                         return Ok(refuse(Refusal::Outside(shown, dir).message()));
                     }
-                    let summary = ellipsize(&format!("Access outside the workspace: {}", dir.display()), 200);
+                    let summary = ellipsize(
+                        &format!("Access outside the workspace: {}", dir.display()),
+                        200,
+                    );
                     match self.ask(s, "external", summary, vec![shown.clone()])? {
                         Ok(session) => {
                             if session {
-                                self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).dirs.push(dir);
+                                self.grants
+                                    .lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .dirs
+                                    .push(dir);
                             }
                             paths_shown.push(shown);
                         }
@@ -1182,19 +1643,46 @@ impl Run<'_> {
             return Ok(None);
         }
         let policy = self.policies.of(sp.effect);
-        let granted = self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).effects.contains(sp.effect.as_str());
+        let granted = self
+            .grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .effects
+            .contains(sp.effect.as_str());
         if policy == Policy::Allow || granted {
             return Ok(None);
         }
         if policy == Policy::Deny || self.approver.is_none() {
-            return Ok(Some(Done { outcome: "denied", is_error: true, texts: vec!["Denied: the user did not approve this call.".into()], ms: 0 }));
+            return Ok(Some(Done {
+                outcome: "denied",
+                is_error: true,
+                texts: vec!["Denied: the user did not approve this call.".into()],
+                ms: 0,
+            }));
         }
-        let g = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        let g = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
         let summary = match sp.name {
-            "write_file" => format!("Write {} ({} bytes)", paths_shown.first().cloned().unwrap_or_default(), g("content").len()),
+            "write_file" => format!(
+                "Write {} ({} bytes)",
+                paths_shown.first().cloned().unwrap_or_default(),
+                g("content").len()
+            ),
             "edit_file" => format!("Edit {}", paths_shown.first().cloned().unwrap_or_default()),
             "run_process" => {
-                let a: Vec<String> = args.get("args").and_then(Value::as_array).map(|v| v.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default();
+                let a: Vec<String> = args
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .map(|v| {
+                        v.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 format!("Run {} {}", g("command"), a.join(" "))
             }
             "shell" => format!("Run shell: {}", g("command")),
@@ -1202,10 +1690,19 @@ impl Run<'_> {
             "bg_stop" => format!("Stop background task {}", g("id")),
             _ => format!("Run {}", sp.name),
         };
-        match self.ask(s, sp.effect.as_str(), ellipsize(summary.trim_end(), 200), paths_shown)? {
+        match self.ask(
+            s,
+            sp.effect.as_str(),
+            ellipsize(summary.trim_end(), 200),
+            paths_shown,
+        )? {
             Ok(session) => {
                 if session {
-                    self.grants.lock().unwrap_or_else(std::sync::PoisonError::into_inner).effects.insert(sp.effect.as_str().to_string());
+                    self.grants
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .effects
+                        .insert(sp.effect.as_str().to_string());
                 }
                 Ok(None)
             }
@@ -1214,29 +1711,65 @@ impl Run<'_> {
     }
 
     /// Asks the approver; `Ok(true)` for allow-session, `Ok(false)` for allow-once.
-    fn ask(&mut self, s: &Slot, effect: &str, summary: String, paths: Vec<String>) -> Result<Result<bool, Done>, String> {
+    fn ask(
+        &mut self,
+        s: &Slot,
+        effect: &str,
+        summary: String,
+        paths: Vec<String>,
+    ) -> Result<Result<bool, Done>, String> {
         let Some(ap) = self.approver else {
-            return Ok(Err(Done { outcome: "denied", is_error: true, texts: vec!["Denied: the user did not approve this call.".into()], ms: 0 }));
+            return Ok(Err(Done {
+                outcome: "denied",
+                is_error: true,
+                texts: vec!["Denied: the user did not approve this call.".into()],
+                ms: 0,
+            }));
         };
         let sid = self.sid.clone();
         self.em.durable(
             &mut self.store,
             vec![Pending::new(&sid, None, "approval_requested", json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths}))],
         )?;
-        let req = approvals::ApprovalRequest { session_id: sid.clone(), call_id: s.id.clone(), tool: s.name.clone(), effect: effect.to_string(), summary, paths };
+        let req = approvals::ApprovalRequest {
+            session_id: sid.clone(),
+            call_id: s.id.clone(),
+            tool: s.name.clone(),
+            effect: effect.to_string(),
+            summary,
+            paths,
+        };
         let reply = ap.approve(&req, &self.cancel);
         let (decision, source, denial) = approvals::resolve(&reply);
         if reply == Reply::Cancelled {
-            return Ok(Err(Done { outcome: "cancelled", is_error: true, texts: vec!["Cancelled: the run was cancelled before this call ran.".into()], ms: 0 }));
+            return Ok(Err(Done {
+                outcome: "cancelled",
+                is_error: true,
+                texts: vec!["Cancelled: the run was cancelled before this call ran.".into()],
+                ms: 0,
+            }));
         }
-        self.em.durable(&mut self.store, vec![Pending::new(&sid, None, "approval_resolved", json!({"callId":s.id,"decision":decision,"source":source}))])?;
+        self.em.durable(
+            &mut self.store,
+            vec![Pending::new(
+                &sid,
+                None,
+                "approval_resolved",
+                json!({"callId":s.id,"decision":decision,"source":source}),
+            )],
+        )?;
         if reply == Reply::Unsupported {
             // The client counts as headless from now on: ask becomes deny.
             self.approver = None;
             self.policies = self.policies.effective(&[], false, true);
         }
         Ok(match denial {
-            Some(t) => Err(Done { outcome: "denied", is_error: true, texts: vec![t], ms: 0 }),
+            Some(t) => Err(Done {
+                outcome: "denied",
+                is_error: true,
+                texts: vec![t],
+                ms: 0,
+            }),
             None => Ok(reply == Reply::AllowSession),
         })
     }
@@ -1268,16 +1801,27 @@ impl Run<'_> {
     }
 
     /// §1.5 step 4: tool messages in call order, each once all earlier ones are stored.
-    fn flush(&mut self, slots: &mut [Slot], next: &mut usize, delivered: &mut Option<Vec<AttachedFile>>) -> Result<(), String> {
+    fn flush(
+        &mut self,
+        slots: &mut [Slot],
+        next: &mut usize,
+        delivered: &mut Option<Vec<AttachedFile>>,
+    ) -> Result<(), String> {
         while *next < slots.len() {
-            let Some(d) = slots[*next].done.clone() else { break };
+            let Some(d) = slots[*next].done.clone() else {
+                break;
+            };
             let s = &slots[*next];
             let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
             let sid = self.sid.clone();
             let run_id = self.run_id.clone();
             let opts = delivered.take().map(|files| {
                 let mut o = self.options();
-                let mut list: Vec<Value> = o.get("attachedInstructions").and_then(Value::as_array).cloned().unwrap_or_default();
+                let mut list: Vec<Value> = o
+                    .get("attachedInstructions")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
                 for f in files {
                     let p = f.path.to_string_lossy().into_owned();
                     list.retain(|e| e.get("path").and_then(Value::as_str) != Some(p.as_str()));
@@ -1303,13 +1847,27 @@ impl Run<'_> {
     }
 
     /// Stores the run's end and its terminal event.
-    pub fn finish(&mut self, status: RunStatus, code: Option<&'static str>, error: Option<String>) -> RunResult {
+    pub fn finish(
+        &mut self,
+        status: RunStatus,
+        code: Option<&'static str>,
+        error: Option<String>,
+    ) -> RunResult {
         let sid = self.sid.clone();
         let run_id = self.run_id.clone();
         let (ty, data) = match status {
-            RunStatus::Completed => ("run_completed", json!({"text":self.last_text,"turns":self.turns,"tokens":self.tokens,"usage":usage_value(&self.usage),"truncated":self.truncated})),
-            RunStatus::Failed => ("run_failed", json!({"error":error,"code":code,"turns":self.turns,"tokens":self.tokens})),
-            RunStatus::Cancelled => ("run_cancelled", json!({"reason":self.opts.cancel_reason,"error":"Cancelled"})),
+            RunStatus::Completed => (
+                "run_completed",
+                json!({"text":self.last_text,"turns":self.turns,"tokens":self.tokens,"usage":usage_value(&self.usage),"truncated":self.truncated}),
+            ),
+            RunStatus::Failed => (
+                "run_failed",
+                json!({"error":error,"code":code,"turns":self.turns,"tokens":self.tokens}),
+            ),
+            RunStatus::Cancelled => (
+                "run_cancelled",
+                json!({"reason":self.opts.cancel_reason,"error":"Cancelled"}),
+            ),
         };
         let usage = compact(&usage_value(&self.usage));
         let st = status.as_str();
@@ -1324,7 +1882,12 @@ impl Run<'_> {
         });
         if let Err(e) = stored {
             // The store failed: still tell the consumer how the run ended.
-            let p = Pending::new(&sid, None, "run_failed", json!({"error":e,"code":"store_error","turns":self.turns,"tokens":self.tokens}));
+            let p = Pending::new(
+                &sid,
+                None,
+                "run_failed",
+                json!({"error":e,"code":"store_error","turns":self.turns,"tokens":self.tokens}),
+            );
             self.em.transient(&p);
         }
         let report = self.report();
@@ -1351,14 +1914,26 @@ impl Run<'_> {
     /// `(chars, token estimate)` of a stored row's json, memoised.
     pub fn row_size(&self, r: &MsgRow) -> (u64, u64) {
         let mut m = self.memo.borrow_mut();
-        let e = m.entry(r.seq).or_insert_with(|| (super::util::chars(&r.json) as u64, estimate(&r.json), Value::Null));
+        let e = m.entry(r.seq).or_insert_with(|| {
+            (
+                super::util::chars(&r.json) as u64,
+                estimate(&r.json),
+                Value::Null,
+            )
+        });
         (e.0, e.1)
     }
 
     /// The parsed json of a stored row, memoised.
     pub fn row_value(&self, r: &MsgRow) -> Value {
         let mut m = self.memo.borrow_mut();
-        let e = m.entry(r.seq).or_insert_with(|| (super::util::chars(&r.json) as u64, estimate(&r.json), Value::Null));
+        let e = m.entry(r.seq).or_insert_with(|| {
+            (
+                super::util::chars(&r.json) as u64,
+                estimate(&r.json),
+                Value::Null,
+            )
+        });
         if e.2.is_null() {
             e.2 = r.value();
         }
@@ -1399,8 +1974,14 @@ fn cap(name: &str, t: String) -> String {
 /// §1.7 step 3: removes `.<name>.alisio-*.tmp` beside an interrupted write's target.
 fn remove_temps(root: &Path, path: &str) {
     let p = Path::new(path);
-    let abs = if p.is_absolute() { p.to_path_buf() } else { root.join(p) };
-    let (Some(dir), Some(name)) = (abs.parent(), abs.file_name()) else { return };
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    };
+    let (Some(dir), Some(name)) = (abs.parent(), abs.file_name()) else {
+        return;
+    };
     let prefix = format!(".{}.alisio-", name.to_string_lossy());
     if let Ok(rd) = std::fs::read_dir(dir) {
         for e in rd.flatten() {

@@ -12,7 +12,13 @@ use super::tools::Effect;
 use crate::config::{GovernorMode, Layer, Origin, Settings, lookup};
 
 /// Keys never taken from project configuration (§1.8).
-const SENSITIVE: &[&str] = &["provider", "approvals", "process.passEnv", "externalDirectories", "limits.maxTokens"];
+const SENSITIVE: &[&str] = &[
+    "provider",
+    "approvals",
+    "process.passEnv",
+    "externalDirectories",
+    "limits.maxTokens",
+];
 
 /// Settings from configuration files and the editor.
 #[derive(Clone, Debug)]
@@ -66,7 +72,9 @@ impl Default for SessionConfig {
 }
 
 fn sensitive(key: &str) -> bool {
-    SENSITIVE.iter().any(|s| key == *s || key.starts_with(&format!("{s}.")))
+    SENSITIVE
+        .iter()
+        .any(|s| key == *s || key.starts_with(&format!("{s}.")))
 }
 
 impl SessionConfig {
@@ -82,7 +90,13 @@ impl SessionConfig {
 
     /// Applies one configuration object (`project`: skip the sensitive keys).
     pub fn apply(&mut self, raw: &Value, project: bool) {
-        let get = |k: &str| if project && sensitive(k) { None } else { lookup(raw, k).filter(|v| !v.is_null()) };
+        let get = |k: &str| {
+            if project && sensitive(k) {
+                None
+            } else {
+                lookup(raw, k).filter(|v| !v.is_null())
+            }
+        };
         if let Some(Value::Object(p)) = get("provider") {
             for (k, v) in p {
                 self.provider.insert(k.clone(), v.clone());
@@ -104,7 +118,10 @@ impl SessionConfig {
         if let Some(v) = get("compaction.auto").and_then(Value::as_bool) {
             self.compaction_auto = v;
         }
-        if let Some(v) = get("compaction.threshold").and_then(Value::as_f64).filter(|v| (0.1..=0.99).contains(v)) {
+        if let Some(v) = get("compaction.threshold")
+            .and_then(Value::as_f64)
+            .filter(|v| (0.1..=0.99).contains(v))
+        {
             self.compaction_threshold = v;
         }
         if let Some(v) = u("compaction.keepTurns").filter(|v| *v <= 20) {
@@ -113,20 +130,34 @@ impl SessionConfig {
         if let Some(v) = u("compaction.maxOutputTokens").filter(|v| *v >= 256) {
             self.compaction_max_output = u32::try_from(v).ok();
         }
-        if let Some(p) = get("approvals.write").and_then(Value::as_str).and_then(Policy::parse) {
+        if let Some(p) = get("approvals.write")
+            .and_then(Value::as_str)
+            .and_then(Policy::parse)
+        {
             self.write = p;
         }
-        if let Some(p) = get("approvals.process").and_then(Value::as_str).and_then(Policy::parse) {
+        if let Some(p) = get("approvals.process")
+            .and_then(Value::as_str)
+            .and_then(Policy::parse)
+        {
             self.process = p;
         }
         if let Some(v) = u("approvals.timeoutMs") {
             self.approval_timeout_ms = v;
         }
         if let Some(Value::Array(a)) = get("process.passEnv") {
-            self.pass_env = a.iter().filter_map(Value::as_str).map(String::from).collect();
+            self.pass_env = a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect();
         }
         if let Some(Value::Array(a)) = get("externalDirectories") {
-            self.external_dirs = a.iter().filter_map(Value::as_str).map(PathBuf::from).collect();
+            self.external_dirs = a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect();
         }
         if let Some(v) = get("subagents.enabled").and_then(Value::as_bool) {
             self.subagents = v;
@@ -199,7 +230,11 @@ impl ProviderConfig {
             None | Some("openai") => Kind::OpenAi,
             Some("anthropic") => Kind::Anthropic,
             Some("script") => Kind::Script,
-            Some(o) => return Err(format!("Unknown provider kind: {o} (expected openai, anthropic, script)")),
+            Some(o) => {
+                return Err(format!(
+                    "Unknown provider kind: {o} (expected openai, anthropic, script)"
+                ));
+            }
         };
         let (url, key) = match kind {
             Kind::Anthropic => ("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
@@ -207,12 +242,17 @@ impl ProviderConfig {
         };
         let model = s("model");
         let window = u("contextWindow").filter(|w| *w <= 2_000_000).or_else(|| {
-            (kind == Kind::Anthropic && model.as_deref().is_some_and(|m| m.starts_with("claude-"))).then_some(200_000)
+            (kind == Kind::Anthropic && model.as_deref().is_some_and(|m| m.starts_with("claude-")))
+                .then_some(200_000)
         });
         let headers = p
             .get("headers")
             .and_then(Value::as_object)
-            .map(|h| h.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string()))).collect())
+            .map(|h| {
+                h.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                    .collect()
+            })
             .unwrap_or_default();
         Ok(Self {
             kind,
@@ -220,10 +260,15 @@ impl ProviderConfig {
             model,
             api_key_env: s("apiKeyEnv").unwrap_or_else(|| key.into()),
             context_window: window,
-            max_output_tokens: u("maxOutputTokens").and_then(|v| u32::try_from(v).ok()).unwrap_or(8192),
+            max_output_tokens: u("maxOutputTokens")
+                .and_then(|v| u32::try_from(v).ok())
+                .unwrap_or(8192),
             temperature: p.get("temperature").and_then(Value::as_f64),
             max_tokens_param: s("maxTokensParam").unwrap_or_else(|| "max_tokens".into()),
-            stream_usage: p.get("streamUsage").and_then(Value::as_bool).unwrap_or(true),
+            stream_usage: p
+                .get("streamUsage")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
             headers,
             connect_timeout: Duration::from_millis(u("connectTimeoutMs").unwrap_or(10_000)),
             idle_timeout: Duration::from_millis(u("idleTimeoutMs").unwrap_or(300_000)),
@@ -231,7 +276,10 @@ impl ProviderConfig {
             max_retries: u("maxRetries").map_or(3, |v| v as u32),
             retry_base_ms: u("retryBaseMs").unwrap_or(1000),
             script: s("script").map(PathBuf::from),
-            prompt_cache: p.get("promptCache").and_then(Value::as_bool).unwrap_or(true),
+            prompt_cache: p
+                .get("promptCache")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
         })
     }
 

@@ -115,7 +115,8 @@ pub fn ensure_dir(dir: &Path) -> Result<(), String> {
         use std::os::unix::fs::DirBuilderExt;
         b.mode(0o700);
     }
-    b.create(dir).map_err(|e| format!("Cannot create the state directory {}: {e}", dir.display()))
+    b.create(dir)
+        .map_err(|e| format!("Cannot create the state directory {}: {e}", dir.display()))
 }
 
 impl Store {
@@ -134,22 +135,37 @@ impl Store {
                 use std::os::unix::fs::OpenOptionsExt;
                 o.mode(0o600);
             }
-            o.open(&path).map_err(|e| format!("Cannot create {}: {e}", path.display()))?;
+            o.open(&path)
+                .map_err(|e| format!("Cannot create {}: {e}", path.display()))?;
         }
         let conn = Connection::open(&path).map_err(sql)?;
-        conn.busy_timeout(std::time::Duration::from_millis(5000)).map_err(sql)?;
-        let _: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(sql)?;
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;").map_err(sql)?;
-        let mut s = Self { conn, dir: dir.to_path_buf() };
+        conn.busy_timeout(std::time::Duration::from_millis(5000))
+            .map_err(sql)?;
+        let _: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(sql)?;
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            .map_err(sql)?;
+        let mut s = Self {
+            conn,
+            dir: dir.to_path_buf(),
+        };
         s.migrate()?;
         Ok(s)
     }
 
     fn migrate(&mut self) -> Result<(), String> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
-        let v: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        let v: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql)?;
         if v > SCHEMA_VERSION {
-            return Err(format!("Session store was created by a newer alisio-ls (schema {v}); upgrade alisio-ls"));
+            return Err(format!(
+                "Session store was created by a newer alisio-ls (schema {v}); upgrade alisio-ls"
+            ));
         }
         if v < 1 {
             tx.execute_batch(SCHEMA_V1).map_err(sql)?;
@@ -162,8 +178,14 @@ impl Store {
     ///
     /// # Errors
     /// Any SQLite error (nothing is committed then).
-    pub fn tx<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>) -> Result<T, String> {
-        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+    pub fn tx<T>(
+        &mut self,
+        f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+    ) -> Result<T, String> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
         let out = f(&tx).map_err(sql)?;
         tx.commit().map_err(sql)?;
         Ok(out)
@@ -178,8 +200,15 @@ impl Store {
             return Ok(id.to_string());
         }
         if id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
-            let mut st = self.conn.prepare("SELECT id FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2").map_err(sql)?;
-            let ids: Vec<String> = st.query_map(params![id, id.len() as i64], |r| r.get(0)).map_err(sql)?.filter_map(Result::ok).collect();
+            let mut st = self
+                .conn
+                .prepare("SELECT id FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2")
+                .map_err(sql)?;
+            let ids: Vec<String> = st
+                .query_map(params![id, id.len() as i64], |r| r.get(0))
+                .map_err(sql)?
+                .filter_map(Result::ok)
+                .collect();
             match ids.len() {
                 1 => return Ok(ids.into_iter().next().unwrap_or_default()),
                 0 => {}
@@ -233,7 +262,13 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn max_seq(&self, sid: &str) -> Result<i64, String> {
-        self.conn.query_row("SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1", [sid], |r| r.get(0)).map_err(sql)
+        self.conn
+            .query_row(
+                "SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
     }
 
     fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, String> {
@@ -265,9 +300,22 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn calls(&self, sid: &str) -> Result<HashMap<String, CallRow>, String> {
-        let mut st = self.conn.prepare("SELECT call_id,assistant_seq,name,state,result FROM calls WHERE session_id=?1").map_err(sql)?;
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT call_id,assistant_seq,name,state,result FROM calls WHERE session_id=?1",
+            )
+            .map_err(sql)?;
         let rows = st
-            .query_map([sid], |r| Ok(CallRow { call_id: r.get(0)?, assistant_seq: r.get(1)?, name: r.get(2)?, state: r.get(3)?, result: r.get(4)? }))
+            .query_map([sid], |r| {
+                Ok(CallRow {
+                    call_id: r.get(0)?,
+                    assistant_seq: r.get(1)?,
+                    name: r.get(2)?,
+                    state: r.get(3)?,
+                    result: r.get(4)?,
+                })
+            })
             .map_err(sql)?;
         let v = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)?;
         Ok(v.into_iter().map(|c| (c.call_id.clone(), c)).collect())
@@ -278,7 +326,11 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn list(&self, workspace: &str, all: bool) -> Result<Vec<(SessionRow, i64, String)>, String> {
+    pub fn list(
+        &self,
+        workspace: &str,
+        all: bool,
+    ) -> Result<Vec<(SessionRow, i64, String)>, String> {
         let q = if all {
             "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions ORDER BY updated_at DESC, id DESC"
         } else {
@@ -286,15 +338,25 @@ impl Store {
         };
         let mut st = self.conn.prepare(q).map_err(sql)?;
         let rows: Vec<SessionRow> = if all {
-            st.query_map([], session_row).map_err(sql)?.collect::<rusqlite::Result<_>>().map_err(sql)?
+            st.query_map([], session_row)
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?
         } else {
-            st.query_map([workspace], session_row).map_err(sql)?.collect::<rusqlite::Result<_>>().map_err(sql)?
+            st.query_map([workspace], session_row)
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?
         };
         let mut out = Vec::new();
         for s in rows {
             let n: i64 = self
                 .conn
-                .query_row("SELECT count(*) FROM messages WHERE session_id=?1 AND compacted=0", [&s.id], |r| r.get(0))
+                .query_row(
+                    "SELECT count(*) FROM messages WHERE session_id=?1 AND compacted=0",
+                    [&s.id],
+                    |r| r.get(0),
+                )
                 .map_err(sql)?;
             let status: Option<String> = self
                 .conn
@@ -362,14 +424,29 @@ pub fn insert_session(tx: &Transaction<'_>, s: &SessionRow) -> rusqlite::Result<
 ///
 /// # Errors
 /// SQLite errors.
-pub fn insert_message(tx: &Transaction<'_>, sid: &str, pos: Option<i64>, role: &str, kind: &str, json: &str, run_id: Option<&str>) -> rusqlite::Result<i64> {
-    let seq: i64 = tx.query_row("SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1", [sid], |r| r.get(0))?;
+pub fn insert_message(
+    tx: &Transaction<'_>,
+    sid: &str,
+    pos: Option<i64>,
+    role: &str,
+    kind: &str,
+    json: &str,
+    run_id: Option<&str>,
+) -> rusqlite::Result<i64> {
+    let seq: i64 = tx.query_row(
+        "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
+        [sid],
+        |r| r.get(0),
+    )?;
     let now = now_rfc3339();
     tx.execute(
         "INSERT INTO messages(session_id,seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at) VALUES(?1,?2,?3,?4,?5,?6,0,NULL,?7,?8)",
         params![sid, seq, pos.unwrap_or(seq), role, kind, json, run_id, now],
     )?;
-    tx.execute("UPDATE sessions SET updated_at=?2 WHERE id=?1", params![sid, now])?;
+    tx.execute(
+        "UPDATE sessions SET updated_at=?2 WHERE id=?1",
+        params![sid, now],
+    )?;
     Ok(seq)
 }
 
@@ -377,7 +454,15 @@ pub fn insert_message(tx: &Transaction<'_>, sid: &str, pos: Option<i64>, role: &
 ///
 /// # Errors
 /// SQLite errors.
-pub fn insert_event(tx: &Transaction<'_>, sid: &str, run_id: &str, seq: u64, ty: &str, ts: &str, data: &str) -> rusqlite::Result<i64> {
+pub fn insert_event(
+    tx: &Transaction<'_>,
+    sid: &str,
+    run_id: &str,
+    seq: u64,
+    ty: &str,
+    ts: &str,
+    data: &str,
+) -> rusqlite::Result<i64> {
     tx.execute(
         "INSERT INTO events(session_id,run_id,seq,type,timestamp,data) VALUES(?1,?2,?3,?4,?5,?6)",
         params![sid, run_id, seq as i64, ty, ts, data],
@@ -390,7 +475,10 @@ pub fn insert_event(tx: &Transaction<'_>, sid: &str, run_id: &str, seq: u64, ty:
 /// # Errors
 /// SQLite errors.
 pub fn set_options(tx: &Transaction<'_>, sid: &str, options: &Value) -> rusqlite::Result<()> {
-    tx.execute("UPDATE sessions SET options=?2 WHERE id=?1", params![sid, compact(options)])?;
+    tx.execute(
+        "UPDATE sessions SET options=?2 WHERE id=?1",
+        params![sid, compact(options)],
+    )?;
     Ok(())
 }
 
@@ -409,13 +497,14 @@ pub fn lock(dir: &Path, sid: &str) -> Result<File, String> {
         .map_err(|e| format!("Cannot open the session lock: {e}"))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!("Session {sid} is busy in another run")),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(format!("Session {sid} is busy in another run"))
+        }
         Err(std::fs::TryLockError::Error(e)) => Err(format!("Cannot lock the session: {e}")),
     }
 }
 
-pub const INTERRUPTED_RUNNING: &str =
-    "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.";
+pub const INTERRUPTED_RUNNING: &str = "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.";
 pub const INTERRUPTED_PENDING: &str = "Interrupted: the session stopped before this call ran.";
 
 /// One reconciled call.
@@ -441,27 +530,44 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
     let mut answered = std::collections::HashSet::new();
     for m in &msgs {
         if m.role == "tool"
-            && let Some(id) = m.value().get("callId").and_then(Value::as_str) {
-                answered.insert(id.to_string());
-            }
+            && let Some(id) = m.value().get("callId").and_then(Value::as_str)
+        {
+            answered.insert(id.to_string());
+        }
     }
     let mut out = Vec::new();
     for m in msgs.iter().filter(|m| m.role == "assistant") {
         let v = m.value();
-        for part in v.get("content").and_then(Value::as_array).into_iter().flatten() {
+        for part in v
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if part.get("type").and_then(Value::as_str) != Some("tool_call") {
                 continue;
             }
-            let id = part.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+            let id = part
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             if answered.contains(&id) {
                 continue;
             }
-            let name = part.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+            let name = part
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             let row = journal.get(&id);
             let (outcome, json, write_path) = match row {
                 Some(c) if c.state == "done" && c.result.is_some() => {
                     let j = c.result.clone().unwrap_or_default();
-                    let o = serde_json::from_str::<Value>(&j).ok().and_then(|v| v.get("outcome").and_then(Value::as_str).map(String::from)).unwrap_or_else(|| "ok".into());
+                    let o = serde_json::from_str::<Value>(&j)
+                        .ok()
+                        .and_then(|v| v.get("outcome").and_then(Value::as_str).map(String::from))
+                        .unwrap_or_else(|| "ok".into());
                     (o, j, None)
                 }
                 Some(c) if c.state == "started" => {
@@ -473,11 +579,37 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                     } else {
                         None
                     };
-                    ("interrupted".into(), tool_message(&id, &name, true, "interrupted", &[INTERRUPTED_RUNNING.to_string()]), wp)
+                    (
+                        "interrupted".into(),
+                        tool_message(
+                            &id,
+                            &name,
+                            true,
+                            "interrupted",
+                            &[INTERRUPTED_RUNNING.to_string()],
+                        ),
+                        wp,
+                    )
                 }
-                _ => ("interrupted".into(), tool_message(&id, &name, true, "interrupted", &[INTERRUPTED_PENDING.to_string()]), None),
+                _ => (
+                    "interrupted".into(),
+                    tool_message(
+                        &id,
+                        &name,
+                        true,
+                        "interrupted",
+                        &[INTERRUPTED_PENDING.to_string()],
+                    ),
+                    None,
+                ),
             };
-            out.push(Reconciled { id, name, outcome, json, write_path });
+            out.push(Reconciled {
+                id,
+                name,
+                outcome,
+                json,
+                write_path,
+            });
         }
     }
     Ok(out)
@@ -485,9 +617,21 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
 
 /// The stored tool message JSON (sessions.md §1.4). Empty text parts are not stored.
 #[must_use]
-pub fn tool_message(call_id: &str, name: &str, is_error: bool, outcome: &str, texts: &[String]) -> String {
-    let content: Vec<Value> = texts.iter().filter(|t| !t.is_empty()).map(|t| json!({"type":"text","text":t})).collect();
-    compact(&json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome,"content":content}))
+pub fn tool_message(
+    call_id: &str,
+    name: &str,
+    is_error: bool,
+    outcome: &str,
+    texts: &[String],
+) -> String {
+    let content: Vec<Value> = texts
+        .iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| json!({"type":"text","text":t}))
+        .collect();
+    compact(
+        &json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome,"content":content}),
+    )
 }
 
 /// The active transcript with reconciliation applied in memory (read-only consumers).
@@ -503,7 +647,11 @@ pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
     // Insert each synthetic result right after its assistant message's existing results.
     let mut next_seq = store.all_messages(sid)?.last().map_or(0, |m| m.seq);
     for r in missing {
-        let Some(ai) = msgs.iter().position(|m| m.role == "assistant" && m.json.contains(&format!("\"id\":{}", compact(&Value::String(r.id.clone()))))) else {
+        let Some(ai) = msgs.iter().position(|m| {
+            m.role == "assistant"
+                && m.json
+                    .contains(&format!("\"id\":{}", compact(&Value::String(r.id.clone()))))
+        }) else {
             continue;
         };
         let mut at = ai + 1;
@@ -513,7 +661,17 @@ pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
         next_seq += 1;
         msgs.insert(
             at,
-            MsgRow { seq: next_seq, pos: next_seq, role: "tool".into(), kind: "message".into(), json: r.json, compacted: false, replaced_by: None, run_id: None, created_at: now_rfc3339() },
+            MsgRow {
+                seq: next_seq,
+                pos: next_seq,
+                role: "tool".into(),
+                kind: "message".into(),
+                json: r.json,
+                compacted: false,
+                replaced_by: None,
+                run_id: None,
+                created_at: now_rfc3339(),
+            },
         );
     }
     Ok(msgs)
@@ -543,9 +701,15 @@ mod tests {
     fn open_sets_wal_and_schema_version_one() {
         let d = tempfile::tempdir().unwrap();
         let s = Store::open(d.path()).unwrap();
-        let mode: String = s.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        let mode: String = s
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(mode, "wal");
-        let v: i64 = s.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
         assert_eq!(v, 1);
     }
 
@@ -557,7 +721,10 @@ mod tests {
         c.execute_batch("PRAGMA user_version = 2").unwrap();
         drop(c);
         let e = Store::open(d.path()).err().unwrap();
-        assert_eq!(e, "Session store was created by a newer alisio-ls (schema 2); upgrade alisio-ls");
+        assert_eq!(
+            e,
+            "Session store was created by a newer alisio-ls (schema 2); upgrade alisio-ls"
+        );
     }
 
     #[test]
@@ -572,18 +739,31 @@ mod tests {
         })
         .unwrap();
         let m = s.active_messages(id).unwrap();
-        assert_eq!(m.iter().map(|r| (r.seq, r.pos)).collect::<Vec<_>>(), vec![(1, 1), (2, 2)]);
+        assert_eq!(
+            m.iter().map(|r| (r.seq, r.pos)).collect::<Vec<_>>(),
+            vec![(1, 1), (2, 2)]
+        );
         assert_eq!(s.resolve_id("0190aaaa").unwrap(), id);
-        assert_eq!(s.resolve_id("0190aaab").unwrap_err(), "Session not found: 0190aaab");
-        s.tx(|tx| insert_session(tx, &session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000"))).unwrap();
-        assert_eq!(s.resolve_id("0190aaaa").unwrap_err(), "Ambiguous session id prefix: 0190aaaa");
+        assert_eq!(
+            s.resolve_id("0190aaab").unwrap_err(),
+            "Session not found: 0190aaab"
+        );
+        s.tx(|tx| insert_session(tx, &session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000")))
+            .unwrap();
+        assert_eq!(
+            s.resolve_id("0190aaaa").unwrap_err(),
+            "Ambiguous session id prefix: 0190aaaa"
+        );
     }
 
     #[test]
     fn a_second_lock_on_the_same_session_reports_busy() {
         let d = tempfile::tempdir().unwrap();
         let _a = lock(d.path(), "abc").unwrap();
-        assert_eq!(lock(d.path(), "abc").unwrap_err(), "Session abc is busy in another run");
+        assert_eq!(
+            lock(d.path(), "abc").unwrap_err(),
+            "Session abc is busy in another run"
+        );
     }
 
     #[test]
@@ -596,17 +776,41 @@ mod tests {
             insert_session(tx, &session(id))?;
             insert_message(tx, id, None, "user", "message", "{}", None)?;
             let seq = insert_message(tx, id, None, "assistant", "message", asst, None)?;
-            tx.execute("INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)", params![seq, tool_message("a", "read_file", false, "ok", &["x".into()])])?;
-            tx.execute("INSERT INTO calls VALUES('s1','b',?1,'shell','process','started',NULL,NULL,NULL)", params![seq])?;
-            tx.execute("INSERT INTO calls VALUES('s1','c',?1,'read_file','read','pending',NULL,NULL,NULL)", params![seq])
+            tx.execute(
+                "INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)",
+                params![
+                    seq,
+                    tool_message("a", "read_file", false, "ok", &["x".into()])
+                ],
+            )?;
+            tx.execute(
+                "INSERT INTO calls VALUES('s1','b',?1,'shell','process','started',NULL,NULL,NULL)",
+                params![seq],
+            )?;
+            tx.execute(
+                "INSERT INTO calls VALUES('s1','c',?1,'read_file','read','pending',NULL,NULL,NULL)",
+                params![seq],
+            )
         })
         .unwrap();
         let r = unanswered(&s, id).unwrap();
-        assert_eq!(r.iter().map(|c| (c.id.as_str(), c.outcome.as_str())).collect::<Vec<_>>(), vec![("a", "ok"), ("b", "interrupted"), ("c", "interrupted")]);
+        assert_eq!(
+            r.iter()
+                .map(|c| (c.id.as_str(), c.outcome.as_str()))
+                .collect::<Vec<_>>(),
+            vec![("a", "ok"), ("b", "interrupted"), ("c", "interrupted")]
+        );
         assert!(r[1].json.contains(INTERRUPTED_RUNNING));
         assert!(r[2].json.contains(INTERRUPTED_PENDING));
         let view = paired_view(&s, id).unwrap();
-        assert_eq!(view.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(), vec!["user", "assistant", "tool", "tool", "tool"]);
-        assert_eq!(s.active_messages(id).unwrap().len(), 2, "the paired view writes nothing");
+        assert_eq!(
+            view.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(),
+            vec!["user", "assistant", "tool", "tool", "tool"]
+        );
+        assert_eq!(
+            s.active_messages(id).unwrap().len(),
+            2,
+            "the paired view writes nothing"
+        );
     }
 }

@@ -22,7 +22,11 @@ struct Fixed {
 
 impl Fixed {
     fn new(replies: Vec<Reply>) -> Self {
-        Self { replies: Mutex::new(replies), asked: Mutex::new(Vec::new()), unsupported: AtomicBool::new(false) }
+        Self {
+            replies: Mutex::new(replies),
+            asked: Mutex::new(Vec::new()),
+            unsupported: AtomicBool::new(false),
+        }
     }
 }
 
@@ -51,27 +55,52 @@ fn ws() -> Ws {
     let base = t.path().canonicalize().unwrap();
     let root = base.join("ws");
     std::fs::create_dir_all(root.join(".git")).unwrap();
-    Ws { state: base.join("state"), root, _t: t }
+    Ws {
+        state: base.join("state"),
+        root,
+        _t: t,
+    }
 }
 
 fn opts(w: &Ws, script: &[&str], session: Option<&str>) -> RunOptions {
     std::fs::write(w.root.join("s.jsonl"), script.join("\n")).unwrap();
     let mut o = RunOptions::new("p", w.root.clone(), w.root.clone(), w.state.clone());
     o.provider_overrides.insert("kind".into(), json!("script"));
-    o.provider_overrides.insert("script".into(), json!("s.jsonl"));
+    o.provider_overrides
+        .insert("script".into(), json!("s.jsonl"));
     o.headless = false;
     o.session_id = session.map(String::from);
     o
 }
 
 fn ctx(root: &Path) -> Arc<DiskContext> {
-    Arc::new(DiskContext::new(root.to_path_buf(), crate::config::Settings::default(), false, crate::workspace::Env::default()))
+    Arc::new(DiskContext::new(
+        root.to_path_buf(),
+        crate::config::Settings::default(),
+        false,
+        crate::workspace::Env::default(),
+    ))
 }
 
-fn go(w: &Ws, o: &RunOptions, ap: Option<&dyn Approver>, grants: &Arc<Mutex<Grants>>, cancel: Arc<AtomicBool>) -> (RunResult, Vec<Value>) {
+fn go(
+    w: &Ws,
+    o: &RunOptions,
+    ap: Option<&dyn Approver>,
+    grants: &Arc<Mutex<Grants>>,
+    cancel: Arc<AtomicBool>,
+) -> (RunResult, Vec<Value>) {
     let mut evs = Vec::new();
     let mut sink = |e: &Value| evs.push(e.clone());
-    let r = run_session(o, ctx(&w.root), &mut sink, ap, Arc::clone(grants), Arc::new(Mutex::new(Tasks::default())), cancel).unwrap();
+    let r = run_session(
+        o,
+        ctx(&w.root),
+        &mut sink,
+        ap,
+        Arc::clone(grants),
+        Arc::new(Mutex::new(Tasks::default())),
+        cancel,
+    )
+    .unwrap();
     (r, evs)
 }
 
@@ -88,15 +117,27 @@ fn allow_once_runs_the_call_and_the_next_write_asks_again() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowOnce, Reply::AllowOnce]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, ev) = go(&w, &opts(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, ev) = go(
+        &w,
+        &opts(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], None),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed);
     let asked = ap.asked.lock().unwrap();
     assert_eq!(asked.len(), 2);
     assert_eq!(asked[0].summary, "Write a.txt (1 bytes)");
     assert_eq!(asked[0].effect, "write");
     assert_eq!(asked[0].paths, vec!["a.txt".to_string()]);
-    let res: Vec<&Value> = ev.iter().filter(|e| e["type"] == "approval_resolved").collect();
-    assert_eq!(res[0]["data"], json!({"callId":asked[0].call_id,"decision":"allow-once","source":"user"}));
+    let res: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["type"] == "approval_resolved")
+        .collect();
+    assert_eq!(
+        res[0]["data"],
+        json!({"callId":asked[0].call_id,"decision":"allow-once","source":"user"})
+    );
     assert!(w.root.join("a.txt").is_file() && w.root.join("b.txt").is_file());
 }
 
@@ -106,7 +147,13 @@ fn allow_session_grants_the_effect_for_the_rest_of_the_session() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowSession]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, _) = go(&w, &opts(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, _) = go(
+        &w,
+        &opts(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], None),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed);
     assert_eq!(ap.asked.lock().unwrap().len(), 1);
     assert!(g.lock().unwrap().effects.contains("write"));
@@ -119,24 +166,66 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::Deny]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, ev) = go(&w, &opts(&w, &[WRITE_A, r#"{"text":"ok"}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, ev) = go(
+        &w,
+        &opts(&w, &[WRITE_A, r#"{"text":"ok"}"#], None),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed);
-    let done: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_completed").collect();
+    let done: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["type"] == "tool_completed")
+        .collect();
     assert_eq!(done[0]["data"]["outcome"], "denied");
-    assert_eq!(done[0]["data"]["preview"], "Denied: the user did not approve this call.");
+    assert_eq!(
+        done[0]["data"]["preview"],
+        "Denied: the user did not approve this call."
+    );
     assert!(!w.root.join("a.txt").exists());
 
     let ap = Fixed::new(vec![Reply::Unsupported]);
-    let script = [WRITE_A, r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#];
-    let (r, ev) = go(&w, &opts(&w, &script, None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let script = [
+        WRITE_A,
+        r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+    ];
+    let (r, ev) = go(
+        &w,
+        &opts(&w, &script, None),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
-    let res: Vec<&Value> = ev.iter().filter(|e| e["type"] == "approval_resolved").collect();
+    let res: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["type"] == "approval_resolved")
+        .collect();
     assert_eq!(res[0]["data"]["decision"], "deny");
     assert_eq!(res[0]["data"]["source"], "unsupported");
-    let done: Vec<&Value> = ev.iter().filter(|e| e["type"] == "tool_completed").collect();
-    assert_eq!(done[0]["data"]["preview"], "Denied: the approval request failed (the client does not support alisio/approve).");
+    let done: Vec<&Value> = ev
+        .iter()
+        .filter(|e| e["type"] == "tool_completed")
+        .collect();
+    assert_eq!(
+        done[0]["data"]["preview"],
+        "Denied: the approval request failed (the client does not support alisio/approve)."
+    );
     // A later run with the same (now headless) client is not offered write tools.
-    let (r, _) = go(&w, &opts(&w, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, _) = go(
+        &w,
+        &opts(
+            &w,
+            &[
+                r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+            ],
+            None,
+        ),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
 }
 
@@ -146,7 +235,14 @@ fn read_only_sends_no_approval_and_offers_no_write_or_process_tools() {
     let w = ws();
     let ap = Fixed::new(vec![]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let mut o = opts(&w, &[r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#, r#"{"text":"ok"}"#], None);
+    let mut o = opts(
+        &w,
+        &[
+            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#,
+            r#"{"text":"ok"}"#,
+        ],
+        None,
+    );
     o.read_only = true;
     let (r, _) = go(&w, &o, Some(&ap), &g, Arc::new(AtomicBool::new(false)));
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
@@ -164,12 +260,27 @@ fn cancelling_during_a_slow_response_ends_the_run_and_the_session_resumes() {
         std::thread::sleep(std::time::Duration::from_millis(200));
         c2.store(true, Ordering::Relaxed);
     });
-    let (r, ev) = go(&w, &opts(&w, &[r#"{"delayMs":5000,"text":"late"}"#], None), None, &g, cancel);
+    let (r, ev) = go(
+        &w,
+        &opts(&w, &[r#"{"delayMs":5000,"text":"late"}"#], None),
+        None,
+        &g,
+        cancel,
+    );
     t.join().unwrap();
     assert_eq!(r.status, RunStatus::Cancelled);
     assert_eq!(ev.last().unwrap()["type"], "run_cancelled");
-    assert_eq!(ev.last().unwrap()["data"], json!({"reason":"client","error":"Cancelled"}));
-    let (r2, _) = go(&w, &opts(&w, &[r#"{"text":"ok"}"#], Some(&r.session_id)), None, &g, Arc::new(AtomicBool::new(false)));
+    assert_eq!(
+        ev.last().unwrap()["data"],
+        json!({"reason":"client","error":"Cancelled"})
+    );
+    let (r2, _) = go(
+        &w,
+        &opts(&w, &[r#"{"text":"ok"}"#], Some(&r.session_id)),
+        None,
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r2.status, RunStatus::Completed);
     assert_eq!(r2.text, "ok");
 }
@@ -180,8 +291,32 @@ fn the_sink_receives_envelopes_in_seq_order_with_event_ids_on_stored_events() {
     let w = ws();
     std::fs::write(w.root.join("a.txt"), "x").unwrap();
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (_, ev) = go(&w, &opts(&w, &[r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"a.txt"}}]}"#, r#"{"text":"ok"}"#], None), None, &g, Arc::new(AtomicBool::new(false)));
-    assert_eq!(types(&ev), ["run_started", "tool_started", "tool_completed", "turn_completed", "text_delta", "turn_completed", "run_completed"]);
+    let (_, ev) = go(
+        &w,
+        &opts(
+            &w,
+            &[
+                r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"a.txt"}}]}"#,
+                r#"{"text":"ok"}"#,
+            ],
+            None,
+        ),
+        None,
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
+    assert_eq!(
+        types(&ev),
+        [
+            "run_started",
+            "tool_started",
+            "tool_completed",
+            "turn_completed",
+            "text_delta",
+            "turn_completed",
+            "run_completed"
+        ]
+    );
     for (i, e) in ev.iter().enumerate() {
         assert_eq!(e["seq"], json!(i + 1));
         assert_eq!(e.get("eventId").is_some(), e["type"] != "text_delta");
@@ -200,11 +335,27 @@ fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_ch
         r#"{"text":"wrote"}"#,
         r#"{"text":"done"}"#,
     ];
-    let (r, ev) = go(&w, &opts(&w, &script, None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, ev) = go(
+        &w,
+        &opts(&w, &script, None),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
-    let child = ev.iter().filter(|e| e["type"] == "run_started").nth(1).unwrap()["sessionId"].as_str().unwrap().to_string();
+    let child = ev
+        .iter()
+        .filter(|e| e["type"] == "run_started")
+        .nth(1)
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(ap.asked.lock().unwrap()[0].session_id, child);
-    let asked = ev.iter().find(|e| e["type"] == "approval_requested").unwrap();
+    let asked = ev
+        .iter()
+        .find(|e| e["type"] == "approval_requested")
+        .unwrap();
     assert_eq!(asked["sessionId"], json!(child));
 
     let cancel = Arc::new(AtomicBool::new(false));
@@ -213,7 +364,10 @@ fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_ch
         std::thread::sleep(std::time::Duration::from_millis(200));
         c2.store(true, Ordering::Relaxed);
     });
-    let script = [r#"{"toolCalls":[{"id":"t2","name":"task","arguments":{"description":"d","prompt":"slow"}}]}"#, r#"{"delayMs":5000,"text":"late"}"#];
+    let script = [
+        r#"{"toolCalls":[{"id":"t2","name":"task","arguments":{"description":"d","prompt":"slow"}}]}"#,
+        r#"{"delayMs":5000,"text":"late"}"#,
+    ];
     let (r, ev) = go(&w, &opts(&w, &script, None), None, &g, cancel);
     t.join().unwrap();
     assert_eq!(r.status, RunStatus::Cancelled);
@@ -228,8 +382,13 @@ type Rows = Vec<(i64, i64, String, String)>;
 
 fn rows(state: &Path) -> Rows {
     let c = rusqlite::Connection::open(state.join("sessions.db")).unwrap();
-    let mut st = c.prepare("SELECT seq,pos,role,json FROM messages ORDER BY session_id, seq").unwrap();
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect()
+    let mut st = c
+        .prepare("SELECT seq,pos,role,json FROM messages ORDER BY session_id, seq")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
 
 // The stored transcript is byte-identical before and after every governed request.
@@ -254,19 +413,41 @@ fn governed_requests_never_change_the_stored_transcript() {
     let state = w.state.clone();
     let mut sink = |e: &Value| {
         if e["type"] == "context_governed" || e["type"] == "turn_completed" {
-            snaps.lock().unwrap().push((rows(&state), e["data"]["elided"].as_u64().unwrap_or(0)));
+            snaps
+                .lock()
+                .unwrap()
+                .push((rows(&state), e["data"]["elided"].as_u64().unwrap_or(0)));
         }
     };
     let g = Arc::new(Mutex::new(Grants::default()));
-    let r = run_session(&o, ctx(&w.root), &mut sink, None, g, Arc::new(Mutex::new(Tasks::default())), Arc::new(AtomicBool::new(false))).unwrap();
+    let r = run_session(
+        &o,
+        ctx(&w.root),
+        &mut sink,
+        None,
+        g,
+        Arc::new(Mutex::new(Tasks::default())),
+        Arc::new(AtomicBool::new(false)),
+    )
+    .unwrap();
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
     let snaps = snapshots.lock().unwrap();
-    assert!(snaps.iter().any(|(_, elided)| *elided > 0), "the projection elided something");
+    assert!(
+        snaps.iter().any(|(_, elided)| *elided > 0),
+        "the projection elided something"
+    );
     let last = rows(&w.state);
     for (before, _) in snaps.iter() {
-        assert_eq!(&last[..before.len()], &before[..], "every stored row is unchanged by later requests");
+        assert_eq!(
+            &last[..before.len()],
+            &before[..],
+            "every stored row is unchanged by later requests"
+        );
     }
-    assert!(last.iter().all(|r| !r.3.contains("[elided:")), "stubs are never stored");
+    assert!(
+        last.iter().all(|r| !r.3.contains("[elided:")),
+        "stubs are never stored"
+    );
 }
 
 // 26 (mode on): an allow-session grant is named under "Active grants" after a compaction.
@@ -275,7 +456,20 @@ fn a_session_grant_appears_in_the_invariants_block_after_a_compaction() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowSession]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, _) = go(&w, &opts(&w, &[WRITE_A, r#"{"text":"wrote","usage":{"input":1690,"output":20}}"#], None), Some(&ap), &g, Arc::new(AtomicBool::new(false)));
+    let (r, _) = go(
+        &w,
+        &opts(
+            &w,
+            &[
+                WRITE_A,
+                r#"{"text":"wrote","usage":{"input":1690,"output":20}}"#,
+            ],
+            None,
+        ),
+        Some(&ap),
+        &g,
+        Arc::new(AtomicBool::new(false)),
+    );
     assert_eq!(r.status, RunStatus::Completed);
     let script = [
         r#"{"alisioScript":1,"contextWindow":2000}"#,

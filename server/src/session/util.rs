@@ -12,7 +12,9 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// clock, the process id and a process-wide counter: unique without a random-number crate.
 #[must_use]
 pub fn uuid7() -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     let ms = u64::try_from(now.as_millis()).unwrap_or(u64::MAX);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let mut h = Sha256::new();
@@ -30,13 +32,22 @@ pub fn uuid7() -> String {
     b[7] = (c & 0xff) as u8;
     b[8] = 0x80 | (b[8] & 0x3f);
     let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
 }
 
 /// Now as RFC 3339 UTC with millisecond precision (`2026-11-29T11:53:00.123Z`).
 #[must_use]
 pub fn now_rfc3339() -> String {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
     rfc3339(now.as_millis())
 }
 
@@ -58,13 +69,21 @@ pub fn rfc3339(ms: u128) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z", sod / 3600, (sod % 3600) / 60, sod % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+        sod / 3600,
+        (sod % 3600) / 60,
+        sod % 60
+    )
 }
 
 /// Milliseconds since the epoch.
 #[must_use]
 pub fn now_ms() -> u128 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_millis()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis()
 }
 
 /// The one token estimate (governor.md §10): `ceil(utf16 length / 4)`.
@@ -102,7 +121,10 @@ pub fn ellipsize(s: &str, n: usize) -> String {
 /// Lowercase hex SHA-256.
 #[must_use]
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Compact JSON (keys in insertion order: serde_json's `preserve_order`).

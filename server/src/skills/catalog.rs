@@ -18,7 +18,8 @@ use crate::text::TextRange;
 use crate::workspace::{Env, Fs, display_path};
 
 /// The whole catalog text when the listed JSON exceeds [`CATALOG_MAX_CHARS`].
-pub const COLLAPSED: &str = "Large skill catalog. Use skill_search to find skills, then skill_load.";
+pub const COLLAPSED: &str =
+    "Large skill catalog. Use skill_search to find skills, then skill_load.";
 pub const CATALOG_MAX_CHARS: usize = 24_000;
 pub const CATALOG_HEADER: &str = "Available skills (load instructions with skill_load):";
 
@@ -94,26 +95,51 @@ impl Discovery {
 }
 
 fn load(fs: &dyn Fs, c: &Candidate, profile: Profile) -> Checked {
-    if c.symlink { validate::symlink_result(&c.file, profile) } else { validate::check_file_with(fs, &c.file, profile, false) }
+    if c.symlink {
+        validate::symlink_result(&c.file, profile)
+    } else {
+        validate::check_file_with(fs, &c.file, profile, false)
+    }
 }
 
 fn load_all(fs: &dyn Fs, candidates: &[Candidate], profile: Profile) -> Vec<Skill> {
-    super::par_map(candidates, |c| Skill { candidate: c.clone(), checked: load(fs, c, profile) })
+    super::par_map(candidates, |c| Skill {
+        candidate: c.clone(),
+        checked: load(fs, c, profile),
+    })
 }
 
 /// A host-`alisio` discovery from `vantage` (a canonical directory), with entries.
 #[must_use]
 pub fn discover(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Discovery {
-    let roots = discover::alisio_roots(input.workspace_root, vantage, input.trusted, input.settings, input.env, input.plugins);
+    let roots = discover::alisio_roots(
+        input.workspace_root,
+        vantage,
+        input.trusted,
+        input.settings,
+        input.env,
+        input.plugins,
+    );
     discover_roots(fs, roots, &input.settings.skill_overrides, vantage)
 }
 
 /// A host-`alisio` discovery over explicit roots (e.g. the PATHs of `skills validate`).
 #[must_use]
-pub fn discover_roots(fs: &dyn Fs, roots: Vec<Root>, overrides: &BTreeMap<String, bool>, vantage: &Path) -> Discovery {
+pub fn discover_roots(
+    fs: &dyn Fs,
+    roots: Vec<Root>,
+    overrides: &BTreeMap<String, bool>,
+    vantage: &Path,
+) -> Discovery {
     let walk = discover::walk(fs, roots);
     let skills = load_all(fs, &walk.candidates, Profile::Alisio);
-    let mut d = Discovery { vantage: vantage.to_path_buf(), host: Host::Alisio, walk, skills, entries: Vec::new() };
+    let mut d = Discovery {
+        vantage: vantage.to_path_buf(),
+        host: Host::Alisio,
+        walk,
+        skills,
+        entries: Vec::new(),
+    };
     d.entries = build_entries(&d, overrides);
     d
 }
@@ -124,11 +150,17 @@ pub fn discover_host(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) 
     match host {
         Host::Alisio => discover(fs, input, vantage),
         Host::Codex => {
-            let walk = discover::walk_codex(fs, discover::codex_roots(input.workspace_root, vantage, input.env));
+            let walk = discover::walk_codex(
+                fs,
+                discover::codex_roots(input.workspace_root, vantage, input.env),
+            );
             simulated(fs, walk, vantage, host, Profile::Codex)
         }
         Host::ClaudeCode => {
-            let walk = discover::walk_claude(fs, discover::claude_roots(input.workspace_root, vantage, input.env));
+            let walk = discover::walk_claude(
+                fs,
+                discover::claude_roots(input.workspace_root, vantage, input.env),
+            );
             simulated(fs, walk, vantage, host, Profile::ClaudeCode)
         }
     }
@@ -138,19 +170,36 @@ fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profi
     let skills = load_all(fs, &walk.candidates, profile);
     let mut entries = Vec::new();
     for s in &skills {
-        let blocked = s.checked.diagnostics.iter().any(|d| d.severity == crate::diagnostic::Severity::Error && validate::blocks_loading(d.code, None));
+        let blocked = s.checked.diagnostics.iter().any(|d| {
+            d.severity == crate::diagnostic::Severity::Error
+                && validate::blocks_loading(d.code, None)
+        });
         if blocked {
             continue;
         }
-        let dir = s.candidate.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let dir = s
+            .candidate
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let fm = s.checked.frontmatter.as_ref();
-        let fm_name = fm.and_then(|f| f.get("name")).and_then(|e| e.value.as_str()).filter(|n| !n.trim().is_empty());
+        let fm_name = fm
+            .and_then(|f| f.get("name"))
+            .and_then(|e| e.value.as_str())
+            .filter(|n| !n.trim().is_empty());
         let name = match host {
             // Claude Code: the directory name is the command; `name` is a label.
             Host::ClaudeCode => dir.clone(),
-            _ => fm_name.map_or(dir.clone(), |n| n.split_whitespace().collect::<Vec<_>>().join(" ")),
+            _ => fm_name.map_or(dir.clone(), |n| {
+                n.split_whitespace().collect::<Vec<_>>().join(" ")
+            }),
         };
-        let description = fm.and_then(|f| f.get("description")).and_then(|e| e.value.as_str()).unwrap_or("").to_string();
+        let description = fm
+            .and_then(|f| f.get("description"))
+            .and_then(|e| e.value.as_str())
+            .unwrap_or("")
+            .to_string();
         let root = &walk.roots[s.candidate.root];
         entries.push(Entry {
             id: name.clone(),
@@ -159,7 +208,9 @@ fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profi
             description,
             scope: root.scope,
             file: s.candidate.file.clone(),
-            root: walk.canonical[s.candidate.root].clone().unwrap_or_else(|| root.path.clone()),
+            root: walk.canonical[s.candidate.root]
+                .clone()
+                .unwrap_or_else(|| root.path.clone()),
             dir: s.candidate.dir.clone(),
             enabled: true,
             effective: true,
@@ -181,7 +232,13 @@ fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profi
         entries.sort_by(|a, b| (a.scope, &a.name, &a.file).cmp(&(b.scope, &b.name, &b.file)));
     }
     assign_ids(&mut entries, host == Host::ClaudeCode);
-    Discovery { vantage: vantage.to_path_buf(), host, walk, skills, entries }
+    Discovery {
+        vantage: vantage.to_path_buf(),
+        host,
+        walk,
+        skills,
+        entries,
+    }
 }
 
 /// `#shadow-n` ids, and (when `shadow`) first-wins shadowing by plain name.
@@ -189,8 +246,14 @@ fn assign_ids(entries: &mut [Entry], shadow: bool) {
     let mut per_display: HashMap<String, usize> = HashMap::new();
     let mut winner_of: HashMap<String, usize> = HashMap::new();
     for i in 0..entries.len() {
-        let n = per_display.entry(entries[i].display_id.clone()).or_insert(0);
-        entries[i].id = if *n == 0 { entries[i].display_id.clone() } else { format!("{}#shadow-{n}", entries[i].display_id) };
+        let n = per_display
+            .entry(entries[i].display_id.clone())
+            .or_insert(0);
+        entries[i].id = if *n == 0 {
+            entries[i].display_id.clone()
+        } else {
+            format!("{}#shadow-{n}", entries[i].display_id)
+        };
         *n += 1;
         if shadow {
             match winner_of.get(&entries[i].name) {
@@ -217,7 +280,9 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
         if s.checked.load_error.is_some() {
             continue;
         }
-        let Some(meta) = &s.checked.meta else { continue };
+        let Some(meta) = &s.checked.meta else {
+            continue;
+        };
         let root = d.root_of(&s.candidate);
         let display_id = match &root.owner {
             Some(o) => format!("{}:{}", o.id, meta.name),
@@ -231,7 +296,9 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
             description: meta.description.clone(),
             scope: root.scope,
             file: s.candidate.file.clone(),
-            root: d.walk.canonical[s.candidate.root].clone().unwrap_or_else(|| root.path.clone()),
+            root: d.walk.canonical[s.candidate.root]
+                .clone()
+                .unwrap_or_else(|| root.path.clone()),
             dir: s.candidate.dir.clone(),
             enabled: true,
             effective: true,
@@ -286,13 +353,19 @@ pub fn entry_json(e: &Entry, workspace_root: &Path) -> Value {
 /// Entries a model sees: effective, enabled and model-invocable, in precedence order.
 #[must_use]
 pub fn listed(entries: &[Entry]) -> Vec<&Entry> {
-    entries.iter().filter(|e| e.effective && e.enabled && e.model_invocable).collect()
+    entries
+        .iter()
+        .filter(|e| e.effective && e.enabled && e.model_invocable)
+        .collect()
 }
 
 /// The compact JSON of the listed set.
 #[must_use]
 pub fn catalog_json(entries: &[Entry]) -> String {
-    let list: Vec<Value> = listed(entries).iter().map(|e| json!({"name": e.name, "description": e.description})).collect();
+    let list: Vec<Value> = listed(entries)
+        .iter()
+        .map(|e| json!({"name": e.name, "description": e.description}))
+        .collect();
     Value::Array(list).to_string()
 }
 
@@ -309,11 +382,14 @@ pub fn catalog_text(entries: &[Entry]) -> Option<String> {
         return None;
     }
     let j = catalog_json(entries);
-    if j.chars().count() > CATALOG_MAX_CHARS { Some(COLLAPSED.to_string()) } else { Some(format!("{CATALOG_HEADER}\n{j}")) }
+    if j.chars().count() > CATALOG_MAX_CHARS {
+        Some(COLLAPSED.to_string())
+    } else {
+        Some(format!("{CATALOG_HEADER}\n{j}"))
+    }
 }
 
-pub const UNTRUSTED_OVERRIDE: &str =
-    "The workspace is not trusted; skill overrides are saved in .alisio/config.json only for trusted workspaces";
+pub const UNTRUSTED_OVERRIDE: &str = "The workspace is not trusted; skill overrides are saved in .alisio/config.json only for trusted workspaces";
 
 /// `alisio/setSkillEnabled` steps 1–6 and 8 (§3.3): checks, then the atomic write through
 /// [`crate::config::write_skill_override`]. Returns the entry as it is after the change; the
@@ -321,14 +397,24 @@ pub const UNTRUSTED_OVERRIDE: &str =
 ///
 /// # Errors
 /// The exact request-error texts of §3.3.
-pub fn set_enabled(d: &Discovery, workspace_root: &Path, trusted: bool, id: &str, enabled: bool) -> Result<Entry, String> {
+pub fn set_enabled(
+    d: &Discovery,
+    workspace_root: &Path,
+    trusted: bool,
+    id: &str,
+    enabled: bool,
+) -> Result<Entry, String> {
     if !trusted {
         return Err(UNTRUSTED_OVERRIDE.to_string());
     }
-    let Some(e) = d.effective(id) else { return Err(format!("Unknown effective skill: {id}")) };
+    let Some(e) = d.effective(id) else {
+        return Err(format!("Unknown effective skill: {id}"));
+    };
     if e.locked {
         let name = e.owner.as_ref().map_or("", |o| o.name.as_str());
-        return Err(format!("This skill is locked by its plugin {name}; enable or disable the plugin instead"));
+        return Err(format!(
+            "This skill is locked by its plugin {name}; enable or disable the plugin instead"
+        ));
     }
     crate::config::write_skill_override(workspace_root, id, enabled)?;
     let mut out = e.clone();
@@ -369,8 +455,13 @@ mod tests {
     #[test]
     fn catalog_text_lists_compact_json_and_collapses_past_24000_characters() {
         let es = vec![entry("a", "Does é.")];
-        assert_eq!(catalog_text(&es).unwrap(), "Available skills (load instructions with skill_load):\n[{\"name\":\"a\",\"description\":\"Does é.\"}]");
-        let many: Vec<Entry> = (0..300).map(|i| entry(&format!("skill-{i}"), &"d".repeat(80))).collect();
+        assert_eq!(
+            catalog_text(&es).unwrap(),
+            "Available skills (load instructions with skill_load):\n[{\"name\":\"a\",\"description\":\"Does é.\"}]"
+        );
+        let many: Vec<Entry> = (0..300)
+            .map(|i| entry(&format!("skill-{i}"), &"d".repeat(80)))
+            .collect();
         assert_eq!(catalog_text(&many).unwrap(), COLLAPSED);
         assert!(is_collapsed(&many));
         assert_eq!(catalog_text(&[]), None);
@@ -378,10 +469,17 @@ mod tests {
 
     #[test]
     fn ids_count_earlier_duplicates_and_plugin_copies_are_shadowed_by_plain_name() {
-        let mut es = vec![entry("nextjs", "u"), entry("nextjs", "p"), entry("nextjs", "q")];
+        let mut es = vec![
+            entry("nextjs", "u"),
+            entry("nextjs", "p"),
+            entry("nextjs", "q"),
+        ];
         es[1].display_id = "vercel:nextjs".into();
         assign_ids(&mut es, true);
-        assert_eq!([es[0].id.as_str(), es[1].id.as_str(), es[2].id.as_str()], ["nextjs", "vercel:nextjs", "nextjs#shadow-1"]);
+        assert_eq!(
+            [es[0].id.as_str(), es[1].id.as_str(), es[2].id.as_str()],
+            ["nextjs", "vercel:nextjs", "nextjs#shadow-1"]
+        );
         assert!(!es[1].effective);
         assert_eq!(es[1].shadowed_by.as_deref(), Some("nextjs"));
         assert_eq!(es[2].effective_id, "nextjs");

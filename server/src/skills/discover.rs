@@ -108,9 +108,16 @@ impl Note {
     #[must_use]
     pub fn message(&self) -> String {
         match self {
-            Self::UnreadableRoot { path, reason } => format!("note: cannot read skill root {}: {reason}", path.display()),
-            Self::SkippedSymlink(p) => format!("note: skipped symbolic link {} (symlinked directories are not followed)", p.display()),
-            Self::UnreadableDir { path, reason } => format!("note: cannot read directory {}: {reason}", path.display()),
+            Self::UnreadableRoot { path, reason } => {
+                format!("note: cannot read skill root {}: {reason}", path.display())
+            }
+            Self::SkippedSymlink(p) => format!(
+                "note: skipped symbolic link {} (symlinked directories are not followed)",
+                p.display()
+            ),
+            Self::UnreadableDir { path, reason } => {
+                format!("note: cannot read directory {}: {reason}", path.display())
+            }
         }
     }
 }
@@ -136,7 +143,11 @@ pub fn project_dirs(workspace_root: &Path, vantage: &Path) -> Vec<PathBuf> {
     if !workspace::is_inside(vantage, workspace_root) {
         return Vec::new();
     }
-    vantage.ancestors().take_while(|d| workspace::is_inside(d, workspace_root)).map(Path::to_path_buf).collect()
+    vantage
+        .ancestors()
+        .take_while(|d| workspace::is_inside(d, workspace_root))
+        .map(Path::to_path_buf)
+        .collect()
 }
 
 /// The project roots of §1.1 order 1 (9 roots for `/ws/pkg/app` in `/ws`).
@@ -145,7 +156,12 @@ pub fn project_roots(workspace_root: &Path, vantage: &Path) -> Vec<Root> {
     let mut out = Vec::new();
     for d in project_dirs(workspace_root, vantage) {
         for base in [".agents", ".alisio", ".claude"] {
-            out.push(Root { path: d.join(base).join("skills"), scope: Scope::Project, owner: None, project_dir: Some(d.clone()) });
+            out.push(Root {
+                path: d.join(base).join("skills"),
+                scope: Scope::Project,
+                owner: None,
+                project_dir: Some(d.clone()),
+            });
         }
     }
     out
@@ -153,25 +169,59 @@ pub fn project_roots(workspace_root: &Path, vantage: &Path) -> Vec<Root> {
 
 /// Every root of a host-`alisio` discovery from `vantage`, in precedence order.
 #[must_use]
-pub fn alisio_roots(workspace_root: &Path, vantage: &Path, trusted: bool, settings: &Settings, env: &Env, plugins: &[PluginRoot]) -> Vec<Root> {
-    let mut out = if trusted { project_roots(workspace_root, vantage) } else { Vec::new() };
+pub fn alisio_roots(
+    workspace_root: &Path,
+    vantage: &Path,
+    trusted: bool,
+    settings: &Settings,
+    env: &Env,
+    plugins: &[PluginRoot],
+) -> Vec<Root> {
+    let mut out = if trusted {
+        project_roots(workspace_root, vantage)
+    } else {
+        Vec::new()
+    };
     for r in &settings.skills {
-        out.push(Root { path: r.path.clone(), scope: Scope::Config, owner: None, project_dir: None });
+        out.push(Root {
+            path: r.path.clone(),
+            scope: Scope::Config,
+            owner: None,
+            project_dir: None,
+        });
     }
     if let Some(h) = &env.home {
-        out.push(Root { path: h.join(".agents").join("skills"), scope: Scope::User, owner: None, project_dir: None });
+        out.push(Root {
+            path: h.join(".agents").join("skills"),
+            scope: Scope::User,
+            owner: None,
+            project_dir: None,
+        });
     }
     if let Some(c) = env.config_home() {
-        out.push(Root { path: c.join("skills"), scope: Scope::User, owner: None, project_dir: None });
+        out.push(Root {
+            path: c.join("skills"),
+            scope: Scope::User,
+            owner: None,
+            project_dir: None,
+        });
     }
     for p in plugins {
-        out.push(Root { path: p.path.clone(), scope: Scope::Plugin, owner: Some(p.owner.clone()), project_dir: None });
+        out.push(Root {
+            path: p.path.clone(),
+            scope: Scope::Plugin,
+            owner: Some(p.owner.clone()),
+            project_dir: None,
+        });
     }
     out
 }
 
 fn is_not_found(e: &std::io::Error) -> bool {
-    matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory)
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
 }
 
 /// Canonicalises a root: `Ok(None)` when absent or not a directory (skipped silently).
@@ -213,14 +263,22 @@ impl State<'_> {
             Err(e) => {
                 let reason = e.to_string();
                 self.out.notes.push(if depth == 0 {
-                    Note::UnreadableRoot { path: self.out.roots[root].path.clone(), reason }
+                    Note::UnreadableRoot {
+                        path: self.out.roots[root].path.clone(),
+                        reason,
+                    }
                 } else {
-                    Note::UnreadableDir { path: dir.to_path_buf(), reason }
+                    Note::UnreadableDir {
+                        path: dir.to_path_buf(),
+                        reason,
+                    }
                 });
                 Vec::new()
             }
         };
-        if let Some(e) = entries.iter().find(|e| e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)) {
+        if let Some(e) = entries.iter().find(|e| {
+            e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)
+        }) {
             self.out.candidates.push(Candidate {
                 file: dir.join("SKILL.md"),
                 dir: dir.to_path_buf(),
@@ -238,7 +296,11 @@ impl State<'_> {
                 FileType::Dir => self.walk(&dir.join(&e.name), depth + 1, root),
                 FileType::Symlink => {
                     let p = dir.join(&e.name);
-                    if self.fs.metadata(&p).is_ok_and(|m| m.file_type == FileType::Dir) {
+                    if self
+                        .fs
+                        .metadata(&p)
+                        .is_ok_and(|m| m.file_type == FileType::Dir)
+                    {
                         self.out.notes.push(Note::SkippedSymlink(p));
                     }
                 }
@@ -251,7 +313,16 @@ impl State<'_> {
 /// The walk of §1.3 over `roots`, in order, with one shared budget.
 #[must_use]
 pub fn walk(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
-    let mut st = State { fs, visited: HashSet::new(), count: 0, stopped: false, out: Walk { roots, ..Walk::default() } };
+    let mut st = State {
+        fs,
+        visited: HashSet::new(),
+        count: 0,
+        stopped: false,
+        out: Walk {
+            roots,
+            ..Walk::default()
+        },
+    };
     for i in 0..st.out.roots.len() {
         let path = st.out.roots[i].path.clone();
         match open_root(fs, &path) {
@@ -282,18 +353,46 @@ pub fn probe(fs: &dyn Fs, workspace_root: &Path, vantage: &Path) -> Walk {
 pub fn codex_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
     let mut dirs = project_dirs(workspace_root, vantage);
     dirs.reverse();
-    let mut out: Vec<Root> = dirs.into_iter().map(|d| Root { path: d.join(".agents").join("skills"), scope: Scope::Project, owner: None, project_dir: Some(d) }).collect();
+    let mut out: Vec<Root> = dirs
+        .into_iter()
+        .map(|d| Root {
+            path: d.join(".agents").join("skills"),
+            scope: Scope::Project,
+            owner: None,
+            project_dir: Some(d),
+        })
+        .collect();
     let codex_home = env.codex_home();
     if let Some(c) = &codex_home {
-        out.push(Root { path: c.join("skills"), scope: Scope::User, owner: None, project_dir: None });
+        out.push(Root {
+            path: c.join("skills"),
+            scope: Scope::User,
+            owner: None,
+            project_dir: None,
+        });
     }
     if let Some(h) = &env.home {
-        out.push(Root { path: h.join(".agents").join("skills"), scope: Scope::User, owner: None, project_dir: None });
+        out.push(Root {
+            path: h.join(".agents").join("skills"),
+            scope: Scope::User,
+            owner: None,
+            project_dir: None,
+        });
     }
     if let Some(c) = &codex_home {
-        out.push(Root { path: c.join("skills").join(".system"), scope: Scope::System, owner: None, project_dir: None });
+        out.push(Root {
+            path: c.join("skills").join(".system"),
+            scope: Scope::System,
+            owner: None,
+            project_dir: None,
+        });
     }
-    out.push(Root { path: PathBuf::from("/etc/codex/skills"), scope: Scope::Admin, owner: None, project_dir: None });
+    out.push(Root {
+        path: PathBuf::from("/etc/codex/skills"),
+        scope: Scope::Admin,
+        owner: None,
+        project_dir: None,
+    });
     out
 }
 
@@ -302,7 +401,10 @@ pub fn codex_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root
 /// candidates deduplicated by canonical `SKILL.md` path.
 #[must_use]
 pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
-    let mut out = Walk { roots, ..Walk::default() };
+    let mut out = Walk {
+        roots,
+        ..Walk::default()
+    };
     let mut seen_files: HashSet<PathBuf> = HashSet::new();
     for i in 0..out.roots.len() {
         let follow = out.roots[i].scope != Scope::System;
@@ -324,19 +426,28 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
                 break;
             }
             count += 1;
-            let Ok(entries) = fs.read_dir(&dir) else { continue };
+            let Ok(entries) = fs.read_dir(&dir) else {
+                continue;
+            };
             for e in &entries {
                 let p = dir.join(&e.name);
                 if e.name == "SKILL.md" {
                     let is_file = match e.file_type {
                         FileType::File => true,
-                        FileType::Symlink => follow && fs.metadata(&p).is_ok_and(|m| m.file_type == FileType::File),
+                        FileType::Symlink => {
+                            follow && fs.metadata(&p).is_ok_and(|m| m.file_type == FileType::File)
+                        }
                         _ => false,
                     };
                     if is_file {
                         let canon = fs.canonicalize(&p).unwrap_or_else(|_| p.clone());
                         if seen_files.insert(canon) {
-                            out.candidates.push(Candidate { file: p.clone(), dir: dir.clone(), root: i, symlink: false });
+                            out.candidates.push(Candidate {
+                                file: p.clone(),
+                                dir: dir.clone(),
+                                root: i,
+                                symlink: false,
+                            });
                         }
                     }
                     continue;
@@ -346,7 +457,9 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
                 }
                 let is_dir = match e.file_type {
                     FileType::Dir => true,
-                    FileType::Symlink => follow && fs.metadata(&p).is_ok_and(|m| m.file_type == FileType::Dir),
+                    FileType::Symlink => {
+                        follow && fs.metadata(&p).is_ok_and(|m| m.file_type == FileType::Dir)
+                    }
                     _ => false,
                 };
                 if is_dir {
@@ -365,10 +478,20 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
 pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
     let mut out = Vec::new();
     if let Some(h) = &env.home {
-        out.push(Root { path: h.join(".claude").join("skills"), scope: Scope::User, owner: None, project_dir: None });
+        out.push(Root {
+            path: h.join(".claude").join("skills"),
+            scope: Scope::User,
+            owner: None,
+            project_dir: None,
+        });
     }
     for d in project_dirs(workspace_root, vantage) {
-        out.push(Root { path: d.join(".claude").join("skills"), scope: Scope::Project, owner: None, project_dir: Some(d) });
+        out.push(Root {
+            path: d.join(".claude").join("skills"),
+            scope: Scope::Project,
+            owner: None,
+            project_dir: Some(d),
+        });
     }
     out
 }
@@ -376,22 +499,38 @@ pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Roo
 /// Claude Code's walk (assumption of §1.5): only `<root>/<dir>/SKILL.md`, symlinks followed.
 #[must_use]
 pub fn walk_claude(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
-    let mut out = Walk { roots, ..Walk::default() };
+    let mut out = Walk {
+        roots,
+        ..Walk::default()
+    };
     for i in 0..out.roots.len() {
         let Ok(Some(c)) = open_root(fs, &out.roots[i].path) else {
             out.canonical.push(None);
             continue;
         };
         out.canonical.push(Some(c.clone()));
-        let Ok(entries) = fs.read_dir(&c) else { continue };
+        let Ok(entries) = fs.read_dir(&c) else {
+            continue;
+        };
         for e in entries {
             let dir = c.join(&e.name);
-            if !fs.metadata(&dir).is_ok_and(|m| m.file_type == FileType::Dir) {
+            if !fs
+                .metadata(&dir)
+                .is_ok_and(|m| m.file_type == FileType::Dir)
+            {
                 continue;
             }
             let file = dir.join("SKILL.md");
-            if fs.metadata(&file).is_ok_and(|m| m.file_type == FileType::File) {
-                out.candidates.push(Candidate { file, dir, root: i, symlink: false });
+            if fs
+                .metadata(&file)
+                .is_ok_and(|m| m.file_type == FileType::File)
+            {
+                out.candidates.push(Candidate {
+                    file,
+                    dir,
+                    root: i,
+                    symlink: false,
+                });
             }
         }
     }
@@ -409,7 +548,13 @@ pub struct Undiscovered {
 /// not followed, bounded) for `SKILL.md` files not in `discovered`, and says why each is missed.
 /// `show` renders a path for messages; `limit_hit` says whether a discovery stopped at its limit.
 #[must_use]
-pub fn undiscovered(fs: &dyn Fs, roots: &[PathBuf], discovered: &HashSet<PathBuf>, limit_hit: bool, show: &dyn Fn(&Path) -> String) -> Vec<Undiscovered> {
+pub fn undiscovered(
+    fs: &dyn Fs,
+    roots: &[PathBuf],
+    discovered: &HashSet<PathBuf>,
+    limit_hit: bool,
+    show: &dyn Fn(&Path) -> String,
+) -> Vec<Undiscovered> {
     let mut out = Vec::new();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     let mut budget = ANALYSIS_MAX_DIRS;
@@ -421,14 +566,19 @@ pub fn undiscovered(fs: &dyn Fs, roots: &[PathBuf], discovered: &HashSet<PathBuf
                 continue;
             }
             budget -= 1;
-            let Ok(entries) = fs.read_dir(&dir) else { continue };
-            let has_skill = entries.iter().any(|e| e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink));
+            let Ok(entries) = fs.read_dir(&dir) else {
+                continue;
+            };
+            let has_skill = entries.iter().any(|e| {
+                e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)
+            });
             if has_skill {
                 let file = dir.join("SKILL.md");
                 if !discovered.contains(&file)
-                    && let Some(reason) = reason_for(fs, root, &dir, limit_hit, show) {
-                        out.push(Undiscovered { file, reason });
-                    }
+                    && let Some(reason) = reason_for(fs, root, &dir, limit_hit, show)
+                {
+                    out.push(Undiscovered { file, reason });
+                }
             }
             for e in entries.iter().rev() {
                 if e.file_type == FileType::Dir && e.name != ".git" {
@@ -442,18 +592,36 @@ pub fn undiscovered(fs: &dyn Fs, roots: &[PathBuf], discovered: &HashSet<PathBuf
     out
 }
 
-fn reason_for(fs: &dyn Fs, root: &Path, skill_dir: &Path, limit_hit: bool, show: &dyn Fn(&Path) -> String) -> Option<String> {
+fn reason_for(
+    fs: &dyn Fs,
+    root: &Path,
+    skill_dir: &Path,
+    limit_hit: bool,
+    show: &dyn Fn(&Path) -> String,
+) -> Option<String> {
     let rel = skill_dir.strip_prefix(root).ok()?;
     let comps: Vec<_> = rel.components().collect();
     let depth = comps.len();
     if depth > MAX_DEPTH {
-        return Some(format!("it is {depth} directory levels below the root {}; discovery stops at {MAX_DEPTH}", show(root)));
+        return Some(format!(
+            "it is {depth} directory levels below the root {}; discovery stops at {MAX_DEPTH}",
+            show(root)
+        ));
     }
     let mut cur = root.to_path_buf();
-    let is_skill = |d: &Path| fs.read_dir(d).is_ok_and(|es| es.iter().any(|e| e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)));
+    let is_skill = |d: &Path| {
+        fs.read_dir(d).is_ok_and(|es| {
+            es.iter().any(|e| {
+                e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)
+            })
+        })
+    };
     for i in 0..depth {
         if is_skill(&cur) {
-            return Some(format!("it is inside the skill {}; nested skills are not scanned", show(&cur)));
+            return Some(format!(
+                "it is inside the skill {}; nested skills are not scanned",
+                show(&cur)
+            ));
         }
         cur.push(comps[i]);
     }
@@ -480,18 +648,24 @@ mod tests {
 
     #[test]
     fn project_roots_from_a_nested_vantage_are_nine_in_order() {
-        let r: Vec<String> = project_roots(Path::new("/ws"), Path::new("/ws/pkg/app")).iter().map(|r| r.path.display().to_string()).collect();
-        assert_eq!(r, [
-            "/ws/pkg/app/.agents/skills",
-            "/ws/pkg/app/.alisio/skills",
-            "/ws/pkg/app/.claude/skills",
-            "/ws/pkg/.agents/skills",
-            "/ws/pkg/.alisio/skills",
-            "/ws/pkg/.claude/skills",
-            "/ws/.agents/skills",
-            "/ws/.alisio/skills",
-            "/ws/.claude/skills",
-        ]);
+        let r: Vec<String> = project_roots(Path::new("/ws"), Path::new("/ws/pkg/app"))
+            .iter()
+            .map(|r| r.path.display().to_string())
+            .collect();
+        assert_eq!(
+            r,
+            [
+                "/ws/pkg/app/.agents/skills",
+                "/ws/pkg/app/.alisio/skills",
+                "/ws/pkg/app/.claude/skills",
+                "/ws/pkg/.agents/skills",
+                "/ws/pkg/.alisio/skills",
+                "/ws/pkg/.claude/skills",
+                "/ws/.agents/skills",
+                "/ws/.alisio/skills",
+                "/ws/.claude/skills",
+            ]
+        );
         assert!(project_roots(Path::new("/ws"), Path::new("/elsewhere")).is_empty());
     }
 
@@ -503,23 +677,76 @@ mod tests {
     fn walk_stops_descending_at_a_skill_and_skips_hidden_and_node_modules() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().canonicalize().unwrap();
-        for d in ["outer/inner", ".hidden/x", "node_modules/y", "a/b/c/d/e", "p/q/r/s/t/u"] {
+        for d in [
+            "outer/inner",
+            ".hidden/x",
+            "node_modules/y",
+            "a/b/c/d/e",
+            "p/q/r/s/t/u",
+        ] {
             mk(&root.join(d));
             std::fs::write(root.join(d).join("SKILL.md"), "x").unwrap();
         }
         std::fs::write(root.join("outer/SKILL.md"), "x").unwrap();
-        let w = walk(&DiskFs, vec![Root { path: root.clone(), scope: Scope::User, owner: None, project_dir: None }]);
-        let found: Vec<_> = w.candidates.iter().map(|c| c.dir.strip_prefix(&root).unwrap().display().to_string()).collect();
+        let w = walk(
+            &DiskFs,
+            vec![Root {
+                path: root.clone(),
+                scope: Scope::User,
+                owner: None,
+                project_dir: None,
+            }],
+        );
+        let found: Vec<_> = w
+            .candidates
+            .iter()
+            .map(|c| c.dir.strip_prefix(&root).unwrap().display().to_string())
+            .collect();
         assert_eq!(found, ["a/b/c/d/e", "outer"]);
         let disc: HashSet<PathBuf> = w.candidates.iter().map(|c| c.file.clone()).collect();
-        let show = |p: &Path| p.strip_prefix(&root).map_or_else(|_| p.display().to_string(), |r| if r.as_os_str().is_empty() { "root".into() } else { r.display().to_string() });
+        let show = |p: &Path| {
+            p.strip_prefix(&root).map_or_else(
+                |_| p.display().to_string(),
+                |r| {
+                    if r.as_os_str().is_empty() {
+                        "root".into()
+                    } else {
+                        r.display().to_string()
+                    }
+                },
+            )
+        };
         let u = undiscovered(&DiskFs, std::slice::from_ref(&root), &disc, false, &show);
-        let got: Vec<_> = u.iter().map(|u| (u.file.strip_prefix(&root).unwrap().display().to_string(), u.reason.clone())).collect();
-        assert_eq!(got, [
-            (".hidden/x/SKILL.md".to_string(), "it is inside the hidden directory .hidden".to_string()),
-            ("node_modules/y/SKILL.md".to_string(), "it is inside node_modules".to_string()),
-            ("outer/inner/SKILL.md".to_string(), "it is inside the skill outer; nested skills are not scanned".to_string()),
-            ("p/q/r/s/t/u/SKILL.md".to_string(), "it is 6 directory levels below the root root; discovery stops at 5".to_string()),
-        ]);
+        let got: Vec<_> = u
+            .iter()
+            .map(|u| {
+                (
+                    u.file.strip_prefix(&root).unwrap().display().to_string(),
+                    u.reason.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    ".hidden/x/SKILL.md".to_string(),
+                    "it is inside the hidden directory .hidden".to_string()
+                ),
+                (
+                    "node_modules/y/SKILL.md".to_string(),
+                    "it is inside node_modules".to_string()
+                ),
+                (
+                    "outer/inner/SKILL.md".to_string(),
+                    "it is inside the skill outer; nested skills are not scanned".to_string()
+                ),
+                (
+                    "p/q/r/s/t/u/SKILL.md".to_string(),
+                    "it is 6 directory levels below the root root; discovery stops at 5"
+                        .to_string()
+                ),
+            ]
+        );
     }
 }

@@ -33,7 +33,11 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> String {
     es.sort_by_key(|e| std::cmp::Reverse(e.range.start));
     let mut s = text.to_string();
     for e in es {
-        if e.range.start <= e.range.end && e.range.end <= s.len() && s.is_char_boundary(e.range.start) && s.is_char_boundary(e.range.end) {
+        if e.range.start <= e.range.end
+            && e.range.end <= s.len()
+            && s.is_char_boundary(e.range.start)
+            && s.is_char_boundary(e.range.end)
+        {
             s.replace_range(e.range.start..e.range.end, &e.new_text);
         }
     }
@@ -46,7 +50,10 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> String {
 pub fn kebab(name: &str) -> String {
     let mut out = String::new();
     let mut dash = false;
-    for c in name.nfkd().filter(|c| !unicode_normalization::char::is_combining_mark(*c)) {
+    for c in name
+        .nfkd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+    {
         let c = c.to_ascii_lowercase();
         if c.is_ascii_lowercase() || c.is_ascii_digit() {
             if dash && !out.is_empty() {
@@ -70,13 +77,21 @@ pub const DESCRIPTION_PLACEHOLDER: &str = "Describe what this skill does and whe
 fn line_of(text: &str, offset: usize) -> (usize, usize, usize) {
     // (line start, content end, next line start)
     let offset = crate::text::floor_boundary(text.as_bytes(), offset.min(text.len()));
-    let start = text[..offset.min(text.len())].rfind(['\n', '\r']).map_or(0, |i| i + 1);
-    frontmatter::lines_from(text, start).next().map_or((start, text.len(), text.len()), |l| (l.start, l.end, l.next))
+    let start = text[..offset.min(text.len())]
+        .rfind(['\n', '\r'])
+        .map_or(0, |i| i + 1);
+    frontmatter::lines_from(text, start)
+        .next()
+        .map_or((start, text.len(), text.len()), |l| {
+            (l.start, l.end, l.next)
+        })
 }
 
 fn parses(text: &str) -> bool {
     match frontmatter::find_block(text, false, Profile::Alisio) {
-        Found::Block(b) => frontmatter::parse_yaml(text, b.yaml, Profile::Alisio).error.is_none(),
+        Found::Block(b) => frontmatter::parse_yaml(text, b.yaml, Profile::Alisio)
+            .error
+            .is_none(),
         _ => false,
     }
 }
@@ -96,7 +111,12 @@ fn quote(s: &str) -> String {
 #[must_use]
 pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
     let text = c.text.as_str();
-    let dir = c.file.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let dir = c
+        .file
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut out = Vec::new();
     let fm = c.frontmatter.as_ref();
     let name_entry = fm.and_then(|f| f.get("name"));
@@ -105,19 +125,37 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
             return;
         }
         let edit = match (name_entry, c.block) {
-            (Some(e), _) if !e.empty => TextEdit { range: e.value.span, new_text: dir.clone() },
-            (Some(e), _) => TextEdit { range: TextRange::empty(e.key_span.end + 1), new_text: format!(" {dir}") },
-            (None, Some(b)) => TextEdit { range: TextRange::empty(b.yaml.start), new_text: format!("name: {dir}\n") },
+            (Some(e), _) if !e.empty => TextEdit {
+                range: e.value.span,
+                new_text: dir.clone(),
+            },
+            (Some(e), _) => TextEdit {
+                range: TextRange::empty(e.key_span.end + 1),
+                new_text: format!(" {dir}"),
+            },
+            (None, Some(b)) => TextEdit {
+                range: TextRange::empty(b.yaml.start),
+                new_text: format!("name: {dir}\n"),
+            },
             (None, None) => return,
         };
-        out.push(QuickFix { title: format!("Set name to the directory name \"{dir}\""), edits: vec![edit] });
+        out.push(QuickFix {
+            title: format!("Set name to the directory name \"{dir}\""),
+            edits: vec![edit],
+        });
     };
     match d.code {
         Code::SkillNameFormat => {
             if let Some(e) = name_entry {
                 let k = kebab(e.value.scalar_text().unwrap_or(""));
                 if !k.is_empty() && Some(k.as_str()) != e.value.scalar_text() {
-                    out.push(QuickFix { title: format!("Rename skill to \"{k}\""), edits: vec![TextEdit { range: e.value.span, new_text: k }] });
+                    out.push(QuickFix {
+                        title: format!("Rename skill to \"{k}\""),
+                        edits: vec![TextEdit {
+                            range: e.value.span,
+                            new_text: k,
+                        }],
+                    });
                 }
             }
             set_name(&mut out);
@@ -129,58 +167,121 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
             if let Some(colon) = line.find(": ") {
                 let key = &line[..colon];
                 let value = line[colon + 2..].trim();
-                let ok_key = !key.is_empty() && !key.starts_with([' ', '\t']) && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                let ok_key = !key.is_empty()
+                    && !key.starts_with([' ', '\t'])
+                    && key
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
                 if ok_key && value.contains(": ") {
-                    let vstart = ls + colon + 2 + (line[colon + 2..].len() - line[colon + 2..].trim_start().len());
-                    let edit = TextEdit { range: TextRange::new(vstart, vstart + value.len()), new_text: quote(value) };
+                    let vstart = ls
+                        + colon
+                        + 2
+                        + (line[colon + 2..].len() - line[colon + 2..].trim_start().len());
+                    let edit = TextEdit {
+                        range: TextRange::new(vstart, vstart + value.len()),
+                        new_text: quote(value),
+                    };
                     if parses(&apply(text, std::slice::from_ref(&edit))) {
-                        out.push(QuickFix { title: format!("Quote the value of \"{key}\""), edits: vec![edit] });
+                        out.push(QuickFix {
+                            title: format!("Quote the value of \"{key}\""),
+                            edits: vec![edit],
+                        });
                     }
                 }
             }
         }
         Code::SkillUnknownKey => {
             if let Some(f) = fm {
-                let unknown: Vec<&frontmatter::Entry> = f.entries.iter().filter(|e| !validate::allowed_keys(c.profile).contains(&e.key.as_str())).collect();
+                let unknown: Vec<&frontmatter::Entry> = f
+                    .entries
+                    .iter()
+                    .filter(|e| !validate::allowed_keys(c.profile).contains(&e.key.as_str()))
+                    .collect();
                 if let Some(e) = unknown.iter().find(|e| e.key_span == d.span.bytes) {
                     if let Some(fix) = move_under_metadata(c, std::slice::from_ref(e)) {
-                        out.push(QuickFix { title: format!("Move \"{}\" under metadata", e.key), edits: fix });
+                        out.push(QuickFix {
+                            title: format!("Move \"{}\" under metadata", e.key),
+                            edits: fix,
+                        });
                     }
                     if unknown.len() >= 2
-                        && let Some(fix) = move_under_metadata(c, &unknown) {
-                            out.push(QuickFix { title: "Move all unknown keys under metadata".into(), edits: fix });
-                        }
+                        && let Some(fix) = move_under_metadata(c, &unknown)
+                    {
+                        out.push(QuickFix {
+                            title: "Move all unknown keys under metadata".into(),
+                            edits: fix,
+                        });
+                    }
                 }
             }
         }
         Code::SkillDescriptionMissing => {
             let line = format!("description: {}", quote(DESCRIPTION_PLACEHOLDER));
             let edit = match (fm.and_then(|f| f.get("description")), name_entry, c.block) {
-                (Some(e), _, _) if e.empty => TextEdit { range: TextRange::empty(e.key_span.end + 1), new_text: format!(" {}", quote(DESCRIPTION_PLACEHOLDER)) },
-                (Some(e), _, _) => TextEdit { range: e.value.span, new_text: quote(DESCRIPTION_PLACEHOLDER) },
+                (Some(e), _, _) if e.empty => TextEdit {
+                    range: TextRange::empty(e.key_span.end + 1),
+                    new_text: format!(" {}", quote(DESCRIPTION_PLACEHOLDER)),
+                },
+                (Some(e), _, _) => TextEdit {
+                    range: e.value.span,
+                    new_text: quote(DESCRIPTION_PLACEHOLDER),
+                },
                 (None, Some(n), _) => {
                     let (_, _, next) = line_of(text, n.key_span.start);
-                    TextEdit { range: TextRange::empty(next), new_text: format!("{line}\n") }
+                    TextEdit {
+                        range: TextRange::empty(next),
+                        new_text: format!("{line}\n"),
+                    }
                 }
-                (None, None, Some(b)) => TextEdit { range: TextRange::empty(b.yaml.start), new_text: format!("{line}\n") },
+                (None, None, Some(b)) => TextEdit {
+                    range: TextRange::empty(b.yaml.start),
+                    new_text: format!("{line}\n"),
+                },
                 (None, None, None) => return out,
             };
-            out.push(QuickFix { title: "Add a description".into(), edits: vec![edit] });
+            out.push(QuickFix {
+                title: "Add a description".into(),
+                edits: vec![edit],
+            });
         }
         Code::SkillFrontmatterMissing => match frontmatter::find_block(text, c.bom, c.profile) {
             Found::Missing(Missing::BlankLines(n)) => {
-                let end = frontmatter::lines_from(text, 0).nth(n).map_or(0, |l| l.start);
-                out.push(QuickFix { title: "Remove blank lines before ---".into(), edits: vec![TextEdit { range: TextRange::new(0, end), new_text: String::new() }] });
+                let end = frontmatter::lines_from(text, 0)
+                    .nth(n)
+                    .map_or(0, |l| l.start);
+                out.push(QuickFix {
+                    title: "Remove blank lines before ---".into(),
+                    edits: vec![TextEdit {
+                        range: TextRange::new(0, end),
+                        new_text: String::new(),
+                    }],
+                });
             }
             Found::Missing(Missing::TrailingWhitespace) => {
                 let (_, le, _) = line_of(text, 0);
-                out.push(QuickFix { title: "Remove trailing whitespace".into(), edits: vec![TextEdit { range: TextRange::new(3, le), new_text: String::new() }] });
+                out.push(QuickFix {
+                    title: "Remove trailing whitespace".into(),
+                    edits: vec![TextEdit {
+                        range: TextRange::new(3, le),
+                        new_text: String::new(),
+                    }],
+                });
             }
             Found::Missing(_) => {
-                let name = if valid_name_for(c.profile, &dir) { dir.clone() } else { kebab(&dir) };
+                let name = if valid_name_for(c.profile, &dir) {
+                    dir.clone()
+                } else {
+                    kebab(&dir)
+                };
                 out.push(QuickFix {
                     title: "Add frontmatter".into(),
-                    edits: vec![TextEdit { range: TextRange::empty(0), new_text: format!("---\nname: {name}\ndescription: {}\n---\n", quote(DESCRIPTION_PLACEHOLDER)) }],
+                    edits: vec![TextEdit {
+                        range: TextRange::empty(0),
+                        new_text: format!(
+                            "---\nname: {name}\ndescription: {}\n---\n",
+                            quote(DESCRIPTION_PLACEHOLDER)
+                        ),
+                    }],
                 });
             }
             _ => {}
@@ -189,7 +290,12 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
             let mut last: Option<usize> = None;
             for (i, l) in frontmatter::lines_from(text, 0).enumerate().skip(1) {
                 let s = &text[l.start..l.end];
-                let keyish = s.find(':').is_some_and(|p| p > 0 && s[..p].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'));
+                let keyish = s.find(':').is_some_and(|p| {
+                    p > 0
+                        && s[..p]
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                });
                 if keyish || s.starts_with([' ', '\t']) {
                     last = Some(l.next);
                 } else {
@@ -198,10 +304,20 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
                 }
             }
             if let Some(at) = last {
-                let nl = if text[..at].ends_with('\n') || text[..at].ends_with('\r') { "" } else { "\n" };
-                let edit = TextEdit { range: TextRange::empty(at), new_text: format!("{nl}---\n") };
+                let nl = if text[..at].ends_with('\n') || text[..at].ends_with('\r') {
+                    ""
+                } else {
+                    "\n"
+                };
+                let edit = TextEdit {
+                    range: TextRange::empty(at),
+                    new_text: format!("{nl}---\n"),
+                };
                 if parses(&apply(text, std::slice::from_ref(&edit))) {
-                    out.push(QuickFix { title: "Close the frontmatter".into(), edits: vec![edit] });
+                    out.push(QuickFix {
+                        title: "Close the frontmatter".into(),
+                        edits: vec![edit],
+                    });
                 }
             }
         }
@@ -219,10 +335,19 @@ fn move_under_metadata(c: &Checked, keys: &[&frontmatter::Entry]) -> Option<Vec<
     let meta = fm.get("metadata");
     let indent = match meta.map(|m| &m.value) {
         Some(n) if n.flow => return None,
-        Some(n @ frontmatter::Node { value: Value::Map(items), .. }) => {
+        Some(
+            n @ frontmatter::Node {
+                value: Value::Map(items),
+                ..
+            },
+        ) => {
             let first = items.first().map_or(n.span.start, |(k, _)| k.span.start);
             let (ls, _, _) = line_of(text, first);
-            if items.is_empty() { "  ".to_string() } else { text[ls..first].to_string() }
+            if items.is_empty() {
+                "  ".to_string()
+            } else {
+                text[ls..first].to_string()
+            }
         }
         Some(n) if n.is_null() => "  ".to_string(),
         Some(_) => return None,
@@ -238,19 +363,34 @@ fn move_under_metadata(c: &Checked, keys: &[&frontmatter::Entry]) -> Option<Vec<
         if e.value.span.end > next {
             return None;
         }
-        edits.push(TextEdit { range: TextRange::new(ls, next), new_text: String::new() });
+        edits.push(TextEdit {
+            range: TextRange::new(ls, next),
+            new_text: String::new(),
+        });
         lines.push_str(&format!("{indent}{}: {}\n", e.key, quote(v)));
     }
     match meta {
         Some(m) if !m.empty && !m.value.is_null() => {
-            let (_, _, next) = line_of(text, m.value.span.end.saturating_sub(1).max(m.value.span.start));
-            edits.push(TextEdit { range: TextRange::empty(next), new_text: lines });
+            let (_, _, next) = line_of(
+                text,
+                m.value.span.end.saturating_sub(1).max(m.value.span.start),
+            );
+            edits.push(TextEdit {
+                range: TextRange::empty(next),
+                new_text: lines,
+            });
         }
         Some(m) => {
             let (_, _, next) = line_of(text, m.key_span.start);
-            edits.push(TextEdit { range: TextRange::empty(next), new_text: lines });
+            edits.push(TextEdit {
+                range: TextRange::empty(next),
+                new_text: lines,
+            });
         }
-        None => edits.push(TextEdit { range: TextRange::empty(block.close.start), new_text: format!("metadata:\n{lines}") }),
+        None => edits.push(TextEdit {
+            range: TextRange::empty(block.close.start),
+            new_text: format!("metadata:\n{lines}"),
+        }),
     }
     Some(edits)
 }
@@ -259,8 +399,17 @@ fn move_under_metadata(c: &Checked, keys: &[&frontmatter::Entry]) -> Option<Vec<
 /// rename `(from, to)` when the name is valid under the profile and no sibling of that name
 /// exists. The server offers it only when the client supports resource operations.
 #[must_use]
-pub fn rename_directory(fs: &dyn crate::workspace::Fs, c: &Checked) -> Option<(String, PathBuf, PathBuf)> {
-    let name = c.frontmatter.as_ref()?.get("name")?.value.as_str()?.to_string();
+pub fn rename_directory(
+    fs: &dyn crate::workspace::Fs,
+    c: &Checked,
+) -> Option<(String, PathBuf, PathBuf)> {
+    let name = c
+        .frontmatter
+        .as_ref()?
+        .get("name")?
+        .value
+        .as_str()?
+        .to_string();
     let dir = c.file.parent()?;
     if !valid_name_for(c.profile, &name) || dir.file_name().is_some_and(|n| n == name.as_str()) {
         return None;
@@ -269,7 +418,11 @@ pub fn rename_directory(fs: &dyn crate::workspace::Fs, c: &Checked) -> Option<(S
     if fs.exists_no_follow(&to) {
         return None;
     }
-    Some((format!("Rename directory to \"{name}\""), dir.to_path_buf(), to))
+    Some((
+        format!("Rename directory to \"{name}\""),
+        dir.to_path_buf(),
+        to,
+    ))
 }
 
 /// Relative paths of the files of a skill directory up to one level deep, in byte order (link
@@ -297,9 +450,21 @@ pub fn skill_files(fs: &dyn crate::workspace::Fs, dir: &std::path::Path) -> Vec<
 
 /// Hover on the `name` value (§6.4): the lens status line and, when shadowed, the winner's file.
 #[must_use]
-pub fn name_hover(d: &Discovery, file: &std::path::Path, trusted: bool, not_loaded: Option<String>, show: &dyn Fn(&std::path::Path) -> String) -> String {
+pub fn name_hover(
+    d: &Discovery,
+    file: &std::path::Path,
+    trusted: bool,
+    not_loaded: Option<String>,
+    show: &dyn Fn(&std::path::Path) -> String,
+) -> String {
     let mut s = lenses(d, file, trusted, not_loaded).swap_remove(0).title;
-    if let Some(w) = d.entries.iter().find(|e| e.file == file).and_then(|e| e.winner).and_then(|w| d.entries.get(w)) {
+    if let Some(w) = d
+        .entries
+        .iter()
+        .find(|e| e.file == file)
+        .and_then(|e| e.winner)
+        .and_then(|w| d.entries.get(w))
+    {
         s.push_str(&format!("\n\nThe copy that is used: {}", show(&w.file)));
     }
     s
@@ -309,16 +474,34 @@ pub fn name_hover(d: &Discovery, file: &std::path::Path, trusted: bool, not_load
 #[must_use]
 pub fn key_doc(key: &str) -> Option<&'static str> {
     Some(match key {
-        "name" => "Required by the spec and alisio. 1–64 lowercase letters, digits and single hyphens; must equal the directory name under the spec profile. Codex and Claude Code use the directory name when it is absent.",
-        "description" => "Required. 1–1024 characters saying what the skill does and when to use it; it is the only text a model sees before loading the skill.",
+        "name" => {
+            "Required by the spec and alisio. 1–64 lowercase letters, digits and single hyphens; must equal the directory name under the spec profile. Codex and Claude Code use the directory name when it is absent."
+        }
+        "description" => {
+            "Required. 1–1024 characters saying what the skill does and when to use it; it is the only text a model sees before loading the skill."
+        }
         "license" => "A license name or the name of a bundled license file.",
-        "compatibility" => "Up to 500 characters of environment requirements (product, system packages, network).",
-        "metadata" => "A map of string keys to string values for anything else (version, author, tags). Codex reads `metadata.short-description`.",
-        "allowed-tools" => "Space-separated tools the skill may use without asking (experimental in the spec; alisio and Claude Code also accept a list). alisio does not enforce it.",
-        "disable-model-invocation" => "`true`: only the user can invoke the skill; it is not listed for the model (honoured by alisio).",
-        "user-invocable" => "`false`: the skill has no `/name` command (Claude Code); alisio ignores it.",
-        "when_to_use" => "Extra trigger text Claude Code shows with the description; alisio ignores it.",
-        "context" => "`fork` runs the skill in a separate context (Claude Code); alisio ignores it.",
+        "compatibility" => {
+            "Up to 500 characters of environment requirements (product, system packages, network)."
+        }
+        "metadata" => {
+            "A map of string keys to string values for anything else (version, author, tags). Codex reads `metadata.short-description`."
+        }
+        "allowed-tools" => {
+            "Space-separated tools the skill may use without asking (experimental in the spec; alisio and Claude Code also accept a list). alisio does not enforce it."
+        }
+        "disable-model-invocation" => {
+            "`true`: only the user can invoke the skill; it is not listed for the model (honoured by alisio)."
+        }
+        "user-invocable" => {
+            "`false`: the skill has no `/name` command (Claude Code); alisio ignores it."
+        }
+        "when_to_use" => {
+            "Extra trigger text Claude Code shows with the description; alisio ignores it."
+        }
+        "context" => {
+            "`fork` runs the skill in a separate context (Claude Code); alisio ignores it."
+        }
         k if validate::ALISIO_KEYS.contains(&k) => "Claude Code key; alisio ignores it.",
         _ => return None,
     })
@@ -328,11 +511,16 @@ pub fn key_doc(key: &str) -> Option<&'static str> {
 #[must_use]
 pub fn key_hover(key: &str) -> Option<String> {
     let doc = key_doc(key)?;
-    let profiles: Vec<&str> = [Profile::Alisio, Profile::Spec, Profile::Codex, Profile::ClaudeCode]
-        .into_iter()
-        .filter(|p| validate::allowed_keys(*p).contains(&key))
-        .map(Profile::as_str)
-        .collect();
+    let profiles: Vec<&str> = [
+        Profile::Alisio,
+        Profile::Spec,
+        Profile::Codex,
+        Profile::ClaudeCode,
+    ]
+    .into_iter()
+    .filter(|p| validate::allowed_keys(*p).contains(&key))
+    .map(Profile::as_str)
+    .collect();
     Some(format!("{doc}\n\nAllowed by: {}", profiles.join(", ")))
 }
 
@@ -340,7 +528,11 @@ pub fn key_hover(key: &str) -> Option<String> {
 #[must_use]
 pub fn link_hover(link: &validate::Link) -> String {
     match &link.target {
-        Target::File { bytes, .. } => format!("{}: {bytes} bytes (~{} tokens)", link.rel, bytes.div_ceil(4)),
+        Target::File { bytes, .. } => format!(
+            "{}: {bytes} bytes (~{} tokens)",
+            link.rel,
+            bytes.div_ceil(4)
+        ),
         Target::Dir(_) => format!("{}: directory", link.rel),
         Target::Missing => "missing".into(),
         Target::Outside => "outside the skill directory: skill_resource refuses it".into(),
@@ -379,10 +571,16 @@ pub fn completions(c: &Checked, offset: usize, files: &[String]) -> Vec<Completi
     let offset = crate::text::floor_boundary(text.as_bytes(), offset.min(text.len()));
     let (ls, le, _) = line_of(text, offset);
     let before = &text[ls..offset.min(le).max(ls)];
-    let Some(block) = c.block else { return Vec::new() };
+    let Some(block) = c.block else {
+        return Vec::new();
+    };
     if offset >= block.yaml.start && offset <= block.close.start {
         if !before.contains(':') && !before.starts_with([' ', '\t']) {
-            let present: Vec<&str> = c.frontmatter.as_ref().map(|f| f.entries.iter().map(|e| e.key.as_str()).collect()).unwrap_or_default();
+            let present: Vec<&str> = c
+                .frontmatter
+                .as_ref()
+                .map(|f| f.entries.iter().map(|e| e.key.as_str()).collect())
+                .unwrap_or_default();
             return validate::allowed_keys(c.profile)
                 .iter()
                 .filter(|k| !present.contains(k))
@@ -392,15 +590,38 @@ pub fn completions(c: &Checked, offset: usize, files: &[String]) -> Vec<Completi
                         b if BOOL_KEYS.contains(&b) => (format!("{b}: ${{1|true,false|}}"), true),
                         other => (format!("{other}: "), false),
                     };
-                    Completion { label: (*k).to_string(), kind: "Property", detail: detail_of(k).into(), documentation: key_doc(k).map(str::to_string), insert_text: insert, snippet }
+                    Completion {
+                        label: (*k).to_string(),
+                        kind: "Property",
+                        detail: detail_of(k).into(),
+                        documentation: key_doc(k).map(str::to_string),
+                        insert_text: insert,
+                        snippet,
+                    }
                 })
                 .collect();
         }
         let key = before.split(':').next().unwrap_or("").trim();
-        let value = |v: &str| Completion { label: v.into(), kind: "Value", detail: String::new(), documentation: None, insert_text: v.into(), snippet: false };
+        let value = |v: &str| Completion {
+            label: v.into(),
+            kind: "Value",
+            detail: String::new(),
+            documentation: None,
+            insert_text: v.into(),
+            snippet: false,
+        };
         if key == "name" {
-            let dir = c.file.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            return if valid_name_for(c.profile, &dir) { vec![value(&dir)] } else { Vec::new() };
+            let dir = c
+                .file
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            return if valid_name_for(c.profile, &dir) {
+                vec![value(&dir)]
+            } else {
+                Vec::new()
+            };
         }
         if BOOL_KEYS.contains(&key) {
             return vec![value("true"), value("false")];
@@ -413,7 +634,14 @@ pub fn completions(c: &Checked, offset: usize, files: &[String]) -> Vec<Completi
     if offset >= block.body_start && before.ends_with("](") {
         return files
             .iter()
-            .map(|f| Completion { label: f.clone(), kind: "File", detail: String::new(), documentation: None, insert_text: f.clone(), snippet: false })
+            .map(|f| Completion {
+                label: f.clone(),
+                kind: "File",
+                detail: String::new(),
+                documentation: None,
+                insert_text: f.clone(),
+                snippet: false,
+            })
             .collect();
     }
     Vec::new()
@@ -430,22 +658,44 @@ pub struct Lens {
 /// The lenses of the SKILL.md `file` as seen from its owner-vantage discovery `d`.
 /// `not_loaded` is the reason when the file is not an entry (see [`not_loaded_reason`]).
 #[must_use]
-pub fn lenses(d: &Discovery, file: &std::path::Path, trusted: bool, not_loaded: Option<String>) -> Vec<Lens> {
+pub fn lenses(
+    d: &Discovery,
+    file: &std::path::Path,
+    trusted: bool,
+    not_loaded: Option<String>,
+) -> Vec<Lens> {
     let Some(e) = d.entries.iter().find(|e| e.file == file) else {
-        return vec![Lens { title: not_loaded.unwrap_or_else(|| "not in a skill root".into()), command: None }];
+        return vec![Lens {
+            title: not_loaded.unwrap_or_else(|| "not in a skill root".into()),
+            command: None,
+        }];
     };
     let (status, catalog) = match (&e.shadowed_by, e.enabled, e.model_invocable) {
         (Some(w), _, _) => (format!("shadowed by {w}"), "not in catalog".to_string()),
         (None, false, _) => ("disabled".into(), "not in catalog".into()),
         (None, true, false) => ("user-only".into(), "not in catalog".into()),
-        (None, true, true) => ("effective".into(), format!("~{} tokens in catalog", e.catalog_tokens)),
+        (None, true, true) => (
+            "effective".into(),
+            format!("~{} tokens in catalog", e.catalog_tokens),
+        ),
     };
     let mut out = vec![Lens {
-        title: format!("{} · {status} · {catalog} · body ~{} tokens", e.scope.as_str(), e.body_tokens),
+        title: format!(
+            "{} · {status} · {catalog} · body ~{} tokens",
+            e.scope.as_str(),
+            e.body_tokens
+        ),
         command: Some(("alisio.showSkill", e.id.clone())),
     }];
     if e.effective && !e.locked && trusted {
-        out.push(Lens { title: if e.enabled { "Disable".into() } else { "Enable".into() }, command: Some(("alisio.toggleSkill", e.id.clone())) });
+        out.push(Lens {
+            title: if e.enabled {
+                "Disable".into()
+            } else {
+                "Enable".into()
+            },
+            command: Some(("alisio.toggleSkill", e.id.clone())),
+        });
     }
     out
 }
@@ -453,7 +703,10 @@ pub fn lenses(d: &Discovery, file: &std::path::Path, trusted: bool, not_loaded: 
 /// `not loaded: <first alisio problem>` for a discovered file that is not an entry.
 #[must_use]
 pub fn not_loaded_reason(alisio: &Checked) -> Option<String> {
-    alisio.load_error.as_ref().map(|m| format!("not loaded: {m}"))
+    alisio
+        .load_error
+        .as_ref()
+        .map(|m| format!("not loaded: {m}"))
 }
 
 /// Definition at `offset` of `c` (§6.6): from a link to its file; from the `name` of a shadowed
@@ -469,7 +722,8 @@ pub fn definition(c: &Checked, d: &Discovery, offset: usize) -> Option<(PathBuf,
         }
     }
     let name = c.frontmatter.as_ref()?.get("name")?;
-    let on_name = (name.key_span.start <= offset && offset <= name.key_span.end) || (name.value.span.start <= offset && offset <= name.value.span.end);
+    let on_name = (name.key_span.start <= offset && offset <= name.key_span.end)
+        || (name.value.span.start <= offset && offset <= name.value.span.end);
     if !on_name {
         return None;
     }
@@ -482,8 +736,16 @@ pub fn definition(c: &Checked, d: &Discovery, offset: usize) -> Option<(PathBuf,
 /// level) with level 0 for keys.
 #[must_use]
 pub fn symbols(c: &Checked) -> Vec<(String, TextRange, usize)> {
-    let mut out: Vec<(String, TextRange, usize)> =
-        c.frontmatter.as_ref().map(|f| f.entries.iter().map(|e| (e.key.clone(), e.key_span, 0)).collect()).unwrap_or_default();
+    let mut out: Vec<(String, TextRange, usize)> = c
+        .frontmatter
+        .as_ref()
+        .map(|f| {
+            f.entries
+                .iter()
+                .map(|e| (e.key.clone(), e.key_span, 0))
+                .collect()
+        })
+        .unwrap_or_default();
     let text = c.text.as_str();
     let mut fence = false;
     for l in frontmatter::lines_from(text, c.body_start.min(text.len())) {
@@ -496,7 +758,11 @@ pub fn symbols(c: &Checked) -> Vec<(String, TextRange, usize)> {
         }
         let level = s.bytes().take_while(|b| *b == b'#').count();
         if (1..=6).contains(&level) && s[level..].starts_with(' ') {
-            out.push((s[level..].trim().to_string(), TextRange::new(l.start, l.end), level));
+            out.push((
+                s[level..].trim().to_string(),
+                TextRange::new(l.start, l.end),
+                level,
+            ));
         }
     }
     out
@@ -516,20 +782,41 @@ mod tests {
     use std::path::Path;
 
     fn chk(dir: &str, text: &str, profile: Profile) -> Checked {
-        validate::check(&DiskFs, &Path::new("/nonexistent-root").join(dir).join("SKILL.md"), text.as_bytes(), text.len() as u64, profile)
+        validate::check(
+            &DiskFs,
+            &Path::new("/nonexistent-root").join(dir).join("SKILL.md"),
+            text.as_bytes(),
+            text.len() as u64,
+            profile,
+        )
     }
 
     fn fix(c: &Checked, code: Code, title: &str) -> String {
-        let d = c.diagnostics.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("no {code}: {:?}", c.diagnostics));
+        let d = c
+            .diagnostics
+            .iter()
+            .find(|d| d.code == code)
+            .unwrap_or_else(|| panic!("no {code}: {:?}", c.diagnostics));
         let fixes = quick_fixes(c, d);
-        let f = fixes.iter().find(|f| f.title == title).unwrap_or_else(|| panic!("no fix {title}: {fixes:?}"));
+        let f = fixes
+            .iter()
+            .find(|f| f.title == title)
+            .unwrap_or_else(|| panic!("no fix {title}: {fixes:?}"));
         apply(&c.text, &f.edits)
     }
 
     #[test]
     fn close_the_frontmatter_yields_a_loadable_file() {
-        let c = chk("x", "---\nname: x\ndescription: d\n# Title\n", Profile::Alisio);
-        let fixed = fix(&c, Code::SkillFrontmatterUnterminated, "Close the frontmatter");
+        let c = chk(
+            "x",
+            "---\nname: x\ndescription: d\n# Title\n",
+            Profile::Alisio,
+        );
+        let fixed = fix(
+            &c,
+            Code::SkillFrontmatterUnterminated,
+            "Close the frontmatter",
+        );
         assert_eq!(fixed, "---\nname: x\ndescription: d\n---\n# Title\n");
         let again = chk("x", &fixed, Profile::Alisio);
         assert!(again.diagnostics.is_empty() && again.load_error.is_none());
@@ -537,38 +824,95 @@ mod tests {
 
     #[test]
     fn remove_blank_lines_before_the_opening_line() {
-        let c = chk("x", "\n---\nname: x\ndescription: d\n---\n", Profile::Alisio);
-        assert_eq!(c.diagnostics[0].message, "frontmatter must start on the first line; remove the 1 blank line(s) before ---");
-        assert_eq!(fix(&c, Code::SkillFrontmatterMissing, "Remove blank lines before ---"), "---\nname: x\ndescription: d\n---\n");
+        let c = chk(
+            "x",
+            "\n---\nname: x\ndescription: d\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            c.diagnostics[0].message,
+            "frontmatter must start on the first line; remove the 1 blank line(s) before ---"
+        );
+        assert_eq!(
+            fix(
+                &c,
+                Code::SkillFrontmatterMissing,
+                "Remove blank lines before ---"
+            ),
+            "---\nname: x\ndescription: d\n---\n"
+        );
     }
 
     #[test]
     fn rename_fixes_for_bad_names() {
-        let c = chk("x", "---\nname: Bad--Name\ndescription: d\n---\n", Profile::Alisio);
-        assert_eq!(fix(&c, Code::SkillNameFormat, "Rename skill to \"bad-name\""), "---\nname: bad-name\ndescription: d\n---\n");
-        let c = chk("x", "---\nname: -lead\ndescription: d\n---\n", Profile::Alisio);
-        assert_eq!(fix(&c, Code::SkillNameFormat, "Rename skill to \"lead\""), "---\nname: lead\ndescription: d\n---\n");
+        let c = chk(
+            "x",
+            "---\nname: Bad--Name\ndescription: d\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            fix(&c, Code::SkillNameFormat, "Rename skill to \"bad-name\""),
+            "---\nname: bad-name\ndescription: d\n---\n"
+        );
+        let c = chk(
+            "x",
+            "---\nname: -lead\ndescription: d\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            fix(&c, Code::SkillNameFormat, "Rename skill to \"lead\""),
+            "---\nname: lead\ndescription: d\n---\n"
+        );
         assert_eq!(kebab("Données Café"), "donnees-cafe");
         assert_eq!(kebab("---"), "");
     }
 
     #[test]
     fn unknown_key_moves_under_metadata_and_the_result_is_clean() {
-        let c = chk("x", "---\nname: x\ndescription: d\nsource: web\n---\n", Profile::Alisio);
+        let c = chk(
+            "x",
+            "---\nname: x\ndescription: d\nsource: web\n---\n",
+            Profile::Alisio,
+        );
         let fixed = fix(&c, Code::SkillUnknownKey, "Move \"source\" under metadata");
-        assert_eq!(fixed, "---\nname: x\ndescription: d\nmetadata:\n  source: \"web\"\n---\n");
+        assert_eq!(
+            fixed,
+            "---\nname: x\ndescription: d\nmetadata:\n  source: \"web\"\n---\n"
+        );
         assert!(chk("x", &fixed, Profile::Alisio).diagnostics.is_empty());
-        let c = chk("x", "---\nname: x\nmetadata:\n    a: \"1\"\nsource: web\nfoo: 2\ndescription: d\n---\n", Profile::Alisio);
-        let fixed = fix(&c, Code::SkillUnknownKey, "Move all unknown keys under metadata");
-        assert_eq!(fixed, "---\nname: x\nmetadata:\n    a: \"1\"\n    source: \"web\"\n    foo: \"2\"\ndescription: d\n---\n");
+        let c = chk(
+            "x",
+            "---\nname: x\nmetadata:\n    a: \"1\"\nsource: web\nfoo: 2\ndescription: d\n---\n",
+            Profile::Alisio,
+        );
+        let fixed = fix(
+            &c,
+            Code::SkillUnknownKey,
+            "Move all unknown keys under metadata",
+        );
+        assert_eq!(
+            fixed,
+            "---\nname: x\nmetadata:\n    a: \"1\"\n    source: \"web\"\n    foo: \"2\"\ndescription: d\n---\n"
+        );
         assert!(chk("x", &fixed, Profile::Alisio).diagnostics.is_empty());
     }
 
     #[test]
     fn quote_the_value_fix_produces_a_loadable_file() {
-        let c = chk("x", "---\nname: x\ndescription: Use when: editing PDFs\n---\n", Profile::Alisio);
-        let fixed = fix(&c, Code::SkillYamlSyntax, "Quote the value of \"description\"");
-        assert_eq!(fixed, "---\nname: x\ndescription: \"Use when: editing PDFs\"\n---\n");
+        let c = chk(
+            "x",
+            "---\nname: x\ndescription: Use when: editing PDFs\n---\n",
+            Profile::Alisio,
+        );
+        let fixed = fix(
+            &c,
+            Code::SkillYamlSyntax,
+            "Quote the value of \"description\"",
+        );
+        assert_eq!(
+            fixed,
+            "---\nname: x\ndescription: \"Use when: editing PDFs\"\n---\n"
+        );
         let again = chk("x", &fixed, Profile::Alisio);
         assert!(again.diagnostics.is_empty() && again.load_error.is_none());
     }
@@ -576,7 +920,10 @@ mod tests {
     #[test]
     fn add_description_and_frontmatter() {
         let c = chk("x", "---\nname: x\n---\n", Profile::Alisio);
-        assert_eq!(fix(&c, Code::SkillDescriptionMissing, "Add a description"), "---\nname: x\ndescription: \"Describe what this skill does and when to use it.\"\n---\n");
+        assert_eq!(
+            fix(&c, Code::SkillDescriptionMissing, "Add a description"),
+            "---\nname: x\ndescription: \"Describe what this skill does and when to use it.\"\n---\n"
+        );
         let c = chk("my-skill", "# Title\n", Profile::Alisio);
         assert_eq!(
             fix(&c, Code::SkillFrontmatterMissing, "Add frontmatter"),
@@ -590,16 +937,45 @@ mod tests {
         let c = chk("x", t, Profile::Alisio);
         let items = completions(&c, 12, &[]);
         let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
-        let expected: Vec<&str> = validate::ALISIO_KEYS.iter().copied().filter(|k| *k != "name").collect();
+        let expected: Vec<&str> = validate::ALISIO_KEYS
+            .iter()
+            .copied()
+            .filter(|k| *k != "name")
+            .collect();
         assert_eq!(labels, expected);
         let meta = items.iter().find(|i| i.label == "metadata").unwrap();
         assert_eq!(meta.insert_text, "metadata:\n  ${1:key}: ${2:value}");
-        assert_eq!(items.iter().find(|i| i.label == "description").unwrap().detail, "required · string");
+        assert_eq!(
+            items
+                .iter()
+                .find(|i| i.label == "description")
+                .unwrap()
+                .detail,
+            "required · string"
+        );
         let c = chk("x", t, Profile::Spec);
-        let labels: Vec<String> = completions(&c, 12, &[]).into_iter().map(|i| i.label).collect();
-        assert_eq!(labels, ["description", "license", "compatibility", "metadata", "allowed-tools"]);
+        let labels: Vec<String> = completions(&c, 12, &[])
+            .into_iter()
+            .map(|i| i.label)
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "description",
+                "license",
+                "compatibility",
+                "metadata",
+                "allowed-tools"
+            ]
+        );
         let c = chk("x", "---\nname: x\ncontext: \n---\n", Profile::Alisio);
-        assert_eq!(completions(&c, 21, &[]).iter().map(|i| i.label.as_str()).collect::<Vec<_>>(), ["fork"]);
+        assert_eq!(
+            completions(&c, 21, &[])
+                .iter()
+                .map(|i| i.label.as_str())
+                .collect::<Vec<_>>(),
+            ["fork"]
+        );
     }
 
     #[test]
@@ -608,19 +984,44 @@ mod tests {
         let root = t.path().canonicalize().unwrap();
         std::fs::create_dir_all(root.join("pdf")).unwrap();
         let text = "---\nname: pdf-tools\ndescription: d\n---\n";
-        let c = validate::check(&DiskFs, &root.join("pdf/SKILL.md"), text.as_bytes(), text.len() as u64, Profile::Alisio);
+        let c = validate::check(
+            &DiskFs,
+            &root.join("pdf/SKILL.md"),
+            text.as_bytes(),
+            text.len() as u64,
+            Profile::Alisio,
+        );
         let (title, from, to) = rename_directory(&DiskFs, &c).unwrap();
-        assert_eq!((title.as_str(), from, to.clone()), ("Rename directory to \"pdf-tools\"", root.join("pdf"), root.join("pdf-tools")));
+        assert_eq!(
+            (title.as_str(), from, to.clone()),
+            (
+                "Rename directory to \"pdf-tools\"",
+                root.join("pdf"),
+                root.join("pdf-tools")
+            )
+        );
         std::fs::create_dir(&to).unwrap();
         assert_eq!(rename_directory(&DiskFs, &c), None);
         std::fs::write(root.join("pdf/a.md"), "a").unwrap();
         std::fs::create_dir_all(root.join("pdf/references/deep")).unwrap();
         std::fs::write(root.join("pdf/references/b.md"), "b").unwrap();
         std::fs::write(root.join("pdf/SKILL.md"), text).unwrap();
-        assert_eq!(skill_files(&DiskFs, &root.join("pdf")), ["a.md", "references/b.md"]);
-        let c = validate::check(&DiskFs, &root.join("pdf/SKILL.md"), b"---\nname: x\n---\nSee [a](", 24, Profile::Alisio);
+        assert_eq!(
+            skill_files(&DiskFs, &root.join("pdf")),
+            ["a.md", "references/b.md"]
+        );
+        let c = validate::check(
+            &DiskFs,
+            &root.join("pdf/SKILL.md"),
+            b"---\nname: x\n---\nSee [a](",
+            24,
+            Profile::Alisio,
+        );
         let items = completions(&c, 24, &skill_files(&DiskFs, &root.join("pdf")));
-        assert_eq!(items.iter().map(|i| i.label.as_str()).collect::<Vec<_>>(), ["a.md", "references/b.md"]);
+        assert_eq!(
+            items.iter().map(|i| i.label.as_str()).collect::<Vec<_>>(),
+            ["a.md", "references/b.md"]
+        );
     }
 
     #[test]
@@ -628,7 +1029,9 @@ mod tests {
         let base = "---\nname: Bad--Name\ndescription: Use when: x\nsource: web\nmetadata:\n  a: 1\n---\n# T\n[a](b.md)\n";
         let mut seed: u64 = 42;
         let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             (seed >> 33) as usize
         };
         let alphabet = "-:#é\r\n \t\"'[](){}|>".as_bytes();
@@ -636,9 +1039,19 @@ mod tests {
             let mut b = base.as_bytes().to_vec();
             for _ in 0..(1 + next() % 3) {
                 let at = next() % (b.len() + 1);
-                if next() % 2 == 0 { b.insert(at, alphabet[next() % alphabet.len()]) } else if at < b.len() { b.remove(at); }
+                if next() % 2 == 0 {
+                    b.insert(at, alphabet[next() % alphabet.len()])
+                } else if at < b.len() {
+                    b.remove(at);
+                }
             }
-            let c = validate::check(&DiskFs, Path::new("/nonexistent-root/x/SKILL.md"), &b, b.len() as u64, Profile::Alisio);
+            let c = validate::check(
+                &DiskFs,
+                Path::new("/nonexistent-root/x/SKILL.md"),
+                &b,
+                b.len() as u64,
+                Profile::Alisio,
+            );
             for d in &c.diagnostics {
                 for f in quick_fixes(&c, d) {
                     let _ = apply(&c.text, &f.edits);
@@ -653,9 +1066,24 @@ mod tests {
 
     #[test]
     fn hover_texts() {
-        assert!(key_hover("allowed-tools").unwrap().ends_with("Allowed by: alisio, spec, claude-code"));
-        assert_eq!(key_doc("model"), Some("Claude Code key; alisio ignores it."));
-        let l = validate::Link { dest: "a.md".into(), range: TextRange::default(), rel: "a.md".into(), target: Target::File { path: "/a.md".into(), bytes: 10 } };
+        assert!(
+            key_hover("allowed-tools")
+                .unwrap()
+                .ends_with("Allowed by: alisio, spec, claude-code")
+        );
+        assert_eq!(
+            key_doc("model"),
+            Some("Claude Code key; alisio ignores it.")
+        );
+        let l = validate::Link {
+            dest: "a.md".into(),
+            range: TextRange::default(),
+            rel: "a.md".into(),
+            target: Target::File {
+                path: "/a.md".into(),
+                bytes: 10,
+            },
+        };
         assert_eq!(link_hover(&l), "a.md: 10 bytes (~3 tokens)");
     }
 }

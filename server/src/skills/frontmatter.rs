@@ -66,11 +66,23 @@ impl Missing {
     #[must_use]
     pub fn message(&self) -> String {
         match self {
-            Self::Empty => "SKILL.md is empty; it must start with a --- line followed by YAML frontmatter".into(),
-            Self::Bom => "the file starts with a UTF-8 byte order mark, so the first line is not exactly ---".into(),
-            Self::BlankLines(n) => format!("frontmatter must start on the first line; remove the {n} blank line(s) before ---"),
-            Self::TrailingWhitespace => "the first line must be exactly --- (it has trailing whitespace)".into(),
-            Self::Other => "SKILL.md must start with a --- line followed by YAML frontmatter".into(),
+            Self::Empty => {
+                "SKILL.md is empty; it must start with a --- line followed by YAML frontmatter"
+                    .into()
+            }
+            Self::Bom => {
+                "the file starts with a UTF-8 byte order mark, so the first line is not exactly ---"
+                    .into()
+            }
+            Self::BlankLines(n) => format!(
+                "frontmatter must start on the first line; remove the {n} blank line(s) before ---"
+            ),
+            Self::TrailingWhitespace => {
+                "the first line must be exactly --- (it has trailing whitespace)".into()
+            }
+            Self::Other => {
+                "SKILL.md must start with a --- line followed by YAML frontmatter".into()
+            }
         }
     }
 }
@@ -97,7 +109,11 @@ pub enum Found {
 }
 
 fn is_marker(line: &str, profile: Profile) -> bool {
-    if profile == Profile::Codex { line.trim() == "---" } else { line == "---" }
+    if profile == Profile::Codex {
+        line.trim() == "---"
+    } else {
+        line == "---"
+    }
 }
 
 /// Finds the frontmatter block of `text` (BOM already removed; `bom` says whether there was
@@ -105,13 +121,21 @@ fn is_marker(line: &str, profile: Profile) -> bool {
 #[must_use]
 pub fn find_block(text: &str, bom: bool, profile: Profile) -> Found {
     if text.is_empty() {
-        return Found::Missing(if bom && matches!(profile, Profile::Spec | Profile::Codex) { Missing::Bom } else { Missing::Empty });
+        return Found::Missing(
+            if bom && matches!(profile, Profile::Spec | Profile::Codex) {
+                Missing::Bom
+            } else {
+                Missing::Empty
+            },
+        );
     }
     if bom && matches!(profile, Profile::Spec | Profile::Codex) {
         return Found::Missing(Missing::Bom);
     }
     let mut it = lines_from(text, 0);
-    let Some(first) = it.next() else { return Found::Missing(Missing::Empty) };
+    let Some(first) = it.next() else {
+        return Found::Missing(Missing::Empty);
+    };
     let l0 = &text[first.start..first.end];
     if !is_marker(l0, profile) {
         if l0.trim().is_empty() {
@@ -158,7 +182,11 @@ pub enum ScalarKind {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
-    Scalar { text: String, kind: ScalarKind, style: ScalarStyle },
+    Scalar {
+        text: String,
+        kind: ScalarKind,
+        style: ScalarStyle,
+    },
     Seq(Vec<Node>),
     Map(Vec<(Node, Node)>),
     Alias,
@@ -177,7 +205,11 @@ impl Node {
     #[must_use]
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
-            Value::Scalar { text, kind: ScalarKind::Str, .. } => Some(text),
+            Value::Scalar {
+                text,
+                kind: ScalarKind::Str,
+                ..
+            } => Some(text),
             _ => None,
         }
     }
@@ -191,16 +223,34 @@ impl Node {
     }
     #[must_use]
     pub fn is_null(&self) -> bool {
-        matches!(self.value, Value::Scalar { kind: ScalarKind::Null, .. })
+        matches!(
+            self.value,
+            Value::Scalar {
+                kind: ScalarKind::Null,
+                ..
+            }
+        )
     }
     /// `a number`, `a boolean`, `a list`, `a mapping`, … for messages.
     #[must_use]
     pub fn describe(&self) -> &'static str {
         match &self.value {
-            Value::Scalar { kind: ScalarKind::Int | ScalarKind::Float, .. } => "a number",
-            Value::Scalar { kind: ScalarKind::Bool(_), .. } => "a boolean",
-            Value::Scalar { kind: ScalarKind::Null, .. } => "an empty value",
-            Value::Scalar { kind: ScalarKind::Str, .. } => "a string",
+            Value::Scalar {
+                kind: ScalarKind::Int | ScalarKind::Float,
+                ..
+            } => "a number",
+            Value::Scalar {
+                kind: ScalarKind::Bool(_),
+                ..
+            } => "a boolean",
+            Value::Scalar {
+                kind: ScalarKind::Null,
+                ..
+            } => "an empty value",
+            Value::Scalar {
+                kind: ScalarKind::Str,
+                ..
+            } => "a string",
             Value::Seq(_) => "a list",
             Value::Map(_) => "a mapping",
             Value::Alias => "an alias",
@@ -253,7 +303,10 @@ impl Frontmatter {
             }
             v.push(e.key_span);
         }
-        order.into_iter().filter_map(|k| spans.remove(k).filter(|v| v.len() > 1).map(|v| (k, v))).collect()
+        order
+            .into_iter()
+            .filter_map(|k| spans.remove(k).filter(|v| v.len() > 1).map(|v| (k, v)))
+            .collect()
     }
 }
 
@@ -262,20 +315,25 @@ fn core_kind(text: &str) -> ScalarKind {
         "" | "~" | "null" | "Null" | "NULL" => return ScalarKind::Null,
         "true" | "True" | "TRUE" => return ScalarKind::Bool(true),
         "false" | "False" | "FALSE" => return ScalarKind::Bool(false),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF" | ".nan" | ".NaN" | ".NAN" => {
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => {
             return ScalarKind::Float;
         }
         _ => {}
     }
     let b = text.as_bytes();
     if let Some(rest) = text.strip_prefix("0o")
-        && !rest.is_empty() && rest.bytes().all(|c| (b'0'..=b'7').contains(&c)) {
-            return ScalarKind::Int;
-        }
+        && !rest.is_empty()
+        && rest.bytes().all(|c| (b'0'..=b'7').contains(&c))
+    {
+        return ScalarKind::Int;
+    }
     if let Some(rest) = text.strip_prefix("0x")
-        && !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_hexdigit()) {
-            return ScalarKind::Int;
-        }
+        && !rest.is_empty()
+        && rest.bytes().all(|c| c.is_ascii_hexdigit())
+    {
+        return ScalarKind::Int;
+    }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
     if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
         return ScalarKind::Int;
@@ -314,18 +372,38 @@ fn core_kind(text: &str) -> ScalarKind {
             return ScalarKind::Str;
         }
     }
-    if i == b.len() { ScalarKind::Float } else { ScalarKind::Str }
+    if i == b.len() {
+        ScalarKind::Float
+    } else {
+        ScalarKind::Str
+    }
 }
 
 fn tag_text(tag: &saphyr_parser::Tag) -> String {
-    if tag.handle == "tag:yaml.org,2002:" { format!("!!{}", tag.suffix) } else { format!("{}{}", tag.handle, tag.suffix) }
+    if tag.handle == "tag:yaml.org,2002:" {
+        format!("!!{}", tag.suffix)
+    } else {
+        format!("{}{}", tag.handle, tag.suffix)
+    }
 }
 
 const CORE_TAGS: &[&str] = &["str", "int", "float", "bool", "null", "map", "seq"];
 
 enum Frame {
-    Map { start: usize, flow: bool, entries: Vec<(Node, Node)>, key: Option<Node>, seen: HashMap<String, usize>, parent: String },
-    Seq { start: usize, flow: bool, items: Vec<Node>, parent: String },
+    Map {
+        start: usize,
+        flow: bool,
+        entries: Vec<(Node, Node)>,
+        key: Option<Node>,
+        seen: HashMap<String, usize>,
+        parent: String,
+    },
+    Seq {
+        start: usize,
+        flow: bool,
+        items: Vec<Node>,
+        parent: String,
+    },
 }
 
 /// Maps char indices of the YAML text (saphyr's markers) to byte offsets of the whole text.
@@ -338,8 +416,16 @@ struct Offsets {
 
 impl Offsets {
     fn new(yaml: &str, base: usize) -> Self {
-        let chars = if yaml.is_ascii() { Vec::new() } else { yaml.char_indices().map(|(i, _)| i).collect() };
-        Self { base, chars, len: yaml.len() }
+        let chars = if yaml.is_ascii() {
+            Vec::new()
+        } else {
+            yaml.char_indices().map(|(i, _)| i).collect()
+        };
+        Self {
+            base,
+            chars,
+            len: yaml.len(),
+        }
     }
     fn at(&self, char_index: usize) -> usize {
         if self.chars.is_empty() {
@@ -362,12 +448,23 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
     let mut root: Option<Node> = None;
     // YAML allows only printable characters (c-printable); saphyr accepts some others.
     if let Some((i, c)) = src.char_indices().find(|(_, c)| !is_printable(*c)) {
-        fm.error = Some(YamlError { at: yaml.start + i, message: format!("invalid YAML: character U+{:04X} is not allowed", u32::from(c)), whole: false });
+        fm.error = Some(YamlError {
+            at: yaml.start + i,
+            message: format!(
+                "invalid YAML: character U+{:04X} is not allowed",
+                u32::from(c)
+            ),
+            whole: false,
+        });
         return fm;
     }
     let mut parser = Parser::new_from_str(src);
     let fail = |fm: &mut Frontmatter, at: usize, message: String| {
-        fm.error = Some(YamlError { at, message, whole: false });
+        fm.error = Some(YamlError {
+            at,
+            message,
+            whole: false,
+        });
     };
     loop {
         let (ev, span) = match parser.next_event() {
@@ -388,48 +485,84 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
             Event::DocumentStart(_) => {
                 docs += 1;
                 if docs > 1 {
-                    fail(&mut fm, start, "invalid YAML: only one YAML document is allowed".into());
+                    fail(
+                        &mut fm,
+                        start,
+                        "invalid YAML: only one YAML document is allowed".into(),
+                    );
                     return fm;
                 }
                 continue;
             }
             Event::Alias(_) => {
                 if strict {
-                    fail(&mut fm, start, "anchors and aliases are not allowed by strict YAML".into());
+                    fail(
+                        &mut fm,
+                        start,
+                        "anchors and aliases are not allowed by strict YAML".into(),
+                    );
                     return fm;
                 }
                 aliases += 1;
                 if aliases > MAX_ALIASES {
-                    fail(&mut fm, start, format!("more than {MAX_ALIASES} YAML aliases"));
+                    fail(
+                        &mut fm,
+                        start,
+                        format!("more than {MAX_ALIASES} YAML aliases"),
+                    );
                     return fm;
                 }
-                Node { value: Value::Alias, span: TextRange::new(start, end.max(start)), flow: false }
+                Node {
+                    value: Value::Alias,
+                    span: TextRange::new(start, end.max(start)),
+                    flow: false,
+                }
             }
             Event::Scalar(value, style, anchor, tag) => {
                 if strict && anchor != 0 {
-                    fail(&mut fm, start, "anchors and aliases are not allowed by strict YAML".into());
+                    fail(
+                        &mut fm,
+                        start,
+                        "anchors and aliases are not allowed by strict YAML".into(),
+                    );
                     return fm;
                 }
-                let mut kind = if strict || style != ScalarStyle::Plain { ScalarKind::Str } else { core_kind(&value) };
+                let mut kind = if strict || style != ScalarStyle::Plain {
+                    ScalarKind::Str
+                } else {
+                    core_kind(&value)
+                };
                 if let Some(tag) = &tag {
                     if strict {
                         fail(&mut fm, start, "tags are not allowed by strict YAML".into());
                         return fm;
                     }
-                    if !(tag.handle == "tag:yaml.org,2002:" && CORE_TAGS.contains(&tag.suffix.as_str())) {
-                        fail(&mut fm, start, format!("unsupported YAML tag {}", tag_text(tag)));
+                    if !(tag.handle == "tag:yaml.org,2002:"
+                        && CORE_TAGS.contains(&tag.suffix.as_str()))
+                    {
+                        fail(
+                            &mut fm,
+                            start,
+                            format!("unsupported YAML tag {}", tag_text(tag)),
+                        );
                         return fm;
                     }
                     match tag.suffix.as_str() {
                         "str" => kind = ScalarKind::Str,
                         "int" => kind = ScalarKind::Int,
                         "float" => kind = ScalarKind::Float,
-                        "bool" => kind = ScalarKind::Bool(matches!(&*value, "true" | "True" | "TRUE")),
+                        "bool" => {
+                            kind = ScalarKind::Bool(matches!(&*value, "true" | "True" | "TRUE"))
+                        }
                         "null" => kind = ScalarKind::Null,
                         _ => {}
                     }
                 }
-                let mut span = if end > start { TextRange::new(start, end) } else { TextRange::empty(start) };
+                let mut span = if end > start {
+                    TextRange::new(start, end)
+                } else {
+                    TextRange::empty(start)
+                };
                 let written = text.get(span.start..span.end).unwrap_or("");
                 let mut value = value.into_owned();
                 if style == ScalarStyle::Plain && written.trim().is_empty() {
@@ -443,11 +576,23 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
                 if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
                     span = block_scalar_span(text, yaml.start, span);
                 }
-                Node { value: Value::Scalar { text: value, kind, style }, span, flow: false }
+                Node {
+                    value: Value::Scalar {
+                        text: value,
+                        kind,
+                        style,
+                    },
+                    span,
+                    flow: false,
+                }
             }
             Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
                 if strict && anchor != 0 {
-                    fail(&mut fm, start, "anchors and aliases are not allowed by strict YAML".into());
+                    fail(
+                        &mut fm,
+                        start,
+                        "anchors and aliases are not allowed by strict YAML".into(),
+                    );
                     return fm;
                 }
                 if let Some(tag) = tag {
@@ -455,22 +600,41 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
                         fail(&mut fm, start, "tags are not allowed by strict YAML".into());
                         return fm;
                     }
-                    if !(tag.handle == "tag:yaml.org,2002:" && CORE_TAGS.contains(&tag.suffix.as_str())) {
-                        fail(&mut fm, start, format!("unsupported YAML tag {}", tag_text(&tag)));
+                    if !(tag.handle == "tag:yaml.org,2002:"
+                        && CORE_TAGS.contains(&tag.suffix.as_str()))
+                    {
+                        fail(
+                            &mut fm,
+                            start,
+                            format!("unsupported YAML tag {}", tag_text(&tag)),
+                        );
                         return fm;
                     }
                 }
                 if stack.len() + 1 > MAX_NESTING {
-                    fail(&mut fm, start, format!("YAML nesting deeper than {MAX_NESTING} levels"));
+                    fail(
+                        &mut fm,
+                        start,
+                        format!("YAML nesting deeper than {MAX_NESTING} levels"),
+                    );
                     return fm;
                 }
-                let flow = src.as_bytes().get(start - yaml.start).is_some_and(|c| *c == b'[' || *c == b'{');
+                let flow = src
+                    .as_bytes()
+                    .get(start - yaml.start)
+                    .is_some_and(|c| *c == b'[' || *c == b'{');
                 if strict && flow {
-                    fail(&mut fm, start, "flow style is not allowed by strict YAML".into());
+                    fail(
+                        &mut fm,
+                        start,
+                        "flow style is not allowed by strict YAML".into(),
+                    );
                     return fm;
                 }
                 let parent = match stack.last() {
-                    Some(Frame::Map { key: Some(k), .. }) => k.scalar_text().unwrap_or("").to_string(),
+                    Some(Frame::Map { key: Some(k), .. }) => {
+                        k.scalar_text().unwrap_or("").to_string()
+                    }
                     Some(Frame::Map { key: None, .. }) => {
                         fail(&mut fm, start, "keys must be plain strings".into());
                         return fm;
@@ -479,24 +643,52 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
                     None => String::new(),
                 };
                 stack.push(if is_map {
-                    Frame::Map { start, flow, entries: Vec::new(), key: None, seen: HashMap::new(), parent }
+                    Frame::Map {
+                        start,
+                        flow,
+                        entries: Vec::new(),
+                        key: None,
+                        seen: HashMap::new(),
+                        parent,
+                    }
                 } else {
-                    Frame::Seq { start, flow, items: Vec::new(), parent }
+                    Frame::Seq {
+                        start,
+                        flow,
+                        items: Vec::new(),
+                        parent,
+                    }
                 });
                 continue;
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let Some(frame) = stack.pop() else { continue };
                 let (value, s, flow) = match frame {
-                    Frame::Map { start, flow, entries, .. } => (Value::Map(entries), start, flow),
-                    Frame::Seq { start, flow, items, .. } => (Value::Seq(items), start, flow),
+                    Frame::Map {
+                        start,
+                        flow,
+                        entries,
+                        ..
+                    } => (Value::Map(entries), start, flow),
+                    Frame::Seq {
+                        start, flow, items, ..
+                    } => (Value::Seq(items), start, flow),
                 };
                 // Block collections end where the next token starts: trim trailing blanks.
                 let mut e = end.max(s);
-                while e > s && text.as_bytes().get(e - 1).is_some_and(|c| c.is_ascii_whitespace()) {
+                while e > s
+                    && text
+                        .as_bytes()
+                        .get(e - 1)
+                        .is_some_and(|c| c.is_ascii_whitespace())
+                {
                     e -= 1;
                 }
-                Node { value, span: TextRange::new(s, e), flow }
+                Node {
+                    value,
+                    span: TextRange::new(s, e),
+                    flow,
+                }
             }
         };
         // Attach the node.
@@ -508,10 +700,20 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
                 root = Some(node);
             }
             Some(Frame::Seq { items, .. }) => items.push(node),
-            Some(Frame::Map { entries, key, seen, parent, .. }) => match key.take() {
+            Some(Frame::Map {
+                entries,
+                key,
+                seen,
+                parent,
+                ..
+            }) => match key.take() {
                 None => {
                     if node.scalar_text().is_none() {
-                        fail(&mut fm, node.span.start, "keys must be plain strings".into());
+                        fail(
+                            &mut fm,
+                            node.span.start,
+                            "keys must be plain strings".into(),
+                        );
                         return fm;
                     }
                     *key = Some(node);
@@ -524,7 +726,11 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
                     entries.push((k, node));
                     if dup_nested && !parent.is_empty() {
                         let at = entries.last().map_or(0, |(k, _)| k.span.start);
-                        fail(&mut fm, at, format!("duplicate key \"{ktext}\" in \"{parent}\""));
+                        fail(
+                            &mut fm,
+                            at,
+                            format!("duplicate key \"{ktext}\" in \"{parent}\""),
+                        );
                         return fm;
                     }
                 }
@@ -533,22 +739,46 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
         // Top-level entries are recorded as soon as they are complete.
         if stack.len() == 1
             && let Some(Frame::Map { entries, .. }) = stack.last()
-                && let Some((k, v)) = entries.last()
-                    && fm.entries.len() < entries.len() {
-                        let empty = v.span.start == v.span.end && v.scalar_text().is_some_and(str::is_empty);
-                        fm.entries.push(Entry {
-                            key: k.scalar_text().unwrap_or("").to_string(),
-                            key_span: k.span,
-                            value: if empty { Node { span: k.span, ..v.clone() } } else { v.clone() },
-                            empty,
-                        });
+            && let Some((k, v)) = entries.last()
+            && fm.entries.len() < entries.len()
+        {
+            let empty = v.span.start == v.span.end && v.scalar_text().is_some_and(str::is_empty);
+            fm.entries.push(Entry {
+                key: k.scalar_text().unwrap_or("").to_string(),
+                key_span: k.span,
+                value: if empty {
+                    Node {
+                        span: k.span,
+                        ..v.clone()
                     }
+                } else {
+                    v.clone()
+                },
+                empty,
+            });
+        }
     }
     match root {
         None => {}
-        Some(Node { value: Value::Map(_), .. }) => {}
-        Some(Node { value: Value::Scalar { kind: ScalarKind::Null, .. }, .. }) if src.trim().is_empty() || only_comments(src) => {}
-        Some(_) => fm.error = Some(YamlError { at: yaml.start, message: "frontmatter must be a YAML mapping".into(), whole: true }),
+        Some(Node {
+            value: Value::Map(_),
+            ..
+        }) => {}
+        Some(Node {
+            value:
+                Value::Scalar {
+                    kind: ScalarKind::Null,
+                    ..
+                },
+            ..
+        }) if src.trim().is_empty() || only_comments(src) => {}
+        Some(_) => {
+            fm.error = Some(YamlError {
+                at: yaml.start,
+                message: "frontmatter must be a YAML mapping".into(),
+                whole: true,
+            })
+        }
     }
     fm
 }
@@ -587,40 +817,82 @@ mod tests {
 
     fn fm(yaml: &str, profile: Profile) -> (String, Frontmatter) {
         let text = format!("---\n{yaml}---\n");
-        let Found::Block(b) = find_block(&text, false, profile) else { panic!("no block") };
+        let Found::Block(b) = find_block(&text, false, profile) else {
+            panic!("no block")
+        };
         let f = parse_yaml(&text, b.yaml, profile);
         (text, f)
     }
 
     #[test]
     fn lines_split_on_lf_crlf_and_lone_cr() {
-        let v: Vec<_> = lines_from("a\r\nb\rc\nd", 0).map(|l| (l.start, l.end, l.next)).collect();
+        let v: Vec<_> = lines_from("a\r\nb\rc\nd", 0)
+            .map(|l| (l.start, l.end, l.next))
+            .collect();
         assert_eq!(v, [(0, 1, 3), (3, 4, 5), (5, 6, 7), (7, 8, 8)]);
         assert_eq!(lines_from("a\n", 0).count(), 1);
     }
 
     #[test]
     fn block_finder_situations() {
-        assert_eq!(find_block("", false, Profile::Alisio), Found::Missing(Missing::Empty));
-        assert_eq!(find_block("\n\n---\n", false, Profile::Alisio), Found::Missing(Missing::BlankLines(2)));
-        assert_eq!(find_block("--- \n", false, Profile::Alisio), Found::Missing(Missing::TrailingWhitespace));
-        assert_eq!(find_block("---\nx: 1\n", false, Profile::Alisio), Found::Unterminated(TextRange::new(0, 3)));
-        assert_eq!(find_block("---\nx: 1\n...\n", false, Profile::Alisio), Found::Unterminated(TextRange::new(0, 3)));
-        assert!(matches!(find_block("--- \na: b\n ---\n", false, Profile::Codex), Found::Block(_)));
-        assert_eq!(find_block("---\n---\n", true, Profile::Spec), Found::Missing(Missing::Bom));
-        let Found::Block(b) = find_block("---\r\na: b\r\n---\r\nbody", false, Profile::Alisio) else { panic!() };
-        assert_eq!((b.open, b.yaml, b.close, b.body_start), (TextRange::new(0, 3), TextRange::new(5, 11), TextRange::new(11, 14), 16));
+        assert_eq!(
+            find_block("", false, Profile::Alisio),
+            Found::Missing(Missing::Empty)
+        );
+        assert_eq!(
+            find_block("\n\n---\n", false, Profile::Alisio),
+            Found::Missing(Missing::BlankLines(2))
+        );
+        assert_eq!(
+            find_block("--- \n", false, Profile::Alisio),
+            Found::Missing(Missing::TrailingWhitespace)
+        );
+        assert_eq!(
+            find_block("---\nx: 1\n", false, Profile::Alisio),
+            Found::Unterminated(TextRange::new(0, 3))
+        );
+        assert_eq!(
+            find_block("---\nx: 1\n...\n", false, Profile::Alisio),
+            Found::Unterminated(TextRange::new(0, 3))
+        );
+        assert!(matches!(
+            find_block("--- \na: b\n ---\n", false, Profile::Codex),
+            Found::Block(_)
+        ));
+        assert_eq!(
+            find_block("---\n---\n", true, Profile::Spec),
+            Found::Missing(Missing::Bom)
+        );
+        let Found::Block(b) = find_block("---\r\na: b\r\n---\r\nbody", false, Profile::Alisio)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (b.open, b.yaml, b.close, b.body_start),
+            (
+                TextRange::new(0, 3),
+                TextRange::new(5, 11),
+                TextRange::new(11, 14),
+                16
+            )
+        );
     }
 
     #[test]
     fn description_with_dashes_inside_does_not_close() {
         let (_, f) = fm("name: a\ndescription: a---b\n", Profile::Spec);
-        assert_eq!(f.get("description").and_then(|e| e.value.as_str()), Some("a---b"));
+        assert_eq!(
+            f.get("description").and_then(|e| e.value.as_str()),
+            Some("a---b")
+        );
     }
 
     #[test]
     fn scalar_spans_cover_quotes_and_block_scalars() {
-        let (t, f) = fm("name: \"x y\"\ndescription: |\n  a\n  b\nlicense: MIT\n", Profile::Alisio);
+        let (t, f) = fm(
+            "name: \"x y\"\ndescription: |\n  a\n  b\nlicense: MIT\n",
+            Profile::Alisio,
+        );
         let s = |k: &str| {
             let r = f.get(k).unwrap().value.span;
             t[r.start..r.end].to_string()
@@ -646,14 +918,20 @@ mod tests {
 
     #[test]
     fn collection_spans_and_flow() {
-        let (t, f) = fm("metadata:\n  a: 1\n  b: [x, y]\nallowed-tools: [Read, Write]\n", Profile::Alisio);
+        let (t, f) = fm(
+            "metadata:\n  a: 1\n  b: [x, y]\nallowed-tools: [Read, Write]\n",
+            Profile::Alisio,
+        );
         let m = &f.get("metadata").unwrap().value;
         assert_eq!(&t[m.span.start..m.span.end], "a: 1\n  b: [x, y]");
         let a = &f.get("allowed-tools").unwrap().value;
         assert!(a.flow);
         assert_eq!(&t[a.span.start..a.span.end], "[Read, Write]");
         let (_, f) = fm("allowed-tools: [Read]\n", Profile::Spec);
-        assert_eq!(f.error.unwrap().message, "flow style is not allowed by strict YAML");
+        assert_eq!(
+            f.error.unwrap().message,
+            "flow style is not allowed by strict YAML"
+        );
     }
 
     #[test]
@@ -664,7 +942,10 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].1, vec![TextRange::new(4, 8), TextRange::new(12, 16)]);
         let (_, f) = fm("metadata:\n  a: 1\n  a: 2\n", Profile::Alisio);
-        assert_eq!(f.error.unwrap().message, "duplicate key \"a\" in \"metadata\"");
+        assert_eq!(
+            f.error.unwrap().message,
+            "duplicate key \"a\" in \"metadata\""
+        );
     }
 
     #[test]
@@ -695,13 +976,19 @@ mod tests {
             y.push_str(&format!("{}k{i}:\n", "  ".repeat(i)));
         }
         let (_, f) = fm(&y, Profile::Alisio);
-        assert_eq!(f.error.unwrap().message, "YAML nesting deeper than 32 levels");
+        assert_eq!(
+            f.error.unwrap().message,
+            "YAML nesting deeper than 32 levels"
+        );
     }
 
     #[test]
     fn not_a_mapping_and_bad_keys_and_tags() {
         let (_, f) = fm("- a\n- b\n", Profile::Alisio);
-        assert_eq!(f.error.as_ref().unwrap().message, "frontmatter must be a YAML mapping");
+        assert_eq!(
+            f.error.as_ref().unwrap().message,
+            "frontmatter must be a YAML mapping"
+        );
         assert!(f.error.unwrap().whole);
         let (_, f) = fm("[a]: b\n", Profile::Alisio);
         assert_eq!(f.error.unwrap().message, "keys must be plain strings");

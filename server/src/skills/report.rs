@@ -14,7 +14,8 @@ use crate::diagnostic::{Code, Diagnostic, Related, Severity};
 use crate::text::{LineIndex, Span, TextRange};
 use crate::workspace::{FileType, Fs};
 
-pub const UNTRUSTED_MESSAGE: &str = "the workspace is not trusted, so this project skill is not loaded (pass --trust-project)";
+pub const UNTRUSTED_MESSAGE: &str =
+    "the workspace is not trusted, so this project skill is not loaded (pass --trust-project)";
 
 /// What to report on.
 pub struct Scan<'a> {
@@ -56,7 +57,11 @@ fn name_span(c: &Checked) -> Span {
 
 /// The owner vantage of a discovered skill (§1.4): its project directory, else the root.
 fn owner_vantage(ws: &Path, d: &Discovery, file: &Path) -> PathBuf {
-    d.entries.iter().find(|e| e.file == file).and_then(|e| e.project_dir.clone()).unwrap_or_else(|| ws.to_path_buf())
+    d.entries
+        .iter()
+        .find(|e| e.file == file)
+        .and_then(|e| e.project_dir.clone())
+        .unwrap_or_else(|| ws.to_path_buf())
 }
 
 #[must_use]
@@ -77,12 +82,20 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
         }
     }
     for f in scan.extra_files {
-        let link = fs.symlink_metadata(f).is_ok_and(|m| m.file_type == FileType::Symlink);
+        let link = fs
+            .symlink_metadata(f)
+            .is_ok_and(|m| m.file_type == FileType::Symlink);
         files.entry(f.clone()).or_insert(link);
     }
     let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
     let profile = scan.profile;
-    let results = super::par_map(&list, |(f, link)| if **link { validate::symlink_result(f, profile) } else { validate::check_file(fs, f, profile) });
+    let results = super::par_map(&list, |(f, link)| {
+        if **link {
+            validate::symlink_result(f, profile)
+        } else {
+            validate::check_file(fs, f, profile)
+        }
+    });
     let mut checked: BTreeMap<PathBuf, Checked> = BTreeMap::new();
     for c in results {
         rep.diagnostics.extend(c.diagnostics.iter().cloned());
@@ -103,27 +116,53 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     let mut shadowed: BTreeMap<PathBuf, (bool, Diagnostic)> = BTreeMap::new();
     for d in scan.discoveries {
         for e in d.entries.iter().filter(|e| !e.effective) {
-            let Some(w) = e.winner.and_then(|w| d.entries.get(w)) else { continue };
+            let Some(w) = e.winner.and_then(|w| d.entries.get(w)) else {
+                continue;
+            };
             let owner = owner_vantage(scan.workspace_root, d, &e.file);
-            let is_owner = d.host != Host::Alisio || owner == d.vantage || scan.discoveries.len() == 1;
+            let is_owner =
+                d.host != Host::Alisio || owner == d.vantage || scan.discoveries.len() == 1;
             if shadowed.get(&e.file).is_some_and(|(o, _)| *o || !is_owner) {
                 continue;
             }
-            let Some(c) = checked.get(&e.file) else { continue };
-            let mut message = format!("shadowed by {} ({}) from {}; this copy is not used", w.display_id, w.scope.as_str(), (scan.show)(&w.file));
+            let Some(c) = checked.get(&e.file) else {
+                continue;
+            };
+            let mut message = format!(
+                "shadowed by {} ({}) from {}; this copy is not used",
+                w.display_id,
+                w.scope.as_str(),
+                (scan.show)(&w.file)
+            );
             if !is_owner {
                 message.push_str(&format!(" when working in {}", (scan.show)(&d.vantage)));
             }
             let wspan = checked.get(&w.file).map_or_else(Span::default, name_span);
-            let diag = Diagnostic::new(&e.file, name_span(c), Severity::Information, Code::SkillShadowed, message)
-                .with_related(Related { file: w.file.clone(), span: wspan, message: "the copy that is used".into() });
+            let diag = Diagnostic::new(
+                &e.file,
+                name_span(c),
+                Severity::Information,
+                Code::SkillShadowed,
+                message,
+            )
+            .with_related(Related {
+                file: w.file.clone(),
+                span: wspan,
+                message: "the copy that is used".into(),
+            });
             shadowed.insert(e.file.clone(), (is_owner, diag));
         }
     }
-    rep.diagnostics.extend(shadowed.into_values().map(|(_, d)| d));
+    rep.diagnostics
+        .extend(shadowed.into_values().map(|(_, d)| d));
     // skill-scan-limit: once per directory.
     let mut limits: BTreeSet<PathBuf> = BTreeSet::new();
-    for w in scan.discoveries.iter().map(|d| &d.walk).chain(scan.probes.iter()) {
+    for w in scan
+        .discoveries
+        .iter()
+        .map(|d| &d.walk)
+        .chain(scan.probes.iter())
+    {
         limits.extend(w.scan_limit.iter().cloned());
         for n in &w.notes {
             if !rep.notes.contains(n) {
@@ -137,7 +176,11 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
             Span::default(),
             Severity::Warning,
             Code::SkillScanLimit,
-            format!("Skill scan limit of {} directories reached; stopped at {}", discover::MAX_DIRS, (scan.show)(dir)),
+            format!(
+                "Skill scan limit of {} directories reached; stopped at {}",
+                discover::MAX_DIRS,
+                (scan.show)(dir)
+            ),
         ));
     }
     rep.scan_limit = limits.iter().cloned().collect();
@@ -145,29 +188,52 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     rep.untrusted = probed.len();
     for f in &probed {
         if let Some(c) = checked.get(f) {
-            rep.diagnostics.push(Diagnostic::new(f, opening(c), Severity::Information, Code::SkillUntrusted, UNTRUSTED_MESSAGE));
+            rep.diagnostics.push(Diagnostic::new(
+                f,
+                opening(c),
+                Severity::Information,
+                Code::SkillUntrusted,
+                UNTRUSTED_MESSAGE,
+            ));
         }
     }
     // skill-not-discovered below every root.
     if scan.not_discovered {
         let mut roots: Vec<PathBuf> = Vec::new();
-        for w in scan.discoveries.iter().map(|d| &d.walk).chain(scan.probes.iter()) {
+        for w in scan
+            .discoveries
+            .iter()
+            .map(|d| &d.walk)
+            .chain(scan.probes.iter())
+        {
             for c in w.canonical.iter().flatten() {
                 if !roots.contains(c) {
                     roots.push(c.clone());
                 }
             }
         }
-        let discovered: HashSet<PathBuf> = files.keys().filter(|f| !scan.extra_files.contains(f) || is_candidate(scan, f)).cloned().collect();
+        let discovered: HashSet<PathBuf> = files
+            .keys()
+            .filter(|f| !scan.extra_files.contains(f) || is_candidate(scan, f))
+            .cloned()
+            .collect();
         let limit_hit = !limits.is_empty();
         for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
-            let c = checked.entry(u.file.clone()).or_insert_with(|| validate::check_file(fs, &u.file, scan.profile));
+            let c = checked
+                .entry(u.file.clone())
+                .or_insert_with(|| validate::check_file(fs, &u.file, scan.profile));
             let span = opening(c);
             if !rep.files.contains(&u.file) {
                 rep.diagnostics.extend(c.diagnostics.iter().cloned());
                 rep.files.push(u.file.clone());
             }
-            rep.diagnostics.push(Diagnostic::new(&u.file, span, Severity::Information, Code::SkillNotDiscovered, format!("not discovered: {}", u.reason)));
+            rep.diagnostics.push(Diagnostic::new(
+                &u.file,
+                span,
+                Severity::Information,
+                Code::SkillNotDiscovered,
+                format!("not discovered: {}", u.reason),
+            ));
         }
     }
     crate::diagnostic::sort(&mut rep.diagnostics);
@@ -175,13 +241,23 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
 }
 
 fn is_candidate(scan: &Scan<'_>, f: &Path) -> bool {
-    scan.discoveries.iter().any(|d| d.walk.candidates.iter().any(|c| c.file == f)) || scan.probes.iter().any(|w| w.candidates.iter().any(|c| c.file == f))
+    scan.discoveries
+        .iter()
+        .any(|d| d.walk.candidates.iter().any(|c| c.file == f))
+        || scan
+            .probes
+            .iter()
+            .any(|w| w.candidates.iter().any(|c| c.file == f))
 }
 
 /// Root scope shown for a discovered file (for messages and lenses).
 #[must_use]
 pub fn scope_of(d: &Discovery, file: &Path) -> Option<Scope> {
-    d.walk.candidates.iter().find(|c| c.file == file).map(|c| d.walk.roots[c.root].scope)
+    d.walk
+        .candidates
+        .iter()
+        .find(|c| c.file == file)
+        .map(|c| d.walk.roots[c.root].scope)
 }
 
 /// The first-line range of a checked file, in bytes (for callers that build their own spans).
@@ -194,19 +270,29 @@ pub fn opening_range(c: &Checked) -> TextRange {
 /// shared directory set D (instructions.md §5.1): the root, then each directory with a real
 /// `.agents/skills`, `.alisio/skills` or `.claude/skills` directory.
 #[must_use]
-pub fn workspace_files(fs: &dyn Fs, set: &crate::workspace::walk::DirSet, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+pub fn workspace_files(
+    fs: &dyn Fs,
+    set: &crate::workspace::walk::DirSet,
+    root: &Path,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut vantages = vec![root.to_path_buf()];
     let mut files = Vec::new();
     for node in &set.dirs {
         let has_root = node.entries.iter().any(|e| {
             e.file_type == FileType::Dir
-                && [".agents", ".alisio", ".claude"].iter().any(|b| e.name == *b)
-                && fs.symlink_metadata(&node.path.join(&e.name).join("skills")).is_ok_and(|m| m.file_type == FileType::Dir)
+                && [".agents", ".alisio", ".claude"]
+                    .iter()
+                    .any(|b| e.name == *b)
+                && fs
+                    .symlink_metadata(&node.path.join(&e.name).join("skills"))
+                    .is_ok_and(|m| m.file_type == FileType::Dir)
         });
         if has_root && node.path != root {
             vantages.push(node.path.clone());
         }
-        if node.entries.iter().any(|e| e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)) {
+        if node.entries.iter().any(|e| {
+            e.name == "SKILL.md" && matches!(e.file_type, FileType::File | FileType::Symlink)
+        }) {
             files.push(node.path.join("SKILL.md"));
         }
     }

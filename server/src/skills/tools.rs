@@ -27,7 +27,10 @@ pub const MAX_SEARCH: usize = 30;
 #[must_use]
 pub fn resolve<'a>(entries: &'a [Entry], input: &str) -> Option<&'a Entry> {
     let eff = || entries.iter().filter(|e| e.effective);
-    eff().find(|e| e.id == input).or_else(|| eff().find(|e| e.display_id == input)).or_else(|| eff().find(|e| e.name == input))
+    eff()
+        .find(|e| e.id == input)
+        .or_else(|| eff().find(|e| e.display_id == input))
+        .or_else(|| eff().find(|e| e.name == input))
 }
 
 /// Resolves a tool's `name` with the unknown / disabled / user-only errors of §4.2.
@@ -52,7 +55,10 @@ pub fn resolve_for_model<'a>(entries: &'a [Entry], input: &str) -> Result<&'a En
         return Err(format!("Skill \"{}\" is disabled", e.display_id));
     }
     if !e.model_invocable {
-        return Err(format!("Skill \"{}\" can only be invoked by the user.", e.display_id));
+        return Err(format!(
+            "Skill \"{}\" can only be invoked by the user.",
+            e.display_id
+        ));
     }
     Ok(e)
 }
@@ -82,12 +88,25 @@ pub fn skill_load_schema(entries: &[Entry]) -> Value {
 /// # Errors
 /// `Skill "<displayId>" cannot be loaded: <message>`.
 pub fn load_text(fs: &dyn Fs, e: &Entry) -> Result<String, String> {
-    let is_symlink = fs.symlink_metadata(&e.file).is_ok_and(|m| m.file_type == FileType::Symlink);
-    let checked = if is_symlink { validate::symlink_result(&e.file, Profile::Alisio) } else { validate::check_file(fs, &e.file, Profile::Alisio) };
+    let is_symlink = fs
+        .symlink_metadata(&e.file)
+        .is_ok_and(|m| m.file_type == FileType::Symlink);
+    let checked = if is_symlink {
+        validate::symlink_result(&e.file, Profile::Alisio)
+    } else {
+        validate::check_file(fs, &e.file, Profile::Alisio)
+    };
     if let Some(err) = checked.load_error {
-        return Err(format!("Skill \"{}\" cannot be loaded: {err}", e.display_id));
+        return Err(format!(
+            "Skill \"{}\" cannot be loaded: {err}",
+            e.display_id
+        ));
     }
-    Ok(format!("Skill root: {}\nUse skill_resource to read supporting files.\n\n{}", e.dir.display(), checked.text))
+    Ok(format!(
+        "Skill root: {}\nUse skill_resource to read supporting files.\n\n{}",
+        e.dir.display(),
+        checked.text
+    ))
 }
 
 /// Per-session memory of loaded skills (§4.2 deduplication).
@@ -104,7 +123,8 @@ impl Loaded {
     }
     /// Records a load made outside [`skill_load`] (a `/skill:` expansion).
     pub fn record(&mut self, id: &str, text: &str) {
-        self.by_id.insert(id.to_string(), Sha256::digest(text.as_bytes()).into());
+        self.by_id
+            .insert(id.to_string(), Sha256::digest(text.as_bytes()).into());
     }
 }
 
@@ -112,7 +132,12 @@ impl Loaded {
 ///
 /// # Errors
 /// The error texts of §4.2.
-pub fn skill_load(fs: &dyn Fs, entries: &[Entry], loaded: &mut Loaded, name: &str) -> Result<String, String> {
+pub fn skill_load(
+    fs: &dyn Fs,
+    entries: &[Entry],
+    loaded: &mut Loaded,
+    name: &str,
+) -> Result<String, String> {
     let e = resolve_for_model(entries, name)?;
     let text = load_text(fs, e)?;
     let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
@@ -182,7 +207,13 @@ fn is_absolute_like(p: &str) -> bool {
 ///
 /// # Errors
 /// The exact texts of §4.4.
-pub fn skill_resource(fs: &dyn Fs, entries: &[Entry], name: &str, path: &str, offset: Option<u64>) -> Result<Value, String> {
+pub fn skill_resource(
+    fs: &dyn Fs,
+    entries: &[Entry],
+    name: &str,
+    path: &str,
+    offset: Option<u64>,
+) -> Result<Value, String> {
     let e = resolve_for_model(entries, name)?;
     if path.is_empty() {
         return Err("path must name a file inside the skill directory".into());
@@ -191,11 +222,17 @@ pub fn skill_resource(fs: &dyn Fs, entries: &[Entry], name: &str, path: &str, of
         return Err(format!("Invalid path: {path}"));
     }
     if is_absolute_like(path) {
-        return Err(format!("Path must be relative to the skill directory: {path}"));
+        return Err(format!(
+            "Path must be relative to the skill directory: {path}"
+        ));
     }
-    let Some(parts) = lexical(path) else { return Err(format!("Path escapes the skill directory: {path}")) };
+    let Some(parts) = lexical(path) else {
+        return Err(format!("Path escapes the skill directory: {path}"));
+    };
     let escapes = || format!("Path escapes the skill directory through a symlink: {path}");
-    let skill_real = fs.canonicalize(&e.dir).map_err(|_| format!("File not found: {path}"))?;
+    let skill_real = fs
+        .canonicalize(&e.dir)
+        .map_err(|_| format!("File not found: {path}"))?;
     let mut full = e.dir.clone();
     let mut deepest = e.dir.clone();
     let mut exists = true;
@@ -215,15 +252,22 @@ pub fn skill_resource(fs: &dyn Fs, entries: &[Entry], name: &str, path: &str, of
     if !exists {
         return Err(format!("File not found: {path}"));
     }
-    let meta = fs.metadata(&full).map_err(|_| format!("File not found: {path}"))?;
+    let meta = fs
+        .metadata(&full)
+        .map_err(|_| format!("File not found: {path}"))?;
     if meta.file_type == FileType::Dir {
-        let list = fs.read_dir(&full).map_err(|_| format!("File not found: {path}"))?;
+        let list = fs
+            .read_dir(&full)
+            .map_err(|_| format!("File not found: {path}"))?;
         let mut names: Vec<String> = list
             .iter()
             .map(|d| {
                 let mut n = d.name.to_string_lossy().into_owned();
                 let is_dir = d.file_type == FileType::Dir
-                    || (d.file_type == FileType::Symlink && fs.metadata(&full.join(&d.name)).is_ok_and(|m| m.file_type == FileType::Dir));
+                    || (d.file_type == FileType::Symlink
+                        && fs
+                            .metadata(&full.join(&d.name))
+                            .is_ok_and(|m| m.file_type == FileType::Dir));
                 if is_dir {
                     n.push('/');
                 }
@@ -232,17 +276,37 @@ pub fn skill_resource(fs: &dyn Fs, entries: &[Entry], name: &str, path: &str, of
             .collect();
         let omitted = names.len().saturating_sub(MAX_LISTING);
         names.truncate(MAX_LISTING);
-        return Ok(json!({"skill": e.display_id, "path": if rel.is_empty() { ".".to_string() } else { rel }, "entries": names, "omitted": omitted}));
+        return Ok(
+            json!({"skill": e.display_id, "path": if rel.is_empty() { ".".to_string() } else { rel }, "entries": names, "omitted": omitted}),
+        );
     }
-    page(fs, &full, &e.display_id, &rel, offset.unwrap_or(0), meta.len)
+    page(
+        fs,
+        &full,
+        &e.display_id,
+        &rel,
+        offset.unwrap_or(0),
+        meta.len,
+    )
 }
 
-fn page(fs: &dyn Fs, file: &Path, skill: &str, rel: &str, offset: u64, size: u64) -> Result<Value, String> {
+fn page(
+    fs: &dyn Fs,
+    file: &Path,
+    skill: &str,
+    rel: &str,
+    offset: u64,
+    size: u64,
+) -> Result<Value, String> {
     if size > 0 && offset >= size {
-        return Err(format!("Offset {offset} is past the end of the file ({size} bytes)"));
+        return Err(format!(
+            "Offset {offset} is past the end of the file ({size} bytes)"
+        ));
     }
     let want = offset.saturating_add(PAGE_BYTES as u64 + 4);
-    let bytes = fs.read_prefix(file, want).map_err(|e| format!("Cannot read {rel}: {e}"))?;
+    let bytes = fs
+        .read_prefix(file, want)
+        .map_err(|e| format!("Cannot read {rel}: {e}"))?;
     let size = size.max(bytes.len() as u64);
     let start = crate::text::ceil_boundary(&bytes, usize::try_from(offset).unwrap_or(usize::MAX));
     let mut end = (start + PAGE_BYTES).min(bytes.len());
@@ -253,8 +317,14 @@ fn page(fs: &dyn Fs, file: &Path, skill: &str, rel: &str, offset: u64, size: u64
     if chunk.contains(&0) {
         return Err("Binary file; text reader refused".into());
     }
-    let next = if (end as u64) < size { Some(end as u64) } else { None };
-    Ok(json!({"skill": skill, "path": rel, "content": String::from_utf8_lossy(chunk), "offset": start, "nextOffset": next, "size": size}))
+    let next = if (end as u64) < size {
+        Some(end as u64)
+    } else {
+        None
+    };
+    Ok(
+        json!({"skill": skill, "path": rel, "content": String::from_utf8_lossy(chunk), "offset": start, "nextOffset": next, "size": size}),
+    )
 }
 
 /// An explicit invocation `/skill:<id> [text]` (§4.5): `None` when the prompt is not one;
@@ -265,9 +335,16 @@ fn page(fs: &dyn Fs, file: &Path, skill: &str, rel: &str, offset: u64, size: u64
 /// # Errors
 /// Unknown, disabled or no-longer-loadable skills, with the texts of §4.2.
 #[must_use]
-pub fn expand_invocation(fs: &dyn Fs, entries: &[Entry], loaded: &mut Loaded, prompt: &str) -> Option<Result<(String, String), String>> {
+pub fn expand_invocation(
+    fs: &dyn Fs,
+    entries: &[Entry],
+    loaded: &mut Loaded,
+    prompt: &str,
+) -> Option<Result<(String, String), String>> {
     let rest = prompt.strip_prefix("/skill:")?;
-    let (id, text) = rest.split_once(char::is_whitespace).map_or((rest, ""), |(a, b)| (a, b.trim_start()));
+    let (id, text) = rest
+        .split_once(char::is_whitespace)
+        .map_or((rest, ""), |(a, b)| (a, b.trim_start()));
     if id.is_empty() {
         return None;
     }
@@ -310,7 +387,10 @@ pub fn loaded_block(fs: &dyn Fs, entries: &[Entry], ids: &[String]) -> Option<St
         }
     }
     if !left_out.is_empty() {
-        out.push_str(&format!("\n\nLoaded earlier, not repeated here (call skill_load again if needed): {}", left_out.join(", ")));
+        out.push_str(&format!(
+            "\n\nLoaded earlier, not repeated here (call skill_load again if needed): {}",
+            left_out.join(", ")
+        ));
     }
     Some(out)
 }

@@ -27,11 +27,35 @@ pub const MAX_BODY_TOKENS: usize = 5000;
 
 /// Top-level keys allowed by `alisio` and `claude-code` (the spec's six plus Claude Code's).
 pub const ALISIO_KEYS: &[&str] = &[
-    "name", "description", "license", "compatibility", "metadata", "allowed-tools", "when_to_use", "argument-hint", "arguments",
-    "disable-model-invocation", "user-invocable", "disallowed-tools", "model", "effort", "context", "agent", "background", "hooks",
-    "paths", "shell",
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+    "when_to_use",
+    "argument-hint",
+    "arguments",
+    "disable-model-invocation",
+    "user-invocable",
+    "disallowed-tools",
+    "model",
+    "effort",
+    "context",
+    "agent",
+    "background",
+    "hooks",
+    "paths",
+    "shell",
 ];
-pub const SPEC_KEYS: &[&str] = &["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
+pub const SPEC_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
 pub const CODEX_KEYS: &[&str] = &["name", "description", "metadata"];
 
 /// The allowed top-level keys of a profile (§2.4).
@@ -51,14 +75,32 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
     use Severity::{Error, Hint, Information, Warning};
     Some(match (code, profile) {
         (Code::SkillFrontmatterMissing, ClaudeCode) => Warning,
-        (Code::SkillFrontmatterMissing | Code::SkillFrontmatterUnterminated | Code::SkillYamlSyntax | Code::SkillDuplicateKey, _) => Error,
+        (
+            Code::SkillFrontmatterMissing
+            | Code::SkillFrontmatterUnterminated
+            | Code::SkillYamlSyntax
+            | Code::SkillDuplicateKey,
+            _,
+        ) => Error,
         (Code::SkillNameMissing, Alisio | Spec) => Error,
         (Code::SkillNameMissing, _) => return None,
         (Code::SkillNameFormat, Alisio | Spec) => Error,
         (Code::SkillNameFormat, ClaudeCode) => Information,
         (Code::SkillNameFormat, Codex) => return None,
-        (Code::SkillNameTooLong | Code::SkillDescriptionMissing | Code::SkillDescriptionTooLong | Code::SkillFieldType, ClaudeCode) => Warning,
-        (Code::SkillNameTooLong | Code::SkillDescriptionMissing | Code::SkillDescriptionTooLong | Code::SkillFieldType, _) => Error,
+        (
+            Code::SkillNameTooLong
+            | Code::SkillDescriptionMissing
+            | Code::SkillDescriptionTooLong
+            | Code::SkillFieldType,
+            ClaudeCode,
+        ) => Warning,
+        (
+            Code::SkillNameTooLong
+            | Code::SkillDescriptionMissing
+            | Code::SkillDescriptionTooLong
+            | Code::SkillFieldType,
+            _,
+        ) => Error,
         (Code::SkillNameDirectoryMismatch, Alisio) => Warning,
         (Code::SkillNameDirectoryMismatch, Spec) => Error,
         (Code::SkillNameDirectoryMismatch, ClaudeCode) => Information,
@@ -68,7 +110,9 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
         (Code::SkillCompatibilityTooLong, Alisio | Spec) => Error,
         (Code::SkillCompatibilityTooLong, _) => return None,
         (Code::SkillFileTooLarge, _) => Error,
-        (Code::SkillBodyTooLong | Code::SkillResourceMissing | Code::SkillReferenceDepth, _) => Warning,
+        (Code::SkillBodyTooLong | Code::SkillResourceMissing | Code::SkillReferenceDepth, _) => {
+            Warning
+        }
         (Code::SkillShadowed, Alisio | ClaudeCode) => Information,
         (Code::SkillSymlink, _) => Error,
         (Code::SkillScanLimit, _) => Warning,
@@ -113,7 +157,10 @@ pub enum Target {
     /// Normalised lexically, it leaves the skill directory.
     Outside,
     Missing,
-    File { path: PathBuf, bytes: u64 },
+    File {
+        path: PathBuf,
+        bytes: u64,
+    },
     Dir(PathBuf),
 }
 
@@ -196,7 +243,14 @@ pub fn check_file(fs: &dyn Fs, file: &Path, profile: Profile) -> Checked {
 pub fn check_file_with(fs: &dyn Fs, file: &Path, profile: Profile, body: bool) -> Checked {
     let size = fs.metadata(file).map(|m| m.len).unwrap_or(0);
     match fs.read_prefix(file, VALIDATE_LIMIT + 1) {
-        Ok(bytes) => check_with(fs, file, &bytes, size.max(bytes.len() as u64), profile, body),
+        Ok(bytes) => check_with(
+            fs,
+            file,
+            &bytes,
+            size.max(bytes.len() as u64),
+            profile,
+            body,
+        ),
         Err(e) => {
             let mut c = check_with(fs, file, b"", 0, profile, body);
             c.diagnostics.clear();
@@ -210,14 +264,21 @@ pub fn check_file_with(fs: &dyn Fs, file: &Path, profile: Profile, body: bool) -
 #[must_use]
 pub fn symlink_result(file: &Path, profile: Profile) -> Checked {
     let idx = LineIndex::new("");
-    let message = "SKILL.md is a symbolic link; skills must be regular files, so it is not loaded".to_string();
+    let message = "SKILL.md is a symbolic link; skills must be regular files, so it is not loaded"
+        .to_string();
     Checked {
         file: file.to_path_buf(),
         text: String::new(),
         bom: false,
         size: 0,
         profile,
-        diagnostics: vec![Diagnostic::new(file, idx.span(TextRange::empty(0)), Severity::Error, Code::SkillSymlink, message.clone())],
+        diagnostics: vec![Diagnostic::new(
+            file,
+            idx.span(TextRange::empty(0)),
+            Severity::Error,
+            Code::SkillSymlink,
+            message.clone(),
+        )],
         block: None,
         frontmatter: None,
         links: Vec::new(),
@@ -228,7 +289,10 @@ pub fn symlink_result(file: &Path, profile: Profile) -> Checked {
 }
 
 fn dir_name(file: &Path) -> String {
-    file.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    file.parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn chars(s: &str) -> usize {
@@ -246,7 +310,8 @@ pub fn is_kebab(s: &str) -> bool {
         && !s.starts_with('-')
         && !s.ends_with('-')
         && !s.contains("--")
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// The spec profile's name characters (§2.6): letters and numbers of any script (Python
@@ -281,7 +346,9 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1).min(d[(i - 1) * w + j - 1] + cost);
+            let mut v = (d[(i - 1) * w + j] + 1)
+                .min(d[i * w + j - 1] + 1)
+                .min(d[(i - 1) * w + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[(i - 2) * w + j - 2] + 1);
             }
@@ -291,7 +358,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     d[a.len() * w + b.len()]
 }
 
-const CLAUDE_SUFFIX: &str = "; Claude Code loads this skill with empty metadata, so it is never invoked automatically";
+const CLAUDE_SUFFIX: &str =
+    "; Claude Code loads this skill with empty metadata, so it is never invoked automatically";
 
 /// Validates `bytes` (the first bytes of the file at `file`, whose size on disk is `size`).
 #[must_use]
@@ -301,7 +369,14 @@ pub fn check(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile
 
 /// [`check`], with or without the body checks.
 #[must_use]
-pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Profile, body: bool) -> Checked {
+pub fn check_with(
+    fs: &dyn Fs,
+    file: &Path,
+    bytes: &[u8],
+    size: u64,
+    profile: Profile,
+    body: bool,
+) -> Checked {
     let mut problems: Vec<Problem> = Vec::new();
     let mut out = Checked {
         file: file.to_path_buf(),
@@ -322,11 +397,20 @@ pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Pr
     if size > VALIDATE_LIMIT {
         // Only the first line is decoded, to place the diagnostic.
         let head = &raw[..raw.len().min(4096)];
-        let end = head.iter().position(|b| *b == b'\n' || *b == b'\r').unwrap_or(head.len());
+        let end = head
+            .iter()
+            .position(|b| *b == b'\n' || *b == b'\r')
+            .unwrap_or(head.len());
         out.text = String::from_utf8_lossy(&head[..end]).into_owned();
         out.bom = bom;
         let message = format!("SKILL.md is {size} bytes; too large to validate");
-        problems.push(Problem { code: Code::SkillFileTooLarge, range: TextRange::new(0, out.text.len()), message, related: vec![], key: None });
+        problems.push(Problem {
+            code: Code::SkillFileTooLarge,
+            range: TextRange::new(0, out.text.len()),
+            message,
+            related: vec![],
+            key: None,
+        });
         finish(&mut out, problems);
         out.text.clear();
         return out;
@@ -347,10 +431,22 @@ pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Pr
         });
     }
     let claude = profile == Profile::ClaudeCode;
-    let suffix = |m: String| if claude { format!("{m}{CLAUDE_SUFFIX}") } else { m };
+    let suffix = |m: String| {
+        if claude {
+            format!("{m}{CLAUDE_SUFFIX}")
+        } else {
+            m
+        }
+    };
     let block = match frontmatter::find_block(&text, bom, profile) {
         Found::Missing(m) => {
-            problems.push(Problem { code: Code::SkillFrontmatterMissing, range: line0, message: m.message(), related: vec![], key: None });
+            problems.push(Problem {
+                code: Code::SkillFrontmatterMissing,
+                range: line0,
+                message: m.message(),
+                related: vec![],
+                key: None,
+            });
             out.body_start = text.len();
             finish(&mut out, problems);
             return out;
@@ -374,7 +470,11 @@ pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Pr
     let yaml_error_range = |at: usize| {
         let lc = idx.line_col(at);
         let lr = idx.line_range(lc.line as usize);
-        let end = if lr.end > at { lr.end } else { crate::text::ceil_boundary(text.as_bytes(), at + 1).min(text.len()) };
+        let end = if lr.end > at {
+            lr.end
+        } else {
+            crate::text::ceil_boundary(text.as_bytes(), at + 1).min(text.len())
+        };
         TextRange::new(at.min(end), end)
     };
     if let Some(bad) = first_invalid.filter(|b| *b < block.close.end) {
@@ -386,7 +486,15 @@ pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Pr
             key: None,
         });
         if body {
-            body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+            body_checks(
+                fs,
+                file,
+                &text,
+                &idx,
+                block.body_start,
+                &mut problems,
+                &mut out.links,
+            );
         }
         finish(&mut out, problems);
         return out;
@@ -400,25 +508,58 @@ pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Pr
         } else {
             yaml_error_range(e.at)
         };
-        problems.push(Problem { code: Code::SkillYamlSyntax, range, message: suffix(e.message.clone()), related: vec![], key: None });
+        problems.push(Problem {
+            code: Code::SkillYamlSyntax,
+            range,
+            message: suffix(e.message.clone()),
+            related: vec![],
+            key: None,
+        });
         out.frontmatter = Some(fm);
         if body {
-            body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+            body_checks(
+                fs,
+                file,
+                &text,
+                &idx,
+                block.body_start,
+                &mut problems,
+                &mut out.links,
+            );
         }
         finish(&mut out, problems);
         return out;
     }
     for (key, spans) in fm.duplicates() {
         for (i, s) in spans.iter().enumerate() {
-            let related = spans.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, r)| (*r, "also defined here".to_string())).collect();
-            problems.push(Problem { code: Code::SkillDuplicateKey, range: *s, message: suffix(format!("duplicate key \"{key}\"")), related, key: None });
+            let related = spans
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, r)| (*r, "also defined here".to_string()))
+                .collect();
+            problems.push(Problem {
+                code: Code::SkillDuplicateKey,
+                range: *s,
+                message: suffix(format!("duplicate key \"{key}\"")),
+                related,
+                key: None,
+            });
         }
     }
     let meta = field_checks(&fm, &dir_name(file), block.open, profile, &mut problems);
     out.meta = meta;
     out.frontmatter = Some(fm);
     if body {
-        body_checks(fs, file, &text, &idx, block.body_start, &mut problems, &mut out.links);
+        body_checks(
+            fs,
+            file,
+            &text,
+            &idx,
+            block.body_start,
+            &mut problems,
+            &mut out.links,
+        );
     }
     finish(&mut out, problems);
     out
@@ -427,16 +568,25 @@ pub fn check_with(fs: &dyn Fs, file: &Path, bytes: &[u8], size: u64, profile: Pr
 fn finish(out: &mut Checked, problems: Vec<Problem>) {
     let idx = LineIndex::new(&out.text);
     if out.profile == Profile::Alisio {
-        out.load_error = problems.iter().find(|p| blocks_loading(p.code, p.key)).map(|p| p.message.clone());
+        out.load_error = problems
+            .iter()
+            .find(|p| blocks_loading(p.code, p.key))
+            .map(|p| p.message.clone());
         if out.load_error.is_some() {
             out.meta = None;
         }
     }
     for p in problems {
-        let Some(sev) = severity(p.code, out.profile) else { continue };
+        let Some(sev) = severity(p.code, out.profile) else {
+            continue;
+        };
         let mut d = Diagnostic::new(&out.file, idx.span(p.range), sev, p.code, p.message);
         for (r, m) in p.related {
-            d = d.with_related(Related { file: out.file.clone(), span: idx.span(r), message: m });
+            d = d.with_related(Related {
+                file: out.file.clone(),
+                span: idx.span(r),
+                message: m,
+            });
         }
         out.diagnostics.push(d);
     }
@@ -448,12 +598,24 @@ fn is_blank_string(n: &Node) -> bool {
 }
 
 fn field_type(problems: &mut Vec<Problem>, key: &'static str, e: &Entry, message: String) {
-    problems.push(Problem { code: Code::SkillFieldType, range: e.value.span, message, related: vec![], key: Some(key) });
+    problems.push(Problem {
+        code: Code::SkillFieldType,
+        range: e.value.span,
+        message,
+        related: vec![],
+        key: Some(key),
+    });
 }
 
 /// The field rules of §2.5 with the Unicode decisions of §2.6. Returns the metadata when name
 /// and description are usable strings.
-fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, problems: &mut Vec<Problem>) -> Option<Meta> {
+fn field_checks(
+    fm: &Frontmatter,
+    dir: &str,
+    open: TextRange,
+    profile: Profile,
+    problems: &mut Vec<Problem>,
+) -> Option<Meta> {
     let allowed = allowed_keys(profile);
     let mut reported: Vec<&str> = Vec::new();
     for e in &fm.entries {
@@ -468,26 +630,60 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
             Profile::Codex => "; Codex ignores it",
             Profile::ClaudeCode => "; Claude Code ignores it",
         });
-        let best = allowed.iter().map(|k| (edit_distance(&e.key, k), *k)).filter(|(d, _)| *d <= 2).min_by_key(|(d, _)| *d);
+        let best = allowed
+            .iter()
+            .map(|k| (edit_distance(&e.key, k), *k))
+            .filter(|(d, _)| *d <= 2)
+            .min_by_key(|(d, _)| *d);
         if let Some((_, k)) = best {
             message.push_str(&format!(" (did you mean \"{k}\"?)"));
         }
-        problems.push(Problem { code: Code::SkillUnknownKey, range: e.key_span, message, related: vec![], key: None });
+        problems.push(Problem {
+            code: Code::SkillUnknownKey,
+            range: e.key_span,
+            message,
+            related: vec![],
+            key: None,
+        });
     }
     let claude = profile == Profile::ClaudeCode;
     // name
     let mut name_ok: Option<String> = None;
     match fm.get("name") {
         None => {
-            problems.push(Problem { code: Code::SkillNameMissing, range: open, message: "missing required key \"name\"".into(), related: vec![], key: None });
+            problems.push(Problem {
+                code: Code::SkillNameMissing,
+                range: open,
+                message: "missing required key \"name\"".into(),
+                related: vec![],
+                key: None,
+            });
         }
         Some(e) if is_blank_string(&e.value) => {
-            problems.push(Problem { code: Code::SkillNameMissing, range: e.value.span, message: "name is empty".into(), related: vec![], key: None });
+            problems.push(Problem {
+                code: Code::SkillNameMissing,
+                range: e.value.span,
+                message: "name is empty".into(),
+                related: vec![],
+                key: None,
+            });
         }
         Some(e) => match e.value.as_str() {
             None => {
-                let hint = e.value.scalar_text().map(|t| format!("; quote it: name: \"{t}\"")).unwrap_or_default();
-                field_type(problems, "name", e, format!("\"name\" must be a string, found {}{hint}", e.value.describe()));
+                let hint = e
+                    .value
+                    .scalar_text()
+                    .map(|t| format!("; quote it: name: \"{t}\""))
+                    .unwrap_or_default();
+                field_type(
+                    problems,
+                    "name",
+                    e,
+                    format!(
+                        "\"name\" must be a string, found {}{hint}",
+                        e.value.describe()
+                    ),
+                );
             }
             Some(raw) => {
                 let name: String = match profile {
@@ -525,11 +721,23 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
                 };
                 if !matches_dir && profile != Profile::Codex {
                     let message = match profile {
-                        Profile::Spec => format!("name \"{raw}\" must equal the directory name \"{dir}\""),
-                        Profile::ClaudeCode => format!("Claude Code uses the directory name \"{dir}\" as the command; \"name\" is only a label"),
-                        _ => format!("name \"{raw}\" differs from the directory name \"{dir}\"; the skill is loaded anyway"),
+                        Profile::Spec => {
+                            format!("name \"{raw}\" must equal the directory name \"{dir}\"")
+                        }
+                        Profile::ClaudeCode => format!(
+                            "Claude Code uses the directory name \"{dir}\" as the command; \"name\" is only a label"
+                        ),
+                        _ => format!(
+                            "name \"{raw}\" differs from the directory name \"{dir}\"; the skill is loaded anyway"
+                        ),
                     };
-                    problems.push(Problem { code: Code::SkillNameDirectoryMismatch, range: e.value.span, message, related: vec![], key: None });
+                    problems.push(Problem {
+                        code: Code::SkillNameDirectoryMismatch,
+                        range: e.value.span,
+                        message,
+                        related: vec![],
+                        key: None,
+                    });
                 }
                 name_ok = Some(raw.to_string());
             }
@@ -543,33 +751,71 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
             if claude {
                 message.push_str("; Claude Code uses the first paragraph of the body instead");
             }
-            problems.push(Problem { code: Code::SkillDescriptionMissing, range: open, message, related: vec![], key: None });
+            problems.push(Problem {
+                code: Code::SkillDescriptionMissing,
+                range: open,
+                message,
+                related: vec![],
+                key: None,
+            });
         }
         Some(e) if is_blank_string(&e.value) => {
-            problems.push(Problem { code: Code::SkillDescriptionMissing, range: e.value.span, message: "description is empty".into(), related: vec![], key: None });
+            problems.push(Problem {
+                code: Code::SkillDescriptionMissing,
+                range: e.value.span,
+                message: "description is empty".into(),
+                related: vec![],
+                key: None,
+            });
         }
-        Some(e) => match e.value.as_str() {
-            None => field_type(problems, "description", e, format!("\"description\" must be a string, found {}", e.value.describe())),
-            Some(raw) => {
-                let n = if profile == Profile::Codex { chars(&collapse_ws(raw)) } else { chars(raw) };
-                if n > MAX_DESCRIPTION_CHARS {
-                    problems.push(Problem {
+        Some(e) => {
+            match e.value.as_str() {
+                None => field_type(
+                    problems,
+                    "description",
+                    e,
+                    format!(
+                        "\"description\" must be a string, found {}",
+                        e.value.describe()
+                    ),
+                ),
+                Some(raw) => {
+                    let n = if profile == Profile::Codex {
+                        chars(&collapse_ws(raw))
+                    } else {
+                        chars(raw)
+                    };
+                    if n > MAX_DESCRIPTION_CHARS {
+                        problems.push(Problem {
                         code: Code::SkillDescriptionTooLong,
                         range: e.value.span,
                         message: format!("description is {n} characters; the limit is {MAX_DESCRIPTION_CHARS}"),
                         related: vec![],
                         key: None,
                     });
+                    }
+                    desc_ok = Some(raw.to_string());
                 }
-                desc_ok = Some(raw.to_string());
             }
-        },
+        }
     }
-    let present = |k: &str| fm.get(k).filter(|e| !e.value.is_null() && !(profile == Profile::Spec && e.value.as_str() == Some("")));
+    let present = |k: &str| {
+        fm.get(k).filter(|e| {
+            !e.value.is_null() && !(profile == Profile::Spec && e.value.as_str() == Some(""))
+        })
+    };
     if matches!(profile, Profile::Alisio | Profile::Spec) {
         if let Some(e) = present("compatibility") {
             match e.value.as_str() {
-                None => field_type(problems, "compatibility", e, format!("\"compatibility\" must be a string, found {}", e.value.describe())),
+                None => field_type(
+                    problems,
+                    "compatibility",
+                    e,
+                    format!(
+                        "\"compatibility\" must be a string, found {}",
+                        e.value.describe()
+                    ),
+                ),
                 Some(s) => {
                     let n = chars(s);
                     if n > MAX_COMPATIBILITY_CHARS {
@@ -585,56 +831,90 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
             }
         }
         if let Some(e) = present("license")
-            && e.value.as_str().is_none() {
-                field_type(problems, "license", e, format!("\"license\" must be a string, found {}", e.value.describe()));
-            }
+            && e.value.as_str().is_none()
+        {
+            field_type(
+                problems,
+                "license",
+                e,
+                format!("\"license\" must be a string, found {}", e.value.describe()),
+            );
+        }
     }
     if profile != Profile::ClaudeCode
-        && let Some(e) = present("metadata") {
-            match &e.value.value {
-                Value::Map(items) => {
-                    if profile == Profile::Spec {
-                        for (k, v) in items {
-                            if matches!(v.value, Value::Seq(_) | Value::Map(_)) {
-                                field_type(
-                                    problems,
-                                    "metadata",
-                                    e,
-                                    format!("metadata values must be strings; \"{}\" is {}", k.scalar_text().unwrap_or(""), v.describe()),
-                                );
-                                if let Some(last) = problems.last_mut() {
-                                    last.range = v.span;
-                                }
+        && let Some(e) = present("metadata")
+    {
+        match &e.value.value {
+            Value::Map(items) => {
+                if profile == Profile::Spec {
+                    for (k, v) in items {
+                        if matches!(v.value, Value::Seq(_) | Value::Map(_)) {
+                            field_type(
+                                problems,
+                                "metadata",
+                                e,
+                                format!(
+                                    "metadata values must be strings; \"{}\" is {}",
+                                    k.scalar_text().unwrap_or(""),
+                                    v.describe()
+                                ),
+                            );
+                            if let Some(last) = problems.last_mut() {
+                                last.range = v.span;
                             }
                         }
                     }
                 }
-                _ => field_type(problems, "metadata", e, format!("\"metadata\" must be a mapping, found {}", e.value.describe())),
             }
+            _ => field_type(
+                problems,
+                "metadata",
+                e,
+                format!(
+                    "\"metadata\" must be a mapping, found {}",
+                    e.value.describe()
+                ),
+            ),
         }
-    if matches!(profile, Profile::Alisio | Profile::Spec | Profile::ClaudeCode)
-        && let Some(e) = present("allowed-tools") {
-            let ok = match &e.value.value {
-                Value::Scalar { kind: ScalarKind::Str, .. } => true,
-                Value::Seq(items) if profile != Profile::Spec => items.iter().all(|i| i.as_str().is_some()),
-                _ => false,
+    }
+    if matches!(
+        profile,
+        Profile::Alisio | Profile::Spec | Profile::ClaudeCode
+    ) && let Some(e) = present("allowed-tools")
+    {
+        let ok = match &e.value.value {
+            Value::Scalar {
+                kind: ScalarKind::Str,
+                ..
+            } => true,
+            Value::Seq(items) if profile != Profile::Spec => {
+                items.iter().all(|i| i.as_str().is_some())
+            }
+            _ => false,
+        };
+        if !ok {
+            let m = if profile == Profile::Spec {
+                "\"allowed-tools\" must be a space-separated string"
+            } else {
+                "\"allowed-tools\" must be a string or a list of strings"
             };
-            if !ok {
-                let m = if profile == Profile::Spec {
-                    "\"allowed-tools\" must be a space-separated string"
-                } else {
-                    "\"allowed-tools\" must be a string or a list of strings"
-                };
-                field_type(problems, "allowed-tools", e, m.into());
-            }
+            field_type(problems, "allowed-tools", e, m.into());
         }
+    }
     let mut model_invocable = true;
     if matches!(profile, Profile::Alisio | Profile::ClaudeCode) {
         for key in ["disable-model-invocation", "user-invocable", "background"] {
             let Some(e) = present(key) else { continue };
             let v = match &e.value.value {
-                Value::Scalar { kind: ScalarKind::Bool(b), .. } => Some(*b),
-                Value::Scalar { text, kind: ScalarKind::Str | ScalarKind::Int, .. } if claude => match text.as_str() {
+                Value::Scalar {
+                    kind: ScalarKind::Bool(b),
+                    ..
+                } => Some(*b),
+                Value::Scalar {
+                    text,
+                    kind: ScalarKind::Str | ScalarKind::Int,
+                    ..
+                } if claude => match text.as_str() {
                     "yes" | "on" | "1" => Some(true),
                     "no" | "off" | "0" => Some(false),
                     _ => None,
@@ -658,16 +938,33 @@ fn field_checks(fm: &Frontmatter, dir: &str, open: TextRange, profile: Profile, 
                         Some(t) => t.to_string(),
                         None => e.value.describe().to_string(),
                     };
-                    field_type(problems, key_static, e, format!("\"{key}\" must be true or false, found {found}"));
+                    field_type(
+                        problems,
+                        key_static,
+                        e,
+                        format!("\"{key}\" must be true or false, found {found}"),
+                    );
                 }
             }
         }
     }
-    Some(Meta { name: name_ok?, description: desc_ok?, model_invocable })
+    Some(Meta {
+        name: name_ok?,
+        description: desc_ok?,
+        model_invocable,
+    })
 }
 
 /// Body length (§2.7) and resource links (§2.8).
-fn body_checks(fs: &dyn Fs, file: &Path, text: &str, idx: &LineIndex<'_>, body_start: usize, problems: &mut Vec<Problem>, links: &mut Vec<Link>) {
+fn body_checks(
+    fs: &dyn Fs,
+    file: &Path,
+    text: &str,
+    idx: &LineIndex<'_>,
+    body_start: usize,
+    problems: &mut Vec<Problem>,
+    links: &mut Vec<Link>,
+) {
     let body_start = body_start.min(text.len());
     let body_bytes = text.len() - body_start;
     let mut nlines = 0usize;
@@ -692,11 +989,16 @@ fn body_checks(fs: &dyn Fs, file: &Path, text: &str, idx: &LineIndex<'_>, body_s
         });
     }
     let _ = idx;
-    let Some(skill_dir) = file.parent() else { return };
-    let mut listings: std::collections::HashMap<PathBuf, Option<Vec<crate::workspace::DirEntry>>> = std::collections::HashMap::new();
+    let Some(skill_dir) = file.parent() else {
+        return;
+    };
+    let mut listings: std::collections::HashMap<PathBuf, Option<Vec<crate::workspace::DirEntry>>> =
+        std::collections::HashMap::new();
     for (dest, range) in body_links(&text[body_start..]) {
         let range = TextRange::new(range.start + body_start, range.end + body_start);
-        let Some(rel) = resource_rel(&dest) else { continue };
+        let Some(rel) = resource_rel(&dest) else {
+            continue;
+        };
         let target = match rel.as_deref() {
             None => Target::Outside,
             Some(r) => resolve_target(fs, skill_dir, r, &mut listings),
@@ -710,7 +1012,9 @@ fn body_checks(fs: &dyn Fs, file: &Path, text: &str, idx: &LineIndex<'_>, body_s
                 key: None,
             }),
             Target::File { .. } => {
-                let depth = rel.as_deref().map_or(0, |r| r.split('/').count().saturating_sub(1));
+                let depth = rel
+                    .as_deref()
+                    .map_or(0, |r| r.split('/').count().saturating_sub(1));
                 if depth >= 2 {
                     problems.push(Problem {
                         code: Code::SkillReferenceDepth,
@@ -723,7 +1027,12 @@ fn body_checks(fs: &dyn Fs, file: &Path, text: &str, idx: &LineIndex<'_>, body_s
             }
             _ => {}
         }
-        links.push(Link { dest, range, rel: rel.unwrap_or_default(), target });
+        links.push(Link {
+            dest,
+            range,
+            rel: rel.unwrap_or_default(),
+            target,
+        });
     }
 }
 
@@ -746,14 +1055,32 @@ pub fn body_links(body: &str) -> Vec<(String, TextRange)> {
         })
         .collect();
     for (ev, range) in parser.into_offset_iter() {
-        let (Event::Start(Tag::Link { link_type, dest_url, .. }) | Event::Start(Tag::Image { link_type, dest_url, .. })) = ev else { continue };
+        let (Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            ..
+        })
+        | Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            ..
+        })) = ev
+        else {
+            continue;
+        };
         if !matches!(link_type, LinkType::Inline) {
             continue;
         }
-        let Some(src) = body.get(range.clone()) else { continue };
-        let Some(open) = src.rfind("](") else { continue };
+        let Some(src) = body.get(range.clone()) else {
+            continue;
+        };
+        let Some(open) = src.rfind("](") else {
+            continue;
+        };
         let after = open + 2;
-        let Some(pos) = src[after..].find(dest_url.as_ref()).map(|p| p + after) else { continue };
+        let Some(pos) = src[after..].find(dest_url.as_ref()).map(|p| p + after) else {
+            continue;
+        };
         let s = range.start + pos;
         out.push((dest_url.to_string(), TextRange::new(s, s + dest_url.len())));
     }
@@ -791,7 +1118,10 @@ pub fn resource_rel(dest: &str) -> Option<Option<String>> {
     }
     let b = dest.as_bytes();
     if b[0].is_ascii_alphabetic() {
-        let n = b.iter().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-')).count();
+        let n = b
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-'))
+            .count();
         if b.get(n) == Some(&b':') {
             return None;
         }
@@ -829,11 +1159,24 @@ fn resolve_target(
     let mut cur = skill_dir.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
-        let listing = listings.entry(cur.clone()).or_insert_with(|| fs.read_dir(&cur).ok());
-        let Some(entries) = listing.as_ref() else { return Target::Missing };
-        let Some(entry) = entries.iter().find(|e| e.name.as_encoded_bytes() == part.as_bytes()) else { return Target::Missing };
+        let listing = listings
+            .entry(cur.clone())
+            .or_insert_with(|| fs.read_dir(&cur).ok());
+        let Some(entries) = listing.as_ref() else {
+            return Target::Missing;
+        };
+        let Some(entry) = entries
+            .iter()
+            .find(|e| e.name.as_encoded_bytes() == part.as_bytes())
+        else {
+            return Target::Missing;
+        };
         cur.push(part);
-        let ft = if entry.file_type == FileType::Symlink { fs.metadata(&cur).map_or(FileType::Other, |m| m.file_type) } else { entry.file_type };
+        let ft = if entry.file_type == FileType::Symlink {
+            fs.metadata(&cur).map_or(FileType::Other, |m| m.file_type)
+        } else {
+            entry.file_type
+        };
         let last = i + 1 == parts.len();
         match (ft, last) {
             (FileType::Dir, true) => return Target::Dir(cur),
@@ -854,11 +1197,22 @@ mod tests {
     use crate::workspace::DiskFs;
 
     fn run(dir: &str, text: &str, profile: Profile) -> Checked {
-        check(&DiskFs, &Path::new("/nonexistent-skill-root").join(dir).join("SKILL.md"), text.as_bytes(), text.len() as u64, profile)
+        check(
+            &DiskFs,
+            &Path::new("/nonexistent-skill-root")
+                .join(dir)
+                .join("SKILL.md"),
+            text.as_bytes(),
+            text.len() as u64,
+            profile,
+        )
     }
 
     fn codes(c: &Checked) -> Vec<(&'static str, String)> {
-        c.diagnostics.iter().map(|d| (d.code.as_str(), d.message.clone())).collect()
+        c.diagnostics
+            .iter()
+            .map(|d| (d.code.as_str(), d.message.clone()))
+            .collect()
     }
 
     fn valid(dir: &str) -> String {
@@ -867,7 +1221,12 @@ mod tests {
 
     #[test]
     fn valid_skill_has_no_diagnostic_under_any_profile() {
-        for p in [Profile::Alisio, Profile::Spec, Profile::Codex, Profile::ClaudeCode] {
+        for p in [
+            Profile::Alisio,
+            Profile::Spec,
+            Profile::Codex,
+            Profile::ClaudeCode,
+        ] {
             let c = run("pdf-tools", &valid("pdf-tools"), p);
             assert!(c.diagnostics.is_empty(), "{p:?}: {:?}", c.diagnostics);
         }
@@ -881,11 +1240,23 @@ mod tests {
     fn name_as_number_depends_on_profile() {
         let t = "---\nname: 123\ndescription: d\n---\n";
         let c = run("123", t, Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-field-type", "\"name\" must be a string, found a number; quote it: name: \"123\"".to_string())]);
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-field-type",
+                "\"name\" must be a string, found a number; quote it: name: \"123\"".to_string()
+            )]
+        );
         assert!(c.load_error.is_some());
         assert!(run("123", t, Profile::Spec).diagnostics.is_empty());
         let c = run("x", t, Profile::Spec);
-        assert_eq!(codes(&c), [("skill-name-directory-mismatch", "name \"123\" must equal the directory name \"x\"".to_string())]);
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-name-directory-mismatch",
+                "name \"123\" must equal the directory name \"x\"".to_string()
+            )]
+        );
         assert_eq!(c.diagnostics[0].severity, Severity::Error);
     }
 
@@ -893,33 +1264,95 @@ mod tests {
     fn unicode_names_per_profile() {
         let t = "---\nname: données\ndescription: d\n---\n";
         let c = run("données", t, Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-name-format", "name must be lowercase letters, digits and single hyphens".to_string())]);
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-name-format",
+                "name must be lowercase letters, digits and single hyphens".to_string()
+            )]
+        );
         assert!(run("données", t, Profile::Spec).diagnostics.is_empty());
         let nfd: String = "données".nfd().collect();
         assert!(run(&nfd, t, Profile::Spec).diagnostics.is_empty());
-        assert!(run("pdf", "---\nname: ｐｄｆ\ndescription: d\n---\n", Profile::Spec).diagnostics.is_empty());
-        assert!(run("数据处理", "---\nname: 数据处理\ndescription: d\n---\n", Profile::Spec).diagnostics.is_empty());
+        assert!(
+            run(
+                "pdf",
+                "---\nname: ｐｄｆ\ndescription: d\n---\n",
+                Profile::Spec
+            )
+            .diagnostics
+            .is_empty()
+        );
+        assert!(
+            run(
+                "数据处理",
+                "---\nname: 数据处理\ndescription: d\n---\n",
+                Profile::Spec
+            )
+            .diagnostics
+            .is_empty()
+        );
     }
 
     #[test]
     fn name_format_and_length_are_independent() {
         let n65 = "a".repeat(65);
         let c = run(&n65, &valid(&n65), Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-name-too-long", "name is 65 characters; the limit is 64".to_string())]);
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-name-too-long",
+                "name is 65 characters; the limit is 64".to_string()
+            )]
+        );
         for bad in ["Bad--Name", "-lead"] {
             let c = run(bad, &valid(bad), Profile::Alisio);
-            assert_eq!(codes(&c), [("skill-name-format", "name must be lowercase letters, digits and single hyphens".to_string())]);
+            assert_eq!(
+                codes(&c),
+                [(
+                    "skill-name-format",
+                    "name must be lowercase letters, digits and single hyphens".to_string()
+                )]
+            );
         }
     }
 
     #[test]
     fn description_limits_and_empty() {
         let d1024 = "é".repeat(1024);
-        assert!(run("x", &format!("---\nname: x\ndescription: {d1024}\n---\n"), Profile::Alisio).diagnostics.is_empty());
-        let c = run("x", &format!("---\nname: x\ndescription: {d1024}é\n---\n"), Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-description-too-long", "description is 1025 characters; the limit is 1024".to_string())]);
-        let c = run("x", "---\nname: x\ndescription: \"\"\n---\n", Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-description-missing", "description is empty".to_string())]);
+        assert!(
+            run(
+                "x",
+                &format!("---\nname: x\ndescription: {d1024}\n---\n"),
+                Profile::Alisio
+            )
+            .diagnostics
+            .is_empty()
+        );
+        let c = run(
+            "x",
+            &format!("---\nname: x\ndescription: {d1024}é\n---\n"),
+            Profile::Alisio,
+        );
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-description-too-long",
+                "description is 1025 characters; the limit is 1024".to_string()
+            )]
+        );
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: \"\"\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-description-missing",
+                "description is empty".to_string()
+            )]
+        );
         let s = c.diagnostics[0].span;
         assert_eq!((s.start.line, s.start.utf16, s.end.utf16), (2, 13, 15));
     }
@@ -927,12 +1360,29 @@ mod tests {
     #[test]
     fn empty_block_reports_both_missing_keys_on_the_opening_line() {
         let c = run("x", "---\n---\n", Profile::Alisio);
-        assert_eq!(codes(&c), [
-            ("skill-name-missing", "missing required key \"name\"".to_string()),
-            ("skill-description-missing", "missing required key \"description\"".to_string())
-        ]);
+        assert_eq!(
+            codes(&c),
+            [
+                (
+                    "skill-name-missing",
+                    "missing required key \"name\"".to_string()
+                ),
+                (
+                    "skill-description-missing",
+                    "missing required key \"description\"".to_string()
+                )
+            ]
+        );
         for d in &c.diagnostics {
-            assert_eq!((d.span.start.line, d.span.start.utf16, d.span.end.line, d.span.end.utf16), (0, 0, 0, 3));
+            assert_eq!(
+                (
+                    d.span.start.line,
+                    d.span.start.utf16,
+                    d.span.end.line,
+                    d.span.end.utf16
+                ),
+                (0, 0, 0, 3)
+            );
         }
     }
 
@@ -946,7 +1396,11 @@ mod tests {
         ]);
         assert!(c.diagnostics.iter().all(|d| d.severity == Severity::Hint));
         assert_eq!(c.load_error, None);
-        let c = run("x", "---\nname: x\ndescription: d\nsource: web\n---\n", Profile::Spec);
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\nsource: web\n---\n",
+            Profile::Spec,
+        );
         assert_eq!(codes(&c), [("skill-unknown-key", "unknown key \"source\"; the specification allows only name, description, license, compatibility, metadata and allowed-tools".to_string())]);
         assert_eq!(c.diagnostics[0].severity, Severity::Error);
     }
@@ -956,8 +1410,18 @@ mod tests {
         let t = "---\nname: x\ndescription: d\nallowed-tools:\n  - Read\n  - Write\n---\n";
         assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
         let c = run("x", t, Profile::Spec);
-        assert_eq!(codes(&c), [("skill-field-type", "\"allowed-tools\" must be a space-separated string".to_string())]);
-        let c = run("x", "---\nname: x\ndescription: d\nallowed-tools: [Read, Write]\n---\n", Profile::Alisio);
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-field-type",
+                "\"allowed-tools\" must be a space-separated string".to_string()
+            )]
+        );
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\nallowed-tools: [Read, Write]\n---\n",
+            Profile::Alisio,
+        );
         assert!(c.diagnostics.is_empty());
     }
 
@@ -977,26 +1441,70 @@ mod tests {
         assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
         let c = run("y", t, Profile::Alisio);
         let s = c.diagnostics[0].span;
-        assert_eq!((s.start.line, s.start.utf16, s.end.line, s.end.utf16), (1, 6, 1, 7));
+        assert_eq!(
+            (s.start.line, s.start.utf16, s.end.line, s.end.utf16),
+            (1, 6, 1, 7)
+        );
     }
 
     #[test]
     fn documented_decisions_have_exact_messages() {
-        let c = run("x", "---\nname: x\n...\ndescription: d\n---\n", Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-yaml-syntax", "invalid YAML: only one YAML document is allowed".to_string())]);
-        let c = run("x", "---\nname: x\ndescription: d\nbackground: sometimes\ndisable-model-invocation: 1\n---\n", Profile::Alisio);
-        assert_eq!(codes(&c), [
-            ("skill-field-type", "\"background\" must be true or false, found \"sometimes\"".to_string()),
-            ("skill-field-type", "\"disable-model-invocation\" must be true or false, found 1".to_string()),
-        ]);
+        let c = run(
+            "x",
+            "---\nname: x\n...\ndescription: d\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-yaml-syntax",
+                "invalid YAML: only one YAML document is allowed".to_string()
+            )]
+        );
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\nbackground: sometimes\ndisable-model-invocation: 1\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            codes(&c),
+            [
+                (
+                    "skill-field-type",
+                    "\"background\" must be true or false, found \"sometimes\"".to_string()
+                ),
+                (
+                    "skill-field-type",
+                    "\"disable-model-invocation\" must be true or false, found 1".to_string()
+                ),
+            ]
+        );
         assert_eq!(c.load_error, None);
         assert!(c.meta.as_ref().unwrap().model_invocable);
-        let c = run("x", "---\nname: x\ndescription: d\ndisable-model-invocation: yes\n---\n", Profile::ClaudeCode);
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\ndisable-model-invocation: yes\n---\n",
+            Profile::ClaudeCode,
+        );
         assert!(c.diagnostics.is_empty());
-        let c = run("x", "---\nname: x\ndescription: d\nlicense:\nmetadata:\ncompatibility:\n---\n", Profile::Alisio);
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\nlicense:\nmetadata:\ncompatibility:\n---\n",
+            Profile::Alisio,
+        );
         assert!(c.diagnostics.is_empty());
-        let c = run("x", "---\nname: x\ndescription: d\nmetadata: 3\n---\n", Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-field-type", "\"metadata\" must be a mapping, found a number".to_string())]);
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\nmetadata: 3\n---\n",
+            Profile::Alisio,
+        );
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-field-type",
+                "\"metadata\" must be a mapping, found a number".to_string()
+            )]
+        );
         assert_eq!(c.load_error, None);
     }
 
@@ -1006,14 +1514,28 @@ mod tests {
         assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
         let c = run("y", t, Profile::Alisio);
         let s = c.diagnostics[0].span;
-        assert_eq!((s.start.line, s.start.utf16, s.end.line, s.end.utf16), (1, 6, 1, 7));
+        assert_eq!(
+            (s.start.line, s.start.utf16, s.end.line, s.end.utf16),
+            (1, 6, 1, 7)
+        );
     }
 
     #[test]
     fn utf16_and_utf8_columns_of_an_emoji_name() {
-        let c = run("x", "---\nname: \"😀x\"\ndescription: d\n---\n", Profile::Alisio);
-        let d = c.diagnostics.iter().find(|d| d.code == Code::SkillNameFormat).unwrap();
-        assert_eq!((d.span.start.line, d.span.start.utf16, d.span.end.utf16), (1, 6, 11));
+        let c = run(
+            "x",
+            "---\nname: \"😀x\"\ndescription: d\n---\n",
+            Profile::Alisio,
+        );
+        let d = c
+            .diagnostics
+            .iter()
+            .find(|d| d.code == Code::SkillNameFormat)
+            .unwrap();
+        assert_eq!(
+            (d.span.start.line, d.span.start.utf16, d.span.end.utf16),
+            (1, 6, 11)
+        );
         assert_eq!((d.span.start.utf8, d.span.end.utf8), (6, 13));
     }
 
@@ -1022,7 +1544,11 @@ mod tests {
         let mut b = vec![0xEF, 0xBB, 0xBF];
         b.extend_from_slice(valid("x").as_bytes());
         let f = Path::new("/nonexistent-skill-root/x/SKILL.md");
-        assert!(check(&DiskFs, f, &b, b.len() as u64, Profile::Alisio).diagnostics.is_empty());
+        assert!(
+            check(&DiskFs, f, &b, b.len() as u64, Profile::Alisio)
+                .diagnostics
+                .is_empty()
+        );
         let c = check(&DiskFs, f, &b, b.len() as u64, Profile::Spec);
         assert_eq!(codes(&c), [("skill-frontmatter-missing", "the file starts with a UTF-8 byte order mark, so the first line is not exactly ---".to_string())]);
     }
@@ -1032,10 +1558,20 @@ mod tests {
         let f = Path::new("/nonexistent-skill-root/x/SKILL.md");
         let mut b = b"---\nname: x\ndescription: d\xff\n---\n".to_vec();
         let c = check(&DiskFs, f, &b, b.len() as u64, Profile::Alisio);
-        assert_eq!(codes(&c), [("skill-yaml-syntax", "frontmatter is not valid UTF-8".to_string())]);
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-yaml-syntax",
+                "frontmatter is not valid UTF-8".to_string()
+            )]
+        );
         assert_eq!(c.diagnostics[0].span.start.line, 2);
         b = b"---\nname: x\ndescription: d\n---\nbody \xff\xfe\n".to_vec();
-        assert!(check(&DiskFs, f, &b, b.len() as u64, Profile::Alisio).diagnostics.is_empty());
+        assert!(
+            check(&DiskFs, f, &b, b.len() as u64, Profile::Alisio)
+                .diagnostics
+                .is_empty()
+        );
     }
 
     #[test]
@@ -1050,8 +1586,20 @@ mod tests {
     #[test]
     fn body_limits() {
         let body500: String = "x\n".repeat(500);
-        assert!(run("x", &format!("{}{body500}", "---\nname: x\ndescription: d\n---\n"), Profile::Alisio).diagnostics.is_empty());
-        let c = run("x", &format!("---\nname: x\ndescription: d\n---\n{body500}x\n"), Profile::Alisio);
+        assert!(
+            run(
+                "x",
+                &format!("{}{body500}", "---\nname: x\ndescription: d\n---\n"),
+                Profile::Alisio
+            )
+            .diagnostics
+            .is_empty()
+        );
+        let c = run(
+            "x",
+            &format!("---\nname: x\ndescription: d\n---\n{body500}x\n"),
+            Profile::Alisio,
+        );
         assert_eq!(codes(&c), [("skill-body-too-long", "body is 501 lines and ~251 tokens; keep it under 500 lines and about 5000 tokens (move details to references/)".to_string())]);
         assert_eq!(c.diagnostics[0].span.start.line, 504);
         assert_eq!(c.diagnostics[0].span.end.line, 505);
@@ -1061,12 +1609,25 @@ mod tests {
     fn link_destinations() {
         let body = "[a](references/missing.md) ![i](img.png \"t\") `[c](code.md)`\n\n[id]: ./x/y.md\n\n<https://x.y>";
         let links = body_links(body);
-        let dests: Vec<_> = links.iter().map(|(d, r)| (d.as_str(), &body[r.start..r.end])).collect();
-        assert_eq!(dests, [("references/missing.md", "references/missing.md"), ("img.png", "img.png"), ("./x/y.md", "./x/y.md")]);
+        let dests: Vec<_> = links
+            .iter()
+            .map(|(d, r)| (d.as_str(), &body[r.start..r.end]))
+            .collect();
+        assert_eq!(
+            dests,
+            [
+                ("references/missing.md", "references/missing.md"),
+                ("img.png", "img.png"),
+                ("./x/y.md", "./x/y.md")
+            ]
+        );
         assert_eq!(resource_rel("https://x.y"), None);
         assert_eq!(resource_rel("#top"), None);
         assert_eq!(resource_rel("../x.md"), Some(None));
-        assert_eq!(resource_rel("a/../b%20c.md#frag"), Some(Some("b c.md".into())));
+        assert_eq!(
+            resource_rel("a/../b%20c.md#frag"),
+            Some(Some("b c.md".into()))
+        );
         assert_eq!(resource_rel("%é%"), Some(Some("%é%".into())));
     }
 
@@ -1075,7 +1636,9 @@ mod tests {
         let base = "---\nname: \"pdf-tools\"\ndescription: |\n  Does é things.\nmetadata:\n  a: &x [1, {b: *x}]\nallowed-tools: Read Write\n---\n# T\n[a](references/%41.md) ![i](x/y/z.png)\n";
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         let mut next = move || {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             (seed >> 33) as usize
         };
         let alphabet = b"-:#&*![]{}|>\"'\r\n \t\\%.\xc3\xa9\xef\xbb\xbf\x00az";
@@ -1091,10 +1654,24 @@ mod tests {
                     _ => b.truncate(at),
                 }
             }
-            for p in [Profile::Alisio, Profile::Spec, Profile::Codex, Profile::ClaudeCode] {
-                let c = check(&DiskFs, Path::new("/nonexistent-skill-root/x/SKILL.md"), &b, b.len() as u64, p);
+            for p in [
+                Profile::Alisio,
+                Profile::Spec,
+                Profile::Codex,
+                Profile::ClaudeCode,
+            ] {
+                let c = check(
+                    &DiskFs,
+                    Path::new("/nonexistent-skill-root/x/SKILL.md"),
+                    &b,
+                    b.len() as u64,
+                    p,
+                );
                 for d in &c.diagnostics {
-                    assert!(d.span.bytes.start <= d.span.bytes.end && d.span.bytes.end <= c.text.len(), "{d:?}");
+                    assert!(
+                        d.span.bytes.start <= d.span.bytes.end && d.span.bytes.end <= c.text.len(),
+                        "{d:?}"
+                    );
                 }
             }
         }

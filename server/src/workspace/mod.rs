@@ -91,7 +91,11 @@ fn meta_from_std(m: &std::fs::Metadata) -> Metadata {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map(|d| d.as_nanos());
-    Metadata { file_type: FileType::from_std(m.file_type()), len: m.len(), mtime_ns }
+    Metadata {
+        file_type: FileType::from_std(m.file_type()),
+        len: m.len(),
+        mtime_ns,
+    }
 }
 
 /// Opens a file for reading only when it is a regular file (symlinks followed). A FIFO would
@@ -100,19 +104,31 @@ fn meta_from_std(m: &std::fs::Metadata) -> Metadata {
 fn open_regular(path: &Path) -> io::Result<std::fs::File> {
     let ft = std::fs::metadata(path)?.file_type();
     if ft.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
     }
     if !ft.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
     }
     let file = std::fs::File::open(path)?;
     // The path may have been replaced between the two calls; judge what was opened.
     let ft = file.metadata()?.file_type();
     if ft.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
     }
     if !ft.is_file() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
     }
     Ok(file)
 }
@@ -122,8 +138,13 @@ impl Fs for DiskFs {
         let mut out = Vec::new();
         for entry in std::fs::read_dir(dir)? {
             let entry = entry?;
-            let file_type = entry.file_type().map_or(FileType::Other, FileType::from_std);
-            out.push(DirEntry { name: entry.file_name(), file_type });
+            let file_type = entry
+                .file_type()
+                .map_or(FileType::Other, FileType::from_std);
+            out.push(DirEntry {
+                name: entry.file_name(),
+                file_type,
+            });
         }
         out.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(out)
@@ -176,9 +197,10 @@ impl<F: Fs> Fs for OverlayFs<F> {
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
         let mut m = self.inner.symlink_metadata(path)?;
         if m.file_type == FileType::File
-            && let Some(t) = self.buffers.get(path) {
-                m.len = t.len() as u64;
-            }
+            && let Some(t) = self.buffers.get(path)
+        {
+            m.len = t.len() as u64;
+        }
         Ok(m)
     }
     fn metadata(&self, path: &Path) -> io::Result<Metadata> {
@@ -226,7 +248,9 @@ pub struct Env {
 }
 
 fn non_empty_var(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 impl Env {
@@ -265,13 +289,17 @@ impl Env {
         if let Some(x) = self.xdg_state_home.as_ref().filter(|x| x.is_absolute()) {
             return Some(x.join("alisio"));
         }
-        self.home.as_ref().map(|h| h.join(".local").join("state").join("alisio"))
+        self.home
+            .as_ref()
+            .map(|h| h.join(".local").join("state").join("alisio"))
     }
 
     /// `CODEX_HOME`, else `$HOME/.codex`.
     #[must_use]
     pub fn codex_home(&self) -> Option<PathBuf> {
-        self.codex_home.clone().or_else(|| self.home.as_ref().map(|h| h.join(".codex")))
+        self.codex_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".codex")))
     }
 }
 
@@ -339,7 +367,10 @@ mod tests {
 
     #[test]
     fn config_home_prefers_alisio_then_absolute_xdg_then_home() {
-        let mut env = Env { home: Some("/h".into()), ..Env::default() };
+        let mut env = Env {
+            home: Some("/h".into()),
+            ..Env::default()
+        };
         assert_eq!(env.config_home(), Some(PathBuf::from("/h/.config/alisio")));
         env.xdg_config_home = Some("rel".into());
         assert_eq!(env.config_home(), Some(PathBuf::from("/h/.config/alisio")));
@@ -360,7 +391,10 @@ mod tests {
 
     #[test]
     fn lexical_normalisation() {
-        assert_eq!(normalize_lexically(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(
+            normalize_lexically(Path::new("/a/./b/../c")),
+            PathBuf::from("/a/c")
+        );
         assert_eq!(normalize_lexically(Path::new("/../a")), PathBuf::from("/a"));
     }
 
@@ -371,15 +405,30 @@ mod tests {
         let link = t.path().join("AGENTS.md");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
         let e = DiskFs.read(&link).unwrap_err();
-        assert_eq!((e.kind(), e.to_string()), (io::ErrorKind::InvalidInput, "not a regular file".to_string()));
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (
+                io::ErrorKind::InvalidInput,
+                "not a regular file".to_string()
+            )
+        );
         let e = DiskFs.scan(&link, &mut |_| {}).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
         let fifo = t.path().join("fifo");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
         if made {
-            assert_eq!(DiskFs.read_prefix(&fifo, 10).unwrap_err().kind(), io::ErrorKind::InvalidInput);
+            assert_eq!(
+                DiskFs.read_prefix(&fifo, 10).unwrap_err().kind(),
+                io::ErrorKind::InvalidInput
+            );
         }
-        assert_eq!(DiskFs.read(t.path()).unwrap_err().kind(), io::ErrorKind::IsADirectory);
+        assert_eq!(
+            DiskFs.read(t.path()).unwrap_err().kind(),
+            io::ErrorKind::IsADirectory
+        );
     }
 
     #[test]
@@ -390,11 +439,12 @@ mod tests {
         std::fs::write(&p, &content).unwrap();
         let mut seen = Vec::new();
         let mut chunks = 0;
-        DiskFs.scan(&p, &mut |c| {
-            chunks += 1;
-            seen.extend_from_slice(c);
-        })
-        .unwrap();
+        DiskFs
+            .scan(&p, &mut |c| {
+                chunks += 1;
+                seen.extend_from_slice(c);
+            })
+            .unwrap();
         assert_eq!(seen, content);
         assert!(chunks >= 4, "{chunks} chunks");
     }

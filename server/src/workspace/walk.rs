@@ -45,7 +45,10 @@ pub const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
 fn matcher(fs: &dyn Fs, dir: &Path, file: &Path) -> Option<Gitignore> {
     let bytes = fs.read_prefix(file, IGNORE_FILE_LIMIT).ok()?;
     if bytes.len() as u64 == IGNORE_FILE_LIMIT {
-        tracing::warn!("{}: only the first {IGNORE_FILE_LIMIT} bytes are used", file.display());
+        tracing::warn!(
+            "{}: only the first {IGNORE_FILE_LIMIT} bytes are used",
+            file.display()
+        );
     }
     let text = String::from_utf8_lossy(&bytes);
     let mut b = GitignoreBuilder::new(dir);
@@ -56,7 +59,9 @@ fn matcher(fs: &dyn Fs, dir: &Path, file: &Path) -> Option<Gitignore> {
 }
 
 fn has(entries: &[DirEntry], name: &str) -> bool {
-    entries.iter().any(|e| e.name == name && e.file_type == FileType::File)
+    entries
+        .iter()
+        .any(|e| e.name == name && e.file_type == FileType::File)
 }
 
 /// Walks D from `root`.
@@ -78,7 +83,10 @@ pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
     while let Some((path, parent, depth)) = stack.pop() {
         if set.dirs.len() >= max {
             set.truncated = true;
-            tracing::debug!("{}: more than {max} directories; instruction diagnostics cover the first {max}", root.display());
+            tracing::debug!(
+                "{}: more than {max} directories; instruction diagnostics cover the first {max}",
+                root.display()
+            );
             break;
         }
         let entries = match fs.read_dir(&path) {
@@ -89,8 +97,16 @@ pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
             }
         };
         let m = Matchers {
-            ignore: if has(&entries, ".ignore") { matcher(fs, &path, &path.join(".ignore")) } else { None },
-            gitignore: if has(&entries, ".gitignore") { matcher(fs, &path, &path.join(".gitignore")) } else { None },
+            ignore: if has(&entries, ".ignore") {
+                matcher(fs, &path, &path.join(".ignore"))
+            } else {
+                None
+            },
+            gitignore: if has(&entries, ".gitignore") {
+                matcher(fs, &path, &path.join(".gitignore"))
+            } else {
+                None
+            },
         };
         let me = set.dirs.len();
         matchers.push(m);
@@ -107,14 +123,26 @@ pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
         for c in children.into_iter().rev() {
             stack.push((c, Some(me), depth + 1));
         }
-        set.dirs.push(DirNode { path, parent, depth, entries });
+        set.dirs.push(DirNode {
+            path,
+            parent,
+            depth,
+            entries,
+        });
     }
     set
 }
 
 /// Whether a child directory of node `me` is excluded: the deepest matcher that has an opinion
 /// decides (`.ignore` before `.gitignore` in one directory), `.git/info/exclude` last.
-fn ignored(dirs: &[DirNode], matchers: &[Matchers], me: usize, me_parent: Option<usize>, exclude: Option<&Gitignore>, child: &Path) -> bool {
+fn ignored(
+    dirs: &[DirNode],
+    matchers: &[Matchers],
+    me: usize,
+    me_parent: Option<usize>,
+    exclude: Option<&Gitignore>,
+    child: &Path,
+) -> bool {
     let mut cur = Some(me);
     let mut first = true;
     while let Some(i) = cur {
@@ -127,7 +155,11 @@ fn ignored(dirs: &[DirNode], matchers: &[Matchers], me: usize, me_parent: Option
                 }
             }
         }
-        cur = if first { me_parent } else { dirs.get(i).and_then(|d| d.parent) };
+        cur = if first {
+            me_parent
+        } else {
+            dirs.get(i).and_then(|d| d.parent)
+        };
         first = false;
     }
     exclude.is_some_and(|g| g.matched(child, true).is_ignore())
@@ -142,7 +174,16 @@ mod tests {
     fn walk_skips_git_node_modules_ignored_and_symlinked_directories() {
         let t = tempfile::tempdir().unwrap();
         let r = t.path().canonicalize().unwrap();
-        for d in [".git/info", "node_modules/x", "a/b", "a/build", ".github", "gen", "keep/gen", "ex"] {
+        for d in [
+            ".git/info",
+            "node_modules/x",
+            "a/b",
+            "a/build",
+            ".github",
+            "gen",
+            "keep/gen",
+            "ex",
+        ] {
             std::fs::create_dir_all(r.join(d)).unwrap();
         }
         std::fs::write(r.join(".gitignore"), "build/\n/gen\n").unwrap();
@@ -150,7 +191,11 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(r.join("a"), r.join("link")).unwrap();
         let set = walk(&DiskFs, &r);
-        let rels: Vec<String> = set.dirs.iter().map(|d| crate::workspace::display_path(&d.path, &r)).collect();
+        let rels: Vec<String> = set
+            .dirs
+            .iter()
+            .map(|d| crate::workspace::display_path(&d.path, &r))
+            .collect();
         assert_eq!(rels, [".", ".github", "a", "a/b", "keep", "keep/gen"]);
         assert_eq!(set.dirs[3].parent, Some(2));
         assert_eq!(set.dirs[3].depth, 2);
@@ -164,7 +209,11 @@ mod tests {
             std::fs::create_dir_all(r.join(d)).unwrap();
         }
         let set = walk_bounded(&DiskFs, &r, 4);
-        let rels: Vec<String> = set.dirs.iter().map(|d| crate::workspace::display_path(&d.path, &r)).collect();
+        let rels: Vec<String> = set
+            .dirs
+            .iter()
+            .map(|d| crate::workspace::display_path(&d.path, &r))
+            .collect();
         assert_eq!(rels, [".", "a", "a/y", "a/z"]);
         assert!(set.truncated);
         assert!(!walk_bounded(&DiskFs, &r, 7).truncated);
@@ -180,7 +229,11 @@ mod tests {
         std::fs::write(r.join(".gitignore"), "out/\n").unwrap();
         std::fs::write(r.join("a/b/.gitignore"), "!out/\n").unwrap();
         let set = walk(&DiskFs, &r);
-        let rels: Vec<String> = set.dirs.iter().map(|d| crate::workspace::display_path(&d.path, &r)).collect();
+        let rels: Vec<String> = set
+            .dirs
+            .iter()
+            .map(|d| crate::workspace::display_path(&d.path, &r))
+            .collect();
         assert_eq!(rels, [".", "a", "a/b", "a/b/out"]);
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{count_redacted, Problem, Session};
+use super::{Problem, Session, count_redacted};
 use crate::governor::invariants::{Criterion, Goal, Sources};
 use crate::governor::model::{Call, Message, Part, PartKind, ToolResult, UserKind};
 
@@ -11,12 +11,26 @@ fn parts(content: Option<&Value>) -> (Vec<Part>, Vec<Call>) {
     let mut ps = Vec::new();
     let mut calls = Vec::new();
     for b in content.and_then(Value::as_array).into_iter().flatten() {
-        let s = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let s = |k: &str| {
+            b.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
         match b.get("type").and_then(Value::as_str) {
             Some("text") => ps.push(Part::text(s("text"))),
-            Some("reasoning" | "thinking") => ps.push(Part::reasoning(if b.get("text").is_some() { s("text") } else { s("thinking") })),
+            Some("reasoning" | "thinking") => {
+                ps.push(Part::reasoning(if b.get("text").is_some() {
+                    s("text")
+                } else {
+                    s("thinking")
+                }))
+            }
             Some("tool_call") => calls.push(Call::new(s("id"), s("name"), s("arguments"))),
-            Some("image") => ps.push(Part { kind: PartKind::Image, text: String::new() }),
+            Some("image") => ps.push(Part {
+                kind: PartKind::Image,
+                text: String::new(),
+            }),
             _ => ps.push(Part::opaque(b.to_string())),
         }
     }
@@ -29,9 +43,18 @@ pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
     let (mut ps, calls) = parts(m.get("content"));
     match m.get("role").and_then(Value::as_str)? {
         "user" => {
-            let kind = if row_kind == "checkpoint" || m.get("checkpoint").is_some() { UserKind::Checkpoint } else { UserKind::Plain };
+            let kind = if row_kind == "checkpoint" || m.get("checkpoint").is_some() {
+                UserKind::Checkpoint
+            } else {
+                UserKind::Plain
+            };
             let skill = m.get("skill").and_then(Value::as_str).map(str::to_owned);
-            Some(Message::User { kind, parts: ps, skill, origin: None })
+            Some(Message::User {
+                kind,
+                parts: ps,
+                skill,
+                origin: None,
+            })
         }
         "assistant" => {
             if let Some(pd) = m.get("providerData") {
@@ -40,7 +63,11 @@ pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
             Some(Message::Assistant { parts: ps, calls })
         }
         "tool" => Some(Message::Tool(ToolResult {
-            call_id: m.get("callId").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            call_id: m
+                .get("callId")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
             parts: ps,
             is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
         })),
@@ -52,17 +79,33 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
     let mut s = Session::default();
     s.source.redacted_values = count_redacted(&v);
     let session = v.get("session").unwrap_or(&Value::Null);
-    s.source.session = session.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+    s.source.session = session
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let opts = session.get("options").unwrap_or(&Value::Null);
     s.sources = Sources {
         quotes: opts
             .get("contextInvariants")
             .and_then(|c| c.get("instructions"))
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default(),
         goal: opts.get("goal").and_then(|g| {
-            Some(Goal { objective: g.get("objective")?.as_str()?.to_owned(), status: g.get("status").and_then(Value::as_str).unwrap_or("active").to_owned() })
+            Some(Goal {
+                objective: g.get("objective")?.as_str()?.to_owned(),
+                status: g
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .unwrap_or("active")
+                    .to_owned(),
+            })
         }),
         plan: None,
         criteria: opts
@@ -70,15 +113,29 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
-                    .filter_map(|c| Some(Criterion { text: c.get("text")?.as_str()?.to_owned(), required: c.get("required").and_then(Value::as_bool).unwrap_or(true), not_applicable: false }))
+                    .filter_map(|c| {
+                        Some(Criterion {
+                            text: c.get("text")?.as_str()?.to_owned(),
+                            required: c.get("required").and_then(Value::as_bool).unwrap_or(true),
+                            not_applicable: false,
+                        })
+                    })
                     .collect()
             })
             .unwrap_or_default(),
         grants: Default::default(),
     };
     let mut rows: Vec<(i64, i64, &Value)> = Vec::new();
-    for (i, r) in v.get("messages").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let compacted = r.get("compacted").is_some_and(|c| c.as_bool() == Some(true) || c.as_i64() == Some(1));
+    for (i, r) in v
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let compacted = r
+            .get("compacted")
+            .is_some_and(|c| c.as_bool() == Some(true) || c.as_i64() == Some(1));
         let replaced = r.get("replacedBy").is_some_and(|x| !x.is_null());
         let kind = r.get("kind").and_then(Value::as_str).unwrap_or("message");
         if kind == "checkpoint" {
@@ -100,7 +157,10 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
         let kind = r.get("kind").and_then(Value::as_str).unwrap_or("message");
         match r.get("message").and_then(|m| message(kind, m)) {
             Some(m) => s.history.push(m),
-            None => s.source.problems.push(Problem { line: None, message: format!("message seq {seq}: unknown stored message") }),
+            None => s.source.problems.push(Problem {
+                line: None,
+                message: format!("message seq {seq}: unknown stored message"),
+            }),
         }
     }
     vec![s]

@@ -5,7 +5,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{count_redacted, cursor_poll, fingerprint, shell_foreign, text_of, Line, Outcome, Problem, Session};
+use super::{
+    Line, Outcome, Problem, Session, count_redacted, cursor_poll, fingerprint, shell_foreign,
+    text_of,
+};
 use crate::governor::model::{Call, Class, Foreign, Message, Part, PartKind, ToolResult, UserKind};
 use crate::governor::shell::{self, Base};
 use crate::governor::stubs::canonical;
@@ -13,7 +16,13 @@ use crate::governor::stubs::canonical;
 /// A chain: its sidechain root (`None` for the main chain) and its message lines.
 type Chain<'v> = (Option<String>, Vec<(usize, &'v Value)>);
 
-const IGNORED: &[&str] = &["summary", "system", "progress", "queue-operation", "file-history-snapshot"];
+const IGNORED: &[&str] = &[
+    "summary",
+    "system",
+    "progress",
+    "queue-operation",
+    "file-history-snapshot",
+];
 
 pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
     let mut problems = Vec::new();
@@ -23,7 +32,10 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
     for l in lines {
         let Some(v) = l.value.as_ref().filter(|v| v.is_object()) else {
             skipped += 1;
-            problems.push(Problem { line: Some(l.number), message: "malformed JSON line".into() });
+            problems.push(Problem {
+                line: Some(l.number),
+                message: "malformed JSON line".into(),
+            });
             continue;
         };
         redacted += count_redacted(v);
@@ -32,27 +44,47 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
                 if v.get("message").is_some_and(Value::is_object) {
                     msgs.push((l.number, v));
                 } else {
-                    problems.push(Problem { line: Some(l.number), message: "message line without a message object".into() });
+                    problems.push(Problem {
+                        line: Some(l.number),
+                        message: "message line without a message object".into(),
+                    });
                 }
             }
             Some(t) if IGNORED.contains(&t) => {}
-            _ => problems.push(Problem { line: Some(l.number), message: "unknown record type".into() }),
+            _ => problems.push(Problem {
+                line: Some(l.number),
+                message: "unknown record type".into(),
+            }),
         }
     }
-    let side = |v: &Value| v.get("isSidechain").and_then(Value::as_bool).unwrap_or(false);
+    let side = |v: &Value| {
+        v.get("isSidechain")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
     let any_main = msgs.iter().any(|(_, v)| !side(v));
     // Roots of sidechain lines: follow parentUuid through sidechain lines.
-    let by_uuid: HashMap<&str, &Value> = msgs.iter().filter_map(|(_, v)| v.get("uuid").and_then(Value::as_str).map(|u| (u, *v))).collect();
+    let by_uuid: HashMap<&str, &Value> = msgs
+        .iter()
+        .filter_map(|(_, v)| v.get("uuid").and_then(Value::as_str).map(|u| (u, *v)))
+        .collect();
     let root_of = |v: &Value| -> String {
         let mut cur = v;
         for _ in 0..=msgs.len() {
-            let parent = cur.get("parentUuid").and_then(Value::as_str).and_then(|p| by_uuid.get(p)).filter(|p| side(p));
+            let parent = cur
+                .get("parentUuid")
+                .and_then(Value::as_str)
+                .and_then(|p| by_uuid.get(p))
+                .filter(|p| side(p));
             match parent {
                 Some(p) => cur = p,
                 None => break,
             }
         }
-        cur.get("uuid").and_then(Value::as_str).unwrap_or_default().to_owned()
+        cur.get("uuid")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
     };
     let mut chains: Vec<Chain<'_>> = vec![(None, Vec::new())];
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -68,11 +100,20 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
             chains[k].1.push((*n, v));
         }
     }
-    let session_id = msgs.iter().chain(std::iter::empty()).find_map(|(_, v)| v.get("sessionId").and_then(Value::as_str)).unwrap_or_default().to_owned();
+    let session_id = msgs
+        .iter()
+        .chain(std::iter::empty())
+        .find_map(|(_, v)| v.get("sessionId").and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_owned();
     let mut out = Vec::new();
     for (k, (root, chain)) in chains.into_iter().enumerate() {
         let mut s = build(&chain);
-        s.source.session = if root.is_some() { format!("{session_id}/sidechain-{k}") } else { session_id.clone() };
+        s.source.session = if root.is_some() {
+            format!("{session_id}/sidechain-{k}")
+        } else {
+            session_id.clone()
+        };
         s.source.sidechain = root.is_some();
         if k == 0 {
             s.source.skipped_lines = skipped;
@@ -97,8 +138,13 @@ fn result_parts(content: Option<&Value>) -> Vec<Part> {
         Some(Value::Array(blocks)) => blocks
             .iter()
             .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => Some(Part::text(b.get("text").and_then(Value::as_str).unwrap_or_default())),
-                Some(_) => Some(Part { kind: PartKind::Image, text: String::new() }),
+                Some("text") => Some(Part::text(
+                    b.get("text").and_then(Value::as_str).unwrap_or_default(),
+                )),
+                Some(_) => Some(Part {
+                    kind: PartKind::Image,
+                    text: String::new(),
+                }),
                 None => None,
             })
             .collect(),
@@ -122,13 +168,27 @@ fn build(chain: &[(usize, &Value)]) -> Session {
                 Some(Value::Array(blocks)) => {
                     for b in blocks {
                         match b.get("type").and_then(Value::as_str) {
-                            Some("text") => parts.push(Part::text(b.get("text").and_then(Value::as_str).unwrap_or_default())),
-                            Some("thinking") => parts.push(Part::reasoning(b.get("thinking").and_then(Value::as_str).unwrap_or_default())),
+                            Some("text") => parts.push(Part::text(
+                                b.get("text").and_then(Value::as_str).unwrap_or_default(),
+                            )),
+                            Some("thinking") => parts.push(Part::reasoning(
+                                b.get("thinking")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default(),
+                            )),
                             Some("tool_use") => {
-                                let id = b.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+                                let id = b
+                                    .get("id")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_owned();
                                 bases.insert(id.clone(), base_of(v));
                                 let input = b.get("input").cloned().unwrap_or(Value::Null);
-                                calls.push(Call::new(id, b.get("name").and_then(Value::as_str).unwrap_or_default(), input.to_string()));
+                                calls.push(Call::new(
+                                    id,
+                                    b.get("name").and_then(Value::as_str).unwrap_or_default(),
+                                    input.to_string(),
+                                ));
                             }
                             _ => parts.push(Part::opaque(b.to_string())),
                         }
@@ -137,7 +197,11 @@ fn build(chain: &[(usize, &Value)]) -> Session {
                 _ => {}
             }
             let id = msg.get("id").and_then(Value::as_str).map(str::to_owned);
-            match id.as_ref().and_then(|i| by_id.get(i)).and_then(|k| h.get_mut(*k)) {
+            match id
+                .as_ref()
+                .and_then(|i| by_id.get(i))
+                .and_then(|k| h.get_mut(*k))
+            {
                 Some(Message::Assistant { parts: p, calls: c }) => {
                     p.extend(parts);
                     c.extend(calls);
@@ -165,15 +229,29 @@ fn build(chain: &[(usize, &Value)]) -> Session {
                 for b in blocks {
                     match b.get("type").and_then(Value::as_str) {
                         Some("tool_result") => {
-                            let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or_default().to_owned();
+                            let id = b
+                                .get("tool_use_id")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_owned();
                             if let Some(m) = v.get("toolUseResult") {
                                 meta.insert(id.clone(), m.clone());
                             }
-                            let is_error = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-                            h.push(Message::Tool(ToolResult { call_id: id, parts: result_parts(b.get("content")), is_error }));
+                            let is_error =
+                                b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                            h.push(Message::Tool(ToolResult {
+                                call_id: id,
+                                parts: result_parts(b.get("content")),
+                                is_error,
+                            }));
                         }
-                        Some("text") => rest.push(Part::text(b.get("text").and_then(Value::as_str).unwrap_or_default())),
-                        _ => rest.push(Part { kind: PartKind::Image, text: String::new() }),
+                        Some("text") => rest.push(Part::text(
+                            b.get("text").and_then(Value::as_str).unwrap_or_default(),
+                        )),
+                        _ => rest.push(Part {
+                            kind: PartKind::Image,
+                            text: String::new(),
+                        }),
                     }
                 }
             }
@@ -186,7 +264,12 @@ fn build(chain: &[(usize, &Value)]) -> Session {
             by_id.clear();
         }
         if !rest.is_empty() || kind == UserKind::Checkpoint {
-            h.push(Message::User { kind, parts: rest, skill: None, origin: None });
+            h.push(Message::User {
+                kind,
+                parts: rest,
+                skill: None,
+                origin: None,
+            });
         }
     }
     annotate(&mut h, &bases, &meta);
@@ -195,14 +278,31 @@ fn build(chain: &[(usize, &Value)]) -> Session {
 }
 
 fn annotate(h: &mut [Message], bases: &HashMap<String, Base>, meta: &HashMap<String, Value>) {
-    let results: HashMap<String, ToolResult> = h.iter().filter_map(|m| if let Message::Tool(r) = m { Some((r.call_id.clone(), r.clone())) } else { None }).collect();
+    let results: HashMap<String, ToolResult> = h
+        .iter()
+        .filter_map(|m| {
+            if let Message::Tool(r) = m {
+                Some((r.call_id.clone(), r.clone()))
+            } else {
+                None
+            }
+        })
+        .collect();
     for m in h.iter_mut() {
-        let Message::Assistant { calls, .. } = m else { continue };
+        let Message::Assistant { calls, .. } = m else {
+            continue;
+        };
         for c in calls {
             let base = bases.get(&c.id).cloned().unwrap_or(Base::Unknown);
             let input: Value = serde_json::from_str(&c.arguments).unwrap_or(Value::Null);
             let r = results.get(&c.id);
-            c.foreign = Some(Box::new(foreign(&c.name, &input, &base, r, meta.get(&c.id))));
+            c.foreign = Some(Box::new(foreign(
+                &c.name,
+                &input,
+                &base,
+                r,
+                meta.get(&c.id),
+            )));
         }
     }
 }
@@ -225,13 +325,22 @@ fn int(v: Option<&Value>) -> Option<u64> {
 }
 
 /// The canonical meaning of one Claude Code call (§11.4 table).
-fn foreign(name: &str, input: &Value, base: &Base, r: Option<&ToolResult>, meta: Option<&Value>) -> Foreign {
+fn foreign(
+    name: &str,
+    input: &Value,
+    base: &Base,
+    r: Option<&ToolResult>,
+    meta: Option<&Value>,
+) -> Foreign {
     if super::has_redacted(input) {
         return Foreign::default();
     }
     let ok = r.is_some_and(|r| !r.is_error);
     let text = r.map(text_of).unwrap_or_default();
-    let mut f = Foreign { named: named_of(input, base), ..Foreign::default() };
+    let mut f = Foreign {
+        named: named_of(input, base),
+        ..Foreign::default()
+    };
     let s = |k: &str| input.get(k).and_then(Value::as_str);
     match name {
         "Read" => {
@@ -242,27 +351,60 @@ fn foreign(name: &str, input: &Value, base: &Base, r: Option<&ToolResult>, meta:
             f.reads = key.clone();
             let (offset, limit) = (int(input.get("offset")), int(input.get("limit")));
             if ok {
-                let lines = (offset.is_some() || limit.is_some()).then(|| (offset.unwrap_or(1), limit.unwrap_or(2000)));
-                let group = key.as_ref().map(|k| format!("cc\u{0}{k}\u{0}{}\u{0}{}", offset.unwrap_or(1), limit.unwrap_or(2000)));
+                let lines = (offset.is_some() || limit.is_some())
+                    .then(|| (offset.unwrap_or(1), limit.unwrap_or(2000)));
+                let group = key.as_ref().map(|k| {
+                    format!(
+                        "cc\u{0}{k}\u{0}{}\u{0}{}",
+                        offset.unwrap_or(1),
+                        limit.unwrap_or(2000)
+                    )
+                });
                 f.attributable = key.clone().map(|k| vec![k]);
-                f.class = Class::Read { shown: key.clone().unwrap_or_else(|| p.to_owned()), key, lines, sha256: None, compare: group.map(|g| (g, fingerprint(None, &text))) };
+                f.class = Class::Read {
+                    shown: key.clone().unwrap_or_else(|| p.to_owned()),
+                    key,
+                    lines,
+                    sha256: None,
+                    compare: group.map(|g| (g, fingerprint(None, &text))),
+                };
             }
         }
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
-            let p = if name == "NotebookEdit" { s("notebook_path") } else { s("file_path") };
+            let p = if name == "NotebookEdit" {
+                s("notebook_path")
+            } else {
+                s("file_path")
+            };
             let Some(p) = p else { return f };
-            f.canonical = Some(if name == "Write" { "write_file" } else { "edit_file" }.into());
-            f.origin = Some(p.to_owned());
-            if ok
-                && let Some(k) = shell::key(base, p) {
-                    f.class = Class::Write { keys: vec![k] };
+            f.canonical = Some(
+                if name == "Write" {
+                    "write_file"
+                } else {
+                    "edit_file"
                 }
+                .into(),
+            );
+            f.origin = Some(p.to_owned());
+            if ok && let Some(k) = shell::key(base, p) {
+                f.class = Class::Write { keys: vec![k] };
+            }
         }
         "Grep" | "Glob" => {
-            let Some(pattern) = s("pattern") else { return f };
+            let Some(pattern) = s("pattern") else {
+                return f;
+            };
             f.canonical = Some("search_text".into());
             if ok {
-                f.attributable = meta.and_then(|m| m.get("filenames")).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).filter_map(|p| shell::key(base, p)).collect());
+                f.attributable = meta
+                    .and_then(|m| m.get("filenames"))
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .filter_map(|p| shell::key(base, p))
+                            .collect()
+                    });
                 f.class = Class::Search {
                     signature: format!("cc\u{0}{}\u{0}{}", base.signature(), canonical(input)),
                     shown: pattern.to_owned(),
@@ -281,13 +423,21 @@ fn foreign(name: &str, input: &Value, base: &Base, r: Option<&ToolResult>, meta:
             return shell_foreign(cmd, base, outcome.as_ref());
         }
         "BashOutput" | "TaskOutput" => {
-            let task_key = if name == "BashOutput" { "bash_id" } else { "task_id" };
+            let task_key = if name == "BashOutput" {
+                "bash_id"
+            } else {
+                "task_id"
+            };
             let Some(task) = s(task_key) else { return f };
             let empty = meta.is_some_and(|m| {
                 if name == "BashOutput" {
-                    m.get("stdout").and_then(Value::as_str) == Some("") && m.get("stderr").and_then(Value::as_str) == Some("")
+                    m.get("stdout").and_then(Value::as_str) == Some("")
+                        && m.get("stderr").and_then(Value::as_str) == Some("")
                 } else {
-                    let present: Vec<&str> = ["stdout", "stderr", "output"].iter().filter_map(|k| m.get(*k).and_then(Value::as_str)).collect();
+                    let present: Vec<&str> = ["stdout", "stderr", "output"]
+                        .iter()
+                        .filter_map(|k| m.get(*k).and_then(Value::as_str))
+                        .collect();
                     !present.is_empty() && present.iter().all(|x| x.is_empty())
                 }
             });

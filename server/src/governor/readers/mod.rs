@@ -13,12 +13,12 @@ use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use super::RequestParts;
 use super::classify::{command_words, result_text};
 use super::invariants::Sources;
 use super::model::{Class, Foreign, Message, ToolResult};
 use super::shell::{self, Base, Kind};
 use super::tokens::redacted_token;
-use super::RequestParts;
 
 /// A transcript format (§11.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +41,14 @@ impl Format {
     }
     #[must_use]
     pub fn parse(s: &str) -> Option<Self> {
-        [Self::Alisio, Self::ClaudeCode, Self::Codex, Self::MiniSweAgent].into_iter().find(|f| f.as_str() == s)
+        [
+            Self::Alisio,
+            Self::ClaudeCode,
+            Self::Codex,
+            Self::MiniSweAgent,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == s)
     }
 }
 
@@ -112,8 +119,13 @@ pub(crate) fn jsonl(bytes: &[u8]) -> (Vec<Line>, usize) {
             continue;
         }
         total = i + 1;
-        let value = std::str::from_utf8(raw).ok().and_then(|s| serde_json::from_str::<Value>(s).ok());
-        out.push(Line { number: i + 1, value });
+        let value = std::str::from_utf8(raw)
+            .ok()
+            .and_then(|s| serde_json::from_str::<Value>(s).ok());
+        out.push(Line {
+            number: i + 1,
+            value,
+        });
     }
     (out, total)
 }
@@ -127,15 +139,27 @@ fn whole_json(bytes: &[u8]) -> Option<Value> {
 }
 
 fn is_codex_line(v: &Value) -> bool {
-    matches!(v.get("type").and_then(Value::as_str), Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
-        && v.get("payload").is_some_and(Value::is_object)
+    matches!(
+        v.get("type").and_then(Value::as_str),
+        Some("session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted")
+    ) && v.get("payload").is_some_and(Value::is_object)
 }
 
 fn is_claude_line(v: &Value) -> bool {
     matches!(
         v.get("type").and_then(Value::as_str),
-        Some("user" | "assistant" | "system" | "summary" | "progress" | "queue-operation" | "file-history-snapshot")
-    ) && ["uuid", "leafUuid", "sessionId", "messageId"].iter().any(|k| v.get(*k).is_some())
+        Some(
+            "user"
+                | "assistant"
+                | "system"
+                | "summary"
+                | "progress"
+                | "queue-operation"
+                | "file-history-snapshot"
+        )
+    ) && ["uuid", "leafUuid", "sessionId", "messageId"]
+        .iter()
+        .any(|k| v.get(*k).is_some())
 }
 
 /// Format detection (§11.2).
@@ -143,11 +167,17 @@ fn is_claude_line(v: &Value) -> bool {
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     if let Some(v) = whole_json(bytes) {
         let is_mini = v.get("messages").is_some_and(Value::is_array)
-            && (v.get("trajectory_format").and_then(Value::as_str).is_some_and(|f| f.starts_with("mini-swe-agent")) || v.get("info").is_some_and(Value::is_object));
+            && (v
+                .get("trajectory_format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| f.starts_with("mini-swe-agent"))
+                || v.get("info").is_some_and(Value::is_object));
         if is_mini {
             return Some(Format::MiniSweAgent);
         }
-        if v.get("schemaVersion").is_some_and(Value::is_number) && v.get("session").and_then(|s| s.get("id")).is_some() {
+        if v.get("schemaVersion").is_some_and(Value::is_number)
+            && v.get("session").and_then(|s| s.get("id")).is_some()
+        {
             return Some(Format::Alisio);
         }
     }
@@ -157,7 +187,12 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         return None;
     }
     let (mut codex, mut claude) = (0, 0);
-    for v in lines.iter().filter_map(|l| l.value.as_ref()).filter(|v| v.is_object()).take(200) {
+    for v in lines
+        .iter()
+        .filter_map(|l| l.value.as_ref())
+        .filter(|v| v.is_object())
+        .take(200)
+    {
         codex += usize::from(is_codex_line(v));
         claude += usize::from(is_claude_line(v));
     }
@@ -172,7 +207,11 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 ///
 /// # Errors
 /// [`Unsupported`] when the format is not detected (or not the forced one's shape).
-pub fn read(bytes: &[u8], format: Option<Format>, file: &str) -> Result<(Format, Vec<Session>), Unsupported> {
+pub fn read(
+    bytes: &[u8],
+    format: Option<Format>,
+    file: &str,
+) -> Result<(Format, Vec<Session>), Unsupported> {
     let format = match format {
         Some(f) => f,
         None => detect(bytes).ok_or(Unsupported)?,
@@ -189,7 +228,11 @@ pub fn read(bytes: &[u8], format: Option<Format>, file: &str) -> Result<(Format,
                 }
                 return Err(Unsupported);
             }
-            let mut s = if format == Format::Codex { codex::read(&lines) } else { claude::read(&lines) };
+            let mut s = if format == Format::Codex {
+                codex::read(&lines)
+            } else {
+                claude::read(&lines)
+            };
             for sess in &mut s {
                 sess.source.lines = total;
             }
@@ -197,7 +240,9 @@ pub fn read(bytes: &[u8], format: Option<Format>, file: &str) -> Result<(Format,
         }
     };
     if matches!(format, Format::Alisio | Format::MiniSweAgent) {
-        let lines = std::str::from_utf8(strip_bom(bytes)).map(|s| s.lines().count()).unwrap_or(0);
+        let lines = std::str::from_utf8(strip_bom(bytes))
+            .map(|s| s.lines().count())
+            .unwrap_or(0);
         for s in &mut sessions {
             s.source.lines = lines;
         }
@@ -235,8 +280,14 @@ fn finish(s: &mut Session) {
         match m {
             Message::Assistant { calls: cs, .. } => {
                 for c in cs {
-                    let unclassified = c.foreign.as_ref().is_none_or(|f| matches!(f.class, Class::Other));
-                    calls.insert(c.id.as_str(), (c.name.as_str(), c.arguments.as_str(), unclassified));
+                    let unclassified = c
+                        .foreign
+                        .as_ref()
+                        .is_none_or(|f| matches!(f.class, Class::Other));
+                    calls.insert(
+                        c.id.as_str(),
+                        (c.name.as_str(), c.arguments.as_str(), unclassified),
+                    );
                 }
             }
             Message::Tool(r) => match calls.get(r.call_id.as_str()) {
@@ -252,7 +303,10 @@ fn finish(s: &mut Session) {
         }
     }
     let web = |name: &str| name == "web_search_call";
-    s.source.orphan_calls = calls.iter().filter(|(id, (name, _, _))| !answered.contains(*id) && !web(name)).count();
+    s.source.orphan_calls = calls
+        .iter()
+        .filter(|(id, (name, _, _))| !answered.contains(*id) && !web(name))
+        .count();
     s.source.orphan_results = orphan_results;
     let mut later: HashMap<&(String, String, String), usize> = HashMap::new();
     let mut count = 0;
@@ -285,8 +339,16 @@ pub(crate) struct Outcome<'a> {
 
 impl<'a> Outcome<'a> {
     pub(crate) fn new(is_error: bool, exit: Option<i64>, comparison: &'a str) -> Self {
-        let comparison = if redacted_token(comparison).is_some() { None } else { Some(comparison) };
-        Self { is_error, exit: if comparison.is_none() { None } else { exit }, comparison }
+        let comparison = if redacted_token(comparison).is_some() {
+            None
+        } else {
+            Some(comparison)
+        };
+        Self {
+            is_error,
+            exit: if comparison.is_none() { None } else { exit },
+            comparison,
+        }
     }
 }
 
@@ -295,9 +357,10 @@ pub(crate) fn shell_named(text: &str, base: &Base) -> Vec<String> {
     let mut out = Vec::new();
     for w in command_words(text) {
         if let Some(k) = shell::key(base, &w)
-            && k != w {
-                out.push(k);
-            }
+            && k != w
+        {
+            out.push(k);
+        }
         out.push(w);
     }
     out
@@ -306,7 +369,10 @@ pub(crate) fn shell_named(text: &str, base: &Base) -> Vec<String> {
 /// Annotates a foreign shell command (§11.3, §11.7).
 pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome<'_>>) -> Foreign {
     let sh = shell::classify(command, base);
-    let mut f = Foreign { named: shell_named(command, base), ..Foreign::default() };
+    let mut f = Foreign {
+        named: shell_named(command, base),
+        ..Foreign::default()
+    };
     let Some(o) = outcome else { return f };
     let ok_exit = |allowed: &[i64]| o.exit.is_none_or(|e| allowed.contains(&e));
     if !sh.written.is_empty() {
@@ -323,15 +389,28 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
             f.origin = Some(path.clone());
             f.reads = key.clone();
             if !o.is_error && ok_exit(&[0]) {
-                let compare = key.as_ref().zip(o.comparison).map(|(_, c)| (format!("sh\u{0}{}\u{0}{}", sh.base.signature(), sh.text), fingerprint(o.exit, c)));
+                let compare = key.as_ref().zip(o.comparison).map(|(_, c)| {
+                    (
+                        format!("sh\u{0}{}\u{0}{}", sh.base.signature(), sh.text),
+                        fingerprint(o.exit, c),
+                    )
+                });
                 f.attributable = key.clone().map(|k| vec![k]);
-                f.class = Class::Read { shown: key.clone().unwrap_or(path), key, lines: None, sha256: None, compare };
+                f.class = Class::Read {
+                    shown: key.clone().unwrap_or(path),
+                    key,
+                    lines: None,
+                    sha256: None,
+                    compare,
+                };
             }
         }
         Kind::Search { files } => {
             f.canonical = Some("search_text".into());
             if !o.is_error && ok_exit(&[0, 1]) {
-                f.attributable = o.comparison.map(|c| shell::search_output_paths(c, files, &sh.base));
+                f.attributable = o
+                    .comparison
+                    .map(|c| shell::search_output_paths(c, files, &sh.base));
                 f.class = Class::Search {
                     signature: format!("sh\u{0}{}\u{0}{}", sh.base.signature(), sh.text),
                     shown: sh.text.clone(),
@@ -348,7 +427,18 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
 pub(crate) fn cursor_poll(task: String, empty: bool, ok: bool) -> Foreign {
     Foreign {
         canonical: Some("bg_output".into()),
-        class: if ok { Class::Bg { task, offset: 0, limit: 16384, cursor: true, next_offset: None, empty } } else { Class::Other },
+        class: if ok {
+            Class::Bg {
+                task,
+                offset: 0,
+                limit: 16384,
+                cursor: true,
+                next_offset: None,
+                empty,
+            }
+        } else {
+            Class::Other
+        },
         ..Foreign::default()
     }
 }

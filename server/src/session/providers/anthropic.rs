@@ -6,7 +6,9 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpConfig, post_stream};
-use super::{AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts};
+use super::{
+    AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts,
+};
 
 /// Settings of the adapter.
 #[derive(Clone, Debug)]
@@ -20,21 +22,31 @@ pub struct Anthropic {
 fn blocks_of(m: &Value) -> (&'static str, Vec<Value>) {
     match m.get("role").and_then(Value::as_str) {
         Some("assistant") => {
-            let mut b: Vec<Value> = m.get("providerData").and_then(|p| p.get("blocks")).and_then(Value::as_array).cloned().unwrap_or_default();
+            let mut b: Vec<Value> = m
+                .get("providerData")
+                .and_then(|p| p.get("blocks"))
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             let t = texts(m);
             if !t.is_empty() {
                 b.push(json!({"type":"text","text":t}));
             }
             for (id, name, args) in calls_of(m) {
-                let input = serde_json::from_str::<Value>(&args).ok().filter(Value::is_object).unwrap_or_else(|| json!({}));
+                let input = serde_json::from_str::<Value>(&args)
+                    .ok()
+                    .filter(Value::is_object)
+                    .unwrap_or_else(|| json!({}));
                 b.push(json!({"type":"tool_use","id":id,"name":name,"input":input}));
             }
             ("assistant", b)
         }
         Some("tool") => (
             "user",
-            vec![json!({"type":"tool_result","tool_use_id":m.get("callId").cloned().unwrap_or(Value::Null),"content":texts(m),
-                "is_error":m.get("isError").and_then(Value::as_bool).unwrap_or(false)})],
+            vec![
+                json!({"type":"tool_result","tool_use_id":m.get("callId").cloned().unwrap_or(Value::Null),"content":texts(m),
+                "is_error":m.get("isError").and_then(Value::as_bool).unwrap_or(false)}),
+            ],
         ),
         _ => ("user", vec![json!({"type":"text","text":texts(m)})]),
     }
@@ -54,7 +66,10 @@ pub fn body(p: &Anthropic, req: &ModelRequest) -> Value {
             Some((r, b)) if *r == role => {
                 // tool_result blocks of one turn come first, then any text.
                 if blocks.iter().all(|x| x["type"] == "tool_result") {
-                    let at = b.iter().position(|x| x["type"] != "tool_result").unwrap_or(b.len());
+                    let at = b
+                        .iter()
+                        .position(|x| x["type"] != "tool_result")
+                        .unwrap_or(b.len());
                     for (k, x) in blocks.into_iter().enumerate() {
                         b.insert(at + k, x);
                     }
@@ -70,10 +85,14 @@ pub fn body(p: &Anthropic, req: &ModelRequest) -> Value {
     }
     if p.prompt_cache
         && let Some((mi, bi)) = last_history
-            && let Some(Value::Object(o)) = msgs.get_mut(mi).and_then(|m| m.1.get_mut(bi)) {
-                o.insert("cache_control".into(), json!({"type":"ephemeral"}));
-            }
-    let messages: Vec<Value> = msgs.into_iter().map(|(r, b)| json!({"role":r,"content":b})).collect();
+        && let Some(Value::Object(o)) = msgs.get_mut(mi).and_then(|m| m.1.get_mut(bi))
+    {
+        o.insert("cache_control".into(), json!({"type":"ephemeral"}));
+    }
+    let messages: Vec<Value> = msgs
+        .into_iter()
+        .map(|(r, b)| json!({"role":r,"content":b}))
+        .collect();
     let mut system = json!({"type":"text","text":req.system});
     if p.prompt_cache {
         system["cache_control"] = json!({"type":"ephemeral"});
@@ -131,9 +150,24 @@ impl Acc {
             }
             "content_block_start" => {
                 let cb = v.get("content_block").cloned().unwrap_or(Value::Null);
-                let kind = cb.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
-                let s = |k: &str| cb.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-                let mut b = Block { kind: kind.clone(), id: s("id"), name: s("name"), raw: cb.clone(), ..Block::default() };
+                let kind = cb
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
+                let s = |k: &str| {
+                    cb.get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let mut b = Block {
+                    kind: kind.clone(),
+                    id: s("id"),
+                    name: s("name"),
+                    raw: cb.clone(),
+                    ..Block::default()
+                };
                 if kind == "text" {
                     let t = s("text");
                     if !t.is_empty() {
@@ -142,27 +176,46 @@ impl Acc {
                     }
                 }
                 if kind == "tool_use"
-                    && let Some(i) = cb.get("input").filter(|i| i.as_object().is_some_and(|o| !o.is_empty())) {
-                        b.json = i.to_string();
-                    }
+                    && let Some(i) = cb
+                        .get("input")
+                        .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+                {
+                    b.json = i.to_string();
+                }
                 self.blocks.push(b);
             }
             "content_block_delta" => {
                 let d = v.get("delta").cloned().unwrap_or(Value::Null);
-                let Some(b) = self.blocks.last_mut() else { return Ok(false) };
+                let Some(b) = self.blocks.last_mut() else {
+                    return Ok(false);
+                };
                 match d.get("type").and_then(Value::as_str).unwrap_or_default() {
                     "text_delta" => {
                         let t = d.get("text").and_then(Value::as_str).unwrap_or_default();
                         self.text.push_str(t);
                         on_text(t);
                     }
-                    "input_json_delta" => b.json.push_str(d.get("partial_json").and_then(Value::as_str).unwrap_or_default()),
+                    "input_json_delta" => b.json.push_str(
+                        d.get("partial_json")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default(),
+                    ),
                     "thinking_delta" => {
-                        let t = d.get("thinking").and_then(Value::as_str).unwrap_or_default();
-                        let cur = b.raw.get("thinking").and_then(Value::as_str).unwrap_or_default().to_string();
+                        let t = d
+                            .get("thinking")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        let cur = b
+                            .raw
+                            .get("thinking")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
                         b.raw["thinking"] = json!(cur + t);
                     }
-                    "signature_delta" => b.raw["signature"] = d.get("signature").cloned().unwrap_or(Value::Null),
+                    "signature_delta" => {
+                        b.raw["signature"] = d.get("signature").cloned().unwrap_or(Value::Null)
+                    }
                     _ => {}
                 }
             }
@@ -181,8 +234,16 @@ impl Acc {
             }
             "message_stop" => return Ok(true),
             "error" => {
-                let m = v.pointer("/error/message").and_then(Value::as_str).unwrap_or("stream error");
-                return Err(AttemptError::Retry { reason: "stream_error", status: None, retry_after: None, message: format!("Provider stream error: {m}") });
+                let m = v
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("stream error");
+                return Err(AttemptError::Retry {
+                    reason: "stream_error",
+                    status: None,
+                    retry_after: None,
+                    message: format!("Provider stream error: {m}"),
+                });
             }
             _ => {}
         }
@@ -200,59 +261,112 @@ impl Acc {
         for b in self.blocks {
             match b.kind.as_str() {
                 "tool_use" => {
-                    let args = if b.json.is_empty() { "{}".to_string() } else { b.json };
-                    let complete = b.stopped && (stop != Stop::MaxTokens || serde_json::from_str::<Value>(&args).is_ok());
-                    calls.push(RawCall { id: b.id, name: b.name, arguments: args, complete });
+                    let args = if b.json.is_empty() {
+                        "{}".to_string()
+                    } else {
+                        b.json
+                    };
+                    let complete = b.stopped
+                        && (stop != Stop::MaxTokens
+                            || serde_json::from_str::<Value>(&args).is_ok());
+                    calls.push(RawCall {
+                        id: b.id,
+                        name: b.name,
+                        arguments: args,
+                        complete,
+                    });
                 }
                 "thinking" | "redacted_thinking" => data.push(b.raw),
                 _ => {}
             }
         }
-        let usage = Usage { input: self.input + self.cache_write + self.cache_read, output: self.output, cache_read: self.cache_read, cache_write: self.cache_write, estimated: false };
+        let usage = Usage {
+            input: self.input + self.cache_write + self.cache_read,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            estimated: false,
+        };
         let provider_data = (!data.is_empty()).then(|| json!({"kind":"anthropic","blocks":data}));
-        ModelResponse { text: self.text, calls, stop: Some(stop), usage: Some(usage), provider_data, model: self.model }
+        ModelResponse {
+            text: self.text,
+            calls,
+            stop: Some(stop),
+            usage: Some(usage),
+            provider_data,
+            model: self.model,
+        }
     }
 }
 
 impl Provider for Anthropic {
-    fn attempt(&mut self, req: &ModelRequest, on_text: &mut dyn FnMut(&str), cancel: &AtomicBool) -> Result<ModelResponse, AttemptError> {
+    fn attempt(
+        &mut self,
+        req: &ModelRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<ModelResponse, AttemptError> {
         let url = format!("{}/v1/messages", self.http.base_url.trim_end_matches('/'));
         let headers = vec![
-            ("x-api-key".to_string(), self.http.key.clone().unwrap_or_default()),
+            (
+                "x-api-key".to_string(),
+                self.http.key.clone().unwrap_or_default(),
+            ),
             ("anthropic-version".to_string(), "2023-06-01".to_string()),
         ];
-        let mut acc = Acc { model: self.model.clone(), ..Acc::default() };
-        post_stream(&self.http, &url, &headers, body(self, req).to_string(), cancel, &mut |ev| {
-            let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
-                reason: "stream_error",
-                status: None,
-                retry_after: None,
-                message: "Provider sent malformed JSON in the stream".into(),
-            })?;
-            if ev.event == "json" {
-                // A non-streamed Messages response.
-                let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
-                acc.event(&start, on_text)?;
-                for cb in v.get("content").and_then(Value::as_array).into_iter().flatten() {
-                    let mut cb2 = cb.clone();
-                    if cb2["type"] == "tool_use" {
-                        acc.event(&json!({"type":"content_block_start","content_block":cb2}), on_text)?;
-                    } else {
-                        let t = cb2.get("text").cloned();
-                        cb2["text"] = json!("");
-                        acc.event(&json!({"type":"content_block_start","content_block":cb2}), on_text)?;
-                        if let Some(t) = t {
-                            acc.event(&json!({"type":"content_block_delta","delta":{"type":"text_delta","text":t}}), on_text)?;
+        let mut acc = Acc {
+            model: self.model.clone(),
+            ..Acc::default()
+        };
+        post_stream(
+            &self.http,
+            &url,
+            &headers,
+            body(self, req).to_string(),
+            cancel,
+            &mut |ev| {
+                let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
+                    reason: "stream_error",
+                    status: None,
+                    retry_after: None,
+                    message: "Provider sent malformed JSON in the stream".into(),
+                })?;
+                if ev.event == "json" {
+                    // A non-streamed Messages response.
+                    let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
+                    acc.event(&start, on_text)?;
+                    for cb in v
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let mut cb2 = cb.clone();
+                        if cb2["type"] == "tool_use" {
+                            acc.event(
+                                &json!({"type":"content_block_start","content_block":cb2}),
+                                on_text,
+                            )?;
+                        } else {
+                            let t = cb2.get("text").cloned();
+                            cb2["text"] = json!("");
+                            acc.event(
+                                &json!({"type":"content_block_start","content_block":cb2}),
+                                on_text,
+                            )?;
+                            if let Some(t) = t {
+                                acc.event(&json!({"type":"content_block_delta","delta":{"type":"text_delta","text":t}}), on_text)?;
+                            }
                         }
+                        acc.event(&json!({"type":"content_block_stop"}), on_text)?;
                     }
-                    acc.event(&json!({"type":"content_block_stop"}), on_text)?;
+                    start = json!({"type":"message_delta","delta":{"stop_reason":v.get("stop_reason").cloned().unwrap_or(Value::Null)},"usage":{"output_tokens":v.pointer("/usage/output_tokens").cloned().unwrap_or(json!(0))}});
+                    acc.event(&start, on_text)?;
+                    return Ok(true);
                 }
-                start = json!({"type":"message_delta","delta":{"stop_reason":v.get("stop_reason").cloned().unwrap_or(Value::Null)},"usage":{"output_tokens":v.pointer("/usage/output_tokens").cloned().unwrap_or(json!(0))}});
-                acc.event(&start, on_text)?;
-                return Ok(true);
-            }
-            acc.event(&v, on_text)
-        })?;
+                acc.event(&v, on_text)
+            },
+        )?;
         Ok(acc.finish())
     }
 

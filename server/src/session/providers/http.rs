@@ -45,14 +45,20 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
         return None;
     }
     let day: i64 = parts[1].parse().ok()?;
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     let month = months.iter().position(|m| *m == parts[2])? as i64 + 1;
     let year: i64 = parts[3].parse().ok()?;
     let hms: Vec<i64> = parts[4].split(':').filter_map(|x| x.parse().ok()).collect();
     if hms.len() != 3 {
         return None;
     }
-    let (y, m) = if month <= 2 { (year - 1, month + 9) } else { (year, month - 3) };
+    let (y, m) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let doy = (153 * m + 2) / 5 + day - 1;
@@ -66,7 +72,11 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
 fn error_message(body: &str) -> String {
     serde_json::from_str::<serde_json::Value>(body)
         .ok()
-        .and_then(|v| v.pointer("/error/message").and_then(|m| m.as_str()).map(String::from))
+        .and_then(|v| {
+            v.pointer("/error/message")
+                .and_then(|m| m.as_str())
+                .map(String::from)
+        })
         .unwrap_or_else(|| crate::session::util::take_chars(body, 500).to_string())
 }
 
@@ -104,7 +114,16 @@ pub fn post_stream(
             }
             Err(ureq::Error::Transport(t)) => {
                 let m = t.to_string();
-                let _ = tx.send(if matches!(t.kind(), ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Dns) { Msg::Connect(m) } else { Msg::Network(m) });
+                let _ = tx.send(
+                    if matches!(
+                        t.kind(),
+                        ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Dns
+                    ) {
+                        Msg::Connect(m)
+                    } else {
+                        Msg::Network(m)
+                    },
+                );
                 return;
             }
         };
@@ -141,33 +160,77 @@ pub fn post_stream(
             return Err(AttemptError::Cancelled);
         }
         if last.elapsed() >= cfg.idle_timeout || started.elapsed() >= cfg.request_timeout {
-            return Err(AttemptError::Retry { reason: "idle_timeout", status: None, retry_after: None, message: format!("Provider did not respond within {idle_ms} ms") });
+            return Err(AttemptError::Retry {
+                reason: "idle_timeout",
+                status: None,
+                retry_after: None,
+                message: format!("Provider did not respond within {idle_ms} ms"),
+            });
         }
         let msg = match rx.recv_timeout(Duration::from_millis(20)) {
             Ok(m) => m,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(AttemptError::Retry { reason: "stream_error", status: None, retry_after: None, message: "Provider stream ended before the response completed".into() });
+                return Err(AttemptError::Retry {
+                    reason: "stream_error",
+                    status: None,
+                    retry_after: None,
+                    message: "Provider stream ended before the response completed".into(),
+                });
             }
         };
         last = Instant::now();
         match msg {
             Msg::Status(code, ra, b) => {
-                let message = super::scrub(&format!("Provider request failed with HTTP {code}: {}", error_message(&b)), key);
+                let message = super::scrub(
+                    &format!(
+                        "Provider request failed with HTTP {code}: {}",
+                        error_message(&b)
+                    ),
+                    key,
+                );
                 if matches!(code, 401 | 403) {
-                    return Err(AttemptError::Fatal { code: "auth", message });
+                    return Err(AttemptError::Fatal {
+                        code: "auth",
+                        message,
+                    });
                 }
                 if super::retryable(code) {
-                    return Err(AttemptError::Retry { reason: "http", status: Some(code), retry_after: ra.as_deref().and_then(parse_retry_after), message });
+                    return Err(AttemptError::Retry {
+                        reason: "http",
+                        status: Some(code),
+                        retry_after: ra.as_deref().and_then(parse_retry_after),
+                        message,
+                    });
                 }
-                return Err(AttemptError::Fatal { code: "provider_error", message });
+                return Err(AttemptError::Fatal {
+                    code: "provider_error",
+                    message,
+                });
             }
             Msg::Connect(e) => {
-                return Err(AttemptError::Retry { reason: "network", status: None, retry_after: None, message: super::scrub(&format!("Could not connect to {}: {e}", cfg.base_url), key) });
+                return Err(AttemptError::Retry {
+                    reason: "network",
+                    status: None,
+                    retry_after: None,
+                    message: super::scrub(
+                        &format!("Could not connect to {}: {e}", cfg.base_url),
+                        key,
+                    ),
+                });
             }
             Msg::Network(e) => {
-                let m = if e.contains("timed out") || e.contains("Timeout") { format!("Provider did not respond within {idle_ms} ms") } else { format!("Provider stream ended before the response completed ({e})") };
-                return Err(AttemptError::Retry { reason: "network", status: None, retry_after: None, message: super::scrub(&m, key) });
+                let m = if e.contains("timed out") || e.contains("Timeout") {
+                    format!("Provider did not respond within {idle_ms} ms")
+                } else {
+                    format!("Provider stream ended before the response completed ({e})")
+                };
+                return Err(AttemptError::Retry {
+                    reason: "network",
+                    status: None,
+                    retry_after: None,
+                    message: super::scrub(&m, key),
+                });
             }
             Msg::Open(is_json) => {
                 if is_json {
@@ -187,7 +250,10 @@ pub fn post_stream(
             }
             Msg::Eof => {
                 if let Some(b) = json_body.take() {
-                    let ev = SseEvent { event: "json".into(), data: String::from_utf8_lossy(&b).into_owned() };
+                    let ev = SseEvent {
+                        event: "json".into(),
+                        data: String::from_utf8_lossy(&b).into_owned(),
+                    };
                     if on_event(ev)? {
                         return Ok(());
                     }
@@ -198,7 +264,12 @@ pub fn post_stream(
                         return Ok(());
                     }
                 }
-                return Err(AttemptError::Retry { reason: "stream_error", status: None, retry_after: None, message: "Provider stream ended before the response completed".into() });
+                return Err(AttemptError::Retry {
+                    reason: "stream_error",
+                    status: None,
+                    retry_after: None,
+                    message: "Provider stream ended before the response completed".into(),
+                });
             }
         }
     }
@@ -211,13 +282,19 @@ mod tests {
     #[test]
     fn retry_after_reads_seconds_and_dates() {
         assert_eq!(parse_retry_after("1"), Some(Duration::from_secs(1)));
-        assert_eq!(parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"), Some(Duration::ZERO));
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(Duration::ZERO)
+        );
         assert_eq!(parse_retry_after("soon"), None);
     }
 
     #[test]
     fn error_bodies_give_error_message_or_the_body_start() {
-        assert_eq!(error_message(r#"{"error":{"message":"bad key"}}"#), "bad key");
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad key"}}"#),
+            "bad key"
+        );
         assert_eq!(error_message("plain"), "plain");
     }
 }

@@ -115,9 +115,17 @@ pub struct ModelResponse {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttemptError {
     /// Retried per §5.2.
-    Retry { reason: &'static str, status: Option<u16>, retry_after: Option<Duration>, message: String },
+    Retry {
+        reason: &'static str,
+        status: Option<u16>,
+        retry_after: Option<Duration>,
+        message: String,
+    },
     /// Ends the run (`auth`, `provider_error`).
-    Fatal { code: &'static str, message: String },
+    Fatal {
+        code: &'static str,
+        message: String,
+    },
     Cancelled,
 }
 
@@ -127,7 +135,12 @@ pub trait Provider: Send {
     ///
     /// # Errors
     /// [`AttemptError`].
-    fn attempt(&mut self, req: &ModelRequest, on_text: &mut dyn FnMut(&str), cancel: &AtomicBool) -> Result<ModelResponse, AttemptError>;
+    fn attempt(
+        &mut self,
+        req: &ModelRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<ModelResponse, AttemptError>;
     /// `maxRetries`, `retryBaseMs`.
     fn retry_policy(&self) -> (u32, u64) {
         (3, 1000)
@@ -183,26 +196,49 @@ pub fn complete(
         match r {
             Ok(resp) => return Ok(resp),
             Err(AttemptError::Cancelled) => return Err(Failure::Cancelled),
-            Err(AttemptError::Fatal { code, message }) => return Err(Failure::Fatal { code, message }),
-            Err(AttemptError::Retry { reason, status, retry_after, message }) => {
+            Err(AttemptError::Fatal { code, message }) => {
+                return Err(Failure::Fatal { code, message });
+            }
+            Err(AttemptError::Retry {
+                reason,
+                status,
+                retry_after,
+                message,
+            }) => {
                 attempt += 1;
                 if attempt > max {
-                    return Err(Failure::Fatal { code: "provider_error", message });
+                    return Err(Failure::Fatal {
+                        code: "provider_error",
+                        message,
+                    });
                 }
                 let delay = retry_after.map_or_else(
                     || {
-                        let ms = (base as f64 * f64::from(1u32 << (attempt - 1).min(20)) * jitter(attempt)).min(30_000.0);
+                        let ms = (base as f64
+                            * f64::from(1u32 << (attempt - 1).min(20))
+                            * jitter(attempt))
+                        .min(30_000.0);
                         Duration::from_millis(ms as u64)
                     },
                     |d| d.min(Duration::from_secs(60)),
                 );
-                on_retry(&RetryInfo { attempt, of: max, reason, status, delay_ms: delay.as_millis() as u64, discarded_text: any_text });
+                on_retry(&RetryInfo {
+                    attempt,
+                    of: max,
+                    reason,
+                    status,
+                    delay_ms: delay.as_millis() as u64,
+                    discarded_text: any_text,
+                });
                 let end = Instant::now() + delay;
                 while Instant::now() < end {
                     if cancel.load(Ordering::Relaxed) {
                         return Err(Failure::Cancelled);
                     }
-                    std::thread::sleep(Duration::from_millis(10).min(end.saturating_duration_since(Instant::now())));
+                    std::thread::sleep(
+                        Duration::from_millis(10)
+                            .min(end.saturating_duration_since(Instant::now())),
+                    );
                 }
             }
         }
@@ -230,7 +266,13 @@ pub fn scrub(msg: &str, key: Option<&str>) -> String {
 pub fn texts(msg: &Value) -> String {
     msg.get("content")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join(""))
+        .map(|a| {
+            a.iter()
+                .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("")
+        })
         .unwrap_or_default()
 }
 
@@ -243,7 +285,12 @@ pub fn calls_of(msg: &Value) -> Vec<(String, String, String)> {
             a.iter()
                 .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool_call"))
                 .map(|p| {
-                    let g = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+                    let g = |k: &str| {
+                        p.get(k)
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string()
+                    };
                     (g("id"), g("name"), g("arguments"))
                 })
                 .collect()

@@ -7,7 +7,9 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpConfig, post_stream};
-use super::{AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts};
+use super::{
+    AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts,
+};
 
 /// Settings of the adapter.
 #[derive(Clone, Debug)]
@@ -30,7 +32,14 @@ pub fn body(p: &OpenAi, req: &ModelRequest) -> Value {
                 let calls: Vec<Value> = calls_of(m).into_iter().map(|(id, name, args)| json!({"id":id,"type":"function","function":{"name":name,"arguments":args}})).collect();
                 let mut o = Map::new();
                 o.insert("role".into(), json!("assistant"));
-                o.insert("content".into(), if text.is_empty() { Value::Null } else { json!(text) });
+                o.insert(
+                    "content".into(),
+                    if text.is_empty() {
+                        Value::Null
+                    } else {
+                        json!(text)
+                    },
+                );
                 if !calls.is_empty() {
                     o.insert("tool_calls".into(), json!(calls));
                 }
@@ -74,7 +83,13 @@ struct Acc {
 
 fn usage_of(u: &Value) -> Usage {
     let g = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
-    Usage { input: g("/prompt_tokens"), output: g("/completion_tokens"), cache_read: g("/prompt_tokens_details/cached_tokens"), cache_write: 0, estimated: false }
+    Usage {
+        input: g("/prompt_tokens"),
+        output: g("/completion_tokens"),
+        cache_read: g("/prompt_tokens_details/cached_tokens"),
+        cache_write: 0,
+        estimated: false,
+    }
 }
 
 impl Acc {
@@ -85,20 +100,40 @@ impl Acc {
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
             self.usage = Some(usage_of(u));
         }
-        let Some(choice) = v.pointer("/choices/0") else { return };
+        let Some(choice) = v.pointer("/choices/0") else {
+            return;
+        };
         let delta = choice.get("delta").or_else(|| choice.get("message"));
         if let Some(d) = delta {
-            if let Some(t) = d.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+            if let Some(t) = d
+                .get("content")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty())
+            {
                 self.text.push_str(t);
                 on_text(t);
             }
-            for (i, tc) in d.get("tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            for (i, tc) in d
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
                 let idx = tc.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
                 let e = self.calls.entry(idx).or_default();
-                if let Some(id) = tc.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                if let Some(id) = tc
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                {
                     e.0 = id.to_string();
                 }
-                if let Some(n) = tc.pointer("/function/name").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                if let Some(n) = tc
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                {
                     e.1 = n.to_string();
                 }
                 match tc.pointer("/function/arguments") {
@@ -123,42 +158,84 @@ impl Acc {
             .calls
             .into_values()
             .map(|(id, name, args)| {
-                let complete = stop != Stop::MaxTokens || serde_json::from_str::<Value>(&args).is_ok();
-                RawCall { id, name, arguments: args, complete }
+                let complete =
+                    stop != Stop::MaxTokens || serde_json::from_str::<Value>(&args).is_ok();
+                RawCall {
+                    id,
+                    name,
+                    arguments: args,
+                    complete,
+                }
             })
             .collect();
-        ModelResponse { text: self.text, calls, stop: Some(stop), usage: self.usage, provider_data: None, model: self.model }
+        ModelResponse {
+            text: self.text,
+            calls,
+            stop: Some(stop),
+            usage: self.usage,
+            provider_data: None,
+            model: self.model,
+        }
     }
 }
 
 impl Provider for OpenAi {
-    fn attempt(&mut self, req: &ModelRequest, on_text: &mut dyn FnMut(&str), cancel: &AtomicBool) -> Result<ModelResponse, AttemptError> {
-        let url = format!("{}/chat/completions", self.http.base_url.trim_end_matches('/'));
+    fn attempt(
+        &mut self,
+        req: &ModelRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<ModelResponse, AttemptError> {
+        let url = format!(
+            "{}/chat/completions",
+            self.http.base_url.trim_end_matches('/')
+        );
         let mut headers = Vec::new();
         if let Some(k) = self.http.key.as_ref().filter(|k| !k.is_empty()) {
             headers.push(("authorization".to_string(), format!("Bearer {k}")));
         }
-        let mut acc = Acc { model: self.model.clone(), ..Acc::default() };
+        let mut acc = Acc {
+            model: self.model.clone(),
+            ..Acc::default()
+        };
         let mut done = false;
-        post_stream(&self.http, &url, &headers, body(self, req).to_string(), cancel, &mut |ev| {
-            if ev.data == "[DONE]" {
-                done = true;
-                return Ok(true);
-            }
-            let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
-                reason: "stream_error",
-                status: None,
-                retry_after: None,
-                message: "Provider sent malformed JSON in the stream".into(),
-            })?;
-            if let Some(e) = v.get("error") {
-                let m = e.get("message").and_then(Value::as_str).unwrap_or("stream error");
-                return Err(AttemptError::Retry { reason: "stream_error", status: None, retry_after: None, message: super::scrub(&format!("Provider stream error: {m}"), self.http.key.as_deref()) });
-            }
-            acc.chunk(&v, on_text);
-            // A non-streamed JSON body is complete by itself.
-            Ok(ev.event == "json")
-        })?;
+        post_stream(
+            &self.http,
+            &url,
+            &headers,
+            body(self, req).to_string(),
+            cancel,
+            &mut |ev| {
+                if ev.data == "[DONE]" {
+                    done = true;
+                    return Ok(true);
+                }
+                let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
+                    reason: "stream_error",
+                    status: None,
+                    retry_after: None,
+                    message: "Provider sent malformed JSON in the stream".into(),
+                })?;
+                if let Some(e) = v.get("error") {
+                    let m = e
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("stream error");
+                    return Err(AttemptError::Retry {
+                        reason: "stream_error",
+                        status: None,
+                        retry_after: None,
+                        message: super::scrub(
+                            &format!("Provider stream error: {m}"),
+                            self.http.key.as_deref(),
+                        ),
+                    });
+                }
+                acc.chunk(&v, on_text);
+                // A non-streamed JSON body is complete by itself.
+                Ok(ev.event == "json")
+            },
+        )?;
         let _ = done;
         Ok(acc.finish())
     }

@@ -38,49 +38,92 @@ impl Script {
             if first {
                 first = false;
                 if let Ok(v) = serde_json::from_str::<Value>(t)
-                    && v.get("alisioScript").is_some() {
-                        if v["alisioScript"] != 1 {
-                            return Err(format!("Script line {} is not valid: alisioScript must be 1", i + 1));
-                        }
-                        if let Some(m) = v.get("model").and_then(Value::as_str) {
-                            model = m.to_string();
-                        }
-                        window = v.get("contextWindow").and_then(Value::as_u64).filter(|w| *w <= 2_000_000);
-                        continue;
+                    && v.get("alisioScript").is_some()
+                {
+                    if v["alisioScript"] != 1 {
+                        return Err(format!(
+                            "Script line {} is not valid: alisioScript must be 1",
+                            i + 1
+                        ));
                     }
+                    if let Some(m) = v.get("model").and_then(Value::as_str) {
+                        model = m.to_string();
+                    }
+                    window = v
+                        .get("contextWindow")
+                        .and_then(Value::as_u64)
+                        .filter(|w| *w <= 2_000_000);
+                    continue;
+                }
             }
             lines.push((i + 1, t.to_string()));
         }
-        Ok(Self { lines, next: 0, model, context_window: window, run_number })
+        Ok(Self {
+            lines,
+            next: 0,
+            model,
+            context_window: window,
+            run_number,
+        })
     }
 }
 
 fn fatal(message: String) -> AttemptError {
-    AttemptError::Fatal { code: "provider_error", message }
+    AttemptError::Fatal {
+        code: "provider_error",
+        message,
+    }
 }
 
 fn check_expect(n: usize, exp: &Value, req: &ModelRequest) -> Result<(), AttemptError> {
     let j = req.neutral_json();
     let fail = |d: String| fatal(format!("Script expectation failed at line {n}: {d}"));
-    for s in exp.get("contains").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+    for s in exp
+        .get("contains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
         if !j.contains(s) {
-            return Err(fail(format!("the request does not contain {}", serde_json::to_string(s).unwrap_or_default())));
+            return Err(fail(format!(
+                "the request does not contain {}",
+                serde_json::to_string(s).unwrap_or_default()
+            )));
         }
     }
-    for s in exp.get("notContains").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+    for s in exp
+        .get("notContains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
         if j.contains(s) {
-            return Err(fail(format!("the request contains {}", serde_json::to_string(s).unwrap_or_default())));
+            return Err(fail(format!(
+                "the request contains {}",
+                serde_json::to_string(s).unwrap_or_default()
+            )));
         }
     }
     if let Some(t) = exp.get("tools").and_then(Value::as_array) {
         let want: Vec<&str> = t.iter().filter_map(Value::as_str).collect();
         let got: Vec<&str> = req.tools.iter().map(|t| t.name.as_str()).collect();
         if want != got {
-            return Err(fail(format!("tools are [{}], expected [{}]", got.join(", "), want.join(", "))));
+            return Err(fail(format!(
+                "tools are [{}], expected [{}]",
+                got.join(", "),
+                want.join(", ")
+            )));
         }
     }
     if let Some(r) = exp.get("lastRole").and_then(Value::as_str) {
-        let got = req.messages.last().and_then(|m| m.get("role")).and_then(Value::as_str).unwrap_or("none");
+        let got = req
+            .messages
+            .last()
+            .and_then(|m| m.get("role"))
+            .and_then(Value::as_str)
+            .unwrap_or("none");
         if got != r {
             return Err(fail(format!("the last message is {got}, expected {r}")));
         }
@@ -89,19 +132,34 @@ fn check_expect(n: usize, exp: &Value, req: &ModelRequest) -> Result<(), Attempt
 }
 
 impl Provider for Script {
-    fn attempt(&mut self, req: &ModelRequest, on_text: &mut dyn FnMut(&str), cancel: &AtomicBool) -> Result<ModelResponse, AttemptError> {
+    fn attempt(
+        &mut self,
+        req: &ModelRequest,
+        on_text: &mut dyn FnMut(&str),
+        cancel: &AtomicBool,
+    ) -> Result<ModelResponse, AttemptError> {
         let Some((n, raw)) = self.lines.get(self.next).cloned() else {
-            return Err(fatal(format!("Script exhausted after {} model requests", self.next)));
+            return Err(fatal(format!(
+                "Script exhausted after {} model requests",
+                self.next
+            )));
         };
         self.next += 1;
-        let v: Value = serde_json::from_str(&raw).map_err(|e| fatal(format!("Script line {n} is not valid: {e}")))?;
+        let v: Value = serde_json::from_str(&raw)
+            .map_err(|e| fatal(format!("Script line {n} is not valid: {e}")))?;
         if !v.is_object() {
-            return Err(fatal(format!("Script line {n} is not valid: expected a JSON object")));
+            return Err(fatal(format!(
+                "Script line {n} is not valid: expected a JSON object"
+            )));
         }
         if let Some(k) = v.get("for").and_then(Value::as_str)
-            && k != req.kind.as_str() {
-                return Err(fatal(format!("Script line {n} expects a {k} request but got a {} request", req.kind.as_str())));
-            }
+            && k != req.kind.as_str()
+        {
+            return Err(fatal(format!(
+                "Script line {n} expects a {k} request but got a {} request",
+                req.kind.as_str()
+            )));
+        }
         if let Some(e) = v.get("expect") {
             check_expect(n, e, req)?;
         }
@@ -119,10 +177,18 @@ impl Provider for Script {
             let m = e.get("message").and_then(Value::as_str).unwrap_or("error");
             let message = format!("Provider request failed with HTTP {status}: {m}");
             if matches!(status, 401 | 403) {
-                return Err(AttemptError::Fatal { code: "auth", message });
+                return Err(AttemptError::Fatal {
+                    code: "auth",
+                    message,
+                });
             }
             if super::retryable(status) {
-                return Err(AttemptError::Retry { reason: "http", status: Some(status), retry_after: Some(Duration::ZERO), message });
+                return Err(AttemptError::Retry {
+                    reason: "http",
+                    status: Some(status),
+                    retry_after: Some(Duration::ZERO),
+                    message,
+                });
             }
             return Err(fatal(message));
         }
@@ -139,21 +205,43 @@ impl Provider for Script {
             }
         }
         let mut calls = Vec::new();
-        for (i, c) in v.get("toolCalls").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            let id = c.get("id").and_then(Value::as_str).map_or_else(|| format!("s{}_{n}_{i}", self.run_number), String::from);
-            let name = c.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        for (i, c) in v
+            .get("toolCalls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let id = c
+                .get("id")
+                .and_then(Value::as_str)
+                .map_or_else(|| format!("s{}_{n}_{i}", self.run_number), String::from);
+            let name = c
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             let arguments = match c.get("arguments") {
                 Some(Value::String(s)) => s.clone(),
                 Some(o) => o.to_string(),
                 None => "{}".into(),
             };
-            calls.push(RawCall { id, name, arguments, complete: true });
+            calls.push(RawCall {
+                id,
+                name,
+                arguments,
+                complete: true,
+            });
         }
         let stop = match v.get("stop").and_then(Value::as_str) {
             Some("end_turn") => Stop::EndTurn,
             Some("tool_calls") => Stop::ToolCalls,
             Some("max_tokens") => Stop::MaxTokens,
-            Some(o) => return Err(fatal(format!("Script line {n} is not valid: unknown stop {o}"))),
+            Some(o) => {
+                return Err(fatal(format!(
+                    "Script line {n} is not valid: unknown stop {o}"
+                )));
+            }
             None if calls.is_empty() => Stop::EndTurn,
             None => Stop::ToolCalls,
         };
@@ -165,14 +253,37 @@ impl Provider for Script {
         let usage = match v.get("usage") {
             Some(u) => {
                 let g = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-                Usage { input: g("input"), output: g("output"), cache_read: g("cacheRead"), cache_write: g("cacheWrite"), estimated: false }
+                Usage {
+                    input: g("input"),
+                    output: g("output"),
+                    cache_read: g("cacheRead"),
+                    cache_write: g("cacheWrite"),
+                    estimated: false,
+                }
             }
             None => {
-                let out: u64 = estimate(&text) + calls.iter().map(|c| estimate(&c.arguments) + estimate(&c.name)).sum::<u64>();
-                Usage { input: estimate(&req.neutral_json()), output: out, cache_read: 0, cache_write: 0, estimated: true }
+                let out: u64 = estimate(&text)
+                    + calls
+                        .iter()
+                        .map(|c| estimate(&c.arguments) + estimate(&c.name))
+                        .sum::<u64>();
+                Usage {
+                    input: estimate(&req.neutral_json()),
+                    output: out,
+                    cache_read: 0,
+                    cache_write: 0,
+                    estimated: true,
+                }
             }
         };
-        Ok(ModelResponse { text, calls, stop: Some(stop), usage: Some(usage), provider_data: None, model: self.model.clone() })
+        Ok(ModelResponse {
+            text,
+            calls,
+            stop: Some(stop),
+            usage: Some(usage),
+            provider_data: None,
+            model: self.model.clone(),
+        })
     }
 
     fn retry_policy(&self) -> (u32, u64) {

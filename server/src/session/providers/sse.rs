@@ -29,12 +29,19 @@ impl SseParser {
                 break;
             }
             let line: Vec<u8> = self.buf[..nl].to_vec();
-            let skip = if self.buf[nl] == b'\r' && self.buf.get(nl + 1) == Some(&b'\n') { 2 } else { 1 };
+            let skip = if self.buf[nl] == b'\r' && self.buf.get(nl + 1) == Some(&b'\n') {
+                2
+            } else {
+                1
+            };
             self.buf.drain(..nl + skip);
             let line = String::from_utf8_lossy(&line).into_owned();
             if line.is_empty() {
                 if self.has_data {
-                    out.push(SseEvent { event: std::mem::take(&mut self.event), data: self.data.join("\n") });
+                    out.push(SseEvent {
+                        event: std::mem::take(&mut self.event),
+                        data: self.data.join("\n"),
+                    });
                 }
                 self.data.clear();
                 self.has_data = false;
@@ -75,7 +82,20 @@ mod tests {
             let mut p = SseParser::default();
             let mut ev = p.push(&src[..cut]);
             ev.extend(p.push(&src[cut..]));
-            assert_eq!(ev, vec![SseEvent { event: "a".into(), data: "{\"x\":\n1}".into() }, SseEvent { event: String::new(), data: "[DONE]".into() }], "cut {cut}");
+            assert_eq!(
+                ev,
+                vec![
+                    SseEvent {
+                        event: "a".into(),
+                        data: "{\"x\":\n1}".into()
+                    },
+                    SseEvent {
+                        event: String::new(),
+                        data: "[DONE]".into()
+                    }
+                ],
+                "cut {cut}"
+            );
         }
     }
 }

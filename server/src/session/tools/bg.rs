@@ -54,7 +54,13 @@ pub struct Tasks {
 
 impl Default for Tasks {
     fn default() -> Self {
-        Self { next: 1, list: Vec::new(), max_running: 8, max_run_ms: 3_600_000, max_output: 2_097_152 }
+        Self {
+            next: 1,
+            list: Vec::new(),
+            max_running: 8,
+            max_run_ms: 3_600_000,
+            max_output: 2_097_152,
+        }
     }
 }
 
@@ -115,8 +121,19 @@ impl Tasks {
     }
 }
 
-fn copier(mut pipe: std::io::PipeReader, path: PathBuf, max: u64, bytes: Arc<AtomicU64>, truncated: Arc<AtomicBool>, done: Arc<AtomicBool>) {
-    let Ok(mut log) = std::fs::OpenOptions::new().create(true).append(true).open(&path) else {
+fn copier(
+    mut pipe: std::io::PipeReader,
+    path: PathBuf,
+    max: u64,
+    bytes: Arc<AtomicU64>,
+    truncated: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+) {
+    let Ok(mut log) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    else {
         done.store(true, Ordering::Relaxed);
         return;
     };
@@ -137,7 +154,9 @@ fn copier(mut pipe: std::io::PipeReader, path: PathBuf, max: u64, bytes: Arc<Ato
             bytes.store(written, Ordering::Relaxed);
             chunk = &chunk[take..];
             if written >= max && !chunk.is_empty() && !truncated.load(Ordering::Relaxed) {
-                let line = format!("\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n");
+                let line = format!(
+                    "\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n"
+                );
                 let _ = log.write_all(line.as_bytes());
                 written += line.len() as u64;
                 bytes.store(written, Ordering::Relaxed);
@@ -146,7 +165,9 @@ fn copier(mut pipe: std::io::PipeReader, path: PathBuf, max: u64, bytes: Arc<Ato
         }
         if !chunk.is_empty() {
             if !truncated.load(Ordering::Relaxed) {
-                let line = format!("\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n");
+                let line = format!(
+                    "\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n"
+                );
                 let _ = log.write_all(line.as_bytes());
                 written += line.len() as u64;
                 bytes.store(written, Ordering::Relaxed);
@@ -175,40 +196,66 @@ fn copier(mut pipe: std::io::PipeReader, path: PathBuf, max: u64, bytes: Arc<Ato
 ///
 /// # Errors
 /// The tool's error text.
-pub fn bg_run(ctx: &ToolCtx, command: &str, cwd: Option<&str>, label: Option<&str>, timeout: Option<u64>) -> Result<String, String> {
+pub fn bg_run(
+    ctx: &ToolCtx,
+    command: &str,
+    cwd: Option<&str>,
+    label: Option<&str>,
+    timeout: Option<u64>,
+) -> Result<String, String> {
     let dir = super::process::resolve_cwd(ctx, cwd)?;
     let mut tasks = lock(&ctx.bg);
     let running = tasks.list.iter().filter(|t| t.running()).count();
     if running >= tasks.max_running {
-        return Err(format!("Too many background tasks running ({running}); stop one with bg_stop"));
+        return Err(format!(
+            "Too many background tasks running ({running}); stop one with bg_stop"
+        ));
     }
     let id = format!("bg-{}", tasks.next);
     let logdir = ctx.state_dir.join("tasks").join(&ctx.session_id);
-    std::fs::create_dir_all(&logdir).map_err(|e| format!("Cannot create the task log directory: {e}"))?;
+    std::fs::create_dir_all(&logdir)
+        .map_err(|e| format!("Cannot create the task log directory: {e}"))?;
     let log_path = logdir.join(format!("{id}.log"));
     let _ = std::fs::remove_file(&log_path);
     let (reader, writer) = std::io::pipe().map_err(|e| format!("Cannot start the task: {e}"))?;
-    let w2 = writer.try_clone().map_err(|e| format!("Cannot start the task: {e}"))?;
+    let w2 = writer
+        .try_clone()
+        .map_err(|e| format!("Cannot start the task: {e}"))?;
     let mut c = Command::new("/bin/sh");
     c.arg("-c").arg(command);
     ctx.env.apply(&mut c);
-    c.current_dir(&dir).stdin(Stdio::null()).stdout(writer).stderr(w2);
+    c.current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(w2);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         c.process_group(0);
     }
-    let mut child = c.spawn().map_err(|e| format!("Cannot start the task: {e}"))?;
+    let mut child = c
+        .spawn()
+        .map_err(|e| format!("Cannot start the task: {e}"))?;
     drop(c);
     tasks.next += 1;
     let timeout_ms = timeout.unwrap_or(tasks.max_run_ms).min(tasks.max_run_ms);
-    let shared = Arc::new(Mutex::new(Shared { status: "running".into(), exit_code: None, ended_at: None }));
+    let shared = Arc::new(Mutex::new(Shared {
+        status: "running".into(),
+        exit_code: None,
+        ended_at: None,
+    }));
     let bytes = Arc::new(AtomicU64::new(0));
     let trunc = Arc::new(AtomicBool::new(false));
     let stop: Arc<Mutex<Option<&'static str>>> = Arc::new(Mutex::new(None));
     let done = Arc::new(AtomicBool::new(false));
     {
-        let (p, b, t, d, max) = (log_path.clone(), Arc::clone(&bytes), Arc::clone(&trunc), Arc::clone(&done), tasks.max_output);
+        let (p, b, t, d, max) = (
+            log_path.clone(),
+            Arc::clone(&bytes),
+            Arc::clone(&trunc),
+            Arc::clone(&done),
+            tasks.max_output,
+        );
         std::thread::spawn(move || copier(reader, p, max, b, t, d));
     }
     let pgid = child.id();
@@ -270,18 +317,38 @@ pub fn bg_run(ctx: &ToolCtx, command: &str, cwd: Option<&str>, label: Option<&st
 ///
 /// # Errors
 /// `Unknown background task: <id>`.
-pub fn bg_output(ctx: &ToolCtx, id: &str, offset: Option<u64>, limit: Option<u64>, wait: Option<u64>) -> Result<String, String> {
+pub fn bg_output(
+    ctx: &ToolCtx,
+    id: &str,
+    offset: Option<u64>,
+    limit: Option<u64>,
+    wait: Option<u64>,
+) -> Result<String, String> {
     let (path, bytes, trunc, shared, done) = {
         let tasks = lock(&ctx.bg);
-        let t = tasks.list.iter().find(|t| t.id == id).ok_or_else(|| format!("Unknown background task: {id}"))?;
-        (t.log_path.clone(), Arc::clone(&t.bytes), Arc::clone(&t.log_truncated), Arc::clone(&t.shared), Arc::clone(&t.copier_done))
+        let t = tasks
+            .list
+            .iter()
+            .find(|t| t.id == id)
+            .ok_or_else(|| format!("Unknown background task: {id}"))?;
+        (
+            t.log_path.clone(),
+            Arc::clone(&t.bytes),
+            Arc::clone(&t.log_truncated),
+            Arc::clone(&t.shared),
+            Arc::clone(&t.copier_done),
+        )
     };
     let offset = offset.unwrap_or(0);
     let limit = limit.unwrap_or(16_384) as usize;
     let deadline = Instant::now() + Duration::from_millis(wait.unwrap_or(0));
     loop {
         let running = lock(&shared).status == "running" || !done.load(Ordering::Relaxed);
-        if bytes.load(Ordering::Relaxed) > offset || !running || Instant::now() >= deadline || ctx.cancelled() {
+        if bytes.load(Ordering::Relaxed) > offset
+            || !running
+            || Instant::now() >= deadline
+            || ctx.cancelled()
+        {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -296,7 +363,9 @@ pub fn bg_output(ctx: &ToolCtx, id: &str, offset: Option<u64>, limit: Option<u64
     let slice = &data[start..end];
     let text = match std::str::from_utf8(slice) {
         Ok(s) => s.to_string(),
-        Err(e) if e.error_len().is_none() => String::from_utf8_lossy(&slice[..e.valid_up_to()]).into_owned(),
+        Err(e) if e.error_len().is_none() => {
+            String::from_utf8_lossy(&slice[..e.valid_up_to()]).into_owned()
+        }
         Err(_) => {
             let lossy = String::from_utf8_lossy(slice).into_owned();
             let cut = floor_char(&lossy, lossy.len());
@@ -321,7 +390,14 @@ pub fn bg_output(ctx: &ToolCtx, id: &str, offset: Option<u64>, limit: Option<u64
 pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> Result<String, String> {
     let tasks = lock(&ctx.bg);
     let lim = limit.unwrap_or(20) as usize;
-    let briefs: Vec<Value> = tasks.list.iter().rev().map(Task::brief).filter(|b| status.is_none_or(|s| b["status"] == s)).take(lim).collect();
+    let briefs: Vec<Value> = tasks
+        .list
+        .iter()
+        .rev()
+        .map(Task::brief)
+        .filter(|b| status.is_none_or(|s| b["status"] == s))
+        .take(lim)
+        .collect();
     Ok(json!({"tasks":briefs}).to_string())
 }
 
@@ -331,7 +407,11 @@ pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> Resul
 /// `Unknown background task: <id>`.
 pub fn bg_stop(ctx: &ToolCtx, id: &str) -> Result<String, String> {
     let tasks = lock(&ctx.bg);
-    let t = tasks.list.iter().find(|t| t.id == id).ok_or_else(|| format!("Unknown background task: {id}"))?;
+    let t = tasks
+        .list
+        .iter()
+        .find(|t| t.id == id)
+        .ok_or_else(|| format!("Unknown background task: {id}"))?;
     if t.running() {
         t.end("stopped");
         let end = Instant::now() + Duration::from_secs(5);

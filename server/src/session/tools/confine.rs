@@ -62,11 +62,16 @@ pub fn realpath_prefix(p: &Path) -> PathBuf {
             && let Ok(target) = std::fs::read_link(&existing)
         {
             hops += 1;
-            let base = existing.parent().map_or_else(PathBuf::new, |b| std::fs::canonicalize(b).unwrap_or_else(|_| b.to_path_buf()));
+            let base = existing.parent().map_or_else(PathBuf::new, |b| {
+                std::fs::canonicalize(b).unwrap_or_else(|_| b.to_path_buf())
+            });
             existing = normalize_lexically(&base.join(target));
             continue;
         }
-        match (existing.file_name().map(std::ffi::OsStr::to_os_string), existing.parent()) {
+        match (
+            existing.file_name().map(std::ffi::OsStr::to_os_string),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -94,18 +99,31 @@ impl Roots {
     /// The refusal, with the path as shown.
     pub fn confine(&self, raw: &str) -> Result<Confined, Refusal> {
         let p = Path::new(raw);
-        let joined = if p.is_absolute() { p.to_path_buf() } else { self.root.join(p) };
+        let joined = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        };
         let lexical = normalize_lexically(&joined);
         let real = realpath_prefix(&lexical);
         let shown = self.show(&lexical);
         let lex_inside = is_inside(&lexical, &self.root);
         if self.allowed(&real) {
-            return Ok(Confined { lexical, real, shown });
+            return Ok(Confined {
+                lexical,
+                real,
+                shown,
+            });
         }
         if lex_inside {
             return Err(Refusal::Escape(shown));
         }
-        let dir = if real.is_dir() { real.clone() } else { real.parent().map_or_else(|| real.clone(), Path::to_path_buf) };
+        let dir = if real.is_dir() {
+            real.clone()
+        } else {
+            real.parent()
+                .map_or_else(|| real.clone(), Path::to_path_buf)
+        };
         Err(Refusal::Outside(shown, dir))
     }
 
@@ -120,9 +138,10 @@ impl Roots {
         for base in [&c.lexical, &c.real] {
             if let Ok(rel) = base.strip_prefix(&self.root)
                 && let Some(Component::Normal(first)) = rel.components().next()
-                    && first == ".git" {
-                        return Err(format!("Refusing to write inside .git: {}", c.shown));
-                    }
+                && first == ".git"
+            {
+                return Err(format!("Refusing to write inside .git: {}", c.shown));
+            }
         }
         Ok(())
     }
@@ -136,14 +155,26 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = d.path().canonicalize().unwrap().join("ws");
         std::fs::create_dir_all(root.join(".git")).unwrap();
-        (d, Roots { root, external: vec![] })
+        (
+            d,
+            Roots {
+                root,
+                external: vec![],
+            },
+        )
     }
 
     #[test]
     fn dot_dot_outside_is_refused_and_inside_is_allowed() {
         let (_d, r) = setup();
         let e = r.confine("../outside.txt").unwrap_err();
-        assert_eq!(e.message(), format!("Path is outside the workspace: {}", r.root.parent().unwrap().join("outside.txt").display()));
+        assert_eq!(
+            e.message(),
+            format!(
+                "Path is outside the workspace: {}",
+                r.root.parent().unwrap().join("outside.txt").display()
+            )
+        );
         let ok = r.confine("a/../b.txt").unwrap();
         assert_eq!(ok.shown, "b.txt");
     }
@@ -155,7 +186,10 @@ mod tests {
         let out = d.path().canonicalize().unwrap().join("out");
         std::fs::create_dir_all(&out).unwrap();
         std::os::unix::fs::symlink(&out, r.root.join("link")).unwrap();
-        assert_eq!(r.confine("link/x").unwrap_err().message(), "Path escapes the workspace through a symlink: link/x");
+        assert_eq!(
+            r.confine("link/x").unwrap_err().message(),
+            "Path escapes the workspace through a symlink: link/x"
+        );
         r.external.push(out);
         assert!(r.confine("link/x").is_ok());
     }
@@ -168,8 +202,14 @@ mod tests {
         std::os::unix::fs::symlink(out.join("new.txt"), r.root.join("dl")).unwrap();
         std::os::unix::fs::symlink("../out/dir", r.root.join("dd")).unwrap();
         assert_eq!(realpath_prefix(&r.root.join("dd/x")), out.join("dir/x"));
-        assert_eq!(r.confine("dl").unwrap_err().message(), "Path escapes the workspace through a symlink: dl");
-        assert_eq!(r.confine("dd/x").unwrap_err().message(), "Path escapes the workspace through a symlink: dd/x");
+        assert_eq!(
+            r.confine("dl").unwrap_err().message(),
+            "Path escapes the workspace through a symlink: dl"
+        );
+        assert_eq!(
+            r.confine("dd/x").unwrap_err().message(),
+            "Path escapes the workspace through a symlink: dd/x"
+        );
         std::os::unix::fs::symlink("loop", r.root.join("loop")).unwrap();
         assert_eq!(r.confine("loop").unwrap().real, r.root.join("loop"));
     }
@@ -178,6 +218,9 @@ mod tests {
     fn writes_inside_dot_git_are_refused() {
         let (_d, r) = setup();
         let c = r.confine(".git/config").unwrap();
-        assert_eq!(r.check_writable(&c).unwrap_err(), "Refusing to write inside .git: .git/config");
+        assert_eq!(
+            r.check_writable(&c).unwrap_err(),
+            "Refusing to write inside .git: .git/config"
+        );
     }
 }

@@ -28,7 +28,12 @@ fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn read_file(ctx: &ToolCtx, path: &str, start: Option<u64>, limit: Option<u64>) -> Result<String, String> {
+pub fn read_file(
+    ctx: &ToolCtx,
+    path: &str,
+    start: Option<u64>,
+    limit: Option<u64>,
+) -> Result<String, String> {
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
     if !meta.is_file() {
@@ -91,21 +96,36 @@ fn precondition(c: &Confined, expected: Option<&str>) -> Result<Option<Vec<u8>>,
         (Some(b), Some(h)) => sha256_hex(b) == h,
         _ => false,
     };
-    if ok { Ok(current) } else { Err("File precondition failed: reread the file and use its current sha256".into()) }
+    if ok {
+        Ok(current)
+    } else {
+        Err("File precondition failed: reread the file and use its current sha256".into())
+    }
 }
 
 fn tmp_name(target: &Path) -> std::path::PathBuf {
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let r = &crate::session::util::uuid7().replace('-', "")[16..32];
     target.with_file_name(format!(".{name}.alisio-{r}.tmp"))
 }
 
 /// Writes `content` atomically over `c.real` (temp file, fsync, recheck, rename, fsync dir).
-fn atomic_write(c: &Confined, content: &[u8], expected_current: Option<&[u8]>) -> Result<bool, String> {
-    let dir = c.real.parent().ok_or_else(|| format!("Not a file: {}", c.shown))?;
+fn atomic_write(
+    c: &Confined,
+    content: &[u8],
+    expected_current: Option<&[u8]>,
+) -> Result<bool, String> {
+    let dir = c
+        .real
+        .parent()
+        .ok_or_else(|| format!("Not a file: {}", c.shown))?;
     let created = expected_current.is_none();
     if created {
-        std::fs::create_dir_all(dir).map_err(|e| format!("Cannot create directories for {}: {e}", c.shown))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("Cannot create directories for {}: {e}", c.shown))?;
     }
     let mode = std::fs::metadata(&c.real).ok().map(|m| m.permissions());
     let tmp = tmp_name(&c.real);
@@ -117,9 +137,13 @@ fn atomic_write(c: &Confined, content: &[u8], expected_current: Option<&[u8]>) -
             use std::os::unix::fs::OpenOptionsExt;
             o.mode(0o644);
         }
-        let mut f = o.open(&tmp).map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
-        f.write_all(content).map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
-        f.sync_all().map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
+        let mut f = o
+            .open(&tmp)
+            .map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
+        f.write_all(content)
+            .map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
+        f.sync_all()
+            .map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
         if let Some(p) = &mode {
             let _ = std::fs::set_permissions(&tmp, p.clone());
         }
@@ -150,7 +174,12 @@ fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn write_file(ctx: &ToolCtx, path: &str, content: &str, expected: Option<&str>) -> Result<String, String> {
+pub fn write_file(
+    ctx: &ToolCtx,
+    path: &str,
+    content: &str,
+    expected: Option<&str>,
+) -> Result<String, String> {
     let c = writable(ctx, path)?;
     if content.len() as u64 > MIB {
         return Err("Write exceeds 1 MiB".into());
@@ -167,7 +196,13 @@ pub fn write_file(ctx: &ToolCtx, path: &str, content: &str, expected: Option<&st
 ///
 /// # Errors
 /// The tool's error text.
-pub fn edit_file(ctx: &ToolCtx, path: &str, old: &str, new: &str, expected: &str) -> Result<String, String> {
+pub fn edit_file(
+    ctx: &ToolCtx,
+    path: &str,
+    old: &str,
+    new: &str,
+    expected: &str,
+) -> Result<String, String> {
     let c = writable(ctx, path)?;
     if !c.real.exists() {
         return Err(format!("File not found: {}", c.shown));
@@ -176,20 +211,27 @@ pub fn edit_file(ctx: &ToolCtx, path: &str, old: &str, new: &str, expected: &str
     if current.contains(&0) {
         return Err("Binary file; text reader refused".into());
     }
-    let text = std::str::from_utf8(&current).map_err(|_| "File is not valid UTF-8; edit_file refused".to_string())?;
+    let text = std::str::from_utf8(&current)
+        .map_err(|_| "File is not valid UTF-8; edit_file refused".to_string())?;
     if old == new {
         return Err("Edit changes nothing: oldText equals newText".into());
     }
     let mut n = text.matches(old).count();
     let (mut o, mut nw) = (old.to_string(), new.to_string());
-    if n == 0 && text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count() && old.contains('\n') {
+    if n == 0
+        && text.contains("\r\n")
+        && text.matches('\n').count() == text.matches("\r\n").count()
+        && old.contains('\n')
+    {
         let crlf = |s: &str| s.replace("\r\n", "\n").replace('\n', "\r\n");
         o = crlf(old);
         nw = crlf(new);
         n = text.matches(o.as_str()).count();
     }
     if n != 1 {
-        return Err(format!("Edit must match exactly one occurrence (found {n})"));
+        return Err(format!(
+            "Edit must match exactly one occurrence (found {n})"
+        ));
     }
     let updated = text.replacen(o.as_str(), &nw, 1);
     if updated.len() as u64 > MIB {
@@ -212,7 +254,10 @@ pub fn walker(dir: &Path) -> ignore::Walk {
         .parents(true)
         .require_git(true)
         .sort_by_file_name(std::cmp::Ord::cmp)
-        .filter_entry(|e| !(e.file_type().is_some_and(|t| t.is_dir()) && matches!(e.file_name().to_str(), Some(".git" | "node_modules"))))
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && matches!(e.file_name().to_str(), Some(".git" | "node_modules")))
+        })
         .build()
 }
 
@@ -220,7 +265,12 @@ pub fn walker(dir: &Path) -> ignore::Walk {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn list_files(ctx: &ToolCtx, path: &str, offset: Option<u64>, limit: Option<u64>) -> Result<String, String> {
+pub fn list_files(
+    ctx: &ToolCtx,
+    path: &str,
+    offset: Option<u64>,
+    limit: Option<u64>,
+) -> Result<String, String> {
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
     if !meta.is_dir() {
@@ -243,12 +293,15 @@ pub fn list_files(ctx: &ToolCtx, path: &str, offset: Option<u64>, limit: Option<
         let keep = if ft.is_file() {
             true
         } else if ft.is_symlink() {
-            std::fs::canonicalize(p).is_ok_and(|t| t.is_file() && ctx.roots.confine(&t.to_string_lossy()).is_ok())
+            std::fs::canonicalize(p)
+                .is_ok_and(|t| t.is_file() && ctx.roots.confine(&t.to_string_lossy()).is_ok())
         } else {
             false
         };
         if keep {
-            let shown = p.strip_prefix(&c.real).map_or_else(|_| p.to_path_buf(), |r| c.lexical.join(r));
+            let shown = p
+                .strip_prefix(&c.real)
+                .map_or_else(|_| p.to_path_buf(), |r| c.lexical.join(r));
             files.push(ctx.roots.show(&shown));
         }
     }

@@ -55,11 +55,24 @@ pub struct Field {
 }
 
 const fn f(name: &'static str, ty: Ty, required: bool, description: &'static str) -> Field {
-    Field { name, ty, required, description }
+    Field {
+        name,
+        ty,
+        required,
+        description,
+    }
 }
 
 const ANY: usize = usize::MAX;
-const TASK_STATES: &[&str] = &["running", "exited", "failed", "timed_out", "stopped", "killed", "lost"];
+const TASK_STATES: &[&str] = &[
+    "running",
+    "exited",
+    "failed",
+    "timed_out",
+    "stopped",
+    "killed",
+    "lost",
+];
 
 /// A tool of the table.
 #[derive(Clone, Copy, Debug)]
@@ -79,9 +92,27 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Read a text file. Returns numbered lines (`<n>: <text>`) and the file's sha256, which write_file and edit_file need as expectedHash.",
         fields: &[
-            f("path", Ty::Str { min: 0, max: ANY }, true, "File path, relative to the workspace root or absolute."),
-            f("startLine", Ty::Int { min: 1, max: i64::MAX }, false, "First line to return (1-based, default 1)."),
-            f("limit", Ty::Int { min: 1, max: 1000 }, false, "Number of lines (1-1000, default 200)."),
+            f(
+                "path",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "File path, relative to the workspace root or absolute.",
+            ),
+            f(
+                "startLine",
+                Ty::Int {
+                    min: 1,
+                    max: i64::MAX,
+                },
+                false,
+                "First line to return (1-based, default 1).",
+            ),
+            f(
+                "limit",
+                Ty::Int { min: 1, max: 1000 },
+                false,
+                "Number of lines (1-1000, default 200).",
+            ),
         ],
         paths: &[("path", None)],
     },
@@ -91,8 +122,18 @@ pub static TOOLS: &[Spec] = &[
         description: "Create or replace a text file atomically. expectedHash is the sha256 from read_file, or null to create a file that must not exist.",
         fields: &[
             f("path", Ty::Str { min: 0, max: ANY }, true, "File path."),
-            f("content", Ty::Str { min: 0, max: ANY }, true, "The whole new content (at most 1 MiB)."),
-            f("expectedHash", Ty::StrOrNull, true, "sha256 of the current file, or null when it must not exist."),
+            f(
+                "content",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "The whole new content (at most 1 MiB).",
+            ),
+            f(
+                "expectedHash",
+                Ty::StrOrNull,
+                true,
+                "sha256 of the current file, or null when it must not exist.",
+            ),
         ],
         paths: &[("path", None)],
     },
@@ -102,9 +143,24 @@ pub static TOOLS: &[Spec] = &[
         description: "Replace exactly one occurrence of oldText with newText in a file. expectedHash is the file's sha256 from read_file.",
         fields: &[
             f("path", Ty::Str { min: 0, max: ANY }, true, "File path."),
-            f("oldText", Ty::Str { min: 1, max: ANY }, true, "Text to replace; must occur exactly once."),
-            f("newText", Ty::Str { min: 0, max: ANY }, true, "Replacement text."),
-            f("expectedHash", Ty::Str { min: 0, max: ANY }, true, "sha256 of the current file."),
+            f(
+                "oldText",
+                Ty::Str { min: 1, max: ANY },
+                true,
+                "Text to replace; must occur exactly once.",
+            ),
+            f(
+                "newText",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "Replacement text.",
+            ),
+            f(
+                "expectedHash",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "sha256 of the current file.",
+            ),
         ],
         paths: &[("path", None)],
     },
@@ -113,9 +169,27 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "List files below a directory (gitignore rules apply; .git and node_modules are skipped), sorted, paged.",
         fields: &[
-            f("path", Ty::Str { min: 0, max: ANY }, false, "Directory (default the workspace root)."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Entries to skip (default 0)."),
-            f("limit", Ty::Int { min: 1, max: 500 }, false, "Entries to return (1-500, default 100)."),
+            f(
+                "path",
+                Ty::Str { min: 0, max: ANY },
+                false,
+                "Directory (default the workspace root).",
+            ),
+            f(
+                "offset",
+                Ty::Int {
+                    min: 0,
+                    max: i64::MAX,
+                },
+                false,
+                "Entries to skip (default 0).",
+            ),
+            f(
+                "limit",
+                Ty::Int { min: 1, max: 500 },
+                false,
+                "Entries to return (1-500, default 100).",
+            ),
         ],
         paths: &[("path", Some("."))],
     },
@@ -124,10 +198,30 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Search file contents with a regular expression (Rust regex syntax) or a literal string. Output is ripgrep --json lines.",
         fields: &[
-            f("pattern", Ty::Str { min: 1, max: 1000 }, true, "Regular expression, or text with literal: true."),
-            f("path", Ty::Str { min: 0, max: ANY }, false, "Directory or file to search (default the workspace root)."),
-            f("literal", Ty::Bool, false, "Treat the pattern as literal text."),
-            f("glob", Ty::Str { min: 0, max: ANY }, false, "Only search files matching this glob."),
+            f(
+                "pattern",
+                Ty::Str { min: 1, max: 1000 },
+                true,
+                "Regular expression, or text with literal: true.",
+            ),
+            f(
+                "path",
+                Ty::Str { min: 0, max: ANY },
+                false,
+                "Directory or file to search (default the workspace root).",
+            ),
+            f(
+                "literal",
+                Ty::Bool,
+                false,
+                "Treat the pattern as literal text.",
+            ),
+            f(
+                "glob",
+                Ty::Str { min: 0, max: ANY },
+                false,
+                "Only search files matching this glob.",
+            ),
         ],
         paths: &[("path", Some("."))],
     },
@@ -136,10 +230,28 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Process,
         description: "Run a program directly (no shell) with arguments and capture stdout and stderr.",
         fields: &[
-            f("command", Ty::Str { min: 1, max: 4096 }, true, "Program name or path."),
+            f(
+                "command",
+                Ty::Str { min: 1, max: 4096 },
+                true,
+                "Program name or path.",
+            ),
             f("args", Ty::StrArray { max: 256 }, true, "Arguments."),
-            f("cwd", Ty::Str { min: 0, max: ANY }, false, "Working directory (default the workspace root)."),
-            f("timeoutMs", Ty::Int { min: 1, max: 600_000 }, false, "Timeout in milliseconds (default 30000)."),
+            f(
+                "cwd",
+                Ty::Str { min: 0, max: ANY },
+                false,
+                "Working directory (default the workspace root).",
+            ),
+            f(
+                "timeoutMs",
+                Ty::Int {
+                    min: 1,
+                    max: 600_000,
+                },
+                false,
+                "Timeout in milliseconds (default 30000).",
+            ),
         ],
         paths: &[("cwd", Some("."))],
     },
@@ -148,9 +260,30 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Process,
         description: "Run a command line with /bin/sh -c and capture stdout and stderr.",
         fields: &[
-            f("command", Ty::Str { min: 1, max: 16_000 }, true, "Shell command line."),
-            f("cwd", Ty::Str { min: 0, max: ANY }, false, "Working directory (default the workspace root)."),
-            f("timeoutMs", Ty::Int { min: 1, max: 600_000 }, false, "Timeout in milliseconds (default 30000)."),
+            f(
+                "command",
+                Ty::Str {
+                    min: 1,
+                    max: 16_000,
+                },
+                true,
+                "Shell command line.",
+            ),
+            f(
+                "cwd",
+                Ty::Str { min: 0, max: ANY },
+                false,
+                "Working directory (default the workspace root).",
+            ),
+            f(
+                "timeoutMs",
+                Ty::Int {
+                    min: 1,
+                    max: 600_000,
+                },
+                false,
+                "Timeout in milliseconds (default 30000).",
+            ),
         ],
         paths: &[("cwd", Some("."))],
     },
@@ -159,10 +292,28 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Process,
         description: "Start a long-running shell command in the background. Poll its output with bg_output and stop it with bg_stop.",
         fields: &[
-            f("command", Ty::Str { min: 1, max: 8000 }, true, "Shell command line."),
-            f("cwd", Ty::Str { min: 0, max: ANY }, false, "Working directory (default the workspace root)."),
+            f(
+                "command",
+                Ty::Str { min: 1, max: 8000 },
+                true,
+                "Shell command line.",
+            ),
+            f(
+                "cwd",
+                Ty::Str { min: 0, max: ANY },
+                false,
+                "Working directory (default the workspace root).",
+            ),
             f("label", Ty::Str { min: 0, max: 80 }, false, "Short label."),
-            f("timeoutMs", Ty::Int { min: 1000, max: 86_400_000 }, false, "Timeout in milliseconds."),
+            f(
+                "timeoutMs",
+                Ty::Int {
+                    min: 1000,
+                    max: 86_400_000,
+                },
+                false,
+                "Timeout in milliseconds.",
+            ),
         ],
         paths: &[("cwd", Some("."))],
     },
@@ -171,10 +322,39 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Read a background task's output from an offset; pass next_offset back to continue.",
         fields: &[
-            f("id", Ty::Str { min: 0, max: ANY }, true, "Task id (bg-1, ...)."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Byte offset (default 0)."),
-            f("limit", Ty::Int { min: 1, max: 65_536 }, false, "Bytes to return (default 16384)."),
-            f("waitMs", Ty::Int { min: 0, max: 30_000 }, false, "Wait up to this long for new output."),
+            f(
+                "id",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "Task id (bg-1, ...).",
+            ),
+            f(
+                "offset",
+                Ty::Int {
+                    min: 0,
+                    max: i64::MAX,
+                },
+                false,
+                "Byte offset (default 0).",
+            ),
+            f(
+                "limit",
+                Ty::Int {
+                    min: 1,
+                    max: 65_536,
+                },
+                false,
+                "Bytes to return (default 16384).",
+            ),
+            f(
+                "waitMs",
+                Ty::Int {
+                    min: 0,
+                    max: 30_000,
+                },
+                false,
+                "Wait up to this long for new output.",
+            ),
         ],
         paths: &[],
     },
@@ -183,8 +363,18 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "List background tasks, newest first.",
         fields: &[
-            f("status", Ty::Enum(TASK_STATES), false, "Only tasks in this state."),
-            f("limit", Ty::Int { min: 1, max: 50 }, false, "At most this many (default 20)."),
+            f(
+                "status",
+                Ty::Enum(TASK_STATES),
+                false,
+                "Only tasks in this state.",
+            ),
+            f(
+                "limit",
+                Ty::Int { min: 1, max: 50 },
+                false,
+                "At most this many (default 20).",
+            ),
         ],
         paths: &[],
     },
@@ -199,21 +389,36 @@ pub static TOOLS: &[Spec] = &[
         name: "context_explain",
         effect: Effect::Read,
         description: "Which instruction files (AGENTS.md and friends) apply to a path, in order, with the size budget applied.",
-        fields: &[f("path", Ty::Str { min: 0, max: ANY }, true, "File or directory path.")],
+        fields: &[f(
+            "path",
+            Ty::Str { min: 0, max: ANY },
+            true,
+            "File or directory path.",
+        )],
         paths: &[("path", None)],
     },
     Spec {
         name: "skill_load",
         effect: Effect::Read,
         description: "Load an Agent Skill's instructions by name.",
-        fields: &[f("name", Ty::Str { min: 0, max: ANY }, true, "Skill name, displayId or id.")],
+        fields: &[f(
+            "name",
+            Ty::Str { min: 0, max: ANY },
+            true,
+            "Skill name, displayId or id.",
+        )],
         paths: &[],
     },
     Spec {
         name: "skill_search",
         effect: Effect::Read,
         description: "Search the skill catalog.",
-        fields: &[f("query", Ty::Str { min: 0, max: ANY }, true, "Words to search for.")],
+        fields: &[f(
+            "query",
+            Ty::Str { min: 0, max: ANY },
+            true,
+            "Words to search for.",
+        )],
         paths: &[],
     },
     Spec {
@@ -221,9 +426,27 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Read a file inside a skill's directory, in pages of 32,000 bytes.",
         fields: &[
-            f("name", Ty::Str { min: 0, max: ANY }, true, "Skill name, displayId or id."),
-            f("path", Ty::Str { min: 0, max: ANY }, true, "Path inside the skill directory."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Byte offset (default 0)."),
+            f(
+                "name",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "Skill name, displayId or id.",
+            ),
+            f(
+                "path",
+                Ty::Str { min: 0, max: ANY },
+                true,
+                "Path inside the skill directory.",
+            ),
+            f(
+                "offset",
+                Ty::Int {
+                    min: 0,
+                    max: i64::MAX,
+                },
+                false,
+                "Byte offset (default 0).",
+            ),
         ],
         paths: &[],
     },
@@ -232,8 +455,21 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Start a sub-agent for one self-contained task; returns its final answer.",
         fields: &[
-            f("description", Ty::Str { min: 1, max: 200 }, true, "Short title of the task."),
-            f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "Complete instructions for the sub-agent."),
+            f(
+                "description",
+                Ty::Str { min: 1, max: 200 },
+                true,
+                "Short title of the task.",
+            ),
+            f(
+                "prompt",
+                Ty::Str {
+                    min: 1,
+                    max: 32_000,
+                },
+                true,
+                "Complete instructions for the sub-agent.",
+            ),
         ],
         paths: &[],
     },
@@ -245,20 +481,35 @@ pub static TEST_SLEEP: Spec = Spec {
     name: "test_sleep",
     effect: Effect::Read,
     description: "Test tool: sleep for ms milliseconds.",
-    fields: &[f("ms", Ty::Int { min: 0, max: 600_000 }, true, "Milliseconds."), f("tag", Ty::Str { min: 0, max: ANY }, false, "Tag.")],
+    fields: &[
+        f(
+            "ms",
+            Ty::Int {
+                min: 0,
+                max: 600_000,
+            },
+            true,
+            "Milliseconds.",
+        ),
+        f("tag", Ty::Str { min: 0, max: ANY }, false, "Tag."),
+    ],
     paths: &[],
 };
 
 /// Whether the test tools are compiled in and switched on.
 #[must_use]
 pub fn test_tools_enabled() -> bool {
-    cfg!(all(debug_assertions, feature = "test-tools")) && std::env::var("ALISIO_TEST_TOOLS").is_ok_and(|v| v == "1")
+    cfg!(all(debug_assertions, feature = "test-tools"))
+        && std::env::var("ALISIO_TEST_TOOLS").is_ok_and(|v| v == "1")
 }
 
 /// A tool by name (the table, plus `test_sleep` when enabled).
 #[must_use]
 pub fn spec(name: &str) -> Option<&'static Spec> {
-    TOOLS.iter().find(|s| s.name == name).or_else(|| (name == "test_sleep" && test_tools_enabled()).then_some(&TEST_SLEEP))
+    TOOLS
+        .iter()
+        .find(|s| s.name == name)
+        .or_else(|| (name == "test_sleep" && test_tools_enabled()).then_some(&TEST_SLEEP))
 }
 
 fn ty_schema(ty: Ty, description: &str) -> Value {
@@ -308,14 +559,23 @@ impl Spec {
         for fl in self.fields {
             props.insert(fl.name.into(), ty_schema(fl.ty, fl.description));
         }
-        let required: Vec<&str> = self.fields.iter().filter(|f| f.required).map(|f| f.name).collect();
+        let required: Vec<&str> = self
+            .fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name)
+            .collect();
         json!({"type":"object","properties":props,"required":required,"additionalProperties":false})
     }
 
     /// `{name, description, input_schema}`.
     #[must_use]
     pub fn definition(&self) -> ToolDef {
-        ToolDef { name: self.name.to_string(), description: self.description.to_string(), input_schema: self.schema() }
+        ToolDef {
+            name: self.name.to_string(),
+            description: self.description.to_string(),
+            input_schema: self.schema(),
+        }
     }
 
     /// Validates raw arguments (§2.5 step 3).
@@ -324,7 +584,8 @@ impl Spec {
     /// `Invalid arguments: <detail>`.
     pub fn validate(&self, raw: &str) -> Result<Map<String, Value>, String> {
         let inv = |d: String| format!("Invalid arguments: {d}");
-        let v: Value = serde_json::from_str(raw).map_err(|_| inv("arguments are not valid JSON".into()))?;
+        let v: Value =
+            serde_json::from_str(raw).map_err(|_| inv("arguments are not valid JSON".into()))?;
         let Value::Object(m) = v else {
             return Err(inv("arguments must be a JSON object".into()));
         };
@@ -343,10 +604,16 @@ impl Spec {
             let n = fl.name;
             match fl.ty {
                 Ty::Str { min, max } => {
-                    let Some(s) = v.as_str() else { return Err(inv(format!("{n} must be a string"))) };
+                    let Some(s) = v.as_str() else {
+                        return Err(inv(format!("{n} must be a string")));
+                    };
                     let c = s.chars().count();
                     if c < min || c > max {
-                        return Err(inv(if max == ANY { format!("{n} must be at least {min} characters") } else { format!("{n} must be between {min} and {max} characters") }));
+                        return Err(inv(if max == ANY {
+                            format!("{n} must be at least {min} characters")
+                        } else {
+                            format!("{n} must be between {min} and {max} characters")
+                        }));
                     }
                 }
                 Ty::StrOrNull => {
@@ -355,9 +622,15 @@ impl Spec {
                     }
                 }
                 Ty::Int { min, max } => {
-                    let Some(i) = v.as_i64() else { return Err(inv(format!("{n} must be an integer"))) };
+                    let Some(i) = v.as_i64() else {
+                        return Err(inv(format!("{n} must be an integer")));
+                    };
                     if i < min || i > max {
-                        return Err(inv(if max == i64::MAX { format!("{n} must be at least {min}") } else { format!("{n} must be between {min} and {max}") }));
+                        return Err(inv(if max == i64::MAX {
+                            format!("{n} must be at least {min}")
+                        } else {
+                            format!("{n} must be between {min} and {max}")
+                        }));
                     }
                 }
                 Ty::Bool => {
@@ -366,7 +639,9 @@ impl Spec {
                     }
                 }
                 Ty::StrArray { max } => {
-                    let Some(a) = v.as_array() else { return Err(inv(format!("{n} must be an array of strings"))) };
+                    let Some(a) = v.as_array() else {
+                        return Err(inv(format!("{n} must be an array of strings")));
+                    };
                     if a.iter().any(|x| !x.is_string()) {
                         return Err(inv(format!("{n} must be an array of strings")));
                     }
@@ -387,7 +662,15 @@ impl Spec {
     /// The declared path arguments of a validated call.
     #[must_use]
     pub fn declared_paths(&self, args: &Map<String, Value>) -> Vec<String> {
-        self.paths.iter().filter_map(|(k, d)| args.get(*k).and_then(Value::as_str).map(String::from).or_else(|| d.map(String::from))).collect()
+        self.paths
+            .iter()
+            .filter_map(|(k, d)| {
+                args.get(*k)
+                    .and_then(Value::as_str)
+                    .map(String::from)
+                    .or_else(|| d.map(String::from))
+            })
+            .collect()
     }
 }
 
@@ -439,8 +722,18 @@ fn get_u64(a: &Map<String, Value>, k: &str) -> Option<u64> {
 #[must_use]
 pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
     let out = match name {
-        "read_file" => files::read_file(ctx, get_str(a, "path").unwrap_or_default(), get_u64(a, "startLine"), get_u64(a, "limit")),
-        "write_file" => files::write_file(ctx, get_str(a, "path").unwrap_or_default(), get_str(a, "content").unwrap_or_default(), get_str(a, "expectedHash")),
+        "read_file" => files::read_file(
+            ctx,
+            get_str(a, "path").unwrap_or_default(),
+            get_u64(a, "startLine"),
+            get_u64(a, "limit"),
+        ),
+        "write_file" => files::write_file(
+            ctx,
+            get_str(a, "path").unwrap_or_default(),
+            get_str(a, "content").unwrap_or_default(),
+            get_str(a, "expectedHash"),
+        ),
         "edit_file" => files::edit_file(
             ctx,
             get_str(a, "path").unwrap_or_default(),
@@ -448,7 +741,12 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
             get_str(a, "newText").unwrap_or_default(),
             get_str(a, "expectedHash").unwrap_or_default(),
         ),
-        "list_files" => files::list_files(ctx, get_str(a, "path").unwrap_or("."), get_u64(a, "offset"), get_u64(a, "limit")),
+        "list_files" => files::list_files(
+            ctx,
+            get_str(a, "path").unwrap_or("."),
+            get_u64(a, "offset"),
+            get_u64(a, "limit"),
+        ),
         "search_text" => search::search_text(
             ctx,
             get_str(a, "pattern").unwrap_or_default(),
@@ -457,15 +755,51 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
             get_str(a, "glob"),
         ),
         "run_process" => {
-            let args: Vec<String> = a.get("args").and_then(Value::as_array).map(|v| v.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default();
-            return process::run_process(ctx, get_str(a, "command").unwrap_or_default(), Some(&args), get_str(a, "cwd"), get_u64(a, "timeoutMs"));
+            let args: Vec<String> = a
+                .get("args")
+                .and_then(Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            return process::run_process(
+                ctx,
+                get_str(a, "command").unwrap_or_default(),
+                Some(&args),
+                get_str(a, "cwd"),
+                get_u64(a, "timeoutMs"),
+            );
         }
-        "shell" => return process::run_process(ctx, get_str(a, "command").unwrap_or_default(), None, get_str(a, "cwd"), get_u64(a, "timeoutMs")),
-        "bg_run" => bg::bg_run(ctx, get_str(a, "command").unwrap_or_default(), get_str(a, "cwd"), get_str(a, "label"), get_u64(a, "timeoutMs")),
-        "bg_output" => bg::bg_output(ctx, get_str(a, "id").unwrap_or_default(), get_u64(a, "offset"), get_u64(a, "limit"), get_u64(a, "waitMs")),
+        "shell" => {
+            return process::run_process(
+                ctx,
+                get_str(a, "command").unwrap_or_default(),
+                None,
+                get_str(a, "cwd"),
+                get_u64(a, "timeoutMs"),
+            );
+        }
+        "bg_run" => bg::bg_run(
+            ctx,
+            get_str(a, "command").unwrap_or_default(),
+            get_str(a, "cwd"),
+            get_str(a, "label"),
+            get_u64(a, "timeoutMs"),
+        ),
+        "bg_output" => bg::bg_output(
+            ctx,
+            get_str(a, "id").unwrap_or_default(),
+            get_u64(a, "offset"),
+            get_u64(a, "limit"),
+            get_u64(a, "waitMs"),
+        ),
         "bg_list" => bg::bg_list(ctx, get_str(a, "status"), get_u64(a, "limit")),
         "bg_stop" => bg::bg_stop(ctx, get_str(a, "id").unwrap_or_default()),
-        "context_explain" | "skill_load" | "skill_search" | "skill_resource" => ctx.context.tool(name, a, &ctx.cwd),
+        "context_explain" | "skill_load" | "skill_search" | "skill_resource" => {
+            ctx.context.tool(name, a, &ctx.cwd)
+        }
         "test_sleep" => {
             let ms = get_u64(a, "ms").unwrap_or(0);
             let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
@@ -500,10 +834,25 @@ mod tests {
     #[test]
     fn validation_names_the_field() {
         let r = spec("read_file").unwrap();
-        assert_eq!(r.validate(r#"{"path":1}"#).unwrap_err(), "Invalid arguments: path must be a string");
-        assert_eq!(r.validate("{}").unwrap_err(), "Invalid arguments: missing field \"path\"");
-        assert_eq!(r.validate(r#"{"path":"a","x":1}"#).unwrap_err(), "Invalid arguments: unknown field \"x\"");
-        assert_eq!(r.validate(r#"{"path":"a","limit":0}"#).unwrap_err(), "Invalid arguments: limit must be between 1 and 1000");
-        assert_eq!(r.validate("{").unwrap_err(), "Invalid arguments: arguments are not valid JSON");
+        assert_eq!(
+            r.validate(r#"{"path":1}"#).unwrap_err(),
+            "Invalid arguments: path must be a string"
+        );
+        assert_eq!(
+            r.validate("{}").unwrap_err(),
+            "Invalid arguments: missing field \"path\""
+        );
+        assert_eq!(
+            r.validate(r#"{"path":"a","x":1}"#).unwrap_err(),
+            "Invalid arguments: unknown field \"x\""
+        );
+        assert_eq!(
+            r.validate(r#"{"path":"a","limit":0}"#).unwrap_err(),
+            "Invalid arguments: limit must be between 1 and 1000"
+        );
+        assert_eq!(
+            r.validate("{").unwrap_err(),
+            "Invalid arguments: arguments are not valid JSON"
+        );
     }
 }

@@ -19,7 +19,10 @@ pub struct ChildEnv {
     pub vars: Vec<(String, String)>,
 }
 
-const ALLOW: &[&str] = &["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "TMPDIR", "TEMP", "TMP"];
+const ALLOW: &[&str] = &[
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ",
+    "TMPDIR", "TEMP", "TMP",
+];
 
 impl ChildEnv {
     /// The allowlist plus `pass_env`, minus the provider key variable, plus the fixed pager
@@ -27,7 +30,11 @@ impl ChildEnv {
     #[must_use]
     pub fn from_process(pass_env: &[String], key_env: Option<&str>) -> Self {
         let mut vars = Vec::new();
-        for name in ALLOW.iter().map(|s| (*s).to_string()).chain(pass_env.iter().cloned()) {
+        for name in ALLOW
+            .iter()
+            .map(|s| (*s).to_string())
+            .chain(pass_env.iter().cloned())
+        {
             if Some(name.as_str()) == key_env || vars.iter().any(|(n, _)| *n == name) {
                 continue;
             }
@@ -35,7 +42,11 @@ impl ChildEnv {
                 vars.push((name, v));
             }
         }
-        for (k, v) in [("GIT_TERMINAL_PROMPT", "0"), ("GIT_PAGER", "cat"), ("PAGER", "cat")] {
+        for (k, v) in [
+            ("GIT_TERMINAL_PROMPT", "0"),
+            ("GIT_PAGER", "cat"),
+            ("PAGER", "cat"),
+        ] {
             vars.push((k.into(), v.into()));
         }
         Self { vars }
@@ -60,20 +71,29 @@ pub struct LiveGroup(u32);
 impl LiveGroup {
     #[must_use]
     pub fn new(pgid: u32) -> Self {
-        LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(pgid);
+        LIVE.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(pgid);
         Self(pgid)
     }
 }
 
 impl Drop for LiveGroup {
     fn drop(&mut self) {
-        LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&self.0);
+        LIVE.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.0);
     }
 }
 
 /// SIGKILL to every live process group of this process's tools, without waiting.
 pub fn kill_live_groups() {
-    let groups: Vec<u32> = LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().copied().collect();
+    let groups: Vec<u32> = LIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .copied()
+        .collect();
     for g in groups {
         #[cfg(unix)]
         signal_group(g, nix::sys::signal::Signal::SIGKILL);
@@ -92,13 +112,19 @@ pub fn signal_group(pgid: u32, sig: nix::sys::signal::Signal) {
 
 #[cfg(unix)]
 fn group_alive(pgid: u32) -> bool {
-    i32::try_from(pgid).is_ok_and(|p| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(p), None).is_ok())
+    i32::try_from(pgid)
+        .is_ok_and(|p| nix::sys::signal::killpg(nix::unistd::Pid::from_raw(p), None).is_ok())
 }
 
 /// Ends every live process group of this process's tools: SIGTERM to all, SIGKILL after
 /// `grace` to whatever is left (the LSP server's exit, sessions.md §10.3).
 pub fn end_live_groups(grace: Duration) {
-    let groups: Vec<u32> = LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().copied().collect();
+    let groups: Vec<u32> = LIVE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .copied()
+        .collect();
     #[cfg(unix)]
     {
         for g in &groups {
@@ -135,12 +161,17 @@ pub fn kill_group(pgid: u32, grace: Duration) {
 /// Tree kills on Windows need a Job Object (not in this build): `taskkill /T /F` is the fallback.
 #[cfg(not(unix))]
 pub fn kill_group(pid: u32, _grace: Duration) {
-    let _ = Command::new("taskkill").args(["/T", "/F", "/PID", &pid.to_string()]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+    let _ = Command::new("taskkill")
+        .args(["/T", "/F", "/PID", &pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 #[cfg(unix)]
 fn signal_name(sig: i32) -> String {
-    nix::sys::signal::Signal::try_from(sig).map_or_else(|_| format!("SIG{sig}"), |s| s.as_str().to_string())
+    nix::sys::signal::Signal::try_from(sig)
+        .map_or_else(|_| format!("SIG{sig}"), |s| s.as_str().to_string())
 }
 
 /// Resolves the `cwd` argument (default the workspace root).
@@ -148,7 +179,10 @@ fn signal_name(sig: i32) -> String {
 /// # Errors
 /// The confinement message or `Working directory not found`.
 pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> Result<std::path::PathBuf, String> {
-    let c = ctx.roots.confine(cwd.unwrap_or(".")).map_err(|r| r.message())?;
+    let c = ctx
+        .roots
+        .confine(cwd.unwrap_or("."))
+        .map_err(|r| r.message())?;
     if !c.real.is_dir() {
         return Err(format!("Working directory not found: {}", c.shown));
     }
@@ -157,7 +191,13 @@ pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> Result<std::path::PathBu
 
 /// `run_process` (with `args`) or `shell` (without).
 #[must_use]
-pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: Option<&str>, timeout: Option<u64>) -> Outcome {
+pub fn run_process(
+    ctx: &ToolCtx,
+    command: &str,
+    args: Option<&[String]>,
+    cwd: Option<&str>,
+    timeout: Option<u64>,
+) -> Outcome {
     let dir = match resolve_cwd(ctx, cwd) {
         Ok(d) => d,
         Err(e) => return Outcome::Err(e),
@@ -180,7 +220,10 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
         }
     };
     ctx.env.apply(&mut c);
-    c.current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -188,7 +231,9 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
     }
     let mut child = match c.spawn() {
         Ok(ch) => ch,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Outcome::Err(format!("Command not found: {command}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Outcome::Err(format!("Command not found: {command}"));
+        }
         Err(e) => return Outcome::Err(format!("Cannot start {command}: {e}")),
     };
     let pgid = child.id();
@@ -206,7 +251,9 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
                 match p.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
-                        let mut t = total.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        let mut t = total
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
                         let room = CAP.saturating_sub(*t);
                         let take = n.min(room);
                         kept.extend_from_slice(&buf[..take]);
@@ -220,8 +267,18 @@ pub fn run_process(ctx: &ToolCtx, command: &str, args: Option<&[String]>, cwd: O
             kept
         })
     };
-    let out_t = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
-    let err_t = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
+    let out_t = reader(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    );
+    let err_t = reader(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    );
     let limit = Duration::from_millis(timeout.unwrap_or(30_000));
     let start = Instant::now();
     let mut timed_out = false;

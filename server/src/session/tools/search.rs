@@ -27,7 +27,9 @@ fn base64(b: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut s = String::new();
     for ch in b.chunks(3) {
-        let n = (u32::from(ch[0]) << 16) | (u32::from(*ch.get(1).unwrap_or(&0)) << 8) | u32::from(*ch.get(2).unwrap_or(&0));
+        let n = (u32::from(ch[0]) << 16)
+            | (u32::from(*ch.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*ch.get(2).unwrap_or(&0));
         for i in 0..4 {
             if i <= ch.len() {
                 s.push(char::from(T[((n >> (18 - 6 * i)) & 63) as usize]));
@@ -60,12 +62,29 @@ impl Stats {
 ///
 /// # Errors
 /// The tool's error text (confinement, invalid pattern or glob).
-pub fn search_text(ctx: &ToolCtx, pattern: &str, path: &str, literal: bool, glob: Option<&str>) -> Result<String, String> {
+pub fn search_text(
+    ctx: &ToolCtx,
+    pattern: &str,
+    path: &str,
+    literal: bool,
+    glob: Option<&str>,
+) -> Result<String, String> {
     let c = ctx.roots.confine(path).map_err(|r| r.message())?;
-    let pat = if literal { regex::escape(pattern) } else { pattern.to_string() };
-    let re = RegexBuilder::new(&pat).multi_line(true).build().map_err(|e| format!("Invalid pattern: {e}"))?;
+    let pat = if literal {
+        regex::escape(pattern)
+    } else {
+        pattern.to_string()
+    };
+    let re = RegexBuilder::new(&pat)
+        .multi_line(true)
+        .build()
+        .map_err(|e| format!("Invalid pattern: {e}"))?;
     let matcher = match glob {
-        Some(g) => Some(globset::Glob::new(g).map_err(|e| format!("Invalid glob: {e}"))?.compile_matcher()),
+        Some(g) => Some(
+            globset::Glob::new(g)
+                .map_err(|e| format!("Invalid glob: {e}"))?
+                .compile_matcher(),
+        ),
         None => None,
     };
     if !c.real.exists() {
@@ -85,14 +104,17 @@ pub fn search_text(ctx: &ToolCtx, pattern: &str, path: &str, literal: bool, glob
         let Some(ft) = e.file_type() else { continue };
         let p = e.path().to_path_buf();
         if ft.is_symlink() {
-            let ok = std::fs::canonicalize(&p).is_ok_and(|t| t.is_file() && ctx.roots.confine(&t.to_string_lossy()).is_ok());
+            let ok = std::fs::canonicalize(&p)
+                .is_ok_and(|t| t.is_file() && ctx.roots.confine(&t.to_string_lossy()).is_ok());
             if !ok {
                 continue;
             }
         } else if !ft.is_file() {
             continue;
         }
-        let shown_path = p.strip_prefix(&c.real).map_or_else(|_| p.clone(), |r| c.lexical.join(r));
+        let shown_path = p
+            .strip_prefix(&c.real)
+            .map_or_else(|_| p.clone(), |r| c.lexical.join(r));
         let shown = ctx.roots.show(&shown_path);
         if let Some(m) = &matcher {
             let rel = shown_path.strip_prefix(&c.lexical).unwrap_or(&shown_path);
@@ -114,14 +136,21 @@ pub fn search_text(ctx: &ToolCtx, pattern: &str, path: &str, literal: bool, glob
         let hay = &bytes[..nul.unwrap_or(bytes.len())];
         total.bytes_searched += hay.len() as u64;
         let t0 = Instant::now();
-        let mut file = Stats { searches: 1, bytes_searched: hay.len() as u64, ..Stats::default() };
+        let mut file = Stats {
+            searches: 1,
+            bytes_searched: hay.len() as u64,
+            ..Stats::default()
+        };
         let mut lines_out: Vec<String> = Vec::new();
         let mut off = 0usize;
         let mut line_no = 0usize;
         for line in hay.split_inclusive(|&b| b == b'\n') {
             line_no += 1;
             let body = line.strip_suffix(b"\n").unwrap_or(line);
-            let subs: Vec<Value> = re.find_iter(body).map(|m| json!({"match":data_text(m.as_bytes()),"start":m.start(),"end":m.end()})).collect();
+            let subs: Vec<Value> = re
+                .find_iter(body)
+                .map(|m| json!({"match":data_text(m.as_bytes()),"start":m.start(),"end":m.end()}))
+                .collect();
             if !subs.is_empty() {
                 if lines_out.len() >= MAX_LINES_PER_FILE {
                     break;
