@@ -8,7 +8,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 secs=${1:-20}; shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(document_edits line_index config_layer lsp_framing instruction_tree skill_frontmatter transcripts governor_history)
+[ ${#targets[@]} -eq 0 ] && targets=(document_edits line_index config_layer lsp_framing instruction_tree skill_frontmatter transcripts governor_history provider_stream)
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then tc=(+nightly); else tc=(); export RUSTC_BOOTSTRAP=1; fi
 cd "$here"
 "$here/seed.sh" "${targets[@]}" >/dev/null

@@ -7,7 +7,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
 shared="${ALISIO_SHARED_CORPUS:-$repo/../shared/corpus}"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(document_edits line_index config_layer lsp_framing instruction_tree skill_frontmatter transcripts governor_history)
+[ ${#targets[@]} -eq 0 ] && targets=(document_edits line_index config_layer lsp_framing instruction_tree skill_frontmatter transcripts governor_history provider_stream)
 
 # copy FILE... into DIR, each under its content hash, skipping files over $max bytes.
 put() {
@@ -43,6 +43,13 @@ for t in "${targets[@]}"; do
       mapfile -t fs < <(skill_files); put "$d" 65536 "${fs[@]}"
       printf -- '---\nname: a\ndescription: &x [*x, *x]\nk: &a [1,2]\nl: &b [*a,*a,*a]\nm: [*b,*b,*b]\n---\n' > "$d/seed-alias"
       printf -- '---\nname: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n---\n' > "$d/seed-deep" ;;
+    provider_stream)
+      # A chunking byte, then a recorded provider stream (tests/fixtures/sse).
+      for f in "$repo"/tests/fixtures/sse/*.sse; do
+        [ -f "$f" ] || continue
+        { printf '\x07'; cat "$f"; } > "$d/$(basename "$f" .sse)"
+      done
+      printf '\x00{"model":"claude-x","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"read_file","input":{"path":"a"}}],"stop_reason":"tool_use"}' > "$d/seed-json" ;;
     transcripts|governor_history)
       mapfile -t fs < <(transcript_files); put "$d" 262144 "${fs[@]}" ;;
   esac

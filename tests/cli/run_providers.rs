@@ -369,3 +369,62 @@ fn an_openai_length_stop_with_text_is_a_truncated_answer() {
         "no usage reported: the estimate"
     );
 }
+
+// Hostile endpoints (docs/security.md): a response is bounded, and malformed shapes never panic.
+#[test]
+fn a_response_past_64_mib_ends_the_run_without_retry_and_without_buffering_it_all() {
+    let ws = Ws::new();
+    // One data line that never ends, sent in 1 MiB pieces.
+    let mut chunks = vec![(
+        0,
+        b"data: {\"choices\":[{\"delta\":{\"content\":\"".to_vec(),
+    )];
+    chunks.extend((0..65).map(|_| (0, vec![b'a'; 1 << 20])));
+    let endless = Reply {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        chunks,
+        stall_ms: 0,
+    };
+    let fake = Fake::start(vec![endless, Reply::sse(OPENAI_TEXT, 8)]);
+    config(
+        &ws,
+        json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}),
+    );
+    let (r, ev) = go(&ws, &[]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(of_type(&ev, "request_retry").is_empty());
+    let f = &of_type(&ev, "run_failed")[0]["data"];
+    assert_eq!(f["code"], "provider_error");
+    assert_eq!(f["error"], "Provider response exceeds 67108864 bytes");
+    assert_eq!(fake.requests().len(), 1);
+}
+
+#[test]
+fn anthropic_blocks_that_are_not_objects_are_skipped_not_a_crash() {
+    let ws = Ws::new();
+    // A non-streamed body whose content holds a number and a string, then a stream whose
+    // thinking and signature deltas land on a block that is a string.
+    let body = r#"{"model":"claude-x","content":[1,"x",{"type":"text","text":"partial"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}"#;
+    let stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-x\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n\
+                  data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":\"x\"}\n\n\
+                  data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"t\"}}\n\n\
+                  data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"s\"}}\n\n\
+                  data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+                  data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"done\"}}\n\n\
+                  data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n\
+                  data: {\"type\":\"message_stop\"}\n\n";
+    for (reply, text) in [
+        (Reply::status(200, body, &[]), "partial"),
+        (Reply::sse(stream, 7), "done"),
+    ] {
+        let fake = Fake::start(vec![reply]);
+        config(
+            &ws,
+            json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x"}),
+        );
+        let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "k")]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(of_type(&ev, "run_completed")[0]["data"]["text"], text);
+    }
+}

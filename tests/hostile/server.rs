@@ -142,3 +142,160 @@ fn a_client_that_floods_the_framing_guard_with_an_endless_header_is_still_answer
     assert!(r.is_ok(), "{r:?}");
     assert_eq!(lsp.shutdown_and_exit(), 0);
 }
+
+/// A document of exactly `size` bytes: a skill-like frontmatter, a heading, then plain lines.
+fn big_doc(title: &str, size: usize) -> String {
+    let mut s = format!("---\nname: {title}\ndescription: d\n---\n# {title}\n");
+    let line =
+        "Plain instruction text that an agent would read, padded to a typical line length.\n";
+    while s.len() + line.len() <= size {
+        s.push_str(line);
+    }
+    s.push_str(&"x".repeat(size - s.len()));
+    s
+}
+
+/// Issue 8: the server's memory stays bounded when a client opens hundreds of large files.
+/// 300 documents of 1 MiB (instruction files, skills and plain notes) are opened, replaced
+/// whole, edited incrementally, replaced again and closed. Bounds (docs/security.md): resident
+/// memory after opening below 1.5 times the open text plus 64 MiB, peak below 3 times plus
+/// 96 MiB, no growth from one round of edits to the next, and every result still correct (the
+/// diagnostics name each round's sizes).
+#[test]
+fn hundreds_of_large_open_documents_keep_memory_proportional_to_their_text() {
+    const PER_KIND: usize = 100;
+    const SIZE: usize = 1 << 20;
+    let ws = Ws::new();
+    let mut paths = Vec::new();
+    for i in 0..PER_KIND {
+        paths.push(ws.file(&format!("d{i}/AGENTS.md"), "# small\n"));
+        paths.push(ws.file(
+            &format!("skills/s{i}/SKILL.md"),
+            format!("---\nname: s{i}\ndescription: d\n---\n"),
+        ));
+        paths.push(ws.file(&format!("notes/n{i}.md"), "note\n"));
+    }
+    ws.file(".alisio/config.json", r#"{"skills": ["skills"]}"#);
+    let mut cmd = ws.cmd();
+    cmd.arg("serve");
+    let mut lsp = Lsp::spawn(cmd);
+    lsp.initialize(
+        &ws.root,
+        json!({"general": {"positionEncodings": ["utf-16"]}}),
+        json!({"trusted": true}),
+    );
+    let last_agents = paths[3 * (PER_KIND - 1)].clone();
+    let last_skill = paths[3 * (PER_KIND - 1) + 1].clone();
+    // A pass over 300 MiB of buffers takes seconds in a debug build on a busy machine: a long
+    // hang guard, not a measurement.
+    let wait_for = |lsp: &mut Lsp, path: &std::path::Path, pred: &dyn Fn(&[Value]) -> bool| {
+        let u = uri(path);
+        lsp.try_wait_notification(
+            "textDocument/publishDiagnostics",
+            &|p| p["uri"] == u.as_str() && p["diagnostics"].as_array().is_some_and(|ds| pred(ds)),
+            std::time::Duration::from_secs(300),
+        )
+        .unwrap_or_else(|| panic!("no matching diagnostics for {}", path.display()));
+    };
+    let wait_round = |lsp: &mut Lsp, size: usize| {
+        let cut = format!(
+            "only the first 262144 of {size} bytes are read (per-file limit 262144 bytes); the rest never reaches the model"
+        );
+        wait_for(lsp, &last_agents, &|ds| {
+            ds.iter().any(|d| d["message"] == cut.as_str())
+        });
+        let big = format!("SKILL.md is {size} bytes;");
+        wait_for(lsp, &last_skill, &|ds| {
+            ds.iter().any(|d| {
+                d["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with(big.as_str()))
+            })
+        });
+    };
+    let rss = |lsp: &Lsp| proc_kib(lsp.pid(), "VmRSS:").expect("VmRSS");
+    let base = rss(&lsp);
+    let replace_all = |lsp: &mut Lsp, version: i32, size: usize| {
+        for (i, p) in paths.iter().enumerate() {
+            let text = big_doc(&format!("s{}", i / 3), size);
+            lsp.notify("textDocument/didChange", json!({"textDocument": {"uri": uri(p), "version": version}, "contentChanges": [{"text": text}]}));
+        }
+    };
+
+    // Round 1: open everything.
+    for (i, p) in paths.iter().enumerate() {
+        let text = big_doc(&format!("s{}", i / 3), SIZE);
+        lsp.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(p), "languageId": "markdown", "version": 1, "text": text}}));
+    }
+    wait_round(&mut lsp, SIZE);
+    let open_kib = (3 * PER_KIND * SIZE / 1024) as u64;
+    let after_open = rss(&lsp);
+
+    // Round 2: every document replaced whole by one a byte longer.
+    replace_all(&mut lsp, 2, SIZE + 1);
+    wait_round(&mut lsp, SIZE + 1);
+    let after_replace = rss(&lsp);
+
+    // Round 3: an incremental edit in the middle of every document (two more bytes).
+    for p in &paths {
+        let edit = json!([{"range": {"start": {"line": 100, "character": 0}, "end": {"line": 100, "character": 0}}, "text": "!\n"}]);
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri(p), "version": 3}, "contentChanges": edit}),
+        );
+    }
+    wait_round(&mut lsp, SIZE + 3);
+    let after_edit = rss(&lsp);
+
+    // Round 4: replaced whole again; what round 2 freed is reused, not added to.
+    replace_all(&mut lsp, 4, SIZE + 4);
+    wait_round(&mut lsp, SIZE + 4);
+    let after_again = rss(&lsp);
+    let hwm = proc_kib(lsp.pid(), "VmHWM:").expect("VmHWM");
+
+    // Closed, the files on disk are judged again.
+    for p in &paths {
+        lsp.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri(p)}}),
+        );
+    }
+    wait_for(&mut lsp, &last_agents, &|ds| {
+        !ds.iter().any(|d| d["code"] == "instructions-file-cut")
+    });
+    let after_close = rss(&lsp);
+    if std::env::var_os("ALISIO_MEMORY_REPORT").is_some() {
+        let mib = |k: u64| k as f64 / 1024.0;
+        eprintln!(
+            "open text {:.0} MiB; VmRSS base {:.1}, opened {:.1}, replaced {:.1}, edited {:.1}, replaced again {:.1}, closed {:.1} MiB; VmHWM {:.1} MiB",
+            mib(open_kib),
+            mib(base),
+            mib(after_open),
+            mib(after_replace),
+            mib(after_edit),
+            mib(after_again),
+            mib(after_close),
+            mib(hwm)
+        );
+    }
+    // The ropes are the only copy of the text (about 1.1 times its size); a whole replacement
+    // briefly holds the old rope and the new one, and the allocator keeps what was freed for
+    // reuse (resident memory does not drop on close; it is reused).
+    assert!(
+        after_open < open_kib * 3 / 2 + 64 * 1024,
+        "{after_open} KiB resident for {open_kib} KiB of open text"
+    );
+    assert!(
+        hwm < open_kib * 3 + 96 * 1024,
+        "peak {hwm} KiB for {open_kib} KiB of open text"
+    );
+    assert!(
+        after_edit < after_replace + open_kib / 10,
+        "memory grew from {after_replace} to {after_edit} KiB with small edits"
+    );
+    assert!(
+        after_again < after_replace + open_kib / 10,
+        "memory grew from {after_replace} to {after_again} KiB between two whole replacements"
+    );
+    assert_eq!(lsp.shutdown_and_exit(), 0);
+}

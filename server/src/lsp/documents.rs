@@ -1,6 +1,7 @@
 //! Open documents: text as a rope, the client's version, incremental edits.
-
-use std::sync::Arc;
+//!
+//! The rope is the only copy of a document's text the server keeps: snapshots share it (a
+//! rope clone shares its nodes), and rules copy out only the part they read.
 
 use ropey::Rope;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
@@ -12,8 +13,6 @@ use crate::text::Encoding;
 pub struct Document {
     rope: Rope,
     pub version: i32,
-    /// The text as one string, rebuilt lazily after edits (rules run on `&str`).
-    text: Option<Arc<str>>,
 }
 
 impl Document {
@@ -24,13 +23,11 @@ impl Document {
         Self {
             rope: Rope::from_str(text),
             version,
-            text: None,
         }
     }
 
     /// Applies one change (ranged or full). Out-of-range positions are clamped, never a panic.
     pub fn apply(&mut self, change: &TextDocumentContentChangeEvent, enc: Encoding) {
-        self.text = None;
         match change.range {
             None => self.rope = Rope::from_str(&change.text),
             Some(range) => {
@@ -43,13 +40,32 @@ impl Document {
         }
     }
 
-    pub fn text(&mut self) -> Arc<str> {
-        if let Some(t) = &self.text {
-            return t.clone();
+    /// The text as the rules see it (shares the rope's nodes; O(1)).
+    #[must_use]
+    pub fn buffer(&self) -> Buffer {
+        Buffer(self.rope.clone())
+    }
+
+    /// The whole text (a copy).
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.rope.to_string()
+    }
+}
+
+/// A snapshot of a document's rope for [`crate::workspace::OverlayFs`].
+pub struct Buffer(Rope);
+
+impl crate::workspace::Buffer for Buffer {
+    fn len(&self) -> usize {
+        self.0.len_bytes()
+    }
+    fn chunks(&self, f: &mut dyn FnMut(&[u8]) -> bool) {
+        for c in self.0.chunks() {
+            if !f(c.as_bytes()) {
+                return;
+            }
         }
-        let t: Arc<str> = Arc::from(self.rope.to_string());
-        self.text = Some(t.clone());
-        t
     }
 }
 
@@ -71,10 +87,10 @@ mod tests {
     fn incremental_edits_apply_in_utf16() {
         let mut d = Document::new("😀ab\ncd", 1);
         d.apply(&change(0, 2, 0, 3, "X"), Encoding::Utf16);
-        assert_eq!(&*d.text(), "😀Xb\ncd");
+        assert_eq!(d.text(), "😀Xb\ncd");
         d.apply(&change(1, 0, 1, 99, "zz"), Encoding::Utf16);
-        assert_eq!(&*d.text(), "😀Xb\nzz");
+        assert_eq!(d.text(), "😀Xb\nzz");
         d.apply(&change(5, 0, 3, 0, "!"), Encoding::Utf16);
-        assert_eq!(&*d.text(), "😀Xb\nzz!");
+        assert_eq!(d.text(), "😀Xb\nzz!");
     }
 }

@@ -21,7 +21,7 @@ mod watch;
 pub mod fuzzing {
     pub use super::documents::Document;
     pub use super::positions::from_lsp;
-    pub use super::transport::{Step, check, next_step};
+    pub use super::transport::{Framer, Step, check};
 }
 
 use std::path::PathBuf;

@@ -120,7 +120,7 @@ pub struct State {
 /// An immutable view for work done off the lock.
 #[derive(Clone)]
 pub struct Snapshot {
-    pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
+    pub buffers: crate::workspace::Buffers,
     /// Versions of the open documents when the snapshot was taken.
     pub versions: Arc<HashMap<PathBuf, i32>>,
     pub folders: Vec<PathBuf>,
@@ -137,8 +137,9 @@ impl State {
     pub fn snapshot(&mut self) -> Snapshot {
         let mut buffers = HashMap::with_capacity(self.docs.len());
         let mut versions = HashMap::with_capacity(self.docs.len());
-        for (p, d) in &mut self.docs {
-            buffers.insert(p.clone(), d.text());
+        for (p, d) in &self.docs {
+            let b: Arc<dyn crate::workspace::Buffer> = Arc::new(d.buffer());
+            buffers.insert(p.clone(), b);
             versions.insert(p.clone(), d.version);
         }
         Snapshot {
@@ -187,7 +188,10 @@ impl Snapshot {
     #[must_use]
     pub fn text_of(&self, path: &Path) -> Option<Arc<str>> {
         if let Some(t) = self.buffers.get(path) {
-            return Some(t.clone());
+            let bytes = crate::workspace::buffer_prefix(t.as_ref(), u64::MAX);
+            let text = String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            return Some(Arc::from(text));
         }
         // A file that is not open is read only when it is itself a regular file: a symlink may
         // point out of the workspace (the rules never follow one for host alisio either).

@@ -31,45 +31,103 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Takes the next step out of `buf`.
-pub fn next_step(buf: &mut Vec<u8>) -> Step {
-    let Some(end) = find(buf, b"\r\n\r\n") else {
-        // Headers are short; a long run without a header end is garbage. Keep the tail in case a
-        // header starts there.
-        if buf.len() > 64 * 1024 {
-            // Drop at least one byte: a header run that itself starts with `Content-Length` but
-            // never ends would otherwise be kept and reported as garbage forever.
-            let keep = buf
-                .get(1..)
-                .and_then(|rest| find(rest, b"Content-Length"))
-                .map_or(buf.len(), |i| i + 1);
-            buf.drain(..keep);
-            return Step::Garbage;
+/// Headers are short: a run this long without a header end is garbage.
+const MAX_HEADER_RUN: usize = 64 * 1024;
+
+/// The input buffer and the parser state over it.
+///
+/// Linear in its input however the client splits it: consumed bytes are skipped by an offset
+/// (the buffer is compacted only when that frees at least half of it), and the search for a
+/// header end resumes where the previous one stopped, so a client writing an unfinished header
+/// a byte at a time costs O(n), not O(n²).
+#[derive(Debug, Default)]
+pub struct Framer {
+    buf: Vec<u8>,
+    /// `buf[..start]` is consumed.
+    start: usize,
+    /// No header end begins in `buf[start..scanned]`.
+    scanned: usize,
+}
+
+impl Framer {
+    /// Appends bytes read from the client.
+    pub fn push(&mut self, data: &[u8]) {
+        if self.start > 0 && self.start * 2 >= self.buf.len() {
+            self.buf.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
         }
-        return Step::NeedMore;
-    };
-    let headers = String::from_utf8_lossy(&buf[..end]).into_owned();
-    let len = headers.split("\r\n").find_map(|h| {
-        let (name, value) = h.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("content-length")
-            .then(|| value.trim().parse::<usize>().ok())
-            .flatten()
-    });
-    let Some(len) = len else {
-        buf.drain(..end + 4);
-        return Step::Garbage;
-    };
-    if len > MAX_BODY {
-        buf.drain(..end + 4);
-        return Step::Skip(len);
+        self.buf.extend_from_slice(data);
     }
-    if buf.len() < end + 4 + len {
-        return Step::NeedMore;
+
+    /// Bytes held and not yet consumed.
+    #[must_use]
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.start
     }
-    let body = buf[end + 4..end + 4 + len].to_vec();
-    buf.drain(..end + 4 + len);
-    Step::Frame(body)
+
+    /// Drops up to `n` buffered bytes (the body of a skipped frame); returns how many.
+    pub fn discard(&mut self, n: usize) -> usize {
+        let k = n.min(self.buffered());
+        self.consume(k);
+        k
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.start += n;
+        self.scanned = self.scanned.max(self.start);
+        if self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+            self.scanned = 0;
+        }
+    }
+
+    /// Takes the next step out of the buffer.
+    pub fn next_step(&mut self) -> Step {
+        let from = self.scanned.max(self.start);
+        let Some(end) = find(&self.buf[from..], b"\r\n\r\n").map(|i| from + i) else {
+            // A header end may straddle the next read: rescan the last three bytes then.
+            self.scanned = self.buf.len().saturating_sub(3).max(self.start);
+            if self.buffered() > MAX_HEADER_RUN {
+                // Keep the tail in case a header starts there, but drop at least one byte: a
+                // run that itself starts with `Content-Length` but never ends would otherwise
+                // be kept and reported as garbage forever.
+                let live = &self.buf[self.start..];
+                let keep = live
+                    .get(1..)
+                    .and_then(|rest| find(rest, b"Content-Length"))
+                    .map_or(live.len(), |i| i + 1);
+                self.consume(keep);
+                return Step::Garbage;
+            }
+            return Step::NeedMore;
+        };
+        self.scanned = end;
+        let len = String::from_utf8_lossy(&self.buf[self.start..end])
+            .split("\r\n")
+            .find_map(|h| {
+                let (name, value) = h.split_once(':')?;
+                name.trim()
+                    .eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())
+                    .flatten()
+            });
+        let Some(len) = len else {
+            self.consume(end + 4 - self.start);
+            return Step::Garbage;
+        };
+        if len > MAX_BODY {
+            self.consume(end + 4 - self.start);
+            return Step::Skip(len);
+        }
+        if self.buf.len() < end + 4 + len {
+            return Step::NeedMore;
+        }
+        let body = self.buf[end + 4..end + 4 + len].to_vec();
+        self.consume(end + 4 + len - self.start);
+        Step::Frame(body)
+    }
 }
 
 /// `Ok(())` when tower-lsp-server can decode `body`, else the error response to send.
@@ -132,7 +190,7 @@ async fn read_input<I: AsyncRead + Unpin>(
     mut to_server: DuplexStream,
     err_tx: mpsc::UnboundedSender<Vec<u8>>,
 ) {
-    let mut buf = Vec::with_capacity(64 * 1024);
+    let mut framer = Framer::default();
     let mut chunk = vec![0u8; 64 * 1024];
     let mut skip = 0usize;
     loop {
@@ -148,11 +206,11 @@ async fn read_input<I: AsyncRead + Unpin>(
                         let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes()));
                     }
                 }
-                buf.extend_from_slice(data);
+                framer.push(data);
             }
         }
         loop {
-            match next_step(&mut buf) {
+            match framer.next_step() {
                 Step::NeedMore => break,
                 Step::Frame(body) => match check(&body) {
                     Ok(()) => {
@@ -170,9 +228,7 @@ async fn read_input<I: AsyncRead + Unpin>(
                     let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}).to_string().as_bytes()));
                 }
                 Step::Skip(len) => {
-                    let k = len.min(buf.len());
-                    buf.drain(..k);
-                    skip = len - k;
+                    skip = len - framer.discard(len);
                     if skip == 0 {
                         let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes()));
                     }
@@ -190,7 +246,7 @@ async fn write_output<O: AsyncWrite + Unpin>(
     mut output: O,
     mut err_rx: mpsc::UnboundedReceiver<Vec<u8>>,
 ) {
-    let mut buf = Vec::with_capacity(64 * 1024);
+    let mut framer = Framer::default();
     let mut chunk = vec![0u8; 64 * 1024];
     let mut server_open = true;
     while server_open {
@@ -198,8 +254,8 @@ async fn write_output<O: AsyncWrite + Unpin>(
             r = from_server.read(&mut chunk) => match r {
                 Ok(0) | Err(_) => server_open = false,
                 Ok(n) => {
-                    buf.extend_from_slice(&chunk[..n]);
-                    while let Step::Frame(body) = next_step(&mut buf) {
+                    framer.push(&chunk[..n]);
+                    while let Step::Frame(body) = framer.next_step() {
                         if output.write_all(&frame(&body)).await.is_err() { return; }
                     }
                     let _ = output.flush().await;
@@ -221,34 +277,97 @@ async fn write_output<O: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
 
+    fn framer(bytes: &[u8]) -> Framer {
+        let mut f = Framer::default();
+        f.push(bytes);
+        f
+    }
+
     #[test]
     fn frames_garbage_and_partial_input() {
-        let mut b = b"Content-Length: 2\r\n\r\n{}Content-Len".to_vec();
-        assert_eq!(next_step(&mut b), Step::Frame(b"{}".to_vec()));
-        assert_eq!(next_step(&mut b), Step::NeedMore);
-        let mut b = b"X-Nothing: 1\r\n\r\nContent-Length: 2\r\n\r\n[]".to_vec();
-        assert_eq!(next_step(&mut b), Step::Garbage);
-        assert_eq!(next_step(&mut b), Step::Frame(b"[]".to_vec()));
-        let mut b = b"content-length: 999999999999\r\n\r\nxx".to_vec();
-        assert_eq!(next_step(&mut b), Step::Skip(999_999_999_999));
+        let mut b = framer(b"Content-Length: 2\r\n\r\n{}Content-Len");
+        assert_eq!(b.next_step(), Step::Frame(b"{}".to_vec()));
+        assert_eq!(b.next_step(), Step::NeedMore);
+        assert_eq!(b.buffered(), 11);
+        b.push(b"gth: 3\r\n");
+        assert_eq!(b.next_step(), Step::NeedMore);
+        b.push(b"\r\n[1]");
+        assert_eq!(b.next_step(), Step::Frame(b"[1]".to_vec()));
+        let mut b = framer(b"X-Nothing: 1\r\n\r\nContent-Length: 2\r\n\r\n[]");
+        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.next_step(), Step::Frame(b"[]".to_vec()));
+        assert_eq!(b.buffered(), 0);
+        let mut b = framer(b"content-length: 999999999999\r\n\r\nxx");
+        assert_eq!(b.next_step(), Step::Skip(999_999_999_999));
+        assert_eq!(b.discard(999_999_999_999), 2);
+        assert_eq!(b.buffered(), 0);
+    }
+
+    #[test]
+    fn every_split_of_a_stream_gives_the_same_steps() {
+        let src: &[u8] = b"Content-Length: 2\r\n\r\n{}junk\r\n\r\nContent-Length: 3\r\nContent-Type: x\r\n\r\n[1]Content-Length: 0\r\n\r\n";
+        let whole: Vec<Step> = {
+            let mut f = framer(src);
+            std::iter::from_fn(|| Some(f.next_step()).filter(|s| *s != Step::NeedMore)).collect()
+        };
+        assert_eq!(
+            whole,
+            [
+                Step::Frame(b"{}".to_vec()),
+                Step::Garbage,
+                Step::Frame(b"[1]".to_vec()),
+                Step::Frame(Vec::new())
+            ]
+        );
+        for size in 1..src.len() {
+            let mut f = Framer::default();
+            let mut got = Vec::new();
+            for piece in src.chunks(size) {
+                f.push(piece);
+                loop {
+                    match f.next_step() {
+                        Step::NeedMore => break,
+                        s => got.push(s),
+                    }
+                }
+            }
+            assert_eq!(got, whole, "pieces of {size}");
+            assert_eq!(f.buffered(), 0);
+        }
+    }
+
+    #[test]
+    fn a_header_run_written_a_byte_at_a_time_is_scanned_once() {
+        // Used to rescan the whole unfinished run on every read (O(n^2) for 64 KiB). The scan
+        // position now only moves forward: check it stays at the end of what was read.
+        let mut f = Framer::default();
+        for i in 0..MAX_HEADER_RUN {
+            f.push(b"x");
+            assert_eq!(f.next_step(), Step::NeedMore);
+            assert_eq!(f.scanned, (i + 1).saturating_sub(3));
+        }
+        f.push(b"x");
+        assert_eq!(f.next_step(), Step::Garbage);
+        assert_eq!(f.buffered(), 0);
     }
 
     #[test]
     fn an_endless_header_starting_with_content_length_is_dropped_not_repeated() {
         // Found while writing the lsp_framing fuzz target's progress property: this used to return
         // `Garbage` without consuming anything, so the reader looped forever.
-        let mut b = b"Content-Length: 5".to_vec();
-        b.extend(std::iter::repeat_n(b'x', 70 * 1024));
-        assert_eq!(next_step(&mut b), Step::Garbage);
-        assert!(b.is_empty());
-        b.extend_from_slice(b"Content-Length: 2\r\n\r\n{}");
-        assert_eq!(next_step(&mut b), Step::Frame(b"{}".to_vec()));
-        let mut b = b"xContent-Length: 5".to_vec();
-        b.extend(std::iter::repeat_n(b'x', 70 * 1024));
-        assert_eq!(next_step(&mut b), Step::Garbage);
-        assert_eq!(&b[..15], b"Content-Length:");
-        assert_eq!(next_step(&mut b), Step::Garbage);
-        assert!(b.is_empty());
+        let mut run = b"Content-Length: 5".to_vec();
+        run.extend(std::iter::repeat_n(b'x', 70 * 1024));
+        let mut b = framer(&run);
+        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.buffered(), 0);
+        b.push(b"Content-Length: 2\r\n\r\n{}");
+        assert_eq!(b.next_step(), Step::Frame(b"{}".to_vec()));
+        let mut b = framer(b"x");
+        b.push(&run);
+        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.buffered(), run.len());
+        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.buffered(), 0);
     }
 
     #[test]

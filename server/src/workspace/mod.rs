@@ -181,13 +181,48 @@ impl Fs for DiskFs {
     }
 }
 
+/// The text of an open editor buffer, as the rules read it: a length and the UTF-8 bytes in
+/// order. The language server implements it for its ropes, so a snapshot shares the editor's
+/// text instead of copying it; rules then copy only the prefix they read.
+pub trait Buffer: Send + Sync {
+    /// Length in bytes.
+    fn len(&self) -> usize;
+    /// Calls `f` with consecutive pieces of the text from its start until `f` returns `false`.
+    fn chunks(&self, f: &mut dyn FnMut(&[u8]) -> bool);
+}
+
+impl Buffer for str {
+    fn len(&self) -> usize {
+        self.len()
+    }
+    fn chunks(&self, f: &mut dyn FnMut(&[u8]) -> bool) {
+        f(self.as_bytes());
+    }
+}
+
+/// The open buffers of a snapshot, by absolute path.
+pub type Buffers = Arc<HashMap<PathBuf, Arc<dyn Buffer>>>;
+
+/// The first `limit` bytes of a buffer.
+#[must_use]
+pub fn buffer_prefix(b: &dyn Buffer, limit: u64) -> Vec<u8> {
+    let n = usize::try_from(limit).unwrap_or(usize::MAX).min(b.len());
+    let mut out = Vec::with_capacity(n);
+    b.chunks(&mut |c| {
+        let k = (n - out.len()).min(c.len());
+        out.extend_from_slice(&c[..k]);
+        out.len() < n
+    });
+    out
+}
+
 /// Editor buffers over another [`Fs`]: an open document's text replaces the file's bytes.
 /// Listings and types still come from the inner file system (an unsaved new file does not
 /// exist for the rules until it is saved).
 #[derive(Clone)]
 pub struct OverlayFs<F> {
     pub inner: F,
-    pub buffers: Arc<HashMap<PathBuf, Arc<str>>>,
+    pub buffers: Buffers,
 }
 
 impl<F: Fs> Fs for OverlayFs<F> {
@@ -212,14 +247,16 @@ impl<F: Fs> Fs for OverlayFs<F> {
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         if let Some(t) = self.buffers.get(path) {
-            let n = usize::try_from(limit).unwrap_or(usize::MAX).min(t.len());
-            return Ok(t.as_bytes()[..n].to_vec());
+            return Ok(buffer_prefix(t.as_ref(), limit));
         }
         self.inner.read_prefix(path, limit)
     }
     fn scan(&self, path: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
         if let Some(t) = self.buffers.get(path) {
-            f(t.as_bytes());
+            t.chunks(&mut |c| {
+                f(c);
+                true
+            });
             return Ok(());
         }
         self.inner.scan(path, f)

@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpConfig, post_stream};
+use super::sse::SseEvent;
 use super::{
     AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts,
 };
@@ -211,10 +212,17 @@ impl Acc {
                             .and_then(Value::as_str)
                             .unwrap_or_default()
                             .to_string();
-                        b.raw["thinking"] = json!(cur + t);
+                        if let Some(o) = b.raw.as_object_mut() {
+                            o.insert("thinking".into(), json!(cur + t));
+                        }
                     }
                     "signature_delta" => {
-                        b.raw["signature"] = d.get("signature").cloned().unwrap_or(Value::Null)
+                        if let Some(o) = b.raw.as_object_mut() {
+                            o.insert(
+                                "signature".into(),
+                                d.get("signature").cloned().unwrap_or(Value::Null),
+                            );
+                        }
                     }
                     _ => {}
                 }
@@ -299,6 +307,84 @@ impl Acc {
     }
 }
 
+/// Turns the response's events into a [`ModelResponse`] (pure: no I/O, so the fuzzer drives it).
+pub struct Decoder {
+    acc: Acc,
+}
+
+impl Decoder {
+    #[must_use]
+    pub fn new(model: &str) -> Self {
+        Self {
+            acc: Acc {
+                model: model.to_string(),
+                ..Acc::default()
+            },
+        }
+    }
+
+    /// Takes one event (`json` for a non-streamed body); `Ok(true)` at `message_stop`.
+    ///
+    /// # Errors
+    /// A retryable `stream_error` for malformed JSON or an in-stream `error` event.
+    pub fn event(
+        &mut self,
+        ev: &SseEvent,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<bool, AttemptError> {
+        let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
+            reason: "stream_error",
+            status: None,
+            retry_after: None,
+            message: "Provider sent malformed JSON in the stream".into(),
+        })?;
+        if ev.event == "json" {
+            // A non-streamed Messages response.
+            let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
+            self.acc.event(&start, on_text)?;
+            for cb in v
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                // A block that is not an object carries nothing usable (and `cb2["text"] = …`
+                // would panic on it).
+                let Some(mut cb2) = cb.as_object().cloned().map(Value::Object) else {
+                    continue;
+                };
+                if cb2["type"] == "tool_use" {
+                    self.acc.event(
+                        &json!({"type":"content_block_start","content_block":cb2}),
+                        on_text,
+                    )?;
+                } else {
+                    let t = cb2.get("text").cloned();
+                    cb2["text"] = json!("");
+                    self.acc.event(
+                        &json!({"type":"content_block_start","content_block":cb2}),
+                        on_text,
+                    )?;
+                    if let Some(t) = t {
+                        self.acc.event(&json!({"type":"content_block_delta","delta":{"type":"text_delta","text":t}}), on_text)?;
+                    }
+                }
+                self.acc
+                    .event(&json!({"type":"content_block_stop"}), on_text)?;
+            }
+            start = json!({"type":"message_delta","delta":{"stop_reason":v.get("stop_reason").cloned().unwrap_or(Value::Null)},"usage":{"output_tokens":v.pointer("/usage/output_tokens").cloned().unwrap_or(json!(0))}});
+            self.acc.event(&start, on_text)?;
+            return Ok(true);
+        }
+        self.acc.event(&v, on_text)
+    }
+
+    #[must_use]
+    pub fn finish(self) -> ModelResponse {
+        self.acc.finish()
+    }
+}
+
 impl Provider for Anthropic {
     fn attempt(
         &mut self,
@@ -314,60 +400,16 @@ impl Provider for Anthropic {
             ),
             ("anthropic-version".to_string(), "2023-06-01".to_string()),
         ];
-        let mut acc = Acc {
-            model: self.model.clone(),
-            ..Acc::default()
-        };
+        let mut dec = Decoder::new(&self.model);
         post_stream(
             &self.http,
             &url,
             &headers,
             body(self, req).to_string(),
             cancel,
-            &mut |ev| {
-                let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
-                    reason: "stream_error",
-                    status: None,
-                    retry_after: None,
-                    message: "Provider sent malformed JSON in the stream".into(),
-                })?;
-                if ev.event == "json" {
-                    // A non-streamed Messages response.
-                    let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
-                    acc.event(&start, on_text)?;
-                    for cb in v
-                        .get("content")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        let mut cb2 = cb.clone();
-                        if cb2["type"] == "tool_use" {
-                            acc.event(
-                                &json!({"type":"content_block_start","content_block":cb2}),
-                                on_text,
-                            )?;
-                        } else {
-                            let t = cb2.get("text").cloned();
-                            cb2["text"] = json!("");
-                            acc.event(
-                                &json!({"type":"content_block_start","content_block":cb2}),
-                                on_text,
-                            )?;
-                            if let Some(t) = t {
-                                acc.event(&json!({"type":"content_block_delta","delta":{"type":"text_delta","text":t}}), on_text)?;
-                            }
-                        }
-                        acc.event(&json!({"type":"content_block_stop"}), on_text)?;
-                    }
-                    start = json!({"type":"message_delta","delta":{"stop_reason":v.get("stop_reason").cloned().unwrap_or(Value::Null)},"usage":{"output_tokens":v.pointer("/usage/output_tokens").cloned().unwrap_or(json!(0))}});
-                    acc.event(&start, on_text)?;
-                    return Ok(true);
-                }
-                acc.event(&v, on_text)
-            },
+            &mut |ev| dec.event(&ev, on_text),
         )?;
-        Ok(acc.finish())
+        Ok(dec.finish())
     }
 
     fn retry_policy(&self) -> (u32, u64) {

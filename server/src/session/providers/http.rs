@@ -25,6 +25,10 @@ pub struct HttpConfig {
     pub retry_base_ms: u64,
 }
 
+/// At most this many bytes of one response (stream or JSON body) are taken; a model reply is
+/// a few hundred KiB at most, so more is a broken or hostile endpoint (docs/security.md).
+pub const MAX_RESPONSE_BYTES: usize = 64 << 20;
+
 enum Msg {
     Status(u16, Option<String>, String),
     Open(bool),
@@ -155,6 +159,7 @@ pub fn post_stream(
     let mut last = Instant::now();
     let mut parser = SseParser::default();
     let mut json_body: Option<Vec<u8>> = None;
+    let mut received = 0usize;
     loop {
         if cancel.load(Ordering::Relaxed) {
             return Err(AttemptError::Cancelled);
@@ -238,6 +243,13 @@ pub fn post_stream(
                 }
             }
             Msg::Chunk(bytes) => {
+                received += bytes.len();
+                if received > MAX_RESPONSE_BYTES {
+                    return Err(AttemptError::Fatal {
+                        code: "provider_error",
+                        message: format!("Provider response exceeds {MAX_RESPONSE_BYTES} bytes"),
+                    });
+                }
                 if let Some(b) = json_body.as_mut() {
                     b.extend_from_slice(&bytes);
                     continue;

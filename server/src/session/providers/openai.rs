@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::http::{HttpConfig, post_stream};
+use super::sse::SseEvent;
 use super::{
     AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts,
 };
@@ -179,6 +180,65 @@ impl Acc {
     }
 }
 
+/// Turns the response's events into a [`ModelResponse`] (pure: no I/O, so the fuzzer drives it).
+pub struct Decoder {
+    acc: Acc,
+    key: Option<String>,
+}
+
+impl Decoder {
+    #[must_use]
+    pub fn new(model: &str, key: Option<&str>) -> Self {
+        Self {
+            acc: Acc {
+                model: model.to_string(),
+                ..Acc::default()
+            },
+            key: key.map(String::from),
+        }
+    }
+
+    /// Takes one event (`json` for a non-streamed body); `Ok(true)` when the response is complete.
+    ///
+    /// # Errors
+    /// A retryable `stream_error` for malformed JSON or an in-stream error object.
+    pub fn event(
+        &mut self,
+        ev: &SseEvent,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<bool, AttemptError> {
+        if ev.data == "[DONE]" {
+            return Ok(true);
+        }
+        let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
+            reason: "stream_error",
+            status: None,
+            retry_after: None,
+            message: "Provider sent malformed JSON in the stream".into(),
+        })?;
+        if let Some(e) = v.get("error") {
+            let m = e
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("stream error");
+            return Err(AttemptError::Retry {
+                reason: "stream_error",
+                status: None,
+                retry_after: None,
+                message: super::scrub(&format!("Provider stream error: {m}"), self.key.as_deref()),
+            });
+        }
+        self.acc.chunk(&v, on_text);
+        // A non-streamed JSON body is complete by itself.
+        Ok(ev.event == "json")
+    }
+
+    #[must_use]
+    pub fn finish(self) -> ModelResponse {
+        self.acc.finish()
+    }
+}
+
 impl Provider for OpenAi {
     fn attempt(
         &mut self,
@@ -194,50 +254,16 @@ impl Provider for OpenAi {
         if let Some(k) = self.http.key.as_ref().filter(|k| !k.is_empty()) {
             headers.push(("authorization".to_string(), format!("Bearer {k}")));
         }
-        let mut acc = Acc {
-            model: self.model.clone(),
-            ..Acc::default()
-        };
-        let mut done = false;
+        let mut dec = Decoder::new(&self.model, self.http.key.as_deref());
         post_stream(
             &self.http,
             &url,
             &headers,
             body(self, req).to_string(),
             cancel,
-            &mut |ev| {
-                if ev.data == "[DONE]" {
-                    done = true;
-                    return Ok(true);
-                }
-                let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
-                    reason: "stream_error",
-                    status: None,
-                    retry_after: None,
-                    message: "Provider sent malformed JSON in the stream".into(),
-                })?;
-                if let Some(e) = v.get("error") {
-                    let m = e
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("stream error");
-                    return Err(AttemptError::Retry {
-                        reason: "stream_error",
-                        status: None,
-                        retry_after: None,
-                        message: super::scrub(
-                            &format!("Provider stream error: {m}"),
-                            self.http.key.as_deref(),
-                        ),
-                    });
-                }
-                acc.chunk(&v, on_text);
-                // A non-streamed JSON body is complete by itself.
-                Ok(ev.event == "json")
-            },
+            &mut |ev| dec.event(&ev, on_text),
         )?;
-        let _ = done;
-        Ok(acc.finish())
+        Ok(dec.finish())
     }
 
     fn retry_policy(&self) -> (u32, u64) {

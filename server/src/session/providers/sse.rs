@@ -1,6 +1,9 @@
 //! An incremental Server-Sent Events parser (the WHATWG subset of sessions.md §5.2): `event:`
 //! and `data:` fields, multi-line data joined with `\n`, dispatch on a blank line, comments,
-//! LF or CRLF line ends, input split at any byte.
+//! LF, CRLF or lone CR line ends, input split at any byte.
+//!
+//! Linear in the input however it is split: an unfinished line is scanned once (the scan
+//! resumes where the previous chunk ended) and consumed lines are dropped once per chunk.
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,8 +16,10 @@ pub struct SseEvent {
 #[derive(Debug, Default)]
 pub struct SseParser {
     buf: Vec<u8>,
+    /// Bytes of `buf` before this index hold no line end (scan resumes here).
+    scanned: usize,
     event: String,
-    data: Vec<String>,
+    data: String,
     has_data: bool,
 }
 
@@ -23,51 +28,76 @@ impl SseParser {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        while let Some(nl) = self.buf.iter().position(|&b| b == b'\n' || b == b'\r') {
+        let mut start = 0;
+        loop {
+            let from = self.scanned.max(start);
+            let Some(rel) = self.buf[from..]
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+            else {
+                self.scanned = self.buf.len();
+                break;
+            };
+            let nl = from + rel;
             // A lone `\r` at the end may be the first half of `\r\n`: wait for more.
             if self.buf[nl] == b'\r' && nl + 1 == self.buf.len() {
+                self.scanned = nl;
                 break;
             }
-            let line: Vec<u8> = self.buf[..nl].to_vec();
             let skip = if self.buf[nl] == b'\r' && self.buf.get(nl + 1) == Some(&b'\n') {
                 2
             } else {
                 1
             };
-            self.buf.drain(..nl + skip);
-            let line = String::from_utf8_lossy(&line).into_owned();
-            if line.is_empty() {
-                if self.has_data {
-                    out.push(SseEvent {
-                        event: std::mem::take(&mut self.event),
-                        data: self.data.join("\n"),
-                    });
-                }
-                self.data.clear();
-                self.has_data = false;
-                self.event.clear();
-                continue;
-            }
-            if line.starts_with(':') {
-                continue;
-            }
-            let (field, value) = match line.find(':') {
-                Some(i) => {
-                    let v = &line[i + 1..];
-                    (&line[..i], v.strip_prefix(' ').unwrap_or(v))
-                }
-                None => (line.as_str(), ""),
-            };
-            match field {
-                "event" => self.event = value.to_string(),
-                "data" => {
-                    self.data.push(value.to_string());
-                    self.has_data = true;
-                }
-                _ => {}
-            }
+            let line = String::from_utf8_lossy(&self.buf[start..nl]).into_owned();
+            start = nl + skip;
+            self.line(&line, &mut out);
         }
+        self.buf.drain(..start);
+        self.scanned -= start.min(self.scanned);
         out
+    }
+
+    /// Bytes held for an unfinished line.
+    #[must_use]
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
+        if line.is_empty() {
+            if self.has_data {
+                out.push(SseEvent {
+                    event: std::mem::take(&mut self.event),
+                    data: std::mem::take(&mut self.data),
+                });
+            }
+            self.data.clear();
+            self.has_data = false;
+            self.event.clear();
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.find(':') {
+            Some(i) => {
+                let v = &line[i + 1..];
+                (&line[..i], v.strip_prefix(' ').unwrap_or(v))
+            }
+            None => (line, ""),
+        };
+        match field {
+            "event" => self.event = value.to_string(),
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            _ => {}
+        }
     }
 }
 
@@ -75,27 +105,78 @@ impl SseParser {
 mod tests {
     use super::*;
 
+    const SRC: &[u8] = b"event: a\r\ndata: {\"x\":\r\ndata: 1}\r\n\r\n: comment\n\ndata: [DONE]\n\nid: 7\rdata:x\r\r\n";
+
+    fn expected() -> Vec<SseEvent> {
+        vec![
+            SseEvent {
+                event: "a".into(),
+                data: "{\"x\":\n1}".into(),
+            },
+            SseEvent {
+                event: String::new(),
+                data: "[DONE]".into(),
+            },
+            SseEvent {
+                event: String::new(),
+                data: "x".into(),
+            },
+        ]
+    }
+
     #[test]
     fn events_survive_splits_at_every_byte_and_crlf() {
-        let src = b"event: a\r\ndata: {\"x\":\r\ndata: 1}\r\n\r\n: comment\n\ndata: [DONE]\n\n";
-        for cut in 0..src.len() {
+        for cut in 0..SRC.len() {
             let mut p = SseParser::default();
-            let mut ev = p.push(&src[..cut]);
-            ev.extend(p.push(&src[cut..]));
-            assert_eq!(
-                ev,
-                vec![
-                    SseEvent {
-                        event: "a".into(),
-                        data: "{\"x\":\n1}".into()
-                    },
-                    SseEvent {
-                        event: String::new(),
-                        data: "[DONE]".into()
-                    }
-                ],
-                "cut {cut}"
-            );
+            let mut ev = p.push(&SRC[..cut]);
+            ev.extend(p.push(&SRC[cut..]));
+            assert_eq!(ev, expected(), "cut {cut}");
+            assert_eq!(p.pending(), 0);
         }
+    }
+
+    #[test]
+    fn one_byte_at_a_time_gives_the_same_events() {
+        let mut p = SseParser::default();
+        let ev: Vec<SseEvent> = SRC
+            .iter()
+            .flat_map(|b| p.push(std::slice::from_ref(b)))
+            .collect();
+        assert_eq!(ev, expected());
+    }
+
+    #[test]
+    fn an_unfinished_line_is_held_and_a_lone_cr_waits_for_its_lf() {
+        let mut p = SseParser::default();
+        assert!(p.push(b"data: abc").is_empty());
+        assert_eq!(p.pending(), 9);
+        assert!(p.push(b"\r").is_empty());
+        assert!(p.push(b"\n").is_empty());
+        assert_eq!(p.pending(), 0);
+        assert_eq!(
+            p.push(b"\r\n"),
+            vec![SseEvent {
+                event: String::new(),
+                data: "abc".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_decoded_lossily_and_empty_data_still_dispatches() {
+        let mut p = SseParser::default();
+        assert_eq!(
+            p.push(b"data: \xff\n\ndata\n\nevent: e\n\n"),
+            vec![
+                SseEvent {
+                    event: String::new(),
+                    data: "\u{fffd}".into()
+                },
+                SseEvent {
+                    event: String::new(),
+                    data: String::new()
+                }
+            ]
+        );
     }
 }
