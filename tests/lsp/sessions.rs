@@ -378,3 +378,26 @@ fn case_51_run_session_streams_the_same_events_as_run_json() {
         assert_eq!(a, b, "event {i} differs");
     }
 }
+
+/// sessions.md §4.4: a malformed approval reply (not one of the three decisions) is a denial
+/// with source `client-error`; nothing is written and the run goes on.
+#[test]
+fn a_malformed_approval_reply_is_a_client_error_denial_and_nothing_is_written() {
+    for junk in ["yes", "ALLOW-ONCE", ""] {
+        let ws = Ws::new();
+        let script = ws.file("script.jsonl", concat!(
+            "{\"alisioScript\": 1}\n",
+            "{\"text\": \"Writing.\", \"toolCalls\": [{\"id\": \"w1\", \"name\": \"write_file\", \"arguments\": {\"path\": \"out.txt\", \"content\": \"x\", \"expectedHash\": null}}]}\n",
+            "{\"text\": \"Done.\", \"expect\": {\"contains\": [\"Denied: the approval request failed (invalid reply).\"]}}\n"));
+        let mut lsp = start(&ws, false);
+        *lsp.approve_decision.lock().unwrap() = junk.into();
+        let r = lsp
+            .request("alisio/runSession", json!({"prompt": "write it", "provider": {"kind": "script", "script": script}}))
+            .unwrap();
+        assert_eq!(r["status"], "completed", "{junk:?}: {r}");
+        assert!(!ws.root.join("out.txt").exists());
+        let evs = events(&mut lsp);
+        let resolved = evs.iter().find(|e| e["event"]["type"] == "approval_resolved").expect("approval_resolved");
+        assert_eq!(resolved["event"]["data"], json!({"callId": "w1", "decision": "deny", "source": "client-error"}), "{junk:?}");
+    }
+}
