@@ -577,7 +577,8 @@ fn links_to_missing_and_deep_resources() {
         &[],
     );
     let ds = diags(&r);
-    let got: Vec<(&str, &str, (u64, u64, u64, u64))> = ds
+    type Found<'a> = (&'a str, &'a str, (u64, u64, u64, u64));
+    let got: Vec<Found> = ds
         .iter()
         .map(|d| {
             (

@@ -325,10 +325,10 @@ fn normalized(ev: &Value) -> Value {
     }
     scrub(&mut e);
     // search_text previews carry ripgrep-style elapsed times.
-    if e["data"]["name"] == "search_text" {
-        if let Some(d) = e["data"].as_object_mut() {
-            d.remove("preview");
-        }
+    if e["data"]["name"] == "search_text"
+        && let Some(d) = e["data"].as_object_mut()
+    {
+        d.remove("preview");
     }
     e
 }
@@ -392,12 +392,22 @@ fn a_malformed_approval_reply_is_a_client_error_denial_and_nothing_is_written() 
         let mut lsp = start(&ws, false);
         *lsp.approve_decision.lock().unwrap() = junk.into();
         let r = lsp
-            .request("alisio/runSession", json!({"prompt": "write it", "provider": {"kind": "script", "script": script}}))
+            .request(
+                "alisio/runSession",
+                json!({"prompt": "write it", "provider": {"kind": "script", "script": script}}),
+            )
             .unwrap();
         assert_eq!(r["status"], "completed", "{junk:?}: {r}");
         assert!(!ws.root.join("out.txt").exists());
         let evs = events(&mut lsp);
-        let resolved = evs.iter().find(|e| e["event"]["type"] == "approval_resolved").expect("approval_resolved");
-        assert_eq!(resolved["event"]["data"], json!({"callId": "w1", "decision": "deny", "source": "client-error"}), "{junk:?}");
+        let resolved = evs
+            .iter()
+            .find(|e| e["event"]["type"] == "approval_resolved")
+            .expect("approval_resolved");
+        assert_eq!(
+            resolved["event"]["data"],
+            json!({"callId": "w1", "decision": "deny", "source": "client-error"}),
+            "{junk:?}"
+        );
     }
 }

@@ -38,11 +38,13 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     }
     let mut diags = Vec::new();
     let mut files = 0usize;
-    // Instruction files (instructions.md §5) and skills (skills.md §5.3).
-    let (d, n) = super::instructions::check_diagnostics(ctx, &paths)?;
+    // Instruction files (instructions.md §5) and skills (skills.md §5.3), over one walk of the
+    // workspace (the directory set D) shared by both, as the language server does.
+    let walk = crate::workspace::walk::walk(&ctx.fs, &ctx.root);
+    let (d, n) = super::instructions::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
     files += n;
-    let (d, n) = super::skills::check_diagnostics(ctx, &paths)?;
+    let (d, n) = super::skills::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
     files += n;
     crate::diagnostic::sort(&mut diags);

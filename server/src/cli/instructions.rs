@@ -48,9 +48,12 @@ pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
 
 /// Instruction-file diagnostics for the files under `paths`, and how many files were checked.
 /// Effects are computed over the whole directory set of each path's workspace.
+/// `workspace_walk` is D walked from `ctx.root`; other roots (paths outside the workspace) are
+/// walked here.
 pub fn check_diagnostics(
     ctx: &Ctx,
     paths: &[PathBuf],
+    workspace_walk: &crate::workspace::walk::DirSet,
 ) -> Result<(Vec<Diagnostic>, usize), Failure> {
     let managed = managed(ctx);
     let config_home = ctx.env.config_home();
@@ -95,7 +98,11 @@ pub fn check_diagnostics(
     let under = |f: &Path| paths.iter().any(|p| is_inside(f, p));
     for root in &roots {
         let setup = setup(ctx, root, &managed);
-        let a = diagnostics::analyze(&setup, include_global);
+        let a = if *root == ctx.root {
+            diagnostics::analyze_set(&setup, workspace_walk, include_global)
+        } else {
+            diagnostics::analyze(&setup, include_global)
+        };
         if a.truncated {
             super::err_line(&format!(
                 "warning: {}: more than {} directories; instruction files below the first {} were not checked",

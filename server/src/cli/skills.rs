@@ -247,17 +247,14 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     Ok(emit(ctx, &rep, strict))
 }
 
-fn workspace_walk(ctx: &Ctx) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let set = crate::workspace::walk::walk(&ctx.fs, &ctx.root);
-    report::workspace_files(&ctx.fs, &set, &ctx.root)
-}
-
+/// `walk` is D walked from `ctx.root` (shared with the instruction checks).
 pub fn check_diagnostics(
     ctx: &Ctx,
     paths: &[PathBuf],
+    walk: &crate::workspace::walk::DirSet,
 ) -> Result<(Vec<Diagnostic>, usize), Failure> {
     let show = |p: &Path| ctx.display(p);
-    let (vantages, walked) = workspace_walk(ctx);
+    let (vantages, walked) = report::workspace_files(&ctx.fs, walk, &ctx.root);
     let mut discoveries = Vec::new();
     let mut probes = Vec::new();
     for v in &vantages {

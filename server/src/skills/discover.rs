@@ -616,14 +616,14 @@ fn reason_for(
             })
         })
     };
-    for i in 0..depth {
+    for c in comps.iter().take(depth) {
         if is_skill(&cur) {
             return Some(format!(
                 "it is inside the skill {}; nested skills are not scanned",
                 show(&cur)
             ));
         }
-        cur.push(comps[i]);
+        cur.push(c);
     }
     if depth > 0 {
         let mut cur = root.to_path_buf();

@@ -139,8 +139,7 @@ pub fn find_block(text: &str, bom: bool, profile: Profile) -> Found {
     let l0 = &text[first.start..first.end];
     if !is_marker(l0, profile) {
         if l0.trim().is_empty() {
-            let mut n = 1;
-            for l in lines_from(text, first.next) {
+            for (n, l) in (1..).zip(lines_from(text, first.next)) {
                 let s = &text[l.start..l.end];
                 if s == "---" {
                     return Found::Missing(Missing::BlankLines(n));
@@ -148,7 +147,6 @@ pub fn find_block(text: &str, bom: bool, profile: Profile) -> Found {
                 if !s.trim().is_empty() {
                     break;
                 }
-                n += 1;
             }
         }
         if l0.starts_with("---") && l0.trim_end() == "---" {

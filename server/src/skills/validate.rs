@@ -340,8 +340,8 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     for i in 0..=a.len() {
         d[i * w] = i;
     }
-    for j in 0..=b.len() {
-        d[j] = j;
+    for (j, cell) in d.iter_mut().take(w).enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -801,7 +801,8 @@ fn field_checks(
     }
     let present = |k: &str| {
         fm.get(k).filter(|e| {
-            !e.value.is_null() && !(profile == Profile::Spec && e.value.as_str() == Some(""))
+            // Null never counts; the empty string does not count for the spec profile.
+            !(e.value.is_null() || (profile == Profile::Spec && e.value.as_str() == Some("")))
         })
     };
     if matches!(profile, Profile::Alisio | Profile::Spec) {

@@ -187,6 +187,9 @@ impl Fs for DiskFs {
 pub trait Buffer: Send + Sync {
     /// Length in bytes.
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Calls `f` with consecutive pieces of the text from its start until `f` returns `false`.
     fn chunks(&self, f: &mut dyn FnMut(&[u8]) -> bool);
 }
