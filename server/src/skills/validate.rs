@@ -1174,6 +1174,13 @@ fn resolve_target(
         };
         cur.push(part);
         let ft = if entry.file_type == FileType::Symlink {
+            // A link through a symlink that leaves the skill directory is outside, as for
+            // `skill_resource` (§4.4): its target's size, type or listing is never reported.
+            if let (Ok(real), Ok(dir)) = (fs.canonicalize(&cur), fs.canonicalize(skill_dir))
+                && !real.starts_with(&dir)
+            {
+                return Target::Outside;
+            }
             fs.metadata(&cur).map_or(FileType::Other, |m| m.file_type)
         } else {
             entry.file_type
