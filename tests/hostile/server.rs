@@ -308,29 +308,57 @@ fn skill_links_that_leave_the_skill_reveal_nothing_of_their_targets() {
     let ws = Ws::new();
     let outside = ws.root.parent().unwrap().join("outside");
     // A size nobody would guess, to spot it in any output.
-    write(&outside.join("secret.md"), format!("{MARKER}{}", "s".repeat(48_611)));
+    write(
+        &outside.join("secret.md"),
+        format!("{MARKER}{}", "s".repeat(48_611)),
+    );
     std::fs::create_dir_all(outside.join("docs")).unwrap();
     write(&outside.join("docs/inner.md"), MARKER);
     let dir = ws.root.join(".agents/skills/x");
     std::fs::create_dir_all(dir.join("references")).unwrap();
     symlink(outside.join("secret.md"), dir.join("references/leak.md")).unwrap();
     symlink(outside.join("docs"), dir.join("linked")).unwrap();
-    symlink(dir.join("references/gone.md"), dir.join("references/dangling.md")).unwrap();
+    symlink(
+        dir.join("references/gone.md"),
+        dir.join("references/dangling.md"),
+    )
+    .unwrap();
     let body = "[a](references/leak.md)\n[b](linked/inner.md)\n[c](linked/missing.md)\n[d](../../../../outside/secret.md)\n[e](%2e%2e/%2e%2e/%2e%2e/%2e%2e/outside/secret.md)\n[f](/etc/passwd)\n";
-    let skill = write(&dir.join("SKILL.md"), format!("---\nname: x\ndescription: d\n---\n{body}"));
+    let skill = write(
+        &dir.join("SKILL.md"),
+        format!("---\nname: x\ndescription: d\n---\n{body}"),
+    );
 
     // check: no resource diagnostic for any of them (outside links are not checked), and
     // nothing of the outside in the output.
     let r = ws.run(&["check", "--json"]);
-    let codes: Vec<String> = r.json()["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect();
-    assert!(!codes.iter().any(|c| c.starts_with("skill-resource") || c == "skill-reference-depth"), "{codes:?}");
+    let codes: Vec<String> = r.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !codes
+            .iter()
+            .any(|c| c.starts_with("skill-resource") || c == "skill-reference-depth"),
+        "{codes:?}"
+    );
     let size = (MARKER.len() + 48_611).to_string();
-    assert!(!r.stdout.contains(MARKER) && !r.stdout.contains(&size), "{}", r.stdout);
+    assert!(
+        !r.stdout.contains(MARKER) && !r.stdout.contains(&size),
+        "{}",
+        r.stdout
+    );
 
     let mut cmd = ws.cmd();
     cmd.arg("serve");
     let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(&ws.root, json!({"general": {"positionEncodings": ["utf-16"]}}), json!({"trusted": true}));
+    lsp.initialize(
+        &ws.root,
+        json!({"general": {"positionEncodings": ["utf-16"]}}),
+        json!({"trusted": true}),
+    );
     let text = std::fs::read_to_string(&skill).unwrap();
     lsp.open(&skill, &text);
     for line in 4..10 {
@@ -340,7 +368,10 @@ fn skill_links_that_leave_the_skill_reveal_nothing_of_their_targets() {
             // `/etc/passwd` starts with `/`: not a resource link at all (§2.8), no hover.
             assert_eq!(h, Value::Null);
         } else {
-            assert_eq!(h["contents"]["value"], "outside the skill directory: skill_resource refuses it", "line {line}: {h}");
+            assert_eq!(
+                h["contents"]["value"], "outside the skill directory: skill_resource refuses it",
+                "line {line}: {h}"
+            );
         }
         let def = lsp.request("textDocument/definition", at).unwrap();
         assert_eq!(def, Value::Null, "line {line}");

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::common::{Run, Ws};
 use crate::harness::Lsp;
-use crate::sess::{events, result_text, sid, tool_results};
+use crate::sess::{events, of_type, result_text, sid, tool_results};
 use crate::util::run_limited;
 
 /// Text of the file outside the workspace; must never reach a result, an event or the store.
@@ -684,9 +684,11 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
         r#"{"process":{"passEnv":["MY_TOOL_HOME"]}}"#,
     )
     .unwrap();
+    // `limits.maxTurns` 1 proves the trusted project file is read (the run stops after the
+    // first turn's calls with `max_turns`); its `passEnv` must still be ignored.
     ws.file(
         ".alisio/config.json",
-        r#"{"process":{"passEnv":["AWS_SECRET_ACCESS_KEY"]}}"#,
+        r#"{"process":{"passEnv":["AWS_SECRET_ACCESS_KEY"]},"limits":{"maxTurns":1}}"#,
     );
     ws.file(
         "s.jsonl",
@@ -713,8 +715,10 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
                 "p",
             ]),
     );
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let t = tool_results(&ws, &sid(&events(&r)));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let ev = events(&r);
+    assert_eq!(of_type(&ev, "run_failed")[0]["data"]["code"], "max_turns");
+    let t = tool_results(&ws, &sid(&ev));
     let o = out(&t[0]);
     let mut vars: Vec<(String, String)> = o["stdout"]
         .as_str()
