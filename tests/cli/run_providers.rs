@@ -428,3 +428,39 @@ fn anthropic_blocks_that_are_not_objects_are_skipped_not_a_crash() {
         assert_eq!(of_type(&ev, "run_completed")[0]["data"]["text"], text);
     }
 }
+
+// sessions.md §10.3: the provider key variable never reaches a child process, even when the
+// user lists it in `process.passEnv` (the other listed name does).
+#[test]
+fn the_provider_key_variable_is_removed_from_child_processes_even_when_listed() {
+    let ws = Ws::new();
+    let call = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"run_process\",\"arguments\":\"{\\\"command\\\":\\\"env\\\",\\\"args\\\":[]}\"}}]}}]}\n\n\
+                data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+    let fake = Fake::start(vec![Reply::sse(call, 9), Reply::sse(OPENAI_TEXT, 5)]);
+    ws.file(
+        "cfg.json",
+        json!({"provider":{"kind":"openai","baseUrl":fake.url,"model":"m"},"process":{"passEnv":["OPENAI_API_KEY","MY_TOOL_HOME"]}}).to_string(),
+    );
+    let r = run_cmd(
+        ws.cmd()
+            .env("OPENAI_API_KEY", "sk-test-SECRET")
+            .env("MY_TOOL_HOME", "/opt/tool")
+            .args([
+                "run", "--json", "--allow", "process", "--config", "cfg.json", "p",
+            ]),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let ev = events(&r);
+    let t = tool_results(&ws, &sid(&ev));
+    let out: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
+    let env = out["stdout"].as_str().unwrap();
+    assert!(env.lines().any(|l| l == "MY_TOOL_HOME=/opt/tool"), "{env}");
+    assert!(
+        !env.contains("OPENAI_API_KEY") && !env.contains("sk-test-SECRET"),
+        "{env}"
+    );
+    assert_eq!(
+        fake.requests()[0].header("authorization"),
+        Some("Bearer sk-test-SECRET")
+    );
+}
