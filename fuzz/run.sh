@@ -4,6 +4,7 @@
 #   fuzz/run.sh SECONDS [target...]
 # Needs cargo-fuzz and a nightly toolchain (`rustup toolchain install nightly`); with only a
 # stable toolchain, RUSTC_BOOTSTRAP=1 lets cargo fuzz use -Zsanitizer (see docs/security.md).
+# Exit status: 0 no finding, 1 a target found something, 3 the build failed.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 secs=${1:-20}; shift || true
@@ -15,7 +16,7 @@ cd "$here"
 # Build once (NO_BUILD=1 reuses the binaries as they are), then run the binaries directly so
 # edits made while a campaign runs never trigger a rebuild between targets.
 if [ "${NO_BUILD:-0}" != 1 ]; then
-  cargo "${tc[@]}" fuzz build >"$here/artifacts-build.log" 2>&1 || { tail -20 "$here/artifacts-build.log"; exit 1; }
+  cargo "${tc[@]}" fuzz build >"$here/artifacts-build.log" 2>&1 || { tail -20 "$here/artifacts-build.log"; exit 3; }
 fi
 bin="$here/target/x86_64-unknown-linux-gnu/release"
 status=0
