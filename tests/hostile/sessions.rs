@@ -753,3 +753,50 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
     );
     assert!(!r.stdout.contains("sekrit-value"));
 }
+
+/// sessions.md §1.8: even a trusted project configuration cannot widen what a session may do:
+/// its `externalDirectories` admit nothing outside, its `provider` is never used (a repository
+/// could otherwise send the conversation to its own endpoint). `limits.maxTurns` from the same
+/// file is read, so the file itself is in effect.
+#[test]
+fn a_trusted_projects_external_directories_and_provider_are_ignored() {
+    let (ws, outside) = with_outside();
+    let secret = outside.join("secret.txt");
+    ws.file(
+        ".alisio/config.json",
+        json!({"externalDirectories": [outside], "provider": {"kind": "openai", "baseUrl": "http://127.0.0.1:9", "model": "m"}, "limits": {"maxTurns": 1}}).to_string(),
+    );
+    ws.file(
+        "s.jsonl",
+        format!(
+            "{}\n{{\"text\":\"ok\"}}\n",
+            json!({"toolCalls": [{"name": "read_file", "arguments": {"path": secret}}]})
+        ),
+    );
+    let r = run_limited(ws.cmd().args([
+        "run",
+        "--json",
+        "--trust-project",
+        "--script",
+        "s.jsonl",
+        "p",
+    ]));
+    let ev = events(&r);
+    assert_eq!(
+        of_type(&ev, "run_failed")[0]["data"]["code"],
+        "max_turns",
+        "{}",
+        r.stderr
+    );
+    let t = tool_results(&ws, &sid(&ev));
+    assert_eq!(
+        result_text(&t[0]),
+        format!("Path is outside the workspace: {}", secret.display())
+    );
+    never_leaked(&ws, &r);
+
+    let r = run_limited(ws.cmd().args(["run", "--json", "--trust-project", "p"]));
+    // A failure before the run row exists: one stderr line, exit 1, no events (§2.10).
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+    assert_eq!(r.stderr.trim(), "error: Provider model is not configured");
+}
