@@ -23,7 +23,7 @@ fn decode(events: &[SseEvent]) {
     assert_eq!(r.text, streamed);
 
     let mut streamed = String::new();
-    let mut a = anthropic::Decoder::new("claude-x");
+    let mut a = anthropic::Decoder::new("claude-x", Some("sk-secret"));
     for ev in events {
         match a.event(ev, &mut |t| streamed.push_str(t)) {
             Ok(false) => {}

@@ -464,3 +464,38 @@ fn the_provider_key_variable_is_removed_from_child_processes_even_when_listed() 
         Some("Bearer sk-test-SECRET")
     );
 }
+
+// sessions.md §5.2: every message is scrubbed of the key, in-stream errors of both wire formats
+// included (an endpoint that echoes the key must not get it into events or the store).
+#[test]
+fn in_stream_error_messages_that_echo_the_key_are_scrubbed_for_both_wire_formats() {
+    let ws = Ws::new();
+    let openai = "data: {\"error\":{\"message\":\"key sk-test-SECRET is over quota\"}}\n\n";
+    let anthropic = "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"key sk-test-SECRET is over quota\"}}\n\n";
+    for (kind, var, stream) in [
+        ("openai", "OPENAI_API_KEY", openai),
+        ("anthropic", "ANTHROPIC_API_KEY", anthropic),
+    ] {
+        let fake = Fake::start(vec![Reply::sse(stream, 11); 2]);
+        config(
+            &ws,
+            json!({"kind":kind,"baseUrl":fake.url,"model":"m","retryBaseMs":1,"maxRetries":1}),
+        );
+        let (r, ev) = go(&ws, &[(var, "sk-test-SECRET")]);
+        assert_eq!(r.code, 1, "{kind}: {}", r.stderr);
+        let f = &of_type(&ev, "run_failed")[0]["data"];
+        assert_eq!(
+            f["error"], "Provider stream error: key [redacted] is over quota",
+            "{kind}"
+        );
+        assert!(
+            !r.stdout.contains("sk-test-SECRET") && !r.stderr.contains("sk-test-SECRET"),
+            "{kind}"
+        );
+        let db = std::fs::read(state(&ws).join("sessions.db")).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&db).contains("sk-test-SECRET"),
+            "{kind}: the key reached the store"
+        );
+    }
+}

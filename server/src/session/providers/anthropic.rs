@@ -134,6 +134,8 @@ struct Acc {
     cache_read: u64,
     output: u64,
     model: String,
+    /// Scrubbed from error messages.
+    key: Option<String>,
 }
 
 impl Acc {
@@ -246,12 +248,7 @@ impl Acc {
                     .pointer("/error/message")
                     .and_then(Value::as_str)
                     .unwrap_or("stream error");
-                return Err(AttemptError::Retry {
-                    reason: "stream_error",
-                    status: None,
-                    retry_after: None,
-                    message: format!("Provider stream error: {m}"),
-                });
+                return Err(super::stream_error(m, self.key.as_deref()));
             }
             _ => {}
         }
@@ -314,10 +311,11 @@ pub struct Decoder {
 
 impl Decoder {
     #[must_use]
-    pub fn new(model: &str) -> Self {
+    pub fn new(model: &str, key: Option<&str>) -> Self {
         Self {
             acc: Acc {
                 model: model.to_string(),
+                key: key.map(String::from),
                 ..Acc::default()
             },
         }
@@ -332,12 +330,7 @@ impl Decoder {
         ev: &SseEvent,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<bool, AttemptError> {
-        let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
-            reason: "stream_error",
-            status: None,
-            retry_after: None,
-            message: "Provider sent malformed JSON in the stream".into(),
-        })?;
+        let v: Value = serde_json::from_str(&ev.data).map_err(|_| super::malformed_json())?;
         if ev.event == "json" {
             // A non-streamed Messages response.
             let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
@@ -400,7 +393,7 @@ impl Provider for Anthropic {
             ),
             ("anthropic-version".to_string(), "2023-06-01".to_string()),
         ];
-        let mut dec = Decoder::new(&self.model);
+        let mut dec = Decoder::new(&self.model, self.http.key.as_deref());
         post_stream(
             &self.http,
             &url,

@@ -251,6 +251,28 @@ pub fn retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
+/// A stream event whose data is not JSON (retried, §5.2).
+#[must_use]
+pub fn malformed_json() -> AttemptError {
+    AttemptError::Retry {
+        reason: "stream_error",
+        status: None,
+        retry_after: None,
+        message: "Provider sent malformed JSON in the stream".into(),
+    }
+}
+
+/// An in-stream error object (retried, §5.2); its message is scrubbed of the key.
+#[must_use]
+pub fn stream_error(message: &str, key: Option<&str>) -> AttemptError {
+    AttemptError::Retry {
+        reason: "stream_error",
+        status: None,
+        retry_after: None,
+        message: scrub(&format!("Provider stream error: {message}"), key),
+    }
+}
+
 /// Replaces every occurrence of the key value with `[redacted]` and caps at 2,000 chars.
 #[must_use]
 pub fn scrub(msg: &str, key: Option<&str>) -> String {

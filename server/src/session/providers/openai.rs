@@ -210,23 +210,13 @@ impl Decoder {
         if ev.data == "[DONE]" {
             return Ok(true);
         }
-        let v: Value = serde_json::from_str(&ev.data).map_err(|_| AttemptError::Retry {
-            reason: "stream_error",
-            status: None,
-            retry_after: None,
-            message: "Provider sent malformed JSON in the stream".into(),
-        })?;
+        let v: Value = serde_json::from_str(&ev.data).map_err(|_| super::malformed_json())?;
         if let Some(e) = v.get("error") {
             let m = e
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("stream error");
-            return Err(AttemptError::Retry {
-                reason: "stream_error",
-                status: None,
-                retry_after: None,
-                message: super::scrub(&format!("Provider stream error: {m}"), self.key.as_deref()),
-            });
+            return Err(super::stream_error(m, self.key.as_deref()));
         }
         self.acc.chunk(&v, on_text);
         // A non-streamed JSON body is complete by itself.
