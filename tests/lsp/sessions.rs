@@ -385,10 +385,13 @@ fn case_51_run_session_streams_the_same_events_as_run_json() {
 fn a_malformed_approval_reply_is_a_client_error_denial_and_nothing_is_written() {
     for junk in ["yes", "ALLOW-ONCE", ""] {
         let ws = Ws::new();
-        let script = ws.file("script.jsonl", concat!(
-            "{\"alisioScript\": 1}\n",
-            "{\"text\": \"Writing.\", \"toolCalls\": [{\"id\": \"w1\", \"name\": \"write_file\", \"arguments\": {\"path\": \"out.txt\", \"content\": \"x\", \"expectedHash\": null}}]}\n",
-            "{\"text\": \"Done.\", \"expect\": {\"contains\": [\"Denied: the approval request failed (invalid reply).\"]}}\n"));
+        // The model's next request must carry the denial text as the call's result.
+        let script = write_script(&ws, &["out.txt"]);
+        let text = std::fs::read_to_string(&script).unwrap().replace(
+            "{\"text\": \"Done.\"}",
+            "{\"text\": \"Done.\", \"expect\": {\"contains\": [\"Denied: the approval request failed (invalid reply).\"]}}",
+        );
+        std::fs::write(&script, text).unwrap();
         let mut lsp = start(&ws, false);
         *lsp.approve_decision.lock().unwrap() = junk.into();
         let r = lsp
@@ -406,7 +409,7 @@ fn a_malformed_approval_reply_is_a_client_error_denial_and_nothing_is_written() 
             .expect("approval_resolved");
         assert_eq!(
             resolved["event"]["data"],
-            json!({"callId": "w1", "decision": "deny", "source": "client-error"}),
+            json!({"callId": "w0", "decision": "deny", "source": "client-error"}),
             "{junk:?}"
         );
     }
