@@ -1,6 +1,8 @@
 //! The opt-in real VS Code smoke test (code-server in headless Chromium, driven by
 //! playwright-core): `tests/clients/code-server/smoke.sh`. It installs Node 24, code-server and
-//! Chromium (minutes), so it runs only with `ALISIO_HEAVY_TESTS=1`. `ALISIO_SMOKE_FULL=1` adds the
+//! Chromium (minutes), so it runs only with `ALISIO_HEAVY_TESTS=1`. Its phases: the bundled server's
+//! diagnostics, an agent session with the real server's `script` provider, the scripted
+//! stand-in's chat/explain/catalog/toggle views, workspace trust. `ALISIO_SMOKE_FULL=1` adds the
 //! checks of server features still being wired (SKILL.md diagnostic, code lenses).
 
 use std::process::Command;
@@ -30,4 +32,6 @@ fn code_server_smoke_test_shows_diagnostics_chat_approvals_and_context_report_in
         o.stderr
     );
     assert!(o.stdout.contains("SMOKE OK"), "{}", o.stdout);
+    // What each phase checked (visible with --nocapture).
+    eprintln!("{}", o.stdout);
 }

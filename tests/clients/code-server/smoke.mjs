@@ -2,6 +2,7 @@
 // checks what a user of the Alisio extension sees. Called by smoke.sh; exits non-zero with a
 // message on the first failed check, after saving a screenshot of that moment.
 import { readFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -104,6 +105,117 @@ const started = Date.now();
 await page.goto(URL_);
 await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
 await page.waitForTimeout(2000);
+
+if (process.env.SMOKE_PHASE === 'chat') {
+  // The same chat → approval → write → streamed answer → Context Report flow, against the real
+  // bundled server and its offline `script` provider (user config, written by smoke.sh). The
+  // report's expected values come from the same binary: `alisio-ls sessions report <id> --json`.
+  const WS = env('SMOKE_WS');
+  const norm = (t) => (t ?? '').replace(/\s+/g, ' ').trim();
+  step = 'real-chat';
+  await openFile('AGENTS.md');
+  await runCommand('Alisio: Start Agent Session');
+  const chat = await frameWith('#prompt', 'the chat webview');
+  await chat.fill('#prompt', 'Write a.txt');
+  await chat.click('#send');
+  step = 'real-approval';
+  const once = chat.locator('button[data-approve="allow-once"]');
+  await once.waitFor({ state: 'visible', timeout: 120000 });
+  const buttons = (await chat.locator('.approval button[data-approve]').allTextContents()).map(norm);
+  if (JSON.stringify(buttons) !== JSON.stringify(['Allow once', 'Allow for this session', 'Deny'])) await fail(`approval buttons ${JSON.stringify(buttons)}`);
+  const question = norm(await chat.locator('.approval > div').first().textContent());
+  if (question !== 'Approve write? Write a.txt (5 bytes)') await fail(`approval question ${JSON.stringify(question)}`);
+  if (existsSync(join(WS, 'a.txt'))) await fail('a.txt exists before the approval');
+  await shot('real-chat-approval');
+  await once.click();
+  step = 'real-write';
+  await until('a.txt written in the workspace', () => existsSync(join(WS, 'a.txt')), 120000);
+  const written = readFileSync(join(WS, 'a.txt'), 'utf8');
+  if (written !== 'hello') await fail(`a.txt holds ${JSON.stringify(written)}`);
+  step = 'real-answer';
+  // The run is over when the session line appears and Send is enabled again.
+  await until('the end of the run', async () => (await chat.locator('.session code').count()) > 0 && !(await chat.locator('#send').isDisabled()), 120000);
+  const answers = (await chat.locator('.msg.assistant .text').allTextContents()).map((t) => t.trim());
+  if (JSON.stringify(answers) !== JSON.stringify(['I will write the file.', 'Wrote a.txt.'])) await fail(`assistant messages ${JSON.stringify(answers)}`);
+  const decision = norm(await chat.locator('.approval .decision').first().textContent());
+  if (decision !== 'allow-once') await fail(`decision shown ${JSON.stringify(decision)}`);
+  const tool = norm(await chat.locator('.tool[data-call="w1"] b').first().textContent().catch(() => ''));
+  const toolOk = await chat.locator('.tool.ok[data-call="w1"]').count();
+  if (tool !== 'write_file' || toolOk !== 1) await fail(`write_file call shown as ${JSON.stringify(tool)} (ok: ${toolOk})`);
+  const errors = await chat.locator('.status.error').allTextContents();
+  if (errors.length) await fail(`errors in the chat ${JSON.stringify(errors)}`);
+  const sid = norm(await chat.locator('.session code').first().textContent());
+  if (!sid) await fail('no session id in the chat');
+
+  step = 'real-report';
+  // At the end of the run the panel opens with the run result's own report (the next request
+  // as this editor run would send it, write tools offered).
+  let report = await frameWith('svg.chart', 'the Context Report webview', 60000);
+  const rowCells = async (f) => Promise.all((await f.locator('table.segments tbody tr').all()).map(async (r) => (await r.locator('td').allTextContents()).map(norm).slice(0, 6)));
+  const shownSid = norm(await report.locator('h2 code').first().textContent());
+  if (shownSid !== sid) await fail(`report of session ${JSON.stringify(shownSid)}, chat session ${sid}`);
+  const runRows = await rowCells(report);
+  const runBefore = Number(await report.locator('b[data-k="tokensBefore"]').textContent());
+  // The report the same binary computes from the same state directory. `sessions report` and
+  // `alisio/contextReport` build the next request as a headless run would, read tools only
+  // (docs/sessions.md), so the tools segment is the one part that may differ from the above.
+  const cli = execFileSync(env('SMOKE_LS_BIN'), ['sessions', 'report', sid, '--json', '--cwd', WS, '--trust-project'], { encoding: 'utf8' });
+  const want = JSON.parse(cli);
+  if (want.sessionId !== sid || want.mode !== 'on' || !want.measured || !want.totals) await fail(`the CLI report ${cli.slice(0, 400)}`);
+  const segs = want.segments ?? [];
+  const wantRows = segs.map((s) => [String(s.index), s.kind, s.origin, String(s.tokens), s.criticality, s.reason].map(norm));
+  const noTools = (rows) => rows.filter((r) => r[1] !== 'tools').map((r) => JSON.stringify(r.slice(1)));
+  if (JSON.stringify(noTools(runRows)) !== JSON.stringify(noTools(wantRows))) await fail(`the run's report rows ${JSON.stringify(runRows)}, the CLI's ${JSON.stringify(wantRows)} (other than the tools segment)`);
+  const runTools = runRows.find((r) => r[1] === 'tools');
+  const cliTools = wantRows.find((r) => r[1] === 'tools');
+  if (!runTools || !cliTools || !(Number(runTools[3]) > Number(cliTools[3]))) await fail(`tools segment: run ${JSON.stringify(runTools)}, CLI ${JSON.stringify(cliTools)}`);
+  if (runBefore !== want.totals.tokensBefore + Number(runTools[3]) - Number(cliTools[3])) await fail(`the run's tokensBefore ${runBefore} is not the CLI's ${want.totals.tokensBefore} with the larger tools segment`);
+  await shot('real-run-report');
+
+  // The chat's Context Report link asks the server (`alisio/contextReport`) again: the panel
+  // must then show exactly the CLI's report.
+  await chat.locator(`a[data-report="${sid}"]`).click();
+  report = await until('the panel to show the alisio/contextReport values', async () => {
+    for (const f of page.frames()) {
+      const v = await f.locator('b[data-k="tokensBefore"]').textContent({ timeout: 1000 }).catch(() => null);
+      if (v === String(want.totals.tokensBefore)) return f;
+    }
+    return null;
+  }, 60000);
+  const summary = norm(await report.locator('p.summary').textContent());
+  const wantSummary = `mode on · request ${want.request ?? '–'} · ${want.messages ?? 0} messages (${want.eligibleMessages ?? 0} eligible)${want.compacted ? ' · compacted' : ''}`;
+  if (summary !== wantSummary) await fail(`summary ${JSON.stringify(summary)}, the CLI says ${JSON.stringify(wantSummary)}`);
+  for (const k of ['tokensBefore', 'tokensSaved', 'tokensAfter']) {
+    const v = await report.locator(`b[data-k="${k}"]`).textContent();
+    if (v !== String(want.totals[k])) await fail(`${k} shown ${v}, the CLI says ${want.totals[k]}`);
+  }
+  const t = want.totals;
+  const totalsLine = norm(await report.locator('p.totals').textContent());
+  const wantTotals = `tokens before ${t.tokensBefore} · saved ${t.tokensSaved} · after ${t.tokensAfter} · ${t.elided} elided result${t.elided === 1 ? '' : 's'} · ${t.segments} segments${want.segmentsOmitted ? ` (${want.segmentsOmitted} not listed)` : ''}`;
+  if (totalsLine !== wantTotals) await fail(`totals ${JSON.stringify(totalsLine)}, the CLI says ${JSON.stringify(wantTotals)}`);
+  const c = t.byCriticality ?? {};
+  const crit = norm(await report.locator('p.criticality').textContent());
+  const wantCrit = `pinned ${c.pinned ?? 0} · high ${c.high ?? 0} · normal ${c.normal ?? 0} · low ${c.low ?? 0}`;
+  if (crit !== wantCrit) await fail(`criticality ${JSON.stringify(crit)}, the CLI says ${JSON.stringify(wantCrit)}`);
+  const shownRows = await rowCells(report);
+  if (segs.length === 0 || JSON.stringify(shownRows) !== JSON.stringify(wantRows)) await fail(`segment rows ${JSON.stringify(shownRows)}, the CLI says ${JSON.stringify(wantRows)}`);
+  // Charts: tokens by kind (sum over the listed segments, first-appearance order), then the
+  // three elision reasons.
+  const byKind = new Map();
+  for (const s of segs) byKind.set(s.kind, (byKind.get(s.kind) ?? 0) + s.tokens);
+  const saved = new Map(['superseded_read', 'stale_bg_output', 'duplicate_search'].map((r) => [r, 0]));
+  for (const s of segs) if (s.elided) saved.set(s.elided.reason, saved.get(s.elided.reason) + s.elided.tokensSaved);
+  const wantBars = [...byKind, ...saved].map(([l, v]) => `${l}=${v}`);
+  const bars = await report.locator('svg.chart g.row').evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-label')}=${g.getAttribute('data-value')}`));
+  if (JSON.stringify(bars) !== JSON.stringify(wantBars)) await fail(`chart bars ${JSON.stringify(bars)}, the CLI report gives ${JSON.stringify(wantBars)}`);
+  await page.waitForTimeout(500);
+  await shot('real-chat-and-report');
+  console.log(`real server: session ${sid}, a.txt written after allow-once, answer streamed; run report tokensBefore ${runBefore} ` +
+    `(tools ${runTools[3]}); alisio/contextReport = CLI report: ${segs.length} segments, before ${t.tokensBefore}, saved ${t.tokensSaved}, ` +
+    `after ${t.tokensAfter} (tools ${cliTools[3]}), in ${Date.now() - started} ms`);
+  await browser.close();
+  process.exit(0);
+}
 
 if (process.env.SMOKE_PHASE === 'session') {
   // Chat panel, approval buttons and the Context Report view, against the scripted server.

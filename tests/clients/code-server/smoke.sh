@@ -2,6 +2,8 @@
 # Real VS Code smoke test (lsp-eng.md §5.3): installs the platform-specific VSIX (with the
 # alisio-ls binary inside) into code-server, opens a fixture workspace in headless Chromium
 # driven by playwright-core (smoke.mjs), checks what the user sees, and saves screenshots.
+# Phases: lsp (bundled server), chat (bundled server, `script` provider: a real agent session),
+# session (the scripted stand-in server), trust (Restricted Mode, then trust granted).
 #
 #   ALISIO_LS_BIN        server binary to bundle (default target/debug/alisio-ls)
 #   ALISIO_SMOKE_FULL=1  also check the features still being wired in the server (SKILL.md
@@ -70,8 +72,8 @@ echo "== install the VSIX"
 "$node24/bin/node" "$code_server" --install-extension "$vsix" --extensions-dir "$work/ext" --user-data-dir "$work/ud" --config "$work/cs.yaml" 2>&1 | tail -2
 
 cs_pid=
-run_phase() { # $1 = phase name (lsp | session); server env set by the caller
-  local phase=$1 port status=0
+run_phase() { # $1 = phase name (lsp | chat | session | trust); server env set by the caller
+  local phase=$1 port status=0 folder=${phase_ws:-$ws}
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   echo "== phase $phase: code-server on 127.0.0.1:$port"
   printf 'bind-addr: 127.0.0.1:%s\nauth: none\ncert: false\n' "$port" >"$work/cs.yaml"
@@ -92,7 +94,7 @@ PY
     done
   fi
   setsid "$node24/bin/node" "$code_server" --config "$work/cs.yaml" --auth none --disable-telemetry --disable-update-check \
-    $trust_flag --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$ws" \
+    $trust_flag --disable-getting-started-override --extensions-dir "$work/ext" --user-data-dir "$work/ud" "$folder" \
     >"$work/code-server-$phase.log" 2>&1 &
   cs_pid=$!
   for _ in $(seq 1 120); do
@@ -100,7 +102,7 @@ PY
     sleep 0.5
   done
   curl -fs "http://127.0.0.1:$port/healthz" >/dev/null || { cat "$work/code-server-$phase.log"; return 1; }
-  SMOKE_PHASE=$phase SMOKE_URL="http://127.0.0.1:$port/?folder=$ws" SMOKE_WS=$ws SMOKE_DIAGNOSTICS=$ALISIO_SMOKE_OUT \
+  SMOKE_PHASE=$phase SMOKE_URL="http://127.0.0.1:$port/?folder=$folder" SMOKE_WS=$folder SMOKE_DIAGNOSTICS=$ALISIO_SMOKE_OUT \
     SMOKE_ARTIFACTS=$artifacts SMOKE_FAKE_LOG=$work/fake.log SMOKE_PLAYWRIGHT=$dir/pw/node_modules/playwright-core \
     node "$here/smoke.mjs" || status=$?
   kill -TERM -- "-$cs_pid" 2>/dev/null || true
@@ -116,10 +118,34 @@ PY
 
 # Phase 1: the real server, bundled in the VSIX (discovery: the bundled binary).
 run_phase lsp
-# Phase 2: chat, approval and Context Report views against the scripted session server
+# Phase 2: an agent session with the real bundled server and its offline `script` provider,
+# named in a user configuration of this phase only: one write_file call (approved in the chat),
+# then an answer streamed in three chunks. Its own workspace has a valid project configuration,
+# so that `alisio-ls sessions report --trust-project` (the expected report) reads exactly what
+# the trusted editor session read (the CLI refuses the invalid fixture configuration above).
+(
+  export ALISIO_CONFIG_HOME=$work/config-home-chat
+  phase_ws=$work/chat-ws
+  mkdir -p "$ALISIO_CONFIG_HOME" "$phase_ws/.git" "$phase_ws/.alisio" "$phase_ws/.agents/skills/greet"
+  printf '{"context": {"maxBytes": 4096}}\n' >"$phase_ws/.alisio/config.json"
+  printf '# Rules\n\nAlways answer briefly.\n' >"$phase_ws/AGENTS.md"
+  printf -- '---\nname: greet\ndescription: Greets the user. Use when asked to say hello.\n---\n\n# Greet\n' >"$phase_ws/.agents/skills/greet/SKILL.md"
+  cat >"$work/script.jsonl" <<'JSONL'
+{"alisioScript": 1}
+{"text": "I will write the file.", "toolCalls": [{"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "hello", "expectedHash": null}}]}
+{"chunks": ["Wrote ", "a.txt", "."]}
+JSONL
+  python3 -c 'import json, sys; print(json.dumps({"provider": {"kind": "script", "script": sys.argv[1]}, "context": {"governor": "on"}}))' \
+    "$work/script.jsonl" >"$ALISIO_CONFIG_HOME/config.json"
+  bundled=$(find "$work/ext" -type f -name alisio-ls -perm -u+x | head -1)
+  [ -n "$bundled" ] || { echo "no alisio-ls in the installed extension"; exit 1; }
+  export SMOKE_LS_BIN=$bundled
+  run_phase chat
+)
+# Phase 3: chat, approval and Context Report views against the scripted session server
 # (tests/clients/fake_session_server.py, named by the debug variable ALISIO_LS_PATH).
 (export ALISIO_LS_PATH=$here/../fake_session_server.py FAKE_LOG=$work/fake.log; run_phase session)
-# Phase 3: an untrusted workspace (the bundled server, trusted = false), then trust granted
+# Phase 4: an untrusted workspace (the bundled server, trusted = false), then trust granted
 # in the UI: the project configuration's diagnostic must appear without a restart.
 run_phase trust
 echo "SMOKE OK"
