@@ -67,14 +67,27 @@ pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>)
                     tracing::warn!("client did not accept file watching registration: {other:?}");
                     // `auto` falls back to watching on the server side.
                     if fallback {
-                        start_server_watcher(&folders, tx);
+                        spawn_server_watcher(folders, tx);
                     }
                 }
             }
         });
         return;
     }
-    start_server_watcher(&folders, tx);
+    spawn_server_watcher(folders, tx);
+}
+
+/// Sets the server-side watcher up on a thread of its own: adding recursive watches lists every
+/// directory of the workspace (and the debouncer's file-id cache stats every file), which on a
+/// large monorepo takes tens of milliseconds that must not delay `initialized` and the
+/// notifications queued behind it (house rule: heavy work off the handlers).
+fn spawn_server_watcher(folders: Vec<std::path::PathBuf>, tx: UnboundedSender<Job>) {
+    let spawned = std::thread::Builder::new()
+        .name("alisio-watch-setup".into())
+        .spawn(move || start_server_watcher(&folders, tx));
+    if let Err(e) = spawned {
+        tracing::warn!("cannot start the file watcher: {e}");
+    }
 }
 
 fn relevant(path: &std::path::Path) -> bool {
