@@ -103,6 +103,16 @@ fn run_session_streams_events_and_returns_a_report_with_elisions() {
         .request("alisio/contextReport", json!({"sessionId": sid}))
         .unwrap();
     assert_eq!(report["sessionId"], sid.as_str());
+    // The editor's next request offers what its runs offer (write and process tools can be
+    // asked for): the same report as the run returned, tools segment included.
+    let tools_of = |rep: &Value| {
+        rep["segments"]
+            .as_array()
+            .and_then(|ss| ss.iter().find(|s| s["kind"] == "tools"))
+            .map(|s| s["tokens"].clone())
+    };
+    assert_eq!(tools_of(&report), tools_of(&r["report"]));
+    assert_eq!(report["totals"], r["report"]["totals"]);
     let cmd = lsp
         .request(
             "workspace/executeCommand",

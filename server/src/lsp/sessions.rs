@@ -457,5 +457,12 @@ pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
         cfg.trusted,
         snap.env.clone(),
     );
-    read::report(&store, id, &cfg.settings, &ctx).map_err(invalid)
+    // As the editor's next run would offer its tools: it can ask for approval.
+    let sc = SessionConfig::from_layers(&cfg.layers);
+    let policies = crate::session::approvals::Policies {
+        write: sc.write,
+        process: sc.process,
+    }
+    .effective(&[], false, false);
+    read::report(&store, id, &cfg.settings, policies, &ctx).map_err(invalid)
 }

@@ -81,10 +81,14 @@ pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, String> {
 ///
 /// # Errors
 /// Store errors, unknown session.
+///
+/// `policies` are those of the surface asking, as its next run would have them with no flags:
+/// the CLI's are headless (an `ask` effect is not offered), the editor's are not (it can ask).
 pub fn report(
     store: &Store,
     id: &str,
     settings: &crate::config::Settings,
+    policies: super::approvals::Policies,
     ctx: &dyn super::SessionContext,
 ) -> Result<Value, String> {
     let s = store
@@ -115,10 +119,6 @@ pub fn report(
         })
         .unwrap_or_default();
     let blocks = ctx.instruction_blocks(&cwd, &attached);
-    let policies = super::approvals::Policies {
-        write: super::approvals::Policy::Deny,
-        process: super::approvals::Policy::Deny,
-    };
     let tools = super::runner::offered(&policies, ctx.skills_listed(&cwd), s.parent_id.is_none());
     let tools_json = super::util::compact(&Value::Array(
         tools

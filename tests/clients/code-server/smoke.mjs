@@ -1,7 +1,8 @@
 // Drives code-server in headless Chromium (playwright-core, the system /usr/bin/chromium) and
 // checks what a user of the Alisio extension sees. Called by smoke.sh; exits non-zero with a
 // message on the first failed check, after saving a screenshot of that moment.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -156,24 +157,29 @@ if (process.env.SMOKE_PHASE === 'chat') {
   if (shownSid !== sid) await fail(`report of session ${JSON.stringify(shownSid)}, chat session ${sid}`);
   const runRows = await rowCells(report);
   const runBefore = Number(await report.locator('b[data-k="tokensBefore"]').textContent());
-  // The report the same binary computes from the same state directory. `sessions report` and
-  // `alisio/contextReport` build the next request as a headless run would, read tools only
-  // (docs/sessions.md), so the tools segment is the one part that may differ from the above.
-  const cli = execFileSync(env('SMOKE_LS_BIN'), ['sessions', 'report', sid, '--json', '--cwd', WS, '--trust-project'], { encoding: 'utf8' });
+  // The report the same binary computes from the same state directory. The editor's next
+  // request offers the write and process tools (it can ask for approval); a headless
+  // `sessions report` offers them when the configuration allows them, so `--config` with both
+  // effects allowed gives the editor's view exactly (docs/sessions.md).
+  const policies = join(mkdtempSync(join(tmpdir(), 'alisio-smoke-')), 'allow.json');
+  writeFileSync(policies, '{"approvals": {"write": "allow", "process": "allow"}}');
+  const cli = execFileSync(env('SMOKE_LS_BIN'), ['sessions', 'report', sid, '--json', '--cwd', WS, '--trust-project', '--config', policies], { encoding: 'utf8' });
   const want = JSON.parse(cli);
   if (want.sessionId !== sid || want.mode !== 'on' || !want.measured || !want.totals) await fail(`the CLI report ${cli.slice(0, 400)}`);
   const segs = want.segments ?? [];
   const wantRows = segs.map((s) => [String(s.index), s.kind, s.origin, String(s.tokens), s.criticality, s.reason].map(norm));
-  const noTools = (rows) => rows.filter((r) => r[1] !== 'tools').map((r) => JSON.stringify(r.slice(1)));
-  if (JSON.stringify(noTools(runRows)) !== JSON.stringify(noTools(wantRows))) await fail(`the run's report rows ${JSON.stringify(runRows)}, the CLI's ${JSON.stringify(wantRows)} (other than the tools segment)`);
-  const runTools = runRows.find((r) => r[1] === 'tools');
-  const cliTools = wantRows.find((r) => r[1] === 'tools');
-  if (!runTools || !cliTools || !(Number(runTools[3]) > Number(cliTools[3]))) await fail(`tools segment: run ${JSON.stringify(runTools)}, CLI ${JSON.stringify(cliTools)}`);
-  if (runBefore !== want.totals.tokensBefore + Number(runTools[3]) - Number(cliTools[3])) await fail(`the run's tokensBefore ${runBefore} is not the CLI's ${want.totals.tokensBefore} with the larger tools segment`);
+  if (JSON.stringify(runRows) !== JSON.stringify(wantRows)) await fail(`the run's report rows ${JSON.stringify(runRows)}, the CLI's ${JSON.stringify(wantRows)}`);
+  if (runBefore !== want.totals.tokensBefore) await fail(`the run's tokensBefore ${runBefore}, the CLI's ${want.totals.tokensBefore}`);
+  // Without the allowance a headless report offers read tools only: a smaller tools segment.
+  const headless = JSON.parse(execFileSync(env('SMOKE_LS_BIN'), ['sessions', 'report', sid, '--json', '--cwd', WS, '--trust-project'], { encoding: 'utf8' }));
+  const toolsOf = (rep) => (rep.segments ?? []).find((x) => x.kind === 'tools')?.tokens;
+  const runTools = wantRows.find((r) => r[1] === 'tools');
+  const cliTools = [0, 0, 0, String(toolsOf(headless))];
+  if (!(toolsOf(headless) < toolsOf(want))) await fail(`tools segment: editor ${toolsOf(want)}, headless ${toolsOf(headless)}`);
   await shot('real-run-report');
 
   // The chat's Context Report link asks the server (`alisio/contextReport`) again: the panel
-  // must then show exactly the CLI's report.
+  // must then show exactly the same report (the request counter proves it was redrawn).
   await chat.locator(`a[data-report="${sid}"]`).click();
   report = await until('the panel to show the alisio/contextReport values', async () => {
     for (const f of page.frames()) {
@@ -211,8 +217,8 @@ if (process.env.SMOKE_PHASE === 'chat') {
   await page.waitForTimeout(500);
   await shot('real-chat-and-report');
   console.log(`real server: session ${sid}, a.txt written after allow-once, answer streamed; run report tokensBefore ${runBefore} ` +
-    `(tools ${runTools[3]}); alisio/contextReport = CLI report: ${segs.length} segments, before ${t.tokensBefore}, saved ${t.tokensSaved}, ` +
-    `after ${t.tokensAfter} (tools ${cliTools[3]}), in ${Date.now() - started} ms`);
+    `(tools ${runTools[3]}) = alisio/contextReport = CLI report with write and process allowed: ${segs.length} segments, before ${t.tokensBefore}, ` +
+    `saved ${t.tokensSaved}, after ${t.tokensAfter}; headless CLI report tools ${cliTools[3]}, in ${Date.now() - started} ms`);
   await browser.close();
   process.exit(0);
 }
