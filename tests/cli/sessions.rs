@@ -96,3 +96,66 @@ fn the_report_of_an_off_session_is_the_off_object() {
     let rep = ws.run(&["sessions", "report", &id, "--json"]).json();
     assert_eq!(rep, json!({"mode":"off","measured":false,"sessionId":id}));
 }
+
+/// docs/sessions.md: `sessions report` offers the tools a headless run would under the
+/// configuration: read tools only by default, the write and process tools (and the background
+/// ones) when the configuration allows them. Everything but the tools segment is the same.
+#[test]
+fn the_report_offers_the_tools_a_headless_run_would_under_the_configuration() {
+    let ws = Ws::new();
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#,
+            r#"{"text":"ok"}"#,
+        ],
+    );
+    let (_, ev) = run(&ws, "hello", &["--governor", "on"]);
+    let id = sid(&ev);
+    let plain = ws.run(&["sessions", "report", &id, "--json"]).json();
+    ws.file(
+        "allow.json",
+        r#"{"approvals": {"write": "allow", "process": "allow"}}"#,
+    );
+    let allowed = ws
+        .run(&[
+            "sessions",
+            "report",
+            &id,
+            "--json",
+            "--config",
+            "allow.json",
+        ])
+        .json();
+    let tools = |r: &serde_json::Value| {
+        r["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["kind"] == "tools")
+            .unwrap()["tokens"]
+            .as_u64()
+            .unwrap()
+    };
+    let others = |r: &serde_json::Value| {
+        r["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["kind"] != "tools")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        tools(&allowed) > tools(&plain),
+        "{} vs {}",
+        tools(&allowed),
+        tools(&plain)
+    );
+    assert_eq!(others(&allowed), others(&plain));
+    assert_eq!(
+        allowed["totals"]["tokensBefore"].as_u64().unwrap()
+            - plain["totals"]["tokensBefore"].as_u64().unwrap(),
+        tools(&allowed) - tools(&plain)
+    );
+}
