@@ -12,6 +12,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(document_edits line_index config_layer lsp_framing instruction_tree skill_frontmatter transcripts governor_history provider_stream)
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then tc=(+nightly); else tc=(); export RUSTC_BOOTSTRAP=1; fi
 cd "$here"
+mkdir -p "$here/artifacts"; : > "$here/artifacts/findings"
 "$here/seed.sh" "${targets[@]}" >/dev/null
 # Build once (NO_BUILD=1 reuses the binaries as they are), then run the binaries directly so
 # edits made while a campaign runs never trigger a rebuild between targets.
@@ -29,6 +30,7 @@ for t in "${targets[@]}"; do
   runs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1)
   [ -z "$runs" ] && runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1)
   printf '%s %-18s rc=%s %s corpus=%s\n' "$(date -u +%FT%TZ)" "$t" "$rc" "${runs:-?}" "$(ls "corpus/$t" | wc -l)"
-  [ $rc -ne 0 ] && { status=1; grep -m3 -E 'ERROR|panicked|deadly signal|Test unit written' "$log"; }
+  # A finding is recorded at once, so a caller that stops this script later still sees it.
+  [ $rc -ne 0 ] && { status=1; echo "$t" >> "$here/artifacts/findings"; grep -m3 -E 'ERROR|panicked|deadly signal|Test unit written' "$log"; }
 done
 exit $status

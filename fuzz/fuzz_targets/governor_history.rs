@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     let mut lines = Vec::new();
     let mut parent = Value::Null;
     let mut k = 0;
-    let mut line = |kind: &str, message: Value, parent: &mut Value, k: &mut usize| {
+    let line = |kind: &str, message: Value, parent: &mut Value, k: &mut usize| {
         *k += 1;
         let uuid = format!("u{k}");
         let v = json!({"parentUuid": parent.clone(), "isSidechain": false, "type": kind, "uuid": uuid, "sessionId": "s", "cwd": "/p", "message": message});

@@ -370,34 +370,51 @@ fn an_openai_length_stop_with_text_is_a_truncated_answer() {
     );
 }
 
-// Hostile endpoints (docs/security.md): a response is bounded, and malformed shapes never panic.
+// Hostile endpoints (docs/security.md §5b): a response, an event and a JSON body are bounded
+// (each refused with its limit, no retry), and malformed shapes never panic.
 #[test]
-fn a_response_past_64_mib_ends_the_run_without_retry_and_without_buffering_it_all() {
-    let ws = Ws::new();
-    // One data line that never ends, sent in 1 MiB pieces.
-    let mut chunks = vec![(
-        0,
-        b"data: {\"choices\":[{\"delta\":{\"content\":\"".to_vec(),
-    )];
-    chunks.extend((0..65).map(|_| (0, vec![b'a'; 1 << 20])));
-    let endless = Reply {
+fn oversized_responses_events_and_bodies_end_the_run_with_their_limit_and_no_retry() {
+    let sse = |chunks: Vec<Vec<u8>>| Reply {
         status: 200,
         headers: vec![("content-type".into(), "text/event-stream".into())],
-        chunks,
+        chunks: chunks.into_iter().map(|c| (0, c)).collect(),
         stall_ms: 0,
     };
-    let fake = Fake::start(vec![endless, Reply::sse(OPENAI_TEXT, 8)]);
-    config(
-        &ws,
-        json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}),
-    );
-    let (r, ev) = go(&ws, &[]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(of_type(&ev, "request_retry").is_empty());
-    let f = &of_type(&ev, "run_failed")[0]["data"];
-    assert_eq!(f["code"], "provider_error");
-    assert_eq!(f["error"], "Provider response exceeds 67108864 bytes");
-    assert_eq!(fake.requests().len(), 1);
+    // One data line that never ends, in 1 MiB pieces: the event bound (8 MiB) ends it.
+    let mut endless = vec![b"data: {\"choices\":[{\"delta\":{\"content\":\"".to_vec()];
+    endless.extend((0..12).map(|_| vec![b'a'; 1 << 20]));
+    // 65 MiB of comment lines (each ignored, nothing held): the response bound (64 MiB).
+    let comments = (0..65)
+        .map(|_| b": keep-alive padding\n".repeat((1 << 20) / 21))
+        .collect();
+    // A non-streamed JSON body of 9 MiB: the body bound (8 MiB).
+    let body = Reply {
+        status: 200,
+        headers: vec![("content-type".into(), "application/json".into())],
+        chunks: vec![(0, format!("[{}0]", "0,".repeat(9 << 19)).into_bytes())],
+        stall_ms: 0,
+    };
+    for (reply, error) in [
+        (sse(endless), "Provider stream event exceeds 8388608 bytes"),
+        (sse(comments), "Provider response exceeds 67108864 bytes"),
+        (body, "Provider response body exceeds 8388608 bytes"),
+    ] {
+        let ws = Ws::new();
+        let fake = Fake::start(vec![reply, Reply::sse(OPENAI_TEXT, 8)]);
+        config(
+            &ws,
+            json!({"kind":"openai","baseUrl":fake.url,"model":"m","retryBaseMs":1}),
+        );
+        let (r, ev) = go(&ws, &[]);
+        assert_eq!(r.code, 1, "{error}: {}", r.stderr);
+        assert!(of_type(&ev, "request_retry").is_empty(), "{error}");
+        let f = &of_type(&ev, "run_failed")[0]["data"];
+        assert_eq!(
+            (f["code"].as_str(), f["error"].as_str()),
+            (Some("provider_error"), Some(error))
+        );
+        assert_eq!(fake.requests().len(), 1, "{error}");
+    }
 }
 
 #[test]
@@ -498,4 +515,27 @@ fn in_stream_error_messages_that_echo_the_key_are_scrubbed_for_both_wire_formats
             "{kind}: the key reached the store"
         );
     }
+}
+
+// Review finding: usage numbers from the endpoint were summed unchecked (a panic in debug and
+// fuzz builds, a wrap in release). They saturate.
+#[test]
+fn usage_numbers_at_the_top_of_u64_saturate_instead_of_overflowing() {
+    let ws = Ws::new();
+    let body = r#"{"model":"claude-x","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":18446744073709551615,"cache_read_input_tokens":1,"output_tokens":18446744073709551615}}"#;
+    let fake = Fake::start(vec![Reply::status(200, body, &[])]);
+    config(
+        &ws,
+        json!({"kind":"anthropic","baseUrl":fake.url,"model":"claude-x"}),
+    );
+    let (r, ev) = go(&ws, &[("ANTHROPIC_API_KEY", "k")]);
+    // A reply without calls completes the run; the usage is recorded saturated.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let end = ev.last().unwrap();
+    assert_eq!(end["type"], "run_completed");
+    assert_eq!(
+        end["data"]["usage"],
+        json!({"input": u64::MAX, "output": u64::MAX, "cacheRead": 1, "cacheWrite": 0})
+    );
+    assert_eq!(end["data"]["tokens"], json!(u64::MAX));
 }

@@ -323,7 +323,15 @@ fn skill_links_that_leave_the_skill_reveal_nothing_of_their_targets() {
         dir.join("references/dangling.md"),
     )
     .unwrap();
-    let body = "[a](references/leak.md)\n[b](linked/inner.md)\n[c](linked/missing.md)\n[d](../../../../outside/secret.md)\n[e](%2e%2e/%2e%2e/%2e%2e/%2e%2e/outside/secret.md)\n[f](/etc/passwd)\n";
+    // Dangling links: one to an outside path that does not exist, one to a missing file inside.
+    // Both are outside (fail closed), or "missing" against "outside" would tell whether an
+    // outside path exists.
+    symlink(
+        outside.join("absent.md"),
+        dir.join("references/gone-outside.md"),
+    )
+    .unwrap();
+    let body = "[a](references/leak.md)\n[b](linked/inner.md)\n[c](linked/missing.md)\n[d](../../../../outside/secret.md)\n[e](%2e%2e/%2e%2e/%2e%2e/%2e%2e/outside/secret.md)\n[f](/etc/passwd)\n[g](references/dangling.md)\n[h](references/gone-outside.md)\n";
     let skill = write(
         &dir.join("SKILL.md"),
         format!("---\nname: x\ndescription: d\n---\n{body}"),
@@ -361,7 +369,16 @@ fn skill_links_that_leave_the_skill_reveal_nothing_of_their_targets() {
     );
     let text = std::fs::read_to_string(&skill).unwrap();
     lsp.open(&skill, &text);
-    for line in 4..10 {
+    // The skill's own diagnostics arrive (no resource code among them) before anything is
+    // checked for leaks.
+    let ds = lsp.diagnostics_for(&skill, |_| true);
+    assert!(
+        !ds.iter().any(|d| d["code"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("skill-resource"))),
+        "{ds:?}"
+    );
+    for line in 4..12 {
         let at = json!({"textDocument": {"uri": uri(&skill)}, "position": {"line": line, "character": 6}});
         let h = lsp.request("textDocument/hover", at.clone()).unwrap();
         if line == 9 {

@@ -110,6 +110,7 @@ fn run_session_streams_events_and_returns_a_report_with_elisions() {
             .as_array()
             .and_then(|ss| ss.iter().find(|s| s["kind"] == "tools"))
             .map(|s| s["tokens"].clone())
+            .expect("a tools segment")
     };
     assert_eq!(tools_of(&report), tools_of(&r["report"]));
     assert_eq!(report["totals"], r["report"]["totals"]);

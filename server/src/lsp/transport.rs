@@ -47,6 +47,9 @@ pub struct Framer {
     start: usize,
     /// No header end begins in `buf[start..scanned]`.
     scanned: usize,
+    /// A parsed header whose body is still arriving: (body start in `buf`, body length). The
+    /// header is parsed once, not again on every read of its body.
+    body: Option<(usize, usize)>,
 }
 
 impl Framer {
@@ -55,6 +58,9 @@ impl Framer {
         if self.start > 0 && self.start * 2 >= self.buf.len() {
             self.buf.drain(..self.start);
             self.scanned -= self.start;
+            if let Some((at, _)) = self.body.as_mut() {
+                *at -= self.start;
+            }
             self.start = 0;
         }
         self.buf.extend_from_slice(data);
@@ -85,6 +91,15 @@ impl Framer {
 
     /// Takes the next step out of the buffer.
     pub fn next_step(&mut self) -> Step {
+        if let Some((at, len)) = self.body {
+            if self.buf.len() < at + len {
+                return Step::NeedMore;
+            }
+            self.body = None;
+            let body = self.buf[at..at + len].to_vec();
+            self.consume(at + len - self.start);
+            return Step::Frame(body);
+        }
         let from = self.scanned.max(self.start);
         let Some(end) = find(&self.buf[from..], b"\r\n\r\n").map(|i| from + i) else {
             // A header end may straddle the next read: rescan the last three bytes then.
@@ -122,6 +137,7 @@ impl Framer {
             return Step::Skip(len);
         }
         if self.buf.len() < end + 4 + len {
+            self.body = Some((end + 4, len));
             return Step::NeedMore;
         }
         let body = self.buf[end + 4..end + 4 + len].to_vec();
@@ -179,7 +195,9 @@ where
 {
     let (server_in, to_server) = tokio::io::duplex(PIPE);
     let (from_server, server_out) = tokio::io::duplex(PIPE);
-    let (err_tx, err_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    // Bounded: a client that floods garbage and never reads its answers stalls its own input
+    // (the reader waits for room) instead of growing the queue without limit.
+    let (err_tx, err_rx) = mpsc::channel::<Vec<u8>>(256);
     tokio::spawn(read_input(input, to_server, err_tx));
     let writer = tokio::spawn(write_output(from_server, output, err_rx));
     (server_in, server_out, writer)
@@ -188,7 +206,7 @@ where
 async fn read_input<I: AsyncRead + Unpin>(
     mut input: I,
     mut to_server: DuplexStream,
-    err_tx: mpsc::UnboundedSender<Vec<u8>>,
+    err_tx: mpsc::Sender<Vec<u8>>,
 ) {
     let mut framer = Framer::default();
     let mut chunk = vec![0u8; 64 * 1024];
@@ -203,7 +221,7 @@ async fn read_input<I: AsyncRead + Unpin>(
                     skip -= k;
                     data = &data[k..];
                     if skip == 0 {
-                        let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes()));
+                        let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes())).await;
                     }
                 }
                 framer.push(data);
@@ -220,17 +238,17 @@ async fn read_input<I: AsyncRead + Unpin>(
                     }
                     Err(resp) => {
                         tracing::warn!("rejected a malformed message ({} bytes)", body.len());
-                        let _ = err_tx.send(frame(resp.to_string().as_bytes()));
+                        let _ = err_tx.send(frame(resp.to_string().as_bytes())).await;
                     }
                 },
                 Step::Garbage => {
                     tracing::warn!("skipped bytes that are not an LSP frame");
-                    let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}).to_string().as_bytes()));
+                    let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}).to_string().as_bytes())).await;
                 }
                 Step::Skip(len) => {
                     skip = len - framer.discard(len);
                     if skip == 0 {
-                        let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes()));
+                        let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes())).await;
                     }
                     break;
                 }
@@ -244,7 +262,7 @@ async fn read_input<I: AsyncRead + Unpin>(
 async fn write_output<O: AsyncWrite + Unpin>(
     mut from_server: DuplexStream,
     mut output: O,
-    mut err_rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut err_rx: mpsc::Receiver<Vec<u8>>,
 ) {
     let mut framer = Framer::default();
     let mut chunk = vec![0u8; 64 * 1024];
@@ -349,6 +367,26 @@ mod tests {
         f.push(b"x");
         assert_eq!(f.next_step(), Step::Garbage);
         assert_eq!(f.buffered(), 0);
+    }
+
+    #[test]
+    fn a_long_header_is_parsed_once_while_its_body_arrives_a_byte_at_a_time() {
+        // Review finding: the header was re-parsed on every read of an unfinished body.
+        let mut f = Framer::default();
+        let mut head = b"X-Pad: ".to_vec();
+        head.extend(std::iter::repeat_n(b'p', 60 * 1024));
+        head.extend_from_slice(b"\r\nContent-Length: 7\r\n\r\n");
+        f.push(&head);
+        assert_eq!(f.next_step(), Step::NeedMore);
+        let at = f.body.expect("header parsed").0;
+        for b in b"[1,2,3" {
+            f.push(std::slice::from_ref(b));
+            assert_eq!(f.next_step(), Step::NeedMore);
+            assert_eq!(f.body.map(|(a, _)| a), Some(at), "not parsed again");
+        }
+        f.push(b"]");
+        assert_eq!(f.next_step(), Step::Frame(b"[1,2,3]".to_vec()));
+        assert_eq!((f.buffered(), f.body), (0, None));
     }
 
     #[test]

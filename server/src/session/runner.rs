@@ -1202,7 +1202,9 @@ impl Run<'_> {
             if resp.stop == Some(Stop::MaxTokens) {
                 calls.retain(|c| c.complete);
                 if calls.is_empty() && resp.text.trim().is_empty() {
-                    self.tokens += usage.input + usage.output;
+                    self.tokens = self
+                        .tokens
+                        .saturating_add(usage.input.saturating_add(usage.output));
                     recoveries += 1;
                     if recoveries > 2 {
                         let m = format!(
@@ -1301,11 +1303,14 @@ impl Run<'_> {
         })?;
         fault("after_assistant_commit");
         self.turns = turn_no;
-        self.tokens += usage.input + usage.output;
-        self.usage.input += usage.input;
-        self.usage.output += usage.output;
-        self.usage.cache_read += usage.cache_read;
-        self.usage.cache_write += usage.cache_write;
+        // Usage comes from the endpoint: saturate, never overflow.
+        self.tokens = self
+            .tokens
+            .saturating_add(usage.input.saturating_add(usage.output));
+        self.usage.input = self.usage.input.saturating_add(usage.input);
+        self.usage.output = self.usage.output.saturating_add(usage.output);
+        self.usage.cache_read = self.usage.cache_read.saturating_add(usage.cache_read);
+        self.usage.cache_write = self.usage.cache_write.saturating_add(usage.cache_write);
         self.last_text = resp.text.clone();
         let budget_spent = self.tokens >= self.max_tokens;
         let cancelled = if calls.is_empty() {

@@ -1176,10 +1176,11 @@ fn resolve_target(
         let ft = if entry.file_type == FileType::Symlink {
             // A link through a symlink that leaves the skill directory is outside, as for
             // `skill_resource` (§4.4): its target's size, type or listing is never reported.
-            if let (Ok(real), Ok(dir)) = (fs.canonicalize(&cur), fs.canonicalize(skill_dir))
-                && !real.starts_with(&dir)
-            {
-                return Target::Outside;
+            // Fail closed: a link that cannot be resolved (dangling, a loop) is outside too,
+            // or "missing" against "outside" would tell whether an outside path exists.
+            match (fs.canonicalize(&cur), fs.canonicalize(skill_dir)) {
+                (Ok(real), Ok(dir)) if real.starts_with(&dir) => {}
+                _ => return Target::Outside,
             }
             fs.metadata(&cur).map_or(FileType::Other, |m| m.file_type)
         } else {

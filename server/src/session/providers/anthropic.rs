@@ -121,6 +121,9 @@ struct Block {
     name: String,
     json: String,
     raw: Value,
+    /// `thinking_delta` text, appended here and written into `raw` once at the end (copying
+    /// the whole thinking into `raw` per delta was quadratic in its length).
+    thinking: Option<String>,
     stopped: bool,
 }
 
@@ -208,15 +211,15 @@ impl Acc {
                             .get("thinking")
                             .and_then(Value::as_str)
                             .unwrap_or_default();
-                        let cur = b
-                            .raw
-                            .get("thinking")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string();
-                        if let Some(o) = b.raw.as_object_mut() {
-                            o.insert("thinking".into(), json!(cur + t));
-                        }
+                        let raw = &b.raw;
+                        b.thinking
+                            .get_or_insert_with(|| {
+                                raw.get("thinking")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_string()
+                            })
+                            .push_str(t);
                     }
                     "signature_delta" => {
                         if let Some(o) = b.raw.as_object_mut() {
@@ -281,12 +284,22 @@ impl Acc {
                         complete,
                     });
                 }
-                "thinking" | "redacted_thinking" => data.push(b.raw),
+                "thinking" | "redacted_thinking" => {
+                    let mut raw = b.raw;
+                    if let (Some(t), Some(o)) = (b.thinking, raw.as_object_mut()) {
+                        o.insert("thinking".into(), Value::String(t));
+                    }
+                    data.push(raw);
+                }
                 _ => {}
             }
         }
         let usage = Usage {
-            input: self.input + self.cache_write + self.cache_read,
+            // The endpoint's numbers: saturate, never overflow.
+            input: self
+                .input
+                .saturating_add(self.cache_write)
+                .saturating_add(self.cache_read),
             output: self.output,
             cache_read: self.cache_read,
             cache_write: self.cache_write,

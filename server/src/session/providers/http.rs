@@ -29,6 +29,19 @@ pub struct HttpConfig {
 /// a few hundred KiB at most, so more is a broken or hostile endpoint (docs/security.md).
 pub const MAX_RESPONSE_BYTES: usize = 64 << 20;
 
+/// At most this many bytes of one SSE event (its unfinished line and data so far), and of a
+/// non-streamed JSON body: each is parsed whole into a JSON value, which can take 16 times its
+/// size (`[0,0,0,…]`). Real stream events are a few hundred bytes; a whole reply a few hundred
+/// KiB.
+pub const MAX_EVENT_BYTES: usize = 8 << 20;
+
+fn too_large(what: &str, limit: usize) -> AttemptError {
+    AttemptError::Fatal {
+        code: "provider_error",
+        message: format!("Provider {what} exceeds {limit} bytes"),
+    }
+}
+
 enum Msg {
     Status(u16, Option<String>, String),
     Open(bool),
@@ -97,7 +110,9 @@ pub fn post_stream(
     cancel: &AtomicBool,
     on_event: &mut dyn FnMut(SseEvent) -> Result<bool, AttemptError>,
 ) -> Result<(), AttemptError> {
-    let (tx, rx) = mpsc::channel::<Msg>();
+    // Bounded: a fast endpoint waits for a slow consumer instead of queueing without limit
+    // (64 chunks of at most 16 KiB).
+    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
     let agent = ureq::AgentBuilder::new()
         .timeout_connect(cfg.connect_timeout)
         .timeout_read(cfg.idle_timeout + Duration::from_secs(5))
@@ -245,19 +260,25 @@ pub fn post_stream(
             Msg::Chunk(bytes) => {
                 received += bytes.len();
                 if received > MAX_RESPONSE_BYTES {
-                    return Err(AttemptError::Fatal {
-                        code: "provider_error",
-                        message: format!("Provider response exceeds {MAX_RESPONSE_BYTES} bytes"),
-                    });
+                    return Err(too_large("response", MAX_RESPONSE_BYTES));
                 }
                 if let Some(b) = json_body.as_mut() {
+                    if b.len() + bytes.len() > MAX_EVENT_BYTES {
+                        return Err(too_large("response body", MAX_EVENT_BYTES));
+                    }
                     b.extend_from_slice(&bytes);
                     continue;
                 }
                 for ev in parser.push(&bytes) {
+                    if ev.data.len() > MAX_EVENT_BYTES {
+                        return Err(too_large("stream event", MAX_EVENT_BYTES));
+                    }
                     if on_event(ev)? {
                         return Ok(());
                     }
+                }
+                if parser.held() > MAX_EVENT_BYTES {
+                    return Err(too_large("stream event", MAX_EVENT_BYTES));
                 }
             }
             Msg::Eof => {

@@ -21,6 +21,8 @@ pub struct SseParser {
     event: String,
     data: String,
     has_data: bool,
+    /// The last byte seen was a `\r` ending a line: skip a `\n` that follows.
+    skip_lf: bool,
 }
 
 impl SseParser {
@@ -30,6 +32,14 @@ impl SseParser {
         let mut out = Vec::new();
         let mut start = 0;
         loop {
+            // The `\n` of a `\r\n` split across two pushes.
+            if self.skip_lf {
+                let Some(&b) = self.buf.get(start) else { break };
+                if b == b'\n' {
+                    start += 1;
+                }
+                self.skip_lf = false;
+            }
             let from = self.scanned.max(start);
             let Some(rel) = self.buf[from..]
                 .iter()
@@ -39,15 +49,16 @@ impl SseParser {
                 break;
             };
             let nl = from + rel;
-            // A lone `\r` at the end may be the first half of `\r\n`: wait for more.
-            if self.buf[nl] == b'\r' && nl + 1 == self.buf.len() {
-                self.scanned = nl;
-                break;
-            }
-            let skip = if self.buf[nl] == b'\r' && self.buf.get(nl + 1) == Some(&b'\n') {
-                2
-            } else {
-                1
+            // A `\r` ends the line at once (a server using bare CRs must not wait for the next
+            // chunk to have its last event dispatched); a `\n` right after it is skipped, now or
+            // at the next push.
+            let skip = match (self.buf[nl], self.buf.get(nl + 1)) {
+                (b'\r', Some(b'\n')) => 2,
+                (b'\r', None) => {
+                    self.skip_lf = true;
+                    1
+                }
+                _ => 1,
             };
             let line = String::from_utf8_lossy(&self.buf[start..nl]).into_owned();
             start = nl + skip;
@@ -62,6 +73,12 @@ impl SseParser {
     #[must_use]
     pub fn pending(&self) -> usize {
         self.buf.len()
+    }
+
+    /// Bytes held for the event in progress: its unfinished line, data and name so far.
+    #[must_use]
+    pub fn held(&self) -> usize {
+        self.buf.len() + self.data.len() + self.event.len()
     }
 
     fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {
@@ -146,20 +163,30 @@ mod tests {
     }
 
     #[test]
-    fn an_unfinished_line_is_held_and_a_lone_cr_waits_for_its_lf() {
+    fn an_unfinished_line_is_held_and_a_cr_ends_a_line_at_once() {
         let mut p = SseParser::default();
         assert!(p.push(b"data: abc").is_empty());
         assert_eq!(p.pending(), 9);
         assert!(p.push(b"\r").is_empty());
-        assert!(p.push(b"\n").is_empty());
         assert_eq!(p.pending(), 0);
+        // The LF of a CRLF split across pushes is not a second (blank) line.
+        assert!(p.push(b"\n").is_empty());
+        // A bare CR as the blank line dispatches now, without waiting for more input.
         assert_eq!(
-            p.push(b"\r\n"),
+            p.push(b"\r"),
             vec![SseEvent {
                 event: String::new(),
                 data: "abc".into()
             }]
         );
+        assert_eq!(
+            p.push(b"data: x\r\r"),
+            vec![SseEvent {
+                event: String::new(),
+                data: "x".into()
+            }]
+        );
+        assert_eq!(p.held(), 0);
     }
 
     #[test]
