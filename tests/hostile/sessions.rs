@@ -587,6 +587,34 @@ fn a_process_tool_running_when_the_server_exits_is_killed_with_its_group() {
 }
 
 #[test]
+fn a_run_requested_right_before_the_input_closes_is_cancelled_and_the_server_exits() {
+    // The client writes its request and closes its input at once, so the run may register
+    // after the server saw the end of its input; it must still be cancelled, or the server
+    // would wait for its ten-minute model reply.
+    for round in 0..3 {
+        let ws = Ws::new();
+        let script = ws.file("s.jsonl", "{\"delayMs\":600000,\"text\":\"late\"}\n");
+        let mut l = lsp(&ws);
+        let _id = l.send_request(
+            "alisio/runSession",
+            json!({"prompt":"p","provider":{"kind":"script","script":script},"workDoneToken":"t"}),
+        );
+        l.close_stdin();
+        // A hang guard (20 s), not a timing assertion.
+        l.wait_exit();
+        let st: Vec<String> = {
+            let c = crate::sess::db(&ws);
+            let mut q = c.prepare("SELECT status FROM runs").unwrap();
+            q.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(st, vec!["cancelled".to_string()], "round {round}");
+    }
+}
+
+#[test]
 fn background_tasks_die_when_the_servers_parent_process_dies() {
     let ws = Ws::new();
     let script = bg_script(&ws);

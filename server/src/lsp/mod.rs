@@ -97,7 +97,8 @@ pub fn serve(opts: ServeOptions) -> u8 {
     code
 }
 
-/// Standard input that cancels every running agent session when it ends or fails:
+/// Standard input that cancels every running agent session when it ends or fails (and every
+/// session whose request was read before the end but whose handler starts after it):
 /// tower-lsp-server waits for in-flight requests before `serve` returns, so a run whose client
 /// is gone would otherwise keep the server and its processes alive until it ends by itself.
 struct CancelRunsAtEof<R> {

@@ -53,6 +53,9 @@ pub struct Sessions {
     by_token: Mutex<HashMap<String, Arc<AtomicBool>>>,
     /// Cancel flags of every running run (the end of the input cancels them all).
     live: Mutex<Vec<Arc<AtomicBool>>>,
+    /// The input has ended: a run that registers afterwards cancels itself (its request may
+    /// have been read just before the end, its handler polled just after).
+    input_closed: AtomicBool,
 }
 
 impl Sessions {
@@ -67,9 +70,11 @@ impl Sessions {
         }
     }
 
-    /// Cancels every running run: the client is gone, and tower-lsp-server waits for in-flight
-    /// requests before the server can exit (after `exit` it drops them itself).
+    /// Cancels every running run, and every run that registers later: the client is gone, and
+    /// tower-lsp-server waits for in-flight requests before the server can exit (after `exit`
+    /// it drops them itself).
     pub fn cancel_all(&self) {
+        self.input_closed.store(true, Ordering::SeqCst);
         for f in self
             .live
             .lock()
@@ -85,6 +90,69 @@ impl Sessions {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill_all();
+    }
+
+    /// Registers a run's cancel flag (under its work-done token, if any) until the returned
+    /// guard drops. The flag is set at once when the input already ended.
+    fn register(self: &Arc<Self>, token: Option<&NumberOrString>) -> Registration {
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(cancel.clone());
+        let token = token.map(token_key);
+        if let Some(k) = &token {
+            self.by_token
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(k.clone(), cancel.clone());
+        }
+        // Checked after the flag is visible in `live`: `cancel_all` sets `input_closed` before
+        // it walks `live`, so either it sees this flag or this check sees its mark.
+        if self.input_closed.load(Ordering::SeqCst) {
+            cancel.store(true, Ordering::SeqCst);
+        }
+        Registration {
+            sessions: self.clone(),
+            cancel,
+            done: Arc::new(AtomicBool::new(false)),
+            token,
+        }
+    }
+}
+
+/// A run's cancel flag while its request lives. Dropping it before the run ends (the request
+/// future dropped by `$/cancelRequest` or `exit`) cancels the run; dropping it at all removes
+/// the flag from `live` and `by_token`.
+struct Registration {
+    sessions: Arc<Sessions>,
+    cancel: Arc<AtomicBool>,
+    /// Set when the run ended by itself.
+    done: Arc<AtomicBool>,
+    token: Option<String>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if !self.done.load(Ordering::SeqCst) {
+            self.cancel.store(true, Ordering::SeqCst);
+        }
+        self.sessions
+            .live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|f| !Arc::ptr_eq(f, &self.cancel));
+        if let Some(k) = &self.token {
+            let mut by = self
+                .sessions
+                .by_token
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            // Another run may have reused the token since: leave its flag alone.
+            if by.get(k).is_some_and(|f| Arc::ptr_eq(f, &self.cancel)) {
+                by.remove(k);
+            }
+        }
     }
 }
 
@@ -235,16 +303,6 @@ impl Approver for LspApprover {
     }
 }
 
-/// Sets the cancel flag when the request future is dropped (`$/cancelRequest`).
-struct CancelOnDrop(Arc<AtomicBool>, Arc<AtomicBool>);
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if !self.1.load(Ordering::SeqCst) {
-            self.0.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
 /// Releases a running slot when the run ends, however it ends.
 struct Slot(Arc<Sessions>);
 impl Drop for Slot {
@@ -269,21 +327,8 @@ pub async fn run(
         ));
     }
     let slot = Slot(sessions.clone());
-    let cancel = Arc::new(AtomicBool::new(false));
-    let done = Arc::new(AtomicBool::new(false));
-    let _guard = CancelOnDrop(cancel.clone(), done.clone());
-    sessions
-        .live
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .push(cancel.clone());
-    if let Some(t) = &params.work_done_token {
-        sessions
-            .by_token
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(token_key(t), cancel.clone());
-    }
+    let registration = sessions.register(params.work_done_token.as_ref());
+    let cancel = registration.cancel.clone();
     let progress = match &params.work_done_token {
         Some(t) => Some(
             client
@@ -322,7 +367,7 @@ pub async fn run(
         .map_or_else(|| Arc::new(Mutex::new(Grants::default())), grants_for);
     let kept_grants = grants.clone();
     let tasks = sessions.tasks.clone();
-    let run_cancel = cancel.clone();
+    let run_cancel = cancel;
     let client2 = client.clone();
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
     // Events are forwarded in order by one task; progress reports ride along.
@@ -395,19 +440,8 @@ pub async fn run(
     });
     let outcome = job.await;
     let _ = forward.await;
-    done.store(true, Ordering::SeqCst);
-    sessions
-        .live
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .retain(|f| !Arc::ptr_eq(f, &cancel));
-    if let Some(t) = &params.work_done_token {
-        sessions
-            .by_token
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .remove(&token_key(t));
-    }
+    registration.done.store(true, Ordering::SeqCst);
+    drop(registration);
     match outcome {
         Err(e) => Err(error(-32603, format!("the session failed: {e}"))),
         Ok(Err(PreRunError::Usage(m))) => Err(invalid(m)),
@@ -465,4 +499,54 @@ pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
     }
     .effective(&[], false, false);
     read::report(&store, id, &cfg.settings, policies, &ctx).map_err(invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(s: &Sessions) -> (usize, usize) {
+        (
+            s.live.lock().unwrap().len(),
+            s.by_token.lock().unwrap().len(),
+        )
+    }
+
+    #[test]
+    fn a_run_registered_after_the_input_ended_is_cancelled_at_once() {
+        let s = Arc::new(Sessions::default());
+        let before = s.register(None);
+        assert!(!before.cancel.load(Ordering::SeqCst));
+        s.cancel_all();
+        assert!(before.cancel.load(Ordering::SeqCst));
+        let after = s.register(Some(&NumberOrString::String("t".into())));
+        assert!(after.cancel.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_dropped_request_cancels_its_run_and_leaves_no_flag_behind() {
+        let s = Arc::new(Sessions::default());
+        let token = NumberOrString::Number(7);
+        let r = s.register(Some(&token));
+        let cancel = r.cancel.clone();
+        assert_eq!(flags(&s), (1, 1));
+        drop(r);
+        assert!(cancel.load(Ordering::SeqCst));
+        assert_eq!(flags(&s), (0, 0));
+    }
+
+    #[test]
+    fn a_run_that_ended_by_itself_is_not_cancelled_and_keeps_a_reused_tokens_flag() {
+        let s = Arc::new(Sessions::default());
+        let token = NumberOrString::String("same".into());
+        let first = s.register(Some(&token));
+        let second = s.register(Some(&token));
+        first.done.store(true, Ordering::SeqCst);
+        let cancel = first.cancel.clone();
+        drop(first);
+        assert!(!cancel.load(Ordering::SeqCst));
+        assert_eq!(flags(&s), (1, 1));
+        s.cancel_token(&token);
+        assert!(second.cancel.load(Ordering::SeqCst));
+    }
 }

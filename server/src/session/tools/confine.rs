@@ -42,43 +42,65 @@ impl Refusal {
     }
 }
 
-/// The canonical form of the longest existing prefix, with the rest re-appended. A dangling
-/// symlink on the way is an existing entry that `canonicalize` rejects: it is followed by hand,
-/// so the result names where a write through it would land, not the link itself.
+/// Symlinks followed at most (as the kernel's `ELOOP` limit) before a link counts as missing.
+const MAX_HOPS: u32 = 40;
+
+/// The canonical form of the longest existing prefix, with the rest re-appended. Resolved one
+/// component at a time as the kernel does: a symlink's target is spliced in unnormalised, so a
+/// `..` after a symlinked component climbs from where that symlink points, and a dangling
+/// symlink is followed, so the result names where a write through it would land. What follows
+/// the first missing component is normalised lexically: it would be created as plain
+/// directories.
 #[must_use]
 pub fn realpath_prefix(p: &Path) -> PathBuf {
-    let mut existing = p.to_path_buf();
-    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let owned = |c: Component<'_>| c.as_os_str().to_os_string();
+    // Components still to resolve, as owned strings (link targets are spliced in front).
+    let mut pending: std::collections::VecDeque<std::ffi::OsString> =
+        p.components().map(owned).collect();
+    let mut out = PathBuf::new();
     let mut hops = 0;
-    loop {
-        if let Ok(c) = std::fs::canonicalize(&existing) {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
-            }
-            return out;
-        }
-        if hops < 40
-            && let Ok(target) = std::fs::read_link(&existing)
-        {
-            hops += 1;
-            let base = existing.parent().map_or_else(PathBuf::new, |b| {
-                std::fs::canonicalize(b).unwrap_or_else(|_| b.to_path_buf())
-            });
-            existing = normalize_lexically(&base.join(target));
+    while let Some(part) = pending.pop_front() {
+        let Some(c) = Path::new(&part).components().next() else {
             continue;
-        }
-        match (
-            existing.file_name().map(std::ffi::OsStr::to_os_string),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
+        };
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(&part),
+            Component::CurDir => {}
+            // `out` has no symlink in it, so its lexical parent is its physical parent.
+            Component::ParentDir => {
+                out.pop();
             }
-            _ => return p.to_path_buf(),
+            Component::Normal(name) => {
+                let next = out.join(name);
+                let meta = std::fs::symlink_metadata(&next);
+                let target = meta
+                    .as_ref()
+                    .ok()
+                    .filter(|m| m.file_type().is_symlink())
+                    .and_then(|_| std::fs::read_link(&next).ok());
+                match target {
+                    Some(t) if hops < MAX_HOPS => {
+                        hops += 1;
+                        for tc in t.components().rev() {
+                            pending.push_front(owned(tc));
+                        }
+                    }
+                    _ if meta.is_ok() => out = next,
+                    _ => {
+                        out = next;
+                        for r in pending {
+                            out.push(r);
+                        }
+                        return normalize_lexically(&out);
+                    }
+                }
+            }
         }
     }
+    out
 }
 
 impl Roots {
@@ -212,6 +234,39 @@ mod tests {
         );
         std::os::unix::fs::symlink("loop", r.root.join("loop")).unwrap();
         assert_eq!(r.confine("loop").unwrap().real, r.root.join("loop"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_symlink_climbs_with_dot_dot_from_where_its_symlinked_component_points() {
+        let (d, r) = setup();
+        let doc = d.path().canonicalize().unwrap().join("out/doc");
+        std::fs::create_dir_all(&doc).unwrap();
+        std::fs::create_dir_all(r.root.join(".alisio")).unwrap();
+        std::os::unix::fs::symlink(&doc, r.root.join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/../.alisio", r.root.join("dd")).unwrap();
+        std::os::unix::fs::symlink("./sub/./../new/../doc/x", r.root.join("dx")).unwrap();
+        // Where the kernel resolves them: `sub/..` is `out`, not the workspace.
+        assert_eq!(
+            realpath_prefix(&r.root.join("dd/config.json")),
+            doc.parent().unwrap().join(".alisio/config.json")
+        );
+        assert_eq!(realpath_prefix(&r.root.join("dx")), doc.join("x"));
+        assert_eq!(
+            r.confine("dd/config.json").unwrap_err().message(),
+            "Path escapes the workspace through a symlink: dd/config.json"
+        );
+        assert_eq!(
+            r.confine("dx").unwrap_err().message(),
+            "Path escapes the workspace through a symlink: dx"
+        );
+        // The same target through a plain directory stays inside.
+        std::fs::create_dir_all(r.root.join("plain")).unwrap();
+        std::os::unix::fs::symlink("plain/../.alisio", r.root.join("ok")).unwrap();
+        assert_eq!(
+            r.confine("ok/config.json").unwrap().real,
+            r.root.join(".alisio/config.json")
+        );
     }
 
     #[test]
