@@ -96,11 +96,7 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             );
             // As a headless `run` without `--allow` would offer its tools.
             let cfg = crate::session::SessionConfig::from_layers(&ctx.layers);
-            let policies = crate::session::approvals::Policies {
-                write: cfg.write,
-                process: cfg.process,
-            }
-            .effective(&[], false, true);
+            let policies = cfg.policies(&[], false, true);
             let r = crate::session::read::report(&store, &id, &ctx.settings, policies, &context)
                 .map_err(Failure)?;
             if ctx.args.json {

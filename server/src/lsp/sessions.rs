@@ -493,11 +493,7 @@ pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
     );
     // As the editor's next run would offer its tools: it can ask for approval.
     let sc = SessionConfig::from_layers(&cfg.layers);
-    let policies = crate::session::approvals::Policies {
-        write: sc.write,
-        process: sc.process,
-    }
-    .effective(&[], false, false);
+    let policies = sc.policies(&[], false, false);
     read::report(&store, id, &cfg.settings, policies, &ctx).map_err(invalid)
 }
 

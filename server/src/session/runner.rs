@@ -396,11 +396,7 @@ pub fn run_session(
         build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
-    let policies = Policies {
-        write: cfg.write,
-        process: cfg.process,
-    }
-    .effective(&opts.allow, opts.read_only, headless);
+    let policies = cfg.policies(&opts.allow, opts.read_only, headless);
     {
         let mut g = grants
             .lock()

@@ -78,6 +78,21 @@ fn sensitive(key: &str) -> bool {
 }
 
 impl SessionConfig {
+    /// The approval policies a run gets from this configuration and its flags (§4.2).
+    #[must_use]
+    pub fn policies(
+        &self,
+        allow: &[Effect],
+        read_only: bool,
+        headless: bool,
+    ) -> super::approvals::Policies {
+        super::approvals::Policies {
+            write: self.write,
+            process: self.process,
+        }
+        .effective(allow, read_only, headless)
+    }
+
     /// Applies the layers (lowest precedence first). Values of the wrong type are ignored.
     #[must_use]
     pub fn from_layers(layers: &[Layer]) -> Self {
