@@ -4,13 +4,12 @@
 
 use std::collections::HashSet;
 
-use rusqlite::params;
 use serde_json::{Value, json};
 
 use super::events::Pending;
 use super::providers::{Failure, ModelRequest, RequestKind, Stop, calls_of, texts};
 use super::runner::Run;
-use super::store::{MsgRow, insert_message};
+use super::store::MsgRow;
 use super::util::{chars, compact, estimate, fault, take_chars};
 
 /// The summarizer's system text (§6.5).
@@ -58,11 +57,11 @@ fn measure(run: &Run<'_>, active: &[MsgRow]) -> Measure {
                 + sizes[i + 1..].iter().map(|s| s.1).sum::<u64>();
             // Mode `on`: the provider counted the projection; add back what it removed.
             if run.gov.mode == crate::config::GovernorMode::On {
-                let saved: Option<String> = run
+                let saved = run
                     .store
-                    .conn
-                    .query_row("SELECT data FROM events WHERE session_id=?1 AND type='context_governed' ORDER BY id DESC LIMIT 1", [&run.sid], |r| r.get(0))
-                    .ok();
+                    .last_event_data(&run.sid, "context_governed")
+                    .ok()
+                    .flatten();
                 used += saved
                     .and_then(|d| serde_json::from_str::<Value>(&d).ok())
                     .and_then(|v| v["tokensSaved"].as_u64())
@@ -385,33 +384,16 @@ fn compact_once(run: &mut Run<'_>, reason: &'static str) -> Result<Attempt, Stri
         json!({"reason":reason,"before":m.request_tokens,"after":after,"replaced":cut,"structured":structured,"summarizedTokens":summarized_tokens,"checkpointTokens":checkpoint_tokens,"partial":partial}),
     );
     run.em.commit(&mut run.store, vec![ev], |tx| {
-        let seq: i64 = tx.query_row(
-            "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
-            [&sid],
-            |r| r.get(0),
-        )?;
+        let seq = tx.next_seq(&sid)?;
         for s in &seqs {
-            tx.execute(
-                "UPDATE messages SET compacted=1, replaced_by=?3 WHERE session_id=?1 AND seq=?2",
-                params![sid, s, seq],
-            )?;
+            tx.mark_compacted(&sid, *s, seq)?;
         }
-        let got = insert_message(
-            tx,
-            &sid,
-            Some(pos),
-            "user",
-            "checkpoint",
-            &msg_s,
-            Some(&run_id),
-        )?;
+        let got =
+            tx.append_message(&sid, Some(pos), "user", "checkpoint", &msg_s, Some(&run_id))?;
         debug_assert_eq!(got, seq);
-        tx.execute(
-            "UPDATE sessions SET compacted_chars=?2 WHERE id=?1",
-            params![sid, new_conv as i64],
-        )?;
+        tx.set_compacted_chars(&sid, new_conv as i64)?;
         if let Some(o) = &options {
-            super::store::set_options(tx, &sid, o)?;
+            tx.set_options(&sid, o)?;
         }
         Ok(())
     })?;
@@ -430,24 +412,8 @@ fn originals(run: &Run<'_>, m: &MsgRow) -> Value {
         if cur.kind != "reduced" {
             break;
         }
-        let prev: Option<(i64, i64, String, String, String)> = run
-            .store
-            .conn
-            .query_row("SELECT seq,pos,role,kind,json FROM messages WHERE session_id=?1 AND replaced_by=?2 ORDER BY seq LIMIT 1", params![run.sid, cur.seq], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .ok();
-        match prev {
-            Some((seq, pos, role, kind, json)) => {
-                cur = MsgRow {
-                    seq,
-                    pos,
-                    role,
-                    kind,
-                    json,
-                    ..cur
-                }
-            }
+        match run.store.replaced_by(&run.sid, cur.seq).ok().flatten() {
+            Some(prev) => cur = prev,
             None => break,
         }
     }
@@ -570,16 +536,9 @@ fn reduce(run: &mut Run<'_>) -> Result<bool, String> {
     );
     run.em.commit(&mut run.store, vec![ev], |tx| {
         for (r, j) in &changed {
-            let seq: i64 = tx.query_row(
-                "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
-                [&sid],
-                |x| x.get(0),
-            )?;
-            tx.execute(
-                "UPDATE messages SET compacted=1, replaced_by=?3 WHERE session_id=?1 AND seq=?2",
-                params![sid, r.seq, seq],
-            )?;
-            insert_message(tx, &sid, Some(r.pos), &r.role, "reduced", j, Some(&run_id))?;
+            let seq = tx.next_seq(&sid)?;
+            tx.mark_compacted(&sid, r.seq, seq)?;
+            tx.append_message(&sid, Some(r.pos), &r.role, "reduced", j, Some(&run_id))?;
         }
         Ok(())
     })?;

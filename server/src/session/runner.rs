@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Instant;
 
-use rusqlite::params;
 use serde_json::{Map, Value, json};
 
 use super::approvals::{self, Approver, Grants, Policies, Policy, Reply};
@@ -19,7 +18,7 @@ use super::providers::{
     self, Failure, ModelRequest, ModelResponse, Provider, RawCall, RequestKind, Stop, Usage,
 };
 use super::settings::{Kind, ProviderConfig, RunOptions};
-use super::store::{self, MsgRow, SessionRow, Store, insert_message, tool_message};
+use super::store::{self, MsgRow, RunEnd, SessionRow, Store, TaskRow, tool_message};
 use super::tools::{
     self, Effect, Outcome, Spec, ToolCtx,
     bg::Tasks,
@@ -384,14 +383,7 @@ pub fn run_session(
         }
     })?;
     let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
-    let run_number: i64 = store
-        .conn
-        .query_row(
-            "SELECT count(*) FROM runs WHERE session_id=?1",
-            [&sid],
-            |r| r.get(0),
-        )
-        .unwrap_or(0);
+    let run_number: i64 = store.run_count(&sid).unwrap_or(0);
     let (provider, model) =
         build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
     let headless = opts.headless || approver.is_none_or(Approver::headless);
@@ -560,15 +552,12 @@ impl Run<'_> {
             let missing = store::unanswered(&self.store, &sid)?;
             let run_id = self.run_id.clone();
             let (n, lost) = self.store.tx(|tx| {
-                let n = tx.execute("UPDATE runs SET status='interrupted', ended_at=?2 WHERE session_id=?1 AND status='running'", params![sid, now_rfc3339()])?;
+                let n = tx.interrupt_running_runs(&sid)?;
                 for r in &missing {
-                    insert_message(tx, &sid, None, "tool", "message", &r.json, Some(&run_id))?;
-                    tx.execute(
-                        "UPDATE calls SET state='done', result=?3, ended_at=coalesce(ended_at, ?4) WHERE session_id=?1 AND call_id=?2",
-                        params![sid, r.id, r.json, now_rfc3339()],
-                    )?;
+                    tx.append_message(&sid, None, "tool", "message", &r.json, Some(&run_id))?;
+                    tx.reconcile_call(&sid, &r.id, &r.json)?;
                 }
-                let lost = tx.execute("UPDATE tasks SET status='lost', ended_at=?2 WHERE session_id=?1 AND status='running'", params![sid, now_rfc3339()])?;
+                let lost = tx.lose_running_tasks(&sid)?;
                 Ok((n, lost))
             })?;
             for r in &missing {
@@ -621,17 +610,20 @@ impl Run<'_> {
         let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
             "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd)});
         let stored_provider = self.pcfg.stored();
-        self.em.commit(&mut self.store, vec![Pending::new(&sid, None, "run_started", data)], |tx| {
-            if resumed {
-                tx.execute("UPDATE sessions SET cwd=?2, provider=?3, options=?4, updated_at=?5 WHERE id=?1", params![sid, new_cwd, compact(&stored_provider), compact(&options), now_rfc3339()])?;
-            } else {
-                let mut s = session.clone();
-                s.options = options.clone();
-                store::insert_session(tx, &s)?;
-            }
-            tx.execute("INSERT INTO runs(id,session_id,started_at,status) VALUES(?1,?2,?3,'running')", params![run_id, sid, now_rfc3339()])?;
-            Ok(())
-        })?;
+        self.em.commit(
+            &mut self.store,
+            vec![Pending::new(&sid, None, "run_started", data)],
+            |tx| {
+                if resumed {
+                    tx.resume_session(&sid, &new_cwd, &stored_provider, &options)?;
+                } else {
+                    let mut s = session.clone();
+                    s.options = options.clone();
+                    tx.insert_session(&s)?;
+                }
+                tx.start_run(&run_id, &sid)
+            },
+        )?;
         self.session = self
             .store
             .session(&sid)?
@@ -668,8 +660,7 @@ impl Run<'_> {
         let run_id = self.run_id.clone();
         let sid2 = sid.clone();
         self.store.tx(|tx| {
-            let seq = insert_message(
-                tx,
+            let seq = tx.append_message(
                 &sid2,
                 None,
                 "user",
@@ -677,11 +668,7 @@ impl Run<'_> {
                 &compact(&msg),
                 Some(&run_id),
             )?;
-            tx.execute(
-                "UPDATE runs SET prompt_seq=?3 WHERE id=?1 AND session_id=?2",
-                params![run_id, sid2, seq],
-            )?;
-            Ok(())
+            tx.set_prompt_seq(&run_id, &sid2, seq)
         })?;
         fault("after_user_commit");
         Ok(())
@@ -689,11 +676,7 @@ impl Run<'_> {
 
     /// §2.2 c': skills whose load was summarised away by a compaction, most recent first.
     fn loaded_skills_block(&self, cwd: &Path) -> Option<String> {
-        let checkpoints: i64 = self
-            .store
-            .conn
-            .query_row("SELECT count(*) FROM messages WHERE session_id=?1 AND kind='checkpoint' AND compacted=0", [&self.sid], |r| r.get(0))
-            .unwrap_or(0);
+        let checkpoints = self.store.active_checkpoints(&self.sid).unwrap_or(0);
         if checkpoints == 0 {
             return None;
         }
@@ -888,24 +871,7 @@ impl Run<'_> {
         let sid = self.sid.clone();
         let _ = self.store.tx(|tx| {
             for r in &rows {
-                let s = |k: &str| r.get(k).and_then(Value::as_str).map(String::from);
-                tx.execute(
-                    "INSERT INTO tasks(session_id,id,label,command,cwd,status,exit_code,log_path,output_bytes,created_at,ended_at) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)
-                     ON CONFLICT(session_id,id) DO UPDATE SET status=excluded.status, exit_code=excluded.exit_code, output_bytes=excluded.output_bytes, ended_at=excluded.ended_at",
-                    params![
-                        sid,
-                        s("id"),
-                        s("label"),
-                        s("command"),
-                        s("cwd"),
-                        s("status"),
-                        r.get("exit_code").and_then(Value::as_i64),
-                        s("log_path"),
-                        r.get("output_bytes").and_then(Value::as_i64).unwrap_or(0),
-                        s("created_at"),
-                        s("ended_at")
-                    ],
-                )?;
+                tx.upsert_task(&sid, &task_row(r))?;
             }
             Ok(())
         });
@@ -1097,14 +1063,7 @@ impl Run<'_> {
     }
 
     fn next_seq(&self) -> Result<i64, String> {
-        self.store
-            .conn
-            .query_row(
-                "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
-                [&self.sid],
-                |r| r.get(0),
-            )
-            .map_err(|e| format!("Session store error: {e}"))
+        self.store.next_seq(&self.sid)
     }
 
     fn validate(&self, calls: &[RawCall]) -> Result<Option<String>, String> {
@@ -1124,17 +1083,7 @@ impl Run<'_> {
             }
         }
         for c in calls {
-            let used: bool = self
-                .store
-                .conn
-                .query_row(
-                    "SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2",
-                    params![self.sid, c.id],
-                    |r| r.get::<_, i64>(0),
-                )
-                .map_err(|e| format!("Session store error: {e}"))?
-                > 0;
-            if used {
+            if self.store.call_exists(&self.sid, &c.id)? {
                 return Ok(Some(format!(
                     "Provider turn rejected: tool call id \"{}\" was used in an earlier turn",
                     c.id
@@ -1287,13 +1236,11 @@ impl Run<'_> {
         let msg_s = compact(&msg);
         let calls2 = calls.clone();
         let asst_seq = self.em.commit(&mut self.store, evs, |tx| {
-            let seq = insert_message(tx, &sid, None, "assistant", "message", &msg_s, Some(&run_id))?;
+            let seq =
+                tx.append_message(&sid, None, "assistant", "message", &msg_s, Some(&run_id))?;
             for c in &calls2 {
                 let effect = tools::spec(&c.name).map(|s| s.effect.as_str());
-                tx.execute(
-                    "INSERT INTO calls(session_id,call_id,assistant_seq,name,effect,state) VALUES(?1,?2,?3,?4,?5,'pending')",
-                    params![sid, c.id, seq, c.name, effect],
-                )?;
+                tx.add_call(&sid, &c.id, seq, &c.name, effect)?;
             }
             Ok(seq)
         })?;
@@ -1511,10 +1458,7 @@ impl Run<'_> {
                     continue;
                 }
                 let id = slots[k].id.clone();
-                self.store.tx(|tx| {
-                    tx.execute("UPDATE calls SET state='started', started_at=?3 WHERE session_id=?1 AND call_id=?2", params![sid, id, now_rfc3339()])?;
-                    Ok(())
-                })?;
+                self.store.tx(|tx| tx.start_call(&sid, &id))?;
                 fault("after_call_started");
                 slots[k].started = Some(Instant::now());
                 if slots[k].name == "task" {
@@ -1790,11 +1734,7 @@ impl Run<'_> {
         }
         let ev = Pending::new(&sid, None, "tool_completed", data);
         self.em.commit(&mut self.store, vec![ev], |tx| {
-            tx.execute(
-                "UPDATE calls SET state='done', result=?3, ended_at=?4, started_at=coalesce(started_at, ?4) WHERE session_id=?1 AND call_id=?2",
-                params![sid, id, json, now_rfc3339()],
-            )?;
-            Ok(())
+            tx.finish_call(&sid, &id, &json)
         })?;
         fault("after_call_done");
         s.done = Some(d);
@@ -1834,9 +1774,9 @@ impl Run<'_> {
                 o
             });
             self.store.tx(|tx| {
-                insert_message(tx, &sid, None, "tool", "message", &json, Some(&run_id))?;
+                tx.append_message(&sid, None, "tool", "message", &json, Some(&run_id))?;
                 if let Some(o) = &opts {
-                    store::set_options(tx, &sid, o)?;
+                    tx.set_options(&sid, o)?;
                 }
                 Ok(())
             })?;
@@ -1874,13 +1814,17 @@ impl Run<'_> {
         let st = status.as_str();
         let (err2, code2) = (error.clone(), code);
         let pending = Pending::new(&sid, None, ty, data.clone());
-        let stored = self.em.commit(&mut self.store, vec![pending.clone()], |tx| {
-            tx.execute(
-                "UPDATE runs SET status=?3, ended_at=?4, usage=?5, error=?6, code=?7 WHERE id=?1 AND session_id=?2",
-                params![run_id, sid, st, now_rfc3339(), usage, err2, code2],
-            )?;
-            Ok(())
-        });
+        let end = RunEnd {
+            status: st,
+            usage: &usage,
+            error: err2.as_deref(),
+            code: code2,
+        };
+        let stored = self
+            .em
+            .commit(&mut self.store, vec![pending.clone()], |tx| {
+                tx.finish_run(&run_id, &sid, end)
+            });
         if let Err(e) = stored {
             // The store failed: still tell the consumer how the run ended.
             let p = Pending::new(
@@ -1961,6 +1905,23 @@ impl Run<'_> {
         let rows = self.store.active_messages(&self.sid)?;
         *cache = Some((max, generation, rows.clone()));
         Ok(rows)
+    }
+}
+
+/// A row of the background task table as the store keeps it.
+fn task_row(r: &Value) -> TaskRow {
+    let s = |k: &str| r.get(k).and_then(Value::as_str).map(String::from);
+    TaskRow {
+        id: s("id"),
+        label: s("label"),
+        command: s("command"),
+        cwd: s("cwd"),
+        status: s("status"),
+        exit_code: r.get("exit_code").and_then(Value::as_i64),
+        log_path: s("log_path"),
+        output_bytes: r.get("output_bytes").and_then(Value::as_i64).unwrap_or(0),
+        created_at: s("created_at"),
+        ended_at: s("ended_at"),
     }
 }
 

@@ -380,14 +380,19 @@ fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_ch
 
 type Rows = Vec<(i64, i64, String, String)>;
 
+/// Every stored message row of every session, by session id then `seq`.
 fn rows(state: &Path) -> Rows {
-    let c = rusqlite::Connection::open(state.join("sessions.db")).unwrap();
-    let mut st = c
-        .prepare("SELECT seq,pos,role,json FROM messages ORDER BY session_id, seq")
-        .unwrap();
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+    let store = super::store::Store::open(state).unwrap();
+    let mut ids: Vec<String> = store
+        .list("", true)
         .unwrap()
-        .map(Result::unwrap)
+        .into_iter()
+        .map(|(s, _, _)| s.id)
+        .collect();
+    ids.sort();
+    ids.iter()
+        .flat_map(|id| store.all_messages(id).unwrap())
+        .map(|m| (m.seq, m.pos, m.role.to_string(), m.json))
         .collect()
 }
 
