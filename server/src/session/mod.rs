@@ -7,7 +7,6 @@
 //! one result.
 
 pub mod approvals;
-pub mod compaction;
 pub mod context;
 pub mod events;
 pub mod gov;
@@ -26,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 pub use approvals::{ApprovalRequest, Approver, Grants, Reply};
-pub use runner::{PreRunError, RunResult, RunStatus, run_session};
+pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 
 /// One instruction file in the attach map (`options.attachedInstructions`).
