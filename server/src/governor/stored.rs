@@ -295,7 +295,10 @@ mod tests {
         assert_eq!(o.attached().len(), 1);
         assert_eq!(o.goal.as_ref().map(|g| g.status.as_str()), Some("active"));
         assert_eq!(o.quotes(), vec!["q".to_string()]);
-        assert_eq!(SessionOptions::from_value(&json!([1])), SessionOptions::default());
+        assert_eq!(
+            SessionOptions::from_value(&json!([1])),
+            SessionOptions::default()
+        );
         let patch = SessionOptions {
             governor: Some("off".into()),
             read_only: Some(true),

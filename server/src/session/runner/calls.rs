@@ -13,10 +13,11 @@ use serde_json::{Map, Value, json};
 
 use super::Run;
 use super::request::{attached_of, offered};
+use crate::governor::stored::{AttachedEntry, SessionOptions};
 use crate::session::AttachedFile;
 use crate::session::events::Pending;
 use crate::session::providers::RawCall;
-use crate::session::store::tool_message;
+use crate::session::store::{Role, RowKind, tool_message};
 use crate::session::tools::{self, Effect, Outcome, Spec};
 use crate::session::util::{fault, take_chars};
 
@@ -376,25 +377,16 @@ impl Run<'_> {
             let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
             let sid = self.sid.clone();
             let run_id = self.run_id.clone();
-            let opts = delivered.take().map(|files| {
-                let mut o = self.options();
-                let mut list: Vec<Value> = o
-                    .get("attachedInstructions")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                for f in files {
-                    let p = f.path.to_string_lossy().into_owned();
-                    list.retain(|e| e.get("path").and_then(Value::as_str) != Some(p.as_str()));
-                    list.push(json!({"path":p,"sha256":f.sha256}));
-                }
-                if let Some(m) = o.as_object_mut() {
-                    m.insert("attachedInstructions".into(), Value::Array(list));
-                }
-                o
-            });
+            let opts = delivered.take().map(|files| self.with_attached(files));
             self.store.tx(|tx| {
-                tx.append_message(&sid, None, "tool", "message", &json, Some(&run_id))?;
+                tx.append_message(
+                    &sid,
+                    None,
+                    Role::Tool,
+                    RowKind::Message,
+                    &json,
+                    Some(&run_id),
+                )?;
                 if let Some(o) = &opts {
                     tx.set_options(&sid, o)?;
                 }
@@ -405,6 +397,27 @@ impl Run<'_> {
             *next += 1;
         }
         Ok(())
+    }
+}
+
+impl Run<'_> {
+    /// The stored options with `files` added to the attach map (a file delivered again
+    /// replaces its entry, which moves to the end).
+    fn with_attached(&self, files: Vec<AttachedFile>) -> Value {
+        let mut list = self.options().attached().to_vec();
+        for f in files {
+            let path = f.path.to_string_lossy().into_owned();
+            list.retain(|e| e.path != path);
+            list.push(AttachedEntry {
+                path,
+                sha256: f.sha256,
+            });
+        }
+        SessionOptions {
+            attached_instructions: Some(list),
+            ..SessionOptions::default()
+        }
+        .merge_into(&self.stored_options())
     }
 }
 

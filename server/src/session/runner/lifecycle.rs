@@ -10,13 +10,14 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::{PreRunError, Run, RunResult, RunStatus, Transcript};
+use crate::governor::stored::{SessionOptions, StoredCriterion, StoredGoal};
 use crate::session::SessionContext;
 use crate::session::approvals::{Approver, Grants};
 use crate::session::events::{Emitter, Pending};
 use crate::session::gov::Gov;
 use crate::session::providers::{self, Provider, Usage};
 use crate::session::settings::{Kind, ProviderConfig, RunOptions};
-use crate::session::store::{self, Reconciled, RunEnd, SessionRow, Store, TaskRow};
+use crate::session::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::session::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
 use crate::session::util::{compact, fault, now_rfc3339, take_chars, uuid7};
 
@@ -401,7 +402,14 @@ impl Run<'_> {
         let (n, lost) = self.store.tx(|tx| {
             let n = tx.interrupt_running_runs(&sid)?;
             for r in &missing {
-                tx.append_message(&sid, None, "tool", "message", &r.json, Some(&run_id))?;
+                tx.append_message(
+                    &sid,
+                    None,
+                    Role::Tool,
+                    RowKind::Message,
+                    &r.json,
+                    Some(&run_id),
+                )?;
                 tx.reconcile_call(&sid, &r.id, &r.json)?;
             }
             let lost = tx.lose_running_tasks(&sid)?;
@@ -448,32 +456,26 @@ impl Run<'_> {
     /// The session options this run stores: the stored ones with this run's governor mode,
     /// read-only flag, goal and criteria.
     fn run_options(&self) -> Value {
-        let mut options = self.options();
-        if !options.is_object() {
-            options = json!({});
-        }
-        let mut o = options
-            .as_object_mut()
-            .map(std::mem::take)
-            .unwrap_or_default();
-        o.insert("governor".into(), json!(self.opts.governor.as_str()));
-        o.insert("readOnly".into(), json!(self.opts.read_only));
-        if let Some(g) = &self.opts.goal {
-            o.insert("goal".into(), json!({"objective":g,"status":"active"}));
-        }
-        if !self.opts.criteria.is_empty() {
-            o.insert(
-                "criteria".into(),
-                json!(
-                    self.opts
-                        .criteria
-                        .iter()
-                        .map(|(t, r)| json!({"text":t,"required":r}))
-                        .collect::<Vec<_>>()
-                ),
-            );
-        }
-        Value::Object(o)
+        let patch = SessionOptions {
+            governor: Some(self.opts.governor.as_str().to_string()),
+            read_only: Some(self.opts.read_only),
+            goal: self.opts.goal.as_ref().map(|g| StoredGoal {
+                objective: g.clone(),
+                status: "active".into(),
+            }),
+            criteria: (!self.opts.criteria.is_empty()).then(|| {
+                self.opts
+                    .criteria
+                    .iter()
+                    .map(|(t, r)| StoredCriterion {
+                        text: t.clone(),
+                        required: *r,
+                    })
+                    .collect()
+            }),
+            ..SessionOptions::default()
+        };
+        patch.merge_into(&self.stored_options())
     }
 
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
@@ -486,8 +488,14 @@ impl Run<'_> {
         let run_id = self.run_id.clone();
         let sid = self.sid.clone();
         self.store.tx(|tx| {
-            let seq =
-                tx.append_message(&sid, None, "user", "message", &compact(&msg), Some(&run_id))?;
+            let seq = tx.append_message(
+                &sid,
+                None,
+                Role::User,
+                RowKind::Message,
+                &compact(&msg),
+                Some(&run_id),
+            )?;
             tx.set_prompt_seq(&run_id, &sid, seq)
         })?;
         fault("after_user_commit");

@@ -38,10 +38,12 @@ use super::providers::{Provider, Usage};
 use super::settings::{ProviderConfig, RunOptions};
 use super::store::{SessionRow, Store};
 use super::tools::ToolCtx;
+use crate::governor::stored::SessionOptions;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
 use request::Transcript;
 pub use request::{
-    PREAMBLE, RECOVERY_NOTE, SUBAGENT, offered, preamble_block, request_parts, tools_json,
+    PREAMBLE, RECOVERY_NOTE, SUBAGENT, attached_of, offered, preamble_block, request_parts,
+    tools_json,
 };
 
 /// How a run ended.
@@ -140,13 +142,19 @@ pub(crate) struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// The session options as stored now (the row read at run start when the store fails).
-    fn options(&self) -> Value {
+    /// The session options object as stored now (the row read at run start when the store
+    /// fails); writes merge into it.
+    fn stored_options(&self) -> Value {
         self.store
             .session(&self.sid)
             .ok()
             .flatten()
             .map_or_else(|| self.session.options.clone(), |s| s.options)
+    }
+
+    /// The session options as stored now, decoded.
+    fn options(&self) -> SessionOptions {
+        SessionOptions::from_value(&self.stored_options())
     }
 
     /// The session's working directory.

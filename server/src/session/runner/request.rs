@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::Run;
+use crate::governor::stored::SessionOptions;
 use crate::session::approvals::{Policies, Policy};
 use crate::session::events::Pending;
 use crate::session::gov::{Parts, Sources};
 use crate::session::providers::{self, ModelRequest, RequestKind};
-use crate::session::store::{self, MsgRow};
+use crate::session::store::{self, MsgRow, Role, RowKind};
 use crate::session::tools::{self, Spec};
 use crate::session::util::{chars, compact, estimate};
 use crate::session::{AttachedFile, SessionContext};
@@ -115,21 +116,17 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
     v
 }
 
-pub(super) fn attached_of(options: &Value) -> Vec<AttachedFile> {
+/// The attach map of the stored options as files.
+#[must_use]
+pub fn attached_of(options: &SessionOptions) -> Vec<AttachedFile> {
     options
-        .get("attachedInstructions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|e| {
-                    Some(AttachedFile {
-                        path: PathBuf::from(e.get("path")?.as_str()?),
-                        sha256: e.get("sha256")?.as_str()?.to_string(),
-                    })
-                })
-                .collect()
+        .attached()
+        .iter()
+        .map(|e| AttachedFile {
+            path: PathBuf::from(&e.path),
+            sha256: e.sha256.clone(),
         })
-        .unwrap_or_default()
+        .collect()
 }
 
 impl Run<'_> {
@@ -169,39 +166,11 @@ impl Run<'_> {
             .grants
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Sources {
-            quotes: o
-                .get("contextInvariants")
-                .and_then(|c| c.get("instructions"))
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            goal: o
-                .pointer("/goal/objective")
-                .and_then(Value::as_str)
-                .map(String::from),
-            criteria: o
-                .get("criteria")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|c| {
-                            Some((
-                                c.get("text")?.as_str()?.to_string(),
-                                c.get("required").and_then(Value::as_bool).unwrap_or(true),
-                            ))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-            grants: g.effects.iter().cloned().collect(),
-            external_dirs: g.dirs.len() + self.tctx.roots.external.len(),
-        }
+        Sources::from_options(
+            &o,
+            g.effects.iter().cloned().collect(),
+            g.dirs.len() + self.tctx.roots.external.len(),
+        )
     }
 
     /// §2.2 c': skills whose load was summarised away by a compaction, most recent first.
@@ -215,18 +184,18 @@ impl Run<'_> {
         for m in all
             .iter()
             .rev()
-            .filter(|m| m.compacted && m.kind != "reduced")
+            .filter(|m| m.compacted && m.kind != RowKind::Reduced)
         {
             let v = m.value();
-            let name = if m.role == "user" {
+            let name = if m.role == Role::User {
                 v.get("skill").and_then(Value::as_str).map(String::from)
-            } else if m.role == "assistant" {
+            } else if m.role == Role::Assistant {
                 None
             } else if v["name"] == "skill_load" && v["isError"] == json!(false) {
                 // The skill named by the matching call.
                 let call = v["callId"].as_str().unwrap_or_default();
                 all.iter()
-                    .filter(|a| a.role == "assistant")
+                    .filter(|a| a.role == Role::Assistant)
                     .flat_map(|a| providers::calls_of(&a.value()))
                     .find(|(id, _, _)| id == call)
                     .and_then(|(_, _, args)| serde_json::from_str::<Value>(&args).ok())

@@ -12,6 +12,7 @@ use serde_json::json;
 use super::{Run, RunResult, RunStatus};
 use crate::session::events::Pending;
 use crate::session::providers::{self, Failure, ModelRequest, ModelResponse, RawCall, Stop, Usage};
+use crate::session::store::{Role, RowKind};
 use crate::session::tools;
 use crate::session::util::{compact, estimate, fault};
 
@@ -242,8 +243,14 @@ impl Run<'_> {
         let msg_s = compact(&msg);
         let calls = &a.calls;
         let asst_seq = self.em.commit(&mut self.store, evs, |tx| {
-            let seq =
-                tx.append_message(&sid, None, "assistant", "message", &msg_s, Some(&run_id))?;
+            let seq = tx.append_message(
+                &sid,
+                None,
+                Role::Assistant,
+                RowKind::Message,
+                &msg_s,
+                Some(&run_id),
+            )?;
             for c in calls {
                 let effect = tools::spec(&c.name).map(|s| s.effect.as_str());
                 tx.add_call(&sid, &c.id, seq, &c.name, effect)?;

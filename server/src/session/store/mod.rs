@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 
+pub use crate::governor::stored::{Role, RowKind};
 pub use reconcile::{
     INTERRUPTED_PENDING, INTERRUPTED_RUNNING, Reconciled, paired_view, tool_message, unanswered,
 };
@@ -77,8 +78,8 @@ pub struct SessionRow {
 pub struct MsgRow {
     pub seq: i64,
     pub pos: i64,
-    pub role: String,
-    pub kind: String,
+    pub role: Role,
+    pub kind: RowKind,
     pub json: String,
     pub compacted: bool,
     pub replaced_by: Option<i64>,
@@ -482,14 +483,23 @@ fn msg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MsgRow> {
     Ok(MsgRow {
         seq: r.get(0)?,
         pos: r.get(1)?,
-        role: r.get(2)?,
-        kind: r.get(3)?,
+        role: Role::parse(&r.get::<_, String>(2)?).ok_or_else(|| unknown_value(2, "role"))?,
+        kind: RowKind::parse(&r.get::<_, String>(3)?).ok_or_else(|| unknown_value(3, "kind"))?,
         json: r.get(4)?,
         compacted: r.get::<_, i64>(5)? != 0,
         replaced_by: r.get(6)?,
         run_id: r.get(7)?,
         created_at: r.get(8)?,
     })
+}
+
+/// A stored role or kind this version does not know (a corrupt or newer store).
+fn unknown_value(col: usize, what: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        col,
+        rusqlite::types::Type::Text,
+        format!("unknown message {what}").into(),
+    )
 }
 
 fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
@@ -590,8 +600,8 @@ mod tests {
         let id = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
         s.tx(|tx| {
             tx.insert_session(&session(id))?;
-            tx.append_message(id, None, "user", "message", "{}", None)?;
-            tx.append_message(id, None, "assistant", "message", "{}", None)
+            tx.append_message(id, None, Role::User, RowKind::Message, "{}", None)?;
+            tx.append_message(id, None, Role::Assistant, RowKind::Message, "{}", None)
         })
         .unwrap();
         let m = s.active_messages(id).unwrap();
@@ -630,8 +640,8 @@ mod tests {
         let asst = r#"{"role":"assistant","content":[{"type":"tool_call","id":"a","name":"read_file","arguments":"{}"},{"type":"tool_call","id":"b","name":"shell","arguments":"{}"},{"type":"tool_call","id":"c","name":"read_file","arguments":"{}"}]}"#;
         s.tx(|tx| {
             tx.insert_session(&session(id))?;
-            tx.append_message(id, None, "user", "message", "{}", None)?;
-            let seq = tx.append_message(id, None, "assistant", "message", asst, None)?;
+            tx.append_message(id, None, Role::User, RowKind::Message, "{}", None)?;
+            let seq = tx.append_message(id, None, Role::Assistant, RowKind::Message, asst, None)?;
             tx.tx.execute(
                 "INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)",
                 params![

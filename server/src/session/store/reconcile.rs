@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::{MsgRow, Store};
+use super::{MsgRow, Role, RowKind, Store};
 use crate::session::util::{compact, now_rfc3339};
 
 pub const INTERRUPTED_RUNNING: &str = "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.";
@@ -34,14 +34,14 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
     let journal = store.calls(sid)?;
     let mut answered = HashSet::new();
     for m in &msgs {
-        if m.role == "tool"
+        if m.role == Role::Tool
             && let Some(id) = m.value().get("callId").and_then(Value::as_str)
         {
             answered.insert(id.to_string());
         }
     }
     let mut out = Vec::new();
-    for m in msgs.iter().filter(|m| m.role == "assistant") {
+    for m in msgs.iter().filter(|m| m.role == Role::Assistant) {
         let v = m.value();
         for part in v
             .get("content")
@@ -153,14 +153,14 @@ pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
     let mut next_seq = store.all_messages(sid)?.last().map_or(0, |m| m.seq);
     for r in missing {
         let Some(ai) = msgs.iter().position(|m| {
-            m.role == "assistant"
+            m.role == Role::Assistant
                 && m.json
                     .contains(&format!("\"id\":{}", compact(&Value::String(r.id.clone()))))
         }) else {
             continue;
         };
         let mut at = ai + 1;
-        while at < msgs.len() && msgs[at].role == "tool" {
+        while at < msgs.len() && msgs[at].role == Role::Tool {
             at += 1;
         }
         next_seq += 1;
@@ -169,8 +169,8 @@ pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
             MsgRow {
                 seq: next_seq,
                 pos: next_seq,
-                role: "tool".into(),
-                kind: "message".into(),
+                role: Role::Tool,
+                kind: RowKind::Message,
                 json: r.json,
                 compacted: false,
                 replaced_by: None,

@@ -6,7 +6,7 @@
 use rusqlite::{Transaction, params};
 use serde_json::Value;
 
-use super::SessionRow;
+use super::{Role, RowKind, SessionRow};
 use crate::session::util::{compact, now_rfc3339};
 
 /// The result of one statement inside a transaction (an error rolls the whole transaction back).
@@ -122,8 +122,8 @@ impl Tx<'_> {
         &self,
         sid: &str,
         pos: Option<i64>,
-        role: &str,
-        kind: &str,
+        role: Role,
+        kind: RowKind,
         json: &str,
         run_id: Option<&str>,
     ) -> DbResult<i64> {
@@ -131,7 +131,16 @@ impl Tx<'_> {
         let now = now_rfc3339();
         self.tx.execute(
             "INSERT INTO messages(session_id,seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at) VALUES(?1,?2,?3,?4,?5,?6,0,NULL,?7,?8)",
-            params![sid, seq, pos.unwrap_or(seq), role, kind, json, run_id, now],
+            params![
+                sid,
+                seq,
+                pos.unwrap_or(seq),
+                role.as_str(),
+                kind.as_str(),
+                json,
+                run_id,
+                now
+            ],
         )?;
         self.tx.execute(
             "UPDATE sessions SET updated_at=?2 WHERE id=?1",

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use crate::session::providers::{calls_of, texts};
-use crate::session::store::MsgRow;
+use crate::session::store::{MsgRow, Role, RowKind};
 use crate::session::util::{chars, take_chars};
 
 /// The summarizer's system text (§6.5).
@@ -20,15 +20,15 @@ pub fn plan(active: &[MsgRow], keep_turns: u32) -> Option<usize> {
     let mut open: HashSet<String> = HashSet::new();
     let mut safe = vec![false; n + 1];
     for (i, m) in active.iter().enumerate() {
-        if i > 0 && m.role != "tool" && open.is_empty() {
+        if i > 0 && m.role != Role::Tool && open.is_empty() {
             safe[i] = true;
         }
         let v = m.value();
-        if m.role == "assistant" {
+        if m.role == Role::Assistant {
             for (id, _, _) in calls_of(&v) {
                 open.insert(id);
             }
-        } else if m.role == "tool"
+        } else if m.role == Role::Tool
             && let Some(id) = v.get("callId").and_then(Value::as_str)
         {
             open.remove(id);
@@ -38,11 +38,11 @@ pub fn plan(active: &[MsgRow], keep_turns: u32) -> Option<usize> {
         return None;
     }
     let mut starts: Vec<usize> = Vec::new();
-    if active.first().is_some_and(|m| m.role == "user") {
+    if active.first().is_some_and(|m| m.role == Role::User) {
         starts.push(0);
     }
     for (i, m) in active.iter().enumerate() {
-        if i > 0 && safe[i] && m.role == "user" {
+        if i > 0 && safe[i] && m.role == Role::User {
             starts.push(i);
         }
     }
@@ -76,12 +76,12 @@ pub fn transcript(msgs: &[MsgRow]) -> String {
     let mut lines = Vec::new();
     for m in msgs {
         let v = m.value();
-        match m.role.as_str() {
-            "user" if m.kind == "checkpoint" => {
+        match m.role {
+            Role::User if m.kind == RowKind::Checkpoint => {
                 lines.push(item(format!("PREVIOUS SUMMARY: {}", texts(&v))))
             }
-            "user" => lines.push(item(format!("USER: {}", texts(&v)))),
-            "assistant" => {
+            Role::User => lines.push(item(format!("USER: {}", texts(&v)))),
+            Role::Assistant => {
                 let t = texts(&v);
                 if !t.is_empty() {
                     lines.push(item(format!("ASSISTANT: {t}")));
@@ -90,7 +90,7 @@ pub fn transcript(msgs: &[MsgRow]) -> String {
                     lines.push(item(format!("TOOL CALL {id} {name}: {args}")));
                 }
             }
-            _ => {
+            Role::Tool => {
                 let err = if v["isError"] == json!(true) {
                     " (error)"
                 } else {
@@ -199,9 +199,9 @@ pub fn render(v: &Value) -> String {
 }
 
 pub(super) fn clippable(m: &MsgRow, v: &Value) -> bool {
-    m.kind != "checkpoint"
+    m.kind != RowKind::Checkpoint
         && v.get("skill").is_none()
-        && !(m.role == "tool" && v["name"] == "skill_load")
+        && !(m.role == Role::Tool && v["name"] == "skill_load")
 }
 
 pub(super) fn clip(v: &Value, cap: usize) -> Value {
@@ -240,12 +240,12 @@ pub(super) fn clip(v: &Value, cap: usize) -> Value {
 mod tests {
     use super::*;
 
-    fn row(seq: i64, role: &str, json: Value) -> MsgRow {
+    fn row(seq: i64, role: Role, json: Value) -> MsgRow {
         MsgRow {
             seq,
             pos: seq,
-            role: role.into(),
-            kind: "message".into(),
+            role,
+            kind: RowKind::Message,
             json: json.to_string(),
             compacted: false,
             replaced_by: None,
@@ -257,7 +257,7 @@ mod tests {
     fn user(seq: i64) -> MsgRow {
         row(
             seq,
-            "user",
+            Role::User,
             json!({"role":"user","content":[{"type":"text","text":"u"}]}),
         )
     }
@@ -265,7 +265,7 @@ mod tests {
     fn call(seq: i64, id: &str) -> MsgRow {
         row(
             seq,
-            "assistant",
+            Role::Assistant,
             json!({"role":"assistant","content":[{"type":"tool_call","id":id,"name":"read_file","arguments":"{}"}]}),
         )
     }
@@ -273,7 +273,7 @@ mod tests {
     fn result(seq: i64, id: &str) -> MsgRow {
         row(
             seq,
-            "tool",
+            Role::Tool,
             json!({"role":"tool","callId":id,"name":"read_file","isError":false,"outcome":"ok","content":[{"type":"text","text":"r"}]}),
         )
     }
@@ -298,7 +298,7 @@ mod tests {
             result(3, "a"),
             row(
                 4,
-                "assistant",
+                Role::Assistant,
                 json!({"role":"assistant","content":[{"type":"text","text":"x"}]}),
             ),
         ];

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::Run;
 use crate::session::events::Pending;
 use crate::session::providers::{Failure, ModelRequest, RequestKind, Stop, texts};
-use crate::session::store::MsgRow;
+use crate::session::store::{MsgRow, Role, RowKind};
 use crate::session::util::{chars, compact, estimate, fault};
 use checkpoint::{SUMMARIZER_SYSTEM, clip, clippable, parse, plan, render, transcript};
 
@@ -96,13 +96,13 @@ impl Run<'_> {
         let request_tokens =
             estimate(&system) + sizes.iter().map(|s| s.1).sum::<u64>() + estimate(&tools_json);
         let mut used = request_tokens;
-        if let Some(i) = active.iter().rposition(|m| m.role == "assistant") {
+        if let Some(i) = active.iter().rposition(|m| m.role == Role::Assistant) {
             let v = active[i].value();
             let u = &v["usage"];
-            let later_rewrite = active[i + 1..].iter().any(|m| m.kind != "message")
+            let later_rewrite = active[i + 1..].iter().any(|m| m.kind != RowKind::Message)
                 || active
                     .iter()
-                    .any(|m| m.kind != "message" && m.seq > active[i].seq);
+                    .any(|m| m.kind != RowKind::Message && m.seq > active[i].seq);
             if u["estimated"] == json!(false) && !later_rewrite {
                 used = u["input"].as_u64().unwrap_or(0)
                     + u["output"].as_u64().unwrap_or(0)
@@ -233,8 +233,14 @@ impl Run<'_> {
             for s in &seqs {
                 tx.mark_compacted(&sid, *s, seq)?;
             }
-            let got =
-                tx.append_message(&sid, Some(pos), "user", "checkpoint", &msg_s, Some(&run_id))?;
+            let got = tx.append_message(
+                &sid,
+                Some(pos),
+                Role::User,
+                RowKind::Checkpoint,
+                &msg_s,
+                Some(&run_id),
+            )?;
             debug_assert_eq!(got, seq);
             tx.set_compacted_chars(&sid, new_conv as i64)?;
             if let Some(o) = &options {
@@ -254,7 +260,7 @@ impl Run<'_> {
         // Clipping is always from the original: follow `replaced_by` back to the first row.
         let mut cur = m.clone();
         for _ in 0..100 {
-            if cur.kind != "reduced" {
+            if cur.kind != RowKind::Reduced {
                 break;
             }
             match self.store.replaced_by(&self.sid, cur.seq).ok().flatten() {
@@ -294,7 +300,11 @@ impl Run<'_> {
                     if !clippable(r, &orig) {
                         continue;
                     }
-                    let cap = if r.role == "tool" { tool_cap } else { text_cap };
+                    let cap = if r.role == Role::Tool {
+                        tool_cap
+                    } else {
+                        text_cap
+                    };
                     if chars(&texts(&orig)) <= cap {
                         continue;
                     }
@@ -310,7 +320,7 @@ impl Run<'_> {
                     }
                 }
                 let Some(i) = best else { break };
-                let cap = if active[i].role == "tool" {
+                let cap = if active[i].role == Role::Tool {
                     tool_cap
                 } else {
                     text_cap
@@ -345,7 +355,14 @@ impl Run<'_> {
             for (r, j) in &changed {
                 let seq = tx.next_seq(&sid)?;
                 tx.mark_compacted(&sid, r.seq, seq)?;
-                tx.append_message(&sid, Some(r.pos), &r.role, "reduced", j, Some(&run_id))?;
+                tx.append_message(
+                    &sid,
+                    Some(r.pos),
+                    r.role,
+                    RowKind::Reduced,
+                    j,
+                    Some(&run_id),
+                )?;
             }
             Ok(())
         })?;
