@@ -14,6 +14,7 @@ use crate::session::gov::Gov;
 use crate::session::providers::{self, ModelRequest, ModelResponse, Provider, Usage};
 use crate::session::store::{SessionRow, Store};
 use crate::session::tools::ToolCtx;
+use crate::session::tools::args::{self, Task};
 use crate::session::util::{compact, now_rfc3339, take_chars, uuid7};
 
 /// Stands in for the provider while a child run borrows it.
@@ -44,16 +45,14 @@ impl Run<'_> {
         call_id: &str,
         args: &Map<String, Value>,
     ) -> Result<(Done, Option<String>), String> {
-        let description = args
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let prompt = args
-            .get("prompt")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
+        let Task {
+            description,
+            prompt,
+        } = match args::decode(args) {
+            Ok(t) => t,
+            // Validated against the schema: only a struct/schema disagreement gets here.
+            Err(e) => return Ok((Done::error("error", e), None)),
+        };
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
         copts.session_id = None;
