@@ -3,13 +3,14 @@
 //! allowed or granted asks the approver with a one-line summary; `allow-session` grants last
 //! for the session.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::Run;
 use super::calls::{Done, Slot};
 use crate::session::approvals::{self, Policy, Reply};
 use crate::session::events::Pending;
-use crate::session::tools::{Effect, confine::Refusal};
+use crate::session::tools::args::WriteFile;
+use crate::session::tools::{self, Effect, Spec, confine::Refusal};
 use crate::session::util::ellipsize;
 
 impl Run<'_> {
@@ -84,36 +85,7 @@ impl Run<'_> {
                 ms: 0,
             }));
         }
-        let g = |k: &str| {
-            args.get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
-        let summary = match sp.name {
-            "write_file" => format!(
-                "Write {} ({} bytes)",
-                paths_shown.first().cloned().unwrap_or_default(),
-                g("content").len()
-            ),
-            "edit_file" => format!("Edit {}", paths_shown.first().cloned().unwrap_or_default()),
-            "run_process" => {
-                let a: Vec<String> = args
-                    .get("args")
-                    .and_then(Value::as_array)
-                    .map(|v| {
-                        v.iter()
-                            .filter_map(|x| x.as_str().map(String::from))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                format!("Run {} {}", g("command"), a.join(" "))
-            }
-            "shell" => format!("Run shell: {}", g("command")),
-            "bg_run" => format!("Start background task: {}", g("command")),
-            "bg_stop" => format!("Stop background task {}", g("id")),
-            _ => format!("Run {}", sp.name),
-        };
+        let summary = summary(sp, args, &paths_shown);
         match self.ask(
             s,
             sp.effect.as_str(),
@@ -196,5 +168,40 @@ impl Run<'_> {
             }),
             None => Ok(reply == Reply::AllowSession),
         })
+    }
+}
+
+/// The one-line summary an approval request shows for a call of `sp` (before ellipsizing).
+fn summary(sp: &Spec, args: &Map<String, Value>, paths_shown: &[String]) -> String {
+    let g = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = || paths_shown.first().cloned().unwrap_or_default();
+    match sp.name {
+        "write_file" => format!(
+            "Write {} ({} bytes)",
+            first(),
+            tools::args::decode::<WriteFile>(args).map_or(0, |a| a.content.len())
+        ),
+        "edit_file" => format!("Edit {}", first()),
+        "run_process" => {
+            let a: Vec<String> = args
+                .get("args")
+                .and_then(Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!("Run {} {}", g("command"), a.join(" "))
+        }
+        "shell" => format!("Run shell: {}", g("command")),
+        "bg_run" => format!("Start background task: {}", g("command")),
+        "bg_stop" => format!("Stop background task {}", g("id")),
+        _ => format!("Run {}", sp.name),
     }
 }

@@ -14,6 +14,11 @@
 //! - `compaction/`: compaction and budget reduction before a turn.
 //!
 //! They share [`Run`], whose fields are private to this module and its rooms.
+//!
+//! Where things go: what the model is sent (a new block, an attachment, a stored result read
+//! back) is built in `request.rs`; what happens to a call and its result (storing, capping,
+//! a new outcome) in `calls.rs` (`complete_slot`, `flush`); what the user is asked and shown
+//! before a call runs in `approve.rs` (`summary`, `ask`); SQL only in `session/store/`.
 
 mod approve;
 mod calls;
