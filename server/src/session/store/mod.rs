@@ -679,4 +679,41 @@ mod tests {
             "the paired view writes nothing"
         );
     }
+
+    /// sessions.md, "One place for SQL": no SQL text outside `session/store/`.
+    #[test]
+    fn sql_lives_only_in_the_store() {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let store = src.join("session").join("store");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let words = [
+            "SELECT ",
+            "INSERT INTO",
+            "UPDATE ",
+            "DELETE FROM",
+            "CREATE TABLE",
+        ];
+        let mut found = Vec::new();
+        for f in files.iter().filter(|f| !f.starts_with(&store)) {
+            let text = std::fs::read_to_string(f).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                if words.iter().any(|w| line.contains(w)) {
+                    found.push(format!("{}:{}", f.display(), i + 1));
+                }
+            }
+        }
+        assert!(found.is_empty(), "SQL outside session/store/: {found:?}");
+        assert!(files.len() > 50, "the walk found the sources");
+    }
 }
