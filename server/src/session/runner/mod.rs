@@ -13,7 +13,7 @@
 //! - `child.rs`: `task` calls as child sessions;
 //! - `compaction/`: compaction and budget reduction before a turn.
 //!
-//! They share [`Run`], whose fields are private to this module and its rooms.
+//! They share `Run`, whose fields are private to this module and its rooms.
 //!
 //! Where things go: what the model is sent (a new block, an attachment, a stored result read
 //! back) is built in `request.rs`; what happens to a call and its result (storing, capping,
