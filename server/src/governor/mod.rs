@@ -15,6 +15,7 @@ pub mod report;
 pub mod rules;
 pub mod session;
 pub mod shell;
+pub mod stored;
 pub mod stubs;
 pub mod tokens;
 pub mod usage;

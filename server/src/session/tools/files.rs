@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::ToolCtx;
+use super::args::{EditFile, ListFiles, ReadFile, WriteFile};
 use super::confine::Confined;
 use crate::session::util::{fault, sha256_hex};
 
@@ -28,12 +29,8 @@ fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn read_file(
-    ctx: &ToolCtx,
-    path: &str,
-    start: Option<u64>,
-    limit: Option<u64>,
-) -> Result<String, String> {
+pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> Result<String, String> {
+    let (path, start, limit) = (a.path.as_str(), a.start_line, a.limit);
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
     if !meta.is_file() {
@@ -174,12 +171,12 @@ fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn write_file(
-    ctx: &ToolCtx,
-    path: &str,
-    content: &str,
-    expected: Option<&str>,
-) -> Result<String, String> {
+pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> Result<String, String> {
+    let (path, content, expected) = (
+        a.path.as_str(),
+        a.content.as_str(),
+        a.expected_hash.as_deref(),
+    );
     let c = writable(ctx, path)?;
     if content.len() as u64 > MIB {
         return Err("Write exceeds 1 MiB".into());
@@ -196,13 +193,13 @@ pub fn write_file(
 ///
 /// # Errors
 /// The tool's error text.
-pub fn edit_file(
-    ctx: &ToolCtx,
-    path: &str,
-    old: &str,
-    new: &str,
-    expected: &str,
-) -> Result<String, String> {
+pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> Result<String, String> {
+    let (path, old, new, expected) = (
+        a.path.as_str(),
+        a.old_text.as_str(),
+        a.new_text.as_str(),
+        a.expected_hash.as_str(),
+    );
     let c = writable(ctx, path)?;
     if !c.real.exists() {
         return Err(format!("File not found: {}", c.shown));
@@ -265,12 +262,8 @@ pub fn walker(dir: &Path) -> ignore::Walk {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn list_files(
-    ctx: &ToolCtx,
-    path: &str,
-    offset: Option<u64>,
-    limit: Option<u64>,
-) -> Result<String, String> {
+pub fn list_files(ctx: &ToolCtx, a: &ListFiles) -> Result<String, String> {
+    let (path, offset, limit) = (a.path.as_str(), a.offset, a.limit);
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
     if !meta.is_dir() {

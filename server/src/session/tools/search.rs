@@ -7,6 +7,7 @@ use regex::bytes::RegexBuilder;
 use serde_json::{Value, json};
 
 use super::ToolCtx;
+use super::args::SearchText;
 use super::files::walker;
 
 const MAX_STDOUT: usize = 32_000;
@@ -62,13 +63,13 @@ impl Stats {
 ///
 /// # Errors
 /// The tool's error text (confinement, invalid pattern or glob).
-pub fn search_text(
-    ctx: &ToolCtx,
-    pattern: &str,
-    path: &str,
-    literal: bool,
-    glob: Option<&str>,
-) -> Result<String, String> {
+pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> Result<String, String> {
+    let (pattern, path, literal, glob) = (
+        a.pattern.as_str(),
+        a.path.as_str(),
+        a.literal,
+        a.glob.as_deref(),
+    );
     let c = ctx.roots.confine(path).map_err(|r| r.message())?;
     let pat = if literal {
         regex::escape(pattern)
