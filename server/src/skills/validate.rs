@@ -12,7 +12,7 @@ use unicode_normalization::UnicodeNormalization as _;
 use super::frontmatter::{self, Block, Entry, Found, Frontmatter, Node, ScalarKind, Value};
 use crate::config::Profile;
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
-use crate::text::{LineIndex, TextRange};
+use crate::text::{LineIndex, TextRange, chars};
 use crate::workspace::{FileType, Fs};
 
 /// At most this many bytes of a SKILL.md are read for validation.
@@ -293,10 +293,6 @@ fn dir_name(file: &Path) -> String {
         .and_then(Path::file_name)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-fn chars(s: &str) -> usize {
-    s.chars().count()
 }
 
 fn collapse_ws(s: &str) -> String {
