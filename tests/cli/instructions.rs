@@ -360,15 +360,12 @@ fn case_12_symlink_to_a_file_outside_never_leaks_its_bytes() {
     symlink("/etc/hostname", ws.root.join("AGENTS.md"));
     let r = run_in(&ws, &["context", "explain", "."]);
     assert_eq!(r.code, 0);
-    if let Ok(h) = std::fs::read_to_string("/etc/hostname")
-        && !h.trim().is_empty()
-    {
-        assert!(!r.stdout.contains(h.trim()) || ws.root.to_string_lossy().contains(h.trim()));
-    }
-    assert!(
-        r.stdout.contains("skipped AGENTS.md: symlink"),
-        "{}",
-        r.stdout
+    // The whole output, exactly: nothing of the symlink's target (/etc/hostname) is shown.
+    assert_eq!(
+        r.stdout,
+        "Instructions for . (host alisio, max 32768 bytes)\n\
+         no instruction file applies\n\
+         skipped AGENTS.md: symlink\n"
     );
 }
 

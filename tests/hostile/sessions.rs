@@ -514,10 +514,7 @@ fn background_tasks_and_their_grandchildren_die_when_the_cli_run_ends() {
 }
 
 fn lsp(ws: &Ws) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut l = Lsp::spawn(cmd);
-    l.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let l = crate::harness::start(ws, json!({}), json!({"trusted": true}));
     *l.approve_decision.lock().unwrap() = "allow-session".into();
     l
 }
@@ -622,9 +619,7 @@ fn background_tasks_die_when_the_servers_parent_process_dies() {
         .arg("60")
         .spawn()
         .expect("spawn sleep");
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut l = Lsp::spawn(cmd);
+    let mut l = crate::harness::serve(&ws, &[]);
     l.request("initialize", json!({"processId": parent.id(), "rootUri": crate::harness::uri(&ws.root), "capabilities": {}, "initializationOptions": {"trusted": true}}))
         .expect("initialize");
     l.notify("initialized", json!({}));

@@ -318,11 +318,26 @@ impl Drop for Lsp {
     }
 }
 
+/// Spawns the server in `ws` (`serve` plus `args`), not yet initialized: for the tests that
+/// read the `initialize` result or send their own.
+pub fn serve(ws: &crate::common::Ws, args: &[&str]) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve").args(args);
+    Lsp::spawn(cmd)
+}
+
 /// Starts the server in `ws` (`serve`) and initializes it with `caps` and `options`.
 pub fn start(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp {
+    let mut lsp = serve(ws, &[]);
+    lsp.initialize(&ws.root, caps, options);
+    lsp
+}
+
+/// [`start`] with a client that never answers the server's requests ([`Lsp::spawn_silent`]).
+pub fn start_silent(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp {
     let mut cmd = ws.cmd();
     cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
+    let mut lsp = Lsp::spawn_silent(cmd);
     lsp.initialize(&ws.root, caps, options);
     lsp
 }

@@ -1027,13 +1027,8 @@ mod tests {
     #[test]
     fn editor_functions_never_panic_on_mutated_inputs() {
         let base = "---\nname: Bad--Name\ndescription: Use when: x\nsource: web\nmetadata:\n  a: 1\n---\n# T\n[a](b.md)\n";
-        let mut seed: u64 = 42;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize
-        };
+        let mut rng = crate::testing::Rng(42);
+        let mut next = move || rng.below(usize::MAX);
         let alphabet = "-:#é\r\n \t\"'[](){}|>".as_bytes();
         for _ in 0..500 {
             let mut b = base.as_bytes().to_vec();
@@ -1052,15 +1047,41 @@ mod tests {
                 b.len() as u64,
                 Profile::Alisio,
             );
+            let t = c.text.as_str();
+            let in_text = |r: TextRange| {
+                r.start <= r.end
+                    && r.end <= t.len()
+                    && t.is_char_boundary(r.start)
+                    && t.is_char_boundary(r.end)
+            };
             for d in &c.diagnostics {
                 for f in quick_fixes(&c, d) {
-                    let _ = apply(&c.text, &f.edits);
+                    // Every edit lands inside the text, on char boundaries, without overlaps,
+                    // so `apply` performs all of them.
+                    let mut ranges: Vec<TextRange> = f.edits.iter().map(|e| e.range).collect();
+                    ranges.sort();
+                    assert!(ranges.iter().all(|r| in_text(*r)), "{f:?} in {t:?}");
+                    assert!(ranges.windows(2).all(|w| w[0].end <= w[1].start), "{f:?}");
+                    let len: isize = f
+                        .edits
+                        .iter()
+                        .map(|e| e.new_text.len() as isize - (e.range.end - e.range.start) as isize)
+                        .sum();
+                    assert_eq!(
+                        apply(t, &f.edits).len() as isize,
+                        t.len() as isize + len,
+                        "{f:?}"
+                    );
                 }
             }
-            for off in (0..=c.text.len() + 2).step_by(3) {
-                let _ = completions(&c, off, &[]);
+            for off in (0..=t.len() + 2).step_by(3) {
+                for item in completions(&c, off, &[]) {
+                    assert!(!item.label.is_empty(), "{item:?} at {off} in {t:?}");
+                }
             }
-            let _ = symbols(&c);
+            for (name, range, _) in symbols(&c) {
+                assert!(in_text(range), "{name} {range:?} in {t:?}");
+            }
         }
     }
 

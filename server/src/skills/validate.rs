@@ -1639,13 +1639,8 @@ mod tests {
     #[test]
     fn mutated_inputs_never_panic_under_any_profile() {
         let base = "---\nname: \"pdf-tools\"\ndescription: |\n  Does é things.\nmetadata:\n  a: &x [1, {b: *x}]\nallowed-tools: Read Write\n---\n# T\n[a](references/%41.md) ![i](x/y/z.png)\n";
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize
-        };
+        let mut rng = crate::testing::Rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.below(usize::MAX);
         let alphabet = b"-:#&*![]{}|>\"'\r\n \t\\%.\xc3\xa9\xef\xbb\xbf\x00az";
         for _ in 0..2000 {
             let mut b = base.as_bytes().to_vec();

@@ -6,6 +6,7 @@
 //! sees. Environment variables are read once, in [`Env::from_process`].
 
 pub mod walk;
+pub mod write;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -79,6 +80,30 @@ pub trait Fs: Send + Sync {
     fn exists_no_follow(&self, path: &Path) -> bool {
         self.symlink_metadata(path).is_ok()
     }
+    /// Creates one directory (its parent exists). A read-only file system refuses.
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        Err(read_only(dir))
+    }
+    /// Replaces `file` atomically with `bytes` when it is still as `expected`
+    /// ([`write::replace_file`]; `tmp_name` names the temporary file beside it). A read-only file
+    /// system refuses.
+    fn replace_file(
+        &self,
+        file: &Path,
+        tmp_name: &str,
+        bytes: &[u8],
+        expected: Option<&Metadata>,
+    ) -> io::Result<write::Replaced> {
+        let _ = (tmp_name, bytes, expected);
+        Err(read_only(file))
+    }
+}
+
+fn read_only(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{}: this file system is read-only", path.display()),
+    )
 }
 
 /// The real disk.
@@ -178,6 +203,18 @@ impl Fs for DiskFs {
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
         std::fs::read_link(path)
+    }
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        write::create_dir(dir)
+    }
+    fn replace_file(
+        &self,
+        file: &Path,
+        tmp_name: &str,
+        bytes: &[u8],
+        expected: Option<&Metadata>,
+    ) -> io::Result<write::Replaced> {
+        write::replace_file(file, tmp_name, bytes, expected)
     }
 }
 
