@@ -63,7 +63,6 @@ const KNOWN_LONG_FNS: &[(&str, &str)] = &[
     ("session/providers/http.rs", "post_stream"),
     ("session/providers/script.rs", "attempt"),
     // `tidy` (this branch, next commits): one function per concept in skills/.
-    ("skills/frontmatter.rs", "parse_yaml"),
     ("skills/report.rs", "run"),
 ];
 
