@@ -6,5 +6,6 @@
 mod architecture;
 mod rng;
 mod source;
+mod spec_citations;
 
 pub use rng::Rng;
