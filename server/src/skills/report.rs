@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::catalog::Discovery;
-use super::discover::{self, Note, Scope, Walk};
+use super::discover::{self, Note, Walk};
 use super::validate::{self, Checked};
 use crate::config::{Host, Profile};
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
-use crate::text::{LineIndex, Span, TextRange};
+use crate::text::{LineIndex, Span};
 use crate::workspace::{FileType, Fs};
 
 pub const UNTRUSTED_MESSAGE: &str =
@@ -271,22 +271,6 @@ fn is_candidate(scan: &Scan<'_>, f: &Path) -> bool {
             .probes
             .iter()
             .any(|w| w.candidates.iter().any(|c| c.file == f))
-}
-
-/// Root scope shown for a discovered file (for messages and lenses).
-#[must_use]
-pub fn scope_of(d: &Discovery, file: &Path) -> Option<Scope> {
-    d.walk
-        .candidates
-        .iter()
-        .find(|c| c.file == file)
-        .map(|c| d.walk.roots[c.root].scope)
-}
-
-/// The first-line range of a checked file, in bytes (for callers that build their own spans).
-#[must_use]
-pub fn opening_range(c: &Checked) -> TextRange {
-    LineIndex::new(&c.text).line_range(0)
 }
 
 /// The vantage set V of skills.md §1.4 and every `SKILL.md` of the workspace walk, read from the

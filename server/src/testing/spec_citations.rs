@@ -88,8 +88,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
             }
         } else if ft.is_file()
             && !SKIP_FILES.contains(&name.as_str())
-            && p
-                .extension()
+            && p.extension()
                 .is_some_and(|x| EXTENSIONS.contains(&x.to_string_lossy().as_ref()))
         {
             out.push(p);
@@ -102,10 +101,17 @@ fn every_spec_citation_names_an_existing_file_and_section() {
     let root = repo_root();
     let spec_dir = root.join("docs/spec");
     let mut specs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for e in std::fs::read_dir(&spec_dir).expect("docs/spec exists").flatten() {
+    for e in std::fs::read_dir(&spec_dir)
+        .expect("docs/spec exists")
+        .flatten()
+    {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "md") {
-            let stem = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let stem = p
+                .file_stem()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             let text = std::fs::read_to_string(&p).unwrap_or_default();
             specs.insert(stem, sections(&text));
         }
@@ -129,7 +135,10 @@ fn every_spec_citation_names_an_existing_file_and_section() {
             }
         }
     }
-    assert!(checked > 100, "only {checked} citations found: is the walk right?");
+    assert!(
+        checked > 100,
+        "only {checked} citations found: is the walk right?"
+    );
     assert!(
         dangling.is_empty(),
         "spec citations naming no section of docs/spec/:\n{}",
@@ -143,7 +152,11 @@ fn every_spec_citation_names_an_existing_file_and_section() {
         })
         .map(|f| f.strip_prefix(&root).unwrap_or(f).display().to_string())
         .collect();
-    assert_eq!(outside, Vec::<String>::new(), "files that point at the spec outside the repository");
+    assert_eq!(
+        outside,
+        Vec::<String>::new(),
+        "files that point at the spec outside the repository"
+    );
 }
 
 #[test]

@@ -222,12 +222,6 @@ impl Checked {
     pub fn name_span(&self) -> Option<TextRange> {
         self.frontmatter.as_ref()?.get("name").map(|e| e.value.span)
     }
-    /// The range of the opening line (line 0 when there is none).
-    #[must_use]
-    pub fn opening_line(&self) -> TextRange {
-        let idx = LineIndex::new(&self.text);
-        idx.line_range(0)
-    }
 }
 
 /// Reads a SKILL.md through `fs` (regular file; at most [`VALIDATE_LIMIT`] + 1 bytes) and
