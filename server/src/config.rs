@@ -846,7 +846,8 @@ impl Settings {
 /// The exact messages of §3.3 (`refusing to write through a symbolic link: …`,
 /// `cannot update .alisio/config.json: …`, `config.json changed while saving; try again`).
 pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> Result<(), String> {
-    use crate::workspace::{FileType, Fs as _, write::Replaced};
+    use crate::workspace::write::{NewContent, Replaced};
+    use crate::workspace::{FileType, Fs as _};
     let fs = crate::workspace::DiskFs;
     let dir = workspace_root.join(".alisio");
     let file = dir.join("config.json");
@@ -936,7 +937,12 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
             .map_or(0, |d| d.subsec_nanos())
             ^ (attempt * 7919);
         let tmp = format!("config.json.{}.{nonce:08x}.tmp", std::process::id());
-        match fs.replace_file(&file, &tmp, out.as_bytes(), before.as_ref()) {
+        let new = NewContent {
+            bytes: out.as_bytes(),
+            tmp_name: &tmp,
+            expected: before.as_ref(),
+        };
+        match fs.replace_file(&file, &new) {
             Ok(Replaced::Written) => return Ok(()),
             Ok(Replaced::Changed) => {}
             Err(e) => return Err(cannot(e.to_string())),

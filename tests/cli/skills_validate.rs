@@ -40,6 +40,12 @@ fn one(code: &str, sev: &str, msg: &str) -> Vec<(String, String, String)> {
     vec![(code.into(), sev.into(), msg.into())]
 }
 
+/// The run reports exactly one diagnostic, this one, at this range.
+fn only(r: &Run, code: &str, sev: &str, msg: &str, at: (u64, u64, u64, u64)) {
+    assert_eq!(codes(r), one(code, sev, msg));
+    assert_eq!(range(&diags(r)[0]), at);
+}
+
 fn sized(name: &str, total: usize) -> String {
     let head = format!("---\nname: {name}\ndescription: d\nsource: web\n---\n");
     format!("{head}{}", "x".repeat(total - head.len()))
@@ -74,15 +80,13 @@ fn load_limit_is_64000_bytes_and_validation_stops_past_one_mebibyte() {
         "{c:?}"
     );
     let r = validate(&ws, "huge", sized("huge", 2_000_000), &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-file-too-large",
-            "error",
-            "SKILL.md is 2000000 bytes; too large to validate"
-        )
+    only(
+        &r,
+        "skill-file-too-large",
+        "error",
+        "SKILL.md is 2000000 bytes; too large to validate",
+        (0, 0, 0, 3),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 3));
     let r = validate(
         &ws,
         "huge",
@@ -118,25 +122,21 @@ fn no_frontmatter_is_reported_on_line_zero() {
     let ws = Ws::new();
     let r = validate(&ws, "x", "# Title\n", &[]);
     assert_eq!(r.code, 1);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-missing",
-            "error",
-            "SKILL.md must start with a --- line followed by YAML frontmatter"
-        )
+    only(
+        &r,
+        "skill-frontmatter-missing",
+        "error",
+        "SKILL.md must start with a --- line followed by YAML frontmatter",
+        (0, 0, 0, 7),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 7));
     let r = validate(&ws, "e", "", &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-missing",
-            "error",
-            "SKILL.md is empty; it must start with a --- line followed by YAML frontmatter"
-        )
+    only(
+        &r,
+        "skill-frontmatter-missing",
+        "error",
+        "SKILL.md is empty; it must start with a --- line followed by YAML frontmatter",
+        (0, 0, 0, 0),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 0));
 }
 
 #[test]
@@ -179,15 +179,13 @@ fn crlf_files_load_and_ranges_exclude_the_carriage_return() {
 fn unterminated_frontmatter_is_only_that() {
     let ws = Ws::new();
     let r = validate(&ws, "x", "---\nname: Bad Name\ndescription: d\n", &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-unterminated",
-            "error",
-            "frontmatter opened here is never closed with a --- line"
-        )
+    only(
+        &r,
+        "skill-frontmatter-unterminated",
+        "error",
+        "frontmatter opened here is never closed with a --- line",
+        (0, 0, 0, 3),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 3));
     let r = validate(&ws, "x", "---\nname: x\n", &["--profile", "claude-code"]);
     assert_eq!(
         codes(&r),
@@ -411,11 +409,13 @@ fn description_rules_have_exact_messages() {
         )
     );
     let r = validate(&ws, "x", "---\nname: x\ndescription: \"\"\n---\n", &[]);
-    assert_eq!(
-        codes(&r),
-        one("skill-description-missing", "error", "description is empty")
+    only(
+        &r,
+        "skill-description-missing",
+        "error",
+        "description is empty",
+        (2, 13, 2, 15),
     );
-    assert_eq!(range(&diags(&r)[0]), (2, 13, 2, 15));
 }
 
 #[test]
@@ -553,15 +553,13 @@ fn body_of_501_lines_is_too_long_from_line_501() {
         .is_empty()
     );
     let r = validate(&ws, "x", format!("{head}{}", "l\n".repeat(501)), &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-body-too-long",
-            "warning",
-            "body is 501 lines and ~251 tokens; keep it under 500 lines and about 5000 tokens (move details to references/)"
-        )
+    only(
+        &r,
+        "skill-body-too-long",
+        "warning",
+        "body is 501 lines and ~251 tokens; keep it under 500 lines and about 5000 tokens (move details to references/)",
+        (504, 0, 505, 0),
     );
-    assert_eq!(range(&diags(&r)[0]), (504, 0, 505, 0));
 }
 
 #[test]

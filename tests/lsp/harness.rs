@@ -276,6 +276,16 @@ impl Lsp {
         r
     }
 
+    /// A `textDocument/*` request at a position of `path` (0-based line and UTF-16 column by
+    /// default); panics with the error when the server answers one.
+    pub fn at(&mut self, method: &str, path: &Path, line: u32, character: u32) -> Value {
+        self.request(
+            method,
+            json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": character}}),
+        )
+        .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
     pub fn open(&mut self, path: &Path, text: &str) {
         self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}));
     }
@@ -340,6 +350,14 @@ pub fn start_silent(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp 
     let mut lsp = Lsp::spawn_silent(cmd);
     lsp.initialize(&ws.root, caps, options);
     lsp
+}
+
+/// The `field` of each item of an array result (`label` of completions, `name` of symbols).
+pub fn field_of<'a>(items: &'a Value, field: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .map(|a| a.iter().map(|i| i[field].as_str().unwrap_or("")).collect())
+        .unwrap_or_default()
 }
 
 /// The `code` of each diagnostic, in order.

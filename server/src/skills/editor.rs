@@ -367,18 +367,9 @@ pub fn line_col(text: &str, offset: usize) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skills::fixes::test_util::chk;
     use crate::workspace::DiskFs;
     use std::path::Path;
-
-    fn chk(dir: &str, text: &str, profile: Profile) -> Checked {
-        validate::check(
-            &DiskFs,
-            &Path::new("/nonexistent-root").join(dir).join("SKILL.md"),
-            text.as_bytes(),
-            text.len() as u64,
-            profile,
-        )
-    }
 
     #[test]
     fn key_completions_exclude_present_keys_per_profile() {

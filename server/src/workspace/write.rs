@@ -15,6 +15,14 @@ pub enum Replaced {
     Changed,
 }
 
+/// What replaces a file: its bytes, the name of the temporary file beside it, and the file as
+/// it was read (lstat; `None`: it did not exist).
+pub struct NewContent<'a> {
+    pub bytes: &'a [u8],
+    pub tmp_name: &'a str,
+    pub expected: Option<&'a Metadata>,
+}
+
 /// Whether the file as it is now (`now`, lstat) is the one read before (`before`).
 fn unchanged(before: Option<&Metadata>, now: Option<&Metadata>) -> bool {
     match (before, now) {
@@ -26,19 +34,19 @@ fn unchanged(before: Option<&Metadata>, now: Option<&Metadata>) -> bool {
     }
 }
 
-/// Replaces `file` with `bytes` atomically: a new temporary file beside it (`tmp_name`, created
+/// Replaces `file` with `new.bytes` atomically: a new temporary file beside it (`tmp_name`, created
 /// exclusively, with the existing file's permission bits or 0644), written and synced; then,
 /// only when `file` is still as `expected` (its lstat when it was read; `None`: it did not
 /// exist), renamed over it and the directory synced. The temporary file never survives.
 ///
 /// # Errors
 /// Any I/O error of the steps; the file is then unchanged.
-pub fn replace_file(
-    file: &Path,
-    tmp_name: &str,
-    bytes: &[u8],
-    expected: Option<&Metadata>,
-) -> io::Result<Replaced> {
+pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
+    let NewContent {
+        bytes,
+        tmp_name,
+        expected,
+    } = *new;
     let dir = file.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(tmp_name);
     let result = (|| -> io::Result<Replaced> {
@@ -92,24 +100,32 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    fn new<'a>(bytes: &'a [u8], expected: Option<&'a Metadata>) -> NewContent<'a> {
+        NewContent {
+            bytes,
+            tmp_name: "c.tmp",
+            expected,
+        }
+    }
+
     #[test]
     fn replaces_only_an_unchanged_file_and_leaves_no_temporary_file() {
         let t = tempfile::tempdir().unwrap();
         let f = t.path().join("c.json");
         assert_eq!(
-            replace_file(&f, "c.tmp", b"1", None).unwrap(),
+            replace_file(&f, &new(b"1", None)).unwrap(),
             Replaced::Written
         );
         assert_eq!(std::fs::read(&f).unwrap(), b"1");
         let before = super::super::meta_from_std(&std::fs::symlink_metadata(&f).unwrap());
         // Expected absent, but it exists: changed, nothing written.
         assert_eq!(
-            replace_file(&f, "c.tmp", b"2", None).unwrap(),
+            replace_file(&f, &new(b"2", None)).unwrap(),
             Replaced::Changed
         );
         assert_eq!(std::fs::read(&f).unwrap(), b"1");
         assert_eq!(
-            replace_file(&f, "c.tmp", b"22", Some(&before)).unwrap(),
+            replace_file(&f, &new(b"22", Some(&before))).unwrap(),
             Replaced::Written
         );
         assert_eq!(std::fs::read(&f).unwrap(), b"22");

@@ -159,7 +159,7 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
 
 /// What the fix tests share: a checked file, and the text after one named fix.
 #[cfg(test)]
-mod test_util {
+pub(super) mod test_util {
     use std::path::Path;
 
     use super::{apply, quick_fixes};

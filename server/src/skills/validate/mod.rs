@@ -59,14 +59,8 @@ pub const ALISIO_KEYS: &[&str] = &[
     "paths",
     "shell",
 ];
-pub const SPEC_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-];
+/// The specification's six keys: the first six of [`ALISIO_KEYS`].
+pub const SPEC_KEYS: &[&str] = ALISIO_KEYS.split_at(6).0;
 pub const CODEX_KEYS: &[&str] = &["name", "description", "metadata"];
 
 /// The allowed top-level keys of a profile (§2.4).
