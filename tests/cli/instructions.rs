@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Run, Ws, write};
+use crate::common::{Run, Ws, range, write};
 
 type Row = (String, String, u64, u64, String);
 
@@ -76,16 +76,6 @@ fn diag<'v>(v: &'v Value, file: &str, code: &str) -> &'v Value {
         .iter()
         .find(|d| d["file"] == file && d["code"] == code)
         .unwrap_or_else(|| panic!("no {code} on {file}: {v:#}"))
-}
-
-fn range(d: &Value) -> (u64, u64, u64, u64) {
-    let r = &d["range"];
-    (
-        r["start"]["line"].as_u64().unwrap(),
-        r["start"]["character"].as_u64().unwrap(),
-        r["end"]["line"].as_u64().unwrap(),
-        r["end"]["character"].as_u64().unwrap(),
-    )
 }
 
 fn d3(code: &str, sev: &str, msg: &str) -> (String, String, String) {

@@ -1,19 +1,7 @@
 //! skills.md §8 conformance, validation cases (26–47, 55) through the built binary.
 
-use serde_json::Value;
-
-use crate::common::{Run, Ws, write};
-use crate::skills_discovery::{diags, entries, field, valid};
-
-fn range(d: &Value) -> (u64, u64, u64, u64) {
-    let r = &d["range"];
-    (
-        r["start"]["line"].as_u64().unwrap(),
-        r["start"]["character"].as_u64().unwrap(),
-        r["end"]["line"].as_u64().unwrap(),
-        r["end"]["character"].as_u64().unwrap(),
-    )
-}
+use crate::common::{Run, Ws, range, write};
+use crate::skills_discovery::{diags, entries, field, listed_names, valid};
 
 /// Validates one SKILL.md at `dir/SKILL.md` (below the workspace) with extra args.
 fn validate(ws: &Ws, dir: &str, content: impl AsRef<[u8]>, extra: &[&str]) -> Run {
@@ -38,6 +26,11 @@ fn codes(r: &Run) -> Vec<(String, String, String)> {
 
 fn one(code: &str, sev: &str, msg: &str) -> Vec<(String, String, String)> {
     vec![(code.into(), sev.into(), msg.into())]
+}
+
+/// Validates `content` as `x/SKILL.md` in a fresh workspace.
+fn validate_x(content: impl AsRef<[u8]>) -> Run {
+    validate(&Ws::new(), "x", content, &[])
 }
 
 /// The run reports exactly one diagnostic, this one, at this range.
@@ -158,10 +151,7 @@ fn byte_order_mark_is_silent_for_alisio_and_missing_frontmatter_for_spec() {
     );
     valid(&ws.home.join(".agents/skills/x"));
     std::fs::write(ws.home.join(".agents/skills/x/SKILL.md"), &b).unwrap();
-    assert_eq!(
-        field(&entries(&ws.run(&["skills", "list", "--json"])), "name"),
-        ["x"]
-    );
+    assert_eq!(listed_names(&ws), ["x"]);
 }
 
 #[test]
@@ -199,8 +189,7 @@ fn unterminated_frontmatter_is_only_that() {
 
 #[test]
 fn blank_line_before_the_opening_line() {
-    let ws = Ws::new();
-    let r = validate(&ws, "x", "\n---\nname: x\ndescription: d\n---\n", &[]);
+    let r = validate_x("\n---\nname: x\ndescription: d\n---\n");
     assert_eq!(
         codes(&r),
         one(
@@ -213,8 +202,7 @@ fn blank_line_before_the_opening_line() {
 
 #[test]
 fn empty_block_reports_name_and_description_on_the_opening_line() {
-    let ws = Ws::new();
-    let r = validate(&ws, "x", "---\n---\n", &[]);
+    let r = validate_x("---\n---\n");
     let ds = diags(&r);
     assert_eq!(
         codes(&r),
@@ -502,13 +490,7 @@ fn allowed_tools_as_a_list_depends_on_profile() {
 
 #[test]
 fn a_colon_in_a_plain_description_is_a_syntax_error() {
-    let ws = Ws::new();
-    let r = validate(
-        &ws,
-        "x",
-        "---\nname: x\ndescription: Use when: editing PDFs\n---\n",
-        &[],
-    );
+    let r = validate_x("---\nname: x\ndescription: Use when: editing PDFs\n---\n");
     let c = codes(&r);
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].0, "skill-yaml-syntax");
@@ -533,10 +515,7 @@ fn directory_mismatch_is_a_warning_strict_fails_and_spec_errors() {
     assert_eq!(validate(&ws, "pdf", t, &["--strict"]).code, 1);
     assert_eq!(validate(&ws, "pdf", t, &["--profile", "spec"]).code, 1);
     write(&ws.home.join(".agents/skills/pdf/SKILL.md"), t);
-    assert_eq!(
-        field(&entries(&ws.run(&["skills", "list", "--json"])), "name"),
-        ["pdf-tools"]
-    );
+    assert_eq!(listed_names(&ws), ["pdf-tools"]);
 }
 
 #[test]

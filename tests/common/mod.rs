@@ -142,6 +142,30 @@ pub fn run_cmd(cmd: &mut Command) -> Run {
     }
 }
 
+/// Grows a file to `len` bytes without writing them (a sparse file: large on paper, almost
+/// nothing on disk; the new bytes read as NUL).
+pub fn grow_sparse(path: &Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open to grow")
+        .set_len(len)
+        .expect("set_len");
+}
+
+/// The LSP-style range of a diagnostic in JSON output: (start line, start character, end line,
+/// end character).
+pub fn range(d: &serde_json::Value) -> (u64, u64, u64, u64) {
+    let r = &d["range"];
+    let n = |v: &serde_json::Value| v.as_u64().expect("a position number");
+    (
+        n(&r["start"]["line"]),
+        n(&r["start"]["character"]),
+        n(&r["end"]["line"]),
+        n(&r["end"]["character"]),
+    )
+}
+
 pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_alisio-ls"))
 }

@@ -22,12 +22,7 @@ fn the_server_stays_bounded_and_inside_a_hostile_workspace() {
         format!("---\nname: evil\ndescription: {MARKER}\n---\n"),
     );
     let big = ws.file("AGENTS.md", "# Big\n");
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&big)
-        .unwrap()
-        .set_len(100 * 1024 * 1024)
-        .unwrap();
+    crate::common::grow_sparse(&big, 100 * 1024 * 1024);
     std::fs::create_dir_all(ws.root.join("a")).unwrap();
     symlink(outside.join("AGENTS.md"), ws.root.join("a/AGENTS.md")).unwrap();
     symlink(&outside, ws.root.join("linked")).unwrap();

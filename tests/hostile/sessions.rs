@@ -367,12 +367,7 @@ fn search_text_over_a_file_with_one_huge_line_stays_within_its_output_bound() {
 fn read_file_on_a_200_mb_sparse_file_reads_only_the_first_mebibyte_under_a_memory_limit() {
     let ws = Ws::new();
     let p = ws.file("big.txt", "line of text\n".repeat(200_000));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(200 * 1024 * 1024)
-        .unwrap();
+    crate::common::grow_sparse(&p, 200 * 1024 * 1024);
     ws.file("s.jsonl", format!("{}\n{{\"text\":\"ok\"}}\n", json!({"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt","startLine":5,"limit":3}}]})));
     // 96 MiB of data segment: a whole-file read (200 MB) cannot fit.
     let sh = ws.cmd();

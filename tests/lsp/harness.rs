@@ -276,6 +276,13 @@ impl Lsp {
         r
     }
 
+    /// A `textDocument/*` request about the whole of `path` (code lenses, symbols); panics with
+    /// the error when the server answers one.
+    pub fn on(&mut self, method: &str, path: &Path) -> Value {
+        self.request(method, json!({"textDocument": {"uri": uri(path)}}))
+            .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
     /// A `textDocument/*` request at a position of `path` (0-based line and UTF-16 column by
     /// default); panics with the error when the server answers one.
     pub fn at(&mut self, method: &str, path: &Path, line: u32, character: u32) -> Value {

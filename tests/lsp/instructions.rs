@@ -153,23 +153,13 @@ fn lens_on_every_file_only_when_enabled() {
     ws.file("AGENTS.md", "x".repeat(100));
     let src = ws.file("src/main.rs", "fn main() {}\n");
     let mut lsp = start(&ws, json!({}), Value::Null);
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&src)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &src);
     assert_eq!(l, json!([]));
     lsp.notify(
         "workspace/didChangeConfiguration",
         json!({"settings": {"alisio": {"codeLens": {"instructionsOnEveryFile": true}}}}),
     );
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&src)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &src);
     assert_eq!(
         l[0]["command"]["title"],
         "Instructions: 1 file(s) · 100 of 100 bytes"
@@ -184,12 +174,7 @@ fn document_symbols_are_the_nested_headings() {
         "# Top\ntext\n## Build\nrun\n\nTests\n-----\n# Other\n",
     );
     let mut lsp = start(&ws, json!({}), Value::Null);
-    let s = lsp
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let s = lsp.on("textDocument/documentSymbol", &f);
     let names = field_of(&s, "name");
     assert_eq!(names, ["Top", "Other"]);
     let kids: Vec<&str> = s[0]["children"]

@@ -68,12 +68,7 @@ fn adding_a_shadowing_skill_updates_both_and_deleting_it_clears() {
     let loser = ws.file(".claude/skills/pdf/SKILL.md", skill("pdf", "Claude copy."));
     let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
     // Alone, the .claude copy is effective: nothing to report.
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&loser)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &loser);
     assert!(
         l[0]["command"]["title"]
             .as_str()
@@ -97,12 +92,7 @@ fn adding_a_shadowing_skill_updates_both_and_deleting_it_clears() {
         diags[0]["relatedInformation"][0]["location"]["uri"],
         uri(&winner)
     );
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&loser)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &loser);
     assert_eq!(
         l[0]["command"]["title"],
         "project · shadowed by pdf · not in catalog · body ~2 tokens"
@@ -135,12 +125,7 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
     let cli = ws.run(&["skills", "list", "--json", "--trust-project"]);
     let entry = &cli.json()[0];
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l[0]["command"]["title"].as_str().unwrap(),
         format!(
@@ -168,12 +153,7 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
         saved,
         "{\n  \"other\": {\n    \"kept\": true\n  },\n  \"skillOverrides\": {\n    \"pdf-tools\": {\n      \"enabled\": false\n    }\n  }\n}\n"
     );
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l[0]["command"]["title"],
         format!(
@@ -216,12 +196,7 @@ fn set_enabled_in_an_untrusted_workspace_is_refused() {
     );
     let diags = lsp.diagnostics_for(&f, |d| !d.is_empty());
     assert_eq!(codes(&diags), ["skill-untrusted"]);
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l[0]["command"]["title"],
         "not loaded: workspace not trusted"
@@ -274,12 +249,7 @@ fn completion_hover_and_link_definition() {
         def,
         json!({"uri": uri(&reference), "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}})
     );
-    let syms = lsp
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let syms = lsp.on("textDocument/documentSymbol", &f);
     let names = field_of(&syms, "name");
     assert_eq!(names, ["name", "description"]);
     assert_eq!(syms[0]["kind"], 7);

@@ -29,24 +29,21 @@ mod tests {
 
     #[test]
     fn rename_fixes_for_bad_names() {
-        let c = chk(
-            "x",
-            "---\nname: Bad--Name\ndescription: d\n---\n",
-            Profile::Alisio,
-        );
-        assert_eq!(
-            fix(&c, Code::SkillNameFormat, "Rename skill to \"bad-name\""),
-            "---\nname: bad-name\ndescription: d\n---\n"
-        );
-        let c = chk(
-            "x",
-            "---\nname: -lead\ndescription: d\n---\n",
-            Profile::Alisio,
-        );
-        assert_eq!(
-            fix(&c, Code::SkillNameFormat, "Rename skill to \"lead\""),
-            "---\nname: lead\ndescription: d\n---\n"
-        );
+        for (bad, good) in [("Bad--Name", "bad-name"), ("-lead", "lead")] {
+            let c = chk(
+                "x",
+                &format!("---\nname: {bad}\ndescription: d\n---\n"),
+                Profile::Alisio,
+            );
+            assert_eq!(
+                fix(
+                    &c,
+                    Code::SkillNameFormat,
+                    &format!("Rename skill to \"{good}\"")
+                ),
+                format!("---\nname: {good}\ndescription: d\n---\n")
+            );
+        }
         assert_eq!(kebab("Données Café"), "donnees-cafe");
         assert_eq!(kebab("---"), "");
     }

@@ -250,16 +250,18 @@ fn mismatch_is_a_warning_that_still_loads() {
     );
 }
 
+/// `t` is clean in `x/`; in `y/` its first diagnostic (the name mismatch) spans this
+/// (line, UTF-16 column) range.
+fn mismatch_span(t: &str) -> (u32, u32, u32, u32) {
+    assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
+    let s = run("y", t, Profile::Alisio).diagnostics[0].span;
+    (s.start.line, s.start.utf16, s.end.line, s.end.utf16)
+}
+
 #[test]
 fn crlf_positions() {
     let t = "---\r\nname: x\r\ndescription: d\r\n---\r\n";
-    assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
-    let c = run("y", t, Profile::Alisio);
-    let s = c.diagnostics[0].span;
-    assert_eq!(
-        (s.start.line, s.start.utf16, s.end.line, s.end.utf16),
-        (1, 6, 1, 7)
-    );
+    assert_eq!(mismatch_span(t), (1, 6, 1, 7));
 }
 
 #[test]
@@ -326,13 +328,7 @@ fn documented_decisions_have_exact_messages() {
 #[test]
 fn lone_carriage_returns_are_line_breaks() {
     let t = "---\rname: x\rdescription: d\r---\rbody\r";
-    assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
-    let c = run("y", t, Profile::Alisio);
-    let s = c.diagnostics[0].span;
-    assert_eq!(
-        (s.start.line, s.start.utf16, s.end.line, s.end.utf16),
-        (1, 6, 1, 7)
-    );
+    assert_eq!(mismatch_span(t), (1, 6, 1, 7));
 }
 
 #[test]
