@@ -11,6 +11,7 @@ pub mod output;
 mod run;
 mod sessions;
 mod skills;
+mod values;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! The `LanguageServer` implementation: decode, mutate or snapshot state, hand heavy work to
-//! the background worker, encode. House rules (research/lsp-eng.md §1.3): state is mutated
+//! the background worker, encode. House rules (ARCHITECTURE.md, `lsp`): state is mutated
 //! before the first `.await` of a notification, no lock is held across an `.await`, and no
 //! handler awaits a request to the client (those run in spawned tasks with a timeout).
 
@@ -178,7 +178,7 @@ fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Watches the editor process and exits when it is gone (lsp-eng.md §1.3 rule 5).
+/// Watches the editor process and exits when it is gone (docs/lsp.md, Decisions).
 fn watch_parent(pid: u32) {
     tokio::spawn(async move {
         loop {

@@ -71,16 +71,7 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
     if hms.len() != 3 {
         return None;
     }
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * m + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::session::util::days_from_civil(year, month, day);
     let at = days * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2];
     let now = (crate::session::util::now_ms() / 1000) as i64;
     Some(Duration::from_secs(u64::try_from(at - now).unwrap_or(0)))
