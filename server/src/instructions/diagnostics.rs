@@ -215,7 +215,7 @@ impl Ctx<'_, '_> {
         match self.setup.host {
             Host::Alisio => Mode::Alisio,
             Host::Codex => Mode::Raw { limit: 64 * 1024 },
-            Host::ClaudeCode => Mode::Claude,
+            Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => Mode::Claude,
         }
     }
 
@@ -479,6 +479,8 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         Host::Alisio => alisio(&mut cx, set, include_global),
         Host::Codex => codex_host(&mut cx, set),
         Host::ClaudeCode => claude_host(&mut cx, set),
+        // hosts.md §5: their diagnostics come from `host_diagnostics` below.
+        Host::Copilot | Host::Gemini | Host::Cursor => None,
     };
     finish(&mut cx, global_path.as_deref());
     if !include_global && let Some(g) = &global_path {
@@ -502,7 +504,7 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
     let max = match host {
         Host::Alisio => u64::from(cx.setup.settings.max_bytes),
         Host::Codex => CodexConfig::load(cx.setup).max_bytes,
-        Host::ClaudeCode => 0,
+        Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => 0,
     };
     let mut paths: Vec<PathBuf> = cx.effects.keys().cloned().collect();
     paths.sort();
@@ -586,7 +588,9 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
                     "Codex does not read this file for {} (e.g. {d}): the files above it ({names}) use the whole project_doc_max_bytes budget ({max})",
                     directories(e.dropped)
                 ),
-                Host::ClaudeCode => "Claude Code skips this file: it is over 4 MiB".to_string(),
+                Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => {
+                    "Claude Code skips this file: it is over 4 MiB".to_string()
+                }
             };
             let related = cx.related(
                 &named,
