@@ -15,6 +15,7 @@ mod governor;
 mod hosts_copilot;
 mod hosts_cursor;
 mod hosts_delivery;
+mod hosts_diagnostics;
 mod hosts_gemini;
 mod hosts_util;
 mod instructions;

@@ -57,6 +57,39 @@ pub fn exact_file(fs: &dyn Fs, p: &Path) -> bool {
             .is_ok_and(|es| es.iter().any(|e| e.name == name))
 }
 
+/// hosts.md H9: the hosts a workspace uses, in [`Host::ALL`] order: `hosts.enabled` plus the
+/// active host, or, when it is not set, the active host plus every host whose distinctive
+/// files exist at the workspace root.
+#[must_use]
+pub fn in_use(setup: &super::Setup<'_>) -> Vec<crate::config::Host> {
+    use crate::config::Host;
+    let root = setup.root;
+    let exists = |rel: &str| setup.fs.symlink_metadata(&root.join(rel)).is_ok();
+    let listed: Vec<Host> = match &setup.settings.hosts.enabled {
+        Some(list) => list.clone(),
+        None => {
+            let mut v = Vec::new();
+            if exists("CLAUDE.md") || exists(".claude") {
+                v.push(Host::ClaudeCode);
+            }
+            if exists(".github/copilot-instructions.md") || exists(".github/instructions") {
+                v.push(Host::Copilot);
+            }
+            if exists("GEMINI.md") {
+                v.push(Host::Gemini);
+            }
+            if exists(".cursor/rules") || exists(".cursorrules") {
+                v.push(Host::Cursor);
+            }
+            v
+        }
+    };
+    Host::ALL
+        .into_iter()
+        .filter(|h| *h == setup.host || listed.contains(h))
+        .collect()
+}
+
 /// The value of one frontmatter key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttrValue {

@@ -24,6 +24,10 @@ use crate::workspace::{DirEntry, FileType, display_path};
 mod alisio_host;
 mod claude_host;
 mod codex_host;
+mod copilot_host;
+mod cursor_host;
+mod gemini_host;
+mod hosts;
 
 use alisio_host::alisio;
 use claude_host::claude_host;
@@ -44,7 +48,9 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
         | (C::InstructionsSymlink | C::InstructionsFileCut, Host::Codex | Host::ClaudeCode) => {
             return None;
         }
-        (C::InstructionsLegacyName | C::InstructionsEmpty, _) => S::Information,
+        (C::InstructionsLegacyName | C::InstructionsEmpty | C::InstructionsRuleManualOnly, _) => {
+            S::Information
+        }
         (C::InstructionsClaudeIgnored, _) => S::Hint,
         (C::InstructionsSymlink | C::ConfigInvalid, _) => S::Error,
         _ => S::Warning,
@@ -495,7 +501,9 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         cx.diags.retain(|d| &d.file != g);
     }
     let mut diagnostics = cx.diags;
+    diagnostics.extend(hosts::diagnostics(setup, &reader, set));
     crate::diagnostic::sort(&mut diagnostics);
+    diagnostics.dedup();
     Analysis {
         root: cx.root,
         host: setup.host,
