@@ -98,7 +98,7 @@ fn cursor_codes_with_ranges() {
     );
     assert_eq!(
         diags[1]["range"],
-        serde_json::json!({"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 25}})
+        serde_json::json!({"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 22}})
     );
     assert_eq!(
         diags[2]["message"],
