@@ -174,6 +174,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 34);
+        assert_eq!(Code::ALL.len(), 41);
     }
 }

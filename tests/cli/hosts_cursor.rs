@@ -154,3 +154,13 @@ fn h7_human_output_says_documented_not_verified() {
         "Instructions for a.ts (host cursor, no shared budget)\nno instruction file applies\nnot loaded .cursor/rules/x.md: Cursor reads only .mdc files in .cursor/rules\ncursor: documented behaviour, not verified against Cursor\n"
     );
 }
+
+#[test]
+fn cu6_frontmatter_in_agents_md_is_not_interpreted() {
+    let ws = Ws::new();
+    let text = "---\nglobs: nothing/**\nalwaysApply: false\n---\nrules";
+    ws.file("AGENTS.md", text);
+    let v = explain(&ws, "cursor", "src/a.ts", "");
+    assert_eq!(files(&v), [f("AGENTS.md", "agents", "always")]);
+    assert_eq!(v["files"][0]["bytes"], text.len());
+}

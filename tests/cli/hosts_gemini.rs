@@ -278,3 +278,26 @@ fn gm11_a_non_git_project_cannot_import_from_its_parent() {
         )]
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn gm2_gm6_symlinks_are_followed_and_one_file_loads_once() {
+    let ws = Ws::new();
+    ws.file("shared/context.md", "shared");
+    ws.dir("docs");
+    std::os::unix::fs::symlink("../shared/context.md", ws.root.join("docs/GEMINI.md")).unwrap();
+    ws.file("GEMINI.md", "root");
+    ws.dir("sub");
+    std::os::unix::fs::symlink("../GEMINI.md", ws.root.join("sub/GEMINI.md")).unwrap();
+    let v = explain(&ws, "gemini", "docs/a.md", "");
+    assert_eq!(
+        files(&v),
+        [
+            f("GEMINI.md", "gemini", "always"),
+            f("docs/GEMINI.md", "gemini", "on-access"),
+        ]
+    );
+    // sub/GEMINI.md is the root file under another name: the same file loads once.
+    let v = explain(&ws, "gemini", "sub/a.md", "");
+    assert_eq!(files(&v), [f("GEMINI.md", "gemini", "always")]);
+}
