@@ -92,3 +92,16 @@ fn every_host_is_accepted_by_check_and_explain() {
     let r = run(&ws, "", &["context", "explain", "--host", "zed", "a"]);
     assert_eq!(r.code, 2);
 }
+
+#[test]
+fn h2_a_file_over_4_mib_is_not_read() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "a".repeat(4 * 1024 * 1024 + 1));
+    ws.file("CLAUDE.md", "small");
+    let v = explain(&ws, "copilot", "x.ts", "");
+    assert_eq!(files(&v), [f("CLAUDE.md", "claude", "always")]);
+    assert_eq!(
+        v["notLoaded"],
+        serde_json::json!([{"path": "AGENTS.md", "reason": "over 4 MiB; not read by alisio-ls"}])
+    );
+}

@@ -174,7 +174,15 @@ fn gm8_untrusted_folders_load_only_global_files() {
         "sub/a.ts",
         r#"{"hosts":{"gemini":{"folderTrust":"trusted"}}}"#,
     );
-    assert_eq!(files(&v).len(), 3);
+    // GM7: global, startup, then on-access.
+    assert_eq!(
+        files(&v),
+        [
+            f(g.to_str().unwrap(), "gemini", "always"),
+            f("GEMINI.md", "gemini", "always"),
+            f("sub/GEMINI.md", "gemini", "on-access"),
+        ]
+    );
 }
 
 #[test]
