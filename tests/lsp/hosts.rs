@@ -107,3 +107,22 @@ fn host_option_selects_a_new_host_and_quick_fixes_rename_and_rewrite() {
         "{md}"
     );
 }
+
+#[test]
+fn an_mdc_rule_written_after_start_gets_its_diagnostic() {
+    let ws = Ws::new();
+    let keep = ws.file(".cursor/rules/keep.md", "plain");
+    // Client-side watching: the change arrives as a notification, so the test does not race a
+    // server-side watcher.
+    let caps = json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
+    let mut lsp = start(&ws, caps, Value::Null);
+    lsp.diagnostics_for(&keep, |d| !d.is_empty());
+    let m = ws.file(".cursor/rules/manual.mdc", "no header\n");
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&m), "type": 1}]}),
+    );
+    let diags = lsp.diagnostics_for(&m, |d| !d.is_empty());
+    assert_eq!(codes(&diags), ["instructions-rule-manual-only"]);
+    assert_eq!(diags[0]["severity"], 3);
+}
