@@ -72,6 +72,12 @@ fn gm3_global_files_follow_gemini_cli_home() {
     let v = explain(&ws, "gemini", "a.ts", "");
     assert_eq!(files(&v), [f(g.to_str().unwrap(), "gemini", "always")]);
     assert_eq!(v["files"][0]["scope"], "global");
+    // H6: a target outside the workspace gets the global files only.
+    ws.file("GEMINI.md", "project");
+    let v = explain(&ws, "gemini", "/tmp/elsewhere/x.ts", "");
+    assert_eq!(files(&v), [f(g.to_str().unwrap(), "gemini", "always")]);
+    assert_eq!(v["outsideWorkspace"], true);
+    std::fs::remove_file(ws.root.join("GEMINI.md")).unwrap();
     let other = ws.tmp.path().join("gem");
     let g2 = write(&other.join(".gemini/GEMINI.md"), "other home");
     let mut c = ws.cmd();

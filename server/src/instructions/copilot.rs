@@ -29,13 +29,19 @@ pub fn applies(pattern: &str, abs: &str, is_file: bool) -> bool {
         if !is_file {
             return false;
         }
-        let p = if piece.starts_with('/') || piece.starts_with("**/") {
-            piece.clone()
-        } else {
-            format!("**/{piece}")
-        };
-        glob(&p, true).is_some_and(|m| m.is_match(abs))
+        piece_matcher(piece).is_some_and(|m| m.is_match(abs))
     })
+}
+
+/// CP13 steps 3–4 for one piece that is not unconditional: the compiled glob (`None` when
+/// invalid, which matches nothing).
+#[must_use]
+pub fn piece_matcher(piece: &str) -> Option<globset::GlobMatcher> {
+    if piece.starts_with('/') || piece.starts_with("**/") {
+        glob(piece, true)
+    } else {
+        glob(&format!("**/{piece}"), true)
+    }
 }
 
 /// A resolved location (CP8).

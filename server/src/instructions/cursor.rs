@@ -68,9 +68,12 @@ pub fn rule_type(h: &Header) -> RuleType {
 /// CU5: `true` when a glob matches `rel` (relative to the rule's base, `/` separators).
 #[must_use]
 pub fn glob_matches(piece: &str, rel: &str) -> bool {
-    let Some(m) = glob(piece, false) else {
-        return false;
-    };
+    glob(piece, false).is_some_and(|m| matcher_matches(&m, piece, rel))
+}
+
+/// [`glob_matches`] with the glob compiled once.
+#[must_use]
+pub fn matcher_matches(m: &globset::GlobMatcher, piece: &str, rel: &str) -> bool {
     if m.is_match(rel) {
         return true;
     }

@@ -292,7 +292,9 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
     // GM5: startup, from the workspace root up to the project root.
     let ceiling = project_root(fs, &g.boundary_markers, root).unwrap_or_else(|| root.to_path_buf());
     let mut startup = Vec::new();
-    for d in root.ancestors() {
+    // H6: outside the workspace only the global files are listed.
+    let inside = is_inside(dir, root);
+    for d in root.ancestors().take_while(|_| inside) {
         if stop.as_deref() == Some(d) {
             break;
         }

@@ -17,7 +17,7 @@ fn piece_matches_some(piece: &str, files: &[String]) -> bool {
     if matches!(piece, "**" | "**/*" | "*") {
         return true;
     }
-    files.iter().any(|f| copilot::applies(piece, f, true))
+    copilot::piece_matcher(piece).is_some_and(|m| files.iter().any(|f| m.is_match(f)))
 }
 
 fn pattern_diagnostics(path: &Path, kind: Kind, text: &str, files: &[String]) -> Vec<Diagnostic> {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::Setup;
-use super::super::cursor::{RuleType, glob_matches, rule_files, rule_type};
+use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
 use super::super::host_files::header;
 use super::super::read::{Mode, Reader};
 use super::hosts::{diag, file_level, span_of};
@@ -41,7 +41,10 @@ fn rule_diagnostics(p: &Path, text: &str, base: &Path, files: &[PathBuf]) -> Vec
                 .map_or_else(|| file_level(text), |a| span_of(text, a.span));
             pieces
                 .iter()
-                .filter(|piece| !rels.iter().any(|r| glob_matches(piece, r)))
+                .filter(|piece| {
+                    !crate::instructions::host_files::glob(piece, false)
+                        .is_some_and(|m| rels.iter().any(|r| matcher_matches(&m, piece, r)))
+                })
                 .map(|piece| {
                     diag(
                         p,
