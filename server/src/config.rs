@@ -14,6 +14,9 @@ use serde_json::Value;
 
 use crate::text::TextRange;
 
+mod hosts;
+pub use hosts::{CopilotSettings, GeminiSettings, GeminiTrust, HostSettings};
+
 /// `context.maxBytes` bounds (instructions.md §2.10).
 pub const MAX_BYTES_MIN: i64 = 1024;
 pub const MAX_BYTES_MAX: i64 = 1_048_576;
@@ -89,6 +92,8 @@ pub struct Settings {
     pub skills: Vec<SkillRoot>,
     /// `skillOverrides.<id>.enabled`, project layer only (skills.md §3.3).
     pub skill_overrides: BTreeMap<String, bool>,
+    /// `hosts.enabled`, `hosts.copilot.*`, `hosts.gemini.*` (hosts.md §6).
+    pub hosts: HostSettings,
     /// The merged raw configuration, unknown keys included, for keys owned by later modules.
     pub raw: Value,
 }
@@ -106,6 +111,7 @@ impl Default for Settings {
             claude_instruction_files: ClaudeInstructionFiles::default(),
             skills: Vec::new(),
             skill_overrides: BTreeMap::new(),
+            hosts: HostSettings::default(),
             raw: Value::Object(serde_json::Map::new()),
         }
     }
@@ -295,6 +301,11 @@ impl Layer {
                 }
             }
         }
+        problems.extend(hosts::validate(
+            &self.raw,
+            |k, v| self.shown(k, v, text),
+            |k| self.span_of(k),
+        ));
         self.problems = problems;
     }
 
@@ -550,6 +561,7 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
                 }
             }
         }
+        hosts::apply(&mut s.hosts, &get);
         if let Value::Object(m) = &layer.raw {
             merge(&mut raw, m);
         }
@@ -723,16 +735,37 @@ pub enum Host {
     Alisio,
     Codex,
     ClaudeCode,
+    Copilot,
+    Gemini,
+    Cursor,
 }
 
 impl Host {
+    /// Every host, in the order hovers list them (hosts.md H9).
+    pub const ALL: [Self; 6] = [
+        Self::Alisio,
+        Self::Codex,
+        Self::ClaudeCode,
+        Self::Copilot,
+        Self::Gemini,
+        Self::Cursor,
+    ];
+
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Alisio => "alisio",
             Self::Codex => "codex",
             Self::ClaudeCode => "claude-code",
+            Self::Copilot => "copilot",
+            Self::Gemini => "gemini",
+            Self::Cursor => "cursor",
         }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|h| h.as_str() == s)
     }
 }
 

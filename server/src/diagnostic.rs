@@ -82,6 +82,13 @@ codes! {
     InstructionsInvalidUtf8 => "instructions-invalid-utf8",
     InstructionsEmpty => "instructions-empty",
     InstructionsHidden => "instructions-hidden",
+    InstructionsApplyToList => "instructions-apply-to-list",
+    InstructionsGlobUnmatched => "instructions-glob-unmatched",
+    InstructionsOutsideLocation => "instructions-outside-location",
+    InstructionsRuleManualOnly => "instructions-rule-manual-only",
+    InstructionsRuleIgnored => "instructions-rule-ignored",
+    InstructionsImportFailed => "instructions-import-failed",
+    InstructionsNameCase => "instructions-name-case",
     ConfigInvalid => "config-invalid",
 }
 
@@ -154,6 +161,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 34);
+        assert_eq!(Code::ALL.len(), 41);
     }
 }

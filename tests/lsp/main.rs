@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod harness;
+mod hosts;
 
 mod instructions;
 mod lifecycle;

@@ -5,6 +5,7 @@ mod analysis;
 mod diagnostics;
 mod documents;
 mod features;
+mod host_fixes;
 mod positions;
 mod server;
 mod sessions;

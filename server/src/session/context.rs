@@ -87,12 +87,15 @@ impl DiskContext {
             if l.iter().any(|e| e.path == a.path) || !a.path.is_file() {
                 continue;
             }
-            l.push(Entry::new(
+            let mut e = Entry::new(
                 a.path.clone(),
                 Scope::Project,
                 kind_of(&a.path),
                 reader.read(&a.path, Mode::Alisio),
-            ));
+            );
+            // hosts.md H3: lazily attached nested files arrive on access.
+            e.delivery = crate::instructions::Delivery::OnAccess;
+            l.push(e);
         }
         l
     }

@@ -148,7 +148,8 @@ pub fn discover_roots(
 #[must_use]
 pub fn discover_host(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) -> Discovery {
     match host {
-        Host::Alisio => discover(fs, input, vantage),
+        // hosts.md §6: skill discovery of the three newer hosts is not simulated.
+        Host::Alisio | Host::Copilot | Host::Gemini | Host::Cursor => discover(fs, input, vantage),
         Host::Codex => {
             let walk = discover::walk_codex(
                 fs,

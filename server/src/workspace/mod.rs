@@ -304,6 +304,8 @@ pub struct Env {
     /// `ALISIO_CLAUDE_MANAGED_FILE`: where the `claude-code` host simulation looks for Claude
     /// Code's managed `CLAUDE.md` instead of the platform path (tests and unusual installs).
     pub claude_managed_file: Option<PathBuf>,
+    /// `GEMINI_CLI_HOME`: Gemini CLI's home instead of `$HOME` (hosts.md §3.1).
+    pub gemini_cli_home: Option<PathBuf>,
 }
 
 fn non_empty_var(name: &str) -> Option<PathBuf> {
@@ -323,6 +325,7 @@ impl Env {
             xdg_state_home: non_empty_var("XDG_STATE_HOME"),
             codex_home: non_empty_var("CODEX_HOME"),
             claude_managed_file: non_empty_var("ALISIO_CLAUDE_MANAGED_FILE"),
+            gemini_cli_home: non_empty_var("GEMINI_CLI_HOME"),
         }
     }
 
