@@ -8,10 +8,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod completions;
 mod config;
 mod crash;
 mod fake;
 mod governor;
+mod init;
 mod instructions;
 mod instructions_corpus;
 mod instructions_hosts;
@@ -27,6 +29,7 @@ mod run_subagents;
 mod run_tools;
 mod sess;
 mod sessions;
+mod ship;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;

@@ -14,6 +14,7 @@ pub mod claude;
 pub mod codex;
 pub mod diagnostics;
 pub mod explain;
+pub mod init;
 pub mod lens;
 pub mod model_text;
 pub mod read;
