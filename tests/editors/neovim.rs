@@ -41,7 +41,7 @@ fn version_ok(nvim: &Path) -> Result<(), String> {
 }
 
 /// The Neovim binary to test with, or why there is none.
-fn find_nvim() -> Result<PathBuf, String> {
+pub(crate) fn find_nvim() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("ALISIO_NVIM").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         version_ok(&p)?;

@@ -9,6 +9,7 @@
 mod common;
 mod harness;
 
+mod init;
 mod instructions;
 mod lifecycle;
 mod real_clients;
