@@ -29,6 +29,7 @@ mod run_subagents;
 mod run_tools;
 mod sess;
 mod sessions;
+mod sessions_human;
 mod ship;
 mod skills_corpus;
 mod skills_discovery;
