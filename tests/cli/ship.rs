@@ -78,3 +78,78 @@ fn the_action_and_the_hook_call_what_the_repository_has() {
         assert!(repo().join(f).is_file(), "{f}");
     }
 }
+
+/// The words of `line` between backquotes (or double quotes).
+fn quoted(line: &str, q: char) -> Vec<String> {
+    line.split(q).skip(1).step_by(2).map(str::to_owned).collect()
+}
+
+/// The paragraph of the README that starts with `start` (up to the next blank line).
+fn readme_paragraph(start: &str) -> String {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let from = readme.find(start).unwrap_or_else(|| panic!("README has no {start:?}"));
+    let rest = &readme[from..];
+    rest[..rest.find("\n\n").unwrap_or(rest.len())].replace('\n', " ")
+}
+
+#[test]
+fn the_readmes_command_lists_match_the_plugin_the_extension_and_the_cli() {
+    // Neovim: every user command plugin/alisio.lua defines, in the README's order.
+    let plugin = std::fs::read_to_string(repo().join("editors/neovim/plugin/alisio.lua")).unwrap();
+    let defined: Vec<String> = plugin
+        .lines()
+        .filter_map(|l| l.strip_prefix("cmd('"))
+        .map(|l| format!(":{}", &l[..l.find('\'').unwrap()]))
+        .collect();
+    let nvim = readme_paragraph("Commands: `:Alisio");
+    let listed: Vec<String> = quoted(&nvim, '`')
+        .into_iter()
+        .filter(|c| c.starts_with(":Alisio"))
+        .collect();
+    let mut a = defined.clone();
+    a.sort();
+    let mut b = listed.clone();
+    b.sort();
+    assert_eq!(b, a, "README's Neovim commands vs plugin/alisio.lua");
+    assert!(nvim.contains("`:checkhealth alisio`"));
+    assert!(repo().join("editors/neovim/lua/alisio/health.lua").is_file());
+
+    // VS Code: every contributed command title.
+    let pkg: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("editors/vscode/package.json")).unwrap(),
+    )
+    .unwrap();
+    let mut titles: Vec<String> = pkg["contributes"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap().to_owned())
+        .collect();
+    let mut listed = quoted(&readme_paragraph("Commands (palette, category Alisio):"), '"');
+    titles.sort();
+    listed.sort();
+    assert_eq!(listed, titles, "README's VS Code commands vs package.json");
+
+    // The CLI: every subcommand of `alisio-ls --help` has a line in the README's usage block.
+    let help = run_cmd(Command::new(bin()).arg("--help")).stdout;
+    let subs: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(subs.len() >= 9, "{help}");
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    for sub in subs {
+        let shown = if sub == "context" { "context explain" } else { sub };
+        assert!(
+            readme.contains(&format!("\nalisio-ls {shown} ")),
+            "README's usage block lacks `alisio-ls {shown}`"
+        );
+    }
+}
