@@ -81,13 +81,19 @@ fn the_action_and_the_hook_call_what_the_repository_has() {
 
 /// The words of `line` between backquotes (or double quotes).
 fn quoted(line: &str, q: char) -> Vec<String> {
-    line.split(q).skip(1).step_by(2).map(str::to_owned).collect()
+    line.split(q)
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The paragraph of the README that starts with `start` (up to the next blank line).
 fn readme_paragraph(start: &str) -> String {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let from = readme.find(start).unwrap_or_else(|| panic!("README has no {start:?}"));
+    let from = readme
+        .find(start)
+        .unwrap_or_else(|| panic!("README has no {start:?}"));
     let rest = &readme[from..];
     rest[..rest.find("\n\n").unwrap_or(rest.len())].replace('\n', " ")
 }
@@ -112,7 +118,11 @@ fn the_readmes_command_lists_match_the_plugin_the_extension_and_the_cli() {
     b.sort();
     assert_eq!(b, a, "README's Neovim commands vs plugin/alisio.lua");
     assert!(nvim.contains("`:checkhealth alisio`"));
-    assert!(repo().join("editors/neovim/lua/alisio/health.lua").is_file());
+    assert!(
+        repo()
+            .join("editors/neovim/lua/alisio/health.lua")
+            .is_file()
+    );
 
     // VS Code: every contributed command title.
     let pkg: serde_json::Value = serde_json::from_str(
@@ -125,7 +135,10 @@ fn the_readmes_command_lists_match_the_plugin_the_extension_and_the_cli() {
         .iter()
         .map(|c| c["title"].as_str().unwrap().to_owned())
         .collect();
-    let mut listed = quoted(&readme_paragraph("Commands (palette, category Alisio):"), '"');
+    let mut listed = quoted(
+        &readme_paragraph("Commands (palette, category Alisio):"),
+        '"',
+    );
     titles.sort();
     listed.sort();
     assert_eq!(listed, titles, "README's VS Code commands vs package.json");
@@ -146,10 +159,49 @@ fn the_readmes_command_lists_match_the_plugin_the_extension_and_the_cli() {
     assert!(subs.len() >= 9, "{help}");
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     for sub in subs {
-        let shown = if sub == "context" { "context explain" } else { sub };
+        let shown = if sub == "context" {
+            "context explain"
+        } else {
+            sub
+        };
         assert!(
             readme.contains(&format!("\nalisio-ls {shown} ")),
             "README's usage block lacks `alisio-ls {shown}`"
         );
     }
+}
+
+/// `governor analyze` over several files shows a bar on a terminal's stderr only; `--json` and
+/// a piped stderr never get one (cli/progress.rs).
+#[test]
+fn progress_is_drawn_on_a_terminal_only_and_never_with_json() {
+    let t = repo().join("examples/transcripts/refactor.claude.jsonl");
+    let t = t.display();
+    let piped =
+        run_cmd(Command::new(bin()).args(["governor", "analyze", &t.to_string(), &t.to_string()]));
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert_eq!(piped.stderr, "", "no progress when stderr is a pipe");
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped the terminal half: `script` (util-linux) is not installed");
+        return;
+    }
+    // `script` gives the command a pseudo-terminal; stdout goes to /dev/null, so what comes
+    // back is stderr.
+    let tty = |extra: &str| {
+        run_cmd(Command::new("script").args([
+            "-qec",
+            &format!(
+                "'{}' governor analyze {extra} '{t}' '{t}' >/dev/null",
+                bin().display()
+            ),
+            "/dev/null",
+        ]))
+    };
+    let human = tty("");
+    assert_eq!(human.code, 0);
+    assert!(human.stdout.contains("analyzing ["), "{:?}", human.stdout);
+    assert!(human.stdout.contains("/2"), "{:?}", human.stdout);
+    let json = tty("--json");
+    assert_eq!(json.code, 0);
+    assert_eq!(json.stdout, "", "no progress with --json");
 }

@@ -246,8 +246,15 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
     let mut failed = false;
     let mut reports = Vec::new();
     let mut text = String::new();
+    let progress = super::progress::Progress::bar(
+        ctx.args.json || a.events,
+        a.transcripts.len() as u64,
+        "analyzing",
+    );
     for p in &a.transcripts {
         let shown_path = p.display().to_string();
+        progress.message(&shown_path);
+        progress.inc();
         let bytes = match std::fs::read(ctx.resolve(p)) {
             Ok(b) => b,
             Err(e) => {
@@ -277,6 +284,7 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
             }
         }
     }
+    drop(progress);
     if ctx.args.json && !a.events {
         text = serde_json::to_string(&reports).unwrap_or_default();
         text.push('\n');

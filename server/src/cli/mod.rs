@@ -10,6 +10,7 @@ mod governor;
 mod init;
 mod instructions;
 pub mod output;
+mod progress;
 mod report_table;
 mod run;
 mod sessions;
