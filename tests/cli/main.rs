@@ -13,6 +13,7 @@ mod config;
 mod crash;
 mod fake;
 mod governor;
+mod governor_html;
 mod init;
 mod instructions;
 mod instructions_corpus;
