@@ -12,6 +12,17 @@ use crate::neovim::find_nvim;
 use crate::{repo_root, run_with_timeout, server_bin};
 
 fn probe(nvim: &Path, ws: &Ws, server: &Path, files: &[PathBuf], step: &str) -> Value {
+    probe_env(nvim, ws, server, files, step, &[])
+}
+
+fn probe_env(
+    nvim: &Path,
+    ws: &Ws,
+    server: &Path,
+    files: &[PathBuf],
+    step: &str,
+    env: &[(&str, String)],
+) -> Value {
     let base = ws.tmp.path().join("nvim-ship");
     let config = base.join("config").join("nvim");
     std::fs::create_dir_all(&config).unwrap();
@@ -40,6 +51,7 @@ fn probe(nvim: &Path, ws: &Ws, server: &Path, files: &[PathBuf], step: &str) -> 
         .env("ALISIO_TEST_OUT", &out)
         .env("ALISIO_TEST_FILES", joined.join(":"))
         .env("ALISIO_TEST_STEP", step)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .current_dir(&ws.root)
         .arg("--headless")
         .arg("-c")
@@ -169,4 +181,57 @@ fn alisio_init_shows_the_proposal_then_writes_it_on_write() {
         json!(1),
         "the diff tab is closed after the write"
     );
+}
+
+#[test]
+fn the_report_buffer_has_a_sparkline_of_the_tokens_per_segment() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    ws.file("a.txt", "alpha");
+    ws.file(
+        "s.jsonl",
+        "{\"toolCalls\":[{\"id\":\"r1\",\"name\":\"read_file\",\"arguments\":{\"path\":\"a.txt\"}}]}\n{\"text\":\"ok\"}\n",
+    );
+    let run = crate::common::run_cmd(ws.cmd().args([
+        "run",
+        "--json",
+        "--governor",
+        "on",
+        "--script",
+        "s.jsonl",
+        "hi",
+    ]));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let list = crate::common::run_cmd(ws.cmd().args(["sessions", "list", "--json"])).json();
+    let id = list[0]["sessionId"].as_str().unwrap().to_owned();
+    let report = crate::common::run_cmd(ws.cmd().args(["sessions", "report", &id, "--json"]));
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    let rep: Value = serde_json::from_str(&report.stdout).unwrap();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let r = probe_env(
+        &nvim,
+        &ws,
+        &server_bin(),
+        &[f],
+        "spark",
+        &[("ALISIO_TEST_REPORT", report.stdout.clone())],
+    );
+    assert_eq!(r["spark"], "▁▂▃▄▅▆▇█");
+    assert_eq!(r["wide"], "▂▂█", "buckets of two values, summed");
+    // The line the buffer shows: one cell per segment (fewer than 60), the largest a full bar.
+    let line = lines(&r["lines"])
+        .into_iter()
+        .find(|l| l.starts_with("tokens by segment "))
+        .unwrap();
+    let cells: Vec<char> = line["tokens by segment ".len()..].chars().collect();
+    let segs = rep["segments"].as_array().unwrap();
+    assert_eq!(cells.len(), segs.len());
+    let max = segs
+        .iter()
+        .map(|s| s["tokens"].as_u64().unwrap())
+        .max()
+        .unwrap();
+    for (c, s) in cells.iter().zip(segs) {
+        assert_eq!(*c == '█', s["tokens"].as_u64().unwrap() == max, "{line}");
+    }
 }

@@ -32,6 +32,12 @@ elseif step == 'attach' then
     out.per_file[i] = { name = vim.fs.basename(vim.api.nvim_buf_get_name(b)), filetype = vim.bo[b].filetype, attached = attached(b) }
   end
   finish()
+elseif step == 'spark' then
+  local report = vim.json.decode(vim.env.ALISIO_TEST_REPORT)
+  out.lines = require('alisio').render_report(report)
+  out.spark = require('alisio.spark').line({ 0, 1, 2, 3, 4, 5, 6, 7 })
+  out.wide = require('alisio.spark').line({ 1, 1, 1, 1, 8, 8 }, 3)
+  finish()
 elseif step == 'init' then
   vim.ui.select = function(items, _, on_choice)
     out.choices = items
