@@ -6,7 +6,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "error: cargo is not on PATH; install a Rust toolchain (1.85 or newer) first" >&2
+  echo "error: cargo is not on PATH; install a Rust toolchain (1.89 or newer) first" >&2
   exit 2
 fi
 args=(install --locked --path "$repo/server")

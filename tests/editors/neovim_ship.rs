@@ -168,7 +168,13 @@ fn alisio_init_shows_the_proposal_then_writes_it_on_write() {
     let ws = Ws::new();
     ws.file("go.mod", "module x\n");
     let agents = ws.file("AGENTS.md", "# Ours\n");
-    let r = probe(&nvim, &ws, &server_bin(), &[agents.clone()], "init");
+    let r = probe(
+        &nvim,
+        &ws,
+        &server_bin(),
+        std::slice::from_ref(&agents),
+        "init",
+    );
     assert_eq!(r["attached"], json!(true));
     assert_eq!(r["choices"], json!(["Write", "Cancel"]));
     assert_eq!(r["last"]["written"], json!(true), "{r:#}");

@@ -283,10 +283,12 @@ fn count_languages(
         *budget -= 1;
         let name = e.name.to_string_lossy();
         match e.file_type {
-            FileType::Dir if depth < SURVEY_DEPTH => {
-                if !name.starts_with('.') && !SKIPPED.contains(&name.as_ref()) {
-                    count_languages(fs, &dir.join(&e.name), depth + 1, budget, counts);
-                }
+            FileType::Dir
+                if depth < SURVEY_DEPTH
+                    && !name.starts_with('.')
+                    && !SKIPPED.contains(&name.as_ref()) =>
+            {
+                count_languages(fs, &dir.join(&e.name), depth + 1, budget, counts);
             }
             FileType::File => {
                 if let Some(lang) = name.rsplit_once('.').and_then(|(_, x)| language(x)) {
@@ -336,10 +338,10 @@ fn read_text(fs: &dyn Fs, path: &Path) -> Option<String> {
 /// The test command each manifest at the root makes obvious, in a fixed order.
 fn test_commands(fs: &dyn Fs, root: &Path) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(make) = read_text(fs, &root.join("Makefile")) {
-        if make.lines().any(|l| l.starts_with("test:")) {
-            out.push("make test".to_owned());
-        }
+    if read_text(fs, &root.join("Makefile"))
+        .is_some_and(|make| make.lines().any(|l| l.starts_with("test:")))
+    {
+        out.push("make test".to_owned());
     }
     if let Some(cargo) = read_text(fs, &root.join("Cargo.toml")) {
         let workspace = cargo.lines().any(|l| l.trim() == "[workspace]");

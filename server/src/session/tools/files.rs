@@ -130,7 +130,10 @@ pub(crate) fn atomic_replace(
     content: &[u8],
     expected_current: Option<&[u8]>,
 ) -> Result<bool, String> {
-    let c = AtomicTarget { real, shown };
+    let c = AtomicTarget {
+        real: real.to_path_buf(),
+        shown,
+    };
     let dir = c
         .real
         .parent()
@@ -178,7 +181,7 @@ pub(crate) fn atomic_replace(
 }
 
 struct AtomicTarget<'a> {
-    real: &'a std::path::Path,
+    real: std::path::PathBuf,
     shown: &'a str,
 }
 
