@@ -173,3 +173,22 @@ fn dry_run_prints_the_proposal_and_writes_nothing_and_cwd_picks_the_workspace() 
     assert!(!ws.root.join("AGENTS.md").exists());
     assert!(!ws.root.join("sub/AGENTS.md").exists());
 }
+
+#[test]
+fn a_truly_empty_repository_gets_the_template_with_nothing_found() {
+    let ws = Ws::new();
+    let r = ws.run(&["init"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = String::from_utf8(agents(&ws)).unwrap();
+    assert!(
+        text.contains(&format!(
+            "{BEGIN}\n## Project facts\n\n- Languages: none recognised\n\
+             - Test command: none found in the root's manifests\n\
+             - Skill roots: none (project skills go in `.agents/skills/<name>/SKILL.md`)\n{END}\n"
+        )),
+        "{text}"
+    );
+    let again = ws.run(&["init", "--json"]);
+    assert_eq!(again.json()["status"], "unchanged");
+    assert_eq!(String::from_utf8(agents(&ws)).unwrap(), text);
+}
