@@ -2,7 +2,7 @@
 # `cargo install` as on a fresh machine (docs/install.md): a new CARGO_HOME (so every crate is
 # fetched from crates.io again) and a temporary --root, via scripts/install.sh (the README's
 # `cargo install --locked --path server`); then the installed binary must pass `--version` and
-# the demo's `check` (examples/monorepo: exit 1 with its known findings, never 2).
+# the demo's `check` (examples/monorepo: exit 0 with its known warnings).
 # Usage: .ci/install-smoke.sh [BUDGET_SECONDS]  (default 1500). Over the budget it stops and
 # says so (exit 0: a skipped smoke, like the fuzz smoke). The build goes to target/install-smoke
 # (a separate target dir, kept between runs; ALISIO_FRESH_TARGET=1 uses a temporary one).
@@ -40,11 +40,14 @@ if [ "$ver" != "$want" ]; then
   echo "install smoke: FAILED (--version printed '$ver', expected '$want')"
   exit 1
 fi
+# The demo's check (examples/demo.sh's first step): warnings only, so exit 0, with its known
+# skill-name-directory-mismatch among the findings.
 out=$("$bin" check --cwd "$repo/examples/monorepo" --trust-project --format json)
 rc=$?
-if [ "$rc" -ne 1 ] || ! grep -q '"code"' <<<"$out"; then
+n=$(grep -o '"code":"[a-z-]*"' <<<"$out" | wc -l)
+if [ "$rc" -ne 0 ] || [ "$n" -eq 0 ] || ! grep -q '"code":"skill-name-directory-mismatch"' <<<"$out"; then
   echo "$out" | head -20
-  echo "install smoke: FAILED (demo check exit $rc, expected 1 with findings)"
+  echo "install smoke: FAILED (demo check exit $rc with $n findings; expected exit 0 with its warnings, skill-name-directory-mismatch among them)"
   exit 1
 fi
-echo "install smoke: ok ($ver; the demo's check exit 1 with $(grep -o '"code"' <<<"$out" | wc -l) findings)"
+echo "install smoke: ok ($ver; the demo's check: exit 0, $n findings)"
