@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod completions;
 mod config;
 mod crash;
 mod fake;
@@ -18,6 +19,8 @@ mod hosts_delivery;
 mod hosts_diagnostics;
 mod hosts_gemini;
 mod hosts_util;
+mod governor_html;
+mod init;
 mod instructions;
 mod instructions_corpus;
 mod instructions_hosts;
@@ -33,6 +36,8 @@ mod run_subagents;
 mod run_tools;
 mod sess;
 mod sessions;
+mod sessions_human;
+mod ship;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;

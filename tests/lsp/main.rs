@@ -10,6 +10,7 @@ mod common;
 mod harness;
 mod hosts;
 
+mod init;
 mod instructions;
 mod lifecycle;
 mod real_clients;

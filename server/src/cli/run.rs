@@ -121,6 +121,11 @@ fn human(ev: &Value, mid_text: &mut bool) {
             out(d["text"].as_str().unwrap_or_default());
         }
         "tool_started" => {
+            // The model's text ends its line before the tool line (stdout and stderr share a
+            // terminal: "Let me look.→ read_file" otherwise).
+            if std::mem::take(mid_text) {
+                out("\n");
+            }
             let args = d["arguments"].as_str().unwrap_or_default();
             err_line(&format!(
                 "→ {} {}",

@@ -13,6 +13,7 @@ pub mod model;
 pub mod readers;
 pub mod report;
 pub mod rules;
+pub mod series;
 pub mod session;
 pub mod shell;
 pub mod stored;

@@ -19,6 +19,7 @@ pub mod explain;
 pub mod gemini;
 pub mod host_files;
 pub mod hover_hosts;
+pub mod init;
 pub mod lens;
 pub mod model_text;
 pub mod read;

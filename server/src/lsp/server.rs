@@ -279,6 +279,16 @@ impl Backend {
 }
 
 impl Backend {
+    /// `alisio/initAgentsMd {uri, write?, sha256?}` (interfaces.md §3.1; lsp/init.rs).
+    pub async fn init_agents_md(&self, params: super::init::InitParams) -> Result<Value> {
+        let at = file_path(&params.uri)?;
+        blocking(&self.state, move |snap| {
+            super::init::init_agents_md(snap, &at, &params)
+        })
+        .await?
+        .map_err(request_failed)
+    }
+
     /// `alisio/skillCatalog {uri?}` (interfaces.md §3.1).
     pub async fn skill_catalog(&self, params: Option<SkillCatalogParams>) -> Result<Value> {
         let at = match params.and_then(|p| p.uri) {

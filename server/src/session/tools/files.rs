@@ -115,6 +115,22 @@ fn atomic_write(
     content: &[u8],
     expected_current: Option<&[u8]>,
 ) -> Result<bool, String> {
+    atomic_replace(&c.real, &c.shown, content, expected_current)
+}
+
+/// Writes `content` atomically over `real` (temp file, fsync, recheck that the file still
+/// holds `expected_current`, rename, fsync dir); `shown` names it in errors. `Ok(true)` when
+/// the file was created. Also used by `alisio-ls init`.
+pub(crate) fn atomic_replace(
+    real: &std::path::Path,
+    shown: &str,
+    content: &[u8],
+    expected_current: Option<&[u8]>,
+) -> Result<bool, String> {
+    let c = AtomicTarget {
+        real: real.to_path_buf(),
+        shown,
+    };
     let dir = c
         .real
         .parent()
@@ -159,6 +175,11 @@ fn atomic_write(
         let _ = std::fs::remove_file(&tmp);
     }
     res.map(|()| created)
+}
+
+struct AtomicTarget<'a> {
+    real: std::path::PathBuf,
+    shown: &'a str,
 }
 
 fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
