@@ -89,6 +89,8 @@ pub struct Settings {
     pub skills: Vec<SkillRoot>,
     /// `skillOverrides.<id>.enabled`, project layer only (skills.md §3.3).
     pub skill_overrides: BTreeMap<String, bool>,
+    /// `diagnostics.severity` and `diagnostics.ignore` of every layer (suppressions.md §2).
+    pub diagnostics: crate::suppress::Rules,
     /// The merged raw configuration, unknown keys included, for keys owned by later modules.
     pub raw: Value,
 }
@@ -106,6 +108,7 @@ impl Default for Settings {
             claude_instruction_files: ClaudeInstructionFiles::default(),
             skills: Vec::new(),
             skill_overrides: BTreeMap::new(),
+            diagnostics: crate::suppress::Rules::default(),
             raw: Value::Object(serde_json::Map::new()),
         }
     }
@@ -294,6 +297,14 @@ impl Layer {
                     }),
                 }
             }
+        }
+        let shown = |k: &str, v: &Value| self.shown(k, v, text);
+        for (key, message) in crate::suppress::settings::validate(&self.raw, &shown) {
+            problems.push(Problem {
+                span: self.span_of(&key),
+                key,
+                message,
+            });
         }
         self.problems = problems;
     }
@@ -550,6 +561,7 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
                 }
             }
         }
+        s.diagnostics.merge(&layer.raw);
         if let Value::Object(m) = &layer.raw {
             merge(&mut raw, m);
         }

@@ -83,6 +83,7 @@ codes! {
     InstructionsEmpty => "instructions-empty",
     InstructionsHidden => "instructions-hidden",
     ConfigInvalid => "config-invalid",
+    SuppressionUnused => "suppression-unused",
 }
 
 impl std::fmt::Display for Code {
@@ -167,6 +168,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 34);
+        assert_eq!(Code::ALL.len(), 35);
     }
 }

@@ -13,5 +13,6 @@ pub mod instructions;
 pub mod lsp;
 pub mod session;
 pub mod skills;
+pub mod suppress;
 pub mod text;
 pub mod workspace;

@@ -181,6 +181,7 @@ pub fn code_actions(
             c if c.starts_with("skill-") => out.extend(super::skills::quick_fixes(snap, path, d)),
             _ => {}
         }
+        out.extend(super::suppress::actions(snap, path, d));
     }
     out
 }
