@@ -31,3 +31,4 @@ mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;
 mod skills_validate;
+mod suppress;

@@ -15,3 +15,4 @@ mod real_clients;
 mod robustness;
 mod sessions;
 mod skills;
+mod suppress;

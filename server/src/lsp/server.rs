@@ -699,6 +699,7 @@ async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
                     .cloned(),
             );
         }
+        let mut diags = super::suppress::filter_file(&snap, &p, diags);
         crate::diagnostic::sort(&mut diags);
         diags
             .iter()

@@ -40,6 +40,27 @@ fn action(
     }))
 }
 
+/// The fast path's filter (one open file): the same post-filter as a full pass, with the
+/// rules of the folder's last pass (the defaults before the first).
+pub fn filter_file(
+    snap: &Snapshot,
+    path: &Path,
+    diags: Vec<crate::diagnostic::Diagnostic>,
+) -> Vec<crate::diagnostic::Diagnostic> {
+    let files = [path.to_path_buf()];
+    match snap.results.get(&snap.folder_of(path)) {
+        Some(r) => {
+            let rules = &r.config.settings.diagnostics;
+            crate::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
+        }
+        None => {
+            let root = path.parent().unwrap_or(path);
+            let rules = crate::suppress::Rules::default();
+            crate::suppress::apply(&snap.fs(), &rules, root, &files, diags)
+        }
+    }
+}
+
 /// The two actions for one of our diagnostics in a Markdown file (none for `suppression-unused`
 /// itself, which configuration silences).
 pub fn actions(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Vec<CodeActionOrCommand> {
