@@ -227,8 +227,10 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     }
     let d: Discovery =
         catalog::discover_roots(&ctx.fs, roots, &ctx.settings.skill_overrides, &ctx.cwd);
+    let found: std::collections::HashSet<usize> =
+        d.walk.candidates.iter().map(|c| c.root).collect();
     for (i, p) in paths.iter().enumerate() {
-        if !d.walk.candidates.iter().any(|c| c.root == i) && d.walk.scan_limit.is_empty() {
+        if !found.contains(&i) && d.walk.scan_limit.is_empty() {
             let reason = match d.walk.canonical.get(i) {
                 Some(Some(_)) => "no SKILL.md found",
                 _ => "cannot read the directory",
