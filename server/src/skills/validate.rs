@@ -580,6 +580,11 @@ fn finish(out: &mut Checked, problems: Vec<Problem>) {
         let Some(sev) = severity(p.code, out.profile) else {
             continue;
         };
+        let sev = if spec_only_rule(p.code, p.key, out.profile) {
+            Severity::Warning
+        } else {
+            sev
+        };
         let mut d = Diagnostic::new(&out.file, idx.span(p.range), sev, p.code, p.message);
         for (r, m) in p.related {
             d = d.with_related(Related {
@@ -591,6 +596,16 @@ fn finish(out: &mut Checked, problems: Vec<Problem>) {
         out.diagnostics.push(d);
     }
     crate::diagnostic::sort(&mut out.diagnostics);
+}
+
+/// Rules of the specification's text that the reference validator (skills-ref) does not enforce:
+/// under the `spec` profile they are warnings, so the verdict (valid / invalid) is skills-ref's
+/// (docs/skills.md, "Deliberate disagreements"): nested `metadata` values (skills-ref
+/// stringifies them) and an `allowed-tools` that is not a string (skills-ref never checks it).
+fn spec_only_rule(code: Code, key: Option<&str>, profile: Profile) -> bool {
+    profile == Profile::Spec
+        && code == Code::SkillFieldType
+        && matches!(key, Some("metadata.values" | "allowed-tools"))
 }
 
 fn is_blank_string(n: &Node) -> bool {
@@ -852,7 +867,7 @@ fn field_checks(
                         if matches!(v.value, Value::Seq(_) | Value::Map(_)) {
                             field_type(
                                 problems,
-                                "metadata",
+                                "metadata.values",
                                 e,
                                 format!(
                                     "metadata values must be strings; \"{}\" is {}",
@@ -1415,7 +1430,7 @@ mod tests {
     }
 
     #[test]
-    fn allowed_tools_list_is_fine_for_alisio_and_a_type_error_for_spec() {
+    fn allowed_tools_list_is_fine_for_alisio_and_a_type_warning_for_spec() {
         let t = "---\nname: x\ndescription: d\nallowed-tools:\n  - Read\n  - Write\n---\n";
         assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
         let c = run("x", t, Profile::Spec);
@@ -1426,6 +1441,21 @@ mod tests {
                 "\"allowed-tools\" must be a space-separated string".to_string()
             )]
         );
+        // skills-ref accepts it: a warning keeps the spec verdict equal to the reference's.
+        assert_eq!(c.diagnostics[0].severity, Severity::Warning);
+        let c = run(
+            "x",
+            "---\nname: x\ndescription: d\nmetadata:\n  a: b\n  tags:\n    - t\n---\n",
+            Profile::Spec,
+        );
+        assert_eq!(
+            codes(&c),
+            [(
+                "skill-field-type",
+                "metadata values must be strings; \"tags\" is a list".to_string()
+            )]
+        );
+        assert_eq!(c.diagnostics[0].severity, Severity::Warning);
         let c = run(
             "x",
             "---\nname: x\ndescription: d\nallowed-tools: [Read, Write]\n---\n",
