@@ -94,6 +94,8 @@ pub struct Settings {
     pub skill_overrides: BTreeMap<String, bool>,
     /// `hosts.enabled`, `hosts.copilot.*`, `hosts.gemini.*` (hosts.md §6).
     pub hosts: HostSettings,
+    /// `diagnostics.severity` and `diagnostics.ignore` of every layer (suppressions.md §2).
+    pub diagnostics: crate::suppress::Rules,
     /// The merged raw configuration, unknown keys included, for keys owned by later modules.
     pub raw: Value,
 }
@@ -112,6 +114,7 @@ impl Default for Settings {
             skills: Vec::new(),
             skill_overrides: BTreeMap::new(),
             hosts: HostSettings::default(),
+            diagnostics: crate::suppress::Rules::default(),
             raw: Value::Object(serde_json::Map::new()),
         }
     }
@@ -306,6 +309,14 @@ impl Layer {
             |k, v| self.shown(k, v, text),
             |k| self.span_of(k),
         ));
+        let shown = |k: &str, v: &Value| self.shown(k, v, text);
+        for (key, message) in crate::suppress::settings::validate(&self.raw, &shown) {
+            problems.push(Problem {
+                span: self.span_of(&key),
+                key,
+                message,
+            });
+        }
         self.problems = problems;
     }
 
@@ -562,6 +573,7 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
             }
         }
         hosts::apply(&mut s.hosts, &get);
+        s.diagnostics.merge(&layer.raw);
         if let Value::Object(m) = &layer.raw {
             merge(&mut raw, m);
         }

@@ -90,6 +90,7 @@ codes! {
     InstructionsImportFailed => "instructions-import-failed",
     InstructionsNameCase => "instructions-name-case",
     ConfigInvalid => "config-invalid",
+    SuppressionUnused => "suppression-unused",
 }
 
 impl std::fmt::Display for Code {
@@ -161,6 +162,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 41);
+        assert_eq!(Code::ALL.len(), 42);
     }
 }

@@ -13,6 +13,7 @@ pub mod instructions;
 pub mod lsp;
 pub mod session;
 pub mod skills;
+pub mod suppress;
 #[cfg(test)]
 mod testing;
 pub mod text;

@@ -482,7 +482,7 @@ fn allowed_tools_as_a_list_depends_on_profile() {
         codes(&r),
         one(
             "skill-field-type",
-            "error",
+            "warning",
             "\"allowed-tools\" must be a space-separated string"
         )
     );

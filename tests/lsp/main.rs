@@ -17,3 +17,5 @@ mod real_clients;
 mod robustness;
 mod sessions;
 mod skills;
+mod startup;
+mod suppress;

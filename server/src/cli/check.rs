@@ -38,17 +38,26 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     }
     let progress = super::progress::Progress::spinner(format != Format::Human, "checking");
     let mut diags = Vec::new();
-    let mut files = 0usize;
+    let mut files = Vec::new();
     // Instruction files (instructions.md §5) and skills (skills.md §5.3), over one walk of the
     // workspace (the directory set D) shared by both, as the language server does.
     let walk = crate::workspace::walk::walk(&ctx.fs, &ctx.root);
     let (d, n) = super::instructions::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
-    files += n;
+    files.extend(n);
     let (d, n) = super::skills::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
-    files += n;
+    files.extend(n);
+    // Suppressions: the one post-filter the language server applies too (suppressions.md §3).
+    let settings = &ctx.settings.diagnostics;
+    let mut diags = crate::suppress::apply(&ctx.fs, settings, &ctx.root, &files, diags);
     crate::diagnostic::sort(&mut diags);
     drop(progress);
-    Ok(output::emit(&ctx.root, format, &diags, files, args.strict))
+    Ok(output::emit(
+        &ctx.root,
+        format,
+        &diags,
+        files.len(),
+        args.strict,
+    ))
 }

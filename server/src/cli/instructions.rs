@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// Instruction-file diagnostics for the files under `paths`, and how many files were checked.
+/// Instruction-file diagnostics for the files under `paths`, and the files checked.
 /// Effects are computed over the whole directory set of each path's workspace.
 /// `workspace_walk` is D walked from `ctx.root`; other roots (paths outside the workspace) are
 /// walked here.
@@ -54,7 +54,7 @@ pub fn check_diagnostics(
     ctx: &Ctx,
     paths: &[PathBuf],
     workspace_walk: &crate::workspace::walk::DirSet,
-) -> Result<(Vec<Diagnostic>, usize), Failure> {
+) -> Result<(Vec<Diagnostic>, Vec<PathBuf>), Failure> {
     let managed = managed(ctx);
     let config_home = ctx.env.config_home();
     let mut roots: Vec<PathBuf> = Vec::new();
@@ -94,7 +94,7 @@ pub fn check_diagnostics(
         }
     }
     let mut diags = Vec::new();
-    let mut files = 0;
+    let mut files = Vec::new();
     let under = |f: &Path| paths.iter().any(|p| is_inside(f, p));
     for root in &roots {
         let setup = setup(ctx, root, &managed);
@@ -111,7 +111,12 @@ pub fn check_diagnostics(
                 crate::workspace::walk::MAX_DIRS
             ));
         }
-        files += a.files.iter().filter(|f| under(&f.path)).count();
+        files.extend(
+            a.files
+                .iter()
+                .filter(|f| under(&f.path))
+                .map(|f| f.path.clone()),
+        );
         diags.extend(a.diagnostics.into_iter().filter(|d| under(&d.file)));
     }
     Ok((diags, files))

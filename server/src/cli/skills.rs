@@ -160,7 +160,12 @@ fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
     } else {
         Format::Human
     };
-    let code = output::emit(&ctx.root, format, &rep.diagnostics, rep.files.len(), strict);
+    // Suppressions apply here as in `check` and the editor (suppressions.md §3).
+    let rules = &ctx.settings.diagnostics;
+    let diags = rep.diagnostics.clone();
+    let mut diags = crate::suppress::apply(&ctx.fs, rules, &ctx.root, &rep.files, diags);
+    crate::diagnostic::sort(&mut diags);
+    let code = output::emit(&ctx.root, format, &diags, rep.files.len(), strict);
     print_notes(ctx, &rep.notes, rep.untrusted, &[]);
     code
 }
@@ -208,8 +213,10 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     }
     let d: Discovery =
         catalog::discover_roots(&ctx.fs, roots, &ctx.settings.skill_overrides, &ctx.cwd);
+    let found: std::collections::HashSet<usize> =
+        d.walk.candidates.iter().map(|c| c.root).collect();
     for (i, p) in paths.iter().enumerate() {
-        if !d.walk.candidates.iter().any(|c| c.root == i) && d.walk.scan_limit.is_empty() {
+        if !found.contains(&i) && d.walk.scan_limit.is_empty() {
             let reason = match d.walk.canonical.get(i) {
                 Some(Some(_)) => "no SKILL.md found",
                 _ => "cannot read the directory",
@@ -244,7 +251,7 @@ pub fn check_diagnostics(
     ctx: &Ctx,
     paths: &[PathBuf],
     walk: &crate::workspace::walk::DirSet,
-) -> Result<(Vec<Diagnostic>, usize), Failure> {
+) -> Result<(Vec<Diagnostic>, Vec<PathBuf>), Failure> {
     let show = |p: &Path| ctx.display(p);
     let (vantages, walked) = report::workspace_files(&ctx.fs, walk, &ctx.root);
     let mut discoveries = Vec::new();
@@ -284,6 +291,6 @@ pub fn check_diagnostics(
         .into_iter()
         .filter(|d| keep(&d.file))
         .collect();
-    let files = rep.files.iter().filter(|f| keep(f)).count();
+    let files = rep.files.into_iter().filter(|f| keep(f)).collect();
     Ok((diags, files))
 }

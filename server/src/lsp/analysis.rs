@@ -204,23 +204,35 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
     }
 }
 
+/// The diagnostics of one folder after suppressions (suppressions.md §3), as `check` prints them.
+fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
+    let files: Vec<PathBuf> = r
+        .instructions
+        .files
+        .iter()
+        .map(|f| f.path.clone())
+        .chain(r.skills.files.iter().cloned())
+        .collect();
+    let diags: Vec<Diagnostic> = r
+        .config
+        .diagnostics
+        .iter()
+        .chain(&r.instructions.diagnostics)
+        .chain(&r.skills.diagnostics)
+        .cloned()
+        .collect();
+    let rules = &r.config.settings.diagnostics;
+    crate::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
+}
+
 /// Every diagnostic of every folder, and the per-folder results.
 #[must_use]
 pub fn compute(snap: &Snapshot) -> Computed {
     let mut out = Computed::default();
     for folder in folders(snap) {
         let r = analyze_folder(snap, &folder);
-        for d in r
-            .config
-            .diagnostics
-            .iter()
-            .chain(&r.instructions.diagnostics)
-            .chain(&r.skills.diagnostics)
-        {
-            out.diagnostics
-                .entry(d.file.clone())
-                .or_default()
-                .push(d.clone());
+        for d in suppressed(snap, &r) {
+            out.diagnostics.entry(d.file.clone()).or_default().push(d);
         }
         out.folders.insert(folder, Arc::new(r));
     }

@@ -45,6 +45,9 @@ pub fn to_lsp(d: &Diagnostic, enc: Encoding) -> lsp::Diagnostic {
         code: Some(NumberOrString::String(d.code.as_str().to_string())),
         source: Some("alisio-ls".to_string()),
         message: d.message.clone(),
+        // An unused suppression is rendered faded, as unused code is.
+        tags: (d.code == crate::diagnostic::Code::SuppressionUnused)
+            .then(|| vec![lsp::DiagnosticTag::UNNECESSARY]),
         related_information: if related.is_empty() {
             None
         } else {

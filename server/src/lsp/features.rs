@@ -201,6 +201,7 @@ pub fn code_actions(
                 }
             }
         }
+        out.extend(super::suppress::actions(snap, path, d));
     }
     out
 }

@@ -13,6 +13,7 @@ mod sessions;
 mod skills;
 mod snippets;
 mod state;
+mod suppress;
 mod transport;
 mod watch;
 

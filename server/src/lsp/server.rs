@@ -554,7 +554,14 @@ impl LanguageServer for Backend {
                             .unwrap_or_default();
                     lock(&state).results = Arc::new(computed.folders);
                     publish(&client, &state, &versions, &computed.diagnostics).await;
-                    lock(&state).scanned = true;
+                    let again = {
+                        let mut st = lock(&state);
+                        st.scanned = true;
+                        std::mem::take(&mut st.rescan)
+                    };
+                    if again {
+                        let _ = tx.send(Job::Recompute);
+                    }
                     p.finish().await;
                     return;
                 }
@@ -709,6 +716,7 @@ async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
                     .cloned(),
             );
         }
+        let mut diags = super::suppress::filter_file(&snap, &p, diags);
         crate::diagnostic::sort(&mut diags);
         diags
             .iter()
@@ -784,6 +792,7 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
         let snap = {
             let mut st = lock(&state);
             if !st.scanned && st.docs.is_empty() {
+                st.rescan = true;
                 continue;
             }
             st.snapshot()
@@ -822,8 +831,11 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
         let scanned = lock(&state).scanned;
         if !scanned {
             // Before the first scan ends only open documents get diagnostics.
-            let open: std::collections::HashSet<PathBuf> =
-                lock(&state).docs.keys().cloned().collect();
+            let open: std::collections::HashSet<PathBuf> = {
+                let mut st = lock(&state);
+                st.rescan = true;
+                st.docs.keys().cloned().collect()
+            };
             results.retain(|p, _| open.contains(p));
         }
         publish(&client, &state, &versions, &results).await;

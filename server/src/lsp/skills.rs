@@ -23,6 +23,8 @@ pub struct SkillsResult {
     /// One discovery per vantage of V (skills.md §1.4), the root first, for the active host.
     pub discoveries: Vec<Discovery>,
     pub diagnostics: Vec<crate::diagnostic::Diagnostic>,
+    /// Every `SKILL.md` validated (suppressions read their directives).
+    pub files: Vec<PathBuf>,
     /// Directories where a discovery hit the 2000-directory bound.
     pub scan_limit: Vec<PathBuf>,
 }
@@ -75,6 +77,7 @@ pub fn analyze(
     SkillsResult {
         discoveries,
         diagnostics: rep.diagnostics,
+        files: rep.files,
         scan_limit: rep.scan_limit,
     }
 }

@@ -110,6 +110,9 @@ pub struct State {
     /// Set once the first workspace scan has ended: diagnostics of unopened files are
     /// published only from then on.
     pub scanned: bool,
+    /// A pass was asked for before the first scan ended (a watcher event, the watcher being
+    /// armed): one more pass runs when it ends, so nothing changed meanwhile is missed.
+    pub rescan: bool,
     pub env: crate::workspace::Env,
     /// Directories whose skill scan limit was already shown (once per discovery, skills.md §6.1).
     pub shown_scan_limits: BTreeSet<PathBuf>,

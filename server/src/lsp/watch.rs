@@ -64,7 +64,10 @@ pub fn start(client: Client, state: Arc<Mutex<State>>, tx: UnboundedSender<Job>)
             )
             .await
             {
-                Ok(Ok(())) => {}
+                // Events before the registration are lost: one pass once it is in place.
+                Ok(Ok(())) => {
+                    let _ = tx.send(Job::Recompute);
+                }
                 other => {
                     tracing::warn!("client did not accept file watching registration: {other:?}");
                     // `auto` falls back to watching on the server side.
@@ -107,9 +110,11 @@ fn relevant(path: &std::path::Path) -> bool {
 
 fn start_server_watcher(folders: &[std::path::PathBuf], tx: UnboundedSender<Job>) {
     use notify::RecursiveMode;
-    use notify_debouncer_full::new_debouncer;
+    use notify_debouncer_full::{NoCache, new_debouncer_opt};
     let tx2 = tx.clone();
-    let debouncer = new_debouncer(
+    // No file-id cache: it stats every file of the workspace when a watch is added (seconds and
+    // megabytes on a large tree) to track renames, and a pass recomputes everything anyway.
+    let debouncer = new_debouncer_opt::<_, notify::RecommendedWatcher, NoCache>(
         Duration::from_millis(150),
         None,
         move |res: notify_debouncer_full::DebounceEventResult| {
@@ -126,6 +131,8 @@ fn start_server_watcher(folders: &[std::path::PathBuf], tx: UnboundedSender<Job>
                 }
             }
         },
+        NoCache::new(),
+        notify::Config::default(),
     );
     let mut debouncer = match debouncer {
         Ok(d) => d,
@@ -141,5 +148,7 @@ fn start_server_watcher(folders: &[std::path::PathBuf], tx: UnboundedSender<Job>
     }
     // The debouncer stops when dropped: keep it for the life of the process.
     std::mem::forget(debouncer);
-    let _ = tx;
+    // Changes made before the watches were in place were never reported: one more pass now
+    // (issue 14, "no file is missed at start"); the worker merges it with a pass under way.
+    let _ = tx.send(Job::Recompute);
 }

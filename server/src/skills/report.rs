@@ -3,10 +3,10 @@
 //! with vantage suffixes, `skill-symlink`, `skill-scan-limit`, `skill-untrusted`,
 //! `skill-not-discovered`). Shared by `check`, `skills validate` and the language server.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::catalog::Discovery;
+use super::catalog::{Discovery, Entry};
 use super::discover::{self, Note, Walk};
 use super::validate::{self, Checked};
 use crate::config::{Host, Profile};
@@ -56,10 +56,10 @@ fn name_span(c: &Checked) -> Span {
 }
 
 /// The owner vantage of a discovered skill (§1.4): its project directory, else the root.
-fn owner_vantage(ws: &Path, d: &Discovery, file: &Path) -> PathBuf {
-    d.entries
-        .iter()
-        .find(|e| e.file == file)
+/// `entries` maps each file of the discovery to its first entry.
+fn owner_vantage(ws: &Path, entries: &HashMap<&Path, &Entry>, file: &Path) -> PathBuf {
+    entries
+        .get(file)
         .and_then(|e| e.project_dir.clone())
         .unwrap_or_else(|| ws.to_path_buf())
 }
@@ -143,11 +143,15 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
 fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Checked>) -> Vec<Diagnostic> {
     let mut shadowed: BTreeMap<PathBuf, (bool, Diagnostic)> = BTreeMap::new();
     for d in scan.discoveries {
+        let mut first: HashMap<&Path, &Entry> = HashMap::new();
+        for e in &d.entries {
+            first.entry(e.file.as_path()).or_insert(e);
+        }
         for e in d.entries.iter().filter(|e| !e.effective) {
             let Some(w) = e.winner.and_then(|w| d.entries.get(w)) else {
                 continue;
             };
-            let owner = owner_vantage(scan.workspace_root, d, &e.file);
+            let owner = owner_vantage(scan.workspace_root, &first, &e.file);
             let is_owner =
                 d.host != Host::Alisio || owner == d.vantage || scan.discoveries.len() == 1;
             if shadowed.get(&e.file).is_some_and(|(o, _)| *o || !is_owner) {
@@ -227,6 +231,7 @@ fn not_discovered(
     rep: &mut Report,
 ) {
     let mut roots: Vec<PathBuf> = Vec::new();
+    let mut seen_roots: HashSet<&Path> = HashSet::new();
     for w in scan
         .discoveries
         .iter()
@@ -234,22 +239,26 @@ fn not_discovered(
         .chain(scan.probes.iter())
     {
         for c in w.canonical.iter().flatten() {
-            if !roots.contains(c) {
+            if seen_roots.insert(c) {
                 roots.push(c.clone());
             }
         }
     }
+    // Sets, not scans: this runs once per file of a 15,000-skill tree (issue 14).
+    let extra: HashSet<&Path> = scan.extra_files.iter().map(PathBuf::as_path).collect();
+    let candidates = candidate_set(scan);
     let discovered: HashSet<PathBuf> = files
         .keys()
-        .filter(|f| !scan.extra_files.contains(f) || is_candidate(scan, f))
+        .filter(|f| !extra.contains(f.as_path()) || candidates.contains(f.as_path()))
         .cloned()
         .collect();
+    let mut reported: HashSet<PathBuf> = rep.files.iter().cloned().collect();
     for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
         let c = checked
             .entry(u.file.clone())
             .or_insert_with(|| validate::check_file(fs, &u.file, scan.profile));
         let span = opening(c);
-        if !rep.files.contains(&u.file) {
+        if reported.insert(u.file.clone()) {
             rep.diagnostics.extend(c.diagnostics.iter().cloned());
             rep.files.push(u.file.clone());
         }
@@ -263,14 +272,14 @@ fn not_discovered(
     }
 }
 
-fn is_candidate(scan: &Scan<'_>, f: &Path) -> bool {
+/// Every file a discovery or probe walk found.
+fn candidate_set<'a>(scan: &'a Scan<'_>) -> HashSet<&'a Path> {
     scan.discoveries
         .iter()
-        .any(|d| d.walk.candidates.iter().any(|c| c.file == f))
-        || scan
-            .probes
-            .iter()
-            .any(|w| w.candidates.iter().any(|c| c.file == f))
+        .map(|d| &d.walk)
+        .chain(scan.probes.iter())
+        .flat_map(|w| w.candidates.iter().map(|c| c.file.as_path()))
+        .collect()
 }
 
 /// The vantage set V of skills.md §1.4 and every `SKILL.md` of the workspace walk, read from the

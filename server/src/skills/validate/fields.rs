@@ -308,7 +308,7 @@ fn check_metadata(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem
     for (k, v) in items {
         if matches!(v.value, Value::Seq(_) | Value::Map(_)) {
             problems.push(Problem::field_type(
-                "metadata",
+                "metadata.values",
                 v.span,
                 format!(
                     "metadata values must be strings; \"{}\" is {}",

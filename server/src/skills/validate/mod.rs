@@ -468,6 +468,16 @@ fn frontmatter_checks(
     true
 }
 
+/// Rules of the specification's text that the reference validator (skills-ref) does not enforce:
+/// under the `spec` profile they are warnings, so the verdict (valid / invalid) is skills-ref's
+/// (docs/skills.md, "Deliberate disagreements"): nested `metadata` values (skills-ref
+/// stringifies them) and an `allowed-tools` that is not a string (skills-ref never checks it).
+fn spec_only_rule(code: Code, key: Option<&str>, profile: Profile) -> bool {
+    profile == Profile::Spec
+        && code == Code::SkillFieldType
+        && matches!(key, Some("metadata.values" | "allowed-tools"))
+}
+
 fn finish(out: &mut Checked, problems: Vec<Problem>) {
     let idx = LineIndex::new(&out.text);
     if out.profile == Profile::Alisio {
@@ -482,6 +492,11 @@ fn finish(out: &mut Checked, problems: Vec<Problem>) {
     for p in problems {
         let Some(sev) = severity(p.code, out.profile) else {
             continue;
+        };
+        let sev = if spec_only_rule(p.code, p.key, out.profile) {
+            Severity::Warning
+        } else {
+            sev
         };
         let mut d = Diagnostic::new(&out.file, idx.span(p.range), sev, p.code, p.message);
         for (r, m) in p.related {

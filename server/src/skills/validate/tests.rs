@@ -214,7 +214,7 @@ fn unknown_keys_per_profile_with_suggestion() {
 }
 
 #[test]
-fn allowed_tools_list_is_fine_for_alisio_and_a_type_error_for_spec() {
+fn allowed_tools_list_is_fine_for_alisio_and_a_type_warning_for_spec() {
     let t = "---\nname: x\ndescription: d\nallowed-tools:\n  - Read\n  - Write\n---\n";
     assert!(run("x", t, Profile::Alisio).diagnostics.is_empty());
     let c = run("x", t, Profile::Spec);
@@ -225,6 +225,21 @@ fn allowed_tools_list_is_fine_for_alisio_and_a_type_error_for_spec() {
             "\"allowed-tools\" must be a space-separated string".to_string()
         )]
     );
+    // skills-ref accepts it: a warning keeps the spec verdict equal to the reference's.
+    assert_eq!(c.diagnostics[0].severity, Severity::Warning);
+    let c = run(
+        "x",
+        "---\nname: x\ndescription: d\nmetadata:\n  a: b\n  tags:\n    - t\n---\n",
+        Profile::Spec,
+    );
+    assert_eq!(
+        codes(&c),
+        [(
+            "skill-field-type",
+            "metadata values must be strings; \"tags\" is a list".to_string()
+        )]
+    );
+    assert_eq!(c.diagnostics[0].severity, Severity::Warning);
     let c = run(
         "x",
         "---\nname: x\ndescription: d\nallowed-tools: [Read, Write]\n---\n",
