@@ -9,7 +9,7 @@ use crate::config::{Host, Profile};
 
 impl ValueEnum for Host {
     fn value_variants<'a>() -> &'a [Self] {
-        &[Self::Alisio, Self::Codex, Self::ClaudeCode]
+        &Self::ALL
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
@@ -35,7 +35,10 @@ mod tests {
     #[test]
     fn command_line_names_are_the_configuration_names() {
         let hosts: Vec<&str> = Host::value_variants().iter().map(|h| h.as_str()).collect();
-        assert_eq!(hosts, ["alisio", "codex", "claude-code"]);
+        assert_eq!(
+            hosts,
+            ["alisio", "codex", "claude-code", "copilot", "gemini", "cursor"]
+        );
         for h in Host::value_variants() {
             let json: Host = serde_json::from_value(serde_json::json!(h.as_str())).unwrap();
             assert_eq!(Host::from_str(h.as_str(), false), Ok(json));
