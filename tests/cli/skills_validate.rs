@@ -33,9 +33,14 @@ fn validate_x(content: impl AsRef<[u8]>) -> Run {
     validate(&Ws::new(), "x", content, &[])
 }
 
+/// The run reports exactly this one diagnostic.
+fn assert_one(r: &Run, code: &str, sev: &str, msg: &str) {
+    assert_eq!(codes(r), one(code, sev, msg));
+}
+
 /// The run reports exactly one diagnostic, this one, at this range.
 fn only(r: &Run, code: &str, sev: &str, msg: &str, at: (u64, u64, u64, u64)) {
-    assert_eq!(codes(r), one(code, sev, msg));
+    assert_one(r, code, sev, msg);
     assert_eq!(range(&diags(r)[0]), at);
 }
 
@@ -86,13 +91,11 @@ fn load_limit_is_64000_bytes_and_validation_stops_past_one_mebibyte() {
         sized("huge", 2_000_000),
         &["--profile", "spec"],
     );
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-file-too-large",
-            "error",
-            "SKILL.md is 2000000 bytes; too large to validate"
-        )
+    assert_one(
+        &r,
+        "skill-file-too-large",
+        "error",
+        "SKILL.md is 2000000 bytes; too large to validate",
     );
     // Under spec the 64,001-byte file is only checked for content.
     let r = ws.run(&[
@@ -141,13 +144,11 @@ fn byte_order_mark_is_silent_for_alisio_and_missing_frontmatter_for_spec() {
     assert_eq!(r.code, 0);
     assert!(codes(&r).is_empty());
     let r = validate(&ws, "x", &b, &["--profile", "spec"]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-missing",
-            "error",
-            "the file starts with a UTF-8 byte order mark, so the first line is not exactly ---"
-        )
+    assert_one(
+        &r,
+        "skill-frontmatter-missing",
+        "error",
+        "the file starts with a UTF-8 byte order mark, so the first line is not exactly ---",
     );
     valid(&ws.home.join(".agents/skills/x"));
     std::fs::write(ws.home.join(".agents/skills/x/SKILL.md"), &b).unwrap();
@@ -177,26 +178,22 @@ fn unterminated_frontmatter_is_only_that() {
         (0, 0, 0, 3),
     );
     let r = validate(&ws, "x", "---\nname: x\n", &["--profile", "claude-code"]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-unterminated",
-            "error",
-            "frontmatter opened here is never closed with a --- line; Claude Code loads this skill with empty metadata, so it is never invoked automatically"
-        )
+    assert_one(
+        &r,
+        "skill-frontmatter-unterminated",
+        "error",
+        "frontmatter opened here is never closed with a --- line; Claude Code loads this skill with empty metadata, so it is never invoked automatically",
     );
 }
 
 #[test]
 fn blank_line_before_the_opening_line() {
     let r = validate_x("\n---\nname: x\ndescription: d\n---\n");
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-missing",
-            "error",
-            "frontmatter must start on the first line; remove the 1 blank line(s) before ---"
-        )
+    assert_one(
+        &r,
+        "skill-frontmatter-missing",
+        "error",
+        "frontmatter must start on the first line; remove the 1 blank line(s) before ---",
     );
 }
 
@@ -237,9 +234,11 @@ fn alias_bomb_is_one_located_syntax_error() {
     }
     y.push_str("---\n");
     let r = validate(&ws, "x", &y, &[]);
-    assert_eq!(
-        codes(&r),
-        one("skill-yaml-syntax", "error", "more than 20 YAML aliases")
+    assert_one(
+        &r,
+        "skill-yaml-syntax",
+        "error",
+        "more than 20 YAML aliases",
     );
     // The 21st alias: third alias of `d`'s list (line 7).
     assert_eq!(range(&diags(&r)[0]), (7, 17, 7, 44));
@@ -254,13 +253,11 @@ fn deep_nesting_is_a_syntax_error_not_a_stack_overflow() {
         "]".repeat(200)
     );
     let r = validate(&ws, "x", &y, &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-yaml-syntax",
-            "error",
-            "YAML nesting deeper than 32 levels"
-        )
+    assert_one(
+        &r,
+        "skill-yaml-syntax",
+        "error",
+        "YAML nesting deeper than 32 levels",
     );
     let mut y = String::from("---\nname: x\ndescription: d\nmetadata:\n");
     for i in 0..200 {
@@ -268,13 +265,11 @@ fn deep_nesting_is_a_syntax_error_not_a_stack_overflow() {
     }
     y.push_str("---\n");
     let r = validate(&ws, "x", &y, &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-yaml-syntax",
-            "error",
-            "YAML nesting deeper than 32 levels"
-        )
+    assert_one(
+        &r,
+        "skill-yaml-syntax",
+        "error",
+        "YAML nesting deeper than 32 levels",
     );
 }
 
@@ -283,23 +278,19 @@ fn name_as_number_and_unicode_names_per_profile() {
     let ws = Ws::new();
     let t = "---\nname: 123\ndescription: d\n---\n";
     let r = validate(&ws, "123", t, &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-field-type",
-            "error",
-            "\"name\" must be a string, found a number; quote it: name: \"123\""
-        )
+    assert_one(
+        &r,
+        "skill-field-type",
+        "error",
+        "\"name\" must be a string, found a number; quote it: name: \"123\"",
     );
     assert!(codes(&validate(&ws, "123", t, &["--profile", "spec"])).is_empty());
     let r = validate(&ws, "x", t, &["--profile", "spec"]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-name-directory-mismatch",
-            "error",
-            "name \"123\" must equal the directory name \"x\""
-        )
+    assert_one(
+        &r,
+        "skill-name-directory-mismatch",
+        "error",
+        "name \"123\" must equal the directory name \"x\"",
     );
     let t = "---\nname: données\ndescription: d\n---\n";
     assert_eq!(
@@ -360,13 +351,11 @@ fn name_rules_have_exact_messages() {
         format!("---\nname: {n}\ndescription: d\n---\n"),
         &[],
     );
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-name-too-long",
-            "error",
-            "name is 65 characters; the limit is 64"
-        )
+    assert_one(
+        &r,
+        "skill-name-too-long",
+        "error",
+        "name is 65 characters; the limit is 64",
     );
 }
 
@@ -388,13 +377,11 @@ fn description_rules_have_exact_messages() {
         format!("---\nname: x\ndescription: {}\n---\n", "é".repeat(1025)),
         &[],
     );
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-description-too-long",
-            "error",
-            "description is 1025 characters; the limit is 1024"
-        )
+    assert_one(
+        &r,
+        "skill-description-too-long",
+        "error",
+        "description is 1025 characters; the limit is 1024",
     );
     let r = validate(&ws, "x", "---\nname: x\ndescription: \"\"\n---\n", &[]);
     only(
@@ -437,13 +424,11 @@ fn unknown_keys_are_hints_for_alisio_and_errors_for_spec() {
     let t = "---\nname: x\ndescription: d\nsource: web\n---\n";
     let r = validate(&ws, "x", t, &[]);
     assert_eq!(r.code, 0);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-unknown-key",
-            "hint",
-            "unknown key \"source\"; alisio ignores it (move it under metadata to keep it)"
-        )
+    assert_one(
+        &r,
+        "skill-unknown-key",
+        "hint",
+        "unknown key \"source\"; alisio ignores it (move it under metadata to keep it)",
     );
     let r = validate(&ws, "x", t, &["--profile", "spec"]);
     assert_eq!(r.code, 1);
@@ -468,23 +453,19 @@ fn allowed_tools_as_a_list_depends_on_profile() {
     let t = "---\nname: x\ndescription: d\nallowed-tools: [Read, Write]\n---\n";
     assert!(codes(&validate(&ws, "x", t, &[])).is_empty());
     let r = validate(&ws, "x", t, &["--profile", "spec"]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-yaml-syntax",
-            "error",
-            "flow style is not allowed by strict YAML"
-        )
+    assert_one(
+        &r,
+        "skill-yaml-syntax",
+        "error",
+        "flow style is not allowed by strict YAML",
     );
     let t = "---\nname: x\ndescription: d\nallowed-tools:\n  - Read\n---\n";
     let r = validate(&ws, "x", t, &["--profile", "spec"]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-field-type",
-            "warning",
-            "\"allowed-tools\" must be a space-separated string"
-        )
+    assert_one(
+        &r,
+        "skill-field-type",
+        "warning",
+        "\"allowed-tools\" must be a space-separated string",
     );
 }
 
@@ -504,13 +485,11 @@ fn directory_mismatch_is_a_warning_strict_fails_and_spec_errors() {
     let t = "---\nname: pdf-tools\ndescription: d\n---\n";
     let r = validate(&ws, "pdf", t, &[]);
     assert_eq!(r.code, 0);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-name-directory-mismatch",
-            "warning",
-            "name \"pdf-tools\" differs from the directory name \"pdf\"; the skill is loaded anyway"
-        )
+    assert_one(
+        &r,
+        "skill-name-directory-mismatch",
+        "warning",
+        "name \"pdf-tools\" differs from the directory name \"pdf\"; the skill is loaded anyway",
     );
     assert_eq!(validate(&ws, "pdf", t, &["--strict"]).code, 1);
     assert_eq!(validate(&ws, "pdf", t, &["--profile", "spec"]).code, 1);

@@ -183,9 +183,8 @@ fn a_client_that_never_answers_server_requests_does_not_stall_the_server() {
 fn first_scan_reports_work_done_progress() {
     let ws = Ws::new();
     let f = ws.file("Agente.md", "x\n");
-    let mut lsp = start(&ws);
-    lsp.initialize(
-        &ws.root,
+    let mut lsp = crate::harness::start(
+        &ws,
         json!({"window": {"workDoneProgress": true}}),
         Value::Null,
     );

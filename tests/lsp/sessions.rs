@@ -19,19 +19,13 @@ fn demo_ws() -> Ws {
 }
 
 fn start(ws: &Ws, silent: bool) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = if silent {
-        Lsp::spawn_silent(cmd)
+    let caps = json!({"window": {"workDoneProgress": true}});
+    let options = json!({"trusted": true});
+    if silent {
+        crate::harness::start_silent(ws, caps, options)
     } else {
-        Lsp::spawn(cmd)
-    };
-    lsp.initialize(
-        &ws.root,
-        json!({"window": {"workDoneProgress": true}}),
-        json!({"trusted": true}),
-    );
-    lsp
+        crate::harness::start(ws, caps, options)
+    }
 }
 
 /// Every `alisio/sessionEvent` received so far, in order.

@@ -229,21 +229,31 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
 
 /// The report of one discovery (and the untrusted `probes`), emitted.
 fn validate_one(ctx: &Ctx, d: catalog::Discovery, probes: &[Walk], strict: bool) -> Exit {
+    let rep = scan(ctx, &[d], probes, &[], false);
+    emit(ctx, &rep, strict)
+}
+
+/// [`report::run`] over `discoveries` under the command line's profile.
+fn scan(
+    ctx: &Ctx,
+    discoveries: &[catalog::Discovery],
+    probes: &[Walk],
+    extra_files: &[PathBuf],
+    not_discovered: bool,
+) -> report::Report {
     let show = |p: &Path| ctx.display(p);
-    let discoveries = [d];
-    let rep = report::run(
+    report::run(
         &ctx.fs,
         &Scan {
             workspace_root: &ctx.root,
             profile: ctx.args.profile,
-            discoveries: &discoveries,
+            discoveries,
             probes,
-            extra_files: &[],
-            not_discovered: false,
+            extra_files,
+            not_discovered,
             show: &show,
         },
-    );
-    emit(ctx, &rep, strict)
+    )
 }
 
 /// `walk` is D walked from `ctx.root` (shared with the instruction checks).
@@ -252,7 +262,6 @@ pub fn check_diagnostics(
     paths: &[PathBuf],
     walk: &crate::workspace::walk::DirSet,
 ) -> Result<(Vec<Diagnostic>, Vec<PathBuf>), Failure> {
-    let show = |p: &Path| ctx.display(p);
     let (vantages, walked) = report::workspace_files(&ctx.fs, walk, &ctx.root);
     let mut discoveries = Vec::new();
     let mut probes = Vec::new();
@@ -267,18 +276,13 @@ pub fn check_diagnostics(
             probes.push(discover::probe(&ctx.fs, &ctx.root, v));
         }
     }
-    let rep = report::run(
-        &ctx.fs,
-        &Scan {
-            workspace_root: &ctx.root,
-            profile: ctx.args.profile,
-            discoveries: &discoveries,
-            probes: &probes,
-            extra_files: &walked,
-            // The reasons of skills.md §7 are host `alisio`'s rules.
-            not_discovered: ctx.args.host == Host::Alisio,
-            show: &show,
-        },
+    // The reasons of skills.md §7 are host `alisio`'s rules.
+    let rep = scan(
+        ctx,
+        &discoveries,
+        &probes,
+        &walked,
+        ctx.args.host == Host::Alisio,
     );
     for n in &rep.notes {
         err_line(&n.message());

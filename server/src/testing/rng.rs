@@ -21,6 +21,8 @@ impl Rng {
         (self.next() % n.max(1) as u64) as usize
     }
 
+    /// An element of `xs` (used by the end-to-end suites).
+    #[allow(dead_code)]
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.below(xs.len())]
     }

@@ -417,16 +417,14 @@ pub fn names_crate(code: &str, name: &str) -> Option<usize> {
     while let Some(p) = code[from..].find(name) {
         let at = from + p;
         from = at + name.len();
-        let before_ok = at == 0 || {
-            let c = b[at - 1];
-            !(c.is_ascii_alphanumeric() || c == b'_')
-                && !(c == b':' && at >= 2 && {
-                    // `::name` is the crate itself only at the start of a path (`::tokio`), not as
-                    // a segment (`crate::x::tokio`).
-                    let k = code[..at - 2].trim_end();
-                    k.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>')
-                })
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+        // `::name` is the crate itself only at the start of a path (`::tokio`), not as a
+        // segment (`crate::x::tokio`).
+        let segment = at >= 2 && b[at - 1] == b':' && {
+            let k = code[..at - 2].trim_end();
+            k.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>')
         };
+        let before_ok = at == 0 || (!ident(b[at - 1]) && !segment);
         let after = &code[from..];
         let after_ok = after.starts_with("::")
             || (code[..at].trim_end().ends_with("use") && after.starts_with([';', ' ', ':', '\n']))

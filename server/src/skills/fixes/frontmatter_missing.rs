@@ -33,10 +33,10 @@ pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
             });
         }
         Found::Missing(_) => {
-            let name = if valid_name_for(c.profile, &dir) {
+            let name = if valid_name_for(c.profile, dir) {
                 dir.clone()
             } else {
-                kebab(&dir)
+                kebab(dir)
             };
             out.push(QuickFix {
                 title: "Add frontmatter".into(),
