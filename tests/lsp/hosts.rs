@@ -42,6 +42,29 @@ fn hover_shows_every_host_in_use_side_by_side() {
         )
         .unwrap();
     assert_eq!(none, Value::Null);
+    // H12: one lens per newer host in use that reads the file, after alisio's own lens.
+    let lens_titles = |lsp: &mut crate::harness::Lsp, p: &std::path::Path| -> Vec<String> {
+        lsp.request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri(p)}}),
+        )
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap().to_string())
+        .collect()
+    };
+    let titles = lens_titles(&mut lsp, &ws.root.join("AGENTS.md"));
+    assert_eq!(titles.len(), 3, "{titles:?}");
+    assert_eq!(
+        titles[1..],
+        ["copilot: always · ~3 tokens", "cursor: always · ~3 tokens"]
+    );
+    assert_eq!(
+        lens_titles(&mut lsp, &ws.root.join(".cursor/rules/ts.mdc")),
+        ["cursor: attached for \"src/**\" · ~6 tokens"]
+    );
     let ex = lsp
         .request(
             "alisio/contextExplain",

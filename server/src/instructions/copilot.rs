@@ -162,7 +162,7 @@ pub struct Found {
 }
 
 /// CP12: the effective pattern, or why there is none.
-fn pattern_of(kind: Kind, text: &str) -> Result<String, String> {
+pub(crate) fn pattern_of(kind: Kind, text: &str) -> Result<String, String> {
     let h = header(text);
     if kind == Kind::Rule {
         return Ok(match h.get("paths").map(|a| &a.value) {

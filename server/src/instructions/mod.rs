@@ -18,6 +18,7 @@ pub mod diagnostics;
 pub mod explain;
 pub mod gemini;
 pub mod host_files;
+pub mod host_lens;
 pub mod hover_hosts;
 pub mod init;
 pub mod lens;

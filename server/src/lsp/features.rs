@@ -60,12 +60,20 @@ fn lens_at_top(command: Command) -> CodeLens {
 /// `textDocument/codeLens` (instructions.md §6; skills.md §6.5).
 pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
     let r = snap.folder_result(path);
+    // hosts.md H12: one lens per newer host in use that reads this file.
+    let mut lenses: Vec<CodeLens> = analysis::with_setup(snap, &r.config, snap.options.host, |s| {
+        instructions::host_lens::titles(s, &Reader::new(s.fs), path)
+    })
+    .into_iter()
+    .filter_map(|t| explain_command(t, path).map(lens_at_top))
+    .collect();
     if let Some(report) = instruction_report(&r, path) {
         let title = lens::instruction_lens_title(report, snap.options.host);
-        return explain_command(title, path)
-            .map(lens_at_top)
-            .into_iter()
-            .collect();
+        lenses.splice(0..0, explain_command(title, path).map(lens_at_top));
+        return lenses;
+    }
+    if !lenses.is_empty() {
+        return lenses;
     }
     if is_skill_file(path) {
         return super::skills::code_lenses(snap, &r, path);
