@@ -1,4 +1,4 @@
-//! `alisio-ls init` (seed 002; docs/instructions.md "init"): creates the root AGENTS.md from the
+//! `alisio-ls init` (seed 002; docs/spec/instructions.md §9): creates the root AGENTS.md from the
 //! template, updates only the section between its markers, is idempotent, writes atomically and
 //! refuses a symlink or a result over `context.maxBytes`.
 

@@ -1,4 +1,4 @@
-//! Human output of `run` and `sessions report` (docs/sessions.md "Human output"): the model's
+//! Human output of `run` and `sessions report` (docs/install.md "Terminal output"): the model's
 //! text ends its line before a tool line; the report is a table like `governor analyze`'s
 //! with the usage per tool, and `--json` keeps the JSON.
 

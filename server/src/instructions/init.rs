@@ -1,6 +1,6 @@
 //! `alisio-ls init` and the editors' "Create or update AGENTS.md" (seed 002: "The built-in
-//! /init template creates or updates the root AGENTS.md"); decisions in docs/instructions.md
-//! ("init").
+//! /init template creates or updates the root AGENTS.md"); the rules are
+//! docs/spec/instructions.md §9.
 //!
 //! A new root `AGENTS.md` is a template with sections a team fills in and one section that init
 //! owns, between [`BEGIN`] and [`END`], naming what the project has: the languages found, the
