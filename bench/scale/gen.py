@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates the scale tree of issue 14: 15,000 skills in 500 repositories with 1,500
 instruction files (three per repository: AGENTS.md, CLAUDE.md, a nested AGENTS.md), plus a few
-source files per repository. Each repository has a `.git` marker below one workspace root, like
+source files per repository, about 19,500 directories (below the 20,000-directory bound of the
+workspace walk, instructions.md §5.1). Each repository has a `.git` marker below one workspace root, like
 a mirror of many repositories checked out side by side.
 
 Per repository: 12 skills in `.claude/skills`, 12 in `.agents/skills`, 6 in `skills/` (plugin
@@ -19,7 +20,7 @@ repos = int(sys.argv[2]) if len(sys.argv) > 2 else 500
 per = int(sys.argv[3]) if len(sys.argv) > 3 else 30
 os.makedirs(os.path.join(root, ".git"), exist_ok=True)
 body = "\n".join(
-    f"## Step {i}\n\nRun `tool --flag {i}` and compare the output with [the guide](references/guide.md).\n"
+    f"## Step {i}\n\nRun `tool --flag {i}` and compare the output with [the guide](guide.md).\n"
     for i in range(25)
 )
 counts = {"skills": 0, "instructions": 0, "files": 0}
@@ -45,7 +46,7 @@ def skill(d, name, i, nested_meta=False):
     else:
         fm.append("metadata:\n  author: bench\n  version: \"1.0\"")
     write(os.path.join(d, "SKILL.md"), "---\n" + "\n".join(fm) + "\n---\n\n# " + name + "\n\n" + body)
-    write(os.path.join(d, "references", "guide.md"), "# Guide\n\nDetails.\n")
+    write(os.path.join(d, "guide.md"), "# Guide\n\nDetails.\n")
     counts["skills"] += 1
 
 
@@ -58,7 +59,7 @@ for r in range(repos):
     write(os.path.join(repo, "packages", "core", "AGENTS.md"), "# Core\n\n" + "Core rule.\n" * 30)
     counts["instructions"] += 3
     for i in range(5):
-        write(os.path.join(repo, "packages", "core", "src", f"f{i}.ts"), f"export const x{i} = {i};\n")
+        write(os.path.join(repo, "packages", "core", f"f{i}.ts"), f"export const x{i} = {i};\n")
     write(os.path.join(repo, "README.md"), f"# repo {r}\n")
     for k in range(per):
         where = ".claude/skills" if k < per * 2 // 5 else ".agents/skills" if k < per * 4 // 5 else "skills"

@@ -37,7 +37,14 @@ mod tests {
         let hosts: Vec<&str> = Host::value_variants().iter().map(|h| h.as_str()).collect();
         assert_eq!(
             hosts,
-            ["alisio", "codex", "claude-code", "copilot", "gemini", "cursor"]
+            [
+                "alisio",
+                "codex",
+                "claude-code",
+                "copilot",
+                "gemini",
+                "cursor"
+            ]
         );
         for h in Host::value_variants() {
             let json: Host = serde_json::from_value(serde_json::json!(h.as_str())).unwrap();

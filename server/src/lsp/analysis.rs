@@ -2,29 +2,17 @@
 //! every diagnostic `check` would report, for all folders at once. Runs on a blocking thread;
 //! the core modules do the work, this module only gathers.
 
-use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::results::{Computed, FolderConfig, FolderResult, SkillsResult};
 use super::state::Snapshot;
-use crate::config::{self, Host, Layer, Origin, Settings};
+use crate::config::{self, Host, Layer, Origin};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::instructions;
+use crate::skills::catalog::Discovery;
 use crate::text::{LineIndex, TextRange};
 use crate::workspace::{self, Fs};
-
-/// The configuration in effect for one workspace folder.
-pub struct FolderConfig {
-    pub root: PathBuf,
-    pub trusted: bool,
-    pub settings: Settings,
-    /// `config-invalid` diagnostics for the configuration files of this folder.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Problems of the client-provided layer (shown with `window/showMessage`).
-    pub client_problems: Vec<config::Problem>,
-    /// Every layer that applied, lowest first (sessions read their own keys from them).
-    pub layers: Vec<Layer>,
-}
 
 fn text_of(fs: &dyn Fs, path: &Path) -> String {
     fs.read_prefix(path, config::CONFIG_FILE_LIMIT)
@@ -104,22 +92,6 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
     }
 }
 
-/// What one workspace folder looks like after a pass: its configuration and the analyses the
-/// lenses, hovers and actions read.
-pub struct FolderResult {
-    pub config: FolderConfig,
-    pub instructions: instructions::diagnostics::Analysis,
-    pub skills: super::skills::SkillsResult,
-}
-
-/// The outcome of one pass over every folder.
-#[derive(Default)]
-pub struct Computed {
-    /// Every diagnostic, keyed by file. Files with nothing to report are absent.
-    pub diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>>,
-    pub folders: HashMap<PathBuf, Arc<FolderResult>>,
-}
-
 /// The folders a pass covers: the workspace folders, or, with none, the directory of each open
 /// document (instructions.md §1, "cwd").
 #[must_use]
@@ -196,7 +168,7 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
         }
         a
     });
-    let skills = super::skills::analyze(snap, &config, &set);
+    let skills = analyze_skills(snap, &config, &set);
     FolderResult {
         config,
         instructions,
@@ -225,6 +197,16 @@ fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
     crate::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
 }
 
+/// The result of the folder that owns `path`: from the last pass, else computed now.
+#[must_use]
+pub fn folder_result(snap: &Snapshot, path: &Path) -> Arc<FolderResult> {
+    let folder = snap.folder_of(path);
+    if let Some(r) = snap.results.get(&folder) {
+        return r.clone();
+    }
+    Arc::new(analyze_folder(snap, &folder))
+}
+
 /// Every diagnostic of every folder, and the per-folder results.
 #[must_use]
 pub fn compute(snap: &Snapshot) -> Computed {
@@ -241,4 +223,63 @@ pub fn compute(snap: &Snapshot) -> Computed {
         diags.dedup();
     }
     out
+}
+
+/// Discovery and diagnostics of the skills of one folder, from the shared directory set.
+fn analyze_skills(
+    snap: &Snapshot,
+    cfg: &FolderConfig,
+    set: &crate::workspace::walk::DirSet,
+) -> SkillsResult {
+    let fs = snap.fs();
+    let host = snap.options.host;
+    let (vantages, walked) = crate::skills::report::workspace_files(&fs, set, &cfg.root);
+    let input = crate::skills::catalog::Input {
+        workspace_root: &cfg.root,
+        trusted: cfg.trusted,
+        settings: &cfg.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let discoveries: Vec<Discovery> = vantages
+        .iter()
+        .map(|v| crate::skills::catalog::discover_host(&fs, input, v, host))
+        .collect();
+    let probes: Vec<crate::skills::discover::Walk> = if host == Host::Alisio && !cfg.trusted {
+        vantages
+            .iter()
+            .map(|v| crate::skills::discover::probe(&fs, &cfg.root, v))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let root = cfg.root.clone();
+    let show = move |p: &Path| crate::workspace::display_path(p, &root);
+    let rep = crate::skills::report::run(
+        &fs,
+        &crate::skills::report::Scan {
+            workspace_root: &cfg.root,
+            profile: snap.options.profile,
+            discoveries: &discoveries,
+            probes: &probes,
+            extra_files: &walked,
+            not_discovered: host == Host::Alisio,
+            show: &show,
+        },
+    );
+    for n in &rep.notes {
+        tracing::info!("{}", n.message());
+    }
+    // Keep what the features read (entries, walks), drop what only the pass needed: every
+    // skill's text and parse tree (features re-read a file when asked; issue 14, memory).
+    let mut discoveries = discoveries;
+    for d in &mut discoveries {
+        d.skills = Vec::new();
+    }
+    SkillsResult {
+        discoveries,
+        diagnostics: rep.diagnostics,
+        files: rep.files,
+        scan_limit: rep.scan_limit,
+    }
 }

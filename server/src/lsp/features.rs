@@ -7,9 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
-use super::analysis::{self, FolderResult};
+use super::analysis;
 use super::diagnostics::uri;
 use super::positions::to_lsp;
+use super::results::FolderResult;
 use super::state::Snapshot;
 use crate::config::Host;
 use crate::instructions::{self, explain::Explanation, lens, read::Reader};
@@ -27,7 +28,7 @@ fn is_skill_file(path: &Path) -> bool {
 
 /// Explains `path` for `host` from the folder that owns it.
 pub fn explain(snap: &Snapshot, path: &Path, host: Host) -> Option<Explanation> {
-    let r = snap.folder_result(path);
+    let r = super::analysis::folder_result(snap, path);
     analysis::with_setup(snap, &r.config, host, |setup| {
         let reader = Reader::new(setup.fs);
         instructions::explain::explain(setup, &reader, path, false).ok()
@@ -59,7 +60,7 @@ fn lens_at_top(command: Command) -> CodeLens {
 
 /// `textDocument/codeLens` (instructions.md §6; skills.md §6.5).
 pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
-    let r = snap.folder_result(path);
+    let r = super::analysis::folder_result(snap, path);
     // hosts.md H12: one lens per newer host in use that reads this file.
     let mut lenses: Vec<CodeLens> = analysis::with_setup(snap, &r.config, snap.options.host, |s| {
         instructions::host_lens::titles(s, &Reader::new(s.fs), path)
@@ -101,7 +102,7 @@ fn markdown(value: String) -> Hover {
 
 /// `textDocument/hover`.
 pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
-    let r = snap.folder_result(path);
+    let r = super::analysis::folder_result(snap, path);
     if let Some(report) = instruction_report(&r, path) {
         if pos.line != 0 {
             return None;
@@ -143,7 +144,7 @@ pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
 
 /// `textDocument/documentSymbol`: the Markdown headings of instruction files and skills.
 pub fn document_symbols(snap: &Snapshot, path: &Path) -> Option<DocumentSymbolResponse> {
-    let r = snap.folder_result(path);
+    let r = super::analysis::folder_result(snap, path);
     if is_skill_file(path) {
         return Some(DocumentSymbolResponse::Nested(super::skills::symbols(
             snap, path,
@@ -269,7 +270,7 @@ pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Option<Vec<Co
         && path.parent().is_some_and(|p| p.ends_with(".alisio"))
     {
         DocKind::Config
-    } else if instruction_report(&snap.folder_result(path), path).is_some()
+    } else if instruction_report(&super::analysis::folder_result(snap, path), path).is_some()
         || path.file_name().is_some_and(|n| {
             ["AGENTS.md", "AGENTS.override.md", "AGENT.md", "CLAUDE.md"]
                 .iter()

@@ -29,7 +29,7 @@ pub struct InitParams {
 
 /// The proposal, or the write; `Err` is the message for the user.
 pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Value, String> {
-    let folder = snap.folder_result(at);
+    let folder = super::analysis::folder_result(snap, at);
     let root = &folder.config.root;
     let prop = init::propose(&DiskFs, root, folder.config.settings.max_bytes)
         .map_err(|r| format!("AGENTS.md: {}", r.message()))?;

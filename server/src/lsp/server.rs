@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -17,17 +17,11 @@ use tower_lsp_server::{Client, LanguageServer};
 use super::ServeOptions;
 use super::documents::Document;
 use super::features;
+use super::jobs::{Job, lock};
 use super::state::Snapshot;
 use super::state::{ClientCaps, State};
 use crate::text::Encoding;
 use crate::workspace::Env;
-
-/// Work for the background worker.
-#[derive(Debug)]
-pub enum Job {
-    /// Recompute every diagnostic and publish what changed.
-    Recompute,
-}
 
 pub struct Backend {
     client: Client,
@@ -35,13 +29,6 @@ pub struct Backend {
     sessions: Arc<super::sessions::Sessions>,
     tx: UnboundedSender<Job>,
     shutdown: Arc<AtomicBool>,
-}
-
-/// Locks the state; a poisoned lock (a panic elsewhere) still yields the data.
-pub fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The file path of a `file:` URI; `None` for other schemes (`untitled:`, `git:` …).
@@ -353,7 +340,7 @@ impl LanguageServer for Backend {
             if path.file_name().is_none_or(|n| n != "SKILL.md") {
                 return None;
             }
-            let r = snap.folder_result(&path);
+            let r = super::analysis::folder_result(snap, &path);
             super::skills::definition(snap, &r, &path, pos).map(GotoDefinitionResponse::Scalar)
         })
         .await

@@ -206,7 +206,7 @@ fn invalid(message: impl Into<String>) -> Error {
 fn options(
     snap: &Snapshot,
     p: &RunSessionParams,
-) -> Result<(RunOptions, analysis::FolderConfig), Error> {
+) -> Result<(RunOptions, super::results::FolderConfig), Error> {
     let folder = snap
         .folders
         .first()

@@ -2,85 +2,20 @@
 //! `skills::catalog`, `skills::report`) computes lenses, hovers, completions, quick fixes and
 //! definitions as plain data; this module converts them to protocol types.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::*;
 
-use super::analysis::{self, FolderResult};
 use super::diagnostics::uri;
 use super::positions::to_lsp;
+use super::results::FolderResult;
 use super::state::Snapshot;
-use crate::config::{Host, Profile};
+use crate::config::Profile;
 use crate::skills::catalog::{self, Discovery, Input};
-use crate::skills::{discover, editor, report, validate};
+use crate::skills::{editor, validate};
 use crate::text::{Encoding, LineIndex, TextRange};
 use crate::workspace::Fs as _;
-
-/// Skills of one folder after a pass.
-#[derive(Default)]
-pub struct SkillsResult {
-    /// One discovery per vantage of V (skills.md §1.4), the root first, for the active host.
-    pub discoveries: Vec<Discovery>,
-    pub diagnostics: Vec<crate::diagnostic::Diagnostic>,
-    /// Every `SKILL.md` validated (suppressions read their directives).
-    pub files: Vec<PathBuf>,
-    /// Directories where a discovery hit the 2000-directory bound.
-    pub scan_limit: Vec<PathBuf>,
-}
-
-/// Discovery and diagnostics of the skills of one folder, from the shared directory set.
-pub fn analyze(
-    snap: &Snapshot,
-    cfg: &analysis::FolderConfig,
-    set: &crate::workspace::walk::DirSet,
-) -> SkillsResult {
-    let fs = snap.fs();
-    let host = snap.options.host;
-    let (vantages, walked) = report::workspace_files(&fs, set, &cfg.root);
-    let input = Input {
-        workspace_root: &cfg.root,
-        trusted: cfg.trusted,
-        settings: &cfg.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
-    let discoveries: Vec<Discovery> = vantages
-        .iter()
-        .map(|v| catalog::discover_host(&fs, input, v, host))
-        .collect();
-    let probes: Vec<discover::Walk> = if host == Host::Alisio && !cfg.trusted {
-        vantages
-            .iter()
-            .map(|v| discover::probe(&fs, &cfg.root, v))
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let root = cfg.root.clone();
-    let show = move |p: &Path| crate::workspace::display_path(p, &root);
-    let rep = report::run(
-        &fs,
-        &report::Scan {
-            workspace_root: &cfg.root,
-            profile: snap.options.profile,
-            discoveries: &discoveries,
-            probes: &probes,
-            extra_files: &walked,
-            not_discovered: host == Host::Alisio,
-            show: &show,
-        },
-    );
-    for n in &rep.notes {
-        tracing::info!("{}", n.message());
-    }
-    SkillsResult {
-        discoveries,
-        diagnostics: rep.diagnostics,
-        files: rep.files,
-        scan_limit: rep.scan_limit,
-    }
-}
 
 /// The owner-vantage discovery of a SKILL.md (skills.md §1.4): the directory whose root holds a
 /// project skill, else the workspace root.
@@ -434,7 +369,7 @@ pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Value {
         || snap.folders.first().cloned().unwrap_or_default(),
         |p| snap.folder_of(p),
     );
-    let r = snap.folder_result(&folder.join("x"));
+    let r = super::analysis::folder_result(snap, &folder.join("x"));
     let d = discovery_from(snap, &r, at.unwrap_or(&r.config.root));
     Value::Array(
         d.entries
@@ -450,7 +385,7 @@ pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Value {
 /// The request-error texts of skills.md §3.3.
 pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<Value, String> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
-    let r = snap.folder_result(&folder.join("x"));
+    let r = super::analysis::folder_result(snap, &folder.join("x"));
     let d = discovery_from(snap, &r, &r.config.root);
     let enabled = match enabled {
         Some(b) => b,
@@ -463,7 +398,7 @@ pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<V
 /// `alisio.showSkill [id]`: the catalog entry (the client shows it).
 pub fn show(snap: &Snapshot, id: &str) -> Option<Value> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
-    let r = snap.folder_result(&folder.join("x"));
+    let r = super::analysis::folder_result(snap, &folder.join("x"));
     r.skills
         .discoveries
         .iter()

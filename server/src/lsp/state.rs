@@ -117,7 +117,7 @@ pub struct State {
     /// Directories whose skill scan limit was already shown (once per discovery, skills.md §6.1).
     pub shown_scan_limits: BTreeSet<PathBuf>,
     /// The per-folder results of the last pass (lenses, hovers and actions read them).
-    pub results: Arc<HashMap<PathBuf, Arc<super::analysis::FolderResult>>>,
+    pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
 }
 
 /// An immutable view for work done off the lock.
@@ -133,7 +133,7 @@ pub struct Snapshot {
     pub extra_config: Option<PathBuf>,
     pub env: crate::workspace::Env,
     pub caps: ClientCaps,
-    pub results: Arc<HashMap<PathBuf, Arc<super::analysis::FolderResult>>>,
+    pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
 }
 
 impl State {
@@ -174,16 +174,6 @@ impl Snapshot {
                 path.parent()
                     .map_or_else(|| path.to_path_buf(), Path::to_path_buf)
             })
-    }
-
-    /// The result of the folder that owns `path`: from the last pass, else computed now.
-    #[must_use]
-    pub fn folder_result(&self, path: &Path) -> Arc<super::analysis::FolderResult> {
-        let folder = self.folder_of(path);
-        if let Some(r) = self.results.get(&folder) {
-            return r.clone();
-        }
-        Arc::new(super::analysis::analyze_folder(self, &folder))
     }
 
     /// The text of a file: the open buffer, else the first 4 MiB on disk (lossy) unless the path

@@ -9,7 +9,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::*;
 
-use super::server::{Job, lock};
+use super::jobs::{Job, lock};
 use super::state::{State, WatcherMode};
 
 /// Glob patterns of the files whose changes matter: instruction files, near misses, skills and

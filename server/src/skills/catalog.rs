@@ -141,7 +141,22 @@ pub fn discover_roots(
         entries: Vec::new(),
     };
     d.entries = build_entries(&d, overrides);
+    shed(&mut d.skills);
     d
+}
+
+/// Drops what the entries were built from: texts, parse trees, links and diagnostics of every
+/// skill (the report judges each file again; editors re-read the file they show). Only
+/// `load_error`, `meta` and the sizes stay.
+fn shed(skills: &mut [Skill]) {
+    for s in skills {
+        let c = &mut s.checked;
+        c.text = String::new();
+        c.block = None;
+        c.frontmatter = None;
+        c.links = Vec::new();
+        c.diagnostics = Vec::new();
+    }
 }
 
 /// A discovery simulating `host` (§1.5). Host `alisio` is [`discover`].
@@ -212,6 +227,8 @@ fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profi
         entries.sort_by(|a, b| (a.scope, &a.name, &a.file).cmp(&(b.scope, &b.name, &b.file)));
     }
     assign_ids(&mut entries, host == Host::ClaudeCode);
+    let mut skills = skills;
+    shed(&mut skills);
     Discovery {
         vantage: vantage.to_path_buf(),
         host,

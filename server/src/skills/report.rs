@@ -45,6 +45,22 @@ pub struct Report {
     pub scan_limit: Vec<PathBuf>,
 }
 
+/// What the report needs of a judged file once its text is gone.
+#[derive(Clone, Copy)]
+struct Kept {
+    opening: Span,
+    name: Span,
+}
+
+impl Kept {
+    fn of(c: &Checked) -> Self {
+        Self {
+            opening: opening(c),
+            name: name_span(c),
+        }
+    }
+}
+
 fn opening(c: &Checked) -> Span {
     let idx = LineIndex::new(&c.text);
     idx.span(idx.line_range(0))
@@ -70,17 +86,21 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     let (files, probed) = every_file(fs, scan);
     let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
     let profile = scan.profile;
+    // Each file's text and parse tree are dropped as soon as it is judged: only its diagnostics
+    // and two spans are kept (a 15,000-skill pass must not hold every text at once).
     let results = super::par_map(&list, |(f, link)| {
-        if **link {
+        let c = if **link {
             validate::symlink_result(f, profile)
         } else {
             validate::check_file(fs, f, profile)
-        }
+        };
+        let k = Kept::of(&c);
+        (c.file, c.diagnostics, k)
     });
-    let mut checked: BTreeMap<PathBuf, Checked> = BTreeMap::new();
-    for c in results {
-        rep.diagnostics.extend(c.diagnostics.iter().cloned());
-        checked.insert(c.file.clone(), c);
+    let mut checked: BTreeMap<PathBuf, Kept> = BTreeMap::new();
+    for (file, diags, k) in results {
+        rep.diagnostics.extend(diags);
+        checked.insert(file, k);
     }
     rep.files = files.keys().cloned().collect();
     // Loadability, judged once per file by the alisio rules.
@@ -101,7 +121,7 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
         if let Some(c) = checked.get(f) {
             rep.diagnostics.push(Diagnostic::new(
                 f,
-                opening(c),
+                c.opening,
                 Severity::Information,
                 Code::SkillUntrusted,
                 UNTRUSTED_MESSAGE,
@@ -140,7 +160,7 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
 }
 
 /// `skill-shadowed`: one per file, the owner vantage's first.
-fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Checked>) -> Vec<Diagnostic> {
+fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Kept>) -> Vec<Diagnostic> {
     let mut shadowed: BTreeMap<PathBuf, (bool, Diagnostic)> = BTreeMap::new();
     for d in scan.discoveries {
         let mut first: HashMap<&Path, &Entry> = HashMap::new();
@@ -169,10 +189,10 @@ fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Checked>) -> Vec<Diagno
             if !is_owner {
                 message.push_str(&format!(" when working in {}", (scan.show)(&d.vantage)));
             }
-            let wspan = checked.get(&w.file).map_or_else(Span::default, name_span);
+            let wspan = checked.get(&w.file).map_or_else(Span::default, |k| k.name);
             let diag = Diagnostic::new(
                 &e.file,
-                name_span(c),
+                c.name,
                 Severity::Information,
                 Code::SkillShadowed,
                 message,
@@ -227,7 +247,7 @@ fn not_discovered(
     scan: &Scan<'_>,
     files: &BTreeMap<PathBuf, bool>,
     limit_hit: bool,
-    checked: &mut BTreeMap<PathBuf, Checked>,
+    checked: &mut BTreeMap<PathBuf, Kept>,
     rep: &mut Report,
 ) {
     let mut roots: Vec<PathBuf> = Vec::new();
@@ -254,14 +274,18 @@ fn not_discovered(
         .collect();
     let mut reported: HashSet<PathBuf> = rep.files.iter().cloned().collect();
     for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
-        let c = checked
-            .entry(u.file.clone())
-            .or_insert_with(|| validate::check_file(fs, &u.file, scan.profile));
-        let span = opening(c);
-        if reported.insert(u.file.clone()) {
-            rep.diagnostics.extend(c.diagnostics.iter().cloned());
-            rep.files.push(u.file.clone());
-        }
+        let span = if let Some(k) = checked.get(&u.file) {
+            k.opening
+        } else {
+            let c = validate::check_file(fs, &u.file, scan.profile);
+            let k = Kept::of(&c);
+            if reported.insert(u.file.clone()) {
+                rep.diagnostics.extend(c.diagnostics);
+                rep.files.push(u.file.clone());
+            }
+            checked.insert(u.file.clone(), k);
+            k.opening
+        };
         rep.diagnostics.push(Diagnostic::new(
             &u.file,
             span,

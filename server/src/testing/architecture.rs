@@ -47,8 +47,7 @@ const KNOWN_CYCLES: &[&[&str]] = &[
 ];
 
 /// Production files over [`MAX_FILE_LINES`] that are being split now.
-const KNOWN_LARGE_FILES: &[&str] = &[
-];
+const KNOWN_LARGE_FILES: &[&str] = &[];
 
 /// Production functions over [`MAX_FN_LINES`] that are being split now: `(file, fn name)`.
 const KNOWN_LONG_FNS: &[(&str, &str)] = &[

@@ -1,0 +1,53 @@
+//! What a pass computes, as plain data: the configuration of a workspace folder, its analyses,
+//! and the outcome of one pass over every folder. `analysis` and `skills` fill them; `state`
+//! holds the last ones; the feature modules read them.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::{self, Layer, Settings};
+use crate::diagnostic::Diagnostic;
+use crate::instructions;
+use crate::skills::catalog::Discovery;
+
+/// The configuration in effect for one workspace folder.
+pub struct FolderConfig {
+    pub root: PathBuf,
+    pub trusted: bool,
+    pub settings: Settings,
+    /// `config-invalid` diagnostics for the configuration files of this folder.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Problems of the client-provided layer (shown with `window/showMessage`).
+    pub client_problems: Vec<config::Problem>,
+    /// Every layer that applied, lowest first (sessions read their own keys from them).
+    pub layers: Vec<Layer>,
+}
+
+/// What one workspace folder looks like after a pass: its configuration and the analyses the
+/// lenses, hovers and actions read.
+pub struct FolderResult {
+    pub config: FolderConfig,
+    pub instructions: instructions::diagnostics::Analysis,
+    pub skills: SkillsResult,
+}
+
+/// The outcome of one pass over every folder.
+#[derive(Default)]
+pub struct Computed {
+    /// Every diagnostic, keyed by file. Files with nothing to report are absent.
+    pub diagnostics: BTreeMap<PathBuf, Vec<Diagnostic>>,
+    pub folders: HashMap<PathBuf, Arc<FolderResult>>,
+}
+
+/// Skills of one folder after a pass.
+#[derive(Default)]
+pub struct SkillsResult {
+    /// One discovery per vantage of V (skills.md §1.4), the root first, for the active host.
+    pub discoveries: Vec<Discovery>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every `SKILL.md` validated (suppressions read their directives).
+    pub files: Vec<PathBuf>,
+    /// Directories where a discovery hit the 2000-directory bound.
+    pub scan_limit: Vec<PathBuf>,
+}
