@@ -93,14 +93,14 @@ pub fn write(path: &Path, content: impl AsRef<[u8]>) -> PathBuf {
 }
 
 /// How long one run of the binary may take before the test fails: `ALISIO_TEST_TIMEOUT_SECS`
-/// (whole seconds), else 120 s: long enough for a slow debug build on a loaded machine, far
+/// (whole seconds), else 300 s: long enough for a slow debug build on a loaded machine, far
 /// shorter than a hang.
 pub fn run_limit() -> Duration {
     std::env::var("ALISIO_TEST_TIMEOUT_SECS")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|s| *s > 0)
-        .map_or(Duration::from_secs(120), Duration::from_secs)
+        .map_or(Duration::from_secs(300), Duration::from_secs)
 }
 
 /// Runs `cmd` with stdin closed and its output captured, killing it (and failing the test) when

@@ -31,10 +31,6 @@ pub const MAX_FILE_LINES: usize = 1000;
 /// Import cycles between files that are being removed now (issue 12 §1). Each entry is the
 /// cycle's files, sorted; the lead removes an entry when the branch that breaks it merges.
 const KNOWN_CYCLES: &[&[&str]] = &[
-    // `supp`: the plain result types get a module of their own, the state holds data only.
-    &["lsp/analysis.rs", "lsp/skills.rs", "lsp/state.rs"],
-    // `supp`: `Job` and `lock` move out of server.rs.
-    &["lsp/server.rs", "lsp/watch.rs"],
     // `ship`: the HTML page and the analyze command (being merged now).
     &["cli/governor.rs", "cli/governor_html.rs"],
     // `hosts`: the per-host diagnostics modules (being merged now).
