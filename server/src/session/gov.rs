@@ -19,6 +19,8 @@ pub struct Sources {
     pub goal: Option<String>,
     pub criteria: Vec<(String, bool)>,
     pub grants: Vec<String>,
+    /// Capabilities for "Active grants" (the process sandbox's mode, sessions.md §10.4).
+    pub capabilities: Vec<String>,
     pub external_dirs: usize,
 }
 
@@ -42,7 +44,7 @@ impl Sources {
                 .collect(),
             grants: Grants {
                 effects: self.grants.clone(),
-                capabilities: Vec::new(),
+                capabilities: self.capabilities.clone(),
                 external_directories: self.external_dirs as u64,
             },
         }

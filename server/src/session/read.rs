@@ -169,6 +169,7 @@ pub fn report(
             })
             .unwrap_or_default(),
         grants: Vec::new(),
+        capabilities: Vec::new(),
         external_dirs: 0,
     };
     let gov = super::gov::Gov::new(mode, settings);

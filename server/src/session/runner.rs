@@ -397,6 +397,17 @@ pub fn run_session(
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
     let policies = cfg.policies(&opts.allow, opts.read_only, headless);
+    // §10.4: the sandbox is probed only when process tools can run at all.
+    let sandbox = Arc::new(if policies.process == Policy::Deny {
+        super::sandbox::Sandbox::off()
+    } else {
+        super::sandbox::Sandbox::prepare(
+            cfg.sandbox,
+            cfg.network,
+            super::sandbox::tmp_dir(&opts.state_dir, &sid),
+        )
+    });
+    let policies = policies.with_sandbox(sandbox.active(), headless);
     {
         let mut g = grants
             .lock()
@@ -433,6 +444,7 @@ pub fn run_session(
         cancel: Arc::clone(&cancel),
         bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
+        sandbox,
         context: Arc::clone(&ctx),
         cwd: opts.cwd.clone(),
     });
@@ -502,7 +514,9 @@ pub fn run_session(
         memo: std::cell::RefCell::new(std::collections::HashMap::new()),
         first_text: std::cell::Cell::new(None),
     };
-    let res = run.start(existing.is_some(), window);
+    let res = run
+        .start(existing.is_some(), window)
+        .and_then(|()| run.sandbox_notice());
     let result = match res {
         Ok(()) => run.turns_loop(),
         Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e)),
@@ -513,6 +527,7 @@ pub fn run_session(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill_all();
+        run.tctx.sandbox.cleanup();
     }
     run.sync_tasks();
     drop(lock);
@@ -619,7 +634,8 @@ impl Run<'_> {
         let session = self.session.clone();
         let run_id = self.run_id.clone();
         let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
-            "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd)});
+            "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd),
+            "sandbox":(self.policies.process != Policy::Deny).then(|| self.tctx.sandbox.json())});
         let stored_provider = self.pcfg.stored();
         self.em.commit(&mut self.store, vec![Pending::new(&sid, None, "run_started", data)], |tx| {
             if resumed {
@@ -777,6 +793,7 @@ impl Run<'_> {
             cancel: Arc::clone(&self.cancel),
             bg: Arc::clone(&self.tctx.bg),
             env: self.tctx.env.clone(),
+            sandbox: Arc::clone(&self.tctx.sandbox),
             context: Arc::clone(&self.ctx),
             cwd: self.tctx.cwd.clone(),
         });
@@ -948,6 +965,20 @@ impl Run<'_> {
         (system, tools, parts)
     }
 
+    /// The fallback notice of §10.4, once per run: an event and a line on stderr.
+    fn sandbox_notice(&mut self) -> Result<(), String> {
+        let sb = Arc::clone(&self.tctx.sandbox);
+        let (Some(data), Some(notice)) = (sb.unavailable_event(), sb.notice()) else {
+            return Ok(());
+        };
+        tracing::warn!("{notice}");
+        let sid = self.sid.clone();
+        self.em.durable(
+            &mut self.store,
+            vec![Pending::new(&sid, None, "sandbox_unavailable", data)],
+        )
+    }
+
     /// Invariant sources (§7).
     pub fn sources(&self) -> Sources {
         let o = self.options();
@@ -986,6 +1017,10 @@ impl Run<'_> {
                 })
                 .unwrap_or_default(),
             grants: g.effects.iter().cloned().collect(),
+            capabilities: (self.policies.process != Policy::Deny)
+                .then(|| super::sandbox::capability(&self.tctx.sandbox))
+                .into_iter()
+                .collect(),
             external_dirs: g.dirs.len() + self.tctx.roots.external.len(),
         }
     }
@@ -1691,12 +1726,14 @@ impl Run<'_> {
             "bg_stop" => format!("Stop background task {}", g("id")),
             _ => format!("Run {}", sp.name),
         };
-        match self.ask(
-            s,
-            sp.effect.as_str(),
-            ellipsize(summary.trim_end(), 200),
-            paths_shown,
-        )? {
+        let summary = if matches!(sp.name, "run_process" | "shell" | "bg_run") {
+            let note = self.tctx.sandbox.note();
+            let room = 200 - note.chars().count();
+            format!("{}{note}", ellipsize(summary.trim_end(), room))
+        } else {
+            ellipsize(summary.trim_end(), 200)
+        };
+        match self.ask(s, sp.effect.as_str(), summary, paths_shown)? {
             Ok(session) => {
                 if session {
                     self.grants
@@ -1730,7 +1767,13 @@ impl Run<'_> {
         let sid = self.sid.clone();
         self.em.durable(
             &mut self.store,
-            vec![Pending::new(&sid, None, "approval_requested", json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths}))],
+            vec![Pending::new(
+                &sid,
+                None,
+                "approval_requested",
+                json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths,
+                "sandbox":(effect == "process").then(|| self.tctx.sandbox.json())}),
+            )],
         )?;
         let req = approvals::ApprovalRequest {
             session_id: sid.clone(),

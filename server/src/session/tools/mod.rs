@@ -698,6 +698,8 @@ pub struct ToolCtx {
     pub cancel: Arc<AtomicBool>,
     pub bg: Arc<Mutex<bg::Tasks>>,
     pub env: process::ChildEnv,
+    /// The sandbox process tools run in (sessions.md §10.4).
+    pub sandbox: Arc<super::sandbox::Sandbox>,
     /// The skill and instruction tools (provided by the runner's context).
     pub context: Arc<dyn super::SessionContext>,
     pub cwd: PathBuf,
@@ -716,6 +718,13 @@ fn get_str<'a>(a: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
 
 fn get_u64(a: &Map<String, Value>, k: &str) -> Option<u64> {
     a.get(k).and_then(Value::as_u64)
+}
+
+/// A validated call's arguments as the tool's typed struct (the field names are checked by
+/// the compiler and by `deny_unknown_fields`; [`Spec::validate`] already gave the exact error
+/// texts, so a failure here means the table and the struct disagree).
+fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> Result<T, String> {
+    serde_json::from_value(Value::Object(a.clone())).map_err(|e| format!("Invalid arguments: {e}"))
 }
 
 /// Runs a validated call whose paths passed confinement.
@@ -755,48 +764,30 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
             get_str(a, "glob"),
         ),
         "run_process" => {
-            let args: Vec<String> = a
-                .get("args")
-                .and_then(Value::as_array)
-                .map(|v| {
-                    v.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            return process::run_process(
-                ctx,
-                get_str(a, "command").unwrap_or_default(),
-                Some(&args),
-                get_str(a, "cwd"),
-                get_u64(a, "timeoutMs"),
-            );
+            return typed::<process::RunProcessArgs>(a).map_or_else(Outcome::Err, |x| {
+                process::run_process(ctx, &process::Call::from(&x))
+            });
         }
         "shell" => {
-            return process::run_process(
-                ctx,
-                get_str(a, "command").unwrap_or_default(),
-                None,
-                get_str(a, "cwd"),
-                get_u64(a, "timeoutMs"),
-            );
+            return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
+                process::run_process(ctx, &process::Call::from(&x))
+            });
         }
-        "bg_run" => bg::bg_run(
-            ctx,
-            get_str(a, "command").unwrap_or_default(),
-            get_str(a, "cwd"),
-            get_str(a, "label"),
-            get_u64(a, "timeoutMs"),
-        ),
-        "bg_output" => bg::bg_output(
-            ctx,
-            get_str(a, "id").unwrap_or_default(),
-            get_u64(a, "offset"),
-            get_u64(a, "limit"),
-            get_u64(a, "waitMs"),
-        ),
-        "bg_list" => bg::bg_list(ctx, get_str(a, "status"), get_u64(a, "limit")),
-        "bg_stop" => bg::bg_stop(ctx, get_str(a, "id").unwrap_or_default()),
+        "bg_run" => typed::<bg::BgRunArgs>(a).and_then(|x| {
+            bg::bg_run(
+                ctx,
+                &x.command,
+                x.cwd.as_deref(),
+                x.label.as_deref(),
+                x.timeout_ms,
+            )
+        }),
+        "bg_output" => typed::<bg::BgOutputArgs>(a)
+            .and_then(|x| bg::bg_output(ctx, &x.id, x.offset, x.limit, x.wait_ms)),
+        "bg_list" => {
+            typed::<bg::BgListArgs>(a).and_then(|x| bg::bg_list(ctx, x.status.as_deref(), x.limit))
+        }
+        "bg_stop" => typed::<bg::BgStopArgs>(a).and_then(|x| bg::bg_stop(ctx, &x.id)),
         "context_explain" | "skill_load" | "skill_search" | "skill_resource" => {
             ctx.context.tool(name, a, &ctx.cwd)
         }
