@@ -246,7 +246,7 @@ impl Sandbox {
     pub fn notice(&self) -> Option<String> {
         self.unavailable.as_ref().map(|r| {
             format!(
-                "warning: the process sandbox ({}) is not available: {r}; process tools run unsandboxed and need approval",
+                "the process sandbox ({}) is not available: {r}; process tools run unsandboxed and need approval",
                 self.requested.as_str()
             )
         })
