@@ -7,6 +7,8 @@
 //! fallback), builds the helper's command line and labels results; [`exec`] is the helper.
 
 pub mod exec;
+#[cfg(test)]
+mod tests;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -358,7 +360,7 @@ pub fn start_error(code: Option<i32>, stderr: &[u8]) -> Option<StartError> {
 }
 
 #[cfg(test)]
-mod tests {
+mod unit {
     use super::*;
 
     #[test]

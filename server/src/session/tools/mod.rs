@@ -823,6 +823,51 @@ mod tests {
     }
 
     #[test]
+    fn every_field_of_the_process_tools_decodes_into_its_typed_struct() {
+        let full = |name: &str, raw: &str| spec(name).unwrap().validate(raw).unwrap();
+        let r: process::RunProcessArgs = typed(&full(
+            "run_process",
+            r#"{"command":"git","args":["status"],"cwd":"sub","timeoutMs":5}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            (r.command.as_str(), r.args, r.cwd.as_deref(), r.timeout_ms),
+            ("git", vec!["status".to_string()], Some("sub"), Some(5))
+        );
+        let s: process::ShellArgs = typed(&full(
+            "shell",
+            r#"{"command":"ls","cwd":".","timeoutMs":9}"#,
+        ))
+        .unwrap();
+        assert_eq!((s.cwd.as_deref(), s.timeout_ms), (Some("."), Some(9)));
+        let b: bg::BgRunArgs = typed(&full(
+            "bg_run",
+            r#"{"command":"x","cwd":".","label":"l","timeoutMs":1000}"#,
+        ))
+        .unwrap();
+        assert_eq!((b.label.as_deref(), b.timeout_ms), (Some("l"), Some(1000)));
+        let o: bg::BgOutputArgs = typed(&full(
+            "bg_output",
+            r#"{"id":"bg-1","offset":3,"limit":4,"waitMs":5}"#,
+        ))
+        .unwrap();
+        assert_eq!((o.offset, o.limit, o.wait_ms), (Some(3), Some(4), Some(5)));
+        let l: bg::BgListArgs =
+            typed(&full("bg_list", r#"{"status":"running","limit":2}"#)).unwrap();
+        assert_eq!((l.status.as_deref(), l.limit), (Some("running"), Some(2)));
+        let st: bg::BgStopArgs = typed(&full("bg_stop", r#"{"id":"bg-2"}"#)).unwrap();
+        assert_eq!(st.id, "bg-2");
+        // The table's messages come first: the structs never see a bad call.
+        assert_eq!(
+            spec("run_process")
+                .unwrap()
+                .validate(r#"{"command":"x"}"#)
+                .unwrap_err(),
+            "Invalid arguments: missing field \"args\""
+        );
+    }
+
+    #[test]
     fn validation_names_the_field() {
         let r = spec("read_file").unwrap();
         assert_eq!(
