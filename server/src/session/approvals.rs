@@ -50,6 +50,8 @@ pub struct ApprovalRequest {
     pub effect: String,
     pub summary: String,
     pub paths: Vec<String>,
+    /// `{mode, network}` of the sandbox a `process` call runs in (sessions.md §10.4), else null.
+    pub sandbox: serde_json::Value,
 }
 
 /// The client's answer, or why there is none.

@@ -1782,6 +1782,11 @@ impl Run<'_> {
             effect: effect.to_string(),
             summary,
             paths,
+            sandbox: if effect == "process" {
+                self.tctx.sandbox.json()
+            } else {
+                Value::Null
+            },
         };
         let reply = ap.approve(&req, &self.cancel);
         let (decision, source, denial) = approvals::resolve(&reply);

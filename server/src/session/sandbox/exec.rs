@@ -93,8 +93,10 @@ pub fn intercept() -> Option<std::process::ExitCode> {
     Some(std::process::ExitCode::from(main(&rest)))
 }
 
+/// The helper's one failure line (it is a command-line tool of its own, like `cli`).
 fn fail(code: u8, what: &str) -> u8 {
-    eprintln!("{MARK}{what}");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{MARK}{what}");
     code
 }
 
@@ -109,7 +111,8 @@ fn main(argv: &[OsString]) -> u8 {
         Err(e) => return fail(125, &format!("sandbox: {e}")),
     };
     if a.probe {
-        println!("{{\"abi\":{abi}}}");
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), "{{\"abi\":{abi}}}");
         return 0;
     }
     let Some(program) = &a.program else {
