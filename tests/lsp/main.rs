@@ -13,5 +13,6 @@ mod instructions;
 mod lifecycle;
 mod real_clients;
 mod robustness;
+mod sandbox;
 mod sessions;
 mod skills;
