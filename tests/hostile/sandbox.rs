@@ -454,3 +454,45 @@ fn the_fallback_under_allow_runs_unsandboxed_and_labels_it() {
     let o = ok_with(&t[0], "ok\n");
     assert_eq!(o["sandbox"], json!({"mode":"off","network":true}));
 }
+
+/// governor.md's "Active grants" names the sandbox the run's processes get.
+#[test]
+fn active_grants_name_the_sandbox_mode() {
+    need_sandbox!();
+    let (ws, _) = setup(&json!({}));
+    let (_, ev, _) = shells(&ws, &["echo a".to_string()], &["--allow", "process"], &[]);
+    let id = sid(&ev);
+    let script = [
+        r#"{"alisioScript":1,"contextWindow":2000}"#,
+        r#"{"for":"summary","text":"{\"checkpoint\":{\"goal\":\"run\"}}"}"#,
+        r###"{"expect":{"contains":["## Active grants","- \\\"capability: sandbox: read-only, network\\\""]},"text":"ok"}"###,
+    ];
+    ws.file("s2.jsonl", script.join("\n") + "\n");
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        json!({"process":{"network":true}}).to_string(),
+    )
+    .unwrap();
+    let r = run_limited(ws.cmd().args([
+        "run",
+        "--json",
+        "--script",
+        "s2.jsonl",
+        "--session",
+        &id,
+        "--governor",
+        "on",
+        "--allow",
+        "process",
+        "--sandbox",
+        "read-only",
+        "again",
+    ]));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let ev = events(&r);
+    assert!(
+        !of_type(&ev, "compaction_completed").is_empty(),
+        "{}",
+        r.stdout
+    );
+}
