@@ -26,6 +26,7 @@ pub const MARK: &str = "alisio-ls sandbox-exec: ";
 const ABI: landlock::ABI = landlock::ABI::V6;
 
 /// Devices a sandboxed process may write to (those that exist).
+#[cfg(target_os = "linux")]
 const DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
@@ -118,13 +119,23 @@ fn main(argv: &[OsString]) -> u8 {
     let Some(program) = &a.program else {
         return fail(125, "sandbox: no program");
     };
+    exec(program, &a.args)
+}
+
+#[cfg(unix)]
+fn exec(program: &OsString, args: &[OsString]) -> u8 {
     use std::os::unix::process::CommandExt as _;
-    let e = std::process::Command::new(program).args(&a.args).exec();
+    let e = std::process::Command::new(program).args(args).exec();
     if e.kind() == std::io::ErrorKind::NotFound {
         fail(127, "not-found")
     } else {
         fail(126, &format!("exec: {e}"))
     }
+}
+
+#[cfg(not(unix))]
+fn exec(_program: &OsString, _args: &[OsString]) -> u8 {
+    fail(125, "sandbox: no exec on this platform")
 }
 
 /// Applies Landlock and seccomp to this process; the kernel's Landlock ABI.

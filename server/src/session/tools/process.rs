@@ -286,6 +286,11 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
         .stderr(Stdio::piped());
     let mut child = match c.spawn() {
         Ok(ch) => ch,
+        Err(e) if ctx.sandbox.active() => {
+            return Outcome::Err(format!(
+                "Cannot start {command}: the sandbox failed: cannot start the sandbox helper: {e}"
+            ));
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Outcome::Err(format!("Command not found: {command}"));
         }
