@@ -3,12 +3,17 @@
 # started directly and through `alisio-ls sandbox-exec` (Landlock + seccomp, then exec), as the
 # process tools start it, for `true` and for `git status` in a 100-file repository. Prints
 # medians and the ratio sandboxed / unsandboxed. Needs python3 and git; Linux with Landlock.
-# Usage: bench/sandbox.sh [runs]   (default 200)
+# Usage: bench/sandbox.sh [runs]   (default 200; ALISIO_LS_BIN=path skips the release build)
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-200}
-cargo build --release --quiet --manifest-path "$here/Cargo.toml" -p alisio-ls
-bin=$here/target/release/alisio-ls
+if [ -n "${ALISIO_LS_BIN:-}" ]; then
+  bin=$ALISIO_LS_BIN
+else
+  cargo build --release --quiet --manifest-path "$here/Cargo.toml" -p alisio-ls
+  bin=$here/target/release/alisio-ls
+fi
+echo "binary: $bin ($(wc -c < "$bin") bytes)"
 "$bin" sandbox-exec --probe >/dev/null || { echo "no sandbox on this machine"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

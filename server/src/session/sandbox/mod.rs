@@ -55,8 +55,9 @@ pub fn invalid_mode(v: &str) -> String {
     format!("Unknown sandbox mode: {v} (expected workspace-write, read-only, off)")
 }
 
-/// Where the helper binary is: [`set_helper`], else `ALISIO_SANDBOX_HELPER`, else the running
-/// executable (the `alisio-ls` binary itself).
+/// Where the helper binary is: [`set_helper`], else `ALISIO_SANDBOX_HELPER`, else
+/// `alisio-ls-sandbox` beside the running executable, else the running executable (the
+/// `alisio-ls` binary itself, which answers `sandbox-exec` too).
 static HELPER: Mutex<Option<PathBuf>> = Mutex::new(None);
 
 /// Points the sandbox at an `alisio-ls` binary (library users and tests whose executable is
@@ -78,7 +79,10 @@ fn helper() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("ALISIO_SANDBOX_HELPER").filter(|p| !p.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    std::env::current_exe().ok()
+    let exe = std::env::current_exe().ok()?;
+    // The small helper binary beside this one starts faster than a re-exec of this binary.
+    let small = exe.with_file_name(format!("alisio-ls-sandbox{}", std::env::consts::EXE_SUFFIX));
+    Some(if small.is_file() { small } else { exe })
 }
 
 /// The test-only switch that simulates a kernel without Landlock (debug builds with the
