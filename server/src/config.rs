@@ -454,7 +454,29 @@ const CLAUDE_MODES: &[&str] = &[
 /// Current governor policy version (governor.md §9).
 pub const POLICY_VERSION: i64 = 1;
 
+const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
+const PROCESS_POLICIES: &[&str] = &["allow", "ask", "deny", "sandboxed"];
+
 static KEYS: &[KeySpec] = &[
+    // The process sandbox (sessions.md §10.4); read by session::settings.
+    KeySpec {
+        key: "process.sandbox",
+        check: |k, v, shown| match v.as_str() {
+            Some(s) if SANDBOX_MODES.contains(&s) => Ok(()),
+            _ => Err(enum_message(k, SANDBOX_MODES, shown)),
+        },
+    },
+    KeySpec {
+        key: "process.network",
+        check: bool_check,
+    },
+    KeySpec {
+        key: "approvals.process",
+        check: |k, v, shown| match v.as_str() {
+            Some(s) if PROCESS_POLICIES.contains(&s) => Ok(()),
+            _ => Err(enum_message(k, PROCESS_POLICIES, shown)),
+        },
+    },
     KeySpec {
         key: "context.claudeMdFallback",
         check: bool_check,

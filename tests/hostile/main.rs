@@ -20,6 +20,7 @@ mod sess;
 
 mod cli;
 mod library;
+mod sandbox;
 mod server;
 mod sessions;
 mod soak;

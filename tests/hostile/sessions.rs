@@ -747,19 +747,29 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
         .collect();
     vars.sort();
     let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "GIT_PAGER",
-            "GIT_TERMINAL_PROMPT",
-            "HOME",
-            "LANG",
-            "MY_TOOL_HOME",
-            "PAGER",
-            "PATH"
-        ]
-    );
+    let mut want = vec![
+        "GIT_PAGER",
+        "GIT_TERMINAL_PROMPT",
+        "HOME",
+        "LANG",
+        "MY_TOOL_HOME",
+        "PAGER",
+        "PATH",
+    ];
+    // Inside the process sandbox (sessions.md §10.4) the private temporary directory is added.
+    let sandboxed = o["sandbox"]["mode"] != "off";
+    if sandboxed {
+        want.extend(["TEMP", "TMP", "TMPDIR"]);
+        want.sort_unstable();
+    }
+    assert_eq!(names, want);
     let get = |k: &str| vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    if sandboxed {
+        let private = ws.tmp.path().join("state/tmp").join(sid(&ev));
+        for k in ["TEMP", "TMP", "TMPDIR"] {
+            assert_eq!(get(k), private.to_str(), "{k}");
+        }
+    }
     assert_eq!(
         (
             get("GIT_TERMINAL_PROMPT"),

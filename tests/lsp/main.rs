@@ -15,6 +15,7 @@ mod instructions;
 mod lifecycle;
 mod real_clients;
 mod robustness;
+mod sandbox;
 mod sessions;
 mod skills;
 mod startup;

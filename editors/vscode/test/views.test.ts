@@ -148,6 +148,20 @@ test('the chat model streams text, tracks tools and approvals, and ends the run'
   assert.equal(m.owns(ev(12, 'text_delta', {}, { sessionId: 's9', parentSessionId: 's1' })), true, 'sub-agent events belong to the parent chat');
 });
 
+test('the chat shows the sandbox of the run and its fallback', () => {
+  const m = new ChatModel();
+  m.addUser('hi');
+  m.apply({ type: 'run_started', sessionId: 's1', data: { sandbox: { mode: 'workspace-write', network: false } } });
+  assert.deepEqual(m.sandbox, { mode: 'workspace-write', network: false });
+  assert.ok(renderChatHtml(m).includes('<div class="sandbox on" title="process sandbox">sandbox: workspace-write</div>'));
+  m.apply({ type: 'sandbox_unavailable', sessionId: 's1', data: { requested: 'workspace-write', mode: 'off', reason: 'no Landlock' } });
+  const html = renderChatHtml(m);
+  assert.ok(html.includes('<div class="sandbox off" title="no Landlock">no sandbox</div>'), html);
+  assert.ok(html.includes('Sandbox workspace-write unavailable (no Landlock): processes run unsandboxed'), html);
+  m.apply({ type: 'run_started', sessionId: 's1', data: { sandbox: null } });
+  assert.equal(m.sandbox, undefined);
+});
+
 test('html escaping covers the five characters', () => {
   assert.equal(escapeHtml(`<a href="x">'&'</a>`), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
 });

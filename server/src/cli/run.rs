@@ -44,6 +44,9 @@ pub struct RunArgs {
     pub script: Option<PathBuf>,
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_turns: Option<u32>,
+    /// Process sandbox for this run (sessions.md §10.4).
+    #[arg(long, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
+    pub sandbox: Option<String>,
     /// Approve an external directory for the run (repeatable).
     #[arg(long, value_name = "DIR")]
     pub add_dir: Vec<PathBuf>,
@@ -80,6 +83,10 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
         .and_then(GovernorMode::parse)
         .unwrap_or(ctx.settings.governor);
     o.config = SessionConfig::from_layers(&ctx.layers);
+    if let Some(m) = a.sandbox.as_deref() {
+        o.config.sandbox = crate::session::sandbox::Mode::parse(m)
+            .ok_or_else(|| Failure(crate::session::sandbox::invalid_mode(m)))?;
+    }
     let mut p = serde_json::Map::new();
     if let Some(k) = &a.provider {
         p.insert("kind".into(), json!(k));

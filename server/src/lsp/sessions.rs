@@ -256,7 +256,8 @@ struct LspApprover {
 impl Approver for LspApprover {
     fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply {
         let params = json!({"sessionId": req.session_id, "callId": req.call_id, "tool": req.tool,
-                            "effect": req.effect, "summary": req.summary, "paths": req.paths});
+                            "effect": req.effect, "summary": req.summary, "paths": req.paths,
+                            "sandbox": req.sandbox});
         let client = self.client.clone();
         let timeout = self.timeout;
         let reply = self.handle.block_on(async move {

@@ -13,6 +13,9 @@ pub enum Policy {
     Allow,
     Ask,
     Deny,
+    /// `approvals.process: sandboxed` (sessions.md §4.2): allow when the run's sandbox is
+    /// active, else `ask` (headless: `deny`). Resolved by [`Policies::with_sandbox`].
+    Sandboxed,
 }
 
 impl Policy {
@@ -22,6 +25,7 @@ impl Policy {
             "allow" => Some(Self::Allow),
             "ask" => Some(Self::Ask),
             "deny" => Some(Self::Deny),
+            "sandboxed" => Some(Self::Sandboxed),
             _ => None,
         }
     }
@@ -46,6 +50,8 @@ pub struct ApprovalRequest {
     pub effect: String,
     pub summary: String,
     pub paths: Vec<String>,
+    /// `{mode, network}` of the sandbox a `process` call runs in (sessions.md §10.4), else null.
+    pub sandbox: serde_json::Value,
 }
 
 /// The client's answer, or why there is none.
@@ -136,6 +142,22 @@ impl Policies {
         }
     }
 
+    /// Resolves `sandboxed` once the run knows whether its sandbox is active: `allow` inside
+    /// one, otherwise what `ask` is (headless: `deny`).
+    #[must_use]
+    pub fn with_sandbox(self, active: bool, headless: bool) -> Self {
+        let one = |p: Policy| match p {
+            Policy::Sandboxed if active => Policy::Allow,
+            Policy::Sandboxed if headless => Policy::Deny,
+            Policy::Sandboxed => Policy::Ask,
+            p => p,
+        };
+        Self {
+            write: one(self.write),
+            process: one(self.process),
+        }
+    }
+
     #[must_use]
     pub fn of(&self, e: Effect) -> Policy {
         match e {
@@ -180,6 +202,27 @@ mod tests {
         assert_eq!((e.write, e.process), (Policy::Allow, Policy::Deny));
         let r = p.effective(&[], true, false);
         assert_eq!((r.write, r.process), (Policy::Deny, Policy::Deny));
+    }
+
+    #[test]
+    fn sandboxed_allows_only_inside_an_active_sandbox() {
+        let p = Policies {
+            write: Policy::Ask,
+            process: Policy::Sandboxed,
+        };
+        let e = p.effective(&[], false, true);
+        assert_eq!(e.process, Policy::Sandboxed);
+        assert_eq!(e.with_sandbox(true, true).process, Policy::Allow);
+        assert_eq!(e.with_sandbox(false, true).process, Policy::Deny);
+        assert_eq!(e.with_sandbox(false, false).process, Policy::Ask);
+        assert_eq!(e.with_sandbox(true, true).write, Policy::Deny);
+        assert_eq!(p.effective(&[], true, false).process, Policy::Deny);
+        assert_eq!(
+            p.effective(&[Effect::Process], false, true)
+                .with_sandbox(false, true)
+                .process,
+            Policy::Allow
+        );
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub struct Sources {
     pub goal: Option<String>,
     pub criteria: Vec<(String, bool)>,
     pub grants: Vec<String>,
+    /// Capabilities for "Active grants" (the process sandbox's mode, sessions.md §10.4).
+    pub capabilities: Vec<String>,
     pub external_dirs: usize,
 }
 
@@ -36,6 +38,7 @@ impl Sources {
                 .map(|c| (c.text.clone(), c.required))
                 .collect(),
             grants,
+            capabilities: Vec::new(),
             external_dirs,
         }
     }
@@ -59,7 +62,7 @@ impl Sources {
                 .collect(),
             grants: Grants {
                 effects: self.grants.clone(),
-                capabilities: Vec::new(),
+                capabilities: self.capabilities.clone(),
                 external_directories: self.external_dirs as u64,
             },
         }

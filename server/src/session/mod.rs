@@ -13,6 +13,7 @@ pub mod gov;
 pub mod providers;
 pub mod read;
 pub mod runner;
+pub mod sandbox;
 pub mod settings;
 pub mod store;
 #[cfg(test)]

@@ -16,6 +16,8 @@ const SENSITIVE: &[&str] = &[
     "provider",
     "approvals",
     "process.passEnv",
+    "process.sandbox",
+    "process.network",
     "externalDirectories",
     "limits.maxTokens",
 ];
@@ -37,6 +39,10 @@ pub struct SessionConfig {
     pub process: Policy,
     pub approval_timeout_ms: u64,
     pub pass_env: Vec<String>,
+    /// `process.sandbox` (§10.4; user config, init options, `--sandbox`).
+    pub sandbox: super::sandbox::Mode,
+    /// `process.network` (user config, init options).
+    pub network: bool,
     pub external_dirs: Vec<PathBuf>,
     pub subagents: bool,
     pub subagent_max_turns: u32,
@@ -61,6 +67,8 @@ impl Default for SessionConfig {
             process: Policy::Ask,
             approval_timeout_ms: 300_000,
             pass_env: Vec::new(),
+            sandbox: super::sandbox::Mode::WorkspaceWrite,
+            network: false,
             external_dirs: Vec::new(),
             subagents: true,
             subagent_max_turns: 30,
@@ -148,6 +156,7 @@ impl SessionConfig {
         if let Some(p) = get("approvals.write")
             .and_then(Value::as_str)
             .and_then(Policy::parse)
+            .filter(|p| *p != Policy::Sandboxed)
         {
             self.write = p;
         }
@@ -166,6 +175,15 @@ impl SessionConfig {
                 .filter_map(Value::as_str)
                 .map(String::from)
                 .collect();
+        }
+        if let Some(m) = get("process.sandbox")
+            .and_then(Value::as_str)
+            .and_then(super::sandbox::Mode::parse)
+        {
+            self.sandbox = m;
+        }
+        if let Some(v) = get("process.network").and_then(Value::as_bool) {
+            self.network = v;
         }
         if let Some(Value::Array(a)) = get("externalDirectories") {
             self.external_dirs = a

@@ -145,6 +145,15 @@ if (process.env.SMOKE_PHASE === 'chat') {
   if (tool !== 'write_file' || toolOk !== 1) await fail(`write_file call shown as ${JSON.stringify(tool)} (ok: ${toolOk})`);
   const errors = await chat.locator('.status.error').allTextContents();
   if (errors.length) await fail(`errors in the chat ${JSON.stringify(errors)}`);
+  // The shell call ran in the sandbox without a prompt (approvals.process: sandboxed): one
+  // approval in all (the write), s.txt written, nothing outside, the badge names the mode.
+  const approvals = await chat.locator('.approval').count();
+  if (approvals !== 1) await fail(`${approvals} approvals shown, want only the write's`);
+  if ((await chat.locator('.tool.ok[data-call="s1"]').count()) !== 1) await fail('the sandboxed shell call is not shown as ok');
+  if (!existsSync(join(WS, 's.txt'))) await fail('the sandboxed shell call did not write s.txt');
+  if (existsSync(join(WS, '..', 'outside-s.txt'))) await fail('the sandboxed shell call wrote outside the workspace');
+  const badge = norm(await chat.locator('.sandbox').first().textContent().catch(() => ''));
+  if (badge !== 'sandbox: workspace-write') await fail(`sandbox badge ${JSON.stringify(badge)}`);
   const sid = norm(await chat.locator('.session code').first().textContent());
   if (!sid) await fail('no session id in the chat');
 

@@ -120,7 +120,8 @@ PY
 run_phase lsp
 # Phase 2: an agent session with the real bundled server and its offline `script` provider,
 # named in a user configuration of this phase only: one write_file call (approved in the chat),
-# then an answer streamed in three chunks. Its own workspace has a valid project configuration,
+# one shell call that runs in the process sandbox without a prompt (`approvals.process:
+# sandboxed`), then an answer streamed in three chunks. Its own workspace has a valid project configuration,
 # so that `alisio-ls sessions report --trust-project` (the expected report) reads exactly what
 # the trusted editor session read (the CLI refuses the invalid fixture configuration above).
 (
@@ -133,9 +134,10 @@ run_phase lsp
   cat >"$work/script.jsonl" <<'JSONL'
 {"alisioScript": 1}
 {"text": "I will write the file.", "toolCalls": [{"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "hello", "expectedHash": null}}]}
+{"toolCalls": [{"id": "s1", "name": "shell", "arguments": {"command": "echo sandboxed > s.txt; echo x > ../outside-s.txt"}}]}
 {"chunks": ["Wrote ", "a.txt", "."]}
 JSONL
-  python3 -c 'import json, sys; print(json.dumps({"provider": {"kind": "script", "script": sys.argv[1]}, "context": {"governor": "on"}}))' \
+  python3 -c 'import json, sys; print(json.dumps({"provider": {"kind": "script", "script": sys.argv[1]}, "context": {"governor": "on"}, "approvals": {"process": "sandboxed"}}))' \
     "$work/script.jsonl" >"$ALISIO_CONFIG_HOME/config.json"
   bundled=$(find "$work/ext" -type f -name alisio-ls -perm -u+x | head -1)
   [ -n "$bundled" ] || { echo "no alisio-ls in the installed extension"; exit 1; }

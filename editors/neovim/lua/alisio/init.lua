@@ -437,6 +437,13 @@ function M.render_event(ev)
   local t = ev.type
   if t == 'text_delta' then
     return d.text or '', false
+  elseif t == 'run_started' and not ev.parentSessionId and type(d.sandbox) == 'table' then
+    -- the process sandbox badge (sessions.md §10.4)
+    local sb = d.sandbox.mode == 'off' and 'no sandbox'
+      or ('sandbox: ' .. str(d.sandbox.mode) .. (d.sandbox.network and ' + network' or ''))
+    return '[' .. sb .. ']', true
+  elseif t == 'sandbox_unavailable' then
+    return '! sandbox ' .. str(d.requested) .. ' unavailable: ' .. str(d.reason) .. ' (processes run unsandboxed)', true
   elseif t == 'tool_started' then
     return prefix .. '→ ' .. str(d.name) .. ' ' .. one_line(d.arguments or '', 80), true
   elseif t == 'tool_completed' then

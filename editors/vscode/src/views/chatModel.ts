@@ -45,6 +45,8 @@ export class ChatModel {
   running = false;
   /** The last governed totals seen (context_governed), for the header. */
   governed?: { tokensBefore: number; tokensAfter: number; tokensSaved: number; elided: number };
+  /** The process sandbox of the last run (sessions.md §10.4): run_started.sandbox, sandbox_unavailable. */
+  sandbox?: { mode: string; network: boolean; unavailable?: string };
 
   addUser(prompt: string): void {
     this.items.push({ kind: 'user', text: prompt });
@@ -67,6 +69,13 @@ export class ChatModel {
       this.sessionId = ev.sessionId;
     }
     switch (ev.type) {
+      case 'run_started':
+        if (!child) this.sandbox = d.sandbox ? { mode: String(d.sandbox.mode), network: !!d.sandbox.network } : undefined;
+        break;
+      case 'sandbox_unavailable':
+        this.sandbox = { mode: 'off', network: true, unavailable: String(d.reason ?? '') };
+        this.items.push({ kind: 'status', text: `Sandbox ${d.requested} unavailable (${d.reason}): processes run unsandboxed`, level: 'error' });
+        break;
       case 'text_delta': {
         const last = this.items[this.items.length - 1];
         if (last && last.kind === 'assistant' && last.turn === d.turn && last.child === child) {
@@ -193,5 +202,9 @@ export function renderChatHtml(m: ChatModel): string {
   const session = m.sessionId
     ? `<div class="session">Session <code>${escapeHtml(m.sessionId)}</code> · <a href="#" data-report="${escapeHtml(m.sessionId)}">Context Report</a></div>`
     : '';
-  return session + governed + parts.join('');
+  const sb = m.sandbox;
+  const sandbox = sb
+    ? `<div class="sandbox ${sb.mode === 'off' ? 'off' : 'on'}" title="${escapeHtml(sb.unavailable ?? 'process sandbox')}">${sb.mode === 'off' ? 'no sandbox' : `sandbox: ${escapeHtml(sb.mode)}${sb.network ? ' + network' : ''}`}</div>`
+    : '';
+  return session + sandbox + governed + parts.join('');
 }

@@ -38,6 +38,8 @@ svg.chart rect.saved { fill: var(--vscode-charts-green, #89d185); }
 .approval .paths { opacity: .8; }
 .approval button { margin: 4px 6px 0 0; }
 .status.error { color: var(--vscode-errorForeground); }
+.sandbox { display: inline-block; font-size: .85em; padding: 0 6px; border-radius: 8px; margin: 4px 0; border: 1px solid var(--vscode-testing-iconPassed, #388a34); }
+.sandbox.off { border-color: var(--vscode-errorForeground); }
 .status.info, .governed, .session { opacity: .8; margin: 4px 0; }
 button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 10px; cursor: pointer; }
 button.secondary { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }

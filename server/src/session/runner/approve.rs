@@ -86,12 +86,14 @@ impl Run<'_> {
             }));
         }
         let summary = summary(sp, args, &paths_shown);
-        match self.ask(
-            s,
-            sp.effect.as_str(),
-            ellipsize(summary.trim_end(), 200),
-            paths_shown,
-        )? {
+        let summary = if matches!(sp.name, "run_process" | "shell" | "bg_run") {
+            let note = self.tctx.sandbox.note();
+            let room = 200 - note.chars().count();
+            format!("{}{note}", ellipsize(summary.trim_end(), room))
+        } else {
+            ellipsize(summary.trim_end(), 200)
+        };
+        match self.ask(s, sp.effect.as_str(), summary, paths_shown)? {
             Ok(session) => {
                 if session {
                     self.grants
@@ -125,7 +127,13 @@ impl Run<'_> {
         let sid = self.sid.clone();
         self.em.durable(
             &mut self.store,
-            vec![Pending::new(&sid, None, "approval_requested", json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths}))],
+            vec![Pending::new(
+                &sid,
+                None,
+                "approval_requested",
+                json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths,
+                "sandbox":(effect == "process").then(|| self.tctx.sandbox.json())}),
+            )],
         )?;
         let req = approvals::ApprovalRequest {
             session_id: sid.clone(),
@@ -134,6 +142,11 @@ impl Run<'_> {
             effect: effect.to_string(),
             summary,
             paths,
+            sandbox: if effect == "process" {
+                self.tctx.sandbox.json()
+            } else {
+                Value::Null
+            },
         };
         let reply = ap.approve(&req, &self.cancel);
         let (decision, source, denial) = approvals::resolve(&reply);

@@ -82,6 +82,7 @@ impl Run<'_> {
             cancel: Arc::clone(&self.cancel),
             bg: Arc::clone(&self.tctx.bg),
             env: self.tctx.env.clone(),
+            sandbox: Arc::clone(&self.tctx.sandbox),
             context: Arc::clone(&self.ctx),
             cwd: self.tctx.cwd.clone(),
         });

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::{PreRunError, Run, RunResult, RunStatus, Transcript};
 use crate::governor::stored::{SessionOptions, StoredCriterion, StoredGoal};
 use crate::session::SessionContext;
-use crate::session::approvals::{Approver, Grants};
+use crate::session::approvals::{Approver, Grants, Policy};
 use crate::session::events::{Emitter, Pending};
 use crate::session::gov::Gov;
 use crate::session::providers::{self, Provider, Usage};
@@ -85,6 +85,17 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
     let policies = cfg.policies(&opts.allow, opts.read_only, headless);
+    // §10.4: the sandbox is probed only when process tools can run at all.
+    let sandbox = Arc::new(if policies.process == Policy::Deny {
+        crate::session::sandbox::Sandbox::off()
+    } else {
+        crate::session::sandbox::Sandbox::prepare(
+            cfg.sandbox,
+            cfg.network,
+            crate::session::sandbox::tmp_dir(&opts.state_dir, &sid),
+        )
+    });
+    let policies = policies.with_sandbox(sandbox.active(), headless);
     {
         let mut g = grants
             .lock()
@@ -93,7 +104,7 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
             g.effects.insert(e.as_str().to_string());
         }
     }
-    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx);
+    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox);
     let window = pcfg.context_window.or_else(|| {
         if pcfg.kind == Kind::Script {
             script_window(&pcfg, &opts.cwd)
@@ -158,13 +169,20 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
     };
-    let result = run.run(existing.is_some());
+    let result = match run
+        .start(existing.is_some())
+        .and_then(|()| run.sandbox_notice())
+    {
+        Ok(()) => run.turns_loop(),
+        Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+    };
     if opts.kill_tasks_at_end {
         run.tctx
             .bg
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill_all();
+        run.tctx.sandbox.cleanup();
     }
     run.sync_tasks();
     drop(lock);
@@ -204,6 +222,7 @@ fn tool_ctx(
     bg: Arc<Mutex<Tasks>>,
     cancel: &Arc<AtomicBool>,
     ctx: &Arc<dyn SessionContext>,
+    sandbox: Arc<crate::session::sandbox::Sandbox>,
 ) -> Arc<ToolCtx> {
     let cfg = &opts.config;
     let mut external: Vec<PathBuf> = Vec::new();
@@ -234,6 +253,7 @@ fn tool_ctx(
         cancel: Arc::clone(cancel),
         bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
+        sandbox,
         context: Arc::clone(ctx),
         cwd: opts.cwd.clone(),
     })
@@ -356,6 +376,20 @@ impl Run<'_> {
         }
     }
 
+    /// The fallback notice of §10.4, once per run: an event and a line on stderr.
+    fn sandbox_notice(&mut self) -> Result<(), String> {
+        let sb = Arc::clone(&self.tctx.sandbox);
+        let (Some(data), Some(notice)) = (sb.unavailable_event(), sb.notice()) else {
+            return Ok(());
+        };
+        tracing::warn!("{notice}");
+        let sid = self.sid.clone();
+        self.em.durable(
+            &mut self.store,
+            vec![Pending::new(&sid, None, "sandbox_unavailable", data)],
+        )
+    }
+
     /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),
     /// then the prompt.
     fn start(&mut self, resumed: bool) -> Result<(), String> {
@@ -367,7 +401,8 @@ impl Run<'_> {
         let session = self.session.clone();
         let run_id = self.run_id.clone();
         let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
-            "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd)});
+            "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd),
+            "sandbox":(self.policies.process != Policy::Deny).then(|| self.tctx.sandbox.json())});
         let stored_provider = self.pcfg.stored();
         self.em.commit(
             &mut self.store,

@@ -166,11 +166,16 @@ impl Run<'_> {
             .grants
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        Sources::from_options(
+        let mut sources = Sources::from_options(
             &o,
             g.effects.iter().cloned().collect(),
             g.dirs.len() + self.tctx.roots.external.len(),
-        )
+        );
+        sources.capabilities = (self.policies.process != Policy::Deny)
+            .then(|| crate::session::sandbox::capability(&self.tctx.sandbox))
+            .into_iter()
+            .collect();
+        sources
     }
 
     /// §2.2 c': skills whose load was summarised away by a compaction, most recent first.

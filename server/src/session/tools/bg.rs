@@ -4,11 +4,11 @@
 
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::ToolCtx;
@@ -192,6 +192,41 @@ fn copier(
     done.store(true, Ordering::Relaxed);
 }
 
+/// `bg_run` arguments (sessions.md §3.4), after [`super::Spec::validate`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BgRunArgs {
+    pub command: String,
+    pub cwd: Option<String>,
+    pub label: Option<String>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// `bg_output` arguments.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BgOutputArgs {
+    pub id: String,
+    pub offset: Option<u64>,
+    pub limit: Option<u64>,
+    pub wait_ms: Option<u64>,
+}
+
+/// `bg_list` arguments.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BgListArgs {
+    pub status: Option<String>,
+    pub limit: Option<u64>,
+}
+
+/// `bg_stop` arguments.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BgStopArgs {
+    pub id: String,
+}
+
 /// `bg_run`.
 ///
 /// # Errors
@@ -221,18 +256,8 @@ pub fn bg_run(
     let w2 = writer
         .try_clone()
         .map_err(|e| format!("Cannot start the task: {e}"))?;
-    let mut c = Command::new("/bin/sh");
-    c.arg("-c").arg(command);
-    ctx.env.apply(&mut c);
-    c.current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(w2);
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        c.process_group(0);
-    }
+    let mut c = super::process::command(ctx, "/bin/sh", &["-c".into(), command.into()])?;
+    c.current_dir(&dir).stdout(writer).stderr(w2);
     let mut child = c
         .spawn()
         .map_err(|e| format!("Cannot start the task: {e}"))?;
@@ -308,7 +333,7 @@ pub fn bg_run(
         stop,
         copier_done: done,
     };
-    let out = json!({"id":id,"label":task.label,"status":"running","cwd":task.cwd,"timeout_ms":timeout_ms,"note":NOTE});
+    let out = json!({"id":id,"label":task.label,"status":"running","cwd":task.cwd,"timeout_ms":timeout_ms,"note":NOTE,"sandbox":ctx.sandbox.json()});
     tasks.list.push(task);
     Ok(out.to_string())
 }

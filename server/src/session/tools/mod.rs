@@ -699,6 +699,8 @@ pub struct ToolCtx {
     pub cancel: Arc<AtomicBool>,
     pub bg: Arc<Mutex<bg::Tasks>>,
     pub env: process::ChildEnv,
+    /// The sandbox process tools run in (sessions.md §10.4).
+    pub sandbox: Arc<super::sandbox::Sandbox>,
     /// The skill and instruction tools (provided by the runner's context).
     pub context: Arc<dyn super::SessionContext>,
     pub cwd: PathBuf,
@@ -711,12 +713,11 @@ impl ToolCtx {
     }
 }
 
-fn get_str<'a>(a: &'a Map<String, Value>, k: &str) -> Option<&'a str> {
-    a.get(k).and_then(Value::as_str)
-}
-
-fn get_u64(a: &Map<String, Value>, k: &str) -> Option<u64> {
-    a.get(k).and_then(Value::as_u64)
+/// A validated call's arguments as the tool's typed struct (the field names are checked by
+/// the compiler and by `deny_unknown_fields`; [`Spec::validate`] already gave the exact error
+/// texts, so a failure here means the table and the struct disagree).
+fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> Result<T, String> {
+    serde_json::from_value(Value::Object(a.clone())).map_err(|e| format!("Invalid arguments: {e}"))
 }
 
 /// Runs a validated call whose paths passed confinement.
@@ -729,48 +730,30 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
         "list_files" => args::decode(a).and_then(|x| files::list_files(ctx, &x)),
         "search_text" => args::decode(a).and_then(|x| search::search_text(ctx, &x)),
         "run_process" => {
-            let args: Vec<String> = a
-                .get("args")
-                .and_then(Value::as_array)
-                .map(|v| {
-                    v.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            return process::run_process(
-                ctx,
-                get_str(a, "command").unwrap_or_default(),
-                Some(&args),
-                get_str(a, "cwd"),
-                get_u64(a, "timeoutMs"),
-            );
+            return typed::<process::RunProcessArgs>(a).map_or_else(Outcome::Err, |x| {
+                process::run_process(ctx, &process::Call::from(&x))
+            });
         }
         "shell" => {
-            return process::run_process(
-                ctx,
-                get_str(a, "command").unwrap_or_default(),
-                None,
-                get_str(a, "cwd"),
-                get_u64(a, "timeoutMs"),
-            );
+            return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
+                process::run_process(ctx, &process::Call::from(&x))
+            });
         }
-        "bg_run" => bg::bg_run(
-            ctx,
-            get_str(a, "command").unwrap_or_default(),
-            get_str(a, "cwd"),
-            get_str(a, "label"),
-            get_u64(a, "timeoutMs"),
-        ),
-        "bg_output" => bg::bg_output(
-            ctx,
-            get_str(a, "id").unwrap_or_default(),
-            get_u64(a, "offset"),
-            get_u64(a, "limit"),
-            get_u64(a, "waitMs"),
-        ),
-        "bg_list" => bg::bg_list(ctx, get_str(a, "status"), get_u64(a, "limit")),
-        "bg_stop" => bg::bg_stop(ctx, get_str(a, "id").unwrap_or_default()),
+        "bg_run" => typed::<bg::BgRunArgs>(a).and_then(|x| {
+            bg::bg_run(
+                ctx,
+                &x.command,
+                x.cwd.as_deref(),
+                x.label.as_deref(),
+                x.timeout_ms,
+            )
+        }),
+        "bg_output" => typed::<bg::BgOutputArgs>(a)
+            .and_then(|x| bg::bg_output(ctx, &x.id, x.offset, x.limit, x.wait_ms)),
+        "bg_list" => {
+            typed::<bg::BgListArgs>(a).and_then(|x| bg::bg_list(ctx, x.status.as_deref(), x.limit))
+        }
+        "bg_stop" => typed::<bg::BgStopArgs>(a).and_then(|x| bg::bg_stop(ctx, &x.id)),
         "context_explain" | "skill_load" | "skill_search" | "skill_resource" => {
             match args::ContextTool::decode(name, a) {
                 Some(Ok(call)) => ctx.context.tool(&call, &ctx.cwd),
@@ -810,6 +793,51 @@ mod tests {
         assert_eq!(s["additionalProperties"], json!(false));
         assert_eq!(s["required"], json!(["path"]));
         assert_eq!(s["properties"]["limit"]["maximum"], json!(1000));
+    }
+
+    #[test]
+    fn every_field_of_the_process_tools_decodes_into_its_typed_struct() {
+        let full = |name: &str, raw: &str| spec(name).unwrap().validate(raw).unwrap();
+        let r: process::RunProcessArgs = typed(&full(
+            "run_process",
+            r#"{"command":"git","args":["status"],"cwd":"sub","timeoutMs":5}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            (r.command.as_str(), r.args, r.cwd.as_deref(), r.timeout_ms),
+            ("git", vec!["status".to_string()], Some("sub"), Some(5))
+        );
+        let s: process::ShellArgs = typed(&full(
+            "shell",
+            r#"{"command":"ls","cwd":".","timeoutMs":9}"#,
+        ))
+        .unwrap();
+        assert_eq!((s.cwd.as_deref(), s.timeout_ms), (Some("."), Some(9)));
+        let b: bg::BgRunArgs = typed(&full(
+            "bg_run",
+            r#"{"command":"x","cwd":".","label":"l","timeoutMs":1000}"#,
+        ))
+        .unwrap();
+        assert_eq!((b.label.as_deref(), b.timeout_ms), (Some("l"), Some(1000)));
+        let o: bg::BgOutputArgs = typed(&full(
+            "bg_output",
+            r#"{"id":"bg-1","offset":3,"limit":4,"waitMs":5}"#,
+        ))
+        .unwrap();
+        assert_eq!((o.offset, o.limit, o.wait_ms), (Some(3), Some(4), Some(5)));
+        let l: bg::BgListArgs =
+            typed(&full("bg_list", r#"{"status":"running","limit":2}"#)).unwrap();
+        assert_eq!((l.status.as_deref(), l.limit), (Some("running"), Some(2)));
+        let st: bg::BgStopArgs = typed(&full("bg_stop", r#"{"id":"bg-2"}"#)).unwrap();
+        assert_eq!(st.id, "bg-2");
+        // The table's messages come first: the structs never see a bad call.
+        assert_eq!(
+            spec("run_process")
+                .unwrap()
+                .validate(r#"{"command":"x"}"#)
+                .unwrap_err(),
+            "Invalid arguments: missing field \"args\""
+        );
     }
 
     #[test]

@@ -7,9 +7,11 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use serde::Deserialize;
 use serde_json::json;
 
 use super::{Outcome, ToolCtx};
+use crate::session::sandbox::StartError;
 
 const CAP: usize = 32_000;
 
@@ -189,48 +191,106 @@ pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> Result<std::path::PathBu
     Ok(c.real)
 }
 
-/// `run_process` (with `args`) or `shell` (without).
-#[must_use]
-pub fn run_process(
-    ctx: &ToolCtx,
-    command: &str,
-    args: Option<&[String]>,
-    cwd: Option<&str>,
-    timeout: Option<u64>,
-) -> Outcome {
-    let dir = match resolve_cwd(ctx, cwd) {
-        Ok(d) => d,
-        Err(e) => return Outcome::Err(e),
-    };
-    let mut c = match args {
-        Some(a) => {
-            let mut c = Command::new(command);
-            c.args(a);
-            c
+/// `run_process` arguments (sessions.md §3.4), after [`super::Spec::validate`].
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RunProcessArgs {
+    pub command: String,
+    pub args: Vec<String>,
+    pub cwd: Option<String>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// `shell` arguments.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ShellArgs {
+    pub command: String,
+    pub cwd: Option<String>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// One process call: a program with `args`, or a shell command line without.
+#[derive(Clone, Debug)]
+pub struct Call<'a> {
+    pub command: &'a str,
+    pub args: Option<&'a [String]>,
+    pub cwd: Option<&'a str>,
+    pub timeout: Option<u64>,
+}
+
+impl<'a> From<&'a RunProcessArgs> for Call<'a> {
+    fn from(a: &'a RunProcessArgs) -> Self {
+        Self {
+            command: &a.command,
+            args: Some(&a.args),
+            cwd: a.cwd.as_deref(),
+            timeout: a.timeout_ms,
         }
-        None => {
-            let mut c = Command::new(if cfg!(windows) { "cmd.exe" } else { "/bin/sh" });
-            if cfg!(windows) {
-                c.args(["/d", "/s", "/c"]);
-            } else {
-                c.arg("-c");
-            }
-            c.arg(command);
-            c
+    }
+}
+
+impl<'a> From<&'a ShellArgs> for Call<'a> {
+    fn from(a: &'a ShellArgs) -> Self {
+        Self {
+            command: &a.command,
+            args: None,
+            cwd: a.cwd.as_deref(),
+            timeout: a.timeout_ms,
         }
-    };
+    }
+}
+
+/// The command of a process tool: the program (or the shell with the command line) under the
+/// run's sandbox, with the child environment, no stdin and a new process group.
+///
+/// # Errors
+/// The sandbox's temporary directory cannot be created.
+pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> Result<Command, String> {
+    let mut write = vec![ctx.roots.root.clone()];
+    write.extend(ctx.roots.external.iter().cloned());
+    let mut c = ctx.sandbox.command(program, args, &write);
     ctx.env.apply(&mut c);
-    c.current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    ctx.sandbox.apply_env(&mut c)?;
+    c.stdin(Stdio::null());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         c.process_group(0);
     }
+    Ok(c)
+}
+
+/// `run_process` (with `args`) or `shell` (without).
+#[must_use]
+pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
+    let (command, timeout) = (call.command, call.timeout);
+    let dir = match resolve_cwd(ctx, call.cwd) {
+        Ok(d) => d,
+        Err(e) => return Outcome::Err(e),
+    };
+    let (program, argv): (&str, Vec<String>) = match call.args {
+        Some(a) => (command, a.to_vec()),
+        None if cfg!(windows) => (
+            "cmd.exe",
+            ["/d", "/s", "/c", command].map(String::from).to_vec(),
+        ),
+        None => ("/bin/sh", vec!["-c".into(), command.into()]),
+    };
+    let mut c = match self::command(ctx, program, &argv) {
+        Ok(c) => c,
+        Err(e) => return Outcome::Err(e),
+    };
+    c.current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = match c.spawn() {
         Ok(ch) => ch,
+        Err(e) if ctx.sandbox.active() => {
+            return Outcome::Err(format!(
+                "Cannot start {command}: the sandbox failed: cannot start the sandbox helper: {e}"
+            ));
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Outcome::Err(format!("Command not found: {command}"));
         }
@@ -334,9 +394,19 @@ pub fn run_process(
         }
         None => (None, None),
     };
+    match crate::session::sandbox::start_error(code, &stderr) {
+        Some(StartError::NotFound) => {
+            return Outcome::Err(format!("Command not found: {command}"));
+        }
+        Some(StartError::Exec(e)) => return Outcome::Err(format!("Cannot start {command}: {e}")),
+        Some(StartError::Sandbox(e)) => {
+            return Outcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
+        }
+        None => {}
+    }
     let truncated = over.load(std::sync::atomic::Ordering::Relaxed);
     Outcome::Ok(
-        json!({"stdout":String::from_utf8_lossy(&stdout),"stderr":String::from_utf8_lossy(&stderr),"exitCode":code,"signal":signal,"timedOut":timed_out,"truncated":truncated})
+        json!({"stdout":String::from_utf8_lossy(&stdout),"stderr":String::from_utf8_lossy(&stderr),"exitCode":code,"signal":signal,"timedOut":timed_out,"truncated":truncated,"sandbox":ctx.sandbox.json()})
             .to_string(),
     )
 }
