@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::common::Ws;
+use crate::fake::{Fake, Reply};
 use crate::sess::*;
 
 fn sha(b: &[u8]) -> String {
@@ -77,4 +78,94 @@ fn a_read_carrying_nested_instructions_is_pinned_not_elided() {
     );
     let (r, _) = run(&ws, "p", &["--governor", "on", "--allow", "write", "--config", "gov.json"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+}
+
+fn tool_sse(id: &str, name: &str, args: &Value) -> Reply {
+    let call = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}]}}]});
+    let end = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
+    Reply::sse(&format!("data: {call}\n\ndata: {end}\n\ndata: [DONE]\n\n"), 64)
+}
+
+fn text_sse(text: &str) -> Reply {
+    let c = json!({"choices":[{"index":0,"delta":{"content":text},"finish_reason":"stop"}]});
+    Reply::sse(&format!("data: {c}\n\ndata: [DONE]\n\n"), 64)
+}
+
+fn openai(ws: &Ws, file: &str, fake: &Fake, extra: &Value) {
+    let mut p = json!({"kind":"openai","baseUrl":fake.url,"model":"m"});
+    if let (Some(p), Some(e)) = (p.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    ws.file(file, json!({"provider":p}).to_string());
+}
+
+fn options(ws: &Ws, id: &str) -> Value {
+    serde_json::from_str(
+        &db(ws)
+            .query_row("SELECT options FROM sessions WHERE id=?1", [id], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+/// An attachment goes to the tool result only: the system prompt of every later request is
+/// byte-identical (the provider's cached prefix holds) until a compaction rewrites the start,
+/// and from then on the file is in the instruction section.
+#[test]
+fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "root rules");
+    ws.file("pkg/AGENTS.md", "pkg rules");
+    ws.file("pkg/a.txt", "a");
+    ws.file("pkg/b.txt", "b");
+    let fake = Fake::start(vec![
+        tool_sse("c1", "read_file", &json!({"path":"pkg/a.txt"})),
+        tool_sse("c2", "read_file", &json!({"path":"pkg/b.txt"})),
+        text_sse("done"),
+    ]);
+    openai(&ws, "one.json", &fake, &json!({}));
+    let r = ws.run(&["run", "--json", "--config", "one.json", "read them"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let id = sid(&events(&r));
+    let req = fake.requests();
+    assert_eq!(req.len(), 3);
+    let system = |b: &Value| b["messages"][0]["content"].as_str().unwrap().to_string();
+    let first = system(&req[0].body);
+    assert!(first.contains("Source: AGENTS.md\nroot rules"));
+    assert!(!first.contains("pkg rules"));
+    for r in &req[1..] {
+        assert_eq!(system(&r.body), first, "the system prompt is byte-identical");
+    }
+    let tool = &req[1].body["messages"][3];
+    assert_eq!(tool["role"], "tool");
+    assert!(
+        tool["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("\n<instructions>\nInstructions from: pkg/AGENTS.md\npkg rules\n</instructions>"),
+        "{tool}"
+    );
+    let o = options(&ws, &id);
+    assert_eq!(o["attachedInstructions"][0]["pending"], json!(true));
+
+    // The next run compacts first (a 300-token window): the file joins the section.
+    let fake = Fake::start(vec![text_sse("Summary: read two files."), text_sse("ok")]);
+    openai(&ws, "two.json", &fake, &json!({"contextWindow":300}));
+    let r = ws.run(&[
+        "run", "--json", "--config", "two.json", "--session", &id, "go on",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(of_type(&events(&r), "compaction_completed").len(), 1);
+    let req = fake.requests();
+    assert_eq!(req.len(), 2);
+    let after = system(&req[1].body);
+    assert_eq!(
+        after,
+        format!("{first}\n\nSource: pkg/AGENTS.md\npkg rules"),
+        "the attached file joins the section after the chain"
+    );
+    let o = options(&ws, &id);
+    assert!(o["attachedInstructions"][0].get("pending").is_none(), "{o}");
 }

@@ -104,7 +104,7 @@ pub fn report(
     let active = store::paired_view(store, id)?;
     let root = std::path::PathBuf::from(&s.workspace);
     let cwd = std::path::PathBuf::from(&s.cwd);
-    let attached = super::runner::attached_of(&options);
+    let attached = super::runner::joined_of(&options);
     let (_, parts) = super::runner::request_parts(
         &root,
         &cwd,

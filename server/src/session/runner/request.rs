@@ -116,12 +116,50 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
     v
 }
 
-/// The attach map of the stored options as files.
+/// The attach map of the stored options as files (every file delivered, §2.8 step 2).
 #[must_use]
 pub fn attached_of(options: &SessionOptions) -> Vec<AttachedFile> {
+    files_of(options, false)
+}
+
+/// The attached files that joined the instruction section (§2.8 step 7: at the first
+/// compaction after their delivery).
+#[must_use]
+pub fn joined_of(options: &SessionOptions) -> Vec<AttachedFile> {
+    files_of(options, true)
+}
+
+/// `options` with every pending attached file joined to the section; `None` when none is
+/// pending.
+#[must_use]
+pub(super) fn join_attached(options: &Value) -> Option<Value> {
+    let o = SessionOptions::from_value(options);
+    if !o.attached().iter().any(|e| e.pending) {
+        return None;
+    }
+    let list = o
+        .attached()
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            e.pending = false;
+            e
+        })
+        .collect();
+    Some(
+        SessionOptions {
+            attached_instructions: Some(list),
+            ..SessionOptions::default()
+        }
+        .merge_into(options),
+    )
+}
+
+fn files_of(options: &SessionOptions, joined: bool) -> Vec<AttachedFile> {
     options
         .attached()
         .iter()
+        .filter(|e| !(joined && e.pending))
         .map(|e| AttachedFile {
             path: PathBuf::from(&e.path),
             sha256: e.sha256.clone(),
@@ -133,7 +171,7 @@ impl Run<'_> {
     /// Parts of the next request: the system text (blocks a–d of §2.2), the offered tools and
     /// the measured parts.
     pub(super) fn parts(&self) -> (String, Vec<&'static Spec>, Parts) {
-        let attached = attached_of(&self.options());
+        let attached = joined_of(&self.options());
         let cwd = self.cwd();
         let (tools, parts) = request_parts(
             &self.opts.root,

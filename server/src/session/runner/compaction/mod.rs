@@ -216,9 +216,13 @@ impl Run<'_> {
                 .iter()
                 .map(|m| chars(&m.json) as u64)
                 .sum::<u64>();
+        // The prefix is rewritten anyway: attached files join the section now (§2.8 step 7).
+        let stored = self.stored_options();
+        let joined = super::request::join_attached(&stored);
         let options = self
             .gov
-            .accept_quotes(&self.session.options, parsed.as_ref(), summarized);
+            .accept_quotes(joined.as_ref().unwrap_or(&stored), parsed.as_ref(), summarized)
+            .or(joined);
         let seqs: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
         let run_id = self.run_id.clone();
         fault("before_compaction_commit");
