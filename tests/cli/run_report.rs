@@ -169,3 +169,92 @@ fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
     let o = options(&ws, &id);
     assert!(o["attachedInstructions"][0].get("pending").is_none(), "{o}");
 }
+
+/// Characters of the session's active rows as stored (what the runner counts per message).
+fn conversation(ws: &Ws, id: &str) -> u64 {
+    let c = db(ws);
+    let mut st = c
+        .prepare("SELECT json FROM messages WHERE session_id=?1 AND compacted=0")
+        .unwrap();
+    st.query_map([id], |r| r.get::<_, String>(0))
+        .unwrap()
+        .map(|j| j.unwrap().chars().count() as u64)
+        .sum()
+}
+
+/// The `N` of `Context budget exceeded (about N characters of conversation; …`.
+fn budget_chars(ev: &[Value]) -> u64 {
+    let f = &of_type(ev, "run_failed")[0]["data"];
+    assert_eq!(f["code"], "context_budget", "{f}");
+    let m = f["error"].as_str().unwrap();
+    m.split("about ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+}
+
+/// G5: once the invariants block is sent (`on`, after a checkpoint), its length counts as
+/// instruction length for the context budget and the compaction triggers.
+#[test]
+fn the_invariants_block_counts_in_the_context_budget() {
+    let ws = Ws::new();
+    let goal = ["--goal", "Ship the release"];
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#,
+            r#"{"text":"listed","usage":{"input":1690,"output":20}}"#,
+        ],
+    );
+    let (r, ev) = run(&ws, "list the files", &["--governor", "on", goal[0], goal[1]]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let id = sid(&ev);
+    script(
+        &ws,
+        &[
+            r#"{"alisioScript":1,"contextWindow":2000}"#,
+            r#"{"for":"summary","text":"{\"checkpoint\":{\"goal\":\"list\"},\"instructionQuotes\":[]}"}"#,
+            r#"{"expect":{"contains":["<invariants policy=","Ship the release"]},"text":"done"}"#,
+        ],
+    );
+    let on = ["--session", &id, "--governor", "on", goal[0], goal[1]];
+    let (r, ev) = run(&ws, "continue", &on);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(of_type(&ev, "compaction_completed").len(), 1);
+
+    // With no room at all, both modes fail; `on` counts the block on top of the system text.
+    ws.file(
+        "tight.json",
+        r#"{"limits":{"maxContextChars":1000},"compaction":{"auto":false}}"#,
+    );
+    script(&ws, &[r#"{"text":"unused"}"#]);
+    let shadow = ["--session", &id, "--governor", "shadow", goal[0], goal[1]];
+    let (_, ev) = run(&ws, "x", &[&shadow[..], &["--config", "tight.json"]].concat());
+    let n_shadow = budget_chars(&ev);
+    let instructions_shadow = n_shadow - conversation(&ws, &id);
+    let (_, ev) = run(&ws, "x", &[&on[..], &["--config", "tight.json"]].concat());
+    let n_on = budget_chars(&ev);
+    let block = n_on - conversation(&ws, &id) - instructions_shadow;
+    assert!(block > 0, "the block counts");
+    let rep = report(&ws, &id, &[]);
+    let inv: Vec<&Value> = rep["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["kind"] == "invariants")
+        .collect();
+    assert_eq!(inv.len(), 1);
+    assert_eq!(inv[0]["tokens"], json!(block.div_ceil(4)), "the block as sent");
+
+    // The block tips the budget: with room for everything but the block, `on` fails and
+    // `shadow` (which sends no block) runs.
+    let row = conversation(&ws, &id);
+    let room = |extra: u64| {
+        json!({"limits":{"maxContextChars":instructions_shadow + row + extra},"compaction":{"auto":false}})
+            .to_string()
+    };
+    let prompt_row = n_on - n_shadow - block;
+    ws.file("room.json", room(prompt_row));
+    let (_, ev) = run(&ws, "x", &[&on[..], &["--config", "room.json"]].concat());
+    assert_eq!(budget_chars(&ev), instructions_shadow + row + prompt_row + block);
+    ws.file("room.json", room(2 * prompt_row));
+    let (r, _) = run(&ws, "x", &[&shadow[..], &["--config", "room.json"]].concat());
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+}

@@ -262,6 +262,23 @@ impl Gov {
             .to_json()
     }
 
+    /// The invariants block the next request over `active` would send (`on`, once the
+    /// history holds a checkpoint, §5.1): what G5 counts as instruction length for the
+    /// context budget and the compaction triggers.
+    #[must_use]
+    pub fn invariants_block(&self, active: &[MsgRow], sources: &Sources) -> Option<String> {
+        if self.mode != GovernorMode::On || !active.iter().any(|r| r.kind == RowKind::Checkpoint)
+        {
+            return None;
+        }
+        invariants::build(
+            self.settings.policy_version,
+            &sources.governor(),
+            self.settings.max_chars,
+        )
+        .text
+    }
+
     /// Records a stored result in the usage ledger (the governor's ledger follows the requests
     /// it governs; nothing else to record here).
     pub fn observe(&mut self, _call_id: &str) {}

@@ -86,8 +86,12 @@ impl Run<'_> {
     }
 
     fn measure(&self, active: &[MsgRow]) -> Measure {
-        let (system, _, parts) = self.parts();
+        let (mut system, _, parts) = self.parts();
         let tools_json = parts.tools;
+        // G5: the invariants block, when sent, counts as instruction length.
+        if let Some(b) = self.gov.invariants_block(active, &self.sources()) {
+            system.push_str(&b);
+        }
         let instructions = chars(&system) as u64;
         let sizes: Vec<(u64, u64)> = active.iter().map(|m| self.row_size(m)).collect();
         let conv_msgs: u64 = sizes.iter().map(|s| s.0).sum();
