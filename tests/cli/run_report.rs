@@ -258,3 +258,51 @@ fn the_invariants_block_counts_in_the_context_budget() {
     let (r, _) = run(&ws, "x", &[&shadow[..], &["--config", "room.json"]].concat());
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
 }
+
+fn skill(ws: &Ws, name: &str) {
+    ws.file(
+        &format!(".agents/skills/{name}/SKILL.md"),
+        format!("---\nname: {name}\ndescription: The {name} skill.\n---\nbody\n"),
+    );
+}
+
+/// §2.6: one `instructions` segment per instruction file, root first, with its path as origin
+/// (the first also carries the section's header), and the skill catalog as `skills`.
+#[test]
+fn a_real_request_reports_one_segment_per_instruction_file_and_the_catalog() {
+    let ws = Ws::new();
+    std::fs::write(ws.config_home.join("AGENTS.md"), "global rules").unwrap();
+    ws.file("AGENTS.md", "root rules");
+    ws.file("sub/AGENTS.md", "sub rules");
+    skill(&ws, "pdf-tools");
+    ws.file("sub/s.jsonl", "{\"text\":\"ok\"}\n");
+    let trust = "--trust-project";
+    let (r, ev) = run(&ws, "p", &["--cwd", "sub", "--governor", "shadow", trust]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let rep = report(&ws, &sid(&ev), &[trust]);
+    let segs = rep["segments"].as_array().unwrap();
+    let head: Vec<(&str, &str)> = segs
+        .iter()
+        .take(6)
+        .map(|s| (s["kind"].as_str().unwrap(), s["origin"].as_str().unwrap()))
+        .collect();
+    assert_eq!(head[0], ("system", "system"));
+    assert_eq!(head[1].0, "instructions");
+    assert!(head[1].1.ends_with("config-home/AGENTS.md"), "{head:?}");
+    assert_eq!(
+        &head[2..],
+        &[
+            ("instructions", "AGENTS.md"),
+            ("instructions", "sub/AGENTS.md"),
+            ("skills", "skills"),
+            ("tools", "tools")
+        ]
+    );
+    // Each file's segment measures its own block: "Source: AGENTS.md\nroot rules" is 28
+    // characters, 7 tokens; "Source: sub/AGENTS.md\nsub rules" 31, 8 tokens.
+    assert_eq!(segs[2]["tokens"], json!(7));
+    assert_eq!(segs[3]["tokens"], json!(8));
+    assert!(segs.iter().skip(1).take(3).all(|s| s["reason"] == "instruction_file"));
+    assert_eq!(segs[4]["reason"], "skill_catalog");
+    assert_eq!(segs[4]["criticality"], "pinned");
+}

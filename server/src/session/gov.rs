@@ -81,6 +81,9 @@ pub struct Projected {
 #[derive(Clone, Debug, Default)]
 pub struct Parts {
     pub system: String,
+    /// The system text's blocks after the preamble (the section, the catalog), as sent.
+    pub blocks: Vec<String>,
+    /// `(path, text)` per instruction file (governor.md §2.6).
     pub instructions: Vec<(String, String)>,
     pub skills: Option<String>,
     pub tools: String,

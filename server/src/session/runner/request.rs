@@ -66,15 +66,13 @@ pub fn request_parts(
     policies: &Policies,
     task: bool,
 ) -> (Vec<&'static Spec>, Parts) {
-    let blocks = ctx.instruction_blocks(cwd, attached);
+    let section = ctx.instruction_section(cwd, attached);
     let tools = offered(policies, ctx.skills_listed(cwd), task);
     let parts = Parts {
         system: preamble_block(root, cwd),
-        instructions: blocks
-            .into_iter()
-            .map(|b| ("instructions".to_string(), b))
-            .collect(),
-        skills: None,
+        blocks: section.blocks(),
+        instructions: section.files,
+        skills: section.skills,
         tools: tools_json(&tools),
     };
     (tools, parts)
@@ -182,7 +180,7 @@ impl Run<'_> {
             self.task_offered(),
         );
         let mut system = parts.system.clone();
-        for (_, b) in &parts.instructions {
+        for b in &parts.blocks {
             system.push_str("\n\n");
             system.push_str(b);
         }
