@@ -12,6 +12,7 @@ mod harness;
 mod instructions;
 mod lifecycle;
 mod real_clients;
+mod report;
 mod robustness;
 mod sessions;
 mod skills;
