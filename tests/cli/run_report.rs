@@ -46,7 +46,18 @@ fn a_read_carrying_nested_instructions_is_pinned_not_elided() {
             last,
         ],
     );
-    let (r, ev) = run(&ws, "p", &["--governor", "on", "--allow", "write", "--config", "gov.json"]);
+    let (r, ev) = run(
+        &ws,
+        "p",
+        &[
+            "--governor",
+            "on",
+            "--allow",
+            "write",
+            "--config",
+            "gov.json",
+        ],
+    );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let id = sid(&ev);
     let t = tool_results(&ws, &id);
@@ -76,14 +87,28 @@ fn a_read_carrying_nested_instructions_is_pinned_not_elided() {
             r#"{"expect":{"contains":["[elided: read_file"]},"text":"done"}"#,
         ],
     );
-    let (r, _) = run(&ws, "p", &["--governor", "on", "--allow", "write", "--config", "gov.json"]);
+    let (r, _) = run(
+        &ws,
+        "p",
+        &[
+            "--governor",
+            "on",
+            "--allow",
+            "write",
+            "--config",
+            "gov.json",
+        ],
+    );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
 }
 
 fn tool_sse(id: &str, name: &str, args: &Value) -> Reply {
     let call = json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":id,"type":"function","function":{"name":name,"arguments":args.to_string()}}]}}]});
     let end = json!({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]});
-    Reply::sse(&format!("data: {call}\n\ndata: {end}\n\ndata: [DONE]\n\n"), 64)
+    Reply::sse(
+        &format!("data: {call}\n\ndata: {end}\n\ndata: [DONE]\n\n"),
+        64,
+    )
 }
 
 fn text_sse(text: &str) -> Reply {
@@ -136,15 +161,18 @@ fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
     assert!(first.contains("Source: AGENTS.md\nroot rules"));
     assert!(!first.contains("pkg rules"));
     for r in &req[1..] {
-        assert_eq!(system(&r.body), first, "the system prompt is byte-identical");
+        assert_eq!(
+            system(&r.body),
+            first,
+            "the system prompt is byte-identical"
+        );
     }
     let tool = &req[1].body["messages"][3];
     assert_eq!(tool["role"], "tool");
     assert!(
-        tool["content"]
-            .as_str()
-            .unwrap()
-            .ends_with("\n<instructions>\nInstructions from: pkg/AGENTS.md\npkg rules\n</instructions>"),
+        tool["content"].as_str().unwrap().ends_with(
+            "\n<instructions>\nInstructions from: pkg/AGENTS.md\npkg rules\n</instructions>"
+        ),
         "{tool}"
     );
     let o = options(&ws, &id);
@@ -154,7 +182,13 @@ fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
     let fake = Fake::start(vec![text_sse("Summary: read two files."), text_sse("ok")]);
     openai(&ws, "two.json", &fake, &json!({"contextWindow":300}));
     let r = ws.run(&[
-        "run", "--json", "--config", "two.json", "--session", &id, "go on",
+        "run",
+        "--json",
+        "--config",
+        "two.json",
+        "--session",
+        &id,
+        "go on",
     ]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(of_type(&events(&r), "compaction_completed").len(), 1);
@@ -187,7 +221,14 @@ fn budget_chars(ev: &[Value]) -> u64 {
     let f = &of_type(ev, "run_failed")[0]["data"];
     assert_eq!(f["code"], "context_budget", "{f}");
     let m = f["error"].as_str().unwrap();
-    m.split("about ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+    m.split("about ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 /// G5: once the invariants block is sent (`on`, after a checkpoint), its length counts as
@@ -203,7 +244,11 @@ fn the_invariants_block_counts_in_the_context_budget() {
             r#"{"text":"listed","usage":{"input":1690,"output":20}}"#,
         ],
     );
-    let (r, ev) = run(&ws, "list the files", &["--governor", "on", goal[0], goal[1]]);
+    let (r, ev) = run(
+        &ws,
+        "list the files",
+        &["--governor", "on", goal[0], goal[1]],
+    );
     assert_eq!(r.code, 0, "{}", r.stdout);
     let id = sid(&ev);
     script(
@@ -226,7 +271,11 @@ fn the_invariants_block_counts_in_the_context_budget() {
     );
     script(&ws, &[r#"{"text":"unused"}"#]);
     let shadow = ["--session", &id, "--governor", "shadow", goal[0], goal[1]];
-    let (_, ev) = run(&ws, "x", &[&shadow[..], &["--config", "tight.json"]].concat());
+    let (_, ev) = run(
+        &ws,
+        "x",
+        &[&shadow[..], &["--config", "tight.json"]].concat(),
+    );
     let n_shadow = budget_chars(&ev);
     let instructions_shadow = n_shadow - conversation(&ws, &id);
     let (_, ev) = run(&ws, "x", &[&on[..], &["--config", "tight.json"]].concat());
@@ -241,7 +290,11 @@ fn the_invariants_block_counts_in_the_context_budget() {
         .filter(|s| s["kind"] == "invariants")
         .collect();
     assert_eq!(inv.len(), 1);
-    assert_eq!(inv[0]["tokens"], json!(block.div_ceil(4)), "the block as sent");
+    assert_eq!(
+        inv[0]["tokens"],
+        json!(block.div_ceil(4)),
+        "the block as sent"
+    );
 
     // The block tips the budget: with room for everything but the block, `on` fails and
     // `shadow` (which sends no block) runs.
@@ -253,9 +306,16 @@ fn the_invariants_block_counts_in_the_context_budget() {
     let prompt_row = n_on - n_shadow - block;
     ws.file("room.json", room(prompt_row));
     let (_, ev) = run(&ws, "x", &[&on[..], &["--config", "room.json"]].concat());
-    assert_eq!(budget_chars(&ev), instructions_shadow + row + prompt_row + block);
+    assert_eq!(
+        budget_chars(&ev),
+        instructions_shadow + row + prompt_row + block
+    );
     ws.file("room.json", room(2 * prompt_row));
-    let (r, _) = run(&ws, "x", &[&shadow[..], &["--config", "room.json"]].concat());
+    let (r, _) = run(
+        &ws,
+        "x",
+        &[&shadow[..], &["--config", "room.json"]].concat(),
+    );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
 }
 
@@ -302,7 +362,57 @@ fn a_real_request_reports_one_segment_per_instruction_file_and_the_catalog() {
     // characters, 7 tokens; "Source: sub/AGENTS.md\nsub rules" 31, 8 tokens.
     assert_eq!(segs[2]["tokens"], json!(7));
     assert_eq!(segs[3]["tokens"], json!(8));
-    assert!(segs.iter().skip(1).take(3).all(|s| s["reason"] == "instruction_file"));
+    assert!(
+        segs.iter()
+            .skip(1)
+            .take(3)
+            .all(|s| s["reason"] == "instruction_file")
+    );
     assert_eq!(segs[4]["reason"], "skill_catalog");
     assert_eq!(segs[4]["criticality"], "pinned");
+}
+
+/// The schema of `skill_load` that `run` sends for the skills of `ws`.
+fn skill_load_name(ws: &Ws) -> Value {
+    let fake = Fake::start(vec![text_sse("ok")]);
+    openai(ws, "p.json", &fake, &json!({}));
+    let r = ws.run(&[
+        "run",
+        "--json",
+        "--trust-project",
+        "--config",
+        "p.json",
+        "p",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let body = &fake.requests()[0].body;
+    let tool = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "skill_load")
+        .expect("skill_load is offered")
+        .clone();
+    tool["function"]["parameters"]["properties"]["name"].clone()
+}
+
+/// skills.md §4.2: `skill_load`'s `name` is an enum of the listed names while there are at
+/// most 64 of them and at most 4 KiB of names; past the bound it is a plain string.
+#[test]
+fn skill_load_offers_the_catalog_names_as_an_enum_within_the_bound() {
+    let ws = Ws::new();
+    skill(&ws, "pdf-tools");
+    skill(&ws, "csv-tools");
+    let name = skill_load_name(&ws);
+    assert_eq!(name["type"], "string");
+    assert_eq!(name["enum"], json!(["csv-tools", "pdf-tools"]), "{name}");
+    for i in 0..62 {
+        skill(&ws, &format!("s{i:02}"));
+    }
+    let name = skill_load_name(&ws);
+    assert_eq!(name["enum"].as_array().unwrap().len(), 64, "64 names fit");
+    skill(&ws, "s62");
+    let name = skill_load_name(&ws);
+    assert!(name.get("enum").is_none(), "65 names do not: {name}");
+    assert_eq!(name["type"], "string");
 }

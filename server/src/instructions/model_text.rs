@@ -36,11 +36,7 @@ pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<Str
 /// The first file's text begins with the header and the notice, so the texts joined by blank
 /// lines are exactly [`section`]. Empty when no non-empty file is kept.
 #[must_use]
-pub fn section_parts(
-    files: &[Entry],
-    notice: Option<&str>,
-    root: &Path,
-) -> Vec<(String, String)> {
+pub fn section_parts(files: &[Entry], notice: Option<&str>, root: &Path) -> Vec<(String, String)> {
     let mut blocks: Vec<(String, String)> = files
         .iter()
         .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)

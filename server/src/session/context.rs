@@ -115,6 +115,10 @@ impl SessionContext for DiskContext {
         !catalog::listed(&self.skills(cwd)).is_empty()
     }
 
+    fn skill_names(&self, cwd: &Path) -> Option<Vec<String>> {
+        catalog::enum_names(&self.skills(cwd))
+    }
+
     fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<Result<(String, String), String>> {
         if !prompt.starts_with("/skill:") {
             return None;

@@ -87,6 +87,8 @@ pub struct Parts {
     pub instructions: Vec<(String, String)>,
     pub skills: Option<String>,
     pub tools: String,
+    /// The tool definitions as sent (`tools` is their measured JSON).
+    pub definitions: Vec<super::tools::ToolDef>,
 }
 
 impl Parts {
@@ -270,8 +272,7 @@ impl Gov {
     /// context budget and the compaction triggers.
     #[must_use]
     pub fn invariants_block(&self, active: &[MsgRow], sources: &Sources) -> Option<String> {
-        if self.mode != GovernorMode::On || !active.iter().any(|r| r.kind == RowKind::Checkpoint)
-        {
+        if self.mode != GovernorMode::On || !active.iter().any(|r| r.kind == RowKind::Checkpoint) {
             return None;
         }
         invariants::build(

@@ -77,6 +77,11 @@ pub trait SessionContext: Send + Sync {
     fn instruction_section(&self, cwd: &Path, attached: &[AttachedFile]) -> Section;
     /// Whether the listed skill set seen from `cwd` is non-empty (the skill tools are offered).
     fn skills_listed(&self, cwd: &Path) -> bool;
+    /// The listed skill names `skill_load` offers as an enum, when they fit the bound
+    /// (skills.md §4.2); `None` leaves the parameter a plain string.
+    fn skill_names(&self, _cwd: &Path) -> Option<Vec<String>> {
+        None
+    }
     /// The nested lookup for the declared paths of one turn.
     fn attach(
         &self,

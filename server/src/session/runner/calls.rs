@@ -409,7 +409,10 @@ impl Run<'_> {
             let path = f.path.to_string_lossy().into_owned();
             // A file already in the section stays there (its new text is read from disk);
             // a new one waits for the next compaction (instructions.md §2.8 step 7).
-            let pending = list.iter().find(|e| e.path == path).is_none_or(|e| e.pending);
+            let pending = list
+                .iter()
+                .find(|e| e.path == path)
+                .is_none_or(|e| e.pending);
             list.retain(|e| e.path != path);
             list.push(AttachedEntry {
                 path,

@@ -17,7 +17,7 @@ use crate::session::events::Pending;
 use crate::session::gov::{Parts, Sources};
 use crate::session::providers::{self, ModelRequest, RequestKind};
 use crate::session::store::{self, MsgRow, Role, RowKind};
-use crate::session::tools::{self, Spec};
+use crate::session::tools::{self, Spec, ToolDef};
 use crate::session::util::{chars, compact, estimate};
 use crate::session::{AttachedFile, SessionContext};
 
@@ -46,13 +46,30 @@ impl Transcript {
 
 /// The tool definitions as the report measures them (`name`, `description`, `input_schema`).
 #[must_use]
-pub fn tools_json(tools: &[&'static Spec]) -> String {
+pub fn tools_json(defs: &[ToolDef]) -> String {
     compact(&Value::Array(
-        tools
-            .iter()
-            .map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()}))
+        defs.iter()
+            .map(|d| json!({"name":d.name,"description":d.description,"input_schema":d.input_schema}))
             .collect(),
     ))
+}
+
+/// The tool definitions a request sends. `skill_load`'s `name` is an enum of `names` when
+/// the catalog fits the bound (skills.md §4.2, [`crate::skills::catalog::enum_names`]).
+#[must_use]
+pub fn definitions(tools: &[&'static Spec], names: Option<&[String]>) -> Vec<ToolDef> {
+    tools
+        .iter()
+        .map(|s| {
+            let mut d = s.definition();
+            if let Some(n) = names.filter(|_| s.name == "skill_load")
+                && let Some(p) = d.input_schema.pointer_mut("/properties/name")
+            {
+                p["enum"] = json!(n);
+            }
+            d
+        })
+        .collect()
 }
 
 /// The offered tools and measured parts of a session's next request, seen from `cwd`: the
@@ -68,12 +85,14 @@ pub fn request_parts(
 ) -> (Vec<&'static Spec>, Parts) {
     let section = ctx.instruction_section(cwd, attached);
     let tools = offered(policies, ctx.skills_listed(cwd), task);
+    let definitions = definitions(&tools, ctx.skill_names(cwd).as_deref());
     let parts = Parts {
         system: preamble_block(root, cwd),
         blocks: section.blocks(),
         instructions: section.files,
         skills: section.skills,
-        tools: tools_json(&tools),
+        tools: tools_json(&definitions),
+        definitions,
     };
     (tools, parts)
 }
@@ -281,7 +300,7 @@ impl Run<'_> {
             kind: RequestKind::Turn,
             system,
             messages,
-            tools: tools.iter().map(|s| s.definition()).collect(),
+            tools: parts.definitions,
             max_output_tokens: self.max_output,
             invariants_at: inv_at,
         })

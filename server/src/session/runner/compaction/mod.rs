@@ -225,7 +225,11 @@ impl Run<'_> {
         let joined = super::request::join_attached(&stored);
         let options = self
             .gov
-            .accept_quotes(joined.as_ref().unwrap_or(&stored), parsed.as_ref(), summarized)
+            .accept_quotes(
+                joined.as_ref().unwrap_or(&stored),
+                parsed.as_ref(),
+                summarized,
+            )
             .or(joined);
         let seqs: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
         let run_id = self.run_id.clone();
