@@ -103,20 +103,18 @@ impl SessionContext for DiskContext {
         self.with(|setup, reader| {
             let mut l = self.list(setup, reader, cwd, attached);
             let (_, notice) = budget::apply_alisio(&mut l, self.settings.max_bytes);
+            let skills = self.skills(cwd);
             Section {
                 files: model_text::section_parts(&l, notice.as_deref(), &self.root),
                 // The skill catalog is the section's extras (instructions.md §2.7 item 5).
-                skills: catalog::catalog_text(&self.skills(cwd)),
+                skills: catalog::catalog_text(&skills),
+                skill_names: catalog::enum_names(&skills),
             }
         })
     }
 
     fn skills_listed(&self, cwd: &Path) -> bool {
         !catalog::listed(&self.skills(cwd)).is_empty()
-    }
-
-    fn skill_names(&self, cwd: &Path) -> Option<Vec<String>> {
-        catalog::enum_names(&self.skills(cwd))
     }
 
     fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<Result<(String, String), String>> {

@@ -52,6 +52,9 @@ pub struct Section {
     pub files: Vec<(String, String)>,
     /// The skill catalog text, the section's extras (instructions.md §2.7 item 5).
     pub skills: Option<String>,
+    /// The values of `skill_load`'s `name` enum when they fit its bound (skills.md §4.2);
+    /// `None` leaves the parameter a plain string.
+    pub skill_names: Option<Vec<String>>,
 }
 
 impl Section {
@@ -77,11 +80,6 @@ pub trait SessionContext: Send + Sync {
     fn instruction_section(&self, cwd: &Path, attached: &[AttachedFile]) -> Section;
     /// Whether the listed skill set seen from `cwd` is non-empty (the skill tools are offered).
     fn skills_listed(&self, cwd: &Path) -> bool;
-    /// The listed skill names `skill_load` offers as an enum, when they fit the bound
-    /// (skills.md §4.2); `None` leaves the parameter a plain string.
-    fn skill_names(&self, _cwd: &Path) -> Option<Vec<String>> {
-        None
-    }
     /// The nested lookup for the declared paths of one turn.
     fn attach(
         &self,

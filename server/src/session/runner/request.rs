@@ -85,7 +85,7 @@ pub fn request_parts(
 ) -> (Vec<&'static Spec>, Parts) {
     let section = ctx.instruction_section(cwd, attached);
     let tools = offered(policies, ctx.skills_listed(cwd), task);
-    let definitions = definitions(&tools, ctx.skill_names(cwd).as_deref());
+    let definitions = definitions(&tools, section.skill_names.as_deref());
     let parts = Parts {
         system: preamble_block(root, cwd),
         blocks: section.blocks(),
@@ -267,7 +267,7 @@ impl Run<'_> {
 
     pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, String> {
         let active = self.active()?;
-        let (system, tools, parts) = self.parts();
+        let (system, _, parts) = self.parts();
         self.request_no += 1;
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
