@@ -61,7 +61,7 @@ fn json_lists_the_main_session_then_its_sidechains_with_exact_figures() {
     );
     assert_eq!(
         main["usage"],
-        json!({"perTool":{"read_file":{"seen":1,"used":1,"reread":0}},"notAttributable":1})
+        json!({"perTool":{"read_file":{"seen":1,"used":1,"reread":0,"unused":0}},"notAttributable":1})
     );
     assert_eq!(
         main["source"],

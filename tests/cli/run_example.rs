@@ -81,8 +81,14 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
     assert_eq!(rep["messages"], serde_json::json!(38));
     assert_eq!(rep["totals"]["elided"], serde_json::json!(4));
     assert_eq!(
-        rep["usage"],
-        serde_json::Value::Null,
-        "no ledger in a fresh process"
+        rep["usage"], last["usage"],
+        "a fresh process reports the ledger of the run's last request"
+    );
+    let read = &rep["usage"]["perTool"]["read_file"];
+    assert_eq!(
+        read["unused"].as_u64().unwrap(),
+        read["seen"].as_u64().unwrap()
+            - read["used"].as_u64().unwrap()
+            - read["reread"].as_u64().unwrap()
     );
 }

@@ -55,7 +55,9 @@ fn a_write_in_the_attaching_turn_is_refused_without_asking() {
         &ws,
         &[
             r#"{"toolCalls":[{"name":"write_file","arguments":{"path":"pkg/b.txt","content":"x","expectedHash":null}},{"name":"read_file","arguments":{"path":"pkg/a.txt"}}]}"#,
-            r#"{"expect":{"contains":["Source: pkg/AGENTS.md\\npkg rules"]},"text":"ok"}"#,
+            // The file reaches the model in the results; it joins the section only at the
+            // next compaction (instructions.md §2.8 step 7).
+            r#"{"expect":{"contains":["Instructions from: pkg/AGENTS.md\\npkg rules"],"notContains":["Source: pkg/AGENTS.md"]},"text":"ok"}"#,
         ],
     );
     let (r, ev) = run(&ws, "p", &["--allow", "write"]);
@@ -88,7 +90,9 @@ fn an_edited_nested_file_is_attached_again_and_a_resume_keeps_it() {
     let id = sid(&ev);
     script(
         &ws,
-        &[r#"{"expect":{"contains":["Source: pkg/AGENTS.md\\npkg rules"]},"text":"ok"}"#],
+        &[
+            r#"{"expect":{"contains":["Instructions from: pkg/AGENTS.md\\npkg rules"],"notContains":["Source: pkg/AGENTS.md"]},"text":"ok"}"#,
+        ],
     );
     let (r, _) = run(&ws, "again", &["--session", &id]);
     assert_eq!(r.code, 0, "{}", r.stdout);

@@ -14,6 +14,7 @@ mod init;
 mod instructions;
 mod lifecycle;
 mod real_clients;
+mod report;
 mod robustness;
 mod sandbox;
 mod sessions;

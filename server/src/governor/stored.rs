@@ -133,6 +133,11 @@ pub struct AttachedEntry {
     /// Absolute path.
     pub path: String,
     pub sha256: String,
+    /// Delivered attached to a tool result but not yet part of the instruction section: it
+    /// joins at the next compaction, when the request's start is rewritten anyway
+    /// (instructions.md §2.8 step 7). Absent (older sessions) means joined.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
 }
 
 /// `options.contextInvariants` (sessions.md §7): the instruction quotes kept across

@@ -1309,7 +1309,7 @@ fn usage_counts_follow_section_8() {
     };
     assert_eq!(
         serde_json::to_value(&m.usage).unwrap(),
-        serde_json::json!({"perTool":{"read_file":{"seen":3,"used":1,"reread":1}},"notAttributable":2})
+        serde_json::json!({"perTool":{"read_file":{"seen":3,"used":1,"reread":1,"unused":1}},"notAttributable":2})
     );
     assert_eq!(seg(&m, "c1").used, Some("used"));
     assert_eq!(seg(&m, "c3").used, Some("reread"));

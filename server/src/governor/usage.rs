@@ -9,12 +9,33 @@ use super::classify::{attributable, named_paths};
 use super::model::Message;
 use super::rules::Fact;
 
-/// `{seen, used, reread}` of one attributable tool.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// `{seen, used, reread, unused}` of one attributable tool; `unused` is `seen − used − reread`
+/// and is written, never stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ToolUsage {
     pub seen: u64,
     pub used: u64,
     pub reread: u64,
+}
+
+impl ToolUsage {
+    /// The results seen that were neither used nor read again.
+    #[must_use]
+    pub const fn unused(&self) -> u64 {
+        self.seen.saturating_sub(self.used + self.reread)
+    }
+}
+
+impl Serialize for ToolUsage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("ToolUsage", 4)?;
+        st.serialize_field("seen", &self.seen)?;
+        st.serialize_field("used", &self.used)?;
+        st.serialize_field("reread", &self.reread)?;
+        st.serialize_field("unused", &self.unused())?;
+        st.end()
+    }
 }
 
 /// The `usage` object of a report or event.

@@ -19,7 +19,25 @@ pub fn label(path: &Path, root: &Path) -> String {
 /// non-empty file is kept (then there is no header and nothing to add).
 #[must_use]
 pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<String> {
-    let blocks: Vec<String> = files
+    let parts = section_parts(files, notice, root);
+    if parts.is_empty() {
+        return None;
+    }
+    Some(
+        parts
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    )
+}
+
+/// The section cut at its files (governor.md §2.6): `(label, text)` per kept file, root first.
+/// The first file's text begins with the header and the notice, so the texts joined by blank
+/// lines are exactly [`section`]. Empty when no non-empty file is kept.
+#[must_use]
+pub fn section_parts(files: &[Entry], notice: Option<&str>, root: &Path) -> Vec<(String, String)> {
+    let mut blocks: Vec<(String, String)> = files
         .iter()
         .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)
         .map(|f| {
@@ -28,22 +46,20 @@ pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<Str
             } else {
                 ""
             };
-            format!(
-                "Source: {}{suffix}\n{}",
-                label(&f.path, root),
-                f.kept_text()
-            )
+            let l = label(&f.path, root);
+            let text = format!("Source: {l}{suffix}\n{}", f.kept_text());
+            (l, text)
         })
         .collect();
-    if blocks.is_empty() {
-        return None;
+    if let Some((_, first)) = blocks.first_mut() {
+        let mut head = HEADER.to_string();
+        if let Some(n) = notice {
+            head.push_str("\n\n");
+            head.push_str(n);
+        }
+        *first = format!("{head}\n\n{first}");
     }
-    let mut parts = vec![HEADER.to_string()];
-    if let Some(n) = notice {
-        parts.push(n.to_string());
-    }
-    parts.extend(blocks);
-    Some(parts.join("\n\n"))
+    blocks
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
-use super::{AttachedFile, Attachment, SessionContext};
+use super::{AttachedFile, Attachment, Section, SessionContext};
 use crate::config::{Host, Settings};
 use crate::instructions::read::{Mode, Reader};
 use crate::instructions::{Entry, Kind, Scope, Setup, attach, budget, chain, explain, model_text};
@@ -102,18 +102,17 @@ impl DiskContext {
 }
 
 impl SessionContext for DiskContext {
-    fn instruction_blocks(&self, cwd: &Path, attached: &[AttachedFile]) -> Vec<String> {
+    fn instruction_section(&self, cwd: &Path, attached: &[AttachedFile]) -> Section {
         self.with(|setup, reader| {
             let mut l = self.list(setup, reader, cwd, attached);
             let (_, notice) = budget::apply_alisio(&mut l, self.settings.max_bytes);
-            let mut blocks: Vec<String> = model_text::section(&l, notice.as_deref(), &self.root)
-                .into_iter()
-                .collect();
-            // The skill catalog is the section's extras (instructions.md §2.7 item 5).
-            if let Some(c) = catalog::catalog_text(&self.skills(cwd)) {
-                blocks.push(c);
+            let skills = self.skills(cwd);
+            Section {
+                files: model_text::section_parts(&l, notice.as_deref(), &self.root),
+                // The skill catalog is the section's extras (instructions.md §2.7 item 5).
+                skills: catalog::catalog_text(&skills),
+                skill_names: catalog::enum_names(&skills),
             }
-            blocks
         })
     }
 

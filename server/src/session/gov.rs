@@ -84,9 +84,14 @@ pub struct Projected {
 #[derive(Clone, Debug, Default)]
 pub struct Parts {
     pub system: String,
+    /// The system text's blocks after the preamble (the section, the catalog), as sent.
+    pub blocks: Vec<String>,
+    /// `(path, text)` per instruction file (governor.md §2.6).
     pub instructions: Vec<(String, String)>,
     pub skills: Option<String>,
     pub tools: String,
+    /// The tool definitions as sent (`tools` is their measured JSON).
+    pub definitions: Vec<super::tools::ToolDef>,
 }
 
 impl Parts {
@@ -263,6 +268,22 @@ impl Gov {
                 None,
             )
             .to_json()
+    }
+
+    /// The invariants block the next request over `active` would send (`on`, once the
+    /// history holds a checkpoint, §5.1): what G5 counts as instruction length for the
+    /// context budget and the compaction triggers.
+    #[must_use]
+    pub fn invariants_block(&self, active: &[MsgRow], sources: &Sources) -> Option<String> {
+        if self.mode != GovernorMode::On || !active.iter().any(|r| r.kind == RowKind::Checkpoint) {
+            return None;
+        }
+        invariants::build(
+            self.settings.policy_version,
+            &sources.governor(),
+            self.settings.max_chars,
+        )
+        .text
     }
 
     /// Records a stored result in the usage ledger (the governor's ledger follows the requests

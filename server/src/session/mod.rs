@@ -44,13 +44,41 @@ pub struct Attachment {
     pub files: Vec<AttachedFile>,
 }
 
+/// The instruction section and the skill catalog of a request, cut at their files
+/// (governor.md §2.6: one `instructions` segment per file, the catalog as `skills`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Section {
+    /// `(label, text)` per kept instruction file, root first; the first text begins with the
+    /// section's header and notice. Joined by blank lines they are the section.
+    pub files: Vec<(String, String)>,
+    /// The skill catalog text, the section's extras (instructions.md §2.7 item 5).
+    pub skills: Option<String>,
+    /// The values of `skill_load`'s `name` enum when they fit its bound (skills.md §4.2);
+    /// `None` leaves the parameter a plain string.
+    pub skill_names: Option<Vec<String>>,
+}
+
+impl Section {
+    /// The blocks the system text carries after the preamble, each joined with one blank
+    /// line: the section, then the catalog.
+    #[must_use]
+    pub fn blocks(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if !self.files.is_empty() {
+            let texts: Vec<&str> = self.files.iter().map(|(_, t)| t.as_str()).collect();
+            v.push(texts.join("\n\n"));
+        }
+        v.extend(self.skills.clone());
+        v
+    }
+}
+
 /// What sessions need from the instruction and skill modules (instructions.md §2.7–2.8,
 /// skills.md §4). The runner holds one per run; [`context::DiskContext`] is the real one.
 pub trait SessionContext: Send + Sync {
     /// Blocks b–c' of sessions.md §2.2: the instruction section for `cwd` with the attached
-    /// files, and the skill catalog text as its extras. Each returned block is joined to the
-    /// preamble with one blank line.
-    fn instruction_blocks(&self, cwd: &Path, attached: &[AttachedFile]) -> Vec<String>;
+    /// files that joined it, and the skill catalog text as its extras.
+    fn instruction_section(&self, cwd: &Path, attached: &[AttachedFile]) -> Section;
     /// Whether the listed skill set seen from `cwd` is non-empty (the skill tools are offered).
     fn skills_listed(&self, cwd: &Path) -> bool;
     /// The nested lookup for the declared paths of one turn.

@@ -104,7 +104,7 @@ pub fn report(
     let active = store::paired_view(store, id)?;
     let root = std::path::PathBuf::from(&s.workspace);
     let cwd = std::path::PathBuf::from(&s.cwd);
-    let attached = super::runner::attached_of(&options);
+    let attached = super::runner::joined_of(&options);
     let (_, parts) = super::runner::request_parts(
         &root,
         &cwd,
@@ -115,5 +115,15 @@ pub fn report(
     );
     let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
     let gov = super::gov::Gov::new(mode, settings);
-    Ok(gov.report(id, &active, &parts, &sources))
+    let mut r = gov.report(id, &active, &parts, &sources);
+    // This process has no ledger for the session: the ledger's figures as the process that
+    // ran it measured them at its last request (governor.md §8).
+    if r["measured"] == Value::Bool(true) && r["usage"].is_null() {
+        r["usage"] = store
+            .last_event_data(id, "context_governed")?
+            .and_then(|d| serde_json::from_str::<Value>(&d).ok())
+            .map(|v| v["usage"].clone())
+            .unwrap_or(Value::Null);
+    }
+    Ok(r)
 }

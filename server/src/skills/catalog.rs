@@ -389,6 +389,32 @@ pub fn catalog_json(entries: &[Entry]) -> String {
     Value::Array(list).to_string()
 }
 
+/// At most this many values make `skill_load`'s `name` an enum (skills.md §4.2).
+pub const ENUM_MAX_NAMES: usize = 64;
+/// At most this many bytes of values (summed) make `skill_load`'s `name` an enum.
+pub const ENUM_MAX_BYTES: usize = 4096;
+
+/// The values of `skill_load`'s `name` enum (§4.2): the listed names in catalog order, each
+/// followed by its `displayId` when that differs, each value once. `None` (a plain string)
+/// when nothing is listed, the catalog is collapsed, or the values are more than
+/// [`ENUM_MAX_NAMES`] or sum to more than [`ENUM_MAX_BYTES`] bytes.
+#[must_use]
+pub fn enum_names(entries: &[Entry]) -> Option<Vec<String>> {
+    if is_collapsed(entries) {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    for e in listed(entries) {
+        for n in [&e.name, &e.display_id] {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    let bytes: usize = names.iter().map(String::len).sum();
+    (!names.is_empty() && names.len() <= ENUM_MAX_NAMES && bytes <= ENUM_MAX_BYTES).then_some(names)
+}
+
 /// `true` when the listed JSON is longer than 24,000 characters.
 #[must_use]
 pub fn is_collapsed(entries: &[Entry]) -> bool {

@@ -68,15 +68,7 @@ pub fn resolve_for_model<'a>(entries: &'a [Entry], input: &str) -> Result<&'a En
 #[must_use]
 pub fn skill_load_schema(entries: &[Entry]) -> Value {
     let mut name = json!({"type": "string", "description": "The skill's name from the catalog"});
-    if !catalog::is_collapsed(entries) {
-        let mut names: Vec<String> = Vec::new();
-        for e in catalog::listed(entries) {
-            for n in [&e.name, &e.display_id] {
-                if !names.contains(n) {
-                    names.push(n.clone());
-                }
-            }
-        }
+    if let Some(names) = catalog::enum_names(entries) {
         name["enum"] = json!(names);
     }
     json!({"type": "object", "properties": {"name": name}, "required": ["name"], "additionalProperties": false})

@@ -407,10 +407,17 @@ impl Run<'_> {
         let mut list = self.options().attached().to_vec();
         for f in files {
             let path = f.path.to_string_lossy().into_owned();
+            // A file already in the section stays there (its new text is read from disk);
+            // a new one waits for the next compaction (instructions.md §2.8 step 7).
+            let pending = list
+                .iter()
+                .find(|e| e.path == path)
+                .is_none_or(|e| e.pending);
             list.retain(|e| e.path != path);
             list.push(AttachedEntry {
                 path,
                 sha256: f.sha256,
+                pending,
             });
         }
         SessionOptions {

@@ -47,8 +47,8 @@ use crate::governor::stored::SessionOptions;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
 use request::Transcript;
 pub use request::{
-    PREAMBLE, RECOVERY_NOTE, SUBAGENT, attached_of, offered, preamble_block, request_parts,
-    tools_json,
+    PREAMBLE, RECOVERY_NOTE, SUBAGENT, attached_of, joined_of, offered, preamble_block,
+    request_parts, tools_json,
 };
 
 /// How a run ended.

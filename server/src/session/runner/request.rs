@@ -17,7 +17,7 @@ use crate::session::events::Pending;
 use crate::session::gov::{Parts, Sources};
 use crate::session::providers::{self, ModelRequest, RequestKind};
 use crate::session::store::{self, MsgRow, Role, RowKind};
-use crate::session::tools::{self, Spec};
+use crate::session::tools::{self, Spec, ToolDef};
 use crate::session::util::{chars, compact, estimate};
 use crate::session::{AttachedFile, SessionContext};
 
@@ -46,13 +46,30 @@ impl Transcript {
 
 /// The tool definitions as the report measures them (`name`, `description`, `input_schema`).
 #[must_use]
-pub fn tools_json(tools: &[&'static Spec]) -> String {
+pub fn tools_json(defs: &[ToolDef]) -> String {
     compact(&Value::Array(
-        tools
-            .iter()
-            .map(|s| json!({"name":s.name,"description":s.description,"input_schema":s.schema()}))
+        defs.iter()
+            .map(|d| json!({"name":d.name,"description":d.description,"input_schema":d.input_schema}))
             .collect(),
     ))
+}
+
+/// The tool definitions a request sends. `skill_load`'s `name` is an enum of `names` when
+/// the catalog fits the bound (skills.md §4.2, [`crate::skills::catalog::enum_names`]).
+#[must_use]
+pub fn definitions(tools: &[&'static Spec], names: Option<&[String]>) -> Vec<ToolDef> {
+    tools
+        .iter()
+        .map(|s| {
+            let mut d = s.definition();
+            if let Some(n) = names.filter(|_| s.name == "skill_load")
+                && let Some(p) = d.input_schema.pointer_mut("/properties/name")
+            {
+                p["enum"] = json!(n);
+            }
+            d
+        })
+        .collect()
 }
 
 /// The offered tools and measured parts of a session's next request, seen from `cwd`: the
@@ -66,16 +83,16 @@ pub fn request_parts(
     policies: &Policies,
     task: bool,
 ) -> (Vec<&'static Spec>, Parts) {
-    let blocks = ctx.instruction_blocks(cwd, attached);
+    let section = ctx.instruction_section(cwd, attached);
     let tools = offered(policies, ctx.skills_listed(cwd), task);
+    let definitions = definitions(&tools, section.skill_names.as_deref());
     let parts = Parts {
         system: preamble_block(root, cwd),
-        instructions: blocks
-            .into_iter()
-            .map(|b| ("instructions".to_string(), b))
-            .collect(),
-        skills: None,
-        tools: tools_json(&tools),
+        blocks: section.blocks(),
+        instructions: section.files,
+        skills: section.skills,
+        tools: tools_json(&definitions),
+        definitions,
     };
     (tools, parts)
 }
@@ -116,12 +133,50 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
     v
 }
 
-/// The attach map of the stored options as files.
+/// The attach map of the stored options as files (every file delivered, §2.8 step 2).
 #[must_use]
 pub fn attached_of(options: &SessionOptions) -> Vec<AttachedFile> {
+    files_of(options, false)
+}
+
+/// The attached files that joined the instruction section (§2.8 step 7: at the first
+/// compaction after their delivery).
+#[must_use]
+pub fn joined_of(options: &SessionOptions) -> Vec<AttachedFile> {
+    files_of(options, true)
+}
+
+/// `options` with every pending attached file joined to the section; `None` when none is
+/// pending.
+#[must_use]
+pub(super) fn join_attached(options: &Value) -> Option<Value> {
+    let o = SessionOptions::from_value(options);
+    if !o.attached().iter().any(|e| e.pending) {
+        return None;
+    }
+    let list = o
+        .attached()
+        .iter()
+        .cloned()
+        .map(|mut e| {
+            e.pending = false;
+            e
+        })
+        .collect();
+    Some(
+        SessionOptions {
+            attached_instructions: Some(list),
+            ..SessionOptions::default()
+        }
+        .merge_into(options),
+    )
+}
+
+fn files_of(options: &SessionOptions, joined: bool) -> Vec<AttachedFile> {
     options
         .attached()
         .iter()
+        .filter(|e| !(joined && e.pending))
         .map(|e| AttachedFile {
             path: PathBuf::from(&e.path),
             sha256: e.sha256.clone(),
@@ -133,7 +188,7 @@ impl Run<'_> {
     /// Parts of the next request: the system text (blocks a–d of §2.2), the offered tools and
     /// the measured parts.
     pub(super) fn parts(&self) -> (String, Vec<&'static Spec>, Parts) {
-        let attached = attached_of(&self.options());
+        let attached = joined_of(&self.options());
         let cwd = self.cwd();
         let (tools, parts) = request_parts(
             &self.opts.root,
@@ -144,7 +199,7 @@ impl Run<'_> {
             self.task_offered(),
         );
         let mut system = parts.system.clone();
-        for (_, b) in &parts.instructions {
+        for b in &parts.blocks {
             system.push_str("\n\n");
             system.push_str(b);
         }
@@ -217,7 +272,7 @@ impl Run<'_> {
 
     pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, String> {
         let active = self.active()?;
-        let (system, tools, parts) = self.parts();
+        let (system, _, parts) = self.parts();
         self.request_no += 1;
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
@@ -250,7 +305,7 @@ impl Run<'_> {
             kind: RequestKind::Turn,
             system,
             messages,
-            tools: tools.iter().map(|s| s.definition()).collect(),
+            tools: parts.definitions,
             max_output_tokens: self.max_output,
             invariants_at: inv_at,
         })

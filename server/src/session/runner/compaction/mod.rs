@@ -86,8 +86,12 @@ impl Run<'_> {
     }
 
     fn measure(&self, active: &[MsgRow]) -> Measure {
-        let (system, _, parts) = self.parts();
+        let (mut system, _, parts) = self.parts();
         let tools_json = parts.tools;
+        // G5: the invariants block, when sent, counts as instruction length.
+        if let Some(b) = self.gov.invariants_block(active, &self.sources()) {
+            system.push_str(&b);
+        }
         let instructions = chars(&system) as u64;
         let sizes: Vec<(u64, u64)> = active.iter().map(|m| self.row_size(m)).collect();
         let conv_msgs: u64 = sizes.iter().map(|s| s.0).sum();
@@ -216,9 +220,17 @@ impl Run<'_> {
                 .iter()
                 .map(|m| chars(&m.json) as u64)
                 .sum::<u64>();
+        // The prefix is rewritten anyway: attached files join the section now (§2.8 step 7).
+        let stored = self.stored_options();
+        let joined = super::request::join_attached(&stored);
         let options = self
             .gov
-            .accept_quotes(&self.session.options, parsed.as_ref(), summarized);
+            .accept_quotes(
+                joined.as_ref().unwrap_or(&stored),
+                parsed.as_ref(),
+                summarized,
+            )
+            .or(joined);
         let seqs: Vec<i64> = summarized.iter().map(|m| m.seq).collect();
         let run_id = self.run_id.clone();
         fault("before_compaction_commit");
