@@ -225,6 +225,20 @@ fn neovim_shows_config_invalid_on_max_bytes_1023_when_trusted_via_init_options()
     );
 }
 
+#[test]
+fn neovim_attaches_to_no_json_file_but_the_alisio_configuration() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("package.json", "{\"name\": \"x\"}\n");
+    let mut probe = Probe::new(&nvim, &ws, true);
+    // Not attaching is the expected outcome: a short wait is enough, a slow machine can only
+    // make the assertion pass later, never fail.
+    probe.env.push(("ALISIO_TEST_TIMEOUT_MS", "3000".into()));
+    let r = probe.run(&f, "", None);
+    assert_eq!(r["filetype"], json!("json"));
+    assert_eq!(r["attached"], json!(false), "{r:#}");
+}
+
 /// Server features seen through Neovim: skill diagnostics, code lenses, `alisio/contextExplain`.
 #[test]
 fn neovim_skill_name_format_diagnostic() {

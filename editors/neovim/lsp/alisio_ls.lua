@@ -25,7 +25,16 @@ end
 return {
   cmd = { server_binary('alisio-ls'), 'serve', '--stdio' },
   filetypes = { 'markdown', 'json', 'jsonc' },
-  root_markers = { '.git' },
+  -- The root is the nearest `.git` (as `root_markers` would find it); of JSON files only
+  -- `.alisio/config.json` is the server's (any other JSON buffer gets no client).
+  root_dir = function(bufnr, on_dir)
+    local name = vim.api.nvim_buf_get_name(bufnr)
+    local ft = vim.bo[bufnr].filetype
+    if (ft == 'json' or ft == 'jsonc') and not name:match('/%.alisio/config%.json$') then
+      return
+    end
+    on_dir(vim.fs.root(bufnr, { '.git' }))
+  end,
   -- The shapes are those of interfaces.md §3 (initialization options). Keys left out take the
   -- defaults of the configuration files; `trusted` must be granted explicitly.
   init_options = {
@@ -52,10 +61,10 @@ return {
     end,
   },
   handlers = {
-    ['alisio/sessionEvent'] = function(err, params, ctx)
+    [require('alisio.ext').session_event] = function(err, params, ctx)
       return require('alisio').on_session_event(err, params, ctx)
     end,
-    ['alisio/approve'] = function(err, params, ctx)
+    [require('alisio.ext').approve] = function(err, params, ctx)
       return require('alisio').on_approve(err, params, ctx)
     end,
   },

@@ -3,28 +3,9 @@
 // §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
 import { escapeHtml } from './render';
 
-export interface SessionEvent {
-  schemaVersion?: number;
-  runId?: string;
-  sessionId?: string;
-  seq?: number;
-  type: string;
-  timestamp?: string;
-  data?: Record<string, any>;
-  eventId?: string;
-  parentSessionId?: string;
-}
+import type { ApproveParams, Decision, SessionEvent } from '../lsp_ext';
 
-export interface ApproveParams {
-  sessionId: string;
-  callId: string;
-  tool: string;
-  effect: string;
-  summary: string;
-  paths?: string[];
-}
-
-export type Decision = 'allow-once' | 'allow-session' | 'deny';
+export type { ApproveParams, Decision, SessionEvent };
 
 export type ChatItem =
   | { kind: 'user'; text: string }

@@ -1,0 +1,228 @@
+-- alisio.nvim renderers: pure functions from the server's JSON to the lines a view shows
+-- (explain, skill catalog, Context Report, chat events, approval previews). No buffer, window
+-- or LSP call here, so they are tested headless on their own (tests/clients/neovim/render.lua).
+
+local M = {}
+
+---Formats rows as aligned columns. `rows[1]` is the header.
+---@param rows string[][]
+---@return string[]
+function M.columns(rows)
+  local widths = {}
+  for _, row in ipairs(rows) do
+    for i, cell in ipairs(row) do
+      widths[i] = math.max(widths[i] or 0, vim.fn.strdisplaywidth(cell))
+    end
+  end
+  local out = {}
+  for _, row in ipairs(rows) do
+    local cells = {}
+    for i, cell in ipairs(row) do
+      if i < #row then
+        cells[i] = cell .. string.rep(' ', widths[i] - vim.fn.strdisplaywidth(cell))
+      else
+        cells[i] = cell
+      end
+    end
+    out[#out + 1] = (table.concat(cells, '  '):gsub('%s+$', ''))
+  end
+  return out
+end
+
+
+function M.str(v)
+  if v == nil or v == vim.NIL then
+    return '-'
+  end
+  return tostring(v)
+end
+
+local str = M.str
+
+-- Explain (interfaces.md §1.1)
+
+---@param r table the object of interfaces.md §1.1
+---@return string[]
+function M.render_explain(r)
+  local lines = {
+    string.format('Instructions for %s (host %s, budget %s bytes)', str(r.path), str(r.host), str(r.maxBytes)),
+    '',
+  }
+  local files = r.files or {}
+  if #files == 0 then
+    lines[#lines + 1] = 'No instruction file applies to ' .. str(r.path) .. '.'
+    return lines
+  end
+  local rows = { { '#', 'file', 'scope', 'kind', 'bytes', 'kept', 'truncation' } }
+  for i, f in ipairs(files) do
+    rows[#rows + 1] = { tostring(i), str(f.path), str(f.scope), str(f.kind), str(f.bytes), str(f.keptBytes), str(f.truncation) }
+  end
+  vim.list_extend(lines, M.columns(rows))
+  lines[#lines + 1] = ''
+  if r.omittedBytes and r.omittedBytes ~= vim.NIL and r.omittedBytes > 0 then
+    lines[#lines + 1] = 'omitted: ' .. r.omittedBytes .. ' bytes'
+  end
+  if r.notice and r.notice ~= vim.NIL then
+    lines[#lines + 1] = 'notice: ' .. r.notice
+  end
+  lines[#lines + 1] = 'The closest file wins on conflicts.'
+  return lines
+end
+
+-- Skill catalog (interfaces.md §1.2)
+
+local function skill_status(s)
+  if s.shadowedBy and s.shadowedBy ~= vim.NIL then
+    return 'shadowed by ' .. tostring(s.shadowedBy)
+  end
+  if s.enabled == false then
+    return 'disabled'
+  end
+  if s.effective then
+    return 'effective'
+  end
+  return 'not effective'
+end
+
+---@param catalog table[] the array of interfaces.md §1.2
+---@return string[]
+function M.render_skills(catalog)
+  if #catalog == 0 then
+    return { 'No skills discovered.' }
+  end
+  local rows = { { 'id', 'scope', 'status', 'tokens', 'description' } }
+  for _, s in ipairs(catalog) do
+    local desc = str(s.description):gsub('%s+', ' ')
+    if vim.fn.strchars(desc) > 60 then
+      desc = vim.fn.strcharpart(desc, 0, 59) .. '…'
+    end
+    rows[#rows + 1] = { str(s.displayId ~= nil and s.displayId or s.id), str(s.scope), skill_status(s), '~' .. str(s.approximateTokens), desc }
+  end
+  local lines = M.columns(rows)
+  lines[#lines + 1] = ''
+  lines[#lines + 1] = '<CR> open SKILL.md · t enable/disable · q close'
+  return lines
+end
+
+-- Context Report (governor.md §6)
+
+local function bar(value, max, width)
+  if max <= 0 then
+    return ''
+  end
+  return string.rep('█', math.max(value > 0 and 1 or 0, math.floor(value / max * width + 0.5)))
+end
+
+---@param r table a ContextReport
+---@return string[]
+function M.render_report(r)
+  if r.measured == false or r.mode == 'off' then
+    return {
+      string.format('Context Governor is off for session %s: nothing is measured.', str(r.sessionId)),
+      'Set context.governor to "shadow" or "on" to see the report.',
+    }
+  end
+  local t = r.totals or {}
+  local lines = {
+    string.format('session %s · mode %s · request %s · policy v%s', str(r.sessionId), str(r.mode), str(r.request), str(r.policyVersion)),
+    string.format('messages %s (eligible %s)%s · segments %s (%s omitted from the list)', str(r.messages), str(r.eligibleMessages),
+      r.compacted and ' · compacted' or '', str(t.segments), str(r.segmentsOmitted)),
+    string.format('tokens: before %s · saved %s · after %s · elided results %s', str(t.tokensBefore), str(t.tokensSaved), str(t.tokensAfter), str(t.elided)),
+  }
+  local by_kind, order = {}, {}
+  for _, s in ipairs(r.segments or {}) do
+    if not by_kind[s.kind] then
+      by_kind[s.kind] = 0
+      order[#order + 1] = s.kind
+    end
+    by_kind[s.kind] = by_kind[s.kind] + (tonumber(s.tokens) or 0)
+  end
+  local saved = {}
+  for _, s in ipairs(r.segments or {}) do
+    if type(s.elided) == 'table' then
+      saved[s.elided.reason] = (saved[s.elided.reason] or 0) + (tonumber(s.elided.tokensSaved) or 0)
+    end
+  end
+  local max = 0
+  for _, v in pairs(by_kind) do
+    max = math.max(max, v)
+  end
+  lines[#lines + 1] = ''
+  lines[#lines + 1] = 'tokens by kind (listed segments)'
+  local rows = {}
+  for _, k in ipairs(order) do
+    rows[#rows + 1] = { '  ' .. k, tostring(by_kind[k]), bar(by_kind[k], max, 30) }
+  end
+  vim.list_extend(lines, M.columns(rows))
+  lines[#lines + 1] = ''
+  lines[#lines + 1] = 'tokens saved by reason (elided results: count)'
+  local reasons = { 'superseded_read', 'stale_bg_output', 'duplicate_search' }
+  rows = {}
+  for _, reason in ipairs(reasons) do
+    local count = t.byReason and t.byReason[reason] or 0
+    rows[#rows + 1] = { '  ' .. reason, tostring(saved[reason] or 0), str(count) .. ' result(s)' }
+  end
+  vim.list_extend(lines, M.columns(rows))
+  if t.byCriticality then
+    local c = t.byCriticality
+    lines[#lines + 1] = string.format('criticality: pinned %s · high %s · normal %s · low %s', str(c.pinned), str(c.high), str(c.normal), str(c.low))
+  end
+  if type(r.invariants) == 'table' then
+    lines[#lines + 1] = string.format('invariants: sent %s · %s item(s) · %s omitted', tostring(r.invariants.sent), str(r.invariants.total), str(r.invariants.omitted))
+  end
+  lines[#lines + 1] = ''
+  rows = { { '#', 'kind', 'origin', 'tokens', 'criticality', 'reason', 'elided' } }
+  for _, s in ipairs(r.segments or {}) do
+    local elided = '-'
+    if type(s.elided) == 'table' then
+      elided = string.format('%s by %s (-%s)', str(s.elided.reason), str(s.elided.by), str(s.elided.tokensSaved))
+    end
+    rows[#rows + 1] = { str(s.index), str(s.kind), str(s.origin), str(s.tokens), str(s.criticality), str(s.reason), elided }
+  end
+  vim.list_extend(lines, M.columns(rows))
+  return lines
+end
+
+-- Chat events (sessions.md §8)
+
+function M.one_line(v, max)
+  local s = type(v) == 'string' and v or vim.json.encode(v)
+  s = s:gsub('%s+', ' ')
+  if vim.fn.strchars(s) > max then
+    s = vim.fn.strcharpart(s, 0, max - 1) .. '…'
+  end
+  return s
+end
+
+local one_line = M.one_line
+
+--- Renders one session event as chat text; returns nil for events the chat does not show.
+---@return string?, boolean? text, whether it starts a new line
+function M.render_event(ev)
+  local d = ev.data or {}
+  local prefix = ev.parentSessionId and '  [sub-agent] ' or ''
+  local t = ev.type
+  if t == 'text_delta' then
+    return d.text or '', false
+  elseif t == 'tool_started' then
+    return prefix .. '→ ' .. str(d.name) .. ' ' .. one_line(d.arguments or '', 80), true
+  elseif t == 'tool_completed' then
+    local mark = d.isError and '✗' or '✓'
+    return prefix .. '  ' .. mark .. ' ' .. str(d.name) .. ' ' .. str(d.outcome) .. ' (' .. str(d.durationMs) .. ' ms)', true
+  elseif t == 'approval_requested' then
+    return prefix .. '? approval: ' .. str(d.summary), true
+  elseif t == 'approval_resolved' then
+    return prefix .. '  ' .. str(d.decision) .. ' (' .. str(d.source) .. ')', true
+  elseif t == 'compaction_completed' then
+    return prefix .. '(history compacted: ' .. str(d.before) .. ' → ' .. str(d.after) .. ' tokens)', true
+  elseif t == 'run_completed' and not ev.parentSessionId then
+    return '', true
+  elseif t == 'run_failed' then
+    return prefix .. '✗ failed: ' .. str(d.error) .. ' (' .. str(d.code) .. ')', true
+  elseif t == 'run_cancelled' then
+    return prefix .. '✗ cancelled', true
+  end
+  return nil
+end
+
+return M

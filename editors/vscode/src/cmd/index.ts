@@ -1,0 +1,20 @@
+// The command table: every command id of package.json and the function that runs it. The
+// extension registers them in one loop (extension.ts).
+import { Commands } from '../commands';
+import { ChatPanel } from '../views/chat';
+import { contextReport } from './contextReport';
+import { Ctx } from './ctx';
+import { explainFile } from './explainFile';
+import { skillCatalog, toggleSkill } from './skills';
+
+export type Handler = (ctx: Ctx, ...args: any[]) => unknown;
+
+export const COMMANDS: Record<string, Handler> = {
+  [Commands.restart]: (ctx) => ctx.client.restart('command'),
+  [Commands.showOutput]: (ctx) => ctx.output.show(),
+  [Commands.explainFile]: explainFile,
+  [Commands.skillCatalog]: skillCatalog,
+  [Commands.toggleSkill]: toggleSkill,
+  [Commands.startSession]: (ctx) => ChatPanel.open({ runSession: ctx.runSession, openReport: ctx.openReport }),
+  [Commands.contextReport]: contextReport,
+};
