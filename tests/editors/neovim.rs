@@ -352,10 +352,12 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
     ];
     let r = probe.run(&f, "chat,report", None);
     no_errors(&r);
+    let asked = &r["approval_prompts"];
+    assert_eq!(asked.as_array().map(Vec::len), Some(1), "{asked:#}");
     assert_eq!(
-        r["approval_prompts"],
-        json!([{"prompt": "alisio: Write a.txt (5 bytes) [write]", "kind": "alisio.approve",
-                "items": ["Allow once", "Allow for this session", "Deny"]}])
+        json!({"prompt": asked[0]["prompt"], "kind": asked[0]["kind"], "items": asked[0]["items"], "tabs": asked[0]["tabs"]}),
+        json!({"prompt": "alisio: Write a.txt (5 bytes) [write]", "kind": "alisio.approve",
+                "items": ["Allow once", "Allow for this session", "Deny"], "tabs": 1})
     );
     // The server received exactly the chosen decision as the reply to its alisio/approve.
     let sent: Vec<Value> = std::fs::read_to_string(&log)
@@ -593,10 +595,23 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
         std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
         "hello"
     );
+    let asked = &r["approval_prompts"][0];
     assert_eq!(
-        r["approval_prompts"][0]["prompt"],
+        asked["prompt"],
         json!("alisio: Write a.txt (5 bytes) [write]")
     );
+    // While asked, a tab of its own shows the diff split: the current text (none: a new file)
+    // and exactly what the call writes, both read-only, both in diff mode.
+    assert_eq!(asked["tabs"], json!(2));
+    assert_eq!(
+        asked["windows"],
+        json!([
+            {"name": "alisio://preview/w1/current/a.txt", "diff": true, "lines": [""], "modifiable": false},
+            {"name": "alisio://preview/w1/proposed/a.txt", "diff": true, "lines": ["hello"], "modifiable": false}
+        ])
+    );
+    // Answered: the diff tab is gone.
+    assert_eq!(r["tabs_after_chat"], json!(1));
     let chat: Vec<String> = r["chat_lines"]
         .as_array()
         .unwrap()
@@ -626,4 +641,54 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
         "{:#}",
         r["report_lines"]
     );
+}
+
+/// The renderers are pure: they run in a bare headless Neovim without the server.
+#[test]
+fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let out = ws.tmp.path().join("render.json");
+    let mut cmd = Command::new(&nvim);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &ws.home)
+        .env("XDG_CONFIG_HOME", ws.tmp.path().join("cfg"))
+        .env("XDG_DATA_HOME", ws.tmp.path().join("data"))
+        .env("XDG_STATE_HOME", ws.tmp.path().join("state"))
+        .arg("--headless")
+        .arg("--clean")
+        .arg("-l")
+        .arg(repo_root().join("tests/clients/neovim/render.lua"))
+        .arg(repo_root().join("editors/neovim"))
+        .arg(&out);
+    let o = run_with_timeout(&mut cmd, Duration::from_secs(60));
+    let text = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("no output ({e}): {}\n{}", o.stdout, o.stderr));
+    let r: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        r["event_tool"],
+        json!(["→ read_file {\"path\":\"a.md\"}", true])
+    );
+    assert_eq!(r["event_text"], json!(["Hi", false]));
+    assert_eq!(
+        r["event_child"],
+        json!(["  [sub-agent] ✗ failed: boom (provider)", true])
+    );
+    assert_eq!(r["skills_empty"], json!(["No skills discovered."]));
+    assert_eq!(
+        r["prompt_write"],
+        json!("alisio: Write a.txt (5 bytes) [write]")
+    );
+    assert_eq!(
+        r["prompt_process"],
+        json!("alisio: Run echo a b [process] — $ echo 'a b' 'it'\\''s' (in sub)")
+    );
+    assert_eq!(
+        r["prompt_big"],
+        json!("alisio: Write big.txt (6 bytes) [write] — big.txt: over 1 MiB, no preview")
+    );
+    assert_eq!(r["diffable"], json!([true, false, false]));
+    assert_eq!(r["lines"], json!([["a", "b"], [], ["x"]]));
+    assert_eq!(r["columns"], json!(["id         n", "long-name  1"]));
 }

@@ -9,6 +9,7 @@
 mod common;
 mod harness;
 
+mod chat;
 mod instructions;
 mod lifecycle;
 mod real_clients;

@@ -13,6 +13,9 @@ export const Commands = {
   contextReport: 'alisio.openContextReport',
   restart: 'alisio.restart',
   showOutput: 'alisio.showOutput',
+  approveOnce: 'alisio.approveOnce',
+  approveSession: 'alisio.approveSession',
+  deny: 'alisio.deny',
 } as const;
 
 /** Server command id → the extension command that shows its result. */

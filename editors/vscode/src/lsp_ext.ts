@@ -23,12 +23,15 @@ export interface FilePreview {
   path: string;
   before: string | null;
   after: string | null;
+  /** Over 1 MiB (or not text): no text on either side. */
   truncated?: boolean;
+  newFile?: boolean;
 }
 
 /** What a process tool would run. */
 export interface ProcessPreview {
   command: string;
+  args?: string[];
   cwd: string;
 }
 

@@ -230,7 +230,7 @@ impl Approver for LspApprover {
             effect: req.effect.clone(),
             summary: req.summary.clone(),
             paths: req.paths.clone(),
-            preview: None,
+            preview: req.preview.clone(),
         };
         let client = self.client.clone();
         let timeout = self.timeout;

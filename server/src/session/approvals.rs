@@ -46,6 +46,8 @@ pub struct ApprovalRequest {
     pub effect: String,
     pub summary: String,
     pub paths: Vec<String>,
+    /// What the call would do (`tools::preview`), shown before the user answers.
+    pub preview: Option<serde_json::Value>,
 }
 
 /// The client's answer, or why there is none.

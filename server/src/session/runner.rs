@@ -1604,6 +1604,7 @@ impl Run<'_> {
             })
         };
         let mut paths_shown = Vec::new();
+        let mut target = None;
         for p in sp.declared_paths(args) {
             let extra_dirs = self
                 .grants
@@ -1614,7 +1615,10 @@ impl Run<'_> {
             let mut roots = self.tctx.roots.clone();
             roots.external.extend(extra_dirs);
             match roots.confine(&p) {
-                Ok(c) => paths_shown.push(c.shown),
+                Ok(c) => {
+                    paths_shown.push(c.shown.clone());
+                    target.get_or_insert(c);
+                }
                 Err(Refusal::Escape(shown)) => return Ok(refuse(Refusal::Escape(shown).message())),
                 Err(Refusal::Outside(shown, dir)) => {
                     if self.approver.is_none() {
@@ -1624,7 +1628,7 @@ impl Run<'_> {
                         &format!("Access outside the workspace: {}", dir.display()),
                         200,
                     );
-                    match self.ask(s, "external", summary, vec![shown.clone()])? {
+                    match self.ask(s, "external", summary, vec![shown.clone()], None)? {
                         Ok(session) => {
                             if session {
                                 self.grants
@@ -1691,11 +1695,18 @@ impl Run<'_> {
             "bg_stop" => format!("Stop background task {}", g("id")),
             _ => format!("Run {}", sp.name),
         };
+        let preview = super::tools::preview::of_call(
+            &crate::workspace::DiskFs,
+            sp.name,
+            args,
+            target.as_ref(),
+        );
         match self.ask(
             s,
             sp.effect.as_str(),
             ellipsize(summary.trim_end(), 200),
             paths_shown,
+            preview,
         )? {
             Ok(session) => {
                 if session {
@@ -1718,6 +1729,7 @@ impl Run<'_> {
         effect: &str,
         summary: String,
         paths: Vec<String>,
+        preview: Option<Value>,
     ) -> Result<Result<bool, Done>, String> {
         let Some(ap) = self.approver else {
             return Ok(Err(Done {
@@ -1739,6 +1751,7 @@ impl Run<'_> {
             effect: effect.to_string(),
             summary,
             paths,
+            preview,
         };
         let reply = ap.approve(&req, &self.cancel);
         let (decision, source, denial) = approvals::resolve(&reply);

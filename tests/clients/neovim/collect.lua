@@ -129,7 +129,13 @@ local ok, err = pcall(function()
       local answer = os.getenv('ALISIO_TEST_APPROVE') or 'Deny'
       result.approval_prompts = {}
       vim.ui.select = function(items, opts, on_choice)
-        table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items) })
+        -- what the user sees while asked: the windows of the current tab (a diff split)
+        local windows = {}
+        for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+          local b = vim.api.nvim_win_get_buf(w)
+          table.insert(windows, { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff, lines = vim.api.nvim_buf_get_lines(b, 0, -1, false), modifiable = vim.bo[b].modifiable })
+        end
+        table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items), windows = windows, tabs = #vim.api.nvim_list_tabpages() })
         for i, item in ipairs(items) do
           if opts.format_item(item) == answer then
             return on_choice(item, i)
@@ -146,6 +152,7 @@ local ok, err = pcall(function()
         table.insert(result.errors, ':AlisioChat got no result within ' .. timeout .. ' ms')
       end
       result.chat_result = alisio.last_result
+      result.tabs_after_chat = #vim.api.nvim_list_tabpages()
       for _, b in ipairs(vim.api.nvim_list_bufs()) do
         if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
           result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)

@@ -98,9 +98,9 @@ function M.on_approve(_, params, _)
     { label = 'Deny', decision = 'deny' },
   }
   local decision
-  local prompt = string.format('alisio: %s [%s]', str(params.summary), str(params.effect))
+  local diff = render.diffable(params.preview) and M.open_diff(params) or nil
   vim.ui.select(choices, {
-    prompt = prompt,
+    prompt = render.approval_prompt(params),
     format_item = function(c)
       return c.label
     end,
@@ -111,7 +111,56 @@ function M.on_approve(_, params, _)
   vim.wait(300000, function()
     return decision ~= nil
   end, 20)
+  if diff then
+    M.close_diff(diff)
+  end
   return { decision = decision or 'deny' }
+end
+
+local function scratch(name, lines, ft)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = 'wipe'
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  if ft then
+    vim.bo[buf].filetype = ft
+  end
+  return buf
+end
+
+--- Opens the preview of a file change in a new tab: the current text left, the proposed text
+--- right, in diff mode (read-only scratch buffers). Returns the tab page.
+function M.open_diff(params)
+  local p = params.preview
+  local ft = vim.filetype.match({ filename = p.path })
+  local base = 'alisio://preview/' .. params.callId .. '/'
+  local before = scratch(base .. 'current/' .. p.path, render.preview_lines(p.before), ft)
+  local after = scratch(base .. 'proposed/' .. p.path, render.preview_lines(p.after), ft)
+  vim.cmd('tabnew')
+  local tab = vim.api.nvim_get_current_tabpage()
+  local empty = vim.api.nvim_get_current_buf()
+  vim.api.nvim_win_set_buf(0, before)
+  vim.cmd('diffthis')
+  vim.cmd('rightbelow vsplit')
+  vim.api.nvim_win_set_buf(0, after)
+  vim.cmd('diffthis')
+  if vim.api.nvim_buf_is_valid(empty) and empty ~= before and empty ~= after then
+    pcall(vim.api.nvim_buf_delete, empty, { force = true })
+  end
+  A().last.diff = {
+    before = render.preview_lines(p.before),
+    after = render.preview_lines(p.after),
+    names = { vim.api.nvim_buf_get_name(before), vim.api.nvim_buf_get_name(after) },
+  }
+  return tab
+end
+
+function M.close_diff(tab)
+  if vim.api.nvim_tabpage_is_valid(tab) and #vim.api.nvim_list_tabpages() > 1 then
+    local nr = vim.api.nvim_tabpage_get_number(tab)
+    pcall(vim.cmd, 'tabclose! ' .. nr)
+  end
 end
 
 local function chat_buffer()

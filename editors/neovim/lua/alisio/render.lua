@@ -225,4 +225,52 @@ function M.render_event(ev)
   return nil
 end
 
+-- Approvals (sessions.md §4.4) and their preview (docs/editors.md)
+
+--- Whether an approval's preview is a file change with both sides to diff.
+function M.diffable(preview)
+  return type(preview) == 'table' and type(preview.path) == 'string' and preview.truncated ~= true and type(preview.after) == 'string'
+end
+
+local function shell_quote(a)
+  if a:match('^[%w@%%+=:,./-]+$') then
+    return a
+  end
+  return "'" .. a:gsub("'", "'\\''") .. "'"
+end
+
+--- The vim.ui.select prompt of an approval: the summary and effect, and what the preview adds
+--- that the diff split does not show (a process's command line and directory, a change too
+--- large to preview).
+function M.approval_prompt(params)
+  local prompt = string.format('alisio: %s [%s]', str(params.summary), str(params.effect))
+  local p = params.preview
+  if type(p) ~= 'table' then
+    return prompt
+  end
+  if type(p.command) == 'string' then
+    local line = { p.command }
+    for _, a in ipairs(type(p.args) == 'table' and p.args or {}) do
+      line[#line + 1] = shell_quote(tostring(a))
+    end
+    return prompt .. ' — $ ' .. table.concat(line, ' ') .. ' (in ' .. str(p.cwd) .. ')'
+  end
+  if p.truncated == true then
+    return prompt .. ' — ' .. str(p.path) .. ': over 1 MiB, no preview'
+  end
+  return prompt
+end
+
+--- The lines of one side of a file preview (`nil` text: none).
+function M.preview_lines(text)
+  if type(text) ~= 'string' or text == '' then
+    return {}
+  end
+  local lines = vim.split(text, '\n', { plain = true })
+  if lines[#lines] == '' then
+    lines[#lines] = nil
+  end
+  return lines
+end
+
 return M

@@ -2,6 +2,7 @@
 // extension registers them in one loop (extension.ts).
 import { Commands } from '../commands';
 import { ChatPanel } from '../views/chat';
+import { answerFromDiff, showDiff } from './approve';
 import { contextReport } from './contextReport';
 import { Ctx } from './ctx';
 import { explainFile } from './explainFile';
@@ -15,6 +16,9 @@ export const COMMANDS: Record<string, Handler> = {
   [Commands.explainFile]: explainFile,
   [Commands.skillCatalog]: skillCatalog,
   [Commands.toggleSkill]: toggleSkill,
-  [Commands.startSession]: (ctx) => ChatPanel.open({ runSession: ctx.runSession, openReport: ctx.openReport }),
+  [Commands.startSession]: (ctx) => ChatPanel.open({ runSession: ctx.runSession, openReport: ctx.openReport, showDiff: (id) => void showDiff(id) }),
+  [Commands.approveOnce]: answerFromDiff('allow-once'),
+  [Commands.approveSession]: answerFromDiff('allow-session'),
+  [Commands.deny]: answerFromDiff('deny'),
   [Commands.contextReport]: contextReport,
 };

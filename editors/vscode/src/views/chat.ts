@@ -16,6 +16,8 @@ export interface RunResult {
 export interface ChatBackend {
   runSession(params: { prompt: string; sessionId?: string }, token: vscode.CancellationToken): Promise<RunResult>;
   openReport(sessionId: string, report?: ContextReport): void;
+  /** Re-opens the diff editor of a pending approval's preview. */
+  showDiff?(callId: string): void;
 }
 
 export class ChatPanel {
@@ -71,6 +73,19 @@ export class ChatPanel {
     return undefined;
   }
 
+  /** An approval answered elsewhere (the diff editor): the chat shows the decision. */
+  static settle(callId: string, decision: Decision): void {
+    for (const p of ChatPanel.panels) {
+      const resolve = p.waiting.get(callId);
+      if (resolve) {
+        p.waiting.delete(callId);
+        p.model.answer(callId, decision);
+        p.render(false);
+        resolve(decision);
+      }
+    }
+  }
+
   private ask(params: ApproveParams, token: vscode.CancellationToken): Promise<Decision> {
     this.model.request(params);
     this.render(true);
@@ -116,6 +131,9 @@ export class ChatPanel {
       }
       case 'report':
         if (m.sessionId) this.backend.openReport(m.sessionId);
+        break;
+      case 'diff':
+        if (typeof m.callId === 'string') this.backend.showDiff?.(m.callId);
         break;
     }
   }

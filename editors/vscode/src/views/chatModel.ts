@@ -1,6 +1,8 @@
 // The agent chat's transcript as the user sees it, built from the session events of
 // sessions.md §8 (the envelopes `alisio/sessionEvent` carries) and the approval requests of
 // §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
+import type { ApprovalPreview } from '../lsp_ext';
+import { renderPreviewHtml } from './preview';
 import { escapeHtml } from './render';
 
 import type { ApproveParams, Decision, SessionEvent } from '../lsp_ext';
@@ -11,7 +13,7 @@ export type ChatItem =
   | { kind: 'user'; text: string }
   | { kind: 'assistant'; text: string; turn?: number; child: boolean }
   | { kind: 'tool'; id: string; name: string; args: string; status: 'running' | 'ok' | 'error'; outcome?: string; durationMs?: number; preview?: string; child: boolean }
-  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; decision?: string; source?: string }
+  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; preview?: ApprovalPreview; decision?: string; source?: string }
   | { kind: 'status'; text: string; level: 'info' | 'error' };
 
 export function oneLine(s: unknown, max: number): string {
@@ -115,8 +117,11 @@ export class ChatModel {
 
   /** Records an approval question (from the event or the alisio/approve request, whichever comes first). */
   request(p: ApproveParams): void {
-    if (!this.approval(p.callId)) {
-      this.items.push({ kind: 'approval', callId: p.callId, tool: p.tool, effect: p.effect, summary: p.summary, paths: p.paths ?? [] });
+    const known = this.approval(p.callId);
+    if (!known) {
+      this.items.push({ kind: 'approval', callId: p.callId, tool: p.tool, effect: p.effect, summary: p.summary, paths: p.paths ?? [], preview: p.preview });
+    } else if (p.preview && !known.preview) {
+      known.preview = p.preview; // the event came first; the request carries the preview
     }
   }
 
@@ -163,7 +168,8 @@ export function renderChatHtml(m: ChatModel): string {
           : `<button data-approve="allow-once" data-call="${escapeHtml(it.callId)}">Allow once</button>` +
             `<button data-approve="allow-session" data-call="${escapeHtml(it.callId)}">Allow for this session</button>` +
             `<button data-approve="deny" data-call="${escapeHtml(it.callId)}" class="secondary">Deny</button>`;
-        return `<div class="approval" data-call="${escapeHtml(it.callId)}"><div><b>Approve ${escapeHtml(it.effect)}?</b> ${escapeHtml(it.summary)}</div>${paths}<div class="actions">${body}</div></div>`;
+        const preview = renderPreviewHtml(it.callId, it.preview);
+        return `<div class="approval" data-call="${escapeHtml(it.callId)}"><div><b>Approve ${escapeHtml(it.effect)}?</b> ${escapeHtml(it.summary)}</div>${paths}${preview}<div class="actions">${body}</div></div>`;
       }
       case 'status':
         return `<div class="status ${it.level}">${escapeHtml(it.text)}</div>`;

@@ -37,6 +37,8 @@ svg.chart rect.saved { fill: var(--vscode-charts-green, #89d185); }
 .approval { border: 1px solid var(--vscode-inputValidation-warningBorder, #cca700); padding: 6px; margin: 6px 0; }
 .approval .paths { opacity: .8; }
 .approval button { margin: 4px 6px 0 0; }
+.approval .preview { margin: 4px 0; }
+.approval .preview pre { margin: 2px 0; white-space: pre-wrap; }
 .status.error { color: var(--vscode-errorForeground); }
 .status.info, .governed, .session { opacity: .8; margin: 4px 0; }
 button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 10px; cursor: pointer; }
@@ -61,11 +63,12 @@ window.addEventListener('message', (e) => {
   }
 });
 document.addEventListener('click', (e) => {
-  const t = e.target.closest('[data-approve],[data-report],#send,#cancel');
+  const t = e.target.closest('[data-approve],[data-report],[data-diff],#send,#cancel');
   if (!t) return;
   e.preventDefault();
   if (t.dataset.approve) { vscode.postMessage({ type: 'approve', callId: t.dataset.call, decision: t.dataset.approve }); }
   else if (t.dataset.report) { vscode.postMessage({ type: 'report', sessionId: t.dataset.report }); }
+  else if (t.dataset.diff) { vscode.postMessage({ type: 'diff', callId: t.dataset.diff }); }
   else if (t.id === 'send') { const p = document.getElementById('prompt'); if (p.value.trim()) { vscode.postMessage({ type: 'send', prompt: p.value }); p.value = ''; } }
   else if (t.id === 'cancel') { vscode.postMessage({ type: 'cancel' }); }
 });

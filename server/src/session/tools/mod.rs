@@ -4,6 +4,7 @@
 pub mod bg;
 pub mod confine;
 pub mod files;
+pub mod preview;
 pub mod process;
 pub mod search;
 
