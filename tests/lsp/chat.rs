@@ -166,3 +166,165 @@ fn the_approval_of_a_process_call_previews_its_command_and_directory() {
         json!({"command": "echo", "args": ["a b", "c"], "cwd": "sub"})
     );
 }
+
+const OPENAI_TEXT: &str = include_str!("../fixtures/sse/openai_text.sse");
+
+fn start_with_key(ws: &Ws) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve").env("FAKE_KEY", "k-1");
+    let mut lsp = Lsp::spawn(cmd);
+    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    lsp
+}
+
+fn openai(url: &str) -> Value {
+    json!({"kind": "openai", "baseUrl": url, "model": "m1", "apiKeyEnv": "FAKE_KEY"})
+}
+
+/// `(role, content)` of each message of a recorded chat-completions request.
+fn roles_and_texts(body: &Value) -> Vec<(String, String)> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let c = match &m["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            (m["role"].as_str().unwrap_or_default().to_string(), c)
+        })
+        .collect()
+}
+
+#[test]
+fn a_session_resumed_from_the_list_sends_its_earlier_messages_and_its_transcript_is_the_cli_export()
+{
+    let ws = Ws::new();
+    let fake = crate::fake::Fake::start(vec![
+        crate::fake::Reply::sse(OPENAI_TEXT, 5),
+        crate::fake::Reply::sse(OPENAI_TEXT, 5),
+    ]);
+    let mut lsp = start_with_key(&ws);
+    let first = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "First question", "provider": openai(&fake.url)}),
+        )
+        .unwrap();
+    assert_eq!(first["status"], "completed", "{first}");
+    // The chat lists it (title, time, message count) and resumes it by id.
+    let list = lsp.request("alisio/listSessions", json!({})).unwrap();
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+    assert_eq!(list[0]["sessionId"], first["sessionId"]);
+    assert_eq!(list[0]["title"], "First question");
+    assert_eq!(list[0]["messages"], 2);
+    let sid = first["sessionId"].as_str().unwrap().to_string();
+    let second = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "And then?", "sessionId": sid, "provider": openai(&fake.url)}),
+        )
+        .unwrap();
+    assert_eq!(second["sessionId"], sid.as_str());
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 2);
+    let sent: Vec<(String, String)> = roles_and_texts(&reqs[1].body)
+        .into_iter()
+        .filter(|(r, _)| r != "system")
+        .collect();
+    assert_eq!(
+        sent,
+        vec![
+            ("user".to_string(), "First question".to_string()),
+            ("assistant".to_string(), "done".to_string()),
+            ("user".to_string(), "And then?".to_string()),
+        ]
+    );
+    // The transcript read request has the shape of `sessions show --json`: the same object.
+    let t = lsp
+        .request("alisio/sessionTranscript", json!({"sessionId": sid}))
+        .unwrap();
+    let cli = crate::common::run_cmd(ws.cmd().args(["sessions", "show", &sid, "--json"]));
+    assert_eq!(cli.code, 0, "{}", cli.stderr);
+    let cli: Value = serde_json::from_str(&cli.stdout).unwrap();
+    assert_eq!(t, cli);
+    assert_eq!(t["messages"].as_array().map(Vec::len), Some(4));
+    let e = lsp
+        .request("alisio/sessionTranscript", json!({"sessionId": "nope"}))
+        .unwrap_err();
+    assert_eq!(e["code"], -32602);
+    assert_eq!(e["message"], "Session not found: nope");
+}
+
+#[test]
+fn attachments_with_unsaved_buffer_text_reach_the_provider_and_are_segments_of_the_report() {
+    let ws = Ws::new();
+    let on_disk = "fn a() {}\n";
+    let f = ws.file("src/lib.rs", on_disk);
+    let notes = ws.file("notes.md", "# Notes\nline 2\nline 3\nline 4\n");
+    let fake = crate::fake::Fake::start(vec![crate::fake::Reply::sse(OPENAI_TEXT, 5)]);
+    let mut lsp = start_with_key(&ws);
+    // The buffer differs from the disk: the unsaved text is what is attached.
+    let unsaved = "fn a() {}\nfn unsaved() {}\n";
+    lsp.open(&f, unsaved);
+    let r = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "Explain these.", "governor": "shadow", "provider": openai(&fake.url),
+                   "attachments": [
+                       {"uri": crate::harness::uri(&f)},
+                       {"uri": crate::harness::uri(&notes),
+                        "range": {"start": {"line": 1, "character": 2}, "end": {"line": 3, "character": 0}}}
+                   ]}),
+        )
+        .unwrap();
+    assert_eq!(r["status"], "completed", "{r}");
+    let sent = roles_and_texts(&fake.requests()[0].body);
+    let (role, text) = sent.last().unwrap();
+    assert_eq!(role, "user");
+    assert_eq!(
+        text,
+        "<attachment path=\"src/lib.rs\">\nfn a() {}\nfn unsaved() {}\n</attachment>\n\n\
+         <attachment path=\"notes.md\" lines=\"2-3\">\nline 2\nline 3\n</attachment>\n\n\
+         Explain these."
+    );
+    // The report: each attachment its own segment, kind `attachment`, origin its path.
+    let segs = r["report"]["segments"].as_array().unwrap();
+    let attached: Vec<(&str, &str)> = segs
+        .iter()
+        .filter(|s| s["kind"] == "attachment")
+        .map(|s| (s["origin"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        attached,
+        vec![("src/lib.rs", "user_message"), ("notes.md", "user_message")]
+    );
+    // The prompt stays a user segment of its own, and the title is the prompt.
+    assert!(
+        segs.iter().any(|s| s["kind"] == "user" && s["tokens"] == 4),
+        "{segs:#?}"
+    );
+    let list = lsp.request("alisio/listSessions", json!({})).unwrap();
+    assert_eq!(list[0]["title"], "Explain these.");
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), on_disk);
+}
+
+#[test]
+fn an_attachment_outside_its_file_is_a_located_invalid_params_error() {
+    let ws = Ws::new();
+    let f = ws.file("a.md", "one\n");
+    let mut lsp = start(&ws);
+    let e = lsp
+        .request(
+            "alisio/runSession",
+            json!({"prompt": "x", "attachments": [{"uri": crate::harness::uri(&f),
+                   "range": {"start": {"line": 5, "character": 0}, "end": {"line": 6, "character": 0}}}]}),
+        )
+        .unwrap_err();
+    assert_eq!(e["code"], -32602);
+    assert_eq!(
+        e["message"],
+        "attachments[0]: lines 6-6 are outside a.md (1 lines)"
+    );
+}

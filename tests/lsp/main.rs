@@ -7,6 +7,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../cli/fake.rs"]
+mod fake;
 mod harness;
 
 mod chat;

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { AlisioClient } from './client';
 import { COMMANDS } from './cmd';
 import { askApproval, registerPreviews } from './cmd/approve';
+import { trackEditors } from './cmd/chat';
 import { Ctx, EXPLAIN_SCHEME } from './cmd/ctx';
 import { SettingsSync } from './sync';
 import { ChatPanel } from './views/chat';
@@ -40,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Alisio
     ReportPanel.onEvent(sessionId, event);
   });
   client.approver = (params, token) => askApproval(ctx, params, token);
-  context.subscriptions.push(...registerPreviews());
+  context.subscriptions.push(...registerPreviews(), trackEditors());
 
   for (const [id, handler] of Object.entries(COMMANDS)) {
     context.subscriptions.push(vscode.commands.registerCommand(id, (...args: unknown[]) => handler(ctx, ...args)));

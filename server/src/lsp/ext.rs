@@ -103,6 +103,18 @@ pub struct RunSessionParams {
     pub max_turns: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work_done_token: Option<NumberOrString>,
+    /// Files or ranges from the editor, sent with the prompt (sessions.md §4.6).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// One attachment: a document, or lines of it (`range`: an LSP range; whole lines are taken,
+/// and an end at character 0 of a later line stops before that line).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Attachment {
+    pub uri: Uri,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<tower_lsp_server::ls_types::Range>,
 }
 
 /// How a run ended.

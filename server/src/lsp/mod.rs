@@ -2,6 +2,7 @@
 //! adapts the core modules and never holds a rule of its own (see ARCHITECTURE.md).
 
 mod analysis;
+mod attachments;
 mod diagnostics;
 mod documents;
 pub mod ext;

@@ -207,6 +207,7 @@ fn options(
     o.goal = p.goal.clone();
     o.max_turns = p.max_turns;
     o.session_id = p.session_id.clone();
+    o.attachments = super::attachments::blocks(snap, &cfg.root, &p.attachments).map_err(invalid)?;
     o.headless = false;
     o.cancel_reason = "client".into();
     o.kill_tasks_at_end = false;

@@ -661,7 +661,11 @@ impl Run<'_> {
         }
         // The prompt.
         let (text, skill) = self.expand_prompt()?;
-        let mut msg = json!({"role":"user","content":[{"type":"text","text":text}]});
+        let mut content: Vec<Value> = (self.opts.attachments.iter())
+            .map(|a| json!({"type":"text","text":a}))
+            .collect();
+        content.push(json!({"type":"text","text":text}));
+        let mut msg = json!({"role":"user","content":content});
         if let Some(s) = skill {
             msg["skill"] = json!(s);
         }
@@ -750,6 +754,7 @@ impl Run<'_> {
             .to_string();
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
+        copts.attachments = Vec::new();
         copts.session_id = None;
         copts.max_turns = Some(self.opts.config.subagent_max_turns);
         copts.cancel_reason = "parent".into();

@@ -1,8 +1,8 @@
 // The command table: every command id of package.json and the function that runs it. The
 // extension registers them in one loop (extension.ts).
 import { Commands } from '../commands';
-import { ChatPanel } from '../views/chat';
-import { answerFromDiff, showDiff } from './approve';
+import { answerFromDiff } from './approve';
+import { addFileToChat, addSelectionToChat, resumeSession, startSession } from './chat';
 import { contextReport } from './contextReport';
 import { Ctx } from './ctx';
 import { explainFile } from './explainFile';
@@ -16,7 +16,10 @@ export const COMMANDS: Record<string, Handler> = {
   [Commands.explainFile]: explainFile,
   [Commands.skillCatalog]: skillCatalog,
   [Commands.toggleSkill]: toggleSkill,
-  [Commands.startSession]: (ctx) => ChatPanel.open({ runSession: ctx.runSession, openReport: ctx.openReport, showDiff: (id) => void showDiff(id) }),
+  [Commands.startSession]: startSession,
+  [Commands.resumeSession]: resumeSession,
+  [Commands.addFileToChat]: addFileToChat,
+  [Commands.addSelectionToChat]: addSelectionToChat,
   [Commands.approveOnce]: answerFromDiff('allow-once'),
   [Commands.approveSession]: answerFromDiff('allow-session'),
   [Commands.deny]: answerFromDiff('deny'),

@@ -47,6 +47,20 @@ button:disabled { opacity: .5; cursor: default; }
 #prompt { width: 100%; box-sizing: border-box; min-height: 4em; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, #8884); }
 .composer { position: sticky; bottom: 0; background: var(--vscode-editor-background); padding-top: 8px; }
 .error-box { color: var(--vscode-errorForeground); }
+.chip { display: inline-block; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 3px; padding: 0 4px; margin: 2px 4px 2px 0; font-family: var(--vscode-editor-font-family); }
+.attached { margin: 2px 0; }
+.completions { border: 1px solid var(--vscode-panel-border, #8884); background: var(--vscode-editorSuggestWidget-background, var(--vscode-editor-background)); max-height: 12em; overflow-y: auto; }
+.completions a { display: block; padding: 1px 6px; color: var(--vscode-foreground); text-decoration: none; font-family: var(--vscode-editor-font-family); }
+.completions a:hover { background: var(--vscode-list-hoverBackground); }
+.codeblock { border: 1px solid var(--vscode-panel-border, #8884); margin: 6px 0; }
+.codeblock pre { margin: 0; padding: 6px; overflow-x: auto; background: var(--vscode-textCodeBlock-background); }
+.code-actions { display: flex; gap: 6px; justify-content: flex-end; align-items: center; padding: 2px 4px; }
+.code-actions .lang { margin-right: auto; opacity: .7; }
+.code-actions button { padding: 1px 8px; }
+.markdown p { margin: 4px 0; }
+.sessions ul { margin: 4px 0; padding-left: 18px; }
+.sessions .meta, .meter { opacity: .8; }
+.retry { margin: 6px 0; }
 `;
 
 /** Script: `{type: 'html', html}` replaces #root; clicks on [data-approve], [data-report] and
@@ -57,20 +71,57 @@ const root = document.getElementById('root');
 window.addEventListener('message', (e) => {
   const m = e.data;
   if (m.type === 'html') { root.innerHTML = m.html; if (m.scroll) window.scrollTo(0, document.body.scrollHeight); }
+  if (m.type === 'attachments') { const a = document.getElementById('attachments'); if (a) a.innerHTML = m.html; }
+  if (m.type === 'completions') { showCompletions(m.query, m.items); }
   if (m.type === 'running') {
     const send = document.getElementById('send'); const cancel = document.getElementById('cancel');
     if (send) send.disabled = m.running; if (cancel) cancel.disabled = !m.running;
   }
 });
 document.addEventListener('click', (e) => {
-  const t = e.target.closest('[data-approve],[data-report],[data-diff],#send,#cancel');
+  const t = e.target.closest('[data-approve],[data-report],[data-diff],[data-open],[data-sessions],[data-retry],[data-detach],[data-code],[data-complete],#send,#cancel');
   if (!t) return;
   e.preventDefault();
   if (t.dataset.approve) { vscode.postMessage({ type: 'approve', callId: t.dataset.call, decision: t.dataset.approve }); }
   else if (t.dataset.report) { vscode.postMessage({ type: 'report', sessionId: t.dataset.report }); }
   else if (t.dataset.diff) { vscode.postMessage({ type: 'diff', callId: t.dataset.diff }); }
+  else if (t.dataset.open) { vscode.postMessage({ type: 'open', sessionId: t.dataset.open }); }
+  else if (t.dataset.sessions) { vscode.postMessage({ type: 'sessions' }); }
+  else if (t.dataset.retry) { vscode.postMessage({ type: 'retry' }); }
+  else if (t.dataset.detach !== undefined) { vscode.postMessage({ type: 'detach', index: Number(t.dataset.detach) }); }
+  else if (t.dataset.code) { const c = t.closest('.codeblock').querySelector('code'); vscode.postMessage({ type: 'code', action: t.dataset.code, text: c ? c.textContent : '' }); }
+  else if (t.dataset.complete !== undefined) { pickCompletion(t.dataset.complete); }
   else if (t.id === 'send') { const p = document.getElementById('prompt'); if (p.value.trim()) { vscode.postMessage({ type: 'send', prompt: p.value }); p.value = ''; } }
   else if (t.id === 'cancel') { vscode.postMessage({ type: 'cancel' }); }
+});
+// '@path' completion in the prompt box: the word at the caret that starts with '@' is sent to
+// the extension, which answers with matching workspace files.
+function mentionAt(p) {
+  const before = p.value.slice(0, p.selectionStart);
+  const m = /(^|\\s)@([^\\s@]*)$/.exec(before);
+  return m ? { start: before.length - m[2].length, query: m[2] } : undefined;
+}
+function showCompletions(query, items) {
+  const box = document.getElementById('completions'); const p = document.getElementById('prompt');
+  const at = p && mentionAt(p);
+  if (!box) return;
+  box.textContent = '';
+  if (!at || at.query !== query || !items.length) { box.hidden = true; return; }
+  for (const it of items) { const a = document.createElement('a'); a.href = '#'; a.dataset.complete = it; a.textContent = it; box.appendChild(a); }
+  box.hidden = false;
+}
+function pickCompletion(path) {
+  const p = document.getElementById('prompt'); const at = mentionAt(p); const box = document.getElementById('completions');
+  if (box) box.hidden = true;
+  if (!at) return;
+  p.value = p.value.slice(0, at.start) + path + ' ' + p.value.slice(p.selectionStart);
+  p.focus();
+}
+document.addEventListener('input', (e) => {
+  if (e.target.id !== 'prompt') return;
+  const at = mentionAt(e.target);
+  if (at) vscode.postMessage({ type: 'complete', query: at.query });
+  else { const box = document.getElementById('completions'); if (box) box.hidden = true; }
 });
 document.addEventListener('keydown', (e) => {
   if (e.target.id === 'prompt' && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { document.getElementById('send').click(); }
@@ -82,8 +133,9 @@ export function webviewHtml(webview: vscode.Webview, title: string, body: string
   const n = nonce();
   const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src 'unsafe-inline'; script-src 'nonce-${n}';`;
   const composerHtml = composer
-    ? `<div class="composer"><textarea id="prompt" placeholder="Ask the agent (Ctrl+Enter to send)"></textarea>` +
-      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Cancel</button></div></div>`
+    ? `<div class="composer"><div id="attachments" class="attached"></div><div id="completions" class="completions" hidden></div>` +
+      `<textarea id="prompt" placeholder="Ask the agent (@path attaches a file; Ctrl+Enter to send)"></textarea>` +
+      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button></div></div>`
     : '';
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title><style>${STYLE}</style></head>` +
