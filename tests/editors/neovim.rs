@@ -423,7 +423,13 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
             "",
             "#  kind         origin    tokens  criticality  reason         elided",
             "0  system       system    812     pinned       system_prompt  -",
-            "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)"
+            "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)",
+            // governor.md §6.5's example carries a usage ledger: the view shows it
+            "",
+            "tool results used by the model (usage ledger)",
+            "tool       seen  used  reread  unused",
+            "read_file  12    7     2       3",
+            "20 results not attributable"
         ])
     );
 }
@@ -691,4 +697,90 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
     assert_eq!(r["diffable"], json!([true, false, false]));
     assert_eq!(r["lines"], json!([["a", "b"], [], ["x"]]));
     assert_eq!(r["columns"], json!(["id         n", "long-name  1"]));
+    assert_eq!(
+        r["usage"],
+        json!([
+            "",
+            "tool results used by the model (usage ledger)",
+            "tool       seen  used  reread  unused",
+            "bash       1     1     0       0",
+            "read_file  12    7     2       3",
+            "20 results not attributable"
+        ])
+    );
+    assert_eq!(r["usage_null"], json!([]));
+    assert_eq!(
+        r["sessions"],
+        json!(["Fix it · 2026-12-01 20:00:01 · 4 messages"])
+    );
+}
+
+/// `:AlisioAttach` on a buffer with an unsaved line: the real server's provider request carries
+/// the attachment block with that line (the script's `expect` fails the run otherwise), the chat
+/// shows it, and `:AlisioSessions` reopens the session with its transcript.
+#[test]
+fn neovim_attach_sends_the_unsaved_buffer_and_sessions_reopens_the_transcript() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1}\n",
+            "{\"text\": \"Seen.\", \"expect\": {\"contains\": [\"<attachment path=\\\\\\\"notes.md\\\\\\\">\\\\n# Notes\\\\nnot saved yet\\\\n</attachment>\\\\n\\\\n\"]}}\n"
+        ),
+    );
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}})).unwrap(),
+    )
+    .unwrap();
+    let mut probe = Probe::new(&nvim, &ws, true);
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", "Summarize".into()),
+        ("ALISIO_TEST_UNSAVED", "not saved yet".into()),
+    ];
+    let r = probe.run(&f, "attach,chat,sessions", None);
+    no_errors(&r);
+    assert_eq!(
+        r["pending"],
+        json!([{"uri": format!("file://{}", f.display()), "label": "notes.md"}])
+    );
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let chat: Vec<&str> = r["chat_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let you = chat.iter().position(|l| *l == "## You").unwrap();
+    assert_eq!(&chat[you..you + 3], &["## You", "📎 notes.md", "Summarize"]);
+    assert!(chat.iter().any(|l| l.starts_with("Seen.")), "{chat:#?}");
+    // The file on disk is untouched: the attachment came from the buffer.
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "# Notes\n");
+    // :AlisioSessions lists it (title, time, messages) and reopens it.
+    let items = r["sessions_prompt"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    let item = items[0].as_str().unwrap();
+    assert!(
+        item.starts_with("Summarize · ") && item.ends_with(" · 2 messages"),
+        "{item}"
+    );
+    assert_eq!(r["opened_session"], r["chat_result"]["sessionId"]);
+    assert_eq!(
+        r["session_lines"],
+        json!([
+            "# alisio chat",
+            "",
+            "i: ask · <C-c>: cancel · gr: Context Report",
+            "",
+            "## You",
+            "📎 notes.md",
+            "Summarize",
+            "",
+            "## Agent",
+            "",
+            "Seen."
+        ])
+    );
 }

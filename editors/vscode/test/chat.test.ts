@@ -88,3 +88,16 @@ test('retry is offered once a run ended, with the prompt and attachments of the 
   assert.deepEqual(m.last, { prompt: 'why?', attachments: [{ uri: 'file:///w/a.md', label: 'a.md' }] });
   assert.ok(renderChatHtml(m).includes('<span class="chip">a.md</span>'));
 });
+
+test('the Context Report view shows the usage ledger when the report carries one', async () => {
+  const { renderUsageHtml } = await import('../src/views/render');
+  assert.equal(renderUsageHtml(null), '');
+  assert.equal(
+    renderUsageHtml({ perTool: { read_file: { seen: 12, used: 7, reread: 2 }, search_text: { seen: 3, used: 0, reread: 0 } }, notAttributable: 20 }),
+    '<div class="table-wrap usage"><table class="ledger"><caption>Tool results used by the model (usage ledger)</caption>' +
+      '<thead><tr><th>tool</th><th>seen</th><th>used</th><th>reread</th><th>unused</th></tr></thead><tbody>' +
+      '<tr><td>read_file</td><td class="num">12</td><td class="num">7</td><td class="num">2</td><td class="num">3</td></tr>' +
+      '<tr><td>search_text</td><td class="num">3</td><td class="num">0</td><td class="num">0</td><td class="num">3</td></tr>' +
+      '</tbody></table><p>20 results not attributable</p></div>',
+  );
+});

@@ -10,6 +10,8 @@
 --   chat         run `:AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
 --                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
 --   report       run :AlisioReport (the chat's session) and record the lines it shows
+--   attach       append an unsaved line (ALISIO_TEST_UNSAVED) to the buffer, run :AlisioAttach
+--   sessions     run :AlisioSessions, pick the first session, record the chat buffer
 --   skills       run :AlisioSkills and record the lines it shows
 --   settle       wait 1.5 s and record the diagnostics then (e.g. none while untrusted)
 --   trust        run :AlisioTrust (then a later `diagnostics` step sees the trusted results)
@@ -156,6 +158,31 @@ local ok, err = pcall(function()
       for _, b in ipairs(vim.api.nvim_list_bufs()) do
         if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
           result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+        end
+      end
+    elseif step == 'attach' then
+      -- an unsaved edit, then :AlisioAttach: the attachment carries the buffer as shown
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { os.getenv('ALISIO_TEST_UNSAVED') or 'unsaved line' })
+      vim.cmd('AlisioAttach')
+      result.pending = vim.deepcopy(require('alisio.chat').pending)
+    elseif step == 'sessions' then
+      local alisio = require('alisio')
+      alisio.opened_session = nil
+      local select = vim.ui.select
+      vim.ui.select = function(items, opts, on_choice)
+        result.sessions_prompt = { prompt = opts.prompt, items = vim.tbl_map(opts.format_item, items) }
+        on_choice(items[1], 1)
+      end
+      vim.cmd('AlisioSessions')
+      vim.wait(timeout, function()
+        return alisio.opened_session ~= nil or alisio.last_error ~= nil
+      end, 20)
+      vim.ui.select = select
+      result.opened_session = alisio.opened_session
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
+          result.session_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
         end
       end
     elseif step == 'settle' then

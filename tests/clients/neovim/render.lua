@@ -14,6 +14,9 @@ local result = {
   prompt_big = r.approval_prompt({ summary = 'Write big.txt (6 bytes)', effect = 'write', preview = { path = 'big.txt', before = vim.NIL, after = vim.NIL, truncated = true } }),
   diffable = { r.diffable({ path = 'a', before = vim.NIL, after = 'x' }), r.diffable({ path = 'a', truncated = true, after = vim.NIL }), r.diffable({ command = 'ls', cwd = '.' }) },
   lines = { r.preview_lines('a\nb\n'), r.preview_lines(vim.NIL), r.preview_lines('x') },
+  usage = r.render_usage({ perTool = { read_file = { seen = 12, used = 7, reread = 2 }, bash = { seen = 1, used = 1, reread = 0 } }, notAttributable = 20 }),
+  usage_null = r.render_usage(vim.NIL),
+  sessions = { r.session_item({ sessionId = 'a1', title = 'Fix it', updatedAt = '2026-12-01T20:00:01.123Z', messages = 4 }) },
   columns = r.columns({ { 'id', 'n' }, { 'long-name', '1' } }),
 }
 local f = assert(io.open(out, 'w'))

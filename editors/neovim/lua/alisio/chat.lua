@@ -195,9 +195,50 @@ local function chat_buffer()
   return buf
 end
 
+-- Attachments for the next prompt: {uri, range?, label}
+M.pending = {}
+
+--- Adds buffer `bufnr` (or lines `line1`..`line2` of it, 1-based) to the next prompt. The
+--- buffer is attached to the client first, so the server's overlay holds its text as shown,
+--- unsaved edits included.
+function M.attach(bufnr, line1, line2)
+  bufnr = (bufnr and bufnr ~= 0) and bufnr or vim.api.nvim_get_current_buf()
+  if chats[bufnr] then
+    notify('the chat buffer cannot be attached', vim.log.levels.WARN)
+    return
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' then
+    notify('this buffer has no file name', vim.log.levels.WARN)
+    return
+  end
+  local client = A().client(bufnr)
+  if client and not vim.lsp.buf_is_attached(bufnr, client.id) then
+    vim.lsp.buf_attach_client(bufnr, client.id)
+  end
+  local label = vim.fn.fnamemodify(name, ':.')
+  local a = { uri = vim.uri_from_bufnr(bufnr), label = label }
+  if line1 and line2 then
+    -- whole lines; the end at character 0 of the next line stops before it (server rule)
+    a.range = { start = { line = line1 - 1, character = 0 }, ['end'] = { line = line2, character = 0 } }
+    a.label = string.format('%s:%d-%d', label, line1, line2)
+  end
+  for _, p in ipairs(M.pending) do
+    if p.label == a.label then
+      return
+    end
+  end
+  M.pending[#M.pending + 1] = a
+  notify('attached ' .. a.label .. ' to the next prompt')
+end
+
 ---@param prompt? string asked with vim.ui.input when absent
-function M.chat(prompt)
+---@param range? {line1: integer, line2: integer} lines of the current buffer to attach
+function M.chat(prompt, range)
   local origin_buf = vim.api.nvim_get_current_buf()
+  if range and not chats[origin_buf] then
+    M.attach(origin_buf, range.line1, range.line2)
+  end
   local client = A().client(chats[origin_buf] and chats[origin_buf].origin or origin_buf)
   if not client then
     notify('alisio-ls is not running (open a Markdown file of the workspace first)', vim.log.levels.WARN)
@@ -223,6 +264,12 @@ function M.chat(prompt)
   chat.last_kind = nil
   chat_append(buf, '', true)
   chat_append(buf, '## You', true)
+  local attachments = {}
+  for _, a in ipairs(M.pending) do
+    chat_append(buf, '📎 ' .. a.label, true)
+    attachments[#attachments + 1] = { uri = a.uri, range = a.range }
+  end
+  M.pending = {}
   chat_append(buf, prompt, true)
   chat_append(buf, '', true)
   chat_append(buf, '## Agent', true)
@@ -234,6 +281,9 @@ function M.chat(prompt)
   end
   local token = 'alisio-chat-' .. buf .. '-' .. vim.uv.hrtime()
   local params = { prompt = prompt, sessionId = chat.sessionId, workDoneToken = token }
+  if #attachments > 0 then
+    params.attachments = attachments
+  end
   local ok, id = client:request(ext.run_session, params, function(err, result)
     chat.running = false
     chat.request_id = nil
@@ -259,6 +309,57 @@ function M.chat(prompt)
     chat.running = false
     chat_append(buf, '✗ the request could not be sent', true)
   end
+end
+
+--- Lists the workspace's earlier sessions; the one picked opens in a chat buffer with its
+--- transcript, and the next prompt there continues it.
+function M.sessions()
+  local client = A().client()
+  if not client then
+    notify('alisio-ls is not running', vim.log.levels.WARN)
+    return
+  end
+  client:request(ext.list_sessions, {}, function(err, list)
+    if err then
+      notify('listing sessions failed: ' .. str(err.message), vim.log.levels.ERROR)
+      return
+    end
+    list = list or {}
+    A().last.sessions = vim.tbl_map(render.session_item, list)
+    if #list == 0 then
+      notify('no earlier session in this workspace')
+      return
+    end
+    vim.ui.select(list, { prompt = 'alisio: resume which session?', format_item = render.session_item, kind = 'alisio.sessions' }, function(s)
+      if s then
+        M.open_session(client, s.sessionId)
+      end
+    end)
+  end)
+end
+
+function M.open_session(client, session_id)
+  client:request(ext.session_transcript, { sessionId = session_id }, function(err, t)
+    if err then
+      notify('reading the session failed: ' .. str(err.message), vim.log.levels.ERROR)
+      return
+    end
+    local buf = chat_buffer()
+    local chat = chats[buf]
+    if chat.running then
+      notify('a run is in progress in this chat', vim.log.levels.WARN)
+      return
+    end
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, render.transcript_lines(t or {}))
+    if chat.sessionId then
+      chat_by_session[chat.sessionId] = nil
+    end
+    chat.sessionId = session_id
+    chat.last_kind = nil
+    chat_by_session[session_id] = buf
+    A().last_session = session_id
+    A().opened_session = session_id
+  end)
 end
 
 function M.cancel()

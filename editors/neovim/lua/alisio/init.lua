@@ -33,6 +33,8 @@ M.render_event = render.render_event
 M.on_session_event = chat.on_session_event
 M.on_approve = chat.on_approve
 M.chat = chat.chat
+M.attach = chat.attach
+M.sessions = chat.sessions
 M.cancel = chat.cancel
 
 

@@ -180,6 +180,26 @@ function M.render_report(r)
     rows[#rows + 1] = { str(s.index), str(s.kind), str(s.origin), str(s.tokens), str(s.criticality), str(s.reason), elided }
   end
   vim.list_extend(lines, M.columns(rows))
+  vim.list_extend(lines, M.render_usage(r.usage))
+  return lines
+end
+
+--- The usage ledger (governor.md §8): per tool, results seen, used, re-read and unused.
+function M.render_usage(u)
+  if type(u) ~= 'table' or type(u.perTool) ~= 'table' then
+    return {}
+  end
+  local tools = vim.tbl_keys(u.perTool)
+  table.sort(tools)
+  local rows = { { 'tool', 'seen', 'used', 'reread', 'unused' } }
+  for _, t in ipairs(tools) do
+    local c = u.perTool[t]
+    local seen, used, reread = tonumber(c.seen) or 0, tonumber(c.used) or 0, tonumber(c.reread) or 0
+    rows[#rows + 1] = { t, tostring(seen), tostring(used), tostring(reread), tostring(math.max(0, seen - used - reread)) }
+  end
+  local lines = { '', 'tool results used by the model (usage ledger)' }
+  vim.list_extend(lines, M.columns(rows))
+  lines[#lines + 1] = str(u.notAttributable) .. ' results not attributable'
   return lines
 end
 
@@ -269,6 +289,69 @@ function M.preview_lines(text)
   local lines = vim.split(text, '\n', { plain = true })
   if lines[#lines] == '' then
     lines[#lines] = nil
+  end
+  return lines
+end
+
+-- Sessions (sessions.md §1.9)
+
+--- One line of the session list: title, time, message count.
+function M.session_item(s)
+  local when = str(s.updatedAt):gsub('T', ' '):gsub('%.%d+Z?$', ''):gsub('Z$', '')
+  return string.format('%s · %s · %s messages', str(s.title ~= vim.NIL and s.title or s.sessionId), when, str(s.messages))
+end
+
+local function texts(content, kind)
+  local out = {}
+  for _, p in ipairs(type(content) == 'table' and content or {}) do
+    if p.type == kind then
+      out[#out + 1] = p
+    end
+  end
+  return out
+end
+
+--- The chat lines of an earlier session's transcript (`alisio/sessionTranscript`).
+function M.transcript_lines(t)
+  local lines = { '# alisio chat', '', 'i: ask · <C-c>: cancel · gr: Context Report', '' }
+  local function add(text)
+    vim.list_extend(lines, vim.split(text, '\n', { plain = true }))
+  end
+  for _, row in ipairs(t.messages or {}) do
+    local m = row.message or {}
+    if row.compacted == true then
+      -- summarised away; the checkpoint stands for it
+    elseif row.role == 'user' and row.kind == 'checkpoint' then
+      add('(earlier history was compacted into a summary)')
+    elseif row.role == 'user' then
+      add('## You')
+      local prompt = {}
+      for _, p in ipairs(texts(m.content, 'text')) do
+        local path, a, b = p.text:match('^<attachment path="([^"]*)" lines="(%d+)%-(%d+)">\n')
+        if not path then
+          path = p.text:match('^<attachment path="([^"]*)">\n')
+        end
+        if path then
+          path = path:gsub('&quot;', '"'):gsub('&amp;', '&')
+          add('📎 ' .. path .. (a and (':' .. a .. '-' .. b) or ''))
+        else
+          prompt[#prompt + 1] = p.text
+        end
+      end
+      add(table.concat(prompt))
+      add('')
+      add('## Agent')
+      add('')
+    elseif row.role == 'assistant' then
+      for _, p in ipairs(texts(m.content, 'text')) do
+        add(p.text)
+      end
+      for _, c in ipairs(texts(m.content, 'tool_call')) do
+        add('→ ' .. str(c.name) .. ' ' .. M.one_line(c.arguments or '', 80))
+      end
+    elseif row.role == 'tool' then
+      add('  ' .. (m.isError and '✗' or '✓') .. ' ' .. str(m.name) .. ' ' .. str(m.outcome))
+    end
   end
   return lines
 end

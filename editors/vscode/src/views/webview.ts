@@ -15,8 +15,9 @@ function nonce(): string {
 const STYLE = `
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 12px 12px; }
 code, pre { font-family: var(--vscode-editor-font-family); }
-table.segments { border-collapse: collapse; width: 100%; margin-top: 12px; }
-table.segments th, table.segments td { border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 2px 8px; text-align: left; white-space: nowrap; }
+table.segments, table.ledger { border-collapse: collapse; width: 100%; margin-top: 12px; }
+table.ledger caption { text-align: left; font-weight: bold; }
+table.segments th, table.segments td, table.ledger th, table.ledger td { border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 2px 8px; text-align: left; white-space: nowrap; }
 table.segments td.origin { white-space: normal; min-width: 12ch; overflow-wrap: anywhere; }
 .table-wrap { overflow-x: auto; }
 svg.chart { max-width: 100%; height: auto; }
