@@ -784,3 +784,43 @@ fn neovim_attach_sends_the_unsaved_buffer_and_sessions_reopens_the_transcript() 
         ])
     );
 }
+
+/// `:2,3AlisioChat prompt`: those lines of the buffer go with the prompt (the script expects
+/// the block with `lines="2-3"`), and the chat names them.
+#[test]
+fn neovim_chat_with_a_range_attaches_those_lines() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\nline 2\nline 3\nline 4\n");
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1}\n",
+            "{\"text\": \"Seen.\", \"expect\": {\"contains\": [\"<attachment path=\\\\\\\"notes.md\\\\\\\" lines=\\\\\\\"2-3\\\\\\\">\\\\nline 2\\\\nline 3\\\\n</attachment>\"], \"notContains\": [\"line 4\"]}}\n"
+        ),
+    );
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}})).unwrap(),
+    )
+    .unwrap();
+    let mut probe = Probe::new(&nvim, &ws, true);
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", "Explain".into()),
+        ("ALISIO_TEST_RANGE", "2,3".into()),
+    ];
+    let r = probe.run(&f, "chat", None);
+    no_errors(&r);
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let chat: Vec<&str> = r["chat_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let you = chat.iter().position(|l| *l == "## You").unwrap();
+    assert_eq!(
+        &chat[you..you + 3],
+        &["## You", "📎 notes.md:2-3", "Explain"]
+    );
+}

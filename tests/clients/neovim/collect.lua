@@ -7,7 +7,7 @@
 --   codelens     request textDocument/codeLens, resolve lenses without a command, record them,
 --                and run the first lens's command (client-side commands of lsp/alisio_ls.lua)
 --   explain      run :AlisioExplain and record the lines it shows
---   chat         run `:AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
+--   chat         run `:<ALISIO_TEST_RANGE>AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
 --                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
 --   report       run :AlisioReport (the chat's session) and record the lines it shows
 --   attach       append an unsaved line (ALISIO_TEST_UNSAVED) to the buffer, run :AlisioAttach
@@ -146,7 +146,7 @@ local ok, err = pcall(function()
         on_choice(nil, nil)
       end
       vim.api.nvim_set_current_buf(bufnr)
-      vim.cmd('AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
+      vim.cmd((os.getenv('ALISIO_TEST_RANGE') or '') .. 'AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
       local done = vim.wait(timeout, function()
         return alisio.last_result ~= nil or alisio.last_error ~= nil
       end, 20)
