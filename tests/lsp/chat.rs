@@ -328,3 +328,46 @@ fn an_attachment_outside_its_file_is_a_located_invalid_params_error() {
         "attachments[0]: lines 6-6 are outside a.md (1 lines)"
     );
 }
+
+#[test]
+fn a_pending_approval_does_not_block_the_server() {
+    let ws = Ws::new();
+    let s = script(
+        &ws,
+        &[
+            call(
+                "w1",
+                "write_file",
+                json!({"path": "a.txt", "content": "x", "expectedHash": null}),
+            ),
+            json!({"text": "Done."}),
+        ],
+    );
+    let mut cmd = ws.cmd();
+    cmd.arg("serve");
+    // An editor that never answers alisio/approve.
+    let mut lsp = Lsp::spawn_silent(cmd);
+    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let id = lsp.send_request(
+        "alisio/runSession",
+        json!({"prompt": "write", "provider": {"kind": "script", "script": s}}),
+    );
+    lsp.wait_notification("alisio/sessionEvent", |e| {
+        e["event"]["type"] == "approval_requested"
+    });
+    // While the question is open, the server answers other requests.
+    let list = lsp.request("alisio/listSessions", json!({})).unwrap();
+    assert_eq!(list[0]["title"], "write");
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    lsp.open(&f, "# Rules\n");
+    let explain = lsp
+        .request(
+            "alisio/contextExplain",
+            json!({"uri": crate::harness::uri(&f)}),
+        )
+        .unwrap();
+    assert_eq!(explain["files"][0]["path"], "AGENTS.md");
+    lsp.notify("$/cancelRequest", json!({"id": id}));
+    assert_eq!(lsp.response(id).unwrap_err()["code"], -32800);
+    assert!(!ws.root.join("a.txt").exists());
+}
