@@ -107,23 +107,20 @@ export class ChatPanel {
 
   /** Routes a session event to the chat that owns it. */
   static onEvent(sessionId: string, ev: SessionEvent): void {
-    for (const p of ChatPanel.panels) {
-      if (p.model.owns(ev, sessionId)) {
-        p.model.apply(ev);
-        p.render(true);
-        return;
-      }
+    // Two chats may show the same session (one resumed it): the one running it gets the events.
+    const owners = [...ChatPanel.panels].filter((p) => p.model.owns(ev, sessionId));
+    const p = owners.find((o) => o.model.running) ?? owners[0];
+    if (p) {
+      p.model.apply(ev);
+      p.render(true);
     }
   }
 
   /** The `alisio/approve` request: asked in the owning chat; undefined when no chat owns it. */
   static ask(params: ApproveParams, token: vscode.CancellationToken): Promise<Decision> | undefined {
-    for (const p of ChatPanel.panels) {
-      if (p.model.sessionId === params.sessionId || (!p.model.sessionId && p.model.running)) {
-        return p.ask(params, token);
-      }
-    }
-    return undefined;
+    const owners = [...ChatPanel.panels].filter((p) => p.model.sessionId === params.sessionId || (!p.model.sessionId && p.model.running));
+    const p = owners.find((o) => o.model.running) ?? owners[0];
+    return p?.ask(params, token);
   }
 
   /** An approval answered elsewhere (the diff editor): the chat shows the decision. */
