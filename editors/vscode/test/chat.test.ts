@@ -101,3 +101,8 @@ test('the Context Report view shows the usage ledger when the report carries one
       '</tbody></table><p>20 results not attributable</p></div>',
   );
 });
+
+test('an empty usage ledger is one line, not an empty table', async () => {
+  const { renderUsageHtml } = await import('../src/views/render');
+  assert.equal(renderUsageHtml({ perTool: {}, notAttributable: 1 }), '<div class="usage"><p>Usage ledger: no attributable tool results yet; 1 not attributable.</p></div>');
+});

@@ -38,21 +38,27 @@ pub fn origin(text: &str) -> Option<String> {
     Some(rest[..end].replace("&quot;", "\"").replace("&amp;", "&"))
 }
 
-/// The attachment parts of a user message (`(path, text)`, in order), and the other parts.
+/// The attachment parts of a user message (`(path, text)`, in order) and the text of the other
+/// text parts; `None` (and no allocation) when it has no attachment, the common case.
 #[must_use]
-pub fn split(parts: &[Part]) -> (Vec<(String, &str)>, Vec<Part>) {
+pub fn split(parts: &[Part]) -> Option<(Vec<(String, &str)>, Vec<&str>)> {
+    let is_text = |p: &&Part| p.kind == PartKind::Text;
+    if !parts
+        .iter()
+        .filter(is_text)
+        .any(|p| p.text.starts_with(OPEN))
+    {
+        return None;
+    }
     let mut attached = Vec::new();
     let mut rest = Vec::new();
-    for p in parts {
-        match (p.kind == PartKind::Text)
-            .then(|| origin(&p.text))
-            .flatten()
-        {
+    for p in parts.iter().filter(is_text) {
+        match origin(&p.text) {
             Some(path) => attached.push((path, p.text.as_str())),
-            None => rest.push(p.clone()),
+            None => rest.push(p.text.as_str()),
         }
     }
-    (attached, rest)
+    Some((attached, rest))
 }
 
 #[cfg(test)]
@@ -75,8 +81,9 @@ mod tests {
         assert_eq!(origin("<attachment path=\"x\">no end"), None);
         assert_eq!(origin("plain text"), None);
         let parts = vec![Part::text(whole.clone()), Part::text("Explain it.")];
-        let (a, rest) = split(&parts);
+        let (a, rest) = split(&parts).unwrap();
         assert_eq!(a, vec![("README.md".to_string(), whole.as_str())]);
-        assert_eq!(rest, vec![Part::text("Explain it.")]);
+        assert_eq!(rest, vec!["Explain it."]);
+        assert_eq!(split(&[Part::text("plain")]), None);
     }
 }

@@ -330,14 +330,14 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
                 };
                 let origin = origin.clone().unwrap_or_else(|| o.to_owned());
                 // Editor attachments are segments of their own (attachment.rs).
-                let (attached, rest) = attachment::split(parts);
-                let t = if attached.is_empty() || k != "user" {
-                    t
-                } else {
-                    for (path, text) in attached {
-                        segs.push(base("attachment", path, tokens(text), c, r));
+                let t = match attachment::split(parts).filter(|_| k == "user") {
+                    None => t,
+                    Some((attached, rest)) => {
+                        for (path, text) in attached {
+                            segs.push(base("attachment", path, tokens(text), c, r));
+                        }
+                        tokens_of(rest)
                     }
-                    text_of(&rest, false)
                 };
                 segs.push(base(k, origin, t, c, r));
             }

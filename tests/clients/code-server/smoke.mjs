@@ -278,6 +278,10 @@ if (process.env.SMOKE_PHASE === 'chat') {
   // A new chat lists the session; opening it shows its transcript, and a prompt continues it
   // (the script expects the earlier turns in the request).
   step = 'real-resume';
+  // As a user coming back later: the chat is closed, a new one lists the session.
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  await runCommand('View: Close Editor');
+  await until('the old chat to close', async () => (await page.locator('.tab', { hasText: 'Alisio Agent' }).count()) === 0, 15000);
   await runCommand('Alisio: Start Agent Session');
   const fresh = await frameWith(`.sessions a[data-open="${sid}"]`, 'the session list of a new chat');
   const listed = norm(await fresh.locator(`.sessions li`).first().textContent());

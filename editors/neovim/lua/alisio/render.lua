@@ -191,6 +191,9 @@ function M.render_usage(u)
   end
   local tools = vim.tbl_keys(u.perTool)
   table.sort(tools)
+  if #tools == 0 then
+    return { '', string.format('usage ledger: no attributable tool results yet; %s not attributable', str(u.notAttributable)) }
+  end
   local rows = { { 'tool', 'seen', 'used', 'reread', 'unused' } }
   for _, t in ipairs(tools) do
     local c = u.perTool[t]

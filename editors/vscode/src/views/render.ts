@@ -57,6 +57,7 @@ export interface UsageLedger {
 /** The usage ledger as a table: per tool, results seen, used, re-read, and unused (the rest). */
 export function renderUsageHtml(u: UsageLedger | null | undefined): string {
   if (!u || typeof u !== 'object' || !u.perTool) return '';
+  if (Object.keys(u.perTool).length === 0) return `<div class="usage"><p>Usage ledger: no attributable tool results yet; ${u.notAttributable ?? 0} not attributable.</p></div>`;
   const rows = Object.entries(u.perTool)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([tool, c]) => {
