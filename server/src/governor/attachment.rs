@@ -38,10 +38,13 @@ pub fn origin(text: &str) -> Option<String> {
     Some(rest[..end].replace("&quot;", "\"").replace("&amp;", "&"))
 }
 
+/// A user message split: its attachments (`(path, block)`) and the text of its other parts.
+pub type Split<'a> = (Vec<(String, &'a str)>, Vec<&'a str>);
+
 /// The attachment parts of a user message (`(path, text)`, in order) and the text of the other
 /// text parts; `None` (and no allocation) when it has no attachment, the common case.
 #[must_use]
-pub fn split(parts: &[Part]) -> Option<(Vec<(String, &str)>, Vec<&str>)> {
+pub fn split(parts: &[Part]) -> Option<Split<'_>> {
     let is_text = |p: &&Part| p.kind == PartKind::Text;
     if !parts
         .iter()

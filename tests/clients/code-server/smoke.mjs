@@ -298,6 +298,9 @@ if (process.env.SMOKE_PHASE === 'chat') {
   await until('the end of the resumed run', async () => !(await fresh.locator('#send').isDisabled()), 60000);
   const resumedSid = norm(await fresh.locator('.session code').first().textContent());
   if (resumedSid !== sid) await fail(`the resumed chat is session ${resumedSid}, not ${sid}`);
+  // The run's report opened over the chat: bring the chat to the front for the picture.
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  await page.waitForTimeout(500);
   await shot('real-chat-resumed');
   console.log(`session ${sid} listed (${JSON.stringify(listed)}), opened with its transcript and continued`);
   console.log(`real server: session ${sid}, a.txt written after allow-once, answer streamed; run report tokensBefore ${runBefore} ` +
