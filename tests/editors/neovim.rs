@@ -225,6 +225,20 @@ fn neovim_shows_config_invalid_on_max_bytes_1023_when_trusted_via_init_options()
     );
 }
 
+#[test]
+fn neovim_attaches_to_no_json_file_but_the_alisio_configuration() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("package.json", "{\"name\": \"x\"}\n");
+    let mut probe = Probe::new(&nvim, &ws, true);
+    // Not attaching is the expected outcome: a short wait is enough, a slow machine can only
+    // make the assertion pass later, never fail.
+    probe.env.push(("ALISIO_TEST_TIMEOUT_MS", "3000".into()));
+    let r = probe.run(&f, "", None);
+    assert_eq!(r["filetype"], json!("json"));
+    assert_eq!(r["attached"], json!(false), "{r:#}");
+}
+
 /// Server features seen through Neovim: skill diagnostics, code lenses, `alisio/contextExplain`.
 #[test]
 fn neovim_skill_name_format_diagnostic() {
@@ -338,10 +352,12 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
     ];
     let r = probe.run(&f, "chat,report", None);
     no_errors(&r);
+    let asked = &r["approval_prompts"];
+    assert_eq!(asked.as_array().map(Vec::len), Some(1), "{asked:#}");
     assert_eq!(
-        r["approval_prompts"],
-        json!([{"prompt": "alisio: Write a.txt (5 bytes) [write]", "kind": "alisio.approve",
-                "items": ["Allow once", "Allow for this session", "Deny"]}])
+        json!({"prompt": asked[0]["prompt"], "kind": asked[0]["kind"], "items": asked[0]["items"], "tabs": asked[0]["tabs"]}),
+        json!({"prompt": "alisio: Write a.txt (5 bytes) [write]", "kind": "alisio.approve",
+                "items": ["Allow once", "Allow for this session", "Deny"], "tabs": 1})
     );
     // The server received exactly the chosen decision as the reply to its alisio/approve.
     let sent: Vec<Value> = std::fs::read_to_string(&log)
@@ -409,7 +425,13 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
             "",
             "#  kind         origin    tokens  criticality  reason         elided",
             "0  system       system    812     pinned       system_prompt  -",
-            "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)"
+            "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)",
+            // governor.md §6.5's example carries a usage ledger: the view shows it
+            "",
+            "tool results used by the model (usage ledger)",
+            "tool       seen  used  reread  unused",
+            "read_file  12    7     2       3",
+            "20 results not attributable"
         ])
     );
 }
@@ -581,10 +603,23 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
         std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
         "hello"
     );
+    let asked = &r["approval_prompts"][0];
     assert_eq!(
-        r["approval_prompts"][0]["prompt"],
+        asked["prompt"],
         json!("alisio: Write a.txt (5 bytes) [write]")
     );
+    // While asked, a tab of its own shows the diff split: the current text (none: a new file)
+    // and exactly what the call writes, both read-only, both in diff mode.
+    assert_eq!(asked["tabs"], json!(2));
+    assert_eq!(
+        asked["windows"],
+        json!([
+            {"name": "alisio://preview/w1/current/a.txt", "diff": true, "lines": [""], "modifiable": false},
+            {"name": "alisio://preview/w1/proposed/a.txt", "diff": true, "lines": ["hello"], "modifiable": false}
+        ])
+    );
+    // Answered: the diff tab is gone.
+    assert_eq!(r["tabs_after_chat"], json!(1));
     let chat: Vec<String> = r["chat_lines"]
         .as_array()
         .unwrap()
@@ -613,5 +648,181 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
         head.starts_with("session ") && head.contains(" · mode on · "),
         "{:#}",
         r["report_lines"]
+    );
+}
+
+/// The renderers are pure: they run in a bare headless Neovim without the server.
+#[test]
+fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let out = ws.tmp.path().join("render.json");
+    let mut cmd = Command::new(&nvim);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &ws.home)
+        .env("XDG_CONFIG_HOME", ws.tmp.path().join("cfg"))
+        .env("XDG_DATA_HOME", ws.tmp.path().join("data"))
+        .env("XDG_STATE_HOME", ws.tmp.path().join("state"))
+        .arg("--headless")
+        .arg("--clean")
+        .arg("-l")
+        .arg(repo_root().join("tests/clients/neovim/render.lua"))
+        .arg(repo_root().join("editors/neovim"))
+        .arg(&out);
+    let o = run_with_timeout(&mut cmd, Duration::from_secs(60));
+    let text = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("no output ({e}): {}\n{}", o.stdout, o.stderr));
+    let r: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        r["event_tool"],
+        json!(["→ read_file {\"path\":\"a.md\"}", true])
+    );
+    assert_eq!(r["event_text"], json!(["Hi", false]));
+    assert_eq!(
+        r["event_child"],
+        json!(["  [sub-agent] ✗ failed: boom (provider)", true])
+    );
+    assert_eq!(r["skills_empty"], json!(["No skills discovered."]));
+    assert_eq!(
+        r["prompt_write"],
+        json!("alisio: Write a.txt (5 bytes) [write]")
+    );
+    assert_eq!(
+        r["prompt_process"],
+        json!("alisio: Run echo a b [process] — $ echo 'a b' 'it'\\''s' (in sub)")
+    );
+    assert_eq!(
+        r["prompt_big"],
+        json!("alisio: Write big.txt (6 bytes) [write] — big.txt: over 1 MiB, no preview")
+    );
+    assert_eq!(r["diffable"], json!([true, false, false]));
+    assert_eq!(r["lines"], json!([["a", "b"], [], ["x"]]));
+    assert_eq!(r["columns"], json!(["id         n", "long-name  1"]));
+    assert_eq!(
+        r["usage"],
+        json!([
+            "",
+            "tool results used by the model (usage ledger)",
+            "tool       seen  used  reread  unused",
+            "bash       1     1     0       0",
+            "read_file  12    7     2       3",
+            "20 results not attributable"
+        ])
+    );
+    assert_eq!(r["usage_null"], json!([]));
+    assert_eq!(
+        r["sessions"],
+        json!(["Fix it · 2026-12-01 20:00:01 · 4 messages"])
+    );
+}
+
+/// `:AlisioAttach` on a buffer with an unsaved line: the real server's provider request carries
+/// the attachment block with that line (the script's `expect` fails the run otherwise), the chat
+/// shows it, and `:AlisioSessions` reopens the session with its transcript.
+#[test]
+fn neovim_attach_sends_the_unsaved_buffer_and_sessions_reopens_the_transcript() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1}\n",
+            "{\"text\": \"Seen.\", \"expect\": {\"contains\": [\"<attachment path=\\\\\\\"notes.md\\\\\\\">\\\\n# Notes\\\\nnot saved yet\\\\n</attachment>\\\\n\\\\n\"]}}\n"
+        ),
+    );
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}})).unwrap(),
+    )
+    .unwrap();
+    let mut probe = Probe::new(&nvim, &ws, true);
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", "Summarize".into()),
+        ("ALISIO_TEST_UNSAVED", "not saved yet".into()),
+    ];
+    let r = probe.run(&f, "attach,chat,sessions", None);
+    no_errors(&r);
+    assert_eq!(
+        r["pending"],
+        json!([{"uri": format!("file://{}", f.display()), "label": "notes.md"}])
+    );
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let chat: Vec<&str> = r["chat_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let you = chat.iter().position(|l| *l == "## You").unwrap();
+    assert_eq!(&chat[you..you + 3], &["## You", "📎 notes.md", "Summarize"]);
+    assert!(chat.iter().any(|l| l.starts_with("Seen.")), "{chat:#?}");
+    // The file on disk is untouched: the attachment came from the buffer.
+    assert_eq!(std::fs::read_to_string(&f).unwrap(), "# Notes\n");
+    // :AlisioSessions lists it (title, time, messages) and reopens it.
+    let items = r["sessions_prompt"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    let item = items[0].as_str().unwrap();
+    assert!(
+        item.starts_with("Summarize · ") && item.ends_with(" · 2 messages"),
+        "{item}"
+    );
+    assert_eq!(r["opened_session"], r["chat_result"]["sessionId"]);
+    assert_eq!(
+        r["session_lines"],
+        json!([
+            "# alisio chat",
+            "",
+            "i: ask · <C-c>: cancel · gr: Context Report",
+            "",
+            "## You",
+            "📎 notes.md",
+            "Summarize",
+            "",
+            "## Agent",
+            "",
+            "Seen."
+        ])
+    );
+}
+
+/// `:2,3AlisioChat prompt`: those lines of the buffer go with the prompt (the script expects
+/// the block with `lines="2-3"`), and the chat names them.
+#[test]
+fn neovim_chat_with_a_range_attaches_those_lines() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\nline 2\nline 3\nline 4\n");
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1}\n",
+            "{\"text\": \"Seen.\", \"expect\": {\"contains\": [\"<attachment path=\\\\\\\"notes.md\\\\\\\" lines=\\\\\\\"2-3\\\\\\\">\\\\nline 2\\\\nline 3\\\\n</attachment>\"], \"notContains\": [\"line 4\"]}}\n"
+        ),
+    );
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}})).unwrap(),
+    )
+    .unwrap();
+    let mut probe = Probe::new(&nvim, &ws, true);
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", "Explain".into()),
+        ("ALISIO_TEST_RANGE", "2,3".into()),
+    ];
+    let r = probe.run(&f, "chat", None);
+    no_errors(&r);
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let chat: Vec<&str> = r["chat_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let you = chat.iter().position(|l| *l == "## You").unwrap();
+    assert_eq!(
+        &chat[you..you + 3],
+        &["## You", "📎 notes.md:2-3", "Explain"]
     );
 }

@@ -7,9 +7,12 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../cli/fake.rs"]
+mod fake;
 mod harness;
 mod hosts;
 
+mod chat;
 mod init;
 mod instructions;
 mod lifecycle;

@@ -64,10 +64,10 @@ return {
     end,
   },
   handlers = {
-    ['alisio/sessionEvent'] = function(err, params, ctx)
+    [require('alisio.ext').session_event] = function(err, params, ctx)
       return require('alisio').on_session_event(err, params, ctx)
     end,
-    ['alisio/approve'] = function(err, params, ctx)
+    [require('alisio.ext').approve] = function(err, params, ctx)
       return require('alisio').on_approve(err, params, ctx)
     end,
   },

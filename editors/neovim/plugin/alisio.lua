@@ -20,8 +20,21 @@ cmd('AlisioToggleSkill', function(o)
 end, { nargs = 1, desc = 'alisio: enable or disable a skill by id (alisio/setSkillEnabled)' })
 
 cmd('AlisioChat', function(o)
-  require('alisio').chat(o.args)
-end, { nargs = '*', desc = 'alisio: ask the agent in a chat buffer (alisio/runSession)' })
+  require('alisio').chat(o.args, o.range > 0 and { line1 = o.line1, line2 = o.line2 } or nil)
+end, { nargs = '*', range = true, desc = 'alisio: ask the agent in a chat buffer (alisio/runSession); a range attaches those lines' })
+
+cmd('AlisioAttach', function(o)
+  local buf = o.args ~= '' and vim.fn.bufnr(o.args) or 0
+  if buf == -1 then
+    vim.notify('alisio: no buffer ' .. o.args, vim.log.levels.WARN)
+    return
+  end
+  require('alisio').attach(buf, o.range > 0 and o.line1 or nil, o.range > 0 and o.line2 or nil)
+end, { nargs = '?', range = true, complete = 'buffer', desc = 'alisio: attach a buffer (or a range of it) to the next prompt' })
+
+cmd('AlisioSessions', function()
+  require('alisio').sessions()
+end, { desc = 'alisio: earlier sessions of the workspace; open one to continue it (alisio/listSessions)' })
 
 cmd('AlisioCancel', function()
   require('alisio').cancel()

@@ -9,6 +9,7 @@ import {
   Executable,
   LanguageClient,
   LanguageClientOptions,
+  RequestType,
   RevealOutputChannelOn,
   State,
 } from 'vscode-languageclient/node';
@@ -16,7 +17,8 @@ import { rewriteLensCommand } from './commands';
 import { Discovery, discoverServer } from './discovery';
 import { InitOptions } from './settings';
 import { ServerControl, SettingsSync } from './sync';
-import { ApproveParams, Decision, SessionEvent } from './views/chatModel';
+import * as ext from './lsp_ext';
+import { ApproveParams, Decision, SessionEvent } from './lsp_ext';
 
 /** Every file on disk: the server lints instruction files, SKILL.md and `.alisio/config.json`,
  * and gives any other file a hover on line 0 saying which instructions apply (and, with
@@ -144,11 +146,11 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
       else if (e.newState === State.Starting) this.setStatus('starting');
       else this.setStatus('stopped');
     });
-    client.onNotification('alisio/sessionEvent', (params: { sessionId: string; event: SessionEvent }) => {
+    client.onNotification(ext.sessionEvent, (params) => {
       if (params && params.event) this.events.fire(params);
     });
-    client.onRequest('alisio/approve', async (params: ApproveParams, token: CancellationToken) => {
-      const decision = this.approver ? await this.approver(params, token) : 'deny';
+    client.onRequest(ext.approve, async (params, token) => {
+      const decision: Decision = this.approver ? await this.approver(params, token) : 'deny';
       return { decision };
     });
     this.client = client;
@@ -188,7 +190,7 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
   }
 
   /** A request to the running server (started on demand). */
-  async request<R>(method: string, params: unknown, token?: CancellationToken): Promise<R> {
+  async request<P, R>(type: RequestType<P, R, void>, params: P, token?: CancellationToken): Promise<R> {
     if (!this.client?.isRunning()) {
       await this.start();
     }
@@ -196,7 +198,8 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
     if (!c?.isRunning()) {
       throw new Error('alisio-ls is not running (see the Alisio output)');
     }
-    return token ? c.sendRequest<R>(method, params, token) : c.sendRequest<R>(method, params);
+    const p = params as any;
+    return token ? c.sendRequest(type, p, token) : c.sendRequest(type, p);
   }
 
   dispose(): void {

@@ -10,9 +10,15 @@ export const Commands = {
   skillCatalog: 'alisio.skillCatalog',
   toggleSkill: 'alisio.toggleSkillEnabled',
   startSession: 'alisio.startSession',
+  resumeSession: 'alisio.resumeSession',
+  addFileToChat: 'alisio.addFileToChat',
+  addSelectionToChat: 'alisio.addSelectionToChat',
   contextReport: 'alisio.openContextReport',
   restart: 'alisio.restart',
   showOutput: 'alisio.showOutput',
+  approveOnce: 'alisio.approveOnce',
+  approveSession: 'alisio.approveSession',
+  deny: 'alisio.deny',
 } as const;
 
 /** Server command id → the extension command that shows its result. */

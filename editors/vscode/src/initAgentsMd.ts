@@ -2,6 +2,7 @@
 // (`alisio/initAgentsMd`), shows it as a diff against the file on disk, and writes it only when
 // the user accepts; the server writes atomically and only the bytes that were shown (sha256).
 import * as vscode from 'vscode';
+import * as ext from './lsp_ext';
 
 export const INIT_COMMAND = 'alisio.initAgentsMd';
 const SCHEME = 'alisio-init';
@@ -45,7 +46,7 @@ export function registerInitAgentsMd(context: vscode.ExtensionContext, client: R
       const at = folder?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
       if (!at) return void vscode.window.showInformationMessage('Alisio: open a folder to create its AGENTS.md.');
       try {
-        const p = await client.request<InitProposal>('alisio/initAgentsMd', { uri: at.toString() });
+        const p = await client.request<InitProposal>(ext.initAgentsMd.method, { uri: at.toString() });
         if (!p.changed) return void vscode.window.showInformationMessage(confirmMessage(p));
         const target = vscode.Uri.parse(p.uri);
         const proposed = vscode.Uri.from({ scheme: SCHEME, path: `${target.path}`, query: p.sha256 });
@@ -57,7 +58,7 @@ export function registerInitAgentsMd(context: vscode.ExtensionContext, client: R
         await vscode.commands.executeCommand('vscode.diff', p.exists ? target : current, proposed, `AGENTS.md ↔ proposed by alisio-ls init`, { preview: true });
         const pick = await vscode.window.showInformationMessage(confirmMessage(p), { modal: true }, 'Write');
         if (pick !== 'Write') return;
-        const w = await client.request<InitProposal>('alisio/initAgentsMd', { uri: at.toString(), write: true, sha256: p.sha256 });
+        const w = await client.request<InitProposal>(ext.initAgentsMd.method, { uri: at.toString(), write: true, sha256: p.sha256 });
         if (w.written) {
           await vscode.window.showTextDocument(target, { preview: false });
           void vscode.window.showInformationMessage(`Alisio: AGENTS.md ${p.exists ? 'updated' : 'created'}.`);

@@ -143,7 +143,7 @@ test('the chat model streams text, tracks tools and approvals, and ends the run'
   assert.ok(html.includes('<span class="decision">allow-once</span>'));
   assert.ok(html.includes('<span class="mark">✓</span> <b>write_file</b>'));
   assert.ok(html.includes('data-report="s1">Context Report</a>'));
-  assert.ok(html.includes('context: 100 → 90 tokens (10 saved, 1 elided)'));
+  assert.ok(html.includes('Next request: <b>90</b> tokens · saved 10% (10 of 100, 1 elided)</div>'), html);
   assert.equal(m.owns(ev(11, 'text_delta', {}, { sessionId: 's2' })), false);
   assert.equal(m.owns(ev(12, 'text_delta', {}, { sessionId: 's9', parentSessionId: 's1' })), true, 'sub-agent events belong to the parent chat');
 });

@@ -6,6 +6,7 @@
 //! spec asks for (the "newly elided" set and the usage ledger). `readers` turns foreign
 //! transcripts into the same [`model::Message`] list; `shell` classifies their shell commands.
 
+pub mod attachment;
 pub mod classify;
 pub mod events;
 pub mod invariants;
@@ -330,6 +331,16 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
                     }
                 };
                 let origin = origin.clone().unwrap_or_else(|| o.to_owned());
+                // Editor attachments are segments of their own (attachment.rs).
+                let t = match attachment::split(parts).filter(|_| k == "user") {
+                    None => t,
+                    Some((attached, rest)) => {
+                        for (path, text) in attached {
+                            segs.push(base("attachment", path, tokens(text), c, r));
+                        }
+                        tokens_of(rest)
+                    }
+                };
                 segs.push(base(k, origin, t, c, r));
             }
             Message::Assistant { parts, calls } => {

@@ -14,7 +14,7 @@ use crate::session::util::sha256_hex;
 use crate::workspace::DiskFs;
 
 /// Parameters of `alisio/initAgentsMd`.
-#[derive(Debug, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitParams {
     /// A file or folder of the workspace whose root AGENTS.md is meant.

@@ -2,8 +2,10 @@
 //! adapts the core modules and never holds a rule of its own (see ARCHITECTURE.md).
 
 mod analysis;
+mod attachments;
 mod diagnostics;
 mod documents;
+pub mod ext;
 mod features;
 mod host_fixes;
 mod init;
@@ -32,7 +34,13 @@ pub mod fuzzing {
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
+use tower_lsp_server::ls_types::request::Request as _;
 use tower_lsp_server::{LspService, Server};
+
+use ext::{
+    ContextExplain, ContextReport, InitAgentsMd, ListSessions, RunSession, SessionTranscript,
+    SetSkillEnabled, SkillCatalog,
+};
 
 /// How `serve` was started.
 #[derive(Clone, Debug, Default)]
@@ -66,13 +74,17 @@ pub fn serve(opts: ServeOptions) -> u8 {
             sessions = Some(backend.sessions());
             backend
         })
-        .custom_method("alisio/contextExplain", server::Backend::context_explain)
-        .custom_method("alisio/skillCatalog", server::Backend::skill_catalog)
-        .custom_method("alisio/setSkillEnabled", server::Backend::set_skill_enabled)
-        .custom_method("alisio/runSession", server::Backend::run_session)
-        .custom_method("alisio/contextReport", server::Backend::context_report)
-        .custom_method("alisio/listSessions", server::Backend::list_sessions)
-        .custom_method("alisio/initAgentsMd", server::Backend::init_agents_md)
+        .custom_method(ContextExplain::METHOD, server::Backend::context_explain)
+        .custom_method(SkillCatalog::METHOD, server::Backend::skill_catalog)
+        .custom_method(SetSkillEnabled::METHOD, server::Backend::set_skill_enabled)
+        .custom_method(RunSession::METHOD, server::Backend::run_session)
+        .custom_method(ContextReport::METHOD, server::Backend::context_report)
+        .custom_method(ListSessions::METHOD, server::Backend::list_sessions)
+        .custom_method(
+            SessionTranscript::METHOD,
+            server::Backend::session_transcript,
+        )
+        .custom_method(InitAgentsMd::METHOD, server::Backend::init_agents_md)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

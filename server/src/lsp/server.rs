@@ -16,6 +16,10 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use super::ServeOptions;
 use super::documents::Document;
+use super::ext::{
+    ContextExplainParams, RunSessionParams, SessionIdParams, SessionSummary, SetSkillEnabledParams,
+    SkillCatalogParams,
+};
 use super::features;
 use super::jobs::{Job, lock};
 use super::state::Snapshot;
@@ -63,7 +67,10 @@ impl Backend {
     }
 
     /// `alisio/runSession` (sessions.md §2.11).
-    pub async fn run_session(&self, params: super::sessions::RunSessionParams) -> Result<Value> {
+    pub async fn run_session(
+        &self,
+        params: RunSessionParams,
+    ) -> Result<super::ext::RunSessionResult> {
         let snap = lock(&self.state).snapshot();
         super::sessions::run(self.client.clone(), self.sessions.clone(), snap, params).await
     }
@@ -77,8 +84,16 @@ impl Backend {
     }
 
     /// `alisio/listSessions {}`.
-    pub async fn list_sessions(&self, _params: Option<Value>) -> Result<Value> {
+    pub async fn list_sessions(&self, _params: Option<Value>) -> Result<Vec<SessionSummary>> {
         blocking(&self.state, super::sessions::list).await?
+    }
+
+    /// `alisio/sessionTranscript {sessionId}`: the `sessions show --json` object.
+    pub async fn session_transcript(&self, params: SessionIdParams) -> Result<Value> {
+        blocking(&self.state, move |snap| {
+            super::sessions::transcript(snap, &params.session_id)
+        })
+        .await?
     }
 
     /// `window/workDoneProgress/cancel`: tower-lsp-server does not route it, so it is registered
@@ -216,41 +231,12 @@ fn file_path(uri: &Uri) -> Result<PathBuf> {
     path_of(uri).ok_or_else(|| invalid_params(format!("not a file URI: {}", uri.as_str())))
 }
 
-/// Parameters of `alisio/skillCatalog`.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct SkillCatalogParams {
-    #[serde(default)]
-    pub uri: Option<Uri>,
-}
-
-/// Parameters of `alisio/contextReport`.
-#[derive(Debug, serde::Deserialize)]
-pub struct SessionIdParams {
-    #[serde(rename = "sessionId")]
-    pub session_id: String,
-}
-
-/// Parameters of `alisio/setSkillEnabled`.
-#[derive(Debug, serde::Deserialize)]
-pub struct SetSkillEnabledParams {
-    pub id: String,
-    pub enabled: bool,
-}
-
 fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
     tower_lsp_server::jsonrpc::Error {
         code: tower_lsp_server::jsonrpc::ErrorCode::ServerError(-32803),
         message: msg.into(),
         data: None,
     }
-}
-
-/// Parameters of `alisio/contextExplain`.
-#[derive(Debug, serde::Deserialize)]
-pub struct ContextExplainParams {
-    pub uri: Uri,
-    #[serde(default)]
-    pub host: Option<crate::config::Host>,
 }
 
 impl Backend {

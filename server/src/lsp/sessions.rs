@@ -10,12 +10,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
-use tower_lsp_server::ls_types::{NumberOrString, notification::Notification, request::Request};
+use tower_lsp_server::ls_types::NumberOrString;
 
 use super::analysis;
+use super::ext::{
+    Approve, ApproveParams, Decision, RunSessionParams, RunSessionResult, RunStatusName,
+    SessionEvent, SessionEventParams, SessionSummary,
+};
 use super::state::Snapshot;
 use crate::config::GovernorMode;
 use crate::session::approvals::{ApprovalRequest, Approver, Grants, Reply};
@@ -27,19 +31,6 @@ use crate::session::{RunOptions, SessionConfig, read};
 
 /// At most this many sessions run at once in one server (sessions.md §1.6).
 pub const MAX_RUNNING: usize = 4;
-
-pub enum AlisioApprove {}
-impl Request for AlisioApprove {
-    type Params = Value;
-    type Result = Value;
-    const METHOD: &'static str = "alisio/approve";
-}
-
-pub enum SessionEvent {}
-impl Notification for SessionEvent {
-    type Params = Value;
-    const METHOD: &'static str = "alisio/sessionEvent";
-}
 
 /// Server-wide session state.
 #[derive(Default)]
@@ -163,29 +154,6 @@ fn token_key(t: &NumberOrString) -> String {
     }
 }
 
-/// Parameters of `alisio/runSession`.
-#[derive(Debug, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunSessionParams {
-    pub prompt: String,
-    #[serde(default)]
-    pub session_id: Option<String>,
-    #[serde(default)]
-    pub governor: Option<String>,
-    #[serde(default)]
-    pub provider: Option<Map<String, Value>>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub read_only: Option<bool>,
-    #[serde(default)]
-    pub goal: Option<String>,
-    #[serde(default)]
-    pub max_turns: Option<u32>,
-    #[serde(default)]
-    pub work_done_token: Option<NumberOrString>,
-}
-
 fn error(code: i64, message: impl Into<String>) -> Error {
     Error {
         code: ErrorCode::ServerError(code),
@@ -239,6 +207,7 @@ fn options(
     o.goal = p.goal.clone();
     o.max_turns = p.max_turns;
     o.session_id = p.session_id.clone();
+    o.attachments = super::attachments::blocks(snap, &cfg.root, &p.attachments).map_err(invalid)?;
     o.headless = false;
     o.cancel_reason = "client".into();
     o.kill_tasks_at_end = false;
@@ -255,13 +224,20 @@ struct LspApprover {
 
 impl Approver for LspApprover {
     fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply {
-        let params = json!({"sessionId": req.session_id, "callId": req.call_id, "tool": req.tool,
-                            "effect": req.effect, "summary": req.summary, "paths": req.paths,
-                            "sandbox": req.sandbox});
+        let params = ApproveParams {
+            session_id: req.session_id.clone(),
+            call_id: req.call_id.clone(),
+            tool: req.tool.clone(),
+            effect: req.effect.clone(),
+            summary: req.summary.clone(),
+            paths: req.paths.clone(),
+            preview: req.preview.clone(),
+            sandbox: req.sandbox.clone(),
+        };
         let client = self.client.clone();
         let timeout = self.timeout;
         let reply = self.handle.block_on(async move {
-            let ask = client.send_request::<AlisioApprove>(params);
+            let ask = client.send_request::<Approve>(params);
             tokio::pin!(ask);
             let deadline = tokio::time::sleep(timeout);
             tokio::pin!(deadline);
@@ -290,11 +266,10 @@ impl Approver for LspApprover {
                 Reply::Cancelled
             }
             Some(Err(_)) => Reply::ClientError,
-            Some(Ok(v)) => match v.get("decision").and_then(Value::as_str) {
-                Some("allow-once") => Reply::AllowOnce,
-                Some("allow-session") => Reply::AllowSession,
-                Some("deny") => Reply::Deny,
-                _ => Reply::ClientError,
+            Some(Ok(v)) => match v.decision {
+                Decision::AllowOnce => Reply::AllowOnce,
+                Decision::AllowSession => Reply::AllowSession,
+                Decision::Deny => Reply::Deny,
             },
         }
     }
@@ -318,7 +293,7 @@ pub async fn run(
     sessions: Arc<Sessions>,
     snap: Snapshot,
     params: RunSessionParams,
-) -> Result<Value, Error> {
+) -> Result<RunSessionResult, Error> {
     let (opts, cfg) = options(&snap, &params)?;
     if sessions.running.fetch_add(1, Ordering::SeqCst) >= MAX_RUNNING {
         sessions.running.fetch_sub(1, Ordering::SeqCst);
@@ -401,7 +376,10 @@ pub async fn run(
                 }
             }
             client2
-                .send_notification::<SessionEvent>(json!({"sessionId": sid, "event": ev}))
+                .send_notification::<SessionEvent>(SessionEventParams {
+                    session_id: sid,
+                    event: ev.clone(),
+                })
                 .await;
             if is_root
                 && (ev["type"] == "run_completed"
@@ -456,9 +434,16 @@ pub async fn run(
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .entry(r.session_id.clone())
                 .or_insert(kept_grants);
-            Ok(json!({"sessionId": r.session_id, "status": match r.status {
-                RunStatus::Completed => "completed", RunStatus::Failed => "failed", RunStatus::Cancelled => "cancelled" },
-                "text": r.text, "report": r.report}))
+            Ok(RunSessionResult {
+                session_id: r.session_id,
+                status: match r.status {
+                    RunStatus::Completed => RunStatusName::Completed,
+                    RunStatus::Failed => RunStatusName::Failed,
+                    RunStatus::Cancelled => RunStatusName::Cancelled,
+                },
+                text: r.text,
+                report: r.report,
+            })
         }
     }
 }
@@ -472,13 +457,21 @@ fn store(snap: &Snapshot) -> Result<(Store, PathBuf), Error> {
 }
 
 /// `alisio/listSessions {}`.
-pub fn list(snap: &Snapshot) -> Result<Value, Error> {
+pub fn list(snap: &Snapshot) -> Result<Vec<SessionSummary>, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let cfg = analysis::folder_config(snap, &folder);
     let (store, _) = store(snap)?;
-    read::list(&store, &cfg.root.to_string_lossy(), false, false)
-        .map(Value::Array)
-        .map_err(|e| error(-32603, e))
+    let rows = read::list(&store, &cfg.root.to_string_lossy(), false, false)
+        .map_err(|e| error(-32603, e))?;
+    rows.into_iter()
+        .map(|v| serde_json::from_value(v).map_err(|e| error(-32603, e.to_string())))
+        .collect()
+}
+
+/// `alisio/sessionTranscript {sessionId}`: the export of `sessions show <id> --json`.
+pub fn transcript(snap: &Snapshot, id: &str) -> Result<Value, Error> {
+    let (store, _) = store(snap)?;
+    read::show(&store, id, false).map_err(invalid)
 }
 
 /// `alisio/contextReport {sessionId}` and `alisio.showContextReport [sessionId]`.

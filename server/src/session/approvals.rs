@@ -52,6 +52,8 @@ pub struct ApprovalRequest {
     pub paths: Vec<String>,
     /// `{mode, network}` of the sandbox a `process` call runs in (sessions.md §10.4), else null.
     pub sandbox: serde_json::Value,
+    /// What the call would do (`tools::preview`), shown before the user answers.
+    pub preview: Option<serde_json::Value>,
 }
 
 /// The client's answer, or why there is none.

@@ -328,6 +328,9 @@ impl ProviderConfig {
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     pub prompt: String,
+    /// Attachment blocks from the editor (`governor::attachment::block`), sent as text parts of
+    /// the user message before the prompt (sessions.md §4.6).
+    pub attachments: Vec<String>,
     /// Resume this session (full id or prefix of at least 8 chars).
     pub session_id: Option<String>,
     /// Canonical working directory (inside `root`).
@@ -362,6 +365,7 @@ impl RunOptions {
     pub fn new(prompt: &str, root: PathBuf, cwd: PathBuf, state_dir: PathBuf) -> Self {
         Self {
             prompt: prompt.to_string(),
+            attachments: Vec::new(),
             session_id: None,
             cwd,
             root,

@@ -127,8 +127,29 @@ if (process.env.SMOKE_PHASE === 'chat') {
   const question = norm(await chat.locator('.approval > div').first().textContent());
   if (question !== 'Approve write? Write a.txt (5 bytes)') await fail(`approval question ${JSON.stringify(question)}`);
   if (existsSync(join(WS, 'a.txt'))) await fail('a.txt exists before the approval');
-  await shot('real-chat-approval');
-  await once.click();
+  // The chat card shows the preview; a real diff editor opened before the write: the current
+  // side empty (a new file), the proposed side exactly what the call writes.
+  const previewLine = norm(await chat.locator('.approval .preview').first().textContent());
+  if (previewLine !== 'a.txt (new file, 0 → 1 lines) Show diff') await fail(`chat preview ${JSON.stringify(previewLine)}`);
+  step = 'real-diff';
+  const diff = page.locator('.monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: 30000 });
+  const diffTab = 'a.txt (new file) · write_file — approve?';
+  await until('the diff editor tab', async () => (await page.locator('.tab', { hasText: diffTab }).count()) > 0, 30000);
+  const proposed = await until('the proposed side of the diff', async () => {
+    // side by side or inline (a narrow column): the proposed line is on screen
+    const t = (await diff.locator('.view-lines').allTextContents().catch(() => [])).map(norm);
+    return t.includes('hello') ? 'hello' : null;
+  }, 30000);
+  const actions = page.locator('.editor-actions .action-item a[aria-label="Approve once"]');
+  await actions.first().waitFor({ state: 'visible', timeout: 30000 });
+  for (const label of ['Approve for session', 'Deny']) {
+    if ((await page.locator(`.editor-actions .action-item a[aria-label="${label}"]`).count()) < 1) await fail(`no ${label} action on the diff editor`);
+  }
+  await shot('real-chat-diff-approval');
+  console.log(`diff editor opened before the write: proposed side ${JSON.stringify(proposed)}, title ${JSON.stringify(diffTab)}`);
+  // Approve from the diff editor itself; the chat shows the decision.
+  await actions.first().click();
   step = 'real-write';
   await until('a.txt written in the workspace', () => existsSync(join(WS, 'a.txt')), 120000);
   const written = readFileSync(join(WS, 'a.txt'), 'utf8');
@@ -136,7 +157,7 @@ if (process.env.SMOKE_PHASE === 'chat') {
   step = 'real-answer';
   // The run is over when the session line appears and Send is enabled again.
   await until('the end of the run', async () => (await chat.locator('.session code').count()) > 0 && !(await chat.locator('#send').isDisabled()), 120000);
-  const answers = (await chat.locator('.msg.assistant .text').allTextContents()).map((t) => t.trim());
+  const answers = (await chat.locator('.msg.assistant .markdown').allTextContents()).map((t) => t.trim());
   if (JSON.stringify(answers) !== JSON.stringify(['I will write the file.', 'Wrote a.txt.'])) await fail(`assistant messages ${JSON.stringify(answers)}`);
   const decision = norm(await chat.locator('.approval .decision').first().textContent());
   if (decision !== 'allow-once') await fail(`decision shown ${JSON.stringify(decision)}`);
@@ -225,6 +246,72 @@ if (process.env.SMOKE_PHASE === 'chat') {
   if (JSON.stringify(bars) !== JSON.stringify(wantBars)) await fail(`chart bars ${JSON.stringify(bars)}, the CLI report gives ${JSON.stringify(wantBars)}`);
   await page.waitForTimeout(500);
   await shot('real-chat-and-report');
+  if ((await page.locator('.monaco-diff-editor').count()) !== 0) await fail('the diff editor is still open after the approval');
+  // openFile checks the first group's active tab: open files there.
+  await runCommand('View: Focus First Editor Group');
+  await openFile('a.txt');
+  await page.waitForTimeout(500);
+  await shot('real-chat-file-written');
+
+  // "Add Selection to Chat": line 3 of AGENTS.md, sent with the next prompt; the script
+  // expects the attachment block in the request, and answers with a code block.
+  step = 'real-attach';
+  await runCommand('View: Focus First Editor Group');
+  await openFile('AGENTS.md');
+  await page.keyboard.press('Control+G');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
+  await page.keyboard.type('3', { delay: 10 });
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Home');
+  await page.keyboard.press('Shift+End');
+  await runCommand('Alisio: Add Selection to Chat');
+  await until('the attachment chip in the chat', async () => norm(await chat.locator('#attachments .chip').first().textContent().catch(() => '')) === 'AGENTS.md:3-3 ×', 30000);
+  await shot('real-chat-attachment');
+  const useScript = (file) => writeFileSync(join(env('ALISIO_CONFIG_HOME'), 'config.json'), JSON.stringify({ provider: { kind: 'script', script: file }, context: { governor: 'on' } }));
+  useScript(env('SMOKE_SCRIPT2'));
+  await chat.fill('#prompt', 'What does it say?');
+  await chat.click('#send');
+  const code = await until('the answer with a code block', async () => {
+    const t = await chat.locator('.msg.assistant .codeblock code').first().textContent().catch(() => null);
+    return t === 'Always answer briefly.\n' ? t : null;
+  }, 120000);
+  const you = [norm(await chat.locator('.msg.user .chip').last().textContent()), norm(await chat.locator('.msg.user .text').last().textContent())];
+  if (JSON.stringify(you) !== JSON.stringify(['AGENTS.md:3-3', 'What does it say?'])) await fail(`the prompt shown as ${JSON.stringify(you)}`);
+  const codeButtons = (await chat.locator('.msg.assistant .codeblock .code-actions button').allTextContents()).map(norm);
+  if (JSON.stringify(codeButtons) !== JSON.stringify(['Copy', 'Insert at cursor'])) await fail(`code block buttons ${JSON.stringify(codeButtons)}`);
+  if (await chat.locator('.status.error').count()) await fail(`errors in the chat ${JSON.stringify(await chat.locator('.status.error').allTextContents())}`);
+  await chat.locator('.msg.assistant .codeblock').last().scrollIntoViewIfNeeded();
+  await shot('real-chat-codeblock');
+  console.log(`Add Selection to Chat reached the provider (script expectation) and the answer rendered a code block ${JSON.stringify(code)}`);
+
+  // A new chat lists the session; opening it shows its transcript, and a prompt continues it
+  // (the script expects the earlier turns in the request).
+  step = 'real-resume';
+  // As a user coming back later: the chat is closed, a new one lists the session.
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  await runCommand('View: Close Editor');
+  await until('the old chat to close', async () => (await page.locator('.tab', { hasText: 'Alisio Agent' }).count()) === 0, 15000);
+  await runCommand('Alisio: Start Agent Session');
+  const fresh = await frameWith(`.sessions a[data-open="${sid}"]`, 'the session list of a new chat');
+  const listed = norm(await fresh.locator(`.sessions li`).first().textContent());
+  if (!listed.startsWith('Write a.txt ') || !listed.endsWith(' · 6 messages')) await fail(`session listed as ${JSON.stringify(listed)}`);
+  await shot('real-chat-session-list');
+  await fresh.locator(`.sessions a[data-open="${sid}"]`).click();
+  await until('the transcript in the new chat', async () => (await fresh.locator('.msg.user').count()) === 2, 30000);
+  const earlier = (await fresh.locator('.msg.user .text').allTextContents()).map(norm);
+  if (JSON.stringify(earlier) !== JSON.stringify(['Write a.txt', 'What does it say?'])) await fail(`transcript prompts ${JSON.stringify(earlier)}`);
+  useScript(env('SMOKE_SCRIPT3'));
+  await fresh.fill('#prompt', 'And now?');
+  await fresh.click('#send');
+  await until('the resumed answer', async () => (await fresh.locator('.msg.assistant .markdown').allTextContents()).map(norm).includes('Resumed: the same session.'), 120000);
+  await until('the end of the resumed run', async () => !(await fresh.locator('#send').isDisabled()), 60000);
+  const resumedSid = norm(await fresh.locator('.session code').first().textContent());
+  if (resumedSid !== sid) await fail(`the resumed chat is session ${resumedSid}, not ${sid}`);
+  // The run's report opened over the chat: bring the chat to the front for the picture.
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  await page.waitForTimeout(500);
+  await shot('real-chat-resumed');
+  console.log(`session ${sid} listed (${JSON.stringify(listed)}), opened with its transcript and continued`);
   console.log(`real server: session ${sid}, a.txt written after allow-once, answer streamed; run report tokensBefore ${runBefore} ` +
     `(tools ${runTools[3]}) = alisio/contextReport = CLI report with write and process allowed: ${segs.length} segments, before ${t.tokensBefore}, ` +
     `saved ${t.tokensSaved}, after ${t.tokensAfter}; headless CLI report tools ${cliTools[3]}, in ${Date.now() - started} ms`);

@@ -119,9 +119,11 @@ PY
 # Phase 1: the real server, bundled in the VSIX (discovery: the bundled binary).
 run_phase lsp
 # Phase 2: an agent session with the real bundled server and its offline `script` provider,
-# named in a user configuration of this phase only: one write_file call (approved in the chat),
-# one shell call that runs in the process sandbox without a prompt (`approvals.process:
-# sandboxed`), then an answer streamed in three chunks. Its own workspace has a valid project configuration,
+# named in a user configuration of this phase only: one write_file call (approved in the diff
+# editor), one shell call that runs in the process sandbox without a prompt (`approvals.process:
+# sandboxed`), then an answer streamed in three chunks; a second prompt with "Add Selection to
+# Chat" (the script expects the attachment block) answered with a code block; a third prompt
+# in a new chat that resumed the session from its list (the script expects the earlier turns). Its own workspace has a valid project configuration,
 # so that `alisio-ls sessions report --trust-project` (the expected report) reads exactly what
 # the trusted editor session read (the CLI refuses the invalid fixture configuration above).
 (
@@ -137,6 +139,17 @@ run_phase lsp
 {"toolCalls": [{"id": "s1", "name": "shell", "arguments": {"command": "echo sandboxed > s.txt; echo x > ../outside-s.txt"}}]}
 {"chunks": ["Wrote ", "a.txt", "."]}
 JSONL
+  # Each run starts at a script's first line: the second and third runs get scripts of their
+  # own (smoke.mjs points the user configuration at them before it sends those prompts).
+  cat >"$work/script2.jsonl" <<'JSONL'
+{"alisioScript": 1}
+{"expect": {"contains": ["<attachment path=\\\"AGENTS.md\\\" lines=\\\"3-3\\\">\\nAlways answer briefly.\\n</attachment>"]}, "text": "The selection says:\n\n```md\nAlways answer briefly.\n```\n"}
+JSONL
+  cat >"$work/script3.jsonl" <<'JSONL'
+{"alisioScript": 1}
+{"expect": {"contains": ["Write a.txt", "What does it say?", "And now?"]}, "text": "Resumed: the same session."}
+JSONL
+  export SMOKE_SCRIPT2=$work/script2.jsonl SMOKE_SCRIPT3=$work/script3.jsonl
   python3 -c 'import json, sys; print(json.dumps({"provider": {"kind": "script", "script": sys.argv[1]}, "context": {"governor": "on"}, "approvals": {"process": "sandboxed"}}))' \
     "$work/script.jsonl" >"$ALISIO_CONFIG_HOME/config.json"
   bundled=$(find "$work/ext" -type f -name alisio-ls -perm -u+x | head -1)

@@ -7,9 +7,11 @@
 --   codelens     request textDocument/codeLens, resolve lenses without a command, record them,
 --                and run the first lens's command (client-side commands of lsp/alisio_ls.lua)
 --   explain      run :AlisioExplain and record the lines it shows
---   chat         run `:AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
+--   chat         run `:<ALISIO_TEST_RANGE>AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
 --                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
 --   report       run :AlisioReport (the chat's session) and record the lines it shows
+--   attach       append an unsaved line (ALISIO_TEST_UNSAVED) to the buffer, run :AlisioAttach
+--   sessions     run :AlisioSessions, pick the first session, record the chat buffer
 --   skills       run :AlisioSkills and record the lines it shows
 --   settle       wait 1.5 s and record the diagnostics then (e.g. none while untrusted)
 --   trust        run :AlisioTrust (then a later `diagnostics` step sees the trusted results)
@@ -129,7 +131,13 @@ local ok, err = pcall(function()
       local answer = os.getenv('ALISIO_TEST_APPROVE') or 'Deny'
       result.approval_prompts = {}
       vim.ui.select = function(items, opts, on_choice)
-        table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items) })
+        -- what the user sees while asked: the windows of the current tab (a diff split)
+        local windows = {}
+        for _, w in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+          local b = vim.api.nvim_win_get_buf(w)
+          table.insert(windows, { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff, lines = vim.api.nvim_buf_get_lines(b, 0, -1, false), modifiable = vim.bo[b].modifiable })
+        end
+        table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items), windows = windows, tabs = #vim.api.nvim_list_tabpages() })
         for i, item in ipairs(items) do
           if opts.format_item(item) == answer then
             return on_choice(item, i)
@@ -138,7 +146,7 @@ local ok, err = pcall(function()
         on_choice(nil, nil)
       end
       vim.api.nvim_set_current_buf(bufnr)
-      vim.cmd('AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
+      vim.cmd((os.getenv('ALISIO_TEST_RANGE') or '') .. 'AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
       local done = vim.wait(timeout, function()
         return alisio.last_result ~= nil or alisio.last_error ~= nil
       end, 20)
@@ -146,9 +154,35 @@ local ok, err = pcall(function()
         table.insert(result.errors, ':AlisioChat got no result within ' .. timeout .. ' ms')
       end
       result.chat_result = alisio.last_result
+      result.tabs_after_chat = #vim.api.nvim_list_tabpages()
       for _, b in ipairs(vim.api.nvim_list_bufs()) do
         if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
           result.chat_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+        end
+      end
+    elseif step == 'attach' then
+      -- an unsaved edit, then :AlisioAttach: the attachment carries the buffer as shown
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.api.nvim_buf_set_lines(bufnr, -1, -1, false, { os.getenv('ALISIO_TEST_UNSAVED') or 'unsaved line' })
+      vim.cmd('AlisioAttach')
+      result.pending = vim.deepcopy(require('alisio.chat').pending)
+    elseif step == 'sessions' then
+      local alisio = require('alisio')
+      alisio.opened_session = nil
+      local select = vim.ui.select
+      vim.ui.select = function(items, opts, on_choice)
+        result.sessions_prompt = { prompt = opts.prompt, items = vim.tbl_map(opts.format_item, items) }
+        on_choice(items[1], 1)
+      end
+      vim.cmd('AlisioSessions')
+      vim.wait(timeout, function()
+        return alisio.opened_session ~= nil or alisio.last_error ~= nil
+      end, 20)
+      vim.ui.select = select
+      result.opened_session = alisio.opened_session
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
+          result.session_lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
         end
       end
     elseif step == 'settle' then

@@ -41,7 +41,7 @@ function M.run(bufnr)
   local root = client.root_dir or vim.fn.getcwd()
   local uri = vim.uri_from_fname(root)
   local function req(params, cb)
-    client:request('alisio/initAgentsMd', params, function(err, result)
+    client:request(require('alisio.ext').init_agents_md, params, function(err, result)
       if err then
         M.last = { error = err.message }
         return notify('Create or update AGENTS.md: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)

@@ -2,7 +2,9 @@
 // answer the server's `alisio/approve` request, a cancel button ($/cancelRequest on the
 // `alisio/runSession` request) and a link to the session's Context Report.
 import * as vscode from 'vscode';
-import { ApproveParams, ChatModel, Decision, renderChatHtml, SessionEvent } from './chatModel';
+import type { Attachment, SessionSummary, Transcript } from '../lsp_ext';
+import { ApproveParams, ChatModel, Decision, PendingAttachment, renderChatHtml, SessionEvent } from './chatModel';
+import { escapeHtml } from './render';
 import { ContextReport } from './render';
 import { webviewHtml } from './webview';
 
@@ -14,8 +16,18 @@ export interface RunResult {
 }
 
 export interface ChatBackend {
-  runSession(params: { prompt: string; sessionId?: string }, token: vscode.CancellationToken): Promise<RunResult>;
+  runSession(params: { prompt: string; sessionId?: string; attachments?: Attachment[] }, token: vscode.CancellationToken): Promise<RunResult>;
+  listSessions?(): Promise<SessionSummary[]>;
+  transcript?(sessionId: string): Promise<Transcript>;
+  /** Workspace-relative paths matching an `@` query, for the prompt box. */
+  complete?(query: string): Promise<string[]>;
+  /** The URI of an `@path` written in a prompt, when it names a file of the workspace. */
+  mention?(path: string): Promise<string | undefined>;
+  copy?(text: string): void;
+  insert?(text: string): void;
   openReport(sessionId: string, report?: ContextReport): void;
+  /** Re-opens the diff editor of a pending approval's preview. */
+  showDiff?(callId: string): void;
 }
 
 export class ChatPanel {
@@ -26,13 +38,20 @@ export class ChatPanel {
   private cancel: vscode.CancellationTokenSource | undefined;
   private waiting = new Map<string, (d: Decision) => void>();
   private disposed = false;
+  /** Attachments for the next prompt ("Add file / selection to chat"). */
+  pending: PendingAttachment[] = [];
+  private static lastActive: ChatPanel | undefined;
 
   private constructor(private readonly panel: vscode.WebviewPanel, private readonly backend: ChatBackend) {
     panel.webview.html = webviewHtml(panel.webview, 'Alisio Agent', '', true);
     panel.webview.onDidReceiveMessage((m) => this.onMessage(m));
+    panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active) ChatPanel.lastActive = this;
+    });
     panel.onDidDispose(() => {
       this.disposed = true;
       ChatPanel.panels.delete(this);
+      if (ChatPanel.lastActive === this) ChatPanel.lastActive = undefined;
       this.cancel?.cancel();
       for (const resolve of this.waiting.values()) resolve('deny');
       this.waiting.clear();
@@ -47,28 +66,74 @@ export class ChatPanel {
     });
     const p = new ChatPanel(panel, backend);
     ChatPanel.panels.add(p);
+    ChatPanel.lastActive = p;
+    void p.showSessions();
     return p;
+  }
+
+  /** The chat the user worked in last, else a new one. */
+  static current(backend: ChatBackend): ChatPanel {
+    const p = ChatPanel.lastActive && !ChatPanel.lastActive.disposed ? ChatPanel.lastActive : ChatPanel.open(backend);
+    p.panel.reveal(undefined, false);
+    return p;
+  }
+
+  /** Adds an attachment for the next prompt (the same file and range only once). */
+  attach(a: PendingAttachment): void {
+    const key = (x: PendingAttachment) => `${x.uri}#${JSON.stringify(x.range ?? null)}`;
+    if (!this.pending.some((x) => key(x) === key(a))) this.pending.push(a);
+    this.renderAttachments();
+  }
+
+  /** Lists the workspace's earlier sessions in the chat. */
+  async showSessions(): Promise<void> {
+    if (!this.backend.listSessions) return;
+    try {
+      this.model.sessions = await this.backend.listSessions();
+    } catch {
+      this.model.sessions = [];
+    }
+    this.render(false);
+  }
+
+  /** Opens an earlier session: its transcript; the next prompt continues it. */
+  async openSession(sessionId: string): Promise<void> {
+    if (!this.backend.transcript || this.model.running) return;
+    const t = await this.backend.transcript(sessionId);
+    this.model.load(sessionId, t);
+    this.panel.title = `Alisio Agent · ${t.session?.title || sessionId}`;
+    this.render(true);
   }
 
   /** Routes a session event to the chat that owns it. */
   static onEvent(sessionId: string, ev: SessionEvent): void {
-    for (const p of ChatPanel.panels) {
-      if (p.model.owns(ev, sessionId)) {
-        p.model.apply(ev);
-        p.render(true);
-        return;
-      }
+    // Two chats may show the same session (one resumed it): the one running it gets the events.
+    const owners = [...ChatPanel.panels].filter((p) => p.model.owns(ev, sessionId));
+    const p = owners.find((o) => o.model.running) ?? owners[0];
+    if (p) {
+      p.model.apply(ev);
+      p.render(true);
     }
   }
 
   /** The `alisio/approve` request: asked in the owning chat; undefined when no chat owns it. */
   static ask(params: ApproveParams, token: vscode.CancellationToken): Promise<Decision> | undefined {
+    const owners = [...ChatPanel.panels].filter((p) => p.model.sessionId === params.sessionId || (!p.model.sessionId && p.model.running));
+    const p = owners.find((o) => o.model.running) ?? owners[0];
+    return p?.ask(params, token);
+  }
+
+  /** An approval answered elsewhere (the diff editor): the chat shows the decision. */
+  static settle(callId: string, decision: Decision): void {
     for (const p of ChatPanel.panels) {
-      if (p.model.sessionId === params.sessionId || (!p.model.sessionId && p.model.running)) {
-        return p.ask(params, token);
+      const resolve = p.waiting.get(callId);
+      if (resolve) {
+        p.waiting.delete(callId);
+        p.model.answer(callId, decision);
+        p.render(false);
+        resolve(decision);
       }
     }
-    return undefined;
   }
 
   private ask(params: ApproveParams, token: vscode.CancellationToken): Promise<Decision> {
@@ -95,9 +160,31 @@ export class ChatPanel {
       case 'ready':
         this.ready = true;
         this.render(true);
+        this.renderAttachments();
         break;
       case 'send':
         void this.send(String(m.prompt ?? ''));
+        break;
+      case 'retry':
+        if (this.model.last && !this.model.running) void this.send(this.model.last.prompt, this.model.last.attachments);
+        break;
+      case 'sessions':
+        void this.showSessions();
+        break;
+      case 'open':
+        if (typeof m.sessionId === 'string') void this.openSession(m.sessionId);
+        break;
+      case 'detach':
+        this.pending.splice(Number(m.index), 1);
+        this.renderAttachments();
+        break;
+      case 'code':
+        if (typeof m.text !== 'string') return;
+        if (m.action === 'copy') this.backend.copy?.(m.text);
+        else if (m.action === 'insert') this.backend.insert?.(m.text);
+        break;
+      case 'complete':
+        void this.complete(String(m.query ?? ''));
         break;
       case 'cancel':
         this.cancel?.cancel();
@@ -117,18 +204,41 @@ export class ChatPanel {
       case 'report':
         if (m.sessionId) this.backend.openReport(m.sessionId);
         break;
+      case 'diff':
+        if (typeof m.callId === 'string') this.backend.showDiff?.(m.callId);
+        break;
     }
   }
 
-  async send(prompt: string): Promise<void> {
+  private async complete(query: string): Promise<void> {
+    const items = (await this.backend.complete?.(query).catch(() => [])) ?? [];
+    void this.panel.webview.postMessage({ type: 'completions', query, items });
+  }
+
+  /** The attachments of a prompt: the pending ones, then every `@path` naming a workspace file. */
+  private async attachmentsFor(prompt: string, pending: PendingAttachment[]): Promise<PendingAttachment[]> {
+    const out = [...pending];
+    for (const m of prompt.matchAll(/(?:^|\s)@([^\s@]+)/g)) {
+      const uri = await this.backend.mention?.(m[1]);
+      if (uri && !out.some((a) => a.uri === uri && !a.range)) out.push({ uri, label: m[1] });
+    }
+    return out;
+  }
+
+  async send(prompt: string, again?: PendingAttachment[]): Promise<void> {
     if (!prompt.trim() || this.model.running) {
       return;
     }
-    this.model.addUser(prompt);
+    const attachments = again ?? (await this.attachmentsFor(prompt, this.pending));
+    if (!again) this.pending = [];
+    this.renderAttachments();
+    this.model.sessions = undefined;
+    this.model.addUser(prompt, attachments);
     this.render(true);
     this.cancel = new vscode.CancellationTokenSource();
     try {
-      const result = await this.backend.runSession({ prompt, sessionId: this.model.sessionId }, this.cancel.token);
+      const sent: Attachment[] = attachments.map((a) => (a.range ? { uri: a.uri, range: a.range } : { uri: a.uri }));
+      const result = await this.backend.runSession({ prompt, sessionId: this.model.sessionId, attachments: sent.length ? sent : undefined }, this.cancel.token);
       this.model.finish(result);
       if (result?.sessionId) {
         this.panel.title = `Alisio Agent · ${result.sessionId}`;
@@ -144,6 +254,14 @@ export class ChatPanel {
       this.cancel = undefined;
       this.render(true);
     }
+  }
+
+  private renderAttachments(): void {
+    if (!this.ready || this.disposed) return;
+    const html = this.pending
+      .map((a, i) => `<span class="chip">${escapeHtml(a.label)} <a href="#" data-detach="${i}" title="Remove">×</a></span>`)
+      .join(' ');
+    void this.panel.webview.postMessage({ type: 'attachments', html });
   }
 
   private render(scroll: boolean): void {

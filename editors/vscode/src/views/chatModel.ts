@@ -1,36 +1,21 @@
 // The agent chat's transcript as the user sees it, built from the session events of
 // sessions.md §8 (the envelopes `alisio/sessionEvent` carries) and the approval requests of
 // §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
+import type { ApprovalPreview, Attachment, SessionSummary, Transcript } from '../lsp_ext';
+import { renderMarkdown } from './markdown';
+import { renderPreviewHtml } from './preview';
 import { escapeHtml } from './render';
+import { transcriptItems } from './transcript';
 
-export interface SessionEvent {
-  schemaVersion?: number;
-  runId?: string;
-  sessionId?: string;
-  seq?: number;
-  type: string;
-  timestamp?: string;
-  data?: Record<string, any>;
-  eventId?: string;
-  parentSessionId?: string;
-}
+import type { ApproveParams, Decision, SessionEvent } from '../lsp_ext';
 
-export interface ApproveParams {
-  sessionId: string;
-  callId: string;
-  tool: string;
-  effect: string;
-  summary: string;
-  paths?: string[];
-}
-
-export type Decision = 'allow-once' | 'allow-session' | 'deny';
+export type { ApproveParams, Decision, SessionEvent };
 
 export type ChatItem =
-  | { kind: 'user'; text: string }
+  | { kind: 'user'; text: string; attachments?: string[] }
   | { kind: 'assistant'; text: string; turn?: number; child: boolean }
   | { kind: 'tool'; id: string; name: string; args: string; status: 'running' | 'ok' | 'error'; outcome?: string; durationMs?: number; preview?: string; child: boolean }
-  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; decision?: string; source?: string }
+  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; preview?: ApprovalPreview; decision?: string; source?: string }
   | { kind: 'status'; text: string; level: 'info' | 'error' };
 
 export function oneLine(s: unknown, max: number): string {
@@ -43,14 +28,26 @@ export class ChatModel {
   items: ChatItem[] = [];
   sessionId?: string;
   running = false;
-  /** The last governed totals seen (context_governed), for the header. */
-  governed?: { tokensBefore: number; tokensAfter: number; tokensSaved: number; elided: number };
   /** The process sandbox of the last run (sessions.md §10.4): run_started.sandbox, sandbox_unavailable. */
   sandbox?: { mode: string; network: boolean; unavailable?: string };
+  /** The last governed totals seen (context_governed), for the context meter. */
+  governed?: { tokensBefore: number; tokensAfter: number; tokensSaved: number; elided: number; cachedTokens?: number };
+  /** The last prompt sent, for Retry. */
+  last?: { prompt: string; attachments: PendingAttachment[] };
+  /** Earlier sessions of the workspace, shown while the chat is empty. */
+  sessions?: SessionSummary[];
 
-  addUser(prompt: string): void {
-    this.items.push({ kind: 'user', text: prompt });
+  addUser(prompt: string, attachments: PendingAttachment[] = []): void {
+    this.items.push({ kind: 'user', text: prompt, attachments: attachments.map((a) => a.label) });
+    this.last = { prompt, attachments };
     this.running = true;
+  }
+
+  /** Shows an earlier session; the next prompt continues it. */
+  load(sessionId: string, t: Transcript): void {
+    this.sessionId = sessionId;
+    this.items = transcriptItems(t);
+    this.sessions = undefined;
   }
 
   /** Whether an event belongs to this chat (its session or a sub-agent of it). */
@@ -113,7 +110,10 @@ export class ChatModel {
         this.items.push({ kind: 'status', text: `History compacted: ${d.before} → ${d.after} tokens`, level: 'info' });
         break;
       case 'context_governed':
-        this.governed = { tokensBefore: d.tokensBefore, tokensAfter: d.tokensAfter, tokensSaved: d.tokensSaved, elided: d.elided };
+        if (!child) {
+          const cached = typeof d.cachedTokens === 'number' ? d.cachedTokens : undefined;
+          this.governed = { tokensBefore: d.tokensBefore, tokensAfter: d.tokensAfter, tokensSaved: d.tokensSaved, elided: d.elided, cachedTokens: cached };
+        }
         break;
       case 'run_failed':
         this.items.push({ kind: 'status', text: `${child ? 'Sub-agent failed' : 'Failed'}: ${d.error ?? 'error'} (${d.code ?? '?'})`, level: 'error' });
@@ -143,8 +143,11 @@ export class ChatModel {
 
   /** Records an approval question (from the event or the alisio/approve request, whichever comes first). */
   request(p: ApproveParams): void {
-    if (!this.approval(p.callId)) {
-      this.items.push({ kind: 'approval', callId: p.callId, tool: p.tool, effect: p.effect, summary: p.summary, paths: p.paths ?? [] });
+    const known = this.approval(p.callId);
+    if (!known) {
+      this.items.push({ kind: 'approval', callId: p.callId, tool: p.tool, effect: p.effect, summary: p.summary, paths: p.paths ?? [], preview: p.preview });
+    } else if (p.preview && !known.preview) {
+      known.preview = p.preview; // the event came first; the request carries the preview
     }
   }
 
@@ -171,13 +174,47 @@ export class ChatModel {
   }
 }
 
+/** An attachment waiting for the next prompt: what is sent, and how the chat names it. */
+export interface PendingAttachment extends Attachment {
+  label: string;
+}
+
+function pct(part: number, whole: number): string {
+  return whole > 0 ? `${Math.round((part / whole) * 100)}%` : '0%';
+}
+
+/** The live context meter: what the next request costs, and what the governor saved. */
+export function renderMeter(g: ChatModel['governed']): string {
+  if (!g) return '';
+  const cached = g.cachedTokens !== undefined ? ` · cached ${pct(g.cachedTokens, g.tokensAfter)}` : '';
+  return `<div class="governed meter" title="From the last context_governed event">Next request: <b>${g.tokensAfter}</b> tokens · ` +
+    `saved ${pct(g.tokensSaved, g.tokensBefore)} (${g.tokensSaved} of ${g.tokensBefore}, ${g.elided} elided)${cached}</div>`;
+}
+
+function when(iso?: string): string {
+  if (!iso) return '';
+  return iso.replace('T', ' ').replace(/\.\d+Z?$|Z$/, '');
+}
+
+export function renderSessionsHtml(list: SessionSummary[] | undefined): string {
+  if (!list) return '';
+  if (!list.length) return '<div class="sessions status info">No earlier sessions in this workspace.</div>';
+  const rows = list.map((s) =>
+    `<li><a href="#" data-open="${escapeHtml(s.sessionId)}">${escapeHtml(s.title || s.sessionId)}</a> ` +
+    `<span class="meta">${escapeHtml(when(s.updatedAt))} · ${s.messages ?? 0} messages</span></li>`);
+  return `<div class="sessions"><div class="who">Earlier sessions</div><ul>${rows.join('')}</ul></div>`;
+}
+
 export function renderChatHtml(m: ChatModel): string {
   const parts = m.items.map((it) => {
     switch (it.kind) {
       case 'user':
-        return `<div class="msg user"><div class="who">You</div><div class="text">${escapeHtml(it.text)}</div></div>`;
+        {
+          const att = it.attachments?.length ? `<div class="attached">${it.attachments.map((a) => `<span class="chip">${escapeHtml(a)}</span>`).join(' ')}</div>` : '';
+          return `<div class="msg user"><div class="who">You</div>${att}<div class="text">${escapeHtml(it.text)}</div></div>`;
+        }
       case 'assistant':
-        return `<div class="msg assistant${it.child ? ' child' : ''}"><div class="who">${it.child ? 'Sub-agent' : 'Agent'}</div><div class="text">${escapeHtml(it.text)}</div></div>`;
+        return `<div class="msg assistant${it.child ? ' child' : ''}"><div class="who">${it.child ? 'Sub-agent' : 'Agent'}</div><div class="markdown">${renderMarkdown(it.text)}</div></div>`;
       case 'tool': {
         const mark = it.status === 'running' ? '…' : it.status === 'ok' ? '✓' : '✗';
         const tail = it.status === 'running' ? '' : ` ${escapeHtml(it.outcome ?? '')}${it.durationMs !== undefined ? ` · ${it.durationMs} ms` : ''}`;
@@ -191,20 +228,22 @@ export function renderChatHtml(m: ChatModel): string {
           : `<button data-approve="allow-once" data-call="${escapeHtml(it.callId)}">Allow once</button>` +
             `<button data-approve="allow-session" data-call="${escapeHtml(it.callId)}">Allow for this session</button>` +
             `<button data-approve="deny" data-call="${escapeHtml(it.callId)}" class="secondary">Deny</button>`;
-        return `<div class="approval" data-call="${escapeHtml(it.callId)}"><div><b>Approve ${escapeHtml(it.effect)}?</b> ${escapeHtml(it.summary)}</div>${paths}<div class="actions">${body}</div></div>`;
+        const preview = renderPreviewHtml(it.callId, it.preview);
+        return `<div class="approval" data-call="${escapeHtml(it.callId)}"><div><b>Approve ${escapeHtml(it.effect)}?</b> ${escapeHtml(it.summary)}</div>${paths}${preview}<div class="actions">${body}</div></div>`;
       }
       case 'status':
         return `<div class="status ${it.level}">${escapeHtml(it.text)}</div>`;
     }
   });
-  const g = m.governed;
-  const governed = g ? `<div class="governed">context: ${g.tokensBefore} → ${g.tokensAfter} tokens (${g.tokensSaved} saved, ${g.elided} elided)</div>` : '';
+  const governed = renderMeter(m.governed);
   const session = m.sessionId
-    ? `<div class="session">Session <code>${escapeHtml(m.sessionId)}</code> · <a href="#" data-report="${escapeHtml(m.sessionId)}">Context Report</a></div>`
-    : '';
+    ? `<div class="session">Session <code>${escapeHtml(m.sessionId)}</code> · <a href="#" data-report="${escapeHtml(m.sessionId)}">Context Report</a> · <a href="#" data-sessions="1">Sessions</a></div>`
+    : `<div class="session"><a href="#" data-sessions="1">Sessions</a></div>`;
   const sb = m.sandbox;
   const sandbox = sb
     ? `<div class="sandbox ${sb.mode === 'off' ? 'off' : 'on'}" title="${escapeHtml(sb.unavailable ?? 'process sandbox')}">${sb.mode === 'off' ? 'no sandbox' : `sandbox: ${escapeHtml(sb.mode)}${sb.network ? ' + network' : ''}`}</div>`
     : '';
-  return session + sandbox + governed + parts.join('');
+  const retry = !m.running && m.last ? `<div class="retry"><button data-retry="1" class="secondary">Retry</button></div>` : '';
+  const sessions = m.items.length === 0 || m.sessions ? renderSessionsHtml(m.sessions) : '';
+  return session + sandbox + governed + sessions + parts.join('') + retry;
 }

@@ -49,6 +49,29 @@ export interface Segment {
   used?: string;
 }
 
+export interface UsageLedger {
+  perTool?: Record<string, { seen: number; used: number; reread: number }>;
+  notAttributable?: number;
+}
+
+/** The usage ledger as a table: per tool, results seen, used, re-read, and unused (the rest). */
+export function renderUsageHtml(u: UsageLedger | null | undefined): string {
+  if (!u || typeof u !== 'object' || !u.perTool) return '';
+  if (Object.keys(u.perTool).length === 0) return `<div class="usage"><p>Usage ledger: no attributable tool results yet; ${u.notAttributable ?? 0} not attributable.</p></div>`;
+  const rows = Object.entries(u.perTool)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([tool, c]) => {
+      const unused = Math.max(0, (c.seen ?? 0) - (c.used ?? 0) - (c.reread ?? 0));
+      return `<tr><td>${escapeHtml(tool)}</td><td class="num">${c.seen ?? 0}</td><td class="num">${c.used ?? 0}</td><td class="num">${c.reread ?? 0}</td><td class="num">${unused}</td></tr>`;
+    })
+    .join('');
+  return (
+    `<div class="table-wrap usage"><table class="ledger"><caption>Tool results used by the model (usage ledger)</caption>` +
+    `<thead><tr><th>tool</th><th>seen</th><th>used</th><th>reread</th><th>unused</th></tr></thead><tbody>${rows}</tbody></table>` +
+    `<p>${u.notAttributable ?? 0} results not attributable</p></div>`
+  );
+}
+
 export interface ContextReport {
   mode: 'off' | 'shadow' | 'on';
   measured: boolean;
@@ -71,7 +94,8 @@ export interface ContextReport {
     byCriticality: Record<string, number>;
   };
   invariants?: { sent: boolean; total: number; byKind: Record<string, number>; omitted: number };
-  usage?: unknown;
+  /** The per-tool usage ledger (governor.md §8), `null` when this process has none. */
+  usage?: UsageLedger | null;
 }
 
 /** The three elision reasons of governor.md §6.4, always listed. */
@@ -221,5 +245,5 @@ export function renderReportHtml(r: ContextReport): string {
   const table =
     `<div class="table-wrap"><table class="segments"><thead><tr><th>#</th><th>kind</th><th>origin</th><th>tokens</th><th>criticality</th><th>reason</th><th>elided</th></tr></thead>` +
     `<tbody>${rows}</tbody></table></div>`;
-  return summary.join('') + charts + table;
+  return summary.join('') + charts + table + renderUsageHtml(r.usage);
 }

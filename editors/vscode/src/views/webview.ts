@@ -15,8 +15,9 @@ function nonce(): string {
 const STYLE = `
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 12px 12px; }
 code, pre { font-family: var(--vscode-editor-font-family); }
-table.segments { border-collapse: collapse; width: 100%; margin-top: 12px; }
-table.segments th, table.segments td { border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 2px 8px; text-align: left; white-space: nowrap; }
+table.segments, table.ledger { border-collapse: collapse; width: 100%; margin-top: 12px; }
+table.ledger caption { text-align: left; font-weight: bold; }
+table.segments th, table.segments td, table.ledger th, table.ledger td { border-bottom: 1px solid var(--vscode-panel-border, #8884); padding: 2px 8px; text-align: left; white-space: nowrap; }
 table.segments td.origin { white-space: normal; min-width: 12ch; overflow-wrap: anywhere; }
 .table-wrap { overflow-x: auto; }
 svg.chart { max-width: 100%; height: auto; }
@@ -37,6 +38,8 @@ svg.chart rect.saved { fill: var(--vscode-charts-green, #89d185); }
 .approval { border: 1px solid var(--vscode-inputValidation-warningBorder, #cca700); padding: 6px; margin: 6px 0; }
 .approval .paths { opacity: .8; }
 .approval button { margin: 4px 6px 0 0; }
+.approval .preview { margin: 4px 0; }
+.approval .preview pre { margin: 2px 0; white-space: pre-wrap; }
 .status.error { color: var(--vscode-errorForeground); }
 .sandbox { display: inline-block; font-size: .85em; padding: 0 6px; border-radius: 8px; margin: 4px 0; border: 1px solid var(--vscode-testing-iconPassed, #388a34); }
 .sandbox.off { border-color: var(--vscode-errorForeground); }
@@ -47,6 +50,20 @@ button:disabled { opacity: .5; cursor: default; }
 #prompt { width: 100%; box-sizing: border-box; min-height: 4em; background: var(--vscode-input-background); color: var(--vscode-input-foreground); border: 1px solid var(--vscode-input-border, #8884); }
 .composer { position: sticky; bottom: 0; background: var(--vscode-editor-background); padding-top: 8px; }
 .error-box { color: var(--vscode-errorForeground); }
+.chip { display: inline-block; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 3px; padding: 0 4px; margin: 2px 4px 2px 0; font-family: var(--vscode-editor-font-family); }
+.attached { margin: 2px 0; }
+.completions { border: 1px solid var(--vscode-panel-border, #8884); background: var(--vscode-editorSuggestWidget-background, var(--vscode-editor-background)); max-height: 12em; overflow-y: auto; }
+.completions a { display: block; padding: 1px 6px; color: var(--vscode-foreground); text-decoration: none; font-family: var(--vscode-editor-font-family); }
+.completions a:hover { background: var(--vscode-list-hoverBackground); }
+.codeblock { border: 1px solid var(--vscode-panel-border, #8884); margin: 6px 0; }
+.codeblock pre { margin: 0; padding: 6px; overflow-x: auto; background: var(--vscode-textCodeBlock-background); }
+.code-actions { display: flex; gap: 6px; justify-content: flex-end; align-items: center; padding: 2px 4px; }
+.code-actions .lang { margin-right: auto; opacity: .7; }
+.code-actions button { padding: 1px 8px; }
+.markdown p { margin: 4px 0; }
+.sessions ul { margin: 4px 0; padding-left: 18px; }
+.sessions .meta, .meter { opacity: .8; }
+.retry { margin: 6px 0; }
 `;
 
 /** Script: `{type: 'html', html}` replaces #root; clicks on [data-approve], [data-report] and
@@ -57,19 +74,57 @@ const root = document.getElementById('root');
 window.addEventListener('message', (e) => {
   const m = e.data;
   if (m.type === 'html') { root.innerHTML = m.html; if (m.scroll) window.scrollTo(0, document.body.scrollHeight); }
+  if (m.type === 'attachments') { const a = document.getElementById('attachments'); if (a) a.innerHTML = m.html; }
+  if (m.type === 'completions') { showCompletions(m.query, m.items); }
   if (m.type === 'running') {
     const send = document.getElementById('send'); const cancel = document.getElementById('cancel');
     if (send) send.disabled = m.running; if (cancel) cancel.disabled = !m.running;
   }
 });
 document.addEventListener('click', (e) => {
-  const t = e.target.closest('[data-approve],[data-report],#send,#cancel');
+  const t = e.target.closest('[data-approve],[data-report],[data-diff],[data-open],[data-sessions],[data-retry],[data-detach],[data-code],[data-complete],#send,#cancel');
   if (!t) return;
   e.preventDefault();
   if (t.dataset.approve) { vscode.postMessage({ type: 'approve', callId: t.dataset.call, decision: t.dataset.approve }); }
   else if (t.dataset.report) { vscode.postMessage({ type: 'report', sessionId: t.dataset.report }); }
+  else if (t.dataset.diff) { vscode.postMessage({ type: 'diff', callId: t.dataset.diff }); }
+  else if (t.dataset.open) { vscode.postMessage({ type: 'open', sessionId: t.dataset.open }); }
+  else if (t.dataset.sessions) { vscode.postMessage({ type: 'sessions' }); }
+  else if (t.dataset.retry) { vscode.postMessage({ type: 'retry' }); }
+  else if (t.dataset.detach !== undefined) { vscode.postMessage({ type: 'detach', index: Number(t.dataset.detach) }); }
+  else if (t.dataset.code) { const c = t.closest('.codeblock').querySelector('code'); vscode.postMessage({ type: 'code', action: t.dataset.code, text: c ? c.textContent : '' }); }
+  else if (t.dataset.complete !== undefined) { pickCompletion(t.dataset.complete); }
   else if (t.id === 'send') { const p = document.getElementById('prompt'); if (p.value.trim()) { vscode.postMessage({ type: 'send', prompt: p.value }); p.value = ''; } }
   else if (t.id === 'cancel') { vscode.postMessage({ type: 'cancel' }); }
+});
+// '@path' completion in the prompt box: the word at the caret that starts with '@' is sent to
+// the extension, which answers with matching workspace files.
+function mentionAt(p) {
+  const before = p.value.slice(0, p.selectionStart);
+  const m = /(^|\\s)@([^\\s@]*)$/.exec(before);
+  return m ? { start: before.length - m[2].length, query: m[2] } : undefined;
+}
+function showCompletions(query, items) {
+  const box = document.getElementById('completions'); const p = document.getElementById('prompt');
+  const at = p && mentionAt(p);
+  if (!box) return;
+  box.textContent = '';
+  if (!at || at.query !== query || !items.length) { box.hidden = true; return; }
+  for (const it of items) { const a = document.createElement('a'); a.href = '#'; a.dataset.complete = it; a.textContent = it; box.appendChild(a); }
+  box.hidden = false;
+}
+function pickCompletion(path) {
+  const p = document.getElementById('prompt'); const at = mentionAt(p); const box = document.getElementById('completions');
+  if (box) box.hidden = true;
+  if (!at) return;
+  p.value = p.value.slice(0, at.start) + path + ' ' + p.value.slice(p.selectionStart);
+  p.focus();
+}
+document.addEventListener('input', (e) => {
+  if (e.target.id !== 'prompt') return;
+  const at = mentionAt(e.target);
+  if (at) vscode.postMessage({ type: 'complete', query: at.query });
+  else { const box = document.getElementById('completions'); if (box) box.hidden = true; }
 });
 document.addEventListener('keydown', (e) => {
   if (e.target.id === 'prompt' && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { document.getElementById('send').click(); }
@@ -81,8 +136,9 @@ export function webviewHtml(webview: vscode.Webview, title: string, body: string
   const n = nonce();
   const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src 'unsafe-inline'; script-src 'nonce-${n}';`;
   const composerHtml = composer
-    ? `<div class="composer"><textarea id="prompt" placeholder="Ask the agent (Ctrl+Enter to send)"></textarea>` +
-      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Cancel</button></div></div>`
+    ? `<div class="composer"><div id="attachments" class="attached"></div><div id="completions" class="completions" hidden></div>` +
+      `<textarea id="prompt" placeholder="Ask the agent (@path attaches a file; Ctrl+Enter to send)"></textarea>` +
+      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button></div></div>`
     : '';
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title><style>${STYLE}</style></head>` +

@@ -28,6 +28,7 @@ impl Run<'_> {
             })
         };
         let mut paths_shown = Vec::new();
+        let mut target = None;
         for p in sp.declared_paths(args) {
             let extra_dirs = self
                 .grants
@@ -38,7 +39,10 @@ impl Run<'_> {
             let mut roots = self.tctx.roots.clone();
             roots.external.extend(extra_dirs);
             match roots.confine(&p) {
-                Ok(c) => paths_shown.push(c.shown),
+                Ok(c) => {
+                    paths_shown.push(c.shown.clone());
+                    target.get_or_insert(c);
+                }
                 Err(Refusal::Escape(shown)) => return Ok(refuse(Refusal::Escape(shown).message())),
                 Err(Refusal::Outside(shown, dir)) => {
                     if self.approver.is_none() {
@@ -48,7 +52,7 @@ impl Run<'_> {
                         &format!("Access outside the workspace: {}", dir.display()),
                         200,
                     );
-                    match self.ask(s, "external", summary, vec![shown.clone()])? {
+                    match self.ask(s, "external", summary, vec![shown.clone()], None)? {
                         Ok(session) => {
                             if session {
                                 self.grants
@@ -93,7 +97,13 @@ impl Run<'_> {
         } else {
             ellipsize(summary.trim_end(), 200)
         };
-        match self.ask(s, sp.effect.as_str(), summary, paths_shown)? {
+        let preview = crate::session::tools::preview::of_call(
+            &crate::workspace::DiskFs,
+            sp.name,
+            args,
+            target.as_ref(),
+        );
+        match self.ask(s, sp.effect.as_str(), summary, paths_shown, preview)? {
             Ok(session) => {
                 if session {
                     self.grants
@@ -115,6 +125,7 @@ impl Run<'_> {
         effect: &str,
         summary: String,
         paths: Vec<String>,
+        preview: Option<Value>,
     ) -> Result<Result<bool, Done>, String> {
         let Some(ap) = self.approver else {
             return Ok(Err(Done {
@@ -142,6 +153,7 @@ impl Run<'_> {
             effect: effect.to_string(),
             summary,
             paths,
+            preview,
             sandbox: if effect == "process" {
                 self.tctx.sandbox.json()
             } else {

@@ -55,6 +55,7 @@ impl Run<'_> {
         };
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
+        copts.attachments = Vec::new();
         copts.session_id = None;
         copts.max_turns = Some(self.opts.config.subagent_max_turns);
         copts.cancel_reason = "parent".into();

@@ -516,7 +516,11 @@ impl Run<'_> {
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
     fn store_prompt(&mut self) -> Result<(), String> {
         let (text, skill) = self.expand_prompt()?;
-        let mut msg = json!({"role":"user","content":[{"type":"text","text":text}]});
+        let mut content: Vec<Value> = (self.opts.attachments.iter())
+            .map(|a| json!({"type":"text","text":a}))
+            .collect();
+        content.push(json!({"type":"text","text":text}));
+        let mut msg = json!({"role":"user","content":content});
         if let Some(s) = skill {
             msg["skill"] = json!(s);
         }

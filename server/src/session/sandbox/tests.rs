@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use crate::session::approvals::{ApprovalRequest, Approver, Grants, Policy, Reply};
 use crate::session::context::DiskContext;
-use crate::session::{SessionRun, run_session};
 use crate::session::settings::RunOptions;
 use crate::session::tools::bg::Tasks;
+use crate::session::{SessionRun, run_session};
 
 struct Once(Mutex<Vec<ApprovalRequest>>);
 

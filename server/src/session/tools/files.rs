@@ -231,27 +231,7 @@ pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> Result<String, String> {
     }
     let text = std::str::from_utf8(&current)
         .map_err(|_| "File is not valid UTF-8; edit_file refused".to_string())?;
-    if old == new {
-        return Err("Edit changes nothing: oldText equals newText".into());
-    }
-    let mut n = text.matches(old).count();
-    let (mut o, mut nw) = (old.to_string(), new.to_string());
-    if n == 0
-        && text.contains("\r\n")
-        && text.matches('\n').count() == text.matches("\r\n").count()
-        && old.contains('\n')
-    {
-        let crlf = |s: &str| s.replace("\r\n", "\n").replace('\n', "\r\n");
-        o = crlf(old);
-        nw = crlf(new);
-        n = text.matches(o.as_str()).count();
-    }
-    if n != 1 {
-        return Err(format!(
-            "Edit must match exactly one occurrence (found {n})"
-        ));
-    }
-    let updated = text.replacen(o.as_str(), &nw, 1);
+    let updated = super::preview::apply_edit(text, old, new)?;
     if updated.len() as u64 > MIB {
         return Err("Write exceeds 1 MiB".into());
     }

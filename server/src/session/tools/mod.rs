@@ -5,6 +5,7 @@ pub mod args;
 pub mod bg;
 pub mod confine;
 pub mod files;
+pub mod preview;
 pub mod process;
 pub mod search;
 

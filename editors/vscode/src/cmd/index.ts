@@ -1,0 +1,27 @@
+// The command table: every command id of package.json and the function that runs it. The
+// extension registers them in one loop (extension.ts).
+import { Commands } from '../commands';
+import { answerFromDiff } from './approve';
+import { addFileToChat, addSelectionToChat, resumeSession, startSession } from './chat';
+import { contextReport } from './contextReport';
+import { Ctx } from './ctx';
+import { explainFile } from './explainFile';
+import { skillCatalog, toggleSkill } from './skills';
+
+export type Handler = (ctx: Ctx, ...args: any[]) => unknown;
+
+export const COMMANDS: Record<string, Handler> = {
+  [Commands.restart]: (ctx) => ctx.client.restart('command'),
+  [Commands.showOutput]: (ctx) => ctx.output.show(),
+  [Commands.explainFile]: explainFile,
+  [Commands.skillCatalog]: skillCatalog,
+  [Commands.toggleSkill]: toggleSkill,
+  [Commands.startSession]: startSession,
+  [Commands.resumeSession]: resumeSession,
+  [Commands.addFileToChat]: addFileToChat,
+  [Commands.addSelectionToChat]: addSelectionToChat,
+  [Commands.approveOnce]: answerFromDiff('allow-once'),
+  [Commands.approveSession]: answerFromDiff('allow-session'),
+  [Commands.deny]: answerFromDiff('deny'),
+  [Commands.contextReport]: contextReport,
+};

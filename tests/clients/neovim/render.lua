@@ -1,0 +1,24 @@
+-- Headless check of alisio.nvim's pure renderers (lua/alisio/render.lua): no server, no
+-- buffer. Run as `nvim --headless --clean -l render.lua <plugin dir> <out.json>`; writes what
+-- each renderer returns for fixed inputs (tests/editors/neovim.rs asserts the exact values).
+local plugin, out = arg[1], arg[2]
+vim.opt.runtimepath:prepend(plugin)
+local r = require('alisio.render')
+local result = {
+  event_tool = { r.render_event({ type = 'tool_started', data = { name = 'read_file', arguments = { path = 'a.md' } } }) },
+  event_text = { r.render_event({ type = 'text_delta', data = { text = 'Hi' } }) },
+  event_child = { r.render_event({ type = 'run_failed', parentSessionId = 'p', data = { error = 'boom', code = 'provider' } }) },
+  skills_empty = r.render_skills({}),
+  prompt_write = r.approval_prompt({ summary = 'Write a.txt (5 bytes)', effect = 'write', preview = { path = 'a.txt', before = vim.NIL, after = 'hello' } }),
+  prompt_process = r.approval_prompt({ summary = 'Run echo a b', effect = 'process', preview = { command = 'echo', args = { 'a b', "it's" }, cwd = 'sub' } }),
+  prompt_big = r.approval_prompt({ summary = 'Write big.txt (6 bytes)', effect = 'write', preview = { path = 'big.txt', before = vim.NIL, after = vim.NIL, truncated = true } }),
+  diffable = { r.diffable({ path = 'a', before = vim.NIL, after = 'x' }), r.diffable({ path = 'a', truncated = true, after = vim.NIL }), r.diffable({ command = 'ls', cwd = '.' }) },
+  lines = { r.preview_lines('a\nb\n'), r.preview_lines(vim.NIL), r.preview_lines('x') },
+  usage = r.render_usage({ perTool = { read_file = { seen = 12, used = 7, reread = 2 }, bash = { seen = 1, used = 1, reread = 0 } }, notAttributable = 20 }),
+  usage_null = r.render_usage(vim.NIL),
+  sessions = { r.session_item({ sessionId = 'a1', title = 'Fix it', updatedAt = '2026-12-01T20:00:01.123Z', messages = 4 }) },
+  columns = r.columns({ { 'id', 'n' }, { 'long-name', '1' } }),
+}
+local f = assert(io.open(out, 'w'))
+f:write(vim.json.encode(result))
+f:close()
