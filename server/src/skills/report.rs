@@ -224,54 +224,66 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     }
     // skill-not-discovered below every root.
     if scan.not_discovered {
-        let mut roots: Vec<PathBuf> = Vec::new();
-        let mut seen_roots: HashSet<&Path> = HashSet::new();
-        for w in scan
-            .discoveries
-            .iter()
-            .map(|d| &d.walk)
-            .chain(scan.probes.iter())
-        {
-            for c in w.canonical.iter().flatten() {
-                if seen_roots.insert(c) {
-                    roots.push(c.clone());
-                }
-            }
-        }
-        // Sets, not scans: this runs once per file of a 15,000-skill tree (issue 14).
-        let extra: HashSet<&Path> = scan.extra_files.iter().map(PathBuf::as_path).collect();
-        let candidates = candidate_set(scan);
-        let discovered: HashSet<PathBuf> = files
-            .keys()
-            .filter(|f| !extra.contains(f.as_path()) || candidates.contains(f.as_path()))
-            .cloned()
-            .collect();
-        let mut reported: HashSet<PathBuf> = rep.files.iter().cloned().collect();
-        let limit_hit = !limits.is_empty();
-        for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
-            let span = if let Some(k) = checked.get(&u.file) {
-                k.opening
-            } else {
-                let c = validate::check_file(fs, &u.file, scan.profile);
-                let k = Kept::of(&c);
-                if reported.insert(u.file.clone()) {
-                    rep.diagnostics.extend(c.diagnostics);
-                    rep.files.push(u.file.clone());
-                }
-                checked.insert(u.file.clone(), k);
-                k.opening
-            };
-            rep.diagnostics.push(Diagnostic::new(
-                &u.file,
-                span,
-                Severity::Information,
-                Code::SkillNotDiscovered,
-                format!("not discovered: {}", u.reason),
-            ));
-        }
+        not_discovered(fs, scan, &files, &mut checked, !limits.is_empty(), &mut rep);
     }
     crate::diagnostic::sort(&mut rep.diagnostics);
     rep
+}
+
+/// `skill-not-discovered` below every root (skills.md §7), with the own diagnostics of files
+/// only this walk finds.
+fn not_discovered(
+    fs: &dyn Fs,
+    scan: &Scan<'_>,
+    files: &BTreeMap<PathBuf, bool>,
+    checked: &mut BTreeMap<PathBuf, Kept>,
+    limit_hit: bool,
+    rep: &mut Report,
+) {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut seen_roots: HashSet<&Path> = HashSet::new();
+    for w in scan
+        .discoveries
+        .iter()
+        .map(|d| &d.walk)
+        .chain(scan.probes.iter())
+    {
+        for c in w.canonical.iter().flatten() {
+            if seen_roots.insert(c) {
+                roots.push(c.clone());
+            }
+        }
+    }
+    // Sets, not scans: this runs once per file of a 15,000-skill tree (issue 14).
+    let extra: HashSet<&Path> = scan.extra_files.iter().map(PathBuf::as_path).collect();
+    let candidates = candidate_set(scan);
+    let discovered: HashSet<PathBuf> = files
+        .keys()
+        .filter(|f| !extra.contains(f.as_path()) || candidates.contains(f.as_path()))
+        .cloned()
+        .collect();
+    let mut reported: HashSet<PathBuf> = rep.files.iter().cloned().collect();
+    for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
+        let span = if let Some(k) = checked.get(&u.file) {
+            k.opening
+        } else {
+            let c = validate::check_file(fs, &u.file, scan.profile);
+            let k = Kept::of(&c);
+            if reported.insert(u.file.clone()) {
+                rep.diagnostics.extend(c.diagnostics);
+                rep.files.push(u.file.clone());
+            }
+            checked.insert(u.file.clone(), k);
+            k.opening
+        };
+        rep.diagnostics.push(Diagnostic::new(
+            &u.file,
+            span,
+            Severity::Information,
+            Code::SkillNotDiscovered,
+            format!("not discovered: {}", u.reason),
+        ));
+    }
 }
 
 /// Every file a discovery or probe walk found.
