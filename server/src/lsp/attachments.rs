@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use super::diagnostics::path_of;
 use super::ext::Attachment;
-use super::server::path_of;
 use super::state::Snapshot;
 use crate::governor::attachment;
 

@@ -18,6 +18,17 @@ pub fn uri(path: &std::path::Path) -> Option<Uri> {
     Uri::from_file_path(path)
 }
 
+/// The file path of a `file:` URI; `None` for other schemes (`untitled:`, `git:` …).
+#[must_use]
+pub fn path_of(uri: &Uri) -> Option<PathBuf> {
+    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
+        return None;
+    }
+    uri.to_file_path()
+        .map(|p| p.into_owned())
+        .filter(|p| p.is_absolute())
+}
+
 #[must_use]
 pub fn to_lsp(d: &Diagnostic, enc: Encoding) -> lsp::Diagnostic {
     let severity = match d.severity {

@@ -15,6 +15,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use super::ServeOptions;
+pub use super::diagnostics::path_of;
 use super::documents::Document;
 use super::ext::{
     ContextExplainParams, RunSessionParams, SessionIdParams, SessionSummary, SetSkillEnabledParams,
@@ -33,16 +34,6 @@ pub struct Backend {
     sessions: Arc<super::sessions::Sessions>,
     tx: UnboundedSender<Job>,
     shutdown: Arc<AtomicBool>,
-}
-
-/// The file path of a `file:` URI; `None` for other schemes (`untitled:`, `git:` …).
-pub fn path_of(uri: &Uri) -> Option<PathBuf> {
-    if !uri.scheme().as_str().eq_ignore_ascii_case("file") {
-        return None;
-    }
-    uri.to_file_path()
-        .map(|p| p.into_owned())
-        .filter(|p| p.is_absolute())
 }
 
 impl Backend {

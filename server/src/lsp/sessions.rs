@@ -344,64 +344,8 @@ pub async fn run(
     let kept_grants = grants.clone();
     let tasks = sessions.tasks.clone();
     let run_cancel = cancel;
-    let client2 = client.clone();
-    let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
-    // Events are forwarded in order by one task; progress reports ride along.
-    let forward = tokio::spawn(async move {
-        let mut progress = progress;
-        // The first event (run_started) names the root session; only its terminal event ends
-        // the progress (children have their own).
-        let mut root: Option<Value> = None;
-        while let Some(ev) = events_rx.recv().await {
-            let sid = ev.get("sessionId").cloned().unwrap_or(Value::Null);
-            let is_root = root.get_or_insert_with(|| sid.clone()) == &sid;
-            if let Some(p) = &progress {
-                let d = &ev["data"];
-                match ev["type"].as_str() {
-                    Some("tool_started") => {
-                        p.report_with_message(
-                            d["tool"].as_str().unwrap_or("tool").to_string(),
-                            None,
-                        )
-                        .await
-                    }
-                    Some("turn_completed") => {
-                        p.report_with_message(
-                            format!("Turn {}", d["turn"].as_u64().unwrap_or(0)),
-                            None,
-                        )
-                        .await
-                    }
-                    _ => {}
-                }
-            }
-            client2
-                .send_notification::<SessionEvent>(SessionEventParams {
-                    session_id: sid,
-                    event: ev.clone(),
-                })
-                .await;
-            if is_root
-                && (ev["type"] == "run_completed"
-                    || ev["type"] == "run_failed"
-                    || ev["type"] == "run_cancelled")
-                && let Some(p) = progress.take()
-            {
-                let msg = match ev["type"].as_str() {
-                    Some("run_completed") => "completed".to_string(),
-                    Some("run_cancelled") => "cancelled".to_string(),
-                    _ => format!(
-                        "failed: {}",
-                        ev["data"]["error"].as_str().unwrap_or("error")
-                    ),
-                };
-                p.finish_with_message(msg).await;
-            }
-        }
-        if let Some(p) = progress.take() {
-            p.finish().await;
-        }
-    });
+    let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let forward = tokio::spawn(forward_events(client.clone(), progress, events_rx));
     let job = tokio::task::spawn_blocking(move || {
         let _slot = slot;
         let mut sink = |ev: &Value| {
@@ -445,6 +389,68 @@ pub async fn run(
                 report: r.report,
             })
         }
+    }
+}
+
+/// Forwards a run's events in order as `alisio/sessionEvent`; progress reports ride along. The
+/// first event (`run_started`) names the root session; only its terminal event ends the
+/// progress (children have their own).
+async fn forward_events(
+    client: Client,
+    progress: Option<
+        tower_lsp_server::OngoingProgress<
+            tower_lsp_server::Unbounded,
+            tower_lsp_server::Cancellable,
+        >,
+    >,
+    mut events_rx: tokio::sync::mpsc::UnboundedReceiver<Value>,
+) {
+    let mut progress = progress;
+    // The first event (run_started) names the root session; only its terminal event ends
+    // the progress (children have their own).
+    let mut root: Option<Value> = None;
+    while let Some(ev) = events_rx.recv().await {
+        let sid = ev.get("sessionId").cloned().unwrap_or(Value::Null);
+        let is_root = root.get_or_insert_with(|| sid.clone()) == &sid;
+        if let Some(p) = &progress {
+            let d = &ev["data"];
+            match ev["type"].as_str() {
+                Some("tool_started") => {
+                    p.report_with_message(d["tool"].as_str().unwrap_or("tool").to_string(), None)
+                        .await
+                }
+                Some("turn_completed") => {
+                    p.report_with_message(format!("Turn {}", d["turn"].as_u64().unwrap_or(0)), None)
+                        .await
+                }
+                _ => {}
+            }
+        }
+        client
+            .send_notification::<SessionEvent>(SessionEventParams {
+                session_id: sid,
+                event: ev.clone(),
+            })
+            .await;
+        if is_root
+            && (ev["type"] == "run_completed"
+                || ev["type"] == "run_failed"
+                || ev["type"] == "run_cancelled")
+            && let Some(p) = progress.take()
+        {
+            let msg = match ev["type"].as_str() {
+                Some("run_completed") => "completed".to_string(),
+                Some("run_cancelled") => "cancelled".to_string(),
+                _ => format!(
+                    "failed: {}",
+                    ev["data"]["error"].as_str().unwrap_or("error")
+                ),
+            };
+            p.finish_with_message(msg).await;
+        }
+    }
+    if let Some(p) = progress.take() {
+        p.finish().await;
     }
 }
 
