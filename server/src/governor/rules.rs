@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::classify::{classify_native, has_attached_instructions, pair_calls, result_text};
 use super::model::{Class, Message};
+use super::policy2::{self, Policy2};
 use super::stubs::{Reason, stub};
 use super::tokens::{tokens, utf16_len};
 
@@ -31,28 +32,37 @@ pub struct Fact {
     pub tokens: u64,
     pub len: usize,
     pub stub: Option<String>,
+    /// Policy 2 only: what its rules know of the result, and its `oversized` stub when the
+    /// result is over `context.spill.thresholdChars` (§3.3).
+    pub info: Option<Box<policy2::Info>>,
+    pub spill: Option<String>,
 }
 
-/// Facts for every message (`None` for non-tool messages).
+/// Facts for every message (`None` for non-tool messages); `p2` under policy 2.
 #[must_use]
-pub fn facts(history: &[Message]) -> Vec<Option<Fact>> {
+pub fn facts(history: &[Message], p2: Option<&Policy2>) -> Vec<Option<Fact>> {
     let pairs = pair_calls(history);
     (0..history.len())
-        .map(|i| fact_at(history, i, pairs.get(i).copied().flatten()))
+        .map(|i| fact_at(history, i, pairs.get(i).copied().flatten(), p2))
         .collect()
 }
 
-/// The fact of message `i`, given its paired call.
+/// The fact of message `i`, given its paired call; `p2` under policy 2.
 #[must_use]
-pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> Option<Fact> {
+pub fn fact_at(
+    history: &[Message],
+    i: usize,
+    call: Option<(usize, usize)>,
+    p2: Option<&Policy2>,
+) -> Option<Fact> {
     let Some(Message::Tool(r)) = history.get(i) else {
         return None;
     };
-    let class = call
-        .and_then(|(mi, ci)| match history.get(mi) {
-            Some(Message::Assistant { calls, .. }) => calls.get(ci),
-            _ => None,
-        })
+    let the_call = call.and_then(|(mi, ci)| match history.get(mi) {
+        Some(Message::Assistant { calls, .. }) => calls.get(ci),
+        _ => None,
+    });
+    let class = the_call
         .map(|c| {
             c.foreign
                 .as_ref()
@@ -61,7 +71,7 @@ pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> O
         .unwrap_or_default();
     let text = result_text(r);
     let stub = stub(&class);
-    Some(Fact {
+    let mut f = Fact {
         call,
         class,
         is_error: r.is_error,
@@ -69,7 +79,29 @@ pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> O
         tokens: tokens(&text),
         len: utf16_len(&text),
         stub,
-    })
+        info: None,
+        spill: None,
+    };
+    if let Some(p) = p2 {
+        f.info = policy2::info(the_call, &text).map(Box::new);
+        f.spill = policy2::spill_of(p, &f, r, &text);
+    }
+    Some(f)
+}
+
+/// §3.2 on P under the settings' policy: policy 1's rules, then policy 2's (§3.3).
+#[must_use]
+pub fn decide_policy(
+    history: &[Message],
+    facts: &[Option<Fact>],
+    e: usize,
+    s: &super::GovSettings,
+) -> Vec<Step> {
+    let mut steps = decide(history, facts, e, s.min_age_turns);
+    if s.policy_version >= 2 {
+        policy2::decide(history, facts, e, s, &mut steps);
+    }
+    steps
 }
 
 /// The outcome of §3.2 for one message.

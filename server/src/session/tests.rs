@@ -406,7 +406,7 @@ fn governed_requests_never_change_the_stored_transcript() {
     script.push(r#"{"text":"done"}"#);
     let mut o = opts(&w, &script, None);
     o.governor = crate::config::GovernorMode::On;
-    o.settings.elide_epoch_messages = 0;
+    o.settings.elide_epoch_messages = Some(0);
     o.settings.elide_min_age_turns = 1;
     let snapshots: Arc<Mutex<Vec<(Rows, u64)>>> = Arc::new(Mutex::new(Vec::new()));
     let snaps = Arc::clone(&snapshots);
