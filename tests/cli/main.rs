@@ -12,6 +12,7 @@ mod config;
 mod crash;
 mod fake;
 mod governor;
+mod governor_policy2;
 mod instructions;
 mod instructions_corpus;
 mod instructions_hosts;

@@ -55,6 +55,9 @@ pub struct Info {
     /// `<tool> Q(short arguments)`: the pointer's first words.
     pub label: String,
     pub lines: u64,
+    /// The measured length (redacted values count as their `len`, §10): a sanitized
+    /// transcript's results still age by their real size.
+    pub size: usize,
     pub exit: Option<i64>,
     /// The signature of an ephemeral command (§3.3), `None` otherwise.
     pub ephemeral: Option<String>,
@@ -192,6 +195,7 @@ pub fn info(call: Option<&Call>, text: &str) -> Option<Info> {
     Some(Info {
         label: format!("{} {}", call.name, quote(&short(call, args.as_ref()))),
         lines: lines_of(text),
+        size: usize::try_from(super::tokens::units(text)).unwrap_or(usize::MAX),
         exit,
         ephemeral,
         exempt: EXEMPT.contains(&call.name.as_str()),
@@ -301,7 +305,10 @@ pub fn stub_of(history: &[Message], i: usize, f: &Fact, reason: Reason) -> Optio
         Reason::SupersededRead | Reason::StaleBgOutput | Reason::DuplicateSearch => f.stub.clone(),
         Reason::Oversized => f.spill.clone(),
         Reason::AgedOutput => match history.get(i) {
-            Some(Message::Tool(r)) => Some(aged_stub(f.info.as_deref()?, &r.call_id, f.len)),
+            Some(Message::Tool(r)) => {
+                let info = f.info.as_deref()?;
+                Some(aged_stub(info, &r.call_id, info.size))
+            }
             _ => None,
         },
         Reason::Expired => Some(expired_stub(f.info.as_deref()?)),
@@ -310,7 +317,8 @@ pub fn stub_of(history: &[Message], i: usize, f: &Fact, reason: Reason) -> Optio
 
 fn elide(history: &[Message], i: usize, f: &Fact, reason: Reason, by: String) -> Option<Step> {
     let s = stub_of(history, i, f, reason)?;
-    (utf16_len(&s) < f.len).then(|| Step::Elide {
+    let size = f.info.as_deref().map_or(f.len, |x| x.size.max(f.len));
+    (utf16_len(&s) < size).then(|| Step::Elide {
         reason,
         by,
         tokens_saved: f.tokens.saturating_sub(tokens(&s)),
@@ -396,7 +404,7 @@ pub fn decide(
                 if info.ephemeral.is_some() {
                     step = elide(history, i, f, Reason::Expired, id(k));
                 }
-                if step.is_none() && f.len >= p.min_chars as usize {
+                if step.is_none() && info.size >= p.min_chars as usize {
                     step = elide(history, i, f, Reason::AgedOutput, id(k));
                 }
             }
