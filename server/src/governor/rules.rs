@@ -139,14 +139,12 @@ fn first(a: Option<usize>, b: Option<usize>) -> Option<usize> {
     }
 }
 
-/// Runs §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
-#[must_use]
-pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u32) -> Vec<Step> {
-    let e = e.min(history.len());
-    let mut steps = vec![Step::NotCandidate; history.len()];
-    let ok = |f: &Fact| !f.is_error && f.call.is_some();
+fn ok(f: &Fact) -> bool {
+    !f.is_error && f.call.is_some()
+}
 
-    // Continuations need the earlier polls: a forward pass.
+/// Which `bg_output` results are continuations (§3.1): a forward pass over `[0, e)`.
+fn continuations(facts: &[Option<Fact>], e: usize) -> Vec<bool> {
     let mut seen_next: std::collections::HashSet<(&str, u64)> = std::collections::HashSet::new();
     let mut continuation = vec![false; e];
     for (i, f) in facts.iter().enumerate().take(e) {
@@ -165,6 +163,119 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
             }
         }
     }
+    continuation
+}
+
+/// The backward pass's memory: per key, the earliest justifier after the current index.
+#[derive(Default)]
+struct Later<'f> {
+    writes: HashMap<&'f str, usize>,
+    reads: HashMap<&'f str, HashMap<&'f str, usize>>,
+    bg_exact: HashMap<(&'f str, u64, u64), usize>,
+    bg_any: HashMap<&'f str, usize>,
+    searches: HashMap<(&'f str, &'f str), usize>,
+}
+
+impl<'f> Later<'f> {
+    /// The earliest justification of a result of class `c` (§3.1).
+    fn justification(&self, c: &Class, continuation: bool) -> Option<usize> {
+        match c {
+            Class::Read { key, compare, .. } => {
+                let a = key.as_deref().and_then(|k| self.writes.get(k).copied());
+                let b = compare.as_ref().and_then(|(g, v)| {
+                    self.reads.get(g.as_str()).and_then(|m| {
+                        m.iter()
+                            .filter(|(w, _)| **w != v.as_str())
+                            .map(|(_, j)| *j)
+                            .min()
+                    })
+                });
+                first(a, b)
+            }
+            Class::Bg {
+                task,
+                offset,
+                limit,
+                cursor,
+                empty,
+                ..
+            } => {
+                if continuation {
+                    return None;
+                }
+                let a = if *cursor {
+                    None
+                } else {
+                    self.bg_exact
+                        .get(&(task.as_str(), *offset, *limit))
+                        .copied()
+                };
+                let b = if *empty {
+                    self.bg_any.get(task.as_str()).copied()
+                } else {
+                    None
+                };
+                first(a, b)
+            }
+            Class::Search {
+                signature,
+                records: Some(r),
+                ..
+            } => self
+                .searches
+                .get(&(signature.as_str(), r.as_str()))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// Records result `i` so that it may justify earlier ones.
+    fn remember(&mut self, i: usize, f: &'f Fact) {
+        if !ok(f) {
+            return;
+        }
+        match &f.class {
+            Class::Write { keys } => {
+                for k in keys {
+                    self.writes.insert(k.as_str(), i);
+                }
+            }
+            Class::Read {
+                compare: Some((g, v)),
+                ..
+            } => {
+                self.reads
+                    .entry(g.as_str())
+                    .or_default()
+                    .insert(v.as_str(), i);
+            }
+            Class::Bg {
+                task,
+                offset,
+                limit,
+                ..
+            } => {
+                self.bg_exact.insert((task.as_str(), *offset, *limit), i);
+                self.bg_any.insert(task.as_str(), i);
+            }
+            Class::Search {
+                signature,
+                records: Some(r),
+                ..
+            } => {
+                self.searches.insert((signature.as_str(), r.as_str()), i);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
+#[must_use]
+pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u32) -> Vec<Step> {
+    let e = e.min(history.len());
+    let mut steps = vec![Step::NotCandidate; history.len()];
+    let continuation = continuations(facts, e);
 
     // Assistant counts for ages and the last turn of P.
     let mut before = vec![0u32; e + 1];
@@ -177,78 +288,24 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
         }
     }
     let last_turn_start = last_assistant.unwrap_or(0);
+    let call_id = |j: usize| match &history[j] {
+        Message::Tool(r) => r.call_id.clone(),
+        _ => String::new(),
+    };
 
-    // Backward pass: maps hold, per key, the earliest justifier after the current index.
-    let mut writes: HashMap<&str, usize> = HashMap::new();
-    let mut reads: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
-    let mut bg_exact: HashMap<(&str, u64, u64), usize> = HashMap::new();
-    let mut bg_any: HashMap<&str, usize> = HashMap::new();
-    let mut searches: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut later = Later::default();
     for i in (0..e).rev() {
         let Some(f) = facts.get(i).and_then(Option::as_ref) else {
             continue;
         };
         let Some(reason) = reason_of(&f.class) else {
-            if ok(f)
-                && let Class::Write { keys } = &f.class
-            {
-                for k in keys {
-                    writes.insert(k.as_str(), i);
-                }
-            }
+            later.remember(i, f);
             continue;
-        };
-        let call_id = |j: usize| match &history[j] {
-            Message::Tool(r) => r.call_id.clone(),
-            _ => String::new(),
         };
         let justification = if f.call.is_none() {
             None
         } else {
-            match &f.class {
-                Class::Read { key, compare, .. } => {
-                    let a = key.as_deref().and_then(|k| writes.get(k).copied());
-                    let b = compare.as_ref().and_then(|(g, v)| {
-                        reads.get(g.as_str()).and_then(|m| {
-                            m.iter()
-                                .filter(|(w, _)| **w != v.as_str())
-                                .map(|(_, j)| *j)
-                                .min()
-                        })
-                    });
-                    first(a, b)
-                }
-                Class::Bg {
-                    task,
-                    offset,
-                    limit,
-                    cursor,
-                    empty,
-                    ..
-                } => {
-                    if continuation.get(i).copied().unwrap_or(false) {
-                        None
-                    } else {
-                        let a = if *cursor {
-                            None
-                        } else {
-                            bg_exact.get(&(task.as_str(), *offset, *limit)).copied()
-                        };
-                        let b = if *empty {
-                            bg_any.get(task.as_str()).copied()
-                        } else {
-                            None
-                        };
-                        first(a, b)
-                    }
-                }
-                Class::Search {
-                    signature,
-                    records: Some(r),
-                    ..
-                } => searches.get(&(signature.as_str(), r.as_str())).copied(),
-                _ => None,
-            }
+            later.justification(&f.class, continuation.get(i).copied().unwrap_or(false))
         };
         steps[i] = if f.call.is_none() {
             Step::NotCandidate
@@ -275,34 +332,7 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
         } else {
             Step::NoJustification
         };
-        // Now this result may justify earlier ones.
-        if ok(f) {
-            match &f.class {
-                Class::Read {
-                    compare: Some((g, v)),
-                    ..
-                } => {
-                    reads.entry(g.as_str()).or_default().insert(v.as_str(), i);
-                }
-                Class::Bg {
-                    task,
-                    offset,
-                    limit,
-                    ..
-                } => {
-                    bg_exact.insert((task.as_str(), *offset, *limit), i);
-                    bg_any.insert(task.as_str(), i);
-                }
-                Class::Search {
-                    signature,
-                    records: Some(r),
-                    ..
-                } => {
-                    searches.insert((signature.as_str(), r.as_str()), i);
-                }
-                _ => {}
-            }
-        }
+        later.remember(i, f);
     }
     steps
 }

@@ -169,6 +169,134 @@ struct Cache {
     usage: UsageState,
 }
 
+impl Cache {
+    fn new(settings: &GovSettings) -> Self {
+        Self {
+            settings: *settings,
+            n: 0,
+            first: None,
+            last: None,
+            calls: HashMap::new(),
+            facts: Vec::new(),
+            segments: 0,
+            tokens: 0,
+            compacted: false,
+            e: 0,
+            elided: Vec::new(),
+            tail: Vec::new(),
+            usage: UsageState::default(),
+        }
+    }
+
+    /// Facts and running sums of the messages appended since the previous request.
+    fn ingest(&mut self, settings: &GovSettings, h: &[Message]) {
+        let c = self;
+        let start = c.n;
+        for (i, m) in h.iter().enumerate().skip(start) {
+            match m {
+                Message::Assistant { calls, .. } => {
+                    for (k, call) in calls.iter().enumerate() {
+                        c.calls.entry(call.id.clone()).or_insert((i, k));
+                    }
+                }
+                Message::User {
+                    kind: UserKind::Checkpoint,
+                    ..
+                } => c.compacted = true,
+                _ => {}
+            }
+            let call = match m {
+                Message::Tool(r) => c.calls.get(&r.call_id).copied(),
+                _ => None,
+            };
+            let fact = fact_at(h, i, call, settings.policy2());
+            let (segs, toks) = measure(m, fact.as_ref());
+            c.segments += segs;
+            c.tokens += toks;
+            c.facts.push(fact);
+        }
+    }
+
+    /// Decisions on P, reused until E changes (G8); policy 2's `oversized` after P.
+    fn decide(&mut self, settings: &GovSettings, h: &[Message], start: usize) {
+        let c = self;
+        let n = h.len();
+        let e = eligible(n, settings.epoch_messages);
+        if e != c.e || start == 0 {
+            let steps = decide_policy(&h[..e], &c.facts[..e], e, settings);
+            c.elided = steps
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, s)| elision(h, i, s, c.facts[i].as_ref()))
+                .collect();
+            c.e = e;
+        }
+        c.tail = if settings.policy_version >= 2 {
+            (e..n)
+                .filter_map(|i| {
+                    let f = c.facts[i].as_ref();
+                    oversized(h, i, f).and_then(|s| elision(h, i, s, f))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// The ledger and usage, over the appended messages in order.
+    fn account(
+        &mut self,
+        settings: &GovSettings,
+        h: &[Message],
+        start: usize,
+        ledger: &mut HashSet<String>,
+    ) {
+        let c = self;
+        let elided_now: HashSet<usize> = c.elided.iter().chain(&c.tail).map(|x| x.0).collect();
+        for (i, m) in h.iter().enumerate().skip(start) {
+            match m {
+                Message::Tool(r) => {
+                    if settings.mode == GovernorMode::On
+                        && elided_now.contains(&i)
+                        && !ledger.contains(&r.call_id)
+                    {
+                        continue;
+                    }
+                    ledger.insert(r.call_id.clone());
+                    let fact = c.facts[i].as_ref();
+                    let call = fact.and_then(|f| f.call).and_then(|(mi, ci)| match &h[mi] {
+                        Message::Assistant { calls, .. } => calls.get(ci),
+                        _ => None,
+                    });
+                    match call
+                        .zip(fact)
+                        .and_then(|(cl, f)| attributable(cl, r, &f.class))
+                    {
+                        Some((tool, paths)) => {
+                            let k = c.usage.results.len();
+                            c.usage.usage.per_tool.entry(tool.clone()).or_default().seen += 1;
+                            c.usage.results.push(Attributed {
+                                is_read: tool == "read_file",
+                                tool,
+                                outcome: 0,
+                            });
+                            let mut paths = paths;
+                            paths.sort();
+                            paths.dedup();
+                            for p in paths {
+                                c.usage.by_path.entry(p).or_default().push(k);
+                            }
+                        }
+                        None => c.usage.usage.not_attributable += 1,
+                    }
+                }
+                Message::Assistant { .. } => c.usage.calls(m),
+                Message::User { .. } => {}
+            }
+        }
+    }
+}
+
 /// Per-session memory (§7.1, §8): call ids already reported as elided, the usage ledger and the
 /// incremental cache. Lost on restart by design. One per session, sub-agents included (G6).
 #[derive(Clone, Debug, Default)]
@@ -223,127 +351,27 @@ impl SessionGovernor {
     /// payload. Costs what was appended since the previous request, plus a decision pass over
     /// P when an epoch boundary is crossed.
     pub fn request(&mut self, settings: &GovSettings, turn: Turn<'_>) -> Sent {
+        let none = || Sent {
+            stubs: Vec::new(),
+            invariants: None,
+            event: None,
+        };
         if settings.mode == GovernorMode::Off {
-            return Sent {
-                stubs: Vec::new(),
-                invariants: None,
-                event: None,
-            };
+            return none();
         }
         let h = turn.history;
         if !self.valid(settings, h) {
-            self.cache = Some(Cache {
-                settings: *settings,
-                n: 0,
-                first: None,
-                last: None,
-                calls: HashMap::new(),
-                facts: Vec::new(),
-                segments: 0,
-                tokens: 0,
-                compacted: false,
-                e: 0,
-                elided: Vec::new(),
-                tail: Vec::new(),
-                usage: UsageState::default(),
-            });
+            self.cache = Some(Cache::new(settings));
         }
         let Some(c) = self.cache.as_mut() else {
-            return Sent {
-                stubs: Vec::new(),
-                invariants: None,
-                event: None,
-            };
+            return none();
         };
         let start = c.n;
-        for (i, m) in h.iter().enumerate().skip(start) {
-            match m {
-                Message::Assistant { calls, .. } => {
-                    for (k, call) in calls.iter().enumerate() {
-                        c.calls.entry(call.id.clone()).or_insert((i, k));
-                    }
-                }
-                Message::User {
-                    kind: UserKind::Checkpoint,
-                    ..
-                } => c.compacted = true,
-                _ => {}
-            }
-            let call = match m {
-                Message::Tool(r) => c.calls.get(&r.call_id).copied(),
-                _ => None,
-            };
-            let fact = fact_at(h, i, call, settings.policy2());
-            let (segs, toks) = measure(m, fact.as_ref());
-            c.segments += segs;
-            c.tokens += toks;
-            c.facts.push(fact);
-        }
-        // Decisions on P, reused until E changes (G8).
+        c.ingest(settings, h);
         let n = h.len();
         let e = eligible(n, settings.epoch_messages);
-        if e != c.e || start == 0 {
-            let steps = decide_policy(&h[..e], &c.facts[..e], e, settings);
-            c.elided = steps
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, s)| elision(h, i, s, c.facts[i].as_ref()))
-                .collect();
-            c.e = e;
-        }
-        c.tail = if settings.policy_version >= 2 {
-            (e..n)
-                .filter_map(|i| {
-                    let f = c.facts[i].as_ref();
-                    oversized(h, i, f).and_then(|s| elision(h, i, s, f))
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        // The ledger and usage, over the appended messages in order.
-        let elided_now: HashSet<usize> = c.elided.iter().chain(&c.tail).map(|x| x.0).collect();
-        for (i, m) in h.iter().enumerate().skip(start) {
-            match m {
-                Message::Tool(r) => {
-                    if settings.mode == GovernorMode::On
-                        && elided_now.contains(&i)
-                        && !self.ledger.contains(&r.call_id)
-                    {
-                        continue;
-                    }
-                    self.ledger.insert(r.call_id.clone());
-                    let fact = c.facts[i].as_ref();
-                    let call = fact.and_then(|f| f.call).and_then(|(mi, ci)| match &h[mi] {
-                        Message::Assistant { calls, .. } => calls.get(ci),
-                        _ => None,
-                    });
-                    match call
-                        .zip(fact)
-                        .and_then(|(cl, f)| attributable(cl, r, &f.class))
-                    {
-                        Some((tool, paths)) => {
-                            let k = c.usage.results.len();
-                            c.usage.usage.per_tool.entry(tool.clone()).or_default().seen += 1;
-                            c.usage.results.push(Attributed {
-                                is_read: tool == "read_file",
-                                tool,
-                                outcome: 0,
-                            });
-                            let mut paths = paths;
-                            paths.sort();
-                            paths.dedup();
-                            for p in paths {
-                                c.usage.by_path.entry(p).or_default().push(k);
-                            }
-                        }
-                        None => c.usage.usage.not_attributable += 1,
-                    }
-                }
-                Message::Assistant { .. } => c.usage.calls(m),
-                Message::User { .. } => {}
-            }
-        }
+        c.decide(settings, h, start);
+        c.account(settings, h, start, &mut self.ledger);
         c.n = n;
         if start == 0 {
             c.first = h.first().cloned();
