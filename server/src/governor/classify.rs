@@ -53,14 +53,13 @@ pub fn result_text(r: &ToolResult) -> String {
         .collect()
 }
 
-/// Whether the runner attached an `<instructions>` part to this result (§2.2). The runner
-/// writes the part as `"\n<instructions>…"`, so leading whitespace is skipped.
+/// Whether the runner attached an `<instructions>` part to this result (§2.2).
 #[must_use]
 pub fn has_attached_instructions(r: &ToolResult) -> bool {
     r.parts
         .iter()
         .skip(1)
-        .any(|p| p.kind == PartKind::Text && p.text.trim_start().starts_with("<instructions"))
+        .any(|p| p.kind == PartKind::Text && p.text.starts_with("<instructions"))
 }
 
 /// The result JSON: the first text part parsed as an object.

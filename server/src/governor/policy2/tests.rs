@@ -241,7 +241,7 @@ fn pinned_skill_and_orphan_results_are_never_replaced() {
             call_id: "r1".into(),
             parts: vec![
                 crate::governor::model::Part::text(big.clone()),
-                crate::governor::model::Part::text("\n<instructions>x</instructions>"),
+                crate::governor::model::Part::text("<instructions>x</instructions>"),
             ],
             is_error: false,
         }),
