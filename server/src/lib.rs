@@ -13,5 +13,7 @@ pub mod instructions;
 pub mod lsp;
 pub mod session;
 pub mod skills;
+#[cfg(test)]
+mod testing;
 pub mod text;
 pub mod workspace;

@@ -3,8 +3,26 @@
 //!
 //! Core modules compute [`Span`]s here once, from the exact text they judged; `lsp::positions`
 //! and the CLI only *pick* the column encoding. Nothing else does position arithmetic.
+//! Also the two text measures every layer shares: [`chars`] and [`sha256_hex`].
 //! Line breaks are LF, CRLF or a lone CR, as in LSP; a `\r` before `\n` belongs to the line's
 //! content for column purposes but is excluded from "end of line" ranges.
+
+use sha2::{Digest, Sha256};
+
+/// Number of chars (Unicode scalar values).
+#[must_use]
+pub fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Lower-case hex SHA-256 of a text or of bytes.
+#[must_use]
+pub fn sha256_hex(data: impl AsRef<[u8]>) -> String {
+    Sha256::digest(data.as_ref())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 
 /// A half-open byte range `[start, end)` into a text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -195,6 +213,16 @@ pub fn ceil_boundary(bytes: &[u8], at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_measures() {
+        assert_eq!(chars("a😀é"), 3);
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(sha256_hex(b"abc".as_slice()), sha256_hex("abc"));
+    }
 
     #[test]
     fn columns_count_utf16_units_and_utf8_bytes() {

@@ -8,11 +8,20 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod completions;
 mod config;
 mod crash;
 mod fake;
 mod governor;
 mod governor_policy2;
+mod hosts_copilot;
+mod hosts_cursor;
+mod hosts_delivery;
+mod hosts_diagnostics;
+mod hosts_gemini;
+mod hosts_util;
+mod governor_html;
+mod init;
 mod instructions;
 mod instructions_corpus;
 mod instructions_hosts;
@@ -28,6 +37,8 @@ mod run_subagents;
 mod run_tools;
 mod sess;
 mod sessions;
+mod sessions_human;
+mod ship;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{Run, Ws, write};
+use crate::common::{Run, Ws, range, write};
 
 /// `X/SKILL.md` = the checklist's "valid skill X".
 pub fn valid(dir: &Path) {
@@ -24,22 +24,18 @@ pub fn field<'a>(es: &'a [Value], key: &str) -> Vec<&'a str> {
     es.iter().map(|e| e[key].as_str().unwrap()).collect()
 }
 
+/// The names `skills list --json` shows in `ws`.
+pub fn listed_names(ws: &Ws) -> Vec<String> {
+    let es = entries(&ws.run(&["skills", "list", "--json"]));
+    field(&es, "name").into_iter().map(String::from).collect()
+}
+
 pub fn diags(r: &Run) -> Vec<Value> {
     r.json()["diagnostics"].as_array().unwrap().clone()
 }
 
 pub fn with_code<'a>(ds: &'a [Value], code: &str) -> Vec<&'a Value> {
     ds.iter().filter(|d| d["code"] == code).collect()
-}
-
-fn range(d: &Value) -> (u64, u64, u64, u64) {
-    let r = &d["range"];
-    (
-        r["start"]["line"].as_u64().unwrap(),
-        r["start"]["character"].as_u64().unwrap(),
-        r["end"]["line"].as_u64().unwrap(),
-        r["end"]["character"].as_u64().unwrap(),
-    )
 }
 
 #[test]

@@ -1,19 +1,7 @@
 //! skills.md §8 conformance, validation cases (26–47, 55) through the built binary.
 
-use serde_json::Value;
-
-use crate::common::{Run, Ws, write};
-use crate::skills_discovery::{diags, entries, field, valid};
-
-fn range(d: &Value) -> (u64, u64, u64, u64) {
-    let r = &d["range"];
-    (
-        r["start"]["line"].as_u64().unwrap(),
-        r["start"]["character"].as_u64().unwrap(),
-        r["end"]["line"].as_u64().unwrap(),
-        r["end"]["character"].as_u64().unwrap(),
-    )
-}
+use crate::common::{Run, Ws, range, write};
+use crate::skills_discovery::{diags, entries, field, listed_names, valid};
 
 /// Validates one SKILL.md at `dir/SKILL.md` (below the workspace) with extra args.
 fn validate(ws: &Ws, dir: &str, content: impl AsRef<[u8]>, extra: &[&str]) -> Run {
@@ -38,6 +26,17 @@ fn codes(r: &Run) -> Vec<(String, String, String)> {
 
 fn one(code: &str, sev: &str, msg: &str) -> Vec<(String, String, String)> {
     vec![(code.into(), sev.into(), msg.into())]
+}
+
+/// Validates `content` as `x/SKILL.md` in a fresh workspace.
+fn validate_x(content: impl AsRef<[u8]>) -> Run {
+    validate(&Ws::new(), "x", content, &[])
+}
+
+/// The run reports exactly one diagnostic, this one, at this range.
+fn only(r: &Run, code: &str, sev: &str, msg: &str, at: (u64, u64, u64, u64)) {
+    assert_eq!(codes(r), one(code, sev, msg));
+    assert_eq!(range(&diags(r)[0]), at);
 }
 
 fn sized(name: &str, total: usize) -> String {
@@ -74,15 +73,13 @@ fn load_limit_is_64000_bytes_and_validation_stops_past_one_mebibyte() {
         "{c:?}"
     );
     let r = validate(&ws, "huge", sized("huge", 2_000_000), &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-file-too-large",
-            "error",
-            "SKILL.md is 2000000 bytes; too large to validate"
-        )
+    only(
+        &r,
+        "skill-file-too-large",
+        "error",
+        "SKILL.md is 2000000 bytes; too large to validate",
+        (0, 0, 0, 3),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 3));
     let r = validate(
         &ws,
         "huge",
@@ -118,25 +115,21 @@ fn no_frontmatter_is_reported_on_line_zero() {
     let ws = Ws::new();
     let r = validate(&ws, "x", "# Title\n", &[]);
     assert_eq!(r.code, 1);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-missing",
-            "error",
-            "SKILL.md must start with a --- line followed by YAML frontmatter"
-        )
+    only(
+        &r,
+        "skill-frontmatter-missing",
+        "error",
+        "SKILL.md must start with a --- line followed by YAML frontmatter",
+        (0, 0, 0, 7),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 7));
     let r = validate(&ws, "e", "", &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-missing",
-            "error",
-            "SKILL.md is empty; it must start with a --- line followed by YAML frontmatter"
-        )
+    only(
+        &r,
+        "skill-frontmatter-missing",
+        "error",
+        "SKILL.md is empty; it must start with a --- line followed by YAML frontmatter",
+        (0, 0, 0, 0),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 0));
 }
 
 #[test]
@@ -158,10 +151,7 @@ fn byte_order_mark_is_silent_for_alisio_and_missing_frontmatter_for_spec() {
     );
     valid(&ws.home.join(".agents/skills/x"));
     std::fs::write(ws.home.join(".agents/skills/x/SKILL.md"), &b).unwrap();
-    assert_eq!(
-        field(&entries(&ws.run(&["skills", "list", "--json"])), "name"),
-        ["x"]
-    );
+    assert_eq!(listed_names(&ws), ["x"]);
 }
 
 #[test]
@@ -179,15 +169,13 @@ fn crlf_files_load_and_ranges_exclude_the_carriage_return() {
 fn unterminated_frontmatter_is_only_that() {
     let ws = Ws::new();
     let r = validate(&ws, "x", "---\nname: Bad Name\ndescription: d\n", &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-frontmatter-unterminated",
-            "error",
-            "frontmatter opened here is never closed with a --- line"
-        )
+    only(
+        &r,
+        "skill-frontmatter-unterminated",
+        "error",
+        "frontmatter opened here is never closed with a --- line",
+        (0, 0, 0, 3),
     );
-    assert_eq!(range(&diags(&r)[0]), (0, 0, 0, 3));
     let r = validate(&ws, "x", "---\nname: x\n", &["--profile", "claude-code"]);
     assert_eq!(
         codes(&r),
@@ -201,8 +189,7 @@ fn unterminated_frontmatter_is_only_that() {
 
 #[test]
 fn blank_line_before_the_opening_line() {
-    let ws = Ws::new();
-    let r = validate(&ws, "x", "\n---\nname: x\ndescription: d\n---\n", &[]);
+    let r = validate_x("\n---\nname: x\ndescription: d\n---\n");
     assert_eq!(
         codes(&r),
         one(
@@ -215,8 +202,7 @@ fn blank_line_before_the_opening_line() {
 
 #[test]
 fn empty_block_reports_name_and_description_on_the_opening_line() {
-    let ws = Ws::new();
-    let r = validate(&ws, "x", "---\n---\n", &[]);
+    let r = validate_x("---\n---\n");
     let ds = diags(&r);
     assert_eq!(
         codes(&r),
@@ -411,11 +397,13 @@ fn description_rules_have_exact_messages() {
         )
     );
     let r = validate(&ws, "x", "---\nname: x\ndescription: \"\"\n---\n", &[]);
-    assert_eq!(
-        codes(&r),
-        one("skill-description-missing", "error", "description is empty")
+    only(
+        &r,
+        "skill-description-missing",
+        "error",
+        "description is empty",
+        (2, 13, 2, 15),
     );
-    assert_eq!(range(&diags(&r)[0]), (2, 13, 2, 15));
 }
 
 #[test]
@@ -502,13 +490,7 @@ fn allowed_tools_as_a_list_depends_on_profile() {
 
 #[test]
 fn a_colon_in_a_plain_description_is_a_syntax_error() {
-    let ws = Ws::new();
-    let r = validate(
-        &ws,
-        "x",
-        "---\nname: x\ndescription: Use when: editing PDFs\n---\n",
-        &[],
-    );
+    let r = validate_x("---\nname: x\ndescription: Use when: editing PDFs\n---\n");
     let c = codes(&r);
     assert_eq!(c.len(), 1);
     assert_eq!(c[0].0, "skill-yaml-syntax");
@@ -533,10 +515,7 @@ fn directory_mismatch_is_a_warning_strict_fails_and_spec_errors() {
     assert_eq!(validate(&ws, "pdf", t, &["--strict"]).code, 1);
     assert_eq!(validate(&ws, "pdf", t, &["--profile", "spec"]).code, 1);
     write(&ws.home.join(".agents/skills/pdf/SKILL.md"), t);
-    assert_eq!(
-        field(&entries(&ws.run(&["skills", "list", "--json"])), "name"),
-        ["pdf-tools"]
-    );
+    assert_eq!(listed_names(&ws), ["pdf-tools"]);
 }
 
 #[test]
@@ -553,15 +532,13 @@ fn body_of_501_lines_is_too_long_from_line_501() {
         .is_empty()
     );
     let r = validate(&ws, "x", format!("{head}{}", "l\n".repeat(501)), &[]);
-    assert_eq!(
-        codes(&r),
-        one(
-            "skill-body-too-long",
-            "warning",
-            "body is 501 lines and ~251 tokens; keep it under 500 lines and about 5000 tokens (move details to references/)"
-        )
+    only(
+        &r,
+        "skill-body-too-long",
+        "warning",
+        "body is 501 lines and ~251 tokens; keep it under 500 lines and about 5000 tokens (move details to references/)",
+        (504, 0, 505, 0),
     );
-    assert_eq!(range(&diags(&r)[0]), (504, 0, 505, 0));
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //! `alisio-ls` binary run as a user runs it (stdout, stderr, exit code).
 #![allow(dead_code)]
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// A temporary workspace `ws/` (with `.git/`) beside an empty config home and an empty `HOME`.
 pub struct Ws {
@@ -90,13 +92,78 @@ pub fn write(path: &Path, content: impl AsRef<[u8]>) -> PathBuf {
     path.to_path_buf()
 }
 
+/// How long one run of the binary may take before the test fails: `ALISIO_TEST_TIMEOUT_SECS`
+/// (whole seconds), else 120 s: long enough for a slow debug build on a loaded machine, far
+/// shorter than a hang.
+pub fn run_limit() -> Duration {
+    std::env::var("ALISIO_TEST_TIMEOUT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map_or(Duration::from_secs(120), Duration::from_secs)
+}
+
+/// Runs `cmd` with stdin closed and its output captured, killing it (and failing the test) when
+/// it outlives [`run_limit`], so a hung CLI fails instead of hanging the suite.
 pub fn run_cmd(cmd: &mut Command) -> Run {
-    let out = cmd.output().expect("run alisio-ls");
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn alisio-ls");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let limit = run_limit();
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("try_wait") {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("alisio-ls did not finish within {limit:?} (ALISIO_TEST_TIMEOUT_SECS): {cmd:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
     Run {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned(),
+        stderr: String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned(),
+        code: status.code().unwrap_or(-1),
     }
+}
+
+/// Grows a file to `len` bytes without writing them (a sparse file: large on paper, almost
+/// nothing on disk; the new bytes read as NUL).
+pub fn grow_sparse(path: &Path, len: u64) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open to grow")
+        .set_len(len)
+        .expect("set_len");
+}
+
+/// The LSP-style range of a diagnostic in JSON output: (start line, start character, end line,
+/// end character).
+pub fn range(d: &serde_json::Value) -> (u64, u64, u64, u64) {
+    let r = &d["range"];
+    let n = |v: &serde_json::Value| v.as_u64().expect("a position number");
+    (
+        n(&r["start"]["line"]),
+        n(&r["start"]["character"]),
+        n(&r["end"]["line"]),
+        n(&r["end"]["character"]),
+    )
 }
 
 pub fn bin() -> PathBuf {
@@ -123,24 +190,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// xorshift64*: a tiny deterministic generator for randomized tests, so a failure is
-/// reproducible from its seed.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A number in `0..n` (`0` when `n` is 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len())]
-    }
-}
+#[path = "../../server/src/testing/rng.rs"]
+mod rng;
+/// The one test generator, shared with the unit tests (`server/src/testing/rng.rs`).
+#[allow(unused_imports)]
+pub use rng::Rng;

@@ -11,6 +11,7 @@ mod common;
 
 mod code_server;
 mod neovim;
+mod neovim_ship;
 mod vscode;
 
 use std::path::PathBuf;

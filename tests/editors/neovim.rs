@@ -41,7 +41,7 @@ fn version_ok(nvim: &Path) -> Result<(), String> {
 }
 
 /// The Neovim binary to test with, or why there is none.
-fn find_nvim() -> Result<PathBuf, String> {
+pub(crate) fn find_nvim() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("ALISIO_NVIM").filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         version_ok(&p)?;
@@ -393,6 +393,8 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
             "session s-1 · mode on · request 7 · policy v1",
             "messages 70 (eligible 64) · segments 97 (0 omitted from the list)",
             "tokens: before 40210 · saved 986 · after 39224 · elided results 1",
+            // The listed segments' tokens, 812 and 1000 (lua/alisio/spark.lua).
+            "tokens by segment ▇█",
             "",
             "tokens by kind (listed segments)",
             "  system       812   ████████████████████████",

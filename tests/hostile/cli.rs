@@ -35,6 +35,23 @@ fn files_of(explain: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `check --format json --host <host> --trust-project`: sane, and its output is JSON.
+fn check_json(ws: &Ws, host: &str) {
+    let check = run(
+        ws,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--host",
+            host,
+            "--trust-project",
+        ],
+    );
+    sane(&check);
+    let _ = check.json();
+}
+
 #[test]
 fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
     let (ws, outside) = with_outside();
@@ -114,19 +131,7 @@ fn symlink_loops_end_for_every_host() {
     symlink("..", ws.root.join(".agents/skills/s/back")).unwrap();
     symlink(".", ws.root.join(".agents/skills/here")).unwrap();
     for host in ["alisio", "codex", "claude-code"] {
-        let check = run(
-            &ws,
-            &[
-                "check",
-                "--format",
-                "json",
-                "--host",
-                host,
-                "--trust-project",
-            ],
-        );
-        sane(&check);
-        let _ = check.json();
+        check_json(&ws, host);
         let ex = run(
             &ws,
             &[
@@ -187,12 +192,7 @@ fn a_100_mb_agents_md_is_judged_from_a_bounded_read() {
     let ws = Ws::new();
     let big = ws.file("AGENTS.md", "# Big\n");
     // Sparse: 100 MiB on paper, almost nothing on disk. NUL bytes are valid UTF-8.
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&big)
-        .unwrap()
-        .set_len(100 * 1024 * 1024)
-        .unwrap();
+    crate::common::grow_sparse(&big, 100 * 1024 * 1024);
     // A data limit below the file's size: reading it whole would abort the process.
     let limited = |args: &[&str]| {
         let c = ws.cmd();
@@ -341,19 +341,7 @@ fn invalid_utf8_names_are_reported_lossily() {
     )
     .unwrap();
     for host in ["alisio", "codex", "claude-code"] {
-        let check = run(
-            &ws,
-            &[
-                "check",
-                "--format",
-                "json",
-                "--host",
-                host,
-                "--trust-project",
-            ],
-        );
-        sane(&check);
-        let _ = check.json();
+        check_json(&ws, host);
         let human = run(&ws, &["check", "--host", host]);
         sane(&human);
     }
@@ -377,19 +365,7 @@ fn a_ten_thousand_deep_directory_chain_ends_without_overflowing_the_stack() {
     crate::util::deep_chain(&ws.root, 10_000);
     ws.file(&format!("{}AGENTS.md", "d/".repeat(50)), "# Level 50\n");
     for host in ["alisio", "codex", "claude-code"] {
-        let check = run(
-            &ws,
-            &[
-                "check",
-                "--format",
-                "json",
-                "--host",
-                host,
-                "--trust-project",
-            ],
-        );
-        sane(&check);
-        let _ = check.json();
+        check_json(&ws, host);
     }
     let deep = "d/".repeat(60);
     let ex = run(

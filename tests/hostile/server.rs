@@ -22,12 +22,7 @@ fn the_server_stays_bounded_and_inside_a_hostile_workspace() {
         format!("---\nname: evil\ndescription: {MARKER}\n---\n"),
     );
     let big = ws.file("AGENTS.md", "# Big\n");
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&big)
-        .unwrap()
-        .set_len(100 * 1024 * 1024)
-        .unwrap();
+    crate::common::grow_sparse(&big, 100 * 1024 * 1024);
     std::fs::create_dir_all(ws.root.join("a")).unwrap();
     symlink(outside.join("AGENTS.md"), ws.root.join("a/AGENTS.md")).unwrap();
     symlink(&outside, ws.root.join("linked")).unwrap();
@@ -43,11 +38,8 @@ fn the_server_stays_bounded_and_inside_a_hostile_workspace() {
     symlink("..", ws.root.join(".claude/rules/up")).unwrap();
     crate::util::deep_chain(&ws.root, 3000);
 
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(
-        &ws.root,
+    let mut lsp = crate::harness::start(
+        &ws,
         json!({"general": {"positionEncodings": ["utf-16"]}}),
         json!({"trusted": false}),
     );
@@ -127,10 +119,7 @@ fn the_server_stays_bounded_and_inside_a_hostile_workspace() {
 #[test]
 fn a_client_that_floods_the_framing_guard_with_an_endless_header_is_still_answered() {
     let ws = Ws::new();
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(&ws.root, json!({}), json!({}));
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({}));
     // A header line that never ends, starting with the header's own name (the case that used
     // to spin the guard forever), then a valid request.
     let mut junk = b"Content-Length: 1".to_vec();
@@ -176,11 +165,8 @@ fn hundreds_of_large_open_documents_keep_memory_proportional_to_their_text() {
         paths.push(ws.file(&format!("notes/n{i}.md"), "note\n"));
     }
     ws.file(".alisio/config.json", r#"{"skills": ["skills"]}"#);
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(
-        &ws.root,
+    let mut lsp = crate::harness::start(
+        &ws,
         json!({"general": {"positionEncodings": ["utf-16"]}}),
         json!({"trusted": true}),
     );
@@ -359,11 +345,8 @@ fn skill_links_that_leave_the_skill_reveal_nothing_of_their_targets() {
         r.stdout
     );
 
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(
-        &ws.root,
+    let mut lsp = crate::harness::start(
+        &ws,
         json!({"general": {"positionEncodings": ["utf-16"]}}),
         json!({"trusted": true}),
     );

@@ -367,12 +367,7 @@ fn search_text_over_a_file_with_one_huge_line_stays_within_its_output_bound() {
 fn read_file_on_a_200_mb_sparse_file_reads_only_the_first_mebibyte_under_a_memory_limit() {
     let ws = Ws::new();
     let p = ws.file("big.txt", "line of text\n".repeat(200_000));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(200 * 1024 * 1024)
-        .unwrap();
+    crate::common::grow_sparse(&p, 200 * 1024 * 1024);
     ws.file("s.jsonl", format!("{}\n{{\"text\":\"ok\"}}\n", json!({"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt","startLine":5,"limit":3}}]})));
     // 96 MiB of data segment: a whole-file read (200 MB) cannot fit.
     let sh = ws.cmd();
@@ -514,10 +509,7 @@ fn background_tasks_and_their_grandchildren_die_when_the_cli_run_ends() {
 }
 
 fn lsp(ws: &Ws) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut l = Lsp::spawn(cmd);
-    l.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let l = crate::harness::start(ws, json!({}), json!({"trusted": true}));
     *l.approve_decision.lock().unwrap() = "allow-session".into();
     l
 }
@@ -622,9 +614,7 @@ fn background_tasks_die_when_the_servers_parent_process_dies() {
         .arg("60")
         .spawn()
         .expect("spawn sleep");
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut l = Lsp::spawn(cmd);
+    let mut l = crate::harness::serve(&ws, &[]);
     l.request("initialize", json!({"processId": parent.id(), "rootUri": crate::harness::uri(&ws.root), "capabilities": {}, "initializationOptions": {"trusted": true}}))
         .expect("initialize");
     l.notify("initialized", json!({}));

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::common::{Rng, Ws};
-use crate::harness::{Lsp, uri};
+use crate::harness::uri;
 use crate::util::{proc_kib, run};
 
 const NAMES: &[&str] = &[
@@ -96,15 +96,8 @@ fn ten_thousand_edits_and_file_events_leave_diagnostics_equal_to_check() {
         }
     }
     assert_eq!(files.len(), 200);
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
     let caps = json!({"general": {"positionEncodings": ["utf-16"]}, "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
-    lsp.initialize(
-        &ws.root,
-        caps,
-        json!({"trusted": false, "watcher": "client"}),
-    );
+    let mut lsp = crate::harness::start(&ws, caps, json!({"trusted": false, "watcher": "client"}));
     let pid = lsp.pid();
     let mut open: BTreeMap<PathBuf, (i32, String)> = BTreeMap::new();
     let mut latencies: Vec<(usize, Duration)> = Vec::new();

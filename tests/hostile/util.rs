@@ -1,50 +1,14 @@
 //! Runs with a timeout, and checks every hostile run shares.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use crate::common::{Run, Ws};
 
-/// Long enough for a slow debug build on a loaded machine; a hang is far longer.
-pub const LIMIT: Duration = Duration::from_secs(120);
-
-/// Runs `cmd`, killing it (and failing the test) when it outlives [`LIMIT`].
+/// Runs `cmd`, killing it (and failing the test) when it outlives the shared limit
+/// (`common::run_limit`, 120 s unless `ALISIO_TEST_TIMEOUT_SECS` says otherwise).
 pub fn run_limited(cmd: &mut Command) -> Run {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn alisio-ls");
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let t_out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("try_wait") {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("alisio-ls did not finish within {LIMIT:?}: {cmd:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Run {
-        stdout: String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned(),
-        stderr: String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned(),
-        code: status.code().unwrap_or(-1),
-    }
+    crate::common::run_cmd(cmd)
 }
 
 pub fn run(ws: &Ws, args: &[&str]) -> Run {

@@ -276,6 +276,23 @@ impl Lsp {
         r
     }
 
+    /// A `textDocument/*` request about the whole of `path` (code lenses, symbols); panics with
+    /// the error when the server answers one.
+    pub fn on(&mut self, method: &str, path: &Path) -> Value {
+        self.request(method, json!({"textDocument": {"uri": uri(path)}}))
+            .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
+    /// A `textDocument/*` request at a position of `path` (0-based line and UTF-16 column by
+    /// default); panics with the error when the server answers one.
+    pub fn at(&mut self, method: &str, path: &Path, line: u32, character: u32) -> Value {
+        self.request(
+            method,
+            json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": character}}),
+        )
+        .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    }
+
     pub fn open(&mut self, path: &Path, text: &str) {
         self.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri(path), "languageId": "markdown", "version": 1, "text": text}}));
     }
@@ -318,13 +335,36 @@ impl Drop for Lsp {
     }
 }
 
+/// Spawns the server in `ws` (`serve` plus `args`), not yet initialized: for the tests that
+/// read the `initialize` result or send their own.
+pub fn serve(ws: &crate::common::Ws, args: &[&str]) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve").args(args);
+    Lsp::spawn(cmd)
+}
+
 /// Starts the server in `ws` (`serve`) and initializes it with `caps` and `options`.
 pub fn start(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
+    let mut lsp = serve(ws, &[]);
     lsp.initialize(&ws.root, caps, options);
     lsp
+}
+
+/// [`start`] with a client that never answers the server's requests ([`Lsp::spawn_silent`]).
+pub fn start_silent(ws: &crate::common::Ws, caps: Value, options: Value) -> Lsp {
+    let mut cmd = ws.cmd();
+    cmd.arg("serve");
+    let mut lsp = Lsp::spawn_silent(cmd);
+    lsp.initialize(&ws.root, caps, options);
+    lsp
+}
+
+/// The `field` of each item of an array result (`label` of completions, `name` of symbols).
+pub fn field_of<'a>(items: &'a Value, field: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .map(|a| a.iter().map(|i| i[field].as_str().unwrap_or("")).collect())
+        .unwrap_or_default()
 }
 
 /// The `code` of each diagnostic, in order.

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{Ws, write};
-use crate::harness::{codes, start, uri};
+use crate::harness::{codes, field_of, start, uri};
 
 /// The layout of instructions.md case 17 with existing `src/` and `src/lsp/`.
 fn case_17(ws: &Ws) {
@@ -86,7 +86,7 @@ fn case_50_lens_hover_and_explain_request() {
     );
 
     let handlers = ws.root.join("src/lsp/handlers.rs");
-    let h = lsp.request("textDocument/hover", json!({"textDocument": {"uri": uri(&handlers)}, "position": {"line": 0, "character": 3}})).unwrap();
+    let h = lsp.at("textDocument/hover", &handlers, 0, 3);
     let md = h["contents"]["value"].as_str().unwrap();
     assert!(
         md.starts_with("**Instructions for src/lsp/handlers.rs** (host alisio)"),
@@ -95,7 +95,7 @@ fn case_50_lens_hover_and_explain_request() {
     assert!(md.contains("[truncated: 8132 bytes of farther instruction files omitted to stay within 32768 bytes; closest files kept]"), "{md}");
     assert!(md.contains("The closest file wins on conflicts."), "{md}");
     assert_eq!(md.matches("\n| ").count(), 4, "header + 3 rows:\n{md}");
-    let none = lsp.request("textDocument/hover", json!({"textDocument": {"uri": uri(&handlers)}, "position": {"line": 5, "character": 0}})).unwrap();
+    let none = lsp.at("textDocument/hover", &handlers, 5, 0);
     assert_eq!(none, Value::Null);
 
     let ex = lsp
@@ -153,23 +153,13 @@ fn lens_on_every_file_only_when_enabled() {
     ws.file("AGENTS.md", "x".repeat(100));
     let src = ws.file("src/main.rs", "fn main() {}\n");
     let mut lsp = start(&ws, json!({}), Value::Null);
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&src)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &src);
     assert_eq!(l, json!([]));
     lsp.notify(
         "workspace/didChangeConfiguration",
         json!({"settings": {"alisio": {"codeLens": {"instructionsOnEveryFile": true}}}}),
     );
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&src)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &src);
     assert_eq!(
         l[0]["command"]["title"],
         "Instructions: 1 file(s) · 100 of 100 bytes"
@@ -184,18 +174,8 @@ fn document_symbols_are_the_nested_headings() {
         "# Top\ntext\n## Build\nrun\n\nTests\n-----\n# Other\n",
     );
     let mut lsp = start(&ws, json!({}), Value::Null);
-    let s = lsp
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
-    let names: Vec<&str> = s
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["name"].as_str().unwrap())
-        .collect();
+    let s = lsp.on("textDocument/documentSymbol", &f);
+    let names = field_of(&s, "name");
     assert_eq!(names, ["Top", "Other"]);
     let kids: Vec<&str> = s[0]["children"]
         .as_array()

@@ -6,9 +6,7 @@ use crate::common::Ws;
 use crate::harness::Lsp;
 
 fn start(ws: &Ws) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve").arg("--stdio");
-    Lsp::spawn(cmd)
+    crate::harness::serve(ws, &["--stdio"])
 }
 
 #[test]
@@ -25,8 +23,7 @@ fn shutdown_then_exit_ends_with_code_0_even_with_stdin_open() {
 #[test]
 fn exit_without_shutdown_ends_with_code_1() {
     let ws = Ws::new();
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), Value::Null);
+    let mut lsp = crate::harness::start(&ws, json!({}), Value::Null);
     lsp.notify("exit", Value::Null);
     assert_eq!(lsp.wait_exit(), 1);
 }
@@ -34,8 +31,7 @@ fn exit_without_shutdown_ends_with_code_1() {
 #[test]
 fn end_of_input_ends_the_server() {
     let ws = Ws::new();
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), Value::Null);
+    let mut lsp = crate::harness::start(&ws, json!({}), Value::Null);
     lsp.close_stdin();
     assert_eq!(lsp.wait_exit(), 1);
 }
@@ -62,8 +58,7 @@ fn utf8_is_negotiated_when_the_client_offers_it_first() {
 #[test]
 fn malformed_messages_and_unknown_methods_never_end_the_server() {
     let ws = Ws::new();
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), Value::Null);
+    let mut lsp = crate::harness::start(&ws, json!({}), Value::Null);
     lsp.send_raw(b"{this is not json");
     assert_eq!(lsp.null_id_error()["code"], -32700);
     lsp.write_unframed(b"garbage without any header\r\n\r\n");
@@ -107,8 +102,7 @@ fn invalid_project_config_value_is_published_on_its_span_when_trusted() {
     let ws = Ws::new();
     let text = "{\n  \"context\": {\"maxBytes\": 1023}\n}\n";
     let cfg = ws.file(".alisio/config.json", text);
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
     let diags = lsp.diagnostics_for(&cfg, |d| !d.is_empty());
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0]["code"], "config-invalid");
@@ -126,8 +120,7 @@ fn invalid_project_config_value_is_published_on_its_span_when_trusted() {
 #[test]
 fn invalid_initialization_option_shows_a_warning_with_the_value_in_effect() {
     let ws = Ws::new();
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), json!({"context": {"maxBytes": 10}}));
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({"context": {"maxBytes": 10}}));
     let m = lsp.wait_notification("window/showMessage", |_| true);
     assert_eq!(m["type"], 2);
     assert_eq!(
@@ -141,8 +134,7 @@ fn fixing_a_config_value_in_the_editor_clears_its_diagnostic() {
     let ws = Ws::new();
     let text = "{\"context\": {\"maxBytes\": 1023}}";
     let cfg = ws.file(".alisio/config.json", text);
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
     lsp.diagnostics_for(&cfg, |d| d.len() == 1);
     lsp.open(&cfg, text);
     lsp.notify("textDocument/didChange", json!({
@@ -160,11 +152,8 @@ fn fixing_a_config_value_in_the_editor_clears_its_diagnostic() {
 fn a_client_that_never_answers_server_requests_does_not_stall_the_server() {
     let ws = Ws::new();
     let f = ws.file("Agente.md", "x\n");
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn_silent(cmd);
     let caps = json!({"window": {"workDoneProgress": true}, "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}});
-    lsp.initialize(&ws.root, caps, Value::Null);
+    let mut lsp = crate::harness::start_silent(&ws, caps, Value::Null);
     // Diagnostics still arrive, and requests are still answered, many times over.
     let d = lsp.diagnostics_for(&f, |d| !d.is_empty());
     assert_eq!(d[0]["code"], "instructions-unread-name");
@@ -212,8 +201,7 @@ fn case_36_invalid_max_bytes_in_project_config_falls_back_to_the_default() {
     let ws = Ws::new();
     ws.file(".alisio/config.json", r#"{"context": {"maxBytes": 1023}}"#);
     let src = ws.file("src/a.rs", "");
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
     let d = lsp.diagnostics_for(&ws.root.join(".alisio/config.json"), |d| !d.is_empty());
     assert_eq!(d[0]["code"], "config-invalid");
     let ex = lsp
@@ -253,8 +241,7 @@ fn governor_case_49_invalid_governor_settings_are_config_invalid_in_the_editor()
     let ws = Ws::new();
     let text = r#"{"context": {"governor": "ON", "elide": {"minAgeTurns": 0, "epochMessages": 1001}, "invariants": {"maxChars": 999}, "policyVersion": 3}}"#;
     let cfg = ws.file(".alisio/config.json", text);
-    let mut lsp = start(&ws);
-    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
     let diags = lsp.diagnostics_for(&cfg, |d| d.len() == 5);
     let mut msgs: Vec<&str> = diags
         .iter()

@@ -8,7 +8,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod harness;
+mod hosts;
 
+mod init;
 mod instructions;
 mod lifecycle;
 mod real_clients;

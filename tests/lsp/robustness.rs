@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::common::{Rng, Ws};
-use crate::harness::{Lsp, uri};
+use crate::harness::uri;
 
 const SNIPPETS: &[&str] = &[
     "",
@@ -37,11 +37,8 @@ fn thousands_of_mixed_messages_leave_the_server_answering() {
         ws.root.join("src/main.rs"),
         ws.root.join(".alisio/config.json"),
     ];
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(
-        &ws.root,
+    let mut lsp = crate::harness::start(
+        &ws,
         json!({"general": {"positionEncodings": ["utf-16"]}}),
         json!({"trusted": true}),
     );

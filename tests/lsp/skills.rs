@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::common::Ws;
-use crate::harness::{codes, start, uri};
+use crate::harness::{codes, field_of, start, uri};
 
 fn skill(name: &str, desc: &str) -> String {
     format!("---\nname: {name}\ndescription: {desc}\n---\nBody\n")
@@ -31,12 +31,7 @@ fn bad_name_is_reported_at_once_and_cleared_by_an_edit() {
     let actions = lsp
         .request("textDocument/codeAction", json!({"textDocument": {"uri": uri(&f)}, "range": d["range"], "context": {"diagnostics": [d]}}))
         .unwrap();
-    let titles: Vec<&str> = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["title"].as_str().unwrap())
-        .collect();
+    let titles = field_of(&actions, "title");
     assert!(
         titles.contains(&"Rename skill to \"bad-name\""),
         "{titles:?}"
@@ -73,12 +68,7 @@ fn adding_a_shadowing_skill_updates_both_and_deleting_it_clears() {
     let loser = ws.file(".claude/skills/pdf/SKILL.md", skill("pdf", "Claude copy."));
     let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
     // Alone, the .claude copy is effective: nothing to report.
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&loser)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &loser);
     assert!(
         l[0]["command"]["title"]
             .as_str()
@@ -102,23 +92,13 @@ fn adding_a_shadowing_skill_updates_both_and_deleting_it_clears() {
         diags[0]["relatedInformation"][0]["location"]["uri"],
         uri(&winner)
     );
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&loser)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &loser);
     assert_eq!(
         l[0]["command"]["title"],
         "project · shadowed by pdf · not in catalog · body ~2 tokens"
     );
     // Go to definition from the shadowed name to the winner's name value.
-    let def = lsp
-        .request(
-            "textDocument/definition",
-            json!({"textDocument": {"uri": uri(&loser)}, "position": {"line": 1, "character": 7}}),
-        )
-        .unwrap();
+    let def = lsp.at("textDocument/definition", &loser, 1, 7);
     assert_eq!(
         def,
         json!({"uri": uri(&winner), "range": {"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 9}}})
@@ -145,12 +125,7 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
     let cli = ws.run(&["skills", "list", "--json", "--trust-project"]);
     let entry = &cli.json()[0];
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l[0]["command"]["title"].as_str().unwrap(),
         format!(
@@ -178,12 +153,7 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
         saved,
         "{\n  \"other\": {\n    \"kept\": true\n  },\n  \"skillOverrides\": {\n    \"pdf-tools\": {\n      \"enabled\": false\n    }\n  }\n}\n"
     );
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l[0]["command"]["title"],
         format!(
@@ -226,12 +196,7 @@ fn set_enabled_in_an_untrusted_workspace_is_refused() {
     );
     let diags = lsp.diagnostics_for(&f, |d| !d.is_empty());
     assert_eq!(codes(&diags), ["skill-untrusted"]);
-    let l = lsp
-        .request(
-            "textDocument/codeLens",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
+    let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l[0]["command"]["title"],
         "not loaded: workspace not trusted"
@@ -247,18 +212,8 @@ fn completion_hover_and_link_definition() {
     let reference = ws.file(".agents/skills/pdf/reference.md", "0123456789");
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
     lsp.open(&f, text);
-    let items = lsp
-        .request(
-            "textDocument/completion",
-            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 3, "character": 0}}),
-        )
-        .unwrap();
-    let labels: Vec<&str> = items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap())
-        .collect();
+    let items = lsp.at("textDocument/completion", &f, 3, 0);
+    let labels = field_of(&items, "label");
     assert!(
         labels.contains(&"license") && labels.contains(&"metadata"),
         "{labels:?}"
@@ -276,12 +231,7 @@ fn completion_hover_and_link_definition() {
     assert_eq!(meta["insertText"], "metadata:\n  ${1:key}: ${2:value}");
     assert_eq!(meta["insertTextFormat"], 2);
 
-    let h = lsp
-        .request(
-            "textDocument/hover",
-            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 2, "character": 3}}),
-        )
-        .unwrap();
+    let h = lsp.at("textDocument/hover", &f, 2, 3);
     let v = h["contents"]["value"].as_str().unwrap();
     assert!(
         v.starts_with("Required. 1–1024 characters saying what the skill does and when to use it"),
@@ -291,36 +241,16 @@ fn completion_hover_and_link_definition() {
         v.ends_with("Allowed by: alisio, spec, codex, claude-code"),
         "{v}"
     );
-    let h = lsp
-        .request(
-            "textDocument/hover",
-            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 5, "character": 12}}),
-        )
-        .unwrap();
+    let h = lsp.at("textDocument/hover", &f, 5, 12);
     assert_eq!(h["contents"]["value"], "reference.md: 10 bytes (~3 tokens)");
 
-    let def = lsp
-        .request(
-            "textDocument/definition",
-            json!({"textDocument": {"uri": uri(&f)}, "position": {"line": 5, "character": 12}}),
-        )
-        .unwrap();
+    let def = lsp.at("textDocument/definition", &f, 5, 12);
     assert_eq!(
         def,
         json!({"uri": uri(&reference), "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}})
     );
-    let syms = lsp
-        .request(
-            "textDocument/documentSymbol",
-            json!({"textDocument": {"uri": uri(&f)}}),
-        )
-        .unwrap();
-    let names: Vec<&str> = syms
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let syms = lsp.on("textDocument/documentSymbol", &f);
+    let names = field_of(&syms, "name");
     assert_eq!(names, ["name", "description"]);
     assert_eq!(syms[0]["kind"], 7);
 }
@@ -332,7 +262,7 @@ fn empty_documents_are_offered_the_shared_snippets() {
     let agents = ws.file("AGENTS.md", "");
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
     lsp.open(&skill_file, "");
-    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri(&skill_file)}, "position": {"line": 0, "character": 0}})).unwrap();
+    let items = lsp.at("textDocument/completion", &skill_file, 0, 0);
     let snippet = items
         .as_array()
         .unwrap()
@@ -348,18 +278,8 @@ fn empty_documents_are_offered_the_shared_snippets() {
             .starts_with("---\nname: ${1:skill-name}\ndescription: ")
     );
     lsp.open(&agents, "");
-    let items = lsp
-        .request(
-            "textDocument/completion",
-            json!({"textDocument": {"uri": uri(&agents)}, "position": {"line": 0, "character": 0}}),
-        )
-        .unwrap();
-    let labels: Vec<&str> = items
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["label"].as_str().unwrap())
-        .collect();
+    let items = lsp.at("textDocument/completion", &agents, 0, 0);
+    let labels = field_of(&items, "label");
     assert_eq!(labels, ["agents"]);
 }
 

@@ -25,7 +25,19 @@ end
 return {
   cmd = { server_binary('alisio-ls'), 'serve', '--stdio' },
   filetypes = { 'markdown', 'json', 'jsonc' },
-  root_markers = { '.git' },
+  -- Attach only to the files the server serves: Markdown (instruction files, SKILL.md and the
+  -- files they link) and, among JSON files, only `.alisio/config.json`. The root is the nearest
+  -- ancestor holding `.git` (none: single-file mode), as with root_markers = { '.git' }.
+  root_dir = function(bufnr, on_dir)
+    local ft = vim.bo[bufnr].filetype
+    if ft == 'json' or ft == 'jsonc' then
+      local name = vim.api.nvim_buf_get_name(bufnr)
+      if not name:match('[/\\]%.alisio[/\\]config%.json$') then
+        return
+      end
+    end
+    on_dir(vim.fs.root(bufnr, { '.git' }))
+  end,
   -- The shapes are those of interfaces.md §3 (initialization options). Keys left out take the
   -- defaults of the configuration files; `trusted` must be granted explicitly.
   init_options = {

@@ -34,3 +34,7 @@ end, { nargs = '?', desc = 'alisio: Context Report of a session (alisio/contextR
 cmd('AlisioTrust', function()
   require('alisio').trust()
 end, { desc = 'alisio: trust this workspace for the running server' })
+
+cmd('AlisioInit', function()
+  require('alisio.init_agents').run()
+end, { desc = 'alisio: create or update the root AGENTS.md, shown as a diff first (alisio/initAgentsMd)' })

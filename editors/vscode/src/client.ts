@@ -1,5 +1,5 @@
 // The language client: finds the server (discovery.ts), starts it with the initialization
-// options of settings.ts, shows its state in a status bar item, logs to one output channel,
+// options of settings.ts, reports its state (the status bar item is statusBar.ts), logs to one output channel,
 // restarts on demand, and bridges the custom methods of interfaces.md §3.1.
 import * as fs from 'fs';
 import * as vscode from 'vscode';
@@ -12,7 +12,7 @@ import {
   RevealOutputChannelOn,
   State,
 } from 'vscode-languageclient/node';
-import { rewriteLensCommand, Commands } from './commands';
+import { rewriteLensCommand } from './commands';
 import { Discovery, discoverServer } from './discovery';
 import { InitOptions } from './settings';
 import { ServerControl, SettingsSync } from './sync';
@@ -32,12 +32,23 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: 'file', pattern: '**/.alisio/config.json' },
 ];
 
+export type ServerState = 'starting' | 'running' | 'stopped' | 'error';
+export interface ServerStatus {
+  state: ServerState;
+  trusted: boolean;
+  path?: string;
+  detail?: string;
+}
+
 export type Approver = (params: ApproveParams, token: CancellationToken) => Promise<Decision>;
 
 export class AlisioClient implements ServerControl, vscode.Disposable {
   client: LanguageClient | undefined;
   private serverPath: string | undefined;
-  private readonly status: vscode.StatusBarItem;
+  private readonly statusEvents = new vscode.EventEmitter<ServerStatus>();
+  /** The server's state, for the status bar (statusBar.ts). */
+  readonly onDidChangeStatus = this.statusEvents.event;
+  status: ServerStatus = { state: 'stopped', trusted: false };
   private readonly events = new vscode.EventEmitter<{ sessionId: string; event: SessionEvent }>();
   readonly onSessionEvent = this.events.event;
   approver: Approver | undefined;
@@ -47,11 +58,7 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
   ) {
-    this.status = vscode.window.createStatusBarItem('alisio.status', vscode.StatusBarAlignment.Right, 100);
-    this.status.name = 'Alisio';
-    this.status.command = Commands.showOutput;
     this.setStatus('stopped');
-    this.status.show();
   }
 
   discover(trusted: boolean): Discovery {
@@ -82,16 +89,9 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
     this.output.info(message);
   }
 
-  private setStatus(state: 'starting' | 'running' | 'stopped' | 'error', detail?: string): void {
-    const trusted = vscode.workspace.isTrusted;
-    const icon = { starting: '$(sync~spin)', running: '$(book)', stopped: '$(circle-slash)', error: '$(error)' }[state];
-    this.status.text = `${icon} alisio`;
-    const lines = [`alisio-ls: ${state}`];
-    if (this.serverPath) lines.push(this.serverPath);
-    if (!trusted) lines.push('Workspace not trusted: project skills and project configuration are not loaded.');
-    if (detail) lines.push(detail);
-    this.status.tooltip = lines.join('\n');
-    this.status.backgroundColor = state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  private setStatus(state: ServerState, detail?: string): void {
+    this.status = { state, trusted: vscode.workspace.isTrusted, path: this.serverPath, detail };
+    this.statusEvents.fire(this.status);
   }
 
   async start(): Promise<void> {
@@ -201,7 +201,7 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
 
   dispose(): void {
     void this.stop();
-    this.status.dispose();
+    this.statusEvents.dispose();
     this.events.dispose();
   }
 }

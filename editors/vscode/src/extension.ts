@@ -6,6 +6,8 @@ import * as vscode from 'vscode';
 import { WorkDoneProgress } from 'vscode-languageclient/node';
 import { AlisioClient } from './client';
 import { Commands } from './commands';
+import { registerInitAgentsMd } from './initAgentsMd';
+import { registerStatusBar } from './statusBar';
 import { SettingsSync } from './sync';
 import { ChatPanel, RunResult } from './views/chat';
 import { ApproveParams, Decision } from './views/chatModel';
@@ -27,6 +29,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Alisio
   manager = client;
   const sync = new SettingsSync(client, (trusted) => client.discover(trusted));
   context.subscriptions.push(output, client, sync);
+  registerStatusBar(context, client);
+  registerInitAgentsMd(context, client);
 
   let lastSession: string | undefined;
   const explainDocs = new Map<string, string>();

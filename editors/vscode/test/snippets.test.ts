@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 
 // The repository's snippets/ (copied into the extension at build time).
-const DIR = resolve(__dirname, '..', '..', '..', '..', 'snippets');
+const DIR = resolve(__dirname, '..', '..', '..', '..', 'server', 'snippets');
 
 function load(file: string): Record<string, { prefix: string | string[]; body: string[]; description: string }> {
   return JSON.parse(readFileSync(join(DIR, file), 'utf8'));

@@ -36,6 +36,7 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
             )));
         }
     }
+    let progress = super::progress::Progress::spinner(format != Format::Human, "checking");
     let mut diags = Vec::new();
     let mut files = 0usize;
     // Instruction files (instructions.md §5) and skills (skills.md §5.3), over one walk of the
@@ -48,5 +49,6 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     diags.extend(d);
     files += n;
     crate::diagnostic::sort(&mut diags);
+    drop(progress);
     Ok(output::emit(&ctx.root, format, &diags, files, args.strict))
 }

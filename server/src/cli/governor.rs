@@ -67,6 +67,9 @@ pub struct AnalyzeArgs {
     /// Print one context_governed payload per replayed request (JSON lines) instead of reports.
     #[arg(long)]
     pub events: bool,
+    /// Also write a self-contained HTML page charting the input tokens per request (no network).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// How a flag value is shown in a message: its JSON text (a number as is, else a JSON string).
@@ -436,8 +439,16 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
     let mut failed = false;
     let mut reports = Vec::new();
     let mut text = String::new();
+    let mut html = Vec::new();
+    let progress = super::progress::Progress::bar(
+        ctx.args.json || a.events,
+        a.transcripts.len() as u64,
+        "analyzing",
+    );
     for p in &a.transcripts {
         let shown_path = p.display().to_string();
+        progress.message(&shown_path);
+        progress.inc();
         let bytes = match std::fs::read(ctx.resolve(p)) {
             Ok(b) => b,
             Err(e) => {
@@ -455,6 +466,9 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
             }
         };
         for s in &sessions {
+            if a.html.is_some() {
+                html.push(super::governor_html::session(&settings, s, &shown_path));
+            }
             if a.events {
                 text.push_str(&events(&settings, s, &shown_path));
                 continue;
@@ -487,6 +501,10 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
                 }
             }
         }
+    }
+    drop(progress);
+    if let Some(f) = &a.html {
+        super::governor_html::write(&ctx.resolve(f), &f.display().to_string(), &html)?;
     }
     if ctx.args.json && !a.events {
         text = serde_json::to_string(&reports).unwrap_or_default();

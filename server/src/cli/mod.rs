@@ -5,12 +5,18 @@
 //! Only this module and `lsp` print, and only data goes to stdout (logs go to stderr).
 
 mod check;
+mod completions;
 mod governor;
+mod governor_html;
+mod init;
 mod instructions;
 pub mod output;
+mod progress;
+mod report_table;
 mod run;
 mod sessions;
 mod skills;
+mod values;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -80,6 +86,10 @@ pub enum Command {
     /// The Context Governor: analyze recorded agent transcripts.
     #[command(subcommand)]
     Governor(governor::GovernorCommand),
+    /// Create the workspace root's AGENTS.md, or update the section init owns in it.
+    Init(init::InitArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -250,6 +260,8 @@ pub fn main() -> ExitCode {
             });
             return ExitCode::from(code);
         }
+        Some(Command::Completions(a)) => completions::run(&a),
+        Some(Command::Init(a)) => Ctx::new(&cli.global, env).and_then(|ctx| init::run(&ctx, &a)),
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => {
             Ctx::new(&cli.global, env).and_then(|ctx| instructions::run(&ctx, &a))

@@ -14,7 +14,7 @@ use crate::session::approvals::{Grants, parse_allow};
 use crate::session::context::DiskContext;
 use crate::session::settings::{RunOptions, SessionConfig};
 use crate::session::tools::bg::Tasks;
-use crate::session::{PreRunError, RunStatus, run_session};
+use crate::session::{PreRunError, RunStatus, SessionRun, run_session};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -121,6 +121,11 @@ fn human(ev: &Value, mid_text: &mut bool) {
             out(d["text"].as_str().unwrap_or_default());
         }
         "tool_started" => {
+            // The model's text ends its line before the tool line (stdout and stderr share a
+            // terminal: "Let me look.→ read_file" otherwise).
+            if std::mem::take(mid_text) {
+                out("\n");
+            }
             let args = d["arguments"].as_str().unwrap_or_default();
             err_line(&format!(
                 "→ {} {}",
@@ -242,15 +247,15 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
             human(ev, &mut mid_text);
         }
     };
-    let r = run_session(
-        &opts,
+    let r = run_session(SessionRun {
+        options: &opts,
         context,
-        &mut sink,
-        None,
-        Arc::new(Mutex::new(Grants::default())),
-        Arc::new(Mutex::new(Tasks::default())),
+        sink: &mut sink,
+        approver: None,
+        grants: Arc::new(Mutex::new(Grants::default())),
+        tasks: Arc::new(Mutex::new(Tasks::default())),
         cancel,
-    );
+    });
     match r {
         Err(PreRunError::Usage(m)) => Err(Failure(m)),
         Err(e) => {

@@ -102,10 +102,7 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             if ctx.args.json {
                 out(&pretty(&r));
             } else {
-                out(&format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&r).unwrap_or_default()
-                ));
+                out(&super::report_table::render(&r));
             }
         }
     }

@@ -166,7 +166,6 @@ fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
 }
 
 fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure> {
-    let show = |p: &Path| ctx.display(p);
     let host = ctx.args.host;
     if paths.is_empty() {
         let d = catalog::discover_host(&ctx.fs, input(ctx), &ctx.cwd, host);
@@ -175,20 +174,7 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
         } else {
             Vec::new()
         };
-        let discoveries = [d];
-        let rep = report::run(
-            &ctx.fs,
-            &Scan {
-                workspace_root: &ctx.root,
-                profile: ctx.args.profile,
-                discoveries: &discoveries,
-                probes: &probes,
-                extra_files: &[],
-                not_discovered: false,
-                show: &show,
-            },
-        );
-        return Ok(emit(ctx, &rep, strict));
+        return Ok(validate_one(ctx, d, &probes, strict));
     }
     let mut roots = Vec::new();
     for p in paths {
@@ -231,6 +217,12 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
             return Err(Failure(format!("{}: {reason}", p.display())));
         }
     }
+    Ok(validate_one(ctx, d, &[], strict))
+}
+
+/// The report of one discovery (and the untrusted `probes`), emitted.
+fn validate_one(ctx: &Ctx, d: catalog::Discovery, probes: &[Walk], strict: bool) -> Exit {
+    let show = |p: &Path| ctx.display(p);
     let discoveries = [d];
     let rep = report::run(
         &ctx.fs,
@@ -238,13 +230,13 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
             workspace_root: &ctx.root,
             profile: ctx.args.profile,
             discoveries: &discoveries,
-            probes: &[],
+            probes,
             extra_files: &[],
             not_discovered: false,
             show: &show,
         },
     );
-    Ok(emit(ctx, &rep, strict))
+    emit(ctx, &rep, strict)
 }
 
 /// `walk` is D walked from `ctx.root` (shared with the instruction checks).

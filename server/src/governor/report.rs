@@ -2,8 +2,6 @@
 //! 400-segment cap. A report never holds text: only ids, counts, estimates, kinds, tool names and
 //! paths.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use super::invariants::Counts;
@@ -285,16 +283,6 @@ pub fn cap(mut segments: Vec<Segment>) -> (Vec<Segment>, usize) {
         }
     });
     (segments, omitted)
-}
-
-/// Per-tool-name counts (used by human output).
-#[must_use]
-pub fn tool_results_by_name(segments: &[Segment]) -> BTreeMap<String, u64> {
-    let mut m = BTreeMap::new();
-    for s in segments.iter().filter(|s| s.kind == "tool_result") {
-        *m.entry(s.tool.clone().unwrap_or_default()).or_default() += 1;
-    }
-    m
 }
 
 #[cfg(test)]

@@ -1376,15 +1376,8 @@ fn report_json_has_the_documented_shape() {
 
 /// A deterministic generator of histories for the property checks below.
 fn generated(seed: u64, len: usize) -> Vec<Message> {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = crate::testing::Rng(seed);
+    let mut next = move |m: u64| rng.next() % m;
     let mut h = vec![u()];
     let mut k = 0;
     while h.len() < len {

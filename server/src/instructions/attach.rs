@@ -5,10 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::read::Reader;
 use super::{Setup, chain};
+use crate::text::sha256_hex;
 use crate::workspace::{display_path, is_inside};
 
 /// One file to deliver.
@@ -21,13 +20,6 @@ pub struct Attached {
     pub text: String,
     /// Lower-case hex SHA-256 of `text`, for the attach map.
     pub sha256: String,
-}
-
-/// Lower-case hex SHA-256 of a text.
-#[must_use]
-pub fn sha256_hex(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// §2.8 step 2: the chain winners of `paths` (already normalised, in collection order) that are

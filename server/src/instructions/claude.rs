@@ -376,6 +376,9 @@ impl Builder<'_, '_> {
         let file = self.reader.read(&path, Mode::Claude);
         let mut e = Entry::new(path, scope, kind, file);
         e.load = load;
+        if load == Load::OnRead {
+            e.delivery = super::Delivery::OnAccess;
+        }
         if e.file.too_large {
             e.bytes = usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX);
             e.kept_bytes = 0;

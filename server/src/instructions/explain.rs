@@ -6,8 +6,12 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::codex::CodexConfig;
+use super::host_files::HostList;
 use super::read::Reader;
-use super::{Entry, ListError, Setup, Skipped, budget, chain, claude, codex};
+use super::{
+    Entry, ListError, NotLoaded, Setup, Skipped, budget, chain, claude, codex, copilot, cursor,
+    gemini,
+};
 use crate::config::Host;
 use crate::workspace::{display_path, is_inside};
 
@@ -29,6 +33,8 @@ pub struct Explanation {
     pub skipped: Vec<Skipped>,
     /// claude-code: AGENTS files the AGENTS mode left out, with the CLAUDE file responsible.
     pub excluded_agents: Vec<(PathBuf, PathBuf)>,
+    /// hosts.md H4: files found but not delivered.
+    pub not_loaded: Vec<NotLoaded>,
 }
 
 /// Explains a path as the user gave it, relative to `base` (the canonical cwd).
@@ -69,6 +75,11 @@ pub fn explain(
         outside_workspace: !inside,
         skipped: Vec::new(),
         excluded_agents: Vec::new(),
+        not_loaded: Vec::new(),
+    };
+    let mut host_list = |l: HostList| {
+        ex.files = l.files;
+        ex.not_loaded = l.not_loaded;
     };
     match setup.host {
         Host::Alisio => {
@@ -117,6 +128,9 @@ pub fn explain(
             ex.files = l.files;
             ex.excluded_agents = l.excluded_agents;
         }
+        Host::Copilot => host_list(copilot::list(setup, reader, target, &dir)),
+        Host::Gemini => host_list(gemini::list(setup, reader, &dir)),
+        Host::Cursor => host_list(cursor::list(setup, reader, target, &dir)),
     }
     Ok(ex)
 }
@@ -154,6 +168,18 @@ impl Explanation {
                     o["error"] = json!(e);
                 }
                 o["load"] = json!(f.load.as_str());
+                o["delivery"] = json!(f.delivery.as_str());
+                if let Some(r) = &f.reason {
+                    o["reason"] = json!(r);
+                }
+                if self.host == Host::Gemini {
+                    o["imports"] = Value::Array(
+                        f.imports
+                            .iter()
+                            .map(|i| json!({"path": self.show(&i.path), "depth": i.depth, "bytes": i.bytes}))
+                            .collect(),
+                    );
+                }
                 if self.host == Host::ClaudeCode {
                     o["imports"] = Value::Array(
                         f.imports
@@ -166,7 +192,7 @@ impl Explanation {
                 o
             })
             .collect();
-        json!({
+        let mut top = json!({
             "path": self.show(&self.target),
             "workspace": self.root.to_string_lossy(),
             "host": self.host.as_str(),
@@ -176,7 +202,12 @@ impl Explanation {
             "notice": self.notice,
             "outsideWorkspace": self.outside_workspace,
             "skipped": self.skipped.iter().map(|s| json!({"path": self.show(&s.path), "reason": s.reason})).collect::<Vec<_>>(),
-        })
+            "notLoaded": self.not_loaded.iter().map(|n| json!({"path": self.show(&n.path), "reason": n.reason})).collect::<Vec<_>>(),
+        });
+        if self.host == Host::Cursor {
+            top["evidence"] = json!(cursor::EVIDENCE);
+        }
+        top
     }
 
     /// The human form of §2.9: header, one row per file, notice, skipped lines.
@@ -197,12 +228,17 @@ impl Explanation {
                 self.root.display()
             ));
         }
+        let tiered = matches!(self.host, Host::Copilot | Host::Gemini | Host::Cursor);
+        let fifth = if tiered { "delivery" } else { "truncation" };
         let mut rows: Vec<[String; 6]> =
-            vec![["#", "scope", "kind", "kept/bytes", "truncation", "file"].map(str::to_string)];
+            vec![["#", "scope", "kind", "kept/bytes", fifth, "file"].map(str::to_string)];
         for (i, f) in self.files.iter().enumerate() {
             let mut file = self.show(&f.path);
             if f.load == super::Load::OnRead {
                 file.push_str(" (on read)");
+            }
+            if let Some(r) = &f.reason {
+                file.push_str(&format!(" ({r})"));
             }
             if let Some(e) = &f.file.error {
                 file.push_str(&format!(" ({e})"));
@@ -214,7 +250,11 @@ impl Explanation {
                 f.scope.as_str().to_string(),
                 f.kind.as_str().to_string(),
                 format!("{}/{}", f.kept_bytes, f.bytes),
-                f.truncation.as_str().to_string(),
+                if tiered {
+                    f.delivery.as_str().to_string()
+                } else {
+                    f.truncation.as_str().to_string()
+                },
                 file,
             ]);
         }
@@ -256,6 +296,16 @@ impl Explanation {
         }
         for s in &self.skipped {
             out.push_str(&format!("skipped {}: {}\n", self.show(&s.path), s.reason));
+        }
+        for n in &self.not_loaded {
+            out.push_str(&format!(
+                "not loaded {}: {}\n",
+                self.show(&n.path),
+                n.reason
+            ));
+        }
+        if self.host == Host::Cursor {
+            out.push_str("cursor: documented behaviour, not verified against Cursor\n");
         }
         out
     }

@@ -101,7 +101,7 @@ pub fn instruction_hover(r: &FileReport, label: &str, host: Host) -> String {
     out
 }
 
-fn loaded(f: &super::Entry, host: Host) -> String {
+pub(crate) fn loaded(f: &super::Entry, host: Host) -> String {
     if f.load == Load::OnRead {
         return "on read".to_string();
     }

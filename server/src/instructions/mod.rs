@@ -12,8 +12,14 @@ pub mod budget;
 pub mod chain;
 pub mod claude;
 pub mod codex;
+pub mod copilot;
+pub mod cursor;
 pub mod diagnostics;
 pub mod explain;
+pub mod gemini;
+pub mod host_files;
+pub mod hover_hosts;
+pub mod init;
 pub mod lens;
 pub mod model_text;
 pub mod read;
@@ -41,6 +47,11 @@ pub enum Kind {
     Fallback,
     ClaudeLocal,
     Rule,
+    CopilotInstructions,
+    Instructions,
+    Gemini,
+    CursorRule,
+    Cursorrules,
 }
 
 impl Kind {
@@ -54,6 +65,11 @@ impl Kind {
             Self::Fallback => "fallback",
             Self::ClaudeLocal => "claude-local",
             Self::Rule => "rule",
+            Self::CopilotInstructions => "copilot-instructions",
+            Self::Instructions => "instructions",
+            Self::Gemini => "gemini",
+            Self::CursorRule => "cursor-rule",
+            Self::Cursorrules => "cursorrules",
         }
     }
 }
@@ -117,6 +133,38 @@ impl Load {
     }
 }
 
+/// How a listed file reaches the model (hosts.md H3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Delivery {
+    Always,
+    Attached,
+    OnAccess,
+    Listed,
+    AgentRequested,
+    Manual,
+}
+
+impl Delivery {
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Always => "always",
+            Self::Attached => "attached",
+            Self::OnAccess => "on-access",
+            Self::Listed => "listed",
+            Self::AgentRequested => "agent-requested",
+            Self::Manual => "manual",
+        }
+    }
+}
+
+/// A file a host found but does not deliver (hosts.md H4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotLoaded {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
 /// One `@import` of a claude-code file (§4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Import {
@@ -144,6 +192,10 @@ pub struct Entry {
     pub imports: Vec<Import>,
     /// claude-code only.
     pub stripped_bytes: Option<usize>,
+    /// hosts.md H3.
+    pub delivery: Delivery,
+    /// Why a `listed` file is not attached (hosts.md CP14).
+    pub reason: Option<String>,
 }
 
 impl Entry {
@@ -163,6 +215,8 @@ impl Entry {
             charged: true,
             imports: Vec::new(),
             stripped_bytes: None,
+            delivery: Delivery::Always,
+            reason: None,
         }
     }
 

@@ -417,16 +417,11 @@ mod tests {
             b"\xC3",
             b"z",
         ];
-        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut rng = crate::testing::Rng(0x9E37_79B9_7F4A_7C15);
         for _ in 0..400 {
             let mut content = Vec::new();
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            let mut s = seed;
-            for _ in 0..(s % 12) {
-                s = s.rotate_left(5).wrapping_mul(31).wrapping_add(7);
-                content.extend_from_slice(pieces[(s % pieces.len() as u64) as usize]);
+            for _ in 0..rng.below(12) {
+                content.extend_from_slice(*rng.pick(pieces));
             }
             let stripped: &[u8] = content.strip_prefix(BOM).unwrap_or(&content);
             for chunk in 1..6 {

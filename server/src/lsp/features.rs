@@ -113,8 +113,24 @@ pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
     {
         return None;
     }
-    let ex = explain(snap, path, snap.options.host)?;
-    lens::ordinary_hover(&ex, pos.line).map(markdown)
+    let hosts = analysis::with_setup(snap, &r.config, snap.options.host, |setup| {
+        instructions::host_files::in_use(setup)
+    });
+    if let [only] = hosts.as_slice()
+        && matches!(only, Host::Alisio | Host::Codex | Host::ClaudeCode)
+    {
+        let ex = explain(snap, path, *only)?;
+        return lens::ordinary_hover(&ex, pos.line).map(markdown);
+    }
+    // hosts.md H10: every host in use side by side.
+    if pos.line != 0 {
+        return None;
+    }
+    let all: Vec<Explanation> = hosts
+        .iter()
+        .filter_map(|h| explain(snap, path, *h))
+        .collect();
+    instructions::hover_hosts::hover(&all, pos.line).map(markdown)
 }
 
 /// `textDocument/documentSymbol`: the Markdown headings of instruction files and skills.
@@ -179,7 +195,11 @@ pub fn code_actions(
                 }
             }
             c if c.starts_with("skill-") => out.extend(super::skills::quick_fixes(snap, path, d)),
-            _ => {}
+            c => {
+                if let Some(a) = super::host_fixes::quick_fix(snap, path, c, d) {
+                    out.push(CodeActionOrCommand::CodeAction(a));
+                }
+            }
         }
     }
     out

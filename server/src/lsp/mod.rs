@@ -5,6 +5,8 @@ mod analysis;
 mod diagnostics;
 mod documents;
 mod features;
+mod host_fixes;
+mod init;
 mod positions;
 mod server;
 mod sessions;
@@ -67,6 +69,7 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .custom_method("alisio/runSession", server::Backend::run_session)
         .custom_method("alisio/contextReport", server::Backend::context_report)
         .custom_method("alisio/listSessions", server::Backend::list_sessions)
+        .custom_method("alisio/initAgentsMd", server::Backend::init_agents_md)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

@@ -1,5 +1,5 @@
 //! The `LanguageServer` implementation: decode, mutate or snapshot state, hand heavy work to
-//! the background worker, encode. House rules (research/lsp-eng.md §1.3): state is mutated
+//! the background worker, encode. House rules (ARCHITECTURE.md, `lsp`): state is mutated
 //! before the first `.await` of a notification, no lock is held across an `.await`, and no
 //! handler awaits a request to the client (those run in spawned tasks with a timeout).
 
@@ -178,7 +178,7 @@ fn folders_of(params: &InitializeParams) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Watches the editor process and exits when it is gone (lsp-eng.md §1.3 rule 5).
+/// Watches the editor process and exits when it is gone (docs/lsp.md, Decisions).
 fn watch_parent(pid: u32) {
     tokio::spawn(async move {
         loop {
@@ -279,6 +279,16 @@ impl Backend {
 }
 
 impl Backend {
+    /// `alisio/initAgentsMd {uri, write?, sha256?}` (interfaces.md §3.1; lsp/init.rs).
+    pub async fn init_agents_md(&self, params: super::init::InitParams) -> Result<Value> {
+        let at = file_path(&params.uri)?;
+        blocking(&self.state, move |snap| {
+            super::init::init_agents_md(snap, &at, &params)
+        })
+        .await?
+        .map_err(request_failed)
+    }
+
     /// `alisio/skillCatalog {uri?}` (interfaces.md §3.1).
     pub async fn skill_catalog(&self, params: Option<SkillCatalogParams>) -> Result<Value> {
         let at = match params.and_then(|p| p.uri) {

@@ -20,7 +20,7 @@ use super::state::Snapshot;
 use crate::config::GovernorMode;
 use crate::session::approvals::{ApprovalRequest, Approver, Grants, Reply};
 use crate::session::context::DiskContext;
-use crate::session::runner::{PreRunError, RunStatus, run_session};
+use crate::session::runner::{PreRunError, RunStatus, SessionRun, run_session};
 use crate::session::store::Store;
 use crate::session::tools::bg::Tasks;
 use crate::session::{RunOptions, SessionConfig, read};
@@ -428,15 +428,15 @@ pub async fn run(
         let mut sink = |ev: &Value| {
             let _ = events_tx.send(ev.clone());
         };
-        run_session(
-            &opts,
+        run_session(SessionRun {
+            options: &opts,
             context,
-            &mut sink,
-            Some(&approver),
+            sink: &mut sink,
+            approver: Some(&approver),
             grants,
             tasks,
-            run_cancel,
-        )
+            cancel: run_cancel,
+        })
     });
     let outcome = job.await;
     let _ = forward.await;

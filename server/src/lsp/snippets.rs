@@ -1,4 +1,4 @@
-//! The snippets of `snippets/` (VS Code snippet format, shared with the editors) served as
+//! The snippets of `server/snippets/` (VS Code snippet format, shared with the editors) served as
 //! completion items: file templates in an empty SKILL.md, instruction file or
 //! `.alisio/config.json`, and the optional-keys snippet inside a SKILL.md frontmatter.
 
@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use tower_lsp_server::ls_types::*;
 
-const SKILL: &str = include_str!("../../../snippets/skill.code-snippets");
-const AGENTS: &str = include_str!("../../../snippets/agents-md.code-snippets");
-const CONFIG: &str = include_str!("../../../snippets/alisio-config.code-snippets");
+const SKILL: &str = include_str!("../../snippets/skill.code-snippets");
+const AGENTS: &str = include_str!("../../snippets/agents-md.code-snippets");
+const CONFIG: &str = include_str!("../../snippets/alisio-config.code-snippets");
 
 /// Which kind of document the completion is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -48,7 +48,7 @@ impl ClientOptions {
             match serde_json::from_value::<Host>(h.clone()) {
                 Ok(h) => self.host = h,
                 Err(_) => problems.push(format!(
-                    "host must be \"alisio\", \"codex\" or \"claude-code\"; got {h}"
+                    "host must be \"alisio\", \"codex\", \"claude-code\", \"copilot\", \"gemini\" or \"cursor\"; got {h}"
                 )),
             }
         }

@@ -17,6 +17,8 @@ use super::state::{State, WatcherMode};
 pub const GLOBS: &[&str] = &[
     "**/*.md",
     "**/*.MD",
+    "**/*.mdc",
+    "**/.cursorrules",
     "**/.alisio/config.json",
     "**/SKILL.md",
     "**/.git",
@@ -95,7 +97,12 @@ fn relevant(path: &std::path::Path) -> bool {
         return false;
     };
     let lower = name.to_ascii_lowercase();
-    lower.ends_with(".md") || name == "config.json" || name == ".git" || !name.contains('.')
+    lower.ends_with(".md")
+        || lower.ends_with(".mdc")
+        || name == ".cursorrules"
+        || name == "config.json"
+        || name == ".git"
+        || !name.contains('.')
 }
 
 fn start_server_watcher(folders: &[std::path::PathBuf], tx: UnboundedSender<Job>) {

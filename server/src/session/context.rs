@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Map, Value};
-
+use super::tools::args::ContextTool;
 use super::{AttachedFile, Attachment, SessionContext};
 use crate::config::{Host, Settings};
 use crate::instructions::read::{Mode, Reader};
@@ -88,12 +87,15 @@ impl DiskContext {
             if l.iter().any(|e| e.path == a.path) || !a.path.is_file() {
                 continue;
             }
-            l.push(Entry::new(
+            let mut e = Entry::new(
                 a.path.clone(),
                 Scope::Project,
                 kind_of(&a.path),
                 reader.read(&a.path, Mode::Alisio),
-            ));
+            );
+            // hosts.md H3: lazily attached nested files arrive on access.
+            e.delivery = crate::instructions::Delivery::OnAccess;
+            l.push(e);
         }
         l
     }
@@ -162,45 +164,31 @@ impl SessionContext for DiskContext {
         })
     }
 
-    fn tool(&self, name: &str, args: &Map<String, Value>, cwd: &Path) -> Result<String, String> {
-        match name {
-            "context_explain" => self.with(|setup, reader| {
-                let p = args.get("path").and_then(Value::as_str).unwrap_or(".");
+    fn tool(&self, call: &ContextTool, cwd: &Path) -> Result<String, String> {
+        match call {
+            ContextTool::Explain(a) => self.with(|setup, reader| {
+                let p = a.path.as_str();
                 // Relative paths start at the workspace root (sessions.md §3.2).
                 let _ = cwd;
                 explain::explain_path(setup, reader, &self.root, Path::new(p))
                     .map(|e| e.to_json().to_string())
                     .map_err(|e| format!("{e:?}"))
             }),
-            "skill_load" => {
+            ContextTool::SkillLoad(a) => {
                 let entries = self.skills(cwd);
                 let mut loaded = self
                     .loaded
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                stools::skill_load(
-                    &DiskFs,
-                    &entries,
-                    &mut loaded,
-                    args.get("name").and_then(Value::as_str).unwrap_or_default(),
-                )
+                stools::skill_load(&DiskFs, &entries, &mut loaded, &a.name)
             }
-            "skill_search" => Ok(stools::skill_search(
-                &self.skills(cwd),
-                args.get("query")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default(),
-            )
-            .to_string()),
-            "skill_resource" => stools::skill_resource(
-                &DiskFs,
-                &self.skills(cwd),
-                args.get("name").and_then(Value::as_str).unwrap_or_default(),
-                args.get("path").and_then(Value::as_str).unwrap_or_default(),
-                args.get("offset").and_then(Value::as_u64),
-            )
-            .map(|v| v.to_string()),
-            _ => Err(format!("Tool \"{name}\" is not available in this session")),
+            ContextTool::SkillSearch(a) => {
+                Ok(stools::skill_search(&self.skills(cwd), &a.query).to_string())
+            }
+            ContextTool::SkillResource(a) => {
+                stools::skill_resource(&DiskFs, &self.skills(cwd), &a.name, &a.path, a.offset)
+                    .map(|v| v.to_string())
+            }
         }
     }
 }

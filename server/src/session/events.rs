@@ -2,10 +2,9 @@
 //! events stored in the same transaction as the state they report and emitted only after it
 //! commits; `text_delta` emitted but never stored.
 
-use rusqlite::Transaction;
 use serde_json::{Map, Value, json};
 
-use super::store::{Store, insert_event};
+use super::store::{DbResult, Store, Tx};
 use super::util::{compact, now_rfc3339};
 
 /// An event waiting for its transaction.
@@ -99,7 +98,7 @@ impl<'s> Emitter<'s> {
         &mut self,
         store: &mut Store,
         events: Vec<Pending>,
-        f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
+        f: impl FnOnce(&Tx<'_>) -> DbResult<T>,
     ) -> Result<T, String> {
         let run_id = self.run_id.clone();
         let parent = self.parent.clone();
@@ -110,15 +109,8 @@ impl<'s> Emitter<'s> {
             for (i, p) in events.iter().enumerate() {
                 let seq = base + 1 + i as u64;
                 let ts = now_rfc3339();
-                let id = insert_event(
-                    tx,
-                    &p.session_id,
-                    &run_id,
-                    seq,
-                    p.ty,
-                    &ts,
-                    &compact(&p.data),
-                )?;
+                let id =
+                    tx.insert_event(&p.session_id, &run_id, seq, p.ty, &ts, &compact(&p.data))?;
                 let mut env = envelope(&run_id, p, seq, Some(id), parent.as_deref());
                 if let Some(o) = env.as_object_mut() {
                     o.insert("timestamp".into(), json!(ts));

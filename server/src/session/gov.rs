@@ -5,11 +5,12 @@
 
 use serde_json::{Value, json};
 
-use super::store::MsgRow;
+use super::store::{MsgRow, Role, RowKind};
 use crate::config::GovernorMode;
 use crate::governor::invariants::{self, Criterion, Goal, Grants};
 use crate::governor::model::{Call, Message, Part, ToolResult, UserKind};
 use crate::governor::session::{SessionGovernor, Turn};
+use crate::governor::stored::{ContextInvariants, SessionOptions};
 use crate::governor::{GovSettings, RequestParts};
 
 /// Invariant sources the runner owns (§4.5, §7).
@@ -23,6 +24,22 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// The sources the stored options give, with the run's grants.
+    #[must_use]
+    pub fn from_options(o: &SessionOptions, grants: Vec<String>, external_dirs: usize) -> Self {
+        Self {
+            quotes: o.quotes(),
+            goal: o.goal.as_ref().map(|g| g.objective.clone()),
+            criteria: o
+                .criteria()
+                .iter()
+                .map(|c| (c.text.clone(), c.required))
+                .collect(),
+            grants,
+            external_dirs,
+        }
+    }
+
     fn governor(&self) -> invariants::Sources {
         invariants::Sources {
             quotes: self.quotes.clone(),
@@ -103,8 +120,8 @@ pub fn message(row: &MsgRow) -> Message {
 #[must_use]
 pub fn message_of(row: &MsgRow, v: &Value) -> Message {
     let v = v.clone();
-    match row.role.as_str() {
-        "assistant" => {
+    match row.role {
+        Role::Assistant => {
             let mut parts = text_parts(&v);
             if let Some(pd) = v.get("providerData") {
                 parts.push(Part::opaque(pd.to_string()));
@@ -115,13 +132,13 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
                 .collect();
             Message::Assistant { parts, calls }
         }
-        "tool" => Message::Tool(ToolResult {
+        Role::Tool => Message::Tool(ToolResult {
             call_id: v["callId"].as_str().unwrap_or_default().to_string(),
             parts: text_parts(&v),
             is_error: v["isError"].as_bool().unwrap_or(false),
         }),
-        _ => Message::User {
-            kind: if row.kind == "checkpoint" {
+        Role::User => Message::User {
+            kind: if row.kind == RowKind::Checkpoint {
                 UserKind::Checkpoint
             } else {
                 UserKind::Plain
@@ -273,29 +290,17 @@ impl Gov {
         if self.mode != GovernorMode::On {
             return None;
         }
-        let stored: Vec<String> = options
-            .pointer("/contextInvariants/instructions")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let stored = SessionOptions::from_value(options).quotes();
         let quotes = returned
             .and_then(|v| v.get("instructionQuotes"))
             .cloned()
             .unwrap_or(Value::Array(Vec::new()));
         let history: Vec<Message> = summarized.iter().map(message).collect();
         let accepted = invariants::accept_quotes(&stored, &quotes, &history);
-        let mut o = options.clone();
-        if let Some(m) = o.as_object_mut() {
-            m.insert(
-                "contextInvariants".into(),
-                invariants::stored_json(&accepted),
-            );
-        }
-        Some(o)
+        let patch = SessionOptions {
+            context_invariants: Some(ContextInvariants::new(accepted)),
+            ..SessionOptions::default()
+        };
+        Some(patch.merge_into(options))
     }
 }

@@ -7,7 +7,6 @@
 //! one result.
 
 pub mod approvals;
-pub mod compaction;
 pub mod context;
 pub mod events;
 pub mod gov;
@@ -23,10 +22,8 @@ pub mod util;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
 pub use approvals::{ApprovalRequest, Approver, Grants, Reply};
-pub use runner::{PreRunError, RunResult, RunStatus, run_session};
+pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 
 /// One instruction file in the attach map (`options.attachedInstructions`).
@@ -66,7 +63,7 @@ pub trait SessionContext: Send + Sync {
     ///
     /// # Errors
     /// The tool's error text.
-    fn tool(&self, name: &str, args: &Map<String, Value>, cwd: &Path) -> Result<String, String>;
+    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> Result<String, String>;
     /// A `/skill:<name> <rest>` prompt: `None` when the prompt is not one, else the expanded
     /// text and the skill's displayId, or the `skill_load` error (a pre-run failure).
     fn expand_prompt(

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::store::{self, Store};
+use crate::governor::stored::SessionOptions;
 
 /// `alisio/listSessions` (and `sessions list --json` with `cli`: workspace, status, parentId).
 ///
@@ -94,83 +95,25 @@ pub fn report(
     let s = store
         .session(id)?
         .ok_or_else(|| format!("Session not found: {id}"))?;
-    let mode = s
-        .options
-        .get("governor")
-        .and_then(Value::as_str)
+    let options = SessionOptions::from_value(&s.options);
+    let mode = options
+        .governor
+        .as_deref()
         .and_then(crate::config::GovernorMode::parse)
         .unwrap_or(settings.governor);
     let active = store::paired_view(store, id)?;
     let root = std::path::PathBuf::from(&s.workspace);
     let cwd = std::path::PathBuf::from(&s.cwd);
-    let attached: Vec<super::AttachedFile> = s
-        .options
-        .get("attachedInstructions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|e| {
-                    Some(super::AttachedFile {
-                        path: e.get("path")?.as_str()?.into(),
-                        sha256: e.get("sha256")?.as_str()?.to_string(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let blocks = ctx.instruction_blocks(&cwd, &attached);
-    let tools = super::runner::offered(&policies, ctx.skills_listed(&cwd), s.parent_id.is_none());
-    let tools_json = super::util::compact(&Value::Array(
-        tools
-            .iter()
-            .map(|t| json!({"name":t.name,"description":t.description,"input_schema":t.schema()}))
-            .collect(),
-    ));
-    let parts = super::gov::Parts {
-        system: super::runner::preamble_block(&root, &cwd),
-        instructions: blocks
-            .into_iter()
-            .map(|b| ("instructions".to_string(), b))
-            .collect(),
-        skills: None,
-        tools: tools_json,
-    };
-    let quotes: Vec<String> = s
-        .options
-        .pointer("/contextInvariants/instructions")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    let sources = super::gov::Sources {
-        quotes,
-        goal: s
-            .options
-            .pointer("/goal/objective")
-            .and_then(Value::as_str)
-            .map(String::from),
-        criteria: s
-            .options
-            .get("criteria")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|c| {
-                        Some((
-                            c.get("text")?.as_str()?.to_string(),
-                            c.get("required").and_then(Value::as_bool).unwrap_or(true),
-                        ))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        grants: Vec::new(),
-        external_dirs: 0,
-    };
+    let attached = super::runner::attached_of(&options);
+    let (_, parts) = super::runner::request_parts(
+        &root,
+        &cwd,
+        &attached,
+        ctx,
+        &policies,
+        s.parent_id.is_none(),
+    );
+    let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
     let gov = super::gov::Gov::new(mode, settings);
     Ok(gov.report(id, &active, &parts, &sources))
 }

@@ -12,7 +12,7 @@ use super::approvals::{ApprovalRequest, Approver, Grants, Reply};
 use super::context::DiskContext;
 use super::settings::RunOptions;
 use super::tools::bg::Tasks;
-use super::{RunResult, RunStatus, run_session};
+use super::{RunResult, RunStatus, SessionRun, run_session};
 
 struct Fixed {
     replies: Mutex<Vec<Reply>>,
@@ -91,15 +91,15 @@ fn go(
 ) -> (RunResult, Vec<Value>) {
     let mut evs = Vec::new();
     let mut sink = |e: &Value| evs.push(e.clone());
-    let r = run_session(
-        o,
-        ctx(&w.root),
-        &mut sink,
-        ap,
-        Arc::clone(grants),
-        Arc::new(Mutex::new(Tasks::default())),
+    let r = run_session(SessionRun {
+        options: o,
+        context: ctx(&w.root),
+        sink: &mut sink,
+        approver: ap,
+        grants: Arc::clone(grants),
+        tasks: Arc::new(Mutex::new(Tasks::default())),
         cancel,
-    )
+    })
     .unwrap();
     (r, evs)
 }
@@ -380,14 +380,19 @@ fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_ch
 
 type Rows = Vec<(i64, i64, String, String)>;
 
+/// Every stored message row of every session, by session id then `seq`.
 fn rows(state: &Path) -> Rows {
-    let c = rusqlite::Connection::open(state.join("sessions.db")).unwrap();
-    let mut st = c
-        .prepare("SELECT seq,pos,role,json FROM messages ORDER BY session_id, seq")
-        .unwrap();
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+    let store = super::store::Store::open(state).unwrap();
+    let mut ids: Vec<String> = store
+        .list("", true)
         .unwrap()
-        .map(Result::unwrap)
+        .into_iter()
+        .map(|(s, _, _)| s.id)
+        .collect();
+    ids.sort();
+    ids.iter()
+        .flat_map(|id| store.all_messages(id).unwrap())
+        .map(|m| (m.seq, m.pos, m.role.to_string(), m.json))
         .collect()
 }
 
@@ -420,15 +425,15 @@ fn governed_requests_never_change_the_stored_transcript() {
         }
     };
     let g = Arc::new(Mutex::new(Grants::default()));
-    let r = run_session(
-        &o,
-        ctx(&w.root),
-        &mut sink,
-        None,
-        g,
-        Arc::new(Mutex::new(Tasks::default())),
-        Arc::new(AtomicBool::new(false)),
-    )
+    let r = run_session(SessionRun {
+        options: &o,
+        context: ctx(&w.root),
+        sink: &mut sink,
+        approver: None,
+        grants: g,
+        tasks: Arc::new(Mutex::new(Tasks::default())),
+        cancel: Arc::new(AtomicBool::new(false)),
+    })
     .unwrap();
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
     let snaps = snapshots.lock().unwrap();

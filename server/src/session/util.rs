@@ -58,7 +58,19 @@ pub fn rfc3339(ms: u128) -> String {
     let milli = (ms % 1000) as u32;
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
+        sod / 3600,
+        (sod % 3600) / 60,
+        sod % 60
+    )
+}
+
+/// The proleptic Gregorian date `(year, month, day)` of a day count since 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`); the one calendar of the crate, with [`days_from_civil`].
+#[must_use]
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -68,13 +80,23 @@ pub fn rfc3339(ms: u128) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        sod / 3600,
-        (sod % 3600) / 60,
-        sod % 60
-    )
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (`month` 1–12): the inverse of
+/// [`civil_from_days`].
+#[must_use]
+pub fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let (y, m) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Milliseconds since the epoch.
@@ -86,18 +108,10 @@ pub fn now_ms() -> u128 {
         .as_millis()
 }
 
-/// The one token estimate (governor.md §10): `ceil(utf16 length / 4)`.
-#[must_use]
-pub fn estimate(s: &str) -> u64 {
-    let n = s.encode_utf16().count() as u64;
-    n.div_ceil(4)
-}
-
-/// Number of chars (Unicode scalar values).
-#[must_use]
-pub fn chars(s: &str) -> usize {
-    s.chars().count()
-}
+/// The one token estimate (governor.md §10), kept under the session's name for its callers.
+pub use crate::governor::tokens::tokens as estimate;
+/// The shared text measures (`text`), re-exported for the session's callers.
+pub use crate::text::{chars, sha256_hex};
 
 /// The first `n` chars of `s`.
 #[must_use]
@@ -116,15 +130,6 @@ pub fn ellipsize(s: &str, n: usize) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// Lowercase hex SHA-256.
-#[must_use]
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Compact JSON (keys in insertion order: serde_json's `preserve_order`).
@@ -178,5 +183,17 @@ mod tests {
         assert_eq!(estimate(""), 0);
         assert_eq!(estimate("abcde"), 2);
         assert_eq!(estimate("😀😀"), 1);
+    }
+
+    #[test]
+    fn the_calendar_round_trips() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(days_from_civil(1994, 11, 6), 9075);
+        assert_eq!(civil_from_days(9075), (1994, 11, 6));
+        assert_eq!(days_from_civil(2000, 2, 29), 11_016);
+        for days in [-800_000, -1, 59, 60, 10_957, 20_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
     }
 }

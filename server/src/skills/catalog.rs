@@ -148,7 +148,8 @@ pub fn discover_roots(
 #[must_use]
 pub fn discover_host(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) -> Discovery {
     match host {
-        Host::Alisio => discover(fs, input, vantage),
+        // hosts.md §6: skill discovery of the three newer hosts is not simulated.
+        Host::Alisio | Host::Copilot | Host::Gemini | Host::Cursor => discover(fs, input, vantage),
         Host::Codex => {
             let walk = discover::walk_codex(
                 fs,
@@ -200,31 +201,10 @@ fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profi
             .and_then(|e| e.value.as_str())
             .unwrap_or("")
             .to_string();
-        let root = &walk.roots[s.candidate.root];
         entries.push(Entry {
-            id: name.clone(),
-            display_id: name.clone(),
-            name,
-            description,
-            scope: root.scope,
-            file: s.candidate.file.clone(),
-            root: walk.canonical[s.candidate.root]
-                .clone()
-                .unwrap_or_else(|| root.path.clone()),
-            dir: s.candidate.dir.clone(),
-            enabled: true,
-            effective: true,
-            shadowed_by: None,
-            effective_id: String::new(),
             locked: false,
             owner: None,
-            model_invocable: true,
-            approximate_tokens: (s.checked.size.div_ceil(4)).max(1),
-            catalog_tokens: 0,
-            body_tokens: (s.checked.body_bytes() as u64).div_ceil(4),
-            winner: None,
-            name_span: s.checked.name_span().unwrap_or_default(),
-            project_dir: root.project_dir.clone(),
+            ..base_entry(&walk, s, name.clone(), name, description)
         });
     }
     if host == Host::Codex {
@@ -274,6 +254,43 @@ fn assign_ids(entries: &mut [Entry], shadow: bool) {
     }
 }
 
+/// The entry of a loadable skill `s` of `walk`: enabled and effective until ids, shadowing and
+/// overrides are applied; locked and owned when its root belongs to a plugin.
+fn base_entry(
+    walk: &Walk,
+    s: &Skill,
+    name: String,
+    display_id: String,
+    description: String,
+) -> Entry {
+    let root = &walk.roots[s.candidate.root];
+    Entry {
+        id: display_id.clone(),
+        name,
+        display_id,
+        description,
+        scope: root.scope,
+        file: s.candidate.file.clone(),
+        root: walk.canonical[s.candidate.root]
+            .clone()
+            .unwrap_or_else(|| root.path.clone()),
+        dir: s.candidate.dir.clone(),
+        enabled: true,
+        effective: true,
+        shadowed_by: None,
+        effective_id: String::new(),
+        locked: root.owner.is_some(),
+        owner: root.owner.clone(),
+        model_invocable: true,
+        approximate_tokens: s.checked.size.div_ceil(4).max(1),
+        catalog_tokens: 0,
+        body_tokens: (s.checked.body_bytes() as u64).div_ceil(4),
+        winner: None,
+        name_span: s.checked.name_span().unwrap_or_default(),
+        project_dir: root.project_dir.clone(),
+    }
+}
+
 fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry> {
     let mut entries = Vec::new();
     for s in &d.skills {
@@ -290,29 +307,15 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
         };
         let catalog_obj = json!({"name": meta.name, "description": meta.description}).to_string();
         entries.push(Entry {
-            id: display_id.clone(),
-            name: meta.name.clone(),
-            display_id,
-            description: meta.description.clone(),
-            scope: root.scope,
-            file: s.candidate.file.clone(),
-            root: d.walk.canonical[s.candidate.root]
-                .clone()
-                .unwrap_or_else(|| root.path.clone()),
-            dir: s.candidate.dir.clone(),
-            enabled: true,
-            effective: true,
-            shadowed_by: None,
-            effective_id: String::new(),
-            locked: root.owner.is_some(),
-            owner: root.owner.clone(),
             model_invocable: meta.model_invocable,
-            approximate_tokens: s.checked.size.div_ceil(4).max(1),
             catalog_tokens: (catalog_obj.chars().count() as u64).div_ceil(4),
-            body_tokens: (s.checked.body_bytes() as u64).div_ceil(4),
-            winner: None,
-            name_span: s.checked.name_span().unwrap_or_default(),
-            project_dir: root.project_dir.clone(),
+            ..base_entry(
+                &d.walk,
+                s,
+                meta.name.clone(),
+                display_id,
+                meta.description.clone(),
+            )
         });
     }
     assign_ids(&mut entries, true);

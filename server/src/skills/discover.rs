@@ -84,6 +84,28 @@ pub struct Root {
     pub project_dir: Option<PathBuf>,
 }
 
+impl Root {
+    /// A root with no plugin owner and no project directory.
+    #[must_use]
+    pub fn new(path: PathBuf, scope: Scope) -> Self {
+        Self {
+            path,
+            scope,
+            owner: None,
+            project_dir: None,
+        }
+    }
+
+    /// The project root `path` of the directory `dir` (§1.1).
+    #[must_use]
+    pub fn project(path: PathBuf, dir: PathBuf) -> Self {
+        Self {
+            project_dir: Some(dir),
+            ..Self::new(path, Scope::Project)
+        }
+    }
+}
+
 /// A directory holding an entry named `SKILL.md` (regular file or symlink).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Candidate {
@@ -156,12 +178,7 @@ pub fn project_roots(workspace_root: &Path, vantage: &Path) -> Vec<Root> {
     let mut out = Vec::new();
     for d in project_dirs(workspace_root, vantage) {
         for base in [".agents", ".alisio", ".claude"] {
-            out.push(Root {
-                path: d.join(base).join("skills"),
-                scope: Scope::Project,
-                owner: None,
-                project_dir: Some(d.clone()),
-            });
+            out.push(Root::project(d.join(base).join("skills"), d.clone()));
         }
     }
     out
@@ -183,28 +200,13 @@ pub fn alisio_roots(
         Vec::new()
     };
     for r in &settings.skills {
-        out.push(Root {
-            path: r.path.clone(),
-            scope: Scope::Config,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(r.path.clone(), Scope::Config));
     }
     if let Some(h) = &env.home {
-        out.push(Root {
-            path: h.join(".agents").join("skills"),
-            scope: Scope::User,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(h.join(".agents").join("skills"), Scope::User));
     }
     if let Some(c) = env.config_home() {
-        out.push(Root {
-            path: c.join("skills"),
-            scope: Scope::User,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(c.join("skills"), Scope::User));
     }
     for p in plugins {
         out.push(Root {
@@ -355,44 +357,19 @@ pub fn codex_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root
     dirs.reverse();
     let mut out: Vec<Root> = dirs
         .into_iter()
-        .map(|d| Root {
-            path: d.join(".agents").join("skills"),
-            scope: Scope::Project,
-            owner: None,
-            project_dir: Some(d),
-        })
+        .map(|d| Root::project(d.join(".agents").join("skills"), d))
         .collect();
     let codex_home = env.codex_home();
     if let Some(c) = &codex_home {
-        out.push(Root {
-            path: c.join("skills"),
-            scope: Scope::User,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(c.join("skills"), Scope::User));
     }
     if let Some(h) = &env.home {
-        out.push(Root {
-            path: h.join(".agents").join("skills"),
-            scope: Scope::User,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(h.join(".agents").join("skills"), Scope::User));
     }
     if let Some(c) = &codex_home {
-        out.push(Root {
-            path: c.join("skills").join(".system"),
-            scope: Scope::System,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(c.join("skills").join(".system"), Scope::System));
     }
-    out.push(Root {
-        path: PathBuf::from("/etc/codex/skills"),
-        scope: Scope::Admin,
-        owner: None,
-        project_dir: None,
-    });
+    out.push(Root::new(PathBuf::from("/etc/codex/skills"), Scope::Admin));
     out
 }
 
@@ -478,20 +455,10 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
 pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
     let mut out = Vec::new();
     if let Some(h) = &env.home {
-        out.push(Root {
-            path: h.join(".claude").join("skills"),
-            scope: Scope::User,
-            owner: None,
-            project_dir: None,
-        });
+        out.push(Root::new(h.join(".claude").join("skills"), Scope::User));
     }
     for d in project_dirs(workspace_root, vantage) {
-        out.push(Root {
-            path: d.join(".claude").join("skills"),
-            scope: Scope::Project,
-            owner: None,
-            project_dir: Some(d),
-        });
+        out.push(Root::project(d.join(".claude").join("skills"), d));
     }
     out
 }
@@ -688,15 +655,7 @@ mod tests {
             std::fs::write(root.join(d).join("SKILL.md"), "x").unwrap();
         }
         std::fs::write(root.join("outer/SKILL.md"), "x").unwrap();
-        let w = walk(
-            &DiskFs,
-            vec![Root {
-                path: root.clone(),
-                scope: Scope::User,
-                owner: None,
-                project_dir: None,
-            }],
-        );
+        let w = walk(&DiskFs, vec![Root::new(root.clone(), Scope::User)]);
         let found: Vec<_> = w
             .candidates
             .iter()

@@ -4,426 +4,15 @@
 
 use std::path::PathBuf;
 
-use unicode_normalization::UnicodeNormalization as _;
-
 use super::catalog::Discovery;
-use super::frontmatter::{self, Found, Missing, Value};
+pub use super::fixes::{
+    DESCRIPTION_PLACEHOLDER, QuickFix, TextEdit, apply, kebab, quick_fixes, rename_directory,
+};
+use super::fixes::{line_of, valid_name_for};
+use super::frontmatter;
 use super::validate::{self, Checked, Target};
 use crate::config::Profile;
-use crate::diagnostic::{Code, Diagnostic};
 use crate::text::{LineIndex, TextRange};
-
-/// Replace `range` (bytes of the buffer without BOM) with `new_text`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TextEdit {
-    pub range: TextRange,
-    pub new_text: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QuickFix {
-    pub title: String,
-    pub edits: Vec<TextEdit>,
-}
-
-/// Applies non-overlapping edits.
-#[must_use]
-pub fn apply(text: &str, edits: &[TextEdit]) -> String {
-    let mut es: Vec<&TextEdit> = edits.iter().collect();
-    es.sort_by_key(|e| std::cmp::Reverse(e.range.start));
-    let mut s = text.to_string();
-    for e in es {
-        if e.range.start <= e.range.end
-            && e.range.end <= s.len()
-            && s.is_char_boundary(e.range.start)
-            && s.is_char_boundary(e.range.end)
-        {
-            s.replace_range(e.range.start..e.range.end, &e.new_text);
-        }
-    }
-    s
-}
-
-/// The kebab-case form of §6.2: NFKD, combining marks dropped, ASCII-lowercased, runs outside
-/// `a-z0-9` become `-`, trimmed, cut to 64.
-#[must_use]
-pub fn kebab(name: &str) -> String {
-    let mut out = String::new();
-    let mut dash = false;
-    for c in name
-        .nfkd()
-        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
-    {
-        let c = c.to_ascii_lowercase();
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            if dash && !out.is_empty() {
-                out.push('-');
-            }
-            dash = false;
-            out.push(c);
-        } else {
-            dash = true;
-        }
-    }
-    let mut cut: String = out.chars().take(validate::MAX_NAME_CHARS).collect();
-    while cut.ends_with('-') {
-        cut.pop();
-    }
-    cut
-}
-
-pub const DESCRIPTION_PLACEHOLDER: &str = "Describe what this skill does and when to use it.";
-
-fn line_of(text: &str, offset: usize) -> (usize, usize, usize) {
-    // (line start, content end, next line start)
-    let offset = crate::text::floor_boundary(text.as_bytes(), offset.min(text.len()));
-    let start = text[..offset.min(text.len())]
-        .rfind(['\n', '\r'])
-        .map_or(0, |i| i + 1);
-    frontmatter::lines_from(text, start)
-        .next()
-        .map_or((start, text.len(), text.len()), |l| {
-            (l.start, l.end, l.next)
-        })
-}
-
-fn parses(text: &str) -> bool {
-    match frontmatter::find_block(text, false, Profile::Alisio) {
-        Found::Block(b) => frontmatter::parse_yaml(text, b.yaml, Profile::Alisio)
-            .error
-            .is_none(),
-        _ => false,
-    }
-}
-
-fn valid_name_for(profile: Profile, name: &str) -> bool {
-    match profile {
-        Profile::Spec => validate::is_spec_name(&name.trim().nfkc().collect::<String>()),
-        _ => validate::is_kebab(name) && name.chars().count() <= validate::MAX_NAME_CHARS,
-    }
-}
-
-fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-/// The quick fixes of §6.2 for one diagnostic of `c` (the file's checked result).
-#[must_use]
-pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
-    let text = c.text.as_str();
-    let dir = c
-        .file
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    let fm = c.frontmatter.as_ref();
-    let name_entry = fm.and_then(|f| f.get("name"));
-    let set_name = |out: &mut Vec<QuickFix>| {
-        if !valid_name_for(c.profile, &dir) {
-            return;
-        }
-        let edit = match (name_entry, c.block) {
-            (Some(e), _) if !e.empty => TextEdit {
-                range: e.value.span,
-                new_text: dir.clone(),
-            },
-            (Some(e), _) => TextEdit {
-                range: TextRange::empty(e.key_span.end + 1),
-                new_text: format!(" {dir}"),
-            },
-            (None, Some(b)) => TextEdit {
-                range: TextRange::empty(b.yaml.start),
-                new_text: format!("name: {dir}\n"),
-            },
-            (None, None) => return,
-        };
-        out.push(QuickFix {
-            title: format!("Set name to the directory name \"{dir}\""),
-            edits: vec![edit],
-        });
-    };
-    match d.code {
-        Code::SkillNameFormat => {
-            if let Some(e) = name_entry {
-                let k = kebab(e.value.scalar_text().unwrap_or(""));
-                if !k.is_empty() && Some(k.as_str()) != e.value.scalar_text() {
-                    out.push(QuickFix {
-                        title: format!("Rename skill to \"{k}\""),
-                        edits: vec![TextEdit {
-                            range: e.value.span,
-                            new_text: k,
-                        }],
-                    });
-                }
-            }
-            set_name(&mut out);
-        }
-        Code::SkillNameDirectoryMismatch | Code::SkillNameMissing => set_name(&mut out),
-        Code::SkillYamlSyntax => {
-            let (ls, le, _) = line_of(text, d.span.bytes.start);
-            let line = &text[ls..le];
-            if let Some(colon) = line.find(": ") {
-                let key = &line[..colon];
-                let value = line[colon + 2..].trim();
-                let ok_key = !key.is_empty()
-                    && !key.starts_with([' ', '\t'])
-                    && key
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-                if ok_key && value.contains(": ") {
-                    let vstart = ls
-                        + colon
-                        + 2
-                        + (line[colon + 2..].len() - line[colon + 2..].trim_start().len());
-                    let edit = TextEdit {
-                        range: TextRange::new(vstart, vstart + value.len()),
-                        new_text: quote(value),
-                    };
-                    if parses(&apply(text, std::slice::from_ref(&edit))) {
-                        out.push(QuickFix {
-                            title: format!("Quote the value of \"{key}\""),
-                            edits: vec![edit],
-                        });
-                    }
-                }
-            }
-        }
-        Code::SkillUnknownKey => {
-            if let Some(f) = fm {
-                let unknown: Vec<&frontmatter::Entry> = f
-                    .entries
-                    .iter()
-                    .filter(|e| !validate::allowed_keys(c.profile).contains(&e.key.as_str()))
-                    .collect();
-                if let Some(e) = unknown.iter().find(|e| e.key_span == d.span.bytes) {
-                    if let Some(fix) = move_under_metadata(c, std::slice::from_ref(e)) {
-                        out.push(QuickFix {
-                            title: format!("Move \"{}\" under metadata", e.key),
-                            edits: fix,
-                        });
-                    }
-                    if unknown.len() >= 2
-                        && let Some(fix) = move_under_metadata(c, &unknown)
-                    {
-                        out.push(QuickFix {
-                            title: "Move all unknown keys under metadata".into(),
-                            edits: fix,
-                        });
-                    }
-                }
-            }
-        }
-        Code::SkillDescriptionMissing => {
-            let line = format!("description: {}", quote(DESCRIPTION_PLACEHOLDER));
-            let edit = match (fm.and_then(|f| f.get("description")), name_entry, c.block) {
-                (Some(e), _, _) if e.empty => TextEdit {
-                    range: TextRange::empty(e.key_span.end + 1),
-                    new_text: format!(" {}", quote(DESCRIPTION_PLACEHOLDER)),
-                },
-                (Some(e), _, _) => TextEdit {
-                    range: e.value.span,
-                    new_text: quote(DESCRIPTION_PLACEHOLDER),
-                },
-                (None, Some(n), _) => {
-                    let (_, _, next) = line_of(text, n.key_span.start);
-                    TextEdit {
-                        range: TextRange::empty(next),
-                        new_text: format!("{line}\n"),
-                    }
-                }
-                (None, None, Some(b)) => TextEdit {
-                    range: TextRange::empty(b.yaml.start),
-                    new_text: format!("{line}\n"),
-                },
-                (None, None, None) => return out,
-            };
-            out.push(QuickFix {
-                title: "Add a description".into(),
-                edits: vec![edit],
-            });
-        }
-        Code::SkillFrontmatterMissing => match frontmatter::find_block(text, c.bom, c.profile) {
-            Found::Missing(Missing::BlankLines(n)) => {
-                let end = frontmatter::lines_from(text, 0)
-                    .nth(n)
-                    .map_or(0, |l| l.start);
-                out.push(QuickFix {
-                    title: "Remove blank lines before ---".into(),
-                    edits: vec![TextEdit {
-                        range: TextRange::new(0, end),
-                        new_text: String::new(),
-                    }],
-                });
-            }
-            Found::Missing(Missing::TrailingWhitespace) => {
-                let (_, le, _) = line_of(text, 0);
-                out.push(QuickFix {
-                    title: "Remove trailing whitespace".into(),
-                    edits: vec![TextEdit {
-                        range: TextRange::new(3, le),
-                        new_text: String::new(),
-                    }],
-                });
-            }
-            Found::Missing(_) => {
-                let name = if valid_name_for(c.profile, &dir) {
-                    dir.clone()
-                } else {
-                    kebab(&dir)
-                };
-                out.push(QuickFix {
-                    title: "Add frontmatter".into(),
-                    edits: vec![TextEdit {
-                        range: TextRange::empty(0),
-                        new_text: format!(
-                            "---\nname: {name}\ndescription: {}\n---\n",
-                            quote(DESCRIPTION_PLACEHOLDER)
-                        ),
-                    }],
-                });
-            }
-            _ => {}
-        },
-        Code::SkillFrontmatterUnterminated => {
-            let mut last: Option<usize> = None;
-            for (i, l) in frontmatter::lines_from(text, 0).enumerate().skip(1) {
-                let s = &text[l.start..l.end];
-                let keyish = s.find(':').is_some_and(|p| {
-                    p > 0
-                        && s[..p]
-                            .bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-                });
-                if keyish || s.starts_with([' ', '\t']) {
-                    last = Some(l.next);
-                } else {
-                    let _ = i;
-                    break;
-                }
-            }
-            if let Some(at) = last {
-                let nl = if text[..at].ends_with('\n') || text[..at].ends_with('\r') {
-                    ""
-                } else {
-                    "\n"
-                };
-                let edit = TextEdit {
-                    range: TextRange::empty(at),
-                    new_text: format!("{nl}---\n"),
-                };
-                if parses(&apply(text, std::slice::from_ref(&edit))) {
-                    out.push(QuickFix {
-                        title: "Close the frontmatter".into(),
-                        edits: vec![edit],
-                    });
-                }
-            }
-        }
-        _ => {}
-    }
-    out
-}
-
-fn move_under_metadata(c: &Checked, keys: &[&frontmatter::Entry]) -> Option<Vec<TextEdit>> {
-    let text = c.text.as_str();
-    let fm = c.frontmatter.as_ref()?;
-    let block = c.block?;
-    let mut edits = Vec::new();
-    let mut lines = String::new();
-    let meta = fm.get("metadata");
-    let indent = match meta.map(|m| &m.value) {
-        Some(n) if n.flow => return None,
-        Some(
-            n @ frontmatter::Node {
-                value: Value::Map(items),
-                ..
-            },
-        ) => {
-            let first = items.first().map_or(n.span.start, |(k, _)| k.span.start);
-            let (ls, _, _) = line_of(text, first);
-            if items.is_empty() {
-                "  ".to_string()
-            } else {
-                text[ls..first].to_string()
-            }
-        }
-        Some(n) if n.is_null() => "  ".to_string(),
-        Some(_) => return None,
-        None => "  ".to_string(),
-    };
-    for e in keys {
-        let v = e.value.scalar_text()?;
-        if matches!(e.value.value, Value::Seq(_) | Value::Map(_) | Value::Alias) {
-            return None;
-        }
-        let (ls, _, next) = line_of(text, e.key_span.start);
-        // The value must end on the key's line.
-        if e.value.span.end > next {
-            return None;
-        }
-        edits.push(TextEdit {
-            range: TextRange::new(ls, next),
-            new_text: String::new(),
-        });
-        lines.push_str(&format!("{indent}{}: {}\n", e.key, quote(v)));
-    }
-    match meta {
-        Some(m) if !m.empty && !m.value.is_null() => {
-            let (_, _, next) = line_of(
-                text,
-                m.value.span.end.saturating_sub(1).max(m.value.span.start),
-            );
-            edits.push(TextEdit {
-                range: TextRange::empty(next),
-                new_text: lines,
-            });
-        }
-        Some(m) => {
-            let (_, _, next) = line_of(text, m.key_span.start);
-            edits.push(TextEdit {
-                range: TextRange::empty(next),
-                new_text: lines,
-            });
-        }
-        None => edits.push(TextEdit {
-            range: TextRange::empty(block.close.start),
-            new_text: format!("metadata:\n{lines}"),
-        }),
-    }
-    Some(edits)
-}
-
-/// `Rename directory to "<name>"` (§6.2) for a `skill-name-directory-mismatch`: the directory
-/// rename `(from, to)` when the name is valid under the profile and no sibling of that name
-/// exists. The server offers it only when the client supports resource operations.
-#[must_use]
-pub fn rename_directory(
-    fs: &dyn crate::workspace::Fs,
-    c: &Checked,
-) -> Option<(String, PathBuf, PathBuf)> {
-    let name = c
-        .frontmatter
-        .as_ref()?
-        .get("name")?
-        .value
-        .as_str()?
-        .to_string();
-    let dir = c.file.parent()?;
-    if !valid_name_for(c.profile, &name) || dir.file_name().is_some_and(|n| n == name.as_str()) {
-        return None;
-    }
-    let to = dir.parent()?.join(&name);
-    if fs.exists_no_follow(&to) {
-        return None;
-    }
-    Some((
-        format!("Rename directory to \"{name}\""),
-        dir.to_path_buf(),
-        to,
-    ))
-}
 
 /// Relative paths of the files of a skill directory up to one level deep, in byte order (link
 /// completions, §6.3).
@@ -778,158 +367,9 @@ pub fn line_col(text: &str, offset: usize) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::skills::fixes::test_util::chk;
     use crate::workspace::DiskFs;
     use std::path::Path;
-
-    fn chk(dir: &str, text: &str, profile: Profile) -> Checked {
-        validate::check(
-            &DiskFs,
-            &Path::new("/nonexistent-root").join(dir).join("SKILL.md"),
-            text.as_bytes(),
-            text.len() as u64,
-            profile,
-        )
-    }
-
-    fn fix(c: &Checked, code: Code, title: &str) -> String {
-        let d = c
-            .diagnostics
-            .iter()
-            .find(|d| d.code == code)
-            .unwrap_or_else(|| panic!("no {code}: {:?}", c.diagnostics));
-        let fixes = quick_fixes(c, d);
-        let f = fixes
-            .iter()
-            .find(|f| f.title == title)
-            .unwrap_or_else(|| panic!("no fix {title}: {fixes:?}"));
-        apply(&c.text, &f.edits)
-    }
-
-    #[test]
-    fn close_the_frontmatter_yields_a_loadable_file() {
-        let c = chk(
-            "x",
-            "---\nname: x\ndescription: d\n# Title\n",
-            Profile::Alisio,
-        );
-        let fixed = fix(
-            &c,
-            Code::SkillFrontmatterUnterminated,
-            "Close the frontmatter",
-        );
-        assert_eq!(fixed, "---\nname: x\ndescription: d\n---\n# Title\n");
-        let again = chk("x", &fixed, Profile::Alisio);
-        assert!(again.diagnostics.is_empty() && again.load_error.is_none());
-    }
-
-    #[test]
-    fn remove_blank_lines_before_the_opening_line() {
-        let c = chk(
-            "x",
-            "\n---\nname: x\ndescription: d\n---\n",
-            Profile::Alisio,
-        );
-        assert_eq!(
-            c.diagnostics[0].message,
-            "frontmatter must start on the first line; remove the 1 blank line(s) before ---"
-        );
-        assert_eq!(
-            fix(
-                &c,
-                Code::SkillFrontmatterMissing,
-                "Remove blank lines before ---"
-            ),
-            "---\nname: x\ndescription: d\n---\n"
-        );
-    }
-
-    #[test]
-    fn rename_fixes_for_bad_names() {
-        let c = chk(
-            "x",
-            "---\nname: Bad--Name\ndescription: d\n---\n",
-            Profile::Alisio,
-        );
-        assert_eq!(
-            fix(&c, Code::SkillNameFormat, "Rename skill to \"bad-name\""),
-            "---\nname: bad-name\ndescription: d\n---\n"
-        );
-        let c = chk(
-            "x",
-            "---\nname: -lead\ndescription: d\n---\n",
-            Profile::Alisio,
-        );
-        assert_eq!(
-            fix(&c, Code::SkillNameFormat, "Rename skill to \"lead\""),
-            "---\nname: lead\ndescription: d\n---\n"
-        );
-        assert_eq!(kebab("Données Café"), "donnees-cafe");
-        assert_eq!(kebab("---"), "");
-    }
-
-    #[test]
-    fn unknown_key_moves_under_metadata_and_the_result_is_clean() {
-        let c = chk(
-            "x",
-            "---\nname: x\ndescription: d\nsource: web\n---\n",
-            Profile::Alisio,
-        );
-        let fixed = fix(&c, Code::SkillUnknownKey, "Move \"source\" under metadata");
-        assert_eq!(
-            fixed,
-            "---\nname: x\ndescription: d\nmetadata:\n  source: \"web\"\n---\n"
-        );
-        assert!(chk("x", &fixed, Profile::Alisio).diagnostics.is_empty());
-        let c = chk(
-            "x",
-            "---\nname: x\nmetadata:\n    a: \"1\"\nsource: web\nfoo: 2\ndescription: d\n---\n",
-            Profile::Alisio,
-        );
-        let fixed = fix(
-            &c,
-            Code::SkillUnknownKey,
-            "Move all unknown keys under metadata",
-        );
-        assert_eq!(
-            fixed,
-            "---\nname: x\nmetadata:\n    a: \"1\"\n    source: \"web\"\n    foo: \"2\"\ndescription: d\n---\n"
-        );
-        assert!(chk("x", &fixed, Profile::Alisio).diagnostics.is_empty());
-    }
-
-    #[test]
-    fn quote_the_value_fix_produces_a_loadable_file() {
-        let c = chk(
-            "x",
-            "---\nname: x\ndescription: Use when: editing PDFs\n---\n",
-            Profile::Alisio,
-        );
-        let fixed = fix(
-            &c,
-            Code::SkillYamlSyntax,
-            "Quote the value of \"description\"",
-        );
-        assert_eq!(
-            fixed,
-            "---\nname: x\ndescription: \"Use when: editing PDFs\"\n---\n"
-        );
-        let again = chk("x", &fixed, Profile::Alisio);
-        assert!(again.diagnostics.is_empty() && again.load_error.is_none());
-    }
-
-    #[test]
-    fn add_description_and_frontmatter() {
-        let c = chk("x", "---\nname: x\n---\n", Profile::Alisio);
-        assert_eq!(
-            fix(&c, Code::SkillDescriptionMissing, "Add a description"),
-            "---\nname: x\ndescription: \"Describe what this skill does and when to use it.\"\n---\n"
-        );
-        let c = chk("my-skill", "# Title\n", Profile::Alisio);
-        assert_eq!(
-            fix(&c, Code::SkillFrontmatterMissing, "Add frontmatter"),
-            "---\nname: my-skill\ndescription: \"Describe what this skill does and when to use it.\"\n---\n# Title\n"
-        );
-    }
 
     #[test]
     fn key_completions_exclude_present_keys_per_profile() {
@@ -1027,13 +467,8 @@ mod tests {
     #[test]
     fn editor_functions_never_panic_on_mutated_inputs() {
         let base = "---\nname: Bad--Name\ndescription: Use when: x\nsource: web\nmetadata:\n  a: 1\n---\n# T\n[a](b.md)\n";
-        let mut seed: u64 = 42;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) as usize
-        };
+        let mut rng = crate::testing::Rng(42);
+        let mut next = move || rng.below(usize::MAX);
         let alphabet = "-:#é\r\n \t\"'[](){}|>".as_bytes();
         for _ in 0..500 {
             let mut b = base.as_bytes().to_vec();
@@ -1052,15 +487,41 @@ mod tests {
                 b.len() as u64,
                 Profile::Alisio,
             );
+            let t = c.text.as_str();
+            let in_text = |r: TextRange| {
+                r.start <= r.end
+                    && r.end <= t.len()
+                    && t.is_char_boundary(r.start)
+                    && t.is_char_boundary(r.end)
+            };
             for d in &c.diagnostics {
                 for f in quick_fixes(&c, d) {
-                    let _ = apply(&c.text, &f.edits);
+                    // Every edit lands inside the text, on char boundaries, without overlaps,
+                    // so `apply` performs all of them.
+                    let mut ranges: Vec<TextRange> = f.edits.iter().map(|e| e.range).collect();
+                    ranges.sort();
+                    assert!(ranges.iter().all(|r| in_text(*r)), "{f:?} in {t:?}");
+                    assert!(ranges.windows(2).all(|w| w[0].end <= w[1].start), "{f:?}");
+                    let len: isize = f
+                        .edits
+                        .iter()
+                        .map(|e| e.new_text.len() as isize - (e.range.end - e.range.start) as isize)
+                        .sum();
+                    assert_eq!(
+                        apply(t, &f.edits).len() as isize,
+                        t.len() as isize + len,
+                        "{f:?}"
+                    );
                 }
             }
-            for off in (0..=c.text.len() + 2).step_by(3) {
-                let _ = completions(&c, off, &[]);
+            for off in (0..=t.len() + 2).step_by(3) {
+                for item in completions(&c, off, &[]) {
+                    assert!(!item.label.is_empty(), "{item:?} at {off} in {t:?}");
+                }
             }
-            let _ = symbols(&c);
+            for (name, range, _) in symbols(&c) {
+                assert!(in_text(range), "{name} {range:?} in {t:?}");
+            }
         }
     }
 

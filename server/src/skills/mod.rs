@@ -9,6 +9,7 @@ pub mod catalog;
 mod conformance_tests;
 pub mod discover;
 pub mod editor;
+mod fixes;
 pub mod frontmatter;
 pub mod report;
 pub mod tools;

@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::catalog::Discovery;
-use super::discover::{self, Note, Scope, Walk};
+use super::discover::{self, Note, Walk};
 use super::validate::{self, Checked};
 use crate::config::{Host, Profile};
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
-use crate::text::{LineIndex, Span, TextRange};
+use crate::text::{LineIndex, Span};
 use crate::workspace::{FileType, Fs};
 
 pub const UNTRUSTED_MESSAGE: &str =
@@ -67,26 +67,7 @@ fn owner_vantage(ws: &Path, d: &Discovery, file: &Path) -> PathBuf {
 #[must_use]
 pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     let mut rep = Report::default();
-    // Every file once: (file, symlink).
-    let mut files: BTreeMap<PathBuf, bool> = BTreeMap::new();
-    for d in scan.discoveries {
-        for c in &d.walk.candidates {
-            files.entry(c.file.clone()).or_insert(c.symlink);
-        }
-    }
-    let mut probed: BTreeSet<PathBuf> = BTreeSet::new();
-    for w in scan.probes {
-        for c in &w.candidates {
-            files.entry(c.file.clone()).or_insert(c.symlink);
-            probed.insert(c.file.clone());
-        }
-    }
-    for f in scan.extra_files {
-        let link = fs
-            .symlink_metadata(f)
-            .is_ok_and(|m| m.file_type == FileType::Symlink);
-        files.entry(f.clone()).or_insert(link);
-    }
+    let (files, probed) = every_file(fs, scan);
     let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
     let profile = scan.profile;
     let results = super::par_map(&list, |(f, link)| {
@@ -112,7 +93,54 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
         }
     }
     rep.not_loaded = not_loaded.len();
-    // skill-shadowed: one per file, owner vantage first.
+    rep.diagnostics.extend(shadowed(scan, &checked));
+    let limits = scan_limits(scan, &mut rep);
+    // skill-untrusted.
+    rep.untrusted = probed.len();
+    for f in &probed {
+        if let Some(c) = checked.get(f) {
+            rep.diagnostics.push(Diagnostic::new(
+                f,
+                opening(c),
+                Severity::Information,
+                Code::SkillUntrusted,
+                UNTRUSTED_MESSAGE,
+            ));
+        }
+    }
+    if scan.not_discovered {
+        not_discovered(fs, scan, &files, !limits.is_empty(), &mut checked, &mut rep);
+    }
+    crate::diagnostic::sort(&mut rep.diagnostics);
+    rep
+}
+
+/// Every file once, with whether it is a symlink; and the files of the probes (untrusted roots).
+fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSet<PathBuf>) {
+    let mut files: BTreeMap<PathBuf, bool> = BTreeMap::new();
+    for d in scan.discoveries {
+        for c in &d.walk.candidates {
+            files.entry(c.file.clone()).or_insert(c.symlink);
+        }
+    }
+    let mut probed: BTreeSet<PathBuf> = BTreeSet::new();
+    for w in scan.probes {
+        for c in &w.candidates {
+            files.entry(c.file.clone()).or_insert(c.symlink);
+            probed.insert(c.file.clone());
+        }
+    }
+    for f in scan.extra_files {
+        let link = fs
+            .symlink_metadata(f)
+            .is_ok_and(|m| m.file_type == FileType::Symlink);
+        files.entry(f.clone()).or_insert(link);
+    }
+    (files, probed)
+}
+
+/// `skill-shadowed`: one per file, the owner vantage's first.
+fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Checked>) -> Vec<Diagnostic> {
     let mut shadowed: BTreeMap<PathBuf, (bool, Diagnostic)> = BTreeMap::new();
     for d in scan.discoveries {
         for e in d.entries.iter().filter(|e| !e.effective) {
@@ -153,9 +181,11 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
             shadowed.insert(e.file.clone(), (is_owner, diag));
         }
     }
-    rep.diagnostics
-        .extend(shadowed.into_values().map(|(_, d)| d));
-    // skill-scan-limit: once per directory.
+    shadowed.into_values().map(|(_, d)| d).collect()
+}
+
+/// `skill-scan-limit` once per directory, and the walks' notes. Returns the directories.
+fn scan_limits(scan: &Scan<'_>, rep: &mut Report) -> BTreeSet<PathBuf> {
     let mut limits: BTreeSet<PathBuf> = BTreeSet::new();
     for w in scan
         .discoveries
@@ -184,60 +214,53 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
         ));
     }
     rep.scan_limit = limits.iter().cloned().collect();
-    // skill-untrusted.
-    rep.untrusted = probed.len();
-    for f in &probed {
-        if let Some(c) = checked.get(f) {
-            rep.diagnostics.push(Diagnostic::new(
-                f,
-                opening(c),
-                Severity::Information,
-                Code::SkillUntrusted,
-                UNTRUSTED_MESSAGE,
-            ));
-        }
-    }
-    // skill-not-discovered below every root.
-    if scan.not_discovered {
-        let mut roots: Vec<PathBuf> = Vec::new();
-        for w in scan
-            .discoveries
-            .iter()
-            .map(|d| &d.walk)
-            .chain(scan.probes.iter())
-        {
-            for c in w.canonical.iter().flatten() {
-                if !roots.contains(c) {
-                    roots.push(c.clone());
-                }
+    limits
+}
+
+/// `skill-not-discovered` below every root.
+fn not_discovered(
+    fs: &dyn Fs,
+    scan: &Scan<'_>,
+    files: &BTreeMap<PathBuf, bool>,
+    limit_hit: bool,
+    checked: &mut BTreeMap<PathBuf, Checked>,
+    rep: &mut Report,
+) {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for w in scan
+        .discoveries
+        .iter()
+        .map(|d| &d.walk)
+        .chain(scan.probes.iter())
+    {
+        for c in w.canonical.iter().flatten() {
+            if !roots.contains(c) {
+                roots.push(c.clone());
             }
         }
-        let discovered: HashSet<PathBuf> = files
-            .keys()
-            .filter(|f| !scan.extra_files.contains(f) || is_candidate(scan, f))
-            .cloned()
-            .collect();
-        let limit_hit = !limits.is_empty();
-        for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
-            let c = checked
-                .entry(u.file.clone())
-                .or_insert_with(|| validate::check_file(fs, &u.file, scan.profile));
-            let span = opening(c);
-            if !rep.files.contains(&u.file) {
-                rep.diagnostics.extend(c.diagnostics.iter().cloned());
-                rep.files.push(u.file.clone());
-            }
-            rep.diagnostics.push(Diagnostic::new(
-                &u.file,
-                span,
-                Severity::Information,
-                Code::SkillNotDiscovered,
-                format!("not discovered: {}", u.reason),
-            ));
-        }
     }
-    crate::diagnostic::sort(&mut rep.diagnostics);
-    rep
+    let discovered: HashSet<PathBuf> = files
+        .keys()
+        .filter(|f| !scan.extra_files.contains(f) || is_candidate(scan, f))
+        .cloned()
+        .collect();
+    for u in discover::undiscovered(fs, &roots, &discovered, limit_hit, scan.show) {
+        let c = checked
+            .entry(u.file.clone())
+            .or_insert_with(|| validate::check_file(fs, &u.file, scan.profile));
+        let span = opening(c);
+        if !rep.files.contains(&u.file) {
+            rep.diagnostics.extend(c.diagnostics.iter().cloned());
+            rep.files.push(u.file.clone());
+        }
+        rep.diagnostics.push(Diagnostic::new(
+            &u.file,
+            span,
+            Severity::Information,
+            Code::SkillNotDiscovered,
+            format!("not discovered: {}", u.reason),
+        ));
+    }
 }
 
 fn is_candidate(scan: &Scan<'_>, f: &Path) -> bool {
@@ -248,22 +271,6 @@ fn is_candidate(scan: &Scan<'_>, f: &Path) -> bool {
             .probes
             .iter()
             .any(|w| w.candidates.iter().any(|c| c.file == f))
-}
-
-/// Root scope shown for a discovered file (for messages and lenses).
-#[must_use]
-pub fn scope_of(d: &Discovery, file: &Path) -> Option<Scope> {
-    d.walk
-        .candidates
-        .iter()
-        .find(|c| c.file == file)
-        .map(|c| d.walk.roots[c.root].scope)
-}
-
-/// The first-line range of a checked file, in bytes (for callers that build their own spans).
-#[must_use]
-pub fn opening_range(c: &Checked) -> TextRange {
-    LineIndex::new(&c.text).line_range(0)
 }
 
 /// The vantage set V of skills.md §1.4 and every `SKILL.md` of the workspace walk, read from the

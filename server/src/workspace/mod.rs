@@ -6,12 +6,15 @@
 //! sees. Environment variables are read once, in [`Env::from_process`].
 
 pub mod walk;
+pub mod write;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
+
+use write::Replaced;
 
 /// The type of a directory entry or path, as lstat (or stat) reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +82,23 @@ pub trait Fs: Send + Sync {
     fn exists_no_follow(&self, path: &Path) -> bool {
         self.symlink_metadata(path).is_ok()
     }
+    /// Creates one directory (its parent exists). A read-only file system refuses.
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        Err(read_only(dir))
+    }
+    /// Replaces `file` atomically with `new.bytes` when it is still as `new.expected`
+    /// ([`write::replace_file`]). A read-only file system refuses.
+    fn replace_file(&self, file: &Path, new: &write::NewContent<'_>) -> io::Result<Replaced> {
+        let _ = new;
+        Err(read_only(file))
+    }
+}
+
+fn read_only(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{}: this file system is read-only", path.display()),
+    )
 }
 
 /// The real disk.
@@ -102,22 +122,15 @@ fn meta_from_std(m: &std::fs::Metadata) -> Metadata {
 /// block the open until a writer appears and a device such as `/dev/zero` never ends, so a
 /// repository that names one where a file is expected gets an error instead of a hang.
 fn open_regular(path: &Path) -> io::Result<std::fs::File> {
-    let ft = std::fs::metadata(path)?.file_type();
-    if ft.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
-    }
-    if !ft.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
-    }
+    regular(std::fs::metadata(path)?.file_type())?;
     let file = std::fs::File::open(path)?;
     // The path may have been replaced between the two calls; judge what was opened.
-    let ft = file.metadata()?.file_type();
+    regular(file.metadata()?.file_type())?;
+    Ok(file)
+}
+
+/// `Ok` for a regular file; a located kind of error for a directory or anything else.
+fn regular(ft: std::fs::FileType) -> io::Result<()> {
     if ft.is_dir() {
         return Err(io::Error::new(
             io::ErrorKind::IsADirectory,
@@ -130,7 +143,7 @@ fn open_regular(path: &Path) -> io::Result<std::fs::File> {
             "not a regular file",
         ));
     }
-    Ok(file)
+    Ok(())
 }
 
 impl Fs for DiskFs {
@@ -178,6 +191,12 @@ impl Fs for DiskFs {
     }
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
         std::fs::read_link(path)
+    }
+    fn create_dir(&self, dir: &Path) -> io::Result<()> {
+        write::create_dir(dir)
+    }
+    fn replace_file(&self, file: &Path, new: &write::NewContent<'_>) -> io::Result<Replaced> {
+        write::replace_file(file, new)
     }
 }
 
@@ -285,6 +304,8 @@ pub struct Env {
     /// `ALISIO_CLAUDE_MANAGED_FILE`: where the `claude-code` host simulation looks for Claude
     /// Code's managed `CLAUDE.md` instead of the platform path (tests and unusual installs).
     pub claude_managed_file: Option<PathBuf>,
+    /// `GEMINI_CLI_HOME`: Gemini CLI's home instead of `$HOME` (hosts.md §3.1).
+    pub gemini_cli_home: Option<PathBuf>,
 }
 
 fn non_empty_var(name: &str) -> Option<PathBuf> {
@@ -304,6 +325,7 @@ impl Env {
             xdg_state_home: non_empty_var("XDG_STATE_HOME"),
             codex_home: non_empty_var("CODEX_HOME"),
             claude_managed_file: non_empty_var("ALISIO_CLAUDE_MANAGED_FILE"),
+            gemini_cli_home: non_empty_var("GEMINI_CLI_HOME"),
         }
     }
 

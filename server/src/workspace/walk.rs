@@ -168,6 +168,14 @@ fn ignored(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The directories of the set, relative to `r`, in walk order.
+    fn rels(set: &DirSet, r: &std::path::Path) -> Vec<String> {
+        set.dirs
+            .iter()
+            .map(|d| crate::workspace::display_path(&d.path, r))
+            .collect()
+    }
     use crate::workspace::DiskFs;
 
     #[test]
@@ -191,11 +199,7 @@ mod tests {
         #[cfg(unix)]
         std::os::unix::fs::symlink(r.join("a"), r.join("link")).unwrap();
         let set = walk(&DiskFs, &r);
-        let rels: Vec<String> = set
-            .dirs
-            .iter()
-            .map(|d| crate::workspace::display_path(&d.path, &r))
-            .collect();
+        let rels = rels(&set, &r);
         assert_eq!(rels, [".", ".github", "a", "a/b", "keep", "keep/gen"]);
         assert_eq!(set.dirs[3].parent, Some(2));
         assert_eq!(set.dirs[3].depth, 2);
@@ -209,11 +213,7 @@ mod tests {
             std::fs::create_dir_all(r.join(d)).unwrap();
         }
         let set = walk_bounded(&DiskFs, &r, 4);
-        let rels: Vec<String> = set
-            .dirs
-            .iter()
-            .map(|d| crate::workspace::display_path(&d.path, &r))
-            .collect();
+        let rels = rels(&set, &r);
         assert_eq!(rels, [".", "a", "a/y", "a/z"]);
         assert!(set.truncated);
         assert!(!walk_bounded(&DiskFs, &r, 7).truncated);
@@ -229,11 +229,7 @@ mod tests {
         std::fs::write(r.join(".gitignore"), "out/\n").unwrap();
         std::fs::write(r.join("a/b/.gitignore"), "!out/\n").unwrap();
         let set = walk(&DiskFs, &r);
-        let rels: Vec<String> = set
-            .dirs
-            .iter()
-            .map(|d| crate::workspace::display_path(&d.path, &r))
-            .collect();
+        let rels = rels(&set, &r);
         assert_eq!(rels, [".", "a", "a/b", "a/b/out"]);
     }
 }

@@ -306,6 +306,10 @@ function M.render_report(r)
       r.compacted and ' · compacted' or '', str(t.segments), str(r.segmentsOmitted)),
     string.format('tokens: before %s · saved %s · after %s · elided results %s', str(t.tokensBefore), str(t.tokensSaved), str(t.tokensAfter), str(t.elided)),
   }
+  local per_segment = vim.tbl_map(function(s)
+    return tonumber(s.tokens) or 0
+  end, r.segments or {})
+  lines[#lines + 1] = 'tokens by segment ' .. require('alisio.spark').line(per_segment)
   local by_kind, order = {}, {}
   for _, s in ipairs(r.segments or {}) do
     if not by_kind[s.kind] then

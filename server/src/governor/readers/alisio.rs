@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{Problem, Session, count_redacted};
-use crate::governor::invariants::{Criterion, Goal, Sources};
 use crate::governor::model::{Call, Message, Part, PartKind, ToolResult, UserKind};
+use crate::governor::stored::{Role, RowKind, SessionOptions};
 
 fn parts(content: Option<&Value>) -> (Vec<Part>, Vec<Call>) {
     let mut ps = Vec::new();
@@ -41,9 +41,9 @@ fn parts(content: Option<&Value>) -> (Vec<Part>, Vec<Call>) {
 #[must_use]
 pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
     let (mut ps, calls) = parts(m.get("content"));
-    match m.get("role").and_then(Value::as_str)? {
-        "user" => {
-            let kind = if row_kind == "checkpoint" || m.get("checkpoint").is_some() {
+    match Role::parse(m.get("role").and_then(Value::as_str)?)? {
+        Role::User => {
+            let kind = if is_checkpoint(row_kind) || m.get("checkpoint").is_some() {
                 UserKind::Checkpoint
             } else {
                 UserKind::Plain
@@ -56,13 +56,13 @@ pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
                 origin: None,
             })
         }
-        "assistant" => {
+        Role::Assistant => {
             if let Some(pd) = m.get("providerData") {
                 ps.push(Part::opaque(pd.to_string()));
             }
             Some(Message::Assistant { parts: ps, calls })
         }
-        "tool" => Some(Message::Tool(ToolResult {
+        Role::Tool => Some(Message::Tool(ToolResult {
             call_id: m
                 .get("callId")
                 .and_then(Value::as_str)
@@ -71,8 +71,11 @@ pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
             parts: ps,
             is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
         })),
-        _ => None,
     }
+}
+
+fn is_checkpoint(row_kind: &str) -> bool {
+    RowKind::parse(row_kind) == Some(RowKind::Checkpoint)
 }
 
 pub(crate) fn read(v: Value) -> Vec<Session> {
@@ -84,47 +87,8 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let opts = session.get("options").unwrap_or(&Value::Null);
-    s.sources = Sources {
-        quotes: opts
-            .get("contextInvariants")
-            .and_then(|c| c.get("instructions"))
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        goal: opts.get("goal").and_then(|g| {
-            Some(Goal {
-                objective: g.get("objective")?.as_str()?.to_owned(),
-                status: g
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .unwrap_or("active")
-                    .to_owned(),
-            })
-        }),
-        plan: None,
-        criteria: opts
-            .get("criteria")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|c| {
-                        Some(Criterion {
-                            text: c.get("text")?.as_str()?.to_owned(),
-                            required: c.get("required").and_then(Value::as_bool).unwrap_or(true),
-                            not_applicable: false,
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        grants: Default::default(),
-    };
+    s.sources =
+        SessionOptions::from_value(session.get("options").unwrap_or(&Value::Null)).sources();
     let mut rows: Vec<(i64, i64, &Value)> = Vec::new();
     for (i, r) in v
         .get("messages")
@@ -138,7 +102,7 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
             .is_some_and(|c| c.as_bool() == Some(true) || c.as_i64() == Some(1));
         let replaced = r.get("replacedBy").is_some_and(|x| !x.is_null());
         let kind = r.get("kind").and_then(Value::as_str).unwrap_or("message");
-        if kind == "checkpoint" {
+        if is_checkpoint(kind) {
             s.source.compactions += 1;
         }
         if compacted {

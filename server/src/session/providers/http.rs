@@ -71,16 +71,7 @@ fn parse_retry_after(v: &str) -> Option<Duration> {
     if hms.len() != 3 {
         return None;
     }
-    let (y, m) = if month <= 2 {
-        (year - 1, month + 9)
-    } else {
-        (year, month - 3)
-    };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * m + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::session::util::days_from_civil(year, month, day);
     let at = days * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2];
     let now = (crate::session::util::now_ms() / 1000) as i64;
     Some(Duration::from_secs(u64::try_from(at - now).unwrap_or(0)))
@@ -95,6 +86,105 @@ fn error_message(body: &str) -> String {
                 .map(String::from)
         })
         .unwrap_or_else(|| crate::session::util::take_chars(body, 500).to_string())
+}
+
+/// The transfer thread: sends the request and forwards the response as [`Msg`]s until the end
+/// of the body, an error, or the consumer hanging up.
+fn transfer(req: ureq::Request, body: &str, tx: &mpsc::SyncSender<Msg>) {
+    let resp = match req.send_string(body) {
+        Ok(r) => r,
+        Err(ureq::Error::Status(code, r)) => {
+            let ra = r.header("retry-after").map(String::from);
+            let b = r.into_string().unwrap_or_default();
+            let _ = tx.send(Msg::Status(code, ra, b));
+            return;
+        }
+        Err(ureq::Error::Transport(t)) => {
+            let m = t.to_string();
+            let _ = tx.send(
+                if matches!(
+                    t.kind(),
+                    ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Dns
+                ) {
+                    Msg::Connect(m)
+                } else {
+                    Msg::Network(m)
+                },
+            );
+            return;
+        }
+    };
+    let is_json = resp.content_type() == "application/json";
+    let _ = tx.send(Msg::Open(is_json));
+    let mut r = resp.into_reader();
+    let mut buf = vec![0u8; 16_384];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => {
+                let _ = tx.send(Msg::Eof);
+                return;
+            }
+            Ok(n) => {
+                if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Msg::Network(e.to_string()));
+                return;
+            }
+        }
+    }
+}
+
+/// An HTTP error status, classified (§5.2): 401/403 are fatal `auth`, retryable statuses retry
+/// (honouring `retry-after`), the rest are fatal `provider_error`.
+fn status_error(
+    code: u16,
+    retry_after: Option<&str>,
+    body: &str,
+    key: Option<&str>,
+) -> AttemptError {
+    let message = super::scrub(
+        &format!(
+            "Provider request failed with HTTP {code}: {}",
+            error_message(body)
+        ),
+        key,
+    );
+    if matches!(code, 401 | 403) {
+        return AttemptError::Fatal {
+            code: "auth",
+            message,
+        };
+    }
+    if super::retryable(code) {
+        return AttemptError::Retry {
+            reason: "http",
+            status: Some(code),
+            retry_after: retry_after.and_then(parse_retry_after),
+            message,
+        };
+    }
+    AttemptError::Fatal {
+        code: "provider_error",
+        message,
+    }
+}
+
+/// A transport error after connecting: a timeout or a broken stream, both retried.
+fn network_error(e: &str, idle_ms: u128, key: Option<&str>) -> AttemptError {
+    let m = if e.contains("timed out") || e.contains("Timeout") {
+        format!("Provider did not respond within {idle_ms} ms")
+    } else {
+        format!("Provider stream ended before the response completed ({e})")
+    };
+    AttemptError::Retry {
+        reason: "network",
+        status: None,
+        retry_after: None,
+        message: super::scrub(&m, key),
+    }
 }
 
 /// Posts `body` and feeds the SSE events (or one event `json` holding a non-streamed JSON body)
@@ -122,52 +212,7 @@ pub fn post_stream(
     for (k, v) in cfg.headers.iter().chain(headers) {
         req = req.set(k, v);
     }
-    std::thread::spawn(move || {
-        let resp = match req.send_string(&body) {
-            Ok(r) => r,
-            Err(ureq::Error::Status(code, r)) => {
-                let ra = r.header("retry-after").map(String::from);
-                let b = r.into_string().unwrap_or_default();
-                let _ = tx.send(Msg::Status(code, ra, b));
-                return;
-            }
-            Err(ureq::Error::Transport(t)) => {
-                let m = t.to_string();
-                let _ = tx.send(
-                    if matches!(
-                        t.kind(),
-                        ureq::ErrorKind::ConnectionFailed | ureq::ErrorKind::Dns
-                    ) {
-                        Msg::Connect(m)
-                    } else {
-                        Msg::Network(m)
-                    },
-                );
-                return;
-            }
-        };
-        let is_json = resp.content_type() == "application/json";
-        let _ = tx.send(Msg::Open(is_json));
-        let mut r = resp.into_reader();
-        let mut buf = vec![0u8; 16_384];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) => {
-                    let _ = tx.send(Msg::Eof);
-                    return;
-                }
-                Ok(n) => {
-                    if tx.send(Msg::Chunk(buf[..n].to_vec())).is_err() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Msg::Network(e.to_string()));
-                    return;
-                }
-            }
-        }
-    });
+    std::thread::spawn(move || transfer(req, &body, &tx));
     let key = cfg.key.as_deref();
     let idle_ms = cfg.idle_timeout.as_millis();
     let started = Instant::now();
@@ -201,33 +246,7 @@ pub fn post_stream(
         };
         last = Instant::now();
         match msg {
-            Msg::Status(code, ra, b) => {
-                let message = super::scrub(
-                    &format!(
-                        "Provider request failed with HTTP {code}: {}",
-                        error_message(&b)
-                    ),
-                    key,
-                );
-                if matches!(code, 401 | 403) {
-                    return Err(AttemptError::Fatal {
-                        code: "auth",
-                        message,
-                    });
-                }
-                if super::retryable(code) {
-                    return Err(AttemptError::Retry {
-                        reason: "http",
-                        status: Some(code),
-                        retry_after: ra.as_deref().and_then(parse_retry_after),
-                        message,
-                    });
-                }
-                return Err(AttemptError::Fatal {
-                    code: "provider_error",
-                    message,
-                });
-            }
+            Msg::Status(code, ra, b) => return Err(status_error(code, ra.as_deref(), &b, key)),
             Msg::Connect(e) => {
                 return Err(AttemptError::Retry {
                     reason: "network",
@@ -239,19 +258,7 @@ pub fn post_stream(
                     ),
                 });
             }
-            Msg::Network(e) => {
-                let m = if e.contains("timed out") || e.contains("Timeout") {
-                    format!("Provider did not respond within {idle_ms} ms")
-                } else {
-                    format!("Provider stream ended before the response completed ({e})")
-                };
-                return Err(AttemptError::Retry {
-                    reason: "network",
-                    status: None,
-                    retry_after: None,
-                    message: super::scrub(&m, key),
-                });
-            }
+            Msg::Network(e) => return Err(network_error(&e, idle_ms, key)),
             Msg::Open(is_json) => {
                 if is_json {
                     json_body = Some(Vec::new());

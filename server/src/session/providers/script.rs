@@ -173,24 +173,7 @@ impl Provider for Script {
             }
         }
         if let Some(e) = v.get("error") {
-            let status = e.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
-            let m = e.get("message").and_then(Value::as_str).unwrap_or("error");
-            let message = format!("Provider request failed with HTTP {status}: {m}");
-            if matches!(status, 401 | 403) {
-                return Err(AttemptError::Fatal {
-                    code: "auth",
-                    message,
-                });
-            }
-            if super::retryable(status) {
-                return Err(AttemptError::Retry {
-                    reason: "http",
-                    status: Some(status),
-                    retry_after: Some(Duration::ZERO),
-                    message,
-                });
-            }
-            return Err(fatal(message));
+            return Err(scripted_error(e));
         }
         let mut text = String::new();
         if let Some(chunks) = v.get("chunks").and_then(Value::as_array) {
@@ -204,35 +187,7 @@ impl Provider for Script {
                 on_text(t);
             }
         }
-        let mut calls = Vec::new();
-        for (i, c) in v
-            .get("toolCalls")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let id = c
-                .get("id")
-                .and_then(Value::as_str)
-                .map_or_else(|| format!("s{}_{n}_{i}", self.run_number), String::from);
-            let name = c
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let arguments = match c.get("arguments") {
-                Some(Value::String(s)) => s.clone(),
-                Some(o) => o.to_string(),
-                None => "{}".into(),
-            };
-            calls.push(RawCall {
-                id,
-                name,
-                arguments,
-                complete: true,
-            });
-        }
+        let mut calls = script_calls(&v, n, self.run_number);
         let stop = match v.get("stop").and_then(Value::as_str) {
             Some("end_turn") => Stop::EndTurn,
             Some("tool_calls") => Stop::ToolCalls,
@@ -289,4 +244,59 @@ impl Provider for Script {
     fn retry_policy(&self) -> (u32, u64) {
         (3, 0)
     }
+}
+/// A scripted `error` line: the HTTP failure it stands for, classified as a real one would be.
+fn scripted_error(e: &Value) -> AttemptError {
+    let status = e.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
+    let m = e.get("message").and_then(Value::as_str).unwrap_or("error");
+    let message = format!("Provider request failed with HTTP {status}: {m}");
+    if matches!(status, 401 | 403) {
+        return AttemptError::Fatal {
+            code: "auth",
+            message,
+        };
+    }
+    if super::retryable(status) {
+        return AttemptError::Retry {
+            reason: "http",
+            status: Some(status),
+            retry_after: Some(Duration::ZERO),
+            message,
+        };
+    }
+    fatal(message)
+}
+
+/// The `toolCalls` of script line `n` (ids `s<run>_<line>_<index>` unless given).
+fn script_calls(v: &Value, n: usize, run_number: u64) -> Vec<RawCall> {
+    let mut calls = Vec::new();
+    for (i, c) in v
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let id = c
+            .get("id")
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("s{run_number}_{n}_{i}"), String::from);
+        let name = c
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let arguments = match c.get("arguments") {
+            Some(Value::String(s)) => s.clone(),
+            Some(o) => o.to_string(),
+            None => "{}".into(),
+        };
+        calls.push(RawCall {
+            id,
+            name,
+            arguments,
+            complete: true,
+        });
+    }
+    calls
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::ToolCtx;
+use super::args::{EditFile, ListFiles, ReadFile, WriteFile};
 use super::confine::Confined;
 use crate::session::util::{fault, sha256_hex};
 
@@ -28,12 +29,8 @@ fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn read_file(
-    ctx: &ToolCtx,
-    path: &str,
-    start: Option<u64>,
-    limit: Option<u64>,
-) -> Result<String, String> {
+pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> Result<String, String> {
+    let (path, start, limit) = (a.path.as_str(), a.start_line, a.limit);
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
     if !meta.is_file() {
@@ -118,6 +115,22 @@ fn atomic_write(
     content: &[u8],
     expected_current: Option<&[u8]>,
 ) -> Result<bool, String> {
+    atomic_replace(&c.real, &c.shown, content, expected_current)
+}
+
+/// Writes `content` atomically over `real` (temp file, fsync, recheck that the file still
+/// holds `expected_current`, rename, fsync dir); `shown` names it in errors. `Ok(true)` when
+/// the file was created. Also used by `alisio-ls init`.
+pub(crate) fn atomic_replace(
+    real: &std::path::Path,
+    shown: &str,
+    content: &[u8],
+    expected_current: Option<&[u8]>,
+) -> Result<bool, String> {
+    let c = AtomicTarget {
+        real: real.to_path_buf(),
+        shown,
+    };
     let dir = c
         .real
         .parent()
@@ -164,6 +177,11 @@ fn atomic_write(
     res.map(|()| created)
 }
 
+struct AtomicTarget<'a> {
+    real: std::path::PathBuf,
+    shown: &'a str,
+}
+
 fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
     let c = confine(ctx, path)?;
     ctx.roots.check_writable(&c)?;
@@ -174,12 +192,12 @@ fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn write_file(
-    ctx: &ToolCtx,
-    path: &str,
-    content: &str,
-    expected: Option<&str>,
-) -> Result<String, String> {
+pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> Result<String, String> {
+    let (path, content, expected) = (
+        a.path.as_str(),
+        a.content.as_str(),
+        a.expected_hash.as_deref(),
+    );
     let c = writable(ctx, path)?;
     if content.len() as u64 > MIB {
         return Err("Write exceeds 1 MiB".into());
@@ -196,13 +214,13 @@ pub fn write_file(
 ///
 /// # Errors
 /// The tool's error text.
-pub fn edit_file(
-    ctx: &ToolCtx,
-    path: &str,
-    old: &str,
-    new: &str,
-    expected: &str,
-) -> Result<String, String> {
+pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> Result<String, String> {
+    let (path, old, new, expected) = (
+        a.path.as_str(),
+        a.old_text.as_str(),
+        a.new_text.as_str(),
+        a.expected_hash.as_str(),
+    );
     let c = writable(ctx, path)?;
     if !c.real.exists() {
         return Err(format!("File not found: {}", c.shown));
@@ -265,12 +283,8 @@ pub fn walker(dir: &Path) -> ignore::Walk {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn list_files(
-    ctx: &ToolCtx,
-    path: &str,
-    offset: Option<u64>,
-    limit: Option<u64>,
-) -> Result<String, String> {
+pub fn list_files(ctx: &ToolCtx, a: &ListFiles) -> Result<String, String> {
+    let (path, offset, limit) = (a.path.as_str(), a.offset, a.limit);
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
     if !meta.is_dir() {

@@ -1,6 +1,7 @@
 //! The tools of sessions.md §3: their schemas (exact, `additionalProperties: false`), argument
 //! validation (§2.5 step 3), effects, declared paths, and execution.
 
+pub mod args;
 pub mod bg;
 pub mod confine;
 pub mod files;
@@ -722,38 +723,11 @@ fn get_u64(a: &Map<String, Value>, k: &str) -> Option<u64> {
 #[must_use]
 pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
     let out = match name {
-        "read_file" => files::read_file(
-            ctx,
-            get_str(a, "path").unwrap_or_default(),
-            get_u64(a, "startLine"),
-            get_u64(a, "limit"),
-        ),
-        "write_file" => files::write_file(
-            ctx,
-            get_str(a, "path").unwrap_or_default(),
-            get_str(a, "content").unwrap_or_default(),
-            get_str(a, "expectedHash"),
-        ),
-        "edit_file" => files::edit_file(
-            ctx,
-            get_str(a, "path").unwrap_or_default(),
-            get_str(a, "oldText").unwrap_or_default(),
-            get_str(a, "newText").unwrap_or_default(),
-            get_str(a, "expectedHash").unwrap_or_default(),
-        ),
-        "list_files" => files::list_files(
-            ctx,
-            get_str(a, "path").unwrap_or("."),
-            get_u64(a, "offset"),
-            get_u64(a, "limit"),
-        ),
-        "search_text" => search::search_text(
-            ctx,
-            get_str(a, "pattern").unwrap_or_default(),
-            get_str(a, "path").unwrap_or("."),
-            a.get("literal").and_then(Value::as_bool).unwrap_or(false),
-            get_str(a, "glob"),
-        ),
+        "read_file" => args::decode(a).and_then(|x| files::read_file(ctx, &x)),
+        "write_file" => args::decode(a).and_then(|x| files::write_file(ctx, &x)),
+        "edit_file" => args::decode(a).and_then(|x| files::edit_file(ctx, &x)),
+        "list_files" => args::decode(a).and_then(|x| files::list_files(ctx, &x)),
+        "search_text" => args::decode(a).and_then(|x| search::search_text(ctx, &x)),
         "run_process" => {
             let args: Vec<String> = a
                 .get("args")
@@ -798,10 +772,17 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
         "bg_list" => bg::bg_list(ctx, get_str(a, "status"), get_u64(a, "limit")),
         "bg_stop" => bg::bg_stop(ctx, get_str(a, "id").unwrap_or_default()),
         "context_explain" | "skill_load" | "skill_search" | "skill_resource" => {
-            ctx.context.tool(name, a, &ctx.cwd)
+            match args::ContextTool::decode(name, a) {
+                Some(Ok(call)) => ctx.context.tool(&call, &ctx.cwd),
+                Some(Err(e)) => Err(e),
+                None => Err(format!("Unknown tool: {name}")),
+            }
         }
         "test_sleep" => {
-            let ms = get_u64(a, "ms").unwrap_or(0);
+            let ms = match args::decode::<args::TestSleep>(a) {
+                Ok(x) => x.ms,
+                Err(e) => return Outcome::Err(e),
+            };
             let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
             while std::time::Instant::now() < end {
                 if ctx.cancelled() {

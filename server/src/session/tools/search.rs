@@ -7,6 +7,7 @@ use regex::bytes::RegexBuilder;
 use serde_json::{Value, json};
 
 use super::ToolCtx;
+use super::args::SearchText;
 use super::files::walker;
 
 const MAX_STDOUT: usize = 32_000;
@@ -24,21 +25,8 @@ fn data_text(b: &[u8]) -> Value {
 }
 
 fn base64(b: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for ch in b.chunks(3) {
-        let n = (u32::from(ch[0]) << 16)
-            | (u32::from(*ch.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*ch.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= ch.len() {
-                s.push(char::from(T[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(b)
 }
 
 #[derive(Default)]
@@ -62,13 +50,13 @@ impl Stats {
 ///
 /// # Errors
 /// The tool's error text (confinement, invalid pattern or glob).
-pub fn search_text(
-    ctx: &ToolCtx,
-    pattern: &str,
-    path: &str,
-    literal: bool,
-    glob: Option<&str>,
-) -> Result<String, String> {
+pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> Result<String, String> {
+    let (pattern, path, literal, glob) = (
+        a.pattern.as_str(),
+        a.path.as_str(),
+        a.literal,
+        a.glob.as_deref(),
+    );
     let c = ctx.roots.confine(path).map_err(|r| r.message())?;
     let pat = if literal {
         regex::escape(pattern)

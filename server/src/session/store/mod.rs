@@ -4,15 +4,26 @@
 //! Invariant: message rows are never deleted and their `json` never changes; the only updates
 //! are `compacted` (0→1) and `replaced_by`. Every write is one transaction, so a crash leaves
 //! either all of an append or none of it.
+//!
+//! This module is the only place with SQL text: reads are methods of [`Store`], writes are
+//! methods of the transaction [`Tx`] (`write.rs`), reconciliation's reads are in
+//! `reconcile.rs`.
+
+mod reconcile;
+mod write;
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 
-use super::util::{compact, now_rfc3339};
+pub use crate::governor::stored::{Role, RowKind};
+pub use reconcile::{
+    INTERRUPTED_PENDING, INTERRUPTED_RUNNING, Reconciled, paired_view, tool_message, unanswered,
+};
+pub use write::{DbResult, RunEnd, TaskRow, Tx};
 
 pub const SCHEMA_VERSION: i64 = 1;
 
@@ -67,8 +78,8 @@ pub struct SessionRow {
 pub struct MsgRow {
     pub seq: i64,
     pub pos: i64,
-    pub role: String,
-    pub kind: String,
+    pub role: Role,
+    pub kind: RowKind,
     pub json: String,
     pub compacted: bool,
     pub replaced_by: Option<i64>,
@@ -95,8 +106,8 @@ pub struct CallRow {
 
 /// The open database.
 pub struct Store {
-    pub conn: Connection,
-    pub dir: PathBuf,
+    conn: Connection,
+    dir: PathBuf,
 }
 
 fn sql(e: rusqlite::Error) -> String {
@@ -178,17 +189,22 @@ impl Store {
     ///
     /// # Errors
     /// Any SQLite error (nothing is committed then).
-    pub fn tx<T>(
-        &mut self,
-        f: impl FnOnce(&Transaction<'_>) -> rusqlite::Result<T>,
-    ) -> Result<T, String> {
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(sql)?;
+    pub fn tx<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> DbResult<T>) -> Result<T, String> {
+        let tx = Tx {
+            tx: self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(sql)?,
+        };
         let out = f(&tx).map_err(sql)?;
-        tx.commit().map_err(sql)?;
+        tx.tx.commit().map_err(sql)?;
         Ok(out)
+    }
+
+    /// The state directory the store lives in.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// Resolves a full id or a unique prefix of at least 8 characters.
@@ -271,27 +287,100 @@ impl Store {
             .map_err(sql)
     }
 
+    /// The `seq` the next appended message gets.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn next_seq(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// How many runs the session has had.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn run_count(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM runs WHERE session_id=?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// Whether the call journal already has `call_id` (an id reused across turns).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn call_exists(&self, sid: &str, call_id: &str) -> Result<bool, String> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2",
+                params![sid, call_id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(sql)
+    }
+
+    /// How many checkpoints the active transcript holds.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_checkpoints(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM messages WHERE session_id=?1 AND kind='checkpoint' AND compacted=0",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// The `data` JSON of the session's latest stored event of type `ty`.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn last_event_data(&self, sid: &str, ty: &str) -> Result<Option<String>, String> {
+        self.conn
+            .query_row(
+                "SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
+                params![sid, ty],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sql)
+    }
+
+    /// The row that row `seq` replaced (the lowest `seq` with `replaced_by = seq`).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn replaced_by(&self, sid: &str, seq: i64) -> Result<Option<MsgRow>, String> {
+        self.conn
+            .query_row(
+                "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 AND replaced_by=?2 ORDER BY seq LIMIT 1",
+                params![sid, seq],
+                msg_row,
+            )
+            .optional()
+            .map_err(sql)
+    }
+
     fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, String> {
         let order = if cond.is_empty() { "seq" } else { "pos" };
         let q = format!(
             "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 {cond} ORDER BY {order}"
         );
         let mut st = self.conn.prepare(&q).map_err(sql)?;
-        let rows = st
-            .query_map([sid], |r| {
-                Ok(MsgRow {
-                    seq: r.get(0)?,
-                    pos: r.get(1)?,
-                    role: r.get(2)?,
-                    kind: r.get(3)?,
-                    json: r.get(4)?,
-                    compacted: r.get::<_, i64>(5)? != 0,
-                    replaced_by: r.get(6)?,
-                    run_id: r.get(7)?,
-                    created_at: r.get(8)?,
-                })
-            })
-            .map_err(sql)?;
+        let rows = st.query_map([sid], msg_row).map_err(sql)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
     }
 
@@ -390,6 +479,29 @@ impl Store {
     }
 }
 
+fn msg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MsgRow> {
+    Ok(MsgRow {
+        seq: r.get(0)?,
+        pos: r.get(1)?,
+        role: Role::parse(&r.get::<_, String>(2)?).ok_or_else(|| unknown_value(2, "role"))?,
+        kind: RowKind::parse(&r.get::<_, String>(3)?).ok_or_else(|| unknown_value(3, "kind"))?,
+        json: r.get(4)?,
+        compacted: r.get::<_, i64>(5)? != 0,
+        replaced_by: r.get(6)?,
+        run_id: r.get(7)?,
+        created_at: r.get(8)?,
+    })
+}
+
+/// A stored role or kind this version does not know (a corrupt or newer store).
+fn unknown_value(col: usize, what: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        col,
+        rusqlite::types::Type::Text,
+        format!("unknown message {what}").into(),
+    )
+}
+
 fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     let provider: String = r.get(8)?;
     let options: String = r.get(9)?;
@@ -406,80 +518,6 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
         options: serde_json::from_str(&options).unwrap_or_else(|_| json!({})),
         compacted_chars: r.get(10)?,
     })
-}
-
-/// Inserts a session row.
-///
-/// # Errors
-/// SQLite errors.
-pub fn insert_session(tx: &Transaction<'_>, s: &SessionRow) -> rusqlite::Result<()> {
-    tx.execute(
-        "INSERT INTO sessions(id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
-        params![s.id, s.title, s.workspace, s.cwd, s.created_at, s.updated_at, s.parent_id, s.parent_call_id, compact(&s.provider), compact(&s.options), s.compacted_chars],
-    )?;
-    Ok(())
-}
-
-/// Appends a message with `pos = seq` (or an explicit `pos`); returns its seq.
-///
-/// # Errors
-/// SQLite errors.
-pub fn insert_message(
-    tx: &Transaction<'_>,
-    sid: &str,
-    pos: Option<i64>,
-    role: &str,
-    kind: &str,
-    json: &str,
-    run_id: Option<&str>,
-) -> rusqlite::Result<i64> {
-    let seq: i64 = tx.query_row(
-        "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
-        [sid],
-        |r| r.get(0),
-    )?;
-    let now = now_rfc3339();
-    tx.execute(
-        "INSERT INTO messages(session_id,seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at) VALUES(?1,?2,?3,?4,?5,?6,0,NULL,?7,?8)",
-        params![sid, seq, pos.unwrap_or(seq), role, kind, json, run_id, now],
-    )?;
-    tx.execute(
-        "UPDATE sessions SET updated_at=?2 WHERE id=?1",
-        params![sid, now],
-    )?;
-    Ok(seq)
-}
-
-/// Stores an event row; returns its id.
-///
-/// # Errors
-/// SQLite errors.
-pub fn insert_event(
-    tx: &Transaction<'_>,
-    sid: &str,
-    run_id: &str,
-    seq: u64,
-    ty: &str,
-    ts: &str,
-    data: &str,
-) -> rusqlite::Result<i64> {
-    tx.execute(
-        "INSERT INTO events(session_id,run_id,seq,type,timestamp,data) VALUES(?1,?2,?3,?4,?5,?6)",
-        params![sid, run_id, seq as i64, ty, ts, data],
-    )?;
-    Ok(tx.last_insert_rowid())
-}
-
-/// Replaces `sessions.options` (the caller merged unknown keys in).
-///
-/// # Errors
-/// SQLite errors.
-pub fn set_options(tx: &Transaction<'_>, sid: &str, options: &Value) -> rusqlite::Result<()> {
-    tx.execute(
-        "UPDATE sessions SET options=?2 WHERE id=?1",
-        params![sid, compact(options)],
-    )?;
-    Ok(())
 }
 
 /// An exclusive advisory lock on `<dir>/locks/<sid>.lock`, held while the file lives.
@@ -504,182 +542,10 @@ pub fn lock(dir: &Path, sid: &str) -> Result<File, String> {
     }
 }
 
-pub const INTERRUPTED_RUNNING: &str = "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.";
-pub const INTERRUPTED_PENDING: &str = "Interrupted: the session stopped before this call ran.";
-
-/// One reconciled call.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reconciled {
-    pub id: String,
-    pub name: String,
-    pub outcome: String,
-    /// The tool message JSON to append.
-    pub json: String,
-    /// `write_file`/`edit_file` call interrupted while running: its path argument.
-    pub write_path: Option<String>,
-}
-
-/// Calls without a tool message in the active transcript, in transcript order, with the result
-/// reconciliation gives them (sessions.md §1.7 step 2). Pure: reads only.
-///
-/// # Errors
-/// SQLite errors.
-pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
-    let msgs = store.active_messages(sid)?;
-    let journal = store.calls(sid)?;
-    let mut answered = std::collections::HashSet::new();
-    for m in &msgs {
-        if m.role == "tool"
-            && let Some(id) = m.value().get("callId").and_then(Value::as_str)
-        {
-            answered.insert(id.to_string());
-        }
-    }
-    let mut out = Vec::new();
-    for m in msgs.iter().filter(|m| m.role == "assistant") {
-        let v = m.value();
-        for part in v
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if part.get("type").and_then(Value::as_str) != Some("tool_call") {
-                continue;
-            }
-            let id = part
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            if answered.contains(&id) {
-                continue;
-            }
-            let name = part
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
-            let row = journal.get(&id);
-            let (outcome, json, write_path) = match row {
-                Some(c) if c.state == "done" && c.result.is_some() => {
-                    let j = c.result.clone().unwrap_or_default();
-                    let o = serde_json::from_str::<Value>(&j)
-                        .ok()
-                        .and_then(|v| v.get("outcome").and_then(Value::as_str).map(String::from))
-                        .unwrap_or_else(|| "ok".into());
-                    (o, j, None)
-                }
-                Some(c) if c.state == "started" => {
-                    let wp = if matches!(name.as_str(), "write_file" | "edit_file") {
-                        part.get("arguments")
-                            .and_then(Value::as_str)
-                            .and_then(|a| serde_json::from_str::<Value>(a).ok())
-                            .and_then(|a| a.get("path").and_then(Value::as_str).map(String::from))
-                    } else {
-                        None
-                    };
-                    (
-                        "interrupted".into(),
-                        tool_message(
-                            &id,
-                            &name,
-                            true,
-                            "interrupted",
-                            &[INTERRUPTED_RUNNING.to_string()],
-                        ),
-                        wp,
-                    )
-                }
-                _ => (
-                    "interrupted".into(),
-                    tool_message(
-                        &id,
-                        &name,
-                        true,
-                        "interrupted",
-                        &[INTERRUPTED_PENDING.to_string()],
-                    ),
-                    None,
-                ),
-            };
-            out.push(Reconciled {
-                id,
-                name,
-                outcome,
-                json,
-                write_path,
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// The stored tool message JSON (sessions.md §1.4). Empty text parts are not stored.
-#[must_use]
-pub fn tool_message(
-    call_id: &str,
-    name: &str,
-    is_error: bool,
-    outcome: &str,
-    texts: &[String],
-) -> String {
-    let content: Vec<Value> = texts
-        .iter()
-        .filter(|t| !t.is_empty())
-        .map(|t| json!({"type":"text","text":t}))
-        .collect();
-    compact(
-        &json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome,"content":content}),
-    )
-}
-
-/// The active transcript with reconciliation applied in memory (read-only consumers).
-///
-/// # Errors
-/// SQLite errors.
-pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
-    let mut msgs = store.active_messages(sid)?;
-    let missing = unanswered(store, sid)?;
-    if missing.is_empty() {
-        return Ok(msgs);
-    }
-    // Insert each synthetic result right after its assistant message's existing results.
-    let mut next_seq = store.all_messages(sid)?.last().map_or(0, |m| m.seq);
-    for r in missing {
-        let Some(ai) = msgs.iter().position(|m| {
-            m.role == "assistant"
-                && m.json
-                    .contains(&format!("\"id\":{}", compact(&Value::String(r.id.clone()))))
-        }) else {
-            continue;
-        };
-        let mut at = ai + 1;
-        while at < msgs.len() && msgs[at].role == "tool" {
-            at += 1;
-        }
-        next_seq += 1;
-        msgs.insert(
-            at,
-            MsgRow {
-                seq: next_seq,
-                pos: next_seq,
-                role: "tool".into(),
-                kind: "message".into(),
-                json: r.json,
-                compacted: false,
-                replaced_by: None,
-                run_id: None,
-                created_at: now_rfc3339(),
-            },
-        );
-    }
-    Ok(msgs)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::util::now_rfc3339;
 
     fn session(id: &str) -> SessionRow {
         SessionRow {
@@ -733,9 +599,9 @@ mod tests {
         let mut s = Store::open(d.path()).unwrap();
         let id = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
         s.tx(|tx| {
-            insert_session(tx, &session(id))?;
-            insert_message(tx, id, None, "user", "message", "{}", None)?;
-            insert_message(tx, id, None, "assistant", "message", "{}", None)
+            tx.insert_session(&session(id))?;
+            tx.append_message(id, None, Role::User, RowKind::Message, "{}", None)?;
+            tx.append_message(id, None, Role::Assistant, RowKind::Message, "{}", None)
         })
         .unwrap();
         let m = s.active_messages(id).unwrap();
@@ -748,7 +614,7 @@ mod tests {
             s.resolve_id("0190aaab").unwrap_err(),
             "Session not found: 0190aaab"
         );
-        s.tx(|tx| insert_session(tx, &session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000")))
+        s.tx(|tx| tx.insert_session(&session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000")))
             .unwrap();
         assert_eq!(
             s.resolve_id("0190aaaa").unwrap_err(),
@@ -773,21 +639,21 @@ mod tests {
         let id = "s1";
         let asst = r#"{"role":"assistant","content":[{"type":"tool_call","id":"a","name":"read_file","arguments":"{}"},{"type":"tool_call","id":"b","name":"shell","arguments":"{}"},{"type":"tool_call","id":"c","name":"read_file","arguments":"{}"}]}"#;
         s.tx(|tx| {
-            insert_session(tx, &session(id))?;
-            insert_message(tx, id, None, "user", "message", "{}", None)?;
-            let seq = insert_message(tx, id, None, "assistant", "message", asst, None)?;
-            tx.execute(
+            tx.insert_session(&session(id))?;
+            tx.append_message(id, None, Role::User, RowKind::Message, "{}", None)?;
+            let seq = tx.append_message(id, None, Role::Assistant, RowKind::Message, asst, None)?;
+            tx.tx.execute(
                 "INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)",
                 params![
                     seq,
                     tool_message("a", "read_file", false, "ok", &["x".into()])
                 ],
             )?;
-            tx.execute(
+            tx.tx.execute(
                 "INSERT INTO calls VALUES('s1','b',?1,'shell','process','started',NULL,NULL,NULL)",
                 params![seq],
             )?;
-            tx.execute(
+            tx.tx.execute(
                 "INSERT INTO calls VALUES('s1','c',?1,'read_file','read','pending',NULL,NULL,NULL)",
                 params![seq],
             )
@@ -812,5 +678,42 @@ mod tests {
             2,
             "the paired view writes nothing"
         );
+    }
+
+    /// sessions.md, "One place for SQL": no SQL text outside `session/store/`.
+    #[test]
+    fn sql_lives_only_in_the_store() {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let store = src.join("session").join("store");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let words = [
+            "SELECT ",
+            "INSERT INTO",
+            "UPDATE ",
+            "DELETE FROM",
+            "CREATE TABLE",
+        ];
+        let mut found = Vec::new();
+        for f in files.iter().filter(|f| !f.starts_with(&store)) {
+            let text = std::fs::read_to_string(f).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                if words.iter().any(|w| line.contains(w)) {
+                    found.push(format!("{}:{}", f.display(), i + 1));
+                }
+            }
+        }
+        assert!(found.is_empty(), "SQL outside session/store/: {found:?}");
+        assert!(files.len() > 50, "the walk found the sources");
     }
 }

@@ -21,6 +21,18 @@ use crate::text::{LineCol, LineIndex, Span, TextRange, first_line_span};
 use crate::workspace::walk::{DirNode, DirSet, walk};
 use crate::workspace::{DirEntry, FileType, display_path};
 
+mod alisio_host;
+mod claude_host;
+mod codex_host;
+mod copilot_host;
+mod cursor_host;
+mod gemini_host;
+mod hosts;
+
+use alisio_host::alisio;
+use claude_host::claude_host;
+use codex_host::codex_host;
+
 /// §5.3: the severity of a code under a host, `None` when the host never emits it.
 #[must_use]
 pub fn severity(host: Host, code: Code) -> Option<Severity> {
@@ -36,7 +48,9 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
         | (C::InstructionsSymlink | C::InstructionsFileCut, Host::Codex | Host::ClaudeCode) => {
             return None;
         }
-        (C::InstructionsLegacyName | C::InstructionsEmpty, _) => S::Information,
+        (C::InstructionsLegacyName | C::InstructionsEmpty | C::InstructionsRuleManualOnly, _) => {
+            S::Information
+        }
         (C::InstructionsClaudeIgnored, _) => S::Hint,
         (C::InstructionsSymlink | C::ConfigInvalid, _) => S::Error,
         _ => S::Warning,
@@ -215,7 +229,7 @@ impl Ctx<'_, '_> {
         match self.setup.host {
             Host::Alisio => Mode::Alisio,
             Host::Codex => Mode::Raw { limit: 64 * 1024 },
-            Host::ClaudeCode => Mode::Claude,
+            Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => Mode::Claude,
         }
     }
 
@@ -345,7 +359,7 @@ impl Ctx<'_, '_> {
                 "only the first {} of {} bytes are read (per-file limit {}); the rest never reaches the model",
                 file.text.len(),
                 file.file_bytes,
-                super::PER_FILE_LIMIT
+                crate::instructions::PER_FILE_LIMIT
             );
             let msg = msg.replace("(per-file limit 262144)", "(per-file limit 262144 bytes)");
             self.push(path, span, Code::InstructionsFileCut, msg, vec![]);
@@ -479,13 +493,17 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         Host::Alisio => alisio(&mut cx, set, include_global),
         Host::Codex => codex_host(&mut cx, set),
         Host::ClaudeCode => claude_host(&mut cx, set),
+        // hosts.md §5: their diagnostics come from `host_diagnostics` below.
+        Host::Copilot | Host::Gemini | Host::Cursor => None,
     };
     finish(&mut cx, global_path.as_deref());
     if !include_global && let Some(g) = &global_path {
         cx.diags.retain(|d| &d.file != g);
     }
     let mut diagnostics = cx.diags;
+    diagnostics.extend(hosts::diagnostics(setup, &reader, set));
     crate::diagnostic::sort(&mut diagnostics);
+    diagnostics.dedup();
     Analysis {
         root: cx.root,
         host: setup.host,
@@ -502,7 +520,7 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
     let max = match host {
         Host::Alisio => u64::from(cx.setup.settings.max_bytes),
         Host::Codex => CodexConfig::load(cx.setup).max_bytes,
-        Host::ClaudeCode => 0,
+        Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => 0,
     };
     let mut paths: Vec<PathBuf> = cx.effects.keys().cloned().collect();
     paths.sort();
@@ -586,7 +604,9 @@ fn finish(cx: &mut Ctx<'_, '_>, global: Option<&Path>) {
                     "Codex does not read this file for {} (e.g. {d}): the files above it ({names}) use the whole project_doc_max_bytes budget ({max})",
                     directories(e.dropped)
                 ),
-                Host::ClaudeCode => "Claude Code skips this file: it is over 4 MiB".to_string(),
+                Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => {
+                    "Claude Code skips this file: it is over 4 MiB".to_string()
+                }
             };
             let related = cx.related(
                 &named,
@@ -662,155 +682,6 @@ fn sorted_keys(size: &HashMap<Option<usize>, usize>) -> Vec<Option<usize>> {
     keys
 }
 
-fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -> Option<PathBuf> {
-    let setup = cx.setup;
-    let fallback = setup.settings.claude_md_fallback;
-    let names: Vec<String> = chain::alisio_candidates(true)
-        .iter()
-        .map(|(n, _)| (*n).to_string())
-        .collect();
-    let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
-    for d in &set.dirs {
-        let pick = chain::pick_alisio(&d.entries, fallback);
-        let winner = pick.winner.map(|(name, kind)| {
-            let path = d.path.join(&name);
-            let file = cx.reader.read(&path, Mode::Alisio);
-            cx.texts.insert(path.clone(), file.clone());
-            (name, kind, Entry::new(path, Scope::Project, kind, file))
-        });
-        let mut hides = Vec::new();
-        for (name, kind) in chain::alisio_candidates(true) {
-            let Some(e) = chain::find(&d.entries, name) else {
-                continue;
-            };
-            let path = d.path.join(name);
-            if winner.as_ref().is_some_and(|w| w.0 == *name) {
-                continue;
-            }
-            match e.file_type {
-                FileType::File => {}
-                FileType::Symlink if *kind == Kind::Claude && !fallback => {
-                    cx.file_level(
-                        &path,
-                        Code::InstructionsClaudeIgnored,
-                        "not read: context.claudeMdFallback is off".into(),
-                        vec![],
-                    );
-                    cx.report(&path, Some(*kind), Some("fallback off".into()));
-                    continue;
-                }
-                FileType::Symlink => {
-                    let mut msg = format!("not read: {name} is a symbolic link");
-                    if let Ok(t) = setup.fs.read_link(&path) {
-                        msg.push_str(&format!(" to {}", t.display()));
-                    }
-                    cx.push(
-                        &path,
-                        Span::default(),
-                        Code::InstructionsSymlink,
-                        msg,
-                        vec![],
-                    );
-                    cx.report(&path, Some(*kind), Some("symbolic link".into()));
-                    continue;
-                }
-                _ => continue,
-            }
-            if *kind == Kind::Claude && !fallback {
-                cx.file_level(
-                    &path,
-                    Code::InstructionsClaudeIgnored,
-                    "not read: context.claudeMdFallback is off".into(),
-                    vec![],
-                );
-                cx.report(&path, Some(*kind), Some("fallback off".into()));
-                continue;
-            }
-            if let Some((wname, wkind, _)) = &winner {
-                cx.loser(&d.path, name, wname, *wkind);
-                hides.push((*name).to_string());
-                if let Some(r) = cx.report_mut(&path) {
-                    r.kind = Some(*kind);
-                }
-            }
-        }
-        if let Some((_, kind, entry)) = &winner {
-            if *kind == Kind::Legacy {
-                cx.file_level(
-                    &entry.path,
-                    Code::InstructionsLegacyName,
-                    "AGENT.md is read as a legacy alias; rename it to AGENTS.md".into(),
-                    vec![],
-                );
-            }
-            let file = entry.file.clone();
-            cx.file_facts(&entry.path, &file, &hides);
-            cx.report(&entry.path, Some(*kind), None);
-        }
-        cx.near_misses(&d.path, &d.entries, &names);
-        winners.push(winner.map(|w| w.2));
-    }
-    // The global file and its own directory's facts.
-    let global = chain::global_alisio(setup, cx.reader);
-    if let Some(g) = &global {
-        cx.texts.insert(g.path.clone(), g.file.clone());
-        cx.report(&g.path, Some(g.kind), None);
-        if let Some(r) = cx.report_mut(&g.path) {
-            r.global = true;
-        }
-        if include_global {
-            let file = g.file.clone();
-            let home = g.path.parent().map(Path::to_path_buf).unwrap_or_default();
-            let mut hides = Vec::new();
-            if g.kind == Kind::Override
-                && setup
-                    .fs
-                    .metadata(&home.join("AGENTS.md"))
-                    .is_ok_and(|m| m.file_type == FileType::File)
-            {
-                cx.loser(&home, "AGENTS.md", "AGENTS.override.md", Kind::Override);
-                hides.push("AGENTS.md".to_string());
-            }
-            cx.file_facts(&g.path.clone(), &file, &hides);
-        }
-    }
-    let global_canon = global.as_ref().map(|g| {
-        setup
-            .fs
-            .canonicalize(&g.path)
-            .unwrap_or_else(|_| g.path.clone())
-    });
-    let significant: Vec<bool> = winners.iter().map(Option::is_some).collect();
-    let (_, size) = groups(set, &significant);
-    for k in sorted_keys(&size) {
-        let weight = size.get(&k).copied().unwrap_or(0);
-        let mut list: Vec<Entry> = Vec::new();
-        let mut cur = k;
-        while let Some(i) = cur {
-            if let Some(Some(w)) = winners.get(i)
-                && Some(&w.path) != global_canon.as_ref()
-            {
-                list.push(w.clone());
-            }
-            cur = set
-                .dirs
-                .get(i)
-                .and_then(|d| d.parent)
-                .and_then(|p| nearest(set, &significant, p));
-        }
-        list.reverse();
-        if let Some(g) = &global {
-            list.insert(0, g.clone());
-        }
-        budget::apply_alisio(&mut list, setup.settings.max_bytes);
-        let rep = k.map_or(0, |i| i);
-        if let Some(node) = set.dirs.get(rep) {
-            cx.account(&list, weight, node);
-        }
-    }
-    global.map(|g| g.path)
-}
-
 /// The nearest significant ancestor-or-self of `i`.
 fn nearest(set: &DirSet, significant: &[bool], i: usize) -> Option<usize> {
     let mut cur = Some(i);
@@ -821,168 +692,6 @@ fn nearest(set: &DirSet, significant: &[bool], i: usize) -> Option<usize> {
         cur = set.dirs.get(c).and_then(|d| d.parent);
     }
     None
-}
-
-fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
-    let setup = cx.setup;
-    let cfg = CodexConfig::load(setup);
-    let cands = cfg.candidates();
-    let names: Vec<String> = cands.iter().map(|(n, _)| n.clone()).collect();
-    let limit = cfg.max_bytes.max(super::PER_FILE_LIMIT as u64) + 4;
-    let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
-    let mut markers: Vec<bool> = Vec::with_capacity(set.dirs.len());
-    for d in &set.dirs {
-        markers.push(cfg.markers.iter().filter(|m| !m.is_empty()).any(|m| {
-            match chain::find(&d.entries, m) {
-                Some(e) if e.file_type == FileType::Symlink => {
-                    setup.fs.metadata(&d.path.join(m)).is_ok()
-                }
-                Some(_) => true,
-                None => m.contains('/') && setup.fs.metadata(&d.path.join(m)).is_ok(),
-            }
-        }));
-        let (winner, losers) = codex::pick(setup.fs, &d.path, &d.entries, &cands);
-        let winner = winner.map(|(name, kind)| {
-            let path = d.path.join(&name);
-            let file = cx.reader.read(&path, Mode::Raw { limit });
-            cx.texts.insert(path.clone(), file.clone());
-            let mut e = Entry::new(path, Scope::Project, kind, file);
-            e.bytes = if e.file.empty || e.file.error.is_some() {
-                0
-            } else {
-                usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX)
-            };
-            e.kept_bytes = e.bytes;
-            (name, kind, e)
-        });
-        if let Some((wname, wkind, _)) = &winner {
-            for l in &losers {
-                cx.loser(&d.path, l, wname, *wkind);
-            }
-        }
-        if !cands.iter().any(|(n, _)| n == "CLAUDE.md")
-            && let Some(e) = chain::find(&d.entries, "CLAUDE.md")
-            && (e.file_type == FileType::File
-                || setup
-                    .fs
-                    .metadata(&d.path.join("CLAUDE.md"))
-                    .is_ok_and(|m| m.file_type == FileType::File))
-        {
-            let p = d.path.join("CLAUDE.md");
-            cx.file_level(
-                &p,
-                Code::InstructionsClaudeIgnored,
-                "not read: project_doc_fallback_filenames does not list CLAUDE.md".into(),
-                vec![],
-            );
-            cx.report(&p, Some(Kind::Claude), Some("fallback off".into()));
-        }
-        if let Some((_, kind, e)) = &winner {
-            let file = e.file.clone();
-            cx.file_facts(&e.path, &file, &losers);
-            cx.report(&e.path, Some(*kind), None);
-        }
-        cx.near_misses(&d.path, &d.entries, &names);
-        winners.push(winner.map(|w| w.2));
-    }
-    let global = codex::global(setup, cx.reader);
-    if let Some(g) = &global {
-        cx.texts.insert(g.path.clone(), g.file.clone());
-        cx.report(&g.path, Some(g.kind), None);
-    }
-    // Codex's root for the workspace root's ancestors (markers above the workspace).
-    let above: Option<PathBuf> = setup.root.parent().and_then(|p| {
-        p.ancestors()
-            .find(|a| cfg.has_marker(setup.fs, a))
-            .map(Path::to_path_buf)
-    });
-    let above_files: Vec<Entry> = match &above {
-        Some(a) => match setup.root.parent() {
-            Some(parent) => codex::chain(setup, cx.reader, &cfg, parent)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|e| e.path.starts_with(a))
-                .collect(),
-            None => Vec::new(),
-        },
-        None => Vec::new(),
-    };
-    // Group key: (codex root: Some(index) / above / none, nearest winner below that root).
-    #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-    enum Root {
-        Dir(usize),
-        Above,
-        Alone,
-    }
-    let mut croot: Vec<Root> = Vec::with_capacity(set.dirs.len());
-    let mut nwin: Vec<Option<usize>> = Vec::with_capacity(set.dirs.len());
-    let mut groups: HashMap<(Root, Option<usize>), (usize, usize)> = HashMap::new();
-    for (i, d) in set.dirs.iter().enumerate() {
-        let r = if markers[i] {
-            Root::Dir(i)
-        } else {
-            match d.parent.and_then(|p| croot.get(p).copied()) {
-                Some(r) => r,
-                None => {
-                    if above.is_some() {
-                        Root::Above
-                    } else {
-                        Root::Alone
-                    }
-                }
-            }
-        };
-        let has = winners[i].is_some();
-        let w = if has {
-            Some(i)
-        } else if r == Root::Alone || r == Root::Dir(i) {
-            None
-        } else {
-            d.parent.and_then(|p| nwin.get(p).copied().flatten())
-        };
-        croot.push(r);
-        nwin.push(w);
-        let g = groups.entry((r, w)).or_insert((i, 0));
-        g.1 += 1;
-    }
-    let mut keys: Vec<_> = groups.iter().map(|(k, v)| (v.0, *k, v.1)).collect();
-    keys.sort_by_key(|k| k.0);
-    for (rep, (r, w), weight) in keys {
-        let mut list: Vec<Entry> = Vec::new();
-        let mut cur = w;
-        while let Some(i) = cur {
-            if let Some(Some(e)) = winners.get(i) {
-                list.push(e.clone());
-            }
-            if r == Root::Alone || r == Root::Dir(i) {
-                break;
-            }
-            cur = set
-                .dirs
-                .get(i)
-                .and_then(|d| d.parent)
-                .and_then(|p| nwin.get(p).copied().flatten());
-            if let (Some(c), Root::Dir(ri)) = (cur, r)
-                && !is_below_or_eq(set, c, ri)
-            {
-                break;
-            }
-        }
-        list.reverse();
-        if r == Root::Above {
-            let mut all = above_files.clone();
-            all.extend(list);
-            list = all;
-        }
-        if let Some(g) = &global {
-            list.insert(0, g.clone());
-        }
-        budget::apply_codex(&mut list, cfg.max_bytes);
-        if let Some(node) = set.dirs.get(rep) {
-            cx.account(&list, weight, node);
-        }
-    }
-    global.map(|g| g.path)
 }
 
 fn is_below_or_eq(set: &DirSet, i: usize, anc: usize) -> bool {
@@ -996,103 +705,9 @@ fn is_below_or_eq(set: &DirSet, i: usize, anc: usize) -> bool {
     false
 }
 
-fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> {
-    let setup = cx.setup;
-    let names: Vec<String> = ["CLAUDE.md", "AGENTS.md", "CLAUDE.local.md"]
-        .map(str::to_string)
-        .to_vec();
-    let relevant = |entries: &[DirEntry]| {
-        names.iter().any(|n| chain::find(entries, n).is_some())
-            || chain::find(entries, ".claude").is_some()
-    };
-    let mut significant = Vec::with_capacity(set.dirs.len());
-    for d in &set.dirs {
-        significant.push(relevant(&d.entries));
-        cx.near_misses(&d.path, &d.entries, &names);
-    }
-    let (_, size) = groups(set, &significant);
-    let mut read_files: Vec<(PathBuf, Kind, Arc<FileText>)> = Vec::new();
-    let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
-    for k in sorted_keys(&size) {
-        let weight = size.get(&k).copied().unwrap_or(0);
-        let rep = k.unwrap_or(0);
-        let Some(node) = set.dirs.get(rep) else {
-            continue;
-        };
-        let l = claude::list(setup, cx.reader, &node.path, &node.path);
-        for f in &l.files {
-            if listed.insert(f.path.clone()) {
-                read_files.push((f.path.clone(), f.kind, f.file.clone()));
-            }
-        }
-        cx.account(&l.files, weight, node);
-        for (agents, claude_file) in &l.excluded_agents {
-            let e = cx.effects.entry(agents.clone()).or_default();
-            let prev = e.agents_mode.take().map_or(0, |p| p.0);
-            e.agents_mode = Some((prev + weight, claude_file.clone()));
-            if !cx.texts.contains_key(agents) {
-                let t = cx.reader.read(agents, Mode::Claude);
-                cx.texts.insert(agents.clone(), t);
-            }
-            cx.report(agents, Some(Kind::Agents), None);
-        }
-    }
-    // Per-file facts for the workspace's own files; user, managed and ancestor files are
-    // reported only when opened (like the alisio global file).
-    for (path, kind, file) in read_files {
-        cx.report(&path, Some(kind), None);
-        if path.starts_with(setup.root) {
-            cx.file_facts(&path, &file, &[]);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Settings;
-    use crate::workspace::{DiskFs, Env};
-
-    #[test]
-    fn case_38_truncated_range_has_utf8_columns_too() {
-        let t = tempfile::tempdir().unwrap();
-        let ws = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(ws.join(".git")).unwrap();
-        std::fs::create_dir_all(ws.join("sub")).unwrap();
-        std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
-        std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
-        let env = Env::default();
-        let s = Settings {
-            max_bytes: 1024,
-            ..Settings::default()
-        };
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
-        let a = analyze(&setup, false);
-        let d = a
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::InstructionsTruncated)
-            .unwrap();
-        assert_eq!(
-            (
-                d.span.start.utf8,
-                d.span.end.line,
-                d.span.end.utf16,
-                d.span.end.utf8
-            ),
-            (0, 0, 10, 14)
-        );
-        assert_eq!(d.span.bytes, TextRange::new(0, 14));
-        assert_eq!(a.dir_count, 2);
-    }
 
     #[test]
     fn severities_follow_the_host_table() {
@@ -1126,76 +741,5 @@ mod tests {
             severity(Host::Alisio, Code::InstructionsFileCut),
             Some(Severity::Warning)
         );
-    }
-
-    #[test]
-    fn dropped_message_names_three_closer_files_then_counts_the_rest() {
-        let t = tempfile::tempdir().unwrap();
-        let ws = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(ws.join(".git")).unwrap();
-        let mut dir = ws.clone();
-        std::fs::write(dir.join("AGENTS.md"), "r".repeat(100)).unwrap();
-        for name in ["a", "b", "c", "d", "e"] {
-            dir = dir.join(name);
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("AGENTS.md"), "x".repeat(300)).unwrap();
-        }
-        let env = Env::default();
-        let s = Settings {
-            max_bytes: 1024,
-            ..Settings::default()
-        };
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
-        let a = analyze(&setup, false);
-        let d = a
-            .diagnostics
-            .iter()
-            .find(|d| d.code == Code::InstructionsDropped && d.file == ws.join("AGENTS.md"))
-            .unwrap();
-        assert_eq!(
-            d.message,
-            "not loaded for 2 directories (e.g. a/b/c/d): the closer files a/AGENTS.md, a/b/AGENTS.md, a/b/c/AGENTS.md and 1 more use the whole context.maxBytes budget (1024)"
-        );
-        assert_eq!(d.related.len(), 3);
-    }
-}
-
-#[cfg(all(test, unix))]
-mod symlink_tests {
-    use super::*;
-    use crate::config::Settings;
-    use crate::workspace::{DiskFs, Env};
-
-    #[test]
-    fn file_opened_through_a_symlinked_directory_is_reported() {
-        let t = tempfile::tempdir().unwrap();
-        let ws = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(ws.join("real")).unwrap();
-        std::fs::write(ws.join("real/AGENTS.md"), "x").unwrap();
-        std::os::unix::fs::symlink(ws.join("real"), ws.join("src")).unwrap();
-        let env = Env::default();
-        let s = Settings::default();
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
-        let d = through_symlinked_directory(&setup, &ws.join("src/AGENTS.md")).unwrap();
-        assert_eq!(
-            d.message,
-            "not read: the directory src on its path is a symbolic link"
-        );
-        assert_eq!(d.severity, Severity::Error);
-        assert!(through_symlinked_directory(&setup, &ws.join("real/AGENTS.md")).is_none());
     }
 }

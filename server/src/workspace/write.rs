@@ -1,0 +1,139 @@
+//! Writing a user's file: the one atomic replacement on disk ([`replace_file`]), behind
+//! [`super::Fs::replace_file`] so core modules never call `std::fs` to write.
+
+use std::io::{self, Write as _};
+use std::path::Path;
+
+use super::Metadata;
+
+/// What [`replace_file`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replaced {
+    /// The file now holds the new bytes.
+    Written,
+    /// The file changed since `expected` was read: nothing was written.
+    Changed,
+}
+
+/// What replaces a file: its bytes, the name of the temporary file beside it, and the file as
+/// it was read (lstat; `None`: it did not exist).
+pub struct NewContent<'a> {
+    pub bytes: &'a [u8],
+    pub tmp_name: &'a str,
+    pub expected: Option<&'a Metadata>,
+}
+
+/// Whether the file as it is now (`now`, lstat) is the one read before (`before`).
+fn unchanged(before: Option<&Metadata>, now: Option<&Metadata>) -> bool {
+    match (before, now) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.len == b.len && a.mtime_ns == b.mtime_ns && b.file_type != super::FileType::Symlink
+        }
+        _ => false,
+    }
+}
+
+/// Replaces `file` with `new.bytes` atomically: a new temporary file beside it (`tmp_name`, created
+/// exclusively, with the existing file's permission bits or 0644), written and synced; then,
+/// only when `file` is still as `expected` (its lstat when it was read; `None`: it did not
+/// exist), renamed over it and the directory synced. The temporary file never survives.
+///
+/// # Errors
+/// Any I/O error of the steps; the file is then unchanged.
+pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
+    let NewContent {
+        bytes,
+        tmp_name,
+        expected,
+    } = *new;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(tmp_name);
+    let result = (|| -> io::Result<Replaced> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = match expected {
+                Some(_) => std::fs::symlink_metadata(file)
+                    .map_or(0o644, |m| m.permissions().mode() & 0o7777),
+                None => 0o644,
+            };
+            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        let now = std::fs::symlink_metadata(file)
+            .ok()
+            .map(|m| super::meta_from_std(&m));
+        if !unchanged(expected, now.as_ref()) {
+            return Ok(Replaced::Changed);
+        }
+        std::fs::rename(&tmp, file)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(Replaced::Written)
+    })();
+    if !matches!(result, Ok(Replaced::Written)) {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Creates one directory (mode 0755 on Unix); its parent must exist.
+///
+/// # Errors
+/// Any I/O error of `mkdir`.
+pub fn create_dir(dir: &Path) -> io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o755);
+    b.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn new<'a>(bytes: &'a [u8], expected: Option<&'a Metadata>) -> NewContent<'a> {
+        NewContent {
+            bytes,
+            tmp_name: "c.tmp",
+            expected,
+        }
+    }
+
+    #[test]
+    fn replaces_only_an_unchanged_file_and_leaves_no_temporary_file() {
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("c.json");
+        assert_eq!(
+            replace_file(&f, &new(b"1", None)).unwrap(),
+            Replaced::Written
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), b"1");
+        let before = super::super::meta_from_std(&std::fs::symlink_metadata(&f).unwrap());
+        // Expected absent, but it exists: changed, nothing written.
+        assert_eq!(
+            replace_file(&f, &new(b"2", None)).unwrap(),
+            Replaced::Changed
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), b"1");
+        assert_eq!(
+            replace_file(&f, &new(b"22", Some(&before))).unwrap(),
+            Replaced::Written
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), b"22");
+        let names: Vec<_> = std::fs::read_dir(t.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["c.json"]);
+    }
+}
