@@ -150,6 +150,53 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
     }
 }
 
+/// What the model is shown of a stored result at most (issue 13 §1): results are stored whole,
+/// and a longer text part is cut here, with a note naming `result_read`. Under policy 2 in `on`
+/// the governor's `oversized` stub replaces such a result first.
+pub const VIEW_CAP: usize = 32_000;
+
+/// Tools whose results are never cut (skill bodies are protected; `result_read` pages itself).
+const NEVER_CUT: &[&str] = &["result_read", "skill_load"];
+
+/// Cuts every tool message text part longer than [`VIEW_CAP`] characters to its first
+/// `VIEW_CAP` and a note: `[output cut at 32000 of N characters; result_read {"callId":…,
+/// "offset":32000} returns the rest]`. `off` and `shadow` send exactly this (G4).
+pub fn view_cap(messages: &mut [Value]) {
+    for m in messages.iter_mut() {
+        if m["role"] != "tool" || NEVER_CUT.contains(&m["name"].as_str().unwrap_or_default()) {
+            continue;
+        }
+        let id = m["callId"].as_str().unwrap_or_default().to_owned();
+        let Some(parts) = m.get_mut("content").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        if let Some(p) = parts.first_mut().filter(|p| p["type"] == "text") {
+            let Some(t) = p["text"].as_str() else {
+                continue;
+            };
+            let total = t.encode_utf16().count();
+            if total <= VIEW_CAP {
+                continue;
+            }
+            let mut cut = String::new();
+            let mut u = 0;
+            for c in t.chars() {
+                u += c.len_utf16();
+                if u > VIEW_CAP {
+                    break;
+                }
+                cut.push(c);
+            }
+            let shown = cut.encode_utf16().count();
+            cut.push_str(&format!(
+                "\n[output cut at {shown} of {total} characters; result_read {{\"callId\":{},\"offset\":{shown}}} returns the rest]",
+                serde_json::to_string(&id).unwrap_or_default()
+            ));
+            p["text"] = Value::String(cut);
+        }
+    }
+}
+
 /// Per-session governor state kept by the runner.
 #[derive(Debug)]
 pub struct Gov {
@@ -184,6 +231,7 @@ impl Gov {
     ) -> Projected {
         let mut messages = values;
         if self.mode == GovernorMode::Off {
+            view_cap(&mut messages);
             return Projected {
                 messages,
                 invariants: None,
@@ -225,6 +273,7 @@ impl Gov {
                 m["content"] = Value::Array(content);
             }
         }
+        view_cap(&mut messages);
         Projected {
             messages,
             invariants: sent.invariants,
