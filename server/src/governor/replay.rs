@@ -224,6 +224,86 @@ pub fn mask_stub(lines: usize) -> String {
     format!("Old environment output: ({lines} lines omitted)")
 }
 
+/// The replay figures of a live session so far (§11.8, the ContextReport's `replay`): the runner
+/// pushes every request it builds. A compaction or an in-place rewrite resets the cache.
+#[derive(Clone, Debug, Default)]
+pub struct Live {
+    requests: u64,
+    off: Stream,
+    governed: Stream,
+    first: Option<u64>,
+    n: usize,
+    reset: bool,
+}
+
+impl Live {
+    /// The next request starts from an empty cache (the history was rewritten in place).
+    pub fn rewritten(&mut self) {
+        self.reset = true;
+    }
+
+    /// Accounts one request: the history, the elisions `on` sends and the trailing block.
+    pub fn push<'s>(
+        &mut self,
+        parts: &RequestParts,
+        history: &[Message],
+        stubs: impl Iterator<Item = (usize, &'s str)>,
+        trailing: Option<&str>,
+    ) {
+        let k = parts_tokens(parts);
+        let mut base = Vec::with_capacity(k.len() + history.len() + 1);
+        base.push(0);
+        for t in k.iter().copied().chain(history.iter().map(message_tokens)) {
+            base.push(base.last().copied().unwrap_or(0) + t);
+        }
+        let first = history.first().map(|m| hash_of(&format!("{m:?}")));
+        let reset = self.reset || first != self.first || history.len() < self.n;
+        self.reset = false;
+        self.first = first;
+        self.n = history.len();
+        let n = k.len() + history.len();
+        let p = Prices::default();
+        self.off.push(p, &base, n, Vec::new(), None, reset);
+        let stubs = stubs
+            .map(|(i, s)| (k.len() + i, tokens(s), hash_of(s)))
+            .collect();
+        let trailing = trailing.map(|b| (tokens(b), hash_of(b)));
+        self.governed.push(p, &base, n, stubs, trailing, reset);
+        self.requests += 1;
+    }
+
+    #[must_use]
+    pub fn replay(&self) -> Replay {
+        Replay {
+            requests: self.requests,
+            off: self.off.figures,
+            governed: self.governed.figures,
+            baselines: Vec::new(),
+        }
+    }
+}
+
+/// The human line of a report's `replay` (`run`'s context report): requests, tokens and cost
+/// governed/off, cache breaks.
+#[must_use]
+pub fn summary_line(rp: &serde_json::Value) -> String {
+    let f = |m: &str, k: &str| rp[m][k].as_f64().unwrap_or(0.0);
+    let ratio = |a: f64, b: f64| {
+        if b == 0.0 {
+            "-".to_owned()
+        } else {
+            format!("{:.3}", a / b)
+        }
+    };
+    format!(
+        "\n  replay: {} requests; tokens governed/off {}; cost governed/off {}; {} cache breaks",
+        rp["requests"],
+        ratio(f("governed", "inputTokens"), f("off", "inputTokens")),
+        ratio(f("governed", "cost"), f("off", "cost")),
+        rp["governed"]["cacheBreaks"]
+    )
+}
+
 /// Replays one recorded session request by request (the requests of `--events`: one before
 /// every assistant message, then the final one) and accounts every stream.
 #[must_use]

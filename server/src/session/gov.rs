@@ -203,6 +203,8 @@ pub struct Gov {
     pub mode: GovernorMode,
     pub settings: GovSettings,
     state: SessionGovernor,
+    /// The replay figures of this session's requests in this process (ContextReport `replay`).
+    live: crate::governor::replay::Live,
 }
 
 impl Gov {
@@ -214,6 +216,7 @@ impl Gov {
             mode,
             settings: s,
             state: SessionGovernor::new(),
+            live: crate::governor::replay::Live::default(),
         }
     }
 
@@ -256,6 +259,12 @@ impl Gov {
                 recovery,
             },
         );
+        self.live.push(
+            &rp,
+            &history,
+            self.state.elisions(),
+            sent.invariants.as_deref(),
+        );
         for (i, stub) in &sent.stubs {
             if let Some(m) = messages.get_mut(*i) {
                 let mut content: Vec<Value> = Vec::new();
@@ -295,20 +304,23 @@ impl Gov {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
         let src = sources.governor();
-        self.state
-            .report(
-                &self.settings,
-                Turn {
-                    session_id,
-                    history: &history,
-                    parts: &rp,
-                    sources: &src,
-                    request: 0,
-                    recovery: false,
-                },
-                None,
-            )
-            .to_json()
+        let mut r = self.state.report(
+            &self.settings,
+            Turn {
+                session_id,
+                history: &history,
+                parts: &rp,
+                sources: &src,
+                request: 0,
+                recovery: false,
+            },
+            None,
+        );
+        let rp = self.live.replay();
+        if rp.requests > 0 {
+            r.set_replay(rp);
+        }
+        r.to_json()
     }
 
     /// Records a stored result in the usage ledger (the governor's ledger follows the requests
@@ -318,6 +330,7 @@ impl Gov {
     /// The stored history was rewritten in place (budget reduction).
     pub fn invalidate(&mut self) {
         self.state.invalidate();
+        self.live.rewritten();
     }
 
     /// The extra summarizer field request (mode `on`), appended to the summarizer prompt.
