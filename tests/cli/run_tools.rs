@@ -261,9 +261,19 @@ fn run_process_caps_output_times_out_and_filters_the_environment() {
         "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
     ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let t = tool_results(&ws, &sid(&events(&r)));
-    let big: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
-    // Kept whole up to 8 MiB per result; past it the cut is stated (issue 13 §1).
+    let id = sid(&events(&r));
+    let t = tool_results(&ws, &id);
+    // Kept whole up to 8 MiB per result; past it the cut is stated (issue 13 §1). The call's
+    // stored result stays whole (the active message may be clipped by the context budget).
+    let whole: String = db(&ws)
+        .query_row(
+            "SELECT result FROM calls WHERE session_id=?1 ORDER BY rowid LIMIT 1",
+            [&id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let big: Value =
+        serde_json::from_str(&result_text(&serde_json::from_str(&whole).unwrap())).unwrap();
     assert_eq!(big["truncated"], json!(true));
     assert_eq!(big["stdout"].as_str().unwrap().len(), 8 * 1024 * 1024);
     let slow: Value = serde_json::from_str(&result_text(&t[1])).unwrap();
