@@ -188,7 +188,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     let ap = Fixed::new(vec![Reply::Unsupported]);
     let script = [
         WRITE_A,
-        r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+        r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"text":"ok"}"#,
     ];
     let (r, ev) = go(
         &w,
@@ -218,7 +218,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
         &opts(
             &w,
             &[
-                r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+                r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"text":"ok"}"#,
             ],
             None,
         ),
@@ -238,7 +238,7 @@ fn read_only_sends_no_approval_and_offers_no_write_or_process_tools() {
     let mut o = opts(
         &w,
         &[
-            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#,
+            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#,
             r#"{"text":"ok"}"#,
         ],
         None,
