@@ -8,6 +8,8 @@
 
 pub mod classify;
 pub mod events;
+pub mod fact;
+pub mod figures;
 pub mod invariants;
 pub mod model;
 pub mod policy2;

@@ -9,60 +9,17 @@
 
 use serde_json::Value;
 
+use super::fact::{Fact, Step};
 use super::model::{Call, Class, Message, ToolResult};
-use super::rules::{Fact, Step};
 use super::shell;
 use super::stubs::{Reason, quote};
 use super::tokens::{tokens, utf16_len};
-use crate::config;
 
 /// Tools whose results policy 2 never replaces: the read tool itself (its results are what a
 /// stub points to) and skill content (protected from pruning).
 pub const EXEMPT: &[&str] = &["result_read", "skill_load", "skill_resource"];
 
-/// The policy-2 settings (§9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Policy2 {
-    pub threshold_chars: u32,
-    pub head_chars: u32,
-    pub tail_chars: u32,
-    pub min_chars: u32,
-    pub keep_recent: u32,
-}
-
-impl Default for Policy2 {
-    fn default() -> Self {
-        Self::from_config(&config::Settings::default())
-    }
-}
-
-impl Policy2 {
-    #[must_use]
-    pub const fn from_config(s: &config::Settings) -> Self {
-        Self {
-            threshold_chars: s.spill_threshold_chars,
-            head_chars: s.spill_head_chars,
-            tail_chars: s.spill_tail_chars,
-            min_chars: s.trim_min_chars,
-            keep_recent: s.trim_keep_recent,
-        }
-    }
-}
-
-/// What policy 2 knows of one result, from the result and its call alone.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Info {
-    /// `<tool> Q(short arguments)`: the pointer's first words.
-    pub label: String,
-    pub lines: u64,
-    /// The measured length (redacted values count as their `len`, §10): a sanitized
-    /// transcript's results still age by their real size.
-    pub size: usize,
-    pub exit: Option<i64>,
-    /// The signature of an ephemeral command (§3.3), `None` otherwise.
-    pub ephemeral: Option<String>,
-    pub exempt: bool,
-}
+pub use super::fact::{Info, Policy2};
 
 const SHORT_KEYS: &[&str] = &[
     "command",

@@ -10,8 +10,6 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use serde::Serialize;
-
 use super::classify::result_text;
 use super::invariants::Sources;
 use super::model::{Message, PartKind};
@@ -35,34 +33,7 @@ impl Default for Prices {
     }
 }
 
-/// The figures of one stream of requests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Figures {
-    pub input_tokens: u64,
-    pub cached_tokens: u64,
-    pub cost: f64,
-    pub cache_breaks: u64,
-}
-
-/// A masking baseline's figures.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Baseline {
-    pub name: String,
-    #[serde(flatten)]
-    pub figures: Figures,
-}
-
-/// `replay` of a session's report.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Replay {
-    pub requests: u64,
-    pub off: Figures,
-    pub governed: Figures,
-    pub baselines: Vec<Baseline>,
-}
+pub use super::figures::{Baseline, Figures, Replay};
 
 /// A replaced message of a request: (position, tokens, hash of its text).
 pub type Replaced = (usize, u64, u64);

@@ -214,7 +214,7 @@ pub struct Measured {
     pub source: Option<serde_json::Value>,
     /// Cache-aware replay figures (§11.8): `governor analyze`, and live sessions so far.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub replay: Option<super::replay::Replay>,
+    pub replay: Option<super::figures::Replay>,
 }
 
 /// The report of `off`: `{"mode":"off","measured":false,"sessionId":…}` (+ `source` in analyze).
@@ -254,7 +254,7 @@ impl ContextReport {
         }
     }
     /// Attaches `replay` (§11.8); `off` reports carry none.
-    pub fn set_replay(&mut self, r: super::replay::Replay) {
+    pub fn set_replay(&mut self, r: super::figures::Replay) {
         if let Self::Measured(m) = self {
             m.replay = Some(r);
         }

@@ -20,23 +20,7 @@ pub const fn eligible(n: usize, epoch_messages: u32) -> usize {
     }
 }
 
-/// Per tool message: what the rules need, computed once per history.
-#[derive(Clone, Debug)]
-pub struct Fact {
-    /// `(message, call)` of the paired call; `None`: orphan result.
-    pub call: Option<(usize, usize)>,
-    pub class: Class,
-    pub is_error: bool,
-    pub pinned: bool,
-    /// tokens and UTF-16 length of the result text.
-    pub tokens: u64,
-    pub len: usize,
-    pub stub: Option<String>,
-    /// Policy 2 only: what its rules know of the result, and its `oversized` stub when the
-    /// result is over `context.spill.thresholdChars` (§3.3).
-    pub info: Option<Box<policy2::Info>>,
-    pub spill: Option<String>,
-}
+pub use super::fact::{Fact, Step};
 
 /// Facts for every message (`None` for non-tool messages); `p2` under policy 2.
 #[must_use]
@@ -102,24 +86,6 @@ pub fn decide_policy(
         policy2::decide(history, facts, e, s, &mut steps);
     }
     steps
-}
-
-/// The outcome of §3.2 for one message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Step 1: not an elidable tool result (or beyond P).
-    NotCandidate,
-    Error,
-    Pinned,
-    NoJustification,
-    LastTurn,
-    MinAge,
-    StubNotShorter,
-    Elide {
-        reason: Reason,
-        by: String,
-        tokens_saved: u64,
-    },
 }
 
 fn reason_of(c: &Class) -> Option<Reason> {

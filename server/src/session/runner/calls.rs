@@ -252,7 +252,13 @@ impl Run<'_> {
             slots[k].started = Some(Instant::now());
             if slots[k].name == "result_read" {
                 let args = slots[k].args.clone().unwrap_or_default();
-                let d = super::result_read::run(&self.store, &sid, &args);
+                let (is_error, text) = super::result_read::run(&self.store, &sid, &args);
+                let d = Done {
+                    outcome: if is_error { "error" } else { "ok" },
+                    is_error,
+                    texts: vec![text],
+                    ms: 0,
+                };
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }

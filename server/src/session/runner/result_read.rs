@@ -4,7 +4,6 @@
 
 use serde_json::{Map, Value, json};
 
-use super::calls::Done;
 use crate::session::store::Store;
 
 const DEFAULT_LIMIT: usize = 16_000;
@@ -55,8 +54,8 @@ fn grep(text: &str, re: &regex::Regex, offset: usize, limit: usize) -> (String, 
     (out, None)
 }
 
-/// Runs `result_read` for session `sid`.
-pub(super) fn run(store: &Store, sid: &str, a: &Map<String, Value>) -> Done {
+/// Runs `result_read` for session `sid`: `(is_error, text)`.
+pub(super) fn run(store: &Store, sid: &str, a: &Map<String, Value>) -> (bool, String) {
     let id = a.get("callId").and_then(Value::as_str).unwrap_or_default();
     let offset = a
         .get("offset")
@@ -69,15 +68,15 @@ pub(super) fn run(store: &Store, sid: &str, a: &Map<String, Value>) -> Done {
         .clamp(1, MAX_LIMIT);
     let calls = match store.calls(sid) {
         Ok(c) => c,
-        Err(e) => return Done::error("error", format!("result_read: {e}")),
+        Err(e) => return (true, format!("result_read: {e}")),
     };
     let Some(text) = calls
         .get(id)
         .and_then(|c| c.result.as_deref())
         .and_then(text_of)
     else {
-        return Done::error(
-            "error",
+        return (
+            true,
             format!(
                 "result_read: no result with callId {} in this session (a callId of another session, or of a call still running, is not readable)",
                 serde_json::to_string(id).unwrap_or_default()
@@ -90,22 +89,18 @@ pub(super) fn run(store: &Store, sid: &str, a: &Map<String, Value>) -> Done {
     let (body, next) = match a.get("pattern").and_then(Value::as_str) {
         Some(p) => match regex::Regex::new(p) {
             Ok(re) => grep(&text, &re, from, limit),
-            Err(e) => return Done::error("error", format!("result_read: invalid pattern: {e}")),
+            Err(e) => return (true, format!("result_read: invalid pattern: {e}")),
         },
         None => {
             let (t, to) = slice(&units, from, from.saturating_add(limit));
             (t, (to < total).then_some(to))
         }
     };
-    Done {
-        outcome: "ok",
-        is_error: false,
-        texts: vec![
-            json!({"callId": id, "offset": from, "nextOffset": next, "totalChars": total, "text": body})
-                .to_string(),
-        ],
-        ms: 0,
-    }
+    (
+        false,
+        json!({"callId": id, "offset": from, "nextOffset": next, "totalChars": total, "text": body})
+            .to_string(),
+    )
 }
 
 #[cfg(test)]
