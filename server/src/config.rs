@@ -84,9 +84,16 @@ pub struct Settings {
     pub max_bytes: u32,
     pub governor: GovernorMode,
     pub elide_min_age_turns: u32,
-    pub elide_epoch_messages: u32,
+    /// `None`: the policy's default ([`EPOCH_MESSAGES_V1`], [`EPOCH_MESSAGES_V2`]).
+    pub elide_epoch_messages: Option<u32>,
     pub policy_version: Option<u32>,
     pub invariants_max_chars: u32,
+    /// Policy 2 (governor.md §3.3): `context.spill.*` and `context.trim.*`.
+    pub spill_threshold_chars: u32,
+    pub spill_head_chars: u32,
+    pub spill_tail_chars: u32,
+    pub trim_min_chars: u32,
+    pub trim_keep_recent: u32,
     pub claude_instruction_files: ClaudeInstructionFiles,
     /// `skills` entries of every layer, highest precedence first (skills.md §1.1).
     pub skills: Vec<SkillRoot>,
@@ -107,9 +114,14 @@ impl Default for Settings {
             max_bytes: DEFAULT_MAX_BYTES,
             governor: GovernorMode::Off,
             elide_min_age_turns: 2,
-            elide_epoch_messages: 32,
+            elide_epoch_messages: None,
             policy_version: None,
             invariants_max_chars: 4000,
+            spill_threshold_chars: SPILL_THRESHOLD_CHARS.2,
+            spill_head_chars: SPILL_HEAD_CHARS.2,
+            spill_tail_chars: SPILL_TAIL_CHARS.2,
+            trim_min_chars: TRIM_MIN_CHARS.2,
+            trim_keep_recent: TRIM_KEEP_RECENT.2,
             claude_instruction_files: ClaudeInstructionFiles::default(),
             skills: Vec::new(),
             skill_overrides: BTreeMap::new(),
@@ -452,7 +464,29 @@ const CLAUDE_MODES: &[&str] = &[
 ];
 
 /// Current governor policy version (governor.md §9).
-pub const POLICY_VERSION: i64 = 1;
+pub const POLICY_VERSION: i64 = 2;
+
+/// The default `context.elide.epochMessages` of policy 1 and of policy 2 (governor.md §9; why
+/// policy 2 batches a little more: docs/governor.md).
+pub const EPOCH_MESSAGES_V1: u32 = 32;
+pub const EPOCH_MESSAGES_V2: u32 = 36;
+
+/// The default `epochMessages` under a policy version (`None`: this build's).
+#[must_use]
+pub fn epoch_default(policy: Option<u32>) -> u32 {
+    if policy.unwrap_or(POLICY_VERSION as u32) >= 2 {
+        EPOCH_MESSAGES_V2
+    } else {
+        EPOCH_MESSAGES_V1
+    }
+}
+
+/// Policy-2 settings (governor.md §9): (min, max, default). The defaults and why: docs/governor.md.
+pub const SPILL_THRESHOLD_CHARS: (i64, i64, u32) = (500, 1_000_000, 600);
+pub const SPILL_HEAD_CHARS: (i64, i64, u32) = (200, 100_000, 200);
+pub const SPILL_TAIL_CHARS: (i64, i64, u32) = (200, 100_000, 200);
+pub const TRIM_MIN_CHARS: (i64, i64, u32) = (100, 1_000_000, 100);
+pub const TRIM_KEEP_RECENT: (i64, i64, u32) = (5, 1000, 5);
 
 const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
 const PROCESS_POLICIES: &[&str] = &["allow", "ask", "deny", "sandboxed"];
@@ -493,6 +527,27 @@ static KEYS: &[KeySpec] = &[
     int_key!("context.elide.epochMessages", 0, 1000),
     int_key!("context.policyVersion", 1, POLICY_VERSION),
     int_key!("context.invariants.maxChars", 1000, 20000),
+    int_key!(
+        "context.spill.thresholdChars",
+        SPILL_THRESHOLD_CHARS.0,
+        SPILL_THRESHOLD_CHARS.1
+    ),
+    int_key!(
+        "context.spill.headChars",
+        SPILL_HEAD_CHARS.0,
+        SPILL_HEAD_CHARS.1
+    ),
+    int_key!(
+        "context.spill.tailChars",
+        SPILL_TAIL_CHARS.0,
+        SPILL_TAIL_CHARS.1
+    ),
+    int_key!("context.trim.minChars", TRIM_MIN_CHARS.0, TRIM_MIN_CHARS.1),
+    int_key!(
+        "context.trim.keepRecent",
+        TRIM_KEEP_RECENT.0,
+        TRIM_KEEP_RECENT.1
+    ),
     KeySpec {
         key: "hosts.claudeCode.instructionFiles",
         check: |k, v, shown| match v.as_str() {
@@ -555,13 +610,24 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
             s.elide_min_age_turns = v;
         }
         if let Some(v) = get("context.elide.epochMessages").and_then(u32_of) {
-            s.elide_epoch_messages = v;
+            s.elide_epoch_messages = Some(v);
         }
         if let Some(v) = get("context.policyVersion").and_then(u32_of) {
             s.policy_version = Some(v);
         }
         if let Some(v) = get("context.invariants.maxChars").and_then(u32_of) {
             s.invariants_max_chars = v;
+        }
+        for (key, slot) in [
+            ("context.spill.thresholdChars", &mut s.spill_threshold_chars),
+            ("context.spill.headChars", &mut s.spill_head_chars),
+            ("context.spill.tailChars", &mut s.spill_tail_chars),
+            ("context.trim.minChars", &mut s.trim_min_chars),
+            ("context.trim.keepRecent", &mut s.trim_keep_recent),
+        ] {
+            if let Some(v) = get(key).and_then(u32_of) {
+                *slot = v;
+            }
         }
         if let Some(v) = get("hosts.claudeCode.instructionFiles").and_then(Value::as_str) {
             s.claude_instruction_files = match v {
@@ -892,11 +958,19 @@ impl Settings {
             "context.maxBytes" => self.max_bytes.to_string(),
             "context.governor" => format!("\"{}\"", self.governor.as_str()),
             "context.elide.minAgeTurns" => self.elide_min_age_turns.to_string(),
-            "context.elide.epochMessages" => self.elide_epoch_messages.to_string(),
+            "context.elide.epochMessages" => self
+                .elide_epoch_messages
+                .unwrap_or_else(|| epoch_default(self.policy_version))
+                .to_string(),
             "context.policyVersion" => self
                 .policy_version
                 .map_or_else(|| POLICY_VERSION.to_string(), |v| v.to_string()),
             "context.invariants.maxChars" => self.invariants_max_chars.to_string(),
+            "context.spill.thresholdChars" => self.spill_threshold_chars.to_string(),
+            "context.spill.headChars" => self.spill_head_chars.to_string(),
+            "context.spill.tailChars" => self.spill_tail_chars.to_string(),
+            "context.trim.minChars" => self.trim_min_chars.to_string(),
+            "context.trim.keepRecent" => self.trim_keep_recent.to_string(),
             _ => lookup(&self.raw, key)
                 .map_or_else(|| "the default".to_string(), ToString::to_string),
         }

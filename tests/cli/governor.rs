@@ -29,6 +29,8 @@ fn json_lists_the_main_session_then_its_sidechains_with_exact_figures() {
         "--json",
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "--epoch-messages",
         "0",
         "claude.jsonl",
@@ -93,6 +95,8 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
     let r = ws.run(&[
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "--epoch-messages",
         "0",
         "mini.traj.json",
@@ -105,7 +109,11 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
        0  system       pinned   system_prompt                7  system
        4  tool_result  low      elided                     127  x.py  [superseded_read by c2, saves 112]
       10  tool_result  low      elided                      53  bash  [duplicate_search by c4, saves 36]
+  replay: 7 requests; tokens governed/off 0.651; cost governed/off 1.175; off 1490 tokens, cost 504, governed 970 tokens, cost 593, 2 cache breaks
+  all: 1 sessions; tokens governed/off 0.651; cost governed/off 1.175; off 1490 tokens, cost 504, governed 970 tokens, cost 593, 2 cache breaks
 ";
+    // Epoch 0 elides as soon as a result is redundant: two cache breaks make it cost more than
+    // `off` although it sends 35% fewer tokens (§11.8).
     assert_eq!(r.stdout, want);
 }
 
@@ -113,7 +121,14 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
 fn default_epoch_holds_short_transcripts_back() {
     let ws = ws_with_fixtures();
     let v = ws
-        .run(&["--json", "governor", "analyze", "claude.jsonl"])
+        .run(&[
+            "--json",
+            "governor",
+            "analyze",
+            "--policy-version",
+            "1",
+            "claude.jsonl",
+        ])
         .json();
     let main = &v[0];
     assert_eq!(
@@ -139,6 +154,8 @@ fn unsupported_files_are_reported_and_the_others_still_print() {
         "--json",
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "swe.traj",
         "mini.traj.json",
         "missing.jsonl",
@@ -153,7 +170,13 @@ fn unsupported_files_are_reported_and_the_others_still_print() {
     );
     assert_eq!(r.json().as_array().unwrap().len(), 1);
     ws.file("empty.jsonl", "");
-    let r = ws.run(&["governor", "analyze", "empty.jsonl"]);
+    let r = ws.run(&[
+        "governor",
+        "analyze",
+        "--policy-version",
+        "1",
+        "empty.jsonl",
+    ]);
     assert_eq!(
         (r.code, r.stderr.as_str(), r.stdout.as_str()),
         (2, "error: empty.jsonl: unsupported transcript format\n", "")
@@ -176,6 +199,8 @@ fn hostile_files_never_panic() {
         "--json",
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "--epoch-messages",
         "0",
         "binary.jsonl",
@@ -204,6 +229,8 @@ fn input_format_overrides_detection() {
             "--json",
             "governor",
             "analyze",
+            "--policy-version",
+            "1",
             "--input-format",
             "claude-code",
             "codex.jsonl",
@@ -215,6 +242,8 @@ fn input_format_overrides_detection() {
     let r = ws.run(&[
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "--input-format",
         "mini-swe-agent",
         "codex.jsonl",
@@ -226,6 +255,8 @@ fn input_format_overrides_detection() {
     let r = ws.run(&[
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "--input-format",
         "swe",
         "codex.jsonl",
@@ -250,6 +281,8 @@ fn analyze_defaults_to_shadow_and_off_reports_only_off() {
             "cfg.json",
             "governor",
             "analyze",
+            "--policy-version",
+            "1",
             "claude.jsonl",
         ])
         .json();
@@ -262,6 +295,8 @@ fn analyze_defaults_to_shadow_and_off_reports_only_off() {
             "--json",
             "governor",
             "analyze",
+            "--policy-version",
+            "1",
             "--mode",
             "off",
             "mini.traj.json",
@@ -286,6 +321,8 @@ fn events_print_one_line_per_replayed_request() {
     let r = ws.run(&[
         "governor",
         "analyze",
+        "--policy-version",
+        "1",
         "--events",
         "--epoch-messages",
         "0",
@@ -348,8 +385,8 @@ fn flag_values_are_validated_with_the_settings_messages() {
             "--epoch-messages must be an integer from 0 to 1000; got \"ten\"",
         ),
         (
-            &["--policy-version", "2"][..],
-            "--policy-version must be an integer from 1 to 1; got 2",
+            &["--policy-version", "3"][..],
+            "--policy-version must be an integer from 1 to 2; got 3",
         ),
         (
             &["--mode", "ON"][..],
@@ -389,14 +426,16 @@ fn invalid_context_settings_in_config_stop_analyze() {
             "context.governor must be \"off\", \"shadow\" or \"on\"; got \"ON\"",
         ),
         (
-            r#"{"context":{"policyVersion":2}}"#,
-            "context.policyVersion must be an integer from 1 to 1; got 2",
+            r#"{"context":{"policyVersion":3}}"#,
+            "context.policyVersion must be an integer from 1 to 2; got 3",
         ),
     ] {
         ws.file("cfg.json", cfg);
         let r = ws.run(&[
             "governor",
             "analyze",
+            "--policy-version",
+            "1",
             "--config",
             "cfg.json",
             "claude.jsonl",
@@ -438,7 +477,13 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
         .partition(|p| p.extension().is_some_and(|e| e == "traj"));
     assert!(supported.len() >= 40, "{}", supported.len());
     let ws = Ws::new();
-    let mut args: Vec<String> = vec!["--json".into(), "governor".into(), "analyze".into()];
+    let mut args: Vec<String> = vec![
+        "--json".into(),
+        "governor".into(),
+        "analyze".into(),
+        "--policy-version".into(),
+        "1".into(),
+    ];
     args.extend(supported.iter().map(|p| p.display().to_string()));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     let r = ws.run(&argv);
@@ -519,7 +564,13 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
     assert_eq!(seen_files.len(), supported.len());
     // SWE-agent .traj files are not supported (§11.2) and say so.
     for p in swe {
-        let r = ws.run(&["governor", "analyze", &p.display().to_string()]);
+        let r = ws.run(&[
+            "governor",
+            "analyze",
+            "--policy-version",
+            "1",
+            &p.display().to_string(),
+        ]);
         assert_eq!(
             (r.code, r.stderr.clone()),
             (
@@ -713,6 +764,8 @@ fn sizable_claude_code_transcripts_agree_with_an_independent_count() {
                 "--json",
                 "governor",
                 "analyze",
+                "--policy-version",
+                "1",
                 "--epoch-messages",
                 "0",
                 &p.display().to_string(),

@@ -449,12 +449,12 @@ fn output_truncation_is_reported_recovered_or_fails() {
 #[test]
 fn headless_runs_offer_read_tools_only_unless_allowed_even_with_project_config() {
     let ws = Ws::new();
-    let read_tools = r#"["read_file","list_files","search_text","bg_output","bg_list","context_explain","task"]"#;
+    let read_tools = r#"["read_file","list_files","search_text","bg_output","bg_list","context_explain","result_read","task"]"#;
     let _ = read_tools;
     script(
         &ws,
         &[
-            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"text":"ok"}"#,
         ],
     );
     let (r, _) = run(&ws, "p", &[]);
@@ -465,7 +465,7 @@ fn headless_runs_offer_read_tools_only_unless_allowed_even_with_project_config()
     script(
         &ws,
         &[
-            r#"{"expect":{"tools":["read_file","write_file","edit_file","list_files","search_text","context_explain","task"]},"toolCalls":[{"name":"write_file","arguments":{"path":"n.txt","content":"hi","expectedHash":null}}]}"#,
+            r#"{"expect":{"tools":["read_file","write_file","edit_file","list_files","search_text","context_explain","result_read","task"]},"toolCalls":[{"name":"write_file","arguments":{"path":"n.txt","content":"hi","expectedHash":null}}]}"#,
             r#"{"text":"ok"}"#,
         ],
     );

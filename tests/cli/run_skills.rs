@@ -35,7 +35,7 @@ fn skill_tools_report_the_skills_errors_and_page_resources() {
     script(
         &ws,
         &[
-            &json!({"expect":{"contains":["Available skills (load instructions with skill_load):","pdf-tools"],"tools":["read_file","list_files","search_text","context_explain","skill_load","skill_search","skill_resource","task"]},"toolCalls":calls}).to_string(),
+            &json!({"expect":{"contains":["Available skills (load instructions with skill_load):","pdf-tools"],"tools":["read_file","list_files","search_text","context_explain","skill_load","skill_search","skill_resource","result_read","task"]},"toolCalls":calls}).to_string(),
             r#"{"text":"ok"}"#,
         ],
     );
@@ -67,7 +67,7 @@ fn without_listed_skills_the_skill_tools_are_not_offered() {
     script(
         &ws,
         &[
-            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"],"notContains":["Available skills"]},"text":"ok"}"#,
+            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"],"notContains":["Available skills"]},"text":"ok"}"#,
         ],
     );
     let (r, _) = run(&ws, "p", &[]);

@@ -238,7 +238,7 @@ fn every_workspace_folder_is_scanned() {
 #[test]
 fn governor_case_49_invalid_governor_settings_are_config_invalid_in_the_editor() {
     let ws = Ws::new();
-    let text = r#"{"context": {"governor": "ON", "elide": {"minAgeTurns": 0, "epochMessages": 1001}, "invariants": {"maxChars": 999}, "policyVersion": 2}}"#;
+    let text = r#"{"context": {"governor": "ON", "elide": {"minAgeTurns": 0, "epochMessages": 1001}, "invariants": {"maxChars": 999}, "policyVersion": 3}}"#;
     let cfg = ws.file(".alisio/config.json", text);
     let mut lsp = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
     let diags = lsp.diagnostics_for(&cfg, |d| d.len() == 5);
@@ -254,7 +254,7 @@ fn governor_case_49_invalid_governor_settings_are_config_invalid_in_the_editor()
             "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
             r#"context.governor must be "off", "shadow" or "on"; got "ON""#,
             "context.invariants.maxChars must be an integer from 1000 to 20000; got 999",
-            "context.policyVersion must be an integer from 1 to 1; got 2",
+            "context.policyVersion must be an integer from 1 to 2; got 3",
         ]
     );
     assert!(

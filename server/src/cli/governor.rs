@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use super::{Ctx, Exit, Failure, err_line, out};
 use crate::config::GovernorMode;
 use crate::governor::readers::{self, Format, Session};
+use crate::governor::replay::{self, Prices, Replay};
 use crate::governor::report::{ContextReport, Criticality, Measured};
 use crate::governor::{GovSettings, Ledger, Request, SessionGovernor, Turn, govern};
 
@@ -38,6 +39,31 @@ pub struct AnalyzeArgs {
     /// Override context.policyVersion.
     #[arg(long, value_name = "N")]
     pub policy_version: Option<String>,
+    /// Override context.spill.thresholdChars (policy 2).
+    #[arg(long, value_name = "N")]
+    pub spill_threshold_chars: Option<String>,
+    /// Override context.spill.headChars (policy 2).
+    #[arg(long, value_name = "N")]
+    pub spill_head_chars: Option<String>,
+    /// Override context.spill.tailChars (policy 2).
+    #[arg(long, value_name = "N")]
+    pub spill_tail_chars: Option<String>,
+    /// Override context.trim.minChars (policy 2).
+    #[arg(long, value_name = "N")]
+    pub trim_min_chars: Option<String>,
+    /// Override context.trim.keepRecent (policy 2).
+    #[arg(long, value_name = "N")]
+    pub trim_keep_recent: Option<String>,
+    /// Price of a cached input token relative to an uncached one (replay cost; default 0.1).
+    #[arg(long, value_name = "PRICE")]
+    pub cache_read: Option<String>,
+    /// Price of a cache write relative to an uncached input token (replay cost; default 1.25).
+    #[arg(long, value_name = "PRICE")]
+    pub cache_write: Option<String>,
+    /// A baseline for the replay figures: mask:N (observation masking keeping N results);
+    /// may be repeated.
+    #[arg(long, value_name = "BASELINE")]
+    pub baseline: Vec<String>,
     /// Print one context_governed payload per replayed request (JSON lines) instead of reports.
     #[arg(long)]
     pub events: bool,
@@ -87,8 +113,89 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
     }
     if let Some(v) = &a.policy_version {
         s.policy_version = int_flag("--policy-version", v, 1, crate::config::POLICY_VERSION)?;
+        if ctx.settings.elide_epoch_messages.is_none() && a.epoch_messages.is_none() {
+            s.epoch_messages = crate::config::epoch_default(Some(s.policy_version));
+        }
+    }
+    use crate::config::{
+        SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS,
+    };
+    for (flag, v, (min, max, _), slot) in [
+        (
+            "--spill-threshold-chars",
+            &a.spill_threshold_chars,
+            SPILL_THRESHOLD_CHARS,
+            &mut s.p2.threshold_chars,
+        ),
+        (
+            "--spill-head-chars",
+            &a.spill_head_chars,
+            SPILL_HEAD_CHARS,
+            &mut s.p2.head_chars,
+        ),
+        (
+            "--spill-tail-chars",
+            &a.spill_tail_chars,
+            SPILL_TAIL_CHARS,
+            &mut s.p2.tail_chars,
+        ),
+        (
+            "--trim-min-chars",
+            &a.trim_min_chars,
+            TRIM_MIN_CHARS,
+            &mut s.p2.min_chars,
+        ),
+        (
+            "--trim-keep-recent",
+            &a.trim_keep_recent,
+            TRIM_KEEP_RECENT,
+            &mut s.p2.keep_recent,
+        ),
+    ] {
+        if let Some(v) = v {
+            *slot = int_flag(flag, v, min, max)?;
+        }
     }
     Ok(s)
+}
+
+/// A price flag: a finite number from 0 to 100.
+fn price_flag(flag: &str, v: Option<&String>, default: f64) -> Result<f64, Failure> {
+    let Some(v) = v else { return Ok(default) };
+    match v.parse::<f64>() {
+        Ok(p) if p.is_finite() && (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(Failure(format!(
+            "{flag} must be a number from 0 to 100; got {}",
+            shown(v)
+        ))),
+    }
+}
+
+/// The replay options: prices and the `mask:N` baselines.
+fn replay_options(a: &AnalyzeArgs) -> Result<(Prices, Vec<usize>), Failure> {
+    let d = Prices::default();
+    let prices = Prices {
+        read: price_flag("--cache-read", a.cache_read.as_ref(), d.read)?,
+        write: price_flag("--cache-write", a.cache_write.as_ref(), d.write)?,
+    };
+    let mut masks = Vec::new();
+    for b in &a.baseline {
+        let n = b
+            .strip_prefix("mask:")
+            .filter(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| (1..=1000).contains(n));
+        match n {
+            Some(n) => masks.push(n),
+            None => {
+                return Err(Failure(format!(
+                    "--baseline must be mask:N with N an integer from 1 to 1000; got {}",
+                    shown(b)
+                )));
+            }
+        }
+    }
+    Ok((prices, masks))
 }
 
 fn input_format(v: &str) -> Result<Option<Format>, Failure> {
@@ -102,6 +209,21 @@ fn input_format(v: &str) -> Result<Option<Format>, Failure> {
 
 fn assistants(s: &Session) -> u64 {
     s.history.iter().filter(|m| m.is_assistant()).count() as u64
+}
+
+/// The replay figures of one session (§11.8); `None` in `off`.
+fn replay_of(settings: &GovSettings, s: &Session, opts: &(Prices, Vec<usize>)) -> Option<Replay> {
+    (settings.mode != GovernorMode::Off).then(|| {
+        replay::replay(
+            settings,
+            &s.source.session,
+            &s.history,
+            &s.parts,
+            &s.sources,
+            &opts.1,
+            opts.0,
+        )
+    })
 }
 
 /// The report of one session (the final request, every result in the ledger).
@@ -242,9 +364,77 @@ fn human(r: &ContextReport, s: &Session) -> String {
     t
 }
 
+/// Sums of replay figures over sessions (the summary line).
+#[derive(Default)]
+struct Sums {
+    sessions: u64,
+    off: replay::Figures,
+    governed: replay::Figures,
+    baselines: Vec<(String, replay::Figures)>,
+}
+
+fn add(to: &mut replay::Figures, f: &replay::Figures) {
+    to.input_tokens += f.input_tokens;
+    to.cached_tokens += f.cached_tokens;
+    to.cost += f.cost;
+    to.cache_breaks += f.cache_breaks;
+}
+
+impl Sums {
+    fn add(&mut self, r: &Replay) {
+        self.sessions += 1;
+        add(&mut self.off, &r.off);
+        add(&mut self.governed, &r.governed);
+        for (k, b) in r.baselines.iter().enumerate() {
+            if self.baselines.len() <= k {
+                self.baselines
+                    .push((b.name.clone(), replay::Figures::default()));
+            }
+            add(&mut self.baselines[k].1, &b.figures);
+        }
+    }
+}
+
+fn ratio(a: f64, b: f64) -> String {
+    if b == 0.0 {
+        "-".into()
+    } else {
+        format!("{:.3}", a / b)
+    }
+}
+
+/// `<label>: tokens governed/off R[, mask:N/off R]; cost governed/off R[, …]; …`
+fn replay_line(
+    label: &str,
+    requests: String,
+    off: &replay::Figures,
+    governed: &replay::Figures,
+    baselines: &[(String, replay::Figures)],
+) -> String {
+    let mut tokens = format!(
+        "governed/off {}",
+        ratio(governed.input_tokens as f64, off.input_tokens as f64)
+    );
+    let mut cost = format!("governed/off {}", ratio(governed.cost, off.cost));
+    for (name, b) in baselines {
+        let _ = write!(
+            tokens,
+            ", {name}/off {}",
+            ratio(b.input_tokens as f64, off.input_tokens as f64)
+        );
+        let _ = write!(cost, ", {name}/off {}", ratio(b.cost, off.cost));
+    }
+    format!(
+        "  {label}: {requests}; tokens {tokens}; cost {cost}; off {} tokens, cost {:.0}, governed {} tokens, cost {:.0}, {} cache breaks\n",
+        off.input_tokens, off.cost, governed.input_tokens, governed.cost, governed.cache_breaks
+    )
+}
+
 pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
     let GovernorCommand::Analyze(a) = cmd;
     let settings = settings(ctx, a)?;
+    let opts = replay_options(a)?;
+    let mut sums = Sums::default();
     let format = input_format(&a.input_format)?;
     let mut failed = false;
     let mut reports = Vec::new();
@@ -283,11 +473,32 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
                 text.push_str(&events(&settings, s, &shown_path));
                 continue;
             }
-            let r = report(&settings, s);
+            let mut r = report(&settings, s);
+            let rp = replay_of(&settings, s, &opts);
+            if let Some(rp) = &rp {
+                sums.add(rp);
+            }
             if ctx.args.json {
+                if let Some(rp) = rp {
+                    r.set_replay(rp);
+                }
                 reports.push(r.to_json());
             } else {
                 text.push_str(&human(&r, s));
+                if let Some(rp) = rp {
+                    let b: Vec<_> = rp
+                        .baselines
+                        .iter()
+                        .map(|b| (b.name.clone(), b.figures))
+                        .collect();
+                    text.push_str(&replay_line(
+                        "replay",
+                        format!("{} requests", rp.requests),
+                        &rp.off,
+                        &rp.governed,
+                        &b,
+                    ));
+                }
             }
         }
     }
@@ -298,6 +509,14 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
     if ctx.args.json && !a.events {
         text = serde_json::to_string(&reports).unwrap_or_default();
         text.push('\n');
+    } else if !a.events && sums.sessions > 0 {
+        text.push_str(&replay_line(
+            "all",
+            format!("{} sessions", sums.sessions),
+            &sums.off,
+            &sums.governed,
+            &sums.baselines,
+        ));
     }
     out(&text);
     Ok(if failed { Exit::Usage } else { Exit::Ok })

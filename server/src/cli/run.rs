@@ -203,6 +203,9 @@ fn report_lines(r: &Value) -> String {
             .collect();
         out.push_str(&format!("\n  {}", parts.join("; ")));
     }
+    if let Some(rp) = r.get("replay").filter(|v| v.is_object()) {
+        out.push_str(&crate::governor::replay::summary_line(rp));
+    }
     out
 }
 

@@ -9,11 +9,16 @@
 pub mod attachment;
 pub mod classify;
 pub mod events;
+pub mod fact;
+pub mod figures;
 pub mod invariants;
 pub mod model;
+pub mod policy2;
 pub mod readers;
+pub mod replay;
 pub mod report;
 pub mod rules;
+mod segments;
 pub mod series;
 pub mod session;
 pub mod shell;
@@ -26,12 +31,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::config::{self, GovernorMode};
-use classify::{canonical_of, origin_of, result_text};
 use invariants::{Counts, Sources};
-use model::{Call, Class, Message, Part, PartKind, UserKind};
-use report::{ContextReport, Criticality, Elided, Measured, ReportSettings, Segment, Totals};
-use rules::{Step, decide, eligible, facts};
-use tokens::{tokens, tokens_of};
+use model::{Message, Part, PartKind, UserKind};
+use report::{ContextReport, Measured, ReportSettings, Totals};
+use rules::{Step, decide_policy, eligible, facts};
 
 pub use session::{Sent, SessionGovernor, Turn};
 
@@ -43,6 +46,8 @@ pub struct GovSettings {
     pub epoch_messages: u32,
     pub policy_version: u32,
     pub max_chars: u32,
+    /// Policy 2's settings (used when `policy_version` ≥ 2).
+    pub p2: policy2::Policy2,
 }
 
 impl Default for GovSettings {
@@ -58,10 +63,19 @@ impl GovSettings {
         Self {
             mode: s.governor,
             min_age_turns: s.elide_min_age_turns,
-            epoch_messages: s.elide_epoch_messages,
+            epoch_messages: s
+                .elide_epoch_messages
+                .unwrap_or_else(|| config::epoch_default(s.policy_version)),
             policy_version: s.policy_version.unwrap_or(config::POLICY_VERSION as u32),
             max_chars: s.invariants_max_chars,
+            p2: policy2::Policy2::from_config(s),
         }
+    }
+
+    /// The policy-2 settings when the policy version has them.
+    #[must_use]
+    pub fn policy2(&self) -> Option<&policy2::Policy2> {
+        (self.policy_version >= 2).then_some(&self.p2)
     }
 }
 
@@ -115,20 +129,67 @@ pub struct Governed<'a> {
     pub elided: Vec<String>,
 }
 
-fn text_of(parts: &[Part], reasoning: bool) -> u64 {
-    tokens_of(
-        parts
-            .iter()
-            .filter(|p| p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning))
-            .map(|p| p.text.as_str()),
-    )
+/// The invariants block of a request (§5): whether H holds a checkpoint, the counts and the
+/// text to send (`on` only).
+fn block(
+    settings: &GovSettings,
+    history: &[Message],
+    sources: &Sources,
+) -> (bool, Counts, Option<String>) {
+    let compacted = history.iter().any(|m| {
+        matches!(
+            m,
+            Message::User {
+                kind: UserKind::Checkpoint,
+                ..
+            }
+        )
+    });
+    let mut counts = Counts::default();
+    let mut text = None;
+    if compacted {
+        let b = invariants::build(settings.policy_version, sources, settings.max_chars);
+        counts = b.counts;
+        if settings.mode == GovernorMode::On && b.text.is_some() {
+            counts.sent = true;
+            text = b.text;
+        }
+    }
+    (compacted, counts, text)
 }
 
-fn call_at(history: &[Message], at: Option<(usize, usize)>) -> Option<&Call> {
-    let (mi, ci) = at?;
-    match history.get(mi)? {
-        Message::Assistant { calls, .. } => calls.get(ci),
-        _ => None,
+/// The usage heuristic over the request's ledger (§8); a session ledger gains the results this
+/// request sends un-elided.
+fn usage_of(
+    settings: &GovSettings,
+    ledger: Ledger<'_>,
+    history: &[Message],
+    facts: &[Option<rules::Fact>],
+    steps: &[Step],
+) -> Option<(usage::Usage, usage::Outcomes)> {
+    match ledger {
+        Ledger::None => None,
+        Ledger::All => {
+            let all: HashSet<String> = history
+                .iter()
+                .filter_map(|m| match m {
+                    Message::Tool(r) => Some(r.call_id.clone()),
+                    _ => None,
+                })
+                .collect();
+            Some(usage::compute(history, facts, &all))
+        }
+        Ledger::Session(set) => {
+            for (m, s) in history.iter().zip(steps) {
+                if let Message::Tool(r) = m
+                    && (settings.mode == GovernorMode::Shadow || !matches!(s, Step::Elide { .. }))
+                {
+                    set.insert(r.call_id.clone());
+                }
+            }
+            Some(usage::compute(history, facts, set))
+        }
+        Ledger::Known(set) => Some(usage::compute(history, facts, set)),
     }
 }
 
@@ -146,34 +207,14 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
     }
     let n = history.len();
     let e = eligible(n, settings.epoch_messages);
-    let facts = facts(history);
-    let steps = decide(history, &facts, e, settings.min_age_turns);
+    let facts = facts(history, settings.policy2());
+    let steps = decide_policy(history, &facts, e, settings);
     let full = if e == n {
         steps.clone()
     } else {
-        decide(history, &facts, n, settings.min_age_turns)
+        decide_policy(history, &facts, n, settings)
     };
-
-    let compacted = history.iter().any(|m| {
-        matches!(
-            m,
-            Message::User {
-                kind: UserKind::Checkpoint,
-                ..
-            }
-        )
-    });
-    let mut counts = Counts::default();
-    let mut block_text = None;
-    if compacted {
-        let b = invariants::build(settings.policy_version, req.sources, settings.max_chars);
-        counts = b.counts;
-        if settings.mode == GovernorMode::On && b.text.is_some() {
-            counts.sent = true;
-            block_text = b.text;
-        }
-    }
-
+    let (compacted, counts, block_text) = block(settings, history, req.sources);
     let elided_ids: Vec<String> = history
         .iter()
         .zip(&steps)
@@ -182,256 +223,16 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
             _ => None,
         })
         .collect();
-
-    let usage = match req.ledger {
-        Ledger::None => None,
-        Ledger::All => {
-            let all: HashSet<String> = history
-                .iter()
-                .filter_map(|m| {
-                    if let Message::Tool(r) = m {
-                        Some(r.call_id.clone())
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            Some(usage::compute(history, &facts, &all))
-        }
-        Ledger::Session(set) => {
-            for (m, s) in history.iter().zip(&steps) {
-                if let Message::Tool(r) = m
-                    && (settings.mode == GovernorMode::Shadow || !matches!(s, Step::Elide { .. }))
-                {
-                    set.insert(r.call_id.clone());
-                }
-            }
-            Some(usage::compute(history, &facts, set))
-        }
-        Ledger::Known(set) => Some(usage::compute(history, &facts, set)),
-    };
-
-    // Segments in request order (§2.6).
-    let mut segs: Vec<Segment> = Vec::new();
-    let mut push = |kind: &'static str,
-                    origin: String,
-                    tokens: u64,
-                    crit: Criticality,
-                    reason: &'static str| {
-        let index = segs.len();
-        segs.push(Segment {
-            index,
-            kind,
-            origin,
-            message: None,
-            tool: None,
-            call_id: None,
-            as_tool: None,
-            tokens,
-            criticality: crit,
-            reason,
-            elided: None,
-            used: None,
-        });
-    };
-    if let Some(s) = &req.parts.system {
-        push(
-            "system",
-            "system".into(),
-            tokens(s),
-            Criticality::Pinned,
-            "system_prompt",
-        );
-    }
-    for (path, text) in &req.parts.instructions {
-        push(
-            "instructions",
-            path.clone(),
-            tokens(text),
-            Criticality::Pinned,
-            "instruction_file",
-        );
-    }
-    if let Some(s) = &req.parts.skills {
-        push(
-            "skills",
-            "skills".into(),
-            tokens(s),
-            Criticality::Pinned,
-            "skill_catalog",
-        );
-    }
-    if let Some(s) = &req.parts.tools {
-        push(
-            "tools",
-            "tools".into(),
-            tokens(s),
-            Criticality::Pinned,
-            "tool_catalog",
-        );
-    }
-    let last_turn_start = history.iter().rposition(Message::is_assistant).unwrap_or(0);
-    for (i, m) in history.iter().enumerate() {
-        let last = i >= last_turn_start;
-        let base = |kind: &'static str,
-                    origin: String,
-                    tokens: u64,
-                    crit: Criticality,
-                    reason: &'static str| Segment {
-            index: 0,
-            kind,
-            origin,
-            message: Some(i),
-            tool: None,
-            call_id: None,
-            as_tool: None,
-            tokens,
-            criticality: crit,
-            reason,
-            elided: None,
-            used: None,
-        };
-        let high_or = |c: Criticality, r: &'static str| {
-            if last {
-                (Criticality::High, "last_turn")
-            } else {
-                (c, r)
-            }
-        };
-        match m {
-            Message::User {
-                kind,
-                parts,
-                skill,
-                origin,
-            } => {
-                let t = text_of(parts, false);
-                let (k, o, c, r) = match kind {
-                    UserKind::Checkpoint => (
-                        "checkpoint",
-                        "user",
-                        Criticality::Pinned,
-                        "compaction_checkpoint",
-                    ),
-                    UserKind::System => ("system", "system", Criticality::Pinned, "system_prompt"),
-                    UserKind::Instructions => (
-                        "instructions",
-                        "user",
-                        Criticality::Pinned,
-                        "instruction_file",
-                    ),
-                    _ if skill.is_some() => ("user", "user", Criticality::Pinned, "skill_body"),
-                    UserKind::Plain => {
-                        let (c, r) = high_or(Criticality::High, "user_message");
-                        ("user", "user", c, r)
-                    }
-                    UserKind::Injected => {
-                        let (c, r) = high_or(Criticality::Normal, "default");
-                        ("injected", "user", c, r)
-                    }
-                };
-                let origin = origin.clone().unwrap_or_else(|| o.to_owned());
-                // Editor attachments are segments of their own (attachment.rs).
-                let t = match attachment::split(parts).filter(|_| k == "user") {
-                    None => t,
-                    Some((attached, rest)) => {
-                        for (path, text) in attached {
-                            segs.push(base("attachment", path, tokens(text), c, r));
-                        }
-                        tokens_of(rest)
-                    }
-                };
-                segs.push(base(k, origin, t, c, r));
-            }
-            Message::Assistant { parts, calls } => {
-                let (c, r) = high_or(Criticality::Normal, "default");
-                segs.push(base(
-                    "assistant",
-                    "assistant".into(),
-                    text_of(parts, true),
-                    c,
-                    r,
-                ));
-                for call in calls {
-                    let mut s = base("tool_call", origin_of(call), tokens(&call.arguments), c, r);
-                    s.tool = Some(call.name.clone());
-                    s.call_id = Some(call.id.clone());
-                    s.as_tool = canonical_of(call).map(str::to_owned);
-                    segs.push(s);
-                }
-            }
-            Message::Tool(res) => {
-                let fact = facts.get(i).and_then(Option::as_ref);
-                let call = call_at(history, fact.and_then(|f| f.call));
-                let t = fact.map_or_else(|| tokens(&result_text(res)), |f| f.tokens);
-                let is_skill = fact.is_some_and(|f| matches!(f.class, Class::Skill));
-                let (c, r, elided) = match (&steps[i], &full[i]) {
-                    (
-                        Step::Elide {
-                            reason,
-                            by,
-                            tokens_saved,
-                        },
-                        _,
-                    ) => (
-                        Criticality::Low,
-                        "elided",
-                        Some(Elided {
-                            reason: reason.as_str(),
-                            by: by.clone(),
-                            tokens_saved: *tokens_saved,
-                        }),
-                    ),
-                    _ if is_skill => (Criticality::Pinned, "skill_body", None),
-                    _ if fact.is_some_and(|f| f.pinned) => {
-                        (Criticality::Pinned, "attached_instructions", None)
-                    }
-                    _ if last => (Criticality::High, "last_turn", None),
-                    _ if res.is_error => (Criticality::High, "error_result", None),
-                    (_, Step::Elide { .. }) => (Criticality::Low, "redundant_epoch", None),
-                    (_, Step::MinAge) => (Criticality::Low, "redundant_min_age", None),
-                    (_, Step::StubNotShorter) => (Criticality::Normal, "stub_not_shorter", None),
-                    _ => (Criticality::Normal, "default", None),
-                };
-                let mut s = base(
-                    "tool_result",
-                    call.map_or_else(|| "unknown".to_owned(), origin_of),
-                    t,
-                    c,
-                    r,
-                );
-                s.tool = Some(call.map_or_else(|| "unknown".to_owned(), |c| c.name.clone()));
-                s.call_id = Some(res.call_id.clone());
-                s.as_tool = call.and_then(canonical_of).map(str::to_owned);
-                s.elided = elided;
-                s.used = usage
-                    .as_ref()
-                    .and_then(|(_, o)| o.get(i).copied().flatten());
-                segs.push(s);
-            }
-        }
-    }
-    for (k, s) in segs.iter_mut().enumerate() {
-        s.index = k;
-    }
-    if let Some(b) = &block_text {
-        let index = segs.len();
-        segs.push(Segment {
-            index,
-            kind: "invariants",
-            origin: "invariants".into(),
-            message: None,
-            tool: None,
-            call_id: None,
-            as_tool: None,
-            tokens: tokens(b),
-            criticality: Criticality::Pinned,
-            reason: "invariants_block",
-            elided: None,
-            used: None,
-        });
-    }
-    let totals = Totals::of(&segs);
+    let usage = usage_of(settings, req.ledger, history, &facts, &steps);
+    let segs = segments::all(
+        req.parts,
+        history,
+        &facts,
+        (&steps, &full),
+        usage.as_ref().map(|(_, o)| o.as_slice()),
+        block_text.as_deref(),
+    );
+    let totals = Totals::of(&segs, settings.policy_version);
     let (segments, segments_omitted) = report::cap(segs);
     let report = ContextReport::Measured(Box::new(Measured {
         mode: settings.mode.as_str(),
@@ -443,6 +244,15 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
             min_age_turns: settings.min_age_turns,
             epoch_messages: settings.epoch_messages,
             max_chars: settings.max_chars,
+            spill: settings.policy2().map(|p| report::SpillSettings {
+                threshold_chars: p.threshold_chars,
+                head_chars: p.head_chars,
+                tail_chars: p.tail_chars,
+            }),
+            trim: settings.policy2().map(|p| report::TrimSettings {
+                min_chars: p.min_chars,
+                keep_recent: p.keep_recent,
+            }),
         },
         messages: n,
         eligible_messages: e,
@@ -453,8 +263,8 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
         invariants: counts,
         usage: usage.map(|(u, _)| u),
         source: None,
+        replay: None,
     }));
-
     let messages = if settings.mode == GovernorMode::On && !elided_ids.is_empty() {
         Cow::Owned(project(history, &steps, &facts))
     } else {
@@ -468,35 +278,39 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
     }
 }
 
+/// Replaces a result's text parts by one text part holding `stub`; other parts stay (G2).
+pub(crate) fn replace_text(r: &mut model::ToolResult, stub: &str) {
+    let mut parts = Vec::with_capacity(r.parts.len());
+    let mut placed = false;
+    for p in r.parts.drain(..) {
+        if p.kind == PartKind::Text {
+            if !placed {
+                parts.push(Part::text(stub));
+                placed = true;
+            }
+        } else {
+            parts.push(p);
+        }
+    }
+    r.parts = parts;
+}
+
 /// The projection: every elided result's text parts become one text part holding its stub.
 fn project(history: &[Message], steps: &[Step], facts: &[Option<rules::Fact>]) -> Vec<Message> {
     history
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            match (
-                m,
-                steps.get(i),
-                facts
-                    .get(i)
-                    .and_then(Option::as_ref)
-                    .and_then(|f| f.stub.as_ref()),
-            ) {
-                (Message::Tool(r), Some(Step::Elide { .. }), Some(stub)) => {
+            let stub = match (m, steps.get(i), facts.get(i).and_then(Option::as_ref)) {
+                (Message::Tool(_), Some(Step::Elide { reason, .. }), Some(f)) => {
+                    policy2::stub_of(history, i, f, *reason)
+                }
+                _ => None,
+            };
+            match (m, stub) {
+                (Message::Tool(r), Some(stub)) => {
                     let mut r = r.clone();
-                    let mut parts = Vec::with_capacity(r.parts.len());
-                    let mut placed = false;
-                    for p in r.parts {
-                        if p.kind == PartKind::Text {
-                            if !placed {
-                                parts.push(Part::text(stub.clone()));
-                                placed = true;
-                            }
-                        } else {
-                            parts.push(p);
-                        }
-                    }
-                    r.parts = parts;
+                    replace_text(&mut r, &stub);
                     Message::Tool(r)
                 }
                 _ => m.clone(),

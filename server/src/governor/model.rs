@@ -186,6 +186,12 @@ pub struct Foreign {
     /// The result's attributable paths (usage), `None` when not attributable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attributable: Option<Vec<String>>,
+    /// The exit status the transcript recorded (policy-2 pointers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i64>,
+    /// The signature of an ephemeral command (`governor::shell::ephemeral`), for `expired`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<String>,
 }
 
 /// What the elision rules see of one classified call and its successful result (§3.1, §11.3).

@@ -65,25 +65,51 @@ pub struct Segment {
     pub used: Option<&'static str>,
 }
 
-/// `{superseded_read, stale_bg_output, duplicate_search}`, always all three keys.
+/// `{superseded_read, stale_bg_output, duplicate_search}`, always all three keys; policy 2 adds
+/// `oversized`, `aged_output` and `expired` (always all three under policy 2, absent under 1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ByReason {
     pub superseded_read: u64,
     pub stale_bg_output: u64,
     pub duplicate_search: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oversized: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aged_output: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired: Option<u64>,
 }
 
 impl ByReason {
+    /// All zero, with the keys of `policy`.
+    #[must_use]
+    pub fn for_policy(policy: u32) -> Self {
+        let z = (policy >= 2).then_some(0);
+        Self {
+            oversized: z,
+            aged_output: z,
+            expired: z,
+            ..Self::default()
+        }
+    }
     pub fn add(&mut self, r: Reason) {
         match r {
             Reason::SupersededRead => self.superseded_read += 1,
             Reason::StaleBgOutput => self.stale_bg_output += 1,
             Reason::DuplicateSearch => self.duplicate_search += 1,
+            Reason::Oversized => *self.oversized.get_or_insert(0) += 1,
+            Reason::AgedOutput => *self.aged_output.get_or_insert(0) += 1,
+            Reason::Expired => *self.expired.get_or_insert(0) += 1,
         }
     }
     #[must_use]
-    pub const fn sum(&self) -> u64 {
-        self.superseded_read + self.stale_bg_output + self.duplicate_search
+    pub fn sum(&self) -> u64 {
+        self.superseded_read
+            + self.stale_bg_output
+            + self.duplicate_search
+            + self.oversized.unwrap_or(0)
+            + self.aged_output.unwrap_or(0)
+            + self.expired.unwrap_or(0)
     }
 }
 
@@ -110,9 +136,10 @@ pub struct Totals {
 
 impl Totals {
     #[must_use]
-    pub fn of(segments: &[Segment]) -> Self {
+    pub fn of(segments: &[Segment], policy: u32) -> Self {
         let mut t = Self {
             segments: segments.len() as u64,
+            by_reason: ByReason::for_policy(policy),
             ..Self::default()
         };
         for s in segments {
@@ -126,10 +153,8 @@ impl Totals {
             if let Some(e) = &s.elided {
                 t.elided += 1;
                 t.tokens_saved += e.tokens_saved;
-                match e.reason {
-                    "superseded_read" => t.by_reason.superseded_read += 1,
-                    "stale_bg_output" => t.by_reason.stale_bg_output += 1,
-                    _ => t.by_reason.duplicate_search += 1,
+                if let Some(r) = Reason::parse(e.reason) {
+                    t.by_reason.add(r);
                 }
             }
         }
@@ -145,6 +170,26 @@ pub struct ReportSettings {
     pub min_age_turns: u32,
     pub epoch_messages: u32,
     pub max_chars: u32,
+    /// Policy 2: `{thresholdChars, headChars, tailChars}` and `{minChars, keepRecent}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spill: Option<SpillSettings>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim: Option<TrimSettings>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpillSettings {
+    pub threshold_chars: u32,
+    pub head_chars: u32,
+    pub tail_chars: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrimSettings {
+    pub min_chars: u32,
+    pub keep_recent: u32,
 }
 
 /// A measured report (`shadow` or `on`).
@@ -167,6 +212,9 @@ pub struct Measured {
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<serde_json::Value>,
+    /// Cache-aware replay figures (§11.8): `governor analyze`, and live sessions so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<super::figures::Replay>,
 }
 
 /// The report of `off`: `{"mode":"off","measured":false,"sessionId":…}` (+ `source` in analyze).
@@ -203,6 +251,12 @@ impl ContextReport {
         match self {
             Self::Off(o) => o.source = Some(v),
             Self::Measured(m) => m.source = Some(v),
+        }
+    }
+    /// Attaches `replay` (§11.8); `off` reports carry none.
+    pub fn set_replay(&mut self, r: super::figures::Replay) {
+        if let Self::Measured(m) = self {
+            m.replay = Some(r);
         }
     }
     #[must_use]

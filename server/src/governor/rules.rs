@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::classify::{classify_native, has_attached_instructions, pair_calls, result_text};
 use super::model::{Class, Message};
+use super::policy2::{self, Policy2};
 use super::stubs::{Reason, stub};
 use super::tokens::{tokens, utf16_len};
 
@@ -19,40 +20,33 @@ pub const fn eligible(n: usize, epoch_messages: u32) -> usize {
     }
 }
 
-/// Per tool message: what the rules need, computed once per history.
-#[derive(Clone, Debug)]
-pub struct Fact {
-    /// `(message, call)` of the paired call; `None`: orphan result.
-    pub call: Option<(usize, usize)>,
-    pub class: Class,
-    pub is_error: bool,
-    pub pinned: bool,
-    /// tokens and UTF-16 length of the result text.
-    pub tokens: u64,
-    pub len: usize,
-    pub stub: Option<String>,
-}
+pub use super::fact::{Fact, Step};
 
-/// Facts for every message (`None` for non-tool messages).
+/// Facts for every message (`None` for non-tool messages); `p2` under policy 2.
 #[must_use]
-pub fn facts(history: &[Message]) -> Vec<Option<Fact>> {
+pub fn facts(history: &[Message], p2: Option<&Policy2>) -> Vec<Option<Fact>> {
     let pairs = pair_calls(history);
     (0..history.len())
-        .map(|i| fact_at(history, i, pairs.get(i).copied().flatten()))
+        .map(|i| fact_at(history, i, pairs.get(i).copied().flatten(), p2))
         .collect()
 }
 
-/// The fact of message `i`, given its paired call.
+/// The fact of message `i`, given its paired call; `p2` under policy 2.
 #[must_use]
-pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> Option<Fact> {
+pub fn fact_at(
+    history: &[Message],
+    i: usize,
+    call: Option<(usize, usize)>,
+    p2: Option<&Policy2>,
+) -> Option<Fact> {
     let Some(Message::Tool(r)) = history.get(i) else {
         return None;
     };
-    let class = call
-        .and_then(|(mi, ci)| match history.get(mi) {
-            Some(Message::Assistant { calls, .. }) => calls.get(ci),
-            _ => None,
-        })
+    let the_call = call.and_then(|(mi, ci)| match history.get(mi) {
+        Some(Message::Assistant { calls, .. }) => calls.get(ci),
+        _ => None,
+    });
+    let class = the_call
         .map(|c| {
             c.foreign
                 .as_ref()
@@ -61,7 +55,7 @@ pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> O
         .unwrap_or_default();
     let text = result_text(r);
     let stub = stub(&class);
-    Some(Fact {
+    let mut f = Fact {
         call,
         class,
         is_error: r.is_error,
@@ -69,25 +63,29 @@ pub fn fact_at(history: &[Message], i: usize, call: Option<(usize, usize)>) -> O
         tokens: tokens(&text),
         len: utf16_len(&text),
         stub,
-    })
+        info: None,
+        spill: None,
+    };
+    if let Some(p) = p2 {
+        f.info = policy2::info(the_call, &text).map(Box::new);
+        f.spill = policy2::spill_of(p, &f, r, &text);
+    }
+    Some(f)
 }
 
-/// The outcome of §3.2 for one message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Step 1: not an elidable tool result (or beyond P).
-    NotCandidate,
-    Error,
-    Pinned,
-    NoJustification,
-    LastTurn,
-    MinAge,
-    StubNotShorter,
-    Elide {
-        reason: Reason,
-        by: String,
-        tokens_saved: u64,
-    },
+/// §3.2 on P under the settings' policy: policy 1's rules, then policy 2's (§3.3).
+#[must_use]
+pub fn decide_policy(
+    history: &[Message],
+    facts: &[Option<Fact>],
+    e: usize,
+    s: &super::GovSettings,
+) -> Vec<Step> {
+    let mut steps = decide(history, facts, e, s.min_age_turns);
+    if s.policy_version >= 2 {
+        policy2::decide(history, facts, e, s, &mut steps);
+    }
+    steps
 }
 
 fn reason_of(c: &Class) -> Option<Reason> {
@@ -107,14 +105,12 @@ fn first(a: Option<usize>, b: Option<usize>) -> Option<usize> {
     }
 }
 
-/// Runs §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
-#[must_use]
-pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u32) -> Vec<Step> {
-    let e = e.min(history.len());
-    let mut steps = vec![Step::NotCandidate; history.len()];
-    let ok = |f: &Fact| !f.is_error && f.call.is_some();
+fn ok(f: &Fact) -> bool {
+    !f.is_error && f.call.is_some()
+}
 
-    // Continuations need the earlier polls: a forward pass.
+/// Which `bg_output` results are continuations (§3.1): a forward pass over `[0, e)`.
+fn continuations(facts: &[Option<Fact>], e: usize) -> Vec<bool> {
     let mut seen_next: std::collections::HashSet<(&str, u64)> = std::collections::HashSet::new();
     let mut continuation = vec![false; e];
     for (i, f) in facts.iter().enumerate().take(e) {
@@ -133,6 +129,119 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
             }
         }
     }
+    continuation
+}
+
+/// The backward pass's memory: per key, the earliest justifier after the current index.
+#[derive(Default)]
+struct Later<'f> {
+    writes: HashMap<&'f str, usize>,
+    reads: HashMap<&'f str, HashMap<&'f str, usize>>,
+    bg_exact: HashMap<(&'f str, u64, u64), usize>,
+    bg_any: HashMap<&'f str, usize>,
+    searches: HashMap<(&'f str, &'f str), usize>,
+}
+
+impl<'f> Later<'f> {
+    /// The earliest justification of a result of class `c` (§3.1).
+    fn justification(&self, c: &Class, continuation: bool) -> Option<usize> {
+        match c {
+            Class::Read { key, compare, .. } => {
+                let a = key.as_deref().and_then(|k| self.writes.get(k).copied());
+                let b = compare.as_ref().and_then(|(g, v)| {
+                    self.reads.get(g.as_str()).and_then(|m| {
+                        m.iter()
+                            .filter(|(w, _)| **w != v.as_str())
+                            .map(|(_, j)| *j)
+                            .min()
+                    })
+                });
+                first(a, b)
+            }
+            Class::Bg {
+                task,
+                offset,
+                limit,
+                cursor,
+                empty,
+                ..
+            } => {
+                if continuation {
+                    return None;
+                }
+                let a = if *cursor {
+                    None
+                } else {
+                    self.bg_exact
+                        .get(&(task.as_str(), *offset, *limit))
+                        .copied()
+                };
+                let b = if *empty {
+                    self.bg_any.get(task.as_str()).copied()
+                } else {
+                    None
+                };
+                first(a, b)
+            }
+            Class::Search {
+                signature,
+                records: Some(r),
+                ..
+            } => self
+                .searches
+                .get(&(signature.as_str(), r.as_str()))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// Records result `i` so that it may justify earlier ones.
+    fn remember(&mut self, i: usize, f: &'f Fact) {
+        if !ok(f) {
+            return;
+        }
+        match &f.class {
+            Class::Write { keys } => {
+                for k in keys {
+                    self.writes.insert(k.as_str(), i);
+                }
+            }
+            Class::Read {
+                compare: Some((g, v)),
+                ..
+            } => {
+                self.reads
+                    .entry(g.as_str())
+                    .or_default()
+                    .insert(v.as_str(), i);
+            }
+            Class::Bg {
+                task,
+                offset,
+                limit,
+                ..
+            } => {
+                self.bg_exact.insert((task.as_str(), *offset, *limit), i);
+                self.bg_any.insert(task.as_str(), i);
+            }
+            Class::Search {
+                signature,
+                records: Some(r),
+                ..
+            } => {
+                self.searches.insert((signature.as_str(), r.as_str()), i);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Runs §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
+#[must_use]
+pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u32) -> Vec<Step> {
+    let e = e.min(history.len());
+    let mut steps = vec![Step::NotCandidate; history.len()];
+    let continuation = continuations(facts, e);
 
     // Assistant counts for ages and the last turn of P.
     let mut before = vec![0u32; e + 1];
@@ -145,78 +254,24 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
         }
     }
     let last_turn_start = last_assistant.unwrap_or(0);
+    let call_id = |j: usize| match &history[j] {
+        Message::Tool(r) => r.call_id.clone(),
+        _ => String::new(),
+    };
 
-    // Backward pass: maps hold, per key, the earliest justifier after the current index.
-    let mut writes: HashMap<&str, usize> = HashMap::new();
-    let mut reads: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
-    let mut bg_exact: HashMap<(&str, u64, u64), usize> = HashMap::new();
-    let mut bg_any: HashMap<&str, usize> = HashMap::new();
-    let mut searches: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut later = Later::default();
     for i in (0..e).rev() {
         let Some(f) = facts.get(i).and_then(Option::as_ref) else {
             continue;
         };
         let Some(reason) = reason_of(&f.class) else {
-            if ok(f)
-                && let Class::Write { keys } = &f.class
-            {
-                for k in keys {
-                    writes.insert(k.as_str(), i);
-                }
-            }
+            later.remember(i, f);
             continue;
-        };
-        let call_id = |j: usize| match &history[j] {
-            Message::Tool(r) => r.call_id.clone(),
-            _ => String::new(),
         };
         let justification = if f.call.is_none() {
             None
         } else {
-            match &f.class {
-                Class::Read { key, compare, .. } => {
-                    let a = key.as_deref().and_then(|k| writes.get(k).copied());
-                    let b = compare.as_ref().and_then(|(g, v)| {
-                        reads.get(g.as_str()).and_then(|m| {
-                            m.iter()
-                                .filter(|(w, _)| **w != v.as_str())
-                                .map(|(_, j)| *j)
-                                .min()
-                        })
-                    });
-                    first(a, b)
-                }
-                Class::Bg {
-                    task,
-                    offset,
-                    limit,
-                    cursor,
-                    empty,
-                    ..
-                } => {
-                    if continuation.get(i).copied().unwrap_or(false) {
-                        None
-                    } else {
-                        let a = if *cursor {
-                            None
-                        } else {
-                            bg_exact.get(&(task.as_str(), *offset, *limit)).copied()
-                        };
-                        let b = if *empty {
-                            bg_any.get(task.as_str()).copied()
-                        } else {
-                            None
-                        };
-                        first(a, b)
-                    }
-                }
-                Class::Search {
-                    signature,
-                    records: Some(r),
-                    ..
-                } => searches.get(&(signature.as_str(), r.as_str())).copied(),
-                _ => None,
-            }
+            later.justification(&f.class, continuation.get(i).copied().unwrap_or(false))
         };
         steps[i] = if f.call.is_none() {
             Step::NotCandidate
@@ -243,34 +298,7 @@ pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u3
         } else {
             Step::NoJustification
         };
-        // Now this result may justify earlier ones.
-        if ok(f) {
-            match &f.class {
-                Class::Read {
-                    compare: Some((g, v)),
-                    ..
-                } => {
-                    reads.entry(g.as_str()).or_default().insert(v.as_str(), i);
-                }
-                Class::Bg {
-                    task,
-                    offset,
-                    limit,
-                    ..
-                } => {
-                    bg_exact.insert((task.as_str(), *offset, *limit), i);
-                    bg_any.insert(task.as_str(), i);
-                }
-                Class::Search {
-                    signature,
-                    records: Some(r),
-                    ..
-                } => {
-                    searches.insert((signature.as_str(), r.as_str()), i);
-                }
-                _ => {}
-            }
-        }
+        later.remember(i, f);
     }
     steps
 }

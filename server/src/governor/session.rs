@@ -10,8 +10,9 @@ use super::classify::{attributable, named_paths};
 use super::events::{ContextGoverned, NEWLY_CAP};
 use super::invariants::{self, Counts, Sources};
 use super::model::{Message, PartKind, UserKind};
+use super::policy2::oversized;
 use super::report::{ByReason, ContextReport};
-use super::rules::{Fact, Step, decide, eligible, fact_at};
+use super::rules::{Fact, Step, decide_policy, eligible, fact_at};
 use super::stubs::Reason;
 use super::tokens::{tokens, tokens_of};
 use super::usage::Usage;
@@ -54,19 +55,7 @@ impl Sent {
         let mut out = history.to_vec();
         for (i, stub) in &self.stubs {
             if let Some(Message::Tool(r)) = out.get_mut(*i) {
-                let mut parts = Vec::with_capacity(r.parts.len());
-                let mut placed = false;
-                for p in r.parts.drain(..) {
-                    if p.kind == PartKind::Text {
-                        if !placed {
-                            parts.push(super::model::Part::text(stub.clone()));
-                            placed = true;
-                        }
-                    } else {
-                        parts.push(p);
-                    }
-                }
-                r.parts = parts;
+                super::replace_text(r, stub);
             }
         }
         Cow::Owned(out)
@@ -142,6 +131,25 @@ impl UsageState {
     }
 }
 
+/// One elision: (message, call id, reason, tokens saved, stub).
+type Elision = (usize, String, Reason, u64, String);
+
+fn elision(h: &[Message], i: usize, step: Step, fact: Option<&Fact>) -> Option<Elision> {
+    match (step, h.get(i), fact) {
+        (
+            Step::Elide {
+                reason,
+                tokens_saved,
+                ..
+            },
+            Some(Message::Tool(r)),
+            Some(f),
+        ) => super::policy2::stub_of(h, i, f, reason)
+            .map(|stub| (i, r.call_id.clone(), reason, tokens_saved, stub)),
+        _ => None,
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Cache {
     settings: GovSettings,
@@ -155,8 +163,138 @@ struct Cache {
     compacted: bool,
     e: usize,
     /// Elisions on P: (message, call id, reason, tokens saved, stub).
-    elided: Vec<(usize, String, Reason, u64, String)>,
+    elided: Vec<Elision>,
+    /// `oversized` elisions beyond P, recomputed at every request (policy 2).
+    tail: Vec<Elision>,
     usage: UsageState,
+}
+
+impl Cache {
+    fn new(settings: &GovSettings) -> Self {
+        Self {
+            settings: *settings,
+            n: 0,
+            first: None,
+            last: None,
+            calls: HashMap::new(),
+            facts: Vec::new(),
+            segments: 0,
+            tokens: 0,
+            compacted: false,
+            e: 0,
+            elided: Vec::new(),
+            tail: Vec::new(),
+            usage: UsageState::default(),
+        }
+    }
+
+    /// Facts and running sums of the messages appended since the previous request.
+    fn ingest(&mut self, settings: &GovSettings, h: &[Message]) {
+        let c = self;
+        let start = c.n;
+        for (i, m) in h.iter().enumerate().skip(start) {
+            match m {
+                Message::Assistant { calls, .. } => {
+                    for (k, call) in calls.iter().enumerate() {
+                        c.calls.entry(call.id.clone()).or_insert((i, k));
+                    }
+                }
+                Message::User {
+                    kind: UserKind::Checkpoint,
+                    ..
+                } => c.compacted = true,
+                _ => {}
+            }
+            let call = match m {
+                Message::Tool(r) => c.calls.get(&r.call_id).copied(),
+                _ => None,
+            };
+            let fact = fact_at(h, i, call, settings.policy2());
+            let (segs, toks) = measure(m, fact.as_ref());
+            c.segments += segs;
+            c.tokens += toks;
+            c.facts.push(fact);
+        }
+    }
+
+    /// Decisions on P, reused until E changes (G8); policy 2's `oversized` after P.
+    fn decide(&mut self, settings: &GovSettings, h: &[Message], start: usize) {
+        let c = self;
+        let n = h.len();
+        let e = eligible(n, settings.epoch_messages);
+        if e != c.e || start == 0 {
+            let steps = decide_policy(&h[..e], &c.facts[..e], e, settings);
+            c.elided = steps
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, s)| elision(h, i, s, c.facts[i].as_ref()))
+                .collect();
+            c.e = e;
+        }
+        c.tail = if settings.policy_version >= 2 {
+            (e..n)
+                .filter_map(|i| {
+                    let f = c.facts[i].as_ref();
+                    oversized(h, i, f).and_then(|s| elision(h, i, s, f))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+    }
+
+    /// The ledger and usage, over the appended messages in order.
+    fn account(
+        &mut self,
+        settings: &GovSettings,
+        h: &[Message],
+        start: usize,
+        ledger: &mut HashSet<String>,
+    ) {
+        let c = self;
+        let elided_now: HashSet<usize> = c.elided.iter().chain(&c.tail).map(|x| x.0).collect();
+        for (i, m) in h.iter().enumerate().skip(start) {
+            match m {
+                Message::Tool(r) => {
+                    if settings.mode == GovernorMode::On
+                        && elided_now.contains(&i)
+                        && !ledger.contains(&r.call_id)
+                    {
+                        continue;
+                    }
+                    ledger.insert(r.call_id.clone());
+                    let fact = c.facts[i].as_ref();
+                    let call = fact.and_then(|f| f.call).and_then(|(mi, ci)| match &h[mi] {
+                        Message::Assistant { calls, .. } => calls.get(ci),
+                        _ => None,
+                    });
+                    match call
+                        .zip(fact)
+                        .and_then(|(cl, f)| attributable(cl, r, &f.class))
+                    {
+                        Some((tool, paths)) => {
+                            let k = c.usage.results.len();
+                            c.usage.usage.per_tool.entry(tool.clone()).or_default().seen += 1;
+                            c.usage.results.push(Attributed {
+                                is_read: tool == "read_file",
+                                tool,
+                                outcome: 0,
+                            });
+                            let mut paths = paths;
+                            paths.sort();
+                            paths.dedup();
+                            for p in paths {
+                                c.usage.by_path.entry(p).or_default().push(k);
+                            }
+                        }
+                        None => c.usage.usage.not_attributable += 1,
+                    }
+                }
+                Message::Assistant { .. } => c.usage.calls(m),
+                Message::User { .. } => {}
+            }
+        }
+    }
 }
 
 /// Per-session memory (§7.1, §8): call ids already reported as elided, the usage ledger and the
@@ -213,129 +351,27 @@ impl SessionGovernor {
     /// payload. Costs what was appended since the previous request, plus a decision pass over
     /// P when an epoch boundary is crossed.
     pub fn request(&mut self, settings: &GovSettings, turn: Turn<'_>) -> Sent {
+        let none = || Sent {
+            stubs: Vec::new(),
+            invariants: None,
+            event: None,
+        };
         if settings.mode == GovernorMode::Off {
-            return Sent {
-                stubs: Vec::new(),
-                invariants: None,
-                event: None,
-            };
+            return none();
         }
         let h = turn.history;
         if !self.valid(settings, h) {
-            self.cache = Some(Cache {
-                settings: *settings,
-                n: 0,
-                first: None,
-                last: None,
-                calls: HashMap::new(),
-                facts: Vec::new(),
-                segments: 0,
-                tokens: 0,
-                compacted: false,
-                e: 0,
-                elided: Vec::new(),
-                usage: UsageState::default(),
-            });
+            self.cache = Some(Cache::new(settings));
         }
         let Some(c) = self.cache.as_mut() else {
-            return Sent {
-                stubs: Vec::new(),
-                invariants: None,
-                event: None,
-            };
+            return none();
         };
         let start = c.n;
-        for (i, m) in h.iter().enumerate().skip(start) {
-            match m {
-                Message::Assistant { calls, .. } => {
-                    for (k, call) in calls.iter().enumerate() {
-                        c.calls.entry(call.id.clone()).or_insert((i, k));
-                    }
-                }
-                Message::User {
-                    kind: UserKind::Checkpoint,
-                    ..
-                } => c.compacted = true,
-                _ => {}
-            }
-            let call = match m {
-                Message::Tool(r) => c.calls.get(&r.call_id).copied(),
-                _ => None,
-            };
-            let fact = fact_at(h, i, call);
-            let (segs, toks) = measure(m, fact.as_ref());
-            c.segments += segs;
-            c.tokens += toks;
-            c.facts.push(fact);
-        }
-        // Decisions on P, reused until E changes (G8).
+        c.ingest(settings, h);
         let n = h.len();
         let e = eligible(n, settings.epoch_messages);
-        if e != c.e || start == 0 {
-            let steps = decide(&h[..e], &c.facts[..e], e, settings.min_age_turns);
-            c.elided = steps
-                .into_iter()
-                .enumerate()
-                .filter_map(|(i, s)| {
-                    match (s, &h[i], c.facts[i].as_ref().and_then(|f| f.stub.clone())) {
-                        (
-                            Step::Elide {
-                                reason,
-                                tokens_saved,
-                                ..
-                            },
-                            Message::Tool(r),
-                            Some(stub),
-                        ) => Some((i, r.call_id.clone(), reason, tokens_saved, stub)),
-                        _ => None,
-                    }
-                })
-                .collect();
-            c.e = e;
-        }
-        // The ledger and usage, over the appended messages in order.
-        let elided_now: HashSet<usize> = c.elided.iter().map(|x| x.0).collect();
-        for (i, m) in h.iter().enumerate().skip(start) {
-            match m {
-                Message::Tool(r) => {
-                    if settings.mode == GovernorMode::On
-                        && elided_now.contains(&i)
-                        && !self.ledger.contains(&r.call_id)
-                    {
-                        continue;
-                    }
-                    self.ledger.insert(r.call_id.clone());
-                    let fact = c.facts[i].as_ref();
-                    let call = fact.and_then(|f| f.call).and_then(|(mi, ci)| match &h[mi] {
-                        Message::Assistant { calls, .. } => calls.get(ci),
-                        _ => None,
-                    });
-                    match call
-                        .zip(fact)
-                        .and_then(|(cl, f)| attributable(cl, r, &f.class))
-                    {
-                        Some((tool, paths)) => {
-                            let k = c.usage.results.len();
-                            c.usage.usage.per_tool.entry(tool.clone()).or_default().seen += 1;
-                            c.usage.results.push(Attributed {
-                                is_read: tool == "read_file",
-                                tool,
-                                outcome: 0,
-                            });
-                            let mut paths = paths;
-                            paths.sort();
-                            paths.dedup();
-                            for p in paths {
-                                c.usage.by_path.entry(p).or_default().push(k);
-                            }
-                        }
-                        None => c.usage.usage.not_attributable += 1,
-                    }
-                }
-                Message::Assistant { .. } => c.usage.calls(m),
-                Message::User { .. } => {}
-            }
-        }
+        c.decide(settings, h, start);
+        c.account(settings, h, start, &mut self.ledger);
         c.n = n;
         if start == 0 {
             c.first = h.first().cloned();
@@ -371,10 +407,10 @@ impl SessionGovernor {
             segments += 1;
             tokens_before += tokens(b);
         }
-        let mut by_reason = ByReason::default();
+        let mut by_reason = ByReason::for_policy(settings.policy_version);
         let mut saved = 0;
         let mut newly = Vec::new();
-        for (_, id, reason, s, _) in &c.elided {
+        for (_, id, reason, s, _) in c.elided.iter().chain(&c.tail) {
             by_reason.add(*reason);
             saved += s;
             if self.reported.insert(id.clone()) {
@@ -392,7 +428,7 @@ impl SessionGovernor {
             messages: n,
             eligible_messages: e,
             segments,
-            elided: c.elided.len() as u64,
+            elided: (c.elided.len() + c.tail.len()) as u64,
             by_reason,
             tokens_before,
             tokens_after: tokens_before.saturating_sub(saved),
@@ -403,7 +439,11 @@ impl SessionGovernor {
             usage: Some(c.usage.usage.clone()),
         };
         let stubs = if settings.mode == GovernorMode::On {
-            c.elided.iter().map(|x| (x.0, x.4.clone())).collect()
+            c.elided
+                .iter()
+                .chain(&c.tail)
+                .map(|x| (x.0, x.4.clone()))
+                .collect()
         } else {
             Vec::new()
         };
@@ -412,6 +452,14 @@ impl SessionGovernor {
             invariants: block,
             event: Some(event),
         }
+    }
+
+    /// The elisions of the last request, `(message index, stub)` in history order, whatever the
+    /// mode: what `on` sends (the replay's `governed` figures use them in `shadow` too).
+    pub fn elisions(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.cache
+            .iter()
+            .flat_map(|c| c.elided.iter().chain(&c.tail).map(|x| (x.0, x.4.as_str())))
     }
 
     /// The ContextReport of the next request (§6), with this session's ledger.

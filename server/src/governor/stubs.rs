@@ -12,6 +12,10 @@ pub enum Reason {
     SupersededRead,
     StaleBgOutput,
     DuplicateSearch,
+    /// Policy 2 (§3.3).
+    Oversized,
+    AgedOutput,
+    Expired,
 }
 
 impl Reason {
@@ -21,7 +25,23 @@ impl Reason {
             Self::SupersededRead => "superseded_read",
             Self::StaleBgOutput => "stale_bg_output",
             Self::DuplicateSearch => "duplicate_search",
+            Self::Oversized => "oversized",
+            Self::AgedOutput => "aged_output",
+            Self::Expired => "expired",
         }
+    }
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        [
+            Self::SupersededRead,
+            Self::StaleBgOutput,
+            Self::DuplicateSearch,
+            Self::Oversized,
+            Self::AgedOutput,
+            Self::Expired,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
     }
 }
 

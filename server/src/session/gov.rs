@@ -158,12 +158,61 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
     }
 }
 
+/// What the model is shown of a stored result at most (issue 13 §1): results are stored whole,
+/// and a longer text part is cut here, with a note naming `result_read`. Under policy 2 in `on`
+/// the governor's `oversized` stub replaces such a result first.
+pub const VIEW_CAP: usize = 32_000;
+
+/// Tools whose results are never cut (skill bodies are protected; `result_read` pages itself).
+const NEVER_CUT: &[&str] = &["result_read", "skill_load"];
+
+/// Cuts every tool message text part longer than [`VIEW_CAP`] characters to its first
+/// `VIEW_CAP` and a note: `[output cut at 32000 of N characters; result_read {"callId":…,
+/// "offset":32000} returns the rest]`. `off` and `shadow` send exactly this (G4).
+pub fn view_cap(messages: &mut [Value]) {
+    for m in messages.iter_mut() {
+        if m["role"] != "tool" || NEVER_CUT.contains(&m["name"].as_str().unwrap_or_default()) {
+            continue;
+        }
+        let id = m["callId"].as_str().unwrap_or_default().to_owned();
+        let Some(parts) = m.get_mut("content").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        if let Some(p) = parts.first_mut().filter(|p| p["type"] == "text") {
+            let Some(t) = p["text"].as_str() else {
+                continue;
+            };
+            let total = t.encode_utf16().count();
+            if total <= VIEW_CAP {
+                continue;
+            }
+            let mut cut = String::new();
+            let mut u = 0;
+            for c in t.chars() {
+                u += c.len_utf16();
+                if u > VIEW_CAP {
+                    break;
+                }
+                cut.push(c);
+            }
+            let shown = cut.encode_utf16().count();
+            cut.push_str(&format!(
+                "\n[output cut at {shown} of {total} characters; result_read {{\"callId\":{},\"offset\":{shown}}} returns the rest]",
+                serde_json::to_string(&id).unwrap_or_default()
+            ));
+            p["text"] = Value::String(cut);
+        }
+    }
+}
+
 /// Per-session governor state kept by the runner.
 #[derive(Debug)]
 pub struct Gov {
     pub mode: GovernorMode,
     pub settings: GovSettings,
     state: SessionGovernor,
+    /// The replay figures of this session's requests in this process (ContextReport `replay`).
+    live: crate::governor::replay::Live,
 }
 
 impl Gov {
@@ -175,6 +224,7 @@ impl Gov {
             mode,
             settings: s,
             state: SessionGovernor::new(),
+            live: crate::governor::replay::Live::default(),
         }
     }
 
@@ -192,6 +242,7 @@ impl Gov {
     ) -> Projected {
         let mut messages = values;
         if self.mode == GovernorMode::Off {
+            view_cap(&mut messages);
             return Projected {
                 messages,
                 invariants: None,
@@ -216,6 +267,12 @@ impl Gov {
                 recovery,
             },
         );
+        self.live.push(
+            &rp,
+            &history,
+            self.state.elisions(),
+            sent.invariants.as_deref(),
+        );
         for (i, stub) in &sent.stubs {
             if let Some(m) = messages.get_mut(*i) {
                 let mut content: Vec<Value> = Vec::new();
@@ -233,6 +290,7 @@ impl Gov {
                 m["content"] = Value::Array(content);
             }
         }
+        view_cap(&mut messages);
         Projected {
             messages,
             invariants: sent.invariants,
@@ -254,20 +312,23 @@ impl Gov {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
         let src = sources.governor();
-        self.state
-            .report(
-                &self.settings,
-                Turn {
-                    session_id,
-                    history: &history,
-                    parts: &rp,
-                    sources: &src,
-                    request: 0,
-                    recovery: false,
-                },
-                None,
-            )
-            .to_json()
+        let mut r = self.state.report(
+            &self.settings,
+            Turn {
+                session_id,
+                history: &history,
+                parts: &rp,
+                sources: &src,
+                request: 0,
+                recovery: false,
+            },
+            None,
+        );
+        let rp = self.live.replay();
+        if rp.requests > 0 {
+            r.set_replay(rp);
+        }
+        r.to_json()
     }
 
     /// The invariants block the next request over `active` would send (`on`, once the
@@ -293,6 +354,7 @@ impl Gov {
     /// The stored history was rewritten in place (budget reduction).
     pub fn invalidate(&mut self) {
         self.state.invalidate();
+        self.live.rewritten();
     }
 
     /// The extra summarizer field request (mode `on`), appended to the summarizer prompt.

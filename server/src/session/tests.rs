@@ -188,7 +188,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     let ap = Fixed::new(vec![Reply::Unsupported]);
     let script = [
         WRITE_A,
-        r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+        r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"text":"ok"}"#,
     ];
     let (r, ev) = go(
         &w,
@@ -218,7 +218,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
         &opts(
             &w,
             &[
-                r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"text":"ok"}"#,
+                r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"text":"ok"}"#,
             ],
             None,
         ),
@@ -238,7 +238,7 @@ fn read_only_sends_no_approval_and_offers_no_write_or_process_tools() {
     let mut o = opts(
         &w,
         &[
-            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#,
+            r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"toolCalls":[{"name":"shell","arguments":{"command":"true"}}]}"#,
             r#"{"text":"ok"}"#,
         ],
         None,
@@ -411,7 +411,7 @@ fn governed_requests_never_change_the_stored_transcript() {
     script.push(r#"{"text":"done"}"#);
     let mut o = opts(&w, &script, None);
     o.governor = crate::config::GovernorMode::On;
-    o.settings.elide_epoch_messages = 0;
+    o.settings.elide_epoch_messages = Some(0);
     o.settings.elide_min_age_turns = 1;
     let snapshots: Arc<Mutex<Vec<(Rows, u64)>>> = Arc::new(Mutex::new(Vec::new()));
     let snaps = Arc::clone(&snapshots);

@@ -371,9 +371,12 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
     let sh = shell::classify(command, base);
     let mut f = Foreign {
         named: shell_named(command, base),
+        ephemeral: shell::ephemeral(command)
+            .map(|t| format!("sh\u{0}{}\u{0}{t}", base.signature())),
         ..Foreign::default()
     };
     let Some(o) = outcome else { return f };
+    f.exit = o.exit;
     let ok_exit = |allowed: &[i64]| o.exit.is_none_or(|e| allowed.contains(&e));
     if !sh.written.is_empty() {
         f.canonical = Some("edit_file".into());

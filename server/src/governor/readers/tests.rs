@@ -14,6 +14,7 @@ fn settings() -> GovSettings {
         epoch_messages: 0,
         policy_version: 1,
         max_chars: 4000,
+        p2: crate::governor::policy2::Policy2::default(),
     }
 }
 

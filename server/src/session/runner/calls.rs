@@ -250,6 +250,18 @@ impl Run<'_> {
             self.store.tx(|tx| tx.start_call(&sid, &id))?;
             fault("after_call_started");
             slots[k].started = Some(Instant::now());
+            if slots[k].name == "result_read" {
+                let args = slots[k].args.clone().unwrap_or_default();
+                let (is_error, text) = super::result_read::run(&self.store, &sid, &args);
+                let d = Done {
+                    outcome: if is_error { "error" } else { "ok" },
+                    is_error,
+                    texts: vec![text],
+                    ms: 0,
+                };
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
             if slots[k].name == "task" {
                 let args = slots[k].args.clone().unwrap_or_default();
                 let t0 = Instant::now();
@@ -310,13 +322,13 @@ impl Run<'_> {
                     Outcome::Ok(t) => Done {
                         outcome: "ok",
                         is_error: false,
-                        texts: vec![cap(&slots[k].name, t)],
+                        texts: vec![t],
                         ms,
                     },
                     Outcome::Err(e) => Done {
                         outcome: "error",
                         is_error: true,
-                        texts: vec![cap(&slots[k].name, e)],
+                        texts: vec![e],
                         ms,
                     },
                     Outcome::Cancelled => {
@@ -426,12 +438,4 @@ impl Run<'_> {
         }
         .merge_into(&self.stored_options())
     }
-}
-
-/// §2.8: over 48,000 chars → the first 40,000 and a marker (never `skill_load`).
-fn cap(name: &str, t: String) -> String {
-    if name == "skill_load" || t.chars().count() <= 48_000 {
-        return t;
-    }
-    format!("{}\n[tool output truncated]", take_chars(&t, 40_000))
 }

@@ -26,6 +26,7 @@ mod child;
 mod compaction;
 mod lifecycle;
 mod request;
+mod result_read;
 mod turn;
 
 use std::path::PathBuf;

@@ -122,6 +122,8 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
         .filter(|s| match s.name {
             "skill_load" | "skill_search" | "skill_resource" => skills,
             "bg_output" | "bg_list" => bg,
+            // Every session: the tool list, and with it the prompt cache, never changes.
+            "result_read" => true,
             // Root sessions only, when `subagents.enabled` (§9).
             "task" => task,
             _ => policies.of(s.effect) != Policy::Deny,

@@ -13,7 +13,9 @@ use serde_json::json;
 use super::{Outcome, ToolCtx};
 use crate::session::sandbox::StartError;
 
-const CAP: usize = 32_000;
+/// Output kept per result (stdout and stderr together): 8 MiB; past it the process is ended and
+/// the result says `"truncated": true` (the model is shown a cut view, governor.md §3.3).
+const CAP: usize = 8 * 1024 * 1024;
 
 /// The environment children get.
 #[derive(Clone, Debug, Default)]

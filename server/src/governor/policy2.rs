@@ -1,0 +1,394 @@
+//! Policy 2 (governor.md §3.3): `oversized`, `aged_output` and `expired`, on top of the three
+//! policy-1 rules (a policy-1 stub wins when both apply). Every stub says how to get the text
+//! back (`result_read`, or running the command again), so errors are eligible too.
+//!
+//! - `oversized` is decided from the result alone, at every index, from the result's first
+//!   request on: append-only between epochs (G8) holds.
+//! - `aged_output` and `expired` are decided on the eligible prefix P, like the policy-1 rules,
+//!   so they change what is sent only at an epoch boundary.
+
+use serde_json::Value;
+
+use super::fact::{Fact, Step};
+use super::model::{Call, Class, Message, ToolResult};
+use super::shell;
+use super::stubs::{Reason, quote};
+use super::tokens::{tokens, utf16_len};
+
+/// Tools whose results policy 2 never replaces: the read tool itself (its results are what a
+/// stub points to) and skill content (protected from pruning).
+pub const EXEMPT: &[&str] = &["result_read", "skill_load", "skill_resource"];
+
+pub use super::fact::{Info, Policy2};
+
+const SHORT_KEYS: &[&str] = &[
+    "command",
+    "cmd",
+    "path",
+    "file_path",
+    "filePath",
+    "pattern",
+    "id",
+    "name",
+    "url",
+    "query",
+];
+const SHORT_MAX: usize = 12;
+
+/// The short form of a call's arguments: the first of a few telling string fields (with
+/// `run_process` arguments appended), else the raw text; whitespace runs become one space, cut
+/// to 12 characters with `...` (the call itself is in the request, just before).
+fn short(call: &Call, args: Option<&serde_json::Map<String, Value>>) -> String {
+    let mut s = args
+        .and_then(|a| {
+            SHORT_KEYS
+                .iter()
+                .find_map(|k| a.get(*k).and_then(Value::as_str))
+                .map(|first| {
+                    let mut t = first.to_owned();
+                    if let Some(Value::Array(rest)) = a.get("args") {
+                        for w in rest.iter().filter_map(Value::as_str) {
+                            t.push(' ');
+                            t.push_str(w);
+                        }
+                    }
+                    t
+                })
+        })
+        .unwrap_or_else(|| call.arguments.clone());
+    s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A leading `cd DIR && ` says nothing the call does not (mini-swe-agent prefixes it always).
+    if let Some(rest) = s.strip_prefix("cd ")
+        && let Some(k) = rest.find(" && ")
+        && !rest[..k].contains(' ')
+    {
+        s = rest[k + 4..].to_owned();
+    }
+    if s.chars().count() > SHORT_MAX {
+        s = s.chars().take(SHORT_MAX).collect::<String>() + "...";
+    }
+    s
+}
+
+/// Lines of a result text; a JSON result also counts its escaped newlines.
+fn lines_of(text: &str) -> u64 {
+    if text.is_empty() {
+        return 0;
+    }
+    let mut n = 1 + text.bytes().filter(|b| *b == b'\n').count() as u64;
+    if text.starts_with('{') {
+        n += text.matches("\\n").count() as u64;
+    }
+    n
+}
+
+/// The command text of Alisio's own process tools.
+fn native_command(call: &Call, args: Option<&serde_json::Map<String, Value>>) -> Option<String> {
+    let a = args?;
+    let cmd = a.get("command").and_then(Value::as_str)?;
+    match call.name.as_str() {
+        "shell" | "bg_run" => Some(cmd.to_owned()),
+        "run_process" => {
+            let mut t = cmd.to_owned();
+            for w in a
+                .get("args")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+            {
+                t.push(' ');
+                t.push_str(&shell_quote(w));
+            }
+            Some(t)
+        }
+        _ => None,
+    }
+}
+
+fn shell_quote(w: &str) -> String {
+    if !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b))
+    {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+/// The exit status a native process result reports.
+fn native_exit(call: &Call, text: &str) -> Option<i64> {
+    if !matches!(call.name.as_str(), "run_process" | "shell" | "bg_output") {
+        return None;
+    }
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("exitCode")
+        .or_else(|| v.get("exit_code"))
+        .and_then(Value::as_i64)
+}
+
+/// The policy-2 facts of a result.
+#[must_use]
+pub fn info(call: Option<&Call>, text: &str) -> Option<Info> {
+    let call = call?;
+    let args = match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(Value::Object(m)) => Some(m),
+        _ => None,
+    };
+    let (exit, ephemeral) = match &call.foreign {
+        Some(f) => (f.exit, f.ephemeral.clone()),
+        None => (
+            native_exit(call, text),
+            if shell::EPHEMERAL_TOOLS.contains(&call.name.as_str()) {
+                Some(format!("tool\u{0}{}\u{0}{}", call.name, call.arguments))
+            } else {
+                native_command(call, args.as_ref())
+                    .filter(|_| call.name != "bg_run")
+                    .and_then(|c| shell::ephemeral(&c))
+            },
+        ),
+    };
+    Some(Info {
+        label: format!("{} {}", call.name, quote(&short(call, args.as_ref()))),
+        lines: lines_of(text),
+        size: usize::try_from(super::tokens::units(text)).unwrap_or(usize::MAX),
+        exit,
+        ephemeral,
+        exempt: EXEMPT.contains(&call.name.as_str()),
+    })
+}
+
+fn status(info: &Info) -> String {
+    info.exit.map(|e| format!(", exit {e}")).unwrap_or_default()
+}
+
+/// The largest char boundary of `s` at most `units` UTF-16 units in, pulled back to just after
+/// a newline when one is in the second half.
+fn head_end(s: &str, units: usize) -> usize {
+    let mut u = 0;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        u += c.len_utf16();
+        if u > units {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    if end == s.len() {
+        return end;
+    }
+    match s[..end].rfind('\n') {
+        Some(nl) if nl + 1 > end / 2 => nl + 1,
+        _ => end,
+    }
+}
+
+/// The smallest char boundary of `s` with at most `units` UTF-16 units after it, pushed forward
+/// to just after a newline when one is in the first half of the tail.
+fn tail_start(s: &str, units: usize) -> usize {
+    let mut u = 0;
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        u += c.len_utf16();
+        if u > units {
+            break;
+        }
+        start = i;
+    }
+    if start == 0 {
+        return 0;
+    }
+    let tail = &s[start..];
+    match tail.find('\n') {
+        Some(nl) if nl + 1 < tail.len() / 2 => start + nl + 1,
+        _ => start,
+    }
+}
+
+/// The `oversized` stub (§4.1): a pointer line, the head, an omission line, the tail.
+#[must_use]
+pub fn spill_stub(p: &Policy2, info: &Info, call_id: &str, text: &str) -> String {
+    let h = head_end(text, p.head_chars as usize);
+    let t = tail_start(text, p.tail_chars as usize).max(h);
+    let total = utf16_len(text);
+    let head = &text[..h];
+    let tail = &text[t..];
+    let omitted = utf16_len(&text[h..t]);
+    format!(
+        "[oversized: {} {total} chars, {} lines{}; head and tail shown; result_read {} offset {} reads the rest]\n{head}\n[... {omitted} chars omitted ...]\n{tail}",
+        info.label,
+        info.lines,
+        status(info),
+        quote(call_id),
+        utf16_len(head),
+    )
+}
+
+/// The `aged_output` stub: a pointer line only (it is resent at every request, so it is short).
+#[must_use]
+pub fn aged_stub(info: &Info, call_id: &str, chars: usize) -> String {
+    format!(
+        "[trimmed {} {chars} chars, result_read {}]",
+        info.label,
+        quote(call_id)
+    )
+}
+
+/// The `expired` note: no pointer, running the command again is the recovery.
+#[must_use]
+pub fn expired_stub(info: &Info) -> String {
+    format!("[expired {}: stale, run it again]", info.label)
+}
+
+/// The `oversized` stub of a result when policy 2 replaces it from its first request on.
+#[must_use]
+pub fn spill_of(p: &Policy2, f: &Fact, r: &ToolResult, text: &str) -> Option<String> {
+    let info = f.info.as_deref()?;
+    if info.exempt || f.pinned || matches!(f.class, Class::Skill) {
+        return None;
+    }
+    if f.len <= p.threshold_chars as usize {
+        return None;
+    }
+    let s = spill_stub(p, info, &r.call_id, text);
+    (utf16_len(&s) < f.len).then_some(s)
+}
+
+/// The stub that replaces result `i` for `reason`.
+#[must_use]
+pub fn stub_of(history: &[Message], i: usize, f: &Fact, reason: Reason) -> Option<String> {
+    match reason {
+        Reason::SupersededRead | Reason::StaleBgOutput | Reason::DuplicateSearch => f.stub.clone(),
+        Reason::Oversized => f.spill.clone(),
+        Reason::AgedOutput => match history.get(i) {
+            Some(Message::Tool(r)) => {
+                let info = f.info.as_deref()?;
+                Some(aged_stub(info, &r.call_id, info.size))
+            }
+            _ => None,
+        },
+        Reason::Expired => Some(expired_stub(f.info.as_deref()?)),
+    }
+}
+
+fn elide(history: &[Message], i: usize, f: &Fact, reason: Reason, by: String) -> Option<Step> {
+    let s = stub_of(history, i, f, reason)?;
+    let size = f.info.as_deref().map_or(f.len, |x| x.size.max(f.len));
+    (utf16_len(&s) < size).then(|| Step::Elide {
+        reason,
+        by,
+        tokens_saved: f.tokens.saturating_sub(tokens(&s)),
+    })
+}
+
+/// The first eligible-prefix end (epoch boundary) that contains message `x`: the request at
+/// which a rule whose last condition is met at `x` first applies.
+const fn boundary_after(x: usize, epoch: u32) -> usize {
+    if epoch == 0 {
+        x + 1
+    } else {
+        let n = epoch as usize;
+        (x / n + 1) * n
+    }
+}
+
+/// Applies the policy-2 rules over policy-1 `steps` (one per message of `history`): `expired`
+/// and `aged_output` on P = `[0, e)`, `oversized` everywhere.
+///
+/// **Once replaced, a stub stays (decision, the cache math).** When a policy-1 rule and
+/// `expired`/`aged_output` both apply to a result on P, the one that applied at the earlier
+/// epoch boundary keeps it (the policy-1 stub on a tie): switching an old result from one stub
+/// to another would rewrite the history from that result on and break the prompt cache for
+/// all of it, to save a few tokens. Both boundaries are computed from P alone, so this stays a
+/// pure function of the history (G7) and changes only at epoch boundaries (G8). `oversized` is
+/// the exception: any other rule replaces it, since it applies from the first request on.
+pub fn decide(
+    history: &[Message],
+    facts: &[Option<Fact>],
+    e: usize,
+    s: &super::GovSettings,
+    steps: &mut [Step],
+) {
+    let p = &s.p2;
+    let keep = p.keep_recent as usize;
+    let e = e.min(history.len()).min(facts.len()).min(steps.len());
+    let tools: Vec<usize> = (0..e)
+        .filter(|i| matches!(history[*i], Message::Tool(_)))
+        .collect();
+    let assistants: Vec<usize> = (0..e).filter(|i| history[*i].is_assistant()).collect();
+    let id = |j: usize| match &history[j] {
+        Message::Tool(r) => r.call_id.clone(),
+        _ => String::new(),
+    };
+    let index_of: std::collections::HashMap<&str, usize> = tools
+        .iter()
+        .filter_map(|&j| match &history[j] {
+            Message::Tool(r) => Some((r.call_id.as_str(), j)),
+            _ => None,
+        })
+        .collect();
+    // The boundary at which the policy-1 elision of `i` (justified by `by`) first applied.
+    let p1_boundary = |i: usize, by: &str| {
+        let j = index_of.get(by).copied().unwrap_or(i);
+        let after = assistants.partition_point(|a| *a <= i);
+        let aged = assistants
+            .get(after + (s.min_age_turns as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(i);
+        boundary_after(j.max(aged), s.epoch_messages)
+    };
+    for (pos, &i) in tools.iter().enumerate() {
+        let Some(f) = facts[i].as_ref() else { continue };
+        if f.call.is_none() || f.pinned {
+            continue;
+        }
+        let Some(info) = f.info.as_deref() else {
+            continue;
+        };
+        if info.exempt || matches!(f.class, Class::Skill) {
+            continue;
+        }
+        let later = tools.len() - pos - 1;
+        let mut step = None;
+        if later >= keep {
+            let k = tools[pos + keep];
+            let first = match &steps[i] {
+                Step::Elide { by, .. } => p1_boundary(i, by) <= boundary_after(k, s.epoch_messages),
+                _ => false,
+            };
+            if !first {
+                if info.ephemeral.is_some() {
+                    step = elide(history, i, f, Reason::Expired, id(k));
+                }
+                if step.is_none() && info.size >= p.min_chars as usize {
+                    step = elide(history, i, f, Reason::AgedOutput, id(k));
+                }
+            }
+        }
+        if step.is_none() && f.spill.is_some() && !matches!(steps[i], Step::Elide { .. }) {
+            step = elide(history, i, f, Reason::Oversized, id(i));
+        }
+        if let Some(st) = step {
+            steps[i] = st;
+        }
+    }
+    for i in e..history.len().min(facts.len()).min(steps.len()) {
+        if let Some(st) = oversized(history, i, facts[i].as_ref()) {
+            steps[i] = st;
+        }
+    }
+}
+
+/// The `oversized` step of a result beyond P (decided from the result alone).
+#[must_use]
+pub fn oversized(history: &[Message], i: usize, f: Option<&Fact>) -> Option<Step> {
+    let f = f.filter(|f| f.spill.is_some())?;
+    let Some(Message::Tool(r)) = history.get(i) else {
+        return None;
+    };
+    elide(history, i, f, Reason::Oversized, r.call_id.clone())
+}
+
+#[cfg(test)]
+mod tests;

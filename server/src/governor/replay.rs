@@ -1,0 +1,364 @@
+//! Cache-aware replay accounting (governor.md §11.8): what a session's requests cost with a
+//! provider prompt cache, for the history as it is (`off`), for the governor's projection
+//! (`governed`) and for observation-masking baselines (`mask:N`, SWE-agent style).
+//!
+//! Pure. A [`Stream`] takes one request after another and compares each with the previous one
+//! position by position through per-message hashes of the replaced texts only (the history
+//! itself is append-only between rewrites), so a request costs O(replaced results), never a
+//! re-serialisation of the messages.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use super::classify::result_text;
+use super::invariants::Sources;
+use super::model::{Message, PartKind};
+use super::session::{SessionGovernor, Turn};
+use super::tokens::{tokens, tokens_of};
+use super::{GovSettings, RequestParts};
+
+/// Prices relative to uncached input: a cache read and a cache write (§11.8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prices {
+    pub read: f64,
+    pub write: f64,
+}
+
+impl Default for Prices {
+    fn default() -> Self {
+        Self {
+            read: 0.1,
+            write: 1.25,
+        }
+    }
+}
+
+pub use super::figures::{Baseline, Figures, Replay};
+
+/// A replaced message of a request: (position, tokens, hash of its text).
+pub type Replaced = (usize, u64, u64);
+
+/// The hash a replaced text is compared by.
+#[must_use]
+pub fn hash_of(s: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish()
+}
+
+#[derive(Clone, Debug, Default)]
+struct Prev {
+    /// Messages (request-level parts included), without the trailing one.
+    n: usize,
+    replaced: Vec<Replaced>,
+    trailing: Option<(u64, u64)>,
+}
+
+/// One stream of requests (off, governed or a baseline).
+#[derive(Clone, Debug, Default)]
+pub struct Stream {
+    pub figures: Figures,
+    prev: Option<Prev>,
+}
+
+/// The first position where two sorted replacement lists differ, below `limit`.
+fn first_difference(a: &[Replaced], b: &[Replaced], limit: usize) -> usize {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let x = a.get(i).filter(|x| x.0 < limit);
+        let y = b.get(j).filter(|y| y.0 < limit);
+        match (x, y) {
+            (None, None) => return limit,
+            (Some(x), None) => return x.0,
+            (None, Some(y)) => return y.0,
+            (Some(x), Some(y)) if x.0 == y.0 && x.2 == y.2 => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) => return x.0.min(y.0),
+        }
+    }
+}
+
+impl Stream {
+    /// Accounts one request. `base[k]` is the sum of the unreplaced tokens of positions `0..k`
+    /// (request-level parts first, then the messages; `base.len() > n`); `replaced` are sorted
+    /// by position; `trailing` is a message sent after the `n` (the invariants block);
+    /// `reset` says the history was rewritten (a compaction): nothing is cached.
+    pub fn push(
+        &mut self,
+        prices: Prices,
+        base: &[u64],
+        n: usize,
+        replaced: Vec<Replaced>,
+        trailing: Option<(u64, u64)>,
+        reset: bool,
+    ) {
+        let at = |k: usize| base.get(k).copied().unwrap_or(0);
+        let prefix = |d: usize| {
+            let mut t = at(d.min(n));
+            for r in replaced.iter().take_while(|r| r.0 < d.min(n)) {
+                t = t - (at(r.0 + 1) - at(r.0)) + r.1;
+            }
+            if d > n {
+                t += trailing.map_or(0, |x| x.0);
+            }
+            t
+        };
+        let input = prefix(n + 1);
+        let cached = match (&self.prev, reset) {
+            (Some(p), false) => {
+                let mut d = first_difference(&p.replaced, &replaced, p.n.min(n));
+                let whole = p.n + usize::from(p.trailing.is_some());
+                if d == p.n.min(n) && p.n <= n {
+                    // The previous trailing message, if any, sits where this request has a
+                    // message (or its own trailing one).
+                    d = match p.trailing {
+                        None => p.n,
+                        Some(t) if p.n == n && trailing.map(|x| x.1) == Some(t.1) => p.n + 1,
+                        Some(_) => p.n,
+                    };
+                }
+                if d < whole {
+                    self.figures.cache_breaks += 1;
+                }
+                prefix(d)
+            }
+            _ => 0,
+        };
+        self.figures.input_tokens += input;
+        self.figures.cached_tokens += cached;
+        self.figures.cost += prices.read * cached as f64 + prices.write * (input - cached) as f64;
+        self.prev = Some(Prev {
+            n,
+            replaced,
+            trailing,
+        });
+    }
+}
+
+/// The §10 tokens of one message (its segments).
+#[must_use]
+pub fn message_tokens(m: &Message) -> u64 {
+    let text = |parts: &[super::model::Part], reasoning: bool| {
+        tokens_of(
+            parts
+                .iter()
+                .filter(|p| {
+                    p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning)
+                })
+                .map(|p| p.text.as_str()),
+        )
+    };
+    match m {
+        Message::User { parts, .. } => text(parts, false),
+        Message::Assistant { parts, calls } => {
+            text(parts, true) + calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>()
+        }
+        Message::Tool(r) => tokens(&result_text(r)),
+    }
+}
+
+/// The request-level parts' tokens, one position each (§2.6 order).
+#[must_use]
+pub fn parts_tokens(p: &RequestParts) -> Vec<u64> {
+    p.system
+        .iter()
+        .chain(p.instructions.iter().map(|(_, t)| t))
+        .chain(p.skills.iter())
+        .chain(p.tools.iter())
+        .map(|t| tokens(t))
+        .collect()
+}
+
+/// An observation-masking baseline: every tool result except the `keep` most recent becomes
+/// `Old environment output: (K lines omitted)`, recomputed at every request.
+#[derive(Clone, Debug)]
+pub struct Mask {
+    pub keep: usize,
+    stream: Stream,
+}
+
+impl Mask {
+    #[must_use]
+    pub fn new(keep: usize) -> Self {
+        Self {
+            keep,
+            stream: Stream::default(),
+        }
+    }
+}
+
+/// The masking stub of a result of `lines` lines.
+#[must_use]
+pub fn mask_stub(lines: usize) -> String {
+    format!("Old environment output: ({lines} lines omitted)")
+}
+
+/// The replay figures of a live session so far (§11.8, the ContextReport's `replay`): the runner
+/// pushes every request it builds. A compaction or an in-place rewrite resets the cache.
+#[derive(Clone, Debug, Default)]
+pub struct Live {
+    requests: u64,
+    off: Stream,
+    governed: Stream,
+    first: Option<u64>,
+    n: usize,
+    reset: bool,
+}
+
+impl Live {
+    /// The next request starts from an empty cache (the history was rewritten in place).
+    pub fn rewritten(&mut self) {
+        self.reset = true;
+    }
+
+    /// Accounts one request: the history, the elisions `on` sends and the trailing block.
+    pub fn push<'s>(
+        &mut self,
+        parts: &RequestParts,
+        history: &[Message],
+        stubs: impl Iterator<Item = (usize, &'s str)>,
+        trailing: Option<&str>,
+    ) {
+        let k = parts_tokens(parts);
+        let mut base = Vec::with_capacity(k.len() + history.len() + 1);
+        base.push(0);
+        for t in k.iter().copied().chain(history.iter().map(message_tokens)) {
+            base.push(base.last().copied().unwrap_or(0) + t);
+        }
+        let first = history.first().map(|m| hash_of(&format!("{m:?}")));
+        let reset = self.reset || first != self.first || history.len() < self.n;
+        self.reset = false;
+        self.first = first;
+        self.n = history.len();
+        let n = k.len() + history.len();
+        let p = Prices::default();
+        self.off.push(p, &base, n, Vec::new(), None, reset);
+        let stubs = stubs
+            .map(|(i, s)| (k.len() + i, tokens(s), hash_of(s)))
+            .collect();
+        let trailing = trailing.map(|b| (tokens(b), hash_of(b)));
+        self.governed.push(p, &base, n, stubs, trailing, reset);
+        self.requests += 1;
+    }
+
+    #[must_use]
+    pub fn replay(&self) -> Replay {
+        Replay {
+            requests: self.requests,
+            off: self.off.figures,
+            governed: self.governed.figures,
+            baselines: Vec::new(),
+        }
+    }
+}
+
+/// The human line of a report's `replay` (`run`'s context report): requests, tokens and cost
+/// governed/off, cache breaks.
+#[must_use]
+pub fn summary_line(rp: &serde_json::Value) -> String {
+    let f = |m: &str, k: &str| rp[m][k].as_f64().unwrap_or(0.0);
+    let ratio = |a: f64, b: f64| {
+        if b == 0.0 {
+            "-".to_owned()
+        } else {
+            format!("{:.3}", a / b)
+        }
+    };
+    format!(
+        "\n  replay: {} requests; tokens governed/off {}; cost governed/off {}; {} cache breaks",
+        rp["requests"],
+        ratio(f("governed", "inputTokens"), f("off", "inputTokens")),
+        ratio(f("governed", "cost"), f("off", "cost")),
+        rp["governed"]["cacheBreaks"]
+    )
+}
+
+/// Replays one recorded session request by request (the requests of `--events`: one before
+/// every assistant message, then the final one) and accounts every stream.
+#[must_use]
+pub fn replay(
+    settings: &GovSettings,
+    session_id: &str,
+    history: &[Message],
+    parts: &RequestParts,
+    sources: &Sources,
+    masks: &[usize],
+    prices: Prices,
+) -> Replay {
+    let k = parts_tokens(parts);
+    let mut base = Vec::with_capacity(k.len() + history.len() + 1);
+    base.push(0);
+    for t in k.iter().copied().chain(history.iter().map(message_tokens)) {
+        base.push(base.last().copied().unwrap_or(0) + t);
+    }
+    let off_k = k.len();
+    // Per tool message: its masking stub's tokens and hash.
+    let masked: Vec<Option<(u64, u64)>> = history
+        .iter()
+        .map(|m| match m {
+            Message::Tool(r) => {
+                let s = mask_stub(result_text(r).lines().count());
+                Some((tokens(&s), hash_of(&s)))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut gov = SessionGovernor::new();
+    let mut off = Stream::default();
+    let mut governed = Stream::default();
+    let mut baselines: Vec<Mask> = masks.iter().map(|n| Mask::new(*n)).collect();
+    let ends: Vec<usize> = history
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.is_assistant())
+        .map(|(i, _)| i)
+        .chain([history.len()])
+        .collect();
+    let mut requests = 0;
+    for (r, end) in ends.into_iter().enumerate() {
+        let turn = Turn {
+            session_id,
+            history: &history[..end],
+            parts,
+            sources,
+            request: r as u64 + 1,
+            recovery: false,
+        };
+        let sent = gov.request(settings, turn);
+        requests += 1;
+        let n = off_k + end;
+        off.push(prices, &base, n, Vec::new(), None, false);
+        let stubs = gov
+            .elisions()
+            .map(|(i, s)| (off_k + i, tokens(s), hash_of(s)))
+            .collect();
+        let trailing = sent.invariants.as_deref().map(|b| (tokens(b), hash_of(b)));
+        governed.push(prices, &base, n, stubs, trailing, false);
+        for m in &mut baselines {
+            let tools: Vec<usize> = (0..end).filter(|i| masked[*i].is_some()).collect();
+            let cut = tools.len().saturating_sub(m.keep);
+            let stubs = tools[..cut]
+                .iter()
+                .filter_map(|i| masked[*i].map(|(t, h)| (off_k + i, t, h)))
+                .collect();
+            m.stream.push(prices, &base, n, stubs, None, false);
+        }
+    }
+    Replay {
+        requests,
+        off: off.figures,
+        governed: governed.figures,
+        baselines: baselines
+            .into_iter()
+            .map(|m| Baseline {
+                name: format!("mask:{}", m.keep),
+                figures: m.stream.figures,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
