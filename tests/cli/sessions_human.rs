@@ -71,6 +71,16 @@ fn sessions_report_prints_the_summary_the_tools_and_the_segment_table() {
             .map(|s| s["tokens"].as_u64().unwrap())
             .sum()
     };
+    // The ledger's figures per tool, as the report JSON carries them ("-" where it has none).
+    let usage = |tool: &str, k: &str| -> String {
+        json["usage"]["perTool"][tool][k]
+            .as_u64()
+            .map_or_else(|| "-".to_string(), |n| n.to_string())
+    };
+    assert!(
+        json["usage"]["perTool"]["list_files"]["seen"].is_u64(),
+        "{json}"
+    );
     let header = lines
         .iter()
         .position(|l| l.trim_start().starts_with("tool "))
@@ -88,9 +98,9 @@ fn sessions_report_prints_the_summary_the_tools_and_the_segment_table() {
             tokens("list_files"),
             0,
             0,
-            "-",
-            "-",
-            "-"
+            usage("list_files", "seen"),
+            usage("list_files", "used"),
+            usage("list_files", "reread")
         )
     );
     assert_eq!(
@@ -102,9 +112,9 @@ fn sessions_report_prints_the_summary_the_tools_and_the_segment_table() {
             tokens("read_file"),
             0,
             0,
-            "-",
-            "-",
-            "-"
+            usage("read_file", "seen"),
+            usage("read_file", "used"),
+            usage("read_file", "reread")
         )
     );
     assert!(

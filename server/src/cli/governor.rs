@@ -467,7 +467,12 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
         };
         for s in &sessions {
             if a.html.is_some() {
-                html.push(super::governor_html::session(&settings, s, &shown_path));
+                html.push(super::governor_html::session(
+                    &settings,
+                    s,
+                    &report(&settings, s),
+                    &shown_path,
+                ));
             }
             if a.events {
                 text.push_str(&events(&settings, s, &shown_path));

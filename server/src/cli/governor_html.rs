@@ -172,12 +172,17 @@ const PAGE_JS: &str = r"
 })();
 ";
 
-/// The page data of one replayed session: its report and the chart of its replay.
+/// The page data of one replayed session: its report (as `governor analyze` computed it) and
+/// the chart of its replay.
 #[must_use]
-pub fn session(settings: &crate::governor::GovSettings, s: &Session, file: &str) -> Value {
-    let report = super::governor::report(settings, s);
+pub fn session(
+    settings: &crate::governor::GovSettings,
+    s: &Session,
+    report: &crate::governor::report::ContextReport,
+    file: &str,
+) -> Value {
     let chart = crate::governor::series::chart(&crate::governor::series::replay(settings, s));
-    session_data(file, s, &report, &chart)
+    session_data(file, s, report, &chart)
 }
 
 /// Writes the page atomically to `path` (`shown` names it in errors).

@@ -30,30 +30,13 @@ pub const MAX_FILE_LINES: usize = 1000;
 
 /// Import cycles between files that are being removed now (issue 12 §1). Each entry is the
 /// cycle's files, sorted; the lead removes an entry when the branch that breaks it merges.
-const KNOWN_CYCLES: &[&[&str]] = &[
-    // `ship`: the HTML page and the analyze command (being merged now).
-    &["cli/governor.rs", "cli/governor_html.rs"],
-    // `hosts`: the per-host diagnostics modules (being merged now).
-    &[
-        "instructions/diagnostics/copilot_host.rs",
-        "instructions/diagnostics/cursor_host.rs",
-        "instructions/diagnostics/gemini_host.rs",
-        "instructions/diagnostics/hosts.rs",
-    ],
-];
+const KNOWN_CYCLES: &[&[&str]] = &[];
 
 /// Production files over [`MAX_FILE_LINES`] that are being split now.
 const KNOWN_LARGE_FILES: &[&str] = &[];
 
 /// Production functions over [`MAX_FN_LINES`] that are being split now: `(file, fn name)`.
-const KNOWN_LONG_FNS: &[(&str, &str)] = &[
-    // `gov2`: governor::govern splits at its natural seams; policy 2 reworks these.
-    ("governor/mod.rs", "govern"),
-    ("governor/rules.rs", "decide"),
-    ("governor/session.rs", "request"),
-    // `hosts`: instructions/diagnostics.rs splits per host.
-    ("instructions/diagnostics/codex_host.rs", "codex_host"),
-];
+const KNOWN_LONG_FNS: &[(&str, &str)] = &[];
 
 fn files() -> Vec<SourceFile> {
     crate_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))

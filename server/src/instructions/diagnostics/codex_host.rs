@@ -16,15 +16,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
     let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
     let mut markers: Vec<bool> = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
-        markers.push(cfg.markers.iter().filter(|m| !m.is_empty()).any(|m| {
-            match chain::find(&d.entries, m) {
-                Some(e) if e.file_type == FileType::Symlink => {
-                    setup.fs.metadata(&d.path.join(m)).is_ok()
-                }
-                Some(_) => true,
-                None => m.contains('/') && setup.fs.metadata(&d.path.join(m)).is_ok(),
-            }
-        }));
+        markers.push(has_marker(setup, &cfg, d));
         let (winner, losers) = codex::pick(setup.fs, &d.path, &d.entries, &cands);
         let winner = winner.map(|(name, kind)| {
             let path = d.path.join(&name);
@@ -74,23 +66,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
         cx.texts.insert(g.path.clone(), g.file.clone());
         cx.report(&g.path, Some(g.kind), None);
     }
-    // Codex's root for the workspace root's ancestors (markers above the workspace).
-    let above: Option<PathBuf> = setup.root.parent().and_then(|p| {
-        p.ancestors()
-            .find(|a| cfg.has_marker(setup.fs, a))
-            .map(Path::to_path_buf)
-    });
-    let above_files: Vec<Entry> = match &above {
-        Some(a) => match setup.root.parent() {
-            Some(parent) => codex::chain(setup, cx.reader, &cfg, parent)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|e| e.path.starts_with(a))
-                .collect(),
-            None => Vec::new(),
-        },
-        None => Vec::new(),
-    };
+    let (above, above_files) = above_root(setup, cx.reader, &cfg);
     // Group key: (codex root: Some(index) / above / none, nearest winner below that root).
     #[derive(Clone, Copy, PartialEq, Eq, Hash)]
     enum Root {
@@ -167,4 +143,41 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
         }
     }
     global.map(|g| g.path)
+}
+
+/// Whether directory `d` holds one of Codex's project-root markers.
+fn has_marker(setup: &Setup<'_>, cfg: &CodexConfig, d: &DirNode) -> bool {
+    cfg.markers
+        .iter()
+        .filter(|m| !m.is_empty())
+        .any(|m| match chain::find(&d.entries, m) {
+            Some(e) if e.file_type == FileType::Symlink => {
+                setup.fs.metadata(&d.path.join(m)).is_ok()
+            }
+            Some(_) => true,
+            None => m.contains('/') && setup.fs.metadata(&d.path.join(m)).is_ok(),
+        })
+}
+
+/// Codex's root for the workspace root's ancestors (markers above the workspace), and the
+/// files of its chain that lie between that root and the workspace.
+fn above_root(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    cfg: &CodexConfig,
+) -> (Option<PathBuf>, Vec<Entry>) {
+    let above: Option<PathBuf> = setup.root.parent().and_then(|p| {
+        p.ancestors()
+            .find(|a| cfg.has_marker(setup.fs, a))
+            .map(Path::to_path_buf)
+    });
+    let files = match (&above, setup.root.parent()) {
+        (Some(a), Some(parent)) => codex::chain(setup, reader, cfg, parent)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e.path.starts_with(a))
+            .collect(),
+        _ => Vec::new(),
+    };
+    (above, files)
 }

@@ -8,7 +8,7 @@ use super::super::copilot::{self, instructions_kind};
 use super::super::host_files::{AttrValue, header, split_aware};
 use super::super::read::{Mode, Reader};
 use super::super::{Kind, Setup};
-use super::hosts::{diag, file_level, span_of};
+use super::host_common::{diag, file_level, span_of};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::workspace::walk::DirSet;
 

@@ -7,7 +7,7 @@ use super::super::Setup;
 use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
 use super::super::host_files::header;
 use super::super::read::{Mode, Reader};
-use super::hosts::{diag, file_level, span_of};
+use super::host_common::{diag, file_level, span_of};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::workspace::FileType;
 use crate::workspace::walk::DirSet;

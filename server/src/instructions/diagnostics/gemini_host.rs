@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::super::Setup;
 use super::super::gemini::{self, FailureKind, ImportFailure};
 use super::super::read::{Mode, Reader};
-use super::hosts::{diag, file_level, span_of};
+use super::host_common::{diag, file_level, span_of};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::workspace::walk::DirSet;
 use crate::workspace::{FileType, display_path};

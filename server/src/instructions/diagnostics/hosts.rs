@@ -1,15 +1,14 @@
 //! hosts.md §5 and H11: the diagnostics of the hosts `copilot`, `gemini` and `cursor`, for every
 //! host in use, whatever the active host.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::super::Setup;
 use super::super::host_files::in_use;
 use super::super::read::Reader;
 use super::{copilot_host, cursor_host, gemini_host};
 use crate::config::Host;
-use crate::diagnostic::{Code, Diagnostic, Severity};
-use crate::text::{LineIndex, Span, TextRange, first_line_span};
+use crate::diagnostic::Diagnostic;
 use crate::workspace::FileType;
 use crate::workspace::walk::DirSet;
 
@@ -24,25 +23,6 @@ pub(super) fn files_of(set: &DirSet) -> Vec<PathBuf> {
                 .map(|e| d.path.join(&e.name))
         })
         .collect()
-}
-
-/// A diagnostic of a host file, with the severity of §5.
-pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diagnostic {
-    let severity = if code == Code::InstructionsRuleManualOnly {
-        Severity::Information
-    } else {
-        Severity::Warning
-    };
-    Diagnostic::new(file, span, severity, code, message)
-}
-
-/// The file-level range of a text (instructions.md §5.1).
-pub(super) fn file_level(text: &str) -> Span {
-    first_line_span(text)
-}
-
-pub(super) fn span_of(text: &str, r: TextRange) -> Span {
-    LineIndex::new(text).span(r)
 }
 
 /// Every diagnostic of the three hosts that are in use.

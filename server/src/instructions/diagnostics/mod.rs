@@ -27,6 +27,7 @@ mod codex_host;
 mod copilot_host;
 mod cursor_host;
 mod gemini_host;
+mod host_common;
 mod hosts;
 
 use alisio_host::alisio;
