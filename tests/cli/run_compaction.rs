@@ -211,7 +211,17 @@ fn over_the_char_budget_results_are_clipped_in_place() {
     assert_eq!(reduced.len() as u64, n);
     for (pos, j) in &reduced {
         let v: Value = serde_json::from_str(j).unwrap();
-        assert!(result_text(&v).ends_with("\n… [truncated by context budget]"));
+        let id = v["callId"].as_str().unwrap();
+        let text = result_text(&v);
+        let kept = text.rfind("\n… [truncated").unwrap();
+        assert!(
+            text.ends_with(&format!(
+                "\n… [truncated by context budget; result_read {{\"callId\":\"{id}\",\"offset\":{}}} returns the rest]",
+                text[..kept].chars().count()
+            )),
+            "{}",
+            &text[kept..]
+        );
         let (orig, compacted): (String, i64) = c.query_row("SELECT json,compacted FROM messages WHERE pos=?1 AND kind='message' AND role='tool'", [pos], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
         assert_eq!(compacted, 1);
         assert!(orig.len() > 28_000, "the original is kept byte for byte");

@@ -224,9 +224,18 @@ pub(super) fn clip(v: &Value, cap: usize) -> Value {
             }
         }
         if cut_any {
+            // A tool result says how to read the rest: its call's stored result is whole
+            // (spec/sessions.md §2.8, §6.8); the first `cap` characters are what is kept.
+            let marker = match v["callId"].as_str().filter(|_| v["role"] == "tool") {
+                Some(id) => format!(
+                    "\n… [truncated by context budget; result_read {{\"callId\":{},\"offset\":{cap}}} returns the rest]",
+                    serde_json::to_string(id).unwrap_or_default()
+                ),
+                None => "\n… [truncated by context budget]".to_string(),
+            };
             if let Some(last) = parts.iter_mut().rev().find(|p| p["type"] == "text") {
                 let t = last["text"].as_str().unwrap_or_default().to_string();
-                last["text"] = json!(format!("{t}\n… [truncated by context budget]"));
+                last["text"] = json!(format!("{t}{marker}"));
             }
             parts.retain(|p| {
                 p["type"] != "text" || p["text"].as_str().is_some_and(|s| !s.is_empty())
