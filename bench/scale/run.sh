@@ -3,7 +3,7 @@
 # Measures, in one run on the same tree: `alisio-ls check` against `alisio-ls skills validate`
 # of the same 15,000 skills (goal: check <= 2x), and the language server's first full pass
 # (time, and resident memory after it; goal: <= 200 MiB).
-# `skills validate` walks its PATHs with the 2,000-directory discovery bound of skills.md §1.3,
+# `skills validate` walks its PATHs with the 2,000-directory discovery bound of spec/skills.md §1.3,
 # so the 15,000 skill directories are given 1,000 per process (15 processes, times summed by
 # running them in sequence). Wall time on a shared machine wanders: CPU time (user + sys) is
 # printed as well, and the ratio is given for both.

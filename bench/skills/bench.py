@@ -49,7 +49,7 @@ for label, root in [("corpus", args.corpus), ("generated 5,000", args.generated)
     files = skill_files(root)
     listing = ("\n".join(files) + "\n").encode()
     # `skills validate PATH...` walks its PATHs as one discovery with the 2,000-directory budget
-    # of skills.md §5.2: past 1,000 files, one process per 1,000 (times summed), so that every
+    # of spec/skills.md §5.2: past 1,000 files, one process per 1,000 (times summed), so that every
     # file is validated, as agnix and skills-ref do.
     ours = sum(timed([args.alisio, "skills", "validate", "--profile", "spec", "--json", *files[i:i + 1000]])
                for i in range(0, len(files), 1000))

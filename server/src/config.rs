@@ -1,6 +1,6 @@
 //! Configuration: the one place that reads and validates `config.json` files, initialization
-//! options and flags, and layers them into [`Settings`] (instructions.md §2.10, governor.md §9,
-//! skills.md §1.1).
+//! options and flags, and layers them into [`Settings`] (spec/instructions.md §2.10, spec/governor.md §9,
+//! spec/skills.md §1.1).
 //!
 //! Every source is parsed into a [`Layer`]: the raw JSON (unknown keys kept), the valid values of
 //! the keys we know, and one [`Problem`] per invalid value with its byte span. Layers are then
@@ -17,7 +17,7 @@ use crate::text::TextRange;
 mod hosts;
 pub use hosts::{CopilotSettings, GeminiSettings, GeminiTrust, HostSettings};
 
-/// `context.maxBytes` bounds (instructions.md §2.10).
+/// `context.maxBytes` bounds (spec/instructions.md §2.10).
 pub const MAX_BYTES_MIN: i64 = 1024;
 pub const MAX_BYTES_MAX: i64 = 1_048_576;
 pub const DEFAULT_MAX_BYTES: u32 = 32_768;
@@ -59,7 +59,7 @@ impl GovernorMode {
     }
 }
 
-/// `hosts.claudeCode.instructionFiles` (instructions.md §4).
+/// `hosts.claudeCode.instructionFiles` (spec/instructions.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ClaudeInstructionFiles {
     #[default]
@@ -88,20 +88,20 @@ pub struct Settings {
     pub elide_epoch_messages: Option<u32>,
     pub policy_version: Option<u32>,
     pub invariants_max_chars: u32,
-    /// Policy 2 (governor.md §3.3): `context.spill.*` and `context.trim.*`.
+    /// Policy 2 (spec/governor.md §3.3): `context.spill.*` and `context.trim.*`.
     pub spill_threshold_chars: u32,
     pub spill_head_chars: u32,
     pub spill_tail_chars: u32,
     pub trim_min_chars: u32,
     pub trim_keep_recent: u32,
     pub claude_instruction_files: ClaudeInstructionFiles,
-    /// `skills` entries of every layer, highest precedence first (skills.md §1.1).
+    /// `skills` entries of every layer, highest precedence first (spec/skills.md §1.1).
     pub skills: Vec<SkillRoot>,
-    /// `skillOverrides.<id>.enabled`, project layer only (skills.md §3.3).
+    /// `skillOverrides.<id>.enabled`, project layer only (spec/skills.md §3.3).
     pub skill_overrides: BTreeMap<String, bool>,
-    /// `hosts.enabled`, `hosts.copilot.*`, `hosts.gemini.*` (hosts.md §6).
+    /// `hosts.enabled`, `hosts.copilot.*`, `hosts.gemini.*` (spec/hosts.md §6).
     pub hosts: HostSettings,
-    /// `diagnostics.severity` and `diagnostics.ignore` of every layer (suppressions.md §2).
+    /// `diagnostics.severity` and `diagnostics.ignore` of every layer (spec/suppressions.md §2).
     pub diagnostics: crate::suppress::Rules,
     /// The merged raw configuration, unknown keys included, for keys owned by later modules.
     pub raw: Value,
@@ -463,10 +463,10 @@ const CLAUDE_MODES: &[&str] = &[
     "managed-only",
 ];
 
-/// Current governor policy version (governor.md §9).
+/// Current governor policy version (spec/governor.md §9).
 pub const POLICY_VERSION: i64 = 2;
 
-/// The default `context.elide.epochMessages` of policy 1 and of policy 2 (governor.md §9; why
+/// The default `context.elide.epochMessages` of policy 1 and of policy 2 (spec/governor.md §9; why
 /// policy 2 batches a little more: docs/governor.md).
 pub const EPOCH_MESSAGES_V1: u32 = 32;
 pub const EPOCH_MESSAGES_V2: u32 = 36;
@@ -481,7 +481,7 @@ pub fn epoch_default(policy: Option<u32>) -> u32 {
     }
 }
 
-/// Policy-2 settings (governor.md §9): (min, max, default). The defaults and why: docs/governor.md.
+/// Policy-2 settings (spec/governor.md §9): (min, max, default). The defaults and why: docs/governor.md.
 pub const SPILL_THRESHOLD_CHARS: (i64, i64, u32) = (500, 1_000_000, 600);
 pub const SPILL_HEAD_CHARS: (i64, i64, u32) = (200, 100_000, 200);
 pub const SPILL_TAIL_CHARS: (i64, i64, u32) = (200, 100_000, 200);
@@ -492,7 +492,7 @@ const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
 const PROCESS_POLICIES: &[&str] = &["allow", "ask", "deny", "sandboxed"];
 
 static KEYS: &[KeySpec] = &[
-    // The process sandbox (sessions.md §10.4); read by session::settings.
+    // The process sandbox (spec/sessions.md §10.4); read by session::settings.
     KeySpec {
         key: "process.sandbox",
         check: |k, v, shown| match v.as_str() {
@@ -978,13 +978,13 @@ impl Settings {
 }
 
 /// Writes `skillOverrides.<id>.enabled` into `<workspace root>/.alisio/config.json` atomically
-/// (skills.md §3.3 steps 3–6): no symlink is written through, the existing file must be strict
+/// (spec/skills.md §3.3 steps 3–6): no symlink is written through, the existing file must be strict
 /// JSON with object members where we write, every other key and the key order are kept, and the
 /// result (2-space indentation, final newline) replaces the file by rename from a temporary file
 /// in the same directory. The file is never left half-written and no temporary file survives.
 ///
 /// # Errors
-/// The exact messages of §3.3 (`refusing to write through a symbolic link: …`,
+/// The exact messages of spec/skills.md §3.3 (`refusing to write through a symbolic link: …`,
 /// `cannot update .alisio/config.json: …`, `config.json changed while saving; try again`).
 pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> Result<(), String> {
     use crate::workspace::write::{NewContent, Replaced};

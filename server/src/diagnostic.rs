@@ -1,4 +1,4 @@
-//! Diagnostics as plain data: the stable [`Code`]s of interfaces.md §2, severities, and a
+//! Diagnostics as plain data: the stable [`Code`]s of spec/interfaces.md §2, severities, and a
 //! [`Diagnostic`] located by [`Span`] in one file. Formatting for terminals lives in `cli`,
 //! conversion to LSP in `lsp`; this module does neither.
 
@@ -144,7 +144,7 @@ impl Diagnostic {
     }
 }
 
-/// Sorts diagnostics by file, then position, then code (interfaces.md §1.3).
+/// Sorts diagnostics by file, then position, then code (spec/interfaces.md §1.3).
 pub fn sort(diags: &mut [Diagnostic]) {
     fn key(d: &Diagnostic) -> (&PathBuf, u32, u32, u32, u32, Code) {
         let (s, e) = (&d.span.start, &d.span.end);

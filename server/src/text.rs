@@ -182,7 +182,7 @@ impl<'a> LineIndex<'a> {
 }
 
 /// The span of line 0 from column 0 to the end of that line (the "file-level range" of
-/// instructions.md §5.1); `0:0–0:0` for empty text.
+/// spec/instructions.md §5.1); `0:0–0:0` for empty text.
 #[must_use]
 pub fn first_line_span(text: &str) -> Span {
     let idx = LineIndex::new(text);

@@ -1,4 +1,4 @@
-//! Crash safety (sessions.md §1.5, §1.7; §11 cases 7–10, 19): aborts at every fault point,
+//! Crash safety (spec/sessions.md §1.5, §1.7; spec/sessions.md §11 cases 7–10, 19): aborts at every fault point,
 //! SIGKILL mid-tool, SIGINT; afterwards the store loads, nothing committed is lost, the
 //! transcript is paired and the session resumes.
 
@@ -360,7 +360,7 @@ fn faults_around_compaction_and_reduction_commits_leave_a_resumable_store() {
     assert_paired(&ws, &id);
 }
 
-// sessions.md §2.10 step 6: a second SIGINT within 2 s kills the process groups and exits 130.
+// spec/sessions.md §2.10 step 6: a second SIGINT within 2 s kills the process groups and exits 130.
 #[cfg(unix)]
 #[test]
 fn a_second_sigint_kills_the_process_groups_and_exits_130_at_once() {

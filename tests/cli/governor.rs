@@ -1,4 +1,4 @@
-//! `alisio-ls governor analyze` through the built binary (governor.md §11, §12 cases 49, 52,
+//! `alisio-ls governor analyze` through the built binary (spec/governor.md §11, §12 cases 49, 52,
 //! 56, 59, 60), and the real-transcript corpus.
 
 use std::path::{Path, PathBuf};
@@ -113,7 +113,7 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
   all: 1 sessions; tokens governed/off 0.651; cost governed/off 1.175; off 1490 tokens, cost 504, governed 970 tokens, cost 593, 2 cache breaks
 ";
     // Epoch 0 elides as soon as a result is redundant: two cache breaks make it cost more than
-    // `off` although it sends 35% fewer tokens (§11.8).
+    // `off` although it sends 35% fewer tokens (spec/governor.md §11.8).
     assert_eq!(r.stdout, want);
 }
 
@@ -562,7 +562,7 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
         }
     }
     assert_eq!(seen_files.len(), supported.len());
-    // SWE-agent .traj files are not supported (§11.2) and say so.
+    // SWE-agent .traj files are not supported (spec/governor.md §11.2) and say so.
     for p in swe {
         let r = ws.run(&[
             "governor",
@@ -581,7 +581,7 @@ fn every_corpus_transcript_is_read_with_consistent_totals() {
     }
 }
 
-/// An independent reading of a Claude Code main chain, straight from §11.4 and §3, for the
+/// An independent reading of a Claude Code main chain, straight from spec/governor.md §11.4 and §3, for the
 /// Read / Edit / Write / MultiEdit / Grep / Glob tools only.
 struct Msg {
     assistant: bool,

@@ -1,5 +1,5 @@
-//! Policy 2 and the cache-aware replay through the built binary (governor.md §3.3, §9, §11.8,
-//! §12 cases 61–65), on fixtures and on the real mini-swe-agent trajectories of the corpus.
+//! Policy 2 and the cache-aware replay through the built binary (spec/governor.md §3.3, §9, §11.8,
+//! spec/governor.md §12 cases 61–65), on fixtures and on the real mini-swe-agent trajectories of the corpus.
 
 use std::path::PathBuf;
 

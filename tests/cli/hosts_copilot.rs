@@ -1,4 +1,4 @@
-//! Host `copilot` (hosts.md §2), rule by rule, through the built binary.
+//! Host `copilot` (spec/hosts.md §2), rule by rule, through the built binary.
 
 use crate::common::{Ws, write};
 use crate::hosts_util::{explain, f, files, n, not_loaded};

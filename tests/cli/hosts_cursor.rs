@@ -1,4 +1,4 @@
-//! Host `cursor` (hosts.md §4: documented, not verified), rule by rule, through the binary.
+//! Host `cursor` (spec/hosts.md §4: documented, not verified), rule by rule, through the binary.
 
 use crate::common::Ws;
 use crate::hosts_util::{explain, f, files, n, not_loaded, run};

@@ -1,4 +1,4 @@
-//! hosts.md §5: the diagnostics of the copilot, gemini and cursor files, for every host in use
+//! spec/hosts.md §5: the diagnostics of the copilot, gemini and cursor files, for every host in use
 //! (H9, H11), through `check`.
 
 use crate::common::Ws;

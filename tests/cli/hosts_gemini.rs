@@ -1,4 +1,4 @@
-//! Host `gemini` (hosts.md §3), rule by rule, through the built binary.
+//! Host `gemini` (spec/hosts.md §3), rule by rule, through the built binary.
 
 use serde_json::Value;
 

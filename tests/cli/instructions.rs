@@ -1,4 +1,4 @@
-//! Conformance checklist of instructions.md §8 (cases 1–39 and 45–49) through the built binary.
+//! Conformance checklist of spec/instructions.md §8 (cases 1–39 and 45–49) through the built binary.
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! `alisio-ls run` with the script provider: the store, lifecycle and loop cases of the
-//! sessions.md §11 conformance checklist (numbers in the test comments).
+//! spec/sessions.md §11 conformance checklist (numbers in the test comments).
 
 use serde_json::{Value, json};
 

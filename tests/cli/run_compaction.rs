@@ -1,4 +1,4 @@
-//! Compaction and the context budget (sessions.md §6; §11 cases 44–49).
+//! Compaction and the context budget (spec/sessions.md §6; spec/sessions.md §11 cases 44–49).
 
 use serde_json::{Value, json};
 

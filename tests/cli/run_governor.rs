@@ -1,4 +1,4 @@
-//! The runner and the governor (sessions.md §7, §6.10; §11 cases 50, 52).
+//! The runner and the governor (spec/sessions.md §7, §6.10; spec/sessions.md §11 cases 50, 52).
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! Nested instruction files attached lazily in sessions (sessions.md §2.7; §11 cases 21–23).
+//! Nested instruction files attached lazily in sessions (spec/sessions.md §2.7; spec/sessions.md §11 cases 21–23).
 
 use serde_json::json;
 
@@ -56,7 +56,7 @@ fn a_write_in_the_attaching_turn_is_refused_without_asking() {
         &[
             r#"{"toolCalls":[{"name":"write_file","arguments":{"path":"pkg/b.txt","content":"x","expectedHash":null}},{"name":"read_file","arguments":{"path":"pkg/a.txt"}}]}"#,
             // The file reaches the model in the results; it joins the section only at the
-            // next compaction (instructions.md §2.8 step 7).
+            // next compaction (spec/instructions.md §2.8 step 7).
             r#"{"expect":{"contains":["Instructions from: pkg/AGENTS.md\\npkg rules"],"notContains":["Source: pkg/AGENTS.md"]},"text":"ok"}"#,
         ],
     );

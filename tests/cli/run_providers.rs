@@ -1,4 +1,4 @@
-//! Providers against a fake server on 127.0.0.1 (sessions.md §5; §11 cases 5, 39–42).
+//! Providers against a fake server on 127.0.0.1 (spec/sessions.md §5; spec/sessions.md §11 cases 5, 39–42).
 
 use serde_json::{Value, json};
 
@@ -446,7 +446,7 @@ fn anthropic_blocks_that_are_not_objects_are_skipped_not_a_crash() {
     }
 }
 
-// sessions.md §10.3: the provider key variable never reaches a child process, even when the
+// spec/sessions.md §10.3: the provider key variable never reaches a child process, even when the
 // user lists it in `process.passEnv` (the other listed name does).
 #[test]
 fn the_provider_key_variable_is_removed_from_child_processes_even_when_listed() {
@@ -482,7 +482,7 @@ fn the_provider_key_variable_is_removed_from_child_processes_even_when_listed() 
     );
 }
 
-// sessions.md §5.2: every message is scrubbed of the key, in-stream errors of both wire formats
+// spec/sessions.md §5.2: every message is scrubbed of the key, in-stream errors of both wire formats
 // included (an endpoint that echoes the key must not get it into events or the store).
 #[test]
 fn in_stream_error_messages_that_echo_the_key_are_scrubbed_for_both_wire_formats() {

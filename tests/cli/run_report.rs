@@ -326,7 +326,7 @@ fn skill(ws: &Ws, name: &str) {
     );
 }
 
-/// §2.6: one `instructions` segment per instruction file, root first, with its path as origin
+/// spec/governor.md §2.6: one `instructions` segment per instruction file, root first, with its path as origin
 /// (the first also carries the section's header), and the skill catalog as `skills`.
 #[test]
 fn a_real_request_reports_one_segment_per_instruction_file_and_the_catalog() {
@@ -396,7 +396,7 @@ fn skill_load_name(ws: &Ws) -> Value {
     tool["function"]["parameters"]["properties"]["name"].clone()
 }
 
-/// skills.md §4.2: `skill_load`'s `name` is an enum of the listed names while there are at
+/// spec/skills.md §4.2: `skill_load`'s `name` is an enum of the listed names while there are at
 /// most 64 of them and at most 4 KiB of names; past the bound it is a plain string.
 #[test]
 fn skill_load_offers_the_catalog_names_as_an_enum_within_the_bound() {

@@ -1,4 +1,4 @@
-//! Nothing is lost (issue 13 §1, governor.md §3.3): a process printing about 200 KB through a
+//! Nothing is lost (issue 13 §1, spec/governor.md §3.3): a process printing about 200 KB through a
 //! local OpenAI-compatible fake server; what each mode shows the model, and `result_read`
 //! giving the stored bytes back exactly.
 

@@ -1,5 +1,5 @@
-//! Skill tools and `/skill:` prompts in sessions (sessions.md §3.4 "Skills", skills.md §4;
-//! §11 case 38).
+//! Skill tools and `/skill:` prompts in sessions (spec/sessions.md §3.4 "Skills", spec/skills.md §4;
+//! spec/sessions.md §11 case 38).
 
 use serde_json::{Value, json};
 

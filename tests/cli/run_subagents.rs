@@ -1,4 +1,4 @@
-//! Sub-agents through the `task` tool (sessions.md §9; §11 case 53).
+//! Sub-agents through the `task` tool (spec/sessions.md §9; spec/sessions.md §11 case 53).
 
 use serde_json::{Value, json};
 

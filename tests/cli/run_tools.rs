@@ -1,4 +1,4 @@
-//! Tools and confinement through `alisio-ls run` (sessions.md §11 cases 29–37).
+//! Tools and confinement through `alisio-ls run` (spec/sessions.md §11 cases 29–37).
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! `alisio-ls sessions list|show|report` (sessions.md §1.9; §11 case 11).
+//! `alisio-ls sessions list|show|report` (spec/sessions.md §1.9; spec/sessions.md §11 case 11).
 
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-//! skills.md §8 conformance, discovery cases (1–7, 15–25, 56) through the built binary.
+//! spec/skills.md §8 conformance, discovery cases (1–7, 15–25, 56) through the built binary.
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! skills.md §8 conformance, validation cases (26–47, 55) through the built binary.
+//! spec/skills.md §8 conformance, validation cases (26–47, 55) through the built binary.
 
 use crate::common::{Run, Ws, range, write};
 use crate::skills_discovery::{diags, entries, field, listed_names, valid};

@@ -199,7 +199,7 @@ fn neovim_shipped_config_attaches_untrusted_by_default_with_the_server_from_alis
     );
     assert_eq!(r["client"]["init_options"]["trusted"], json!(false));
     assert_eq!(r["client"]["init_options"]["host"], json!("alisio"));
-    // Neovim offers utf-8 first, so the server picks it (interfaces.md §3).
+    // Neovim offers utf-8 first, so the server picks it (spec/interfaces.md §3).
     assert_eq!(r["client"]["offset_encoding"], json!("utf-8"));
 }
 
@@ -255,7 +255,7 @@ fn neovim_skill_name_format_diagnostic() {
             "message": "name must be lowercase letters, digits and single hyphens"
         }])
     );
-    // skills.md §6.5: a file that is not an entry gets one lens without a command.
+    // spec/skills.md §6.5: a file that is not an entry gets one lens without a command.
     let lenses = r["codelenses"].as_array().expect("codelenses");
     assert_eq!(lenses.len(), 1, "{r:#}");
     assert_eq!(
@@ -280,7 +280,7 @@ fn neovim_instruction_lens_runs_explain_client_side() {
     no_errors(&r);
     let lenses = r["codelenses"].as_array().expect("codelenses");
     assert_eq!(lenses.len(), 1, "{r:#}");
-    // instructions.md §6: D = {ws, sub, sub/deeper}; 13 bytes → ~4 tokens.
+    // spec/instructions.md §6: D = {ws, sub, sub/deeper}; 13 bytes → ~4 tokens.
     assert_eq!(
         lenses[0]["command"]["title"],
         json!("agents · 3 directories · loaded in full · ~4 tokens")
@@ -329,8 +329,8 @@ fn neovim_alisio_explain_of_a_nested_file_lists_both_agents_md() {
 }
 
 /// The chat and report views against `tests/clients/fake_session_server.py`, a scripted
-/// stand-in that streams sessions.md §8 events for one write call, asks `alisio/approve`, and
-/// answers `alisio/contextReport` with governor.md §6.5's example (the real sessions come in a
+/// stand-in that streams spec/sessions.md §8 events for one write call, asks `alisio/approve`, and
+/// answers `alisio/contextReport` with spec/governor.md §6.5's example (the real sessions come in a
 /// later issue). What is checked is the client: the approval question through vim.ui.select,
 /// the decision it sends back, the streamed chat buffer and the report window.
 #[test]
@@ -426,7 +426,7 @@ fn neovim_chat_streams_events_and_answers_the_approval_with_the_users_choice() {
             "#  kind         origin    tokens  criticality  reason         elided",
             "0  system       system    812     pinned       system_prompt  -",
             "9  tool_result  src/a.ts  1000    low          elided         superseded_read by c2 (-986)",
-            // governor.md §6.5's example carries a usage ledger: the view shows it
+            // spec/governor.md §6.5's example carries a usage ledger: the view shows it
             "",
             "tool results used by the model (usage ledger)",
             "tool       seen  used  reread  unused",

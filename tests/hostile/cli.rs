@@ -79,7 +79,7 @@ fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
             no_escape(&ex, MARKER, &outside);
             let files = files_of(&ex.json());
             if host == "alisio" {
-                // Host alisio never follows a symlinked candidate or chain directory (§2.4).
+                // Host alisio never follows a symlinked candidate or chain directory (spec/instructions.md §2.4).
                 assert_eq!(files, ["AGENTS.md"], "{host} {target}: {ex:?}");
             } else {
                 // The Codex simulation reads links as Codex does, but names them by their path
@@ -94,7 +94,7 @@ fn symlinks_out_of_the_workspace_never_bring_outside_content_in() {
             }
         }
     }
-    // The symlinked candidate is reported, not followed (instructions §2.4 rule 1).
+    // The symlinked candidate is reported, not followed (spec/instructions.md §2.4 rule 1).
     let check = run(&ws, &["check", "--format", "json"]);
     let v = check.json();
     let codes: Vec<(&str, &str)> = v["diagnostics"]
@@ -465,7 +465,7 @@ fn permission_denied_directories_are_skipped_with_a_message_even_for_root() {
         )),
         "{ex:?}"
     );
-    // An unreadable winner still wins and carries its error (instructions §2.1, §2.9).
+    // An unreadable winner still wins and carries its error (spec/instructions.md §2.1, §2.9).
     let v = unreadable.json();
     assert_eq!(files_of(&v), ["AGENTS.md", "unreadable/AGENTS.md"], "{v:#}");
     assert_eq!(v["files"][1]["error"], "permission denied", "{v:#}");

@@ -1,4 +1,4 @@
-//! The process sandbox under hostile commands (sessions.md §10.4, docs/security.md "The process
+//! The process sandbox under hostile commands (spec/sessions.md §10.4, docs/security.md "The process
 //! sandbox"): real processes through `alisio-ls run --script` with the sandbox on. Every escape
 //! is refused with the process's own error in the stored result, nothing appears on disk, and a
 //! listener the test opens on 127.0.0.1 gets no connection; ordinary work (workspace and TMPDIR

@@ -286,7 +286,7 @@ fn hundreds_of_large_open_documents_keep_memory_proportional_to_their_text() {
     assert_eq!(lsp.shutdown_and_exit(), 0);
 }
 
-/// skills.md §2.8 and §4.4: a link that leaves the skill directory, lexically or through a
+/// spec/skills.md §2.8 and §4.4: a link that leaves the skill directory, lexically or through a
 /// symlink, is "outside": no diagnostic, no size, no definition; nothing of the outside file
 /// (content, size, existence) reaches the editor or `check`.
 #[test]
@@ -365,7 +365,7 @@ fn skill_links_that_leave_the_skill_reveal_nothing_of_their_targets() {
         let at = json!({"textDocument": {"uri": uri(&skill)}, "position": {"line": line, "character": 6}});
         let h = lsp.request("textDocument/hover", at.clone()).unwrap();
         if line == 9 {
-            // `/etc/passwd` starts with `/`: not a resource link at all (§2.8), no hover.
+            // `/etc/passwd` starts with `/`: not a resource link at all (spec/skills.md §2.8), no hover.
             assert_eq!(h, Value::Null);
         } else {
             assert_eq!(

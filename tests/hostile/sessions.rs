@@ -1,4 +1,4 @@
-//! Agent sessions under hostile input (sessions.md §3.2, §3.4, §2.4–2.5, §10): tool calls that
+//! Agent sessions under hostile input (spec/sessions.md §3.2, §3.4, §2.4–2.5, spec/sessions.md §10): tool calls that
 //! try to leave the workspace (`..`, absolute paths, symlinks, dangling symlinks), floods of
 //! output, huge files and arguments, processes that ignore SIGTERM or leave grandchildren
 //! behind, and malformed model turns. Each drives the real binary through `run --script`
@@ -435,7 +435,7 @@ fn oversized_write_and_edit_arguments_are_refused_before_anything_is_written() {
         {"name":"write_file","arguments":{"path":"big.txt","content":big,"expectedHash":null}},
         {"name":"edit_file","arguments":{"path":"small.txt","oldText":"abc","newText":big,"expectedHash":sha}}
     ]);
-    // Reported usage, so the 2 MB of arguments do not spend the run's token budget (§2.9) first.
+    // Reported usage, so the 2 MB of arguments do not spend the run's token budget (spec/sessions.md §2.9) first.
     ws.file(
         "s.jsonl",
         format!(
@@ -447,7 +447,7 @@ fn oversized_write_and_edit_arguments_are_refused_before_anything_is_written() {
         "run", "--json", "--allow", "write", "--script", "s.jsonl", "p",
     ]));
     let ev = events(&r);
-    // The 4 MB of history then exceeds maxContextChars with nothing to compact (§6.9).
+    // The 4 MB of history then exceeds maxContextChars with nothing to compact (spec/sessions.md §6.9).
     assert_eq!(r.code, 1);
     assert_eq!(ev.last().unwrap()["data"]["code"], "context_budget");
     let t = tool_results(&ws, &sid(&ev));
@@ -554,7 +554,7 @@ fn background_tasks_outlive_the_run_in_the_server_and_die_at_its_exit() {
             .unwrap();
         assert_eq!(r["status"], "completed", "{r}");
         let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
-        // sessions.md §3.4: in the server, tasks outlive the run.
+        // spec/sessions.md §3.4: in the server, tasks outlive the run.
         assert!(pids.iter().all(|p| !dead(*p)), "the task died with the run");
         if close_stdin {
             l.close_stdin();
@@ -782,7 +782,7 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
         "PAGER",
         "PATH",
     ];
-    // Inside the process sandbox (sessions.md §10.4) the private temporary directory is added.
+    // Inside the process sandbox (spec/sessions.md §10.4) the private temporary directory is added.
     let sandboxed = o["sandbox"]["mode"] != "off";
     if sandboxed {
         want.extend(["TEMP", "TMP", "TMPDIR"]);
@@ -808,7 +808,7 @@ fn process_tools_get_only_the_environment_allowlist_and_never_a_projects_pass_en
     assert!(!r.stdout.contains("sekrit-value"));
 }
 
-/// sessions.md §1.8: even a trusted project configuration cannot widen what a session may do:
+/// spec/sessions.md §1.8: even a trusted project configuration cannot widen what a session may do:
 /// its `externalDirectories` admit nothing outside, its `provider` is never used (a repository
 /// could otherwise send the conversation to its own endpoint). `limits.maxTurns` from the same
 /// file is read, so the file itself is in effect.
@@ -850,7 +850,7 @@ fn a_trusted_projects_external_directories_and_provider_are_ignored() {
     never_leaked(&ws, &r);
 
     let r = run_limited(ws.cmd().args(["run", "--json", "--trust-project", "p"]));
-    // A failure before the run row exists: one stderr line, exit 1, no events (§2.10).
+    // A failure before the run row exists: one stderr line, exit 1, no events (spec/sessions.md §2.10).
     assert_eq!((r.code, r.stdout.as_str()), (1, ""));
     assert_eq!(r.stderr.trim(), "error: Provider model is not configured");
 }

@@ -1,5 +1,5 @@
 //! hosts.md over the language server: the hover with every host in use side by side (H10), the
-//! `host` option for the new hosts, and the quick fixes of the host diagnostics (§5).
+//! `host` option for the new hosts, and the quick fixes of the host diagnostics (spec/hosts.md §5).
 
 use serde_json::{Value, json};
 

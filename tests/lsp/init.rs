@@ -1,4 +1,4 @@
-//! `alisio/initAgentsMd` (interfaces.md §3.1): the proposal the editors show as a diff, and the
+//! `alisio/initAgentsMd` (spec/interfaces.md §3.1): the proposal the editors show as a diff, and the
 //! write that happens only for the bytes the user saw.
 
 use serde_json::json;

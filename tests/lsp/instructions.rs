@@ -218,7 +218,7 @@ fn lowercase_agents_md_gets_a_rename_quick_fix_only_with_resource_operations() {
     let actions = plain
         .request("textDocument/codeAction", json!({"textDocument": {"uri": uri(&f)}, "range": diags[0]["range"], "context": {"diagnostics": diags}}))
         .unwrap();
-    // No rename without resource operations; only the suppressions (suppressions.md §5).
+    // No rename without resource operations; only the suppressions (spec/suppressions.md §5).
     let titles: Vec<&str> = actions
         .as_array()
         .unwrap()

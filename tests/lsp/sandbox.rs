@@ -1,4 +1,4 @@
-//! The process sandbox from the editor (sessions.md §10.4, §4.4): under
+//! The process sandbox from the editor (spec/sessions.md §10.4, §4.4): under
 //! `approvals.process: sandboxed` a sandboxed `shell` call runs without `alisio/approve`; under
 //! the default `ask` the request and its summary say the call will run sandboxed. Skips with a
 //! printed reason where the kernel has no Landlock.

@@ -384,7 +384,7 @@ fn case_51_run_session_streams_the_same_events_as_run_json() {
     }
 }
 
-/// sessions.md §4.4: a malformed approval reply (not one of the three decisions) is a denial
+/// spec/sessions.md §4.4: a malformed approval reply (not one of the three decisions) is a denial
 /// with source `client-error`; nothing is written and the run goes on.
 #[test]
 fn a_malformed_approval_reply_is_a_client_error_denial_and_nothing_is_written() {

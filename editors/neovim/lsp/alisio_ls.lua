@@ -38,7 +38,7 @@ return {
     end
     on_dir(vim.fs.root(bufnr, { '.git' }))
   end,
-  -- The shapes are those of interfaces.md §3 (initialization options). Keys left out take the
+  -- The shapes are those of spec/interfaces.md §3 (initialization options). Keys left out take the
   -- defaults of the configuration files; `trusted` must be granted explicitly.
   init_options = {
     trusted = false,

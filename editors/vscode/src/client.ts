@@ -1,6 +1,6 @@
 // The language client: finds the server (discovery.ts), starts it with the initialization
 // options of settings.ts, reports its state (the status bar item is statusBar.ts), logs to one output channel,
-// restarts on demand, and bridges the custom methods of interfaces.md §3.1.
+// restarts on demand, and bridges the custom methods of spec/interfaces.md §3.1.
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import {
@@ -22,7 +22,7 @@ import { ApproveParams, Decision, SessionEvent } from './lsp_ext';
 
 /** Every file on disk: the server lints instruction files, SKILL.md and `.alisio/config.json`,
  * and gives any other file a hover on line 0 saying which instructions apply (and, with
- * `codeLens.instructionsOnEveryFile`, a lens) (interfaces.md §3, instructions.md §6). SKILL.md
+ * `codeLens.instructionsOnEveryFile`, a lens) (spec/interfaces.md §3, spec/instructions.md §6). SKILL.md
  * and the instruction names are also listed by pattern because recent VS Code gives SKILL.md a
  * language of its own (`skill`); the patterns document the intent and keep working if the first
  * entry is ever narrowed. */

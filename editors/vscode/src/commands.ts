@@ -1,4 +1,4 @@
-// Command ids. The server's code lenses carry the commands of interfaces.md §3
+// Command ids. The server's code lenses carry the commands of spec/interfaces.md §3
 // (`alisio.explainContext [uri]`, `alisio.showSkill [id]`, `alisio.toggleSkill [id]`,
 // `alisio.showContextReport [sessionId]`). vscode-languageclient registers every command the
 // server lists in `executeCommandProvider` as a proxy that sends `workspace/executeCommand` and

@@ -1,7 +1,7 @@
 // Entry point of the Alisio extension: one language client for alisio-ls (client.ts), kept in
 // step with trust and settings (sync.ts), the commands of the table in cmd/index.ts (one file
 // per command) and the views built on the server's custom methods (lsp_ext.ts, interfaces.md
-// §3.1).
+// spec/interfaces.md §3.1).
 import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { AlisioClient } from './client';

@@ -1,4 +1,4 @@
-// "Alisio: Create or update AGENTS.md" (instructions.md §9): asks the server for the proposal
+// "Alisio: Create or update AGENTS.md" (spec/instructions.md §9): asks the server for the proposal
 // (`alisio/initAgentsMd`), shows it as a diff against the file on disk, and writes it only when
 // the user accepts; the server writes atomically and only the bytes that were shown (sha256).
 import * as vscode from 'vscode';

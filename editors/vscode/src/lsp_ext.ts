@@ -45,7 +45,7 @@ export interface ApproveParams {
   summary: string;
   paths?: string[];
   preview?: ApprovalPreview;
-  /** The process sandbox of a `process` call (sessions.md §10.4), else null. */
+  /** The process sandbox of a `process` call (spec/sessions.md §10.4), else null. */
   sandbox?: { mode: string; network: boolean } | null;
 }
 

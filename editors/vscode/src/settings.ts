@@ -1,9 +1,9 @@
-// VS Code settings (`alisio.*`) → the initialization options of interfaces.md §3, also sent
+// VS Code settings (`alisio.*`) → the initialization options of spec/interfaces.md §3, also sent
 // as `workspace/didChangeConfiguration` `{settings: {alisio: …}}`. Settings left empty (null)
 // are omitted, so the configuration files (user, then project when trusted) decide; the full
 // object is sent on every change, so clearing a setting hands the key back to those files.
 // Values are passed through unvalidated: the server owns validation and answers an invalid
-// value with a warning naming the value it uses instead (instructions.md §2.10).
+// value with a warning naming the value it uses instead (spec/instructions.md §2.10).
 
 /** The part of vscode.WorkspaceConfiguration this module reads. */
 export interface SettingsReader {

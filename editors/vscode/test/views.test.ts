@@ -4,7 +4,7 @@ import { LENS_COMMANDS, rewriteLensCommand } from '../src/commands';
 import { ChatModel, renderChatHtml } from '../src/views/chatModel';
 import { barChart, ContextReport, escapeHtml, renderExplainMarkdown, renderReportHtml, savedByReason, skillItem, tokensByKind } from '../src/views/render';
 
-// governor.md §6.5's example, abridged further.
+// spec/governor.md §6.5's example, abridged further.
 const REPORT: ContextReport = {
   mode: 'on',
   measured: true,

@@ -39,7 +39,7 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     let progress = super::progress::Progress::spinner(format != Format::Human, "checking");
     let mut diags = Vec::new();
     let mut files = Vec::new();
-    // Instruction files (instructions.md §5) and skills (skills.md §5.3), over one walk of the
+    // Instruction files (spec/instructions.md §5) and skills (spec/skills.md §5.3), over one walk of the
     // workspace (the directory set D) shared by both, as the language server does.
     let walk = crate::workspace::walk::walk(&ctx.fs, &ctx.root);
     let (d, n) = super::instructions::check_diagnostics(ctx, &paths, &walk)?;
@@ -48,7 +48,7 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     let (d, n) = super::skills::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
     files.extend(n);
-    // Suppressions: the one post-filter the language server applies too (suppressions.md §3).
+    // Suppressions: the one post-filter the language server applies too (spec/suppressions.md §3).
     let settings = &ctx.settings.diagnostics;
     let mut diags = crate::suppress::apply(&ctx.fs, settings, &ctx.root, &files, diags);
     crate::diagnostic::sort(&mut diags);

@@ -1,4 +1,4 @@
-//! `alisio-ls governor analyze TRANSCRIPT...` (governor.md §11.1): reads recorded transcripts,
+//! `alisio-ls governor analyze TRANSCRIPT...` (spec/governor.md §11.1): reads recorded transcripts,
 //! replays them through the governor and prints ContextReports (human or `--json`) or the
 //! per-request `context_governed` payloads (`--events`).
 
@@ -211,7 +211,7 @@ fn assistants(s: &Session) -> u64 {
     s.history.iter().filter(|m| m.is_assistant()).count() as u64
 }
 
-/// The replay figures of one session (§11.8); `None` in `off`.
+/// The replay figures of one session (spec/governor.md §11.8); `None` in `off`.
 fn replay_of(settings: &GovSettings, s: &Session, opts: &(Prices, Vec<usize>)) -> Option<Replay> {
     (settings.mode != GovernorMode::Off).then(|| {
         replay::replay(

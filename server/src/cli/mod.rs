@@ -235,7 +235,7 @@ fn init_tracing() {
 /// Entry point of the binary.
 #[must_use]
 pub fn main() -> ExitCode {
-    // The process sandbox's re-exec helper (sessions.md §10.4): before tracing or threads.
+    // The process sandbox's re-exec helper (spec/sessions.md §10.4): before tracing or threads.
     if let Some(code) = crate::session::sandbox::exec::intercept() {
         return code;
     }

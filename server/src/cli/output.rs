@@ -1,5 +1,5 @@
 //! Diagnostics for the terminal and for machines: `human` (rustc/ruff style), `json`
-//! (interfaces.md §1.3), `sarif` (2.1.0) and `github` (workflow commands).
+//! (spec/interfaces.md §1.3), `sarif` (2.1.0) and `github` (workflow commands).
 //!
 //! Columns in human and GitHub output are 1-based UTF-16 columns, the same unit as the JSON
 //! `character` plus one (a decision: it keeps every output in step with what editors show).
@@ -66,7 +66,7 @@ fn range_json(s: &Span) -> Value {
            "end": {"line": s.end.line, "character": s.end.utf16}})
 }
 
-/// The JSON object of interfaces.md §1.3.
+/// The JSON object of spec/interfaces.md §1.3.
 #[must_use]
 pub fn to_json(root: &Path, diags: &[Diagnostic], summary: &Summary) -> Value {
     let list: Vec<Value> = diags

@@ -1,6 +1,6 @@
 //! The human rendering of a ContextReport as JSON (`sessions report ID`): the summary and the
 //! segment table of `governor analyze`, plus a table per tool: calls, result tokens, elided
-//! results and tokens saved (from the segments), and the usage heuristic of governor.md §8
+//! results and tokens saved (from the segments), and the usage heuristic of spec/governor.md §8
 //! (`seen`, `used`, `reread`) when the report has it.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! `alisio-ls run PROMPT` (sessions.md §2.1, §2.11): one headless agent session. `--json`
+//! `alisio-ls run PROMPT` (spec/sessions.md §2.1, §2.11): one headless agent session. `--json`
 //! prints one event per line; otherwise text to stdout and notes to stderr.
 
 use std::path::PathBuf;
@@ -44,7 +44,7 @@ pub struct RunArgs {
     pub script: Option<PathBuf>,
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_turns: Option<u32>,
-    /// Process sandbox for this run (sessions.md §10.4).
+    /// Process sandbox for this run (spec/sessions.md §10.4).
     #[arg(long, value_name = "MODE", value_parser = ["workspace-write", "read-only", "off"])]
     pub sandbox: Option<String>,
     /// Approve an external directory for the run (repeatable).
@@ -217,7 +217,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
     let opts = options(ctx, a)?;
     let cancel = Arc::new(AtomicBool::new(false));
     // SIGINT/SIGTERM cancel the run; a second SIGINT within 2 s sends SIGKILL to the tools'
-    // process groups and exits 130 at once (sessions.md §2.10 step 6).
+    // process groups and exits 130 at once (spec/sessions.md §2.10 step 6).
     match signal_hook::iterator::Signals::new([
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,

@@ -1,4 +1,4 @@
-//! `alisio-ls sessions list|show|report` (sessions.md §1.9): the stored sessions, one
+//! `alisio-ls sessions list|show|report` (spec/sessions.md §1.9): the stored sessions, one
 //! transcript, one context report. Read-only: reconciliation is applied in memory.
 
 use clap::{Args, Subcommand};

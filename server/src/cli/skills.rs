@@ -1,4 +1,4 @@
-//! `alisio-ls skills list` / `skills validate`, and the skill part of `check` (skills.md §5):
+//! `alisio-ls skills list` / `skills validate`, and the skill part of `check` (spec/skills.md §5):
 //! adapts discovery, catalog and report results to the terminal.
 
 use std::path::{Path, PathBuf};
@@ -160,7 +160,7 @@ fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
     } else {
         Format::Human
     };
-    // Suppressions apply here as in `check` and the editor (suppressions.md §3).
+    // Suppressions apply here as in `check` and the editor (spec/suppressions.md §3).
     let rules = &ctx.settings.diagnostics;
     let diags = rep.diagnostics.clone();
     let mut diags = crate::suppress::apply(&ctx.fs, rules, &ctx.root, &rep.files, diags);
@@ -276,7 +276,7 @@ pub fn check_diagnostics(
             probes.push(discover::probe(&ctx.fs, &ctx.root, v));
         }
     }
-    // The reasons of skills.md §7 are host `alisio`'s rules.
+    // The reasons of spec/skills.md §7 are host `alisio`'s rules.
     let rep = scan(
         ctx,
         &discoveries,

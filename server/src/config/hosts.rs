@@ -1,4 +1,4 @@
-//! `hosts.enabled`, `hosts.copilot.*` and `hosts.gemini.*` (hosts.md §2.1, §3.1, §6): their
+//! `hosts.enabled`, `hosts.copilot.*` and `hosts.gemini.*` (spec/hosts.md §2.1, §3.1, §6): their
 //! validation with the exact messages, and how a layer sets them.
 
 use std::collections::BTreeMap;
@@ -56,7 +56,7 @@ impl Default for CopilotSettings {
     }
 }
 
-/// hosts.md §3.1.
+/// spec/hosts.md §3.1.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GeminiSettings {
     /// `hosts.gemini.fileName` as configured (GM1 adds `GEMINI.md`).

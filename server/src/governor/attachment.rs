@@ -1,4 +1,4 @@
-//! Attachments from the editor (sessions.md §4.6): the one place their delimited block is
+//! Attachments from the editor (spec/sessions.md §4.6): the one place their delimited block is
 //! written and recognised. An attachment is its own text part of the user message:
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Classification of Alisio's own calls and results (governor.md §2.2), and the per-result facts
+//! Classification of Alisio's own calls and results (spec/governor.md §2.2), and the per-result facts
 //! the rules, the report and the usage heuristic share. Foreign calls arrive pre-classified
 //! (`Call::foreign`, set by `readers`).
 
@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use super::model::{Call, Class, Message, PartKind, ToolResult};
 use super::stubs::canonical;
 
-/// Canonical tool names the report may show as `as` (§11).
+/// Canonical tool names the report may show as `as` (spec/governor.md §11).
 pub const READ: &str = "read_file";
 
 fn obj(s: &str) -> Option<Map<String, Value>> {
@@ -43,7 +43,7 @@ fn string(v: &Value) -> Option<String> {
     v.as_str().map(str::to_owned)
 }
 
-/// The result text: text parts concatenated, no separator (§2.2).
+/// The result text: text parts concatenated, no separator (spec/governor.md §2.2).
 #[must_use]
 pub fn result_text(r: &ToolResult) -> String {
     r.parts
@@ -53,7 +53,7 @@ pub fn result_text(r: &ToolResult) -> String {
         .collect()
 }
 
-/// Whether the runner attached an `<instructions>` part to this result (§2.2). The runner
+/// Whether the runner attached an `<instructions>` part to this result (spec/governor.md §2.2). The runner
 /// writes the part as `"\n<instructions>…"`, so leading whitespace is skipped.
 #[must_use]
 pub fn has_attached_instructions(r: &ToolResult) -> bool {
@@ -75,7 +75,7 @@ fn is_sha(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Search match records of a `stdout` (§3.1): `j:`canonical data or `t:`raw text, one per line.
+/// Search match records of a `stdout` (spec/governor.md §3.1): `j:`canonical data or `t:`raw text, one per line.
 #[must_use]
 pub fn search_records(stdout: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -99,7 +99,7 @@ pub fn search_records(stdout: &str) -> Vec<String> {
     out
 }
 
-/// Paths of `match` records (`data.path.text`) in a search `stdout`, for usage (§8).
+/// Paths of `match` records (`data.path.text`) in a search `stdout`, for usage (spec/governor.md §8).
 fn search_match_paths(stdout: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for line in stdout.split('\n').filter(|l| !l.is_empty()) {
@@ -118,7 +118,7 @@ fn search_match_paths(stdout: &str) -> Vec<String> {
     out
 }
 
-/// Classifies an Alisio call and its result (§2.2). `Class::Other` when unclassified.
+/// Classifies an Alisio call and its result (spec/governor.md §2.2). `Class::Other` when unclassified.
 #[must_use]
 pub fn classify_native(call: &Call, result: &ToolResult) -> Class {
     classify_native_inner(call, result).unwrap_or_default()
@@ -207,7 +207,7 @@ pub fn canonical_of(call: &Call) -> Option<&str> {
     call.foreign.as_ref().and_then(|f| f.canonical.as_deref())
 }
 
-/// Segment origin of a tool segment (§6.2): the path as written for read/write/edit, else the name.
+/// Segment origin of a tool segment (spec/governor.md §6.2): the path as written for read/write/edit, else the name.
 #[must_use]
 pub fn origin_of(call: &Call) -> String {
     if let Some(f) = &call.foreign {
@@ -222,7 +222,7 @@ pub fn origin_of(call: &Call) -> String {
     call.name.clone()
 }
 
-/// Paths a call names (§8), and the path it reads.
+/// Paths a call names (spec/governor.md §8), and the path it reads.
 #[must_use]
 pub fn named_paths(call: &Call) -> (Vec<String>, Option<String>) {
     if let Some(f) = &call.foreign {
@@ -271,7 +271,7 @@ pub fn named_paths(call: &Call) -> (Vec<String>, Option<String>) {
     (named, reads)
 }
 
-/// The whole words of a command (§8).
+/// The whole words of a command (spec/governor.md §8).
 #[must_use]
 pub fn command_words(text: &str) -> Vec<String> {
     text.split(|c: char| c.is_whitespace() || "\"'`;|&<>()=,".contains(c))
@@ -280,7 +280,7 @@ pub fn command_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// A result's attributable paths (§8) keyed by canonical tool, or `None` (not attributable).
+/// A result's attributable paths (spec/governor.md §8) keyed by canonical tool, or `None` (not attributable).
 #[must_use]
 pub fn attributable(
     call: &Call,

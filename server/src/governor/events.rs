@@ -1,4 +1,4 @@
-//! Event payloads (governor.md §7): `context_governed` per model request and `context_reduced`
+//! Event payloads (spec/governor.md §7): `context_governed` per model request and `context_reduced`
 //! for the in-place budget reduction. Never any text: ids and counts only.
 
 use serde::Serialize;
@@ -9,7 +9,7 @@ use super::report::ByReason;
 use super::tokens::tokens_of;
 use super::usage::Usage;
 
-/// Newly elided ids listed at most (§7.1).
+/// Newly elided ids listed at most (spec/governor.md §7.1).
 pub const NEWLY_CAP: usize = 32;
 
 /// The `context_governed` payload.
@@ -57,7 +57,7 @@ fn segment_tokens(m: &Message) -> u64 {
 }
 
 /// `context_reduced` for a budget reduction: `before` and `after` are the clipped tool messages,
-/// pairwise (§7.2).
+/// pairwise (spec/governor.md §7.2).
 #[must_use]
 pub fn context_reduced(before: &[Message], after: &[Message]) -> ContextReduced {
     let saved = before

@@ -1,5 +1,5 @@
-//! The per-result facts and decision steps the rules share (governor.md §3), and policy 2's
-//! settings and per-result facts (§3.3): plain data, so `rules.rs` and `policy2.rs` both depend
+//! The per-result facts and decision steps the rules share (spec/governor.md §3), and policy 2's
+//! settings and per-result facts (spec/governor.md §3.3): plain data, so `rules.rs` and `policy2.rs` both depend
 //! on this file and not on each other.
 
 use super::model::Class;
@@ -19,12 +19,12 @@ pub struct Fact {
     pub len: usize,
     pub stub: Option<String>,
     /// Policy 2 only: what its rules know of the result, and its `oversized` stub when the
-    /// result is over `context.spill.thresholdChars` (§3.3).
+    /// result is over `context.spill.thresholdChars` (spec/governor.md §3.3).
     pub info: Option<Box<Info>>,
     pub spill: Option<String>,
 }
 
-/// The outcome of §3.2 for one message.
+/// The outcome of spec/governor.md §3.2 for one message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Step 1: not an elidable tool result (or beyond P).
@@ -42,7 +42,7 @@ pub enum Step {
     },
 }
 
-/// The policy-2 settings (§9).
+/// The policy-2 settings (spec/governor.md §9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Policy2 {
     pub threshold_chars: u32,
@@ -77,11 +77,11 @@ pub struct Info {
     /// `<tool> Q(short arguments)`: the pointer's first words.
     pub label: String,
     pub lines: u64,
-    /// The measured length (redacted values count as their `len`, §10): a sanitized
+    /// The measured length (redacted values count as their `len`, spec/governor.md §10): a sanitized
     /// transcript's results still age by their real size.
     pub size: usize,
     pub exit: Option<i64>,
-    /// The signature of an ephemeral command (§3.3), `None` otherwise.
+    /// The signature of an ephemeral command (spec/governor.md §3.3), `None` otherwise.
     pub ephemeral: Option<String>,
     pub exempt: bool,
 }

@@ -1,4 +1,4 @@
-//! The cache-aware replay figures (governor.md §11.8) as plain data: the `replay` object of a
+//! The cache-aware replay figures (spec/governor.md §11.8) as plain data: the `replay` object of a
 //! ContextReport. Computed by `replay.rs`.
 
 use serde::Serialize;

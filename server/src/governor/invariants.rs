@@ -1,4 +1,4 @@
-//! The invariants block sent after a compaction (governor.md §5): sources, item quoting, the
+//! The invariants block sent after a compaction (spec/governor.md §5): sources, item quoting, the
 //! `maxChars` fit, and the validation of the summarizer's instruction quotes.
 
 use serde::{Deserialize, Serialize};
@@ -8,12 +8,12 @@ use std::fmt::Write as _;
 use super::model::{Message, PartKind, UserKind};
 use super::tokens::utf16_len;
 
-/// At most this many quotes are stored (§5.3).
+/// At most this many quotes are stored (spec/governor.md §5.3).
 pub const MAX_QUOTES: usize = 20;
-/// A quote is 1 to this many characters long (§5.3).
+/// A quote is 1 to this many characters long (spec/governor.md §5.3).
 pub const MAX_QUOTE_LEN: usize = 500;
 
-/// The live goal (sessions.md §1.3 `options.goal`).
+/// The live goal (spec/sessions.md §1.3 `options.goal`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Goal {
     pub objective: String,
@@ -47,7 +47,7 @@ pub struct Grants {
     pub external_directories: u64,
 }
 
-/// Everything the block is built from (§5.2).
+/// Everything the block is built from (spec/governor.md §5.2).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sources {
     /// Stored quotes (`options.contextInvariants.instructions`), oldest first.
@@ -58,7 +58,7 @@ pub struct Sources {
     pub grants: Grants,
 }
 
-/// `invariants` of a report or event (§6.4).
+/// `invariants` of a report or event (spec/governor.md §6.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Counts {
     pub sent: bool,
@@ -94,7 +94,7 @@ const SECTIONS: [(Kind, &str); 5] = [
     (Kind::Grant, "## Active grants"),
 ];
 
-/// Item quoting (§5.4): a JSON string literal, non-ASCII kept, every `</` written `<\/`.
+/// Item quoting (spec/governor.md §5.4): a JSON string literal, non-ASCII kept, every `</` written `<\/`.
 #[must_use]
 pub fn item_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -220,7 +220,7 @@ pub struct Block {
     pub counts: Counts,
 }
 
-/// Builds the block with the §5.4 fit. `counts.sent` is left false; the caller sets it.
+/// Builds the block with the spec/governor.md §5.4 fit. `counts.sent` is left false; the caller sets it.
 #[must_use]
 pub fn build(policy: u32, sources: &Sources, max_chars: u32) -> Block {
     let items = items(sources);
@@ -263,7 +263,7 @@ pub fn build(policy: u32, sources: &Sources, max_chars: u32) -> Block {
     }
 }
 
-/// Validates the summarizer's `instructionQuotes` against the summarized messages (§5.3) and
+/// Validates the summarizer's `instructionQuotes` against the summarized messages (spec/governor.md §5.3) and
 /// returns the new stored list (old quotes first, accepted new ones appended).
 #[must_use]
 pub fn accept_quotes(stored: &[String], returned: &Value, summarized: &[Message]) -> Vec<String> {

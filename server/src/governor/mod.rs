@@ -38,7 +38,7 @@ use rules::{Step, decide_policy, eligible, facts};
 
 pub use session::{Sent, SessionGovernor, Turn};
 
-/// The effective governor settings (§9).
+/// The effective governor settings (spec/governor.md §9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GovSettings {
     pub mode: GovernorMode,
@@ -79,7 +79,7 @@ impl GovSettings {
     }
 }
 
-/// Request-level parts (§2.6): not messages, never counted in n.
+/// Request-level parts (spec/governor.md §2.6): not messages, never counted in n.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequestParts {
     pub system: Option<String>,
@@ -90,7 +90,7 @@ pub struct RequestParts {
     pub tools: Option<String>,
 }
 
-/// Which results the usage heuristic covers (§8).
+/// Which results the usage heuristic covers (spec/governor.md §8).
 #[derive(Debug, Default)]
 pub enum Ledger<'a> {
     /// No ledger in this process: `usage: null`.
@@ -129,7 +129,7 @@ pub struct Governed<'a> {
     pub elided: Vec<String>,
 }
 
-/// The invariants block of a request (§5): whether H holds a checkpoint, the counts and the
+/// The invariants block of a request (spec/governor.md §5): whether H holds a checkpoint, the counts and the
 /// text to send (`on` only).
 fn block(
     settings: &GovSettings,
@@ -158,7 +158,7 @@ fn block(
     (compacted, counts, text)
 }
 
-/// The usage heuristic over the request's ledger (§8); a session ledger gains the results this
+/// The usage heuristic over the request's ledger (spec/governor.md §8); a session ledger gains the results this
 /// request sends un-elided.
 fn usage_of(
     settings: &GovSettings,
@@ -193,7 +193,7 @@ fn usage_of(
     }
 }
 
-/// Governs one request (§1–§6). Deterministic: same input, same output (G7).
+/// Governs one request (spec/governor.md §1–§6). Deterministic: same input, same output (G7).
 #[must_use]
 pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> {
     let history = req.history;

@@ -1,9 +1,9 @@
-//! The message model the governor reads (governor.md §2.1–2.2): plain, serde-able data that the
+//! The message model the governor reads (spec/governor.md §2.1–2.2): plain, serde-able data that the
 //! session runner and every transcript reader produce. Nothing here decides anything.
 
 use serde::{Deserialize, Serialize};
 
-/// What a user-role (or foreign system-role) message is (§2.1, §11.5).
+/// What a user-role (or foreign system-role) message is (spec/governor.md §2.1, §11.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UserKind {
@@ -70,8 +70,8 @@ pub struct Call {
     pub id: String,
     pub name: String,
     pub arguments: String,
-    /// Set by foreign readers (§11): what the call means in canonical terms. Absent for
-    /// Alisio's own calls, which the governor classifies from `name` and `arguments` (§2.2).
+    /// Set by foreign readers (spec/governor.md §11): what the call means in canonical terms. Absent for
+    /// Alisio's own calls, which the governor classifies from `name` and `arguments` (spec/governor.md §2.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foreign: Option<Box<Foreign>>,
 }
@@ -101,14 +101,14 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
-/// A stored message (§2.1).
+/// A stored message (spec/governor.md §2.1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Message {
     User {
         kind: UserKind,
         parts: Vec<Part>,
-        /// Set for a `/skill:<name>` expansion (sessions.md §1.4): a pinned skill body.
+        /// Set for a `/skill:<name>` expansion (spec/sessions.md §1.4): a pinned skill body.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         skill: Option<String>,
         /// The role as recorded for foreign `system`/`developer` messages (segment origin).
@@ -165,7 +165,7 @@ impl Message {
     }
 }
 
-/// The canonical meaning of a foreign call and its result, computed by a reader (§11.3–11.7).
+/// The canonical meaning of a foreign call and its result, computed by a reader (spec/governor.md §11.3–11.7).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Foreign {
@@ -177,10 +177,10 @@ pub struct Foreign {
     /// Segment origin for read/write/edit calls: the path exactly as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
-    /// Paths this call names, as written and as keys (§8).
+    /// Paths this call names, as written and as keys (spec/governor.md §8).
     #[serde(default)]
     pub named: Vec<String>,
-    /// The path key this call reads, for `reread` (§8).
+    /// The path key this call reads, for `reread` (spec/governor.md §8).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reads: Option<String>,
     /// The result's attributable paths (usage), `None` when not attributable.
@@ -194,7 +194,7 @@ pub struct Foreign {
     pub ephemeral: Option<String>,
 }
 
-/// What the elision rules see of one classified call and its successful result (§3.1, §11.3).
+/// What the elision rules see of one classified call and its successful result (spec/governor.md §3.1, §11.3).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Class {
@@ -221,7 +221,7 @@ pub enum Class {
         task: String,
         offset: u64,
         limit: u64,
-        /// `true` for cursor polls (§11.3): only the empty rule applies.
+        /// `true` for cursor polls (spec/governor.md §11.3): only the empty rule applies.
         cursor: bool,
         next_offset: Option<u64>,
         /// Whether the returned text is known to be `""`.

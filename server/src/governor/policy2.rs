@@ -1,4 +1,4 @@
-//! Policy 2 (governor.md §3.3): `oversized`, `aged_output` and `expired`, on top of the three
+//! Policy 2 (spec/governor.md §3.3): `oversized`, `aged_output` and `expired`, on top of the three
 //! policy-1 rules (a policy-1 stub wins when both apply). Every stub says how to get the text
 //! back (`result_read`, or running the command again), so errors are eligible too.
 //!
@@ -206,7 +206,7 @@ fn tail_start(s: &str, units: usize) -> usize {
     }
 }
 
-/// The `oversized` stub (§4.1): a pointer line, the head, an omission line, the tail.
+/// The `oversized` stub (spec/governor.md §4.1): a pointer line, the head, an omission line, the tail.
 #[must_use]
 pub fn spill_stub(p: &Policy2, info: &Info, call_id: &str, text: &str) -> String {
     let h = head_end(text, p.head_chars as usize);

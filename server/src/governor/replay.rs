@@ -1,4 +1,4 @@
-//! Cache-aware replay accounting (governor.md §11.8): what a session's requests cost with a
+//! Cache-aware replay accounting (spec/governor.md §11.8): what a session's requests cost with a
 //! provider prompt cache, for the history as it is (`off`), for the governor's projection
 //! (`governed`) and for observation-masking baselines (`mask:N`, SWE-agent style).
 //!
@@ -17,7 +17,7 @@ use super::session::{SessionGovernor, Turn};
 use super::tokens::{tokens, tokens_of};
 use super::{GovSettings, RequestParts};
 
-/// Prices relative to uncached input: a cache read and a cache write (§11.8).
+/// Prices relative to uncached input: a cache read and a cache write (spec/governor.md §11.8).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prices {
     pub read: f64,
@@ -137,7 +137,7 @@ impl Stream {
     }
 }
 
-/// The §10 tokens of one message (its segments).
+/// The spec/governor.md §10 tokens of one message (its segments).
 #[must_use]
 pub fn message_tokens(m: &Message) -> u64 {
     let text = |parts: &[super::model::Part], reasoning: bool| {
@@ -159,7 +159,7 @@ pub fn message_tokens(m: &Message) -> u64 {
     }
 }
 
-/// The request-level parts' tokens, one position each (§2.6 order).
+/// The request-level parts' tokens, one position each (spec/governor.md §2.6 order).
 #[must_use]
 pub fn parts_tokens(p: &RequestParts) -> Vec<u64> {
     p.system
@@ -195,7 +195,7 @@ pub fn mask_stub(lines: usize) -> String {
     format!("Old environment output: ({lines} lines omitted)")
 }
 
-/// The replay figures of a live session so far (§11.8, the ContextReport's `replay`): the runner
+/// The replay figures of a live session so far (spec/governor.md §11.8, the ContextReport's `replay`): the runner
 /// pushes every request it builds. A compaction or an in-place rewrite resets the cache.
 #[derive(Clone, Debug, Default)]
 pub struct Live {

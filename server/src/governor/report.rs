@@ -1,4 +1,4 @@
-//! The ContextReport (governor.md §6): segments in request order, criticality, totals, the
+//! The ContextReport (spec/governor.md §6): segments in request order, criticality, totals, the
 //! 400-segment cap. A report never holds text: only ids, counts, estimates, kinds, tool names and
 //! paths.
 
@@ -8,7 +8,7 @@ use super::invariants::Counts;
 use super::stubs::Reason;
 use super::usage::Usage;
 
-/// Segments listed at most (§6.5).
+/// Segments listed at most (spec/governor.md §6.5).
 pub const SEGMENT_CAP: usize = 400;
 
 /// `{reason, by, tokensSaved}` of an elided result.
@@ -41,7 +41,7 @@ impl Criticality {
     }
 }
 
-/// One segment (§6.2).
+/// One segment (spec/governor.md §6.2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Segment {
@@ -121,7 +121,7 @@ pub struct ByCriticality {
     pub low: u64,
 }
 
-/// `totals` (§6.4), over all segments, listed or not.
+/// `totals` (spec/governor.md §6.4), over all segments, listed or not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Totals {
@@ -212,7 +212,7 @@ pub struct Measured {
     pub usage: Option<Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<serde_json::Value>,
-    /// Cache-aware replay figures (§11.8): `governor analyze`, and live sessions so far.
+    /// Cache-aware replay figures (spec/governor.md §11.8): `governor analyze`, and live sessions so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<super::figures::Replay>,
 }
@@ -246,14 +246,14 @@ impl ContextReport {
             source: None,
         })
     }
-    /// Attaches `source` (governor analyze, §11.1).
+    /// Attaches `source` (governor analyze, spec/governor.md §11.1).
     pub fn set_source(&mut self, v: serde_json::Value) {
         match self {
             Self::Off(o) => o.source = Some(v),
             Self::Measured(m) => m.source = Some(v),
         }
     }
-    /// Attaches `replay` (§11.8); `off` reports carry none.
+    /// Attaches `replay` (spec/governor.md §11.8); `off` reports carry none.
     pub fn set_replay(&mut self, r: super::figures::Replay) {
         if let Self::Measured(m) = self {
             m.replay = Some(r);
@@ -265,7 +265,7 @@ impl ContextReport {
     }
 }
 
-/// Applies the 400-segment cap (§6.5): pinned and low stay; others go oldest first.
+/// Applies the 400-segment cap (spec/governor.md §6.5): pinned and low stay; others go oldest first.
 #[must_use]
 pub fn cap(mut segments: Vec<Segment>) -> (Vec<Segment>, usize) {
     if segments.len() <= SEGMENT_CAP {

@@ -1,5 +1,5 @@
-//! The elision rules and the decision procedure (governor.md §3), evaluated on the eligible
-//! prefix P = H[0..E) (§2.5, epochs) as if P were the whole history.
+//! The elision rules and the decision procedure (spec/governor.md §3), evaluated on the eligible
+//! prefix P = H[0..E) (spec/governor.md §2.5, epochs) as if P were the whole history.
 
 use std::collections::HashMap;
 
@@ -9,7 +9,7 @@ use super::policy2::{self, Policy2};
 use super::stubs::{Reason, stub};
 use super::tokens::{tokens, utf16_len};
 
-/// E for n messages (§2.5).
+/// E for n messages (spec/governor.md §2.5).
 #[must_use]
 pub const fn eligible(n: usize, epoch_messages: u32) -> usize {
     if epoch_messages == 0 {
@@ -73,7 +73,7 @@ pub fn fact_at(
     Some(f)
 }
 
-/// §3.2 on P under the settings' policy: policy 1's rules, then policy 2's (§3.3).
+/// spec/governor.md §3.2 on P under the settings' policy: policy 1's rules, then policy 2's (spec/governor.md §3.3).
 #[must_use]
 pub fn decide_policy(
     history: &[Message],
@@ -109,7 +109,7 @@ fn ok(f: &Fact) -> bool {
     !f.is_error && f.call.is_some()
 }
 
-/// Which `bg_output` results are continuations (§3.1): a forward pass over `[0, e)`.
+/// Which `bg_output` results are continuations (spec/governor.md §3.1): a forward pass over `[0, e)`.
 fn continuations(facts: &[Option<Fact>], e: usize) -> Vec<bool> {
     let mut seen_next: std::collections::HashSet<(&str, u64)> = std::collections::HashSet::new();
     let mut continuation = vec![false; e];
@@ -143,7 +143,7 @@ struct Later<'f> {
 }
 
 impl<'f> Later<'f> {
-    /// The earliest justification of a result of class `c` (§3.1).
+    /// The earliest justification of a result of class `c` (spec/governor.md §3.1).
     fn justification(&self, c: &Class, continuation: bool) -> Option<usize> {
         match c {
             Class::Read { key, compare, .. } => {
@@ -236,7 +236,7 @@ impl<'f> Later<'f> {
     }
 }
 
-/// Runs §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
+/// Runs spec/governor.md §3.2 on the prefix `[0, e)`. The result has one step per message of `history`.
 #[must_use]
 pub fn decide(history: &[Message], facts: &[Option<Fact>], e: usize, min_age: u32) -> Vec<Step> {
     let e = e.min(history.len());

@@ -1,5 +1,5 @@
-//! The segments of a request in request order (governor.md §2.6) with their criticality
-//! (§6.3): request-level parts, then one or more per message, then the invariants block.
+//! The segments of a request in request order (spec/governor.md §2.6) with their criticality
+//! (spec/governor.md §6.3): request-level parts, then one or more per message, then the invariants block.
 
 use super::RequestParts;
 use super::classify::{canonical_of, origin_of, result_text};
@@ -120,7 +120,7 @@ fn user_class(
     }
 }
 
-/// The criticality of a tool result (§6.3) from its step on P and on all of H.
+/// The criticality of a tool result (spec/governor.md §6.3) from its step on P and on all of H.
 fn result_class(
     res: &ToolResult,
     fact: Option<&Fact>,

@@ -1,6 +1,6 @@
 //! The figures a chart of a replay draws (`governor analyze --html`): per request, the input
 //! tokens of each mode. Every series comes from [`chart`], so a new figure (the cache-aware
-//! replay's baselines and cached parts, governor.md §11) is added in one place.
+//! replay's baselines and cached parts, spec/governor.md §11) is added in one place.
 //!
 //! Today's series, from the per-request `context_governed` payloads of the replay: `off` (the
 //! history as the agent sent it, `tokensBefore`) and `governed` (the projected history,

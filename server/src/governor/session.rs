@@ -1,7 +1,7 @@
-//! Per-session governor state (governor.md §7.1, §8): the "newly elided" set, the usage ledger
+//! Per-session governor state (spec/governor.md §7.1, §8): the "newly elided" set, the usage ledger
 //! and an incremental cache, so that request N+1 after request N costs what was appended, not
 //! the whole history. Between epoch boundaries the eligible prefix P does not change, so its
-//! decisions are reused as they are (§2.5).
+//! decisions are reused as they are (spec/governor.md §2.5).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -19,7 +19,7 @@ use super::usage::Usage;
 use super::{GovSettings, Ledger, Request, RequestParts, govern};
 use crate::config::GovernorMode;
 
-/// One model request of a session, as the runner builds it (sessions.md §7).
+/// One model request of a session, as the runner builds it (spec/sessions.md §7).
 #[derive(Clone, Copy, Debug)]
 pub struct Turn<'a> {
     pub session_id: &'a str,
@@ -297,7 +297,7 @@ impl Cache {
     }
 }
 
-/// Per-session memory (§7.1, §8): call ids already reported as elided, the usage ledger and the
+/// Per-session memory (spec/governor.md §7.1, §8): call ids already reported as elided, the usage ledger and the
 /// incremental cache. Lost on restart by design. One per session, sub-agents included (G6).
 #[derive(Clone, Debug, Default)]
 pub struct SessionGovernor {
@@ -462,7 +462,7 @@ impl SessionGovernor {
             .flat_map(|c| c.elided.iter().chain(&c.tail).map(|x| (x.0, x.4.as_str())))
     }
 
-    /// The ContextReport of the next request (§6), with this session's ledger.
+    /// The ContextReport of the next request (spec/governor.md §6), with this session's ledger.
     #[must_use]
     pub fn report(
         &self,

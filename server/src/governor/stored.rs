@@ -1,4 +1,4 @@
-//! The stored session format as types (sessions.md §1.3–§1.4), shared by the session layer,
+//! The stored session format as types (spec/sessions.md §1.3–§1.4), shared by the session layer,
 //! which writes it, and the governor's reader of our own transcript export, which reads it:
 //! the role and kind of a message row, and the session `options` object.
 //!
@@ -135,12 +135,12 @@ pub struct AttachedEntry {
     pub sha256: String,
     /// Delivered attached to a tool result but not yet part of the instruction section: it
     /// joins at the next compaction, when the request's start is rewritten anyway
-    /// (instructions.md §2.8 step 7). Absent (older sessions) means joined.
+    /// (spec/instructions.md §2.8 step 7). Absent (older sessions) means joined.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
 }
 
-/// `options.contextInvariants` (sessions.md §7): the instruction quotes kept across
+/// `options.contextInvariants` (spec/sessions.md §7): the instruction quotes kept across
 /// compactions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextInvariants {
@@ -166,7 +166,7 @@ impl ContextInvariants {
     }
 }
 
-/// The session `options` object (sessions.md §1.3). Every field is optional: a patch sets only
+/// The session `options` object (spec/sessions.md §1.3). Every field is optional: a patch sets only
 /// some of them (see [`SessionOptions::merge_into`]); a stored object may lack any.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

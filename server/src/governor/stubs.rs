@@ -1,18 +1,18 @@
-//! Stubs (governor.md §4): the one-line ASCII text an elided result becomes, stub quoting Q(s),
-//! and canonical JSON (§0) used for comparisons.
+//! Stubs (spec/governor.md §4): the one-line ASCII text an elided result becomes, stub quoting Q(s),
+//! and canonical JSON (spec/governor.md §0) used for comparisons.
 
 use serde_json::Value;
 use std::fmt::Write as _;
 
 use super::model::Class;
 
-/// The elision reasons (§3.1), in report order.
+/// The elision reasons (spec/governor.md §3.1), in report order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     SupersededRead,
     StaleBgOutput,
     DuplicateSearch,
-    /// Policy 2 (§3.3).
+    /// Policy 2 (spec/governor.md §3.3).
     Oversized,
     AgedOutput,
     Expired,
@@ -45,7 +45,7 @@ impl Reason {
     }
 }
 
-/// Q(s): a JSON string literal in printable ASCII (§4.2).
+/// Q(s): a JSON string literal in printable ASCII (spec/governor.md §4.2).
 #[must_use]
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -69,7 +69,7 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-/// The stub of an elided result, from its own call and result only (§4.1).
+/// The stub of an elided result, from its own call and result only (spec/governor.md §4.1).
 #[must_use]
 pub fn stub(class: &Class) -> Option<String> {
     match class {
@@ -103,7 +103,7 @@ pub fn stub(class: &Class) -> Option<String> {
     }
 }
 
-/// Canonical JSON (§0): keys sorted by UTF-16 code unit, no whitespace, numbers by value.
+/// Canonical JSON (spec/governor.md §0): keys sorted by UTF-16 code unit, no whitespace, numbers by value.
 #[must_use]
 pub fn canonical(v: &Value) -> String {
     let mut out = String::new();

@@ -1,4 +1,4 @@
-//! Conformance cases of governor.md §12 that the pure module covers, with exact values.
+//! Conformance cases of spec/governor.md §12 that the pure module covers, with exact values.
 
 use super::model::{Call, Message, Part};
 use super::report::{ContextReport, Measured, Segment};

@@ -1,7 +1,7 @@
-//! Token estimation (governor.md §10) and the text measures it rests on: UTF-16 length,
-//! redacted-value tokens (§11.3) counted as their `len`.
+//! Token estimation (spec/governor.md §10) and the text measures it rests on: UTF-16 length,
+//! redacted-value tokens (spec/governor.md §11.3) counted as their `len`.
 
-/// Length in UTF-16 code units (§0).
+/// Length in UTF-16 code units (spec/governor.md §0).
 #[must_use]
 pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
@@ -64,7 +64,7 @@ pub fn units(s: &str) -> u64 {
     total + utf16_len(rest) as u64
 }
 
-/// tokens(s) = ceil(units / 4) (§10).
+/// tokens(s) = ceil(units / 4) (spec/governor.md §10).
 #[must_use]
 pub fn tokens(s: &str) -> u64 {
     units(s).div_ceil(4)

@@ -1,4 +1,4 @@
-//! The usage heuristic (governor.md §8): of the results the model saw in full, which did the
+//! The usage heuristic (spec/governor.md §8): of the results the model saw in full, which did the
 //! agent act on later. It never influences what is elided.
 
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -1,4 +1,4 @@
-//! Nested files attached lazily in sessions (§2.8 steps 2–3), as pure computation: which chain
+//! Nested files attached lazily in sessions (spec/instructions.md §2.8 steps 2–3), as pure computation: which chain
 //! winners of the touched paths qualify, and the `<instructions>` attachment text. Sessions
 //! (a later module) decide where the text goes and record the attach map.
 
@@ -16,13 +16,13 @@ pub struct Attached {
     pub path: PathBuf,
     /// Workspace-relative label with `/` separators.
     pub label: String,
-    /// The text after §2.5 (per-file cut included).
+    /// The text after spec/instructions.md §2.5 (per-file cut included).
     pub text: String,
     /// Lower-case hex SHA-256 of `text`, for the attach map.
     pub sha256: String,
 }
 
-/// §2.8 step 2: the chain winners of `paths` (already normalised, in collection order) that are
+/// spec/instructions.md §2.8 step 2: the chain winners of `paths` (already normalised, in collection order) that are
 /// neither in `base` (the global file and the cwd's chain) nor already delivered with the same
 /// text (`sent`: file → SHA-256 hex). Empty files never qualify; each file appears once, in
 /// chain order per path. Paths outside the workspace are ignored.
@@ -67,7 +67,7 @@ pub fn qualifying(
     out
 }
 
-/// §2.8 step 3: the attachment text, or `None` when nothing qualifies.
+/// spec/instructions.md §2.8 step 3: the attachment text, or `None` when nothing qualifies.
 #[must_use]
 pub fn attachment(files: &[Attached]) -> Option<String> {
     if files.is_empty() {

@@ -1,12 +1,12 @@
 //! The total budget: host `alisio` keeps the closest files and cuts the farthest from its
-//! beginning (§2.6); host `codex` spends the budget root first and cuts the deepest file's end
-//! (§3). Both work on the `bytes` of already-resolved entries and fill in `keptBytes`,
+//! beginning (spec/instructions.md §2.6); host `codex` spends the budget root first and cuts the deepest file's end
+//! (spec/instructions.md §3). Both work on the `bytes` of already-resolved entries and fill in `keptBytes`,
 //! `truncation`, `omittedBytes` and the notice.
 
 use super::{Entry, Truncation};
 use crate::text::ceil_boundary;
 
-/// The exact notice line of §2.6.
+/// The exact notice line of spec/instructions.md §2.6.
 #[must_use]
 pub fn notice(omitted: u64, max_bytes: u32) -> String {
     format!(
@@ -14,7 +14,7 @@ pub fn notice(omitted: u64, max_bytes: u32) -> String {
     )
 }
 
-/// §2.6 over L (root first). Returns `(omittedBytes, notice)`.
+/// spec/instructions.md §2.6 over L (root first). Returns `(omittedBytes, notice)`.
 pub fn apply_alisio(files: &mut [Entry], max_bytes: u32) -> (u64, Option<String>) {
     let mut remaining = max_bytes as usize;
     let mut omitted: u64 = 0;
@@ -46,7 +46,7 @@ pub fn apply_alisio(files: &mut [Entry], max_bytes: u32) -> (u64, Option<String>
     (omitted, (omitted > 0).then(|| notice(omitted, max_bytes)))
 }
 
-/// §3 over the codex list (root first; the global file has `charged == false`). Returns
+/// spec/instructions.md §3 over the codex list (root first; the global file has `charged == false`). Returns
 /// `(omittedBytes, None)`: Codex shows no notice.
 pub fn apply_codex(files: &mut [Entry], max_bytes: u64) -> (u64, Option<String>) {
     let mut remaining = max_bytes;

@@ -1,4 +1,4 @@
-//! Host `alisio` (§1, §2.1–§2.4): normalising a target path, the target directory, the global
+//! Host `alisio` (spec/instructions.md §1, §2.1–§2.4): normalising a target path, the target directory, the global
 //! file, the winner of one directory (by listing, never by opening a name) and the chain from
 //! the workspace root down to the target directory with the symlink policy.
 
@@ -10,7 +10,7 @@ use super::read::{Mode, Reader};
 use super::{Entry, Kind, ListError, Scope, Setup, Skipped};
 use crate::workspace::{DirEntry, FileType, Fs, is_inside, normalize_lexically};
 
-/// §1 "Normalising a target path": join to `base` when relative, resolve `.`/`..` lexically,
+/// spec/instructions.md §1 "Normalising a target path": join to `base` when relative, resolve `.`/`..` lexically,
 /// and resolve aliases *outside* the workspace through the deepest existing ancestor.
 #[must_use]
 pub fn normalize_target(fs: &dyn Fs, base: &Path, root: &Path, given: &Path) -> PathBuf {
@@ -45,7 +45,7 @@ pub fn normalize_target(fs: &dyn Fs, base: &Path, root: &Path, given: &Path) -> 
     }
 }
 
-/// §1 "target directory": the target itself when it is the workspace root, an existing
+/// spec/instructions.md §1 "target directory": the target itself when it is the workspace root, an existing
 /// directory or written with a trailing `/`; otherwise its parent.
 #[must_use]
 pub fn target_dir(fs: &dyn Fs, root: &Path, target: &Path, trailing_slash: bool) -> PathBuf {
@@ -67,7 +67,7 @@ pub fn has_trailing_slash(given: &Path) -> bool {
     s.len() > 1 && (s.ends_with(b"/") || (cfg!(windows) && s.ends_with(b"\\")))
 }
 
-/// The candidate names of host `alisio` in rank order (§2.1).
+/// The candidate names of host `alisio` in rank order (spec/instructions.md §2.1).
 #[must_use]
 pub fn alisio_candidates(fallback: bool) -> &'static [(&'static str, Kind)] {
     const ALL: &[(&str, Kind)] = &[
@@ -84,11 +84,11 @@ pub fn alisio_candidates(fallback: bool) -> &'static [(&'static str, Kind)] {
 pub struct AlisioDir {
     /// The winner's name and kind.
     pub winner: Option<(String, Kind)>,
-    /// Candidate entries that are symlinks (not eligible, §2.4 rule 1).
+    /// Candidate entries that are symlinks (not eligible, spec/instructions.md §2.4 rule 1).
     pub symlinks: Vec<String>,
 }
 
-/// Picks the winner of one directory from its listing (§2.1, §2.4 rule 1).
+/// Picks the winner of one directory from its listing (spec/instructions.md §2.1, §2.4 rule 1).
 #[must_use]
 pub fn pick_alisio(entries: &[DirEntry], fallback: bool) -> AlisioDir {
     let mut out = AlisioDir::default();
@@ -147,7 +147,7 @@ pub fn list(fs: &dyn Fs, dir: &Path) -> Result<Vec<DirEntry>, ListError> {
     }
 }
 
-/// The global file of host `alisio` (§2.2): `AGENTS.override.md`, else `AGENTS.md`, in the
+/// The global file of host `alisio` (spec/instructions.md §2.2): `AGENTS.override.md`, else `AGENTS.md`, in the
 /// config home; symlinks followed; the target must be a regular file.
 #[must_use]
 pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
@@ -195,7 +195,7 @@ pub fn chain_dirs(root: &Path, dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The project part of L for host `alisio` (§2.3, §2.4): the winners of the chain directories,
+/// The project part of L for host `alisio` (spec/instructions.md §2.3, §2.4): the winners of the chain directories,
 /// root first, and the chain directories skipped because they are symlinks.
 ///
 /// # Errors

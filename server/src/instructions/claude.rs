@@ -1,4 +1,4 @@
-//! Host `claude-code` (§4): the simulation of Claude Code's memory files: the managed and user
+//! Host `claude-code` (spec/instructions.md §4): the simulation of Claude Code's memory files: the managed and user
 //! files, the ancestor walk from the filesystem root, the AGENTS mode, `.claude/rules` with
 //! `paths:` globs, `@imports` and the 4 MiB skip.
 

@@ -1,4 +1,4 @@
-//! Host `codex` (§3): the simulation of OpenAI Codex CLI's AGENTS.md loading: its
+//! Host `codex` (spec/instructions.md §3): the simulation of OpenAI Codex CLI's AGENTS.md loading: its
 //! `config.toml` keys, project root markers, fallback names, the uncharged global file and the
 //! root-first budget.
 
@@ -130,7 +130,7 @@ impl CodexConfig {
             .any(|m| fs.metadata(&dir.join(m)).is_ok())
     }
 
-    /// Codex's project root for a target directory (§3).
+    /// Codex's project root for a target directory (spec/instructions.md §3).
     #[must_use]
     pub fn project_root(&self, fs: &dyn Fs, dir: &Path) -> PathBuf {
         dir.ancestors()

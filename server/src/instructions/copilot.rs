@@ -1,4 +1,4 @@
-//! Host `copilot` (hosts.md §2): VS Code Copilot Chat and agent mode. The always-on set
+//! Host `copilot` (spec/hosts.md §2): VS Code Copilot Chat and agent mode. The always-on set
 //! (`copilot-instructions.md`, the root `AGENTS.md`, the CLAUDE.md set), `*.instructions.md`
 //! files from the configured locations with `applyTo` matched the way VS Code does it, and the
 //! listed-only nested `AGENTS.md` files.
@@ -295,7 +295,7 @@ fn chain_not_loaded(setup: &Setup<'_>, cs: &CopilotSettings, dir: &Path, out: &m
     }
 }
 
-/// The copilot list for a normalised `target` whose target directory is `dir` (hosts.md §2).
+/// The copilot list for a normalised `target` whose target directory is `dir` (spec/hosts.md §2).
 #[must_use]
 pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -> HostList {
     let cs = &setup.settings.hosts.copilot;

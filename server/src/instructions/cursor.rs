@@ -1,4 +1,4 @@
-//! Host `cursor` (hosts.md §4): `.cursor/rules` `.mdc` rules with their four types, nested rule
+//! Host `cursor` (spec/hosts.md §4): `.cursor/rules` `.mdc` rules with their four types, nested rule
 //! folders, root and nested `AGENTS.md`, legacy `.cursorrules`. Cursor is closed source: these
 //! are its documented rules, not verified against Cursor.
 
@@ -96,7 +96,7 @@ pub fn rule_files(fs: &dyn crate::workspace::Fs, folder: &Path) -> (Vec<PathBuf>
     (files, md)
 }
 
-/// The cursor list for a normalised `target` whose target directory is `dir` (hosts.md §4).
+/// The cursor list for a normalised `target` whose target directory is `dir` (spec/hosts.md §4).
 #[must_use]
 pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -> HostList {
     let fs = setup.fs;

@@ -1,4 +1,4 @@
-//! The explain object (§2.9, interfaces §1.1): what a session whose cwd is the target directory
+//! The explain object (spec/instructions.md §2.9, spec/interfaces.md §1.1): what a session whose cwd is the target directory
 //! loads at startup, for any host; its JSON form and its human table.
 
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ pub fn explain(
         Host::Codex => {
             let cfg = CodexConfig::load(setup);
             let mut files: Vec<Entry> = codex::global(setup, reader).into_iter().collect();
-            // §2.9: outside the workspace the chain is empty for every budgeted host.
+            // spec/instructions.md §2.9: outside the workspace the chain is empty for every budgeted host.
             if inside {
                 files.extend(codex::chain(setup, reader, &cfg, &dir)?);
             }
@@ -142,7 +142,7 @@ impl Explanation {
         display_path(p, &self.root)
     }
 
-    /// The JSON object of interfaces §1.1 with the fields of instructions.md §2.9.
+    /// The JSON object of spec/interfaces.md §1.1 with the fields of spec/instructions.md §2.9.
     #[must_use]
     pub fn to_json(&self) -> Value {
         let files: Vec<Value> = self
@@ -210,7 +210,7 @@ impl Explanation {
         top
     }
 
-    /// The human form of §2.9: header, one row per file, notice, skipped lines.
+    /// The human form of spec/instructions.md §2.9: header, one row per file, notice, skipped lines.
     #[must_use]
     pub fn to_human(&self) -> String {
         let path = self.show(&self.target);

@@ -1,4 +1,4 @@
-//! Host `gemini` (hosts.md §3): Gemini CLI from v0.44 (JIT context only). Global files, the
+//! Host `gemini` (spec/hosts.md §3): Gemini CLI from v0.44 (JIT context only). Global files, the
 //! startup walk from the workspace root up to the project root, files below loaded on access,
 //! `context.fileName`, `@imports` and folder trust.
 
@@ -252,7 +252,7 @@ fn failure_reason(f: &ImportFailure, root: &Path) -> Option<String> {
     }
 }
 
-/// The gemini list for a normalised `target` whose target directory is `dir` (hosts.md §3).
+/// The gemini list for a normalised `target` whose target directory is `dir` (spec/hosts.md §3).
 #[must_use]
 pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
     let g = &setup.settings.hosts.gemini;

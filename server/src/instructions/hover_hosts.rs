@@ -4,7 +4,7 @@ use super::explain::Explanation;
 use super::lens;
 use crate::config::Host;
 
-/// One cell: the §6 `loaded` text for alisio/codex/claude-code, the delivery for the others.
+/// One cell: the spec/hosts.md §6 `loaded` text for alisio/codex/claude-code, the delivery for the others.
 fn cell(ex: &Explanation, path: &std::path::Path) -> String {
     let cells: Vec<String> = ex
         .files

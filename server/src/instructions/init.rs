@@ -373,7 +373,7 @@ fn test_commands(fs: &dyn Fs, root: &Path) -> Vec<String> {
     out
 }
 
-/// The project skill roots of skills.md §1.1 at the workspace root, with their skill counts.
+/// The project skill roots of spec/skills.md §1.1 at the workspace root, with their skill counts.
 fn skill_roots(fs: &dyn Fs, root: &Path) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for base in [".agents", ".alisio", ".claude"] {

@@ -1,4 +1,4 @@
-//! The editor's strings for instruction files (§6) as pure functions: the code-lens title and
+//! The editor's strings for instruction files (spec/instructions.md §6) as pure functions: the code-lens title and
 //! the hover of an instruction file (from its [`FileReport`]), the hover and optional lens of an
 //! ordinary file (from its [`Explanation`]), and the Markdown headings for `documentSymbol`.
 

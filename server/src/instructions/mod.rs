@@ -1,6 +1,6 @@
 //! Instruction files (AGENTS.md and friends): which files apply to a path for each host
-//! (instructions.md §1–§4), what the model receives (§2.7), the explain object (§2.9), the
-//! diagnostics of §5 and the editor strings of §6.
+//! (spec/instructions.md §1–§4), what the model receives (spec/instructions.md §2.7), the explain object (spec/instructions.md §2.9), the
+//! diagnostics of spec/instructions.md §5 and the editor strings of spec/instructions.md §6.
 //!
 //! Everything here is plain data in, plain data out: an [`Fs`](crate::workspace::Fs) for the
 //! disk and the resolved [`Settings`](crate::config::Settings); no printing, no protocol types.
@@ -33,12 +33,12 @@ use crate::workspace::{Env, Fs};
 
 pub use read::FileText;
 
-/// §2.5 step 2: the per-file limit of host `alisio`, in bytes.
+/// spec/instructions.md §2.5 step 2: the per-file limit of host `alisio`, in bytes.
 pub const PER_FILE_LIMIT: usize = 262_144;
-/// §4: Claude Code skips a file larger than this (4 MiB).
+/// spec/instructions.md §4: Claude Code skips a file larger than this (4 MiB).
 pub const CLAUDE_SKIP_LIMIT: u64 = 4_194_304;
 
-/// The `kind` of a listed file (interfaces §1.1).
+/// The `kind` of a listed file (spec/interfaces.md §1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     Override,
@@ -166,7 +166,7 @@ pub struct NotLoaded {
     pub reason: String,
 }
 
-/// One `@import` of a claude-code file (§4).
+/// One `@import` of a claude-code file (spec/instructions.md §4).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Import {
     pub path: PathBuf,
@@ -183,7 +183,7 @@ pub struct Entry {
     pub scope: Scope,
     pub kind: Kind,
     pub file: Arc<FileText>,
-    /// Size charged (§2.5 step 6; raw bytes for codex).
+    /// Size charged (spec/instructions.md §2.5 step 6; raw bytes for codex).
     pub bytes: usize,
     pub kept_bytes: usize,
     pub truncation: Truncation,
@@ -247,7 +247,7 @@ impl Entry {
     }
 }
 
-/// A chain directory excluded by §2.4 (reason `symlink`).
+/// A chain directory excluded by spec/instructions.md §2.4 (reason `symlink`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
     pub path: PathBuf,
@@ -264,12 +264,12 @@ pub struct Setup<'a> {
     pub root: &'a Path,
     pub settings: &'a Settings,
     pub host: Host,
-    /// The Claude Code managed file (§4). `None`: no managed file. Injectable so tests never
+    /// The Claude Code managed file (spec/instructions.md §4). `None`: no managed file. Injectable so tests never
     /// read `/etc`.
     pub claude_managed: Option<&'a Path>,
 }
 
-/// The platform's Claude Code managed file (§4).
+/// The platform's Claude Code managed file (spec/instructions.md §4).
 #[must_use]
 pub fn default_claude_managed_file() -> PathBuf {
     if cfg!(target_os = "macos") {
@@ -282,7 +282,7 @@ pub fn default_claude_managed_file() -> PathBuf {
 }
 
 /// A directory listing error that is not "not found" or "permission denied": explain and check
-/// fail with exit 2 (§2.9).
+/// fail with exit 2 (spec/instructions.md §2.9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListError {
     pub path: PathBuf,
@@ -300,7 +300,7 @@ impl std::fmt::Display for ListError {
     }
 }
 
-/// Tokens as the editor shows them: `ceil(bytes / 4)` (§6).
+/// Tokens as the editor shows them: `ceil(bytes / 4)` (spec/instructions.md §6).
 #[must_use]
 pub const fn tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)

@@ -1,4 +1,4 @@
-//! What the model receives from instruction files (§2.7): the header, the notice and one
+//! What the model receives from instruction files (spec/instructions.md §2.7): the header, the notice and one
 //! `Source:` block per kept file. Sessions add the preamble before and the extras after.
 
 use std::path::Path;
@@ -6,7 +6,7 @@ use std::path::Path;
 use super::{Entry, Truncation};
 use crate::workspace::display_path;
 
-/// The fixed header of §2.7 item 2.
+/// The fixed header of spec/instructions.md §2.7 item 2.
 pub const HEADER: &str = "# Project instructions (AGENTS.md)\nThese instructions come from AGENTS.md files, listed from the global file and the repository root down to the current directory. When two files conflict, follow the closest one (the one listed last). Explicit requests from the user in this conversation take precedence over all of them. Instructions for subdirectories are added when you first touch a path below them.";
 
 /// A file's label: workspace-relative with `/` separators, or absolute outside it.
@@ -32,7 +32,7 @@ pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<Str
     )
 }
 
-/// The section cut at its files (governor.md §2.6): `(label, text)` per kept file, root first.
+/// The section cut at its files (spec/governor.md §2.6): `(label, text)` per kept file, root first.
 /// The first file's text begins with the header and the notice, so the texts joined by blank
 /// lines are exactly [`section`]. Empty when no non-empty file is kept.
 #[must_use]

@@ -1,4 +1,4 @@
-//! Reading one instruction file (instructions.md §2.5): BOM, the bounded per-file read, lossy
+//! Reading one instruction file (spec/instructions.md §2.5): BOM, the bounded per-file read, lossy
 //! decoding with a count of invalid sequences, the empty test, and a per-run cache so a file is
 //! read once however many directories share it.
 
@@ -29,7 +29,7 @@ pub enum Mode {
 /// The decoded contents of one file and the facts explain and diagnostics report about it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileText {
-    /// Decoded text (§2.5 steps 1–4); for [`Mode::Raw`] the lossy decoding of [`Self::raw`].
+    /// Decoded text (spec/instructions.md §2.5 steps 1–4); for [`Mode::Raw`] the lossy decoding of [`Self::raw`].
     pub text: String,
     /// Raw bytes read ([`Mode::Raw`] only).
     pub raw: Vec<u8>,
@@ -37,13 +37,13 @@ pub struct FileText {
     pub file_bytes: u64,
     /// A BOM was removed.
     pub bom: bool,
-    /// §2.5 step 2 cut the file (`fileCut`).
+    /// spec/instructions.md §2.5 step 2 cut the file (`fileCut`).
     pub cut: bool,
     /// Number of invalid UTF-8 sequences replaced by U+FFFD.
     pub invalid: usize,
     /// The first U+FFFD produced by decoding, as a byte range of [`Self::text`].
     pub first_invalid: Option<TextRange>,
-    /// Empty or only `White_Space` (§2.5 step 5).
+    /// Empty or only `White_Space` (spec/instructions.md §2.5 step 5).
     pub empty: bool,
     /// The file could not be read (`error`).
     pub error: Option<String>,
@@ -52,7 +52,7 @@ pub struct FileText {
 }
 
 impl FileText {
-    /// Size (§2.5 step 6): the decoded length, 0 when empty.
+    /// Size (spec/instructions.md §2.5 step 6): the decoded length, 0 when empty.
     #[must_use]
     pub fn size(&self) -> usize {
         if self.empty || self.error.is_some() || self.too_large {

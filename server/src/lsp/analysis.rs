@@ -93,7 +93,7 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
 }
 
 /// The folders a pass covers: the workspace folders, or, with none, the directory of each open
-/// document (instructions.md §1, "cwd").
+/// document (spec/instructions.md §1, "cwd").
 #[must_use]
 pub fn folders(snap: &Snapshot) -> Vec<PathBuf> {
     if !snap.folders.is_empty() {
@@ -134,7 +134,7 @@ pub fn with_setup<R>(
 }
 
 /// `true` when the global instruction file of the config home is open in the editor (its own
-/// diagnostics are computed only then, instructions.md §5.1).
+/// diagnostics are computed only then, spec/instructions.md §5.1).
 fn global_open(snap: &Snapshot) -> bool {
     snap.env.config_home().is_some_and(|home| {
         ["AGENTS.md", "AGENTS.override.md"]
@@ -158,7 +158,7 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
                 workspace::walk::MAX_DIRS
             );
         }
-        // Open files reached through a symlinked directory (§2.4 rule 2).
+        // Open files reached through a symlinked directory (spec/instructions.md §2.4 rule 2).
         for path in snap.buffers.keys() {
             if workspace::is_inside(path, &config.root)
                 && let Some(d) = instructions::diagnostics::through_symlinked_directory(setup, path)
@@ -176,7 +176,7 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
     }
 }
 
-/// The diagnostics of one folder after suppressions (suppressions.md §3), as `check` prints them.
+/// The diagnostics of one folder after suppressions (spec/suppressions.md §3), as `check` prints them.
 fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
     let files: Vec<PathBuf> = r
         .instructions

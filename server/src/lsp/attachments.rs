@@ -1,4 +1,4 @@
-//! `alisio/runSession`'s `attachments` (sessions.md §4.6): each `{uri, range?}` becomes a
+//! `alisio/runSession`'s `attachments` (spec/sessions.md §4.6): each `{uri, range?}` becomes a
 //! delimited block of the user message (`governor::attachment::block`), its text read through
 //! the server's overlay, so an unsaved buffer counts as the user sees it.
 

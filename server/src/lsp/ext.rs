@@ -1,11 +1,11 @@
-//! The custom protocol (interfaces.md §3.1, sessions.md §2.10–§2.11), declared once: every
+//! The custom protocol (spec/interfaces.md §3.1, spec/sessions.md §2.10–§2.11), declared once: every
 //! `alisio/*` method is a type with its `METHOD`, `Params` and `Result` (rust-analyzer's
 //! `lsp_ext.rs` is the model). The VS Code client mirrors this file in
 //! `editors/vscode/src/lsp_ext.ts`, the Neovim plugin in `editors/neovim/lua/alisio/ext.lua`;
 //! a test below fails when the three lists of methods differ.
 //!
 //! Results the core already builds as JSON of a documented shape (the explain object of
-//! interfaces.md §1.1, a catalog entry of §1.2, the ContextReport of governor.md §6.5, the
+//! spec/interfaces.md §1.1, a catalog entry of spec/interfaces.md §1.2, the ContextReport of spec/governor.md §6.5, the
 //! transcript export of `sessions show --json`) are carried as `serde_json::Value` inside a
 //! named type: the core owns those shapes and their tests, the protocol owns the envelope.
 
@@ -31,7 +31,7 @@ pub const METHODS: &[&str] = &[
 
 // ---- instructions and skills ------------------------------------------------------------
 
-/// `alisio/contextExplain {uri, host?}` → the explain object (interfaces.md §1.1).
+/// `alisio/contextExplain {uri, host?}` → the explain object (spec/interfaces.md §1.1).
 pub enum ContextExplain {}
 impl Request for ContextExplain {
     type Params = ContextExplainParams;
@@ -46,7 +46,7 @@ pub struct ContextExplainParams {
     pub host: Option<crate::config::Host>,
 }
 
-/// `alisio/skillCatalog {uri?}` → the catalog entries (interfaces.md §1.2).
+/// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2).
 pub enum SkillCatalog {}
 impl Request for SkillCatalog {
     type Params = SkillCatalogParams;
@@ -60,7 +60,7 @@ pub struct SkillCatalogParams {
     pub uri: Option<Uri>,
 }
 
-/// `alisio/setSkillEnabled {id, enabled}` → the updated catalog entry (skills.md §3.3).
+/// `alisio/setSkillEnabled {id, enabled}` → the updated catalog entry (spec/skills.md §3.3).
 pub enum SetSkillEnabled {}
 impl Request for SetSkillEnabled {
     type Params = SetSkillEnabledParams;
@@ -76,7 +76,7 @@ pub struct SetSkillEnabledParams {
 
 // ---- agent sessions ---------------------------------------------------------------------
 
-/// `alisio/runSession` (sessions.md §2.11).
+/// `alisio/runSession` (spec/sessions.md §2.11).
 pub enum RunSession {}
 impl Request for RunSession {
     type Params = RunSessionParams;
@@ -104,7 +104,7 @@ pub struct RunSessionParams {
     pub max_turns: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work_done_token: Option<NumberOrString>,
-    /// Files or ranges from the editor, sent with the prompt (sessions.md §4.6).
+    /// Files or ranges from the editor, sent with the prompt (spec/sessions.md §4.6).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<Attachment>,
 }
@@ -134,11 +134,11 @@ pub struct RunSessionResult {
     pub status: RunStatusName,
     /// The last assistant text of the run (empty when none).
     pub text: String,
-    /// The ContextReport of the session's next request (governor.md §6.5).
+    /// The ContextReport of the session's next request (spec/governor.md §6.5).
     pub report: Value,
 }
 
-/// `alisio/contextReport {sessionId}` → the ContextReport (governor.md §6.5).
+/// `alisio/contextReport {sessionId}` → the ContextReport (spec/governor.md §6.5).
 pub enum ContextReport {}
 impl Request for ContextReport {
     type Params = SessionIdParams;
@@ -180,7 +180,7 @@ impl Request for SessionTranscript {
 }
 
 /// `alisio/initAgentsMd {uri}` → the root AGENTS.md that `alisio-ls init` would write, for the
-/// editor to show in a diff before it writes (instructions.md §9).
+/// editor to show in a diff before it writes (spec/instructions.md §9).
 pub enum InitAgentsMd {}
 impl Request for InitAgentsMd {
     type Params = super::init::InitParams;
@@ -190,7 +190,7 @@ impl Request for InitAgentsMd {
 
 // ---- server → client --------------------------------------------------------------------
 
-/// `alisio/approve`: the server asks the editor to approve one call (sessions.md §4.4).
+/// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
 pub enum Approve {}
 impl Request for Approve {
     type Params = ApproveParams;
@@ -211,7 +211,7 @@ pub struct ApproveParams {
     /// What the call would do, for the editor to show before it answers (docs/editors.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<Value>,
-    /// `{mode, network}` of the sandbox a `process` call runs in (sessions.md §10.4), else null.
+    /// `{mode, network}` of the sandbox a `process` call runs in (spec/sessions.md §10.4), else null.
     #[serde(default)]
     pub sandbox: Value,
 }
@@ -229,7 +229,7 @@ pub struct ApproveResult {
     pub decision: Decision,
 }
 
-/// `alisio/sessionEvent {sessionId, event}`: one event envelope of sessions.md §8.
+/// `alisio/sessionEvent {sessionId, event}`: one event envelope of spec/sessions.md §8.
 pub enum SessionEvent {}
 impl Notification for SessionEvent {
     type Params = SessionEventParams;

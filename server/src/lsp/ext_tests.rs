@@ -129,7 +129,7 @@ fn server_reads(key: &str) -> bool {
         cur[*part] = v;
         cur = &mut cur[*part];
     }
-    // Configuration keys (instructions.md §2.10): the layer reports a wrong type.
+    // Configuration keys (spec/instructions.md §2.10): the layer reports a wrong type.
     let layer = crate::config::Layer::from_client(obj.clone());
     if layer.problems.iter().any(|p| p.key == key) {
         return true;

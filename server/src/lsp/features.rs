@@ -58,7 +58,7 @@ fn lens_at_top(command: Command) -> CodeLens {
     }
 }
 
-/// `textDocument/codeLens` (instructions.md §6; skills.md §6.5).
+/// `textDocument/codeLens` (spec/instructions.md §6; spec/skills.md §6.5).
 pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
     let r = super::analysis::folder_result(snap, path);
     // hosts.md H12: one lens per newer host in use that reads this file.
@@ -215,7 +215,7 @@ pub fn code_actions(
     out
 }
 
-/// "Rename to AGENTS.md" (instructions.md §5.4): only when the client supports resource
+/// "Rename to AGENTS.md" (spec/instructions.md §5.4): only when the client supports resource
 /// operations and no `AGENTS.md` exists in that directory.
 fn rename_to_agents_md(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Option<CodeAction> {
     if !snap.caps.rename_files {
@@ -247,12 +247,12 @@ fn rename_to_agents_md(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Option<C
     })
 }
 
-/// `alisio/contextExplain {uri, host?}`: the object of interfaces.md §1.1.
+/// `alisio/contextExplain {uri, host?}`: the object of spec/interfaces.md §1.1.
 pub fn context_explain(snap: &Snapshot, path: &Path, host: Option<Host>) -> Option<Value> {
     explain(snap, path, host.unwrap_or(snap.options.host)).map(|ex| ex.to_json())
 }
 
-/// `textDocument/completion`: frontmatter keys and values of a SKILL.md (skills.md §6.3) and the
+/// `textDocument/completion`: frontmatter keys and values of a SKILL.md (spec/skills.md §6.3) and the
 /// snippets of `snippets/` (file templates in empty documents).
 pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Option<Vec<CompletionItem>> {
     use super::snippets::{self, DocKind};

@@ -1,4 +1,4 @@
-//! Quick fixes of the host diagnostics (hosts.md §5): rename a `.md` rule to `.mdc`, rename a
+//! Quick fixes of the host diagnostics (spec/hosts.md §5): rename a `.md` rule to `.mdc`, rename a
 //! file to the case a host reads, and write an `applyTo` list as one string.
 
 use std::path::Path;

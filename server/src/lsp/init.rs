@@ -1,4 +1,4 @@
-//! `alisio/initAgentsMd` (interfaces.md §3.1): the editors' "Create or update AGENTS.md". A
+//! `alisio/initAgentsMd` (spec/interfaces.md §3.1): the editors' "Create or update AGENTS.md". A
 //! request without `write` returns the proposal (the editor shows it as a diff); with `write`
 //! and the `sha256` of the proposal the user saw, the server recomputes it and writes it
 //! atomically only when it is still the same bytes and the file has not changed on disk.

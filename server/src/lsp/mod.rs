@@ -50,7 +50,7 @@ pub struct ServeOptions {
 }
 
 /// Runs the server on stdin/stdout until `exit` or end of input. Returns the process exit code:
-/// 0 after `shutdown` + `exit`, 1 otherwise (interfaces.md §1).
+/// 0 after `shutdown` + `exit`, 1 otherwise (spec/interfaces.md §1).
 #[must_use]
 pub fn serve(opts: ServeOptions) -> u8 {
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -43,7 +43,7 @@ pub struct Computed {
 /// Skills of one folder after a pass.
 #[derive(Default)]
 pub struct SkillsResult {
-    /// One discovery per vantage of V (skills.md §1.4), the root first, for the active host.
+    /// One discovery per vantage of V (spec/skills.md §1.4), the root first, for the active host.
     pub discoveries: Vec<Discovery>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every `SKILL.md` validated (suppressions read their directives).

@@ -57,7 +57,7 @@ impl Backend {
         self.sessions.clone()
     }
 
-    /// `alisio/runSession` (sessions.md §2.11).
+    /// `alisio/runSession` (spec/sessions.md §2.11).
     pub async fn run_session(
         &self,
         params: RunSessionParams,
@@ -178,7 +178,7 @@ fn watch_parent(pid: u32) {
             tokio::time::sleep(Duration::from_secs(3)).await;
             if !process_alive(pid) {
                 tracing::warn!("parent process {pid} is gone; exiting");
-                // Background tasks and running process tools die with the server (sessions.md §10.3).
+                // Background tasks and running process tools die with the server (spec/sessions.md §10.3).
                 crate::session::tools::process::end_live_groups(Duration::from_secs(2));
                 std::process::exit(1);
             }
@@ -231,7 +231,7 @@ fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
 }
 
 impl Backend {
-    /// `alisio/contextExplain {uri, host?}` (interfaces.md §3.1).
+    /// `alisio/contextExplain {uri, host?}` (spec/interfaces.md §3.1).
     pub async fn context_explain(&self, params: ContextExplainParams) -> Result<Value> {
         let path = file_path(&params.uri)?;
         blocking(&self.state, move |snap| {
@@ -243,7 +243,7 @@ impl Backend {
 }
 
 impl Backend {
-    /// `alisio/initAgentsMd {uri, write?, sha256?}` (interfaces.md §3.1; lsp/init.rs).
+    /// `alisio/initAgentsMd {uri, write?, sha256?}` (spec/interfaces.md §3.1; lsp/init.rs).
     pub async fn init_agents_md(&self, params: super::init::InitParams) -> Result<Value> {
         let at = file_path(&params.uri)?;
         blocking(&self.state, move |snap| {
@@ -253,7 +253,7 @@ impl Backend {
         .map_err(request_failed)
     }
 
-    /// `alisio/skillCatalog {uri?}` (interfaces.md §3.1).
+    /// `alisio/skillCatalog {uri?}` (spec/interfaces.md §3.1).
     pub async fn skill_catalog(&self, params: Option<SkillCatalogParams>) -> Result<Value> {
         let at = match params.and_then(|p| p.uri) {
             Some(u) => Some(file_path(&u)?),
@@ -266,7 +266,7 @@ impl Backend {
     }
 
     /// `alisio/setSkillEnabled {id, enabled}`: persisted atomically, then everything is
-    /// republished (skills.md §3.3).
+    /// republished (spec/skills.md §3.3).
     pub async fn set_skill_enabled(&self, params: SetSkillEnabledParams) -> Result<Value> {
         self.toggle(params.id, Some(params.enabled)).await
     }
@@ -277,7 +277,7 @@ impl Backend {
         })
         .await?
         .map_err(request_failed)?;
-        // Apply the change at once (skills.md §3.3 step 7): the next lens or catalog request
+        // Apply the change at once (spec/skills.md §3.3 step 7): the next lens or catalog request
         // must already see it, so recompute before answering.
         let (versions, computed) = blocking(&self.state, |snap| {
             (snap.versions.clone(), super::analysis::compute(snap))

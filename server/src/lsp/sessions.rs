@@ -1,4 +1,4 @@
-//! Agent sessions from the editor (sessions.md §2.10–§2.11, §4.4; interfaces.md §3.1):
+//! Agent sessions from the editor (spec/sessions.md §2.10–§2.11, §4.4; spec/interfaces.md §3.1):
 //! `alisio/runSession` runs `session::run_session` on a blocking thread, streams its events as
 //! `alisio/sessionEvent`, reports work-done progress, asks approvals with `alisio/approve`, and
 //! is cancelled by `$/cancelRequest` (the dropped request future signals the run) or by
@@ -29,7 +29,7 @@ use crate::session::store::Store;
 use crate::session::tools::bg::Tasks;
 use crate::session::{RunOptions, SessionConfig, read};
 
-/// At most this many sessions run at once in one server (sessions.md §1.6).
+/// At most this many sessions run at once in one server (spec/sessions.md §1.6).
 pub const MAX_RUNNING: usize = 4;
 
 /// Server-wide session state.

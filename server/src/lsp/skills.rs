@@ -1,4 +1,4 @@
-//! Skill features of the editor (skills.md §6) as adapters: the core (`skills::editor`,
+//! Skill features of the editor (spec/skills.md §6) as adapters: the core (`skills::editor`,
 //! `skills::catalog`, `skills::report`) computes lenses, hovers, completions, quick fixes and
 //! definitions as plain data; this module converts them to protocol types.
 
@@ -17,7 +17,7 @@ use crate::skills::{editor, validate};
 use crate::text::{Encoding, LineIndex, TextRange};
 use crate::workspace::Fs as _;
 
-/// The owner-vantage discovery of a SKILL.md (skills.md §1.4): the directory whose root holds a
+/// The owner-vantage discovery of a SKILL.md (spec/skills.md §1.4): the directory whose root holds a
 /// project skill, else the workspace root.
 fn owner<'a>(r: &'a FolderResult, file: &Path) -> Option<&'a Discovery> {
     let ds = &r.skills.discoveries;
@@ -38,7 +38,7 @@ fn checked(snap: &Snapshot, path: &Path, profile: Profile) -> validate::Checked 
     validate::check_file(&snap.fs(), path, profile)
 }
 
-/// Why a file that is not an entry is not loaded (skills.md §6.5).
+/// Why a file that is not an entry is not loaded (spec/skills.md §6.5).
 fn not_loaded(snap: &Snapshot, r: &FolderResult, path: &Path) -> Option<String> {
     let of = |code: crate::diagnostic::Code| {
         r.skills
@@ -179,7 +179,7 @@ pub fn definition(
 ) -> Option<Location> {
     let c = checked(snap, path, snap.options.profile);
     let off = offset_of(&c, pos, snap.encoding);
-    // Owner vantage first, else the first vantage where the skill is shadowed (§6.6).
+    // Owner vantage first, else the first vantage where the skill is shadowed (spec/skills.md §6.6).
     let mut ds: Vec<&Discovery> = owner(r, path).into_iter().collect();
     ds.extend(
         r.skills
@@ -204,7 +204,7 @@ pub fn definition(
     })
 }
 
-/// Frontmatter keys (Property) and body headings (String), nested by level (§6.6).
+/// Frontmatter keys (Property) and body headings (String), nested by level (spec/skills.md §6.6).
 pub fn symbols(snap: &Snapshot, path: &Path) -> Vec<DocumentSymbol> {
     let c = checked(snap, path, snap.options.profile);
     let idx = LineIndex::new(&c.text);
@@ -257,7 +257,7 @@ fn children_at<'a>(
     list
 }
 
-/// Quick fixes (skills.md §6.2) for one LSP diagnostic: the core diagnostic is found again by
+/// Quick fixes (spec/skills.md §6.2) for one LSP diagnostic: the core diagnostic is found again by
 /// code and byte range (carried in `data`), so nothing is remembered between requests.
 pub fn quick_fixes(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Vec<CodeActionOrCommand> {
     let c = checked(snap, path, snap.options.profile);
@@ -363,7 +363,7 @@ fn discovery_from(snap: &Snapshot, r: &FolderResult, vantage: &Path) -> Discover
     catalog::discover(&fs, input, &v)
 }
 
-/// `alisio/skillCatalog {uri?}` (interfaces.md §1.2).
+/// `alisio/skillCatalog {uri?}` (spec/interfaces.md §1.2).
 pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Value {
     let folder = at.map_or_else(
         || snap.folders.first().cloned().unwrap_or_default(),
@@ -382,7 +382,7 @@ pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Value {
 /// `alisio/setSkillEnabled {id, enabled}` and `alisio.toggleSkill [id]` (`enabled: None` flips).
 ///
 /// # Errors
-/// The request-error texts of skills.md §3.3.
+/// The request-error texts of spec/skills.md §3.3.
 pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<Value, String> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let r = super::analysis::folder_result(snap, &folder.join("x"));

@@ -12,7 +12,7 @@ use super::documents::Document;
 use crate::config::{self, Host, Profile};
 use crate::text::Encoding;
 
-/// `watcher` option (interfaces.md §3).
+/// `watcher` option (spec/interfaces.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum WatcherMode {
     #[default]
@@ -114,7 +114,7 @@ pub struct State {
     /// armed): one more pass runs when it ends, so nothing changed meanwhile is missed.
     pub rescan: bool,
     pub env: crate::workspace::Env,
-    /// Directories whose skill scan limit was already shown (once per discovery, skills.md §6.1).
+    /// Directories whose skill scan limit was already shown (once per discovery, spec/skills.md §6.1).
     pub shown_scan_limits: BTreeSet<PathBuf>,
     /// The per-folder results of the last pass (lenses, hovers and actions read them).
     pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
@@ -162,7 +162,7 @@ impl State {
 
 impl Snapshot {
     /// The innermost workspace folder containing `path`; for a file outside every folder, its
-    /// directory (instructions.md §1, "cwd").
+    /// directory (spec/instructions.md §1, "cwd").
     #[must_use]
     pub fn folder_of(&self, path: &Path) -> PathBuf {
         self.folders

@@ -1,4 +1,4 @@
-//! The suppression quick fixes (suppressions.md §4): "ignore in this line" and "ignore in this
+//! The suppression quick fixes (spec/suppressions.md §4): "ignore in this line" and "ignore in this
 //! file" for every diagnostic of ours; the edits come from `crate::suppress::fix`.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Effects and approvals (sessions.md §4): per-effect policy, allow-once and allow-session
+//! Effects and approvals (spec/sessions.md §4): per-effect policy, allow-once and allow-session
 //! grants, approved external directories, and the [`Approver`] callback the editor answers.
 
 use std::collections::BTreeSet;
@@ -13,7 +13,7 @@ pub enum Policy {
     Allow,
     Ask,
     Deny,
-    /// `approvals.process: sandboxed` (sessions.md §4.2): allow when the run's sandbox is
+    /// `approvals.process: sandboxed` (spec/sessions.md §4.2): allow when the run's sandbox is
     /// active, else `ask` (headless: `deny`). Resolved by [`Policies::with_sandbox`].
     Sandboxed,
 }
@@ -50,7 +50,7 @@ pub struct ApprovalRequest {
     pub effect: String,
     pub summary: String,
     pub paths: Vec<String>,
-    /// `{mode, network}` of the sandbox a `process` call runs in (sessions.md §10.4), else null.
+    /// `{mode, network}` of the sandbox a `process` call runs in (spec/sessions.md §10.4), else null.
     pub sandbox: serde_json::Value,
     /// What the call would do (`tools::preview`), shown before the user answers.
     pub preview: Option<serde_json::Value>,
@@ -81,7 +81,7 @@ pub trait Approver: Send + Sync {
     }
 }
 
-/// The decision, its source, and the denial text (§4.4).
+/// The decision, its source, and the denial text (spec/sessions.md §4.4).
 #[must_use]
 pub fn resolve(reply: &Reply) -> (&'static str, &'static str, Option<String>) {
     match reply {
@@ -124,7 +124,7 @@ pub struct Policies {
 }
 
 impl Policies {
-    /// Applies `--allow`, `--read-only` and headless (§4.2).
+    /// Applies `--allow`, `--read-only` and headless (spec/sessions.md §4.2).
     #[must_use]
     pub fn effective(self, allow: &[Effect], read_only: bool, headless: bool) -> Self {
         let one = |p: Policy, e: Effect| {

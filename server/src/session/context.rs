@@ -1,4 +1,4 @@
-//! The default [`SessionContext`]: instruction files (instructions.md §2.7–2.8) and skills read
+//! The default [`SessionContext`]: instruction files (spec/instructions.md §2.7–2.8) and skills read
 //! from disk for every request, so edits are seen at once.
 
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ pub struct DiskContext {
     pub settings: Settings,
     pub trusted: bool,
     pub env: Env,
-    /// Skills loaded in this session (deduplication of repeated `skill_load`, skills.md §4.2).
+    /// Skills loaded in this session (deduplication of repeated `skill_load`, spec/skills.md §4.2).
     pub loaded: Arc<Mutex<stools::Loaded>>,
 }
 
@@ -71,7 +71,7 @@ impl DiskContext {
         f(&setup, &reader)
     }
 
-    /// L of §2.6 for `cwd`: the global file, the chain, then the attached files in attach order.
+    /// L of spec/instructions.md §2.6 for `cwd`: the global file, the chain, then the attached files in attach order.
     fn list(
         &self,
         setup: &Setup<'_>,
@@ -109,7 +109,7 @@ impl SessionContext for DiskContext {
             let skills = self.skills(cwd);
             Section {
                 files: model_text::section_parts(&l, notice.as_deref(), &self.root),
-                // The skill catalog is the section's extras (instructions.md §2.7 item 5).
+                // The skill catalog is the section's extras (spec/instructions.md §2.7 item 5).
                 skills: catalog::catalog_text(&skills),
                 skill_names: catalog::enum_names(&skills),
             }
@@ -167,7 +167,7 @@ impl SessionContext for DiskContext {
         match call {
             ContextTool::Explain(a) => self.with(|setup, reader| {
                 let p = a.path.as_str();
-                // Relative paths start at the workspace root (sessions.md §3.2).
+                // Relative paths start at the workspace root (spec/sessions.md §3.2).
                 let _ = cwd;
                 explain::explain_path(setup, reader, &self.root, Path::new(p))
                     .map(|e| e.to_json().to_string())

@@ -1,4 +1,4 @@
-//! The event envelope and its stream (sessions.md §8): per-run `seq` without gaps, durable
+//! The event envelope and its stream (spec/sessions.md §8): per-run `seq` without gaps, durable
 //! events stored in the same transaction as the state they report and emitted only after it
 //! commits; `text_delta` emitted but never stored.
 

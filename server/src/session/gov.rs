@@ -1,4 +1,4 @@
-//! The runner's side of the governor (sessions.md §7): the stored transcript converted to the
+//! The runner's side of the governor (spec/sessions.md §7): the stored transcript converted to the
 //! governor's message model, the per-session governor state, and what comes back (stubs to
 //! apply to the request, the invariants block, the `context_governed` payload, the report).
 //! The stored rows are never touched: stubs are applied to copies of the request messages.
@@ -13,14 +13,14 @@ use crate::governor::session::{SessionGovernor, Turn};
 use crate::governor::stored::{ContextInvariants, SessionOptions};
 use crate::governor::{GovSettings, RequestParts};
 
-/// Invariant sources the runner owns (§4.5, §7).
+/// Invariant sources the runner owns (spec/sessions.md §4.5, §7).
 #[derive(Clone, Debug, Default)]
 pub struct Sources {
     pub quotes: Vec<String>,
     pub goal: Option<String>,
     pub criteria: Vec<(String, bool)>,
     pub grants: Vec<String>,
-    /// Capabilities for "Active grants" (the process sandbox's mode, sessions.md §10.4).
+    /// Capabilities for "Active grants" (the process sandbox's mode, spec/sessions.md §10.4).
     pub capabilities: Vec<String>,
     pub external_dirs: usize,
 }
@@ -86,7 +86,7 @@ pub struct Parts {
     pub system: String,
     /// The system text's blocks after the preamble (the section, the catalog), as sent.
     pub blocks: Vec<String>,
-    /// `(path, text)` per instruction file (governor.md §2.6).
+    /// `(path, text)` per instruction file (spec/governor.md §2.6).
     pub instructions: Vec<(String, String)>,
     pub skills: Option<String>,
     pub tools: String,
@@ -332,7 +332,7 @@ impl Gov {
     }
 
     /// The invariants block the next request over `active` would send (`on`, once the
-    /// history holds a checkpoint, §5.1): what G5 counts as instruction length for the
+    /// history holds a checkpoint, spec/sessions.md §5.1): what G5 counts as instruction length for the
     /// context budget and the compaction triggers.
     #[must_use]
     pub fn invariants_block(&self, active: &[MsgRow], sources: &Sources) -> Option<String> {

@@ -45,15 +45,15 @@ pub struct Attachment {
 }
 
 /// The instruction section and the skill catalog of a request, cut at their files
-/// (governor.md §2.6: one `instructions` segment per file, the catalog as `skills`).
+/// (spec/governor.md §2.6: one `instructions` segment per file, the catalog as `skills`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Section {
     /// `(label, text)` per kept instruction file, root first; the first text begins with the
     /// section's header and notice. Joined by blank lines they are the section.
     pub files: Vec<(String, String)>,
-    /// The skill catalog text, the section's extras (instructions.md §2.7 item 5).
+    /// The skill catalog text, the section's extras (spec/instructions.md §2.7 item 5).
     pub skills: Option<String>,
-    /// The values of `skill_load`'s `name` enum when they fit its bound (skills.md §4.2);
+    /// The values of `skill_load`'s `name` enum when they fit its bound (spec/skills.md §4.2);
     /// `None` leaves the parameter a plain string.
     pub skill_names: Option<Vec<String>>,
 }
@@ -73,10 +73,10 @@ impl Section {
     }
 }
 
-/// What sessions need from the instruction and skill modules (instructions.md §2.7–2.8,
-/// skills.md §4). The runner holds one per run; [`context::DiskContext`] is the real one.
+/// What sessions need from the instruction and skill modules (spec/instructions.md §2.7–2.8,
+/// spec/skills.md §4). The runner holds one per run; [`context::DiskContext`] is the real one.
 pub trait SessionContext: Send + Sync {
-    /// Blocks b–c' of sessions.md §2.2: the instruction section for `cwd` with the attached
+    /// Blocks b–c' of spec/sessions.md §2.2: the instruction section for `cwd` with the attached
     /// files that joined it, and the skill catalog text as its extras.
     fn instruction_section(&self, cwd: &Path, attached: &[AttachedFile]) -> Section;
     /// Whether the listed skill set seen from `cwd` is non-empty (the skill tools are offered).
@@ -102,7 +102,7 @@ pub trait SessionContext: Send + Sync {
     ) -> Option<Result<(String, String), String>> {
         None
     }
-    /// The "Loaded skills" block re-attached after a compaction (skills.md §4.5) for the skills
+    /// The "Loaded skills" block re-attached after a compaction (spec/skills.md §4.5) for the skills
     /// (names or ids, most recent first) whose load was summarised away.
     fn loaded_block(&self, _ids: &[String], _cwd: &Path) -> Option<String> {
         None

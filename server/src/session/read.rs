@@ -1,4 +1,4 @@
-//! The read side (sessions.md §1.9): `sessions list`, `sessions show`, `sessions report`,
+//! The read side (spec/sessions.md §1.9): `sessions list`, `sessions show`, `sessions report`,
 //! `alisio/listSessions`, `alisio/contextReport`. Nothing here writes.
 
 use serde_json::{Value, json};
@@ -117,7 +117,7 @@ pub fn report(
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);
     // This process has no ledger for the session: the ledger's figures as the process that
-    // ran it measured them at its last request (governor.md §8).
+    // ran it measured them at its last request (spec/governor.md §8).
     if r["measured"] == Value::Bool(true) && r["usage"].is_null() {
         r["usage"] = store
             .last_event_data(id, "context_governed")?

@@ -1,4 +1,4 @@
-//! Session settings (sessions.md §1.8, §2.1, §5.1, §6.1): read from the configuration layers
+//! Session settings (spec/sessions.md §1.8, §2.1, §5.1, §6.1): read from the configuration layers
 //! (security-sensitive keys never from project config), then overridden by CLI flags or
 //! `alisio/runSession` params.
 
@@ -11,7 +11,7 @@ use super::approvals::Policy;
 use super::tools::Effect;
 use crate::config::{GovernorMode, Layer, Origin, Settings, lookup};
 
-/// Keys never taken from project configuration (§1.8).
+/// Keys never taken from project configuration (spec/sessions.md §1.8).
 const SENSITIVE: &[&str] = &[
     "provider",
     "approvals",
@@ -39,7 +39,7 @@ pub struct SessionConfig {
     pub process: Policy,
     pub approval_timeout_ms: u64,
     pub pass_env: Vec<String>,
-    /// `process.sandbox` (§10.4; user config, init options, `--sandbox`).
+    /// `process.sandbox` (spec/sessions.md §10.4; user config, init options, `--sandbox`).
     pub sandbox: super::sandbox::Mode,
     /// `process.network` (user config, init options).
     pub network: bool,
@@ -86,7 +86,7 @@ fn sensitive(key: &str) -> bool {
 }
 
 impl SessionConfig {
-    /// The approval policies a run gets from this configuration and its flags (§4.2).
+    /// The approval policies a run gets from this configuration and its flags (spec/sessions.md §4.2).
     #[must_use]
     pub fn policies(
         &self,
@@ -229,7 +229,7 @@ impl Kind {
     }
 }
 
-/// The resolved `provider` object (§5.1).
+/// The resolved `provider` object (spec/sessions.md §5.1).
 #[derive(Clone, Debug)]
 pub struct ProviderConfig {
     pub kind: Kind,
@@ -329,7 +329,7 @@ impl ProviderConfig {
 pub struct RunOptions {
     pub prompt: String,
     /// Attachment blocks from the editor (`governor::attachment::block`), sent as text parts of
-    /// the user message before the prompt (sessions.md §4.6).
+    /// the user message before the prompt (spec/sessions.md §4.6).
     pub attachments: Vec<String>,
     /// Resume this session (full id or prefix of at least 8 chars).
     pub session_id: Option<String>,

@@ -1,6 +1,6 @@
 //! Library-level tests of [`run_session`] with the callbacks the language server passes: an
 //! approver answering like `alisio/approve`, a cancellation flag, an event sink (sessions.md
-//! §11 cases 20, 25–28, 51).
+//! spec/sessions.md §11 cases 20, 25–28, 51).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

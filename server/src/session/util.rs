@@ -108,7 +108,7 @@ pub fn now_ms() -> u128 {
         .as_millis()
 }
 
-/// The one token estimate (governor.md §10), kept under the session's name for its callers.
+/// The one token estimate (spec/governor.md §10), kept under the session's name for its callers.
 pub use crate::governor::tokens::tokens as estimate;
 /// The shared text measures (`text`), re-exported for the session's callers.
 pub use crate::text::{chars, sha256_hex};
@@ -148,7 +148,7 @@ pub fn floor_char(s: &str, i: usize) -> usize {
     i
 }
 
-/// Aborts the process at a named fault point when `ALISIO_FAULT` names it (sessions.md §1.5).
+/// Aborts the process at a named fault point when `ALISIO_FAULT` names it (spec/sessions.md §1.5).
 /// Only debug builds with the `fault-injection` feature honour it.
 pub fn fault(point: &str) {
     #[cfg(all(debug_assertions, feature = "fault-injection"))]

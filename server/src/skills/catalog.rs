@@ -1,6 +1,6 @@
-//! Discovery results as catalog entries (skills.md §3): identity, shadowing, enabling, token
+//! Discovery results as catalog entries (spec/skills.md §3): identity, shadowing, enabling, token
 //! figures, the JSON of `skills list --json` / `alisio/skillCatalog`, the catalog text a model
-//! receives (§4.1), and `alisio/setSkillEnabled` (§3.3).
+//! receives (spec/skills.md §4.1), and `alisio/setSkillEnabled` (spec/skills.md §3.3).
 //!
 //! Invariant: only files host `alisio` can load become entries, judged by the `alisio` rules
 //! whatever the active profile; shadowing is keyed by plain `name`, first entry wins, and
@@ -34,7 +34,7 @@ pub struct Input<'a> {
     pub plugins: &'a [PluginRoot],
 }
 
-/// A catalog entry (§3.1).
+/// A catalog entry (spec/skills.md §3.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     pub id: String,
@@ -159,11 +159,11 @@ fn shed(skills: &mut [Skill]) {
     }
 }
 
-/// A discovery simulating `host` (§1.5). Host `alisio` is [`discover`].
+/// A discovery simulating `host` (spec/skills.md §1.5). Host `alisio` is [`discover`].
 #[must_use]
 pub fn discover_host(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) -> Discovery {
     match host {
-        // hosts.md §6: skill discovery of the three newer hosts is not simulated.
+        // spec/hosts.md §6: skill discovery of the three newer hosts is not simulated.
         Host::Alisio | Host::Copilot | Host::Gemini | Host::Cursor => discover(fs, input, vantage),
         Host::Codex => {
             let walk = discover::walk_codex(
@@ -342,7 +342,7 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
     entries
 }
 
-/// The JSON object of one entry (interfaces.md §1.2 plus the fields skills.md §3.1 adds).
+/// The JSON object of one entry (spec/interfaces.md §1.2 plus the fields spec/skills.md §3.1 adds).
 #[must_use]
 pub fn entry_json(e: &Entry, workspace_root: &Path) -> Value {
     let mut v = json!({
@@ -389,12 +389,12 @@ pub fn catalog_json(entries: &[Entry]) -> String {
     Value::Array(list).to_string()
 }
 
-/// At most this many values make `skill_load`'s `name` an enum (skills.md §4.2).
+/// At most this many values make `skill_load`'s `name` an enum (spec/skills.md §4.2).
 pub const ENUM_MAX_NAMES: usize = 64;
 /// At most this many bytes of values (summed) make `skill_load`'s `name` an enum.
 pub const ENUM_MAX_BYTES: usize = 4096;
 
-/// The values of `skill_load`'s `name` enum (§4.2): the listed names in catalog order, each
+/// The values of `skill_load`'s `name` enum (spec/skills.md §4.2): the listed names in catalog order, each
 /// followed by its `displayId` when that differs, each value once. `None` (a plain string)
 /// when nothing is listed, the catalog is collapsed, or the values are more than
 /// [`ENUM_MAX_NAMES`] or sum to more than [`ENUM_MAX_BYTES`] bytes.
@@ -421,7 +421,7 @@ pub fn is_collapsed(entries: &[Entry]) -> bool {
     catalog_json(entries).chars().count() > CATALOG_MAX_CHARS
 }
 
-/// The catalog text of §4.1; `None` when nothing is listed.
+/// The catalog text of spec/skills.md §4.1; `None` when nothing is listed.
 #[must_use]
 pub fn catalog_text(entries: &[Entry]) -> Option<String> {
     if listed(entries).is_empty() {
@@ -437,12 +437,12 @@ pub fn catalog_text(entries: &[Entry]) -> Option<String> {
 
 pub const UNTRUSTED_OVERRIDE: &str = "The workspace is not trusted; skill overrides are saved in .alisio/config.json only for trusted workspaces";
 
-/// `alisio/setSkillEnabled` steps 1–6 and 8 (§3.3): checks, then the atomic write through
+/// `alisio/setSkillEnabled` steps 1–6 and 8 (spec/skills.md §3.3): checks, then the atomic write through
 /// [`crate::config::write_skill_override`]. Returns the entry as it is after the change; the
 /// caller re-runs discovery to republish (step 7).
 ///
 /// # Errors
-/// The exact request-error texts of §3.3.
+/// The exact request-error texts of spec/skills.md §3.3.
 pub fn set_enabled(
     d: &Discovery,
     workspace_root: &Path,

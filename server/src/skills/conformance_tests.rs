@@ -1,4 +1,4 @@
-//! skills.md §8 conformance cases that exercise the library API the language server and agent
+//! spec/skills.md §8 conformance cases that exercise the library API the language server and agent
 //! sessions call (plugins, overrides, skill tools, lenses, definitions).
 
 use std::path::{Path, PathBuf};

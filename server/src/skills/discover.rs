@@ -1,6 +1,6 @@
-//! Skill discovery (skills.md §1): the roots seen from a vantage directory and their
-//! precedence, trust gating and the untrusted probe, the bounded walk of §1.3, the simulations
-//! of other hosts (§1.5), and the reasons a `SKILL.md` below a root is never discovered (§7).
+//! Skill discovery (spec/skills.md §1): the roots seen from a vantage directory and their
+//! precedence, trust gating and the untrusted probe, the bounded walk of spec/skills.md §1.3, the simulations
+//! of other hosts (spec/skills.md §1.5), and the reasons a `SKILL.md` below a root is never discovered (§7).
 //!
 //! Invariant (host `alisio`): one walk per discovery with a shared 2000-directory budget, names in
 //! byte order, symlinked directories never followed (so loops are impossible), a canonical
@@ -14,13 +14,13 @@ use crate::workspace::{self, Env, FileType, Fs};
 
 pub const MAX_DEPTH: usize = 5;
 pub const MAX_DIRS: usize = 2000;
-/// Codex's bounds (§1.5): breadth-first, depth 6, 2000 directories per root.
+/// Codex's bounds (spec/skills.md §1.5): breadth-first, depth 6, 2000 directories per root.
 pub const CODEX_MAX_DEPTH: usize = 6;
-/// Bound of the walk that looks for undiscovered files below roots (§7).
+/// Bound of the walk that looks for undiscovered files below roots (spec/skills.md §7).
 const ANALYSIS_MAX_DIRS: usize = 20_000;
 const ANALYSIS_MAX_DEPTH: usize = 64;
 
-/// Where a root comes from (§1.1 `scope`; Codex's own scopes for `--host codex`).
+/// Where a root comes from (spec/skills.md §1.1 `scope`; Codex's own scopes for `--host codex`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
     Project,
@@ -45,7 +45,7 @@ impl Scope {
             Self::Admin => "admin",
         }
     }
-    /// The `source` field of §1.1.
+    /// The `source` field of spec/skills.md §1.1.
     #[must_use]
     pub const fn source(self) -> &'static str {
         match self {
@@ -80,7 +80,7 @@ pub struct Root {
     pub path: PathBuf,
     pub scope: Scope,
     pub owner: Option<Owner>,
-    /// For project roots: the directory d of §1.1 whose `.agents/skills` (…) this is.
+    /// For project roots: the directory d of spec/skills.md §1.1 whose `.agents/skills` (…) this is.
     pub project_dir: Option<PathBuf>,
 }
 
@@ -96,7 +96,7 @@ impl Root {
         }
     }
 
-    /// The project root `path` of the directory `dir` (§1.1).
+    /// The project root `path` of the directory `dir` (spec/skills.md §1.1).
     #[must_use]
     pub fn project(path: PathBuf, dir: PathBuf) -> Self {
         Self {
@@ -172,7 +172,7 @@ pub fn project_dirs(workspace_root: &Path, vantage: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The project roots of §1.1 order 1 (9 roots for `/ws/pkg/app` in `/ws`).
+/// The project roots of spec/skills.md §1.1 order 1 (9 roots for `/ws/pkg/app` in `/ws`).
 #[must_use]
 pub fn project_roots(workspace_root: &Path, vantage: &Path) -> Vec<Root> {
     let mut out = Vec::new();
@@ -312,7 +312,7 @@ impl State<'_> {
     }
 }
 
-/// The walk of §1.3 over `roots`, in order, with one shared budget.
+/// The walk of spec/skills.md §1.3 over `roots`, in order, with one shared budget.
 #[must_use]
 pub fn walk(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
     let mut st = State {
@@ -343,14 +343,14 @@ pub fn walk(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
     st.out
 }
 
-/// The untrusted probe (§1.2): the project roots that would exist, walked with the same rules
+/// The untrusted probe (spec/skills.md §1.2): the project roots that would exist, walked with the same rules
 /// and a budget of their own.
 #[must_use]
 pub fn probe(fs: &dyn Fs, workspace_root: &Path, vantage: &Path) -> Walk {
     walk(fs, project_roots(workspace_root, vantage))
 }
 
-/// Codex's roots seen from `vantage` (§1.5), in scope order.
+/// Codex's roots seen from `vantage` (spec/skills.md §1.5), in scope order.
 #[must_use]
 pub fn codex_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
     let mut dirs = project_dirs(workspace_root, vantage);
@@ -449,7 +449,7 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
     out
 }
 
-/// Claude Code's roots (§1.5): personal first (it wins), then `.claude/skills` from the vantage
+/// Claude Code's roots (spec/skills.md §1.5): personal first (it wins), then `.claude/skills` from the vantage
 /// up to the workspace root.
 #[must_use]
 pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
@@ -463,7 +463,7 @@ pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Roo
     out
 }
 
-/// Claude Code's walk (assumption of §1.5): only `<root>/<dir>/SKILL.md`, symlinks followed.
+/// Claude Code's walk (assumption of spec/skills.md §1.5): only `<root>/<dir>/SKILL.md`, symlinks followed.
 #[must_use]
 pub fn walk_claude(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
     let mut out = Walk {

@@ -1,4 +1,4 @@
-//! Editor features of a SKILL.md as plain data (skills.md §6): quick fixes as byte-range text
+//! Editor features of a SKILL.md as plain data (spec/skills.md §6): quick fixes as byte-range text
 //! edits, completion items, hover texts, code lens titles and definitions. The language server
 //! only converts these values to LSP types.
 
@@ -15,7 +15,7 @@ use crate::config::Profile;
 use crate::text::{LineIndex, TextRange};
 
 /// Relative paths of the files of a skill directory up to one level deep, in byte order (link
-/// completions, §6.3).
+/// completions, spec/skills.md §6.3).
 #[must_use]
 pub fn skill_files(fs: &dyn crate::workspace::Fs, dir: &std::path::Path) -> Vec<String> {
     use crate::workspace::FileType;
@@ -37,7 +37,7 @@ pub fn skill_files(fs: &dyn crate::workspace::Fs, dir: &std::path::Path) -> Vec<
     out
 }
 
-/// Hover on the `name` value (§6.4): the lens status line and, when shadowed, the winner's file.
+/// Hover on the `name` value (spec/skills.md §6.4): the lens status line and, when shadowed, the winner's file.
 #[must_use]
 pub fn name_hover(
     d: &Discovery,
@@ -59,7 +59,7 @@ pub fn name_hover(
     s
 }
 
-/// The documentation of a frontmatter key (§6.4).
+/// The documentation of a frontmatter key (spec/skills.md §6.4).
 #[must_use]
 pub fn key_doc(key: &str) -> Option<&'static str> {
     Some(match key {
@@ -113,7 +113,7 @@ pub fn key_hover(key: &str) -> Option<String> {
     Some(format!("{doc}\n\nAllowed by: {}", profiles.join(", ")))
 }
 
-/// Hover on a link destination (§6.4).
+/// Hover on a link destination (spec/skills.md §6.4).
 #[must_use]
 pub fn link_hover(link: &validate::Link) -> String {
     match &link.target {
@@ -128,7 +128,7 @@ pub fn link_hover(link: &validate::Link) -> String {
     }
 }
 
-/// A completion item as plain data (§6.3).
+/// A completion item as plain data (spec/skills.md §6.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Completion {
     pub label: String,
@@ -236,7 +236,7 @@ pub fn completions(c: &Checked, offset: usize, files: &[String]) -> Vec<Completi
     Vec::new()
 }
 
-/// A code lens as plain data (§6.5).
+/// A code lens as plain data (spec/skills.md §6.5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lens {
     pub title: String,
@@ -298,7 +298,7 @@ pub fn not_loaded_reason(alisio: &Checked) -> Option<String> {
         .map(|m| format!("not loaded: {m}"))
 }
 
-/// Definition at `offset` of `c` (§6.6): from a link to its file; from the `name` of a shadowed
+/// Definition at `offset` of `c` (spec/skills.md §6.6): from a link to its file; from the `name` of a shadowed
 /// skill to the winner's `name` value. Returns the target file and byte range.
 #[must_use]
 pub fn definition(c: &Checked, d: &Discovery, offset: usize) -> Option<(PathBuf, TextRange)> {

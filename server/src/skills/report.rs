@@ -1,4 +1,4 @@
-//! Diagnostics of a set of discoveries (skills.md §5.2, §5.3, §1.4): every discovered or
+//! Diagnostics of a set of discoveries (spec/skills.md §5.2, §5.3, §1.4): every discovered or
 //! walked `SKILL.md` validated under the active profile, plus the host codes (`skill-shadowed`
 //! with vantage suffixes, `skill-symlink`, `skill-scan-limit`, `skill-untrusted`,
 //! `skill-not-discovered`). Shared by `check`, `skills validate` and the language server.
@@ -22,7 +22,7 @@ pub struct Scan<'a> {
     pub workspace_root: &'a Path,
     pub profile: Profile,
     pub discoveries: &'a [Discovery],
-    /// Untrusted probes (§1.2), one per vantage.
+    /// Untrusted probes (spec/skills.md §1.2), one per vantage.
     pub probes: &'a [Walk],
     /// More `SKILL.md` files to validate (the workspace walk of `check`).
     pub extra_files: &'a [PathBuf],
@@ -71,7 +71,7 @@ fn name_span(c: &Checked) -> Span {
     idx.span(c.name_span().unwrap_or_default())
 }
 
-/// The owner vantage of a discovered skill (§1.4): its project directory, else the root.
+/// The owner vantage of a discovered skill (spec/skills.md §1.4): its project directory, else the root.
 /// `entries` maps each file of the discovery to its first entry.
 fn owner_vantage(ws: &Path, entries: &HashMap<&Path, &Entry>, file: &Path) -> PathBuf {
     entries
@@ -306,8 +306,8 @@ fn candidate_set<'a>(scan: &'a Scan<'_>) -> HashSet<&'a Path> {
         .collect()
 }
 
-/// The vantage set V of skills.md §1.4 and every `SKILL.md` of the workspace walk, read from the
-/// shared directory set D (instructions.md §5.1): the root, then each directory with a real
+/// The vantage set V of spec/skills.md §1.4 and every `SKILL.md` of the workspace walk, read from the
+/// shared directory set D (spec/instructions.md §5.1): the root, then each directory with a real
 /// `.agents/skills`, `.alisio/skills` or `.claude/skills` directory.
 #[must_use]
 pub fn workspace_files(

@@ -1,4 +1,4 @@
-//! The three skill tools as a library (skills.md §4.2–§4.4): `skill_load`, `skill_search` and
+//! The three skill tools as a library (spec/skills.md §4.2–§4.4): `skill_load`, `skill_search` and
 //! `skill_resource`, over the entries of a host-`alisio` discovery.
 //!
 //! Invariant: `skill_resource` never opens anything outside the skill directory: the lexical
@@ -33,10 +33,10 @@ pub fn resolve<'a>(entries: &'a [Entry], input: &str) -> Option<&'a Entry> {
         .or_else(|| eff().find(|e| e.name == input))
 }
 
-/// Resolves a tool's `name` with the unknown / disabled / user-only errors of §4.2.
+/// Resolves a tool's `name` with the unknown / disabled / user-only errors of spec/skills.md §4.2.
 ///
 /// # Errors
-/// The exact texts of §4.2.
+/// The exact texts of spec/skills.md §4.2.
 pub fn resolve_for_model<'a>(entries: &'a [Entry], input: &str) -> Result<&'a Entry, String> {
     let Some(e) = resolve(entries, input) else {
         let mut msg = format!("Unknown skill: {input}");
@@ -74,7 +74,7 @@ pub fn skill_load_schema(entries: &[Entry]) -> Value {
     json!({"type": "object", "properties": {"name": name}, "required": ["name"], "additionalProperties": false})
 }
 
-/// The text `skill_load` returns for an entry, re-read and re-validated now (§4.2), and the
+/// The text `skill_load` returns for an entry, re-read and re-validated now (spec/skills.md §4.2), and the
 /// exact SKILL.md text used (for the deduplication hash).
 ///
 /// # Errors
@@ -101,7 +101,7 @@ pub fn load_text(fs: &dyn Fs, e: &Entry) -> Result<String, String> {
     ))
 }
 
-/// Per-session memory of loaded skills (§4.2 deduplication).
+/// Per-session memory of loaded skills (spec/skills.md §4.2 deduplication).
 #[derive(Clone, Debug, Default)]
 pub struct Loaded {
     /// id → SHA-256 of the returned text.
@@ -123,7 +123,7 @@ impl Loaded {
 /// `skill_load {name}`.
 ///
 /// # Errors
-/// The error texts of §4.2.
+/// The error texts of spec/skills.md §4.2.
 pub fn skill_load(
     fs: &dyn Fs,
     entries: &[Entry],
@@ -143,7 +143,7 @@ pub fn skill_load(
     Ok(text)
 }
 
-/// `skill_search {query}` (§4.3): ranked, at most 30, no paths.
+/// `skill_search {query}` (spec/skills.md §4.3): ranked, at most 30, no paths.
 #[must_use]
 pub fn skill_search(entries: &[Entry], query: &str) -> Value {
     let q = query.to_lowercase();
@@ -195,10 +195,10 @@ fn is_absolute_like(p: &str) -> bool {
     p.starts_with(['/', '\\', '~']) || (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
 }
 
-/// `skill_resource {name, path, offset?}` (§4.4).
+/// `skill_resource {name, path, offset?}` (spec/skills.md §4.4).
 ///
 /// # Errors
-/// The exact texts of §4.4.
+/// The exact texts of spec/skills.md §4.4.
 pub fn skill_resource(
     fs: &dyn Fs,
     entries: &[Entry],
@@ -319,13 +319,13 @@ fn page(
     )
 }
 
-/// An explicit invocation `/skill:<id> [text]` (§4.5): `None` when the prompt is not one;
+/// An explicit invocation `/skill:<id> [text]` (spec/skills.md §4.5): `None` when the prompt is not one;
 /// otherwise the expanded prompt and the entry's `displayId` (for the `"skill"` marker), or the
 /// `skill_load` error text (a pre-run failure). User-only skills may be invoked this way; the
 /// load counts for deduplication.
 ///
 /// # Errors
-/// Unknown, disabled or no-longer-loadable skills, with the texts of §4.2.
+/// Unknown, disabled or no-longer-loadable skills, with the texts of spec/skills.md §4.2.
 #[must_use]
 pub fn expand_invocation(
     fs: &dyn Fs,
@@ -352,10 +352,10 @@ pub fn expand_invocation(
     }))
 }
 
-/// Byte budget of the "Loaded skills" block kept across compaction (§4.5).
+/// Byte budget of the "Loaded skills" block kept across compaction (spec/skills.md §4.5).
 pub const LOADED_BLOCK_BYTES: usize = 50_000;
 
-/// The block re-attached after a compaction (§4.5): the current `skill_load` text of each id in
+/// The block re-attached after a compaction (spec/skills.md §4.5): the current `skill_load` text of each id in
 /// `ids` (most recently loaded first) while the block stays within 50,000 bytes; skills that do
 /// not fit, or are disabled or gone, are named on the last line. `None` when `ids` is empty.
 #[must_use]

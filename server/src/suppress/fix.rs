@@ -1,4 +1,4 @@
-//! The two quick fixes of suppressions.md §4 as plain edits: "ignore in this line" and "ignore
+//! The two quick fixes of spec/suppressions.md §4 as plain edits: "ignore in this line" and "ignore
 //! in this file". An existing directive gains the code; otherwise one is inserted.
 
 use super::inline::{self, Directive, Scope};

@@ -1,4 +1,4 @@
-//! Inline suppressions (suppressions.md §1): `<!-- alisio-ignore-next-line: code[, code] -->`
+//! Inline suppressions (spec/suppressions.md §1): `<!-- alisio-ignore-next-line: code[, code] -->`
 //! and `<!-- alisio-ignore-file: code[, code] -->` on lines of their own in Markdown, and
 //! `# alisio-ignore: code` YAML comments in a frontmatter block.
 
@@ -119,7 +119,7 @@ fn yaml_directive(text: &str, r: TextRange, line: u32) -> Option<Directive> {
     let start = r.start + at;
     Some(Directive {
         scope: Scope::Line,
-        // A comment alone on its line covers the next line (decision, suppressions.md §1).
+        // A comment alone on its line covers the next line (decision, spec/suppressions.md §1).
         target_line: if whole_line { line + 1 } else { line },
         range: TextRange::new(start, r.end),
         codes: codes_in(text, start + FRONTMATTER.len(), r.end),

@@ -1,4 +1,4 @@
-//! The `diagnostics` configuration key (suppressions.md §2): `diagnostics.severity` per code and
+//! The `diagnostics` configuration key (spec/suppressions.md §2): `diagnostics.severity` per code and
 //! `diagnostics.ignore` as `{paths, codes}` entries. `config` calls [`validate`] for the exact
 //! messages and [`Rules::merge`] to layer it; an invalid part is skipped, the rest applies.
 

@@ -1,5 +1,5 @@
 //! The workspace: file-system access behind [`Fs`], the environment snapshot [`Env`], workspace
-//! root detection and the config home (instructions.md §1).
+//! root detection and the config home (spec/instructions.md §1).
 //!
 //! Invariant: core modules touch the disk only through an [`Fs`], so the language server can
 //! overlay unsaved editor buffers ([`OverlayFs`]) and every rule sees the same text the user
@@ -304,7 +304,7 @@ pub struct Env {
     /// `ALISIO_CLAUDE_MANAGED_FILE`: where the `claude-code` host simulation looks for Claude
     /// Code's managed `CLAUDE.md` instead of the platform path (tests and unusual installs).
     pub claude_managed_file: Option<PathBuf>,
-    /// `GEMINI_CLI_HOME`: Gemini CLI's home instead of `$HOME` (hosts.md §3.1).
+    /// `GEMINI_CLI_HOME`: Gemini CLI's home instead of `$HOME` (spec/hosts.md §3.1).
     pub gemini_cli_home: Option<PathBuf>,
 }
 
@@ -329,7 +329,7 @@ impl Env {
         }
     }
 
-    /// The config home (instructions.md §1): `ALISIO_CONFIG_HOME`, else an absolute
+    /// The config home (spec/instructions.md §1): `ALISIO_CONFIG_HOME`, else an absolute
     /// `$XDG_CONFIG_HOME/alisio`, else `$HOME/.config/alisio`, else none.
     #[must_use]
     pub fn config_home(&self) -> Option<PathBuf> {
@@ -342,7 +342,7 @@ impl Env {
         self.home.as_ref().map(|h| h.join(".config").join("alisio"))
     }
 
-    /// The state home (sessions.md §0).
+    /// The state home (spec/sessions.md §0).
     #[must_use]
     pub fn state_home(&self) -> Option<PathBuf> {
         if let Some(p) = &self.alisio_state_home {

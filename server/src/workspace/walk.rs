@@ -1,4 +1,4 @@
-//! The directory set D of a workspace (instructions.md §5.1): the root and every directory below it, depth
+//! The directory set D of a workspace (spec/instructions.md §5.1): the root and every directory below it, depth
 //! first in byte order, without following symlinks, skipping `.git`, `node_modules` and what
 //! the workspace's own ignore files exclude, bounded at [`MAX_DIRS`]. One listing per
 //! directory; the listings are kept so no later step lists a directory again.

@@ -347,7 +347,7 @@ if (process.env.SMOKE_PHASE === 'session') {
   await shot('chat-and-report');
   console.log(`chat, approval and Context Report checked in ${Date.now() - started} ms`);
 
-  // Explain Context for This File: the interfaces.md §1.1 example as a Markdown table.
+  // Explain Context for This File: the spec/interfaces.md §1.1 example as a Markdown table.
   step = 'explain';
   await page.locator('.tab', { hasText: 'AGENTS.md' }).first().click();
   await runCommand('Alisio: Explain Context for This File');

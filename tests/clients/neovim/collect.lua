@@ -94,7 +94,7 @@ local ok, err = pcall(function()
         end
         result.codelenses = lenses
         local first = lenses[1]
-        -- a lens whose command is empty is a label (skills.md §6.5 "without a command")
+        -- a lens whose command is empty is a label (spec/skills.md §6.5 "without a command")
         if first and first.command and first.command.command ~= '' then
           local view = first.command.command == 'alisio.explainContext' and 'explain' or 'skills'
           require('alisio').last[view] = nil

@@ -1,4 +1,4 @@
--- alisio.nvim chat (sessions.md §2.1, §8): the chat buffer, `alisio/runSession`, the
+-- alisio.nvim chat (spec/sessions.md §2.1, §8): the chat buffer, `alisio/runSession`, the
 -- streamed `alisio/sessionEvent` envelopes and the `alisio/approve` request. The module state
 -- the tests read (`last_result`, `last_session`, `events`) stays on require('alisio').
 

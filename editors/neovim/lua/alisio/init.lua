@@ -1,4 +1,4 @@
--- alisio.nvim: the client side of alisio-ls's custom methods (interfaces.md §3.1).
+-- alisio.nvim: the client side of alisio-ls's custom methods (spec/interfaces.md §3.1).
 --
 -- Views: `:AlisioExplain` (alisio/contextExplain), `:AlisioSkills` (alisio/skillCatalog,
 -- alisio/setSkillEnabled), `:AlisioChat` (alisio/runSession + alisio/sessionEvent, approvals
@@ -112,7 +112,7 @@ function M.float(view, title, lines)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- Explain (interfaces.md §1.1)
+-- Explain (spec/interfaces.md §1.1)
 
 
 ---@param opts? {uri?: string, host?: string, bufnr?: integer}
@@ -129,7 +129,7 @@ function M.explain(opts)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- Skill catalog (interfaces.md §1.2)
+-- Skill catalog (spec/interfaces.md §1.2)
 
 
 local function catalog_root(client)
@@ -208,7 +208,7 @@ function M.toggle_skill(id, bufnr)
 end
 
 -- ---------------------------------------------------------------------------------------------
--- Context Report (governor.md §6)
+-- Context Report (spec/governor.md §6)
 
 --- Whether the Context Report of `session_id` is on screen (the chat refreshes it live).
 function M.report_shown(session_id)

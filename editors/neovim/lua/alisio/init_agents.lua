@@ -1,4 +1,4 @@
--- :AlisioInit — "Create or update AGENTS.md" (instructions.md §9): the proposal of
+-- :AlisioInit — "Create or update AGENTS.md" (spec/instructions.md §9): the proposal of
 -- alisio/initAgentsMd shown as a diff (a new tab: the file on disk beside the proposal, both in
 -- diff mode), then written by the server only when the user picks "Write" (the sha256 of what
 -- was shown guards the write). `M.last` keeps the proposal and the outcome for scripts and tests.

@@ -39,9 +39,9 @@ end
 
 local str = M.str
 
--- Explain (interfaces.md §1.1)
+-- Explain (spec/interfaces.md §1.1)
 
----@param r table the object of interfaces.md §1.1
+---@param r table the object of spec/interfaces.md §1.1
 ---@return string[]
 function M.render_explain(r)
   local lines = {
@@ -69,7 +69,7 @@ function M.render_explain(r)
   return lines
 end
 
--- Skill catalog (interfaces.md §1.2)
+-- Skill catalog (spec/interfaces.md §1.2)
 
 local function skill_status(s)
   if s.shadowedBy and s.shadowedBy ~= vim.NIL then
@@ -84,7 +84,7 @@ local function skill_status(s)
   return 'not effective'
 end
 
----@param catalog table[] the array of interfaces.md §1.2
+---@param catalog table[] the array of spec/interfaces.md §1.2
 ---@return string[]
 function M.render_skills(catalog)
   if #catalog == 0 then
@@ -104,7 +104,7 @@ function M.render_skills(catalog)
   return lines
 end
 
--- Context Report (governor.md §6)
+-- Context Report (spec/governor.md §6)
 
 local function bar(value, max, width)
   if max <= 0 then
@@ -188,7 +188,7 @@ function M.render_report(r)
   return lines
 end
 
---- The usage ledger (governor.md §8): per tool, results seen, used, re-read and unused.
+--- The usage ledger (spec/governor.md §8): per tool, results seen, used, re-read and unused.
 function M.render_usage(u)
   if type(u) ~= 'table' or type(u.perTool) ~= 'table' then
     return {}
@@ -210,7 +210,7 @@ function M.render_usage(u)
   return lines
 end
 
--- Chat events (sessions.md §8)
+-- Chat events (spec/sessions.md §8)
 
 function M.one_line(v, max)
   local s = type(v) == 'string' and v or vim.json.encode(v)
@@ -232,7 +232,7 @@ function M.render_event(ev)
   if t == 'text_delta' then
     return d.text or '', false
   elseif t == 'run_started' and not ev.parentSessionId and type(d.sandbox) == 'table' then
-    -- the process sandbox badge (sessions.md §10.4)
+    -- the process sandbox badge (spec/sessions.md §10.4)
     local sb = d.sandbox.mode == 'off' and 'no sandbox'
       or ('sandbox: ' .. str(d.sandbox.mode) .. (d.sandbox.network and ' + network' or ''))
     return '[' .. sb .. ']', true
@@ -259,7 +259,7 @@ function M.render_event(ev)
   return nil
 end
 
--- Approvals (sessions.md §4.4) and their preview (docs/editors.md)
+-- Approvals (spec/sessions.md §4.4) and their preview (docs/editors.md)
 
 --- Whether an approval's preview is a file change with both sides to diff.
 function M.diffable(preview)
@@ -307,7 +307,7 @@ function M.preview_lines(text)
   return lines
 end
 
--- Sessions (sessions.md §1.9)
+-- Sessions (spec/sessions.md §1.9)
 
 --- One line of the session list: title, time, message count.
 function M.session_item(s)

@@ -1,4 +1,4 @@
-// The server's `alisio/approve` request (sessions.md §4.4) with its preview: a file change
+// The server's `alisio/approve` request (spec/sessions.md §4.4) with its preview: a file change
 // opens a real diff editor (read-only virtual documents, scheme `alisio-preview`) whose title
 // bar has Approve once / Approve for session / Deny; the chat that owns the session shows the
 // same choices, and whichever answers first decides (the other shows the decision). With no

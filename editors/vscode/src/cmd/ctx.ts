@@ -33,7 +33,7 @@ export class Ctx implements vscode.Disposable {
   /** `alisio/runSession` with a work-done token whose progress shows in the status bar. */
   runSession = async (params: ext.RunSessionParams, token: vscode.CancellationToken): Promise<RunResult> => {
     const workDoneToken = `alisio-session-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    // The server's work-done progress (sessions.md §2.11: `<tool>`, `Turn <n>`) in the status bar.
+    // The server's work-done progress (spec/sessions.md §2.11: `<tool>`, `Turn <n>`) in the status bar.
     return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Agent session' }, async (bar) => {
       const progress = this.client.client?.onProgress(WorkDoneProgress.type, workDoneToken, (p) => {
         if (p.kind !== 'end' && p.message) {

@@ -1,6 +1,6 @@
 // The agent chat's transcript as the user sees it, built from the session events of
-// sessions.md §8 (the envelopes `alisio/sessionEvent` carries) and the approval requests of
-// §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
+// spec/sessions.md §8 (the envelopes `alisio/sessionEvent` carries) and the approval requests of
+// spec/sessions.md §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
 import type { ApprovalPreview, Attachment, SessionSummary, Transcript } from '../lsp_ext';
 import { renderMarkdown } from './markdown';
 import { renderPreviewHtml } from './preview';
@@ -28,7 +28,7 @@ export class ChatModel {
   items: ChatItem[] = [];
   sessionId?: string;
   running = false;
-  /** The process sandbox of the last run (sessions.md §10.4): run_started.sandbox, sandbox_unavailable. */
+  /** The process sandbox of the last run (spec/sessions.md §10.4): run_started.sandbox, sandbox_unavailable. */
   sandbox?: { mode: string; network: boolean; unavailable?: string };
   /** The last governed totals seen (context_governed), for the context meter. */
   governed?: { tokensBefore: number; tokensAfter: number; tokensSaved: number; elided: number; cachedTokens?: number };
@@ -127,7 +127,7 @@ export class ChatModel {
         if (!child) this.running = false;
         break;
       default:
-        break; // unknown types are ignored (sessions.md §8.1)
+        break; // unknown types are ignored (spec/sessions.md §8.1)
     }
   }
 

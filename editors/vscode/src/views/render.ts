@@ -1,5 +1,5 @@
-// Pure renderers for the extension's views: the explain document (interfaces.md §1.1), skill
-// catalog labels (§1.2) and the Context Report (governor.md §6) as HTML with plain SVG charts.
+// Pure renderers for the extension's views: the explain document (spec/interfaces.md §1.1), skill
+// catalog labels (spec/interfaces.md §1.2) and the Context Report (spec/governor.md §6) as HTML with plain SVG charts.
 // No `vscode` import: unit-tested in plain Node.
 
 export interface ExplainFile {
@@ -94,11 +94,11 @@ export interface ContextReport {
     byCriticality: Record<string, number>;
   };
   invariants?: { sent: boolean; total: number; byKind: Record<string, number>; omitted: number };
-  /** The per-tool usage ledger (governor.md §8), `null` when this process has none. */
+  /** The per-tool usage ledger (spec/governor.md §8), `null` when this process has none. */
   usage?: UsageLedger | null;
 }
 
-/** The three elision reasons of governor.md §6.4, always listed. */
+/** The three elision reasons of spec/governor.md §6.4, always listed. */
 export const ELISION_REASONS = ['superseded_read', 'stale_bg_output', 'duplicate_search'];
 
 export function escapeHtml(s: unknown): string {

@@ -1,4 +1,4 @@
-// The Context Report view: one webview panel per session showing governor.md §6's report as a
+// The Context Report view: one webview panel per session showing spec/governor.md §6's report as a
 // segment table and two SVG charts (render.ts). It refreshes itself from `alisio/contextReport`
 // when the session's events say the report changed (context_governed, compaction, end of run).
 import * as vscode from 'vscode';

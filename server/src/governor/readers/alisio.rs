@@ -1,4 +1,4 @@
-//! Our own transcript export (`sessions show ID --json`, sessions.md §1.9): stored messages in
+//! Our own transcript export (`sessions show ID --json`, spec/sessions.md §1.9): stored messages in
 //! `pos` order, compacted and replaced rows left out, invariant sources from the session options.
 
 use serde_json::Value;
@@ -37,7 +37,7 @@ fn parts(content: Option<&Value>) -> (Vec<Part>, Vec<Call>) {
     (ps, calls)
 }
 
-/// One stored message JSON (sessions.md §1.4) as a governor message.
+/// One stored message JSON (spec/sessions.md §1.4) as a governor message.
 #[must_use]
 pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
     let (mut ps, calls) = parts(m.get("content"));

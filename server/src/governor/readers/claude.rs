@@ -1,4 +1,4 @@
-//! Claude Code JSONL (governor.md §11.4): main chain and sidechains, merged assistant lines,
+//! Claude Code JSONL (spec/governor.md §11.4): main chain and sidechains, merged assistant lines,
 //! tool results split into tool messages, and the tool mapping onto canonical tools.
 
 use std::collections::HashMap;
@@ -324,7 +324,7 @@ fn int(v: Option<&Value>) -> Option<u64> {
     v.and_then(Value::as_u64)
 }
 
-/// The canonical meaning of one Claude Code call (§11.4 table).
+/// The canonical meaning of one Claude Code call (spec/governor.md §11.4 table).
 fn foreign(
     name: &str,
     input: &Value,

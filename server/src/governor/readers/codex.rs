@@ -1,4 +1,4 @@
-//! Codex rollout JSONL (governor.md §11.5): session meta, turn cwd, compaction, response items
+//! Codex rollout JSONL (spec/governor.md §11.5): session meta, turn cwd, compaction, response items
 //! grouped into assistant messages, output unwrapping and the tool mapping.
 
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use crate::governor::shell::{self, Base};
 use crate::governor::stubs::canonical;
 use crate::governor::tokens::redacted_token;
 
-/// An unwrapped output (§11.5).
+/// An unwrapped output (spec/governor.md §11.5).
 #[derive(Clone, Debug, Default)]
 struct Out {
     exit: Option<i64>,

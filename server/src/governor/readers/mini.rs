@@ -1,4 +1,4 @@
-//! mini-swe-agent `traj.json` (governor.md §11.6): messages with `bash` tool calls, return codes
+//! mini-swe-agent `traj.json` (spec/governor.md §11.6): messages with `bash` tool calls, return codes
 //! and `<output>` bodies; the base directory is empty (a fresh shell per command).
 
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ fn content_text(v: Option<&Value>) -> String {
     }
 }
 
-/// (exit code, comparison text, error) of a tool message (§11.6).
+/// (exit code, comparison text, error) of a tool message (spec/governor.md §11.6).
 fn outcome(m: &Value, content: &str) -> (Option<i64>, String, bool) {
     let extra = m.get("extra");
     let tag = || {

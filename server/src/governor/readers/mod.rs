@@ -1,5 +1,5 @@
-//! Readers of transcripts into the governor's message model (governor.md §11): format
-//! detection, the common normalisation of §11.3, and one module per format. Bad input yields
+//! Readers of transcripts into the governor's message model (spec/governor.md §11): format
+//! detection, the common normalisation of spec/governor.md §11.3, and one module per format. Bad input yields
 //! located problems and counts, never a panic; one broken line never empties the result.
 
 pub mod alisio;
@@ -20,7 +20,7 @@ use super::model::{Class, Foreign, Message, ToolResult};
 use super::shell::{self, Base, Kind};
 use super::tokens::redacted_token;
 
-/// A transcript format (§11.2).
+/// A transcript format (spec/governor.md §11.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Alisio,
@@ -60,7 +60,7 @@ pub struct Problem {
     pub message: String,
 }
 
-/// The `source` object of a report (§11.1), plus the problems met.
+/// The `source` object of a report (spec/governor.md §11.1), plus the problems met.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Source {
@@ -162,7 +162,7 @@ fn is_claude_line(v: &Value) -> bool {
         .any(|k| v.get(*k).is_some())
 }
 
-/// Format detection (§11.2).
+/// Format detection (spec/governor.md §11.2).
 #[must_use]
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     if let Some(v) = whole_json(bytes) {
@@ -270,7 +270,7 @@ pub(crate) fn has_redacted(v: &Value) -> bool {
     count_redacted(v) > 0
 }
 
-/// Orphans and unclassified repeats over the final H (§11.1).
+/// Orphans and unclassified repeats over the final H (spec/governor.md §11.1).
 fn finish(s: &mut Session) {
     let mut calls: HashMap<&str, (&str, &str, bool)> = HashMap::new();
     let mut answered: std::collections::HashSet<&str> = std::collections::HashSet::new();
@@ -319,7 +319,7 @@ fn finish(s: &mut Session) {
     s.source.unclassified_repeats = count;
 }
 
-/// The content fingerprint of §11.3.
+/// The content fingerprint of spec/governor.md §11.3.
 pub(crate) fn fingerprint(exit: Option<i64>, text: &str) -> String {
     let mut h = Sha256::new();
     if let Some(e) = exit {
@@ -366,7 +366,7 @@ pub(crate) fn shell_named(text: &str, base: &Base) -> Vec<String> {
     out
 }
 
-/// Annotates a foreign shell command (§11.3, §11.7).
+/// Annotates a foreign shell command (spec/governor.md §11.3, §11.7).
 pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome<'_>>) -> Foreign {
     let sh = shell::classify(command, base);
     let mut f = Foreign {
@@ -426,7 +426,7 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
     f
 }
 
-/// A cursor poll (§11.3): only the empty rule applies.
+/// A cursor poll (spec/governor.md §11.3): only the empty rule applies.
 pub(crate) fn cursor_poll(task: String, empty: bool, ok: bool) -> Foreign {
     Foreign {
         canonical: Some("bg_output".into()),

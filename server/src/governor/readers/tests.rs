@@ -1,4 +1,4 @@
-//! Reader conformance cases of governor.md §12 (51–59) and hostile input, with exact values.
+//! Reader conformance cases of spec/governor.md §12 (51–59) and hostile input, with exact values.
 
 use serde_json::{Value, json};
 

@@ -1,4 +1,4 @@
-//! The shell classifier (governor.md §11.7): which paths a command writes, and whether it is
+//! The shell classifier (spec/governor.md §11.7): which paths a command writes, and whether it is
 //! one file read or one search.
 
 use super::lex::{Simple, Word, lex, structure};
@@ -218,7 +218,7 @@ fn written_of(cmd: &Simple, prog: &str, args: &[Word]) -> Vec<Option<String>> {
     w
 }
 
-/// A filter stage (§11.7).
+/// A filter stage (spec/governor.md §11.7).
 pub(super) fn is_filter(prog: &str, args: &[Word]) -> bool {
     match prog {
         "head" => operands(args, &["-n", "-c"]).0.is_empty(),
@@ -254,7 +254,7 @@ pub(super) fn is_filter(prog: &str, args: &[Word]) -> bool {
     }
 }
 
-/// The single file operand of a read command, when it is one (§11.7).
+/// The single file operand of a read command, when it is one (spec/governor.md §11.7).
 fn read_operand<'w>(prog: &str, args: &'w [Word]) -> Option<&'w Word> {
     let ops = match prog {
         "cat" => operands(args, &[]).0,
@@ -445,7 +445,7 @@ pub fn classify(command: &str, base: &Base) -> Shell {
     shell
 }
 
-/// Usage paths of a search's output (§11.7), keyed with the base.
+/// Usage paths of a search's output (spec/governor.md §11.7), keyed with the base.
 #[must_use]
 pub fn search_output_paths(output: &str, files: bool, base: &Base) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();

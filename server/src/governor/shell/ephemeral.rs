@@ -1,4 +1,4 @@
-//! The one table of ephemeral commands (governor.md §3.3, `expired`): status and listing
+//! The one table of ephemeral commands (spec/governor.md §3.3, `expired`): status and listing
 //! commands whose output goes stale and is recovered by running them again. The runner's own
 //! calls (`classify.rs`, for `run_process` and `shell`) and the foreign-transcript readers
 //! (`readers/`, for shell commands) both ask [`ephemeral`], so the two never disagree.

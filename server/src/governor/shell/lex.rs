@@ -1,4 +1,4 @@
-//! The shell lexer (governor.md §11.7): a POSIX subset, words with their quoting, operators,
+//! The shell lexer (spec/governor.md §11.7): a POSIX subset, words with their quoting, operators,
 //! redirections and heredocs, then the split into elements of pipelines of simple commands.
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,8 +1,8 @@
-//! The shell command classifier for foreign transcripts (governor.md §11.7): a POSIX-subset
+//! The shell command classifier for foreign transcripts (spec/governor.md §11.7): a POSIX-subset
 //! lexer, then which paths a command writes, and whether it is one file read or one search.
 //! Alisio's own `shell` and `run_process` are never classified.
 
-/// A base directory (§11.3): known, empty or unknown.
+/// A base directory (spec/governor.md §11.3): known, empty or unknown.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Base {
     Known(String),
@@ -33,7 +33,7 @@ pub fn is_absolute(p: &str) -> bool {
             && (b[2] == b'\\' || b[2] == b'/'))
 }
 
-/// The path key of `p` under `base` (§11.3); `None`: no key, matches nothing.
+/// The path key of `p` under `base` (spec/governor.md §11.3); `None`: no key, matches nothing.
 #[must_use]
 pub fn key(base: &Base, p: &str) -> Option<String> {
     if p.is_empty() {
@@ -71,7 +71,7 @@ pub enum Kind {
     Search { files: bool },
 }
 
-/// The classification of one shell command (§11.7).
+/// The classification of one shell command (spec/governor.md §11.7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shell {
     pub kind: Kind,

@@ -1,4 +1,4 @@
-//! §5 diagnostics of host `alisio`: the chain of every group of D, the global file, winners,
+//! spec/instructions.md §5 diagnostics of host `alisio`: the chain of every group of D, the global file, winners,
 //! near misses and symlinks.
 
 #[allow(clippy::wildcard_imports)]

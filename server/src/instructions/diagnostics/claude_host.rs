@@ -1,4 +1,4 @@
-//! §5 diagnostics of host `claude-code`: the AGENTS mode and the 4 MiB skip.
+//! spec/instructions.md §5 diagnostics of host `claude-code`: the AGENTS mode and the 4 MiB skip.
 
 #[allow(clippy::wildcard_imports)]
 use super::*;

@@ -1,4 +1,4 @@
-//! §5 diagnostics of host `codex`: project roots by marker, fallback names, the root-first
+//! spec/instructions.md §5 diagnostics of host `codex`: project roots by marker, fallback names, the root-first
 //! budget.
 
 #[allow(clippy::wildcard_imports)]

@@ -1,4 +1,4 @@
-//! hosts.md §5 for host `copilot`: `applyTo` lists, patterns that match no file of D,
+//! spec/hosts.md §5 for host `copilot`: `applyTo` lists, patterns that match no file of D,
 //! `.instructions.md` files outside every location, names in the wrong case.
 
 use std::collections::HashSet;

@@ -1,4 +1,4 @@
-//! hosts.md §5 for host `cursor`: `.md` files Cursor ignores, rules reachable only by manual
+//! spec/hosts.md §5 for host `cursor`: `.md` files Cursor ignores, rules reachable only by manual
 //! mention, globs that match no file, `agents.md` in the wrong case.
 
 use std::path::{Path, PathBuf};

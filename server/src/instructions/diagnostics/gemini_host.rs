@@ -1,4 +1,4 @@
-//! hosts.md §5 for host `gemini`: imports that are missing, outside the import root, URLs or
+//! spec/hosts.md §5 for host `gemini`: imports that are missing, outside the import root, URLs or
 //! cycles; context-file names in the wrong case.
 
 use std::collections::HashSet;

@@ -1,4 +1,4 @@
-//! What the diagnostics of the hosts `copilot`, `gemini` and `cursor` share (hosts.md §5): the
+//! What the diagnostics of the hosts `copilot`, `gemini` and `cursor` share (spec/hosts.md §5): the
 //! severity of a host diagnostic and its ranges. Below the host modules and `hosts.rs`, so no
 //! import cycle runs between them.
 
@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::text::{LineIndex, Span, TextRange, first_line_span};
 
-/// A diagnostic of a host file, with the severity of §5.
+/// A diagnostic of a host file, with the severity of spec/hosts.md §5.
 pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diagnostic {
     let severity = if code == Code::InstructionsRuleManualOnly {
         Severity::Information
@@ -17,7 +17,7 @@ pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diag
     Diagnostic::new(file, span, severity, code, message)
 }
 
-/// The file-level range of a text (instructions.md §5.1).
+/// The file-level range of a text (spec/instructions.md §5.1).
 pub(super) fn file_level(text: &str) -> Span {
     first_line_span(text)
 }

@@ -1,4 +1,4 @@
-//! hosts.md §5 and H11: the diagnostics of the hosts `copilot`, `gemini` and `cursor`, for every
+//! spec/hosts.md §5 and H11: the diagnostics of the hosts `copilot`, `gemini` and `cursor`, for every
 //! host in use, whatever the active host.
 
 use std::path::PathBuf;

@@ -1,10 +1,10 @@
-//! Diagnostics of instruction files (§5) for the three hosts, computed over the directory set D
+//! Diagnostics of instruction files (spec/instructions.md §5) for the three hosts, computed over the directory set D
 //! of a workspace: the startup list L is computed once per group of directories that share it
 //! (a directory with a winner, or a codex root marker, starts a group) and weighted by the
 //! group's size, every file is read once, and every directory is listed once.
 //!
 //! [`analyze`] returns the diagnostics of every file plus a [`FileReport`] per instruction file
-//! (the facts behind the code lens and hover of §6).
+//! (the facts behind the code lens and hover of spec/instructions.md §6).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,7 +34,7 @@ use alisio_host::alisio;
 use claude_host::claude_host;
 use codex_host::codex_host;
 
-/// §5.3: the severity of a code under a host, `None` when the host never emits it.
+/// spec/instructions.md §5.3: the severity of a code under a host, `None` when the host never emits it.
 #[must_use]
 pub fn severity(host: Host, code: Code) -> Option<Severity> {
     use Code as C;
@@ -59,14 +59,14 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
     Some(s)
 }
 
-/// What the editor shows about one instruction file (§6).
+/// What the editor shows about one instruction file (spec/instructions.md §6).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileReport {
     pub path: PathBuf,
     /// `None` for a near-miss name.
     pub kind: Option<Kind>,
     pub global: bool,
-    /// Size (§2.5 step 6; raw bytes for codex).
+    /// Size (spec/instructions.md §2.5 step 6; raw bytes for codex).
     pub size: usize,
     pub file_bytes: u64,
     /// Directories of D whose startup list contains the file.
@@ -114,7 +114,7 @@ impl Analysis {
     }
 }
 
-/// §2.4 rule 2 in the editor: an instruction file opened through a symlinked chain directory
+/// spec/instructions.md §2.4 rule 2 in the editor: an instruction file opened through a symlinked chain directory
 /// (strictly below the workspace root) gets `instructions-symlink`; `None` otherwise.
 #[must_use]
 pub fn through_symlinked_directory(setup: &Setup<'_>, file: &Path) -> Option<Diagnostic> {
@@ -391,7 +391,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// Near-miss names (§5.2 `instructions-unread-name`) in one listing.
+    /// Near-miss names (spec/instructions.md §5.2 `instructions-unread-name`) in one listing.
     fn near_misses(&mut self, dir: &Path, entries: &[DirEntry], names: &[String]) {
         let host = self.setup.host;
         for e in entries {
@@ -467,7 +467,7 @@ impl Ctx<'_, '_> {
 }
 
 /// Diagnostics and file reports of one workspace for `setup.host`. `include_global` adds the
-/// global file's own diagnostics (only when it is open or named on the command line, §5.1).
+/// global file's own diagnostics (only when it is open or named on the command line, spec/instructions.md §5.1).
 ///
 /// Listing errors inside D are logged and the directory counts as empty; nothing fails.
 #[must_use]
@@ -494,7 +494,7 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         Host::Alisio => alisio(&mut cx, set, include_global),
         Host::Codex => codex_host(&mut cx, set),
         Host::ClaudeCode => claude_host(&mut cx, set),
-        // hosts.md §5: their diagnostics come from `host_diagnostics` below.
+        // spec/hosts.md §5: their diagnostics come from `host_diagnostics` below.
         Host::Copilot | Host::Gemini | Host::Cursor => None,
     };
     finish(&mut cx, global_path.as_deref());

@@ -1,4 +1,4 @@
-//! The `anthropic` adapter (sessions.md §5.4): the Messages API with SSE streaming, tool_use and
+//! The `anthropic` adapter (spec/sessions.md §5.4): the Messages API with SSE streaming, tool_use and
 //! tool_result blocks, prompt caching and thinking blocks kept as provider data.
 
 use std::sync::atomic::AtomicBool;
@@ -53,7 +53,7 @@ fn blocks_of(m: &Value) -> (&'static str, Vec<Value>) {
     }
 }
 
-/// The request body (§5.4).
+/// The request body (spec/sessions.md §5.4).
 #[must_use]
 pub fn body(p: &Anthropic, req: &ModelRequest) -> Value {
     let mut msgs: Vec<(&'static str, Vec<Value>)> = Vec::new();

@@ -137,7 +137,7 @@ fn transfer(req: ureq::Request, body: &str, tx: &mpsc::SyncSender<Msg>) {
     }
 }
 
-/// An HTTP error status, classified (§5.2): 401/403 are fatal `auth`, retryable statuses retry
+/// An HTTP error status, classified (spec/sessions.md §5.2): 401/403 are fatal `auth`, retryable statuses retry
 /// (honouring `retry-after`), the rest are fatal `provider_error`.
 fn status_error(
     code: u16,
@@ -191,7 +191,7 @@ fn network_error(e: &str, idle_ms: u128, key: Option<&str>) -> AttemptError {
 /// to `on_event` until it returns `true` (terminal event seen).
 ///
 /// # Errors
-/// [`AttemptError`] classified per §5.2.
+/// [`AttemptError`] classified per spec/sessions.md §5.2.
 pub fn post_stream(
     cfg: &HttpConfig,
     url: &str,

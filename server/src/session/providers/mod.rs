@@ -1,4 +1,4 @@
-//! Model providers (sessions.md §5): the neutral request and response, the retry loop with
+//! Model providers (spec/sessions.md §5): the neutral request and response, the retry loop with
 //! backoff and `Retry-After`, and the three adapters (`openai`, `anthropic`, `script`).
 
 pub mod anthropic;
@@ -31,7 +31,7 @@ impl RequestKind {
     }
 }
 
-/// A provider-neutral request: system text, messages in the stored form of §1.4 (after the
+/// A provider-neutral request: system text, messages in the stored form of spec/sessions.md §1.4 (after the
 /// governor), offered tools.
 #[derive(Clone, Debug)]
 pub struct ModelRequest {
@@ -114,7 +114,7 @@ pub struct ModelResponse {
 /// Why one attempt failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttemptError {
-    /// Retried per §5.2.
+    /// Retried per spec/sessions.md §5.2.
     Retry {
         reason: &'static str,
         status: Option<u16>,
@@ -171,7 +171,7 @@ fn jitter(n: u32) -> f64 {
     0.8 + 0.4 * v
 }
 
-/// Sends with the retry rules of §5.2.
+/// Sends with the retry rules of spec/sessions.md §5.2.
 ///
 /// # Errors
 /// [`Failure`] after the last retry, on a fatal error or cancellation.
@@ -245,13 +245,13 @@ pub fn complete(
     }
 }
 
-/// Whether an HTTP status is retried (§5.2).
+/// Whether an HTTP status is retried (spec/sessions.md §5.2).
 #[must_use]
 pub fn retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
-/// A stream event whose data is not JSON (retried, §5.2).
+/// A stream event whose data is not JSON (retried, spec/sessions.md §5.2).
 #[must_use]
 pub fn malformed_json() -> AttemptError {
     AttemptError::Retry {
@@ -262,7 +262,7 @@ pub fn malformed_json() -> AttemptError {
     }
 }
 
-/// An in-stream error object (retried, §5.2); its message is scrubbed of the key.
+/// An in-stream error object (retried, spec/sessions.md §5.2); its message is scrubbed of the key.
 #[must_use]
 pub fn stream_error(message: &str, key: Option<&str>) -> AttemptError {
     AttemptError::Retry {

@@ -1,4 +1,4 @@
-//! The `openai` adapter (sessions.md §5.3): Chat Completions with SSE streaming (OpenAI, Ollama,
+//! The `openai` adapter (spec/sessions.md §5.3): Chat Completions with SSE streaming (OpenAI, Ollama,
 //! vLLM, llama.cpp server, LM Studio).
 
 use std::collections::BTreeMap;
@@ -22,7 +22,7 @@ pub struct OpenAi {
     pub stream_usage: bool,
 }
 
-/// The request body (§5.3).
+/// The request body (spec/sessions.md §5.3).
 #[must_use]
 pub fn body(p: &OpenAi, req: &ModelRequest) -> Value {
     let mut messages = vec![json!({"role":"system","content":req.system})];

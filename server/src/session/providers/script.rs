@@ -1,4 +1,4 @@
-//! The `script` provider (sessions.md §5.5): a deterministic, offline JSONL script. Every line
+//! The `script` provider (spec/sessions.md §5.5): a deterministic, offline JSONL script. Every line
 //! answers one provider request of the run, summarizer requests included.
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,4 +1,4 @@
-//! An incremental Server-Sent Events parser (the WHATWG subset of sessions.md §5.2): `event:`
+//! An incremental Server-Sent Events parser (the WHATWG subset of spec/sessions.md §5.2): `event:`
 //! and `data:` fields, multi-line data joined with `\n`, dispatch on a blank line, comments,
 //! LF, CRLF or lone CR line ends, input split at any byte.
 //!

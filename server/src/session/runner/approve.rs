@@ -1,4 +1,4 @@
-//! Confinement and approvals of one call (sessions.md §2.5 steps 6–7, §3): a path outside the
+//! Confinement and approvals of one call (spec/sessions.md §2.5 steps 6–7, spec/sessions.md §3): a path outside the
 //! workspace asks for `external` access (or is refused headless), then an effect that is not
 //! allowed or granted asks the approver with a one-line summary; `allow-session` grants last
 //! for the session.

@@ -1,4 +1,4 @@
-//! Call execution (sessions.md §2.5–§2.8, §1.5): every call of a turn on its way through the
+//! Call execution (spec/sessions.md §2.5–§2.8, §1.5): every call of a turn on its way through the
 //! pipeline: lookup and argument validation, the turn's nested-instruction attachment,
 //! scheduling (batches of up to four plain reads run in parallel, everything else alone),
 //! confinement and approvals (`approve.rs`), the journal, `tool_started`/`tool_completed`, the
@@ -71,7 +71,7 @@ impl Slot {
 }
 
 impl Run<'_> {
-    /// Runs the calls of one turn (§2.5–§2.8). Returns whether the run was cancelled.
+    /// Runs the calls of one turn (spec/sessions.md §2.5–§2.8). Returns whether the run was cancelled.
     pub(super) fn execute_calls(
         &mut self,
         _asst_seq: i64,
@@ -79,7 +79,7 @@ impl Run<'_> {
         budget_spent: bool,
     ) -> Result<bool, String> {
         let mut slots = self.slots(calls, budget_spent);
-        // §2.7 nested instructions: one lookup for the declared paths of the turn.
+        // spec/sessions.md §2.7 nested instructions: one lookup for the declared paths of the turn.
         let delivered = if budget_spent {
             Vec::new()
         } else {
@@ -108,7 +108,7 @@ impl Run<'_> {
         Ok(cancelled)
     }
 
-    /// §2.5 steps 1–3: each call looked up among the offered tools and its arguments validated;
+    /// spec/sessions.md §2.5 steps 1–3: each call looked up among the offered tools and its arguments validated;
     /// nothing runs once the token budget is spent.
     fn slots(&self, calls: &[RawCall], budget_spent: bool) -> Vec<Slot> {
         let offered: Vec<&'static str> = offered(
@@ -159,7 +159,7 @@ impl Run<'_> {
             .collect()
     }
 
-    /// §2.7: the nested instructions for the paths the turn's calls declare. The first plain
+    /// spec/sessions.md §2.7: the nested instructions for the paths the turn's calls declare. The first plain
     /// read carries them; every other effect is refused with them. Returns the files delivered.
     fn attach_nested(&self, slots: &mut [Slot]) -> Vec<AttachedFile> {
         let mut paths = Vec::new();
@@ -352,7 +352,7 @@ impl Run<'_> {
         Ok(cancelled)
     }
 
-    /// §1.5 step 3: the journal row and `tool_completed` (completion order).
+    /// spec/sessions.md §1.5 step 3: the journal row and `tool_completed` (completion order).
     fn complete_slot(&mut self, s: &mut Slot, mut d: Done) -> Result<(), String> {
         if let Some(x) = &s.extra {
             d.texts.push(x.clone());
@@ -374,7 +374,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// §1.5 step 4: tool messages in call order, each once all earlier ones are stored.
+    /// spec/sessions.md §1.5 step 4: tool messages in call order, each once all earlier ones are stored.
     fn flush(
         &mut self,
         slots: &mut [Slot],
@@ -420,7 +420,7 @@ impl Run<'_> {
         for f in files {
             let path = f.path.to_string_lossy().into_owned();
             // A file already in the section stays there (its new text is read from disk);
-            // a new one waits for the next compaction (instructions.md §2.8 step 7).
+            // a new one waits for the next compaction (spec/instructions.md §2.8 step 7).
             let pending = list
                 .iter()
                 .find(|e| e.path == path)

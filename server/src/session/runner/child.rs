@@ -1,4 +1,4 @@
-//! Child sessions (sessions.md §9): a `task` call runs a sub-agent as a new session with the
+//! Child sessions (spec/sessions.md §9): a `task` call runs a sub-agent as a new session with the
 //! parent as `parent_id`, in the same run: same provider (lent for the duration), same event
 //! sequence, approvals and grants; its final answer becomes the call's result.
 
@@ -39,7 +39,7 @@ impl Run<'_> {
         !self.is_child && self.opts.config.subagents
     }
 
-    /// Runs a `task` call: a child session in the same run (§9).
+    /// Runs a `task` call: a child session in the same run (spec/sessions.md §9).
     pub(super) fn run_child(
         &mut self,
         call_id: &str,

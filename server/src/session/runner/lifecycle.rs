@@ -1,4 +1,4 @@
-//! The run lifecycle (sessions.md §1.7, §2.1, §2.9): the checks before a run, opening or
+//! The run lifecycle (spec/sessions.md §1.7, §2.1, §2.9): the checks before a run, opening or
 //! resuming the session under its lock, the provider, reconciliation of an interrupted run, the
 //! run row and `run_started`, the prompt, and the end: the `runs` row, the terminal event and
 //! the task table.
@@ -28,7 +28,7 @@ const MAX_PROMPT: usize = 1_048_576;
 pub struct SessionRun<'a> {
     /// The prompt, the session to resume, flags and configuration.
     pub options: &'a RunOptions,
-    /// The instruction and skill side (instructions.md §2.7–2.8).
+    /// The instruction and skill side (spec/instructions.md §2.7–2.8).
     pub context: Arc<dyn SessionContext>,
     /// Receives every event envelope, in order, after its transaction commits.
     pub sink: &'a mut dyn FnMut(&Value),
@@ -85,7 +85,7 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
     let policies = cfg.policies(&opts.allow, opts.read_only, headless);
-    // §10.4: the sandbox is probed only when process tools can run at all.
+    // spec/sessions.md §10.4: the sandbox is probed only when process tools can run at all.
     let sandbox = Arc::new(if policies.process == Policy::Deny {
         crate::session::sandbox::Sandbox::off()
     } else {
@@ -376,7 +376,7 @@ impl Run<'_> {
         }
     }
 
-    /// The fallback notice of §10.4, once per run: an event and a line on stderr.
+    /// The fallback notice of spec/sessions.md §10.4, once per run: an event and a line on stderr.
     fn sandbox_notice(&mut self) -> Result<(), String> {
         let sb = Arc::clone(&self.tctx.sandbox);
         let (Some(data), Some(notice)) = (sb.unavailable_event(), sb.notice()) else {
@@ -428,7 +428,7 @@ impl Run<'_> {
         self.store_prompt()
     }
 
-    /// §1.7, one transaction: interrupted runs, a result for every unanswered call, lost
+    /// spec/sessions.md §1.7, one transaction: interrupted runs, a result for every unanswered call, lost
     /// tasks; then the temporary files of interrupted writes. `None` when nothing needed it.
     fn reconcile(&mut self) -> Result<Option<(usize, Vec<Reconciled>)>, String> {
         let sid = self.sid.clone();
@@ -644,7 +644,7 @@ fn task_row(r: &Value) -> TaskRow {
     }
 }
 
-/// §1.7 step 3: removes `.<name>.alisio-*.tmp` beside an interrupted write's target.
+/// spec/sessions.md §1.7 step 3: removes `.<name>.alisio-*.tmp` beside an interrupted write's target.
 fn remove_temps(root: &Path, path: &str) {
     let p = Path::new(path);
     let abs = if p.is_absolute() {

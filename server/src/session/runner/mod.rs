@@ -1,4 +1,4 @@
-//! The session runner (sessions.md §2), one room per concern:
+//! The session runner (spec/sessions.md §2), one room per concern:
 //!
 //! - `lifecycle.rs`: [`run_session`] and its [`SessionRun`], the checks before a run, the
 //!   session lock, the provider, reconciliation, `run_started`, the prompt, and the end
@@ -137,7 +137,7 @@ pub(crate) struct Run<'a> {
     compacted_this_turn: bool,
     /// The context window (provider config or script header).
     window: Option<u64>,
-    /// A sub-agent's run (§9): no `task` tool, the sub-agent paragraph in the system text.
+    /// A sub-agent's run (spec/sessions.md §9): no `task` tool, the sub-agent paragraph in the system text.
     is_child: bool,
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     expanded: Option<(String, Option<String>)>,

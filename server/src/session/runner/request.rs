@@ -1,4 +1,4 @@
-//! Request building (sessions.md §2.2, §7): the system text (preamble, instruction blocks,
+//! Request building (spec/sessions.md §2.2, §7): the system text (preamble, instruction blocks,
 //! loaded skills after a compaction, the sub-agent paragraph), the offered tools, the
 //! invariant sources, the governor's projection of the active transcript, and the dry
 //! ContextReport. [`request_parts`] is shared with `sessions report` (`read.rs`), so a report
@@ -55,7 +55,7 @@ pub fn tools_json(defs: &[ToolDef]) -> String {
 }
 
 /// The tool definitions a request sends. `skill_load`'s `name` is an enum of `names` when
-/// the catalog fits the bound (skills.md §4.2, [`crate::skills::catalog::enum_names`]).
+/// the catalog fits the bound (spec/skills.md §4.2, [`crate::skills::catalog::enum_names`]).
 #[must_use]
 pub fn definitions(tools: &[&'static Spec], names: Option<&[String]>) -> Vec<ToolDef> {
     tools
@@ -97,7 +97,7 @@ pub fn request_parts(
     (tools, parts)
 }
 
-/// The system text block a of §2.2.
+/// The system text block a of spec/sessions.md §2.2.
 #[must_use]
 pub fn preamble_block(root: &Path, cwd: &Path) -> String {
     let rel = cwd
@@ -113,7 +113,7 @@ pub fn preamble_block(root: &Path, cwd: &Path) -> String {
     )
 }
 
-/// Offered tools in table order (§4.3).
+/// Offered tools in table order (spec/sessions.md §4.3).
 #[must_use]
 pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Spec> {
     let bg = policies.process != Policy::Deny;
@@ -124,7 +124,7 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
             "bg_output" | "bg_list" => bg,
             // Every session: the tool list, and with it the prompt cache, never changes.
             "result_read" => true,
-            // Root sessions only, when `subagents.enabled` (§9).
+            // Root sessions only, when `subagents.enabled` (spec/sessions.md §9).
             "task" => task,
             _ => policies.of(s.effect) != Policy::Deny,
         })
@@ -135,13 +135,13 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
     v
 }
 
-/// The attach map of the stored options as files (every file delivered, §2.8 step 2).
+/// The attach map of the stored options as files (every file delivered, spec/sessions.md §2.8 step 2).
 #[must_use]
 pub fn attached_of(options: &SessionOptions) -> Vec<AttachedFile> {
     files_of(options, false)
 }
 
-/// The attached files that joined the instruction section (§2.8 step 7: at the first
+/// The attached files that joined the instruction section (spec/sessions.md §2.8 step 7: at the first
 /// compaction after their delivery).
 #[must_use]
 pub fn joined_of(options: &SessionOptions) -> Vec<AttachedFile> {
@@ -187,7 +187,7 @@ fn files_of(options: &SessionOptions, joined: bool) -> Vec<AttachedFile> {
 }
 
 impl Run<'_> {
-    /// Parts of the next request: the system text (blocks a–d of §2.2), the offered tools and
+    /// Parts of the next request: the system text (blocks a–d of spec/sessions.md §2.2), the offered tools and
     /// the measured parts.
     pub(super) fn parts(&self) -> (String, Vec<&'static Spec>, Parts) {
         let attached = joined_of(&self.options());
@@ -216,7 +216,7 @@ impl Run<'_> {
         (system, tools, parts)
     }
 
-    /// Invariant sources (§7).
+    /// Invariant sources (spec/sessions.md §7).
     pub(super) fn sources(&self) -> Sources {
         let o = self.options();
         let g = self
@@ -235,7 +235,7 @@ impl Run<'_> {
         sources
     }
 
-    /// §2.2 c': skills whose load was summarised away by a compaction, most recent first.
+    /// spec/sessions.md §2.2 c': skills whose load was summarised away by a compaction, most recent first.
     fn loaded_skills_block(&self, cwd: &Path) -> Option<String> {
         let checkpoints = self.store.active_checkpoints(&self.sid).unwrap_or(0);
         if checkpoints == 0 {

@@ -1,4 +1,4 @@
-//! `result_read` (governor.md §3.3, issue 13 §1): the stored text of an earlier tool result of
+//! `result_read` (spec/governor.md §3.3, issue 13 §1): the stored text of an earlier tool result of
 //! this session, exactly. Results are stored whole; what the model was shown may be cut or
 //! replaced by a stub, and this tool gives the rest back. Its own results are never cut.
 
@@ -9,7 +9,7 @@ use crate::session::store::Store;
 const DEFAULT_LIMIT: usize = 16_000;
 const MAX_LIMIT: usize = 32_000;
 
-/// The result text of a stored tool message: its text parts, concatenated (governor.md §2.2).
+/// The result text of a stored tool message: its text parts, concatenated (spec/governor.md §2.2).
 fn text_of(message_json: &str) -> Option<String> {
     let v: Value = serde_json::from_str(message_json).ok()?;
     Some(

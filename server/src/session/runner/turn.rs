@@ -1,4 +1,4 @@
-//! The loop (sessions.md §2.3–§2.4, §2.9): turn after turn until the model stops calling
+//! The loop (spec/sessions.md §2.3–§2.4, §2.9): turn after turn until the model stops calling
 //! tools or a limit, a failure or a cancellation ends the run. One turn: build the request
 //! (`request.rs`), call the provider with retries and truncation recovery, validate the turn,
 //! store the assistant message with its calls, execute them (`calls.rs`), check the limits.
@@ -202,7 +202,7 @@ impl Run<'_> {
         }
     }
 
-    /// §1.5 step 1: the assistant message and its journaled calls in one transaction (with
+    /// spec/sessions.md §1.5 step 1: the assistant message and its journaled calls in one transaction (with
     /// `response_truncated`). Returns its seq and the model it names.
     fn store_assistant(
         &mut self,

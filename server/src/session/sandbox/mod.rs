@@ -1,4 +1,4 @@
-//! The process sandbox (sessions.md §10.4, docs/security.md "The process sandbox"): process
+//! The process sandbox (spec/sessions.md §10.4, docs/security.md "The process sandbox"): process
 //! tools run through a re-exec helper, `alisio-ls sandbox-exec`, which restricts itself with
 //! Landlock (writes) and seccomp (sockets) and then `exec`s the command in place, so the pid and
 //! the process group the tools manage stay the same. No `unsafe`, no `pre_exec`.

@@ -1,4 +1,4 @@
-//! The durable session store (sessions.md §1): SQLite in the state dir, WAL, one transaction per
+//! The durable session store (spec/sessions.md §1): SQLite in the state dir, WAL, one transaction per
 //! append, schema v1, advisory per-session locks and reconciliation of interrupted runs.
 //!
 //! Invariant: message rows are never deleted and their `json` never changes; the only updates
@@ -114,7 +114,7 @@ fn sql(e: rusqlite::Error) -> String {
     format!("Session store error: {e}")
 }
 
-/// The state dir of sessions.md §0, created with mode 0700.
+/// The state dir of spec/sessions.md §0, created with mode 0700.
 ///
 /// # Errors
 /// When it cannot be determined or created.

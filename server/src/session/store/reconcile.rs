@@ -1,4 +1,4 @@
-//! Reconciliation of interrupted runs (sessions.md §1.7) as reads: which calls of the active
+//! Reconciliation of interrupted runs (spec/sessions.md §1.7) as reads: which calls of the active
 //! transcript have no result and what result they get, and the paired view read-only consumers
 //! show. The writes of reconciliation are the runner's, through [`Tx`](super::Tx).
 
@@ -25,7 +25,7 @@ pub struct Reconciled {
 }
 
 /// Calls without a tool message in the active transcript, in transcript order, with the result
-/// reconciliation gives them (sessions.md §1.7 step 2). Pure: reads only.
+/// reconciliation gives them (spec/sessions.md §1.7 step 2). Pure: reads only.
 ///
 /// # Errors
 /// SQLite errors.
@@ -120,7 +120,7 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
     Ok(out)
 }
 
-/// The stored tool message JSON (sessions.md §1.4). Empty text parts are not stored.
+/// The stored tool message JSON (spec/sessions.md §1.4). Empty text parts are not stored.
 #[must_use]
 pub fn tool_message(
     call_id: &str,

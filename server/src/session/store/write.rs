@@ -17,7 +17,7 @@ pub struct Tx<'c> {
     pub(super) tx: Transaction<'c>,
 }
 
-/// A background task row mirrored into the `tasks` table (sessions.md §1.3). The fields are
+/// A background task row mirrored into the `tasks` table (spec/sessions.md §1.3). The fields are
 /// optional as the task table hands them over; a missing required one fails the transaction.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskRow {
@@ -88,7 +88,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The conversation size right after a compaction (the trigger's baseline, §6.3).
+    /// The conversation size right after a compaction (the trigger's baseline, spec/sessions.md §6.3).
     ///
     /// # Errors
     /// SQLite errors.
@@ -222,7 +222,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Reconciliation (§1.7 step 1): runs still `running` become `interrupted`; returns how many.
+    /// Reconciliation (spec/sessions.md §1.7 step 1): runs still `running` become `interrupted`; returns how many.
     ///
     /// # Errors
     /// SQLite errors.
@@ -235,7 +235,7 @@ impl Tx<'_> {
 
     // ---- the call journal ----
 
-    /// Journals a call of a stored assistant message as `pending` (§1.5 step 1).
+    /// Journals a call of a stored assistant message as `pending` (spec/sessions.md §1.5 step 1).
     ///
     /// # Errors
     /// SQLite errors.
@@ -254,7 +254,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The call is about to run (§1.5 step 2).
+    /// The call is about to run (spec/sessions.md §1.5 step 2).
     ///
     /// # Errors
     /// SQLite errors.
@@ -266,7 +266,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The call has its result (§1.5 step 3).
+    /// The call has its result (spec/sessions.md §1.5 step 3).
     ///
     /// # Errors
     /// SQLite errors.
@@ -278,7 +278,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Reconciliation gave the call its result (§1.7 step 2); an earlier end time is kept.
+    /// Reconciliation gave the call its result (spec/sessions.md §1.7 step 2); an earlier end time is kept.
     ///
     /// # Errors
     /// SQLite errors.

@@ -1,6 +1,6 @@
 //! Typed arguments of the file, search, skill and sub-agent tools. A call's arguments are
 //! first validated against the tool table's schema (`Spec::validate`, which owns the error
-//! texts of sessions.md §2.5 step 3), then decoded into these structs; a key's name lives in
+//! texts of spec/sessions.md §2.5 step 3), then decoded into these structs; a key's name lives in
 //! one place, and the test below fails when a struct and its schema disagree.
 
 use serde::de::DeserializeOwned;

@@ -1,4 +1,4 @@
-//! Background tasks (sessions.md §3.4): `bg_run`, `bg_output`, `bg_list`, `bg_stop`. Output of
+//! Background tasks (spec/sessions.md §3.4): `bg_run`, `bg_output`, `bg_list`, `bg_stop`. Output of
 //! each task is copied into `<state dir>/tasks/<sessionId>/<id>.log` with the log limit and
 //! tail; every task is killed with its process group when its owner ends.
 
@@ -74,7 +74,7 @@ impl Task {
         (s.status.clone(), s.exit_code, s.ended_at.clone())
     }
 
-    /// The brief of §3.4.
+    /// The brief of spec/sessions.md §3.4.
     #[must_use]
     pub fn brief(&self) -> Value {
         let (status, code, ended) = self.status();
@@ -192,7 +192,7 @@ fn copier(
     done.store(true, Ordering::Relaxed);
 }
 
-/// `bg_run` arguments (sessions.md §3.4), after [`super::Spec::validate`].
+/// `bg_run` arguments (spec/sessions.md §3.4), after [`super::Spec::validate`].
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BgRunArgs {

@@ -1,4 +1,4 @@
-//! Workspace confinement of path arguments (sessions.md §3.2).
+//! Workspace confinement of path arguments (spec/sessions.md §3.2).
 
 use std::path::{Component, Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! `read_file`, `write_file`, `edit_file`, `list_files` (sessions.md §3.4), with atomic writes
+//! `read_file`, `write_file`, `edit_file`, `list_files` (spec/sessions.md §3.4), with atomic writes
 //! guarded by sha256 preconditions.
 
 use std::io::{Read as _, Write as _};

@@ -1,5 +1,5 @@
-//! The tools of sessions.md §3: their schemas (exact, `additionalProperties: false`), argument
-//! validation (§2.5 step 3), effects, declared paths, and execution.
+//! The tools of spec/sessions.md §3: their schemas (exact, `additionalProperties: false`), argument
+//! validation (spec/sessions.md §2.5 step 3), effects, declared paths, and execution.
 
 pub mod args;
 pub mod bg;
@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use confine::Roots;
 
-/// What a tool does to the world (sessions.md §4.1).
+/// What a tool does to the world (spec/sessions.md §4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Effect {
     Read,
@@ -83,11 +83,11 @@ pub struct Spec {
     pub effect: Effect,
     pub description: &'static str,
     pub fields: &'static [Field],
-    /// Declared path fields (sessions.md §3.3 column "paths"), with their default.
+    /// Declared path fields (spec/sessions.md §3.3 column "paths"), with their default.
     pub paths: &'static [(&'static str, Option<&'static str>)],
 }
 
-/// The table of sessions.md §3.3, in its order.
+/// The table of spec/sessions.md §3.3, in its order.
 pub static TOOLS: &[Spec] = &[
     Spec {
         name: "read_file",
@@ -618,7 +618,7 @@ impl Spec {
         }
     }
 
-    /// Validates raw arguments (§2.5 step 3).
+    /// Validates raw arguments (spec/sessions.md §2.5 step 3).
     ///
     /// # Errors
     /// `Invalid arguments: <detail>`.
@@ -738,7 +738,7 @@ pub struct ToolCtx {
     pub cancel: Arc<AtomicBool>,
     pub bg: Arc<Mutex<bg::Tasks>>,
     pub env: process::ChildEnv,
-    /// The sandbox process tools run in (sessions.md §10.4).
+    /// The sandbox process tools run in (spec/sessions.md §10.4).
     pub sandbox: Arc<super::sandbox::Sandbox>,
     /// The skill and instruction tools (provided by the runner's context).
     pub context: Arc<dyn super::SessionContext>,

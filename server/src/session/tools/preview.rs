@@ -75,7 +75,7 @@ fn truncated(c: &Confined, new_file: bool) -> Value {
 }
 
 /// The text `edit_file` writes: `old` replaced by `new` exactly once, with the CRLF retry of
-/// sessions.md §3.4 (a file that uses `\r\n` throughout matches an `old` written with `\n`).
+/// spec/sessions.md §3.4 (a file that uses `\r\n` throughout matches an `old` written with `\n`).
 ///
 /// # Errors
 /// The tool's error text when `old` equals `new` or does not match exactly once.

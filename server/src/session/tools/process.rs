@@ -1,4 +1,4 @@
-//! `run_process` and `shell` (sessions.md §3.4, §10.3): no stdin, a new process group, an
+//! `run_process` and `shell` (spec/sessions.md §3.4, §10.3): no stdin, a new process group, an
 //! environment allowlist, output caps and timeouts; every kill is SIGTERM then SIGKILL to the
 //! whole group.
 
@@ -14,7 +14,7 @@ use super::{Outcome, ToolCtx};
 use crate::session::sandbox::StartError;
 
 /// Output kept per result (stdout and stderr together): 8 MiB; past it the process is ended and
-/// the result says `"truncated": true` (the model is shown a cut view, governor.md §3.3).
+/// the result says `"truncated": true` (the model is shown a cut view, spec/governor.md §3.3).
 const CAP: usize = 8 * 1024 * 1024;
 
 /// The environment children get.
@@ -66,7 +66,7 @@ impl ChildEnv {
 }
 
 /// Process groups started by tools of this process that may still run (the CLI's second SIGINT
-/// kills them all at once, sessions.md §2.10 step 6).
+/// kills them all at once, spec/sessions.md §2.10 step 6).
 static LIVE: Mutex<std::collections::BTreeSet<u32>> = Mutex::new(std::collections::BTreeSet::new());
 
 /// Registers a live process group for the lifetime of the value.
@@ -121,7 +121,7 @@ fn group_alive(pgid: u32) -> bool {
 }
 
 /// Ends every live process group of this process's tools: SIGTERM to all, SIGKILL after
-/// `grace` to whatever is left (the LSP server's exit, sessions.md §10.3).
+/// `grace` to whatever is left (the LSP server's exit, spec/sessions.md §10.3).
 pub fn end_live_groups(grace: Duration) {
     let groups: Vec<u32> = LIVE
         .lock()
@@ -193,7 +193,7 @@ pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> Result<std::path::PathBu
     Ok(c.real)
 }
 
-/// `run_process` arguments (sessions.md §3.4), after [`super::Spec::validate`].
+/// `run_process` arguments (spec/sessions.md §3.4), after [`super::Spec::validate`].
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RunProcessArgs {
@@ -373,7 +373,7 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
     }
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
-    // Nothing the call started outlives it (sessions.md §10.3): a grandchild that closed or
+    // Nothing the call started outlives it (spec/sessions.md §10.3): a grandchild that closed or
     // redirected its pipes would otherwise keep running after the result, and after the run.
     #[cfg(unix)]
     if group_alive(pgid) {

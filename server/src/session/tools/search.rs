@@ -1,4 +1,4 @@
-//! `search_text` (sessions.md §3.4): a native search over the `list_files` walk with the `regex`
+//! `search_text` (spec/sessions.md §3.4): a native search over the `list_files` walk with the `regex`
 //! crate, printing ripgrep's `--json` lines. No external `rg`.
 
 use std::time::{Duration, Instant};

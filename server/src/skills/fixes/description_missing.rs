@@ -1,4 +1,4 @@
-//! `skill-description-missing` (skills.md §6.2): add the placeholder description.
+//! `skill-description-missing` (spec/skills.md §6.2): add the placeholder description.
 
 use super::{Cx, DESCRIPTION_PLACEHOLDER, QuickFix, TextEdit, line_of, quote};
 use crate::text::TextRange;

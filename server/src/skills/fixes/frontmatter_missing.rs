@@ -1,4 +1,4 @@
-//! `skill-frontmatter-missing` (skills.md §6.2): remove blank lines or trailing white space
+//! `skill-frontmatter-missing` (spec/skills.md §6.2): remove blank lines or trailing white space
 //! before `---`, or add a frontmatter block.
 
 use super::{

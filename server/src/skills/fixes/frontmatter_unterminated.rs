@@ -1,4 +1,4 @@
-//! `skill-frontmatter-unterminated` (skills.md §6.2): close the block after its last key line,
+//! `skill-frontmatter-unterminated` (spec/skills.md §6.2): close the block after its last key line,
 //! when the result parses.
 
 use super::{Cx, QuickFix, TextEdit, apply, parses};

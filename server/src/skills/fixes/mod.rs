@@ -1,4 +1,4 @@
-//! Quick fixes of SKILL.md diagnostics (skills.md §6.2) as byte-range text edits: one file per
+//! Quick fixes of SKILL.md diagnostics (spec/skills.md §6.2) as byte-range text edits: one file per
 //! diagnostic code, each with its tests, dispatched from [`quick_fixes`] (rust-analyzer's
 //! `ide-diagnostics/src/handlers/` layout). The language server only converts them to LSP.
 
@@ -51,7 +51,7 @@ pub fn apply(text: &str, edits: &[TextEdit]) -> String {
     s
 }
 
-/// The kebab-case form of §6.2: NFKD, combining marks dropped, ASCII-lowercased, runs outside
+/// The kebab-case form of spec/skills.md §6.2: NFKD, combining marks dropped, ASCII-lowercased, runs outside
 /// `a-z0-9` become `-`, trimmed, cut to 64.
 #[must_use]
 pub fn kebab(name: &str) -> String {
@@ -125,7 +125,7 @@ struct Cx<'a> {
     name_entry: Option<&'a Entry>,
 }
 
-/// The quick fixes of §6.2 for one diagnostic of `c` (the file's checked result).
+/// The quick fixes of spec/skills.md §6.2 for one diagnostic of `c` (the file's checked result).
 #[must_use]
 pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
     let fm = c.frontmatter.as_ref();

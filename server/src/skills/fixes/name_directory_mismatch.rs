@@ -1,4 +1,4 @@
-//! `skill-name-directory-mismatch` and `skill-name-missing` (skills.md §6.2): set the name to
+//! `skill-name-directory-mismatch` and `skill-name-missing` (spec/skills.md §6.2): set the name to
 //! the directory name; and the directory rename the server offers when the client supports
 //! resource operations.
 
@@ -39,7 +39,7 @@ pub(super) fn set_name(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
     });
 }
 
-/// `Rename directory to "<name>"` (§6.2) for a `skill-name-directory-mismatch`: the directory
+/// `Rename directory to "<name>"` (spec/skills.md §6.2) for a `skill-name-directory-mismatch`: the directory
 /// rename `(from, to)` when the name is valid under the profile and no sibling of that name
 /// exists. The server offers it only when the client supports resource operations.
 #[must_use]

@@ -1,4 +1,4 @@
-//! `skill-name-format` (skills.md §6.2): rename the skill to the kebab-case form of its name,
+//! `skill-name-format` (spec/skills.md §6.2): rename the skill to the kebab-case form of its name,
 //! or set it to the directory name.
 
 use super::{Cx, QuickFix, TextEdit, kebab, name_directory_mismatch::set_name};

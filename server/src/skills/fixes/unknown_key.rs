@@ -1,4 +1,4 @@
-//! `skill-unknown-key` (skills.md §6.2): move the key, or every unknown key, under `metadata`
+//! `skill-unknown-key` (spec/skills.md §6.2): move the key, or every unknown key, under `metadata`
 //! as quoted strings.
 
 use super::{Cx, QuickFix, TextEdit, line_of, quote};

@@ -1,4 +1,4 @@
-//! `skill-yaml-syntax` (skills.md §6.2): quote a plain value that holds `: `, when the result
+//! `skill-yaml-syntax` (spec/skills.md §6.2): quote a plain value that holds `: `, when the result
 //! parses.
 
 use super::{Cx, QuickFix, TextEdit, apply, line_of, parses, quote};

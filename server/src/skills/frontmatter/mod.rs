@@ -1,5 +1,5 @@
-//! The SKILL.md frontmatter: our own line-based block finder (skills.md §2.2) and a span-keeping
-//! YAML reader built on saphyr-parser events (§2.3).
+//! The SKILL.md frontmatter: our own line-based block finder (spec/skills.md §2.2) and a span-keeping
+//! YAML reader built on saphyr-parser events (spec/skills.md §2.3).
 //!
 //! Invariant: every check that protects against hostile input (alias count, nesting depth,
 //! tags, duplicate keys) runs on the event stream before a value is built, aliases are never
@@ -18,7 +18,7 @@ mod yaml;
 
 pub use yaml::parse_yaml;
 
-/// More aliases than this is an error (§2.3).
+/// More aliases than this is an error (spec/skills.md §2.3).
 pub const MAX_ALIASES: usize = 20;
 /// Collections nested deeper than this is an error; the top-level mapping is level 1.
 pub const MAX_NESTING: usize = 32;
@@ -58,7 +58,7 @@ pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
     })
 }
 
-/// Why a file has no frontmatter (the first matching situation of §2.2 step 1).
+/// Why a file has no frontmatter (the first matching situation of spec/skills.md §2.2 step 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Missing {
     Empty,
@@ -268,7 +268,7 @@ pub struct Entry {
     pub key: String,
     pub key_span: TextRange,
     pub value: Node,
-    /// The value was empty (`key:`); its span is the key span (§6.1).
+    /// The value was empty (`key:`); its span is the key span (spec/skills.md §6.1).
     pub empty: bool,
 }
 

@@ -1,4 +1,4 @@
-//! Unit tests of the frontmatter block finder and the YAML reader (skills.md §2.2, §2.3).
+//! Unit tests of the frontmatter block finder and the YAML reader (spec/skills.md §2.2, §2.3).
 
 use super::*;
 

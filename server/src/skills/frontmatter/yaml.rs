@@ -1,4 +1,4 @@
-//! The span-keeping YAML reader of the frontmatter (skills.md §2.3) over saphyr-parser events:
+//! The span-keeping YAML reader of the frontmatter (spec/skills.md §2.3) over saphyr-parser events:
 //! one [`Reader`] step per kind of event (scalar, alias, collection start and end), then the
 //! node is attached to the open frame. Every check against hostile input (aliases, nesting,
 //! tags, duplicate nested keys) runs on the event stream; nothing recurses on input depth.

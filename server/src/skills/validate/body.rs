@@ -1,4 +1,4 @@
-//! The body rules of a SKILL.md: length (skills.md §2.7) and resource links (§2.8), with the
+//! The body rules of a SKILL.md: length (spec/skills.md §2.7) and resource links (spec/skills.md §2.8), with the
 //! link finder and the resolution of a link against the skill folder's listings.
 
 use std::collections::HashMap;
@@ -11,7 +11,7 @@ use crate::skills::frontmatter;
 use crate::text::TextRange;
 use crate::workspace::{DirEntry, FileType, Fs};
 
-/// Body length (§2.7) and resource links (§2.8).
+/// Body length (spec/skills.md §2.7) and resource links (spec/skills.md §2.8).
 pub(super) fn body_checks(
     fs: &dyn Fs,
     file: &Path,
@@ -221,7 +221,7 @@ fn resolve_target(
         cur.push(part);
         let ft = if entry.file_type == FileType::Symlink {
             // A link through a symlink that leaves the skill directory is outside, as for
-            // `skill_resource` (§4.4): its target's size, type or listing is never reported.
+            // `skill_resource` (spec/skills.md §4.4): its target's size, type or listing is never reported.
             // Fail closed: a link that cannot be resolved (dangling, a loop) is outside too,
             // or "missing" against "outside" would tell whether an outside path exists.
             match (fs.canonicalize(&cur), fs.canonicalize(skill_dir)) {

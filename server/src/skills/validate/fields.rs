@@ -1,4 +1,4 @@
-//! The field rules of skills.md §2.5 with the Unicode decisions of §2.6: one `check_<field>`
+//! The field rules of spec/skills.md §2.5 with the Unicode decisions of spec/skills.md §2.6: one `check_<field>`
 //! function per key, each pushing its problems.
 
 use unicode_normalization::UnicodeNormalization as _;

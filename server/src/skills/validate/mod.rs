@@ -1,5 +1,5 @@
-//! Validation of one `SKILL.md` under a profile (skills.md §2): reading rules, field rules,
-//! Unicode decisions, limits, resource links, and the severity table of §2.9.
+//! Validation of one `SKILL.md` under a profile (spec/skills.md §2): reading rules, field rules,
+//! Unicode decisions, limits, resource links, and the severity table of spec/skills.md §2.9.
 //!
 //! [`check`] never fails: every input, however broken, yields a [`Checked`] with located
 //! diagnostics. Whether host `alisio` can load the file is always judged by the `alisio` rules
@@ -63,7 +63,7 @@ pub const ALISIO_KEYS: &[&str] = &[
 pub const SPEC_KEYS: &[&str] = ALISIO_KEYS.split_at(6).0;
 pub const CODEX_KEYS: &[&str] = &["name", "description", "metadata"];
 
-/// The allowed top-level keys of a profile (§2.4).
+/// The allowed top-level keys of a profile (spec/skills.md §2.4).
 #[must_use]
 pub fn allowed_keys(profile: Profile) -> &'static [&'static str] {
     match profile {
@@ -73,7 +73,7 @@ pub fn allowed_keys(profile: Profile) -> &'static [&'static str] {
     }
 }
 
-/// The severity of a code under a profile (§2.9); `None` means never emitted.
+/// The severity of a code under a profile (spec/skills.md §2.9); `None` means never emitted.
 #[must_use]
 pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
     use Profile::{Alisio, ClaudeCode, Codex, Spec};
@@ -126,7 +126,7 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
     })
 }
 
-/// `true` when a problem of this code keeps host `alisio` from loading the skill (§2.9's last
+/// `true` when a problem of this code keeps host `alisio` from loading the skill (spec/skills.md §2.9's last
 /// column; `skill-field-type` blocks only on `name` and `description`).
 #[must_use]
 pub fn blocks_loading(code: Code, key: Option<&str>) -> bool {
@@ -169,7 +169,7 @@ pub enum Target {
     Dir(PathBuf),
 }
 
-/// A resource link of the body (§2.8).
+/// A resource link of the body (spec/skills.md §2.8).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
     /// The destination as written.
@@ -369,7 +369,7 @@ fn too_large_to_validate(out: &mut Checked, raw: &[u8]) {
     out.text.clear();
 }
 
-/// The frontmatter rules: the block (§2.2), UTF-8, YAML syntax, duplicate keys and the field
+/// The frontmatter rules: the block (spec/skills.md §2.2), UTF-8, YAML syntax, duplicate keys and the field
 /// rules. Fills the block, frontmatter, metadata and body start of `out`; returns whether
 /// there is a block (no block: the body is not checked).
 fn frontmatter_checks(

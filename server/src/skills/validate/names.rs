@@ -1,4 +1,4 @@
-//! The name rules' character tests (skills.md §2.5, §2.6) and the edit distance behind "did you
+//! The name rules' character tests (spec/skills.md §2.5, §2.6) and the edit distance behind "did you
 //! mean" suggestions.
 
 pub(super) fn collapse_ws(s: &str) -> String {
@@ -16,7 +16,7 @@ pub fn is_kebab(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-/// The spec profile's name characters (§2.6): letters and numbers of any script (Python
+/// The spec profile's name characters (spec/skills.md §2.6): letters and numbers of any script (Python
 /// `isalnum`) and `-`, equal to its own lowercase, no leading/trailing `-`, no `--`.
 #[must_use]
 pub fn is_spec_name(normalised: &str) -> bool {

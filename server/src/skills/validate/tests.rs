@@ -1,4 +1,4 @@
-//! Unit tests of SKILL.md validation (skills.md §2).
+//! Unit tests of SKILL.md validation (spec/skills.md §2).
 
 use super::*;
 use crate::workspace::DiskFs;

@@ -1,4 +1,4 @@
-//! The checkpoint of a compaction as pure functions (sessions.md §6.4–§6.6, §6.8): where
+//! The checkpoint of a compaction as pure functions (spec/sessions.md §6.4–§6.6, §6.8): where
 //! to cut, the summarizer's request text, parsing and rendering its answer, and clipping a
 //! message for budget reduction. No store, no provider: `mod.rs` drives them.
 
@@ -10,10 +10,10 @@ use crate::session::providers::{calls_of, texts};
 use crate::session::store::{MsgRow, Role, RowKind};
 use crate::session::util::{chars, take_chars};
 
-/// The summarizer's system text (§6.5).
+/// The summarizer's system text (spec/sessions.md §6.5).
 pub const SUMMARIZER_SYSTEM: &str = "You condense the transcript of a coding-agent session into a checkpoint that lets the agent continue the work without the original messages. Answer with only this JSON object and nothing else: {\"checkpoint\":{\"goal\":\"...\",\"instructions\":[\"...\"],\"discoveries\":[\"...\"],\"accomplished\":[\"...\"],\"currentState\":\"...\",\"nextSteps\":[\"...\"],\"relevantFiles\":[\"...\"]}}. `instructions` are the user's instructions and constraints. Keep file paths, symbols, commands, tool call ids and error texts exactly as written. Invent nothing. Be brief.";
 
-/// §6.4: the index of the first kept message, or `None` (no plan).
+/// spec/sessions.md §6.4: the index of the first kept message, or `None` (no plan).
 #[must_use]
 pub fn plan(active: &[MsgRow], keep_turns: u32) -> Option<usize> {
     let n = active.len();
@@ -70,7 +70,7 @@ fn item(s: String) -> String {
     }
 }
 
-/// The summarizer's user message (§6.5).
+/// The summarizer's user message (spec/sessions.md §6.5).
 #[must_use]
 pub fn transcript(msgs: &[MsgRow]) -> String {
     let mut lines = Vec::new();
@@ -110,7 +110,7 @@ pub fn transcript(msgs: &[MsgRow]) -> String {
     )
 }
 
-/// §6.6: the parsed checkpoint object, when valid.
+/// spec/sessions.md §6.6: the parsed checkpoint object, when valid.
 #[must_use]
 pub fn parse(raw: &str) -> Option<Value> {
     let body = if let Some(start) = raw.find("```") {
@@ -154,7 +154,7 @@ pub fn parse(raw: &str) -> Option<Value> {
     Some(v)
 }
 
-/// §6.6 rendering of a structured checkpoint.
+/// spec/sessions.md §6.6 rendering of a structured checkpoint.
 #[must_use]
 pub fn render(v: &Value) -> String {
     let c = &v["checkpoint"];

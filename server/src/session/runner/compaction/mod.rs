@@ -1,4 +1,4 @@
-//! Compaction (sessions.md §6), as `impl Run`: measuring, the triggers before a turn, one
+//! Compaction (spec/sessions.md §6), as `impl Run`: measuring, the triggers before a turn, one
 //! compaction (the summarizer request, the checkpoint persisted in place of the summarized
 //! rows), budget reduction in place and the last chance before `context_budget`. Nothing is
 //! ever deleted: replaced rows are marked compacted. The pure parts are in `checkpoint.rs`.
@@ -16,7 +16,7 @@ use checkpoint::{SUMMARIZER_SYSTEM, clip, clippable, parse, plan, render, transc
 
 const CUT_OFF: &str = "Compaction summary was cut off before any usable text was produced; raise compaction.maxOutputTokens";
 
-/// Sizes of §6.2.
+/// Sizes of spec/sessions.md §6.2.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Measure {
     pub instructions: u64,
@@ -142,7 +142,7 @@ impl Run<'_> {
         })
     }
 
-    /// One compaction (§6.4–§6.7).
+    /// One compaction (spec/sessions.md §6.4–§6.7).
     fn compact_once(&mut self, reason: &'static str) -> Result<Attempt, String> {
         let active = self.active()?;
         let m = self.measure(&active);
@@ -220,7 +220,7 @@ impl Run<'_> {
                 .iter()
                 .map(|m| chars(&m.json) as u64)
                 .sum::<u64>();
-        // The prefix is rewritten anyway: attached files join the section now (§2.8 step 7).
+        // The prefix is rewritten anyway: attached files join the section now (spec/sessions.md §2.8 step 7).
         let stored = self.stored_options();
         let joined = super::request::join_attached(&stored);
         let options = self
@@ -283,7 +283,7 @@ impl Run<'_> {
         cur.value()
     }
 
-    /// §6.8. Returns whether anything was clipped.
+    /// spec/sessions.md §6.8. Returns whether anything was clipped.
     fn reduce(&mut self) -> Result<bool, String> {
         let active = self.active()?;
         let m = self.measure(&active);
