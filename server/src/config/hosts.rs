@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Host, Problem, lookup};
+use super::keys::{Problem, enum_message, lookup};
+use super::values::Host;
 use crate::text::TextRange;
 
 /// `hosts.gemini.folderTrust`.
@@ -191,7 +192,7 @@ pub fn validate(
     if let Some(v) = present(k)
         && !v.as_str().is_some_and(|s| TRUST.contains(&s))
     {
-        push(k, k, super::enum_message(k, &TRUST, &shown(k, v)));
+        push(k, k, enum_message(k, &TRUST, &shown(k, v)));
     }
     out
 }
