@@ -14,6 +14,7 @@ export const Commands = {
   addFileToChat: 'alisio.addFileToChat',
   addSelectionToChat: 'alisio.addSelectionToChat',
   contextReport: 'alisio.openContextReport',
+  initAgentsMd: 'alisio.initAgentsMd',
   restart: 'alisio.restart',
   showOutput: 'alisio.showOutput',
   approveOnce: 'alisio.approveOnce',

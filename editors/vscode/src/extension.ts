@@ -9,7 +9,7 @@ import { COMMANDS } from './cmd';
 import { askApproval, registerPreviews } from './cmd/approve';
 import { trackEditors } from './cmd/chat';
 import { Ctx, EXPLAIN_SCHEME } from './cmd/ctx';
-import { registerInitAgentsMd } from './initAgentsMd';
+import { registerInitPreviews } from './cmd/initAgentsMd';
 import { registerStatusBar } from './statusBar';
 import { SettingsSync } from './sync';
 import { ChatPanel } from './views/chat';
@@ -30,7 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Alisio
   const ctx = new Ctx(client, output);
   context.subscriptions.push(output, client, sync, ctx);
   registerStatusBar(context, client);
-  registerInitAgentsMd(context, client);
+  registerInitPreviews(context);
 
   context.subscriptions.push(
     vscode.workspace.registerTextDocumentContentProvider(EXPLAIN_SCHEME, {

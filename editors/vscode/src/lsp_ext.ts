@@ -105,6 +105,17 @@ export const runSession = new RequestType<RunSessionParams, RunSessionResult, vo
 export const contextReport = new RequestType<{ sessionId: string }, any, void>('alisio/contextReport');
 export const listSessions = new RequestType<Record<string, never>, SessionSummary[], void>('alisio/listSessions');
 export const sessionTranscript = new RequestType<{ sessionId: string }, Transcript, void>('alisio/sessionTranscript');
-export const initAgentsMd = new RequestType<{ uri: string; write?: boolean; sha256?: string }, any, void>('alisio/initAgentsMd');
+export const initAgentsMd = new RequestType<{ uri: string; write?: boolean; sha256?: string }, InitProposal, void>('alisio/initAgentsMd');
+
+/** The result of `alisio/initAgentsMd` (interfaces.md §3.1). */
+export interface InitProposal {
+  uri: string;
+  exists: boolean;
+  current: string | null;
+  proposed: string;
+  sha256: string;
+  changed: boolean;
+  written: boolean;
+}
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
 export const sessionEvent = new NotificationType<{ sessionId: string; event: SessionEvent }>('alisio/sessionEvent');

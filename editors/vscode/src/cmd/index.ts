@@ -6,6 +6,7 @@ import { addFileToChat, addSelectionToChat, resumeSession, startSession } from '
 import { contextReport } from './contextReport';
 import { Ctx } from './ctx';
 import { explainFile } from './explainFile';
+import { initAgentsMd } from './initAgentsMd';
 import { skillCatalog, toggleSkill } from './skills';
 
 export type Handler = (ctx: Ctx, ...args: any[]) => unknown;
@@ -24,4 +25,5 @@ export const COMMANDS: Record<string, Handler> = {
   [Commands.approveSession]: answerFromDiff('allow-session'),
   [Commands.deny]: answerFromDiff('deny'),
   [Commands.contextReport]: contextReport,
+  [Commands.initAgentsMd]: initAgentsMd,
 };
