@@ -159,14 +159,8 @@ mod tests {
     use crate::config::Settings;
     use crate::workspace::{DiskFs, Env};
 
-    #[test]
-    fn case_38_truncated_range_has_utf8_columns_too() {
-        let t = tempfile::tempdir().unwrap();
-        let ws = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(ws.join(".git")).unwrap();
-        std::fs::create_dir_all(ws.join("sub")).unwrap();
-        std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
-        std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
+    /// The host-`alisio` analysis of the workspace `ws` with `context.maxBytes` 1024.
+    fn analyzed(ws: &std::path::Path) -> Analysis {
         let env = Env::default();
         let s = Settings {
             max_bytes: 1024,
@@ -175,12 +169,23 @@ mod tests {
         let setup = Setup {
             fs: &DiskFs,
             env: &env,
-            root: &ws,
+            root: ws,
             settings: &s,
             host: Host::Alisio,
             claude_managed: None,
         };
-        let a = analyze(&setup, false);
+        analyze(&setup, false)
+    }
+
+    #[test]
+    fn case_38_truncated_range_has_utf8_columns_too() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
+        std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
+        let a = analyzed(&ws);
         let d = a
             .diagnostics
             .iter()
@@ -211,20 +216,7 @@ mod tests {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("AGENTS.md"), "x".repeat(300)).unwrap();
         }
-        let env = Env::default();
-        let s = Settings {
-            max_bytes: 1024,
-            ..Settings::default()
-        };
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
-        let a = analyze(&setup, false);
+        let a = analyzed(&ws);
         let d = a
             .diagnostics
             .iter()
