@@ -31,16 +31,8 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
             }
             match e.file_type {
                 FileType::File => {}
-                FileType::Symlink if *kind == Kind::Claude && !fallback => {
-                    cx.file_level(
-                        &path,
-                        Code::InstructionsClaudeIgnored,
-                        "not read: context.claudeMdFallback is off".into(),
-                        vec![],
-                    );
-                    cx.report(&path, Some(*kind), Some("fallback off".into()));
-                    continue;
-                }
+                // A symlinked CLAUDE.md with the fallback off is reported as off, like a file.
+                FileType::Symlink if *kind == Kind::Claude && !fallback => {}
                 FileType::Symlink => {
                     let mut msg = format!("not read: {name} is a symbolic link");
                     if let Ok(t) = setup.fs.read_link(&path) {
