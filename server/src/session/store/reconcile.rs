@@ -52,19 +52,11 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
             if part.get("type").and_then(Value::as_str) != Some("tool_call") {
                 continue;
             }
-            let id = part
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let id = str_field(part, "id");
             if answered.contains(&id) {
                 continue;
             }
-            let name = part
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let name = str_field(part, "name");
             let row = journal.get(&id);
             let (outcome, json, write_path) = match row {
                 Some(c) if c.state == "done" && c.result.is_some() => {
@@ -118,6 +110,14 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
         }
     }
     Ok(out)
+}
+
+/// The string field `key` of `v`, empty when absent or not a string.
+fn str_field(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The stored tool message JSON (spec/sessions.md §1.4). Empty text parts are not stored.
