@@ -57,6 +57,8 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                 continue;
             }
             let name = str_field(part, "name");
+            let interrupted =
+                |text: &str| tool_message(&id, &name, true, "interrupted", &[text.to_string()]);
             let row = journal.get(&id);
             let (outcome, json, write_path) = match row {
                 Some(c) if c.state == "done" && c.result.is_some() => {
@@ -76,29 +78,9 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                     } else {
                         None
                     };
-                    (
-                        "interrupted".into(),
-                        tool_message(
-                            &id,
-                            &name,
-                            true,
-                            "interrupted",
-                            &[INTERRUPTED_RUNNING.to_string()],
-                        ),
-                        wp,
-                    )
+                    ("interrupted".into(), interrupted(INTERRUPTED_RUNNING), wp)
                 }
-                _ => (
-                    "interrupted".into(),
-                    tool_message(
-                        &id,
-                        &name,
-                        true,
-                        "interrupted",
-                        &[INTERRUPTED_PENDING.to_string()],
-                    ),
-                    None,
-                ),
+                _ => ("interrupted".into(), interrupted(INTERRUPTED_PENDING), None),
             };
             out.push(Reconciled {
                 id,
