@@ -10,7 +10,8 @@ use crate::config::GovernorMode;
 use crate::governor::readers::{self, Format, Session};
 use crate::governor::replay::{self, Prices, Replay};
 use crate::governor::report::{ContextReport, Criticality, Measured};
-use crate::governor::{GovSettings, Ledger, Request, SessionGovernor, Turn, govern};
+use crate::governor::series;
+use crate::governor::{GovSettings, Ledger, Request, govern};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum GovernorCommand {
@@ -245,35 +246,17 @@ pub fn report(settings: &GovSettings, s: &Session) -> ContextReport {
     r
 }
 
-/// `context_governed` payloads of the replay: one per assistant message, then the final one.
+/// `context_governed` payloads of the replay ([`series::replay`]), one JSON line each, with the
+/// file and the session added.
 fn events(settings: &GovSettings, s: &Session, file: &str) -> String {
-    let mut gov = SessionGovernor::new();
     let mut text = String::new();
-    let ends: Vec<usize> = s
-        .history
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.is_assistant())
-        .map(|(i, _)| i)
-        .chain([s.history.len()])
-        .collect();
-    for (k, end) in ends.into_iter().enumerate() {
-        let turn = Turn {
-            session_id: &s.source.session,
-            history: &s.history[..end],
-            parts: &s.parts,
-            sources: &s.sources,
-            request: k as u64 + 1,
-            recovery: false,
-        };
-        if let Some(ev) = gov.request(settings, turn).event {
-            let mut v = serde_json::to_value(&ev).unwrap_or_default();
-            if let Some(o) = v.as_object_mut() {
-                o.insert("file".into(), file.into());
-                o.insert("session".into(), s.source.session.clone().into());
-            }
-            let _ = writeln!(text, "{v}");
+    for ev in series::replay(settings, s) {
+        let mut v = serde_json::to_value(&ev).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("file".into(), file.into());
+            o.insert("session".into(), s.source.session.clone().into());
         }
+        let _ = writeln!(text, "{v}");
     }
     text
 }

@@ -12,9 +12,10 @@ use std::hash::{Hash, Hasher};
 
 use super::classify::result_text;
 use super::invariants::Sources;
-use super::model::{Message, PartKind};
+use super::model::Message;
+pub use super::session::message_tokens;
 use super::session::{SessionGovernor, Turn};
-use super::tokens::{tokens, tokens_of};
+use super::tokens::tokens;
 use super::{GovSettings, RequestParts};
 
 /// Prices relative to uncached input: a cache read and a cache write (spec/governor.md §11.8).
@@ -134,28 +135,6 @@ impl Stream {
             replaced,
             trailing,
         });
-    }
-}
-
-/// The spec/governor.md §10 tokens of one message (its segments).
-#[must_use]
-pub fn message_tokens(m: &Message) -> u64 {
-    let text = |parts: &[super::model::Part], reasoning: bool| {
-        tokens_of(
-            parts
-                .iter()
-                .filter(|p| {
-                    p.kind == PartKind::Text || (reasoning && p.kind == PartKind::Reasoning)
-                })
-                .map(|p| p.text.as_str()),
-        )
-    };
-    match m {
-        Message::User { parts, .. } => text(parts, false),
-        Message::Assistant { parts, calls } => {
-            text(parts, true) + calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>()
-        }
-        Message::Tool(r) => tokens(&result_text(r)),
     }
 }
 

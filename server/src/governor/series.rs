@@ -28,7 +28,7 @@ pub struct Chart {
 }
 
 /// The per-request payloads of a replay: one per assistant message (the request that produced
-/// it), then the final one (the same loop as `governor analyze --events`). Empty in mode off.
+/// it), then the final one; `governor analyze --events` prints these. Empty in mode off.
 #[must_use]
 pub fn replay(settings: &GovSettings, s: &Session) -> Vec<ContextGoverned> {
     let mut gov = SessionGovernor::new();

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use super::classify::{attributable, named_paths};
+use super::classify::{attributable, named_paths, result_text};
 use super::events::{ContextGoverned, NEWLY_CAP};
 use super::invariants::{self, Counts, Sources};
 use super::model::{Message, PartKind, UserKind};
@@ -306,7 +306,9 @@ pub struct SessionGovernor {
     cache: Option<Cache>,
 }
 
-fn measure(m: &Message, fact: Option<&Fact>) -> (u64, u64) {
+/// The spec/governor.md §10 tokens of one message (its segments).
+#[must_use]
+pub fn message_tokens(m: &Message) -> u64 {
     let text = |parts: &[super::model::Part], reasoning: bool| {
         tokens_of(
             parts
@@ -318,11 +320,18 @@ fn measure(m: &Message, fact: Option<&Fact>) -> (u64, u64) {
         )
     };
     match m {
-        Message::User { parts, .. } => (1, text(parts, false)),
-        Message::Assistant { parts, calls } => (
-            1 + calls.len() as u64,
-            text(parts, true) + calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>(),
-        ),
+        Message::User { parts, .. } => text(parts, false),
+        Message::Assistant { parts, calls } => {
+            text(parts, true) + calls.iter().map(|c| tokens(&c.arguments)).sum::<u64>()
+        }
+        Message::Tool(r) => tokens(&result_text(r)),
+    }
+}
+
+fn measure(m: &Message, fact: Option<&Fact>) -> (u64, u64) {
+    match m {
+        Message::User { .. } => (1, message_tokens(m)),
+        Message::Assistant { calls, .. } => (1 + calls.len() as u64, message_tokens(m)),
         Message::Tool(_) => (1, fact.map_or(0, |f| f.tokens)),
     }
 }

@@ -199,7 +199,9 @@ pub fn code_actions(
         };
         match code {
             "instructions-unread-name" | "instructions-legacy-name" => {
-                if let Some(a) = rename_to_agents_md(snap, path, d) {
+                // "Rename to AGENTS.md" (spec/instructions.md §5.4): only when the client supports
+                // resource operations and no `AGENTS.md` exists in that directory.
+                if let Some(a) = super::host_fixes::rename(snap, path, d, "AGENTS.md") {
                     out.push(CodeActionOrCommand::CodeAction(a));
                 }
             }
@@ -213,38 +215,6 @@ pub fn code_actions(
         out.extend(super::suppress::actions(snap, path, d));
     }
     out
-}
-
-/// "Rename to AGENTS.md" (spec/instructions.md §5.4): only when the client supports resource
-/// operations and no `AGENTS.md` exists in that directory.
-fn rename_to_agents_md(snap: &Snapshot, path: &Path, d: &Diagnostic) -> Option<CodeAction> {
-    if !snap.caps.rename_files {
-        return None;
-    }
-    let target = path.parent()?.join("AGENTS.md");
-    if std::fs::symlink_metadata(&target).is_ok() {
-        return None;
-    }
-    let op = DocumentChangeOperation::Op(ResourceOp::Rename(RenameFile {
-        old_uri: uri(path)?,
-        new_uri: uri(&target)?,
-        options: Some(RenameFileOptions {
-            overwrite: Some(false),
-            ignore_if_exists: Some(false),
-        }),
-        annotation_id: None,
-    }));
-    Some(CodeAction {
-        title: "Rename to AGENTS.md".to_string(),
-        kind: Some(CodeActionKind::QUICKFIX),
-        diagnostics: Some(vec![d.clone()]),
-        edit: Some(WorkspaceEdit {
-            document_changes: Some(DocumentChanges::Operations(vec![op])),
-            ..WorkspaceEdit::default()
-        }),
-        is_preferred: Some(true),
-        ..CodeAction::default()
-    })
 }
 
 /// `alisio/contextExplain {uri, host?}`: the object of spec/interfaces.md §1.1.

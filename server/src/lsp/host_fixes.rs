@@ -13,7 +13,14 @@ fn quoted_after<'m>(message: &'m str, marker: &str) -> Option<&'m str> {
     rest.split('"').next()
 }
 
-fn rename(snap: &Snapshot, path: &Path, d: &Diagnostic, new_name: &str) -> Option<CodeAction> {
+/// "Rename to `new_name`": only when the client supports resource operations and no file
+/// `new_name` exists beside `path`.
+pub(super) fn rename(
+    snap: &Snapshot,
+    path: &Path,
+    d: &Diagnostic,
+    new_name: &str,
+) -> Option<CodeAction> {
     if !snap.caps.rename_files {
         return None;
     }

@@ -15,6 +15,7 @@ use super::discover::{self, Candidate, Owner, PluginRoot, Root, Scope, Walk};
 use super::validate::{self, Checked};
 use crate::config::{Host, Profile, Settings};
 use crate::text::TextRange;
+use crate::workspace::par::par_map;
 use crate::workspace::{Env, Fs, display_path};
 
 /// The whole catalog text when the listed JSON exceeds [`CATALOG_MAX_CHARS`].
@@ -103,7 +104,7 @@ fn load(fs: &dyn Fs, c: &Candidate, profile: Profile) -> Checked {
 }
 
 fn load_all(fs: &dyn Fs, candidates: &[Candidate], profile: Profile) -> Vec<Skill> {
-    super::par_map(candidates, |c| Skill {
+    par_map(candidates, super::PAR_MIN, |c| Skill {
         candidate: c.clone(),
         checked: load(fs, c, profile),
     })

@@ -15,27 +15,5 @@ pub mod report;
 pub mod tools;
 pub mod validate;
 
-/// Maps `f` over `items` on the available cores (order kept). Small inputs stay on one thread.
-pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(8);
-    if n <= 1 || items.len() < 32 {
-        return items.iter().map(&f).collect();
-    }
-    let chunk = items.len().div_ceil(n);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>()))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for h in handles {
-            match h.join() {
-                Ok(v) => out.extend(v),
-                Err(e) => std::panic::resume_unwind(e),
-            }
-        }
-        out
-    })
-}
+/// Below this many items the skill readers stay on one thread.
+pub(crate) const PAR_MIN: usize = 32;

@@ -12,6 +12,7 @@ use super::validate::{self, Checked};
 use crate::config::{Host, Profile};
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
 use crate::text::{LineIndex, Span};
+use crate::workspace::par::par_map;
 use crate::workspace::{FileType, Fs};
 
 pub const UNTRUSTED_MESSAGE: &str =
@@ -88,7 +89,7 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     let profile = scan.profile;
     // Each file's text and parse tree are dropped as soon as it is judged: only its diagnostics
     // and two spans are kept (a 15,000-skill pass must not hold every text at once).
-    let results = super::par_map(&list, |(f, link)| {
+    let results = par_map(&list, super::PAR_MIN, |(f, link)| {
         let c = if **link {
             validate::symlink_result(f, profile)
         } else {

@@ -15,6 +15,7 @@ pub use settings::{Level, Rules};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::text::LineIndex;
 use crate::workspace::Fs;
+use crate::workspace::par::par_map;
 
 /// Directives past this many bytes of a file are not read.
 pub const READ_LIMIT: u64 = 4 * 1024 * 1024;
@@ -119,30 +120,8 @@ pub fn configured(rules: &Rules, rel: &str, mut d: Diagnostic) -> Option<Diagnos
     }
 }
 
-/// Runs of `items` over a few threads (reading files is most of the cost).
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let n = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(8);
-    if n <= 1 || items.len() < 64 {
-        return items.iter().map(&f).collect();
-    }
-    let chunk = items.len().div_ceil(n);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>()))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for h in handles {
-            match h.join() {
-                Ok(v) => out.extend(v),
-                Err(e) => std::panic::resume_unwind(e),
-            }
-        }
-        out
-    })
-}
+/// Below this many file groups the post-filter stays on one thread.
+const PAR_MIN: usize = 64;
 
 /// The post-filter: `diags` of the checked `files` (and of any other file they name) after
 /// inline directives (read through `fs`, so unsaved buffers count) and the configured rules.
@@ -163,7 +142,7 @@ pub fn apply(
         by_file.entry(d.file.clone()).or_default().push(d);
     }
     let groups: Vec<(PathBuf, Vec<Diagnostic>)> = by_file.into_iter().collect();
-    let out = par_map(&groups, |(file, ds)| {
+    let out = par_map(&groups, PAR_MIN, |(file, ds)| {
         let ds = ds.clone();
         let ds = if is_markdown(file) {
             match fs.read_prefix(file, READ_LIMIT) {

@@ -5,6 +5,7 @@
 //! overlay unsaved editor buffers ([`OverlayFs`]) and every rule sees the same text the user
 //! sees. Environment variables are read once, in [`Env::from_process`].
 
+pub mod par;
 pub mod walk;
 pub mod write;
 

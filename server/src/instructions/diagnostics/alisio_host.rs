@@ -31,16 +31,8 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
             }
             match e.file_type {
                 FileType::File => {}
-                FileType::Symlink if *kind == Kind::Claude && !fallback => {
-                    cx.file_level(
-                        &path,
-                        Code::InstructionsClaudeIgnored,
-                        "not read: context.claudeMdFallback is off".into(),
-                        vec![],
-                    );
-                    cx.report(&path, Some(*kind), Some("fallback off".into()));
-                    continue;
-                }
+                // A symlinked CLAUDE.md with the fallback off is reported as off, like a file.
+                FileType::Symlink if *kind == Kind::Claude && !fallback => {}
                 FileType::Symlink => {
                     let mut msg = format!("not read: {name} is a symbolic link");
                     if let Ok(t) = setup.fs.read_link(&path) {
@@ -159,14 +151,8 @@ mod tests {
     use crate::config::Settings;
     use crate::workspace::{DiskFs, Env};
 
-    #[test]
-    fn case_38_truncated_range_has_utf8_columns_too() {
-        let t = tempfile::tempdir().unwrap();
-        let ws = t.path().canonicalize().unwrap();
-        std::fs::create_dir_all(ws.join(".git")).unwrap();
-        std::fs::create_dir_all(ws.join("sub")).unwrap();
-        std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
-        std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
+    /// The host-`alisio` analysis of the workspace `ws` with `context.maxBytes` 1024.
+    fn analyzed(ws: &std::path::Path) -> Analysis {
         let env = Env::default();
         let s = Settings {
             max_bytes: 1024,
@@ -175,12 +161,23 @@ mod tests {
         let setup = Setup {
             fs: &DiskFs,
             env: &env,
-            root: &ws,
+            root: ws,
             settings: &s,
             host: Host::Alisio,
             claude_managed: None,
         };
-        let a = analyze(&setup, false);
+        analyze(&setup, false)
+    }
+
+    #[test]
+    fn case_38_truncated_range_has_utf8_columns_too() {
+        let t = tempfile::tempdir().unwrap();
+        let ws = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        std::fs::create_dir_all(ws.join("sub")).unwrap();
+        std::fs::write(ws.join("sub/AGENTS.md"), "a".repeat(1000)).unwrap();
+        std::fs::write(ws.join("AGENTS.md"), format!("😀😀{}", "a".repeat(30))).unwrap();
+        let a = analyzed(&ws);
         let d = a
             .diagnostics
             .iter()
@@ -211,20 +208,7 @@ mod tests {
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join("AGENTS.md"), "x".repeat(300)).unwrap();
         }
-        let env = Env::default();
-        let s = Settings {
-            max_bytes: 1024,
-            ..Settings::default()
-        };
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
-        let a = analyze(&setup, false);
+        let a = analyzed(&ws);
         let d = a
             .diagnostics
             .iter()

@@ -8,7 +8,6 @@ use serde_json::{Map, Value, json};
 use super::Run;
 use super::calls::{Done, Slot};
 use crate::session::approvals::{self, Policy, Reply};
-use crate::session::events::Pending;
 use crate::session::tools::args::WriteFile;
 use crate::session::tools::{self, Effect, Spec, confine::Refusal};
 use crate::session::util::ellipsize;
@@ -136,15 +135,10 @@ impl Run<'_> {
             }));
         };
         let sid = self.sid.clone();
-        self.em.durable(
-            &mut self.store,
-            vec![Pending::new(
-                &sid,
-                None,
-                "approval_requested",
-                json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths,
+        self.durable_event(
+            "approval_requested",
+            json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths,
                 "sandbox":(effect == "process").then(|| self.tctx.sandbox.json())}),
-            )],
         )?;
         let req = approvals::ApprovalRequest {
             session_id: sid.clone(),
@@ -170,14 +164,9 @@ impl Run<'_> {
                 ms: 0,
             }));
         }
-        self.em.durable(
-            &mut self.store,
-            vec![Pending::new(
-                &sid,
-                None,
-                "approval_resolved",
-                json!({"callId":s.id,"decision":decision,"source":source}),
-            )],
+        self.durable_event(
+            "approval_resolved",
+            json!({"callId":s.id,"decision":decision,"source":source}),
         )?;
         if reply == Reply::Unsupported {
             // The client counts as headless from now on: ask becomes deny.

@@ -383,11 +383,7 @@ impl Run<'_> {
             return Ok(());
         };
         tracing::warn!("{notice}");
-        let sid = self.sid.clone();
-        self.em.durable(
-            &mut self.store,
-            vec![Pending::new(&sid, None, "sandbox_unavailable", data)],
-        )
+        self.durable_event("sandbox_unavailable", data)
     }
 
     /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),

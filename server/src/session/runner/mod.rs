@@ -167,4 +167,13 @@ impl Run<'_> {
     fn cwd(&self) -> PathBuf {
         PathBuf::from(&self.session.cwd)
     }
+
+    /// Emits one durable event `ty` of this session (no parent), stored before it is sent.
+    fn durable_event(&mut self, ty: &'static str, data: Value) -> Result<(), String> {
+        let sid = self.sid.clone();
+        self.em.durable(
+            &mut self.store,
+            vec![super::events::Pending::new(&sid, None, ty, data)],
+        )
+    }
 }

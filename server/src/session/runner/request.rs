@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 use super::Run;
 use crate::governor::stored::SessionOptions;
 use crate::session::approvals::{Policies, Policy};
-use crate::session::events::Pending;
 use crate::session::gov::{Parts, Sources};
 use crate::session::providers::{self, ModelRequest, RequestKind};
 use crate::session::store::{self, MsgRow, Role, RowKind};
@@ -297,11 +296,7 @@ impl Run<'_> {
             messages.push(json!({"role":"user","content":[{"type":"text","text":t}]}));
         }
         if let Some(ev) = p.event {
-            let sid = self.sid.clone();
-            self.em.durable(
-                &mut self.store,
-                vec![Pending::new(&sid, None, "context_governed", ev)],
-            )?;
+            self.durable_event("context_governed", ev)?;
         }
         Ok(ModelRequest {
             kind: RequestKind::Turn,

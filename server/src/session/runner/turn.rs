@@ -93,11 +93,7 @@ impl Run<'_> {
         };
         let data = json!({"turn":turn_no,"calls":calls.len(),"stopReason":stop.as_str(),"model":model,"usage":usage.json(),"tokens":self.tokens,
             "durationMs":started.elapsed().as_millis() as u64,"ttftMs":a.ttft});
-        let sid = self.sid.clone();
-        self.em.durable(
-            &mut self.store,
-            vec![Pending::new(&sid, None, "turn_completed", data)],
-        )?;
+        self.durable_event("turn_completed", data)?;
         Ok(self.after_turn(turn_no, cancelled, calls.is_empty(), budget_spent))
     }
 
@@ -162,15 +158,9 @@ impl Run<'_> {
                             Some(m),
                         )));
                     }
-                    let sid = self.sid.clone();
-                    self.em.durable(
-                        &mut self.store,
-                        vec![Pending::new(
-                            &sid,
-                            None,
-                            "truncation_recovery",
-                            json!({"attempt":recoveries,"of":2,"maxOutputTokens":self.max_output}),
-                        )],
+                    self.durable_event(
+                        "truncation_recovery",
+                        json!({"attempt":recoveries,"of":2,"maxOutputTokens":self.max_output}),
                     )?;
                     recovery = true;
                     continue;
@@ -185,11 +175,7 @@ impl Run<'_> {
                     )));
                 }
                 invalid_retried = true;
-                let sid = self.sid.clone();
-                self.em.durable(
-                    &mut self.store,
-                    vec![Pending::new(&sid, None, "request_retry", json!({"attempt":1,"of":1,"reason":"invalid_turn","status":null,"delayMs":0,"discardedText":!resp.text.is_empty()}))],
-                )?;
+                self.durable_event("request_retry", json!({"attempt":1,"of":1,"reason":"invalid_turn","status":null,"delayMs":0,"discardedText":!resp.text.is_empty()}))?;
                 recovery = false;
                 continue;
             }

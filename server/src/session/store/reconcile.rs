@@ -52,19 +52,13 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
             if part.get("type").and_then(Value::as_str) != Some("tool_call") {
                 continue;
             }
-            let id = part
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let id = str_field(part, "id");
             if answered.contains(&id) {
                 continue;
             }
-            let name = part
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let name = str_field(part, "name");
+            let interrupted =
+                |text: &str| tool_message(&id, &name, true, "interrupted", &[text.to_string()]);
             let row = journal.get(&id);
             let (outcome, json, write_path) = match row {
                 Some(c) if c.state == "done" && c.result.is_some() => {
@@ -84,29 +78,9 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                     } else {
                         None
                     };
-                    (
-                        "interrupted".into(),
-                        tool_message(
-                            &id,
-                            &name,
-                            true,
-                            "interrupted",
-                            &[INTERRUPTED_RUNNING.to_string()],
-                        ),
-                        wp,
-                    )
+                    ("interrupted".into(), interrupted(INTERRUPTED_RUNNING), wp)
                 }
-                _ => (
-                    "interrupted".into(),
-                    tool_message(
-                        &id,
-                        &name,
-                        true,
-                        "interrupted",
-                        &[INTERRUPTED_PENDING.to_string()],
-                    ),
-                    None,
-                ),
+                _ => ("interrupted".into(), interrupted(INTERRUPTED_PENDING), None),
             };
             out.push(Reconciled {
                 id,
@@ -118,6 +92,14 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
         }
     }
     Ok(out)
+}
+
+/// The string field `key` of `v`, empty when absent or not a string.
+fn str_field(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The stored tool message JSON (spec/sessions.md §1.4). Empty text parts are not stored.

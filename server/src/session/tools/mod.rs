@@ -66,6 +66,23 @@ const fn f(name: &'static str, ty: Ty, required: bool, description: &'static str
 }
 
 const ANY: usize = usize::MAX;
+/// `cwd` of the process tools.
+const CWD: Field = f(
+    "cwd",
+    Ty::Str { min: 0, max: ANY },
+    false,
+    "Working directory (default the workspace root).",
+);
+/// `timeoutMs` of the process tools.
+const TIMEOUT_MS: Field = f(
+    "timeoutMs",
+    Ty::Int {
+        min: 1,
+        max: 600_000,
+    },
+    false,
+    "Timeout in milliseconds (default 30000).",
+);
 const TASK_STATES: &[&str] = &[
     "running",
     "exited",
@@ -239,21 +256,8 @@ pub static TOOLS: &[Spec] = &[
                 "Program name or path.",
             ),
             f("args", Ty::StrArray { max: 256 }, true, "Arguments."),
-            f(
-                "cwd",
-                Ty::Str { min: 0, max: ANY },
-                false,
-                "Working directory (default the workspace root).",
-            ),
-            f(
-                "timeoutMs",
-                Ty::Int {
-                    min: 1,
-                    max: 600_000,
-                },
-                false,
-                "Timeout in milliseconds (default 30000).",
-            ),
+            CWD,
+            TIMEOUT_MS,
         ],
         paths: &[("cwd", Some("."))],
     },
@@ -271,21 +275,8 @@ pub static TOOLS: &[Spec] = &[
                 true,
                 "Shell command line.",
             ),
-            f(
-                "cwd",
-                Ty::Str { min: 0, max: ANY },
-                false,
-                "Working directory (default the workspace root).",
-            ),
-            f(
-                "timeoutMs",
-                Ty::Int {
-                    min: 1,
-                    max: 600_000,
-                },
-                false,
-                "Timeout in milliseconds (default 30000).",
-            ),
+            CWD,
+            TIMEOUT_MS,
         ],
         paths: &[("cwd", Some("."))],
     },
@@ -300,12 +291,7 @@ pub static TOOLS: &[Spec] = &[
                 true,
                 "Shell command line.",
             ),
-            f(
-                "cwd",
-                Ty::Str { min: 0, max: ANY },
-                false,
-                "Working directory (default the workspace root).",
-            ),
+            CWD,
             f("label", Ty::Str { min: 0, max: 80 }, false, "Short label."),
             f(
                 "timeoutMs",

@@ -90,14 +90,18 @@ impl Drop for LiveGroup {
     }
 }
 
-/// SIGKILL to every live process group of this process's tools, without waiting.
-pub fn kill_live_groups() {
-    let groups: Vec<u32> = LIVE
-        .lock()
+/// The live process groups of this process's tools, as they are now.
+fn live_groups() -> Vec<u32> {
+    LIVE.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .iter()
         .copied()
-        .collect();
+        .collect()
+}
+
+/// SIGKILL to every live process group of this process's tools, without waiting.
+pub fn kill_live_groups() {
+    let groups = live_groups();
     for g in groups {
         #[cfg(unix)]
         signal_group(g, nix::sys::signal::Signal::SIGKILL);
@@ -123,12 +127,7 @@ fn group_alive(pgid: u32) -> bool {
 /// Ends every live process group of this process's tools: SIGTERM to all, SIGKILL after
 /// `grace` to whatever is left (the LSP server's exit, spec/sessions.md §10.3).
 pub fn end_live_groups(grace: Duration) {
-    let groups: Vec<u32> = LIVE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .iter()
-        .copied()
-        .collect();
+    let groups = live_groups();
     #[cfg(unix)]
     {
         for g in &groups {

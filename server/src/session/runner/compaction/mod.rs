@@ -148,21 +148,13 @@ impl Run<'_> {
         let m = self.measure(&active);
         let sid = self.sid.clone();
         let Some(cut) = plan(&active, self.opts.config.keep_turns) else {
-            self.em.durable(
-                &mut self.store,
-                vec![Pending::new(&sid, None, "compaction_skipped", json!({"reason":reason,"before":m.request_tokens,"detail":"Not enough history to compact"}))],
-            )?;
+            self.durable_event("compaction_skipped", json!({"reason":reason,"before":m.request_tokens,"detail":"Not enough history to compact"}))?;
             return Ok(Attempt::Skipped);
         };
         let summarized = &active[..cut];
-        self.em.durable(
-            &mut self.store,
-            vec![Pending::new(
-                &sid,
-                None,
-                "compaction_started",
-                json!({"reason":reason,"before":m.request_tokens,"messages":cut}),
-            )],
+        self.durable_event(
+            "compaction_started",
+            json!({"reason":reason,"before":m.request_tokens,"messages":cut}),
         )?;
         let mut system = SUMMARIZER_SYSTEM.to_string();
         if let Some(extra) = self.gov.summarizer_extra() {
@@ -399,16 +391,7 @@ impl Run<'_> {
         reason: &'static str,
         error: String,
     ) -> Result<Attempt, String> {
-        let sid = self.sid.clone();
-        self.em.durable(
-            &mut self.store,
-            vec![Pending::new(
-                &sid,
-                None,
-                "compaction_failed",
-                json!({"reason":reason,"error":error}),
-            )],
-        )?;
+        self.durable_event("compaction_failed", json!({"reason":reason,"error":error}))?;
         Ok(Attempt::Failed(error))
     }
 }
