@@ -294,7 +294,7 @@ if (process.env.SMOKE_PHASE === 'chat') {
   await runCommand('Alisio: Start Agent Session');
   const fresh = await frameWith(`.sessions a[data-open="${sid}"]`, 'the session list of a new chat');
   const listed = norm(await fresh.locator(`.sessions li`).first().textContent());
-  if (!listed.startsWith('Write a.txt ') || !listed.endsWith(' · 6 messages')) await fail(`session listed as ${JSON.stringify(listed)}`);
+  if (!listed.startsWith('Write a.txt ') || !listed.endsWith(' · 8 messages')) await fail(`session listed as ${JSON.stringify(listed)}`);
   await shot('real-chat-session-list');
   await fresh.locator(`.sessions a[data-open="${sid}"]`).click();
   await until('the transcript in the new chat', async () => (await fresh.locator('.msg.user').count()) === 2, 30000);
