@@ -204,6 +204,41 @@ fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
     assert!(o["attachedInstructions"][0].get("pending").is_none(), "{o}");
 }
 
+/// Issue 13 §4: an attachment causes no cache break in the live replay figures (the run's
+/// human report line counts the requests whose cached prefix is shorter than the whole
+/// previous request).
+#[test]
+fn an_attachment_causes_no_cache_break_in_the_live_replay() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "root rules");
+    ws.file("pkg/AGENTS.md", "pkg rules");
+    ws.file("pkg/a.txt", "a");
+    ws.file("pkg/b.txt", "b");
+    let fake = Fake::start(vec![
+        tool_sse("c1", "read_file", &json!({"path":"pkg/a.txt"})),
+        tool_sse("c2", "read_file", &json!({"path":"pkg/b.txt"})),
+        text_sse("done"),
+    ]);
+    openai(&ws, "one.json", &fake, &json!({}));
+    let r = ws.run(&[
+        "run",
+        "--config",
+        "one.json",
+        "--governor",
+        "shadow",
+        "read them",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(fake.requests().len(), 3);
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("  replay: "))
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    assert!(line.starts_with("  replay: 3 requests; "), "{line}");
+    assert!(line.ends_with("; 0 cache breaks"), "{line}");
+}
+
 /// Characters of the session's active rows as stored (what the runner counts per message).
 fn conversation(ws: &Ws, id: &str) -> u64 {
     let c = db(ws);
