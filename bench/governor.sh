@@ -12,6 +12,6 @@ mkdir -p "$here/bench/out"
 find "$corpus" -type f \( -name '*.jsonl' -o -name '*.traj.json' \) | sort > "$here/bench/out/files.txt"
 echo "files: $(wc -l < "$here/bench/out/files.txt"), bytes: $(xargs cat < "$here/bench/out/files.txt" | wc -c)"
 hyperfine --warmup 2 --runs 10 --export-markdown "$here/bench/out/analyze.md" \
-  -n "alisio-ls governor analyze --json" "xargs $bin --json governor analyze < $here/bench/out/files.txt > /dev/null" \
+  -n "alisio-ls governor analyze --json (policy 2, two baselines)" "xargs $bin --json governor analyze --baseline mask:5 --baseline mask:10 < $here/bench/out/files.txt > /dev/null" \
   -n "jq -c ." "xargs jq -c . < $here/bench/out/files.txt > /dev/null"
 cargo run --release --quiet --manifest-path "$here/Cargo.toml" -p alisio-ls --example governor_bench

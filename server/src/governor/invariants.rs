@@ -299,12 +299,6 @@ pub fn accept_quotes(stored: &[String], returned: &Value, summarized: &[Message]
     out
 }
 
-/// The stored form `{"version":1,"instructions":[…]}` of `sessions.options.contextInvariants`.
-#[must_use]
-pub fn stored_json(quotes: &[String]) -> Value {
-    serde_json::json!({"version": 1, "instructions": quotes})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,10 +467,6 @@ mod tests {
         assert_eq!(
             accept_quotes(&full, &serde_json::json!(["new one"]), &msgs),
             full
-        );
-        assert_eq!(
-            stored_json(&["x".into()]),
-            serde_json::json!({"version":1,"instructions":["x"]})
         );
     }
 }

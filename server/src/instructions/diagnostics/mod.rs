@@ -104,14 +104,6 @@ impl Analysis {
     pub fn report(&self, path: &Path) -> Option<&FileReport> {
         self.files.iter().find(|f| f.path == path)
     }
-
-    /// The diagnostics of one file.
-    pub fn diagnostics_of<'a>(
-        &'a self,
-        path: &'a Path,
-    ) -> impl Iterator<Item = &'a Diagnostic> + 'a {
-        self.diagnostics.iter().filter(move |d| d.file == path)
-    }
 }
 
 /// spec/instructions.md §2.4 rule 2 in the editor: an instruction file opened through a symlinked chain directory
