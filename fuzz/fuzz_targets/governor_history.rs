@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok((_, sessions)) = read(&bytes, Some(Format::ClaudeCode), "gen.jsonl") else { return };
     let mut cfg = Settings::default();
     cfg.elide_min_age_turns = u.int_in_range(0..=4).unwrap_or(2);
-    cfg.elide_epoch_messages = *u.choose(&[1u32, 2, 4, 32]).unwrap_or(&32);
+    cfg.elide_epoch_messages = Some(*u.choose(&[1u32, 2, 4, 32]).unwrap_or(&32));
     for mode in [GovernorMode::Off, GovernorMode::Shadow, GovernorMode::On] {
         let mut settings = GovSettings::from_config(&cfg);
         settings.mode = mode;
