@@ -320,4 +320,6 @@ fn project(history: &[Message], steps: &[Step], facts: &[Option<rules::Fact>]) -
 }
 
 #[cfg(test)]
+pub(crate) mod testkit;
+#[cfg(test)]
 mod tests;

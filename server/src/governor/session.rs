@@ -33,6 +33,26 @@ pub struct Turn<'a> {
     pub recovery: bool,
 }
 
+impl<'a> Turn<'a> {
+    /// The dry turn of a report: request 0, not a recovery.
+    #[must_use]
+    pub fn dry(
+        session_id: &'a str,
+        history: &'a [Message],
+        parts: &'a RequestParts,
+        sources: &'a Sources,
+    ) -> Self {
+        Turn {
+            session_id,
+            history,
+            parts,
+            sources,
+            request: 0,
+            recovery: false,
+        }
+    }
+}
+
 /// What one request sends, and its event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sent {

@@ -2,6 +2,7 @@
 
 use super::model::{Call, Message, Part};
 use super::report::{ContextReport, Measured, Segment};
+use super::testkit::{request, turn};
 use super::*;
 
 fn sha(prefix: &str) -> String {
@@ -77,17 +78,7 @@ fn settings(min_age: u32, epoch: u32) -> GovSettings {
 fn run_with(s: &GovSettings, h: &[Message]) -> (Measured, Vec<String>) {
     let parts = RequestParts::default();
     let src = Sources::default();
-    let g = govern(
-        s,
-        Request {
-            session_id: "s1",
-            history: h,
-            parts: &parts,
-            sources: &src,
-            request: Some(1),
-            ledger: Ledger::None,
-        },
-    );
+    let g = govern(s, request("s1", h, &parts, &src, Some(1), Ledger::None));
     match g.report {
         ContextReport::Measured(m) => (*m, g.elided),
         ContextReport::Off(_) => panic!("off"),
@@ -135,14 +126,7 @@ fn off_is_inert_and_reports_only_off() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
-    let turn = Turn {
-        session_id: "s1",
-        history: &h,
-        parts: &parts,
-        sources: &src,
-        request: 1,
-        recovery: false,
-    };
+    let turn = turn("s1", &h, &parts, &src, 1, false);
     let sent = sg.request(&s, turn);
     assert!(matches!(sent.messages(&h), std::borrow::Cow::Borrowed(_)));
     assert!(sent.event.is_none() && sent.invariants.is_none());
@@ -158,14 +142,7 @@ fn shadow_sends_the_history_and_reports_the_would_be_elision() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let mut sg = SessionGovernor::new();
-    let turn = Turn {
-        session_id: "s1",
-        history: &h,
-        parts: &parts,
-        sources: &src,
-        request: 1,
-        recovery: false,
-    };
+    let turn = turn("s1", &h, &parts, &src, 1, false);
     let sent = sg.request(&settings(2, 0), turn);
     assert_eq!(
         serde_json::to_string(&*sent.messages(&h)).unwrap(),
@@ -198,17 +175,7 @@ fn edit_supersedes_an_earlier_read() {
     let parts = RequestParts::default();
     let src = Sources::default();
     let h = case3();
-    let g = govern(
-        &on,
-        Request {
-            session_id: "s1",
-            history: &h,
-            parts: &parts,
-            sources: &src,
-            request: None,
-            ledger: Ledger::None,
-        },
-    );
+    let g = govern(&on, request("s1", &h, &parts, &src, None, Ledger::None));
     assert_eq!(g.messages[2], Message::tool("c1", stub, false));
     assert_eq!(m.totals.tokens_saved, 987);
     assert_eq!(m.totals.tokens_after, m.totals.tokens_before - 987);
@@ -295,17 +262,7 @@ fn a_read_without_sha_is_elided_only_by_a_write() {
     };
     let parts = RequestParts::default();
     let src = Sources::default();
-    let g = govern(
-        &on,
-        Request {
-            session_id: "s",
-            history: &h,
-            parts: &parts,
-            sources: &src,
-            request: None,
-            ledger: Ledger::None,
-        },
-    );
+    let g = govern(&on, request("s", &h, &parts, &src, None, Ledger::None));
     assert_eq!(
         g.messages[2],
         Message::tool(
@@ -431,19 +388,9 @@ fn epoch_boundary_holds_back_then_elides() {
 fn project_on(s: &GovSettings, h: &[Message]) -> Vec<Message> {
     let parts = RequestParts::default();
     let src = Sources::default();
-    govern(
-        s,
-        Request {
-            session_id: "s",
-            history: h,
-            parts: &parts,
-            sources: &src,
-            request: None,
-            ledger: Ledger::None,
-        },
-    )
-    .messages
-    .into_owned()
+    govern(s, request("s", h, &parts, &src, None, Ledger::None))
+        .messages
+        .into_owned()
 }
 
 #[test]
@@ -1142,14 +1089,7 @@ fn no_text_leaks_into_reports_or_events() {
             mode,
             ..settings(2, 0)
         };
-        let turn = Turn {
-            session_id: "s",
-            history: &h,
-            parts: &parts,
-            sources: &src,
-            request: 1,
-            recovery: false,
-        };
+        let turn = turn("s", &h, &parts, &src, 1, false);
         let ev = sg.request(&s, turn).event.unwrap();
         assert!(ev.elided >= 2);
         assert!(
@@ -1176,17 +1116,7 @@ fn newly_elided_is_capped_at_32_and_reported_once() {
     let mut sg = SessionGovernor::new();
     let s = settings(2, 0);
     let ev = sg
-        .request(
-            &s,
-            Turn {
-                session_id: "s",
-                history: &h,
-                parts: &parts,
-                sources: &src,
-                request: 1,
-                recovery: false,
-            },
-        )
+        .request(&s, turn("s", &h, &parts, &src, 1, false))
         .event
         .unwrap();
     assert_eq!(ev.elided, 40);
@@ -1195,17 +1125,7 @@ fn newly_elided_is_capped_at_32_and_reported_once() {
     assert_eq!(ev.newly_elided[31], "r31");
     assert_eq!(ev.newly_elided_more, 8);
     let ev = sg
-        .request(
-            &s,
-            Turn {
-                session_id: "s",
-                history: &h,
-                parts: &parts,
-                sources: &src,
-                request: 2,
-                recovery: true,
-            },
-        )
+        .request(&s, turn("s", &h, &parts, &src, 2, true))
         .event
         .unwrap();
     assert_eq!(
@@ -1229,48 +1149,18 @@ fn child_sessions_have_their_own_memory() {
     let mut child = SessionGovernor::new();
     let s = settings(2, 0);
     let pe = parent
-        .request(
-            &s,
-            Turn {
-                session_id: "p",
-                history: &h,
-                parts: &parts,
-                sources: &src,
-                request: 1,
-                recovery: false,
-            },
-        )
+        .request(&s, turn("p", &h, &parts, &src, 1, false))
         .event
         .unwrap();
     let ce = child
-        .request(
-            &s,
-            Turn {
-                session_id: "p/child",
-                history: &h,
-                parts: &parts,
-                sources: &src,
-                request: 1,
-                recovery: false,
-            },
-        )
+        .request(&s, turn("p/child", &h, &parts, &src, 1, false))
         .event
         .unwrap();
     assert_eq!(pe.newly_elided, vec!["c1".to_owned()]);
     assert_eq!(ce.newly_elided, vec!["c1".to_owned()]);
     // A second parent request reports nothing new; the child's memory is untouched by it.
     let pe = parent
-        .request(
-            &s,
-            Turn {
-                session_id: "p",
-                history: &h,
-                parts: &parts,
-                sources: &src,
-                request: 2,
-                recovery: false,
-            },
-        )
+        .request(&s, turn("p", &h, &parts, &src, 2, false))
         .event
         .unwrap();
     assert!(pe.newly_elided.is_empty());
@@ -1296,14 +1186,7 @@ fn usage_counts_follow_section_8() {
     let src = Sources::default();
     let g = govern(
         &settings(2, 0),
-        Request {
-            session_id: "s",
-            history: &h,
-            parts: &parts,
-            sources: &src,
-            request: None,
-            ledger: Ledger::All,
-        },
+        request("s", &h, &parts, &src, None, Ledger::All),
     );
     let ContextReport::Measured(m) = g.report else {
         panic!()
@@ -1336,14 +1219,7 @@ fn report_json_has_the_documented_shape() {
     let h = case3();
     let g = govern(
         &settings(2, 0),
-        Request {
-            session_id: "s-41",
-            history: &h,
-            parts: &parts,
-            sources: &src,
-            request: Some(5),
-            ledger: Ledger::None,
-        },
+        request("s-41", &h, &parts, &src, Some(5), Ledger::None),
     );
     let v = g.report.to_json();
     assert_eq!(
@@ -1506,26 +1382,19 @@ fn incremental_requests_match_a_full_projection() {
                 let mut sg = SessionGovernor::new();
                 let mut full_ledger = std::collections::HashSet::new();
                 for n in 1..=h.len() {
-                    let turn = Turn {
-                        session_id: "s",
-                        history: &h[..n],
-                        parts: &parts,
-                        sources: &src,
-                        request: n as u64,
-                        recovery: false,
-                    };
+                    let turn = turn("s", &h[..n], &parts, &src, n as u64, false);
                     let sent = sg.request(&s, turn);
                     let ev = sent.event.clone().unwrap();
                     let g = govern(
                         &s,
-                        Request {
-                            session_id: "s",
-                            history: &h[..n],
-                            parts: &parts,
-                            sources: &src,
-                            request: None,
-                            ledger: Ledger::Session(&mut full_ledger),
-                        },
+                        request(
+                            "s",
+                            &h[..n],
+                            &parts,
+                            &src,
+                            None,
+                            Ledger::Session(&mut full_ledger),
+                        ),
                     );
                     let ContextReport::Measured(m) = &g.report else {
                         panic!()
@@ -1552,14 +1421,7 @@ fn incremental_requests_match_a_full_projection() {
                     assert_eq!(&*sent.messages(&h[..n]), &*g.messages, "seed {seed} n {n}");
                 }
                 // A rewritten history (shorter) is detected and recomputed.
-                let turn = Turn {
-                    session_id: "s",
-                    history: &h[..10],
-                    parts: &parts,
-                    sources: &src,
-                    request: 99,
-                    recovery: false,
-                };
+                let turn = turn("s", &h[..10], &parts, &src, 99, false);
                 let ev = sg.request(&s, turn).event.unwrap();
                 assert_eq!(ev.messages, 10);
             }

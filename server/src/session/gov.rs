@@ -259,12 +259,9 @@ impl Gov {
         let sent = self.state.request(
             &self.settings,
             Turn {
-                session_id,
-                history: &history,
-                parts: &rp,
-                sources: &src,
                 request,
                 recovery,
+                ..Turn::dry(session_id, &history, &rp, &src)
             },
         );
         self.live.push(
@@ -314,14 +311,7 @@ impl Gov {
         let src = sources.governor();
         let mut r = self.state.report(
             &self.settings,
-            Turn {
-                session_id,
-                history: &history,
-                parts: &rp,
-                sources: &src,
-                request: 0,
-                recovery: false,
-            },
+            Turn::dry(session_id, &history, &rp, &src),
             None,
         );
         let rp = self.live.replay();

@@ -3,7 +3,8 @@ use crate::config::GovernorMode;
 use crate::governor::invariants::Sources;
 use crate::governor::model::{Call, Message};
 use crate::governor::report::ContextReport;
-use crate::governor::{GovSettings, Ledger, Request, RequestParts, govern};
+use crate::governor::testkit::{request, shell_call as shell};
+use crate::governor::{GovSettings, Ledger, RequestParts, govern};
 
 fn settings(epoch: u32) -> GovSettings {
     GovSettings {
@@ -22,15 +23,18 @@ fn settings(epoch: u32) -> GovSettings {
     }
 }
 
-fn shell(id: &str, cmd: &str) -> Message {
-    Message::assistant(
-        "",
-        vec![Call::new(
-            id,
-            "shell",
-            serde_json::json!({ "command": cmd }).to_string(),
-        )],
-    )
+/// An assistant message calling `tool` on `a.rs`.
+fn on_a_rs(id: &str, tool: &str) -> Message {
+    Message::assistant("", vec![Call::new(id, tool, r#"{"path":"a.rs"}"#)])
+}
+
+/// Appends `python x.py` calls `c<k>` answering `ok`, for every `k` of `ks`.
+fn push_runs(h: &mut Vec<Message>, ks: std::ops::RangeInclusive<u32>) {
+    for k in ks {
+        let id = format!("c{k}");
+        h.push(shell(&id, "python x.py"));
+        h.push(out(&id, "ok", 0));
+    }
 }
 
 fn out(id: &str, stdout: &str, code: i64) -> Message {
@@ -44,17 +48,7 @@ fn out(id: &str, stdout: &str, code: i64) -> Message {
 fn texts(h: &[Message], s: &GovSettings) -> (Vec<String>, Vec<(String, String)>) {
     let parts = RequestParts::default();
     let src = Sources::default();
-    let g = govern(
-        s,
-        Request {
-            session_id: "s",
-            history: h,
-            parts: &parts,
-            sources: &src,
-            request: None,
-            ledger: Ledger::None,
-        },
-    );
+    let g = govern(s, request("s", h, &parts, &src, None, Ledger::None));
     let sent = g
         .messages
         .iter()
@@ -153,10 +147,7 @@ fn stubs_never_change_between_epochs_and_the_first_rule_keeps_its_stub() {
     // A read, aged at one boundary, then superseded by an edit much later: the aged stub stays
     // (rewriting it would break the cache for everything after it).
     let mut h = vec![Message::user("go")];
-    h.push(Message::assistant(
-        "",
-        vec![Call::new("r1", "read_file", r#"{"path":"a.rs"}"#)],
-    ));
+    h.push(on_a_rs("r1", "read_file"));
     h.push(Message::tool(
         "r1",
         format!(
@@ -166,24 +157,13 @@ fn stubs_never_change_between_epochs_and_the_first_rule_keeps_its_stub() {
         ),
         false,
     ));
-    for k in 1..=8 {
-        let id = format!("c{k}");
-        h.push(shell(&id, "python x.py"));
-        h.push(out(&id, "ok", 0));
-    }
+    push_runs(&mut h, 1..=8);
     let s = settings(4);
     let (sent_before, reasons) = texts(&h, &s);
     assert_eq!(reasons, [("r1".to_owned(), "aged_output".to_owned())]);
-    h.push(Message::assistant(
-        "",
-        vec![Call::new("e1", "edit_file", r#"{"path":"a.rs"}"#)],
-    ));
+    h.push(on_a_rs("e1", "edit_file"));
     h.push(Message::tool("e1", r#"{"ok":true}"#, false));
-    for k in 9..=14 {
-        let id = format!("c{k}");
-        h.push(shell(&id, "python x.py"));
-        h.push(out(&id, "ok", 0));
-    }
+    push_runs(&mut h, 9..=14);
     let (sent_after, reasons) = texts(&h, &s);
     assert_eq!(reasons, [("r1".to_owned(), "aged_output".to_owned())]);
     assert_eq!(sent_before[2], sent_after[2]);
@@ -201,25 +181,15 @@ fn stubs_never_change_between_epochs_and_the_first_rule_keeps_its_stub() {
 #[test]
 fn an_edit_soon_after_a_read_keeps_the_policy_one_stub() {
     let mut h = vec![Message::user("go")];
-    h.push(Message::assistant(
-        "",
-        vec![Call::new("r1", "read_file", r#"{"path":"a.rs"}"#)],
-    ));
+    h.push(on_a_rs("r1", "read_file"));
     h.push(Message::tool(
         "r1",
         format!("{{\"text\":\"{}\"}}", "y".repeat(600)),
         false,
     ));
-    h.push(Message::assistant(
-        "",
-        vec![Call::new("e1", "edit_file", r#"{"path":"a.rs"}"#)],
-    ));
+    h.push(on_a_rs("e1", "edit_file"));
     h.push(Message::tool("e1", r#"{"ok":true}"#, false));
-    for k in 1..=6 {
-        let id = format!("c{k}");
-        h.push(shell(&id, "python x.py"));
-        h.push(out(&id, "ok", 0));
-    }
+    push_runs(&mut h, 1..=6);
     let (sent, reasons) = texts(&h, &settings(0));
     assert_eq!(reasons, [("r1".to_owned(), "superseded_read".to_owned())]);
     assert_eq!(

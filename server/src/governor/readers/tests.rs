@@ -5,7 +5,8 @@ use serde_json::{Value, json};
 use super::*;
 use crate::config::GovernorMode;
 use crate::governor::report::{ContextReport, Measured, Segment};
-use crate::governor::{GovSettings, Ledger, Request, govern};
+use crate::governor::testkit::request;
+use crate::governor::{GovSettings, Ledger, govern};
 
 fn settings() -> GovSettings {
     GovSettings {
@@ -25,14 +26,14 @@ fn analyze(bytes: &[u8]) -> Vec<(Session, Measured)> {
         .map(|s| {
             let g = govern(
                 &settings(),
-                Request {
-                    session_id: &s.source.session,
-                    history: &s.history,
-                    parts: &s.parts,
-                    sources: &s.sources,
-                    request: None,
-                    ledger: Ledger::All,
-                },
+                request(
+                    &s.source.session,
+                    &s.history,
+                    &s.parts,
+                    &s.sources,
+                    None,
+                    Ledger::All,
+                ),
             );
             let ContextReport::Measured(m) = g.report else {
                 panic!("off")
@@ -67,6 +68,10 @@ fn cc_user(uuid: &str, parent: Option<&str>, content: Value) -> Value {
 fn cc_asst(uuid: &str, parent: Option<&str>, msg_id: &str, blocks: Value) -> Value {
     json!({"type":"assistant","uuid":uuid,"parentUuid":parent,"sessionId":"S","isSidechain":false,"cwd":"/p","message":{"id":msg_id,"role":"assistant","content":blocks}})
 }
+/// An assistant line whose one block is `call` (a [`tool_use`]).
+fn cc_call(uuid: &str, parent: &str, msg_id: &str, call: Value) -> Value {
+    cc_asst(uuid, Some(parent), msg_id, json!([call]))
+}
 fn tool_use(id: &str, name: &str, input: Value) -> Value {
     json!({"type":"tool_use","id":id,"name":name,"input":input})
 }
@@ -84,22 +89,22 @@ fn claude_code_edit_supersedes_a_read_and_tokens_come_from_the_tool_result() {
     read_result["toolUseResult"] = json!({"file": {"content": "y".repeat(40000)}});
     let lines = [
         cc_user("u1", None, json!("fix a.c")),
-        cc_asst(
+        cc_call(
             "a1",
-            Some("u1"),
+            "u1",
             "m1",
-            json!([tool_use("t1", "Read", json!({"file_path":"/p/a.c"}))]),
+            tool_use("t1", "Read", json!({"file_path":"/p/a.c"})),
         ),
         read_result,
-        cc_asst(
+        cc_call(
             "a2",
-            Some("u2"),
+            "u2",
             "m2",
-            json!([tool_use(
+            tool_use(
                 "t2",
                 "Edit",
-                json!({"file_path":"/p/a.c","old_string":"a","new_string":"b"})
-            )]),
+                json!({"file_path":"/p/a.c","old_string":"a","new_string":"b"}),
+            ),
         ),
         cc_user("u3", Some("a2"), tool_result("t2", "ok")),
         cc_asst("a3", Some("u3"), "m3", text("done")),
@@ -182,33 +187,33 @@ fn claude_code_orphans_merged_lines_and_read_ranges() {
             "m1",
             json!([{"type":"thinking","thinking":"hmm","signature":"sig"}]),
         ),
-        cc_asst(
+        cc_call(
             "a1b",
-            Some("a1"),
+            "a1",
             "m1",
-            json!([tool_use(
+            tool_use(
                 "t1",
                 "Read",
-                json!({"file_path":"/p/x","offset":1,"limit":10})
-            )]),
+                json!({"file_path":"/p/x","offset":1,"limit":10}),
+            ),
         ),
         cc_user("u2", Some("a1b"), tool_result("t1", &a)),
-        cc_asst(
+        cc_call(
             "a2",
-            Some("u2"),
+            "u2",
             "m2",
-            json!([tool_use(
+            tool_use(
                 "t2",
                 "Read",
-                json!({"file_path":"/p/x","offset":20,"limit":10})
-            )]),
+                json!({"file_path":"/p/x","offset":20,"limit":10}),
+            ),
         ),
         cc_user("u3", Some("a2"), tool_result("t2", &b)),
-        cc_asst(
+        cc_call(
             "a3",
-            Some("u3"),
+            "u3",
             "m3",
-            json!([tool_use("t3", "Bash", json!({"command":"ls"}))]),
+            tool_use("t3", "Bash", json!({"command":"ls"})),
         ),
         cc_asst("a4", Some("a3"), "m4", text("x")),
         cc_asst("a5", Some("a4"), "m5", text("y")),
@@ -242,32 +247,32 @@ fn claude_code_polls_and_searches_map_onto_the_rules() {
     r3["toolUseResult"] = json!({"filenames":["src/a.rs","src/b.rs"]});
     let lines = [
         cc_user("u1", None, json!("go")),
-        cc_asst(
+        cc_call(
             "a1",
-            Some("u1"),
+            "u1",
             "m1",
-            json!([tool_use("t1", "BashOutput", json!({"bash_id":"b1"}))]),
+            tool_use("t1", "BashOutput", json!({"bash_id":"b1"})),
         ),
         r1,
-        cc_asst(
+        cc_call(
             "a2",
-            Some("u2"),
+            "u2",
             "m2",
-            json!([tool_use("t2", "BashOutput", json!({"bash_id":"b1"}))]),
+            tool_use("t2", "BashOutput", json!({"bash_id":"b1"})),
         ),
         cc_user("u3", Some("a2"), tool_result("t2", "more")),
-        cc_asst(
+        cc_call(
             "a3",
-            Some("u3"),
+            "u3",
             "m3",
-            json!([tool_use("t3", "Grep", json!({"pattern":"TODO"}))]),
+            tool_use("t3", "Grep", json!({"pattern":"TODO"})),
         ),
         r3,
-        cc_asst(
+        cc_call(
             "a4",
-            Some("u4"),
+            "u4",
             "m4",
-            json!([tool_use("t4", "Grep", json!({"pattern":"TODO"}))]),
+            tool_use("t4", "Grep", json!({"pattern":"TODO"})),
         ),
         cc_user("u5", Some("a4"), tool_result("t4", &out)),
         cc_asst("a5", Some("u5"), "m5", text("x")),
@@ -550,22 +555,18 @@ fn a_huge_tool_result_is_measured_without_trouble() {
     let big = "z".repeat(4 * 1024 * 1024);
     let lines = [
         cc_user("u1", None, json!("go")),
-        cc_asst(
+        cc_call(
             "a1",
-            Some("u1"),
+            "u1",
             "m1",
-            json!([tool_use("t1", "Read", json!({"file_path":"/p/big"}))]),
+            tool_use("t1", "Read", json!({"file_path":"/p/big"})),
         ),
         cc_user("u2", Some("a1"), tool_result("t1", &big)),
-        cc_asst(
+        cc_call(
             "a2",
-            Some("u2"),
+            "u2",
             "m2",
-            json!([tool_use(
-                "t2",
-                "Write",
-                json!({"file_path":"/p/big","content":"x"})
-            )]),
+            tool_use("t2", "Write", json!({"file_path":"/p/big","content":"x"})),
         ),
         cc_user("u3", Some("a2"), tool_result("t2", "ok")),
         cc_asst("a3", Some("u3"), "m3", text("x")),

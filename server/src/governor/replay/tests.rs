@@ -1,6 +1,6 @@
 use super::*;
 use crate::config::GovernorMode;
-use crate::governor::model::Call;
+use crate::governor::testkit::{shell_call as bash, turn};
 
 const P: Prices = Prices {
     read: 0.1,
@@ -63,17 +63,6 @@ fn a_trailing_block_and_a_reset_are_not_cached() {
     assert_eq!(s.figures.cached_tokens, 110);
 }
 
-fn bash(id: &str, cmd: &str) -> Message {
-    Message::assistant(
-        "",
-        vec![Call::new(
-            id,
-            "shell",
-            serde_json::json!({ "command": cmd }).to_string(),
-        )],
-    )
-}
-
 #[test]
 fn the_replay_sums_equal_the_events_and_masking_is_recomputed_every_request() {
     let mut h = vec![Message::user("fix it")];
@@ -111,17 +100,7 @@ fn the_replay_sums_equal_the_events_and_masking_is_recomputed_every_request() {
         .collect();
     for (k, end) in ends.into_iter().enumerate() {
         let ev = gov
-            .request(
-                &s,
-                Turn {
-                    session_id: "s",
-                    history: &h[..end],
-                    parts: &parts,
-                    sources: &src,
-                    request: k as u64 + 1,
-                    recovery: false,
-                },
-            )
+            .request(&s, turn("s", &h[..end], &parts, &src, k as u64 + 1, false))
             .event
             .expect("shadow emits");
         before += ev.tokens_before;
