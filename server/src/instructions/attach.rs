@@ -112,14 +112,7 @@ mod tests {
     fn with<R>(root: &Path, f: impl FnOnce(&Setup<'_>, &Reader<'_>) -> R) -> R {
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
+        let setup = Setup::for_test(&DiskFs, &env, root, &s, Host::Alisio);
         f(&setup, &Reader::new(&DiskFs))
     }
 

@@ -6,9 +6,10 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::chain::chain_dirs;
 use super::host_files::{
-    AttrValue, HostList, chain_dirs, children_ci, files_below, glob, header, locale_cmp,
-    read_entry, split_aware,
+    AttrValue, HostList, children_ci, files_below, glob, header, locale_cmp, read_entry,
+    split_aware,
 };
 use super::read::Reader;
 use super::{Delivery, Entry, Kind, Scope, Setup};

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::chain::chain_dirs;
 use super::host_files::{
-    AttrValue, Header, HostList, chain_dirs, exact_file, files_below, glob, header, read_entry,
-    split_aware,
+    AttrValue, Header, HostList, exact_file, files_below, glob, header, read_entry, split_aware,
 };
 use super::read::Reader;
 use super::{Delivery, Kind, Scope, Setup};

@@ -356,14 +356,7 @@ mod tests {
         let fs = Denied(ws.join("AGENTS.md"));
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup {
-            fs: &fs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
+        let setup = Setup::for_test(&fs, &env, &ws, &s, Host::Alisio);
         let ex = explain_path(&setup, &Reader::new(&fs), &ws, Path::new(".")).unwrap();
         let j = ex.to_json();
         assert_eq!(j["files"].as_array().unwrap().len(), 1);

@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
-use super::host_files::{HostList, chain_dirs, exact_file, is_file, read_entry};
+use super::chain::chain_dirs;
+use super::host_files::{HostList, exact_file, is_file, read_entry};
 use super::read::Reader;
 use super::{Delivery, Entry, Import, Kind, Scope, Setup};
 use crate::config::{GeminiSettings, GeminiTrust};

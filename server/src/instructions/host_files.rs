@@ -28,22 +28,6 @@ impl HostList {
     }
 }
 
-/// The directories from the workspace root down to `dir` (root first); empty when `dir` is not
-/// inside the workspace.
-#[must_use]
-pub fn chain_dirs(root: &Path, dir: &Path) -> Vec<PathBuf> {
-    let Ok(rel) = dir.strip_prefix(root) else {
-        return Vec::new();
-    };
-    let mut out = vec![root.to_path_buf()];
-    let mut cur = root.to_path_buf();
-    for c in rel.components() {
-        cur.push(c);
-        out.push(cur.clone());
-    }
-    out
-}
-
 /// `true` when `p`'s parent lists an entry named exactly like `p`'s last component
 /// (byte-equal) and `p` is a regular file, symlinks followed (Linux name matching, hosts.md GM2).
 #[must_use]

@@ -384,14 +384,7 @@ mod tests {
     }
 
     fn setup<'a>(c: &'a Case50, s: &'a Settings, host: Host) -> Setup<'a> {
-        Setup {
-            fs: &DiskFs,
-            env: &c.env,
-            root: &c.ws,
-            settings: s,
-            host,
-            claude_managed: None,
-        }
+        Setup::for_test(&DiskFs, &c.env, &c.ws, s, host)
     }
 
     #[test]
@@ -459,14 +452,7 @@ mod tests {
         std::fs::remove_file(c.ws.join("src/AGENTS.override.md")).unwrap();
         let env = Env::default();
         let s = Settings::default();
-        let st = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &c.ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
+        let st = Setup::for_test(&DiskFs, &env, &c.ws, &s, Host::Alisio);
         let ex =
             explain::explain_path(&st, &Reader::new(&DiskFs), &c.ws, Path::new("a.rs")).unwrap();
         assert_eq!(

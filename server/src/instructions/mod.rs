@@ -269,6 +269,27 @@ pub struct Setup<'a> {
     pub claude_managed: Option<&'a Path>,
 }
 
+#[cfg(test)]
+impl<'a> Setup<'a> {
+    /// A setup for tests: no Claude Code managed file.
+    pub fn for_test(
+        fs: &'a dyn Fs,
+        env: &'a Env,
+        root: &'a Path,
+        settings: &'a Settings,
+        host: Host,
+    ) -> Self {
+        Self {
+            fs,
+            env,
+            root,
+            settings,
+            host,
+            claude_managed: None,
+        }
+    }
+}
+
 /// The platform's Claude Code managed file (spec/instructions.md §4).
 #[must_use]
 pub fn default_claude_managed_file() -> PathBuf {

@@ -158,14 +158,7 @@ mod tests {
             max_bytes: 1024,
             ..Settings::default()
         };
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
+        let setup = Setup::for_test(&DiskFs, &env, ws, &s, Host::Alisio);
         analyze(&setup, false)
     }
 
@@ -183,13 +176,9 @@ mod tests {
             .iter()
             .find(|d| d.code == Code::InstructionsTruncated)
             .unwrap();
+        let s = &d.span;
         assert_eq!(
-            (
-                d.span.start.utf8,
-                d.span.end.line,
-                d.span.end.utf16,
-                d.span.end.utf8
-            ),
+            (s.start.utf8, s.end.line, s.end.utf16, s.end.utf8),
             (0, 0, 10, 14)
         );
         assert_eq!(d.span.bytes, TextRange::new(0, 14));
@@ -237,14 +226,7 @@ mod symlink_tests {
         std::os::unix::fs::symlink(ws.join("real"), ws.join("src")).unwrap();
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Alisio,
-            claude_managed: None,
-        };
+        let setup = Setup::for_test(&DiskFs, &env, &ws, &s, Host::Alisio);
         let d = through_symlinked_directory(&setup, &ws.join("src/AGENTS.md")).unwrap();
         assert_eq!(
             d.message,

@@ -4,13 +4,13 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::super::Kind;
 use super::super::copilot::{self, instructions_kind};
 use super::super::host_files::{AttrValue, header, split_aware};
-use super::super::read::{Mode, Reader};
-use super::super::{Kind, Setup};
-use super::host_common::{diag, file_level, span_of};
+use super::super::read::Mode;
+use super::host_common::{Scan, diag, file_level, span_of};
+
 use crate::diagnostic::{Code, Diagnostic};
-use crate::workspace::walk::DirSet;
 
 /// `true` when a piece of a pattern can match some file: unconditional pieces always do.
 fn piece_matches_some(piece: &str, files: &[String]) -> bool {
@@ -61,40 +61,36 @@ fn pattern_diagnostics(path: &Path, kind: Kind, text: &str, files: &[String]) ->
 }
 
 /// Every copilot diagnostic of the workspace (`files`: the regular files of D).
-pub(super) fn diagnostics(
-    setup: &Setup<'_>,
-    reader: &Reader<'_>,
-    set: &DirSet,
-    files: &[PathBuf],
-) -> Vec<Diagnostic> {
-    let cs = &setup.settings.hosts.copilot;
+pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
+    let cs = &scan.setup.settings.hosts.copilot;
     let mut out = Vec::new();
-    let abs: Vec<String> = files
+    let abs: Vec<String> = scan
+        .files
         .iter()
         .map(|f| f.to_string_lossy().into_owned())
         .collect();
-    let found = copilot::instruction_files(setup, cs);
-    let inside = |p: &Path| p.starts_with(setup.root);
+    let found = copilot::instruction_files(scan.setup, cs);
+    let inside = |p: &Path| p.starts_with(scan.setup.root);
     let mut located: HashSet<PathBuf> = HashSet::new();
     for (p, kind, _) in &found.files {
-        located.insert(setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
+        located.insert(scan.setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
         if !inside(p) {
             continue;
         }
-        let t = reader.read(p, Mode::Claude);
+        let t = scan.reader.read(p, Mode::Claude);
         out.extend(pattern_diagnostics(p, *kind, &t.text, &abs));
     }
     for (p, _) in &found.too_deep {
-        located.insert(setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
+        located.insert(scan.setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
     }
     for p in &found.wrong_case {
-        located.insert(setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
+        located.insert(scan.setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
         if !inside(p) {
             continue;
         }
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let expected = format!("{}.instructions.md", &name[..name.len() - 16]);
-        let t = reader.read(p, Mode::Claude);
+        let t = scan.reader.read(p, Mode::Claude);
         out.push(diag(
             p,
             file_level(&t.text),
@@ -102,12 +98,12 @@ pub(super) fn diagnostics(
             format!("not read: copilot reads \"{expected}\" (names are case-sensitive)"),
         ));
     }
-    let locs: Vec<String> = copilot::locations(setup, cs)
+    let locs: Vec<String> = copilot::locations(scan.setup, cs)
         .into_iter()
         .filter(|l| !l.user)
         .map(|l| l.written)
         .collect();
-    for node in &set.dirs {
+    for node in &scan.set.dirs {
         for e in &node.entries {
             let Some(name) = e.name.to_str() else {
                 continue;
@@ -116,11 +112,11 @@ pub(super) fn diagnostics(
                 continue;
             }
             let p = node.path.join(name);
-            let canon = setup.fs.canonicalize(&p).unwrap_or_else(|_| p.clone());
+            let canon = scan.setup.fs.canonicalize(&p).unwrap_or_else(|_| p.clone());
             if located.contains(&canon) || instructions_kind(&p).is_none() {
                 continue;
             }
-            let t = reader.read(&p, Mode::Claude);
+            let t = scan.reader.read(&p, Mode::Claude);
             out.push(diag(
                 &p,
                 file_level(&t.text),

@@ -3,14 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::Setup;
 use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
 use super::super::host_files::header;
-use super::super::read::{Mode, Reader};
-use super::host_common::{diag, file_level, span_of};
+use super::super::read::Mode;
+use super::host_common::{Scan, diag, file_level, span_of};
+
 use crate::diagnostic::{Code, Diagnostic};
 use crate::workspace::FileType;
-use crate::workspace::walk::DirSet;
 
 fn stem(p: &Path) -> String {
     p.file_stem()
@@ -60,14 +59,9 @@ fn rule_diagnostics(p: &Path, text: &str, base: &Path, files: &[PathBuf]) -> Vec
 }
 
 /// Every cursor diagnostic of the workspace (`files`: the regular files of D).
-pub(super) fn diagnostics(
-    setup: &Setup<'_>,
-    reader: &Reader<'_>,
-    set: &DirSet,
-    files: &[PathBuf],
-) -> Vec<Diagnostic> {
+pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for node in &set.dirs {
+    for node in &scan.set.dirs {
         let is_rules = node.path.file_name().is_some_and(|n| n == "rules")
             && node
                 .path
@@ -79,10 +73,10 @@ pub(super) fn diagnostics(
                 .path
                 .parent()
                 .and_then(Path::parent)
-                .unwrap_or(setup.root);
-            let (rules, md) = rule_files(setup.fs, &node.path);
+                .unwrap_or(scan.setup.root);
+            let (rules, md) = rule_files(scan.setup.fs, &node.path);
             for p in md {
-                let t = reader.read(&p, Mode::Claude);
+                let t = scan.reader.read(&p, Mode::Claude);
                 out.push(diag(
                     &p,
                     file_level(&t.text),
@@ -94,8 +88,8 @@ pub(super) fn diagnostics(
                 ));
             }
             for p in rules {
-                let t = reader.read(&p, Mode::Claude);
-                out.extend(rule_diagnostics(&p, &t.text, base, files));
+                let t = scan.reader.read(&p, Mode::Claude);
+                out.extend(rule_diagnostics(&p, &t.text, base, scan.files));
             }
         }
         for e in &node.entries {
@@ -106,7 +100,7 @@ pub(super) fn diagnostics(
                     .is_some_and(|n| n.eq_ignore_ascii_case("AGENTS.md"))
             {
                 let p = node.path.join(&e.name);
-                let t = reader.read(&p, Mode::Claude);
+                let t = scan.reader.read(&p, Mode::Claude);
                 out.push(diag(
                     &p,
                     file_level(&t.text),

@@ -89,14 +89,7 @@ mod tests {
         std::fs::write(ws.join("Gemini.md"), "wrong case").unwrap();
         let env = Env::default();
         let s = Settings::default();
-        let setup = Setup {
-            fs: &DiskFs,
-            env: &env,
-            root: &ws,
-            settings: &s,
-            host: Host::Gemini,
-            claude_managed: None,
-        };
+        let setup = Setup::for_test(&DiskFs, &env, &ws, &s, Host::Gemini);
         let reader = Reader::new(&DiskFs);
         let d = diagnostics(&setup, &reader, &walk(&DiskFs, &ws));
         let got: Vec<_> = d

@@ -1,11 +1,14 @@
 //! What the diagnostics of the hosts `copilot`, `gemini` and `cursor` share (spec/hosts.md §5): the
-//! severity of a host diagnostic and its ranges. Below the host modules and `hosts.rs`, so no
-//! import cycle runs between them.
+//! severity of a host diagnostic and its ranges, and the [`Scan`] the glob checks read. Below
+//! the host modules and `hosts.rs`, so no import cycle runs between them.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::super::Setup;
+use super::super::read::Reader;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::text::{LineIndex, Span, TextRange, first_line_span};
+use crate::workspace::walk::DirSet;
 
 /// A diagnostic of a host file, with the severity of spec/hosts.md §5.
 pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diagnostic {
@@ -24,4 +27,13 @@ pub(super) fn file_level(text: &str) -> Span {
 
 pub(super) fn span_of(text: &str, r: TextRange) -> Span {
     LineIndex::new(text).span(r)
+}
+
+/// What the glob checks of a host read: the setup, the reader, D and D's regular files.
+#[derive(Clone, Copy)]
+pub(super) struct Scan<'a> {
+    pub setup: &'a Setup<'a>,
+    pub reader: &'a Reader<'a>,
+    pub set: &'a DirSet,
+    pub files: &'a [PathBuf],
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::super::Setup;
 use super::super::host_files::in_use;
 use super::super::read::Reader;
+use super::host_common::Scan;
 use super::{copilot_host, cursor_host, gemini_host};
 use crate::config::Host;
 use crate::diagnostic::Diagnostic;
@@ -31,18 +32,22 @@ pub fn diagnostics(setup: &Setup<'_>, reader: &Reader<'_>, set: &DirSet) -> Vec<
     let mut files: Option<Vec<PathBuf>> = None;
     let mut out = Vec::new();
     for h in hosts {
-        match h {
-            Host::Copilot => {
-                let f = files.get_or_insert_with(|| files_of(set));
-                out.extend(copilot_host::diagnostics(setup, reader, set, f));
+        let checks: fn(&Scan<'_>) -> Vec<Diagnostic> = match h {
+            Host::Copilot => copilot_host::diagnostics,
+            Host::Cursor => cursor_host::diagnostics,
+            Host::Gemini => {
+                out.extend(gemini_host::diagnostics(setup, reader, set));
+                continue;
             }
-            Host::Gemini => out.extend(gemini_host::diagnostics(setup, reader, set)),
-            Host::Cursor => {
-                let f = files.get_or_insert_with(|| files_of(set));
-                out.extend(cursor_host::diagnostics(setup, reader, set, f));
-            }
-            _ => {}
-        }
+            _ => continue,
+        };
+        let files = files.get_or_insert_with(|| files_of(set));
+        out.extend(checks(&Scan {
+            setup,
+            reader,
+            set,
+            files,
+        }));
     }
     out
 }

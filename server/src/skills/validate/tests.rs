@@ -182,13 +182,9 @@ fn empty_block_reports_both_missing_keys_on_the_opening_line() {
         ]
     );
     for d in &c.diagnostics {
+        let s = &d.span;
         assert_eq!(
-            (
-                d.span.start.line,
-                d.span.start.utf16,
-                d.span.end.line,
-                d.span.end.utf16
-            ),
+            (s.start.line, s.start.utf16, s.end.line, s.end.utf16),
             (0, 0, 0, 3)
         );
     }
