@@ -15,6 +15,19 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::ls_types::{NumberOrString, Uri};
 
+/// Declares a custom request: an uninhabited type with its `METHOD`, `Params` and `Result`.
+macro_rules! request {
+    ($(#[$attr:meta])* $name:ident: $method:literal, $params:ty => $result:ty) => {
+        $(#[$attr])*
+        pub enum $name {}
+        impl Request for $name {
+            type Params = $params;
+            type Result = $result;
+            const METHOD: &'static str = $method;
+        }
+    };
+}
+
 /// Every custom method, client → server requests first, then what the server sends.
 pub const METHODS: &[&str] = &[
     ContextExplain::METHOD,
@@ -31,12 +44,9 @@ pub const METHODS: &[&str] = &[
 
 // ---- instructions and skills ------------------------------------------------------------
 
-/// `alisio/contextExplain {uri, host?}` → the explain object (spec/interfaces.md §1.1).
-pub enum ContextExplain {}
-impl Request for ContextExplain {
-    type Params = ContextExplainParams;
-    type Result = Value;
-    const METHOD: &'static str = "alisio/contextExplain";
+request! {
+    /// `alisio/contextExplain {uri, host?}` → the explain object (spec/interfaces.md §1.1).
+    ContextExplain: "alisio/contextExplain", ContextExplainParams => Value
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -46,12 +56,9 @@ pub struct ContextExplainParams {
     pub host: Option<crate::config::Host>,
 }
 
-/// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2).
-pub enum SkillCatalog {}
-impl Request for SkillCatalog {
-    type Params = SkillCatalogParams;
-    type Result = Vec<Value>;
-    const METHOD: &'static str = "alisio/skillCatalog";
+request! {
+    /// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2).
+    SkillCatalog: "alisio/skillCatalog", SkillCatalogParams => Vec<Value>
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -60,12 +67,9 @@ pub struct SkillCatalogParams {
     pub uri: Option<Uri>,
 }
 
-/// `alisio/setSkillEnabled {id, enabled}` → the updated catalog entry (spec/skills.md §3.3).
-pub enum SetSkillEnabled {}
-impl Request for SetSkillEnabled {
-    type Params = SetSkillEnabledParams;
-    type Result = Value;
-    const METHOD: &'static str = "alisio/setSkillEnabled";
+request! {
+    /// `alisio/setSkillEnabled {id, enabled}` → the updated catalog entry (spec/skills.md §3.3).
+    SetSkillEnabled: "alisio/setSkillEnabled", SetSkillEnabledParams => Value
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -76,12 +80,9 @@ pub struct SetSkillEnabledParams {
 
 // ---- agent sessions ---------------------------------------------------------------------
 
-/// `alisio/runSession` (spec/sessions.md §2.11).
-pub enum RunSession {}
-impl Request for RunSession {
-    type Params = RunSessionParams;
-    type Result = RunSessionResult;
-    const METHOD: &'static str = "alisio/runSession";
+request! {
+    /// `alisio/runSession` (spec/sessions.md §2.11).
+    RunSession: "alisio/runSession", RunSessionParams => RunSessionResult
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -138,12 +139,9 @@ pub struct RunSessionResult {
     pub report: Value,
 }
 
-/// `alisio/contextReport {sessionId}` → the ContextReport (spec/governor.md §6.5).
-pub enum ContextReport {}
-impl Request for ContextReport {
-    type Params = SessionIdParams;
-    type Result = Value;
-    const METHOD: &'static str = "alisio/contextReport";
+request! {
+    /// `alisio/contextReport {sessionId}` → the ContextReport (spec/governor.md §6.5).
+    ContextReport: "alisio/contextReport", SessionIdParams => Value
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -152,12 +150,9 @@ pub struct SessionIdParams {
     pub session_id: String,
 }
 
-/// `alisio/listSessions {}` → the workspace's root sessions, most recent first.
-pub enum ListSessions {}
-impl Request for ListSessions {
-    type Params = Option<Value>;
-    type Result = Vec<SessionSummary>;
-    const METHOD: &'static str = "alisio/listSessions";
+request! {
+    /// `alisio/listSessions {}` → the workspace's root sessions, most recent first.
+    ListSessions: "alisio/listSessions", Option<Value> => Vec<SessionSummary>
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -170,51 +165,27 @@ pub struct SessionSummary {
     pub messages: u64,
 }
 
-/// `alisio/sessionTranscript {sessionId}` → the transcript export, the same object as
-/// `alisio-ls sessions show <id> --json` (schemaVersion, session, messages).
-pub enum SessionTranscript {}
-impl Request for SessionTranscript {
-    type Params = SessionIdParams;
-    type Result = Value;
-    const METHOD: &'static str = "alisio/sessionTranscript";
+request! {
+    /// `alisio/sessionTranscript {sessionId}` → the transcript export, the same object as
+    /// `alisio-ls sessions show <id> --json` (schemaVersion, session, messages).
+    SessionTranscript: "alisio/sessionTranscript", SessionIdParams => Value
 }
 
-/// `alisio/initAgentsMd {uri}` → the root AGENTS.md that `alisio-ls init` would write, for the
-/// editor to show in a diff before it writes (spec/instructions.md §9).
-pub enum InitAgentsMd {}
-impl Request for InitAgentsMd {
-    type Params = super::init::InitParams;
-    type Result = Value;
-    const METHOD: &'static str = "alisio/initAgentsMd";
+request! {
+    /// `alisio/initAgentsMd {uri}` → the root AGENTS.md that `alisio-ls init` would write, for the
+    /// editor to show in a diff before it writes (spec/instructions.md §9).
+    InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => Value
 }
 
 // ---- server → client --------------------------------------------------------------------
 
-/// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
-pub enum Approve {}
-impl Request for Approve {
-    type Params = ApproveParams;
-    type Result = ApproveResult;
-    const METHOD: &'static str = "alisio/approve";
+request! {
+    /// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
+    Approve: "alisio/approve", ApproveParams => ApproveResult
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ApproveParams {
-    pub session_id: String,
-    pub call_id: String,
-    pub tool: String,
-    /// `write`, `process` or `external`.
-    pub effect: String,
-    pub summary: String,
-    pub paths: Vec<String>,
-    /// What the call would do, for the editor to show before it answers (docs/editors.md).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preview: Option<Value>,
-    /// `{mode, network}` of the sandbox a `process` call runs in (spec/sessions.md §10.4), else null.
-    #[serde(default)]
-    pub sandbox: Value,
-}
+/// The session core's request, serialized as it is: one type for one concept.
+pub type ApproveParams = crate::session::ApprovalRequest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -224,16 +224,7 @@ struct LspApprover {
 
 impl Approver for LspApprover {
     fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply {
-        let params = ApproveParams {
-            session_id: req.session_id.clone(),
-            call_id: req.call_id.clone(),
-            tool: req.tool.clone(),
-            effect: req.effect.clone(),
-            summary: req.summary.clone(),
-            paths: req.paths.clone(),
-            preview: req.preview.clone(),
-            sandbox: req.sandbox.clone(),
-        };
+        let params: ApproveParams = req.clone();
         let client = self.client.clone();
         let timeout = self.timeout;
         let reply = self.handle.block_on(async move {

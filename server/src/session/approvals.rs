@@ -40,8 +40,9 @@ pub struct Grants {
     pub dirs: Vec<PathBuf>,
 }
 
-/// What the runner asks the client (`alisio/approve`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What the runner asks the client: the params of `alisio/approve` (`lsp::ext::Approve`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ApprovalRequest {
     pub session_id: String,
     pub call_id: String,
@@ -50,10 +51,12 @@ pub struct ApprovalRequest {
     pub effect: String,
     pub summary: String,
     pub paths: Vec<String>,
-    /// `{mode, network}` of the sandbox a `process` call runs in (spec/sessions.md §10.4), else null.
-    pub sandbox: serde_json::Value,
-    /// What the call would do (`tools::preview`), shown before the user answers.
+    /// What the call would do (`tools::preview`), shown before the user answers (docs/editors.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<serde_json::Value>,
+    /// `{mode, network}` of the sandbox a `process` call runs in (spec/sessions.md §10.4), else null.
+    #[serde(default)]
+    pub sandbox: serde_json::Value,
 }
 
 /// The client's answer, or why there is none.
