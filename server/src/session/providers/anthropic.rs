@@ -5,10 +5,12 @@ use std::sync::atomic::AtomicBool;
 
 use serde_json::{Map, Value, json};
 
-use super::http::{HttpConfig, post_stream};
+use super::http::{Decode, HttpConfig, stream_attempt};
+use super::items;
 use super::sse::SseEvent;
 use super::{
-    AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts,
+    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, Usage,
+    calls_of, texts,
 };
 
 /// Settings of the adapter.
@@ -333,27 +335,16 @@ impl Decoder {
             },
         }
     }
+}
 
-    /// Takes one event (`json` for a non-streamed body); `Ok(true)` at `message_stop`.
-    ///
-    /// # Errors
-    /// A retryable `stream_error` for malformed JSON or an in-stream `error` event.
-    pub fn event(
-        &mut self,
-        ev: &SseEvent,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<bool, AttemptError> {
+impl Decode for Decoder {
+    fn event(&mut self, ev: &SseEvent, on_text: &mut OnText) -> Result<bool, AttemptError> {
         let v: Value = serde_json::from_str(&ev.data).map_err(|_| super::malformed_json())?;
         if ev.event == "json" {
             // A non-streamed Messages response.
             let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
             self.acc.event(&start, on_text)?;
-            for cb in v
-                .get("content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for cb in items(&v, "content") {
                 // A block that is not an object carries nothing usable (and `cb2["text"] = …`
                 // would panic on it).
                 let Some(mut cb2) = cb.as_object().cloned().map(Value::Object) else {
@@ -385,8 +376,7 @@ impl Decoder {
         self.acc.event(&v, on_text)
     }
 
-    #[must_use]
-    pub fn finish(self) -> ModelResponse {
+    fn finish(self) -> ModelResponse {
         self.acc.finish()
     }
 }
@@ -395,9 +385,9 @@ impl Provider for Anthropic {
     fn attempt(
         &mut self,
         req: &ModelRequest,
-        on_text: &mut dyn FnMut(&str),
+        on_text: &mut OnText,
         cancel: &AtomicBool,
-    ) -> Result<ModelResponse, AttemptError> {
+    ) -> Attempt {
         let url = format!("{}/v1/messages", self.http.base_url.trim_end_matches('/'));
         let headers = vec![
             (
@@ -406,19 +396,12 @@ impl Provider for Anthropic {
             ),
             ("anthropic-version".to_string(), "2023-06-01".to_string()),
         ];
-        let mut dec = Decoder::new(&self.model, self.http.key.as_deref());
-        post_stream(
-            &self.http,
-            &url,
-            &headers,
-            body(self, req).to_string(),
-            cancel,
-            &mut |ev| dec.event(&ev, on_text),
-        )?;
-        Ok(dec.finish())
+        let dec = Decoder::new(&self.model, self.http.key.as_deref());
+        let body = body(self, req).to_string();
+        stream_attempt(&self.http, &url, &headers, body, cancel, dec, on_text)
     }
 
     fn retry_policy(&self) -> (u32, u64) {
-        (self.http.max_retries, self.http.retry_base_ms)
+        self.http.retry_policy()
     }
 }

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::AttemptError;
 use super::sse::{SseEvent, SseParser};
+use super::{Attempt, AttemptError, ModelResponse, OnText};
 
 /// Connection settings of one provider.
 #[derive(Clone, Debug)]
@@ -23,6 +23,45 @@ pub struct HttpConfig {
     pub request_timeout: Duration,
     pub max_retries: u32,
     pub retry_base_ms: u64,
+}
+
+impl HttpConfig {
+    /// `maxRetries`, `retryBaseMs`.
+    #[must_use]
+    pub fn retry_policy(&self) -> (u32, u64) {
+        (self.max_retries, self.retry_base_ms)
+    }
+}
+
+/// A provider's decoder of the response's events into a [`ModelResponse`] (pure: no I/O, so the
+/// fuzzer drives it).
+pub trait Decode {
+    /// Takes one event (`json` for a non-streamed body); `Ok(true)` when the response is complete.
+    ///
+    /// # Errors
+    /// A retryable `stream_error` for malformed JSON or an in-stream error.
+    fn event(&mut self, ev: &SseEvent, on_text: &mut OnText) -> Result<bool, AttemptError>;
+    /// The response decoded so far.
+    fn finish(self) -> ModelResponse;
+}
+
+/// One streamed attempt: posts `body` to `url` and decodes its events with `dec`.
+///
+/// # Errors
+/// [`AttemptError`], from the transfer or the decoder.
+pub fn stream_attempt(
+    cfg: &HttpConfig,
+    url: &str,
+    headers: &[(String, String)],
+    body: String,
+    cancel: &AtomicBool,
+    mut dec: impl Decode,
+    on_text: &mut OnText,
+) -> Attempt {
+    post_stream(cfg, url, headers, body, cancel, &mut |ev| {
+        dec.event(&ev, on_text)
+    })?;
+    Ok(dec.finish())
 }
 
 /// At most this many bytes of one response (stream or JSON body) are taken; a model reply is

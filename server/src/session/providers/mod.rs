@@ -129,18 +129,20 @@ pub enum AttemptError {
     Cancelled,
 }
 
+/// Receives each streamed text fragment of a response.
+pub type OnText<'a> = dyn FnMut(&str) + 'a;
+
+/// What one attempt at a request ends with.
+pub type Attempt = Result<ModelResponse, AttemptError>;
+
 /// A provider adapter: one attempt at a request.
 pub trait Provider: Send {
     /// Sends the request; `on_text` receives each streamed text fragment.
     ///
     /// # Errors
     /// [`AttemptError`].
-    fn attempt(
-        &mut self,
-        req: &ModelRequest,
-        on_text: &mut dyn FnMut(&str),
-        cancel: &AtomicBool,
-    ) -> Result<ModelResponse, AttemptError>;
+    fn attempt(&mut self, req: &ModelRequest, on_text: &mut OnText, cancel: &AtomicBool)
+    -> Attempt;
     /// `maxRetries`, `retryBaseMs`.
     fn retry_policy(&self) -> (u32, u64) {
         (3, 1000)
@@ -281,6 +283,11 @@ pub fn scrub(msg: &str, key: Option<&str>) -> String {
         None => msg.to_string(),
     };
     super::util::take_chars(&s, 2000).to_string()
+}
+
+/// The elements of the array `v[key]`; none when it is absent or not an array.
+pub fn items<'v>(v: &'v Value, key: &str) -> impl Iterator<Item = &'v Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
 }
 
 /// Text of the stored message parts of one type.

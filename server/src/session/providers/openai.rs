@@ -6,10 +6,12 @@ use std::sync::atomic::AtomicBool;
 
 use serde_json::{Map, Value, json};
 
-use super::http::{HttpConfig, post_stream};
+use super::http::{Decode, HttpConfig, stream_attempt};
+use super::items;
 use super::sse::SseEvent;
 use super::{
-    AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage, calls_of, texts,
+    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, Usage,
+    calls_of, texts,
 };
 
 /// Settings of the adapter.
@@ -114,13 +116,7 @@ impl Acc {
                 self.text.push_str(t);
                 on_text(t);
             }
-            for (i, tc) in d
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for (i, tc) in items(d, "tool_calls").enumerate() {
                 let idx = tc.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
                 let e = self.calls.entry(idx).or_default();
                 if let Some(id) = tc
@@ -197,16 +193,10 @@ impl Decoder {
             key: key.map(String::from),
         }
     }
+}
 
-    /// Takes one event (`json` for a non-streamed body); `Ok(true)` when the response is complete.
-    ///
-    /// # Errors
-    /// A retryable `stream_error` for malformed JSON or an in-stream error object.
-    pub fn event(
-        &mut self,
-        ev: &SseEvent,
-        on_text: &mut dyn FnMut(&str),
-    ) -> Result<bool, AttemptError> {
+impl Decode for Decoder {
+    fn event(&mut self, ev: &SseEvent, on_text: &mut OnText) -> Result<bool, AttemptError> {
         if ev.data == "[DONE]" {
             return Ok(true);
         }
@@ -223,8 +213,7 @@ impl Decoder {
         Ok(ev.event == "json")
     }
 
-    #[must_use]
-    pub fn finish(self) -> ModelResponse {
+    fn finish(self) -> ModelResponse {
         self.acc.finish()
     }
 }
@@ -233,9 +222,9 @@ impl Provider for OpenAi {
     fn attempt(
         &mut self,
         req: &ModelRequest,
-        on_text: &mut dyn FnMut(&str),
+        on_text: &mut OnText,
         cancel: &AtomicBool,
-    ) -> Result<ModelResponse, AttemptError> {
+    ) -> Attempt {
         let url = format!(
             "{}/chat/completions",
             self.http.base_url.trim_end_matches('/')
@@ -244,19 +233,12 @@ impl Provider for OpenAi {
         if let Some(k) = self.http.key.as_ref().filter(|k| !k.is_empty()) {
             headers.push(("authorization".to_string(), format!("Bearer {k}")));
         }
-        let mut dec = Decoder::new(&self.model, self.http.key.as_deref());
-        post_stream(
-            &self.http,
-            &url,
-            &headers,
-            body(self, req).to_string(),
-            cancel,
-            &mut |ev| dec.event(&ev, on_text),
-        )?;
-        Ok(dec.finish())
+        let dec = Decoder::new(&self.model, self.http.key.as_deref());
+        let body = body(self, req).to_string();
+        stream_attempt(&self.http, &url, &headers, body, cancel, dec, on_text)
     }
 
     fn retry_policy(&self) -> (u32, u64) {
-        (self.http.max_retries, self.http.retry_base_ms)
+        self.http.retry_policy()
     }
 }

@@ -6,7 +6,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{AttemptError, ModelRequest, ModelResponse, Provider, RawCall, Stop, Usage};
+use super::items;
+use super::{
+    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, Usage,
+};
 use crate::session::util::estimate;
 
 /// A loaded script.
@@ -78,13 +81,7 @@ fn fatal(message: String) -> AttemptError {
 fn check_expect(n: usize, exp: &Value, req: &ModelRequest) -> Result<(), AttemptError> {
     let j = req.neutral_json();
     let fail = |d: String| fatal(format!("Script expectation failed at line {n}: {d}"));
-    for s in exp
-        .get("contains")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    for s in items(exp, "contains").filter_map(Value::as_str) {
         if !j.contains(s) {
             return Err(fail(format!(
                 "the request does not contain {}",
@@ -92,13 +89,7 @@ fn check_expect(n: usize, exp: &Value, req: &ModelRequest) -> Result<(), Attempt
             )));
         }
     }
-    for s in exp
-        .get("notContains")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
+    for s in items(exp, "notContains").filter_map(Value::as_str) {
         if j.contains(s) {
             return Err(fail(format!(
                 "the request contains {}",
@@ -135,9 +126,9 @@ impl Provider for Script {
     fn attempt(
         &mut self,
         req: &ModelRequest,
-        on_text: &mut dyn FnMut(&str),
+        on_text: &mut OnText,
         cancel: &AtomicBool,
-    ) -> Result<ModelResponse, AttemptError> {
+    ) -> Attempt {
         let Some((n, raw)) = self.lines.get(self.next).cloned() else {
             return Err(fatal(format!(
                 "Script exhausted after {} model requests",
@@ -270,13 +261,7 @@ fn scripted_error(e: &Value) -> AttemptError {
 /// The `toolCalls` of script line `n` (ids `s<run>_<line>_<index>` unless given).
 fn script_calls(v: &Value, n: usize, run_number: u64) -> Vec<RawCall> {
     let mut calls = Vec::new();
-    for (i, c) in v
-        .get("toolCalls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
+    for (i, c) in items(v, "toolCalls").enumerate() {
         let id = c
             .get("id")
             .and_then(Value::as_str)

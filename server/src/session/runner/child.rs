@@ -11,7 +11,7 @@ use super::calls::Done;
 use super::{Run, RunStatus, Transcript};
 use crate::session::events::Emitter;
 use crate::session::gov::Gov;
-use crate::session::providers::{self, ModelRequest, ModelResponse, Provider, Usage};
+use crate::session::providers::{self, ModelRequest, Provider, Usage};
 use crate::session::store::{SessionRow, Store};
 use crate::session::tools::ToolCtx;
 use crate::session::tools::args::{self, Task};
@@ -24,9 +24,9 @@ impl Provider for Lent {
     fn attempt(
         &mut self,
         _req: &ModelRequest,
-        _on_text: &mut dyn FnMut(&str),
+        _on_text: &mut providers::OnText,
         _cancel: &AtomicBool,
-    ) -> Result<ModelResponse, providers::AttemptError> {
+    ) -> providers::Attempt {
         Err(providers::AttemptError::Fatal {
             code: "internal",
             message: "provider in use".into(),
