@@ -4,7 +4,6 @@
 //! one place, and the test below fails when a struct and its schema disagree.
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Decodes validated arguments.
@@ -16,109 +15,122 @@ pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, Strin
         .map_err(|e| format!("Invalid arguments: {e}"))
 }
 
+/// Declares the typed arguments of a tool: `pub` fields, camelCase keys, unknown keys refused.
+macro_rules! tool_args {
+    ($(#[$m:meta])* $name:ident { $($(#[$fm:meta])* $field:ident: $ty:ty,)* }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+    };
+}
+pub(crate) use tool_args;
+
 fn dot() -> String {
     ".".to_string()
 }
 
-/// `read_file`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ReadFile {
-    pub path: String,
-    pub start_line: Option<u64>,
-    pub limit: Option<u64>,
+tool_args! {
+    /// `read_file`.
+    ReadFile {
+        path: String,
+        start_line: Option<u64>,
+        limit: Option<u64>,
+    }
 }
 
-/// `write_file`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct WriteFile {
-    pub path: String,
-    pub content: String,
-    /// `null`: the file must not exist.
-    pub expected_hash: Option<String>,
+tool_args! {
+    /// `write_file`.
+    WriteFile {
+        path: String,
+        content: String,
+        /// `null`: the file must not exist.
+        expected_hash: Option<String>,
+    }
 }
 
-/// `edit_file`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct EditFile {
-    pub path: String,
-    pub old_text: String,
-    pub new_text: String,
-    pub expected_hash: String,
+tool_args! {
+    /// `edit_file`.
+    EditFile {
+        path: String,
+        old_text: String,
+        new_text: String,
+        expected_hash: String,
+    }
 }
 
-/// `list_files`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ListFiles {
-    #[serde(default = "dot")]
-    pub path: String,
-    pub offset: Option<u64>,
-    pub limit: Option<u64>,
+tool_args! {
+    /// `list_files`.
+    ListFiles {
+        #[serde(default = "dot")]
+        path: String,
+        offset: Option<u64>,
+        limit: Option<u64>,
+    }
 }
 
-/// `search_text`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SearchText {
-    pub pattern: String,
-    #[serde(default = "dot")]
-    pub path: String,
-    #[serde(default)]
-    pub literal: bool,
-    pub glob: Option<String>,
+tool_args! {
+    /// `search_text`.
+    SearchText {
+        pattern: String,
+        #[serde(default = "dot")]
+        path: String,
+        #[serde(default)]
+        literal: bool,
+        glob: Option<String>,
+    }
 }
 
-/// `context_explain`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ContextExplain {
-    pub path: String,
+tool_args! {
+    /// `context_explain`.
+    ContextExplain {
+        path: String,
+    }
 }
 
-/// `skill_load`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SkillLoad {
-    /// Skill name, displayId or id.
-    pub name: String,
+tool_args! {
+    /// `skill_load`.
+    SkillLoad {
+        /// Skill name, displayId or id.
+        name: String,
+    }
 }
 
-/// `skill_search`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SkillSearch {
-    pub query: String,
+tool_args! {
+    /// `skill_search`.
+    SkillSearch {
+        query: String,
+    }
 }
 
-/// `skill_resource`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct SkillResource {
-    /// Skill name, displayId or id.
-    pub name: String,
-    /// Path inside the skill directory.
-    pub path: String,
-    pub offset: Option<u64>,
+tool_args! {
+    /// `skill_resource`.
+    SkillResource {
+        /// Skill name, displayId or id.
+        name: String,
+        /// Path inside the skill directory.
+        path: String,
+        offset: Option<u64>,
+    }
 }
 
-/// `task`: a sub-agent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct Task {
-    /// The child session's title.
-    pub description: String,
-    pub prompt: String,
+tool_args! {
+    /// `task`: a sub-agent.
+    Task {
+        /// The child session's title.
+        description: String,
+        prompt: String,
+    }
 }
 
-/// `test_sleep`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TestSleep {
-    pub ms: u64,
-    pub tag: Option<String>,
+tool_args! {
+    /// `test_sleep`.
+    TestSleep {
+        ms: u64,
+        tag: Option<String>,
+    }
 }
 
 /// A call of the instruction and skill tools, answered by the run's
@@ -151,6 +163,7 @@ impl ContextTool {
 mod tests {
     use std::collections::BTreeSet;
 
+    use serde::Serialize;
     use serde_json::json;
 
     use super::*;

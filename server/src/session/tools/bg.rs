@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::ToolCtx;
+use super::args::tool_args;
 use super::process::kill_group;
 use crate::session::util::{floor_char, now_rfc3339};
 
@@ -95,6 +95,17 @@ impl Task {
 }
 
 impl Tasks {
+    /// The task `id`.
+    ///
+    /// # Errors
+    /// `Unknown background task: <id>`.
+    pub fn get(&self, id: &str) -> Result<&Task, String> {
+        self.list
+            .iter()
+            .find(|t| t.id == id)
+            .ok_or_else(|| format!("Unknown background task: {id}"))
+    }
+
     /// Kills every running task (`killed`): end of a CLI run, LSP exit, cancelled run.
     pub fn kill_all(&self) {
         for t in &self.list {
@@ -119,6 +130,23 @@ impl Tasks {
             })
             .collect()
     }
+}
+
+/// Writes the notice that the log limit `max` is reached, once, and counts its bytes.
+fn note_truncated(
+    log: &mut std::fs::File,
+    written: &mut u64,
+    bytes: &AtomicU64,
+    truncated: &AtomicBool,
+    max: u64,
+) {
+    let line = format!(
+        "\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n"
+    );
+    let _ = log.write_all(line.as_bytes());
+    *written += line.len() as u64;
+    bytes.store(*written, Ordering::Relaxed);
+    truncated.store(true, Ordering::Relaxed);
 }
 
 fn copier(
@@ -154,24 +182,12 @@ fn copier(
             bytes.store(written, Ordering::Relaxed);
             chunk = &chunk[take..];
             if written >= max && !chunk.is_empty() && !truncated.load(Ordering::Relaxed) {
-                let line = format!(
-                    "\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n"
-                );
-                let _ = log.write_all(line.as_bytes());
-                written += line.len() as u64;
-                bytes.store(written, Ordering::Relaxed);
-                truncated.store(true, Ordering::Relaxed);
+                note_truncated(&mut log, &mut written, &bytes, &truncated, max);
             }
         }
         if !chunk.is_empty() {
             if !truncated.load(Ordering::Relaxed) {
-                let line = format!(
-                    "\n[output truncated: log limit of {max} bytes reached; the last 32768 bytes follow when the task ends]\n"
-                );
-                let _ = log.write_all(line.as_bytes());
-                written += line.len() as u64;
-                bytes.store(written, Ordering::Relaxed);
-                truncated.store(true, Ordering::Relaxed);
+                note_truncated(&mut log, &mut written, &bytes, &truncated, max);
             }
             tail.extend(chunk);
             while tail.len() > TAIL {
@@ -192,39 +208,39 @@ fn copier(
     done.store(true, Ordering::Relaxed);
 }
 
-/// `bg_run` arguments (spec/sessions.md §3.4), after [`super::Spec::validate`].
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BgRunArgs {
-    pub command: String,
-    pub cwd: Option<String>,
-    pub label: Option<String>,
-    pub timeout_ms: Option<u64>,
+tool_args! {
+    /// `bg_run` arguments (spec/sessions.md §3.4), after [`super::Spec::validate`].
+    BgRunArgs {
+        command: String,
+        cwd: Option<String>,
+        label: Option<String>,
+        timeout_ms: Option<u64>,
+    }
 }
 
-/// `bg_output` arguments.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BgOutputArgs {
-    pub id: String,
-    pub offset: Option<u64>,
-    pub limit: Option<u64>,
-    pub wait_ms: Option<u64>,
+tool_args! {
+    /// `bg_output` arguments.
+    BgOutputArgs {
+        id: String,
+        offset: Option<u64>,
+        limit: Option<u64>,
+        wait_ms: Option<u64>,
+    }
 }
 
-/// `bg_list` arguments.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BgListArgs {
-    pub status: Option<String>,
-    pub limit: Option<u64>,
+tool_args! {
+    /// `bg_list` arguments.
+    BgListArgs {
+        status: Option<String>,
+        limit: Option<u64>,
+    }
 }
 
-/// `bg_stop` arguments.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct BgStopArgs {
-    pub id: String,
+tool_args! {
+    /// `bg_stop` arguments.
+    BgStopArgs {
+        id: String,
+    }
 }
 
 /// `bg_run`.
@@ -351,11 +367,7 @@ pub fn bg_output(
 ) -> Result<String, String> {
     let (path, bytes, trunc, shared, done) = {
         let tasks = lock(&ctx.bg);
-        let t = tasks
-            .list
-            .iter()
-            .find(|t| t.id == id)
-            .ok_or_else(|| format!("Unknown background task: {id}"))?;
+        let t = tasks.get(id)?;
         (
             t.log_path.clone(),
             Arc::clone(&t.bytes),
@@ -432,11 +444,7 @@ pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> Resul
 /// `Unknown background task: <id>`.
 pub fn bg_stop(ctx: &ToolCtx, id: &str) -> Result<String, String> {
     let tasks = lock(&ctx.bg);
-    let t = tasks
-        .list
-        .iter()
-        .find(|t| t.id == id)
-        .ok_or_else(|| format!("Unknown background task: {id}"))?;
+    let t = tasks.get(id)?;
     if t.running() {
         t.end("stopped");
         let end = Instant::now() + Duration::from_secs(5);

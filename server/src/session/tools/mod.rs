@@ -66,6 +66,8 @@ const fn f(name: &'static str, ty: Ty, required: bool, description: &'static str
 }
 
 const ANY: usize = usize::MAX;
+/// A string of any length.
+const STR: Ty = Ty::Str { min: 0, max: ANY };
 /// `cwd` of the process tools.
 const CWD: Field = f(
     "cwd",
@@ -105,33 +107,16 @@ pub struct Spec {
 }
 
 /// The table of spec/sessions.md §3.3, in its order.
+#[rustfmt::skip]
 pub static TOOLS: &[Spec] = &[
     Spec {
         name: "read_file",
         effect: Effect::Read,
         description: "Read a text file. Returns numbered lines (`<n>: <text>`) and the file's sha256, which write_file and edit_file need as expectedHash.",
         fields: &[
-            f(
-                "path",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "File path, relative to the workspace root or absolute.",
-            ),
-            f(
-                "startLine",
-                Ty::Int {
-                    min: 1,
-                    max: i64::MAX,
-                },
-                false,
-                "First line to return (1-based, default 1).",
-            ),
-            f(
-                "limit",
-                Ty::Int { min: 1, max: 1000 },
-                false,
-                "Number of lines (1-1000, default 200).",
-            ),
+            f("path", STR, true, "File path, relative to the workspace root or absolute."),
+            f("startLine", Ty::Int { min: 1, max: i64::MAX }, false, "First line to return (1-based, default 1)."),
+            f("limit", Ty::Int { min: 1, max: 1000 }, false, "Number of lines (1-1000, default 200)."),
         ],
         paths: &[("path", None)],
     },
@@ -140,19 +125,9 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Write,
         description: "Create or replace a text file atomically. expectedHash is the sha256 from read_file, or null to create a file that must not exist.",
         fields: &[
-            f("path", Ty::Str { min: 0, max: ANY }, true, "File path."),
-            f(
-                "content",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "The whole new content (at most 1 MiB).",
-            ),
-            f(
-                "expectedHash",
-                Ty::StrOrNull,
-                true,
-                "sha256 of the current file, or null when it must not exist.",
-            ),
+            f("path", STR, true, "File path."),
+            f("content", STR, true, "The whole new content (at most 1 MiB)."),
+            f("expectedHash", Ty::StrOrNull, true, "sha256 of the current file, or null when it must not exist."),
         ],
         paths: &[("path", None)],
     },
@@ -161,25 +136,10 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Write,
         description: "Replace exactly one occurrence of oldText with newText in a file. expectedHash is the file's sha256 from read_file.",
         fields: &[
-            f("path", Ty::Str { min: 0, max: ANY }, true, "File path."),
-            f(
-                "oldText",
-                Ty::Str { min: 1, max: ANY },
-                true,
-                "Text to replace; must occur exactly once.",
-            ),
-            f(
-                "newText",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "Replacement text.",
-            ),
-            f(
-                "expectedHash",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "sha256 of the current file.",
-            ),
+            f("path", STR, true, "File path."),
+            f("oldText", Ty::Str { min: 1, max: ANY }, true, "Text to replace; must occur exactly once."),
+            f("newText", STR, true, "Replacement text."),
+            f("expectedHash", STR, true, "sha256 of the current file."),
         ],
         paths: &[("path", None)],
     },
@@ -188,27 +148,9 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "List files below a directory (gitignore rules apply; .git and node_modules are skipped), sorted, paged.",
         fields: &[
-            f(
-                "path",
-                Ty::Str { min: 0, max: ANY },
-                false,
-                "Directory (default the workspace root).",
-            ),
-            f(
-                "offset",
-                Ty::Int {
-                    min: 0,
-                    max: i64::MAX,
-                },
-                false,
-                "Entries to skip (default 0).",
-            ),
-            f(
-                "limit",
-                Ty::Int { min: 1, max: 500 },
-                false,
-                "Entries to return (1-500, default 100).",
-            ),
+            f("path", STR, false, "Directory (default the workspace root)."),
+            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Entries to skip (default 0)."),
+            f("limit", Ty::Int { min: 1, max: 500 }, false, "Entries to return (1-500, default 100)."),
         ],
         paths: &[("path", Some("."))],
     },
@@ -217,30 +159,10 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Search file contents with a regular expression (Rust regex syntax) or a literal string. Output is ripgrep --json lines.",
         fields: &[
-            f(
-                "pattern",
-                Ty::Str { min: 1, max: 1000 },
-                true,
-                "Regular expression, or text with literal: true.",
-            ),
-            f(
-                "path",
-                Ty::Str { min: 0, max: ANY },
-                false,
-                "Directory or file to search (default the workspace root).",
-            ),
-            f(
-                "literal",
-                Ty::Bool,
-                false,
-                "Treat the pattern as literal text.",
-            ),
-            f(
-                "glob",
-                Ty::Str { min: 0, max: ANY },
-                false,
-                "Only search files matching this glob.",
-            ),
+            f("pattern", Ty::Str { min: 1, max: 1000 }, true, "Regular expression, or text with literal: true."),
+            f("path", STR, false, "Directory or file to search (default the workspace root)."),
+            f("literal", Ty::Bool, false, "Treat the pattern as literal text."),
+            f("glob", STR, false, "Only search files matching this glob."),
         ],
         paths: &[("path", Some("."))],
     },
@@ -249,12 +171,7 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Process,
         description: "Run a program directly (no shell) with arguments and capture stdout and stderr.",
         fields: &[
-            f(
-                "command",
-                Ty::Str { min: 1, max: 4096 },
-                true,
-                "Program name or path.",
-            ),
+            f("command", Ty::Str { min: 1, max: 4096 }, true, "Program name or path."),
             f("args", Ty::StrArray { max: 256 }, true, "Arguments."),
             CWD,
             TIMEOUT_MS,
@@ -266,15 +183,7 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Process,
         description: "Run a command line with /bin/sh -c and capture stdout and stderr.",
         fields: &[
-            f(
-                "command",
-                Ty::Str {
-                    min: 1,
-                    max: 16_000,
-                },
-                true,
-                "Shell command line.",
-            ),
+            f("command", Ty::Str { min: 1, max: 16_000 }, true, "Shell command line."),
             CWD,
             TIMEOUT_MS,
         ],
@@ -285,23 +194,10 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Process,
         description: "Start a long-running shell command in the background. Poll its output with bg_output and stop it with bg_stop.",
         fields: &[
-            f(
-                "command",
-                Ty::Str { min: 1, max: 8000 },
-                true,
-                "Shell command line.",
-            ),
+            f("command", Ty::Str { min: 1, max: 8000 }, true, "Shell command line."),
             CWD,
             f("label", Ty::Str { min: 0, max: 80 }, false, "Short label."),
-            f(
-                "timeoutMs",
-                Ty::Int {
-                    min: 1000,
-                    max: 86_400_000,
-                },
-                false,
-                "Timeout in milliseconds.",
-            ),
+            f("timeoutMs", Ty::Int { min: 1000, max: 86_400_000 }, false, "Timeout in milliseconds."),
         ],
         paths: &[("cwd", Some("."))],
     },
@@ -310,39 +206,10 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Read a background task's output from an offset; pass next_offset back to continue.",
         fields: &[
-            f(
-                "id",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "Task id (bg-1, ...).",
-            ),
-            f(
-                "offset",
-                Ty::Int {
-                    min: 0,
-                    max: i64::MAX,
-                },
-                false,
-                "Byte offset (default 0).",
-            ),
-            f(
-                "limit",
-                Ty::Int {
-                    min: 1,
-                    max: 65_536,
-                },
-                false,
-                "Bytes to return (default 16384).",
-            ),
-            f(
-                "waitMs",
-                Ty::Int {
-                    min: 0,
-                    max: 30_000,
-                },
-                false,
-                "Wait up to this long for new output.",
-            ),
+            f("id", STR, true, "Task id (bg-1, ...)."),
+            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Byte offset (default 0)."),
+            f("limit", Ty::Int { min: 1, max: 65_536 }, false, "Bytes to return (default 16384)."),
+            f("waitMs", Ty::Int { min: 0, max: 30_000 }, false, "Wait up to this long for new output."),
         ],
         paths: &[],
     },
@@ -351,18 +218,8 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "List background tasks, newest first.",
         fields: &[
-            f(
-                "status",
-                Ty::Enum(TASK_STATES),
-                false,
-                "Only tasks in this state.",
-            ),
-            f(
-                "limit",
-                Ty::Int { min: 1, max: 50 },
-                false,
-                "At most this many (default 20).",
-            ),
+            f("status", Ty::Enum(TASK_STATES), false, "Only tasks in this state."),
+            f("limit", Ty::Int { min: 1, max: 50 }, false, "At most this many (default 20)."),
         ],
         paths: &[],
     },
@@ -370,43 +227,28 @@ pub static TOOLS: &[Spec] = &[
         name: "bg_stop",
         effect: Effect::Process,
         description: "Stop a background task (SIGTERM to its process group, SIGKILL after 3 s).",
-        fields: &[f("id", Ty::Str { min: 0, max: ANY }, true, "Task id.")],
+        fields: &[f("id", STR, true, "Task id.")],
         paths: &[],
     },
     Spec {
         name: "context_explain",
         effect: Effect::Read,
         description: "Which instruction files (AGENTS.md and friends) apply to a path, in order, with the size budget applied.",
-        fields: &[f(
-            "path",
-            Ty::Str { min: 0, max: ANY },
-            true,
-            "File or directory path.",
-        )],
+        fields: &[f("path", STR, true, "File or directory path.")],
         paths: &[("path", None)],
     },
     Spec {
         name: "skill_load",
         effect: Effect::Read,
         description: "Load an Agent Skill's instructions by name.",
-        fields: &[f(
-            "name",
-            Ty::Str { min: 0, max: ANY },
-            true,
-            "Skill name, displayId or id.",
-        )],
+        fields: &[f("name", STR, true, "Skill name, displayId or id.")],
         paths: &[],
     },
     Spec {
         name: "skill_search",
         effect: Effect::Read,
         description: "Search the skill catalog.",
-        fields: &[f(
-            "query",
-            Ty::Str { min: 0, max: ANY },
-            true,
-            "Words to search for.",
-        )],
+        fields: &[f("query", STR, true, "Words to search for.")],
         paths: &[],
     },
     Spec {
@@ -414,27 +256,9 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Read a file inside a skill's directory, in pages of 32,000 bytes.",
         fields: &[
-            f(
-                "name",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "Skill name, displayId or id.",
-            ),
-            f(
-                "path",
-                Ty::Str { min: 0, max: ANY },
-                true,
-                "Path inside the skill directory.",
-            ),
-            f(
-                "offset",
-                Ty::Int {
-                    min: 0,
-                    max: i64::MAX,
-                },
-                false,
-                "Byte offset (default 0).",
-            ),
+            f("name", STR, true, "Skill name, displayId or id."),
+            f("path", STR, true, "Path inside the skill directory."),
+            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Byte offset (default 0)."),
         ],
         paths: &[],
     },
@@ -443,36 +267,10 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Read back the stored text of an earlier tool result of this session (a trimmed or cut result says so and names its callId). Returns {callId, offset, nextOffset, totalChars, text}; with pattern, only the matching lines, each as <line>: <text>.",
         fields: &[
-            f(
-                "callId",
-                Ty::Str { min: 1, max: 200 },
-                true,
-                "The callId of the result.",
-            ),
-            f(
-                "offset",
-                Ty::Int {
-                    min: 0,
-                    max: i64::MAX,
-                },
-                false,
-                "Character offset (default 0).",
-            ),
-            f(
-                "limit",
-                Ty::Int {
-                    min: 1,
-                    max: 32_000,
-                },
-                false,
-                "Characters to return (default 16000, at most 32000).",
-            ),
-            f(
-                "pattern",
-                Ty::Str { min: 1, max: 1000 },
-                false,
-                "A regular expression (Rust syntax): only the matching lines, with their line numbers.",
-            ),
+            f("callId", Ty::Str { min: 1, max: 200 }, true, "The callId of the result."),
+            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Character offset (default 0)."),
+            f("limit", Ty::Int { min: 1, max: 32_000 }, false, "Characters to return (default 16000, at most 32000)."),
+            f("pattern", Ty::Str { min: 1, max: 1000 }, false, "A regular expression (Rust syntax): only the matching lines, with their line numbers."),
         ],
         paths: &[],
     },
@@ -481,21 +279,8 @@ pub static TOOLS: &[Spec] = &[
         effect: Effect::Read,
         description: "Start a sub-agent for one self-contained task; returns its final answer.",
         fields: &[
-            f(
-                "description",
-                Ty::Str { min: 1, max: 200 },
-                true,
-                "Short title of the task.",
-            ),
-            f(
-                "prompt",
-                Ty::Str {
-                    min: 1,
-                    max: 32_000,
-                },
-                true,
-                "Complete instructions for the sub-agent.",
-            ),
+            f("description", Ty::Str { min: 1, max: 200 }, true, "Short title of the task."),
+            f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "Complete instructions for the sub-agent."),
         ],
         paths: &[],
     },

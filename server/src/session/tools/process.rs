@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::json;
 
+use super::args::tool_args;
 use super::{Outcome, ToolCtx};
 use crate::session::sandbox::StartError;
 
@@ -192,23 +192,23 @@ pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> Result<std::path::PathBu
     Ok(c.real)
 }
 
-/// `run_process` arguments (spec/sessions.md §3.4), after [`super::Spec::validate`].
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct RunProcessArgs {
-    pub command: String,
-    pub args: Vec<String>,
-    pub cwd: Option<String>,
-    pub timeout_ms: Option<u64>,
+tool_args! {
+    /// `run_process` arguments (spec/sessions.md §3.4), after [`super::Spec::validate`].
+    RunProcessArgs {
+        command: String,
+        args: Vec<String>,
+        cwd: Option<String>,
+        timeout_ms: Option<u64>,
+    }
 }
 
-/// `shell` arguments.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ShellArgs {
-    pub command: String,
-    pub cwd: Option<String>,
-    pub timeout_ms: Option<u64>,
+tool_args! {
+    /// `shell` arguments.
+    ShellArgs {
+        command: String,
+        cwd: Option<String>,
+        timeout_ms: Option<u64>,
+    }
 }
 
 /// One process call: a program with `args`, or a shell command line without.
