@@ -121,38 +121,16 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
     use crate::config::{
         SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS,
     };
-    for (flag, v, (min, max, _), slot) in [
-        (
-            "--spill-threshold-chars",
-            &a.spill_threshold_chars,
-            SPILL_THRESHOLD_CHARS,
-            &mut s.p2.threshold_chars,
-        ),
-        (
-            "--spill-head-chars",
-            &a.spill_head_chars,
-            SPILL_HEAD_CHARS,
-            &mut s.p2.head_chars,
-        ),
-        (
-            "--spill-tail-chars",
-            &a.spill_tail_chars,
-            SPILL_TAIL_CHARS,
-            &mut s.p2.tail_chars,
-        ),
-        (
-            "--trim-min-chars",
-            &a.trim_min_chars,
-            TRIM_MIN_CHARS,
-            &mut s.p2.min_chars,
-        ),
-        (
-            "--trim-keep-recent",
-            &a.trim_keep_recent,
-            TRIM_KEEP_RECENT,
-            &mut s.p2.keep_recent,
-        ),
-    ] {
+    let p = &mut s.p2;
+    #[rustfmt::skip]
+    let flags = [
+        ("--spill-threshold-chars", &a.spill_threshold_chars, SPILL_THRESHOLD_CHARS, &mut p.threshold_chars),
+        ("--spill-head-chars", &a.spill_head_chars, SPILL_HEAD_CHARS, &mut p.head_chars),
+        ("--spill-tail-chars", &a.spill_tail_chars, SPILL_TAIL_CHARS, &mut p.tail_chars),
+        ("--trim-min-chars", &a.trim_min_chars, TRIM_MIN_CHARS, &mut p.min_chars),
+        ("--trim-keep-recent", &a.trim_keep_recent, TRIM_KEEP_RECENT, &mut p.keep_recent),
+    ];
+    for (flag, v, (min, max, _), slot) in flags {
         if let Some(v) = v {
             *slot = int_flag(flag, v, min, max)?;
         }

@@ -104,6 +104,17 @@ fn go(
     (r, evs)
 }
 
+/// A new session of `script`, not cancelled.
+fn go_script(
+    w: &Ws,
+    script: &[&str],
+    ap: Option<&dyn Approver>,
+    grants: &Arc<Mutex<Grants>>,
+) -> (RunResult, Vec<Value>) {
+    let o = opts(w, script, None);
+    go(w, &o, ap, grants, Arc::new(AtomicBool::new(false)))
+}
+
 fn types(ev: &[Value]) -> Vec<&str> {
     ev.iter().map(|e| e["type"].as_str().unwrap()).collect()
 }
@@ -117,13 +128,7 @@ fn allow_once_runs_the_call_and_the_next_write_asks_again() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowOnce, Reply::AllowOnce]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, ev) = go(
-        &w,
-        &opts(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], None),
-        Some(&ap),
-        &g,
-        Arc::new(AtomicBool::new(false)),
-    );
+    let (r, ev) = go_script(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed);
     let asked = ap.asked.lock().unwrap();
     assert_eq!(asked.len(), 2);
@@ -147,13 +152,7 @@ fn allow_session_grants_the_effect_for_the_rest_of_the_session() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowSession]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, _) = go(
-        &w,
-        &opts(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], None),
-        Some(&ap),
-        &g,
-        Arc::new(AtomicBool::new(false)),
-    );
+    let (r, _) = go_script(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed);
     assert_eq!(ap.asked.lock().unwrap().len(), 1);
     assert!(g.lock().unwrap().effects.contains("write"));
@@ -166,13 +165,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::Deny]);
     let g = Arc::new(Mutex::new(Grants::default()));
-    let (r, ev) = go(
-        &w,
-        &opts(&w, &[WRITE_A, r#"{"text":"ok"}"#], None),
-        Some(&ap),
-        &g,
-        Arc::new(AtomicBool::new(false)),
-    );
+    let (r, ev) = go_script(&w, &[WRITE_A, r#"{"text":"ok"}"#], Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed);
     let done: Vec<&Value> = ev
         .iter()
@@ -190,13 +183,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
         WRITE_A,
         r#"{"expect":{"tools":["read_file","list_files","search_text","context_explain","result_read","task"]},"text":"ok"}"#,
     ];
-    let (r, ev) = go(
-        &w,
-        &opts(&w, &script, None),
-        Some(&ap),
-        &g,
-        Arc::new(AtomicBool::new(false)),
-    );
+    let (r, ev) = go_script(&w, &script, Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
     let res: Vec<&Value> = ev
         .iter()
@@ -335,13 +322,7 @@ fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_ch
         r#"{"text":"wrote"}"#,
         r#"{"text":"done"}"#,
     ];
-    let (r, ev) = go(
-        &w,
-        &opts(&w, &script, None),
-        Some(&ap),
-        &g,
-        Arc::new(AtomicBool::new(false)),
-    );
+    let (r, ev) = go_script(&w, &script, Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
     let child = ev
         .iter()
