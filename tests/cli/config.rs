@@ -40,13 +40,7 @@ fn invalid_json_config_names_file_line_and_column() {
     let ws = Ws::new();
     ws.file("cfg.json", "{\n  \"context\": {,}\n}");
     let r = ws.run(&["check", "--config", "cfg.json"]);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.starts_with("error: cfg.json: invalid JSON: "),
-        "{}",
-        r.stderr
-    );
-    assert!(r.stderr.contains("line 2 column"), "{}", r.stderr);
+    r.assert_invalid_cfg_json();
 }
 
 #[test]

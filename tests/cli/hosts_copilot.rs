@@ -1,17 +1,19 @@
 //! Host `copilot` (spec/hosts.md §2), rule by rule, through the built binary.
 
 use crate::common::{Ws, write};
-use crate::hosts_util::{explain, f, files, n, not_loaded};
+use crate::hosts_util::{explain, f, files, n, not_loaded, run};
 
 #[test]
 fn cp3_to_cp6_always_set_is_case_insensitive_and_locale_sorted() {
     let ws = Ws::new();
-    ws.file(".github/Copilot-Instructions.md", "repo wide");
-    ws.file("agents.md", "agents in lowercase");
-    ws.file("CLAUDE.md", "claude");
-    ws.file("CLAUDE.local.md", "local");
-    ws.file(".claude/CLAUDE.md", "dot claude");
-    ws.file(".claude/CLAUDE.local.md", "never");
+    ws.files(&[
+        (".github/Copilot-Instructions.md", "repo wide"),
+        ("agents.md", "agents in lowercase"),
+        ("CLAUDE.md", "claude"),
+        ("CLAUDE.local.md", "local"),
+        (".claude/CLAUDE.md", "dot claude"),
+        (".claude/CLAUDE.local.md", "never"),
+    ]);
     let home_claude = write(&ws.home.join(".claude/CLAUDE.md"), "user");
     let v = explain(&ws, "copilot", "src/a.ts", "");
     let home = home_claude.to_string_lossy().into_owned();
@@ -47,9 +49,11 @@ fn cp3_to_cp6_always_set_is_case_insensitive_and_locale_sorted() {
 #[test]
 fn cp1_settings_switch_the_always_set_off() {
     let ws = Ws::new();
-    ws.file(".github/copilot-instructions.md", "repo");
-    ws.file("AGENTS.md", "agents");
-    ws.file("CLAUDE.md", "claude");
+    ws.files(&[
+        (".github/copilot-instructions.md", "repo"),
+        ("AGENTS.md", "agents"),
+        ("CLAUDE.md", "claude"),
+    ]);
     let v = explain(
         &ws,
         "copilot",
@@ -90,10 +94,12 @@ fn cp6_a_symlink_to_a_loaded_file_is_dropped() {
 #[test]
 fn cp3_cp5_cp7_files_below_the_root_are_not_loaded() {
     let ws = Ws::new();
-    ws.file("AGENTS.md", "root");
-    ws.file("pkg/.github/copilot-instructions.md", "nested copilot");
-    ws.file("pkg/CLAUDE.md", "nested claude");
-    ws.file("pkg/AGENTS.md", "nested agents");
+    ws.files(&[
+        ("AGENTS.md", "root"),
+        ("pkg/.github/copilot-instructions.md", "nested copilot"),
+        ("pkg/CLAUDE.md", "nested claude"),
+        ("pkg/AGENTS.md", "nested agents"),
+    ]);
     let v = explain(&ws, "copilot", "pkg/src/a.ts", "");
     assert_eq!(files(&v), [f("AGENTS.md", "agents", "always")]);
     assert_eq!(
@@ -118,12 +124,14 @@ fn cp3_cp5_cp7_files_below_the_root_are_not_loaded() {
 #[test]
 fn cp7_nested_agents_files_are_listed_only_and_the_root_is_listed_again() {
     let ws = Ws::new();
-    ws.file("AGENTS.md", "root");
-    ws.file("pkg/AGENTS.md", "pkg");
-    ws.file("docs/deep/AGENTS.md", "docs");
-    ws.file(".gitignore", "build/\n");
-    ws.file("build/AGENTS.md", "ignored");
-    ws.file("other/agents.md", "not the exact name");
+    ws.files(&[
+        ("AGENTS.md", "root"),
+        ("pkg/AGENTS.md", "pkg"),
+        ("docs/deep/AGENTS.md", "docs"),
+        (".gitignore", "build/\n"),
+        ("build/AGENTS.md", "ignored"),
+        ("other/agents.md", "not the exact name"),
+    ]);
     let v = explain(
         &ws,
         "copilot",
@@ -193,17 +201,19 @@ fn apply_to_workspace() -> Ws {
     i("none.instructions.md", "description: no pattern");
     i("py.instructions.md", "applyTo: \"*.py\"");
     i("Wrong.Instructions.md", "applyTo: \"**\"");
-    ws.file(".github/instructions/notes.md", "not an instructions file");
-    ws.file(
-        ".github/instructions/open.instructions.md",
-        "---\napplyTo: '**/*.py'\nnever closed",
-    );
-    ws.file(".claude/rules/always.md", "no paths: always applies");
-    ws.file(".claude/rules/README.md", "never an instruction");
-    ws.file(
-        ".claude/rules/rs.md",
-        "---\npaths:\n  - \"src/**/*.rs\"\n---\nrust",
-    );
+    ws.files(&[
+        (".github/instructions/notes.md", "not an instructions file"),
+        (
+            ".github/instructions/open.instructions.md",
+            "---\napplyTo: '**/*.py'\nnever closed",
+        ),
+        (".claude/rules/always.md", "no paths: always applies"),
+        (".claude/rules/README.md", "never an instruction"),
+        (
+            ".claude/rules/rs.md",
+            "---\npaths:\n  - \"src/**/*.rs\"\n---\nrust",
+        ),
+    ]);
     ws
 }
 
@@ -300,17 +310,11 @@ fn cp13_src_glob_matches_every_file_of_a_workspace_below_a_src_folder() {
         &app.join(".github/instructions/src.instructions.md"),
         "---\napplyTo: \"src/**\"\n---\nsrc",
     );
-    let mut c = ws.cmd();
-    let r = crate::common::run_cmd(c.args([
-        "context",
-        "explain",
-        "--json",
-        "--host",
-        "copilot",
-        "--cwd",
-        app.to_str().unwrap(),
-        "lib/a.ts",
-    ]));
+    let cwd = app.to_str().unwrap();
+    let args = [
+        "context", "explain", "--json", "--host", "copilot", "--cwd", cwd, "lib/a.ts",
+    ];
+    let r = run(&ws, "", &args);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(
         files(&r.json()),
@@ -382,9 +386,11 @@ fn cp8_user_locations_come_first() {
 #[test]
 fn cp16_duplicate_content_and_empty_files() {
     let ws = Ws::new();
-    ws.file(".github/copilot-instructions.md", "  same text\n");
-    ws.file("AGENTS.md", "same text");
-    ws.file("CLAUDE.md", " \n");
+    ws.files(&[
+        (".github/copilot-instructions.md", "  same text\n"),
+        ("AGENTS.md", "same text"),
+        ("CLAUDE.md", " \n"),
+    ]);
     let v = explain(&ws, "copilot", "a.ts", "");
     assert_eq!(
         files(&v),

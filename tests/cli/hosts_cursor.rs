@@ -88,22 +88,24 @@ fn cu4_cu5_globs_are_relative_and_a_quoted_true_is_not_always() {
 #[test]
 fn cu2_cu6_cu7_nested_folders_agents_files_and_the_legacy_file() {
     let ws = Ws::new();
-    ws.file("AGENTS.md", "root");
-    ws.file(".cursorrules", "legacy");
-    ws.file(
-        ".cursor/rules/root.mdc",
-        "---\nalwaysApply: true\n---\nroot",
-    );
-    ws.file("packages/api/AGENTS.md", "api");
-    ws.file("packages/api/.cursorrules", "nested legacy");
-    ws.file(
-        "packages/api/.cursor/rules/db.mdc",
-        "---\nglobs: src/**\n---\ndb",
-    );
-    ws.file(
-        "packages/api/.cursor/rules/scoped.mdc",
-        "---\nalwaysApply: true\n---\nscoped",
-    );
+    ws.files(&[
+        ("AGENTS.md", "root"),
+        (".cursorrules", "legacy"),
+        (
+            ".cursor/rules/root.mdc",
+            "---\nalwaysApply: true\n---\nroot",
+        ),
+        ("packages/api/AGENTS.md", "api"),
+        ("packages/api/.cursorrules", "nested legacy"),
+        (
+            "packages/api/.cursor/rules/db.mdc",
+            "---\nglobs: src/**\n---\ndb",
+        ),
+        (
+            "packages/api/.cursor/rules/scoped.mdc",
+            "---\nalwaysApply: true\n---\nscoped",
+        ),
+    ]);
     let v = explain(&ws, "cursor", "packages/api/src/y.ts", "");
     assert_eq!(
         files(&v),

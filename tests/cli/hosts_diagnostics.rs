@@ -1,23 +1,25 @@
 //! spec/hosts.md §5: the diagnostics of the copilot, gemini and cursor files, for every host in use
 //! (H9, H11), through `check`.
 
-use crate::common::Ws;
+use crate::common::{Ws, triples};
 use crate::hosts_util::{check, d, run};
 
 #[test]
 fn copilot_codes_are_reported_when_copilot_files_exist() {
     let ws = Ws::new();
-    ws.file("src/a.ts", "code");
-    ws.file(
-        ".github/instructions/list.instructions.md",
-        "---\napplyTo: [\"**/*.ts\", \"**/*.tsx\"]\n---\n",
-    );
-    ws.file(
-        ".github/instructions/py.instructions.md",
-        "---\napplyTo: \"**/*.py, src/**\"\n---\n",
-    );
-    ws.file(".github/instructions/X.Instructions.md", "case");
-    ws.file("docs/stray.instructions.md", "outside");
+    ws.files(&[
+        ("src/a.ts", "code"),
+        (
+            ".github/instructions/list.instructions.md",
+            "---\napplyTo: [\"**/*.ts\", \"**/*.tsx\"]\n---\n",
+        ),
+        (
+            ".github/instructions/py.instructions.md",
+            "---\napplyTo: \"**/*.py, src/**\"\n---\n",
+        ),
+        (".github/instructions/X.Instructions.md", "case"),
+        ("docs/stray.instructions.md", "outside"),
+    ]);
     // Default host alisio: copilot is in use because .github/instructions exists.
     assert_eq!(
         check(&ws, "alisio", ""),
@@ -54,24 +56,17 @@ fn copilot_codes_are_reported_when_copilot_files_exist() {
 #[test]
 fn cursor_codes_with_ranges() {
     let ws = Ws::new();
-    ws.file("src/a.ts", "code");
-    ws.file(".cursor/rules/style.md", "plain");
-    ws.file(".cursor/rules/manual.mdc", "no header");
-    ws.file(".cursor/rules/py.mdc", "---\nglobs: **/*.py, src/**\n---\n");
-    ws.file("pkg/agents.md", "lowercase");
+    ws.files(&[
+        ("src/a.ts", "code"),
+        (".cursor/rules/style.md", "plain"),
+        (".cursor/rules/manual.mdc", "no header"),
+        (".cursor/rules/py.mdc", "---\nglobs: **/*.py, src/**\n---\n"),
+        ("pkg/agents.md", "lowercase"),
+    ]);
     let r = run(&ws, "", &["check", "--format", "json"]);
     let v = r.json();
     let diags = v["diagnostics"].as_array().unwrap();
-    let got: Vec<_> = diags
-        .iter()
-        .map(|x| {
-            (
-                x["file"].as_str().unwrap().to_string(),
-                x["code"].as_str().unwrap().to_string(),
-                x["severity"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let got = triples(&v["diagnostics"], ["file", "code", "severity"]);
     let t = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
     assert_eq!(
         got,

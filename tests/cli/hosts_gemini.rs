@@ -22,11 +22,13 @@ fn imports(v: &Value, i: usize) -> Vec<(String, u64)> {
 #[test]
 fn gm1_gm5_gm6_names_are_prepended_startup_is_sorted_on_access_is_in_name_order() {
     let ws = Ws::new();
-    ws.file("ZED.md", "z");
-    ws.file("GEMINI.md", "g");
-    ws.file("sub/ZED.md", "sz");
-    ws.file("sub/GEMINI.md", "sg");
-    ws.file("sub/deeper/GEMINI.md", "not on the way");
+    ws.files(&[
+        ("ZED.md", "z"),
+        ("GEMINI.md", "g"),
+        ("sub/ZED.md", "sz"),
+        ("sub/GEMINI.md", "sg"),
+        ("sub/deeper/GEMINI.md", "not on the way"),
+    ]);
     let v = explain(
         &ws,
         "gemini",
@@ -134,10 +136,12 @@ fn gm4_gm5_boundary_markers_move_the_project_root() {
 #[test]
 fn gm6_new_files_directories_and_nested_repositories() {
     let ws = Ws::new();
-    ws.file("sub/GEMINI.md", "sub");
-    ws.file("pkg/GEMINI.md", "pkg");
-    ws.file("vendor/GEMINI.md", "vendor");
-    ws.file("vendor/x/GEMINI.md", "nested repo");
+    ws.files(&[
+        ("sub/GEMINI.md", "sub"),
+        ("pkg/GEMINI.md", "pkg"),
+        ("vendor/GEMINI.md", "vendor"),
+        ("vendor/x/GEMINI.md", "nested repo"),
+    ]);
     ws.dir("vendor/x/.git");
     // write_file of a file that does not exist yet: the walk starts at its directory.
     let v = explain(&ws, "gemini", "sub/new/dir/file.ts", "");
@@ -204,13 +208,12 @@ fn gm9_empty_files_are_listed_as_empty() {
 #[test]
 fn gm10_to_gm13_imports() {
     let ws = Ws::new();
-    ws.file(
-        "GEMINI.md",
-        "See @docs/a.md and `@code.md`.\n~~~\n@fence.md\n~~~\nemail me @user\n@../outside.md\n@https://x.test/a.md\n",
-    );
-    ws.file("docs/a.md", "@b.md");
-    ws.file("docs/b.md", "leaf");
-    ws.file("fence.md", "fenced but imported");
+    ws.files(&[
+        ("GEMINI.md", "See @docs/a.md and `@code.md`.\n~~~\n@fence.md\n~~~\nemail me @user\n@../outside.md\n@https://x.test/a.md\n"),
+        ("docs/a.md", "@b.md"),
+        ("docs/b.md", "leaf"),
+        ("fence.md", "fenced but imported"),
+    ]);
     write(&ws.tmp.path().join("outside.md"), "outside");
     let v = explain(&ws, "gemini", "a.ts", "");
     assert_eq!(

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Run, Ws, write};
+use crate::common::{Run, Ws, pairs, triples, write};
 
 /// `(path, kind, delivery)` of every entry of `files`.
 pub type File = (String, String, String);
@@ -29,18 +29,7 @@ pub fn explain(ws: &Ws, host: &str, path: &str, cfg: &str) -> Value {
 }
 
 pub fn files(v: &Value) -> Vec<File> {
-    v["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_string(),
-                f["kind"].as_str().unwrap().to_string(),
-                f["delivery"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    triples(&v["files"], ["path", "kind", "delivery"])
 }
 
 pub fn f(p: &str, k: &str, d: &str) -> File {
@@ -48,17 +37,7 @@ pub fn f(p: &str, k: &str, d: &str) -> File {
 }
 
 pub fn not_loaded(v: &Value) -> Vec<(String, String)> {
-    v["notLoaded"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["path"].as_str().unwrap().to_string(),
-                n["reason"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    pairs(&v["notLoaded"], ["path", "reason"])
 }
 
 pub fn n(p: &str, r: &str) -> (String, String) {
@@ -69,18 +48,7 @@ pub fn n(p: &str, r: &str) -> (String, String) {
 pub fn check(ws: &Ws, host: &str, cfg: &str) -> Vec<(String, String, String)> {
     let r = run(ws, cfg, &["check", "--format", "json", "--host", host]);
     assert!(r.code == 0 || r.code == 1, "{r:?}");
-    r.json()["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["file"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap().to_string(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    triples(&r.json()["diagnostics"], ["file", "code", "message"])
 }
 
 pub fn d(file: &str, code: &str, msg: &str) -> (String, String, String) {

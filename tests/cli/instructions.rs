@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Run, Ws, range, write};
+use crate::common::{Run, Ws, pairs, range, write};
 
 type Row = (String, String, u64, u64, String);
 
@@ -802,19 +802,7 @@ fn case_34_without_git_the_cwd_is_the_workspace() {
     write(&p.join("AGENTS.md"), "parent");
     std::fs::create_dir_all(p.join("q")).unwrap();
     let q = p.join("q");
-    let r = run_in(
-        &ws,
-        &[
-            "context",
-            "explain",
-            "--json",
-            "--cwd",
-            q.to_str().unwrap(),
-            ".",
-        ],
-    );
-    assert_eq!(r.code, 0, "{r:?}");
-    let v = r.json();
+    let v = explain(&ws, ".", &["--cwd", q.to_str().unwrap()]);
     if std::path::Path::new("/.git").exists()
         || ws.tmp.path().ancestors().any(|a| a.join(".git").exists())
     {
@@ -1083,17 +1071,7 @@ fn claude_code_managed_file_comes_first() {
     write(&ws.home.join(".claude/CLAUDE.md"), "user");
     ws.file("CLAUDE.md", "proj");
     let v = explain(&ws, ".", &["--host", "claude-code"]);
-    let scopes: Vec<(String, String)> = v["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["path"].as_str().unwrap().to_string(),
-                f["scope"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let scopes: Vec<(String, String)> = pairs(&v["files"], ["path", "scope"]);
     assert_eq!(
         scopes[0],
         (managed.to_str().unwrap().to_string(), "managed".to_string())

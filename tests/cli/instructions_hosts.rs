@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Ws, write};
+use crate::common::{Ws, triples, write};
 
 fn check(ws: &Ws, host: &str) -> Value {
     let mut c = ws.cmd();
@@ -16,18 +16,7 @@ fn check(ws: &Ws, host: &str) -> Value {
 }
 
 fn diags(v: &Value) -> Vec<(String, String, String)> {
-    v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["file"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap().to_string(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    triples(&v["diagnostics"], ["file", "code", "message"])
 }
 
 fn t(f: &str, c: &str, m: &str) -> (String, String, String) {
@@ -41,13 +30,15 @@ fn codex_fallback_losers_are_hidden_and_near_misses_name_codex() {
         &ws.home.join(".codex/config.toml"),
         "project_doc_fallback_filenames = [\"CLAUDE.md\", \"GUIDE.md\"]\n",
     );
-    ws.file("AGENTS.md", "root");
-    ws.file("CLAUDE.md", "claude");
-    ws.file("GUIDE.md", "guide");
-    ws.file("sub/CLAUDE.md", "claude");
-    ws.file("sub/GUIDE.md", "guide");
-    ws.file("sub/agents.override.md", "near");
-    ws.file("sub/AGENT.md", "not a codex name");
+    ws.files(&[
+        ("AGENTS.md", "root"),
+        ("CLAUDE.md", "claude"),
+        ("GUIDE.md", "guide"),
+        ("sub/CLAUDE.md", "claude"),
+        ("sub/GUIDE.md", "guide"),
+        ("sub/agents.override.md", "near"),
+        ("sub/AGENT.md", "not a codex name"),
+    ]);
     let v = check(&ws, "codex");
     assert_eq!(
         diags(&v),

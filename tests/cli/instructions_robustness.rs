@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Run, Ws};
+use crate::common::{Run, Ws, pairs};
 
 fn no_panic(r: &Run) {
     assert!(!r.stderr.contains("panicked"), "{r:?}");
@@ -33,19 +33,11 @@ fn unreadable_directory_is_reported_and_skipped() {
         .collect();
     if denied {
         assert_eq!(files, ["AGENTS.md"]);
-        assert!(
-            explain.stderr.contains(&format!(
-                "{}: cannot list directory: permission denied",
-                locked.display()
-            )),
-            "{}",
-            explain.stderr
-        );
-        assert!(
-            check.stderr.contains(&locked.display().to_string()),
-            "{}",
-            check.stderr
-        );
+        explain.assert_stderr_has(&format!(
+            "{}: cannot list directory: permission denied",
+            locked.display()
+        ));
+        check.assert_stderr_has(&locked.display().to_string());
     } else {
         eprintln!(
             "running as root: chmod 000 does not deny reading; only the no-crash part is checked"
@@ -166,13 +158,7 @@ fn invalid_config_json_is_located_and_exits_2_for_explain() {
     ws.file("cfg.json", "{\n  \"context\": {\"maxBytes\": }\n}");
     let r = ws.run(&["context", "explain", "--config", "cfg.json", "."]);
     no_panic(&r);
-    assert_eq!(r.code, 2);
-    assert!(
-        r.stderr.starts_with("error: cfg.json: invalid JSON: "),
-        "{}",
-        r.stderr
-    );
-    assert!(r.stderr.contains("line 2 column"), "{}", r.stderr);
+    r.assert_invalid_cfg_json();
     assert_eq!(r.stdout, "");
 }
 
@@ -206,17 +192,7 @@ fn check_reports_only_files_under_the_given_paths_but_computes_effects_everywher
     ws.file("b/AGENT.md", "legacy");
     ws.file("b/AGENTS.md", "b".repeat(8000));
     let v = ws.run(&["check", "--format", "json", "b"]).json();
-    let all: Vec<(String, String)> = v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["file"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let all: Vec<(String, String)> = pairs(&v["diagnostics"], ["file", "code"]);
     assert_eq!(
         all,
         [("b/AGENT.md".to_string(), "instructions-hidden".to_string())]

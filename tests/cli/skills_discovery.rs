@@ -122,11 +122,7 @@ fn untrusted_workspace_hides_project_skills_and_reports_them() {
     assert_eq!(u[0]["file"], ".agents/skills/proj/SKILL.md");
     assert_eq!(u[0]["severity"], "information");
     assert_eq!(range(u[0]), (0, 0, 0, 3));
-    assert!(
-        r.stderr.contains("note: 1 project skill(s) not loaded"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr_has("note: 1 project skill(s) not loaded");
 }
 
 #[test]
@@ -320,14 +316,10 @@ fn symlinked_child_directories_are_not_followed() {
     std::os::unix::fs::symlink(elsewhere.join("z"), root.join("link")).unwrap();
     let r = ws.run(&["skills", "list", "--json"]);
     assert!(entries(&r).is_empty());
-    assert!(
-        r.stderr.contains(&format!(
-            "note: skipped symbolic link {} (symlinked directories are not followed)",
-            root.join("link").display()
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr_has(&format!(
+        "note: skipped symbolic link {} (symlinked directories are not followed)",
+        root.join("link").display()
+    ));
 }
 
 #[cfg(unix)]
@@ -350,14 +342,10 @@ fn a_root_that_is_a_symlink_loop_is_skipped_with_a_note() {
     std::os::unix::fs::symlink(&root, &root).unwrap();
     let r = ws.run(&["skills", "list"]);
     assert_eq!(r.code, 0);
-    assert!(
-        r.stderr.contains(&format!(
-            "note: cannot read skill root {}: ",
-            root.display()
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr_has(&format!(
+        "note: cannot read skill root {}: ",
+        root.display()
+    ));
 }
 
 #[cfg(unix)]

@@ -2,7 +2,7 @@
 //! validate`: inline directives, `suppression-unused`, `diagnostics.severity` and
 //! `diagnostics.ignore`, and their exact configuration messages.
 
-use crate::common::Ws;
+use crate::common::{Ws, pairs, triples};
 
 const SKILL: &str = "---\nname: demo\ndescription: Demo skill. Use it for demos.\nsource: x # alisio-ignore: skill-unknown-key\nversion: 2 # alisio-ignore: skill-name-format\n---\n# Demo\n\n<!-- alisio-ignore-next-line: skill-resource-missing -->\nSee [the guide](guide.md).\nSee [the other](other.md).\n";
 
@@ -84,18 +84,8 @@ fn configured_severity_and_ignore_apply_in_every_format_in_a_trusted_workspace()
     let json = ws
         .run(&["check", "--trust-project", "--format", "json"])
         .json();
-    let got: Vec<(String, String, String)> = json["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["file"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap().to_string(),
-                d["severity"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let got: Vec<(String, String, String)> =
+        triples(&json["diagnostics"], ["file", "code", "severity"]);
     let want = [
         (".agents/skills/demo/SKILL.md", "skill-unknown-key", "hint"),
         (
@@ -120,17 +110,7 @@ fn configured_severity_and_ignore_apply_in_every_format_in_a_trusted_workspace()
     let sarif = ws
         .run(&["check", "--trust-project", "--format", "sarif"])
         .json();
-    let results: Vec<(String, String)> = sarif["runs"][0]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["ruleId"].as_str().unwrap().to_string(),
-                r["level"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let results: Vec<(String, String)> = pairs(&sarif["runs"][0]["results"], ["ruleId", "level"]);
     assert_eq!(
         results,
         [

@@ -25,6 +25,22 @@ pub struct Run {
 }
 
 impl Run {
+    /// Fails with the whole stderr unless it contains `needle`.
+    pub fn assert_stderr_has(&self, needle: &str) {
+        assert!(self.stderr.contains(needle), "{}", self.stderr);
+    }
+
+    /// Exit 2 with `error: cfg.json: invalid JSON: …` located at line 2.
+    pub fn assert_invalid_cfg_json(&self) {
+        assert_eq!(self.code, 2);
+        assert!(
+            self.stderr.starts_with("error: cfg.json: invalid JSON: "),
+            "{}",
+            self.stderr
+        );
+        assert!(self.stderr.contains("line 2 column"), "{}", self.stderr);
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
@@ -57,6 +73,24 @@ impl Ws {
     /// Writes a file below the workspace (parents created).
     pub fn file(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
         write(&self.root.join(rel), content)
+    }
+
+    /// Writes every `(rel, content)` of `files`, as [`Ws::file`] does.
+    pub fn files(&self, files: &[(&str, &str)]) {
+        for (rel, content) in files {
+            self.file(rel, content);
+        }
+    }
+
+    /// The names of the root's entries that end in `suffix` (a write's temporary files left
+    /// behind, for `.tmp`).
+    pub fn root_entries_ending(&self, suffix: &str) -> Vec<String> {
+        std::fs::read_dir(&self.root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(suffix))
+            .collect()
     }
 
     pub fn dir(&self, rel: &str) -> PathBuf {
@@ -164,6 +198,28 @@ pub fn range(d: &serde_json::Value) -> (u64, u64, u64, u64) {
         n(&r["end"]["line"]),
         n(&r["end"]["character"]),
     )
+}
+
+/// The string fields `keys` of every object of the array `v`, in order (panics on another shape).
+pub fn strings<const N: usize>(v: &serde_json::Value, keys: [&str; N]) -> Vec<[String; N]> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|o| keys.map(|k| o[k].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// [`strings`] of two keys, as pairs.
+pub fn pairs(v: &serde_json::Value, keys: [&str; 2]) -> Vec<(String, String)> {
+    strings(v, keys).into_iter().map(|[a, b]| (a, b)).collect()
+}
+
+/// [`strings`] of three keys, as triples.
+pub fn triples(v: &serde_json::Value, keys: [&str; 3]) -> Vec<(String, String, String)> {
+    strings(v, keys)
+        .into_iter()
+        .map(|[a, b, c]| (a, b, c))
+        .collect()
 }
 
 pub fn bin() -> PathBuf {

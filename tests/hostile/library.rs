@@ -86,12 +86,14 @@ impl Fs for Racy {
 #[test]
 fn files_that_vanish_change_type_or_grow_after_listing_are_reported_not_fatal() {
     let ws = Ws::new();
-    ws.file("AGENTS.md", "# Root\n");
-    ws.file("a/AGENTS.md", "# A\n");
-    ws.file("a/b/AGENTS.md", "# B\n");
-    ws.file("c/CLAUDE.md", "# C\n@AGENTS.md\n");
-    ws.file("c/AGENTS.md", "# C agents\n");
-    ws.file("gone/AGENTS.md", "# Gone\n");
+    ws.files(&[
+        ("AGENTS.md", "# Root\n"),
+        ("a/AGENTS.md", "# A\n"),
+        ("a/b/AGENTS.md", "# B\n"),
+        ("c/CLAUDE.md", "# C\n@AGENTS.md\n"),
+        ("c/AGENTS.md", "# C agents\n"),
+        ("gone/AGENTS.md", "# Gone\n"),
+    ]);
     let fs = Racy {
         vanished: vec![ws.root.join("a/AGENTS.md"), ws.root.join("gone")],
         became_dir: vec![ws.root.join("a/b/AGENTS.md")],

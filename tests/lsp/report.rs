@@ -10,13 +10,15 @@ use crate::harness::Lsp;
 fn context_report_after_a_run_has_file_segments_the_catalog_and_usage() {
     let ws = Ws::new();
     std::fs::write(ws.config_home.join("AGENTS.md"), "global rules").unwrap();
-    ws.file("AGENTS.md", "root rules");
-    ws.file(
-        ".agents/skills/pdf-tools/SKILL.md",
-        "---\nname: pdf-tools\ndescription: Extract text from PDF files.\n---\nbody\n",
-    );
-    ws.file("a.txt", "alpha");
-    ws.file("b.txt", "beta");
+    ws.files(&[
+        ("AGENTS.md", "root rules"),
+        (
+            ".agents/skills/pdf-tools/SKILL.md",
+            "---\nname: pdf-tools\ndescription: Extract text from PDF files.\n---\nbody\n",
+        ),
+        ("a.txt", "alpha"),
+        ("b.txt", "beta"),
+    ]);
     let lines = [
         json!({"toolCalls":[{"name":"read_file","arguments":{"path":"a.txt"}}]}),
         json!({"toolCalls":[{"name":"read_file","arguments":{"path":"b.txt"}}]}),
