@@ -197,20 +197,14 @@ fn sigkill_during_a_process_call_is_reconciled_as_interrupted_while_running() {
     assert_paired(&ws, &id);
 }
 
-// 19
+/// Runs a script whose one call is the shell `command` (which writes `pid` and `gpid`), waits
+/// until the call started and `gpid` is written, then sends SIGINT to the CLI.
 #[cfg(unix)]
-#[test]
-fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
-    let ws = Ws::new();
-    script(
-        &ws,
-        &[
-            r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"echo $$ > pid; sleep 600 & echo $! > gpid; wait"}}]}"#,
-            r#"{"text":"x"}"#,
-        ],
-    );
-    let (mut child, mut seen) = spawn_until(
-        &ws,
+fn interrupt_shell(ws: &Ws, command: &str) -> (std::process::Child, Vec<Value>, nix::unistd::Pid) {
+    let call = json!({"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":command}}]});
+    script(ws, &[&call.to_string(), r#"{"text":"x"}"#]);
+    let (child, seen) = spawn_until(
+        ws,
         &[
             "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
         ],
@@ -225,17 +219,33 @@ fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
     }
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    (child, seen, pid)
+}
+
+/// The process id written in the workspace file `f`.
+#[cfg(unix)]
+fn pid_in(ws: &Ws, f: &str) -> i32 {
+    std::fs::read_to_string(ws.root.join(f))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+// 19
+#[cfg(unix)]
+#[test]
+fn sigint_kills_the_process_group_answers_cancelled_and_exits_130() {
+    let ws = Ws::new();
+    let (mut child, mut seen, _) =
+        interrupt_shell(&ws, "echo $$ > pid; sleep 600 & echo $! > gpid; wait");
     let started = Instant::now();
     let status = child.wait().unwrap();
     // Not a measurement: it tells "ended the tool" (seconds) from "waited for it" (600 s).
     assert!(started.elapsed() < Duration::from_secs(60));
     assert_eq!(status.code(), Some(130));
     let alive = |f: &str| {
-        let p: i32 = std::fs::read_to_string(ws.root.join(f))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let p = pid_in(&ws, f);
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(p), None).is_ok()
     };
     std::thread::sleep(Duration::from_millis(100));
@@ -366,40 +376,17 @@ fn faults_around_compaction_and_reduction_commits_leave_a_resumable_store() {
 fn a_second_sigint_kills_the_process_groups_and_exits_130_at_once() {
     let ws = Ws::new();
     // The shell ignores SIGTERM, so only a SIGKILL of its group ends it quickly.
-    script(
+    let (mut child, _, pid) = interrupt_shell(
         &ws,
-        &[
-            r#"{"toolCalls":[{"id":"sh","name":"shell","arguments":{"command":"trap '' TERM; echo $$ > pid; sleep 30 & echo $! > gpid; wait"}}]}"#,
-            r#"{"text":"x"}"#,
-        ],
+        "trap '' TERM; echo $$ > pid; sleep 30 & echo $! > gpid; wait",
     );
-    let (mut child, _) = spawn_until(
-        &ws,
-        &[
-            "run", "--json", "--allow", "process", "--script", "s.jsonl", "p",
-        ],
-        &[],
-        |v| v["type"] == "tool_started",
-    );
-    let t0 = Instant::now();
-    let written =
-        |f: &str| std::fs::read_to_string(ws.root.join(f)).is_ok_and(|s| !s.trim().is_empty());
-    while !written("gpid") && t0.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     std::thread::sleep(Duration::from_millis(100));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     // Alive and not a zombie (an orphaned zombie waits for a reaper that may not exist here).
     let alive = |f: &str| {
-        let p: i32 = std::fs::read_to_string(ws.root.join(f))
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let p = pid_in(&ws, f);
         std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|st| {
             st.rsplit_once(") ")
                 .is_some_and(|(_, rest)| !rest.starts_with('Z'))

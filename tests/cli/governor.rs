@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::common::{Ws, corpus};
+use crate::common::{Run, Ws, corpus};
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,19 +22,17 @@ fn ws_with_fixtures() -> Ws {
     ws
 }
 
+/// `governor analyze --policy-version 1 <args>`: policy 1, whose figures these tests pin.
+fn analyze_v1(ws: &Ws, args: &[&str]) -> Run {
+    let mut a = vec!["governor", "analyze", "--policy-version", "1"];
+    a.extend(args);
+    ws.run(&a)
+}
+
 #[test]
 fn json_lists_the_main_session_then_its_sidechains_with_exact_figures() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&[
-        "--json",
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "--epoch-messages",
-        "0",
-        "claude.jsonl",
-    ]);
+    let r = analyze_v1(&ws, &["--json", "--epoch-messages", "0", "claude.jsonl"]);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
     let v = r.json();
     let reports = v.as_array().unwrap();
@@ -92,15 +90,7 @@ fn json_lists_the_main_session_then_its_sidechains_with_exact_figures() {
 #[test]
 fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&[
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "--epoch-messages",
-        "0",
-        "mini.traj.json",
-    ]);
+    let r = analyze_v1(&ws, &["--epoch-messages", "0", "mini.traj.json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let want = "mini.traj.json [demo__x-1] mini-swe-agent
   12 messages, 4 tool results, 2 elided (superseded_read 1, stale_bg_output 0, duplicate_search 1); tokens 309 -> 161 (saved 148, 47.9%)
@@ -120,16 +110,7 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
 #[test]
 fn default_epoch_holds_short_transcripts_back() {
     let ws = ws_with_fixtures();
-    let v = ws
-        .run(&[
-            "--json",
-            "governor",
-            "analyze",
-            "--policy-version",
-            "1",
-            "claude.jsonl",
-        ])
-        .json();
+    let v = analyze_v1(&ws, &["--json", "claude.jsonl"]).json();
     let main = &v[0];
     assert_eq!(
         (
@@ -150,16 +131,10 @@ fn default_epoch_holds_short_transcripts_back() {
 #[test]
 fn unsupported_files_are_reported_and_the_others_still_print() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&[
-        "--json",
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "swe.traj",
-        "mini.traj.json",
-        "missing.jsonl",
-    ]);
+    let r = analyze_v1(
+        &ws,
+        &["--json", "swe.traj", "mini.traj.json", "missing.jsonl"],
+    );
     assert_eq!(r.code, 2);
     let lines: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(lines[0], "error: swe.traj: unsupported transcript format");
@@ -170,13 +145,7 @@ fn unsupported_files_are_reported_and_the_others_still_print() {
     );
     assert_eq!(r.json().as_array().unwrap().len(), 1);
     ws.file("empty.jsonl", "");
-    let r = ws.run(&[
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "empty.jsonl",
-    ]);
+    let r = analyze_v1(&ws, &["empty.jsonl"]);
     assert_eq!(
         (r.code, r.stderr.as_str(), r.stdout.as_str()),
         (2, "error: empty.jsonl: unsupported transcript format\n", "")
@@ -195,18 +164,17 @@ fn hostile_files_never_panic() {
     let mut claude = fixture("claude.jsonl");
     claude.truncate(claude.len() - 40);
     ws.file("cut.jsonl", &claude);
-    let r = ws.run(&[
-        "--json",
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "--epoch-messages",
-        "0",
-        "binary.jsonl",
-        "cut.traj.json",
-        "cut.jsonl",
-    ]);
+    let r = analyze_v1(
+        &ws,
+        &[
+            "--json",
+            "--epoch-messages",
+            "0",
+            "binary.jsonl",
+            "cut.traj.json",
+            "cut.jsonl",
+        ],
+    );
     assert_eq!(r.code, 2);
     assert_eq!(
         r.stderr,
@@ -224,43 +192,20 @@ fn hostile_files_never_panic() {
 #[test]
 fn input_format_overrides_detection() {
     let ws = ws_with_fixtures();
-    let v = ws
-        .run(&[
-            "--json",
-            "governor",
-            "analyze",
-            "--policy-version",
-            "1",
-            "--input-format",
-            "claude-code",
-            "codex.jsonl",
-        ])
-        .json();
+    let v = analyze_v1(
+        &ws,
+        &["--json", "--input-format", "claude-code", "codex.jsonl"],
+    )
+    .json();
     assert_eq!(v[0]["source"]["format"], "claude-code");
     assert_eq!(v[0]["messages"], 0);
     assert_eq!(v[0]["source"]["problems"].as_array().unwrap().len(), 9);
-    let r = ws.run(&[
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "--input-format",
-        "mini-swe-agent",
-        "codex.jsonl",
-    ]);
+    let r = analyze_v1(&ws, &["--input-format", "mini-swe-agent", "codex.jsonl"]);
     assert_eq!(
         (r.code, r.stderr.as_str()),
         (2, "error: codex.jsonl: unsupported transcript format\n")
     );
-    let r = ws.run(&[
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "--input-format",
-        "swe",
-        "codex.jsonl",
-    ]);
+    let r = analyze_v1(&ws, &["--input-format", "swe", "codex.jsonl"]);
     assert_eq!(
         r.stderr,
         "error: --input-format must be \"auto\", \"alisio\", \"claude-code\", \"codex\" or \"mini-swe-agent\"; got \"swe\"\n"
@@ -274,34 +219,12 @@ fn analyze_defaults_to_shadow_and_off_reports_only_off() {
         "cfg.json",
         r#"{"context":{"governor":"off","elide":{"epochMessages":0}}}"#,
     );
-    let v = ws
-        .run(&[
-            "--json",
-            "--config",
-            "cfg.json",
-            "governor",
-            "analyze",
-            "--policy-version",
-            "1",
-            "claude.jsonl",
-        ])
-        .json();
+    let v = analyze_v1(&ws, &["--json", "--config", "cfg.json", "claude.jsonl"]).json();
     assert_eq!(
         (v[0]["mode"].as_str(), v[0]["totals"]["elided"].as_u64()),
         (Some("shadow"), Some(1))
     );
-    let v = ws
-        .run(&[
-            "--json",
-            "governor",
-            "analyze",
-            "--policy-version",
-            "1",
-            "--mode",
-            "off",
-            "mini.traj.json",
-        ])
-        .json();
+    let v = analyze_v1(&ws, &["--json", "--mode", "off", "mini.traj.json"]).json();
     let off = v[0].as_object().unwrap();
     let keys: Vec<&str> = off.keys().map(String::as_str).collect();
     assert_eq!(keys, vec!["mode", "measured", "sessionId", "source"]);
@@ -318,17 +241,16 @@ fn analyze_defaults_to_shadow_and_off_reports_only_off() {
 #[test]
 fn events_print_one_line_per_replayed_request() {
     let ws = ws_with_fixtures();
-    let r = ws.run(&[
-        "governor",
-        "analyze",
-        "--policy-version",
-        "1",
-        "--events",
-        "--epoch-messages",
-        "0",
-        "claude.jsonl",
-        "mini.traj.json",
-    ]);
+    let r = analyze_v1(
+        &ws,
+        &[
+            "--events",
+            "--epoch-messages",
+            "0",
+            "claude.jsonl",
+            "mini.traj.json",
+        ],
+    );
     assert_eq!(r.code, 0);
     let lines: Vec<Value> = r
         .stdout
@@ -404,42 +326,18 @@ fn flag_values_are_validated_with_the_settings_messages() {
 #[test]
 fn invalid_context_settings_in_config_stop_analyze() {
     let ws = ws_with_fixtures();
-    for (cfg, msg) in [
-        (
-            r#"{"context":{"elide":{"minAgeTurns":0}}}"#,
-            "context.elide.minAgeTurns must be an integer from 1 to 20; got 0",
-        ),
-        (
-            r#"{"context":{"elide":{"epochMessages":1001}}}"#,
-            "context.elide.epochMessages must be an integer from 0 to 1000; got 1001",
-        ),
-        (
-            r#"{"context":{"invariants":{"maxChars":999}}}"#,
-            "context.invariants.maxChars must be an integer from 1000 to 20000; got 999",
-        ),
-        (
-            r#"{"context":{"invariants":{"maxChars":20001}}}"#,
-            "context.invariants.maxChars must be an integer from 1000 to 20000; got 20001",
-        ),
-        (
-            r#"{"context":{"governor":"ON"}}"#,
-            "context.governor must be \"off\", \"shadow\" or \"on\"; got \"ON\"",
-        ),
-        (
-            r#"{"context":{"policyVersion":3}}"#,
-            "context.policyVersion must be an integer from 1 to 2; got 3",
-        ),
-    ] {
+    #[rustfmt::skip]
+    let cases = [
+        (r#"{"context":{"elide":{"minAgeTurns":0}}}"#, "context.elide.minAgeTurns must be an integer from 1 to 20; got 0"),
+        (r#"{"context":{"elide":{"epochMessages":1001}}}"#, "context.elide.epochMessages must be an integer from 0 to 1000; got 1001"),
+        (r#"{"context":{"invariants":{"maxChars":999}}}"#, "context.invariants.maxChars must be an integer from 1000 to 20000; got 999"),
+        (r#"{"context":{"invariants":{"maxChars":20001}}}"#, "context.invariants.maxChars must be an integer from 1000 to 20000; got 20001"),
+        (r#"{"context":{"governor":"ON"}}"#, "context.governor must be \"off\", \"shadow\" or \"on\"; got \"ON\""),
+        (r#"{"context":{"policyVersion":3}}"#, "context.policyVersion must be an integer from 1 to 2; got 3"),
+    ];
+    for (cfg, msg) in cases {
         ws.file("cfg.json", cfg);
-        let r = ws.run(&[
-            "governor",
-            "analyze",
-            "--policy-version",
-            "1",
-            "--config",
-            "cfg.json",
-            "claude.jsonl",
-        ]);
+        let r = analyze_v1(&ws, &["--config", "cfg.json", "claude.jsonl"]);
         assert_eq!((r.code, r.stdout.as_str()), (2, ""));
         assert_eq!(r.stderr, format!("error: cfg.json: {msg}\n"));
     }

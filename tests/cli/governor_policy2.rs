@@ -235,20 +235,13 @@ fn policy_two_flags_are_validated_with_the_settings_messages() {
             (2, format!("error: {msg}\n").as_str())
         );
     }
-    for (cfg, msg) in [
-        (
-            r#"{"context":{"trim":{"keepRecent":4}}}"#,
-            "context.trim.keepRecent must be an integer from 5 to 1000; got 4",
-        ),
-        (
-            r#"{"context":{"spill":{"headChars":100}}}"#,
-            "context.spill.headChars must be an integer from 200 to 100000; got 100",
-        ),
-        (
-            r#"{"context":{"policyVersion":3}}"#,
-            "context.policyVersion must be an integer from 1 to 2; got 3",
-        ),
-    ] {
+    #[rustfmt::skip]
+    let cases = [
+        (r#"{"context":{"trim":{"keepRecent":4}}}"#, "context.trim.keepRecent must be an integer from 5 to 1000; got 4"),
+        (r#"{"context":{"spill":{"headChars":100}}}"#, "context.spill.headChars must be an integer from 200 to 100000; got 100"),
+        (r#"{"context":{"policyVersion":3}}"#, "context.policyVersion must be an integer from 1 to 2; got 3"),
+    ];
+    for (cfg, msg) in cases {
         ws.file("cfg.json", cfg);
         let r = ws.run(&["governor", "analyze", "--config", "cfg.json", "t.jsonl"]);
         assert_eq!(

@@ -31,6 +31,18 @@ fn rows(ws: &Ws, id: &str) -> Vec<(i64, i64, String, bool, Option<i64>)> {
         .collect()
 }
 
+/// The stored checkpoint message of the workspace's session.
+fn checkpoint(ws: &Ws) -> Value {
+    let json: String = db(ws)
+        .query_row(
+            "SELECT json FROM messages WHERE kind='checkpoint'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
 // 44, 46
 #[test]
 fn a_known_window_past_its_threshold_compacts_into_a_checkpoint() {
@@ -57,16 +69,7 @@ fn a_known_window_past_its_threshold_compacts_into_a_checkpoint() {
     assert_eq!(cp.1, 4, "one below the first kept row (pos 5)");
     assert_eq!(rs.iter().filter(|r| r.3).count(), 4);
     assert!(rs.iter().filter(|r| r.3).all(|r| r.4 == Some(cp.0)));
-    let m: Value = serde_json::from_str(
-        &db(&ws)
-            .query_row(
-                "SELECT json FROM messages WHERE kind='checkpoint'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .unwrap(),
-    )
-    .unwrap();
+    let m = checkpoint(&ws);
     assert_eq!(m["replaced"], json!(4));
     assert_eq!(m["structured"], json!(true));
     let text = result_text(&m);
@@ -94,16 +97,7 @@ fn a_summary_that_is_not_json_becomes_a_text_checkpoint() {
     );
     let (r, _) = run(&ws, "go", &["--session", &id]);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    let m: Value = serde_json::from_str(
-        &db(&ws)
-            .query_row(
-                "SELECT json FROM messages WHERE kind='checkpoint'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .unwrap(),
-    )
-    .unwrap();
+    let m = checkpoint(&ws);
     assert_eq!(m["structured"], json!(false));
     assert_eq!(
         result_text(&m),

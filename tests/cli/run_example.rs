@@ -4,8 +4,22 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{Ws, copy_dir};
+use crate::common::{Run, Ws, copy_dir};
 use crate::sess::*;
+
+/// `run <flags>` of the demo's script in `examples/demo`, with the README's prompt.
+fn demo(ws: &Ws, flags: &[&str]) -> Run {
+    let mut args = vec!["run"];
+    args.extend(flags);
+    args.extend([
+        "--cwd",
+        "examples/demo",
+        "--script",
+        "session.jsonl",
+        "Where is the greeting built?",
+    ]);
+    ws.run(&args)
+}
 
 #[test]
 fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
@@ -14,17 +28,7 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"),
         &ws.root.join("examples/demo"),
     );
-    let r = ws.run(&[
-        "run",
-        "--json",
-        "--cwd",
-        "examples/demo",
-        "--governor",
-        "on",
-        "--script",
-        "session.jsonl",
-        "Where is the greeting built?",
-    ]);
+    let r = demo(&ws, &["--json", "--governor", "on"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let ev = events(&r);
     assert_eq!(of_type(&ev, "turn_completed").len(), 19);
@@ -57,14 +61,7 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
         result_text(&t[2]).contains("Instructions from: examples/demo/src/AGENTS.md"),
         "the nested file reaches the first read below it"
     );
-    let human = ws.run(&[
-        "run",
-        "--cwd",
-        "examples/demo",
-        "--script",
-        "session.jsonl",
-        "Where is the greeting built?",
-    ]);
+    let human = demo(&ws, &[]);
     assert_eq!(human.code, 0);
     assert!(human.stdout.contains("The greeting is built by"));
     assert!(human.stderr.contains("→ search_text"));
@@ -74,18 +71,7 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
         "examples/demo/p1.json",
         r#"{"context":{"policyVersion":1}}"#,
     );
-    let on = ws.run(&[
-        "run",
-        "--config",
-        "p1.json",
-        "--cwd",
-        "examples/demo",
-        "--governor",
-        "on",
-        "--script",
-        "session.jsonl",
-        "Where is the greeting built?",
-    ]);
+    let on = demo(&ws, &["--config", "p1.json", "--governor", "on"]);
     assert!(
         on.stderr
             .contains("Context report (governor on): 38 messages"),

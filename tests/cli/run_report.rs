@@ -16,6 +16,16 @@ fn sha(b: &[u8]) -> String {
         .collect()
 }
 
+/// The flags of a governed run that may write, configured by `gov.json`.
+const GOVERNED: &[&str] = &[
+    "--governor",
+    "on",
+    "--allow",
+    "write",
+    "--config",
+    "gov.json",
+];
+
 fn report(ws: &Ws, id: &str, extra: &[&str]) -> Value {
     let mut a = vec!["sessions", "report", id, "--json"];
     a.extend_from_slice(extra);
@@ -46,18 +56,7 @@ fn a_read_carrying_nested_instructions_is_pinned_not_elided() {
             last,
         ],
     );
-    let (r, ev) = run(
-        &ws,
-        "p",
-        &[
-            "--governor",
-            "on",
-            "--allow",
-            "write",
-            "--config",
-            "gov.json",
-        ],
-    );
+    let (r, ev) = run(&ws, "p", GOVERNED);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let id = sid(&ev);
     let t = tool_results(&ws, &id);
@@ -87,18 +86,7 @@ fn a_read_carrying_nested_instructions_is_pinned_not_elided() {
             r#"{"expect":{"contains":["[elided: read_file"]},"text":"done"}"#,
         ],
     );
-    let (r, _) = run(
-        &ws,
-        "p",
-        &[
-            "--governor",
-            "on",
-            "--allow",
-            "write",
-            "--config",
-            "gov.json",
-        ],
-    );
+    let (r, _) = run(&ws, "p", GOVERNED);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
 }
 
@@ -135,12 +123,9 @@ fn options(ws: &Ws, id: &str) -> Value {
     .unwrap()
 }
 
-/// An attachment goes to the tool result only: the system prompt of every later request is
-/// byte-identical (the provider's cached prefix holds) until a compaction rewrites the start,
-/// and from then on the file is in the instruction section.
-#[test]
-fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
-    let ws = Ws::new();
+/// Root and `pkg/` instructions, and a fake that reads `pkg/a.txt`, then `pkg/b.txt`, then
+/// answers `done`; `one.json` points at it.
+fn two_reads_below_a_nested_file(ws: &Ws) -> Fake {
     ws.file("AGENTS.md", "root rules");
     ws.file("pkg/AGENTS.md", "pkg rules");
     ws.file("pkg/a.txt", "a");
@@ -150,7 +135,17 @@ fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
         tool_sse("c2", "read_file", &json!({"path":"pkg/b.txt"})),
         text_sse("done"),
     ]);
-    openai(&ws, "one.json", &fake, &json!({}));
+    openai(ws, "one.json", &fake, &json!({}));
+    fake
+}
+
+/// An attachment goes to the tool result only: the system prompt of every later request is
+/// byte-identical (the provider's cached prefix holds) until a compaction rewrites the start,
+/// and from then on the file is in the instruction section.
+#[test]
+fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
+    let ws = Ws::new();
+    let fake = two_reads_below_a_nested_file(&ws);
     let r = ws.run(&["run", "--json", "--config", "one.json", "read them"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let id = sid(&events(&r));
@@ -210,16 +205,7 @@ fn an_attachment_keeps_the_system_prompt_until_the_next_compaction() {
 #[test]
 fn an_attachment_causes_no_cache_break_in_the_live_replay() {
     let ws = Ws::new();
-    ws.file("AGENTS.md", "root rules");
-    ws.file("pkg/AGENTS.md", "pkg rules");
-    ws.file("pkg/a.txt", "a");
-    ws.file("pkg/b.txt", "b");
-    let fake = Fake::start(vec![
-        tool_sse("c1", "read_file", &json!({"path":"pkg/a.txt"})),
-        tool_sse("c2", "read_file", &json!({"path":"pkg/b.txt"})),
-        text_sse("done"),
-    ]);
-    openai(&ws, "one.json", &fake, &json!({}));
+    let fake = two_reads_below_a_nested_file(&ws);
     let r = ws.run(&[
         "run",
         "--config",

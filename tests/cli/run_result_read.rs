@@ -39,6 +39,18 @@ fn text(t: &str) -> Reply {
     )
 }
 
+/// `run <flags> p` with the provider of `cfg.json` the fake.
+fn run_on(ws: &Ws, fake: &Fake, flags: &[&str]) -> Run {
+    ws.file(
+        "cfg.json",
+        json!({"provider":{"kind":"openai","baseUrl":fake.url,"model":"m1"}}).to_string(),
+    );
+    let mut args = vec!["run", "--config", "cfg.json"];
+    args.extend(flags);
+    args.push("p");
+    run_cmd(ws.cmd().args(args))
+}
+
 const OFFSET: u64 = 100_000;
 const LIMIT: u64 = 5_000;
 
@@ -53,21 +65,11 @@ fn go(ws: &Ws, mode: &str) -> (Run, Vec<Value>, Vec<crate::fake::Recorded>) {
         ),
         text("done"),
     ]);
-    ws.file(
-        "cfg.json",
-        json!({"provider":{"kind":"openai","baseUrl":fake.url,"model":"m1"}}).to_string(),
+    let r = run_on(
+        ws,
+        &fake,
+        &["--json", "--allow", "process", "--governor", mode],
     );
-    let r = run_cmd(ws.cmd().args([
-        "run",
-        "--json",
-        "--config",
-        "cfg.json",
-        "--allow",
-        "process",
-        "--governor",
-        mode,
-        "p",
-    ]));
     let ev = events(&r);
     (r, ev, fake.requests())
 }
@@ -194,14 +196,7 @@ fn an_unknown_call_id_is_a_clear_tool_error() {
         tool_call("call_9", "result_read", &json!({"callId":"call_404"})),
         text("done"),
     ]);
-    ws.file(
-        "cfg.json",
-        json!({"provider":{"kind":"openai","baseUrl":fake.url,"model":"m1"}}).to_string(),
-    );
-    let r = run_cmd(
-        ws.cmd()
-            .args(["run", "--json", "--config", "cfg.json", "p"]),
-    );
+    let r = run_on(&ws, &fake, &["--json"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let req = fake.requests();
     let t = last_tool(&req[1]);
@@ -219,20 +214,7 @@ fn the_live_context_report_carries_the_replay_figures() {
         tool_call("call_1", "shell", &json!({"command":"seq 1 40000"})),
         text("done"),
     ]);
-    ws.file(
-        "cfg.json",
-        json!({"provider":{"kind":"openai","baseUrl":fake.url,"model":"m1"}}).to_string(),
-    );
-    let r = run_cmd(ws.cmd().args([
-        "run",
-        "--config",
-        "cfg.json",
-        "--allow",
-        "process",
-        "--governor",
-        "shadow",
-        "p",
-    ]));
+    let r = run_on(&ws, &fake, &["--allow", "process", "--governor", "shadow"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let line = r
         .stderr

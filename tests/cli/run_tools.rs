@@ -57,12 +57,8 @@ fn write_file_checks_its_hash_precondition_and_creates_directories() {
         std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
         "new"
     );
-    let leftovers: Vec<_> = std::fs::read_dir(&ws.root)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-        .collect();
-    assert!(leftovers.is_empty());
+    let leftovers = ws.root_entries_ending(".tmp");
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 // 30

@@ -24,13 +24,7 @@ fn code_server_smoke_test_shows_diagnostics_chat_approvals_and_context_report_in
             .current_dir(repo_root()),
         Duration::from_secs(1500),
     );
-    assert!(
-        o.status.success(),
-        "smoke test failed ({:?})\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        o.stdout,
-        o.stderr
-    );
+    o.assert_success("smoke test");
     assert!(o.stdout.contains("SMOKE OK"), "{}", o.stdout);
     // What each phase checked (visible with --nocapture).
     eprintln!("{}", o.stdout);

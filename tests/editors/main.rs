@@ -48,6 +48,19 @@ pub struct Output {
     pub stderr: String,
 }
 
+impl Output {
+    /// Fails with the status and both outputs unless the command succeeded (`what`: its name).
+    pub fn assert_success(&self, what: &str) {
+        assert!(
+            self.status.success(),
+            "{what} failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+            self.status,
+            self.stdout,
+            self.stderr
+        );
+    }
+}
+
 /// Runs `cmd` to completion with piped output, killing it after `limit`.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
     cmd.stdin(Stdio::null())

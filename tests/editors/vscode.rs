@@ -29,13 +29,7 @@ fn vscode_extension_unit_tests_pass() {
             .current_dir(&dir),
         Duration::from_secs(180),
     );
-    assert!(
-        o.status.success(),
-        "npm test failed ({:?})\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        o.stdout,
-        o.stderr
-    );
+    o.assert_success("npm test");
     // node:test's TAP summary (stdout is a pipe): at least one test ran and none failed.
     let count = |label: &str| -> Option<usize> {
         o.stdout.lines().find_map(|l| {

@@ -454,12 +454,8 @@ fn oversized_write_and_edit_arguments_are_refused_before_anything_is_written() {
     assert_eq!(texts(&t), ["Write exceeds 1 MiB", "Write exceeds 1 MiB"]);
     assert!(!ws.root.join("big.txt").exists());
     assert_eq!(std::fs::read_to_string(small).unwrap(), "abc\n");
-    let leftovers: Vec<_> = std::fs::read_dir(&ws.root)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
-        .collect();
-    assert!(leftovers.is_empty());
+    let leftovers = ws.root_entries_ending(".tmp");
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]

@@ -24,13 +24,8 @@ fn sha(bytes: &[u8]) -> String {
 
 /// The `alisio/approve` requests the server sent, in order.
 fn approvals(lsp: &Lsp) -> Vec<Value> {
-    lsp.server_requests
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|q| q["method"] == "alisio/approve")
-        .map(|q| q["params"].clone())
-        .collect()
+    let asked = lsp.server_requests_of("alisio/approve");
+    asked.into_iter().map(|q| q["params"].clone()).collect()
 }
 
 fn script(ws: &Ws, lines: &[Value]) -> std::path::PathBuf {

@@ -319,6 +319,17 @@ impl Lsp {
     }
 
     /// The server's process id (to read its memory figures in /proc).
+    /// The requests of `method` the server sent to us, in order.
+    pub fn server_requests_of(&self, method: &str) -> Vec<Value> {
+        self.server_requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|q| q["method"] == method)
+            .cloned()
+            .collect()
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -47,13 +47,7 @@ fn run(ws: &Ws, config: &Value) -> (Lsp, Value, Vec<Value>) {
 }
 
 fn approvals(lsp: &Lsp) -> Vec<Value> {
-    lsp.server_requests
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|q| q["method"] == "alisio/approve")
-        .cloned()
-        .collect()
+    lsp.server_requests_of("alisio/approve")
 }
 
 #[test]

@@ -225,12 +225,7 @@ fn write_script(ws: &Ws, writes: &[&str]) -> std::path::PathBuf {
 }
 
 fn approvals_asked(lsp: &Lsp) -> usize {
-    lsp.server_requests
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|q| q["method"] == "alisio/approve")
-        .count()
+    lsp.server_requests_of("alisio/approve").len()
 }
 
 #[test]
