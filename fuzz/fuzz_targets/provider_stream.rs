@@ -6,6 +6,7 @@
 //! reports equals the concatenation of its streamed fragments.
 #![no_main]
 
+use alisio_ls::session::providers::http::Decode as _;
 use alisio_ls::session::providers::sse::{SseEvent, SseParser};
 use alisio_ls::session::providers::{anthropic, openai};
 use libfuzzer_sys::fuzz_target;

@@ -1,16 +1,13 @@
 //! The `anthropic` adapter (spec/sessions.md §5.4): the Messages API with SSE streaming, tool_use and
 //! tool_result blocks, prompt caching and thinking blocks kept as provider data.
 
-use std::sync::atomic::AtomicBool;
-
 use serde_json::{Map, Value, json};
 
-use super::http::{Decode, HttpConfig, stream_attempt};
+use super::http::{Decode, HttpConfig, HttpProvider};
 use super::items;
 use super::sse::SseEvent;
 use super::{
-    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, Usage,
-    calls_of, texts,
+    AttemptError, ModelRequest, ModelResponse, OnText, RawCall, Stop, Usage, calls_of, texts,
 };
 
 /// Settings of the adapter.
@@ -324,9 +321,8 @@ pub struct Decoder {
     acc: Acc,
 }
 
-impl Decoder {
-    #[must_use]
-    pub fn new(model: &str, key: Option<&str>) -> Self {
+impl Decode for Decoder {
+    fn new(model: &str, key: Option<&str>) -> Self {
         Self {
             acc: Acc {
                 model: model.to_string(),
@@ -335,9 +331,7 @@ impl Decoder {
             },
         }
     }
-}
 
-impl Decode for Decoder {
     fn event(&mut self, ev: &SseEvent, on_text: &mut OnText) -> Result<bool, AttemptError> {
         let v: Value = serde_json::from_str(&ev.data).map_err(|_| super::malformed_json())?;
         if ev.event == "json" {
@@ -381,13 +375,14 @@ impl Decode for Decoder {
     }
 }
 
-impl Provider for Anthropic {
-    fn attempt(
-        &mut self,
-        req: &ModelRequest,
-        on_text: &mut OnText,
-        cancel: &AtomicBool,
-    ) -> Attempt {
+impl HttpProvider for Anthropic {
+    type Decoder = Decoder;
+
+    fn parts(&self) -> (&HttpConfig, &str) {
+        (&self.http, &self.model)
+    }
+
+    fn endpoint(&self) -> (String, Vec<(String, String)>) {
         let url = format!("{}/v1/messages", self.http.base_url.trim_end_matches('/'));
         let headers = vec![
             (
@@ -396,12 +391,10 @@ impl Provider for Anthropic {
             ),
             ("anthropic-version".to_string(), "2023-06-01".to_string()),
         ];
-        let dec = Decoder::new(&self.model, self.http.key.as_deref());
-        let body = body(self, req).to_string();
-        stream_attempt(&self.http, &url, &headers, body, cancel, dec, on_text)
+        (url, headers)
     }
 
-    fn retry_policy(&self) -> (u32, u64) {
-        self.http.retry_policy()
+    fn body(&self, req: &ModelRequest) -> Value {
+        body(self, req)
     }
 }

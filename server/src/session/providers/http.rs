@@ -8,7 +8,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::sse::{SseEvent, SseParser};
-use super::{Attempt, AttemptError, ModelResponse, OnText};
+use serde_json::Value;
+
+use super::{Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider};
 
 /// Connection settings of one provider.
 #[derive(Clone, Debug)]
@@ -36,6 +38,8 @@ impl HttpConfig {
 /// A provider's decoder of the response's events into a [`ModelResponse`] (pure: no I/O, so the
 /// fuzzer drives it).
 pub trait Decode {
+    /// A decoder for one response of `model`; `key` is scrubbed from error texts.
+    fn new(model: &str, key: Option<&str>) -> Self;
     /// Takes one event (`json` for a non-streamed body); `Ok(true)` when the response is complete.
     ///
     /// # Errors
@@ -45,23 +49,38 @@ pub trait Decode {
     fn finish(self) -> ModelResponse;
 }
 
-/// One streamed attempt: posts `body` to `url` and decodes its events with `dec`.
-///
-/// # Errors
-/// [`AttemptError`], from the transfer or the decoder.
-pub fn stream_attempt(
-    cfg: &HttpConfig,
-    url: &str,
-    headers: &[(String, String)],
-    body: String,
-    cancel: &AtomicBool,
-    mut dec: impl Decode,
-    on_text: &mut OnText,
-) -> Attempt {
-    post_stream(cfg, url, headers, body, cancel, &mut |ev| {
-        dec.event(&ev, on_text)
-    })?;
-    Ok(dec.finish())
+/// What an adapter over HTTP with SSE (`openai`, `anthropic`) says; the rest of an attempt is
+/// the same for every one, so each such adapter is a [`Provider`].
+pub trait HttpProvider: Send {
+    type Decoder: Decode;
+    /// The connection settings and the model.
+    fn parts(&self) -> (&HttpConfig, &str);
+    /// The URL and headers of a request.
+    fn endpoint(&self) -> (String, Vec<(String, String)>);
+    /// The request body (spec/sessions.md §5.3).
+    fn body(&self, req: &ModelRequest) -> Value;
+}
+
+impl<P: HttpProvider> Provider for P {
+    fn attempt(
+        &mut self,
+        req: &ModelRequest,
+        on_text: &mut OnText,
+        cancel: &AtomicBool,
+    ) -> Attempt {
+        let (cfg, model) = self.parts();
+        let (url, headers) = self.endpoint();
+        let mut dec = P::Decoder::new(model, cfg.key.as_deref());
+        let body = self.body(req).to_string();
+        post_stream(cfg, &url, &headers, body, cancel, &mut |ev| {
+            dec.event(&ev, on_text)
+        })?;
+        Ok(dec.finish())
+    }
+
+    fn retry_policy(&self) -> (u32, u64) {
+        self.parts().0.retry_policy()
+    }
 }
 
 /// At most this many bytes of one response (stream or JSON body) are taken; a model reply is
@@ -176,8 +195,7 @@ fn transfer(req: ureq::Request, body: &str, tx: &mpsc::SyncSender<Msg>) {
     }
 }
 
-/// An HTTP error status, classified (spec/sessions.md §5.2): 401/403 are fatal `auth`, retryable statuses retry
-/// (honouring `retry-after`), the rest are fatal `provider_error`.
+/// An HTTP error status with its body (spec/sessions.md §5.2), honouring `retry-after`.
 fn status_error(
     code: u16,
     retry_after: Option<&str>,
@@ -191,24 +209,7 @@ fn status_error(
         ),
         key,
     );
-    if matches!(code, 401 | 403) {
-        return AttemptError::Fatal {
-            code: "auth",
-            message,
-        };
-    }
-    if super::retryable(code) {
-        return AttemptError::Retry {
-            reason: "http",
-            status: Some(code),
-            retry_after: retry_after.and_then(parse_retry_after),
-            message,
-        };
-    }
-    AttemptError::Fatal {
-        code: "provider_error",
-        message,
-    }
+    super::status_failure(code, message, retry_after.and_then(parse_retry_after))
 }
 
 /// A transport error after connecting: a timeout or a broken stream, both retried.

@@ -253,6 +253,30 @@ pub fn retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429 | 500 | 502 | 503 | 504 | 529)
 }
 
+/// An HTTP error status, classified (spec/sessions.md §5.2): 401/403 are fatal `auth`, retryable
+/// statuses retry after `retry_after` (when known), the rest are fatal `provider_error`.
+#[must_use]
+pub fn status_failure(status: u16, message: String, retry_after: Option<Duration>) -> AttemptError {
+    if matches!(status, 401 | 403) {
+        return AttemptError::Fatal {
+            code: "auth",
+            message,
+        };
+    }
+    if retryable(status) {
+        return AttemptError::Retry {
+            reason: "http",
+            status: Some(status),
+            retry_after,
+            message,
+        };
+    }
+    AttemptError::Fatal {
+        code: "provider_error",
+        message,
+    }
+}
+
 /// A stream event whose data is not JSON (retried, spec/sessions.md §5.2).
 #[must_use]
 pub fn malformed_json() -> AttemptError {

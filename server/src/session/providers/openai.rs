@@ -2,16 +2,14 @@
 //! vLLM, llama.cpp server, LM Studio).
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 
 use serde_json::{Map, Value, json};
 
-use super::http::{Decode, HttpConfig, stream_attempt};
+use super::http::{Decode, HttpConfig, HttpProvider};
 use super::items;
 use super::sse::SseEvent;
 use super::{
-    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, Usage,
-    calls_of, texts,
+    AttemptError, ModelRequest, ModelResponse, OnText, RawCall, Stop, Usage, calls_of, texts,
 };
 
 /// Settings of the adapter.
@@ -182,9 +180,8 @@ pub struct Decoder {
     key: Option<String>,
 }
 
-impl Decoder {
-    #[must_use]
-    pub fn new(model: &str, key: Option<&str>) -> Self {
+impl Decode for Decoder {
+    fn new(model: &str, key: Option<&str>) -> Self {
         Self {
             acc: Acc {
                 model: model.to_string(),
@@ -193,9 +190,7 @@ impl Decoder {
             key: key.map(String::from),
         }
     }
-}
 
-impl Decode for Decoder {
     fn event(&mut self, ev: &SseEvent, on_text: &mut OnText) -> Result<bool, AttemptError> {
         if ev.data == "[DONE]" {
             return Ok(true);
@@ -218,13 +213,14 @@ impl Decode for Decoder {
     }
 }
 
-impl Provider for OpenAi {
-    fn attempt(
-        &mut self,
-        req: &ModelRequest,
-        on_text: &mut OnText,
-        cancel: &AtomicBool,
-    ) -> Attempt {
+impl HttpProvider for OpenAi {
+    type Decoder = Decoder;
+
+    fn parts(&self) -> (&HttpConfig, &str) {
+        (&self.http, &self.model)
+    }
+
+    fn endpoint(&self) -> (String, Vec<(String, String)>) {
         let url = format!(
             "{}/chat/completions",
             self.http.base_url.trim_end_matches('/')
@@ -233,12 +229,10 @@ impl Provider for OpenAi {
         if let Some(k) = self.http.key.as_ref().filter(|k| !k.is_empty()) {
             headers.push(("authorization".to_string(), format!("Bearer {k}")));
         }
-        let dec = Decoder::new(&self.model, self.http.key.as_deref());
-        let body = body(self, req).to_string();
-        stream_attempt(&self.http, &url, &headers, body, cancel, dec, on_text)
+        (url, headers)
     }
 
-    fn retry_policy(&self) -> (u32, u64) {
-        self.http.retry_policy()
+    fn body(&self, req: &ModelRequest) -> Value {
+        body(self, req)
     }
 }

@@ -241,21 +241,7 @@ fn scripted_error(e: &Value) -> AttemptError {
     let status = e.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
     let m = e.get("message").and_then(Value::as_str).unwrap_or("error");
     let message = format!("Provider request failed with HTTP {status}: {m}");
-    if matches!(status, 401 | 403) {
-        return AttemptError::Fatal {
-            code: "auth",
-            message,
-        };
-    }
-    if super::retryable(status) {
-        return AttemptError::Retry {
-            reason: "http",
-            status: Some(status),
-            retry_after: Some(Duration::ZERO),
-            message,
-        };
-    }
-    fatal(message)
+    super::status_failure(status, message, Some(Duration::ZERO))
 }
 
 /// The `toolCalls` of script line `n` (ids `s<run>_<line>_<index>` unless given).
