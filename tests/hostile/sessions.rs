@@ -140,6 +140,11 @@ fn cleanup(pids: &[u32]) {
     }
 }
 
+/// The process ids written in the workspace files `names` (each waited for, see [`pid_file`]).
+fn pids_in(ws: &Ws, names: &[&str]) -> Vec<u32> {
+    names.iter().map(|f| pid_file(ws, f)).collect()
+}
+
 fn assert_dead(pids: &[u32], what: &str) {
     let alive: Vec<u32> = pids.iter().copied().filter(|p| !wait_dead(*p)).collect();
     cleanup(&alive);
@@ -365,10 +370,7 @@ fn run_process_output_floods_from_grandchildren_are_capped_and_their_groups_kill
             &shown[shown.len() - 300..]
         );
     }
-    let pids: Vec<u32> = ["g1", "g2", "g3", "c3"]
-        .iter()
-        .map(|f| pid_file(&ws, f))
-        .collect();
+    let pids = pids_in(&ws, &["g1", "g2", "g3", "c3"]);
     assert_dead(&pids, "flooding grandchildren");
 }
 
@@ -477,10 +479,7 @@ fn a_timeout_kills_the_whole_group_with_sigkill_when_sigterm_is_ignored() {
         (&json!(true), &json!("SIGTERM"), &Value::Null),
         "{b}"
     );
-    let pids: Vec<u32> = ["g1", "p1", "g2", "p2"]
-        .iter()
-        .map(|f| pid_file(&ws, f))
-        .collect();
+    let pids = pids_in(&ws, &["g1", "p1", "g2", "p2"]);
     assert_dead(&pids, "timed-out groups");
 }
 
@@ -518,7 +517,7 @@ fn background_tasks_and_their_grandchildren_die_when_the_cli_run_ends() {
         "{}",
         result_text(&t[1])
     );
-    let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
+    let pids = pids_in(&ws, &["g1", "p1"]);
     assert_dead(&pids, "a background task after the CLI run");
     let st: String = crate::sess::db(&ws)
         .query_row(
@@ -530,10 +529,35 @@ fn background_tasks_and_their_grandchildren_die_when_the_cli_run_ends() {
     assert_eq!(st, "killed");
 }
 
+/// Runs `script` (which starts a background task writing `g1` and `p1`) in the server; the
+/// task's process ids, which outlive the run (spec/sessions.md §3.4).
+fn run_bg_task(l: &mut Lsp, ws: &Ws, script: &Path) -> Vec<u32> {
+    let r = l
+        .request(
+            "alisio/runSession",
+            json!({"prompt":"p","provider":{"kind":"script","script":script}}),
+        )
+        .unwrap();
+    assert_eq!(r["status"], "completed", "{r}");
+    let pids = pids_in(ws, &["g1", "p1"]);
+    assert!(pids.iter().all(|p| !dead(*p)), "the task died with the run");
+    pids
+}
+
 fn lsp(ws: &Ws) -> Lsp {
     let l = crate::harness::start(ws, json!({}), json!({"trusted": true}));
     *l.approve_decision.lock().unwrap() = "allow-session".into();
     l
+}
+
+/// Ends the server by closing its input, or by `shutdown` and `exit` (which must answer 0).
+fn end_server(mut l: Lsp, close_stdin: bool) {
+    if close_stdin {
+        l.close_stdin();
+        l.wait_exit();
+    } else {
+        assert_eq!(l.shutdown_and_exit(), 0);
+    }
 }
 
 #[test]
@@ -542,30 +566,14 @@ fn background_tasks_outlive_the_run_in_the_server_and_die_at_its_exit() {
         let ws = Ws::new();
         let script = bg_script(&ws);
         let mut l = lsp(&ws);
-        let r = l
-            .request(
-                "alisio/runSession",
-                json!({"prompt":"p","provider":{"kind":"script","script":script}}),
-            )
-            .unwrap();
-        assert_eq!(r["status"], "completed", "{r}");
-        let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
-        // spec/sessions.md §3.4: in the server, tasks outlive the run.
-        assert!(pids.iter().all(|p| !dead(*p)), "the task died with the run");
-        if close_stdin {
-            l.close_stdin();
-            l.wait_exit();
+        let pids = run_bg_task(&mut l, &ws, &script);
+        end_server(l, close_stdin);
+        let after = if close_stdin {
+            "a task after the server's input closed"
         } else {
-            assert_eq!(l.shutdown_and_exit(), 0);
-        }
-        assert_dead(
-            &pids,
-            if close_stdin {
-                "a task after the server's input closed"
-            } else {
-                "a task after shutdown and exit"
-            },
-        );
+            "a task after shutdown and exit"
+        };
+        assert_dead(&pids, after);
     }
 }
 
@@ -580,23 +588,16 @@ fn a_process_tool_running_when_the_server_exits_is_killed_with_its_group() {
             "alisio/runSession",
             json!({"prompt":"p","provider":{"kind":"script","script":script}}),
         );
-        let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
+        let pids = pids_in(&ws, &["g1", "p1"]);
         // wait_exit fails the test when the server outlives its input by 20 s (the call would
         // otherwise run for its 600 s timeout).
-        if close_stdin {
-            l.close_stdin();
-            l.wait_exit();
+        end_server(l, close_stdin);
+        let after = if close_stdin {
+            "a shell call in flight when the input closed"
         } else {
-            assert_eq!(l.shutdown_and_exit(), 0);
-        }
-        assert_dead(
-            &pids,
-            if close_stdin {
-                "a shell call in flight when the input closed"
-            } else {
-                "a shell call in flight at shutdown"
-            },
-        );
+            "a shell call in flight at shutdown"
+        };
+        assert_dead(&pids, after);
     }
 }
 
@@ -641,15 +642,7 @@ fn background_tasks_die_when_the_servers_parent_process_dies() {
         .expect("initialize");
     l.notify("initialized", json!({}));
     *l.approve_decision.lock().unwrap() = "allow-session".into();
-    let r = l
-        .request(
-            "alisio/runSession",
-            json!({"prompt":"p","provider":{"kind":"script","script":script}}),
-        )
-        .unwrap();
-    assert_eq!(r["status"], "completed", "{r}");
-    let pids: Vec<u32> = ["g1", "p1"].iter().map(|f| pid_file(&ws, f)).collect();
-    assert!(pids.iter().all(|p| !dead(*p)), "the task died with the run");
+    let pids = run_bg_task(&mut l, &ws, &script);
     parent.kill().expect("kill parent");
     parent.wait().expect("reap parent");
     assert_eq!(l.wait_exit(), 1);

@@ -125,33 +125,17 @@ fn a_write_asks_the_editor_and_a_denial_leaves_the_file_untouched() {
         "{\"text\": \"Writing.\", \"toolCalls\": [{\"id\": \"w1\", \"name\": \"write_file\", \"arguments\": {\"path\": \"out.txt\", \"content\": \"x\", \"expectedHash\": null}}]}\n",
         "{\"text\": \"Done.\"}\n"));
     let mut lsp = start(&ws, false);
-    let r = lsp
-        .request(
-            "alisio/runSession",
-            json!({"prompt": "write it", "provider": {"kind": "script", "script": script}}),
-        )
-        .unwrap();
+    let r = run_script(&mut lsp, "write it", &script);
     assert_eq!(r["status"], "completed");
     assert!(!ws.root.join("out.txt").exists());
-    let asked = lsp
-        .server_requests
-        .lock()
-        .unwrap()
-        .iter()
-        .find(|q| q["method"] == "alisio/approve")
-        .cloned()
-        .expect("alisio/approve sent");
+    let asked = lsp.server_requests_of("alisio/approve");
+    let asked = asked.first().expect("alisio/approve sent");
     assert_eq!(asked["params"]["callId"], "w1");
     assert_eq!(asked["params"]["tool"], "write_file");
     assert_eq!(asked["params"]["effect"], "write");
     assert_eq!(asked["params"]["summary"], "Write out.txt (1 bytes)");
-    let evs = events(&mut lsp);
-    let resolved = evs
-        .iter()
-        .find(|e| e["event"]["type"] == "approval_resolved")
-        .expect("approval_resolved");
     assert_eq!(
-        resolved["event"]["data"],
+        first_resolution(&mut lsp),
         json!({"callId": "w1", "decision": "deny", "source": "user"})
     );
 }
@@ -224,6 +208,37 @@ fn write_script(ws: &Ws, writes: &[&str]) -> std::path::PathBuf {
     ws.file("script.jsonl", s)
 }
 
+/// `alisio/runSession` of `prompt` with the script provider reading `script`; the result.
+fn run_script(lsp: &mut Lsp, prompt: &str, script: &Path) -> Value {
+    lsp.request(
+        "alisio/runSession",
+        json!({"prompt": prompt, "provider": {"kind": "script", "script": script}}),
+    )
+    .unwrap()
+}
+
+/// Runs the script that writes `a.txt` then `b.txt`, the client answering `decision`; both
+/// files are written.
+fn two_writes(ws: &Ws, decision: &str) -> Lsp {
+    let script = write_script(ws, &["a.txt", "b.txt"]);
+    let mut lsp = start(ws, false);
+    *lsp.approve_decision.lock().unwrap() = decision.into();
+    let r = run_script(&mut lsp, "write", &script);
+    assert_eq!(r["status"], "completed");
+    assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
+    lsp
+}
+
+/// The data of the run's first `approval_resolved` event.
+fn first_resolution(lsp: &mut Lsp) -> Value {
+    let evs = events(lsp);
+    let resolved = evs
+        .iter()
+        .find(|e| e["event"]["type"] == "approval_resolved")
+        .expect("approval_resolved");
+    resolved["event"]["data"].clone()
+}
+
 fn approvals_asked(lsp: &Lsp) -> usize {
     lsp.server_requests_of("alisio/approve").len()
 }
@@ -231,25 +246,10 @@ fn approvals_asked(lsp: &Lsp) -> usize {
 #[test]
 fn case_25_allow_once_writes_and_the_next_write_asks_again() {
     let ws = Ws::new();
-    let script = write_script(&ws, &["a.txt", "b.txt"]);
-    let mut lsp = start(&ws, false);
-    *lsp.approve_decision.lock().unwrap() = "allow-once".into();
-    let r = lsp
-        .request(
-            "alisio/runSession",
-            json!({"prompt": "write", "provider": {"kind": "script", "script": script}}),
-        )
-        .unwrap();
-    assert_eq!(r["status"], "completed");
-    assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
+    let mut lsp = two_writes(&ws, "allow-once");
     assert_eq!(approvals_asked(&lsp), 2);
-    let evs = events(&mut lsp);
-    let resolved: Vec<&Value> = evs
-        .iter()
-        .filter(|e| e["event"]["type"] == "approval_resolved")
-        .collect();
     assert_eq!(
-        resolved[0]["event"]["data"],
+        first_resolution(&mut lsp),
         json!({"callId": "w0", "decision": "allow-once", "source": "user"})
     );
 }
@@ -257,17 +257,7 @@ fn case_25_allow_once_writes_and_the_next_write_asks_again() {
 #[test]
 fn case_26_allow_session_does_not_ask_for_the_next_write() {
     let ws = Ws::new();
-    let script = write_script(&ws, &["a.txt", "b.txt"]);
-    let mut lsp = start(&ws, false);
-    *lsp.approve_decision.lock().unwrap() = "allow-session".into();
-    let r = lsp
-        .request(
-            "alisio/runSession",
-            json!({"prompt": "write", "provider": {"kind": "script", "script": script}}),
-        )
-        .unwrap();
-    assert_eq!(r["status"], "completed");
-    assert!(ws.root.join("a.txt").exists() && ws.root.join("b.txt").exists());
+    let lsp = two_writes(&ws, "allow-session");
     assert_eq!(approvals_asked(&lsp), 1);
 }
 
@@ -394,21 +384,11 @@ fn a_malformed_approval_reply_is_a_client_error_denial_and_nothing_is_written() 
         std::fs::write(&script, text).unwrap();
         let mut lsp = start(&ws, false);
         *lsp.approve_decision.lock().unwrap() = junk.into();
-        let r = lsp
-            .request(
-                "alisio/runSession",
-                json!({"prompt": "write it", "provider": {"kind": "script", "script": script}}),
-            )
-            .unwrap();
+        let r = run_script(&mut lsp, "write it", &script);
         assert_eq!(r["status"], "completed", "{junk:?}: {r}");
         assert!(!ws.root.join("out.txt").exists());
-        let evs = events(&mut lsp);
-        let resolved = evs
-            .iter()
-            .find(|e| e["event"]["type"] == "approval_resolved")
-            .expect("approval_resolved");
         assert_eq!(
-            resolved["event"]["data"],
+            first_resolution(&mut lsp),
             json!({"callId": "w0", "decision": "deny", "source": "client-error"}),
             "{junk:?}"
         );
