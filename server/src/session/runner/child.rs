@@ -8,10 +8,10 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::calls::Done;
-use super::{Run, RunStatus, Transcript};
+use super::{Progress, Run, RunStatus, Transcript};
 use crate::session::events::Emitter;
 use crate::session::gov::Gov;
-use crate::session::providers::{self, ModelRequest, Provider, Usage};
+use crate::session::providers::{self, ModelRequest, Provider};
 use crate::session::store::{SessionRow, Store};
 use crate::session::tools::ToolCtx;
 use crate::session::tools::args::{self, Task};
@@ -110,15 +110,10 @@ impl Run<'_> {
                 grants: Arc::clone(&self.grants),
                 policies: self.policies,
                 cancel: Arc::clone(&self.cancel),
-                turns: 0,
-                tokens: 0,
-                usage: Usage::default(),
-                request_no: 0,
-                last_text: String::new(),
-                truncated: false,
+                progress: Progress::default(),
                 gov: Gov::new(self.opts.governor, &self.opts.settings),
                 max_turns: self.opts.config.subagent_max_turns,
-                max_tokens: self.max_tokens.saturating_sub(self.tokens),
+                max_tokens: self.max_tokens.saturating_sub(self.progress.tokens),
                 max_output: self.max_output,
                 compacted_this_turn: false,
                 window: self.window,
@@ -136,7 +131,7 @@ impl Run<'_> {
         };
         self.provider = provider;
         self.em.set_seq(seq);
-        self.tokens += result.tokens;
+        self.progress.tokens += result.tokens;
         let done = match result.status {
             RunStatus::Completed => {
                 let mut text = result.text.clone();

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::{PreRunError, Run, RunResult, RunStatus, Transcript};
+use super::{PreRunError, Progress, Run, RunResult, RunStatus, Transcript};
 use crate::governor::stored::{SessionOptions, StoredCriterion, StoredGoal};
 use crate::session::SessionContext;
 use crate::session::approvals::{Approver, Grants, Policy};
@@ -152,12 +152,7 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         grants,
         policies,
         cancel,
-        turns: 0,
-        tokens: 0,
-        usage: Usage::default(),
-        request_no: 0,
-        last_text: String::new(),
-        truncated: false,
+        progress: Progress::default(),
         gov: Gov::new(opts.governor, &opts.settings),
         max_turns: opts.max_turns.unwrap_or(cfg.max_turns),
         max_tokens,
@@ -572,18 +567,18 @@ impl Run<'_> {
         let (ty, data) = match status {
             RunStatus::Completed => (
                 "run_completed",
-                json!({"text":self.last_text,"turns":self.turns,"tokens":self.tokens,"usage":usage_value(&self.usage),"truncated":self.truncated}),
+                json!({"text":self.progress.last_text,"turns":self.progress.turns,"tokens":self.progress.tokens,"usage":usage_value(&self.progress.usage),"truncated":self.progress.truncated}),
             ),
             RunStatus::Failed => (
                 "run_failed",
-                json!({"error":error,"code":code,"turns":self.turns,"tokens":self.tokens}),
+                json!({"error":error,"code":code,"turns":self.progress.turns,"tokens":self.progress.tokens}),
             ),
             RunStatus::Cancelled => (
                 "run_cancelled",
                 json!({"reason":self.opts.cancel_reason,"error":"Cancelled"}),
             ),
         };
-        let usage = compact(&usage_value(&self.usage));
+        let usage = compact(&usage_value(&self.progress.usage));
         let st = status.as_str();
         let (err2, code2) = (error.clone(), code);
         let pending = Pending::new(&sid, None, ty, data.clone());
@@ -604,7 +599,7 @@ impl Run<'_> {
                 &sid,
                 None,
                 "run_failed",
-                json!({"error":e,"code":"store_error","turns":self.turns,"tokens":self.tokens}),
+                json!({"error":e,"code":"store_error","turns":self.progress.turns,"tokens":self.progress.tokens}),
             );
             self.em.transient(&p);
         }
@@ -613,11 +608,11 @@ impl Run<'_> {
             session_id: sid,
             run_id,
             status,
-            text: self.last_text.clone(),
+            text: self.progress.last_text.clone(),
             code: code.map(String::from),
             error,
-            turns: self.turns,
-            tokens: self.tokens,
+            turns: self.progress.turns,
+            tokens: self.progress.tokens,
             report,
         }
     }

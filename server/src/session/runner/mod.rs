@@ -107,6 +107,31 @@ impl PreRunError {
     }
 }
 
+/// What a run has done so far; a new run (root or child) starts from the default.
+#[derive(Default)]
+struct Progress {
+    turns: u32,
+    tokens: u64,
+    usage: Usage,
+    /// Requests built so far (every built request counts).
+    request_no: u64,
+    /// The last assistant text.
+    last_text: String,
+    /// The last answer was cut at the output limit and had no calls.
+    truncated: bool,
+}
+
+impl Progress {
+    /// Counts one answer's usage. The figures come from the endpoint: saturate, never overflow.
+    fn count(&mut self, u: &Usage) {
+        self.tokens = self.tokens.saturating_add(u.input.saturating_add(u.output));
+        self.usage.input = self.usage.input.saturating_add(u.input);
+        self.usage.output = self.usage.output.saturating_add(u.output);
+        self.usage.cache_read = self.usage.cache_read.saturating_add(u.cache_read);
+        self.usage.cache_write = self.usage.cache_write.saturating_add(u.cache_write);
+    }
+}
+
 /// A run in progress.
 pub(crate) struct Run<'a> {
     opts: &'a RunOptions,
@@ -124,12 +149,7 @@ pub(crate) struct Run<'a> {
     grants: Arc<Mutex<Grants>>,
     policies: Policies,
     cancel: Arc<AtomicBool>,
-    turns: u32,
-    tokens: u64,
-    usage: Usage,
-    request_no: u64,
-    last_text: String,
-    truncated: bool,
+    progress: Progress,
     gov: Gov,
     max_turns: u32,
     max_tokens: u64,

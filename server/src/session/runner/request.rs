@@ -274,7 +274,7 @@ impl Run<'_> {
     pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, String> {
         let active = self.active()?;
         let (system, _, parts) = self.parts();
-        self.request_no += 1;
+        self.progress.request_no += 1;
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
         let p = self.gov.project(
@@ -282,7 +282,7 @@ impl Run<'_> {
             &active,
             values,
             &parts,
-            self.request_no,
+            self.progress.request_no,
             recovery,
             &sources,
         );

@@ -54,7 +54,7 @@ impl Run<'_> {
     }
 
     fn turn(&mut self) -> Result<TurnEnd, String> {
-        let turn_no = self.turns + 1;
+        let turn_no = self.progress.turns + 1;
         let started = Instant::now();
         let a = match self.answer(turn_no)? {
             Ok(a) => a,
@@ -73,25 +73,18 @@ impl Run<'_> {
             stop
         };
         let (asst_seq, model) = self.store_assistant(turn_no, &a, stop)?;
-        self.turns = turn_no;
-        // Usage comes from the endpoint: saturate, never overflow.
+        self.progress.turns = turn_no;
         let usage = &a.usage;
-        self.tokens = self
-            .tokens
-            .saturating_add(usage.input.saturating_add(usage.output));
-        self.usage.input = self.usage.input.saturating_add(usage.input);
-        self.usage.output = self.usage.output.saturating_add(usage.output);
-        self.usage.cache_read = self.usage.cache_read.saturating_add(usage.cache_read);
-        self.usage.cache_write = self.usage.cache_write.saturating_add(usage.cache_write);
-        self.last_text = a.resp.text.clone();
-        let budget_spent = self.tokens >= self.max_tokens;
+        self.progress.count(usage);
+        self.progress.last_text = a.resp.text.clone();
+        let budget_spent = self.progress.tokens >= self.max_tokens;
         let calls = &a.calls;
         let cancelled = if calls.is_empty() {
             false
         } else {
             self.execute_calls(asst_seq, calls, budget_spent)?
         };
-        let data = json!({"turn":turn_no,"calls":calls.len(),"stopReason":stop.as_str(),"model":model,"usage":usage.json(),"tokens":self.tokens,
+        let data = json!({"turn":turn_no,"calls":calls.len(),"stopReason":stop.as_str(),"model":model,"usage":usage.json(),"tokens":self.progress.tokens,
             "durationMs":started.elapsed().as_millis() as u64,"ttftMs":a.ttft});
         self.durable_event("turn_completed", data)?;
         Ok(self.after_turn(turn_no, cancelled, calls.is_empty(), budget_spent))
@@ -143,7 +136,8 @@ impl Run<'_> {
             if resp.stop == Some(Stop::MaxTokens) {
                 calls.retain(|c| c.complete);
                 if calls.is_empty() && resp.text.trim().is_empty() {
-                    self.tokens = self
+                    let p = &mut self.progress;
+                    p.tokens = p
                         .tokens
                         .saturating_add(usage.input.saturating_add(usage.output));
                     recoveries += 1;
@@ -218,7 +212,7 @@ impl Run<'_> {
         let run_id = self.run_id.clone();
         let mut evs = Vec::new();
         if stop == Stop::MaxTokens {
-            self.truncated = a.calls.is_empty();
+            self.progress.truncated = a.calls.is_empty();
             evs.push(Pending::new(
                 &sid,
                 None,
@@ -265,7 +259,7 @@ impl Run<'_> {
         if budget_spent {
             let m = format!(
                 "Token budget exhausted ({} of {} tokens)",
-                self.tokens, self.max_tokens
+                self.progress.tokens, self.max_tokens
             );
             return self.end(RunStatus::Failed, Some("token_budget"), Some(m));
         }
