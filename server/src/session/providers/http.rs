@@ -62,18 +62,13 @@ pub trait HttpProvider: Send {
 }
 
 impl<P: HttpProvider> Provider for P {
-    fn attempt(
-        &mut self,
-        req: &ModelRequest,
-        on_text: &mut OnText,
-        cancel: &AtomicBool,
-    ) -> Attempt {
+    fn attempt(&mut self, req: &ModelRequest, text: &mut OnText, cancel: &AtomicBool) -> Attempt {
         let (cfg, model) = self.parts();
         let (url, headers) = self.endpoint();
         let mut dec = P::Decoder::new(model, cfg.key.as_deref());
         let body = self.body(req).to_string();
         post_stream(cfg, &url, &headers, body, cancel, &mut |ev| {
-            dec.event(&ev, on_text)
+            dec.event(&ev, text)
         })?;
         Ok(dec.finish())
     }
