@@ -267,7 +267,7 @@ impl Gov {
                 recovery,
             },
         );
-        self.live.push(
+        let (off, governed) = self.live.push(
             &rp,
             &history,
             self.state.elisions(),
@@ -294,9 +294,13 @@ impl Gov {
         Projected {
             messages,
             invariants: sent.invariants,
-            event: sent
-                .event
-                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+            event: sent.event.map(|e| {
+                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+                // This request's cache-aware figures (spec/governor.md §7.1): what the session's
+                // report sums into `replay` and the Context Report view charts.
+                v["replay"] = json!({"off": off, "governed": governed});
+                v
+            }),
         }
     }
 
@@ -312,7 +316,7 @@ impl Gov {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
         let src = sources.governor();
-        let mut r = self.state.report(
+        let r = self.state.report(
             &self.settings,
             Turn {
                 session_id,
@@ -324,10 +328,7 @@ impl Gov {
             },
             None,
         );
-        let rp = self.live.replay();
-        if rp.requests > 0 {
-            r.set_replay(rp);
-        }
+        // `replay` comes from the stored events (`read::with_stored_replay`).
         r.to_json()
     }
 

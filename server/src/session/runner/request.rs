@@ -312,7 +312,9 @@ impl Run<'_> {
     pub(super) fn report(&self) -> Value {
         let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
         let (_, _, parts) = self.parts();
-        self.gov.report(&self.sid, &active, &parts, &self.sources())
+        let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
+        let _ = crate::session::read::with_stored_replay(&self.store, &self.sid, &mut r);
+        r
     }
 
     /// `(chars, token estimate)` of a stored row's json, memoised.
