@@ -71,8 +71,9 @@ fn every_request_stores_its_replay_figures_and_the_session_report_sums_them_acro
             assert_eq!(rp[s][k], sum, "{s} {k}");
         }
     }
-    // A resumed run adds its requests: the report covers the whole session. Its first request
-    // is a new process's: nothing counted as cached.
+    // A resumed run (a new process) adds its requests: the report covers the whole session.
+    // Its first request is compared with the session's last one (request 2, projected again):
+    // the history only grew, so all of request 2 is cached.
     script(&ws, &[r#"{"text":"again"}"#]);
     // Plain output: the run's own report is printed on stderr.
     let r2 = ws.run(&[
@@ -104,7 +105,12 @@ fn every_request_stores_its_replay_figures_and_the_session_report_sums_them_acro
             .as_array()
             .unwrap()[..]
     );
-    assert_eq!(col("off", "cachedTokens")[2], 0);
+    assert_eq!(col("off", "cachedTokens")[2], b["off"]["inputTokens"]);
+    assert_eq!(
+        col("governed", "cachedTokens")[2],
+        b["governed"]["inputTokens"]
+    );
+    assert_eq!(rp["off"]["cacheBreaks"], 0);
     assert!(
         col("off", "inputTokens")[2].as_u64().unwrap() > b["off"]["inputTokens"].as_u64().unwrap()
     );

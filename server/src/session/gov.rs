@@ -211,8 +211,10 @@ pub struct Gov {
     pub mode: GovernorMode,
     pub settings: GovSettings,
     state: SessionGovernor,
-    /// The replay figures of this session's requests in this process (ContextReport `replay`).
+    /// The cache comparison of this session's requests (each request's `replay` figures).
     live: crate::governor::replay::Live,
+    /// The message count of the session's last request before this run (`resume_from`).
+    resumed: Option<usize>,
 }
 
 impl Gov {
@@ -225,7 +227,43 @@ impl Gov {
             settings: s,
             state: SessionGovernor::new(),
             live: crate::governor::replay::Live::default(),
+            resumed: None,
         }
+    }
+
+    /// This run continues a session whose last request (of an earlier run, maybe another
+    /// process) had `messages` messages: the first request of the run is compared with that
+    /// one (projected again, stubs being deterministic), not counted as a cold cache.
+    pub fn resume_from(&mut self, messages: usize) {
+        self.resumed = Some(messages);
+    }
+
+    /// Feeds the session's previous request (`resume_from`) to the cache comparison.
+    fn seed(
+        &mut self,
+        session_id: &str,
+        history: &[Message],
+        rp: &RequestParts,
+        src: &invariants::Sources,
+    ) {
+        let Some(m) = self.resumed.take().filter(|m| *m <= history.len()) else {
+            return;
+        };
+        let mut g = SessionGovernor::new();
+        let sent = g.request(
+            &self.settings,
+            Turn {
+                session_id,
+                history: &history[..m],
+                parts: rp,
+                sources: src,
+                request: 0,
+                recovery: false,
+            },
+        );
+        let _ = self
+            .live
+            .push(rp, &history[..m], g.elisions(), sent.invariants.as_deref());
     }
 
     /// Projects one request. `values` are the parsed rows of `active`, in the same order.
@@ -256,6 +294,7 @@ impl Gov {
             .collect();
         let rp = parts.governor();
         let src = sources.governor();
+        self.seed(session_id, &history, &rp, &src);
         let sent = self.state.request(
             &self.settings,
             Turn {

@@ -18,7 +18,8 @@
     const drawn = { series: [], cached: {} };
     chart.series.forEach((x, i) => {
       const color = colorOf(x.mode, i);
-      series.push({ label: x.label, stroke: color, width: 2, points: { show: chart.requests.length < 60, size: 4 } });
+      // `off` first and wider: where the governor elides nothing the two lines coincide.
+      series.push({ label: x.label, stroke: color, width: i === 0 ? 3 : 2, points: { show: chart.requests.length < 60, size: 4 } });
       values.push(x.tokens);
       drawn.series.push(x.mode);
     });
@@ -29,9 +30,10 @@
       values.push(x.cached);
       drawn.cached[x.mode] = x.cached;
     });
-    const axis = (label, size) => {
+    const axis = (label, size, incrs) => {
       const a = { label };
       if (size) a.size = size;
+      if (incrs) a.incrs = incrs;
       if (opts.axisColor) {
         a.stroke = opts.axisColor;
         a.grid = { stroke: opts.gridColor || opts.axisColor + '33' };
@@ -52,7 +54,8 @@
     drawn.plot = new uPlot({
       width, height: opts.height || 320,
       scales: { x: { time: false }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.05 : 1] } },
-      axes: [axis('request'), axis('input tokens', 70)],
+      // Requests are whole numbers: no tick at 1.5.
+      axes: [axis('request', 0, [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]), axis('input tokens', 70)],
       series,
     }, values, box);
     return drawn;

@@ -275,6 +275,17 @@ impl Run<'_> {
         let active = self.active()?;
         let (system, _, parts) = self.parts();
         self.request_no += 1;
+        if self.request_no == 1 {
+            // A resumed session: its last request is where the prompt cache stands.
+            if let Ok(Some(d)) = self.store.last_event_data(&self.sid, "context_governed") {
+                let m = serde_json::from_str::<Value>(&d)
+                    .ok()
+                    .and_then(|v| v["messages"].as_u64());
+                if let Some(m) = m {
+                    self.gov.resume_from(m as usize);
+                }
+            }
+        }
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
         let p = self.gov.project(
