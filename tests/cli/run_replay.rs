@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use crate::common::Ws;
 use crate::sess::*;
 
+const LIST_FILES: &str = r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#;
+
 fn report(ws: &Ws, id: &str) -> Value {
     let r = ws.run(&["sessions", "report", id, "--json"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
@@ -25,13 +27,8 @@ fn column(evs: &[&Value], stream: &str, k: &str) -> Value {
 #[test]
 fn every_request_stores_its_replay_figures_and_the_session_report_sums_them_across_runs() {
     let ws = Ws::new();
-    script(
-        &ws,
-        &[
-            r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#,
-            r#"{"text":"ok"}"#,
-        ],
-    );
+    // Two requests: a tool call, then the answer.
+    script(&ws, &[LIST_FILES, r#"{"text":"ok"}"#]);
     let (r, ev) = run(&ws, "hello", &["--governor", "on"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let id = sid(&ev);

@@ -142,11 +142,10 @@ pub fn with_stored_replay(store: &Store, id: &str, r: &mut Value) -> Result<(), 
     }
     let figures = |v: &Value| serde_json::from_value(v.clone()).ok();
     let requests: Vec<_> = store
-        .events(id)?
+        .event_data(id, "context_governed")?
         .iter()
-        .filter(|e| e["type"] == "context_governed")
-        .filter_map(|e| {
-            let rp = &e["data"]["replay"];
+        .filter_map(|d| {
+            let rp = serde_json::from_str::<Value>(d).ok()?["replay"].take();
             Some((figures(&rp["off"])?, figures(&rp["governed"])?))
         })
         .collect();

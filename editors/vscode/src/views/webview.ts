@@ -135,12 +135,15 @@ document.addEventListener('keydown', (e) => {
 });
 // The Context Report's replay chart (chart.ts): drawn into #replay-chart by the shared code of
 // governor analyze --html (window.alisioReplayChart, present only in the report panel).
+// The previous drawing is destroyed first (uPlot's listeners), the new request drawn with the rest.
+let plot;
 function drawChart(chart) {
+  if (plot) { plot.destroy(); plot = undefined; }
   const box = document.getElementById('replay-chart');
   if (!chart || !box || typeof window.alisioReplayChart !== 'function') return;
   const fg = getComputedStyle(document.body).color;
   const width = Math.max(320, Math.min(1100, root.clientWidth - 8));
-  window.alisioReplayChart(box, chart, { axisColor: fg, gridColor: 'rgba(128,128,128,0.25)', width, height: 280 });
+  plot = window.alisioReplayChart(box, chart, { axisColor: fg, gridColor: 'rgba(128,128,128,0.25)', width, height: 280 }).plot;
 }
 vscode.postMessage({ type: 'ready' });
 `;
