@@ -1,5 +1,6 @@
 //! `governor analyze --html FILE` (docs/governor.md "The HTML report"): one self-contained page
-//! whose chart has one series per mode, with the figures of the replay; opened in headless
+//! whose chart has one series per stream of the cache-aware replay (off, governed, each
+//! baseline) with its cached part, the replay's own per-request figures; opened in headless
 //! Chromium with no network when Chromium is installed.
 
 use std::path::Path;
@@ -35,14 +36,24 @@ fn chromium() -> Option<String> {
         .map(str::to_owned)
 }
 
+/// `governor analyze refactor.claude.jsonl --baseline mask:2` plus `args`, on a copy of the
+/// example in the workspace (the page names the file as given).
+fn analyze(ws: &Ws, args: &[&str]) -> crate::common::Run {
+    const T: &str = "refactor.claude.jsonl";
+    if !ws.root.join(T).exists() {
+        ws.file(T, std::fs::read(example()).unwrap());
+    }
+    let mut a = vec!["governor", "analyze", T, "--baseline", "mask:2"];
+    a.extend_from_slice(args);
+    ws.run(&a)
+}
+
 #[test]
-fn the_page_is_self_contained_and_charts_one_series_per_mode_per_request() {
+fn the_page_is_self_contained_and_charts_the_replay_per_request_one_series_per_stream() {
     let ws = Ws::new();
-    let t = example();
-    let t = t.to_str().unwrap();
-    let r = ws.run(&["governor", "analyze", t, "--html", "out/report.html"]);
+    let r = analyze(&ws, &["--html", "out/report.html"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let plain = ws.run(&["governor", "analyze", t]);
+    let plain = analyze(&ws, &[]);
     assert_eq!(r.stdout, plain.stdout, "--html leaves stdout as it was");
     let html = std::fs::read_to_string(ws.root.join("out/report.html")).unwrap();
     assert!(html.starts_with("<!doctype html>"));
@@ -61,16 +72,52 @@ fn the_page_is_self_contained_and_charts_one_series_per_mode_per_request() {
     let s = &data["sessions"][0];
     assert_eq!(data["sessions"].as_array().unwrap().len(), 1);
     assert_eq!(s["session"], "demo-refactor");
-    let modes: Vec<&str> = s["chart"]["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["mode"].as_str().unwrap())
-        .collect();
-    assert_eq!(modes, ["off", "governed"]);
-    // The figures are the replay's: one point per `--events` payload, the last one the report's.
-    let events: Vec<Value> = ws
-        .run(&["governor", "analyze", t, "--events"])
+    let series = s["chart"]["series"].as_array().unwrap();
+    let modes: Vec<&str> = series.iter().map(|x| x["mode"].as_str().unwrap()).collect();
+    assert_eq!(modes, ["off", "governed", "mask:2"]);
+    // The figures are the replay's (`--json`'s `replay.perRequest`), not derived again: the
+    // columns of each stream, whose sums are the stream's inputTokens and cachedTokens.
+    let report = analyze(&ws, &["--json"]).json();
+    let rp = &report[0]["replay"];
+    assert_eq!(rp["requests"], 26);
+    assert_eq!(
+        s["chart"]["requests"],
+        json!((1..=26).collect::<Vec<u64>>())
+    );
+    let streams = [
+        (&rp["perRequest"]["off"], &rp["off"]),
+        (&rp["perRequest"]["governed"], &rp["governed"]),
+        (&rp["perRequest"]["baselines"][0], &rp["baselines"][0]),
+    ];
+    let sum = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .sum::<u64>()
+    };
+    for (x, (cols, totals)) in series.iter().zip(streams) {
+        assert_eq!(x["tokens"], cols["inputTokens"], "{}", x["mode"]);
+        assert_eq!(x["cached"], cols["cachedTokens"], "{}", x["mode"]);
+        assert_eq!(sum(&x["tokens"]), totals["inputTokens"].as_u64().unwrap());
+        assert_eq!(sum(&x["cached"]), totals["cachedTokens"].as_u64().unwrap());
+    }
+    assert_eq!(rp["baselines"][0]["name"], "mask:2");
+    assert_eq!(series[2]["label"], "mask:2");
+    // The example's replay line: `off 184704 tokens, …, governed 22706 tokens`; masking keeps
+    // 34751. The first request has nothing cached; off is append-only, so every later request
+    // has its predecessor cached: 21 tokens at request 2, 1120 at request 3.
+    assert_eq!(sum(&series[0]["tokens"]), 184704);
+    assert_eq!(sum(&series[1]["tokens"]), 22706);
+    assert_eq!(sum(&series[2]["tokens"]), 34751);
+    assert_eq!(sum(&series[0]["cached"]), 171606);
+    assert_eq!(
+        series[0]["cached"].as_array().unwrap()[..3],
+        [json!(0), json!(21), json!(1120)]
+    );
+    // Cross-check with the per-request payloads (`--events`): off is tokensBefore and, in
+    // shadow, governed is tokensAfter, request by request.
+    let events: Vec<Value> = analyze(&ws, &["--events"])
         .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -79,10 +126,10 @@ fn the_page_is_self_contained_and_charts_one_series_per_mode_per_request() {
     assert_eq!(s["chart"]["requests"], json!(req));
     let before: Vec<Value> = events.iter().map(|e| e["tokensBefore"].clone()).collect();
     let after: Vec<Value> = events.iter().map(|e| e["tokensAfter"].clone()).collect();
-    assert_eq!(s["chart"]["series"][0]["tokens"], json!(before));
-    assert_eq!(s["chart"]["series"][1]["tokens"], json!(after));
-    let report = ws.run(&["governor", "analyze", t, "--json"]).json();
+    assert_eq!(series[0]["tokens"], json!(before));
+    assert_eq!(series[1]["tokens"], json!(after));
     assert_eq!(s["totals"], report[0]["totals"]);
+    assert_eq!(s["replay"], *rp);
     assert_eq!(
         s["elided"].as_array().unwrap().len() as u64,
         report[0]["totals"]["elided"].as_u64().unwrap()
@@ -90,40 +137,52 @@ fn the_page_is_self_contained_and_charts_one_series_per_mode_per_request() {
 }
 
 #[test]
-fn headless_chromium_without_network_draws_one_series_per_mode() {
-    let Some(browser) = chromium() else {
-        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
-        return;
-    };
+fn in_mode_off_the_page_has_no_series() {
     let ws = Ws::new();
-    let t = example();
-    let page = ws.root.join("report.html");
-    let r = ws.run(&[
-        "governor",
-        "analyze",
-        t.to_str().unwrap(),
-        "--html",
-        "report.html",
-    ]);
+    let r = analyze(&ws, &["--mode", "off", "--html", "off.html"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+    let data = page_data(&std::fs::read_to_string(ws.root.join("off.html")).unwrap());
+    let s = &data["sessions"][0];
+    assert_eq!(s["chart"], json!({"requests": [], "series": []}));
+    assert_eq!(s["replay"], Value::Null);
+}
+
+/// Opens `page` in headless Chromium with no network: `--dump-dom`, or `--screenshot=PATH`.
+fn chromium_run(browser: &str, ws: &Ws, page: &Path, mode: &str) -> crate::common::Run {
     let profile = ws.tmp.path().join("chromium-profile");
-    let out = run_cmd(
+    run_cmd(
         Command::new("timeout")
             .arg("120")
-            .arg(&browser)
+            .arg(browser)
             .args([
                 "--headless",
                 "--no-sandbox",
                 "--disable-gpu",
                 "--no-first-run",
+                "--hide-scrollbars",
+                "--window-size=1200,900",
                 "--host-resolver-rules=MAP * ~NOTFOUND",
                 "--proxy-server=127.0.0.1:9",
                 &format!("--user-data-dir={}", profile.display()),
-                "--dump-dom",
+                mode,
             ])
             .arg(format!("file://{}", page.display()))
             .env("HOME", &ws.home),
-    );
+    )
+}
+
+#[test]
+fn headless_chromium_without_network_draws_one_series_per_stream_with_the_cached_part() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let ws = Ws::new();
+    let page = ws.root.join("report.html");
+    let r = analyze(&ws, &["--html", "report.html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rp = analyze(&ws, &["--json"]).json()[0]["replay"]["perRequest"].clone();
+    let out = chromium_run(&browser, &ws, &page, "--dump-dom");
     assert_eq!(out.code, 0, "{}", out.stderr);
     let dom = out.stdout;
     assert!(
@@ -131,11 +190,37 @@ fn headless_chromium_without_network_draws_one_series_per_mode() {
         "{}",
         &dom[..dom.len().min(2000)]
     );
+    let attr = |v: &Value| serde_json::to_string(v).unwrap().replace('"', "&quot;");
     assert!(
-        dom.contains(r#"data-charts="[[&quot;off&quot;,&quot;governed&quot;]]""#),
-        "the chart's series are the modes"
+        dom.contains(&format!(
+            r#"data-charts="{}""#,
+            attr(&json!([["off", "governed", "mask:2"]]))
+        )),
+        "the chart's series are the streams"
     );
-    // uPlot's legend: one row for x, one per series.
-    assert_eq!(dom.matches(r#"class="u-series""#).count(), 3);
+    // The shaded cached parts are the replay's cachedTokens columns.
+    let cached = json!({
+        "off": rp["off"]["cachedTokens"],
+        "governed": rp["governed"]["cachedTokens"],
+        "mask:2": rp["baselines"][0]["cachedTokens"],
+    });
+    assert!(
+        dom.contains(&format!(r#"data-cached="{}""#, attr(&cached))),
+        "data-cached {cached}"
+    );
+    // uPlot's legend: one row for x, one per stream and one per stream's cached part.
+    assert_eq!(dom.matches(r#"class="u-series""#).count(), 7);
     assert_eq!(dom.matches("<canvas").count(), 1);
+    // ALISIO_SCREENSHOT=DIR keeps a picture of the page (docs/images/governor-html.png).
+    if let Ok(dir) = std::env::var("ALISIO_SCREENSHOT") {
+        let png = Path::new(&dir).join("governor-html.png");
+        let shot = chromium_run(
+            &browser,
+            &ws,
+            &page,
+            &format!("--screenshot={}", png.display()),
+        );
+        assert_eq!(shot.code, 0, "{}", shot.stderr);
+        assert!(png.is_file());
+    }
 }

@@ -1,12 +1,22 @@
 // Bundles the extension with esbuild (dist/extension.js, `vscode` external), or, with
 // --tests, each test/*.test.ts into out/test/ with `vscode` resolved to test/vscode-stub.ts.
 import * as esbuild from 'esbuild';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
+
+// `import x from './file?text'`: the file's content as a string (the replay chart's code and
+// uPlot, shared with `governor analyze --html`, src/views/chartAssets.ts).
+const textImports = {
+  name: 'text-imports',
+  setup(build) {
+    build.onResolve({ filter: /\?text$/ }, (a) => ({ path: resolve(a.resolveDir, a.path.slice(0, -'?text'.length)), namespace: 'text' }));
+    build.onLoad({ filter: /.*/, namespace: 'text' }, (a) => ({ contents: readFileSync(a.path, 'utf8'), loader: 'text' }));
+  },
+};
 
 if (args.has('--tests')) {
   const stub = join(root, 'test', 'vscode-stub.ts');
@@ -25,7 +35,7 @@ if (args.has('--tests')) {
     format: 'cjs',
     target: 'node20',
     sourcemap: 'inline',
-    plugins: [vscodeStub],
+    plugins: [vscodeStub, textImports],
     logLevel: 'warning',
   });
 } else {
@@ -37,6 +47,7 @@ if (args.has('--tests')) {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    plugins: [textImports],
     sourcemap: args.has('--watch') ? 'inline' : false,
     minify: !args.has('--watch'),
     logLevel: 'info',

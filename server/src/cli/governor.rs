@@ -427,12 +427,15 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
             }
         };
         for s in &sessions {
+            let rp = (a.html.is_some() || !a.events)
+                .then(|| replay_of(&settings, s, &opts))
+                .flatten();
             if a.html.is_some() {
-                html.push(super::governor_html::session(
-                    &settings,
+                html.push(super::governor_html::session_data(
+                    &shown_path,
                     s,
                     &report(&settings, s),
-                    &shown_path,
+                    rp.as_ref(),
                 ));
             }
             if a.events {
@@ -440,7 +443,6 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
                 continue;
             }
             let mut r = report(&settings, s);
-            let rp = replay_of(&settings, s, &opts);
             if let Some(rp) = &rp {
                 sums.add(rp);
             }

@@ -1,11 +1,11 @@
 //! The cache-aware replay figures (spec/governor.md §11.8) as plain data: the `replay` object of a
 //! ContextReport. Computed by `replay.rs`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// The figures of one stream of requests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The figures of one stream of requests (or of one request: `cacheBreaks` 0 or 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Figures {
     pub input_tokens: u64,
     pub cached_tokens: u64,
@@ -22,6 +22,24 @@ pub struct Baseline {
     pub figures: Figures,
 }
 
+/// One stream's figures request by request (index r−1 is request r): what a chart draws.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Columns {
+    pub input_tokens: Vec<u64>,
+    pub cached_tokens: Vec<u64>,
+}
+
+/// `replay.perRequest`: the columns of `off`, `governed` and each baseline (in the order of
+/// `baselines`); their sums are the streams' `inputTokens` and `cachedTokens`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PerRequest {
+    pub off: Columns,
+    pub governed: Columns,
+    pub baselines: Vec<Columns>,
+}
+
 /// `replay` of a session's report.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -30,4 +48,5 @@ pub struct Replay {
     pub off: Figures,
     pub governed: Figures,
     pub baselines: Vec<Baseline>,
+    pub per_request: PerRequest,
 }

@@ -34,7 +34,7 @@ impl Default for Prices {
     }
 }
 
-pub use super::figures::{Baseline, Figures, Replay};
+pub use super::figures::{Baseline, Columns, Figures, PerRequest, Replay};
 
 /// A replaced message of a request: (position, tokens, hash of its text).
 pub type Replaced = (usize, u64, u64);
@@ -59,6 +59,8 @@ struct Prev {
 #[derive(Clone, Debug, Default)]
 pub struct Stream {
     pub figures: Figures,
+    /// The input and cached tokens of each request pushed.
+    pub columns: Columns,
     prev: Option<Prev>,
 }
 
@@ -94,7 +96,7 @@ impl Stream {
         replaced: Vec<Replaced>,
         trailing: Option<(u64, u64)>,
         reset: bool,
-    ) {
+    ) -> Figures {
         let at = |k: usize| base.get(k).copied().unwrap_or(0);
         let prefix = |d: usize| {
             let mut t = at(d.min(n));
@@ -120,21 +122,34 @@ impl Stream {
                         Some(_) => p.n,
                     };
                 }
-                if d < whole {
-                    self.figures.cache_breaks += 1;
-                }
-                prefix(d)
+                (prefix(d), u64::from(d < whole))
             }
-            _ => 0,
+            _ => (0, 0),
         };
-        self.figures.input_tokens += input;
-        self.figures.cached_tokens += cached;
-        self.figures.cost += prices.read * cached as f64 + prices.write * (input - cached) as f64;
+        let (cached, breaks) = cached;
+        let this = Figures {
+            input_tokens: input,
+            cached_tokens: cached,
+            cost: prices.read * cached as f64 + prices.write * (input - cached) as f64,
+            cache_breaks: breaks,
+        };
+        self.add(&this);
         self.prev = Some(Prev {
             n,
             replaced,
             trailing,
         });
+        this
+    }
+
+    /// Adds one request's figures (its columns and the sums).
+    pub fn add(&mut self, f: &Figures) {
+        self.figures.input_tokens += f.input_tokens;
+        self.figures.cached_tokens += f.cached_tokens;
+        self.figures.cost += f.cost;
+        self.figures.cache_breaks += f.cache_breaks;
+        self.columns.input_tokens.push(f.input_tokens);
+        self.columns.cached_tokens.push(f.cached_tokens);
     }
 }
 
@@ -174,11 +189,12 @@ pub fn mask_stub(lines: usize) -> String {
     format!("Old environment output: ({lines} lines omitted)")
 }
 
-/// The replay figures of a live session so far (spec/governor.md §11.8, the ContextReport's `replay`): the runner
-/// pushes every request it builds. A compaction or an in-place rewrite resets the cache.
+/// The replay figures of a live session's requests (spec/governor.md §11.8): the runner pushes
+/// every request it builds and stores the request's figures in its `context_governed` event; the
+/// session's report sums them ([`of_requests`]). A compaction or an in-place rewrite resets the
+/// cache.
 #[derive(Clone, Debug, Default)]
 pub struct Live {
-    requests: u64,
     off: Stream,
     governed: Stream,
     first: Option<u64>,
@@ -193,13 +209,15 @@ impl Live {
     }
 
     /// Accounts one request: the history, the elisions `on` sends and the trailing block.
+    /// Returns this request's figures (`off`, `governed`): the `replay` of its
+    /// `context_governed` event.
     pub fn push<'s>(
         &mut self,
         parts: &RequestParts,
         history: &[Message],
         stubs: impl Iterator<Item = (usize, &'s str)>,
         trailing: Option<&str>,
-    ) {
+    ) -> (Figures, Figures) {
         let k = parts_tokens(parts);
         let mut base = Vec::with_capacity(k.len() + history.len() + 1);
         base.push(0);
@@ -213,23 +231,36 @@ impl Live {
         self.n = history.len();
         let n = k.len() + history.len();
         let p = Prices::default();
-        self.off.push(p, &base, n, Vec::new(), None, reset);
+        let off = self.off.push(p, &base, n, Vec::new(), None, reset);
         let stubs = stubs
             .map(|(i, s)| (k.len() + i, tokens(s), hash_of(s)))
             .collect();
         let trailing = trailing.map(|b| (tokens(b), hash_of(b)));
-        self.governed.push(p, &base, n, stubs, trailing, reset);
-        self.requests += 1;
+        let governed = self.governed.push(p, &base, n, stubs, trailing, reset);
+        (off, governed)
     }
+}
 
-    #[must_use]
-    pub fn replay(&self) -> Replay {
-        Replay {
-            requests: self.requests,
-            off: self.off.figures,
-            governed: self.governed.figures,
+/// The `replay` of a session from its requests' own figures (`off`, `governed`), in order: the
+/// `replay` of its stored `context_governed` events (spec/governor.md §7.1), summed.
+#[must_use]
+pub fn of_requests(requests: impl IntoIterator<Item = (Figures, Figures)>) -> Replay {
+    let (mut off, mut governed, mut n) = (Stream::default(), Stream::default(), 0);
+    for (o, g) in requests {
+        off.add(&o);
+        governed.add(&g);
+        n += 1;
+    }
+    Replay {
+        requests: n,
+        off: off.figures,
+        governed: governed.figures,
+        baselines: Vec::new(),
+        per_request: PerRequest {
+            off: off.columns,
+            governed: governed.columns,
             baselines: Vec::new(),
-        }
+        },
     }
 }
 
@@ -330,12 +361,17 @@ pub fn replay(
         off: off.figures,
         governed: governed.figures,
         baselines: baselines
-            .into_iter()
+            .iter()
             .map(|m| Baseline {
                 name: format!("mask:{}", m.keep),
                 figures: m.stream.figures,
             })
             .collect(),
+        per_request: PerRequest {
+            off: off.columns,
+            governed: governed.columns,
+            baselines: baselines.into_iter().map(|m| m.stream.columns).collect(),
+        },
     }
 }
 

@@ -211,8 +211,10 @@ pub struct Gov {
     pub mode: GovernorMode,
     pub settings: GovSettings,
     state: SessionGovernor,
-    /// The replay figures of this session's requests in this process (ContextReport `replay`).
+    /// The cache comparison of this session's requests (each request's `replay` figures).
     live: crate::governor::replay::Live,
+    /// The message count of the session's last request before this run (`resume_from`).
+    resumed: Option<usize>,
 }
 
 impl Gov {
@@ -225,7 +227,43 @@ impl Gov {
             settings: s,
             state: SessionGovernor::new(),
             live: crate::governor::replay::Live::default(),
+            resumed: None,
         }
+    }
+
+    /// This run continues a session whose last request (of an earlier run, maybe another
+    /// process) had `messages` messages: the first request of the run is compared with that
+    /// one (projected again, stubs being deterministic), not counted as a cold cache.
+    pub fn resume_from(&mut self, messages: usize) {
+        self.resumed = Some(messages);
+    }
+
+    /// Feeds the session's previous request (`resume_from`) to the cache comparison.
+    fn seed(
+        &mut self,
+        session_id: &str,
+        history: &[Message],
+        rp: &RequestParts,
+        src: &invariants::Sources,
+    ) {
+        let Some(m) = self.resumed.take().filter(|m| *m <= history.len()) else {
+            return;
+        };
+        let mut g = SessionGovernor::new();
+        let sent = g.request(
+            &self.settings,
+            Turn {
+                session_id,
+                history: &history[..m],
+                parts: rp,
+                sources: src,
+                request: 0,
+                recovery: false,
+            },
+        );
+        let _ = self
+            .live
+            .push(rp, &history[..m], g.elisions(), sent.invariants.as_deref());
     }
 
     /// Projects one request. `values` are the parsed rows of `active`, in the same order.
@@ -256,6 +294,7 @@ impl Gov {
             .collect();
         let rp = parts.governor();
         let src = sources.governor();
+        self.seed(session_id, &history, &rp, &src);
         let sent = self.state.request(
             &self.settings,
             Turn {
@@ -264,7 +303,7 @@ impl Gov {
                 ..Turn::dry(session_id, &history, &rp, &src)
             },
         );
-        self.live.push(
+        let (off, governed) = self.live.push(
             &rp,
             &history,
             self.state.elisions(),
@@ -291,9 +330,13 @@ impl Gov {
         Projected {
             messages,
             invariants: sent.invariants,
-            event: sent
-                .event
-                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null)),
+            event: sent.event.map(|e| {
+                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+                // This request's cache-aware figures (spec/governor.md §7.1): what the session's
+                // report sums into `replay` and the Context Report view charts.
+                v["replay"] = json!({"off": off, "governed": governed});
+                v
+            }),
         }
     }
 
@@ -309,15 +352,12 @@ impl Gov {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
         let src = sources.governor();
-        let mut r = self.state.report(
+        let r = self.state.report(
             &self.settings,
             Turn::dry(session_id, &history, &rp, &src),
             None,
         );
-        let rp = self.live.replay();
-        if rp.requests > 0 {
-            r.set_replay(rp);
-        }
+        // `replay` comes from the stored events (`read::with_stored_replay`).
         r.to_json()
     }
 

@@ -116,6 +116,7 @@ pub fn report(
     let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);
+    with_stored_replay(store, id, &mut r)?;
     // This process has no ledger for the session: the ledger's figures as the process that
     // ran it measured them at its last request (spec/governor.md §8).
     if r["measured"] == Value::Bool(true) && r["usage"].is_null() {
@@ -126,4 +127,31 @@ pub fn report(
             .unwrap_or(Value::Null);
     }
     Ok(r)
+}
+
+/// Sets a measured report's `replay` (spec/governor.md §11.8) from the `replay` figures of the
+/// session's stored `context_governed` events, one per request, in order: what the session's
+/// requests cost with a prompt cache so far, whichever process ran them. Absent when no stored
+/// event carries figures.
+///
+/// # Errors
+/// Store errors.
+pub fn with_stored_replay(store: &Store, id: &str, r: &mut Value) -> Result<(), String> {
+    if r["measured"] != Value::Bool(true) {
+        return Ok(());
+    }
+    let figures = |v: &Value| serde_json::from_value(v.clone()).ok();
+    let requests: Vec<_> = store
+        .event_data(id, "context_governed")?
+        .iter()
+        .filter_map(|d| {
+            let rp = serde_json::from_str::<Value>(d).ok()?["replay"].take();
+            Some((figures(&rp["off"])?, figures(&rp["governed"])?))
+        })
+        .collect();
+    if !requests.is_empty() {
+        r["replay"] = serde_json::to_value(crate::governor::replay::of_requests(requests))
+            .unwrap_or(Value::Null);
+    }
+    Ok(())
 }

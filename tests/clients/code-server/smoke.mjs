@@ -206,6 +206,26 @@ if (process.env.SMOKE_PHASE === 'chat') {
   const runTools = wantRows.find((r) => r[1] === 'tools');
   const cliTools = [0, 0, 0, String(toolsOf(headless))];
   if (!(toolsOf(headless) < toolsOf(want))) await fail(`tools segment: editor ${toolsOf(want)}, headless ${toolsOf(headless)}`);
+  // The replay chart (uPlot, the chart code of `governor analyze --html`): one series per mode,
+  // the cached parts those of the session's stored per-request figures (the CLI report's
+  // `replay.perRequest`, the same store).
+  const wantChart = (rep) => {
+    const p = rep.replay?.perRequest;
+    return p ? JSON.stringify({ off: p.off.cachedTokens, governed: p.governed.cachedTokens }) : null;
+  };
+  const chartOf = (f) => f.locator('#replay-chart').evaluate((b) => ({
+    series: b.dataset.series, cached: b.dataset.cached, canvas: b.querySelectorAll('canvas').length,
+    legend: [...b.querySelectorAll('.u-legend .u-series')].length,
+  }), { timeout: 1000 });
+  const checkChart = async (f, rep, what) => {
+    const c = await chartOf(f).catch((e) => ({ error: String(e?.message ?? e) }));
+    if (c.series !== '["off","governed"]' || c.canvas !== 1 || c.legend !== 5 || c.cached !== wantChart(rep)) {
+      await fail(`${what}: replay chart ${JSON.stringify(c)}, the CLI report's cached parts ${wantChart(rep)}`);
+    }
+    return c;
+  };
+  if (!(want.replay?.requests >= 2)) await fail(`the CLI report's replay ${JSON.stringify(want.replay)}`);
+  await checkChart(report, want, 'the run report');
   await shot('real-run-report');
 
   // The chat's Context Report link asks the server (`alisio/contextReport`) again: the panel
@@ -244,6 +264,7 @@ if (process.env.SMOKE_PHASE === 'chat') {
   const wantBars = [...byKind, ...saved].map(([l, v]) => `${l}=${v}`);
   const bars = await report.locator('svg.chart g.row').evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-label')}=${g.getAttribute('data-value')}`));
   if (JSON.stringify(bars) !== JSON.stringify(wantBars)) await fail(`chart bars ${JSON.stringify(bars)}, the CLI report gives ${JSON.stringify(wantBars)}`);
+  const firstChart = await checkChart(report, want, 'alisio/contextReport');
   await page.waitForTimeout(500);
   await shot('real-chat-and-report');
   if ((await page.locator('.monaco-diff-editor').count()) !== 0) await fail('the diff editor is still open after the approval');
@@ -312,6 +333,24 @@ if (process.env.SMOKE_PHASE === 'chat') {
   await page.waitForTimeout(500);
   await shot('real-chat-resumed');
   console.log(`session ${sid} listed (${JSON.stringify(listed)}), opened with its transcript and continued`);
+  // The Context Report panel of the session stayed open: the resumed run's requests were
+  // reported (context_governed) and its chart redrawn with them.
+  step = 'real-live-chart';
+  const later = JSON.parse(execFileSync(env('SMOKE_LS_BIN'), ['sessions', 'report', sid, '--json', '--cwd', WS, '--trust-project', '--config', policies], { encoding: 'utf8' }));
+  if (!(later.replay?.requests > want.replay.requests)) await fail(`replay requests after the resumed run ${later.replay?.requests}, before ${want.replay.requests}`);
+  await page.locator('.tab', { hasText: 'Context Report' }).first().click();
+  const redrawn = await until('the Context Report chart redrawn with the resumed run', async () => {
+    for (const f of page.frames()) {
+      const c = await chartOf(f).catch(() => null);
+      if (c && c.cached === wantChart(later)) return f;
+    }
+    return null;
+  }, 60000);
+  const liveChart = await checkChart(redrawn, later, 'after the resumed run');
+  await redrawn.locator('#replay-chart').scrollIntoViewIfNeeded();
+  await page.waitForTimeout(500);
+  await shot('context-report-chart');
+  console.log(`Context Report chart: series ${firstChart.series}, ${want.replay.requests} requests, then ${later.replay.requests} after the resumed run (cached ${liveChart.cached})`);
   console.log(`real server: session ${sid}, a.txt written after allow-once, answer streamed; run report tokensBefore ${runBefore} ` +
     `(tools ${runTools[3]}) = alisio/contextReport = CLI report with write and process allowed: ${segs.length} segments, before ${t.tokensBefore}, ` +
     `saved ${t.tokensSaved}, after ${t.tokensAfter}; headless CLI report tools ${cliTools[3]}, in ${Date.now() - started} ms`);

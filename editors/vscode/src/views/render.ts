@@ -1,6 +1,8 @@
 // Pure renderers for the extension's views: the explain document (spec/interfaces.md §1.1), skill
-// catalog labels (spec/interfaces.md §1.2) and the Context Report (spec/governor.md §6) as HTML with plain SVG charts.
+// catalog labels (spec/interfaces.md §1.2) and the Context Report (spec/governor.md §6) as HTML with plain SVG bar
+// charts; the report's replay chart is drawn in the webview by the shared uPlot code (chart.ts, chartAssets.ts).
 // No `vscode` import: unit-tested in plain Node.
+import { Figures, Replay, replayChart } from './chart';
 
 export interface ExplainFile {
   path: string;
@@ -96,6 +98,8 @@ export interface ContextReport {
   invariants?: { sent: boolean; total: number; byKind: Record<string, number>; omitted: number };
   /** The per-tool usage ledger (spec/governor.md §8), `null` when this process has none. */
   usage?: UsageLedger | null;
+  /** The cache-aware replay of the session's requests so far (spec/governor.md §11.8). */
+  replay?: Replay | null;
 }
 
 /** The three elision reasons of spec/governor.md §6.4, always listed. */
@@ -245,5 +249,24 @@ export function renderReportHtml(r: ContextReport): string {
   const table =
     `<div class="table-wrap"><table class="segments"><thead><tr><th>#</th><th>kind</th><th>origin</th><th>tokens</th><th>criticality</th><th>reason</th><th>elided</th></tr></thead>` +
     `<tbody>${rows}</tbody></table></div>`;
-  return summary.join('') + charts + table + renderUsageHtml(r.usage);
+  return summary.join('') + renderReplayHtml(r.replay) + charts + table + renderUsageHtml(r.usage);
 }
+
+/** The report's replay section: a table of the streams' figures and the chart's box (drawn in
+ * the webview by the shared chart code), or why there is no chart yet. */
+export function renderReplayHtml(rp: Replay | null | undefined): string {
+  const title = '<h3>Input tokens per request (cache-aware replay)</h3>';
+  if (!replayChart(rp) || !rp) {
+    return `<div class="replay">${title}<p class="replay-none">No request of this session has been replayed yet: the chart appears with its first governed request.</p></div>`;
+  }
+  const streams: [string, Figures][] = [['off', rp.off], ['governed', rp.governed], ...(rp.baselines ?? []).map((b): [string, Figures] => [b.name, b])];
+  const rows = streams
+    .map(([n, f]) => `<tr data-stream="${escapeHtml(n)}"><td>${escapeHtml(n)}</td><td class="num">${f.inputTokens}</td><td class="num">${f.cachedTokens}</td><td class="num">${Math.round(f.cost)}</td><td class="num">${f.cacheBreaks}</td></tr>`)
+    .join('');
+  return (
+    `<div class="replay">${title}<p class="note">${rp.requests} request${rp.requests === 1 ? '' : 's'} of this session: input tokens as sent (off) and as governed, the part a prompt cache serves shaded. A replay estimates the saving; it cannot show how a model reacts to a stub.</p>` +
+    `<div id="replay-chart" class="replay-chart"></div>` +
+    `<div class="table-wrap"><table class="ledger replay-figures"><thead><tr><th>stream</th><th>input tokens</th><th>cached</th><th>cost</th><th>cache breaks</th></tr></thead><tbody>${rows}</tbody></table></div></div>`
+  );
+}
+

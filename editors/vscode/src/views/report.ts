@@ -1,10 +1,20 @@
 // The Context Report view: one webview panel per session showing spec/governor.md §6's report as a
-// segment table and two SVG charts (render.ts). It refreshes itself from `alisio/contextReport`
-// when the session's events say the report changed (context_governed, compaction, end of run).
+// segment table, two SVG bar charts (render.ts) and the replay chart of the session's requests
+// (chart.ts: the uPlot chart of `governor analyze --html`, same code, same bundle). It refreshes
+// itself from `alisio/contextReport` when the session's events say the report changed
+// (context_governed: a new request, with its replay figures; compaction; end of run), and the
+// chart is redrawn with the new request.
 import * as vscode from 'vscode';
 import { SessionEvent } from './chatModel';
+import { Chart, replayChart } from './chart';
+import { CHART_ASSETS } from './chartAssets';
 import { ContextReport, escapeHtml, renderReportHtml } from './render';
 import { webviewHtml } from './webview';
+
+/** What the panel posts to its webview for a report: the HTML and the replay chart's data. */
+export function reportMessage(report: ContextReport): { type: 'html'; html: string; chart?: Chart } {
+  return { type: 'html', html: renderReportHtml(report), chart: report.measured && report.mode !== 'off' ? replayChart(report.replay) : undefined };
+}
 
 export type ReportFetcher = (sessionId: string) => Promise<ContextReport>;
 
@@ -15,7 +25,7 @@ export class ReportPanel {
   private static panels = new Map<string, ReportPanel>();
   private timer: NodeJS.Timeout | undefined;
   private ready = false;
-  private pending: string | undefined;
+  private pending: { type: 'html'; html: string; chart?: Chart } | undefined;
   /** The last report shown (for tests and the chat's header). */
   last: ContextReport | undefined;
 
@@ -24,7 +34,7 @@ export class ReportPanel {
     readonly sessionId: string,
     private readonly fetch: ReportFetcher,
   ) {
-    panel.webview.html = webviewHtml(panel.webview, 'Context Report', '<p>Loading the report…</p>', false);
+    panel.webview.html = webviewHtml(panel.webview, 'Context Report', '<p>Loading the report…</p>', false, CHART_ASSETS);
     panel.webview.onDidReceiveMessage((m) => {
       if (m?.type === 'ready') {
         this.ready = true;
@@ -84,19 +94,19 @@ export class ReportPanel {
     try {
       this.render(await this.fetch(this.sessionId));
     } catch (e) {
-      this.post(`<p class="error-box">Could not get the report of session <code>${escapeHtml(this.sessionId)}</code>: ${escapeHtml((e as Error)?.message ?? e)}</p>`);
+      this.post({ type: 'html', html: `<p class="error-box">Could not get the report of session <code>${escapeHtml(this.sessionId)}</code>: ${escapeHtml((e as Error)?.message ?? e)}</p>` });
     }
   }
 
   render(report: ContextReport): void {
     this.last = report;
-    this.post(renderReportHtml(report));
+    this.post(reportMessage(report));
   }
 
-  private post(html: string): void {
-    this.pending = html;
+  private post(m: { type: 'html'; html: string; chart?: Chart }): void {
+    this.pending = m;
     if (this.ready) {
-      void this.panel.webview.postMessage({ type: 'html', html });
+      void this.panel.webview.postMessage(m);
     }
   }
 }

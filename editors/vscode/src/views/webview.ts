@@ -2,6 +2,7 @@
 // content, only the nonce'd inline script), VS Code theme colours, and a tiny script that
 // swaps in the HTML the extension renders (render.ts, chatModel.ts) and forwards clicks.
 import * as vscode from 'vscode';
+import type { WebviewAssets } from './chartAssets';
 
 function nonce(): string {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -21,6 +22,9 @@ table.segments th, table.segments td, table.ledger th, table.ledger td { border-
 table.segments td.origin { white-space: normal; min-width: 12ch; overflow-wrap: anywhere; }
 .table-wrap { overflow-x: auto; }
 svg.chart { max-width: 100%; height: auto; }
+.replay-chart { margin: 8px 0; }
+.replay-chart .u-legend { color: var(--vscode-foreground); }
+.replay .note, .replay-none { opacity: .8; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.crit-low td { color: var(--vscode-descriptionForeground); }
 tr.crit-pinned td:nth-child(5) { font-weight: bold; }
@@ -73,7 +77,7 @@ const vscode = acquireVsCodeApi();
 const root = document.getElementById('root');
 window.addEventListener('message', (e) => {
   const m = e.data;
-  if (m.type === 'html') { root.innerHTML = m.html; if (m.scroll) window.scrollTo(0, document.body.scrollHeight); }
+  if (m.type === 'html') { root.innerHTML = m.html; if (m.scroll) window.scrollTo(0, document.body.scrollHeight); drawChart(m.chart); }
   if (m.type === 'attachments') { const a = document.getElementById('attachments'); if (a) a.innerHTML = m.html; }
   if (m.type === 'completions') { showCompletions(m.query, m.items); }
   if (m.type === 'running') {
@@ -129,11 +133,27 @@ document.addEventListener('input', (e) => {
 document.addEventListener('keydown', (e) => {
   if (e.target.id === 'prompt' && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { document.getElementById('send').click(); }
 });
+// The Context Report's replay chart (chart.ts): drawn into #replay-chart by the shared code of
+// governor analyze --html (window.alisioReplayChart, present only in the report panel).
+// The previous drawing is destroyed first (uPlot's listeners), the new request drawn with the rest.
+let plot;
+function drawChart(chart) {
+  if (plot) { plot.destroy(); plot = undefined; }
+  const box = document.getElementById('replay-chart');
+  if (!chart || !box || typeof window.alisioReplayChart !== 'function') return;
+  const fg = getComputedStyle(document.body).color;
+  const width = Math.max(320, Math.min(1100, root.clientWidth - 8));
+  plot = window.alisioReplayChart(box, chart, { axisColor: fg, gridColor: 'rgba(128,128,128,0.25)', width, height: 280 }).plot;
+}
 vscode.postMessage({ type: 'ready' });
 `;
 
-export function webviewHtml(webview: vscode.Webview, title: string, body: string, composer: boolean): string {
+/** `assets`: more scripts (run under the nonce, before the view's script) and style, such as
+ * the replay chart's (chartAssets.ts). */
+export function webviewHtml(webview: vscode.Webview, title: string, body: string, composer: boolean, assets?: WebviewAssets): string {
   const n = nonce();
+  const extra = (assets?.scripts ?? []).map((s) => `<script nonce="${n}">${s}</script>`).join('');
+  const extraStyle = assets ? `<style>${assets.style}</style>` : '';
   const csp = `default-src 'none'; img-src ${webview.cspSource} data:; style-src 'unsafe-inline'; script-src 'nonce-${n}';`;
   const composerHtml = composer
     ? `<div class="composer"><div id="attachments" class="attached"></div><div id="completions" class="completions" hidden></div>` +
@@ -141,6 +161,6 @@ export function webviewHtml(webview: vscode.Webview, title: string, body: string
       `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button></div></div>`
     : '';
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title><style>${STYLE}</style></head>` +
-    `<body><div id="root">${body}</div>${composerHtml}<script nonce="${n}">${SCRIPT}</script></body></html>`;
+    `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title>${extraStyle}<style>${STYLE}</style></head>` +
+    `<body><div id="root">${body}</div>${composerHtml}${extra}<script nonce="${n}">${SCRIPT}</script></body></html>`;
 }

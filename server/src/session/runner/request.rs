@@ -275,6 +275,17 @@ impl Run<'_> {
         let active = self.active()?;
         let (system, _, parts) = self.parts();
         self.progress.request_no += 1;
+        if self.progress.request_no == 1 {
+            // A resumed session: its last request is where the prompt cache stands.
+            if let Ok(Some(d)) = self.store.last_event_data(&self.sid, "context_governed") {
+                let m = serde_json::from_str::<Value>(&d)
+                    .ok()
+                    .and_then(|v| v["messages"].as_u64());
+                if let Some(m) = m {
+                    self.gov.resume_from(m as usize);
+                }
+            }
+        }
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
         let p = self.gov.project(
@@ -312,7 +323,9 @@ impl Run<'_> {
     pub(super) fn report(&self) -> Value {
         let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
         let (_, _, parts) = self.parts();
-        self.gov.report(&self.sid, &active, &parts, &self.sources())
+        let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
+        let _ = crate::session::read::with_stored_replay(&self.store, &self.sid, &mut r);
+        r
     }
 
     /// `(chars, token estimate)` of a stored row's json, memoised.

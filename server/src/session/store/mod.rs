@@ -359,6 +359,19 @@ impl Store {
             .map_err(sql)
     }
 
+    /// The `data` JSON of every stored event of type `ty` of the session, in id order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn event_data(&self, sid: &str, ty: &str) -> Result<Vec<String>, String> {
+        let mut st = self
+            .conn
+            .prepare("SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id")
+            .map_err(sql)?;
+        let rows = st.query_map(params![sid, ty], |r| r.get(0)).map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<String>>>().map_err(sql)
+    }
+
     /// The row that row `seq` replaced (the lowest `seq` with `replaced_by = seq`).
     ///
     /// # Errors

@@ -1,0 +1,123 @@
+//! The live replay figures (spec/governor.md §7.1, §11.8): every `context_governed` event of a
+//! run carries its request's cache-aware figures, and the session's report (`sessions report`,
+//! `alisio/contextReport`, the run's own report) sums them into `replay` with the per-request
+//! columns the Context Report view charts, across runs and processes.
+
+use serde_json::{Value, json};
+
+use crate::common::Ws;
+use crate::sess::*;
+
+const LIST_FILES: &str = r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#;
+
+fn report(ws: &Ws, id: &str) -> Value {
+    let r = ws.run(&["sessions", "report", id, "--json"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.json()
+}
+
+fn column(evs: &[&Value], stream: &str, k: &str) -> Value {
+    json!(
+        evs.iter()
+            .map(|e| e["data"]["replay"][stream][k].clone())
+            .collect::<Vec<_>>()
+    )
+}
+
+#[test]
+fn every_request_stores_its_replay_figures_and_the_session_report_sums_them_across_runs() {
+    let ws = Ws::new();
+    // Two requests: a tool call, then the answer.
+    script(&ws, &[LIST_FILES, r#"{"text":"ok"}"#]);
+    let (r, ev) = run(&ws, "hello", &["--governor", "on"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = sid(&ev);
+    let first = of_type(&ev, "context_governed");
+    assert_eq!(first.len(), 2);
+    for e in &first {
+        let d = &e["data"];
+        // Off is the history as sent: the event's tokensBefore.
+        assert_eq!(d["replay"]["off"]["inputTokens"], d["tokensBefore"]);
+        assert_eq!(d["replay"]["off"]["cacheBreaks"], 0);
+    }
+    let (a, b) = (&first[0]["data"]["replay"], &first[1]["data"]["replay"]);
+    // Nothing is cached at the first request; the second appends to it: all of it is cached.
+    assert_eq!(a["off"]["cachedTokens"], 0);
+    assert_eq!(b["off"]["cachedTokens"], a["off"]["inputTokens"]);
+    assert_eq!(b["governed"]["cachedTokens"], a["governed"]["inputTokens"]);
+    let input = |f: &Value| f["inputTokens"].as_f64().unwrap();
+    let cached = |f: &Value| f["cachedTokens"].as_f64().unwrap();
+    let cost = 0.1 * cached(&b["off"]) + 1.25 * (input(&b["off"]) - cached(&b["off"]));
+    assert!((b["off"]["cost"].as_f64().unwrap() - cost).abs() < 1e-9);
+
+    // A fresh process (the CLI) reports the stored figures, summed, and their columns.
+    let rep = report(&ws, &id);
+    let rp = &rep["replay"];
+    assert_eq!(rp["requests"], 2);
+    assert_eq!(rp["baselines"], json!([]));
+    for s in ["off", "governed"] {
+        for k in ["inputTokens", "cachedTokens"] {
+            let col = column(&first, s, k);
+            assert_eq!(rp["perRequest"][s][k], col, "{s} {k}");
+            let sum: u64 = col
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .sum();
+            assert_eq!(rp[s][k], sum, "{s} {k}");
+        }
+    }
+    // A resumed run (a new process) adds its requests: the report covers the whole session.
+    // Its first request is compared with the session's last one (request 2, projected again):
+    // the history only grew, so all of request 2 is cached.
+    script(&ws, &[r#"{"text":"again"}"#]);
+    // Plain output: the run's own report is printed on stderr.
+    let r2 = ws.run(&[
+        "run",
+        "--script",
+        "s.jsonl",
+        "--session",
+        &id,
+        "--governor",
+        "on",
+        "more",
+    ]);
+    assert_eq!(r2.code, 0, "{}", r2.stderr);
+    assert!(
+        r2.stderr.contains("\n  replay: 3 requests; "),
+        "the resumed run's report covers the session: {}",
+        r2.stderr
+    );
+    let rp = report(&ws, &id)["replay"].clone();
+    assert_eq!(rp["requests"], 3);
+    let col = |s: &str, k: &str| rp["perRequest"][s][k].as_array().unwrap().clone();
+    assert_eq!(
+        col("off", "inputTokens")[..2],
+        column(&first, "off", "inputTokens").as_array().unwrap()[..]
+    );
+    assert_eq!(
+        col("governed", "cachedTokens")[..2],
+        column(&first, "governed", "cachedTokens")
+            .as_array()
+            .unwrap()[..]
+    );
+    assert_eq!(col("off", "cachedTokens")[2], b["off"]["inputTokens"]);
+    assert_eq!(
+        col("governed", "cachedTokens")[2],
+        b["governed"]["inputTokens"]
+    );
+    assert_eq!(rp["off"]["cacheBreaks"], 0);
+    assert!(
+        col("off", "inputTokens")[2].as_u64().unwrap() > b["off"]["inputTokens"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn a_session_in_mode_off_has_no_replay() {
+    let ws = Ws::new();
+    script(&ws, &[r#"{"text":"hi"}"#]);
+    let (_, ev) = run(&ws, "hello", &["--governor", "off"]);
+    assert!(of_type(&ev, "context_governed").is_empty());
+    assert!(report(&ws, &sid(&ev)).get("replay").is_none());
+}
