@@ -826,3 +826,82 @@ fn neovim_chat_with_a_range_attaches_those_lines() {
         &["## You", "📎 notes.md:2-3", "Explain"]
     );
 }
+
+/// `:AlisioChat` against the real server under `approvals.process: sandboxed` (user config):
+/// the script provider's `shell` call runs in the process sandbox without a vim.ui.select
+/// prompt, its write in the workspace succeeds and its write to `$HOME` is refused, and the chat
+/// buffer shows the sandbox badge of `run_started` and the labelled result. Skips where the
+/// kernel has no Landlock.
+#[test]
+fn neovim_chat_runs_a_sandboxed_shell_call_without_a_prompt_and_shows_the_badge() {
+    let nvim = nvim_or_skip!();
+    let probe_out = Command::new(server_bin())
+        .args(["sandbox-exec", "--probe"])
+        .output()
+        .expect("probe");
+    if !probe_out.status.success() {
+        eprintln!(
+            "skipped: the process sandbox is not available here: {}",
+            String::from_utf8_lossy(&probe_out.stderr).trim()
+        );
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let home = ws.home.display().to_string();
+    let call = json!({"id": "s1", "name": "shell", "arguments": {
+        "command": format!("echo in > in.txt; echo out > {home}/out.txt; cat in.txt")
+    }});
+    let script = ws.file(
+        "script.jsonl",
+        format!(
+            "{{\"alisioScript\": 1}}\n{}\n{{\"text\": \"Ran it.\"}}\n",
+            json!({"toolCalls": [call]})
+        ),
+    );
+    std::fs::write(
+        ws.config_home.join("config.json"),
+        json!({"provider": {"kind": "script", "script": script}, "approvals": {"process": "sandboxed"}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut probe = Probe::new(&nvim, &ws, true);
+    // Any prompt would be answered "Allow once" and recorded: none may appear.
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", "Run it".into()),
+        ("ALISIO_TEST_APPROVE", "Allow once".into()),
+    ];
+    let r = probe.run(&f, "chat", None);
+    no_errors(&r);
+    assert!(
+        r["approval_prompts"].as_array().is_none_or(Vec::is_empty)
+            && r["approval_prompts"]
+                .as_object()
+                .is_none_or(|o| o.is_empty()),
+        "{:#}",
+        r["approval_prompts"]
+    );
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("in.txt")).unwrap(),
+        "in\n"
+    );
+    assert!(!ws.home.join("out.txt").exists());
+    let chat: Vec<&str> = r["chat_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(chat.contains(&"[sandbox: workspace-write]"), "{chat:#?}");
+    assert!(!chat.iter().any(|l| l.contains("unavailable")), "{chat:#?}");
+    let ran = chat
+        .iter()
+        .position(|l| l.starts_with("→ shell "))
+        .unwrap_or_else(|| panic!("{chat:#?}"));
+    assert!(
+        chat[ran + 1..].iter().any(|l| l.starts_with("  ✓ shell ")),
+        "{chat:#?}"
+    );
+    assert!(chat.iter().any(|l| l.starts_with("Ran it.")), "{chat:#?}");
+}
