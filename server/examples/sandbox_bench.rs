@@ -1,11 +1,11 @@
 //! Benchmark: the process sandbox's cost per process start (docs/security.md §8 "Overhead").
-//! Starts each command `runs` times, the three ways interleaved so that they share the load:
+//! Starts each command `runs` times each way, the ways taking turns so that they share the load:
 //! directly (`Command::spawn`, as with `process.sandbox: off`), through the run's sandbox
-//! thread (`Sandbox::spawn`, as the process tools start commands), and, with `--helper BIN`,
+//! thread (`Sandbox::spawn`, as the process tools start commands), and, for each `--helper BIN`,
 //! through the re-exec helper `BIN sandbox-exec … -- command` (what the tools did before).
 //! Prints the median wall time of a start-to-exit and the mean CPU (user+sys of this process,
 //! its sandbox thread included, and of the children) per start, and the ratios to direct.
-//! Run by bench/sandbox.sh: `cargo run --release --example sandbox_bench -- WS TMP RUNS [--helper BIN]`.
+//! Run by bench/sandbox.sh: `cargo run --release --example sandbox_bench -- WS TMP RUNS [--helper BIN]...`.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::{Path, PathBuf};
@@ -13,17 +13,20 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use alisio_ls::session::sandbox::{Mode, Sandbox};
-use nix::sys::resource::{UsageWho, getrusage};
 
-/// User+sys seconds of this process and of its waited-for children.
+/// User+sys seconds of this process (all its threads) and of its waited-for children, from
+/// `/proc/self/stat` (`utime stime cutime cstime`, in clock ticks of 1/100 s: USER_HZ on Linux).
 fn cpu() -> f64 {
-    let secs = |w| {
-        getrusage(w).map_or(0.0, |u| {
-            let (a, b) = (u.user_time(), u.system_time());
-            (a.tv_sec() + b.tv_sec()) as f64 + (a.tv_usec() + b.tv_usec()) as f64 / 1e6
-        })
-    };
-    secs(UsageWho::RUSAGE_SELF) + secs(UsageWho::RUSAGE_CHILDREN)
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name's closing parenthesis; utime is the 14th of the line.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    f.iter().sum::<f64>() / 100.0
 }
 
 fn quiet(ws: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
@@ -39,6 +42,13 @@ fn quiet(ws: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Comm
 /// One way of starting a command; `None` when it did not exit 0.
 type Start<'a> = Box<dyn Fn(&str, &[&str]) -> Option<()> + 'a>;
 
+fn way<'a>(f: impl Fn(&str, &[&str]) -> Option<()> + 'a) -> Start<'a> {
+    Box::new(f)
+}
+
+/// Rounds in which each way starts a batch of `runs / ROUNDS`.
+const ROUNDS: usize = 4;
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied().unwrap_or(0.0)
@@ -47,16 +57,16 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() -> std::process::ExitCode {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let (Some(ws), Some(tmp)) = (a.first(), a.get(1)) else {
-        eprintln!("usage: sandbox_bench WS TMP [RUNS] [--helper BIN]");
+        eprintln!("usage: sandbox_bench WS TMP [RUNS] [--helper BIN]...");
         return std::process::ExitCode::from(2);
     };
     let (ws, tmp) = (PathBuf::from(ws), PathBuf::from(tmp));
     let runs: usize = a.get(2).and_then(|r| r.parse().ok()).unwrap_or(200);
-    let helper = a
-        .iter()
-        .position(|x| x == "--helper")
-        .and_then(|i| a.get(i + 1))
-        .map(PathBuf::from);
+    let helpers: Vec<PathBuf> = a
+        .windows(2)
+        .filter(|w| w[0] == "--helper")
+        .map(|w| PathBuf::from(&w[1]))
+        .collect();
     let sb = Sandbox::prepare(Mode::WorkspaceWrite, false, tmp.clone());
     if let Some(why) = &sb.unavailable {
         eprintln!("no sandbox on this machine: {why}");
@@ -67,11 +77,11 @@ fn main() -> std::process::ExitCode {
     let mut ways: Vec<(&str, Start)> = vec![
         (
             "direct",
-            Box::new(|p, args| quiet(&ws, p, args).status().ok()?.success().then_some(())),
+            way(|p, args| quiet(&ws, p, args).status().ok()?.success().then_some(())),
         ),
         (
             "sandbox thread",
-            Box::new(|p, args| {
+            way(|p, args| {
                 let mut c = quiet(&ws, p, args);
                 sb.apply_env(&mut c).ok()?;
                 let mut child = sb.spawn(c, &write).ok()?;
@@ -79,32 +89,43 @@ fn main() -> std::process::ExitCode {
             }),
         ),
     ];
-    if let Some(h) = &helper {
+    let names: Vec<String> = helpers
+        .iter()
+        .map(|h| {
+            let n = h.file_name().unwrap_or_default().to_string_lossy();
+            format!("{n} helper")
+        })
+        .collect();
+    for (h, n) in helpers.iter().zip(&names) {
+        let (t, w, ws) = (t.as_str(), w.as_str(), ws.as_path());
         ways.push((
-            "re-exec helper",
-            Box::new(|p, args| {
+            n.as_str(),
+            way(move |p, args| {
                 let mut all = vec![
                     "sandbox-exec",
                     "--mode",
                     "workspace-write",
                     "--write",
-                    &t,
+                    t,
                     "--write",
-                    &w,
+                    w,
                     "--",
                     p,
                 ];
                 all.extend_from_slice(args);
-                quiet(&ws, h, &all).status().ok()?.success().then_some(())
+                quiet(ws, h, &all).status().ok()?.success().then_some(())
             }),
         ));
     }
-    println!("{runs} starts of each, interleaved; wall = median start-to-exit ms,");
+    println!(
+        "{} starts of each, in {ROUNDS} rounds of batches; wall = median start-to-exit ms,",
+        runs.div_ceil(ROUNDS) * ROUNDS
+    );
     println!(
         "cpu = mean user+sys ms per start (this process and its sandbox thread + the children)"
     );
     println!(
-        "{:<12} {:<16} {:>8} {:>6} {:>8} {:>6}",
+        "{:<12} {:<24} {:>8} {:>6} {:>8} {:>6}",
         "command", "started", "wall", "ratio", "cpu", "ratio"
     );
     for (name, program, args) in [
@@ -113,25 +134,34 @@ fn main() -> std::process::ExitCode {
     ] {
         let mut wall = vec![Vec::with_capacity(runs); ways.len()];
         let mut used = vec![0.0; ways.len()];
-        for i in 0..runs + 5 {
-            for (k, (_, start)) in ways.iter().enumerate() {
-                let (c0, t0) = (cpu(), Instant::now());
-                if start(program, args).is_none() {
-                    eprintln!("{name} failed when started {}", ways[k].0);
-                    return std::process::ExitCode::from(1);
+        let per_round = runs.div_ceil(ROUNDS);
+        // Five starts of each to warm up, then the ways take turns, a batch each per round (the
+        // CPU clock counts 1/100 s: a batch's total is exact to a tick, a single start's not).
+        for round in 0..=ROUNDS {
+            for (k, (way, start)) in ways.iter().enumerate() {
+                let n = if round == 0 { 5 } else { per_round };
+                let c0 = cpu();
+                for _ in 0..n {
+                    let t0 = Instant::now();
+                    if start(program, args).is_none() {
+                        eprintln!("{name} failed when started by {way}");
+                        return std::process::ExitCode::from(1);
+                    }
+                    if round > 0 {
+                        wall[k].push(t0.elapsed().as_secs_f64() * 1000.0);
+                    }
                 }
-                // The first five of each are warm-up.
-                if i >= 5 {
-                    wall[k].push(t0.elapsed().as_secs_f64() * 1000.0);
+                if round > 0 {
                     used[k] += (cpu() - c0) * 1000.0;
                 }
             }
         }
+        let runs = per_round * ROUNDS;
         let (w0, c0) = (median(wall[0].clone()), used[0] / runs as f64);
         for (k, (way, _)) in ways.iter().enumerate() {
             let (w, c) = (median(wall[k].clone()), used[k] / runs as f64);
             println!(
-                "{name:<12} {way:<16} {w:>8.2} {:>6.2} {c:>8.2} {:>6.2}",
+                "{name:<12} {way:<24} {w:>8.2} {:>6.2} {c:>8.2} {:>6.2}",
                 w / w0,
                 c / c0
             );

@@ -109,7 +109,10 @@ pub fn probe() -> Result<u32, String> {
 /// The sandbox threads of a run, one per set of writable directories (shared by the clones of
 /// a [`Sandbox`]; the threads end with the last clone).
 #[derive(Clone, Default)]
-struct Spawners(Arc<Mutex<Vec<(Vec<PathBuf>, Arc<Spawner>)>>>);
+struct Spawners(Arc<Mutex<Vec<Thread>>>);
+
+/// A sandbox thread and the writable directories it was restricted to.
+type Thread = (Vec<PathBuf>, Arc<Spawner>);
 
 impl std::fmt::Debug for Spawners {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -348,6 +351,8 @@ mod unit {
     }
 
     #[test]
+    // A skip says why on stderr, by design.
+    #[allow(clippy::print_stderr)]
     fn sandboxed_commands_start_confined_and_leave_this_process_free() {
         let t = tempfile::tempdir().unwrap();
         let base = t.path().canonicalize().unwrap();
