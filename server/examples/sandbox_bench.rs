@@ -1,6 +1,7 @@
 //! Benchmark: the process sandbox's cost per process start (docs/security.md §8 "Overhead").
 //! Starts each command `runs` times each way, the ways taking turns so that they share the load:
-//! directly (`Command::spawn`, as with `process.sandbox: off`), through the run's sandbox
+//! directly (`Command::spawn`, as with `process.sandbox: off`; and, as a control, from an
+//! unrestricted thread of their own, the way the sandbox thread does), through the run's sandbox
 //! thread (`Sandbox::spawn`, as the process tools start commands), and, for each `--helper BIN`,
 //! through the re-exec helper `BIN sandbox-exec … -- command` (what the tools did before).
 //! Prints the median wall time of a start-to-exit and the mean CPU (user+sys of this process,
@@ -29,10 +30,17 @@ fn cpu() -> f64 {
     f.iter().sum::<f64>() / 100.0
 }
 
+/// The command as the process tools build it, whatever the way: no stdin, output not read, a
+/// cleared environment with the variables they keep (`PATH`, `HOME`; the sandbox adds `TMPDIR`).
 fn quiet(ws: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
     let mut c = Command::new(program);
-    c.args(args)
-        .current_dir(ws)
+    c.args(args).env_clear();
+    for k in ["PATH", "HOME"] {
+        if let Some(v) = std::env::var_os(k) {
+            c.env(k, v);
+        }
+    }
+    c.current_dir(ws)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -73,11 +81,30 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(1);
     }
     let write = [ws.clone()];
+    // A control: the same commands started from a thread of their own, unrestricted, the way
+    // the sandbox thread starts them (sets the thread's share of the figures apart).
+    let (jobs, rx) = std::sync::mpsc::channel::<(
+        Command,
+        std::sync::mpsc::Sender<Option<std::process::Child>>,
+    )>();
+    std::thread::spawn(move || {
+        while let Ok((mut c, reply)) = rx.recv() {
+            let _ = reply.send(c.spawn().ok());
+        }
+    });
     let (t, w) = (tmp.display().to_string(), ws.display().to_string());
     let mut ways: Vec<(&str, Start)> = vec![
         (
             "direct",
             way(|p, args| quiet(&ws, p, args).status().ok()?.success().then_some(())),
+        ),
+        (
+            "direct, from a thread",
+            way(|p, args| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                jobs.send((quiet(&ws, p, args), tx)).ok()?;
+                rx.recv().ok()??.wait().ok()?.success().then_some(())
+            }),
         ),
         (
             "sandbox thread",
