@@ -257,7 +257,16 @@ impl Sandbox {
                 }
             }
         };
-        spawner.spawn(c)
+        let r = spawner.spawn(c);
+        if matches!(r, Err(SpawnError::Sandbox(_))) {
+            // The thread is gone: the next call starts a new one.
+            self.spawners
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .retain(|(_, sp)| !Arc::ptr_eq(sp, &spawner));
+        }
+        r
     }
 
     /// Makes the private temporary directory `TMPDIR` (`TEMP`, `TMP`) of a sandboxed command
@@ -359,11 +368,22 @@ mod unit {
         let (ws, out) = (base.join("ws"), base.join("out"));
         std::fs::create_dir_all(&ws).unwrap();
         std::fs::create_dir_all(&out).unwrap();
-        let s = Sandbox::prepare(Mode::WorkspaceWrite, false, base.join("tmp"));
-        if let Some(why) = &s.unavailable {
+        // The kernel's answer itself: `probe()` may be forced to fail by the fallback's test,
+        // which shares this process.
+        if let Err(why) = spawner::probe() {
             eprintln!("skipped: the process sandbox is not available here: {why}");
             return;
         }
+        let active = |mode| Sandbox {
+            mode,
+            requested: mode,
+            network: false,
+            abi: None,
+            unavailable: None,
+            spawners: Spawners::default(),
+            tmp: base.join("tmp"),
+        };
+        let s = active(Mode::WorkspaceWrite);
         let write = [ws.clone()];
         let (o, w) = (
             out.join("x").display().to_string(),
@@ -383,7 +403,7 @@ mod unit {
         assert_eq!(s.spawners.0.lock().unwrap().len(), 1);
         // This thread, and the process, stay unrestricted.
         std::fs::write(out.join("free"), "1").unwrap();
-        let ro = Sandbox::prepare(Mode::ReadOnly, false, base.join("tmp"));
+        let ro = active(Mode::ReadOnly);
         let (code, err) = sh(&ro, &format!("echo 1 > {w}2"), &write);
         assert_eq!(code, Some(2), "{err}");
         assert!(!ws.join("y2").exists());
