@@ -407,6 +407,12 @@ mod unit {
         let (code, err) = sh(&ro, &format!("echo 1 > {w}2"), &write);
         assert_eq!(code, Some(2), "{err}");
         assert!(!ws.join("y2").exists());
+        // A writable directory that does not exist is left out of the rules (`landlock`'s
+        // `path_beneath_rules` skips what it cannot open): the command runs, writing nowhere new.
+        let gone = base.join("gone");
+        let (code, err) = sh(&s, &format!("mkdir {}", gone.display()), &[gone.clone()]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(!gone.exists());
         let missing = s.spawn(Command::new("/nonexistent/program"), &write);
         assert!(
             matches!(&missing, Err(SpawnError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound),
