@@ -410,7 +410,11 @@ mod unit {
         // A writable directory that does not exist is left out of the rules (`landlock`'s
         // `path_beneath_rules` skips what it cannot open): the command runs, writing nowhere new.
         let gone = base.join("gone");
-        let (code, err) = sh(&s, &format!("mkdir {}", gone.display()), &[gone.clone()]);
+        let (code, err) = sh(
+            &s,
+            &format!("mkdir {}", gone.display()),
+            std::slice::from_ref(&gone),
+        );
         assert_eq!(code, Some(1), "{err}");
         assert!(!gone.exists());
         let missing = s.spawn(Command::new("/nonexistent/program"), &write);
