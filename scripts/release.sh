@@ -4,20 +4,26 @@
 #   dist/alisio-ls-<version>-<vscode platform>.vsix      the VS Code extension with the server inside
 #   dist/SHA256SUMS                                      `sha256sum -c SHA256SUMS` checks both
 # Needs cargo, Node.js/npm (the extension's locked devDependencies, `npm ci`) and sha256sum.
-# ALISIO_SKIP_VSIX=1 builds the binary archive only. Idempotent: dist/ is rebuilt each run.
+# ALISIO_SKIP_VSIX=1 builds the binary archive only. ALISIO_LS_BIN=path packs that binary instead
+# of building one, ALISIO_DIST=dir writes there instead of dist/ (both for tests/cli/ship.rs).
+# Idempotent: dist/ is rebuilt each run.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 triple=$(rustc -vV | sed -n 's/^host: //p')
-dist=$repo/dist
+dist=${ALISIO_DIST:-$repo/dist}
 rm -rf "$dist"
 mkdir -p "$dist"
 
-echo "== cargo build --release --locked -p alisio-ls ($triple)"
-cargo build --release --locked -p alisio-ls
-bin=$target_dir/release/alisio-ls
+if [ -n "${ALISIO_LS_BIN:-}" ]; then
+  bin=$ALISIO_LS_BIN
+else
+  echo "== cargo build --release --locked -p alisio-ls ($triple)"
+  cargo build --release --locked -p alisio-ls
+  bin=$target_dir/release/alisio-ls
+fi
 "$bin" --version
 
 name=alisio-ls-$version-$triple

@@ -205,3 +205,58 @@ fn progress_is_drawn_on_a_terminal_only_and_never_with_json() {
     assert_eq!(json.code, 0);
     assert_eq!(json.stdout, "", "no progress with --json");
 }
+
+/// scripts/release.sh (binary archive only, with the test build instead of a release build):
+/// the archive holds exactly the binary, the README and the licences under one directory (the
+/// process sandbox needs no helper binary beside it), and `SHA256SUMS` checks it.
+#[test]
+fn the_release_archive_holds_the_binary_the_readme_and_the_licences() {
+    let ws = Ws::new();
+    let dist = ws.tmp.path().join("dist");
+    let r = run_cmd(
+        Command::new("bash")
+            .arg(repo().join("scripts/release.sh"))
+            .env("ALISIO_LS_BIN", bin())
+            .env("ALISIO_SKIP_VSIX", "1")
+            .env("ALISIO_DIST", &dist),
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let archives: Vec<String> = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tar.gz"))
+        .collect();
+    assert_eq!(archives.len(), 1, "{archives:?}");
+    let name = archives[0].trim_end_matches(".tar.gz");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(name.starts_with(&format!("alisio-ls-{version}-")), "{name}");
+    let list = Command::new("tar")
+        .arg("-tzf")
+        .arg(dist.join(&archives[0]))
+        .output()
+        .unwrap();
+    let mut files: Vec<String> = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    files.sort();
+    let want: Vec<String> = [
+        "",
+        "LICENSE-APACHE",
+        "LICENSE-MIT",
+        "README.md",
+        "alisio-ls",
+    ]
+    .iter()
+    .map(|f| format!("{name}/{f}"))
+    .collect();
+    assert_eq!(files, want);
+    let sums = std::fs::read_to_string(dist.join("SHA256SUMS")).unwrap();
+    assert_eq!(sums.lines().count(), 1, "{sums}");
+    let check = run_cmd(
+        Command::new("sha256sum")
+            .args(["-c", "SHA256SUMS"])
+            .current_dir(&dist),
+    );
+    assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
+}

@@ -179,6 +179,37 @@ fn no_errors(r: &Value) {
     assert_eq!(r["errors"], json!([]), "probe errors; full result: {r:#}");
 }
 
+/// The chat buffer's lines the probe recorded.
+fn chat_lines(r: &Value) -> Vec<&str> {
+    r["chat_lines"]
+        .as_array()
+        .expect("chat lines")
+        .iter()
+        .map(|l| l.as_str().unwrap_or_default())
+        .collect()
+}
+
+/// `:AlisioChat prompt` (then the other `steps`) against the real server with `config` as the
+/// user configuration; a vim.ui.select approval prompt is answered with `approve`.
+fn real_chat(
+    nvim: &Path,
+    ws: &Ws,
+    file: &Path,
+    config: &Value,
+    (prompt, approve): (&str, &str),
+    steps: &str,
+) -> Value {
+    std::fs::write(ws.config_home.join("config.json"), config.to_string()).unwrap();
+    let mut probe = Probe::new(nvim, ws, true);
+    probe.env = vec![
+        ("ALISIO_TEST_PROMPT", prompt.into()),
+        ("ALISIO_TEST_APPROVE", approve.into()),
+    ];
+    let r = probe.run(file, steps, None);
+    no_errors(&r);
+    r
+}
+
 #[test]
 fn neovim_shipped_config_attaches_untrusted_by_default_with_the_server_from_alisio_ls_path() {
     let nvim = nvim_or_skip!();
@@ -587,18 +618,10 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
             "{\"text\": \"Wrote a.txt.\"}\n"
         ),
     );
-    std::fs::write(
-        ws.config_home.join("config.json"),
-        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}, "context": {"governor": "on"}})).unwrap(),
-    )
-    .unwrap();
-    let mut probe = Probe::new(&nvim, &ws, true);
-    probe.env = vec![
-        ("ALISIO_TEST_PROMPT", "Write a.txt".into()),
-        ("ALISIO_TEST_APPROVE", "Allow for this session".into()),
-    ];
-    let r = probe.run(&f, "chat,report", None);
-    no_errors(&r);
+    let config =
+        json!({"provider": {"kind": "script", "script": script}, "context": {"governor": "on"}});
+    let answers = ("Write a.txt", "Allow for this session");
+    let r = real_chat(&nvim, &ws, &f, &config, answers, "chat,report");
     assert_eq!(
         std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
         "hello"
@@ -749,12 +772,7 @@ fn neovim_attach_sends_the_unsaved_buffer_and_sessions_reopens_the_transcript() 
         json!([{"uri": format!("file://{}", f.display()), "label": "notes.md"}])
     );
     assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
-    let chat: Vec<&str> = r["chat_lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let chat = chat_lines(&r);
     let you = chat.iter().position(|l| *l == "## You").unwrap();
     assert_eq!(&chat[you..you + 3], &["## You", "📎 notes.md", "Summarize"]);
     assert!(chat.iter().any(|l| l.starts_with("Seen.")), "{chat:#?}");
@@ -814,15 +832,73 @@ fn neovim_chat_with_a_range_attaches_those_lines() {
     let r = probe.run(&f, "chat", None);
     no_errors(&r);
     assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
-    let chat: Vec<&str> = r["chat_lines"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l.as_str().unwrap())
-        .collect();
+    let chat = chat_lines(&r);
     let you = chat.iter().position(|l| *l == "## You").unwrap();
     assert_eq!(
         &chat[you..you + 3],
         &["## You", "📎 notes.md:2-3", "Explain"]
     );
+}
+
+/// `:AlisioChat` against the real server under `approvals.process: sandboxed` (user config):
+/// the script provider's `shell` call runs in the process sandbox without a vim.ui.select
+/// prompt, its write in the workspace succeeds and its write to `$HOME` is refused, and the chat
+/// buffer shows the sandbox badge of `run_started` and the labelled result. Skips where the
+/// kernel has no Landlock.
+#[test]
+fn neovim_chat_runs_a_sandboxed_shell_call_without_a_prompt_and_shows_the_badge() {
+    let nvim = nvim_or_skip!();
+    let probe_out = Command::new(server_bin())
+        .args(["sandbox-exec", "--probe"])
+        .output()
+        .expect("probe");
+    if !probe_out.status.success() {
+        eprintln!(
+            "skipped: the process sandbox is not available here: {}",
+            String::from_utf8_lossy(&probe_out.stderr).trim()
+        );
+        return;
+    }
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n");
+    let home = ws.home.display().to_string();
+    let call = json!({"id": "s1", "name": "shell", "arguments": {
+        "command": format!("echo in > in.txt; echo out > {home}/out.txt; cat in.txt")
+    }});
+    let script = ws.file(
+        "script.jsonl",
+        format!(
+            "{{\"alisioScript\": 1}}\n{}\n{{\"text\": \"Ran it.\"}}\n",
+            json!({"toolCalls": [call]})
+        ),
+    );
+    let config = json!({"provider": {"kind": "script", "script": script}, "approvals": {"process": "sandboxed"}});
+    // Any prompt would be answered "Allow once" and recorded: none may appear.
+    let r = real_chat(&nvim, &ws, &f, &config, ("Run it", "Allow once"), "chat");
+    assert!(
+        r["approval_prompts"].as_array().is_none_or(Vec::is_empty)
+            && r["approval_prompts"]
+                .as_object()
+                .is_none_or(|o| o.is_empty()),
+        "{:#}",
+        r["approval_prompts"]
+    );
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("in.txt")).unwrap(),
+        "in\n"
+    );
+    assert!(!ws.home.join("out.txt").exists());
+    let chat = chat_lines(&r);
+    assert!(chat.contains(&"[sandbox: workspace-write]"), "{chat:#?}");
+    assert!(!chat.iter().any(|l| l.contains("unavailable")), "{chat:#?}");
+    let ran = chat
+        .iter()
+        .position(|l| l.starts_with("→ shell "))
+        .unwrap_or_else(|| panic!("{chat:#?}"));
+    assert!(
+        chat[ran + 1..].iter().any(|l| l.starts_with("  ✓ shell ")),
+        "{chat:#?}"
+    );
+    assert!(chat.iter().any(|l| l.starts_with("Ran it.")), "{chat:#?}");
 }

@@ -19,10 +19,3 @@ mkdirSync(dir, { recursive: true });
 copyFileSync(from, join(dir, exe));
 chmodSync(join(dir, exe), 0o755);
 console.log(`bundled ${from} -> server/${process.platform}-${process.arch}/${exe}`);
-// The process sandbox's small helper, when built beside it (docs/sessions.md "Process sandbox").
-const helper = join(dirname(from), exe.replace('alisio-ls', 'alisio-ls-sandbox'));
-if (existsSync(helper)) {
-  copyFileSync(helper, join(dir, 'alisio-ls-sandbox' + (process.platform === 'win32' ? '.exe' : '')));
-  chmodSync(join(dir, 'alisio-ls-sandbox' + (process.platform === 'win32' ? '.exe' : '')), 0o755);
-  console.log(`bundled ${helper}`);
-}

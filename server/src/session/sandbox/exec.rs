@@ -1,19 +1,22 @@
-//! The hidden helper `alisio-ls sandbox-exec` (the way Codex's `codex-linux-sandbox` works):
+//! The restriction itself ([`restrict`]: Landlock writes, TCP, signal scope; seccomp sockets)
+//! and the hidden command `alisio-ls sandbox-exec`, which applies it to itself and `exec`s a
+//! program (the way Codex's `codex-linux-sandbox` works) — for running a command by hand in the
+//! sandbox the process tools use, and for the tests' probe:
 //!
 //! ```text
 //! alisio-ls sandbox-exec --mode workspace-write|read-only [--network] [--write DIR]... -- PROGRAM [ARG]...
 //! alisio-ls sandbox-exec --probe
 //! ```
 //!
-//! It restricts itself — Landlock: writes only beneath the `--write` directories and a few
+//! The restriction — Landlock: writes only beneath the `--write` directories and a few
 //! devices; without `--network` no TCP bind/connect; signals only inside the sandbox; seccomp:
-//! no socket of a family other than `AF_UNIX`, no io_uring — and then `exec`s the program in
-//! place. Restrictions survive `exec` and are inherited by every descendant, including one
-//! that leaves the process group with `setsid`.
+//! no socket of a family other than `AF_UNIX`, no io_uring — survives `exec` and is inherited
+//! by every descendant, including one that leaves the process group with `setsid`. The process
+//! tools do not exec this helper: they start their commands from a thread restricted the same
+//! way ([`super::spawner`]), which saves an `exec` per call.
 //!
 //! Failures before the program runs are one stderr line starting with [`MARK`] and exit 125
-//! (sandbox), 126 (exec) or 127 (not found), which the tools turn back into their own errors.
-//! It never runs the program unconfined.
+//! (sandbox), 126 (exec) or 127 (not found). It never runs the program unconfined.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -107,7 +110,7 @@ fn main(argv: &[OsString]) -> u8 {
         Ok(a) => a,
         Err(e) => return fail(125, &format!("sandbox: {e}")),
     };
-    let abi = match restrict(&a) {
+    let abi = match restrict(a.network, &a.write) {
         Ok(abi) => abi,
         Err(e) => return fail(125, &format!("sandbox: {e}")),
     };
@@ -138,9 +141,16 @@ fn exec(_program: &OsString, _args: &[OsString]) -> u8 {
     fail(125, "sandbox: no exec on this platform")
 }
 
-/// Applies Landlock and seccomp to this process; the kernel's Landlock ABI.
+/// Applies Landlock and seccomp to the calling thread — and so to every process it starts from
+/// now on — writable beneath `dirs` (and [`DEVICES`]), without network unless `network`; the
+/// kernel's Landlock ABI. Restricts this thread only (no `TSYNC`): the helper is
+/// single-threaded, and [`super::spawner`] gives the restriction a thread of its own.
+///
+/// # Errors
+/// Why the sandbox cannot be applied; the thread may then be partly restricted and must not
+/// start anything.
 #[cfg(target_os = "linux")]
-fn restrict(a: &Args) -> Result<u32, String> {
+pub(super) fn restrict(network: bool, dirs: &[PathBuf]) -> Result<u32, String> {
     use landlock::{
         AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, Scope, path_beneath_rules,
@@ -152,7 +162,7 @@ fn restrict(a: &Args) -> Result<u32, String> {
         .map_err(e)?
         .scope(Scope::Signal)
         .map_err(e)?;
-    if !a.network {
+    if !network {
         rs = rs
             .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
             .map_err(e)?;
@@ -160,7 +170,7 @@ fn restrict(a: &Args) -> Result<u32, String> {
     let status = rs
         .create()
         .map_err(e)?
-        .add_rules(path_beneath_rules(&a.write, write))
+        .add_rules(path_beneath_rules(dirs, write))
         .map_err(e)?
         .add_rules(path_beneath_rules(DEVICES, write))
         .map_err(e)?
@@ -175,7 +185,7 @@ fn restrict(a: &Args) -> Result<u32, String> {
     if !status.no_new_privs {
         return Err("no_new_privs could not be set".into());
     }
-    if !a.network {
+    if !network {
         seccomp()?;
     }
     Ok(match status.landlock {
@@ -231,7 +241,7 @@ fn seccomp() -> Result<(), String> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn restrict(_a: &Args) -> Result<u32, String> {
+pub(super) fn restrict(_network: bool, _dirs: &[PathBuf]) -> Result<u32, String> {
     Err(format!(
         "no sandbox for process tools on {}",
         std::env::consts::OS

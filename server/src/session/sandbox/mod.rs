@@ -1,19 +1,23 @@
 //! The process sandbox (spec/sessions.md §10.4, docs/security.md "The process sandbox"): process
-//! tools run through a re-exec helper, `alisio-ls sandbox-exec`, which restricts itself with
-//! Landlock (writes) and seccomp (sockets) and then `exec`s the command in place, so the pid and
-//! the process group the tools manage stay the same. No `unsafe`, no `pre_exec`.
+//! tools start their commands from a thread that has restricted itself with Landlock (writes,
+//! TCP, signals) and seccomp (sockets) — [`spawner`] — so every command and its descendants are
+//! confined, while the pid, the process group and everything else the tools manage stay as
+//! without a sandbox. No `unsafe`, no `pre_exec`. [`exec`] holds the restriction and the hidden
+//! `alisio-ls sandbox-exec` helper that applies it to a command by hand.
 //!
 //! This side decides the mode of a run (configuration, the kernel's support, the simulated
-//! fallback), builds the helper's command line and labels results; [`exec`] is the helper.
+//! fallback), starts the commands and labels results.
 
 pub mod exec;
+pub mod spawner;
 #[cfg(test)]
 mod tests;
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Mutex;
+use std::process::{Child, Command};
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub use spawner::{SpawnError, Spawner};
 
 use serde_json::{Value, json};
 
@@ -55,36 +59,6 @@ pub fn invalid_mode(v: &str) -> String {
     format!("Unknown sandbox mode: {v} (expected workspace-write, read-only, off)")
 }
 
-/// Where the helper binary is: [`set_helper`], else `ALISIO_SANDBOX_HELPER`, else
-/// `alisio-ls-sandbox` beside the running executable, else the running executable (the
-/// `alisio-ls` binary itself, which answers `sandbox-exec` too).
-static HELPER: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-/// Points the sandbox at an `alisio-ls` binary (library users and tests whose executable is
-/// not `alisio-ls`).
-pub fn set_helper(path: PathBuf) {
-    *HELPER
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(path);
-}
-
-fn helper() -> Option<PathBuf> {
-    if let Some(p) = HELPER
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone()
-    {
-        return Some(p);
-    }
-    if let Some(p) = std::env::var_os("ALISIO_SANDBOX_HELPER").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().ok()?;
-    // The small helper binary beside this one starts faster than a re-exec of this binary.
-    let small = exe.with_file_name(format!("alisio-ls-sandbox{}", std::env::consts::EXE_SUFFIX));
-    Some(if small.is_file() { small } else { exe })
-}
-
 /// The test-only switch that simulates a kernel without Landlock (debug builds with the
 /// `fault-injection` feature only).
 fn simulated_unavailable() -> bool {
@@ -92,16 +66,36 @@ fn simulated_unavailable() -> bool {
         && std::env::var("ALISIO_SANDBOX_UNAVAILABLE").is_ok_and(|v| v == "1")
 }
 
-/// Probe results per helper binary, once per process: `Ok(abi)` or why not.
-static PROBES: Mutex<Vec<(PathBuf, Result<u32, String>)>> = Mutex::new(Vec::new());
+/// A reason that makes every later probe fail (unit tests of the fallback, which cannot set
+/// the environment of a shared test process).
+#[cfg(test)]
+static FORCED: Mutex<Option<String>> = Mutex::new(None);
 
-/// Whether the helper can apply the sandbox here: runs `<helper> sandbox-exec --probe` once.
+#[cfg(test)]
+pub(crate) fn force_unavailable(reason: &str) {
+    *FORCED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(reason.into());
+}
+
+/// The probe's result, once per process: `Ok(abi)` or why not.
+static PROBE: OnceLock<Result<u32, String>> = OnceLock::new();
+
+/// Whether the sandbox can be applied here (once per process: restricts a short-lived thread).
 ///
 /// # Errors
 /// Why the sandbox cannot be applied.
-pub fn probe(helper: &Path) -> Result<u32, String> {
+pub fn probe() -> Result<u32, String> {
     if simulated_unavailable() {
         return Err("simulated by ALISIO_SANDBOX_UNAVAILABLE=1".into());
+    }
+    #[cfg(test)]
+    if let Some(r) = FORCED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+    {
+        return Err(r);
     }
     if !cfg!(target_os = "linux") {
         return Err(format!(
@@ -109,41 +103,20 @@ pub fn probe(helper: &Path) -> Result<u32, String> {
             std::env::consts::OS
         ));
     }
-    let mut probes = PROBES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, r)) = probes.iter().find(|(p, _)| p == helper) {
-        return r.clone();
-    }
-    let r = run_probe(helper);
-    probes.push((helper.to_path_buf(), r.clone()));
-    r
+    PROBE.get_or_init(spawner::probe).clone()
 }
 
-fn run_probe(helper: &Path) -> Result<u32, String> {
-    let out = Command::new(helper)
-        .args(["sandbox-exec", "--probe"])
-        .env_clear()
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot start the sandbox helper {}: {e}", helper.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Option<Value> = serde_json::from_str(text.trim()).ok();
-    match v
-        .as_ref()
-        .and_then(|v| v.get("abi"))
-        .and_then(Value::as_u64)
-    {
-        Some(abi) if out.status.success() => u32::try_from(abi).map_err(|_| "bad probe".into()),
-        _ => {
-            let err = String::from_utf8_lossy(&out.stderr);
-            let err = err.trim().trim_start_matches(exec::MARK).trim();
-            Err(if err.is_empty() {
-                format!("the sandbox helper {} did not answer", helper.display())
-            } else {
-                err.to_string()
-            })
-        }
+/// The sandbox threads of a run, one per set of writable directories (shared by the clones of
+/// a [`Sandbox`]; the threads end with the last clone).
+#[derive(Clone, Default)]
+struct Spawners(Arc<Mutex<Vec<Thread>>>);
+
+/// A sandbox thread and the writable directories it was restricted to.
+type Thread = (Vec<PathBuf>, Arc<Spawner>);
+
+impl std::fmt::Debug for Spawners {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spawners")
     }
 }
 
@@ -160,7 +133,7 @@ pub struct Sandbox {
     pub abi: Option<u32>,
     /// Why the requested sandbox could not be applied.
     pub unavailable: Option<String>,
-    helper: PathBuf,
+    spawners: Spawners,
     /// The private temporary directory (made `TMPDIR`).
     pub tmp: PathBuf,
 }
@@ -175,12 +148,12 @@ impl Sandbox {
             network: true,
             abi: None,
             unavailable: None,
-            helper: PathBuf::new(),
+            spawners: Spawners::default(),
             tmp: PathBuf::new(),
         }
     }
 
-    /// The sandbox for a run: probes the helper unless `requested` is off; a failed probe
+    /// The sandbox for a run: probes the kernel unless `requested` is off; a failed probe
     /// falls back to `off` and says why in [`Sandbox::unavailable`].
     #[must_use]
     pub fn prepare(requested: Mode, network: bool, tmp: PathBuf) -> Self {
@@ -193,17 +166,11 @@ impl Sandbox {
             network,
             abi: None,
             unavailable: None,
-            helper: PathBuf::new(),
+            spawners: Spawners::default(),
             tmp,
         };
-        let probed = helper()
-            .ok_or_else(|| "cannot locate the alisio-ls binary".to_string())
-            .and_then(|h| probe(&h).map(|abi| (h, abi)));
-        match probed {
-            Ok((h, abi)) => {
-                s.helper = h;
-                s.abi = Some(abi);
-            }
+        match probe() {
+            Ok(abi) => s.abi = Some(abi),
             Err(e) => {
                 s.mode = Mode::Off;
                 s.network = true;
@@ -258,30 +225,48 @@ impl Sandbox {
         })
     }
 
-    /// The command that runs `program args` under this sandbox, writable in `write`
-    /// (workspace-write: the workspace root and approved external directories). Without a
-    /// sandbox it is the program itself.
-    #[must_use]
-    pub fn command(&self, program: &str, args: &[String], write: &[PathBuf]) -> Command {
+    /// Starts `c` under this sandbox, writable in `write` (workspace-write: the workspace root
+    /// and approved external directories; always the private temp dir): from the sandbox
+    /// thread of that set of directories ([`Spawner`]), started on first use. Without a
+    /// sandbox, `c` starts as it is.
+    ///
+    /// # Errors
+    /// The sandbox cannot be applied (nothing ran), or the command did not start.
+    pub fn spawn(&self, mut c: Command, write: &[PathBuf]) -> Result<Child, SpawnError> {
         if !self.active() {
-            let mut c = Command::new(program);
-            c.args(args);
-            return c;
+            return c.spawn().map_err(SpawnError::Io);
         }
-        let mut c = Command::new(&self.helper);
-        c.arg("sandbox-exec").arg("--mode").arg(self.mode.as_str());
-        if self.network {
-            c.arg("--network");
-        }
-        let mut dirs: Vec<OsString> = vec![self.tmp.clone().into_os_string()];
+        let mut dirs = vec![self.tmp.clone()];
         if self.mode == Mode::WorkspaceWrite {
-            dirs.extend(write.iter().map(|d| d.clone().into_os_string()));
+            dirs.extend(write.iter().cloned());
         }
-        for d in dirs {
-            c.arg("--write").arg(d);
+        let spawner = {
+            let mut all = self
+                .spawners
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match all.iter().find(|(d, _)| *d == dirs) {
+                Some((_, sp)) => Arc::clone(sp),
+                None => {
+                    let sp = Arc::new(
+                        Spawner::start(self.network, dirs.clone()).map_err(SpawnError::Sandbox)?,
+                    );
+                    all.push((dirs, Arc::clone(&sp)));
+                    sp
+                }
+            }
+        };
+        let r = spawner.spawn(c);
+        if matches!(r, Err(SpawnError::Sandbox(_))) {
+            // The thread is gone: the next call starts a new one.
+            self.spawners
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .retain(|(_, sp)| !Arc::ptr_eq(sp, &spawner));
         }
-        c.arg("--").arg(program).args(args);
-        c
+        r
     }
 
     /// Makes the private temporary directory `TMPDIR` (`TEMP`, `TMP`) of a sandboxed command
@@ -333,36 +318,6 @@ pub fn tmp_dir(state_dir: &Path, session_id: &str) -> PathBuf {
     state_dir.join("tmp").join(session_id)
 }
 
-/// How a sandboxed command that never started ended: the helper's marked stderr line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StartError {
-    /// The program does not exist (`Command not found`).
-    NotFound,
-    /// Another exec error (`Cannot start`).
-    Exec(String),
-    /// The sandbox could not be applied: nothing ran.
-    Sandbox(String),
-}
-
-/// Reads the helper's failure marker from the captured stderr of an exit with code 125–127.
-#[must_use]
-pub fn start_error(code: Option<i32>, stderr: &[u8]) -> Option<StartError> {
-    if !matches!(code, Some(125..=127)) {
-        return None;
-    }
-    let s = std::str::from_utf8(stderr).ok()?;
-    let rest = s.strip_prefix(exec::MARK)?.trim_end();
-    if let Some(m) = rest.strip_prefix("not-found") {
-        let _ = m;
-        return Some(StartError::NotFound);
-    }
-    if let Some(m) = rest.strip_prefix("exec: ") {
-        return Some(StartError::Exec(m.to_string()));
-    }
-    rest.strip_prefix("sandbox: ")
-        .map(|m| StartError::Sandbox(m.to_string()))
-}
-
 #[cfg(test)]
 mod unit {
     use super::*;
@@ -380,86 +335,92 @@ mod unit {
     }
 
     #[test]
-    fn helper_markers_are_read_only_from_its_exit_codes() {
-        let m = |s: &str| format!("{}{s}\n", exec::MARK).into_bytes();
-        assert_eq!(
-            start_error(Some(127), &m("not-found")),
-            Some(StartError::NotFound)
-        );
-        assert_eq!(
-            start_error(Some(126), &m("exec: Permission denied (os error 13)")),
-            Some(StartError::Exec("Permission denied (os error 13)".into()))
-        );
-        assert_eq!(
-            start_error(Some(125), &m("sandbox: no Landlock")),
-            Some(StartError::Sandbox("no Landlock".into()))
-        );
-        assert_eq!(start_error(Some(1), &m("not-found")), None);
-        assert_eq!(start_error(Some(127), b"sh: x: not found\n"), None);
-    }
-
-    #[test]
-    fn unsandboxed_commands_are_the_program_itself() {
+    fn unsandboxed_commands_start_as_they_are() {
         let s = Sandbox::off();
-        let c = s.command("echo", &["hi".into()], &[]);
-        assert_eq!(c.get_program(), "echo");
+        let mut c = Command::new("sh");
+        c.args(["-c", "exit 3"]);
+        let code = s.spawn(c, &[]).unwrap().wait().unwrap().code();
+        assert_eq!(code, Some(3));
         assert_eq!(s.json(), json!({"mode":"off","network":true}));
         assert_eq!(s.note(), " [no sandbox]");
     }
 
+    /// `sh -c script` under `s`, writable in `write`: (exit code, stderr).
+    fn sh(s: &Sandbox, script: &str, write: &[PathBuf]) -> (Option<i32>, String) {
+        let mut c = Command::new("sh");
+        c.args(["-c", script])
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null());
+        s.apply_env(&mut c).unwrap();
+        let out = s.spawn(c, write).unwrap().wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into(),
+        )
+    }
+
     #[test]
-    fn sandboxed_commands_go_through_the_helper_with_their_writable_dirs() {
-        let s = Sandbox {
-            mode: Mode::WorkspaceWrite,
-            requested: Mode::WorkspaceWrite,
+    // A skip says why on stderr, by design.
+    #[allow(clippy::print_stderr)]
+    fn sandboxed_commands_start_confined_and_leave_this_process_free() {
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let (ws, out) = (base.join("ws"), base.join("out"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir_all(&out).unwrap();
+        // The kernel's answer itself: `probe()` may be forced to fail by the fallback's test,
+        // which shares this process.
+        if let Err(why) = spawner::probe() {
+            eprintln!("skipped: the process sandbox is not available here: {why}");
+            return;
+        }
+        let active = |mode| Sandbox {
+            mode,
+            requested: mode,
             network: false,
-            abi: Some(7),
+            abi: None,
             unavailable: None,
-            helper: PathBuf::from("/bin/alisio-ls"),
-            tmp: PathBuf::from("/state/tmp/s1"),
+            spawners: Spawners::default(),
+            tmp: base.join("tmp"),
         };
-        let c = s.command("git", &["status".into()], &[PathBuf::from("/ws")]);
-        let args: Vec<String> = c
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(c.get_program(), "/bin/alisio-ls");
-        assert_eq!(
-            args,
-            [
-                "sandbox-exec",
-                "--mode",
-                "workspace-write",
-                "--write",
-                "/state/tmp/s1",
-                "--write",
-                "/ws",
-                "--",
-                "git",
-                "status"
-            ]
+        let s = active(Mode::WorkspaceWrite);
+        let write = [ws.clone()];
+        let (o, w) = (
+            out.join("x").display().to_string(),
+            ws.join("y").display().to_string(),
         );
-        assert_eq!(s.note(), " [sandbox: workspace-write]");
-        let ro = Sandbox {
-            mode: Mode::ReadOnly,
-            ..s
-        };
-        let args: Vec<String> = ro
-            .command("true", &[], &[PathBuf::from("/ws")])
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let (code, err) = sh(&s, &format!("echo 1 > {o}"), &write);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(err.contains("Permission denied"), "{err}");
+        assert!(!out.join("x").exists());
         assert_eq!(
-            args,
-            [
-                "sandbox-exec",
-                "--mode",
-                "read-only",
-                "--write",
-                "/state/tmp/s1",
-                "--",
-                "true"
-            ]
+            sh(&s, &format!("echo 1 > {w} && echo 2 > $TMPDIR/z"), &write).0,
+            Some(0)
+        );
+        assert!(ws.join("y").is_file());
+        // One thread per set of writable directories, reused.
+        assert_eq!(sh(&s, "true", &write).0, Some(0));
+        assert_eq!(s.spawners.0.lock().unwrap().len(), 1);
+        // This thread, and the process, stay unrestricted.
+        std::fs::write(out.join("free"), "1").unwrap();
+        let ro = active(Mode::ReadOnly);
+        let (code, err) = sh(&ro, &format!("echo 1 > {w}2"), &write);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(!ws.join("y2").exists());
+        // A writable directory that does not exist is left out of the rules (`landlock`'s
+        // `path_beneath_rules` skips what it cannot open): the command runs, writing nowhere new.
+        let gone = base.join("gone");
+        let (code, err) = sh(
+            &s,
+            &format!("mkdir {}", gone.display()),
+            std::slice::from_ref(&gone),
+        );
+        assert_eq!(code, Some(1), "{err}");
+        assert!(!gone.exists());
+        let missing = s.spawn(Command::new("/nonexistent/program"), &write);
+        assert!(
+            matches!(&missing, Err(SpawnError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound),
+            "{missing:?}"
         );
     }
 }

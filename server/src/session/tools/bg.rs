@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::ToolCtx;
 use super::args::tool_args;
 use super::process::kill_group;
+use crate::session::sandbox::SpawnError;
 use crate::session::util::{floor_char, now_rfc3339};
 
 const NOTE: &str = "Poll with bg_output using next_offset; stop with bg_stop.";
@@ -274,10 +275,10 @@ pub fn bg_run(
         .map_err(|e| format!("Cannot start the task: {e}"))?;
     let mut c = super::process::command(ctx, "/bin/sh", &["-c".into(), command.into()])?;
     c.current_dir(&dir).stdout(writer).stderr(w2);
-    let mut child = c
-        .spawn()
-        .map_err(|e| format!("Cannot start the task: {e}"))?;
-    drop(c);
+    let mut child = super::process::spawn(ctx, c).map_err(|e| match e {
+        SpawnError::Sandbox(e) => format!("Cannot start the task: the sandbox failed: {e}"),
+        SpawnError::Io(e) => format!("Cannot start the task: {e}"),
+    })?;
     tasks.next += 1;
     let timeout_ms = timeout.unwrap_or(tasks.max_run_ms).min(tasks.max_run_ms);
     let shared = Arc::new(Mutex::new(Shared {

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::args::tool_args;
 use super::{Outcome, ToolCtx};
-use crate::session::sandbox::StartError;
+use crate::session::sandbox::SpawnError;
 
 /// Output kept per result (stdout and stderr together): 8 MiB; past it the process is ended and
 /// the result says `"truncated": true` (the model is shown a cut view, spec/governor.md §3.3).
@@ -248,9 +248,8 @@ impl<'a> From<&'a ShellArgs> for Call<'a> {
 /// # Errors
 /// The sandbox's temporary directory cannot be created.
 pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> Result<Command, String> {
-    let mut write = vec![ctx.roots.root.clone()];
-    write.extend(ctx.roots.external.iter().cloned());
-    let mut c = ctx.sandbox.command(program, args, &write);
+    let mut c = Command::new(program);
+    c.args(args);
     ctx.env.apply(&mut c);
     ctx.sandbox.apply_env(&mut c)?;
     c.stdin(Stdio::null());
@@ -260,6 +259,17 @@ pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> Result<Command,
         c.process_group(0);
     }
     Ok(c)
+}
+
+/// Starts a command of [`command`] under the run's sandbox, writable in the workspace root and
+/// the approved external directories (`workspace-write`).
+///
+/// # Errors
+/// The sandbox cannot be applied (nothing ran), or the command did not start.
+pub fn spawn(ctx: &ToolCtx, c: Command) -> Result<std::process::Child, SpawnError> {
+    let mut write = vec![ctx.roots.root.clone()];
+    write.extend(ctx.roots.external.iter().cloned());
+    ctx.sandbox.spawn(c, &write)
 }
 
 /// `run_process` (with `args`) or `shell` (without).
@@ -285,17 +295,15 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
     c.current_dir(&dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = match c.spawn() {
+    let mut child = match spawn(ctx, c) {
         Ok(ch) => ch,
-        Err(e) if ctx.sandbox.active() => {
-            return Outcome::Err(format!(
-                "Cannot start {command}: the sandbox failed: cannot start the sandbox helper: {e}"
-            ));
+        Err(SpawnError::Sandbox(e)) => {
+            return Outcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(SpawnError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Outcome::Err(format!("Command not found: {command}"));
         }
-        Err(e) => return Outcome::Err(format!("Cannot start {command}: {e}")),
+        Err(SpawnError::Io(e)) => return Outcome::Err(format!("Cannot start {command}: {e}")),
     };
     let pgid = child.id();
     let _live = LiveGroup::new(pgid);
@@ -395,16 +403,6 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
         }
         None => (None, None),
     };
-    match crate::session::sandbox::start_error(code, &stderr) {
-        Some(StartError::NotFound) => {
-            return Outcome::Err(format!("Command not found: {command}"));
-        }
-        Some(StartError::Exec(e)) => return Outcome::Err(format!("Cannot start {command}: {e}")),
-        Some(StartError::Sandbox(e)) => {
-            return Outcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
-        }
-        None => {}
-    }
     let truncated = over.load(std::sync::atomic::Ordering::Relaxed);
     Outcome::Ok(
         json!({"stdout":String::from_utf8_lossy(&stdout),"stderr":String::from_utf8_lossy(&stderr),"exitCode":code,"signal":signal,"timedOut":timed_out,"truncated":truncated,"sandbox":ctx.sandbox.json()})
