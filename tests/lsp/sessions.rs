@@ -304,6 +304,10 @@ fn normalized(ev: &Value) -> Value {
                     "tokensBefore",
                     "tokensAfter",
                     "tokensSaved",
+                    // the replay's figures are token estimates too (cache breaks stay compared)
+                    "inputTokens",
+                    "cachedTokens",
+                    "cost",
                 ] {
                     m.remove(k);
                 }
