@@ -160,7 +160,8 @@ impl Fs for DiskFs {
                 file_type,
             });
         }
-        out.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+        // Names in one directory are distinct: an unstable sort gives the same order, faster.
+        out.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(out)
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
