@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use body::body_checks;
 pub use body::{body_links, resource_rel};
-pub use judged::{Judged, check_one, load};
 use fields::field_checks;
+pub use judged::{Judged, check_one, load};
 pub use names::{edit_distance, is_kebab, is_spec_name};
 use problem::Problem;
 
