@@ -80,7 +80,7 @@ print("|---|---|---|---|---|---|---|---|---|")
 
 
 def ms(t):
-    return f"{t[0]*1000:.1f} ms ({t[1]*1000:.0f} ms)"
+    return f"{t[0]*1000:.1f} ms ({t[1]*1000:.0f} ms)" if t[0] else "not run"
 
 
 def ratio(a, b):

@@ -142,9 +142,12 @@ async fn publish(client: &Client, state: &Mutex<State>, path: PathBuf) {
         .await;
 }
 
-/// The `SKILL.md` files of the workspace walk of each folder modified at `since` or later: what
-/// a watcher armed after the server started may have missed (issue 14, "no file is missed at
-/// start").
+/// The `SKILL.md` files below each folder modified at `since` or later: what a watcher armed
+/// after the server started may have missed (issue 14, "no file is missed at start"). A
+/// streaming walk (a stack of directories, nothing kept) with the bounds of the workspace walk:
+/// no symlinked directory followed, `.git` and `node_modules` skipped, at most
+/// `walk::MAX_DIRS` directories a folder. Ignored directories are not skipped: a file there
+/// gets its own diagnostics, and the full pass after clears them.
 #[must_use]
 pub fn modified_since(folders: &[PathBuf], since: SystemTime) -> Vec<PathBuf> {
     let since_ns = since
@@ -152,12 +155,25 @@ pub fn modified_since(folders: &[PathBuf], since: SystemTime) -> Vec<PathBuf> {
         .map_or(0, |d| d.as_nanos());
     let mut out = Vec::new();
     for folder in folders {
-        let set = crate::workspace::walk::walk(&DiskFs, folder);
-        for node in &set.dirs {
-            if !node.entries.iter().any(|e| e.name == "SKILL.md") {
+        let mut stack = vec![folder.clone()];
+        let mut seen = 0usize;
+        while let Some(dir) = stack.pop() {
+            seen += 1;
+            if seen > crate::workspace::walk::MAX_DIRS {
+                break;
+            }
+            let Ok(entries) = DiskFs.read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.iter().rev() {
+                if e.file_type == FileType::Dir && e.name != ".git" && e.name != "node_modules" {
+                    stack.push(dir.join(&e.name));
+                }
+            }
+            if !entries.iter().any(|e| e.name == "SKILL.md") {
                 continue;
             }
-            let f = node.path.join("SKILL.md");
+            let f = dir.join("SKILL.md");
             if DiskFs
                 .metadata(&f)
                 .ok()
