@@ -79,13 +79,22 @@ pub fn skill_files(changed: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// A file's own diagnostics are published again this long after its change: an event can
+/// arrive while the file is still being written (a new directory's files are created before the
+/// watcher watches it, so their later writes send no event of their own).
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(400);
+
 /// Publishes the own diagnostics of each of `files` that is inside a workspace folder and not
-/// open, each on a task of its own.
+/// open, each on a task of its own: at once, and again after [`SETTLE`].
 pub fn spawn(client: &Client, state: &Arc<Mutex<State>>, files: Vec<PathBuf>) {
     for f in files {
         let client = client.clone();
         let state = state.clone();
-        tokio::spawn(async move { publish(&client, &state, f).await });
+        tokio::spawn(async move {
+            publish(&client, &state, f.clone()).await;
+            tokio::time::sleep(SETTLE).await;
+            publish(&client, &state, f).await;
+        });
     }
 }
 
@@ -227,9 +236,9 @@ mod tests {
         old.set_modified(past).unwrap();
         let since = SystemTime::now() - std::time::Duration::from_secs(60);
         assert_eq!(
-            modified_since(&[root.clone()], since),
+            modified_since(std::slice::from_ref(&root), since),
             [root.join("a/.agents/skills/new/SKILL.md")]
         );
-        assert_eq!(modified_since(&[root.clone()], past).len(), 2);
+        assert_eq!(modified_since(std::slice::from_ref(&root), past).len(), 2);
     }
 }
