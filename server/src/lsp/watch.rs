@@ -164,8 +164,11 @@ fn start_server_watcher(folders: &[PathBuf], tx: UnboundedSender<Job>, disk: &Di
         None,
         move |res: notify_debouncer_full::DebounceEventResult| {
             if let Ok(events) = res {
+                // Reads (the passes' own listings and reads are reported as access events)
+                // change nothing.
                 let paths: Vec<PathBuf> = events
                     .iter()
+                    .filter(|e| !matches!(e.kind, notify::EventKind::Access(_)))
                     .flat_map(|e| e.paths.iter())
                     .filter(|p| {
                         !p.components()
