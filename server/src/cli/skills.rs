@@ -173,7 +173,8 @@ fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
 fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure> {
     let host = ctx.args.host;
     if paths.is_empty() {
-        let d = catalog::discover_host(&ctx.fs, input(ctx), &ctx.cwd, host);
+        let profile = Some(ctx.args.profile);
+        let d = catalog::discover_host_for(&ctx.fs, input(ctx), &ctx.cwd, host, profile);
         let probes: Vec<Walk> = if host == Host::Alisio && !ctx.trusted {
             vec![discover::probe(&ctx.fs, &ctx.root, &ctx.cwd)]
         } else {
@@ -211,8 +212,13 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
             project_dir: None,
         });
     }
-    let d: Discovery =
-        catalog::discover_roots(&ctx.fs, roots, &ctx.settings.skill_overrides, &ctx.cwd);
+    let d: Discovery = catalog::discover_roots(
+        &ctx.fs,
+        roots,
+        &ctx.settings.skill_overrides,
+        &ctx.cwd,
+        Some(ctx.args.profile),
+    );
     let found: std::collections::HashSet<usize> =
         d.walk.candidates.iter().map(|c| c.root).collect();
     for (i, p) in paths.iter().enumerate() {
@@ -266,11 +272,12 @@ pub fn check_diagnostics(
     let mut discoveries = Vec::new();
     let mut probes = Vec::new();
     for v in &vantages {
-        discoveries.push(catalog::discover_host(
+        discoveries.push(catalog::discover_host_for(
             &ctx.fs,
             input(ctx),
             v,
             ctx.args.host,
+            Some(ctx.args.profile),
         ));
         if ctx.args.host == Host::Alisio && !ctx.trusted {
             probes.push(discover::probe(&ctx.fs, &ctx.root, v));

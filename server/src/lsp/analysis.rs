@@ -243,7 +243,10 @@ fn analyze_skills(
     };
     let discoveries: Vec<Discovery> = vantages
         .iter()
-        .map(|v| crate::skills::catalog::discover_host(&fs, input, v, host))
+        .map(|v| {
+            let profile = Some(snap.options.profile);
+            crate::skills::catalog::discover_host_for(&fs, input, v, host, profile)
+        })
         .collect();
     let probes: Vec<crate::skills::discover::Walk> = if host == Host::Alisio && !cfg.trusted {
         vantages

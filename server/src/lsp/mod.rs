@@ -4,6 +4,7 @@
 mod analysis;
 mod attachments;
 mod diagnostics;
+mod disk;
 mod documents;
 pub mod ext;
 mod features;

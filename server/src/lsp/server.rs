@@ -279,12 +279,14 @@ impl Backend {
         .map_err(request_failed)?;
         // Apply the change at once (spec/skills.md §3.3 step 7): the next lens or catalog request
         // must already see it, so recompute before answering.
-        let (versions, computed) = blocking(&self.state, |snap| {
-            (snap.versions.clone(), super::analysis::compute(snap))
+        let (versions, seq, computed) = blocking(&self.state, |snap| {
+            let c = super::analysis::compute(snap);
+            (snap.versions.clone(), snap.disk_seq, c)
         })
         .await?;
         lock(&self.state).results = Arc::new(computed.folders);
-        publish(&self.client, &self.state, &versions, &computed.diagnostics).await;
+        let diags = &computed.diagnostics;
+        publish(&self.client, &self.state, &versions, diags, Some(seq)).await;
         let client = self.client.clone();
         tokio::spawn(async move {
             let _ = tokio::time::timeout(
@@ -410,6 +412,7 @@ impl LanguageServer for Backend {
         let encoding = negotiate_encoding(&params);
         let problems = {
             let mut st = lock(&self.state);
+            st.started = Some(std::time::SystemTime::now());
             st.encoding = encoding;
             st.caps = client_caps(&params);
             st.folders = folders_of(&params);
@@ -512,12 +515,14 @@ impl LanguageServer for Backend {
                         .await;
                     let snap = lock(&state).snapshot();
                     let versions = snap.versions.clone();
+                    let snap_seq = snap.disk_seq;
                     let computed =
                         tokio::task::spawn_blocking(move || super::analysis::compute(&snap))
                             .await
                             .unwrap_or_default();
                     lock(&state).results = Arc::new(computed.folders);
-                    publish(&client, &state, &versions, &computed.diagnostics).await;
+                    let seq = Some(snap_seq);
+                    publish(&client, &state, &versions, &computed.diagnostics, seq).await;
                     let again = {
                         let mut st = lock(&state);
                         st.scanned = true;
@@ -604,7 +609,17 @@ impl LanguageServer for Backend {
         tokio::spawn(async move { report_client_problems(&client, &state, problems).await });
     }
 
-    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let changed: Vec<PathBuf> = params
+            .changes
+            .iter()
+            .filter_map(|c| path_of(&c.uri))
+            .collect();
+        super::disk::spawn(
+            &self.client,
+            &self.state,
+            super::disk::skill_files(&changed),
+        );
         self.schedule();
     }
 
@@ -646,19 +661,6 @@ async fn report_client_problems(client: &Client, state: &Mutex<State>, mut probl
     }
 }
 
-/// Codes that depend on discovery across files; the fast path keeps the last pass's values.
-fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
-    use crate::diagnostic::Code;
-    matches!(
-        c,
-        Code::SkillShadowed
-            | Code::SkillUntrusted
-            | Code::SkillNotDiscovered
-            | Code::SkillScanLimit
-            | Code::SkillSymlink
-    )
-}
-
 /// Publishes the own diagnostics of a changed open SKILL.md at once: validation of the one file
 /// under the active profile, plus the discovery codes of the last full pass. Skipped when the
 /// document changed again meanwhile (a newer task publishes).
@@ -668,26 +670,8 @@ async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
         return;
     };
     let p = path.clone();
-    let computed = tokio::task::spawn_blocking(move || {
-        let mut diags =
-            crate::skills::validate::check_file(&snap.fs(), &p, snap.options.profile).diagnostics;
-        if let Some(r) = snap.results.get(&snap.folder_of(&p)) {
-            diags.extend(
-                r.skills
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.file == p && is_discovery_code(d.code))
-                    .cloned(),
-            );
-        }
-        let mut diags = super::suppress::filter_file(&snap, &p, diags);
-        crate::diagnostic::sort(&mut diags);
-        diags
-            .iter()
-            .map(|d| super::diagnostics::to_lsp(d, snap.encoding))
-            .collect::<Vec<_>>()
-    })
-    .await;
+    let computed =
+        tokio::task::spawn_blocking(move || super::disk::own_diagnostics(&snap, &p)).await;
     let Ok(lsp) = computed else { return };
     let Some(uri) = super::diagnostics::uri(path) else {
         return;
@@ -707,23 +691,38 @@ async fn fast_publish(client: &Client, state: &Mutex<State>, path: &PathBuf) {
 }
 
 /// Publishes the results: versions for open documents, empty lists for files that no longer
-/// report anything. Unopened files are published only after the first scan ended.
+/// report anything. Unopened files are published only after the first scan ended, except by
+/// `lsp::disk`. `disk_seq` is the snapshot's `State::disk_seq` when `results` cover every file,
+/// `None` when they cover open documents only.
 pub async fn publish(
     client: &Client,
     state: &Mutex<State>,
     snap_versions: &std::collections::HashMap<PathBuf, i32>,
     results: &std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+    disk_seq: Option<u64>,
 ) {
     let pubs = {
         let mut st = lock(state);
         // A document edited after the snapshot keeps what it has: a newer pass is queued, and
         // stale results must not be published under the new version.
-        let stale: std::collections::HashSet<PathBuf> = st
+        let mut stale: std::collections::HashSet<PathBuf> = st
             .docs
             .iter()
             .filter(|(p, d)| snap_versions.get(*p) != Some(&d.version))
             .map(|(p, _)| p.clone())
             .collect();
+        // So does a file published on its own after a change on disk this pass did not see.
+        let seq = disk_seq.unwrap_or(0);
+        stale.extend(
+            st.disk_published
+                .iter()
+                .filter(|(_, s)| disk_seq.is_none() || **s > seq)
+                .map(|(p, _)| p.clone()),
+        );
+        if disk_seq.is_some() {
+            st.disk_published.retain(|_, s| *s > seq);
+            st.passed_seq = st.passed_seq.max(seq);
+        }
         let fresh: std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> =
             results
                 .iter()
@@ -762,6 +761,7 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             st.snapshot()
         };
         let versions = snap.versions.clone();
+        let snap_seq = snap.disk_seq;
         let computed =
             match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
                 Ok(r) => r,
@@ -792,8 +792,8 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             client.show_message(MessageType::WARNING, m).await;
         }
         let mut results = computed.diagnostics;
-        let scanned = lock(&state).scanned;
-        if !scanned {
+        let complete = lock(&state).scanned;
+        if !complete {
             // Before the first scan ends only open documents get diagnostics.
             let open: std::collections::HashSet<PathBuf> = {
                 let mut st = lock(&state);
@@ -802,6 +802,13 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             };
             results.retain(|p, _| open.contains(p));
         }
-        publish(&client, &state, &versions, &results).await;
+        publish(
+            &client,
+            &state,
+            &versions,
+            &results,
+            complete.then_some(snap_seq),
+        )
+        .await;
     }
 }

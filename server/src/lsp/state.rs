@@ -118,6 +118,15 @@ pub struct State {
     pub shown_scan_limits: BTreeSet<PathBuf>,
     /// The per-folder results of the last pass (lenses, hovers and actions read them).
     pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
+    /// Disk changes published on their own (`lsp::disk`): the last number taken, the number of
+    /// each file's publication a pass has not yet covered, and the highest number a published
+    /// pass covered.
+    pub disk_seq: u64,
+    pub disk_published: HashMap<PathBuf, u64>,
+    pub passed_seq: u64,
+    /// When `initialize` arrived: files modified since then are swept once the watcher is
+    /// armed.
+    pub started: Option<std::time::SystemTime>,
 }
 
 /// An immutable view for work done off the lock.
@@ -134,6 +143,8 @@ pub struct Snapshot {
     pub env: crate::workspace::Env,
     pub caps: ClientCaps,
     pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
+    /// `State::disk_seq` when the snapshot was taken.
+    pub disk_seq: u64,
 }
 
 impl State {
@@ -156,6 +167,7 @@ impl State {
             env: self.env.clone(),
             caps: self.caps,
             results: self.results.clone(),
+            disk_seq: self.disk_seq,
         }
     }
 }

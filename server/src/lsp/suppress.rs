@@ -48,15 +48,17 @@ pub fn filter_file(
     diags: Vec<crate::diagnostic::Diagnostic>,
 ) -> Vec<crate::diagnostic::Diagnostic> {
     let files = [path.to_path_buf()];
-    match snap.results.get(&snap.folder_of(path)) {
+    let folder = snap.folder_of(path);
+    match snap.results.get(&folder) {
         Some(r) => {
             let rules = &r.config.settings.diagnostics;
             crate::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
         }
+        // Before the first pass: the folder's configuration, read now.
         None => {
-            let root = path.parent().unwrap_or(path);
-            let rules = crate::suppress::Rules::default();
-            crate::suppress::apply(&snap.fs(), &rules, root, &files, diags)
+            let cfg = super::analysis::folder_config(snap, &folder);
+            let rules = &cfg.settings.diagnostics;
+            crate::suppress::apply(&snap.fs(), rules, &cfg.root, &files, diags)
         }
     }
 }

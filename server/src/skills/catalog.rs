@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::discover::{self, Candidate, Owner, PluginRoot, Root, Scope, Walk};
-use super::validate::{self, Checked};
+use super::validate::{self, Checked, Judged};
 use crate::config::{Host, Profile, Settings};
 use crate::text::TextRange;
 use crate::workspace::par::par_map;
@@ -70,6 +70,9 @@ pub struct Entry {
 pub struct Skill {
     pub candidate: Candidate,
     pub checked: Checked,
+    /// The report's judgement of the same read, when the discovery was asked for one
+    /// ([`discover_host_for`]); taken by `report::run`.
+    pub judged: Option<Judged>,
 }
 
 /// Everything one discovery from one vantage produced.
@@ -95,24 +98,34 @@ impl Discovery {
     }
 }
 
-fn load(fs: &dyn Fs, c: &Candidate, profile: Profile) -> Checked {
-    if c.symlink {
-        validate::symlink_result(&c.file, profile)
-    } else {
-        validate::check_file_with(fs, &c.file, profile, false)
-    }
-}
-
-fn load_all(fs: &dyn Fs, candidates: &[Candidate], profile: Profile) -> Vec<Skill> {
-    par_map(candidates, super::PAR_MIN, |c| Skill {
-        candidate: c.clone(),
-        checked: load(fs, c, profile),
+fn load_all(
+    fs: &dyn Fs,
+    candidates: &[Candidate],
+    profile: Profile,
+    report: Option<Profile>,
+) -> Vec<Skill> {
+    par_map(candidates, super::PAR_MIN, |c| {
+        let (checked, judged) = validate::load(fs, &c.file, c.symlink, profile, report);
+        Skill {
+            candidate: c.clone(),
+            checked,
+            judged,
+        }
     })
 }
 
 /// A host-`alisio` discovery from `vantage` (a canonical directory), with entries.
 #[must_use]
 pub fn discover(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Discovery {
+    discover_for(fs, input, vantage, None)
+}
+
+fn discover_for(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    vantage: &Path,
+    report: Option<Profile>,
+) -> Discovery {
     let roots = discover::alisio_roots(
         input.workspace_root,
         vantage,
@@ -121,19 +134,21 @@ pub fn discover(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Discovery {
         input.env,
         input.plugins,
     );
-    discover_roots(fs, roots, &input.settings.skill_overrides, vantage)
+    discover_roots(fs, roots, &input.settings.skill_overrides, vantage, report)
 }
 
-/// A host-`alisio` discovery over explicit roots (e.g. the PATHs of `skills validate`).
+/// A host-`alisio` discovery over explicit roots (e.g. the PATHs of `skills validate`); with
+/// `report`, each skill is also judged for a report under that profile (see [`Skill::judged`]).
 #[must_use]
 pub fn discover_roots(
     fs: &dyn Fs,
     roots: Vec<Root>,
     overrides: &BTreeMap<String, bool>,
     vantage: &Path,
+    report: Option<Profile>,
 ) -> Discovery {
     let walk = discover::walk(fs, roots);
-    let skills = load_all(fs, &walk.candidates, Profile::Alisio);
+    let skills = load_all(fs, &walk.candidates, Profile::Alisio, report);
     let mut d = Discovery {
         vantage: vantage.to_path_buf(),
         host: Host::Alisio,
@@ -163,28 +178,50 @@ fn shed(skills: &mut [Skill]) {
 /// A discovery simulating `host` (spec/skills.md §1.5). Host `alisio` is [`discover`].
 #[must_use]
 pub fn discover_host(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) -> Discovery {
+    discover_host_for(fs, input, vantage, host, None)
+}
+
+/// [`discover_host`], each skill also judged for a report under `report` from the same read
+/// (`check`, `skills validate` and the server's pass read and parse every skill once).
+#[must_use]
+pub fn discover_host_for(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    vantage: &Path,
+    host: Host,
+    report: Option<Profile>,
+) -> Discovery {
     match host {
         // spec/hosts.md §6: skill discovery of the three newer hosts is not simulated.
-        Host::Alisio | Host::Copilot | Host::Gemini | Host::Cursor => discover(fs, input, vantage),
+        Host::Alisio | Host::Copilot | Host::Gemini | Host::Cursor => {
+            discover_for(fs, input, vantage, report)
+        }
         Host::Codex => {
             let walk = discover::walk_codex(
                 fs,
                 discover::codex_roots(input.workspace_root, vantage, input.env),
             );
-            simulated(fs, walk, vantage, host, Profile::Codex)
+            simulated(fs, walk, vantage, host, Profile::Codex, report)
         }
         Host::ClaudeCode => {
             let walk = discover::walk_claude(
                 fs,
                 discover::claude_roots(input.workspace_root, vantage, input.env),
             );
-            simulated(fs, walk, vantage, host, Profile::ClaudeCode)
+            simulated(fs, walk, vantage, host, Profile::ClaudeCode, report)
         }
     }
 }
 
-fn simulated(fs: &dyn Fs, walk: Walk, vantage: &Path, host: Host, profile: Profile) -> Discovery {
-    let skills = load_all(fs, &walk.candidates, profile);
+fn simulated(
+    fs: &dyn Fs,
+    walk: Walk,
+    vantage: &Path,
+    host: Host,
+    profile: Profile,
+    report: Option<Profile>,
+) -> Discovery {
+    let skills = load_all(fs, &walk.candidates, profile, report);
     let mut entries = Vec::new();
     for s in &skills {
         let blocked = s.checked.diagnostics.iter().any(|d| {

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use super::catalog::{Discovery, Entry};
 use super::discover::{self, Note, Walk};
-use super::validate::{self, Checked};
+use super::validate::{self, Judged};
 use crate::config::{Host, Profile};
 use crate::diagnostic::{Code, Diagnostic, Related, Severity};
-use crate::text::{LineIndex, Span};
+use crate::text::Span;
 use crate::workspace::par::par_map;
 use crate::workspace::{FileType, Fs};
 
@@ -54,22 +54,12 @@ struct Kept {
 }
 
 impl Kept {
-    fn of(c: &Checked) -> Self {
+    fn of(j: &Judged) -> Self {
         Self {
-            opening: opening(c),
-            name: name_span(c),
+            opening: j.opening,
+            name: j.name,
         }
     }
-}
-
-fn opening(c: &Checked) -> Span {
-    let idx = LineIndex::new(&c.text);
-    idx.span(idx.line_range(0))
-}
-
-fn name_span(c: &Checked) -> Span {
-    let idx = LineIndex::new(&c.text);
-    idx.span(c.name_span().unwrap_or_default())
 }
 
 /// The owner vantage of a discovered skill (spec/skills.md §1.4): its project directory, else the root.
@@ -85,23 +75,27 @@ fn owner_vantage(ws: &Path, entries: &HashMap<&Path, &Entry>, file: &Path) -> Pa
 pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     let mut rep = Report::default();
     let (files, probed) = every_file(fs, scan);
-    let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
     let profile = scan.profile;
+    // Files a discovery already judged under the profile (one read and parse per file).
+    let mut prejudged: HashMap<&Path, &Judged> = HashMap::new();
+    for s in scan.discoveries.iter().flat_map(|d| &d.skills) {
+        if let Some(j) = s.judged.as_ref().filter(|j| j.profile == profile) {
+            prejudged.entry(s.candidate.file.as_path()).or_insert(j);
+        }
+    }
+    let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
     // Each file's text and parse tree are dropped as soon as it is judged: only its diagnostics
     // and two spans are kept (a 15,000-skill pass must not hold every text at once).
     let results = par_map(&list, super::PAR_MIN, |(f, link)| {
-        let c = if **link {
-            validate::symlink_result(f, profile)
-        } else {
-            validate::check_file(fs, f, profile)
-        };
-        let k = Kept::of(&c);
-        (c.file, c.diagnostics, k)
+        match prejudged.get(f.as_path()) {
+            Some(j) => Judged::clone(j),
+            None => Judged::from_checked(validate::check_one(fs, f, **link, profile, true)),
+        }
     });
     let mut checked: BTreeMap<PathBuf, Kept> = BTreeMap::new();
-    for (file, diags, k) in results {
-        rep.diagnostics.extend(diags);
-        checked.insert(file, k);
+    for ((file, _), j) in list.iter().zip(results) {
+        checked.insert(PathBuf::clone(file), Kept::of(&j));
+        rep.diagnostics.extend(j.diagnostics);
     }
     rep.files = files.keys().cloned().collect();
     // Loadability, judged once per file by the alisio rules.
@@ -278,10 +272,10 @@ fn not_discovered(
         let span = if let Some(k) = checked.get(&u.file) {
             k.opening
         } else {
-            let c = validate::check_file(fs, &u.file, scan.profile);
-            let k = Kept::of(&c);
+            let j = Judged::from_checked(validate::check_file(fs, &u.file, scan.profile));
+            let k = Kept::of(&j);
             if reported.insert(u.file.clone()) {
-                rep.diagnostics.extend(c.diagnostics);
+                rep.diagnostics.extend(j.diagnostics);
                 rep.files.push(u.file.clone());
             }
             checked.insert(u.file.clone(), k);

@@ -122,13 +122,17 @@ fn meta_from_std(m: &std::fs::Metadata) -> Metadata {
 /// Opens a file for reading only when it is a regular file (symlinks followed). A FIFO would
 /// block the open until a writer appears and a device such as `/dev/zero` never ends, so a
 /// repository that names one where a file is expected gets an error instead of a hang.
-fn open_regular(path: &Path) -> io::Result<std::fs::File> {
+fn open_regular(path: &Path) -> io::Result<(std::fs::File, u64)> {
     regular(std::fs::metadata(path)?.file_type())?;
     let file = std::fs::File::open(path)?;
     // The path may have been replaced between the two calls; judge what was opened.
-    regular(file.metadata()?.file_type())?;
-    Ok(file)
+    let meta = file.metadata()?;
+    regular(meta.file_type())?;
+    Ok((file, meta.len()))
 }
+
+/// Reads of a known size start with this much room at most (a size is a hint, not a promise).
+const READ_RESERVE_MAX: u64 = 16 * 1024 * 1024;
 
 /// `Ok` for a regular file; a located kind of error for a directory or anything else.
 fn regular(ft: std::fs::FileType) -> io::Result<()> {
@@ -160,7 +164,8 @@ impl Fs for DiskFs {
                 file_type,
             });
         }
-        out.sort_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
+        // Names in one directory are distinct: an unstable sort gives the same order, faster.
+        out.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(out)
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
@@ -170,13 +175,16 @@ impl Fs for DiskFs {
         std::fs::metadata(path).map(|m| meta_from_std(&m))
     }
     fn read_prefix(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let file = open_regular(path)?;
-        let mut buf = Vec::new();
+        let (file, len) = open_regular(path)?;
+        // Room for the whole prefix up front: one read and the end-of-file probe, instead of
+        // a read per doubling of the buffer (every skill and instruction file is read so).
+        let room = len.min(limit).min(READ_RESERVE_MAX).saturating_add(1);
+        let mut buf = Vec::with_capacity(usize::try_from(room).unwrap_or(0));
         file.take(limit).read_to_end(&mut buf)?;
         Ok(buf)
     }
     fn scan(&self, path: &Path, f: &mut dyn FnMut(&[u8])) -> io::Result<()> {
-        let mut file = open_regular(path)?;
+        let (mut file, _) = open_regular(path)?;
         let mut chunk = vec![0u8; 64 * 1024];
         loop {
             match file.read(&mut chunk) {

@@ -393,8 +393,9 @@ impl Ctx<'_, '_> {
             let Some(name) = e.name.to_str() else {
                 continue;
             };
-            let path = dir.join(name);
+            // Only a near miss gets a path: this runs for every file of the workspace.
             if host == Host::Alisio && name.eq_ignore_ascii_case("Agente.md") {
+                let path = dir.join(name);
                 self.file_level(
                     &path,
                     Code::InstructionsUnreadName,
@@ -408,6 +409,7 @@ impl Ctx<'_, '_> {
                 continue;
             }
             if let Some(expected) = names.iter().find(|n| n.eq_ignore_ascii_case(name)) {
+                let path = dir.join(name);
                 let msg = format!(
                     "not read: {} reads \"{expected}\" (names are case-sensitive)",
                     host.as_str()

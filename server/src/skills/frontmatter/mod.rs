@@ -41,10 +41,7 @@ pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
             return None;
         }
         let start = pos;
-        let mut i = pos;
-        while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
-            i += 1;
-        }
+        let i = memchr::memchr2(b'\n', b'\r', &b[pos..]).map_or(b.len(), |n| pos + n);
         let end = i;
         let next = if i < b.len() && b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
             i + 2

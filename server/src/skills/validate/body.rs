@@ -44,15 +44,29 @@ pub(super) fn body_checks(
     let Some(skill_dir) = file.parent() else {
         return;
     };
-    let mut listings: HashMap<PathBuf, Option<Vec<DirEntry>>> = HashMap::new();
+    let mut listings: Listings = Vec::new();
+    // A skill links the same resource many times: each destination is normalised and resolved
+    // once (`None`: not a resource link).
+    type Resolved = Option<(Option<String>, Target)>;
+    let mut seen: HashMap<String, Resolved> = HashMap::new();
     for (dest, range) in body_links(&text[body_start..]) {
         let range = TextRange::new(range.start + body_start, range.end + body_start);
-        let Some(rel) = resource_rel(&dest) else {
-            continue;
+        let resolved = match seen.get(&dest) {
+            Some(r) => r.clone(),
+            None => {
+                let r = resource_rel(&dest).map(|rel| {
+                    let target = match rel.as_deref() {
+                        None => Target::Outside,
+                        Some(r) => resolve_target(fs, skill_dir, r, &mut listings),
+                    };
+                    (rel, target)
+                });
+                seen.insert(dest.clone(), r.clone());
+                r
+            }
         };
-        let target = match rel.as_deref() {
-            None => Target::Outside,
-            Some(r) => resolve_target(fs, skill_dir, r, &mut listings),
+        let Some((rel, target)) = resolved else {
+            continue;
         };
         match &target {
             Target::Missing => problems.push(Problem::new(
@@ -89,6 +103,13 @@ pub(super) fn body_checks(
 pub fn body_links(body: &str) -> Vec<(String, TextRange)> {
     use pulldown_cmark::{Event, LinkType, Parser, Tag};
     let mut out = Vec::new();
+    // Every inline link or image has `](` and every reference definition `]:` (CommonMark
+    // allows nothing between the bracket and either): without both, there is nothing to parse.
+    if memchr::memmem::find(body.as_bytes(), b"](").is_none()
+        && memchr::memmem::find(body.as_bytes(), b"]:").is_none()
+    {
+        return out;
+    }
     let parser = Parser::new(body);
     let mut defs: Vec<(String, TextRange)> = parser
         .reference_definitions()
@@ -138,6 +159,9 @@ pub fn body_links(body: &str) -> Vec<(String, TextRange)> {
 }
 
 fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -196,20 +220,25 @@ pub fn resource_rel(dest: &str) -> Option<Option<String>> {
     Some(Some(parts.join("/")))
 }
 
+/// The directories listed while resolving one file's links (a skill has few).
+type Listings = Vec<(PathBuf, Option<Vec<DirEntry>>)>;
+
 /// Existence checked component by component against listings, byte-exact.
-fn resolve_target(
-    fs: &dyn Fs,
-    skill_dir: &Path,
-    rel: &str,
-    listings: &mut HashMap<PathBuf, Option<Vec<DirEntry>>>,
-) -> Target {
+fn resolve_target(fs: &dyn Fs, skill_dir: &Path, rel: &str, listings: &mut Listings) -> Target {
     let mut cur = skill_dir.to_path_buf();
     let parts: Vec<&str> = rel.split('/').collect();
     for (i, part) in parts.iter().enumerate() {
-        let listing = listings
-            .entry(cur.clone())
-            .or_insert_with(|| fs.read_dir(&cur).ok());
-        let Some(entries) = listing.as_ref() else {
+        let at = match listings
+            .iter()
+            .position(|(p, _)| p.as_os_str() == cur.as_os_str())
+        {
+            Some(at) => at,
+            None => {
+                listings.push((cur.clone(), fs.read_dir(&cur).ok()));
+                listings.len() - 1
+            }
+        };
+        let Some(entries) = listings[at].1.as_ref() else {
             return Target::Missing;
         };
         let Some(entry) = entries

@@ -7,6 +7,7 @@
 
 mod body;
 mod fields;
+mod judged;
 mod names;
 mod problem;
 #[cfg(test)]
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use body::body_checks;
 pub use body::{body_links, resource_rel};
 use fields::field_checks;
+pub use judged::{Judged, check_one, load};
 pub use names::{edit_distance, is_kebab, is_spec_name};
 use problem::Problem;
 
@@ -230,23 +232,7 @@ pub fn check_file(fs: &dyn Fs, file: &Path, profile: Profile) -> Checked {
 /// whether a skill loads: discovery uses it for the host-`alisio` judgement.
 #[must_use]
 pub fn check_file_with(fs: &dyn Fs, file: &Path, profile: Profile, body: bool) -> Checked {
-    let size = fs.metadata(file).map(|m| m.len).unwrap_or(0);
-    match fs.read_prefix(file, VALIDATE_LIMIT + 1) {
-        Ok(bytes) => check_with(
-            fs,
-            file,
-            &bytes,
-            size.max(bytes.len() as u64),
-            profile,
-            body,
-        ),
-        Err(e) => {
-            let mut c = check_with(fs, file, b"", 0, profile, body);
-            c.diagnostics.clear();
-            c.load_error = Some(format!("cannot read SKILL.md: {e}"));
-            c
-        }
-    }
+    judged::check_one(fs, file, false, profile, body)
 }
 
 /// A symlinked SKILL.md: `skill-symlink` at `0:0–0:0`, not read.
@@ -324,9 +310,14 @@ pub fn check_with(
         too_large_to_validate(&mut out, raw);
         return out;
     }
-    let first_invalid = std::str::from_utf8(raw).err().map(|e| e.valid_up_to());
-    out.text = String::from_utf8_lossy(raw).into_owned();
-    let text = out.text.clone();
+    // One UTF-8 validation; the text is copied once and indexed once (issue 14, speed).
+    let (text, first_invalid) = match std::str::from_utf8(raw) {
+        Ok(s) => (s.to_owned(), None),
+        Err(e) => (
+            String::from_utf8_lossy(raw).into_owned(),
+            Some(e.valid_up_to()),
+        ),
+    };
     let idx = LineIndex::new(&text);
     let mut problems: Vec<Problem> = Vec::new();
     if profile == Profile::Alisio && size > MAX_SKILL_BYTES {
@@ -347,7 +338,9 @@ pub fn check_with(
             &mut out.links,
         );
     }
-    finish(&mut out, problems);
+    finish(&mut out, problems, &idx);
+    drop(idx);
+    out.text = text;
     out
 }
 
@@ -365,8 +358,8 @@ fn too_large_to_validate(out: &mut Checked, raw: &[u8]) {
         TextRange::new(0, out.text.len()),
         message,
     )];
-    finish(out, problems);
-    out.text.clear();
+    let text = std::mem::take(&mut out.text);
+    finish(out, problems, &LineIndex::new(&text));
 }
 
 /// The frontmatter rules: the block (spec/skills.md §2.2), UTF-8, YAML syntax, duplicate keys and the field
@@ -478,8 +471,8 @@ fn spec_only_rule(code: Code, key: Option<&str>, profile: Profile) -> bool {
         && matches!(key, Some("metadata.values" | "allowed-tools"))
 }
 
-fn finish(out: &mut Checked, problems: Vec<Problem>) {
-    let idx = LineIndex::new(&out.text);
+/// Turns `problems` into the diagnostics of `out`; `idx` indexes the judged text.
+fn finish(out: &mut Checked, problems: Vec<Problem>, idx: &LineIndex<'_>) {
     if out.profile == Profile::Alisio {
         out.load_error = problems
             .iter()
