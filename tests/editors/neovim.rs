@@ -199,12 +199,32 @@ fn real_chat(
     (prompt, approve): (&str, &str),
     steps: &str,
 ) -> Value {
+    probe_run(
+        nvim,
+        ws,
+        file,
+        config,
+        vec![
+            ("ALISIO_TEST_PROMPT", prompt.into()),
+            ("ALISIO_TEST_APPROVE", approve.into()),
+        ],
+        steps,
+    )
+}
+
+/// The probe's `steps` against the real server with `config` as the user configuration and
+/// `env` for the probe (prompt, unsaved text, range, approval answer); asserts no error.
+fn probe_run(
+    nvim: &Path,
+    ws: &Ws,
+    file: &Path,
+    config: &Value,
+    env: Vec<(&'static str, String)>,
+    steps: &str,
+) -> Value {
     std::fs::write(ws.config_home.join("config.json"), config.to_string()).unwrap();
     let mut probe = Probe::new(nvim, ws, true);
-    probe.env = vec![
-        ("ALISIO_TEST_PROMPT", prompt.into()),
-        ("ALISIO_TEST_APPROVE", approve.into()),
-    ];
+    probe.env = env;
     let r = probe.run(file, steps, None);
     no_errors(&r);
     r
@@ -755,18 +775,12 @@ fn neovim_attach_sends_the_unsaved_buffer_and_sessions_reopens_the_transcript() 
             "{\"text\": \"Seen.\", \"expect\": {\"contains\": [\"<attachment path=\\\\\\\"notes.md\\\\\\\">\\\\n# Notes\\\\nnot saved yet\\\\n</attachment>\\\\n\\\\n\"]}}\n"
         ),
     );
-    std::fs::write(
-        ws.config_home.join("config.json"),
-        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}})).unwrap(),
-    )
-    .unwrap();
-    let mut probe = Probe::new(&nvim, &ws, true);
-    probe.env = vec![
+    let config = json!({"provider": {"kind": "script", "script": script}});
+    let env = vec![
         ("ALISIO_TEST_PROMPT", "Summarize".into()),
         ("ALISIO_TEST_UNSAVED", "not saved yet".into()),
     ];
-    let r = probe.run(&f, "attach,chat,sessions", None);
-    no_errors(&r);
+    let r = probe_run(&nvim, &ws, &f, &config, env, "attach,chat,sessions");
     assert_eq!(
         r["pending"],
         json!([{"uri": format!("file://{}", f.display()), "label": "notes.md"}])
@@ -819,18 +833,12 @@ fn neovim_chat_with_a_range_attaches_those_lines() {
             "{\"text\": \"Seen.\", \"expect\": {\"contains\": [\"<attachment path=\\\\\\\"notes.md\\\\\\\" lines=\\\\\\\"2-3\\\\\\\">\\\\nline 2\\\\nline 3\\\\n</attachment>\"], \"notContains\": [\"line 4\"]}}\n"
         ),
     );
-    std::fs::write(
-        ws.config_home.join("config.json"),
-        serde_json::to_string(&json!({"provider": {"kind": "script", "script": script}})).unwrap(),
-    )
-    .unwrap();
-    let mut probe = Probe::new(&nvim, &ws, true);
-    probe.env = vec![
+    let config = json!({"provider": {"kind": "script", "script": script}});
+    let env = vec![
         ("ALISIO_TEST_PROMPT", "Explain".into()),
         ("ALISIO_TEST_RANGE", "2,3".into()),
     ];
-    let r = probe.run(&f, "chat", None);
-    no_errors(&r);
+    let r = probe_run(&nvim, &ws, &f, &config, env, "chat");
     assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
     let chat = chat_lines(&r);
     let you = chat.iter().position(|l| *l == "## You").unwrap();
