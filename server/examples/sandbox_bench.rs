@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use alisio_ls::session::sandbox::{Mode, Sandbox};
+use alisio_ls::sandbox::{Mode, Sandbox};
 
 /// User+sys seconds of this process (all its threads) and of its waited-for children, from
 /// `/proc/self/stat` (`utime stime cutime cstime`, in clock ticks of 1/100 s: USER_HZ on Linux).

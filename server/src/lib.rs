@@ -1,20 +1,20 @@
 //! alisio-ls: a language server and command-line tool for the files that steer coding agents,
 //! `AGENTS.md` instruction files and Agent Skills (`SKILL.md`).
 //!
-//! See `ARCHITECTURE.md` for the module map. Core modules (`text`, `diagnostic`, `config`,
-//! `workspace`, `instructions`, `skills`, `governor`) are plain Rust with no protocol or async
-//! types; `cli` and `lsp` adapt them to the terminal and to the Language Server Protocol.
+//! This crate is the top layer: the language server (`lsp`) and the command line (`cli`), over
+//! the workspace's other crates (ARCHITECTURE.md): `alisio-base` (text, diagnostic, config,
+//! suppress, workspace), `alisio-rules` (instructions, skills), `alisio-governor`,
+//! `alisio-sandbox` and `alisio-session`. It re-exports them under their module names, so
+//! `alisio_ls::governor::…` keeps naming what it named before the split (the fuzz targets and
+//! the library tests use these paths).
 
 pub mod cli;
-pub mod config;
-pub mod diagnostic;
-pub mod governor;
-pub mod instructions;
 pub mod lsp;
-pub mod session;
-pub mod skills;
-pub mod suppress;
 #[cfg(test)]
 mod testing;
-pub mod text;
-pub mod workspace;
+
+pub use alisio_base::{config, diagnostic, suppress, text, workspace};
+pub use alisio_governor as governor;
+pub use alisio_rules::{instructions, skills};
+pub use alisio_sandbox as sandbox;
+pub use alisio_session as session;

@@ -246,8 +246,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[path = "../../server/src/testing/rng.rs"]
+#[path = "../../crates/alisio-base/src/testing.rs"]
 mod rng;
-/// The one test generator, shared with the unit tests (`server/src/testing/rng.rs`).
+/// The one test generator, shared with the unit tests (`crates/alisio-base/src/testing.rs`).
 #[allow(unused_imports)]
 pub use rng::Rng;

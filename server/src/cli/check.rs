@@ -41,7 +41,7 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     let mut files = Vec::new();
     // Instruction files (spec/instructions.md §5) and skills (spec/skills.md §5.3), over one walk of the
     // workspace (the directory set D) shared by both, as the language server does.
-    let walk = crate::workspace::walk::walk(&ctx.fs, &ctx.root);
+    let walk = alisio_base::workspace::walk::walk(&ctx.fs, &ctx.root);
     let (d, n) = super::instructions::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
     files.extend(n);
@@ -50,8 +50,8 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     files.extend(n);
     // Suppressions: the one post-filter the language server applies too (spec/suppressions.md §3).
     let settings = &ctx.settings.diagnostics;
-    let mut diags = crate::suppress::apply(&ctx.fs, settings, &ctx.root, &files, diags);
-    crate::diagnostic::sort(&mut diags);
+    let mut diags = alisio_base::suppress::apply(&ctx.fs, settings, &ctx.root, &files, diags);
+    alisio_base::diagnostic::sort(&mut diags);
     drop(progress);
     Ok(output::emit(
         &ctx.root,

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::{Ctx, Exit, Failure, err_line, out};
-use crate::config::GovernorMode;
-use crate::governor::readers::{self, Format, Session};
-use crate::governor::replay::{self, Prices, Replay};
-use crate::governor::report::{ContextReport, Criticality, Measured};
-use crate::governor::series;
-use crate::governor::{GovSettings, Ledger, Request, govern};
+use alisio_base::config::GovernorMode;
+use alisio_governor::readers::{self, Format, Session};
+use alisio_governor::replay::{self, Prices, Replay};
+use alisio_governor::report::{ContextReport, Criticality, Measured};
+use alisio_governor::series;
+use alisio_governor::{GovSettings, Ledger, Request, govern};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum GovernorCommand {
@@ -113,12 +113,17 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         s.epoch_messages = int_flag("--epoch-messages", v, 0, 1000)?;
     }
     if let Some(v) = &a.policy_version {
-        s.policy_version = int_flag("--policy-version", v, 1, crate::config::POLICY_VERSION)?;
+        s.policy_version = int_flag(
+            "--policy-version",
+            v,
+            1,
+            alisio_base::config::POLICY_VERSION,
+        )?;
         if ctx.settings.elide_epoch_messages.is_none() && a.epoch_messages.is_none() {
-            s.epoch_messages = crate::config::epoch_default(Some(s.policy_version));
+            s.epoch_messages = alisio_base::config::epoch_default(Some(s.policy_version));
         }
     }
-    use crate::config::{
+    use alisio_base::config::{
         SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS,
     };
     let p = &mut s.p2;
@@ -250,7 +255,7 @@ fn human(r: &ContextReport, s: &Session) -> String {
     let results = s
         .history
         .iter()
-        .filter(|x| matches!(x, crate::governor::model::Message::Tool(_)))
+        .filter(|x| matches!(x, alisio_governor::model::Message::Tool(_)))
         .count();
     let tt = &m.totals;
     let pct = if tt.tokens_before == 0 {

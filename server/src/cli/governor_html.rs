@@ -8,9 +8,9 @@
 
 use serde_json::{Value, json};
 
-use crate::governor::readers::Session;
-use crate::governor::replay::Replay;
-use crate::governor::report::ContextReport;
+use alisio_governor::readers::Session;
+use alisio_governor::replay::Replay;
+use alisio_governor::report::ContextReport;
 
 const UPLOT_JS: &str = include_str!("vendor/uPlot.iife.min.js");
 const UPLOT_CSS: &str = include_str!("vendor/uPlot.min.css");
@@ -28,7 +28,7 @@ pub fn session_data(
     replay: Option<&Replay>,
 ) -> Value {
     let chart = replay
-        .map(crate::governor::series::chart)
+        .map(alisio_governor::series::chart)
         .unwrap_or_default();
     let r = report.to_json();
     let elided: Vec<Value> = r["segments"]
@@ -187,7 +187,7 @@ pub fn write(
     sessions: &[Value],
 ) -> Result<(), super::Failure> {
     let current = std::fs::read(path).ok();
-    crate::session::tools::files::atomic_replace(
+    alisio_session::tools::files::atomic_replace(
         path,
         shown,
         page(sessions).as_bytes(),

@@ -2,7 +2,7 @@
 //! (instructions/init.rs has the template and the rules; this file only writes and reports).
 
 use super::{Ctx, Exit, Failure};
-use crate::instructions::init;
+use alisio_rules::instructions::init;
 
 #[derive(clap::Args, Debug)]
 pub struct InitArgs {
@@ -25,7 +25,7 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit, Failure> {
         return Ok(Exit::Ok);
     }
     if p.changed() {
-        crate::session::tools::files::atomic_replace(
+        alisio_session::tools::files::atomic_replace(
             &p.path,
             &shown,
             &p.proposed,

@@ -1,12 +1,14 @@
 //! `alisio-ls context explain PATH` and the instruction-file part of `check`: adapters from
-//! the command line to `crate::instructions`.
+//! the command line to `alisio_rules::instructions`.
 
 use std::path::{Path, PathBuf};
 
 use super::{Ctx, Exit, Failure};
-use crate::diagnostic::Diagnostic;
-use crate::instructions::{Setup, default_claude_managed_file, diagnostics, explain, read::Reader};
-use crate::workspace::{self, Fs as _, is_inside};
+use alisio_base::diagnostic::Diagnostic;
+use alisio_base::workspace::{self, Fs as _, is_inside};
+use alisio_rules::instructions::{
+    Setup, default_claude_managed_file, diagnostics, explain, read::Reader,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
@@ -53,7 +55,7 @@ pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
 pub fn check_diagnostics(
     ctx: &Ctx,
     paths: &[PathBuf],
-    workspace_walk: &crate::workspace::walk::DirSet,
+    workspace_walk: &alisio_base::workspace::walk::DirSet,
 ) -> Result<(Vec<Diagnostic>, Vec<PathBuf>), Failure> {
     let managed = managed(ctx);
     let config_home = ctx.env.config_home();
@@ -107,8 +109,8 @@ pub fn check_diagnostics(
             super::err_line(&format!(
                 "warning: {}: more than {} directories; instruction files below the first {} were not checked",
                 root.display(),
-                crate::workspace::walk::MAX_DIRS,
-                crate::workspace::walk::MAX_DIRS
+                alisio_base::workspace::walk::MAX_DIRS,
+                alisio_base::workspace::walk::MAX_DIRS
             ));
         }
         files.extend(

@@ -24,8 +24,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{self, Host, Profile, Settings};
-use crate::workspace::{self, DiskFs, Env, Fs as _};
+use alisio_base::config::{self, Host, Profile, Settings};
+use alisio_base::workspace::{self, DiskFs, Env, Fs as _};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -55,10 +55,10 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub trust_project: bool,
     /// Whose loading rules to simulate.
-    #[arg(long, global = true, value_enum, default_value_t = Host::Alisio)]
+    #[arg(long, global = true, value_parser = values::HOSTS, default_value = Host::Alisio.as_str())]
     pub host: Host,
     /// Which validator's rules a skill is checked against.
-    #[arg(long, global = true, value_enum, default_value_t = Profile::Alisio)]
+    #[arg(long, global = true, value_parser = values::PROFILES, default_value = Profile::Alisio.as_str())]
     pub profile: Profile,
 }
 
@@ -236,7 +236,7 @@ fn init_tracing() {
 #[must_use]
 pub fn main() -> ExitCode {
     // The process sandbox's re-exec helper (spec/sessions.md §10.4): before tracing or threads.
-    if let Some(code) = crate::session::sandbox::exec::intercept() {
+    if let Some(code) = alisio_sandbox::exec::intercept() {
         return code;
     }
     init_tracing();

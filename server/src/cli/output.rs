@@ -9,9 +9,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::text::Span;
-use crate::workspace::display_path;
+use alisio_base::diagnostic::{Diagnostic, Severity};
+use alisio_base::text::Span;
+use alisio_base::workspace::display_path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Format {

@@ -9,12 +9,12 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::{Ctx, Exit, Failure, err_line, out};
-use crate::config::GovernorMode;
-use crate::session::approvals::{Grants, parse_allow};
-use crate::session::context::DiskContext;
-use crate::session::settings::{RunOptions, SessionConfig};
-use crate::session::tools::bg::Tasks;
-use crate::session::{PreRunError, RunStatus, SessionRun, run_session};
+use alisio_base::config::GovernorMode;
+use alisio_session::approvals::{Grants, parse_allow};
+use alisio_session::context::DiskContext;
+use alisio_session::settings::{RunOptions, SessionConfig};
+use alisio_session::tools::bg::Tasks;
+use alisio_session::{PreRunError, RunStatus, SessionRun, run_session};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -84,8 +84,8 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
         .unwrap_or(ctx.settings.governor);
     o.config = SessionConfig::from_layers(&ctx.layers);
     if let Some(m) = a.sandbox.as_deref() {
-        o.config.sandbox = crate::session::sandbox::Mode::parse(m)
-            .ok_or_else(|| Failure(crate::session::sandbox::invalid_mode(m)))?;
+        o.config.sandbox = alisio_sandbox::Mode::parse(m)
+            .ok_or_else(|| Failure(alisio_sandbox::invalid_mode(m)))?;
     }
     let mut p = serde_json::Map::new();
     if let Some(k) = &a.provider {
@@ -137,7 +137,7 @@ fn human(ev: &Value, mid_text: &mut bool) {
             err_line(&format!(
                 "→ {} {}",
                 d["name"].as_str().unwrap_or_default(),
-                crate::session::util::take_chars(args, 80)
+                alisio_session::util::take_chars(args, 80)
             ));
         }
         "tool_completed" if d["outcome"] == "denied" || d["outcome"] == "refused" => {
@@ -204,7 +204,7 @@ fn report_lines(r: &Value) -> String {
         out.push_str(&format!("\n  {}", parts.join("; ")));
     }
     if let Some(rp) = r.get("replay").filter(|v| v.is_object()) {
-        out.push_str(&crate::governor::replay::summary_line(rp));
+        out.push_str(&alisio_governor::replay::summary_line(rp));
     }
     out
 }
@@ -231,7 +231,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
                         if first_int
                             .is_some_and(|t| t.elapsed() <= std::time::Duration::from_secs(2))
                         {
-                            crate::session::tools::process::kill_live_groups();
+                            alisio_session::tools::process::kill_live_groups();
                             std::process::exit(130);
                         }
                         first_int = Some(std::time::Instant::now());

@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 use serde_json::Value;
 
 use super::{Ctx, Exit, Failure, out};
-use crate::session::store::Store;
+use alisio_session::store::Store;
 
 #[derive(Subcommand, Debug)]
 pub enum SessionsCommand {
@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
     let ws = ctx.root.to_string_lossy().into_owned();
     match c {
         SessionsCommand::List(a) => {
-            let list = crate::session::read::list(&store, &ws, a.all, true).map_err(Failure)?;
+            let list = alisio_session::read::list(&store, &ws, a.all, true).map_err(Failure)?;
             if ctx.args.json {
                 out(&pretty(&Value::Array(list)));
             } else {
@@ -78,26 +78,26 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             let id = store.resolve_id(&a.id).map_err(Failure)?;
             if ctx.args.json {
                 out(&pretty(
-                    &crate::session::read::show(&store, &id, a.events).map_err(Failure)?,
+                    &alisio_session::read::show(&store, &id, a.events).map_err(Failure)?,
                 ));
             } else {
-                for l in crate::session::read::show_lines(&store, &id).map_err(Failure)? {
+                for l in alisio_session::read::show_lines(&store, &id).map_err(Failure)? {
                     out(&format!("{l}\n"));
                 }
             }
         }
         SessionsCommand::Report(a) => {
             let id = store.resolve_id(&a.id).map_err(Failure)?;
-            let context = crate::session::context::DiskContext::new(
+            let context = alisio_session::context::DiskContext::new(
                 ctx.root.clone(),
                 ctx.settings.clone(),
                 ctx.trusted,
                 ctx.env.clone(),
             );
             // As a headless `run` without `--allow` would offer its tools.
-            let cfg = crate::session::SessionConfig::from_layers(&ctx.layers);
+            let cfg = alisio_session::SessionConfig::from_layers(&ctx.layers);
             let policies = cfg.policies(&[], false, true);
-            let r = crate::session::read::report(&store, &id, &ctx.settings, policies, &context)
+            let r = alisio_session::read::report(&store, &id, &ctx.settings, policies, &context)
                 .map_err(Failure)?;
             if ctx.args.json {
                 out(&pretty(&r));

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use super::output::{self, Format};
 use super::{Ctx, Exit, Failure, err_line, out};
-use crate::config::Host;
-use crate::diagnostic::Diagnostic;
-use crate::skills::catalog::{self, Discovery, Input};
-use crate::skills::discover::{self, Root, Scope, Walk};
-use crate::skills::report::{self, Report, Scan};
-use crate::workspace::{FileType, Fs as _};
+use alisio_base::config::Host;
+use alisio_base::diagnostic::Diagnostic;
+use alisio_base::workspace::{FileType, Fs as _};
+use alisio_rules::skills::catalog::{self, Discovery, Input};
+use alisio_rules::skills::discover::{self, Root, Scope, Walk};
+use alisio_rules::skills::report::{self, Report, Scan};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SkillsCommand {
@@ -163,8 +163,8 @@ fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
     // Suppressions apply here as in `check` and the editor (spec/suppressions.md §3).
     let rules = &ctx.settings.diagnostics;
     let diags = rep.diagnostics.clone();
-    let mut diags = crate::suppress::apply(&ctx.fs, rules, &ctx.root, &rep.files, diags);
-    crate::diagnostic::sort(&mut diags);
+    let mut diags = alisio_base::suppress::apply(&ctx.fs, rules, &ctx.root, &rep.files, diags);
+    alisio_base::diagnostic::sort(&mut diags);
     let code = output::emit(&ctx.root, format, &diags, rep.files.len(), strict);
     print_notes(ctx, &rep.notes, rep.untrusted, &[]);
     code
@@ -266,7 +266,7 @@ fn scan(
 pub fn check_diagnostics(
     ctx: &Ctx,
     paths: &[PathBuf],
-    walk: &crate::workspace::walk::DirSet,
+    walk: &alisio_base::workspace::walk::DirSet,
 ) -> Result<(Vec<Diagnostic>, Vec<PathBuf>), Failure> {
     let (vantages, walked) = report::workspace_files(&ctx.fs, walk, &ctx.root);
     let mut discoveries = Vec::new();

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use super::results::{Computed, FolderConfig, FolderResult, SkillsResult};
 use super::state::Snapshot;
-use crate::config::{self, Host, Layer, Origin};
-use crate::diagnostic::{Code, Diagnostic, Severity};
-use crate::instructions;
-use crate::skills::catalog::Discovery;
-use crate::text::{LineIndex, TextRange};
-use crate::workspace::{self, Fs};
+use alisio_base::config::{self, Host, Layer, Origin};
+use alisio_base::diagnostic::{Code, Diagnostic, Severity};
+use alisio_base::text::{LineIndex, TextRange};
+use alisio_base::workspace::{self, Fs};
+use alisio_rules::instructions;
+use alisio_rules::skills::catalog::Discovery;
 
 fn text_of(fs: &dyn Fs, path: &Path) -> String {
     fs.read_prefix(path, config::CONFIG_FILE_LIMIT)
@@ -194,7 +194,7 @@ fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
         .cloned()
         .collect();
     let rules = &r.config.settings.diagnostics;
-    crate::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
+    alisio_base::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
 }
 
 /// The result of the folder that owns `path`: from the last pass, else computed now.
@@ -219,7 +219,7 @@ pub fn compute(snap: &Snapshot) -> Computed {
         out.folders.insert(folder, Arc::new(r));
     }
     for diags in out.diagnostics.values_mut() {
-        crate::diagnostic::sort(diags);
+        alisio_base::diagnostic::sort(diags);
         diags.dedup();
     }
     out
@@ -229,12 +229,12 @@ pub fn compute(snap: &Snapshot) -> Computed {
 fn analyze_skills(
     snap: &Snapshot,
     cfg: &FolderConfig,
-    set: &crate::workspace::walk::DirSet,
+    set: &alisio_base::workspace::walk::DirSet,
 ) -> SkillsResult {
     let fs = snap.fs();
     let host = snap.options.host;
-    let (vantages, walked) = crate::skills::report::workspace_files(&fs, set, &cfg.root);
-    let input = crate::skills::catalog::Input {
+    let (vantages, walked) = alisio_rules::skills::report::workspace_files(&fs, set, &cfg.root);
+    let input = alisio_rules::skills::catalog::Input {
         workspace_root: &cfg.root,
         trusted: cfg.trusted,
         settings: &cfg.settings,
@@ -245,22 +245,23 @@ fn analyze_skills(
         .iter()
         .map(|v| {
             let profile = Some(snap.options.profile);
-            crate::skills::catalog::discover_host_for(&fs, input, v, host, profile)
+            alisio_rules::skills::catalog::discover_host_for(&fs, input, v, host, profile)
         })
         .collect();
-    let probes: Vec<crate::skills::discover::Walk> = if host == Host::Alisio && !cfg.trusted {
+    let probes: Vec<alisio_rules::skills::discover::Walk> = if host == Host::Alisio && !cfg.trusted
+    {
         vantages
             .iter()
-            .map(|v| crate::skills::discover::probe(&fs, &cfg.root, v))
+            .map(|v| alisio_rules::skills::discover::probe(&fs, &cfg.root, v))
             .collect()
     } else {
         Vec::new()
     };
     let root = cfg.root.clone();
-    let show = move |p: &Path| crate::workspace::display_path(p, &root);
-    let rep = crate::skills::report::run(
+    let show = move |p: &Path| alisio_base::workspace::display_path(p, &root);
+    let rep = alisio_rules::skills::report::run(
         &fs,
-        &crate::skills::report::Scan {
+        &alisio_rules::skills::report::Scan {
             workspace_root: &cfg.root,
             profile: snap.options.profile,
             discoveries: &discoveries,

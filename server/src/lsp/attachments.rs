@@ -7,7 +7,7 @@ use std::path::Path;
 use super::diagnostics::path_of;
 use super::ext::Attachment;
 use super::state::Snapshot;
-use crate::governor::attachment;
+use alisio_governor::attachment;
 
 /// All attachments of one prompt together carry at most this many bytes of text.
 pub const MAX_ATTACHED: usize = 1_048_576;

@@ -10,8 +10,8 @@ use tower_lsp_server::ls_types::{
 };
 
 use super::positions::to_lsp;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::text::Encoding;
+use alisio_base::diagnostic::{Diagnostic, Severity};
+use alisio_base::text::Encoding;
 
 #[must_use]
 pub fn uri(path: &std::path::Path) -> Option<Uri> {
@@ -57,7 +57,7 @@ pub fn to_lsp(d: &Diagnostic, enc: Encoding) -> lsp::Diagnostic {
         source: Some("alisio-ls".to_string()),
         message: d.message.clone(),
         // An unused suppression is rendered faded, as unused code is.
-        tags: (d.code == crate::diagnostic::Code::SuppressionUnused)
+        tags: (d.code == alisio_base::diagnostic::Code::SuppressionUnused)
             .then(|| vec![lsp::DiagnosticTag::UNNECESSARY]),
         related_information: if related.is_empty() {
             None

@@ -16,12 +16,12 @@ use tower_lsp_server::Client;
 
 use super::jobs::lock;
 use super::state::{Snapshot, State};
-use crate::workspace::{DiskFs, FileType, Fs as _};
+use alisio_base::workspace::{DiskFs, FileType, Fs as _};
 
 /// Codes of a skill's discovery, which the file's own validation does not compute: the fast
 /// path keeps them from the last pass.
-pub fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
-    use crate::diagnostic::Code;
+pub fn is_discovery_code(c: alisio_base::diagnostic::Code) -> bool {
+    use alisio_base::diagnostic::Code;
     matches!(
         c,
         Code::SkillShadowed
@@ -37,7 +37,7 @@ pub fn is_discovery_code(c: crate::diagnostic::Code) -> bool {
 /// suppressions, sorted, in protocol form.
 pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_types::Diagnostic> {
     let mut diags =
-        crate::skills::validate::check_file(&snap.fs(), p, snap.options.profile).diagnostics;
+        alisio_rules::skills::validate::check_file(&snap.fs(), p, snap.options.profile).diagnostics;
     if let Some(r) = snap.results.get(&snap.folder_of(p)) {
         diags.extend(
             r.skills
@@ -48,7 +48,7 @@ pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_ty
         );
     }
     let mut diags = super::suppress::filter_file(snap, p, diags);
-    crate::diagnostic::sort(&mut diags);
+    alisio_base::diagnostic::sort(&mut diags);
     diags
         .iter()
         .map(|d| super::diagnostics::to_lsp(d, snap.encoding))
@@ -168,7 +168,7 @@ pub fn modified_since(folders: &[PathBuf], since: SystemTime) -> Vec<PathBuf> {
         let mut seen = 0usize;
         while let Some(dir) = stack.pop() {
             seen += 1;
-            if seen > crate::workspace::walk::MAX_DIRS {
+            if seen > alisio_base::workspace::walk::MAX_DIRS {
                 break;
             }
             let Ok(entries) = DiskFs.read_dir(&dir) else {

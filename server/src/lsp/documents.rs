@@ -7,7 +7,7 @@ use ropey::Rope;
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 
 use super::positions::from_lsp;
-use crate::text::Encoding;
+use alisio_base::text::Encoding;
 
 #[derive(Clone, Debug)]
 pub struct Document {
@@ -53,10 +53,10 @@ impl Document {
     }
 }
 
-/// A snapshot of a document's rope for [`crate::workspace::OverlayFs`].
+/// A snapshot of a document's rope for [`alisio_base::workspace::OverlayFs`].
 pub struct Buffer(Rope);
 
-impl crate::workspace::Buffer for Buffer {
+impl alisio_base::workspace::Buffer for Buffer {
     fn len(&self) -> usize {
         self.0.len_bytes()
     }

@@ -53,7 +53,7 @@ request! {
 pub struct ContextExplainParams {
     pub uri: Uri,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host: Option<crate::config::Host>,
+    pub host: Option<alisio_base::config::Host>,
 }
 
 request! {
@@ -185,7 +185,7 @@ request! {
 }
 
 /// The session core's request, serialized as it is: one type for one concept.
-pub type ApproveParams = crate::session::ApprovalRequest;
+pub type ApproveParams = alisio_session::ApprovalRequest;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

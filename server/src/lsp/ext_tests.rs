@@ -130,7 +130,7 @@ fn server_reads(key: &str) -> bool {
         cur = &mut cur[*part];
     }
     // Configuration keys (spec/instructions.md §2.10): the layer reports a wrong type.
-    let layer = crate::config::Layer::from_client(obj.clone());
+    let layer = alisio_base::config::Layer::from_client(obj.clone());
     if layer.problems.iter().any(|p| p.key == key) {
         return true;
     }
@@ -148,7 +148,7 @@ fn server_reads(key: &str) -> bool {
         };
         let mut p = serde_json::Map::new();
         p.insert(k.to_string(), Value::String(probe.into()));
-        if let Ok(c) = crate::session::settings::ProviderConfig::from_json(&p) {
+        if let Ok(c) = alisio_session::settings::ProviderConfig::from_json(&p) {
             let shown = format!("{c:?}");
             return if k == "kind" {
                 shown.contains("kind: Script")

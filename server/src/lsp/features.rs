@@ -12,10 +12,10 @@ use super::diagnostics::uri;
 use super::positions::to_lsp;
 use super::results::FolderResult;
 use super::state::Snapshot;
-use crate::config::Host;
-use crate::instructions::{self, explain::Explanation, lens, read::Reader};
-use crate::text::LineIndex;
-use crate::workspace::display_path;
+use alisio_base::config::Host;
+use alisio_base::text::LineIndex;
+use alisio_base::workspace::display_path;
+use alisio_rules::instructions::{self, explain::Explanation, lens, read::Reader};
 
 pub const CMD_EXPLAIN: &str = "alisio.explainContext";
 pub const CMD_SHOW_SKILL: &str = "alisio.showSkill";
@@ -157,7 +157,7 @@ pub fn document_symbols(snap: &Snapshot, path: &Path) -> Option<DocumentSymbolRe
     fn convert(
         h: &lens::Heading,
         idx: &LineIndex<'_>,
-        enc: crate::text::Encoding,
+        enc: alisio_base::text::Encoding,
     ) -> DocumentSymbol {
         DocumentSymbol {
             name: if h.text.is_empty() {

@@ -9,9 +9,9 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::state::Snapshot;
-use crate::instructions::init;
-use crate::session::util::sha256_hex;
-use crate::workspace::DiskFs;
+use alisio_base::workspace::DiskFs;
+use alisio_rules::instructions::init;
+use alisio_session::util::sha256_hex;
 
 /// Parameters of `alisio/initAgentsMd`.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -34,7 +34,7 @@ pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Valu
     let prop = init::propose(&DiskFs, root, folder.config.settings.max_bytes)
         .map_err(|r| format!("AGENTS.md: {}", r.message()))?;
     if let Some(open) = snap.buffers.get(&prop.path) {
-        let text = crate::workspace::buffer_prefix(open.as_ref(), u64::MAX);
+        let text = alisio_base::workspace::buffer_prefix(open.as_ref(), u64::MAX);
         if prop.current.as_deref() != Some(text.as_slice()) {
             return Err("AGENTS.md has unsaved changes in the editor: save it first".into());
         }
@@ -45,7 +45,7 @@ pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Valu
         if p.sha256.as_deref() != Some(sha.as_str()) {
             return Err("AGENTS.md changed since the preview: run the command again".into());
         }
-        crate::session::tools::files::atomic_replace(
+        alisio_session::tools::files::atomic_replace(
             &prop.path,
             "AGENTS.md",
             &prop.proposed,

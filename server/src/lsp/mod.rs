@@ -104,7 +104,7 @@ pub fn serve(opts: ServeOptions) -> u8 {
         if let Some(s) = &sessions {
             s.kill_all();
         }
-        crate::session::tools::process::end_live_groups(std::time::Duration::from_secs(2));
+        alisio_session::tools::process::end_live_groups(std::time::Duration::from_secs(2));
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
         match shutdown_flag {
             Some(f) if f.load(Ordering::SeqCst) => 0,

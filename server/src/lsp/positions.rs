@@ -4,7 +4,7 @@
 use ropey::Rope;
 use tower_lsp_server::ls_types::{Position, Range};
 
-use crate::text::{Encoding, LineCol, Span};
+use alisio_base::text::{Encoding, LineCol, Span};
 
 pub mod to_lsp {
     use super::{Encoding, LineCol, Position, Range, Span};

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::config::{self, Layer, Settings};
-use crate::diagnostic::Diagnostic;
-use crate::instructions;
-use crate::skills::catalog::Discovery;
+use alisio_base::config::{self, Layer, Settings};
+use alisio_base::diagnostic::Diagnostic;
+use alisio_rules::instructions;
+use alisio_rules::skills::catalog::Discovery;
 
 /// The configuration in effect for one workspace folder.
 pub struct FolderConfig {

@@ -25,8 +25,8 @@ use super::features;
 use super::jobs::{Job, lock};
 use super::state::Snapshot;
 use super::state::{ClientCaps, State};
-use crate::text::Encoding;
-use crate::workspace::Env;
+use alisio_base::text::Encoding;
+use alisio_base::workspace::Env;
 
 pub struct Backend {
     client: Client,
@@ -179,7 +179,7 @@ fn watch_parent(pid: u32) {
             if !process_alive(pid) {
                 tracing::warn!("parent process {pid} is gone; exiting");
                 // Background tasks and running process tools die with the server (spec/sessions.md §10.3).
-                crate::session::tools::process::end_live_groups(Duration::from_secs(2));
+                alisio_session::tools::process::end_live_groups(Duration::from_secs(2));
                 std::process::exit(1);
             }
         }
@@ -698,7 +698,7 @@ pub async fn publish(
     client: &Client,
     state: &Mutex<State>,
     snap_versions: &std::collections::HashMap<PathBuf, i32>,
-    results: &std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>>,
+    results: &std::collections::BTreeMap<PathBuf, Vec<alisio_base::diagnostic::Diagnostic>>,
     disk_seq: Option<u64>,
 ) {
     let pubs = {
@@ -723,7 +723,7 @@ pub async fn publish(
             st.disk_published.retain(|_, s| *s > seq);
             st.passed_seq = st.passed_seq.max(seq);
         }
-        let fresh: std::collections::BTreeMap<PathBuf, Vec<crate::diagnostic::Diagnostic>> =
+        let fresh: std::collections::BTreeMap<PathBuf, Vec<alisio_base::diagnostic::Diagnostic>> =
             results
                 .iter()
                 .filter(|(p, _)| !stale.contains(*p))
@@ -778,8 +778,8 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
                     if st.shown_scan_limits.insert(dir.clone()) {
                         new.push(format!(
                             "Skill scan limit of {} directories reached; stopped at {}",
-                            crate::skills::discover::MAX_DIRS,
-                            crate::workspace::display_path(dir, &r.config.root)
+                            alisio_rules::skills::discover::MAX_DIRS,
+                            alisio_base::workspace::display_path(dir, &r.config.root)
                         ));
                     }
                 }

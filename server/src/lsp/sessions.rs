@@ -21,13 +21,13 @@ use super::ext::{
     SessionEvent, SessionEventParams, SessionSummary,
 };
 use super::state::Snapshot;
-use crate::config::GovernorMode;
-use crate::session::approvals::{ApprovalRequest, Approver, Grants, Reply};
-use crate::session::context::DiskContext;
-use crate::session::runner::{PreRunError, RunStatus, SessionRun, run_session};
-use crate::session::store::Store;
-use crate::session::tools::bg::Tasks;
-use crate::session::{RunOptions, SessionConfig, read};
+use alisio_base::config::GovernorMode;
+use alisio_session::approvals::{ApprovalRequest, Approver, Grants, Reply};
+use alisio_session::context::DiskContext;
+use alisio_session::runner::{PreRunError, RunStatus, SessionRun, run_session};
+use alisio_session::store::Store;
+use alisio_session::tools::bg::Tasks;
+use alisio_session::{RunOptions, SessionConfig, read};
 
 /// At most this many sessions run at once in one server (spec/sessions.md §1.6).
 pub const MAX_RUNNING: usize = 4;

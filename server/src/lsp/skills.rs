@@ -11,11 +11,11 @@ use super::diagnostics::uri;
 use super::positions::to_lsp;
 use super::results::FolderResult;
 use super::state::Snapshot;
-use crate::config::Profile;
-use crate::skills::catalog::{self, Discovery, Input};
-use crate::skills::{editor, validate};
-use crate::text::{Encoding, LineIndex, TextRange};
-use crate::workspace::Fs as _;
+use alisio_base::config::Profile;
+use alisio_base::text::{Encoding, LineIndex, TextRange};
+use alisio_base::workspace::Fs as _;
+use alisio_rules::skills::catalog::{self, Discovery, Input};
+use alisio_rules::skills::{editor, validate};
 
 /// The owner-vantage discovery of a SKILL.md (spec/skills.md §1.4): the directory whose root holds a
 /// project skill, else the workspace root.
@@ -40,16 +40,16 @@ fn checked(snap: &Snapshot, path: &Path, profile: Profile) -> validate::Checked 
 
 /// Why a file that is not an entry is not loaded (spec/skills.md §6.5).
 fn not_loaded(snap: &Snapshot, r: &FolderResult, path: &Path) -> Option<String> {
-    let of = |code: crate::diagnostic::Code| {
+    let of = |code: alisio_base::diagnostic::Code| {
         r.skills
             .diagnostics
             .iter()
             .find(|d| d.file == path && d.code == code)
     };
-    if of(crate::diagnostic::Code::SkillUntrusted).is_some() {
+    if of(alisio_base::diagnostic::Code::SkillUntrusted).is_some() {
         return Some("not loaded: workspace not trusted".into());
     }
-    if let Some(d) = of(crate::diagnostic::Code::SkillNotDiscovered) {
+    if let Some(d) = of(alisio_base::diagnostic::Code::SkillNotDiscovered) {
         return Some(d.message.clone());
     }
     editor::not_loaded_reason(&checked(snap, path, Profile::Alisio))
@@ -123,7 +123,7 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
                     not_loaded(snap, r, path)
                 };
                 let root = r.config.root.clone();
-                let show = move |p: &Path| crate::workspace::display_path(p, &root);
+                let show = move |p: &Path| alisio_base::workspace::display_path(p, &root);
                 return Some(md(
                     editor::name_hover(d, path, r.config.trusted, reason, &show),
                     e.value.span,
@@ -344,7 +344,7 @@ fn discovery_from(snap: &Snapshot, r: &FolderResult, vantage: &Path) -> Discover
     let fs = snap.fs();
     let v = if fs
         .metadata(vantage)
-        .is_ok_and(|m| m.file_type == crate::workspace::FileType::Dir)
+        .is_ok_and(|m| m.file_type == alisio_base::workspace::FileType::Dir)
     {
         vantage.to_path_buf()
     } else {

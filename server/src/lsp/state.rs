@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::documents::Document;
-use crate::config::{self, Host, Profile};
-use crate::text::Encoding;
+use alisio_base::config::{self, Host, Profile};
+use alisio_base::text::Encoding;
 
 /// `watcher` option (spec/interfaces.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -113,7 +113,7 @@ pub struct State {
     /// A pass was asked for before the first scan ended (a watcher event, the watcher being
     /// armed): one more pass runs when it ends, so nothing changed meanwhile is missed.
     pub rescan: bool,
-    pub env: crate::workspace::Env,
+    pub env: alisio_base::workspace::Env,
     /// Directories whose skill scan limit was already shown (once per discovery, spec/skills.md §6.1).
     pub shown_scan_limits: BTreeSet<PathBuf>,
     /// The per-folder results of the last pass (lenses, hovers and actions read them).
@@ -132,7 +132,7 @@ pub struct State {
 /// An immutable view for work done off the lock.
 #[derive(Clone)]
 pub struct Snapshot {
-    pub buffers: crate::workspace::Buffers,
+    pub buffers: alisio_base::workspace::Buffers,
     /// Versions of the open documents when the snapshot was taken.
     pub versions: Arc<HashMap<PathBuf, i32>>,
     pub folders: Vec<PathBuf>,
@@ -140,7 +140,7 @@ pub struct Snapshot {
     pub options: ClientOptions,
     pub client_config: Value,
     pub extra_config: Option<PathBuf>,
-    pub env: crate::workspace::Env,
+    pub env: alisio_base::workspace::Env,
     pub caps: ClientCaps,
     pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
     /// `State::disk_seq` when the snapshot was taken.
@@ -152,7 +152,7 @@ impl State {
         let mut buffers = HashMap::with_capacity(self.docs.len());
         let mut versions = HashMap::with_capacity(self.docs.len());
         for (p, d) in &self.docs {
-            let b: Arc<dyn crate::workspace::Buffer> = Arc::new(d.buffer());
+            let b: Arc<dyn alisio_base::workspace::Buffer> = Arc::new(d.buffer());
             buffers.insert(p.clone(), b);
             versions.insert(p.clone(), d.version);
         }
@@ -193,7 +193,7 @@ impl Snapshot {
     #[must_use]
     pub fn text_of(&self, path: &Path) -> Option<Arc<str>> {
         if let Some(t) = self.buffers.get(path) {
-            let bytes = crate::workspace::buffer_prefix(t.as_ref(), u64::MAX);
+            let bytes = alisio_base::workspace::buffer_prefix(t.as_ref(), u64::MAX);
             let text = String::from_utf8(bytes)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
             return Some(Arc::from(text));
@@ -208,10 +208,10 @@ impl Snapshot {
             return None;
         }
         // Headings of a file that is not open: the part the rules read is enough.
-        let bytes = crate::workspace::Fs::read_prefix(
-            &crate::workspace::DiskFs,
+        let bytes = alisio_base::workspace::Fs::read_prefix(
+            &alisio_base::workspace::DiskFs,
             path,
-            crate::instructions::CLAUDE_SKIP_LIMIT,
+            alisio_rules::instructions::CLAUDE_SKIP_LIMIT,
         )
         .ok()?;
         Some(Arc::from(String::from_utf8_lossy(&bytes).into_owned()))
@@ -219,9 +219,9 @@ impl Snapshot {
 
     /// A file system that sees open buffers.
     #[must_use]
-    pub fn fs(&self) -> crate::workspace::OverlayFs<crate::workspace::DiskFs> {
-        crate::workspace::OverlayFs {
-            inner: crate::workspace::DiskFs,
+    pub fn fs(&self) -> alisio_base::workspace::OverlayFs<alisio_base::workspace::DiskFs> {
+        alisio_base::workspace::OverlayFs {
+            inner: alisio_base::workspace::DiskFs,
             buffers: self.buffers.clone(),
         }
     }

@@ -1,5 +1,5 @@
 //! The suppression quick fixes (spec/suppressions.md §4): "ignore in this line" and "ignore in this
-//! file" for every diagnostic of ours; the edits come from `crate::suppress::fix`.
+//! file" for every diagnostic of ours; the edits come from `alisio_base::suppress::fix`.
 
 use std::path::Path;
 
@@ -11,9 +11,9 @@ use tower_lsp_server::ls_types::{
 use super::diagnostics::uri;
 use super::positions::to_lsp;
 use super::state::Snapshot;
-use crate::diagnostic::Code;
-use crate::suppress::fix::{self, Edit};
-use crate::text::LineIndex;
+use alisio_base::diagnostic::Code;
+use alisio_base::suppress::fix::{self, Edit};
+use alisio_base::text::LineIndex;
 
 fn action(
     title: String,
@@ -45,20 +45,20 @@ fn action(
 pub fn filter_file(
     snap: &Snapshot,
     path: &Path,
-    diags: Vec<crate::diagnostic::Diagnostic>,
-) -> Vec<crate::diagnostic::Diagnostic> {
+    diags: Vec<alisio_base::diagnostic::Diagnostic>,
+) -> Vec<alisio_base::diagnostic::Diagnostic> {
     let files = [path.to_path_buf()];
     let folder = snap.folder_of(path);
     match snap.results.get(&folder) {
         Some(r) => {
             let rules = &r.config.settings.diagnostics;
-            crate::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
+            alisio_base::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
         }
         // Before the first pass: the folder's configuration, read now.
         None => {
             let cfg = super::analysis::folder_config(snap, &folder);
             let rules = &cfg.settings.diagnostics;
-            crate::suppress::apply(&snap.fs(), rules, &cfg.root, &files, diags)
+            alisio_base::suppress::apply(&snap.fs(), rules, &cfg.root, &files, diags)
         }
     }
 }

@@ -1,15 +1,18 @@
-//! The architecture of ARCHITECTURE.md, checked on every test run: the layering (which module
-//! may name which), no import cycle between files, and the size limits (no production function
-//! over 150 lines, no production file over 1,000 lines, tests excluded).
+//! The architecture of ARCHITECTURE.md, checked on every test run over every crate of the
+//! workspace: the crates' dependencies (which crate may depend on which), the layering (which
+//! module may name which: the crates make most of it a build error, this also covers `lsp` and
+//! `cli` inside one crate and the external crates a core module may not name), no import cycle
+//! between files (whatever the path form), and the size limits (no production function over 150
+//! lines, no production file over 1,000 lines, tests excluded).
 //!
 //! The known exceptions that engineers are removing now are listed below, each with who removes
 //! it. Every list is also checked not to be stale: an entry that no longer applies fails the
 //! test, so the lists only shrink and end empty.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::source::{SourceFile, crate_files, internal_paths, matching_brace, names_crate};
+use super::source::{SourceFile, internal_paths, matching_brace, names_crate, workspace_files};
 
 /// The core modules: plain Rust, below `session`, `lsp` and `cli`.
 const CORE: &[&str] = &[
@@ -24,7 +27,7 @@ const CORE: &[&str] = &[
 ];
 /// The layers above the core (ARCHITECTURE.md): every top-level module is in one of the lists,
 /// so a new module must be placed before it can be built.
-const EDGES: &[&str] = &["session", "lsp", "cli", "testing", "bin"];
+const EDGES: &[&str] = &["sandbox", "session", "lsp", "cli", "testing", "bin"];
 /// What a core module never names: the layers above it and the protocol/runtime/terminal crates.
 const CORE_FORBIDS_MODULES: &[&str] = &["lsp", "cli", "session"];
 const CORE_FORBIDS_CRATES: &[&str] = &["tower_lsp_server", "tokio", "clap"];
@@ -42,14 +45,26 @@ const KNOWN_LARGE_FILES: &[&str] = &[];
 /// Production functions over [`MAX_FN_LINES`] that are being split now: `(file, fn name)`.
 const KNOWN_LONG_FNS: &[(&str, &str)] = &[];
 
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 fn files() -> Vec<SourceFile> {
-    crate_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+    workspace_files(&repo_root())
 }
 
 /// Which top-level modules a module may not name (ARCHITECTURE.md, "Bird's-eye view").
 fn forbidden_modules(top: &str) -> &'static [&'static str] {
     match top {
         t if CORE.contains(&t) => CORE_FORBIDS_MODULES,
+        "sandbox" => &[
+            "lsp",
+            "cli",
+            "session",
+            "instructions",
+            "skills",
+            "governor",
+        ],
         "session" => &["lsp", "cli"],
         "lsp" => &["cli"],
         _ => &[],
@@ -62,20 +77,16 @@ fn layering_violations(files: &[SourceFile]) -> Vec<String> {
     for f in files {
         let top = f.top();
         let code = &f.code;
-        for (path, line) in internal_paths(code, &f.module(), f.rel.ends_with("mod.rs")) {
+        for (path, line) in internal_paths(code, &f.module(), &f.krate) {
             let Some(first) = path.first() else { continue };
             if forbidden_modules(&top).contains(&first.as_str()) {
-                out.push(format!(
-                    "{}:{line}: {top} uses crate::{}",
-                    f.rel,
-                    path.join("::")
-                ));
+                out.push(format!("{}:{line}: {top} uses {}", f.path, path.join("::")));
             }
         }
-        if CORE.contains(&top.as_str()) {
+        if CORE.contains(&top.as_str()) || top == "sandbox" {
             for name in CORE_FORBIDS_CRATES {
                 if let Some(line) = names_crate(code, name) {
-                    out.push(format!("{}:{line}: core module {top} uses {name}", f.rel));
+                    out.push(format!("{}:{line}: core module {top} uses {name}", f.path));
                 }
             }
         }
@@ -86,7 +97,7 @@ fn layering_violations(files: &[SourceFile]) -> Vec<String> {
 #[test]
 fn layering_core_session_lsp_cli() {
     let files = files();
-    assert!(files.len() > 50, "the crate's sources were not found");
+    assert!(files.len() > 50, "the workspace's sources were not found");
     let unplaced: BTreeSet<String> = files
         .iter()
         .map(|f| {
@@ -117,6 +128,8 @@ fn layering_check_catches_a_forbidden_use() {
     // file naming the CLI, and a core file deriving a clap trait all fail.
     let lex = |rel: &str, text: &str| SourceFile {
         rel: rel.into(),
+        path: format!("x/{rel}"),
+        krate: Vec::new(),
         code: super::source::blank(text),
         test_file: false,
         test_blocks: Vec::new(),
@@ -136,12 +149,12 @@ fn layering_check_catches_a_forbidden_use() {
     assert_eq!(
         v,
         [
-            "skills/validate.rs:1: skills uses crate::lsp::state::State",
-            "text.rs:1: text uses crate::session::util::now_ms",
-            "session/x.rs:1: session uses crate::cli::output",
-            "lsp/x.rs:1: lsp uses crate::cli::Ctx",
-            "config.rs:1: core module config uses clap",
-            "governor/x.rs:1: core module governor uses tokio",
+            "x/skills/validate.rs:1: skills uses lsp::state::State",
+            "x/text.rs:1: text uses session::util::now_ms",
+            "x/session/x.rs:1: session uses cli::output",
+            "x/lsp/x.rs:1: lsp uses cli::Ctx",
+            "x/config.rs:1: core module config uses clap",
+            "x/governor/x.rs:1: core module governor uses tokio",
         ]
     );
     let fine = [
@@ -157,31 +170,106 @@ fn layering_check_catches_a_forbidden_use() {
     assert_eq!(layering_violations(&fine), Vec::<String>::new());
 }
 
-/// The file a module path lives in: the longest prefix of `path` that is a file of the crate.
-fn file_of<'a>(path: &[String], by_module: &'a BTreeMap<Vec<String>, String>) -> Option<&'a str> {
+/// The file a module path lives in: the file an item is re-exported from (`pub use child::X`
+/// in a parent names the child's file), else the longest prefix of `path` that is a file.
+fn file_of<'a>(path: &[String], index: &'a Index) -> Option<&'a str> {
     (1..=path.len())
         .rev()
-        .find_map(|n| by_module.get(&path[..n]))
+        .find_map(|n| {
+            index
+                .reexports
+                .get(&path[..n])
+                .or_else(|| index.by_module.get(&path[..n]))
+        })
         .map(String::as_str)
 }
 
-/// The file-level import graph of the production code: `a → b` when `a` names a path that
-/// lives in `b` through `crate::`, `super::` or `self::`.
-fn import_graph(files: &[SourceFile]) -> BTreeMap<String, BTreeSet<String>> {
+/// Where module paths live: each production file by its module, and the items a file
+/// re-exports from its own descendants (`pub use request::Transcript;` in `session::runner`
+/// makes `session::runner::Transcript` live in `session/runner/request.rs`).
+struct Index {
+    by_module: BTreeMap<Vec<String>, String>,
+    reexports: BTreeMap<Vec<String>, String>,
+}
+
+/// Whether `g` is `f` or below it: a file of the module `f` declares, directly or not (the
+/// family of a `mod.rs`, of a file with its own folder, and of a crate root).
+fn in_family(f: &SourceFile, g: &str) -> bool {
+    let m = f.module();
+    m.is_empty() || g.starts_with(&format!("{}/", m.join("/")))
+}
+
+/// The lines `(first, last)` of each `pub use …;` statement (any visibility) of `code`.
+fn pub_use_lines(code: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(p) = code[from..].find("pub") {
+        let at = from + p;
+        from = at + 3;
+        let rest = &code[at + 3..];
+        let rest = match rest.strip_prefix('(') {
+            Some(r) => r.split_once(')').map_or(r, |(_, r)| r),
+            None => rest,
+        };
+        if !rest.starts_with(" use ") {
+            continue;
+        }
+        let end = code[at..].find(';').map_or(code.len(), |e| at + e);
+        let line = |i: usize| code[..i].matches('\n').count() + 1;
+        out.push((line(at), line(end)));
+    }
+    out
+}
+
+fn index(files: &[SourceFile]) -> Index {
     let by_module: BTreeMap<Vec<String>, String> = files
         .iter()
         .filter(|f| !f.test_file)
         .map(|f| (f.module(), f.rel.clone()))
         .collect();
+    let plain = Index {
+        by_module,
+        reexports: BTreeMap::new(),
+    };
+    let mut reexports = BTreeMap::new();
+    for f in files.iter().filter(|f| !f.test_file) {
+        let code = f.production();
+        let uses = pub_use_lines(&code);
+        for (path, line) in internal_paths(&code, &f.module(), &f.krate) {
+            if !uses.iter().any(|&(a, b)| (a..=b).contains(&line)) {
+                continue;
+            }
+            let (Some(to), Some(item)) = (file_of(&path, &plain), path.last()) else {
+                continue;
+            };
+            if to != f.rel && in_family(f, to) {
+                let mut alias = f.module();
+                alias.push(item.clone());
+                reexports.insert(alias, to.to_string());
+            }
+        }
+    }
+    Index { reexports, ..plain }
+}
+
+/// The file-level import graph of the production code: `a → b` when `a` names a path that
+/// lives in `b`, in any path form ([`internal_paths`]), re-exports followed to the file they
+/// come from. Edges between a file and its own family ([`in_family`]: a parent declaring and
+/// re-exporting its children, a child using its parent's items) are not edges between rooms
+/// and are left out.
+fn import_graph(files: &[SourceFile]) -> BTreeMap<String, BTreeSet<String>> {
+    let index = index(files);
+    let by_rel: BTreeMap<&str, &SourceFile> = files.iter().map(|f| (f.rel.as_str(), f)).collect();
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for f in files.iter().filter(|f| !f.test_file) {
         let code = f.production();
         let targets = graph.entry(f.rel.clone()).or_default();
-        for (path, _) in internal_paths(&code, &f.module(), f.rel.ends_with("mod.rs")) {
-            if let Some(to) = file_of(&path, &by_module)
-                && to != f.rel
-                && !path.is_empty()
-            {
+        for (path, _) in internal_paths(&code, &f.module(), &f.krate) {
+            let Some(to) = file_of(&path, &index) else {
+                continue;
+            };
+            let family = in_family(f, to) || by_rel.get(to).is_some_and(|g| in_family(g, &f.rel));
+            if to != f.rel && !path.is_empty() && !family {
                 targets.insert(to.to_string());
             }
         }
@@ -250,30 +338,10 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Vec<String>> {
     t.out
 }
 
-/// Files joined by an import cycle through a parent `mod.rs` and its own children only: the
-/// parent re-exports, the child uses its parent's items. Not a cycle between rooms.
-fn through_parent_only(comp: &[String]) -> bool {
-    comp.len() == 2 && {
-        let (a, b) = (&comp[0], &comp[1]);
-        let dir = |p: &str| {
-            p.rsplit_once('/')
-                .map_or(String::new(), |(d, _)| d.to_string())
-        };
-        let parent_of = |m: &str, c: &str| {
-            m.ends_with("mod.rs")
-                && (dir(c) == dir(m) || dir(c).starts_with(&format!("{}/", dir(m))))
-        };
-        parent_of(a, b) || parent_of(b, a)
-    }
-}
-
 #[test]
 fn no_import_cycle_between_files() {
     let files = files();
-    let found: BTreeSet<Vec<String>> = cycles(&import_graph(&files))
-        .into_iter()
-        .filter(|c| !through_parent_only(c))
-        .collect();
+    let found = cycles(&import_graph(&files));
     let known: BTreeSet<Vec<String>> = KNOWN_CYCLES
         .iter()
         .map(|c| c.iter().map(|s| (*s).to_string()).collect())
@@ -294,18 +362,49 @@ fn cycle_check_finds_a_cycle() {
         ("b.rs", &["c.rs"]),
         ("c.rs", &["a.rs", "d.rs"]),
         ("d.rs", &[]),
-        ("x/mod.rs", &["x/y.rs"]),
-        ("x/y.rs", &["x/mod.rs"]),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.iter().map(|s| (*s).to_string()).collect()))
     .collect();
     let c: Vec<Vec<String>> = cycles(&g).into_iter().collect();
-    assert_eq!(
-        c,
-        [vec!["a.rs", "b.rs", "c.rs"], vec!["x/mod.rs", "x/y.rs"]]
-    );
-    assert!(!through_parent_only(&c[0]) && through_parent_only(&c[1]));
+    assert_eq!(c, [vec!["a.rs", "b.rs", "c.rs"]]);
+}
+
+/// The cycle of issue 25 §5, in miniature: `read.rs` uses an item `runner/mod.rs` re-exports
+/// from its child `request.rs` (`use request::X` with no `self::`), and `request.rs` uses
+/// `read.rs`. A parent and its own children alone (`x/mod.rs` ⇄ `x/y.rs`) are no cycle.
+#[test]
+fn cycle_check_follows_reexports_and_skips_families() {
+    let lex = |rel: &str, text: &str| SourceFile {
+        rel: rel.into(),
+        path: rel.into(),
+        krate: vec!["session".into()],
+        code: super::source::blank(text),
+        test_file: false,
+        test_blocks: Vec::new(),
+    };
+    let files = [
+        lex(
+            "session/mod.rs",
+            "pub mod read;\npub mod runner;\npub mod x;\n",
+        ),
+        lex(
+            "session/read.rs",
+            "fn f() { crate::runner::request_parts(); }\n",
+        ),
+        lex(
+            "session/runner/mod.rs",
+            "mod request;\npub(crate) use request::request_parts;\npub struct Run;\n",
+        ),
+        lex(
+            "session/runner/request.rs",
+            "use crate::read::list;\nuse super::Run;\n",
+        ),
+        lex("session/x/mod.rs", "mod y;\nuse y::Y;\npub struct X;\n"),
+        lex("session/x/y.rs", "use super::X;\npub struct Y;\n"),
+    ];
+    let c: Vec<Vec<String>> = cycles(&import_graph(&files)).into_iter().collect();
+    assert_eq!(c, [vec!["session/read.rs", "session/runner/request.rs"]]);
 }
 
 /// Every production `fn` of `code` with its name and its length in lines (signature to closing
@@ -396,4 +495,173 @@ fn size_check_measures_functions() {
         functions(&super::source::blank(code)),
         [("a".to_string(), 1, 3), ("b".to_string(), 6, 1)]
     );
+}
+
+/// Which workspace crates each crate may depend on (ARCHITECTURE.md, "Crates"): only downward.
+const CRATE_DEPS: &[(&str, &[&str])] = &[
+    ("crates/alisio-base", &[]),
+    ("crates/alisio-rules", &["alisio-base"]),
+    ("crates/alisio-governor", &["alisio-base"]),
+    ("crates/alisio-sandbox", &[]),
+    (
+        "crates/alisio-session",
+        &[
+            "alisio-base",
+            "alisio-rules",
+            "alisio-governor",
+            "alisio-sandbox",
+        ],
+    ),
+    (
+        "server",
+        &[
+            "alisio-base",
+            "alisio-rules",
+            "alisio-governor",
+            "alisio-sandbox",
+            "alisio-session",
+        ],
+    ),
+];
+/// The protocol, runtime and terminal crates: only the top crate (`server`) depends on them.
+const TOP_ONLY: &[&str] = &["tower-lsp-server", "tokio", "clap", "clap_complete"];
+
+/// The dependency names of a manifest's `[dependencies]` and `[target.….dependencies]`
+/// sections (not dev-dependencies): the key of each `name = …` or `name.workspace = …` line.
+fn manifest_dependencies(toml: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_deps = false;
+    for line in toml.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_deps = l == "[dependencies]"
+                || (l.starts_with("[target.") && l.ends_with(".dependencies]"));
+            continue;
+        }
+        if !in_deps || l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let key: String = l
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        if !key.is_empty() {
+            out.push(key);
+        }
+    }
+    out
+}
+
+fn crate_dependency_violations(manifests: &[(&str, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (dir, toml) in manifests {
+        let allowed = CRATE_DEPS
+            .iter()
+            .find(|(d, _)| d == dir)
+            .map_or(&[][..], |(_, a)| *a);
+        for dep in manifest_dependencies(toml) {
+            let internal = dep.starts_with("alisio-");
+            if (internal && !allowed.contains(&dep.as_str()))
+                || (*dir != "server" && TOP_ONLY.contains(&dep.as_str()))
+            {
+                out.push(format!("{dir}/Cargo.toml: depends on {dep}"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn crates_depend_only_downward() {
+    let root = repo_root();
+    let members: Vec<(&str, String)> = CRATE_DEPS
+        .iter()
+        .map(|(dir, _)| {
+            let toml = std::fs::read_to_string(root.join(dir).join("Cargo.toml"))
+                .unwrap_or_else(|e| panic!("{dir}/Cargo.toml: {e}"));
+            (*dir, toml)
+        })
+        .collect();
+    let v = crate_dependency_violations(&members);
+    assert!(
+        v.is_empty(),
+        "crate dependencies ARCHITECTURE.md forbids:\n{}",
+        v.join("\n")
+    );
+    // Every crate of the workspace is placed, and the lexer reads the same crates.
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    for (dir, _) in CRATE_DEPS {
+        assert!(
+            workspace.contains(&format!("\"{dir}\"")),
+            "{dir} is not a member of the workspace"
+        );
+    }
+    let lexed: Vec<&str> = super::source::CRATES
+        .iter()
+        .map(|(src, _, _)| src.trim_end_matches("/src"))
+        .collect();
+    let placed: Vec<&str> = CRATE_DEPS.iter().map(|(d, _)| *d).collect();
+    assert_eq!(lexed, placed);
+}
+
+#[test]
+fn crate_check_catches_an_upward_dependency() {
+    let bad = [
+        (
+            "crates/alisio-governor",
+            "[dependencies]\nalisio-base.workspace = true\nalisio-session.workspace = true\n\
+             [dev-dependencies]\nalisio-rules.workspace = true\n"
+                .to_string(),
+        ),
+        (
+            "crates/alisio-rules",
+            "[target.'cfg(unix)'.dependencies]\ntokio = \"1\"\n".to_string(),
+        ),
+        (
+            "server",
+            "[dependencies]\ntokio.workspace = true\n".to_string(),
+        ),
+    ];
+    assert_eq!(
+        crate_dependency_violations(&bad),
+        [
+            "crates/alisio-governor/Cargo.toml: depends on alisio-session",
+            "crates/alisio-rules/Cargo.toml: depends on tokio",
+        ]
+    );
+}
+
+/// sessions.md, "One place for SQL": no SQL text in any crate outside the session store
+/// (`crates/alisio-session/src/store/`), and only the session crate depends on rusqlite.
+#[test]
+fn sql_lives_only_in_the_store() {
+    let root = repo_root();
+    let words = [
+        "SELECT ",
+        "INSERT INTO",
+        "UPDATE ",
+        "DELETE FROM",
+        "CREATE TABLE",
+    ];
+    let files = files();
+    let mut found = Vec::new();
+    // The store, and this test's own list of words.
+    let exempt = |p: &str| {
+        p.starts_with("crates/alisio-session/src/store/")
+            || p == "server/src/testing/architecture.rs"
+    };
+    for f in files.iter().filter(|f| !exempt(&f.path)) {
+        let text = std::fs::read_to_string(root.join(&f.path)).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            if words.iter().any(|w| line.contains(w)) {
+                found.push(format!("{}:{}", f.path, i + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "SQL outside the store: {found:?}");
+    for (dir, _) in CRATE_DEPS {
+        let toml = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).unwrap_or_default();
+        let uses = manifest_dependencies(&toml).iter().any(|d| d == "rusqlite");
+        assert_eq!(uses, *dir == "crates/alisio-session", "{dir} and rusqlite");
+    }
 }

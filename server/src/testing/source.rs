@@ -1,18 +1,43 @@
-//! The crate's own source as the architecture tests read it: every `.rs` file below `src/`, with
-//! comments and the contents of string and char literals blanked (line breaks kept, so line
-//! numbers stay true), which files and blocks are test code, and the `crate::`/`super::`/`self::`
-//! paths each file names.
+//! The workspace's own source as the architecture tests read it: every `.rs` file below each
+//! crate's `src/`, with comments and the contents of string and char literals blanked (line
+//! breaks kept, so line numbers stay true), which files and blocks are test code, and the
+//! module paths each file names in any form (`crate::`, `super::`, `self::`, another workspace
+//! crate, or a child module the file declares).
 //!
-//! A small lexer, not a parser: enough for the conventions this crate keeps (rustfmt layout,
-//! tests in `#[cfg(test)] mod …` blocks or files). Its own unit tests pin each case it handles.
+//! The crates share one namespace of modules, the one ARCHITECTURE.md draws (what the crate
+//! split of issue 25 keeps): `alisio-base` and `alisio-rules` hold top-level modules (`text`,
+//! `skills`, …), `alisio-governor` is `governor`, `alisio-sandbox` is `sandbox`,
+//! `alisio-session` is `session`, and `server/` holds `lsp`, `cli` and the binary. A file's
+//! `rel` is its path in that namespace (`session/runner/mod.rs` for
+//! `crates/alisio-session/src/runner/mod.rs`), `path` its path in the repository.
+//!
+//! A small lexer, not a parser: enough for the conventions this workspace keeps (rustfmt
+//! layout, tests in `#[cfg(test)] mod …` blocks or files). Its own unit tests pin each case it
+//! handles.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// One source file of the crate.
+/// The workspace's crates: source folder, the name other crates use for it, and the module of
+/// the shared namespace its root is (`""`: its top-level modules are top-level there).
+pub const CRATES: &[(&str, &str, &str)] = &[
+    ("crates/alisio-base/src", "alisio_base", ""),
+    ("crates/alisio-rules/src", "alisio_rules", ""),
+    ("crates/alisio-governor/src", "alisio_governor", "governor"),
+    ("crates/alisio-sandbox/src", "alisio_sandbox", "sandbox"),
+    ("crates/alisio-session/src", "alisio_session", "session"),
+    ("server/src", "alisio_ls", ""),
+];
+
+/// One source file of the workspace.
 pub struct SourceFile {
-    /// Relative to `src/`, with `/` separators (`skills/validate.rs`).
+    /// The path in the shared module namespace, with `/` separators (`skills/validate.rs`,
+    /// `governor/mod.rs` for the governor crate's `lib.rs`).
     pub rel: String,
+    /// The path in the repository (`crates/alisio-rules/src/skills/validate.rs`), for messages.
+    pub path: String,
+    /// The module `crate::` names in this file (`["governor"]` in the governor crate).
+    pub krate: Vec<String>,
     /// The text with comments and literal contents blanked.
     pub code: String,
     /// Whether the whole file is test code (a `#[cfg(test)] mod x;` or below one, or named
@@ -73,6 +98,7 @@ pub fn module_of(rel: &str) -> Vec<String> {
     let mut parts: Vec<String> = rel
         .trim_end_matches(".rs")
         .split('/')
+        .filter(|p| !p.is_empty())
         .map(str::to_string)
         .collect();
     if matches!(
@@ -84,33 +110,49 @@ pub fn module_of(rel: &str) -> Vec<String> {
     parts
 }
 
-/// Every `.rs` file below `src` (sorted), lexed.
-#[must_use]
-pub fn crate_files(src: &Path) -> Vec<SourceFile> {
-    let mut paths = Vec::new();
-    collect(src, &mut paths);
-    paths.sort();
-    let mut files: Vec<SourceFile> = paths
+/// The module of the shared namespace that a workspace crate's name stands for.
+fn crate_module(name: &str) -> Option<Vec<String>> {
+    CRATES
         .iter()
-        .filter_map(|p| {
+        .find(|(_, n, _)| *n == name)
+        .map(|(_, _, m)| module_of(m))
+}
+
+/// Every `.rs` file of every crate of [`CRATES`] below the repository `root` (sorted), lexed.
+#[must_use]
+pub fn workspace_files(root: &Path) -> Vec<SourceFile> {
+    let mut files = Vec::new();
+    for (dir, _, module) in CRATES {
+        let src = root.join(dir);
+        let mut paths = Vec::new();
+        collect(&src, &mut paths);
+        paths.sort();
+        files.extend(paths.iter().filter_map(|p| {
             let text = std::fs::read_to_string(p).ok()?;
-            let rel = p
-                .strip_prefix(src)
+            let in_crate = p
+                .strip_prefix(&src)
                 .ok()?
                 .to_string_lossy()
                 .replace('\\', "/");
+            let rel = match (*module, in_crate.as_str()) {
+                ("", _) => in_crate.clone(),
+                (m, "lib.rs") => format!("{m}/mod.rs"),
+                (m, r) => format!("{m}/{r}"),
+            };
             let code = blank(&text);
             let test_blocks = test_blocks(&code);
             let name = rel.rsplit('/').next().unwrap_or("");
             let test_file = name == "tests.rs" || name.ends_with("_tests.rs");
             Some(SourceFile {
                 rel,
+                path: format!("{dir}/{in_crate}"),
+                krate: module_of(module),
                 code,
                 test_file,
                 test_blocks,
             })
-        })
-        .collect();
+        }));
+    }
     // Files declared by `#[cfg(test)] mod x;` are test code, and so is everything below them.
     let mut test_mods: BTreeSet<Vec<String>> = BTreeSet::new();
     for f in &files {
@@ -293,15 +335,39 @@ fn cfg_test_mod_decls(code: &str) -> Vec<String> {
     out
 }
 
-/// Every path the code names from `crate`, `super` or `self`, resolved to absolute module
-/// paths (`crate::{a::b, c}` gives `a::b` and `c`; `super::x` in `skills::validate` gives
-/// `skills::x`), with the line (1-based) where it is written.
+/// The child modules a file declares (`mod x;`, `pub mod x;`, `mod x { … }` at a line start).
+fn child_modules(code: &str) -> BTreeSet<String> {
+    code.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let l = match l.strip_prefix("pub") {
+                Some(r) if r.starts_with('(') => r.split_once(')').map_or(r, |(_, r)| r),
+                Some(r) => r,
+                None => l,
+            };
+            let m = l.trim_start().strip_prefix("mod ")?;
+            let name: String = m
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// Every module path the code names, in any form, resolved to paths of the shared namespace,
+/// with the line (1-based) where it is written: from `crate` (the file's crate, `krate`),
+/// `super` or `self` (`super::x` in `skills::validate` gives `skills::x`), another workspace
+/// crate (`alisio_governor::replay` gives `governor::replay`), or a child module the file
+/// declares (`request::Transcript` in `session/runner/mod.rs`, which declares `mod request;`,
+/// gives `session::runner::request::Transcript`). `crate::{a::b, c}` gives `a::b` and `c`.
 #[must_use]
 pub fn internal_paths(
     code: &str,
     module: &[String],
-    is_mod_file: bool,
+    krate: &[String],
 ) -> Vec<(Vec<String>, usize)> {
+    let children = child_modules(code);
     let mut out = Vec::new();
     let b = code.as_bytes();
     let mut i = 0;
@@ -318,20 +384,27 @@ pub fn internal_paths(
             .count();
         let word = &code[i..word_end];
         let preceded_by_path = i >= 2 && &code[i - 2..i] == "::";
-        if preceded_by_path || !matches!(word, "crate" | "super" | "self") {
+        // The base module the path starts from; a child module's path starts with its name.
+        let base: Option<Vec<String>> = match word {
+            _ if preceded_by_path => None,
+            "crate" => Some(krate.to_vec()),
+            // In `a/b.rs` (module a::b) `self` is a::b; in `a/mod.rs` (module a) too.
+            "self" => Some(module.to_vec()),
+            "super" => Some(module[..module.len().saturating_sub(1)].to_vec()),
+            w if children.contains(w) => {
+                if code[word_end..].starts_with("::") {
+                    let line = code[..i].matches('\n').count() + 1;
+                    for p in expand(&code[i..]) {
+                        out.push(([module, &p[..]].concat(), line));
+                    }
+                }
+                None
+            }
+            w => crate_module(w),
+        };
+        let Some(mut base) = base else {
             i = word_end;
             continue;
-        }
-        // The base module the path starts from.
-        let mut base: Vec<String> = match word {
-            "crate" => Vec::new(),
-            // In `a/b.rs` (module a::b) `self` is a::b; in `a/mod.rs` (module a) too.
-            "self" => module.to_vec(),
-            _ => {
-                let mut m = module.to_vec();
-                m.pop();
-                m
-            }
         };
         let line = code[..i].matches('\n').count() + 1;
         let mut j = word_end;
@@ -350,7 +423,6 @@ pub fn internal_paths(
             full.extend(p);
             out.push((full, line));
         }
-        let _ = is_mod_file;
         i = j;
     }
     out
@@ -456,7 +528,7 @@ mod tests {
     #[test]
     fn paths_resolve_groups_super_and_self() {
         let code = "use crate::{lsp::state, cli};\nuse super::frontmatter::{self, Entry};\nfn f() { crate::text::chars(\"\"); self::g(); }\n";
-        let got: Vec<(Vec<String>, usize)> = internal_paths(code, &m("skills::validate"), false);
+        let got: Vec<(Vec<String>, usize)> = internal_paths(code, &m("skills::validate"), &[]);
         let want = vec![
             (m("lsp::state"), 1),
             (m("cli"), 1),
@@ -466,6 +538,29 @@ mod tests {
             (m("skills::validate::g"), 3),
         ];
         assert_eq!(got, want);
+    }
+
+    /// Every path form (issue 25 §5: `use request::Transcript;` in `session/runner/mod.rs` was
+    /// invisible to a check that followed only `crate`, `super` and `self`): `crate` is the
+    /// file's crate, other workspace crates by name, and child modules the file declares.
+    #[test]
+    fn paths_resolve_crates_and_child_modules() {
+        let code = "mod request;\npub(crate) mod turn;\nuse request::Transcript;\n\
+            fn f() { turn::go(); crate::read::list(); alisio_governor::replay::run(); \
+            alisio_base::text::chars(); x::request::y(); }\nuse other::turn;\n";
+        let got = internal_paths(code, &m("session::runner"), &m("session"));
+        let want = vec![
+            (m("session::runner::request::Transcript"), 3),
+            (m("session::runner::turn::go"), 4),
+            (m("session::read::list"), 4),
+            (m("governor::replay::run"), 4),
+            (m("text::chars"), 4),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(
+            child_modules("mod a;\npub mod b {\npub(crate) mod c;\n// mod d;\nlet mode = 1;"),
+            ["a", "b", "c"].into_iter().map(String::from).collect()
+        );
     }
 
     #[test]
@@ -485,6 +580,8 @@ mod tests {
         let code = "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn b() { }\n}\n";
         let f = SourceFile {
             rel: "x.rs".into(),
+            path: "server/src/x.rs".into(),
+            krate: Vec::new(),
             code: code.into(),
             test_file: false,
             test_blocks: test_blocks(code),

@@ -1,28 +1,19 @@
 // The agent chat's transcript as the user sees it, built from the session events of
 // spec/sessions.md §8 (the envelopes `alisio/sessionEvent` carries) and the approval requests of
 // spec/sessions.md §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
-import type { ApprovalPreview, Attachment, SessionSummary, Transcript } from '../lsp_ext';
+import type { Attachment, SessionSummary, Transcript } from '../lsp_ext';
 import { renderMarkdown } from './markdown';
 import { renderPreviewHtml } from './preview';
 import { escapeHtml } from './render';
+import type { ChatItem } from './chatItem';
+import { oneLine } from './chatItem';
 import { transcriptItems } from './transcript';
 
 import type { ApproveParams, Decision, SessionEvent } from '../lsp_ext';
 
 export type { ApproveParams, Decision, SessionEvent };
-
-export type ChatItem =
-  | { kind: 'user'; text: string; attachments?: string[] }
-  | { kind: 'assistant'; text: string; turn?: number; child: boolean }
-  | { kind: 'tool'; id: string; name: string; args: string; status: 'running' | 'ok' | 'error'; outcome?: string; durationMs?: number; preview?: string; child: boolean }
-  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; preview?: ApprovalPreview; decision?: string; source?: string }
-  | { kind: 'status'; text: string; level: 'info' | 'error' };
-
-export function oneLine(s: unknown, max: number): string {
-  const text = (typeof s === 'string' ? s : JSON.stringify(s ?? '')).replace(/\s+/g, ' ');
-  const chars = [...text];
-  return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : text;
-}
+export type { ChatItem } from './chatItem';
+export { oneLine };
 
 export class ChatModel {
   items: ChatItem[] = [];

@@ -1,8 +1,8 @@
 // An earlier session's transcript (`alisio/sessionTranscript`, the `sessions show --json`
 // object) as chat items, so a resumed chat shows what was said before. Pure.
 import type { Transcript } from '../lsp_ext';
-import type { ChatItem } from './chatModel';
-import { oneLine } from './chatModel';
+import type { ChatItem } from './chatItem';
+import { oneLine } from './chatItem';
 
 const ATTACHMENT = /^<attachment path="([^"]*)"(?: lines="(\d+)-(\d+)")?>\n/;
 

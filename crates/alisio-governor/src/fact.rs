@@ -1,0 +1,87 @@
+//! The per-result facts and decision steps the rules share (spec/governor.md §3), and policy 2's
+//! settings and per-result facts (spec/governor.md §3.3): plain data, so `rules.rs` and `policy2.rs` both depend
+//! on this file and not on each other.
+
+use super::model::Class;
+use super::stubs::Reason;
+use alisio_base::config;
+
+/// Per tool message: what the rules need, computed once per history.
+#[derive(Clone, Debug)]
+pub struct Fact {
+    /// `(message, call)` of the paired call; `None`: orphan result.
+    pub call: Option<(usize, usize)>,
+    pub class: Class,
+    pub is_error: bool,
+    pub pinned: bool,
+    /// tokens and UTF-16 length of the result text.
+    pub tokens: u64,
+    pub len: usize,
+    pub stub: Option<String>,
+    /// Policy 2 only: what its rules know of the result, and its `oversized` stub when the
+    /// result is over `context.spill.thresholdChars` (spec/governor.md §3.3).
+    pub info: Option<Box<Info>>,
+    pub spill: Option<String>,
+}
+
+/// The outcome of spec/governor.md §3.2 for one message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Step 1: not an elidable tool result (or beyond P).
+    NotCandidate,
+    Error,
+    Pinned,
+    NoJustification,
+    LastTurn,
+    MinAge,
+    StubNotShorter,
+    Elide {
+        reason: Reason,
+        by: String,
+        tokens_saved: u64,
+    },
+}
+
+/// The policy-2 settings (spec/governor.md §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy2 {
+    pub threshold_chars: u32,
+    pub head_chars: u32,
+    pub tail_chars: u32,
+    pub min_chars: u32,
+    pub keep_recent: u32,
+}
+
+impl Default for Policy2 {
+    fn default() -> Self {
+        Self::from_config(&config::Settings::default())
+    }
+}
+
+impl Policy2 {
+    #[must_use]
+    pub const fn from_config(s: &config::Settings) -> Self {
+        Self {
+            threshold_chars: s.spill_threshold_chars,
+            head_chars: s.spill_head_chars,
+            tail_chars: s.spill_tail_chars,
+            min_chars: s.trim_min_chars,
+            keep_recent: s.trim_keep_recent,
+        }
+    }
+}
+
+/// What policy 2 knows of one result, from the result and its call alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Info {
+    /// `<tool> Q(short arguments)`: the pointer's first words.
+    pub label: String,
+    pub lines: u64,
+    /// The measured length (redacted values count as their `len`, spec/governor.md §10): a sanitized
+    /// transcript's results still age by their real size.
+    pub size: usize,
+    pub exit: Option<i64>,
+    /// The signature of an ephemeral command (spec/governor.md §3.3), `None` otherwise.
+    pub ephemeral: Option<String>,
+    pub exempt: bool,
+}

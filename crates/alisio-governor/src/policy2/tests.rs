@@ -1,0 +1,247 @@
+use super::*;
+use crate::invariants::Sources;
+use crate::model::{Call, Message};
+use crate::report::ContextReport;
+use crate::testkit::{request, shell_call as shell};
+use crate::{GovSettings, Ledger, RequestParts, govern};
+use alisio_base::config::GovernorMode;
+
+fn settings(epoch: u32) -> GovSettings {
+    GovSettings {
+        mode: GovernorMode::On,
+        min_age_turns: 2,
+        epoch_messages: epoch,
+        policy_version: 2,
+        max_chars: 4000,
+        p2: Policy2 {
+            threshold_chars: 1000,
+            head_chars: 200,
+            tail_chars: 200,
+            min_chars: 300,
+            keep_recent: 5,
+        },
+    }
+}
+
+/// An assistant message calling `tool` on `a.rs`.
+fn on_a_rs(id: &str, tool: &str) -> Message {
+    Message::assistant("", vec![Call::new(id, tool, r#"{"path":"a.rs"}"#)])
+}
+
+/// Appends `python x.py` calls `c<k>` answering `ok`, for every `k` of `ks`.
+fn push_runs(h: &mut Vec<Message>, ks: std::ops::RangeInclusive<u32>) {
+    for k in ks {
+        let id = format!("c{k}");
+        h.push(shell(&id, "python x.py"));
+        h.push(out(&id, "ok", 0));
+    }
+}
+
+fn out(id: &str, stdout: &str, code: i64) -> Message {
+    Message::tool(
+        id,
+        serde_json::json!({"stdout": stdout, "stderr": "", "exitCode": code}).to_string(),
+        false,
+    )
+}
+
+fn texts(h: &[Message], s: &GovSettings) -> (Vec<String>, Vec<(String, String)>) {
+    let parts = RequestParts::default();
+    let src = Sources::default();
+    let g = govern(s, request("s", h, &parts, &src, None, Ledger::None));
+    let sent = g
+        .messages
+        .iter()
+        .map(|m| match m {
+            Message::Tool(r) => crate::classify::result_text(r),
+            _ => String::new(),
+        })
+        .collect();
+    let ContextReport::Measured(m) = g.report else {
+        panic!("measured")
+    };
+    let reasons = m
+        .segments
+        .iter()
+        .filter_map(|s| {
+            s.elided
+                .as_ref()
+                .map(|e| (s.call_id.clone().unwrap_or_default(), e.reason.to_owned()))
+        })
+        .collect();
+    (sent, reasons)
+}
+
+#[test]
+fn oversized_is_a_pointer_head_and_tail_from_the_first_request() {
+    let big: String = (0..400).map(|i| format!("line {i:03}\n")).collect();
+    let h = vec![
+        Message::user("go"),
+        shell("c1", "cargo test"),
+        out("c1", &big, 101),
+    ];
+    let (sent, reasons) = texts(&h, &settings(32));
+    assert_eq!(reasons, [("c1".to_owned(), "oversized".to_owned())]);
+    let stub = &sent[2];
+    let total =
+        utf16_len(&serde_json::json!({"stdout": big, "stderr": "", "exitCode": 101}).to_string());
+    let first = stub.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!(
+            "[oversized: shell \"cargo test\" {total} chars, 401 lines, exit 101; head and tail shown; result_read \"c1\" offset "
+        )),
+        "{first}"
+    );
+    assert!(stub.contains("line 000"), "head kept");
+    assert!(stub.contains("line 399"), "tail kept");
+    assert!(!stub.contains("line 200"), "middle gone");
+    assert!(stub.len() < total && stub.len() <= 1000 + 300);
+    // Exempt tools keep their text.
+    let h = vec![
+        Message::user("go"),
+        Message::assistant(
+            "",
+            vec![Call::new("r1", "result_read", r#"{"callId":"c0"}"#)],
+        ),
+        Message::tool("r1", big.clone(), false),
+    ];
+    assert!(texts(&h, &settings(32)).1.is_empty());
+}
+
+#[test]
+fn aged_output_and_expired_spare_the_recent_results() {
+    let mut h = vec![Message::user("go")];
+    h.push(shell("s0", "git status"));
+    h.push(out("s0", "On branch main\nnothing to commit", 0));
+    for k in 1..=7 {
+        let id = format!("c{k}");
+        h.push(shell(&id, &format!("python run{k}.py")));
+        h.push(out(&id, &"x".repeat(500), 0));
+    }
+    let (sent, reasons) = texts(&h, &settings(0));
+    // 8 results; the 5 most recent (c3..c7) are untouched.
+    assert_eq!(
+        reasons,
+        [
+            ("s0".to_owned(), "expired".to_owned()),
+            ("c1".to_owned(), "aged_output".to_owned()),
+            ("c2".to_owned(), "aged_output".to_owned()),
+        ]
+    );
+    assert_eq!(
+        sent[2],
+        "[expired shell \"git status\": stale, run it again]"
+    );
+    let len = utf16_len(
+        &serde_json::json!({"stdout": "x".repeat(500), "stderr": "", "exitCode": 0}).to_string(),
+    );
+    assert_eq!(
+        sent[4],
+        format!("[trimmed shell \"python run1....\" {len} chars, result_read \"c1\"]")
+    );
+    assert!(sent[8].contains(&"x".repeat(500)));
+}
+
+#[test]
+fn stubs_never_change_between_epochs_and_the_first_rule_keeps_its_stub() {
+    // A read, aged at one boundary, then superseded by an edit much later: the aged stub stays
+    // (rewriting it would break the cache for everything after it).
+    let mut h = vec![Message::user("go")];
+    h.push(on_a_rs("r1", "read_file"));
+    h.push(Message::tool(
+        "r1",
+        format!(
+            "{{\"path\":\"a.rs\",\"sha256\":\"{}\",\"text\":\"{}\"}}",
+            "a".repeat(64),
+            "y".repeat(600)
+        ),
+        false,
+    ));
+    push_runs(&mut h, 1..=8);
+    let s = settings(4);
+    let (sent_before, reasons) = texts(&h, &s);
+    assert_eq!(reasons, [("r1".to_owned(), "aged_output".to_owned())]);
+    h.push(on_a_rs("e1", "edit_file"));
+    h.push(Message::tool("e1", r#"{"ok":true}"#, false));
+    push_runs(&mut h, 9..=14);
+    let (sent_after, reasons) = texts(&h, &s);
+    assert_eq!(reasons, [("r1".to_owned(), "aged_output".to_owned())]);
+    assert_eq!(sent_before[2], sent_after[2]);
+    // Under policy 1 the same history elides the read as superseded.
+    let v1 = GovSettings {
+        policy_version: 1,
+        ..s
+    };
+    assert_eq!(
+        texts(&h, &v1).1,
+        [("r1".to_owned(), "superseded_read".to_owned())]
+    );
+}
+
+#[test]
+fn an_edit_soon_after_a_read_keeps_the_policy_one_stub() {
+    let mut h = vec![Message::user("go")];
+    h.push(on_a_rs("r1", "read_file"));
+    h.push(Message::tool(
+        "r1",
+        format!("{{\"text\":\"{}\"}}", "y".repeat(600)),
+        false,
+    ));
+    h.push(on_a_rs("e1", "edit_file"));
+    h.push(Message::tool("e1", r#"{"ok":true}"#, false));
+    push_runs(&mut h, 1..=6);
+    let (sent, reasons) = texts(&h, &settings(0));
+    assert_eq!(reasons, [("r1".to_owned(), "superseded_read".to_owned())]);
+    assert_eq!(
+        sent[2],
+        "[elided: read_file \"a.rs\"@unknown; re-read to view]"
+    );
+}
+
+#[test]
+fn pinned_skill_and_orphan_results_are_never_replaced() {
+    let big = "z".repeat(3000);
+    let h = vec![
+        Message::user("go"),
+        Message::assistant("", vec![Call::new("k1", "skill_load", r#"{"name":"pdf"}"#)]),
+        Message::tool("k1", big.clone(), false),
+        Message::tool("orphan", big.clone(), false),
+        Message::assistant("", vec![Call::new("r1", "read_file", r#"{"path":"a"}"#)]),
+        Message::Tool(crate::model::ToolResult {
+            call_id: "r1".into(),
+            parts: vec![
+                crate::model::Part::text(big.clone()),
+                crate::model::Part::text("<instructions>x</instructions>"),
+            ],
+            is_error: false,
+        }),
+        Message::assistant("done", vec![]),
+    ];
+    assert!(texts(&h, &settings(0)).1.is_empty());
+}
+
+#[test]
+fn errors_are_eligible_and_stubs_are_deterministic() {
+    let big = "E".repeat(5000);
+    let h = vec![
+        Message::user("go"),
+        shell("c1", "make"),
+        Message::tool("c1", big, true),
+    ];
+    let a = texts(&h, &settings(0));
+    let b = texts(&h, &settings(0));
+    assert_eq!(a, b);
+    assert_eq!(a.1, [("c1".to_owned(), "oversized".to_owned())]);
+}
+
+#[test]
+fn head_and_tail_cut_on_lines_and_char_boundaries() {
+    let s = "ab\ncdé\nfgh";
+    assert_eq!(&s[..head_end(s, 5)], "ab\n");
+    assert_eq!(&s[..head_end(s, 100)], s);
+    assert_eq!(&s[tail_start(s, 4)..], "fgh");
+    assert_eq!(&s[tail_start(s, 5)..], "é\nfgh");
+    assert_eq!(&s[tail_start(s, 8)..], "cdé\nfgh");
+    let e = "ééé";
+    assert_eq!(&e[..head_end(e, 2)], "éé");
+}

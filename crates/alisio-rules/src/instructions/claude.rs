@@ -1,0 +1,568 @@
+//! Host `claude-code` (spec/instructions.md §4): the simulation of Claude Code's memory files: the managed and user
+//! files, the ancestor walk from the filesystem root, the AGENTS mode, `.claude/rules` with
+//! `paths:` globs, `@imports` and the 4 MiB skip.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::read::{Mode, Reader};
+use super::{Entry, Import, Kind, Load, Scope, Setup, Truncation};
+use alisio_base::config::ClaudeInstructionFiles;
+use alisio_base::workspace::{FileType, Fs, is_inside};
+
+/// How deep `@imports` recurse.
+pub const MAX_IMPORT_DEPTH: u32 = 4;
+/// At most this many imports are listed for one file. Depth alone does not bound the work: a
+/// file importing 50 files that each import 50 files … is 50^4 imports at depth 4.
+pub const MAX_IMPORTS: usize = 256;
+/// A rules directory walk examines at most this many directory entries (symlinks are followed,
+/// so a rules directory may point at a large tree).
+pub const MAX_RULE_ENTRIES: usize = 10_000;
+
+/// The claude-code list for a target, plus the AGENTS files the AGENTS mode excluded (with the
+/// CLAUDE file that excluded them), for `instructions-dropped`.
+#[derive(Clone, Debug, Default)]
+pub struct ClaudeList {
+    pub files: Vec<Entry>,
+    pub excluded_agents: Vec<(PathBuf, PathBuf)>,
+}
+
+fn is_file(fs: &dyn Fs, p: &Path) -> bool {
+    fs.metadata(p).is_ok_and(|m| m.file_type == FileType::File)
+}
+
+/// The `paths:` list of a rule's frontmatter, if it has one. A small reader of the YAML forms a
+/// rule uses: a block list (`- "src/**"`), a flow list (`["a", "b"]`) or one scalar.
+#[must_use]
+pub fn rule_paths(text: &str) -> Option<Vec<String>> {
+    let mut lines = text.lines();
+    if lines.next()?.trim_end() != "---" {
+        return None;
+    }
+    let fm: Vec<&str> = lines.take_while(|l| l.trim_end() != "---").collect();
+    let unquote = |s: &str| {
+        let s = s.trim();
+        let s = s.split(" #").next().unwrap_or(s).trim();
+        if s.len() >= 2
+            && ((s.starts_with('"') && s.ends_with('"'))
+                || (s.starts_with('\'') && s.ends_with('\'')))
+        {
+            s[1..s.len() - 1].to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    for (i, line) in fm.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("paths:") else {
+            continue;
+        };
+        let rest = rest.trim();
+        if rest.is_empty() || rest.starts_with('#') {
+            let mut items = Vec::new();
+            for l in fm.iter().skip(i + 1) {
+                let t = l.trim_start();
+                if t.is_empty() {
+                    continue;
+                }
+                match t.strip_prefix("- ").or_else(|| (t == "-").then_some("")) {
+                    Some(item) if l.starts_with([' ', '-']) => items.push(unquote(item)),
+                    _ => break,
+                }
+            }
+            return Some(items.into_iter().filter(|s| !s.is_empty()).collect());
+        }
+        if let Some(inner) = rest
+            .strip_prefix('[')
+            .and_then(|r| r.trim_end().strip_suffix(']'))
+        {
+            return Some(
+                inner
+                    .split(',')
+                    .map(unquote)
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+            );
+        }
+        return Some(
+            vec![unquote(rest)]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect(),
+        );
+    }
+    None
+}
+
+/// `true` when `rel` (workspace-relative, `/` separators) matches one of the globs; an invalid
+/// glob matches nothing.
+#[must_use]
+pub fn globs_match(globs: &[String], rel: &str) -> bool {
+    globs.iter().any(|g| {
+        globset::GlobBuilder::new(g)
+            .literal_separator(true)
+            .build()
+            .is_ok_and(|g| g.compile_matcher().is_match(rel))
+    })
+}
+
+/// Lines outside fenced code blocks, with their byte offsets.
+fn prose_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut fence: Option<(u8, usize)> = None;
+    let mut off = 0;
+    for line in text.split_inclusive('\n') {
+        let start = off;
+        off += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let t = body.trim_start_matches(' ');
+        let indent = body.len() - t.len();
+        let run = |c: u8| t.bytes().take_while(|b| *b == c).count();
+        let (tick, tilde) = (run(b'`'), run(b'~'));
+        if indent <= 3 && (tick >= 3 || tilde >= 3) {
+            let (c, n) = if tick >= 3 {
+                (b'`', tick)
+            } else {
+                (b'~', tilde)
+            };
+            match fence {
+                None => fence = Some((c, n)),
+                Some((fc, fnum))
+                    if fc == c
+                        && n >= fnum
+                        && t.bytes().skip(n).all(|b| b == b' ' || b == b'\t') =>
+                {
+                    fence = None
+                }
+                Some(_) => {}
+            }
+            continue;
+        }
+        if fence.is_none() {
+            out.push((start, body));
+        }
+    }
+    out
+}
+
+/// Removes inline code spans (backtick runs closed by a run of the same length).
+fn without_code_spans(line: &str) -> String {
+    let b = line.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'`' {
+            let n = b[i..].iter().take_while(|c| **c == b'`').count();
+            let mut j = i + n;
+            let mut closed = None;
+            while j < b.len() {
+                if b[j] == b'`' {
+                    let m = b[j..].iter().take_while(|c| **c == b'`').count();
+                    if m == n {
+                        closed = Some(j + m);
+                        break;
+                    }
+                    j += m;
+                } else {
+                    j += 1;
+                }
+            }
+            if let Some(end) = closed {
+                out.push(' ');
+                i = end;
+                continue;
+            }
+            out.push_str(&line[i..i + n]);
+            i += n;
+            continue;
+        }
+        let ch_len = line[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&line[i..i + ch_len]);
+        i += ch_len;
+    }
+    out
+}
+
+/// The `@<path>` tokens of a file, in order (outside code blocks and code spans).
+#[must_use]
+pub fn import_tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, line) in prose_lines(text) {
+        for tok in without_code_spans(line).split_whitespace() {
+            if let Some(p) = tok.strip_prefix('@')
+                && !p.is_empty()
+            {
+                out.push(p.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Bytes of block-level HTML comments (`<!--` starting a line, outside code blocks).
+#[must_use]
+pub fn stripped_bytes(text: &str) -> usize {
+    let mut total = 0;
+    let mut skip_until = 0;
+    for (start, line) in prose_lines(text) {
+        if start < skip_until {
+            continue;
+        }
+        let t = line.trim_start();
+        if t.starts_with("<!--") {
+            let from = start + (line.len() - t.len());
+            let end = text[from + 4..]
+                .find("-->")
+                .map_or(text.len(), |i| from + 4 + i + 3);
+            total += end - from;
+            skip_until = end;
+        }
+    }
+    total
+}
+
+fn resolve_import(setup: &Setup<'_>, importer: &Path, p: &str) -> Option<PathBuf> {
+    let path = if let Some(rest) = p.strip_prefix("~/") {
+        setup.env.home.as_ref()?.join(rest)
+    } else if Path::new(p).is_absolute() {
+        PathBuf::from(p)
+    } else {
+        importer.parent()?.join(p)
+    };
+    let path = alisio_base::workspace::normalize_lexically(&path);
+    is_file(setup.fs, &path).then_some(path)
+}
+
+/// The imports of one listed file, depth first, up to [`MAX_IMPORT_DEPTH`] hops; a file already
+/// on the import stack is not expanded again (and not listed).
+#[must_use]
+pub fn imports(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    file: &Path,
+    text: &str,
+    user_file: bool,
+) -> Vec<Import> {
+    let mut out = Vec::new();
+    let mut stack = vec![
+        setup
+            .fs
+            .canonicalize(file)
+            .unwrap_or_else(|_| file.to_path_buf()),
+    ];
+    walk_imports(
+        setup, reader, file, text, 1, user_file, &mut stack, &mut out,
+    );
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk_imports(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    file: &Path,
+    text: &str,
+    depth: u32,
+    user_file: bool,
+    stack: &mut Vec<PathBuf>,
+    out: &mut Vec<Import>,
+) {
+    if depth > MAX_IMPORT_DEPTH {
+        return;
+    }
+    for tok in import_tokens(text) {
+        if out.len() >= MAX_IMPORTS {
+            tracing::warn!(
+                "{}: more than {MAX_IMPORTS} imports; the rest are not listed",
+                file.display()
+            );
+            return;
+        }
+        let Some(path) = resolve_import(setup, file, &tok) else {
+            continue;
+        };
+        let canon = setup
+            .fs
+            .canonicalize(&path)
+            .unwrap_or_else(|_| path.clone());
+        if stack.contains(&canon) {
+            continue;
+        }
+        let ft = reader.read(&path, Mode::Claude);
+        out.push(Import {
+            approval: !user_file && !is_inside(&path, setup.root),
+            path: path.clone(),
+            depth,
+            bytes: ft.file_bytes,
+        });
+        stack.push(canon);
+        walk_imports(
+            setup,
+            reader,
+            &path,
+            &ft.text,
+            depth + 1,
+            user_file,
+            stack,
+            out,
+        );
+        stack.pop();
+    }
+}
+
+/// The `.md` files below a rules directory, symlinks followed, in byte order of their paths.
+/// A directory reached twice (a symlink loop, or two links to one place) is walked once, and
+/// the walk stops after [`MAX_RULE_ENTRIES`] entries.
+fn rule_files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), 0)];
+    let mut seen_dirs: HashSet<PathBuf> = HashSet::new();
+    let mut budget = MAX_RULE_ENTRIES;
+    while let Some((d, depth)) = stack.pop() {
+        if !seen_dirs.insert(fs.canonicalize(&d).unwrap_or_else(|_| d.clone())) {
+            continue;
+        }
+        let Ok(entries) = fs.read_dir(&d) else {
+            continue;
+        };
+        if entries.len() > budget {
+            tracing::warn!(
+                "{}: more than {MAX_RULE_ENTRIES} entries below the rules directory; the rest are not read",
+                dir.display()
+            );
+            break;
+        }
+        budget -= entries.len();
+        for e in entries {
+            let p = d.join(&e.name);
+            let t = if e.file_type == FileType::Symlink {
+                fs.metadata(&p)
+                    .map(|m| m.file_type)
+                    .unwrap_or(FileType::Other)
+            } else {
+                e.file_type
+            };
+            match t {
+                FileType::Dir if depth < 32 => stack.push((p, depth + 1)),
+                FileType::File if p.extension().is_some_and(|x| x == "md") => out.push(p),
+                _ => {}
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        a.as_os_str()
+            .as_encoded_bytes()
+            .cmp(b.as_os_str().as_encoded_bytes())
+    });
+    out
+}
+
+struct Builder<'s, 'r> {
+    setup: &'s Setup<'s>,
+    reader: &'r Reader<'r>,
+    seen: HashSet<PathBuf>,
+    files: Vec<Entry>,
+}
+
+impl Builder<'_, '_> {
+    fn push(&mut self, path: PathBuf, scope: Scope, kind: Kind, load: Load) {
+        let canon = self
+            .setup
+            .fs
+            .canonicalize(&path)
+            .unwrap_or_else(|_| path.clone());
+        if !self.seen.insert(canon) {
+            return;
+        }
+        let file = self.reader.read(&path, Mode::Claude);
+        let mut e = Entry::new(path, scope, kind, file);
+        e.load = load;
+        if load == Load::OnRead {
+            e.delivery = super::Delivery::OnAccess;
+        }
+        if e.file.too_large {
+            e.bytes = usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX);
+            e.kept_bytes = 0;
+            e.truncation = Truncation::Dropped;
+        } else {
+            e.stripped_bytes = Some(stripped_bytes(&e.file.text));
+            let user = matches!(scope, Scope::Global | Scope::Managed);
+            e.imports = imports(self.setup, self.reader, &e.path, &e.file.text, user);
+        }
+        self.files.push(e);
+    }
+}
+
+/// The claude-code list for `target` (normalised) whose target directory is `dir`.
+#[must_use]
+pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -> ClaudeList {
+    let fs = setup.fs;
+    let mode = setup.settings.claude_instruction_files;
+    let mut b = Builder {
+        setup,
+        reader,
+        seen: HashSet::new(),
+        files: Vec::new(),
+    };
+    if let Some(m) = setup.claude_managed
+        && is_file(fs, m)
+    {
+        b.push(m.to_path_buf(), Scope::Managed, Kind::Claude, Load::Startup);
+    }
+    let mut out = ClaudeList::default();
+    if mode == ClaudeInstructionFiles::ManagedOnly {
+        out.files = b.files;
+        return out;
+    }
+    let user_rules = setup.env.home.as_ref().map(|h| h.join(".claude"));
+    if let Some(uc) = &user_rules
+        && is_file(fs, &uc.join("CLAUDE.md"))
+    {
+        b.push(
+            uc.join("CLAUDE.md"),
+            Scope::Global,
+            Kind::Claude,
+            Load::Startup,
+        );
+    }
+    let mut on_read: Vec<PathBuf> = Vec::new();
+    let target_rel = alisio_base::workspace::display_path(target, setup.root);
+    let target_is_file = target != dir;
+    let eager_rules = |rules_dir: &Path, on_read: &mut Vec<PathBuf>| -> Vec<PathBuf> {
+        let mut eager = Vec::new();
+        for r in rule_files(fs, rules_dir) {
+            let text = reader.read(&r, Mode::Claude);
+            match rule_paths(&text.text) {
+                Some(globs) => {
+                    if target_is_file
+                        && is_inside(target, setup.root)
+                        && globs_match(&globs, &target_rel)
+                    {
+                        on_read.push(r);
+                    }
+                }
+                None => eager.push(r),
+            }
+        }
+        eager
+    };
+    if let Some(uc) = &user_rules {
+        for r in eager_rules(&uc.join("rules"), &mut on_read) {
+            b.push(r, Scope::Global, Kind::Rule, Load::Startup);
+        }
+    }
+    let dirs: Vec<&Path> = {
+        let mut v: Vec<&Path> = dir.ancestors().collect();
+        v.reverse();
+        v
+    };
+    let claude_names = [
+        ("CLAUDE.md", false),
+        ("CLAUDE.md", true),
+        ("CLAUDE.local.md", false),
+    ];
+    let claude_file = dirs.iter().rev().find_map(|d| {
+        claude_names
+            .iter()
+            .map(|(n, dot)| {
+                if *dot {
+                    d.join(".claude").join(n)
+                } else {
+                    d.join(n)
+                }
+            })
+            .find(|p| is_file(fs, p))
+    });
+    let agents_allowed = match mode {
+        ClaudeInstructionFiles::ClaudeMdAndAgentsMd => true,
+        ClaudeInstructionFiles::ClaudeMd | ClaudeInstructionFiles::ManagedOnly => false,
+        ClaudeInstructionFiles::ClaudeMdOrAgentsMd => claude_file.is_none(),
+    };
+    for d in dirs {
+        let scope = if is_inside(d, setup.root) {
+            Scope::Project
+        } else {
+            Scope::Ancestor
+        };
+        for p in [d.join("CLAUDE.md"), d.join(".claude").join("CLAUDE.md")] {
+            if is_file(fs, &p) {
+                b.push(p, scope, Kind::Claude, Load::Startup);
+            }
+        }
+        if d == setup.root {
+            for r in eager_rules(&d.join(".claude").join("rules"), &mut on_read) {
+                b.push(r, Scope::Project, Kind::Rule, Load::Startup);
+            }
+        }
+        for p in [d.join("AGENTS.md"), d.join(".claude").join("AGENTS.md")] {
+            if is_file(fs, &p) {
+                if agents_allowed {
+                    b.push(p, scope, Kind::Agents, Load::Startup);
+                } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd
+                    && let Some(c) = &claude_file
+                {
+                    out.excluded_agents.push((p, c.clone()));
+                }
+            }
+        }
+        let local = d.join("CLAUDE.local.md");
+        if is_file(fs, &local) {
+            b.push(local, scope, Kind::ClaudeLocal, Load::Startup);
+        }
+    }
+    for r in on_read {
+        b.push(r, Scope::Project, Kind::Rule, Load::OnRead);
+    }
+    out.files = b.files;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_paths_reads_block_flow_and_scalar_forms() {
+        assert_eq!(
+            rule_paths(
+                "---\npaths:\n  - \"src/**/*.rs\"\n  - 'lib/*.rs'\ndescription: x\n---\nbody"
+            ),
+            Some(vec!["src/**/*.rs".into(), "lib/*.rs".into()])
+        );
+        assert_eq!(
+            rule_paths("---\npaths: [\"src/**/*.rs\", docs/*.md]\n---\n"),
+            Some(vec!["src/**/*.rs".into(), "docs/*.md".into()])
+        );
+        assert_eq!(
+            rule_paths("---\npaths: \"*.ts\"\n---\n"),
+            Some(vec!["*.ts".into()])
+        );
+        assert_eq!(rule_paths("---\ndescription: x\n---\n"), None);
+        assert_eq!(rule_paths("no frontmatter\npaths: x"), None);
+    }
+
+    #[test]
+    fn globs_use_path_separators_and_braces() {
+        let g = vec!["src/**/*.rs".to_string()];
+        assert!(globs_match(&g, "src/a/b.rs"));
+        assert!(globs_match(&g, "src/b.rs"));
+        assert!(!globs_match(&g, "docs/a.md"));
+        assert!(globs_match(&["*.{ts,tsx}".to_string()], "a.tsx"));
+        assert!(!globs_match(&["*.ts".to_string()], "src/a.ts"));
+        assert!(!globs_match(&["src/[".to_string()], "src/["));
+    }
+
+    #[test]
+    fn imports_skip_code_blocks_spans_and_emails() {
+        let t = "see @a.md and `@b.md`\n```\n@c.md\n```\nmail x@y.com\n@d.md\n~~~\n@e.md\n~~~\n";
+        assert_eq!(import_tokens(t), ["a.md", "d.md"]);
+    }
+
+    #[test]
+    fn stripped_bytes_counts_block_comments_only() {
+        let t = "a <!-- inline -->\n<!-- one -->\n```\n<!-- code -->\n```\n  <!-- two\nlines -->\n";
+        assert_eq!(
+            stripped_bytes(t),
+            "<!-- one -->".len() + "<!-- two\nlines -->".len()
+        );
+    }
+}

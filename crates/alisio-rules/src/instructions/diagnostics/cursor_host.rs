@@ -1,0 +1,152 @@
+//! spec/hosts.md §5 for host `cursor`: `.md` files Cursor ignores, rules reachable only by manual
+//! mention, globs that match no file, `agents.md` in the wrong case.
+
+use std::path::{Path, PathBuf};
+
+use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
+use super::super::host_files::header;
+use super::super::read::Mode;
+use super::host_common::{Scan, diag, file_level, span_of};
+
+use alisio_base::diagnostic::{Code, Diagnostic};
+use alisio_base::workspace::FileType;
+
+fn stem(p: &Path) -> String {
+    p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn rule_diagnostics(p: &Path, text: &str, base: &Path, files: &[PathBuf]) -> Vec<Diagnostic> {
+    let h = header(text);
+    match rule_type(&h) {
+        RuleType::Manual => vec![diag(
+            p,
+            file_level(text),
+            Code::InstructionsRuleManualOnly,
+            format!(
+                "this rule has no alwaysApply, globs or description: Cursor applies it only when you mention it with @{}",
+                stem(p)
+            ),
+        )],
+        RuleType::AutoAttached(pieces) => {
+            let rels: Vec<String> = files
+                .iter()
+                .filter_map(|f| f.strip_prefix(base).ok())
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+                .collect();
+            let span = h
+                .get("globs")
+                .map_or_else(|| file_level(text), |a| span_of(text, a.span));
+            pieces
+                .iter()
+                .filter(|piece| {
+                    !crate::instructions::host_files::glob(piece, false)
+                        .is_some_and(|m| rels.iter().any(|r| matcher_matches(&m, piece, r)))
+                })
+                .map(|piece| {
+                    diag(
+                        p,
+                        span,
+                        Code::InstructionsGlobUnmatched,
+                        format!("globs pattern \"{piece}\" matches no file in the workspace"),
+                    )
+                })
+                .collect()
+        }
+        RuleType::Always | RuleType::AgentRequested => Vec::new(),
+    }
+}
+
+/// Every cursor diagnostic of the workspace (`files`: the regular files of D).
+pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for node in &scan.set.dirs {
+        let is_rules = node.path.file_name().is_some_and(|n| n == "rules")
+            && node
+                .path
+                .parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == ".cursor");
+        if is_rules {
+            let base = node
+                .path
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(scan.setup.root);
+            let (rules, md) = rule_files(scan.setup.fs, &node.path);
+            for p in md {
+                let t = scan.reader.read(&p, Mode::Claude);
+                out.push(diag(
+                    &p,
+                    file_level(&t.text),
+                    Code::InstructionsRuleIgnored,
+                    format!(
+                        "not read: Cursor reads only .mdc files in .cursor/rules; rename it to {}.mdc",
+                        stem(&p)
+                    ),
+                ));
+            }
+            for p in rules {
+                let t = scan.reader.read(&p, Mode::Claude);
+                out.extend(rule_diagnostics(&p, &t.text, base, scan.files));
+            }
+        }
+        for e in &node.entries {
+            if e.file_type == FileType::File
+                && e.name != "AGENTS.md"
+                && e.name
+                    .to_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("AGENTS.md"))
+            {
+                let p = node.path.join(&e.name);
+                let t = scan.reader.read(&p, Mode::Claude);
+                out.push(diag(
+                    &p,
+                    file_level(&t.text),
+                    Code::InstructionsNameCase,
+                    "not read: cursor reads \"AGENTS.md\" (names are case-sensitive)".to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manual_rules_and_unmatched_globs() {
+        let base = Path::new("/w");
+        let files = vec![PathBuf::from("/w/src/a.ts")];
+        let d = rule_diagnostics(
+            Path::new("/w/.cursor/rules/m.mdc"),
+            "just text",
+            base,
+            &files,
+        );
+        assert_eq!(d[0].code, Code::InstructionsRuleManualOnly);
+        assert_eq!(
+            d[0].message,
+            "this rule has no alwaysApply, globs or description: Cursor applies it only when you mention it with @m"
+        );
+        let text = "---\nglobs: **/*.ts, **/*.py\n---\n";
+        let d = rule_diagnostics(Path::new("/w/.cursor/rules/g.mdc"), text, base, &files);
+        let msgs: Vec<_> = d.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            msgs,
+            ["globs pattern \"**/*.py\" matches no file in the workspace"]
+        );
+        let r = d[0].span.bytes;
+        assert_eq!(&text[r.start..r.end], "**/*.ts, **/*.py");
+        let d = rule_diagnostics(
+            Path::new("/w/.cursor/rules/a.mdc"),
+            "---\nalwaysApply: true\n---\n",
+            base,
+            &files,
+        );
+        assert!(d.is_empty());
+    }
+}

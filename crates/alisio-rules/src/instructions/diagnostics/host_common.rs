@@ -1,0 +1,39 @@
+//! What the diagnostics of the hosts `copilot`, `gemini` and `cursor` share (spec/hosts.md §5): the
+//! severity of a host diagnostic and its ranges, and the [`Scan`] the glob checks read. Below
+//! the host modules and `hosts.rs`, so no import cycle runs between them.
+
+use std::path::{Path, PathBuf};
+
+use super::super::Setup;
+use super::super::read::Reader;
+use alisio_base::diagnostic::{Code, Diagnostic, Severity};
+use alisio_base::text::{LineIndex, Span, TextRange, first_line_span};
+use alisio_base::workspace::walk::DirSet;
+
+/// A diagnostic of a host file, with the severity of spec/hosts.md §5.
+pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diagnostic {
+    let severity = if code == Code::InstructionsRuleManualOnly {
+        Severity::Information
+    } else {
+        Severity::Warning
+    };
+    Diagnostic::new(file, span, severity, code, message)
+}
+
+/// The file-level range of a text (spec/instructions.md §5.1).
+pub(super) fn file_level(text: &str) -> Span {
+    first_line_span(text)
+}
+
+pub(super) fn span_of(text: &str, r: TextRange) -> Span {
+    LineIndex::new(text).span(r)
+}
+
+/// What the glob checks of a host read: the setup, the reader, D and D's regular files.
+#[derive(Clone, Copy)]
+pub(super) struct Scan<'a> {
+    pub setup: &'a Setup<'a>,
+    pub reader: &'a Reader<'a>,
+    pub set: &'a DirSet,
+    pub files: &'a [PathBuf],
+}

@@ -1,0 +1,195 @@
+//! The default [`SessionContext`]: instruction files (spec/instructions.md §2.7–2.8) and skills read
+//! from disk for every request, so edits are seen at once.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::tools::args::ContextTool;
+use super::{AttachedFile, Attachment, Section, SessionContext};
+use alisio_base::config::{Host, Settings};
+use alisio_base::workspace::{DiskFs, Env};
+use alisio_rules::instructions::read::{Mode, Reader};
+use alisio_rules::instructions::{
+    Entry, Kind, Scope, Setup, attach, budget, chain, explain, model_text,
+};
+use alisio_rules::skills::{catalog, tools as stools};
+
+/// Instruction files and skills of a workspace, from disk.
+#[derive(Clone, Debug)]
+pub struct DiskContext {
+    /// Canonical workspace root.
+    pub root: PathBuf,
+    pub settings: Settings,
+    pub trusted: bool,
+    pub env: Env,
+    /// Skills loaded in this session (deduplication of repeated `skill_load`, spec/skills.md §4.2).
+    pub loaded: Arc<Mutex<stools::Loaded>>,
+}
+
+fn kind_of(path: &Path) -> Kind {
+    match path.file_name().and_then(|n| n.to_str()) {
+        Some("AGENTS.override.md") => Kind::Override,
+        Some("AGENT.md") => Kind::Legacy,
+        Some("CLAUDE.md") => Kind::Claude,
+        _ => Kind::Agents,
+    }
+}
+
+impl DiskContext {
+    /// A context for one session.
+    #[must_use]
+    pub fn new(root: PathBuf, settings: Settings, trusted: bool, env: Env) -> Self {
+        Self {
+            root,
+            settings,
+            trusted,
+            env,
+            loaded: Arc::new(Mutex::new(stools::Loaded::default())),
+        }
+    }
+
+    fn skills(&self, cwd: &Path) -> Vec<catalog::Entry> {
+        let input = catalog::Input {
+            workspace_root: &self.root,
+            trusted: self.trusted,
+            settings: &self.settings,
+            env: &self.env,
+            plugins: &[],
+        };
+        catalog::discover(&DiskFs, input, cwd).entries
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&Setup<'_>, &Reader<'_>) -> R) -> R {
+        let setup = Setup {
+            fs: &DiskFs,
+            env: &self.env,
+            root: &self.root,
+            settings: &self.settings,
+            host: Host::Alisio,
+            claude_managed: None,
+        };
+        let reader = Reader::new(&DiskFs);
+        f(&setup, &reader)
+    }
+
+    /// L of spec/instructions.md §2.6 for `cwd`: the global file, the chain, then the attached files in attach order.
+    fn list(
+        &self,
+        setup: &Setup<'_>,
+        reader: &Reader<'_>,
+        cwd: &Path,
+        attached: &[AttachedFile],
+    ) -> Vec<Entry> {
+        let mut l: Vec<Entry> = chain::global_alisio(setup, reader).into_iter().collect();
+        if let Ok((files, _)) = chain::chain_alisio(setup, reader, cwd) {
+            l.extend(files);
+        }
+        for a in attached {
+            if l.iter().any(|e| e.path == a.path) || !a.path.is_file() {
+                continue;
+            }
+            let mut e = Entry::new(
+                a.path.clone(),
+                Scope::Project,
+                kind_of(&a.path),
+                reader.read(&a.path, Mode::Alisio),
+            );
+            // hosts.md H3: lazily attached nested files arrive on access.
+            e.delivery = alisio_rules::instructions::Delivery::OnAccess;
+            l.push(e);
+        }
+        l
+    }
+}
+
+impl SessionContext for DiskContext {
+    fn instruction_section(&self, cwd: &Path, attached: &[AttachedFile]) -> Section {
+        self.with(|setup, reader| {
+            let mut l = self.list(setup, reader, cwd, attached);
+            let (_, notice) = budget::apply_alisio(&mut l, self.settings.max_bytes);
+            let skills = self.skills(cwd);
+            Section {
+                files: model_text::section_parts(&l, notice.as_deref(), &self.root),
+                // The skill catalog is the section's extras (spec/instructions.md §2.7 item 5).
+                skills: catalog::catalog_text(&skills),
+                skill_names: catalog::enum_names(&skills),
+            }
+        })
+    }
+
+    fn skills_listed(&self, cwd: &Path) -> bool {
+        !catalog::listed(&self.skills(cwd)).is_empty()
+    }
+
+    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<Result<(String, String), String>> {
+        if !prompt.starts_with("/skill:") {
+            return None;
+        }
+        let entries = self.skills(cwd);
+        let mut loaded = self
+            .loaded
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        stools::expand_invocation(&DiskFs, &entries, &mut loaded, prompt)
+    }
+
+    fn loaded_block(&self, ids: &[String], cwd: &Path) -> Option<String> {
+        stools::loaded_block(&DiskFs, &self.skills(cwd), ids)
+    }
+
+    fn attach(
+        &self,
+        cwd: &Path,
+        attached: &[AttachedFile],
+        paths: &[PathBuf],
+    ) -> Option<Attachment> {
+        self.with(|setup, reader| {
+            let base = attach::base_set(setup, reader, cwd);
+            let sent: HashMap<PathBuf, String> = attached
+                .iter()
+                .map(|a| (a.path.clone(), a.sha256.clone()))
+                .collect();
+            let files = attach::qualifying(setup, reader, &base, &sent, paths);
+            let text = attach::attachment(&files)?;
+            Some(Attachment {
+                text,
+                files: files
+                    .into_iter()
+                    .map(|f| AttachedFile {
+                        path: f.path,
+                        sha256: f.sha256,
+                    })
+                    .collect(),
+            })
+        })
+    }
+
+    fn tool(&self, call: &ContextTool, cwd: &Path) -> Result<String, String> {
+        match call {
+            ContextTool::Explain(a) => self.with(|setup, reader| {
+                let p = a.path.as_str();
+                // Relative paths start at the workspace root (spec/sessions.md §3.2).
+                let _ = cwd;
+                explain::explain_path(setup, reader, &self.root, Path::new(p))
+                    .map(|e| e.to_json().to_string())
+                    .map_err(|e| format!("{e:?}"))
+            }),
+            ContextTool::SkillLoad(a) => {
+                let entries = self.skills(cwd);
+                let mut loaded = self
+                    .loaded
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                stools::skill_load(&DiskFs, &entries, &mut loaded, &a.name)
+            }
+            ContextTool::SkillSearch(a) => {
+                Ok(stools::skill_search(&self.skills(cwd), &a.query).to_string())
+            }
+            ContextTool::SkillResource(a) => {
+                stools::skill_resource(&DiskFs, &self.skills(cwd), &a.name, &a.path, a.offset)
+                    .map(|v| v.to_string())
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Confinement and approvals of one call (spec/sessions.md §2.5 steps 6–7, spec/sessions.md §3): a path outside the
+//! workspace asks for `external` access (or is refused headless), then an effect that is not
+//! allowed or granted asks the approver with a one-line summary; `allow-session` grants last
+//! for the session.
+
+use serde_json::{Map, Value, json};
+
+use super::Run;
+use super::calls::{Done, Slot};
+use crate::approvals::{self, Policy, Reply};
+use crate::tools::args::WriteFile;
+use crate::tools::{self, Effect, Spec, confine::Refusal};
+use crate::util::ellipsize;
+
+impl Run<'_> {
+    /// Steps 6–7: confinement (with `external` approval) and effect approval.
+    pub(super) fn gate(&mut self, s: &Slot) -> Result<Option<Done>, String> {
+        let (Some(sp), Some(args)) = (s.spec, &s.args) else {
+            return Ok(None);
+        };
+        let refuse = |t: String| {
+            Some(Done {
+                outcome: "refused",
+                is_error: true,
+                texts: vec![t],
+                ms: 0,
+            })
+        };
+        let mut paths_shown = Vec::new();
+        let mut target = None;
+        for p in sp.declared_paths(args) {
+            let extra_dirs = self
+                .grants
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .dirs
+                .clone();
+            let mut roots = self.tctx.roots.clone();
+            roots.external.extend(extra_dirs);
+            match roots.confine(&p) {
+                Ok(c) => {
+                    paths_shown.push(c.shown.clone());
+                    target.get_or_insert(c);
+                }
+                Err(Refusal::Escape(shown)) => return Ok(refuse(Refusal::Escape(shown).message())),
+                Err(Refusal::Outside(shown, dir)) => {
+                    if self.approver.is_none() {
+                        return Ok(refuse(Refusal::Outside(shown, dir).message()));
+                    }
+                    let summary = ellipsize(
+                        &format!("Access outside the workspace: {}", dir.display()),
+                        200,
+                    );
+                    match self.ask(s, "external", summary, vec![shown.clone()], None)? {
+                        Ok(session) => {
+                            if session {
+                                self.grants
+                                    .lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .dirs
+                                    .push(dir);
+                            }
+                            paths_shown.push(shown);
+                        }
+                        Err(d) => return Ok(Some(d)),
+                    }
+                }
+            }
+        }
+        if sp.effect == Effect::Read {
+            return Ok(None);
+        }
+        let policy = self.policies.of(sp.effect);
+        let granted = self
+            .grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .effects
+            .contains(sp.effect.as_str());
+        if policy == Policy::Allow || granted {
+            return Ok(None);
+        }
+        if policy == Policy::Deny || self.approver.is_none() {
+            return Ok(Some(Done {
+                outcome: "denied",
+                is_error: true,
+                texts: vec!["Denied: the user did not approve this call.".into()],
+                ms: 0,
+            }));
+        }
+        let summary = summary(sp, args, &paths_shown);
+        let summary = if matches!(sp.name, "run_process" | "shell" | "bg_run") {
+            let note = self.tctx.sandbox.note();
+            let room = 200 - note.chars().count();
+            format!("{}{note}", ellipsize(summary.trim_end(), room))
+        } else {
+            ellipsize(summary.trim_end(), 200)
+        };
+        let preview = crate::tools::preview::of_call(
+            &alisio_base::workspace::DiskFs,
+            sp.name,
+            args,
+            target.as_ref(),
+        );
+        match self.ask(s, sp.effect.as_str(), summary, paths_shown, preview)? {
+            Ok(session) => {
+                if session {
+                    self.grants
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .effects
+                        .insert(sp.effect.as_str().to_string());
+                }
+                Ok(None)
+            }
+            Err(d) => Ok(Some(d)),
+        }
+    }
+
+    /// Asks the approver; `Ok(true)` for allow-session, `Ok(false)` for allow-once.
+    fn ask(
+        &mut self,
+        s: &Slot,
+        effect: &str,
+        summary: String,
+        paths: Vec<String>,
+        preview: Option<Value>,
+    ) -> Result<Result<bool, Done>, String> {
+        let Some(ap) = self.approver else {
+            return Ok(Err(Done {
+                outcome: "denied",
+                is_error: true,
+                texts: vec!["Denied: the user did not approve this call.".into()],
+                ms: 0,
+            }));
+        };
+        let sid = self.sid.clone();
+        self.durable_event(
+            "approval_requested",
+            json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths,
+                "sandbox":(effect == "process").then(|| self.tctx.sandbox.json())}),
+        )?;
+        let req = approvals::ApprovalRequest {
+            session_id: sid.clone(),
+            call_id: s.id.clone(),
+            tool: s.name.clone(),
+            effect: effect.to_string(),
+            summary,
+            paths,
+            preview,
+            sandbox: if effect == "process" {
+                self.tctx.sandbox.json()
+            } else {
+                Value::Null
+            },
+        };
+        let reply = ap.approve(&req, &self.cancel);
+        let (decision, source, denial) = approvals::resolve(&reply);
+        if reply == Reply::Cancelled {
+            return Ok(Err(Done {
+                outcome: "cancelled",
+                is_error: true,
+                texts: vec!["Cancelled: the run was cancelled before this call ran.".into()],
+                ms: 0,
+            }));
+        }
+        self.durable_event(
+            "approval_resolved",
+            json!({"callId":s.id,"decision":decision,"source":source}),
+        )?;
+        if reply == Reply::Unsupported {
+            // The client counts as headless from now on: ask becomes deny.
+            self.approver = None;
+            self.policies = self.policies.effective(&[], false, true);
+        }
+        Ok(match denial {
+            Some(t) => Err(Done {
+                outcome: "denied",
+                is_error: true,
+                texts: vec![t],
+                ms: 0,
+            }),
+            None => Ok(reply == Reply::AllowSession),
+        })
+    }
+}
+
+/// The one-line summary an approval request shows for a call of `sp` (before ellipsizing).
+fn summary(sp: &Spec, args: &Map<String, Value>, paths_shown: &[String]) -> String {
+    let g = |k: &str| {
+        args.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let first = || paths_shown.first().cloned().unwrap_or_default();
+    match sp.name {
+        "write_file" => format!(
+            "Write {} ({} bytes)",
+            first(),
+            tools::args::decode::<WriteFile>(args).map_or(0, |a| a.content.len())
+        ),
+        "edit_file" => format!("Edit {}", first()),
+        "run_process" => {
+            let a: Vec<String> = args
+                .get("args")
+                .and_then(Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .filter_map(|x| x.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            format!("Run {} {}", g("command"), a.join(" "))
+        }
+        "shell" => format!("Run shell: {}", g("command")),
+        "bg_run" => format!("Start background task: {}", g("command")),
+        "bg_stop" => format!("Stop background task {}", g("id")),
+        _ => format!("Run {}", sp.name),
+    }
+}

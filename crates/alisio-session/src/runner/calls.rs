@@ -1,0 +1,441 @@
+//! Call execution (spec/sessions.md §2.5–§2.8, §1.5): every call of a turn on its way through the
+//! pipeline: lookup and argument validation, the turn's nested-instruction attachment,
+//! scheduling (batches of up to four plain reads run in parallel, everything else alone),
+//! confinement and approvals (`approve.rs`), the journal, `tool_started`/`tool_completed`, the
+//! output cap, and the tool messages stored in call order.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, mpsc};
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+
+use super::Run;
+use super::request::{attached_of, offered};
+use crate::AttachedFile;
+use crate::events::Pending;
+use crate::providers::RawCall;
+use crate::store::{Role, RowKind, tool_message};
+use crate::tools::{self, Effect, Outcome, Spec};
+use crate::util::{fault, take_chars};
+use alisio_governor::stored::{AttachedEntry, SessionOptions};
+
+/// One call of a turn on its way through the pipeline.
+pub(super) struct Slot {
+    pub(super) id: String,
+    pub(super) name: String,
+    /// The arguments as the model sent them.
+    raw: String,
+    pub(super) spec: Option<&'static Spec>,
+    /// The validated arguments.
+    pub(super) args: Option<Map<String, Value>>,
+    /// A result decided before the call runs: `(outcome, text)`.
+    pre: Option<(&'static str, String)>,
+    /// Text appended to the result (the turn's nested instructions).
+    extra: Option<String>,
+    done: Option<Done>,
+    started: Option<Instant>,
+    /// The child session of a `task` call.
+    child: Option<String>,
+}
+
+/// A call's result.
+#[derive(Clone)]
+pub(super) struct Done {
+    pub(super) outcome: &'static str,
+    pub(super) is_error: bool,
+    pub(super) texts: Vec<String>,
+    pub(super) ms: u64,
+}
+
+impl Done {
+    /// An error result decided without running the call.
+    pub(super) fn error(outcome: &'static str, text: impl Into<String>) -> Self {
+        Self {
+            outcome,
+            is_error: true,
+            texts: vec![text.into()],
+            ms: 0,
+        }
+    }
+}
+
+impl Slot {
+    fn batchable(&self) -> bool {
+        self.pre.is_none()
+            && self
+                .spec
+                .is_some_and(|s| s.effect == Effect::Read && s.name != "task")
+    }
+}
+
+impl Run<'_> {
+    /// Runs the calls of one turn (spec/sessions.md §2.5–§2.8). Returns whether the run was cancelled.
+    pub(super) fn execute_calls(
+        &mut self,
+        _asst_seq: i64,
+        calls: &[RawCall],
+        budget_spent: bool,
+    ) -> Result<bool, String> {
+        let mut slots = self.slots(calls, budget_spent);
+        // spec/sessions.md §2.7 nested instructions: one lookup for the declared paths of the turn.
+        let delivered = if budget_spent {
+            Vec::new()
+        } else {
+            self.attach_nested(&mut slots)
+        };
+        let mut delivered = Some(delivered).filter(|d| !d.is_empty());
+        let n = slots.len();
+        let mut next_store = 0usize;
+        let mut i = 0usize;
+        let mut cancelled = false;
+        while i < n {
+            // A batch of consecutive plain reads (at most 4), or one call.
+            let mut j = i + 1;
+            if slots[i].batchable() {
+                while j < n && j - i < 4 && slots[j].batchable() {
+                    j += 1;
+                }
+            }
+            if self.run_batch(&mut slots, i..j, &mut next_store, &mut delivered)? {
+                cancelled = true;
+            }
+            self.flush(&mut slots, &mut next_store, &mut delivered)?;
+            i = j;
+        }
+        self.flush(&mut slots, &mut next_store, &mut delivered)?;
+        Ok(cancelled)
+    }
+
+    /// spec/sessions.md §2.5 steps 1–3: each call looked up among the offered tools and its arguments validated;
+    /// nothing runs once the token budget is spent.
+    fn slots(&self, calls: &[RawCall], budget_spent: bool) -> Vec<Slot> {
+        let offered: Vec<&'static str> = offered(
+            &self.policies,
+            self.ctx.skills_listed(&self.cwd()),
+            self.task_offered(),
+        )
+        .iter()
+        .map(|s| s.name)
+        .collect();
+        calls
+            .iter()
+            .map(|c| {
+                let spec = tools::spec(&c.name);
+                let mut s = Slot {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    raw: c.arguments.clone(),
+                    spec,
+                    args: None,
+                    pre: None,
+                    extra: None,
+                    done: None,
+                    started: None,
+                    child: None,
+                };
+                match spec {
+                    None => s.pre = Some(("refused", format!("Unknown tool: {}", c.name))),
+                    Some(sp) if !offered.contains(&sp.name) => {
+                        s.pre = Some((
+                            "refused",
+                            format!("Tool \"{}\" is not available in this session", c.name),
+                        ))
+                    }
+                    Some(sp) => match sp.validate(&c.arguments) {
+                        Ok(a) => s.args = Some(a),
+                        Err(e) => s.pre = Some(("error", e)),
+                    },
+                }
+                if s.pre.is_none() && budget_spent {
+                    s.pre = Some((
+                        "refused",
+                        "Token budget exhausted; tool was not executed".into(),
+                    ));
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// spec/sessions.md §2.7: the nested instructions for the paths the turn's calls declare. The first plain
+    /// read carries them; every other effect is refused with them. Returns the files delivered.
+    fn attach_nested(&self, slots: &mut [Slot]) -> Vec<AttachedFile> {
+        let mut paths = Vec::new();
+        for s in slots.iter() {
+            if let (Some(sp), Some(a)) = (s.spec, &s.args)
+                && s.pre
+                    .as_ref()
+                    .is_none_or(|p| p.0 != "error" && p.0 != "refused")
+            {
+                for p in sp.declared_paths(a) {
+                    let pb = Path::new(&p);
+                    let abs = if pb.is_absolute() {
+                        pb.to_path_buf()
+                    } else {
+                        self.opts.root.join(pb)
+                    };
+                    paths.push(alisio_base::workspace::normalize_lexically(&abs));
+                }
+            }
+        }
+        let attached = attached_of(&self.options());
+        let Some(att) = self.ctx.attach(&self.cwd(), &attached, &paths) else {
+            return Vec::new();
+        };
+        let mut first_read = true;
+        for s in slots.iter_mut() {
+            if s.pre.is_some() {
+                continue;
+            }
+            let eff = s.spec.map_or(Effect::Read, |sp| sp.effect);
+            if eff != Effect::Read {
+                s.pre = Some((
+                    "refused",
+                    format!(
+                        "Context changed; reconsider this call before retrying.\n{}",
+                        att.text
+                    ),
+                ));
+            } else if first_read {
+                s.extra = Some(format!("\n{}", att.text));
+                first_read = false;
+            }
+        }
+        att.files
+    }
+
+    /// One batch: `tool_started` for each call in order, then each call's gate (a decided
+    /// result, confinement, approval, cancellation); `task` runs its child session; the rest
+    /// run in parallel threads and complete in completion order. Returns whether a call was
+    /// cancelled.
+    fn run_batch(
+        &mut self,
+        slots: &mut [Slot],
+        batch: std::ops::Range<usize>,
+        next_store: &mut usize,
+        delivered: &mut Option<Vec<AttachedFile>>,
+    ) -> Result<bool, String> {
+        let sid = self.sid.clone();
+        let evs: Vec<Pending> = batch
+            .clone()
+            .map(|k| {
+                let s = &slots[k];
+                Pending::new(&sid, None, "tool_started", json!({"id":s.id,"name":s.name,"arguments":s.raw,"effect":s.spec.map(|sp| sp.effect.as_str())}))
+            })
+            .collect();
+        self.em.durable(&mut self.store, evs)?;
+        let mut cancelled = false;
+        let mut runnable = Vec::new();
+        for k in batch {
+            if let Some((o, t)) = slots[k].pre.clone() {
+                self.complete_slot(&mut slots[k], Done::error(o, t))?;
+                continue;
+            }
+            if let Some(d) = self.gate(&slots[k])? {
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
+            if self.cancel.load(Ordering::Relaxed) {
+                cancelled = true;
+                let d = Done::error(
+                    "cancelled",
+                    "Cancelled: the run was cancelled before this call ran.",
+                );
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
+            let id = slots[k].id.clone();
+            self.store.tx(|tx| tx.start_call(&sid, &id))?;
+            fault("after_call_started");
+            slots[k].started = Some(Instant::now());
+            if slots[k].name == "result_read" {
+                let args = slots[k].args.clone().unwrap_or_default();
+                let (is_error, text) = super::result_read::run(&self.store, &sid, &args);
+                let d = Done {
+                    outcome: if is_error { "error" } else { "ok" },
+                    is_error,
+                    texts: vec![text],
+                    ms: 0,
+                };
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
+            if slots[k].name == "task" {
+                let args = slots[k].args.clone().unwrap_or_default();
+                let t0 = Instant::now();
+                let (mut d, child) = self.run_child(&id, &args)?;
+                d.ms = t0.elapsed().as_millis() as u64;
+                if d.outcome == "cancelled" {
+                    cancelled = true;
+                }
+                slots[k].child = child;
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
+            runnable.push(k);
+        }
+        if !runnable.is_empty() && self.run_parallel(slots, &runnable, next_store, delivered)? {
+            cancelled = true;
+        }
+        Ok(cancelled)
+    }
+
+    /// Runs the tools of `runnable` on scoped threads; each result is completed (and the
+    /// stored prefix flushed) as it arrives. Returns whether a call was cancelled.
+    fn run_parallel(
+        &mut self,
+        slots: &mut [Slot],
+        runnable: &[usize],
+        next_store: &mut usize,
+        delivered: &mut Option<Vec<AttachedFile>>,
+    ) -> Result<bool, String> {
+        let mut cancelled = false;
+        let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+        let jobs: Vec<(usize, String, Map<String, Value>)> = runnable
+            .iter()
+            .map(|&k| {
+                (
+                    k,
+                    slots[k].name.clone(),
+                    slots[k].args.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let tctx = Arc::clone(&self.tctx);
+        std::thread::scope(|scope| -> Result<(), String> {
+            for (k, name, args) in jobs {
+                let tx = tx.clone();
+                let tctx = Arc::clone(&tctx);
+                scope.spawn(move || {
+                    let o = tools::execute(&tctx, &name, &args);
+                    let _ = tx.send((k, o));
+                });
+            }
+            drop(tx);
+            for (k, o) in rx {
+                let ms = slots[k]
+                    .started
+                    .map_or(0, |t| t.elapsed().as_millis() as u64);
+                let d = match o {
+                    Outcome::Ok(t) => Done {
+                        outcome: "ok",
+                        is_error: false,
+                        texts: vec![t],
+                        ms,
+                    },
+                    Outcome::Err(e) => Done {
+                        outcome: "error",
+                        is_error: true,
+                        texts: vec![e],
+                        ms,
+                    },
+                    Outcome::Cancelled => {
+                        cancelled = true;
+                        Done {
+                            outcome: "cancelled",
+                            is_error: true,
+                            texts: vec![
+                                "Cancelled: the run was cancelled while this call was running."
+                                    .into(),
+                            ],
+                            ms,
+                        }
+                    }
+                };
+                self.complete_slot(&mut slots[k], d)?;
+                self.flush(slots, next_store, delivered)?;
+            }
+            Ok(())
+        })?;
+        Ok(cancelled)
+    }
+
+    /// spec/sessions.md §1.5 step 3: the journal row and `tool_completed` (completion order).
+    fn complete_slot(&mut self, s: &mut Slot, mut d: Done) -> Result<(), String> {
+        if let Some(x) = &s.extra {
+            d.texts.push(x.clone());
+        }
+        let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
+        let preview = take_chars(&d.texts.concat(), 2000).to_string();
+        let sid = self.sid.clone();
+        let id = s.id.clone();
+        let mut data = json!({"id":s.id,"name":s.name,"isError":d.is_error,"outcome":d.outcome,"durationMs":d.ms,"preview":preview});
+        if let Some(c) = &s.child {
+            data["childSessionId"] = json!(c);
+        }
+        let ev = Pending::new(&sid, None, "tool_completed", data);
+        self.em.commit(&mut self.store, vec![ev], |tx| {
+            tx.finish_call(&sid, &id, &json)
+        })?;
+        fault("after_call_done");
+        s.done = Some(d);
+        Ok(())
+    }
+
+    /// spec/sessions.md §1.5 step 4: tool messages in call order, each once all earlier ones are stored.
+    fn flush(
+        &mut self,
+        slots: &mut [Slot],
+        next: &mut usize,
+        delivered: &mut Option<Vec<AttachedFile>>,
+    ) -> Result<(), String> {
+        while *next < slots.len() {
+            let Some(d) = slots[*next].done.clone() else {
+                break;
+            };
+            let s = &slots[*next];
+            let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
+            let sid = self.sid.clone();
+            let run_id = self.run_id.clone();
+            let opts = delivered.take().map(|files| self.with_attached(files));
+            self.store.tx(|tx| {
+                tx.append_message(
+                    &sid,
+                    None,
+                    Role::Tool,
+                    RowKind::Message,
+                    &json,
+                    Some(&run_id),
+                )?;
+                if let Some(o) = &opts {
+                    tx.set_options(&sid, o)?;
+                }
+                Ok(())
+            })?;
+            fault("after_result_commit");
+            self.gov.observe(&s.id);
+            *next += 1;
+        }
+        Ok(())
+    }
+}
+
+impl Run<'_> {
+    /// The stored options with `files` added to the attach map (a file delivered again
+    /// replaces its entry, which moves to the end).
+    fn with_attached(&self, files: Vec<AttachedFile>) -> Value {
+        let mut list = self.options().attached().to_vec();
+        for f in files {
+            let path = f.path.to_string_lossy().into_owned();
+            // A file already in the section stays there (its new text is read from disk);
+            // a new one waits for the next compaction (spec/instructions.md §2.8 step 7).
+            let pending = list
+                .iter()
+                .find(|e| e.path == path)
+                .is_none_or(|e| e.pending);
+            list.retain(|e| e.path != path);
+            list.push(AttachedEntry {
+                path,
+                sha256: f.sha256,
+                pending,
+            });
+        }
+        SessionOptions {
+            attached_instructions: Some(list),
+            ..SessionOptions::default()
+        }
+        .merge_into(&self.stored_options())
+    }
+}

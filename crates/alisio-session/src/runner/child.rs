@@ -1,0 +1,170 @@
+//! Child sessions (spec/sessions.md §9): a `task` call runs a sub-agent as a new session with the
+//! parent as `parent_id`, in the same run: same provider (lent for the duration), same event
+//! sequence, approvals and grants; its final answer becomes the call's result.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use serde_json::{Map, Value, json};
+
+use super::calls::Done;
+use super::{Progress, Run, RunStatus, Transcript};
+use crate::events::Emitter;
+use crate::gov::Gov;
+use crate::providers::{self, ModelRequest, Provider};
+use crate::store::{SessionRow, Store};
+use crate::tools::ToolCtx;
+use crate::tools::args::{self, Task};
+use crate::util::{compact, now_rfc3339, take_chars, uuid7};
+
+/// Stands in for the provider while a child run borrows it.
+struct Lent;
+
+impl Provider for Lent {
+    fn attempt(
+        &mut self,
+        _req: &ModelRequest,
+        _on_text: &mut providers::OnText,
+        _cancel: &AtomicBool,
+    ) -> providers::Attempt {
+        Err(providers::AttemptError::Fatal {
+            code: "internal",
+            message: "provider in use".into(),
+        })
+    }
+}
+
+impl Run<'_> {
+    pub(super) fn task_offered(&self) -> bool {
+        !self.is_child && self.opts.config.subagents
+    }
+
+    /// Runs a `task` call: a child session in the same run (spec/sessions.md §9).
+    pub(super) fn run_child(
+        &mut self,
+        call_id: &str,
+        args: &Map<String, Value>,
+    ) -> Result<(Done, Option<String>), String> {
+        let Task {
+            description,
+            prompt,
+        } = match args::decode(args) {
+            Ok(t) => t,
+            // Validated against the schema: only a struct/schema disagreement gets here.
+            Err(e) => return Ok((Done::error("error", e), None)),
+        };
+        let mut copts = self.opts.clone();
+        copts.prompt = prompt;
+        copts.attachments = Vec::new();
+        copts.session_id = None;
+        copts.max_turns = Some(self.opts.config.subagent_max_turns);
+        copts.cancel_reason = "parent".into();
+        copts.kill_tasks_at_end = false;
+        copts.cwd = self.cwd();
+        let store = Store::open(&self.opts.state_dir)?;
+        let child_sid = uuid7();
+        let session = SessionRow {
+            id: child_sid.clone(),
+            title: description,
+            workspace: self.session.workspace.clone(),
+            cwd: self.session.cwd.clone(),
+            created_at: now_rfc3339(),
+            updated_at: now_rfc3339(),
+            parent_id: Some(self.sid.clone()),
+            parent_call_id: Some(call_id.to_string()),
+            provider: self.pcfg.stored(),
+            options: json!({}),
+            compacted_chars: 0,
+        };
+        let tctx = Arc::new(ToolCtx {
+            roots: self.tctx.roots.clone(),
+            session_id: child_sid.clone(),
+            state_dir: self.tctx.state_dir.clone(),
+            cancel: Arc::clone(&self.cancel),
+            bg: Arc::clone(&self.tctx.bg),
+            env: self.tctx.env.clone(),
+            sandbox: Arc::clone(&self.tctx.sandbox),
+            context: Arc::clone(&self.ctx),
+            cwd: self.tctx.cwd.clone(),
+        });
+        let provider = std::mem::replace(&mut self.provider, Box::new(Lent));
+        let parent_seq = self.em.seq();
+        let parent_sid = self.sid.clone();
+        let (result, seq, provider) = {
+            let mut em = Emitter::new(&self.run_id, self.em.sink());
+            em.set_seq(parent_seq);
+            em.parent = Some(parent_sid);
+            let mut child = Run {
+                opts: &copts,
+                store,
+                em,
+                sid: child_sid.clone(),
+                run_id: self.run_id.clone(),
+                session,
+                provider,
+                pcfg: self.pcfg.clone(),
+                model: self.model.clone(),
+                tctx,
+                ctx: Arc::clone(&self.ctx),
+                approver: self.approver,
+                grants: Arc::clone(&self.grants),
+                policies: self.policies,
+                cancel: Arc::clone(&self.cancel),
+                progress: Progress::default(),
+                gov: Gov::new(self.opts.governor, &self.opts.settings),
+                max_turns: self.opts.config.subagent_max_turns,
+                max_tokens: self.max_tokens.saturating_sub(self.progress.tokens),
+                max_output: self.max_output,
+                compacted_this_turn: false,
+                window: self.window,
+                is_child: true,
+                expanded: None,
+                transcript: Transcript::default(),
+                first_text: std::cell::Cell::new(None),
+            };
+            let r = child.run(false);
+            (
+                r,
+                child.em.seq(),
+                std::mem::replace(&mut child.provider, Box::new(Lent)),
+            )
+        };
+        self.provider = provider;
+        self.em.set_seq(seq);
+        self.progress.tokens += result.tokens;
+        let done = match result.status {
+            RunStatus::Completed => {
+                let mut text = result.text.clone();
+                if text.chars().count() > 16_000 {
+                    text = format!(
+                        "{}\n[sub-agent answer truncated]",
+                        take_chars(&text, 16_000)
+                    );
+                }
+                let out = json!({"sessionId":child_sid,"status":"completed","text":text,"turns":result.turns});
+                Done {
+                    outcome: "ok",
+                    is_error: false,
+                    texts: vec![compact(&out)],
+                    ms: 0,
+                }
+            }
+            RunStatus::Cancelled => Done {
+                outcome: "cancelled",
+                is_error: true,
+                texts: vec!["Cancelled: the run was cancelled while this call was running.".into()],
+                ms: 0,
+            },
+            RunStatus::Failed => Done {
+                outcome: "error",
+                is_error: true,
+                texts: vec![format!(
+                    "Sub-agent failed: {}",
+                    result.error.unwrap_or_default()
+                )],
+                ms: 0,
+            },
+        };
+        Ok((done, Some(child_sid)))
+    }
+}

@@ -1,0 +1,658 @@
+//! The run lifecycle (spec/sessions.md §1.7, §2.1, §2.9): the checks before a run, opening or
+//! resuming the session under its lock, the provider, reconciliation of an interrupted run, the
+//! run row and `run_started`, the prompt, and the end: the `runs` row, the terminal event and
+//! the task table.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use super::{PreRunError, Progress, Run, RunResult, RunStatus, Transcript};
+use crate::SessionContext;
+use crate::approvals::{Approver, Grants, Policy};
+use crate::events::{Emitter, Pending};
+use crate::gov::Gov;
+use crate::providers::{self, Provider, Usage};
+use crate::settings::{Kind, ProviderConfig, RunOptions};
+use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
+use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
+use crate::util::{compact, fault, now_rfc3339, take_chars, uuid7};
+use alisio_governor::stored::{SessionOptions, StoredCriterion, StoredGoal};
+
+const MAX_PROMPT: usize = 1_048_576;
+
+/// Everything one run needs from the surface that starts it (the CLI, the language server,
+/// tests): what to run, where its events go, who approves, and the state shared across runs.
+pub struct SessionRun<'a> {
+    /// The prompt, the session to resume, flags and configuration.
+    pub options: &'a RunOptions,
+    /// The instruction and skill side (spec/instructions.md §2.7–2.8).
+    pub context: Arc<dyn SessionContext>,
+    /// Receives every event envelope, in order, after its transaction commits.
+    pub sink: &'a mut dyn FnMut(&Value),
+    /// Asks the user for approvals; `None` (or a headless approver) runs headless.
+    pub approver: Option<&'a dyn Approver>,
+    /// Approvals given "for the session" (an editor session keeps them across runs).
+    pub grants: Arc<Mutex<Grants>>,
+    /// The background task table (an editor session keeps it across runs).
+    pub tasks: Arc<Mutex<Tasks>>,
+    /// Set to stop the run.
+    pub cancel: Arc<AtomicBool>,
+}
+
+fn store_err(e: &str) -> PreRunError {
+    PreRunError::Other(e.to_string())
+}
+
+/// Runs one prompt in a session: creates or resumes it, streams events to the sink, asks the
+/// approver for approvals (none: headless), stops when `cancel` becomes true.
+///
+/// # Errors
+/// [`PreRunError`] when the run could not start (no events were emitted then).
+pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
+    let SessionRun {
+        options: opts,
+        context: ctx,
+        sink,
+        approver,
+        grants,
+        tasks,
+        cancel,
+    } = req;
+    if opts.prompt.len() > MAX_PROMPT {
+        return Err(PreRunError::Usage("Prompt exceeds 1 MiB".into()));
+    }
+    if opts.read_only && !opts.allow.is_empty() {
+        return Err(PreRunError::Usage(
+            "--read-only cannot be combined with --allow".into(),
+        ));
+    }
+    let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+    let (sid, existing) = resolve_session(&store, opts)?;
+    let lock = store::lock(&opts.state_dir, &sid).map_err(|e| {
+        if e.contains("is busy") {
+            PreRunError::Busy(e)
+        } else {
+            PreRunError::Other(e)
+        }
+    })?;
+    let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
+    let run_number: i64 = store.run_count(&sid).unwrap_or(0);
+    let (provider, model) =
+        build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
+    let headless = opts.headless || approver.is_none_or(Approver::headless);
+    let cfg = &opts.config;
+    let policies = cfg.policies(&opts.allow, opts.read_only, headless);
+    // spec/sessions.md §10.4: the sandbox is probed only when process tools can run at all.
+    let sandbox = Arc::new(if policies.process == Policy::Deny {
+        alisio_sandbox::Sandbox::off()
+    } else {
+        alisio_sandbox::Sandbox::prepare(
+            cfg.sandbox,
+            cfg.network,
+            alisio_sandbox::tmp_dir(&opts.state_dir, &sid),
+        )
+    });
+    let policies = policies.with_sandbox(sandbox.active(), headless);
+    {
+        let mut g = grants
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for e in &opts.allow {
+            g.effects.insert(e.as_str().to_string());
+        }
+    }
+    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox);
+    let window = pcfg.context_window.or_else(|| {
+        if pcfg.kind == Kind::Script {
+            script_window(&pcfg, &opts.cwd)
+        } else {
+            None
+        }
+    });
+    let max_tokens = cfg
+        .max_tokens
+        .unwrap_or_else(|| window.map_or(1_000_000, |w| (8 * w).clamp(400_000, 8_000_000)));
+    let max_output = cfg.max_output_tokens.unwrap_or(pcfg.max_output_tokens);
+    // A `/skill:` prompt is expanded before anything is written: a bad skill is a pre-run failure.
+    let expanded = match ctx.expand_prompt(&opts.prompt, &opts.cwd) {
+        None => None,
+        Some(Ok((text, id))) => Some((text, Some(id))),
+        Some(Err(e)) => return Err(PreRunError::Other(e)),
+    };
+    let run_id = uuid7();
+    let session = existing.clone().unwrap_or_else(|| SessionRow {
+        id: sid.clone(),
+        title: title_of(&opts.prompt),
+        workspace: opts.root.to_string_lossy().into_owned(),
+        cwd: opts.cwd.to_string_lossy().into_owned(),
+        created_at: now_rfc3339(),
+        updated_at: now_rfc3339(),
+        parent_id: None,
+        parent_call_id: None,
+        provider: pcfg.stored(),
+        options: json!({}),
+        compacted_chars: 0,
+    });
+    let mut run = Run {
+        opts,
+        store,
+        em: Emitter::new(&run_id, sink),
+        sid: sid.clone(),
+        run_id: run_id.clone(),
+        session,
+        provider,
+        pcfg,
+        model,
+        tctx,
+        ctx,
+        approver: if headless { None } else { approver },
+        grants,
+        policies,
+        cancel,
+        progress: Progress::default(),
+        gov: Gov::new(opts.governor, &opts.settings),
+        max_turns: opts.max_turns.unwrap_or(cfg.max_turns),
+        max_tokens,
+        max_output,
+        compacted_this_turn: false,
+        window,
+        is_child: false,
+        expanded,
+        transcript: Transcript::default(),
+        first_text: std::cell::Cell::new(None),
+    };
+    let result = match run
+        .start(existing.is_some())
+        .and_then(|()| run.sandbox_notice())
+    {
+        Ok(()) => run.turns_loop(),
+        Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+    };
+    if opts.kill_tasks_at_end {
+        run.tctx
+            .bg
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .kill_all();
+        run.tctx.sandbox.cleanup();
+    }
+    run.sync_tasks();
+    drop(lock);
+    Ok(result)
+}
+
+/// The session to resume (`--session`, a full id or a unique prefix, of this workspace) or a
+/// new id.
+fn resolve_session(
+    store: &Store,
+    opts: &RunOptions,
+) -> Result<(String, Option<SessionRow>), PreRunError> {
+    let Some(id) = &opts.session_id else {
+        return Ok((uuid7(), None));
+    };
+    let root_s = opts.root.to_string_lossy();
+    let id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    let s = store
+        .session(&id)
+        .map_err(|e| store_err(&e))?
+        .ok_or_else(|| PreRunError::Other(format!("Session not found: {id}")))?;
+    if s.workspace != root_s {
+        return Err(PreRunError::Other(format!(
+            "Session {id} belongs to another workspace: {}",
+            s.workspace
+        )));
+    }
+    Ok((id, Some(s)))
+}
+
+/// What the tools of a run see: the roots (workspace and external directories), the task
+/// table with its configured limits, the child environment.
+fn tool_ctx(
+    opts: &RunOptions,
+    sid: &str,
+    pcfg: &ProviderConfig,
+    bg: Arc<Mutex<Tasks>>,
+    cancel: &Arc<AtomicBool>,
+    ctx: &Arc<dyn SessionContext>,
+    sandbox: Arc<alisio_sandbox::Sandbox>,
+) -> Arc<ToolCtx> {
+    let cfg = &opts.config;
+    let mut external: Vec<PathBuf> = Vec::new();
+    for d in cfg.external_dirs.iter().chain(&opts.add_dirs) {
+        let d = if d.is_absolute() {
+            d.clone()
+        } else {
+            opts.cwd.join(d)
+        };
+        if let Ok(c) = d.canonicalize() {
+            external.push(c);
+        }
+    }
+    {
+        let mut b = bg.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        b.max_running = cfg.tasks_max_running;
+        b.max_run_ms = cfg.tasks_max_run_ms;
+        b.max_output = cfg.tasks_max_output;
+    }
+    let key_env = (pcfg.kind != Kind::Script).then(|| pcfg.api_key_env.clone());
+    Arc::new(ToolCtx {
+        roots: Roots {
+            root: opts.root.clone(),
+            external,
+        },
+        session_id: sid.to_string(),
+        state_dir: opts.state_dir.clone(),
+        cancel: Arc::clone(cancel),
+        bg,
+        env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
+        sandbox,
+        context: Arc::clone(ctx),
+        cwd: opts.cwd.clone(),
+    })
+}
+
+/// Builds the provider for a run.
+///
+/// # Errors
+/// `Provider model is not configured`, a missing key variable, an unreadable script.
+pub fn build_provider(
+    p: &ProviderConfig,
+    cwd: &Path,
+    run_number: u64,
+) -> Result<(Box<dyn Provider>, String), String> {
+    let key = std::env::var(&p.api_key_env).ok().filter(|k| !k.is_empty());
+    let http = |key: Option<String>| providers::http::HttpConfig {
+        base_url: p.base_url.clone(),
+        headers: p.headers.clone(),
+        key,
+        connect_timeout: p.connect_timeout,
+        idle_timeout: p.idle_timeout,
+        request_timeout: p.request_timeout,
+        max_retries: p.max_retries,
+        retry_base_ms: p.retry_base_ms,
+    };
+    match p.kind {
+        Kind::Script => {
+            let path = p.script.as_ref().ok_or_else(|| {
+                "Provider script is not configured (use --script FILE)".to_string()
+            })?;
+            let path = if path.is_absolute() {
+                path.clone()
+            } else {
+                cwd.join(path)
+            };
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("Cannot read script {}: {e}", path.display()))?;
+            let s = providers::script::Script::parse(&text, run_number)?;
+            let model = s.model.clone();
+            Ok((Box::new(s), model))
+        }
+        Kind::OpenAi => {
+            let model = p
+                .model
+                .clone()
+                .ok_or_else(|| "Provider model is not configured".to_string())?;
+            let o = providers::openai::OpenAi {
+                http: http(key),
+                model: model.clone(),
+                temperature: p.temperature,
+                max_tokens_param: p.max_tokens_param.clone(),
+                stream_usage: p.stream_usage,
+            };
+            Ok((Box::new(o), model))
+        }
+        Kind::Anthropic => {
+            let model = p
+                .model
+                .clone()
+                .ok_or_else(|| "Provider model is not configured".to_string())?;
+            let key =
+                key.ok_or_else(|| format!("Environment variable {} is not set", p.api_key_env))?;
+            let a = providers::anthropic::Anthropic {
+                http: http(Some(key)),
+                model: model.clone(),
+                temperature: p.temperature,
+                prompt_cache: p.prompt_cache,
+            };
+            Ok((Box::new(a), model))
+        }
+    }
+}
+
+/// The resolved provider configuration of a run (config, then overrides).
+///
+/// # Errors
+/// An unknown kind.
+pub fn provider_config(opts: &RunOptions) -> Result<ProviderConfig, String> {
+    let mut p = opts.config.provider.clone();
+    for (k, v) in &opts.provider_overrides {
+        p.insert(k.clone(), v.clone());
+    }
+    ProviderConfig::from_json(&p)
+}
+
+/// The title of a session: first line of the prompt, trimmed, cut to 80 chars with `…`.
+#[must_use]
+pub fn title_of(prompt: &str) -> String {
+    let first = prompt.lines().next().unwrap_or_default().trim();
+    if first.chars().count() > 80 {
+        format!("{}…", take_chars(first, 80))
+    } else {
+        first.to_string()
+    }
+}
+
+fn script_window(p: &ProviderConfig, cwd: &Path) -> Option<u64> {
+    let path = p.script.as_ref()?;
+    let path = if path.is_absolute() {
+        path.clone()
+    } else {
+        cwd.join(path)
+    };
+    let text = std::fs::read_to_string(path).ok()?;
+    providers::script::Script::parse(&text, 1)
+        .ok()?
+        .context_window
+}
+
+fn usage_value(u: &Usage) -> Value {
+    json!({"input":u.input,"output":u.output,"cacheRead":u.cache_read,"cacheWrite":u.cache_write})
+}
+
+impl Run<'_> {
+    /// Starts the run and runs its turns to the end (a root run or a child's).
+    pub(super) fn run(&mut self, resumed: bool) -> RunResult {
+        match self.start(resumed) {
+            Ok(()) => self.turns_loop(),
+            Err(e) => self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+        }
+    }
+
+    /// The fallback notice of spec/sessions.md §10.4, once per run: an event and a line on stderr.
+    fn sandbox_notice(&mut self) -> Result<(), String> {
+        let sb = Arc::clone(&self.tctx.sandbox);
+        let (Some(data), Some(notice)) = (sb.unavailable_event(), sb.notice()) else {
+            return Ok(());
+        };
+        tracing::warn!("{notice}");
+        self.durable_event("sandbox_unavailable", data)
+    }
+
+    /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),
+    /// then the prompt.
+    fn start(&mut self, resumed: bool) -> Result<(), String> {
+        let sid = self.sid.clone();
+        let reconciled = if resumed { self.reconcile()? } else { None };
+        let options = self.run_options();
+        let active_before = self.store.active_messages(&sid)?.len();
+        let new_cwd = self.opts.cwd.to_string_lossy().into_owned();
+        let session = self.session.clone();
+        let run_id = self.run_id.clone();
+        let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
+            "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd),
+            "sandbox":(self.policies.process != Policy::Deny).then(|| self.tctx.sandbox.json())});
+        let stored_provider = self.pcfg.stored();
+        self.em.commit(
+            &mut self.store,
+            vec![Pending::new(&sid, None, "run_started", data)],
+            |tx| {
+                if resumed {
+                    tx.resume_session(&sid, &new_cwd, &stored_provider, &options)?;
+                } else {
+                    let mut s = session.clone();
+                    s.options = options.clone();
+                    tx.insert_session(&s)?;
+                }
+                tx.start_run(&run_id, &sid)
+            },
+        )?;
+        self.session = self
+            .store
+            .session(&sid)?
+            .unwrap_or_else(|| self.session.clone());
+        if let Some((interrupted_runs, calls)) = reconciled {
+            self.report_reconciled(interrupted_runs, &calls)?;
+        }
+        self.store_prompt()
+    }
+
+    /// spec/sessions.md §1.7, one transaction: interrupted runs, a result for every unanswered call, lost
+    /// tasks; then the temporary files of interrupted writes. `None` when nothing needed it.
+    fn reconcile(&mut self) -> Result<Option<(usize, Vec<Reconciled>)>, String> {
+        let sid = self.sid.clone();
+        let missing = store::unanswered(&self.store, &sid)?;
+        let run_id = self.run_id.clone();
+        let (n, lost) = self.store.tx(|tx| {
+            let n = tx.interrupt_running_runs(&sid)?;
+            for r in &missing {
+                tx.append_message(
+                    &sid,
+                    None,
+                    Role::Tool,
+                    RowKind::Message,
+                    &r.json,
+                    Some(&run_id),
+                )?;
+                tx.reconcile_call(&sid, &r.id, &r.json)?;
+            }
+            let lost = tx.lose_running_tasks(&sid)?;
+            Ok((n, lost))
+        })?;
+        for r in &missing {
+            if let Some(p) = &r.write_path {
+                remove_temps(&self.opts.root, p);
+            }
+        }
+        Ok((n > 0 || !missing.is_empty() || lost > 0).then_some((n, missing)))
+    }
+
+    /// `session_reconciled` and a `tool_completed` for every reconciled call.
+    fn report_reconciled(
+        &mut self,
+        interrupted_runs: usize,
+        reconciled: &[Reconciled],
+    ) -> Result<(), String> {
+        let sid = self.sid.clone();
+        let calls: Vec<Value> = reconciled
+            .iter()
+            .map(|r| json!({"id":r.id,"name":r.name,"outcome":r.outcome}))
+            .collect();
+        let mut evs = vec![Pending::new(
+            &sid,
+            None,
+            "session_reconciled",
+            json!({"interruptedRuns":interrupted_runs,"calls":calls}),
+        )];
+        for r in reconciled {
+            let v: Value = serde_json::from_str(&r.json).unwrap_or(Value::Null);
+            let text = providers::texts(&v);
+            evs.push(Pending::new(
+                &sid,
+                None,
+                "tool_completed",
+                json!({"id":r.id,"name":r.name,"isError":v.get("isError").cloned().unwrap_or(json!(true)),"outcome":r.outcome,"durationMs":0,"preview":take_chars(&text, 2000)}),
+            ));
+        }
+        self.em.durable(&mut self.store, evs)
+    }
+
+    /// The session options this run stores: the stored ones with this run's governor mode,
+    /// read-only flag, goal and criteria.
+    fn run_options(&self) -> Value {
+        let patch = SessionOptions {
+            governor: Some(self.opts.governor.as_str().to_string()),
+            read_only: Some(self.opts.read_only),
+            goal: self.opts.goal.as_ref().map(|g| StoredGoal {
+                objective: g.clone(),
+                status: "active".into(),
+            }),
+            criteria: (!self.opts.criteria.is_empty()).then(|| {
+                self.opts
+                    .criteria
+                    .iter()
+                    .map(|(t, r)| StoredCriterion {
+                        text: t.clone(),
+                        required: *r,
+                    })
+                    .collect()
+            }),
+            ..SessionOptions::default()
+        };
+        patch.merge_into(&self.stored_options())
+    }
+
+    /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
+    fn store_prompt(&mut self) -> Result<(), String> {
+        let (text, skill) = self.expand_prompt()?;
+        let mut content: Vec<Value> = (self.opts.attachments.iter())
+            .map(|a| json!({"type":"text","text":a}))
+            .collect();
+        content.push(json!({"type":"text","text":text}));
+        let mut msg = json!({"role":"user","content":content});
+        if let Some(s) = skill {
+            msg["skill"] = json!(s);
+        }
+        let run_id = self.run_id.clone();
+        let sid = self.sid.clone();
+        self.store.tx(|tx| {
+            let seq = tx.append_message(
+                &sid,
+                None,
+                Role::User,
+                RowKind::Message,
+                &compact(&msg),
+                Some(&run_id),
+            )?;
+            tx.set_prompt_seq(&run_id, &sid, seq)
+        })?;
+        fault("after_user_commit");
+        Ok(())
+    }
+
+    fn expand_prompt(&self) -> Result<(String, Option<String>), String> {
+        if let Some(pre) = &self.expanded {
+            return Ok(pre.clone());
+        }
+        Ok((self.opts.prompt.clone(), None))
+    }
+
+    fn sync_tasks(&mut self) {
+        let rows = self
+            .tctx
+            .bg
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .rows();
+        let sid = self.sid.clone();
+        let _ = self.store.tx(|tx| {
+            for r in &rows {
+                tx.upsert_task(&sid, &task_row(r))?;
+            }
+            Ok(())
+        });
+    }
+
+    /// Stores the run's end and its terminal event.
+    pub(super) fn finish(
+        &mut self,
+        status: RunStatus,
+        code: Option<&'static str>,
+        error: Option<String>,
+    ) -> RunResult {
+        let sid = self.sid.clone();
+        let run_id = self.run_id.clone();
+        let (ty, data) = match status {
+            RunStatus::Completed => (
+                "run_completed",
+                json!({"text":self.progress.last_text,"turns":self.progress.turns,"tokens":self.progress.tokens,"usage":usage_value(&self.progress.usage),"truncated":self.progress.truncated}),
+            ),
+            RunStatus::Failed => (
+                "run_failed",
+                json!({"error":error,"code":code,"turns":self.progress.turns,"tokens":self.progress.tokens}),
+            ),
+            RunStatus::Cancelled => (
+                "run_cancelled",
+                json!({"reason":self.opts.cancel_reason,"error":"Cancelled"}),
+            ),
+        };
+        let usage = compact(&usage_value(&self.progress.usage));
+        let st = status.as_str();
+        let (err2, code2) = (error.clone(), code);
+        let pending = Pending::new(&sid, None, ty, data.clone());
+        let end = RunEnd {
+            status: st,
+            usage: &usage,
+            error: err2.as_deref(),
+            code: code2,
+        };
+        let stored = self
+            .em
+            .commit(&mut self.store, vec![pending.clone()], |tx| {
+                tx.finish_run(&run_id, &sid, end)
+            });
+        if let Err(e) = stored {
+            // The store failed: still tell the consumer how the run ended.
+            let p = Pending::new(
+                &sid,
+                None,
+                "run_failed",
+                json!({"error":e,"code":"store_error","turns":self.progress.turns,"tokens":self.progress.tokens}),
+            );
+            self.em.transient(&p);
+        }
+        let report = self.report();
+        RunResult {
+            session_id: sid,
+            run_id,
+            status,
+            text: self.progress.last_text.clone(),
+            code: code.map(String::from),
+            error,
+            turns: self.progress.turns,
+            tokens: self.progress.tokens,
+            report,
+        }
+    }
+}
+
+/// A row of the background task table as the store keeps it.
+fn task_row(r: &Value) -> TaskRow {
+    let s = |k: &str| r.get(k).and_then(Value::as_str).map(String::from);
+    TaskRow {
+        id: s("id"),
+        label: s("label"),
+        command: s("command"),
+        cwd: s("cwd"),
+        status: s("status"),
+        exit_code: r.get("exit_code").and_then(Value::as_i64),
+        log_path: s("log_path"),
+        output_bytes: r.get("output_bytes").and_then(Value::as_i64).unwrap_or(0),
+        created_at: s("created_at"),
+        ended_at: s("ended_at"),
+    }
+}
+
+/// spec/sessions.md §1.7 step 3: removes `.<name>.alisio-*.tmp` beside an interrupted write's target.
+fn remove_temps(root: &Path, path: &str) {
+    let p = Path::new(path);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        root.join(p)
+    };
+    let (Some(dir), Some(name)) = (abs.parent(), abs.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.alisio-", name.to_string_lossy());
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with(&prefix) && n.ends_with(".tmp") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The session runner (spec/sessions.md §2), one room per concern:
+//!
+//! - `lifecycle.rs`: [`run_session`] and its [`SessionRun`], the checks before a run, the
+//!   session lock, the provider, reconciliation, `run_started`, the prompt, and the end
+//!   (the `runs` row, the terminal event, the task table);
+//! - `turn.rs`: the loop: one model turn after another, provider retries, truncation
+//!   recovery, turn validation, the assistant message, the limits;
+//! - `request.rs`: request building: system text, offered tools, invariant sources, the
+//!   governor's projection, the ContextReport ([`request_parts`] is shared with `read.rs`);
+//! - `calls.rs`: call execution: validation, nested instructions, scheduling, the journal,
+//!   tool messages in call order;
+//! - `approve.rs`: confinement and approvals of one call;
+//! - `child.rs`: `task` calls as child sessions;
+//! - `compaction/`: compaction and budget reduction before a turn.
+//!
+//! They share `Run`, whose fields are private to this module and its rooms.
+//!
+//! Where things go: what the model is sent (a new block, an attachment, a stored result read
+//! back) is built in `request.rs`; what happens to a call and its result (storing, capping,
+//! a new outcome) in `calls.rs` (`complete_slot`, `flush`); what the user is asked and shown
+//! before a call runs in `approve.rs` (`summary`, `ask`); SQL only in `session/store/`.
+
+mod approve;
+mod calls;
+mod child;
+mod compaction;
+mod lifecycle;
+mod request;
+mod result_read;
+mod turn;
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::SessionContext;
+use super::approvals::{Approver, Grants, Policies};
+use super::events::Emitter;
+use super::gov::Gov;
+use super::providers::{Provider, Usage};
+use super::settings::{ProviderConfig, RunOptions};
+use super::store::{SessionRow, Store};
+use super::tools::ToolCtx;
+use alisio_governor::stored::SessionOptions;
+pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
+use request::Transcript;
+pub use request::{
+    PREAMBLE, RECOVERY_NOTE, SUBAGENT, attached_of, joined_of, offered, preamble_block,
+    request_parts, tools_json,
+};
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl RunStatus {
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The final result (`alisio/runSession` result, CLI exit code).
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub session_id: String,
+    pub run_id: String,
+    pub status: RunStatus,
+    /// The last assistant text of the run (empty when none).
+    pub text: String,
+    pub code: Option<String>,
+    pub error: Option<String>,
+    pub turns: u32,
+    pub tokens: u64,
+    /// The ContextReport of the next request.
+    pub report: Value,
+}
+
+/// A failure before the run row exists: no events were emitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreRunError {
+    /// Usage errors (exit 2; LSP -32602).
+    Usage(String),
+    /// `Session <id> is busy in another run` (LSP -32002).
+    Busy(String),
+    /// Unknown or ambiguous session, other workspace, key variable, model missing, store…
+    Other(String),
+}
+
+impl PreRunError {
+    #[must_use]
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Usage(m) | Self::Busy(m) | Self::Other(m) => m,
+        }
+    }
+}
+
+/// What a run has done so far; a new run (root or child) starts from the default.
+#[derive(Default)]
+struct Progress {
+    turns: u32,
+    tokens: u64,
+    usage: Usage,
+    /// Requests built so far (every built request counts).
+    request_no: u64,
+    /// The last assistant text.
+    last_text: String,
+    /// The last answer was cut at the output limit and had no calls.
+    truncated: bool,
+}
+
+impl Progress {
+    /// Counts one answer's usage. The figures come from the endpoint: saturate, never overflow.
+    fn count(&mut self, u: &Usage) {
+        self.tokens = self.tokens.saturating_add(u.input.saturating_add(u.output));
+        self.usage.input = self.usage.input.saturating_add(u.input);
+        self.usage.output = self.usage.output.saturating_add(u.output);
+        self.usage.cache_read = self.usage.cache_read.saturating_add(u.cache_read);
+        self.usage.cache_write = self.usage.cache_write.saturating_add(u.cache_write);
+    }
+}
+
+/// A run in progress.
+pub(crate) struct Run<'a> {
+    opts: &'a RunOptions,
+    store: Store,
+    em: Emitter<'a>,
+    sid: String,
+    run_id: String,
+    session: SessionRow,
+    provider: Box<dyn Provider>,
+    pcfg: ProviderConfig,
+    model: String,
+    tctx: Arc<ToolCtx>,
+    ctx: Arc<dyn SessionContext>,
+    approver: Option<&'a dyn Approver>,
+    grants: Arc<Mutex<Grants>>,
+    policies: Policies,
+    cancel: Arc<AtomicBool>,
+    progress: Progress,
+    gov: Gov,
+    max_turns: u32,
+    max_tokens: u64,
+    max_output: u32,
+    compacted_this_turn: bool,
+    /// The context window (provider config or script header).
+    window: Option<u64>,
+    /// A sub-agent's run (spec/sessions.md §9): no `task` tool, the sub-agent paragraph in the system text.
+    is_child: bool,
+    /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
+    expanded: Option<(String, Option<String>)>,
+    /// The active transcript as last read, with per-row sizes and parsed values.
+    transcript: Transcript,
+    /// When the current request's first text fragment arrived (`ttftMs`).
+    first_text: std::cell::Cell<Option<Instant>>,
+}
+
+impl Run<'_> {
+    /// The session options object as stored now (the row read at run start when the store
+    /// fails); writes merge into it.
+    fn stored_options(&self) -> Value {
+        self.store
+            .session(&self.sid)
+            .ok()
+            .flatten()
+            .map_or_else(|| self.session.options.clone(), |s| s.options)
+    }
+
+    /// The session options as stored now, decoded.
+    fn options(&self) -> SessionOptions {
+        SessionOptions::from_value(&self.stored_options())
+    }
+
+    /// The session's working directory.
+    fn cwd(&self) -> PathBuf {
+        PathBuf::from(&self.session.cwd)
+    }
+
+    /// Emits one durable event `ty` of this session (no parent), stored before it is sent.
+    fn durable_event(&mut self, ty: &'static str, data: Value) -> Result<(), String> {
+        let sid = self.sid.clone();
+        self.em.durable(
+            &mut self.store,
+            vec![super::events::Pending::new(&sid, None, ty, data)],
+        )
+    }
+}

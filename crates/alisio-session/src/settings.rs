@@ -1,0 +1,388 @@
+//! Session settings (spec/sessions.md §1.8, §2.1, §5.1, §6.1): read from the configuration layers
+//! (security-sensitive keys never from project config), then overridden by CLI flags or
+//! `alisio/runSession` params.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::approvals::Policy;
+use super::tools::Effect;
+use alisio_base::config::{GovernorMode, Layer, Origin, Settings, lookup};
+
+/// Keys never taken from project configuration (spec/sessions.md §1.8).
+const SENSITIVE: &[&str] = &[
+    "provider",
+    "approvals",
+    "process.passEnv",
+    "process.sandbox",
+    "process.network",
+    "externalDirectories",
+    "limits.maxTokens",
+];
+
+/// Settings from configuration files and the editor.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// The merged `provider` object (before run overrides).
+    pub provider: Map<String, Value>,
+    pub max_turns: u32,
+    pub max_tokens: Option<u64>,
+    pub max_context_chars: u64,
+    pub max_output_tokens: Option<u32>,
+    pub compaction_auto: bool,
+    pub compaction_threshold: f64,
+    pub keep_turns: u32,
+    pub compaction_max_output: Option<u32>,
+    pub write: Policy,
+    pub process: Policy,
+    pub approval_timeout_ms: u64,
+    pub pass_env: Vec<String>,
+    /// `process.sandbox` (spec/sessions.md §10.4; user config, init options, `--sandbox`).
+    pub sandbox: alisio_sandbox::Mode,
+    /// `process.network` (user config, init options).
+    pub network: bool,
+    pub external_dirs: Vec<PathBuf>,
+    pub subagents: bool,
+    pub subagent_max_turns: u32,
+    pub tasks_max_running: usize,
+    pub tasks_max_run_ms: u64,
+    pub tasks_max_output: u64,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            provider: Map::new(),
+            max_turns: 50,
+            max_tokens: None,
+            max_context_chars: 800_000,
+            max_output_tokens: None,
+            compaction_auto: true,
+            compaction_threshold: 0.85,
+            keep_turns: 2,
+            compaction_max_output: None,
+            write: Policy::Ask,
+            process: Policy::Ask,
+            approval_timeout_ms: 300_000,
+            pass_env: Vec::new(),
+            sandbox: alisio_sandbox::Mode::WorkspaceWrite,
+            network: false,
+            external_dirs: Vec::new(),
+            subagents: true,
+            subagent_max_turns: 30,
+            tasks_max_running: 8,
+            tasks_max_run_ms: 3_600_000,
+            tasks_max_output: 2_097_152,
+        }
+    }
+}
+
+fn sensitive(key: &str) -> bool {
+    SENSITIVE
+        .iter()
+        .any(|s| key == *s || key.starts_with(&format!("{s}.")))
+}
+
+impl SessionConfig {
+    /// The approval policies a run gets from this configuration and its flags (spec/sessions.md §4.2).
+    #[must_use]
+    pub fn policies(
+        &self,
+        allow: &[Effect],
+        read_only: bool,
+        headless: bool,
+    ) -> super::approvals::Policies {
+        super::approvals::Policies {
+            write: self.write,
+            process: self.process,
+        }
+        .effective(allow, read_only, headless)
+    }
+
+    /// Applies the layers (lowest precedence first). Values of the wrong type are ignored.
+    #[must_use]
+    pub fn from_layers(layers: &[Layer]) -> Self {
+        let mut c = Self::default();
+        for l in layers {
+            c.apply(&l.raw, l.origin == Origin::Project);
+        }
+        c
+    }
+
+    /// Applies one configuration object (`project`: skip the sensitive keys).
+    pub fn apply(&mut self, raw: &Value, project: bool) {
+        let get = |k: &str| {
+            if project && sensitive(k) {
+                None
+            } else {
+                lookup(raw, k).filter(|v| !v.is_null())
+            }
+        };
+        if let Some(Value::Object(p)) = get("provider") {
+            for (k, v) in p {
+                self.provider.insert(k.clone(), v.clone());
+            }
+        }
+        let u = |k: &str| get(k).and_then(Value::as_u64);
+        if let Some(v) = u("limits.maxTurns").filter(|v| (1..=1000).contains(v)) {
+            self.max_turns = v as u32;
+        }
+        if let Some(v) = u("limits.maxTokens") {
+            self.max_tokens = Some(v);
+        }
+        if let Some(v) = u("limits.maxContextChars").filter(|v| *v >= 1000) {
+            self.max_context_chars = v;
+        }
+        if let Some(v) = u("limits.maxOutputTokens") {
+            self.max_output_tokens = u32::try_from(v).ok();
+        }
+        if let Some(v) = get("compaction.auto").and_then(Value::as_bool) {
+            self.compaction_auto = v;
+        }
+        if let Some(v) = get("compaction.threshold")
+            .and_then(Value::as_f64)
+            .filter(|v| (0.1..=0.99).contains(v))
+        {
+            self.compaction_threshold = v;
+        }
+        if let Some(v) = u("compaction.keepTurns").filter(|v| *v <= 20) {
+            self.keep_turns = v as u32;
+        }
+        if let Some(v) = u("compaction.maxOutputTokens").filter(|v| *v >= 256) {
+            self.compaction_max_output = u32::try_from(v).ok();
+        }
+        if let Some(p) = get("approvals.write")
+            .and_then(Value::as_str)
+            .and_then(Policy::parse)
+            .filter(|p| *p != Policy::Sandboxed)
+        {
+            self.write = p;
+        }
+        if let Some(p) = get("approvals.process")
+            .and_then(Value::as_str)
+            .and_then(Policy::parse)
+        {
+            self.process = p;
+        }
+        if let Some(v) = u("approvals.timeoutMs") {
+            self.approval_timeout_ms = v;
+        }
+        if let Some(Value::Array(a)) = get("process.passEnv") {
+            self.pass_env = a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect();
+        }
+        if let Some(m) = get("process.sandbox")
+            .and_then(Value::as_str)
+            .and_then(alisio_sandbox::Mode::parse)
+        {
+            self.sandbox = m;
+        }
+        if let Some(v) = get("process.network").and_then(Value::as_bool) {
+            self.network = v;
+        }
+        if let Some(Value::Array(a)) = get("externalDirectories") {
+            self.external_dirs = a
+                .iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect();
+        }
+        if let Some(v) = get("subagents.enabled").and_then(Value::as_bool) {
+            self.subagents = v;
+        }
+        if let Some(v) = u("subagents.maxTurns") {
+            self.subagent_max_turns = v as u32;
+        }
+        if let Some(v) = u("tasks.maxRunning") {
+            self.tasks_max_running = v as usize;
+        }
+        if let Some(v) = u("tasks.maxRunMs") {
+            self.tasks_max_run_ms = v;
+        }
+        if let Some(v) = u("tasks.maxOutputBytes") {
+            self.tasks_max_output = v;
+        }
+    }
+}
+
+/// The provider kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    OpenAi,
+    Anthropic,
+    Script,
+}
+
+impl Kind {
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Script => "script",
+        }
+    }
+}
+
+/// The resolved `provider` object (spec/sessions.md §5.1).
+#[derive(Clone, Debug)]
+pub struct ProviderConfig {
+    pub kind: Kind,
+    pub base_url: String,
+    pub model: Option<String>,
+    pub api_key_env: String,
+    pub context_window: Option<u64>,
+    pub max_output_tokens: u32,
+    pub temperature: Option<f64>,
+    pub max_tokens_param: String,
+    pub stream_usage: bool,
+    pub headers: Vec<(String, String)>,
+    pub connect_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub request_timeout: Duration,
+    pub max_retries: u32,
+    pub retry_base_ms: u64,
+    pub script: Option<PathBuf>,
+    pub prompt_cache: bool,
+}
+
+impl ProviderConfig {
+    /// Defaults by kind, then the object's keys.
+    ///
+    /// # Errors
+    /// An unknown kind.
+    pub fn from_json(p: &Map<String, Value>) -> Result<Self, String> {
+        let s = |k: &str| p.get(k).and_then(Value::as_str).map(String::from);
+        let u = |k: &str| p.get(k).and_then(Value::as_u64);
+        let kind = match s("kind").as_deref() {
+            None | Some("openai") => Kind::OpenAi,
+            Some("anthropic") => Kind::Anthropic,
+            Some("script") => Kind::Script,
+            Some(o) => {
+                return Err(format!(
+                    "Unknown provider kind: {o} (expected openai, anthropic, script)"
+                ));
+            }
+        };
+        let (url, key) = match kind {
+            Kind::Anthropic => ("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+            _ => ("https://api.openai.com/v1", "OPENAI_API_KEY"),
+        };
+        let model = s("model");
+        let window = u("contextWindow").filter(|w| *w <= 2_000_000).or_else(|| {
+            (kind == Kind::Anthropic && model.as_deref().is_some_and(|m| m.starts_with("claude-")))
+                .then_some(200_000)
+        });
+        let headers = p
+            .get("headers")
+            .and_then(Value::as_object)
+            .map(|h| {
+                h.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Self {
+            kind,
+            base_url: s("baseUrl").unwrap_or_else(|| url.into()),
+            model,
+            api_key_env: s("apiKeyEnv").unwrap_or_else(|| key.into()),
+            context_window: window,
+            max_output_tokens: u("maxOutputTokens")
+                .and_then(|v| u32::try_from(v).ok())
+                .unwrap_or(8192),
+            temperature: p.get("temperature").and_then(Value::as_f64),
+            max_tokens_param: s("maxTokensParam").unwrap_or_else(|| "max_tokens".into()),
+            stream_usage: p
+                .get("streamUsage")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
+            headers,
+            connect_timeout: Duration::from_millis(u("connectTimeoutMs").unwrap_or(10_000)),
+            idle_timeout: Duration::from_millis(u("idleTimeoutMs").unwrap_or(300_000)),
+            request_timeout: Duration::from_millis(u("requestTimeoutMs").unwrap_or(1_800_000)),
+            max_retries: u("maxRetries").map_or(3, |v| v as u32),
+            retry_base_ms: u("retryBaseMs").unwrap_or(1000),
+            script: s("script").map(PathBuf::from),
+            prompt_cache: p
+                .get("promptCache")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
+        })
+    }
+
+    /// What the store records: `{kind, baseUrl, model, apiKeyEnv}` (the variable's name only).
+    #[must_use]
+    pub fn stored(&self) -> Value {
+        serde_json::json!({"kind":self.kind.as_str(),"baseUrl":if self.kind == Kind::Script { Value::Null } else { Value::String(self.base_url.clone()) },
+            "model":self.model,"apiKeyEnv":if self.kind == Kind::Script { Value::Null } else { Value::String(self.api_key_env.clone()) }})
+    }
+}
+
+/// Everything one run needs besides its callbacks.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub prompt: String,
+    /// Attachment blocks from the editor (`governor::attachment::block`), sent as text parts of
+    /// the user message before the prompt (spec/sessions.md §4.6).
+    pub attachments: Vec<String>,
+    /// Resume this session (full id or prefix of at least 8 chars).
+    pub session_id: Option<String>,
+    /// Canonical working directory (inside `root`).
+    pub cwd: PathBuf,
+    /// Canonical workspace root.
+    pub root: PathBuf,
+    pub state_dir: PathBuf,
+    /// Resolved general settings (governor settings come from here).
+    pub settings: Settings,
+    pub governor: GovernorMode,
+    pub config: SessionConfig,
+    /// `--provider/--model/--base-url/--script` or `runSession.provider`/`model`, merged key by
+    /// key over the configured provider.
+    pub provider_overrides: Map<String, Value>,
+    pub allow: Vec<Effect>,
+    pub read_only: bool,
+    /// CLI: true (ask becomes deny).
+    pub headless: bool,
+    pub add_dirs: Vec<PathBuf>,
+    pub goal: Option<String>,
+    pub criteria: Vec<(String, bool)>,
+    pub max_turns: Option<u32>,
+    /// `client`, `signal` or `parent`: the `run_cancelled` reason.
+    pub cancel_reason: String,
+    /// Kill background tasks when the run ends (CLI).
+    pub kill_tasks_at_end: bool,
+}
+
+impl RunOptions {
+    /// Defaults for a workspace (tests and simple callers).
+    #[must_use]
+    pub fn new(prompt: &str, root: PathBuf, cwd: PathBuf, state_dir: PathBuf) -> Self {
+        Self {
+            prompt: prompt.to_string(),
+            attachments: Vec::new(),
+            session_id: None,
+            cwd,
+            root,
+            state_dir,
+            settings: Settings::default(),
+            governor: GovernorMode::Off,
+            config: SessionConfig::default(),
+            provider_overrides: Map::new(),
+            allow: Vec::new(),
+            read_only: false,
+            headless: true,
+            add_dirs: Vec::new(),
+            goal: None,
+            criteria: Vec::new(),
+            max_turns: None,
+            cancel_reason: "client".into(),
+            kill_tasks_at_end: true,
+        }
+    }
+}

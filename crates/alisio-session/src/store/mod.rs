@@ -1,0 +1,695 @@
+//! The durable session store (spec/sessions.md §1): SQLite in the state dir, WAL, one transaction per
+//! append, schema v1, advisory per-session locks and reconciliation of interrupted runs.
+//!
+//! Invariant: message rows are never deleted and their `json` never changes; the only updates
+//! are `compacted` (0→1) and `replaced_by`. Every write is one transaction, so a crash leaves
+//! either all of an append or none of it.
+//!
+//! This module is the only place with SQL text: reads are methods of [`Store`], writes are
+//! methods of the transaction [`Tx`] (`write.rs`), reconciliation's reads are in
+//! `reconcile.rs`.
+
+mod reconcile;
+mod write;
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
+
+pub use alisio_governor::stored::{Role, RowKind};
+pub use reconcile::{
+    INTERRUPTED_PENDING, INTERRUPTED_RUNNING, Reconciled, paired_view, tool_message, unanswered,
+};
+pub use write::{DbResult, RunEnd, TaskRow, Tx};
+
+pub const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA_V1: &str = "
+CREATE TABLE sessions(
+  id TEXT PRIMARY KEY, title TEXT NOT NULL, workspace TEXT NOT NULL, cwd TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+  parent_id TEXT NULL REFERENCES sessions(id), parent_call_id TEXT NULL,
+  provider TEXT NOT NULL, options TEXT NOT NULL DEFAULT '{}', compacted_chars INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE runs(
+  id TEXT NOT NULL, session_id TEXT NOT NULL REFERENCES sessions(id), started_at TEXT NOT NULL,
+  ended_at TEXT NULL, status TEXT NOT NULL, prompt_seq INTEGER,
+  usage TEXT NOT NULL DEFAULT '{\"input\":0,\"output\":0,\"cacheRead\":0,\"cacheWrite\":0}',
+  error TEXT NULL, code TEXT NULL, PRIMARY KEY(id, session_id));
+CREATE TABLE messages(
+  session_id TEXT NOT NULL REFERENCES sessions(id), seq INTEGER NOT NULL, pos INTEGER NOT NULL,
+  role TEXT NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL, compacted INTEGER NOT NULL DEFAULT 0,
+  replaced_by INTEGER NULL, run_id TEXT NULL, created_at TEXT NOT NULL, PRIMARY KEY(session_id, seq));
+CREATE UNIQUE INDEX messages_active_pos ON messages(session_id, pos) WHERE compacted = 0;
+CREATE TABLE calls(
+  session_id TEXT NOT NULL REFERENCES sessions(id), call_id TEXT NOT NULL, assistant_seq INTEGER NOT NULL,
+  name TEXT NOT NULL, effect TEXT NULL, state TEXT NOT NULL, result TEXT NULL,
+  started_at TEXT NULL, ended_at TEXT NULL, PRIMARY KEY(session_id, call_id));
+CREATE TABLE events(
+  id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL, type TEXT NOT NULL, timestamp TEXT NOT NULL, data TEXT NOT NULL);
+CREATE INDEX events_session ON events(session_id, id);
+CREATE TABLE tasks(
+  session_id TEXT NOT NULL, id TEXT NOT NULL, label TEXT NOT NULL, command TEXT NOT NULL, cwd TEXT NOT NULL,
+  status TEXT NOT NULL, exit_code INTEGER NULL, log_path TEXT NOT NULL, output_bytes INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL, ended_at TEXT NULL, PRIMARY KEY(session_id, id));
+";
+
+/// A stored session row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRow {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub cwd: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub parent_id: Option<String>,
+    pub parent_call_id: Option<String>,
+    pub provider: Value,
+    pub options: Value,
+    pub compacted_chars: i64,
+}
+
+/// A stored message row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MsgRow {
+    pub seq: i64,
+    pub pos: i64,
+    pub role: Role,
+    pub kind: RowKind,
+    pub json: String,
+    pub compacted: bool,
+    pub replaced_by: Option<i64>,
+    pub run_id: Option<String>,
+    pub created_at: String,
+}
+
+impl MsgRow {
+    #[must_use]
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+/// A `calls` journal row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallRow {
+    pub call_id: String,
+    pub assistant_seq: i64,
+    pub name: String,
+    pub state: String,
+    pub result: Option<String>,
+}
+
+/// The open database.
+pub struct Store {
+    conn: Connection,
+    dir: PathBuf,
+}
+
+fn sql(e: rusqlite::Error) -> String {
+    format!("Session store error: {e}")
+}
+
+/// The state dir of spec/sessions.md §0, created with mode 0700.
+///
+/// # Errors
+/// When it cannot be determined or created.
+pub fn ensure_dir(dir: &Path) -> Result<(), String> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+        .map_err(|e| format!("Cannot create the state directory {}: {e}", dir.display()))
+}
+
+impl Store {
+    /// Opens (creating when missing) `<dir>/sessions.db`, applies the pragmas and migrations.
+    ///
+    /// # Errors
+    /// I/O, SQLite errors, or a store created by a newer version.
+    pub fn open(dir: &Path) -> Result<Self, String> {
+        ensure_dir(dir)?;
+        let path = dir.join("sessions.db");
+        if !path.exists() {
+            let mut o = OpenOptions::new();
+            o.create(true).append(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                o.mode(0o600);
+            }
+            o.open(&path)
+                .map_err(|e| format!("Cannot create {}: {e}", path.display()))?;
+        }
+        let conn = Connection::open(&path).map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_millis(5000))
+            .map_err(sql)?;
+        let _: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(sql)?;
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            .map_err(sql)?;
+        let mut s = Self {
+            conn,
+            dir: dir.to_path_buf(),
+        };
+        s.migrate()?;
+        Ok(s)
+    }
+
+    fn migrate(&mut self) -> Result<(), String> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        let v: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql)?;
+        if v > SCHEMA_VERSION {
+            return Err(format!(
+                "Session store was created by a newer alisio-ls (schema {v}); upgrade alisio-ls"
+            ));
+        }
+        if v < 1 {
+            tx.execute_batch(SCHEMA_V1).map_err(sql)?;
+            tx.execute_batch("PRAGMA user_version = 1").map_err(sql)?;
+        }
+        tx.commit().map_err(sql)
+    }
+
+    /// Runs `f` in one immediate transaction and commits it.
+    ///
+    /// # Errors
+    /// Any SQLite error (nothing is committed then).
+    pub fn tx<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> DbResult<T>) -> Result<T, String> {
+        let tx = Tx {
+            tx: self
+                .conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(sql)?,
+        };
+        let out = f(&tx).map_err(sql)?;
+        tx.tx.commit().map_err(sql)?;
+        Ok(out)
+    }
+
+    /// The state directory the store lives in.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Resolves a full id or a unique prefix of at least 8 characters.
+    ///
+    /// # Errors
+    /// `Session not found: <id>` or `Ambiguous session id prefix: <prefix>`.
+    pub fn resolve_id(&self, id: &str) -> Result<String, String> {
+        if self.session(id)?.is_some() {
+            return Ok(id.to_string());
+        }
+        if id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            let mut st = self
+                .conn
+                .prepare("SELECT id FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2")
+                .map_err(sql)?;
+            let ids: Vec<String> = st
+                .query_map(params![id, id.len() as i64], |r| r.get(0))
+                .map_err(sql)?
+                .filter_map(Result::ok)
+                .collect();
+            match ids.len() {
+                1 => return Ok(ids.into_iter().next().unwrap_or_default()),
+                0 => {}
+                _ => return Err(format!("Ambiguous session id prefix: {id}")),
+            }
+        }
+        Err(format!("Session not found: {id}"))
+    }
+
+    /// One session by exact id.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn session(&self, id: &str) -> Result<Option<SessionRow>, String> {
+        self.conn
+            .query_row(
+                "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE id=?1",
+                [id],
+                session_row,
+            )
+            .optional()
+            .map_err(sql)
+    }
+
+    /// Every message row of a session in `seq` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn all_messages(&self, sid: &str) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, "")
+    }
+
+    /// The active transcript (`compacted = 0`) in `pos` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_messages(&self, sid: &str) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, "AND compacted = 0")
+    }
+
+    /// Active rows appended after `seq`, in `pos` order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_after(&self, sid: &str, seq: i64) -> Result<Vec<MsgRow>, String> {
+        self.messages_where(sid, &format!("AND compacted = 0 AND seq > {seq}"))
+    }
+
+    /// The session's highest `seq` (0 when empty); an index lookup.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn max_seq(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// The `seq` the next appended message gets.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn next_seq(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// How many runs the session has had.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn run_count(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM runs WHERE session_id=?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// Whether the call journal already has `call_id` (an id reused across turns).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn call_exists(&self, sid: &str, call_id: &str) -> Result<bool, String> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2",
+                params![sid, call_id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(sql)
+    }
+
+    /// How many checkpoints the active transcript holds.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn active_checkpoints(&self, sid: &str) -> Result<i64, String> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM messages WHERE session_id=?1 AND kind='checkpoint' AND compacted=0",
+                [sid],
+                |r| r.get(0),
+            )
+            .map_err(sql)
+    }
+
+    /// The `data` JSON of the session's latest stored event of type `ty`.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn last_event_data(&self, sid: &str, ty: &str) -> Result<Option<String>, String> {
+        self.conn
+            .query_row(
+                "SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
+                params![sid, ty],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sql)
+    }
+
+    /// The `data` JSON of every stored event of type `ty` of the session, in id order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn event_data(&self, sid: &str, ty: &str) -> Result<Vec<String>, String> {
+        let mut st = self
+            .conn
+            .prepare("SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id")
+            .map_err(sql)?;
+        let rows = st.query_map(params![sid, ty], |r| r.get(0)).map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<String>>>().map_err(sql)
+    }
+
+    /// The row that row `seq` replaced (the lowest `seq` with `replaced_by = seq`).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn replaced_by(&self, sid: &str, seq: i64) -> Result<Option<MsgRow>, String> {
+        self.conn
+            .query_row(
+                "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 AND replaced_by=?2 ORDER BY seq LIMIT 1",
+                params![sid, seq],
+                msg_row,
+            )
+            .optional()
+            .map_err(sql)
+    }
+
+    fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, String> {
+        let order = if cond.is_empty() { "seq" } else { "pos" };
+        let q = format!(
+            "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 {cond} ORDER BY {order}"
+        );
+        let mut st = self.conn.prepare(&q).map_err(sql)?;
+        let rows = st.query_map([sid], msg_row).map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+    }
+
+    /// The call journal of a session.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn calls(&self, sid: &str) -> Result<HashMap<String, CallRow>, String> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT call_id,assistant_seq,name,state,result FROM calls WHERE session_id=?1",
+            )
+            .map_err(sql)?;
+        let rows = st
+            .query_map([sid], |r| {
+                Ok(CallRow {
+                    call_id: r.get(0)?,
+                    assistant_seq: r.get(1)?,
+                    name: r.get(2)?,
+                    state: r.get(3)?,
+                    result: r.get(4)?,
+                })
+            })
+            .map_err(sql)?;
+        let v = rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)?;
+        Ok(v.into_iter().map(|c| (c.call_id.clone(), c)).collect())
+    }
+
+    /// Sessions for `sessions list`: root sessions of `workspace` (all workspaces and children
+    /// with `all`), newest `updated_at` first, with the active message count and last run status.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn list(
+        &self,
+        workspace: &str,
+        all: bool,
+    ) -> Result<Vec<(SessionRow, i64, String)>, String> {
+        let q = if all {
+            "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions ORDER BY updated_at DESC, id DESC"
+        } else {
+            "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE workspace=?1 AND parent_id IS NULL ORDER BY updated_at DESC, id DESC"
+        };
+        let mut st = self.conn.prepare(q).map_err(sql)?;
+        let rows: Vec<SessionRow> = if all {
+            st.query_map([], session_row)
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?
+        } else {
+            st.query_map([workspace], session_row)
+                .map_err(sql)?
+                .collect::<rusqlite::Result<_>>()
+                .map_err(sql)?
+        };
+        let mut out = Vec::new();
+        for s in rows {
+            let n: i64 = self
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM messages WHERE session_id=?1 AND compacted=0",
+                    [&s.id],
+                    |r| r.get(0),
+                )
+                .map_err(sql)?;
+            let status: Option<String> = self
+                .conn
+                .query_row("SELECT status FROM runs WHERE session_id=?1 ORDER BY started_at DESC, rowid DESC LIMIT 1", [&s.id], |r| r.get(0))
+                .optional()
+                .map_err(sql)?;
+            out.push((s, n, status.unwrap_or_else(|| "idle".into())));
+        }
+        Ok(out)
+    }
+
+    /// Stored events of a session, in id order, as envelopes.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn events(&self, sid: &str) -> Result<Vec<Value>, String> {
+        let mut st = self.conn.prepare("SELECT id,run_id,seq,type,timestamp,data FROM events WHERE session_id=?1 ORDER BY id").map_err(sql)?;
+        let rows = st
+            .query_map([sid], |r| {
+                let id: i64 = r.get(0)?;
+                let run: String = r.get(1)?;
+                let seq: i64 = r.get(2)?;
+                let ty: String = r.get(3)?;
+                let ts: String = r.get(4)?;
+                let data: String = r.get(5)?;
+                Ok(json!({"schemaVersion":1,"runId":run,"sessionId":sid,"seq":seq,"type":ty,"timestamp":ts,
+                    "data":serde_json::from_str::<Value>(&data).unwrap_or(Value::Null),"eventId":id.to_string()}))
+            })
+            .map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+    }
+}
+
+fn msg_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MsgRow> {
+    Ok(MsgRow {
+        seq: r.get(0)?,
+        pos: r.get(1)?,
+        role: Role::parse(&r.get::<_, String>(2)?).ok_or_else(|| unknown_value(2, "role"))?,
+        kind: RowKind::parse(&r.get::<_, String>(3)?).ok_or_else(|| unknown_value(3, "kind"))?,
+        json: r.get(4)?,
+        compacted: r.get::<_, i64>(5)? != 0,
+        replaced_by: r.get(6)?,
+        run_id: r.get(7)?,
+        created_at: r.get(8)?,
+    })
+}
+
+/// A stored role or kind this version does not know (a corrupt or newer store).
+fn unknown_value(col: usize, what: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        col,
+        rusqlite::types::Type::Text,
+        format!("unknown message {what}").into(),
+    )
+}
+
+fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    let provider: String = r.get(8)?;
+    let options: String = r.get(9)?;
+    Ok(SessionRow {
+        id: r.get(0)?,
+        title: r.get(1)?,
+        workspace: r.get(2)?,
+        cwd: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
+        parent_id: r.get(6)?,
+        parent_call_id: r.get(7)?,
+        provider: serde_json::from_str(&provider).unwrap_or(Value::Null),
+        options: serde_json::from_str(&options).unwrap_or_else(|_| json!({})),
+        compacted_chars: r.get(10)?,
+    })
+}
+
+/// An exclusive advisory lock on `<dir>/locks/<sid>.lock`, held while the file lives.
+///
+/// # Errors
+/// `Session <id> is busy in another run` when another process holds it.
+pub fn lock(dir: &Path, sid: &str) -> Result<File, String> {
+    let ldir = dir.join("locks");
+    ensure_dir(&ldir)?;
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(ldir.join(format!("{sid}.lock")))
+        .map_err(|e| format!("Cannot open the session lock: {e}"))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(format!("Session {sid} is busy in another run"))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(format!("Cannot lock the session: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::now_rfc3339;
+
+    fn session(id: &str) -> SessionRow {
+        SessionRow {
+            id: id.into(),
+            title: "t".into(),
+            workspace: "/w".into(),
+            cwd: "/w".into(),
+            created_at: now_rfc3339(),
+            updated_at: now_rfc3339(),
+            parent_id: None,
+            parent_call_id: None,
+            provider: json!({"kind":"script"}),
+            options: json!({}),
+            compacted_chars: 0,
+        }
+    }
+
+    #[test]
+    fn open_sets_wal_and_schema_version_one() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(d.path()).unwrap();
+        let mode: String = s
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 1);
+    }
+
+    #[test]
+    fn newer_schema_is_refused_with_the_upgrade_message() {
+        let d = tempfile::tempdir().unwrap();
+        drop(Store::open(d.path()).unwrap());
+        let c = Connection::open(d.path().join("sessions.db")).unwrap();
+        c.execute_batch("PRAGMA user_version = 2").unwrap();
+        drop(c);
+        let e = Store::open(d.path()).err().unwrap();
+        assert_eq!(
+            e,
+            "Session store was created by a newer alisio-ls (schema 2); upgrade alisio-ls"
+        );
+    }
+
+    #[test]
+    fn appends_get_pos_equal_seq_and_prefixes_resolve() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open(d.path()).unwrap();
+        let id = "0190aaaa-bbbb-7ccc-8ddd-eeeeffff0000";
+        s.tx(|tx| {
+            tx.insert_session(&session(id))?;
+            tx.append_message(id, None, Role::User, RowKind::Message, "{}", None)?;
+            tx.append_message(id, None, Role::Assistant, RowKind::Message, "{}", None)
+        })
+        .unwrap();
+        let m = s.active_messages(id).unwrap();
+        assert_eq!(
+            m.iter().map(|r| (r.seq, r.pos)).collect::<Vec<_>>(),
+            vec![(1, 1), (2, 2)]
+        );
+        assert_eq!(s.resolve_id("0190aaaa").unwrap(), id);
+        assert_eq!(
+            s.resolve_id("0190aaab").unwrap_err(),
+            "Session not found: 0190aaab"
+        );
+        s.tx(|tx| tx.insert_session(&session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000")))
+            .unwrap();
+        assert_eq!(
+            s.resolve_id("0190aaaa").unwrap_err(),
+            "Ambiguous session id prefix: 0190aaaa"
+        );
+    }
+
+    #[test]
+    fn a_second_lock_on_the_same_session_reports_busy() {
+        let d = tempfile::tempdir().unwrap();
+        let _a = lock(d.path(), "abc").unwrap();
+        assert_eq!(
+            lock(d.path(), "abc").unwrap_err(),
+            "Session abc is busy in another run"
+        );
+    }
+
+    #[test]
+    fn unanswered_calls_get_the_interrupted_texts_by_journal_state() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open(d.path()).unwrap();
+        let id = "s1";
+        let asst = r#"{"role":"assistant","content":[{"type":"tool_call","id":"a","name":"read_file","arguments":"{}"},{"type":"tool_call","id":"b","name":"shell","arguments":"{}"},{"type":"tool_call","id":"c","name":"read_file","arguments":"{}"}]}"#;
+        s.tx(|tx| {
+            tx.insert_session(&session(id))?;
+            tx.append_message(id, None, Role::User, RowKind::Message, "{}", None)?;
+            let seq = tx.append_message(id, None, Role::Assistant, RowKind::Message, asst, None)?;
+            tx.tx.execute(
+                "INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)",
+                params![
+                    seq,
+                    tool_message("a", "read_file", false, "ok", &["x".into()])
+                ],
+            )?;
+            tx.tx.execute(
+                "INSERT INTO calls VALUES('s1','b',?1,'shell','process','started',NULL,NULL,NULL)",
+                params![seq],
+            )?;
+            tx.tx.execute(
+                "INSERT INTO calls VALUES('s1','c',?1,'read_file','read','pending',NULL,NULL,NULL)",
+                params![seq],
+            )
+        })
+        .unwrap();
+        let r = unanswered(&s, id).unwrap();
+        assert_eq!(
+            r.iter()
+                .map(|c| (c.id.as_str(), c.outcome.as_str()))
+                .collect::<Vec<_>>(),
+            vec![("a", "ok"), ("b", "interrupted"), ("c", "interrupted")]
+        );
+        assert!(r[1].json.contains(INTERRUPTED_RUNNING));
+        assert!(r[2].json.contains(INTERRUPTED_PENDING));
+        let view = paired_view(&s, id).unwrap();
+        assert_eq!(
+            view.iter().map(|m| m.role.as_str()).collect::<Vec<_>>(),
+            vec!["user", "assistant", "tool", "tool", "tool"]
+        );
+        assert_eq!(
+            s.active_messages(id).unwrap().len(),
+            2,
+            "the paired view writes nothing"
+        );
+    }
+}

@@ -1,0 +1,16 @@
+// One line of the chat as the user sees it, and the one-line form of a value: the leaf that the
+// chat model (chatModel.ts) and the transcript of an earlier session (transcript.ts) share. Pure.
+import type { ApprovalPreview } from '../lsp_ext';
+
+export type ChatItem =
+  | { kind: 'user'; text: string; attachments?: string[] }
+  | { kind: 'assistant'; text: string; turn?: number; child: boolean }
+  | { kind: 'tool'; id: string; name: string; args: string; status: 'running' | 'ok' | 'error'; outcome?: string; durationMs?: number; preview?: string; child: boolean }
+  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; preview?: ApprovalPreview; decision?: string; source?: string }
+  | { kind: 'status'; text: string; level: 'info' | 'error' };
+
+export function oneLine(s: unknown, max: number): string {
+  const text = (typeof s === 'string' ? s : JSON.stringify(s ?? '')).replace(/\s+/g, ' ');
+  const chars = [...text];
+  return chars.length > max ? chars.slice(0, max - 1).join('') + '…' : text;
+}
