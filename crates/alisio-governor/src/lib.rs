@@ -15,6 +15,7 @@ pub mod invariants;
 pub mod model;
 pub mod policy2;
 pub mod readers;
+pub mod recovery;
 pub mod replay;
 pub mod report;
 pub mod rules;

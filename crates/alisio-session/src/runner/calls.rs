@@ -32,6 +32,8 @@ pub(super) struct Slot {
     pub(super) args: Option<Map<String, Value>>,
     /// A result decided before the call runs: `(outcome, text)`.
     pre: Option<(&'static str, String)>,
+    /// The structural mark of a `pre` refusal by a tool policy (`unavailable`).
+    pre_denial: Option<&'static str>,
     /// Text appended to the result (the turn's nested instructions).
     extra: Option<String>,
     done: Option<Done>,
@@ -47,6 +49,9 @@ pub(super) struct Done {
     pub(super) is_error: bool,
     pub(super) texts: Vec<String>,
     pub(super) ms: u64,
+    /// The structural refusal mark stored with the result (spec/sessions.md §1.4): `approval`,
+    /// `confinement`, `unavailable` (issue 24 adds `coordinator`). Never inferred from text.
+    pub(super) denial: Option<&'static str>,
 }
 
 impl Done {
@@ -57,8 +62,10 @@ impl Done {
             is_error: true,
             texts: vec![text.into()],
             ms: 0,
+            denial: None,
         }
     }
+
 }
 
 impl Slot {
@@ -130,18 +137,23 @@ impl Run<'_> {
                     spec,
                     args: None,
                     pre: None,
+                    pre_denial: None,
                     extra: None,
                     done: None,
                     started: None,
                     child: None,
                 };
                 match spec {
-                    None => s.pre = Some(("refused", format!("Unknown tool: {}", c.name))),
+                    None => {
+                        s.pre = Some(("refused", format!("Unknown tool: {}", c.name)));
+                        s.pre_denial = Some("unavailable");
+                    }
                     Some(sp) if !offered.contains(&sp.name) => {
                         s.pre = Some((
                             "refused",
                             format!("Tool \"{}\" is not available in this session", c.name),
-                        ))
+                        ));
+                        s.pre_denial = Some("unavailable");
                     }
                     Some(sp) => match sp.validate(&c.arguments) {
                         Ok(a) => s.args = Some(a),
@@ -230,7 +242,11 @@ impl Run<'_> {
         let mut runnable = Vec::new();
         for k in batch {
             if let Some((o, t)) = slots[k].pre.clone() {
-                self.complete_slot(&mut slots[k], Done::error(o, t))?;
+                let d = Done {
+                    denial: slots[k].pre_denial,
+                    ..Done::error(o, t)
+                };
+                self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
             if let Some(d) = self.gate(&slots[k])? {
@@ -258,6 +274,7 @@ impl Run<'_> {
                     is_error,
                     texts: vec![text],
                     ms: 0,
+                    denial: None,
                 };
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
@@ -324,12 +341,14 @@ impl Run<'_> {
                         is_error: false,
                         texts: vec![t],
                         ms,
+                        denial: None,
                     },
                     Outcome::Err(e) => Done {
                         outcome: "error",
                         is_error: true,
                         texts: vec![e],
                         ms,
+                        denial: None,
                     },
                     Outcome::Cancelled => {
                         cancelled = true;
@@ -341,6 +360,7 @@ impl Run<'_> {
                                     .into(),
                             ],
                             ms,
+                            denial: None,
                         }
                     }
                 };
@@ -357,7 +377,7 @@ impl Run<'_> {
         if let Some(x) = &s.extra {
             d.texts.push(x.clone());
         }
-        let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
+        let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
         let preview = take_chars(&d.texts.concat(), 2000).to_string();
         let sid = self.sid.clone();
         let id = s.id.clone();
@@ -386,7 +406,7 @@ impl Run<'_> {
                 break;
             };
             let s = &slots[*next];
-            let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
+            let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
             let sid = self.sid.clone();
             let run_id = self.run_id.clone();
             let opts = delivered.take().map(|files| self.with_attached(files));

@@ -15,7 +15,7 @@ use crate::providers::{self, ModelRequest, Provider};
 use crate::store::{SessionRow, Store};
 use crate::tools::ToolCtx;
 use crate::tools::args::{self, Task};
-use crate::util::{compact, now_rfc3339, take_chars, uuid7};
+use crate::util::{compact, now_rfc3339, uuid7};
 
 /// Stands in for the provider while a child run borrows it.
 struct Lent;
@@ -134,19 +134,16 @@ impl Run<'_> {
         self.progress.tokens += result.tokens;
         let done = match result.status {
             RunStatus::Completed => {
-                let mut text = result.text.clone();
-                if text.chars().count() > 16_000 {
-                    text = format!(
-                        "{}\n[sub-agent answer truncated]",
-                        take_chars(&text, 16_000)
-                    );
-                }
+                // Whole (issue 21, flower: the report is the only channel back to the parent);
+                // the parent's governor never spills it (policy2::NEVER_SPILLED) and may age it.
+                let text = result.text.clone();
                 let out = json!({"sessionId":child_sid,"status":"completed","text":text,"turns":result.turns});
                 Done {
                     outcome: "ok",
                     is_error: false,
                     texts: vec![compact(&out)],
                     ms: 0,
+                    denial: None,
                 }
             }
             RunStatus::Cancelled => Done {
@@ -154,6 +151,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Cancelled: the run was cancelled while this call was running.".into()],
                 ms: 0,
+                denial: None,
             },
             RunStatus::Failed => Done {
                 outcome: "error",
@@ -163,6 +161,7 @@ impl Run<'_> {
                     result.error.unwrap_or_default()
                 )],
                 ms: 0,
+                denial: None,
             },
         };
         Ok((done, Some(child_sid)))
