@@ -1,11 +1,14 @@
 // The custom protocol of alisio-ls, declared once for the extension: the mirror of
-// server/src/lsp/ext.rs (a Rust test fails when the two lists of methods, or the Lua plugin's
-// editors/neovim/lua/alisio/ext.lua, differ). Every `alisio/*` request and notification the
-// extension sends or handles goes through one of these types.
+// server/src/lsp/ext.rs. Rust tests (server/src/lsp/ext_tests.rs) fail when the two lists of
+// methods, or the Lua plugin's editors/neovim/lua/alisio/ext.lua, differ, and when a value of a
+// Rust params or result type does not fit the interface declared here (a key the interface does
+// not declare, a wrong type, a required key missing). Every `alisio/*` request and notification
+// the extension sends or handles goes through one of these types; none is `any`.
 import { NotificationType, RequestType } from 'vscode-languageclient/node';
 
 // ---- shapes -------------------------------------------------------------------------------
 
+/** The event envelope of spec/sessions.md §8; `data` differs by `type`. */
 export interface SessionEvent {
   schemaVersion?: number;
   runId?: string;
@@ -13,10 +16,211 @@ export interface SessionEvent {
   seq?: number;
   type: string;
   timestamp?: string;
-  data?: Record<string, any>;
+  data?: Record<string, unknown>;
   eventId?: string;
   parentSessionId?: string;
 }
+
+export interface SessionEventParams {
+  sessionId: string;
+  event: SessionEvent;
+}
+
+export type Host = 'alisio' | 'codex' | 'claude-code' | 'copilot' | 'gemini' | 'cursor';
+
+export interface ContextExplainParams {
+  uri: string;
+  host?: Host;
+}
+
+/** One `@import` of a file (gemini, claude-code; `approval` for claude-code only). */
+export interface ExplainImport {
+  path: string;
+  depth: number;
+  bytes: number;
+  approval?: boolean;
+}
+
+/** One file of the explain object (spec/interfaces.md §1.1). */
+export interface ExplainFile {
+  path: string;
+  scope: string;
+  kind: string;
+  bytes: number;
+  keptBytes: number;
+  truncation: string;
+  fileBytes?: number;
+  fileCut?: boolean;
+  empty?: boolean;
+  error?: string;
+  load?: string;
+  delivery?: string;
+  reason?: string;
+  imports?: ExplainImport[];
+  strippedBytes?: number;
+}
+
+export interface PathReason {
+  path: string;
+  reason: string;
+}
+
+/** The explain object (spec/interfaces.md §1.1): `context explain --json`, `alisio/contextExplain`. */
+export interface ExplainResult {
+  path: string;
+  workspace?: string;
+  host: Host;
+  /** `null` for claude-code (no shared budget). */
+  maxBytes: number | null;
+  files: ExplainFile[];
+  omittedBytes?: number;
+  notice?: string | null;
+  outsideWorkspace?: boolean;
+  skipped?: PathReason[];
+  notLoaded?: PathReason[];
+  evidence?: string;
+}
+
+export interface SkillCatalogParams {
+  uri?: string;
+}
+
+/** A catalog entry (spec/interfaces.md §1.2). */
+export interface SkillEntry {
+  id: string;
+  name: string;
+  displayId?: string;
+  description?: string;
+  scope: string;
+  source?: string;
+  file?: string;
+  root?: string;
+  enabled: boolean;
+  effective: boolean;
+  shadowedBy?: string | null;
+  effectiveId?: string;
+  locked?: boolean;
+  modelInvocable?: boolean;
+  approximateTokens?: number;
+  catalogTokens?: number;
+  bodyTokens?: number;
+  /** The plugin that registered the entry's root. */
+  owner?: { id: string; name: string };
+}
+
+export interface SetSkillEnabledParams {
+  id: string;
+  enabled: boolean;
+}
+
+// The ContextReport (spec/governor.md §6.5): `{mode: 'off', measured: false, sessionId}` or a
+// measured report with every other field.
+
+export interface Segment {
+  index: number;
+  kind: string;
+  origin: string;
+  message?: number;
+  tool?: string;
+  callId?: string;
+  /** The tool a result is shown as (foreign transcripts). */
+  as?: string;
+  tokens: number;
+  criticality: 'pinned' | 'high' | 'normal' | 'low';
+  reason: string;
+  elided?: { reason: string; by?: string; tokensSaved: number };
+  used?: string;
+}
+
+export interface ReportTotals {
+  segments: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  elided: number;
+  byReason: Record<string, number>;
+  byCriticality: Record<string, number>;
+}
+
+export interface ReportSettings {
+  minAgeTurns: number;
+  epochMessages: number;
+  maxChars: number;
+  spill?: { thresholdChars: number; headChars: number; tailChars: number };
+  trim?: { minChars: number; keepRecent: number };
+}
+
+export interface InvariantCounts {
+  sent: boolean;
+  total: number;
+  byKind: Record<string, number>;
+  omitted: number;
+}
+
+export interface ToolUsage {
+  seen: number;
+  used: number;
+  reread: number;
+  unused?: number;
+}
+
+export interface UsageLedger {
+  perTool?: Record<string, ToolUsage>;
+  notAttributable?: number;
+}
+
+export interface Figures {
+  inputTokens: number;
+  cachedTokens: number;
+  cost: number;
+  cacheBreaks: number;
+}
+
+export interface Baseline extends Figures {
+  name: string;
+}
+
+export interface Columns {
+  inputTokens: number[];
+  cachedTokens: number[];
+}
+
+export interface Replay {
+  requests: number;
+  off: Figures;
+  governed: Figures;
+  baselines: Baseline[];
+  perRequest?: { off: Columns; governed: Columns; baselines: Columns[] };
+}
+
+export interface ContextReport {
+  mode: 'off' | 'shadow' | 'on';
+  measured: boolean;
+  sessionId: string;
+  policyVersion?: number;
+  request?: number | null;
+  settings?: ReportSettings;
+  messages?: number;
+  eligibleMessages?: number;
+  compacted?: boolean;
+  segments?: Segment[];
+  segmentsOmitted?: number;
+  totals?: ReportTotals;
+  invariants?: InvariantCounts;
+  /** The per-tool usage ledger (spec/governor.md §8), `null` when this process has none. */
+  usage?: UsageLedger | null;
+  /** `governor analyze` only: the transcript read. */
+  source?: unknown;
+  /** The cache-aware replay of the session's requests so far (spec/governor.md §11.8). */
+  replay?: Replay | null;
+}
+
+export interface SessionIdParams {
+  sessionId: string;
+}
+
+/** `{}`: listing takes no arguments. */
+export type ListSessionsParams = Record<string, never>;
 
 /** What a write_file / edit_file call would write (before null: a new file). */
 export interface FilePreview {
@@ -78,7 +282,7 @@ export interface RunSessionResult {
   sessionId: string;
   status: 'completed' | 'failed' | 'cancelled';
   text: string;
-  report?: any;
+  report: ContextReport;
 }
 
 export interface SessionSummary {
@@ -89,23 +293,67 @@ export interface SessionSummary {
   messages?: number;
 }
 
+/** A part of a stored message: text, or a call the assistant made. */
+export interface StoredPart {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  arguments?: string;
+  [k: string]: unknown;
+}
+
+/** A stored session message, as far as the extension reads it (the rest is kept as is). */
+export interface StoredMessage {
+  role?: string;
+  content?: StoredPart[];
+  callId?: string;
+  isError?: boolean;
+  outcome?: string;
+  [k: string]: unknown;
+}
+
+export interface TranscriptSession {
+  id: string;
+  title?: string | null;
+  workspace?: string;
+  cwd?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  parentId?: string | null;
+  provider?: unknown;
+  options?: unknown;
+}
+
+export interface TranscriptMessage {
+  seq: number;
+  pos?: number;
+  /** `user`, `assistant` or `tool`. */
+  role: string;
+  /** `message`, `checkpoint` or `reduced`. */
+  kind: string;
+  compacted: boolean;
+  replacedBy?: number | null;
+  runId?: string | null;
+  createdAt?: string;
+  /** `null` when the stored text does not parse. */
+  message: StoredMessage | null;
+}
+
 /** The transcript export, as `alisio-ls sessions show <id> --json`. */
 export interface Transcript {
   schemaVersion: number;
-  session: { id: string; title?: string | null; createdAt?: string; updatedAt?: string; [k: string]: unknown };
-  messages: { seq: number; role: string; kind: string; compacted: boolean; message: any }[];
+  session: TranscriptSession;
+  messages: TranscriptMessage[];
+  events?: unknown[];
 }
 
-// ---- methods (same order as ext.rs) -------------------------------------------------------
-
-export const contextExplain = new RequestType<{ uri: string; host?: string }, any, void>('alisio/contextExplain');
-export const skillCatalog = new RequestType<{ uri?: string }, any[], void>('alisio/skillCatalog');
-export const setSkillEnabled = new RequestType<{ id: string; enabled: boolean }, any, void>('alisio/setSkillEnabled');
-export const runSession = new RequestType<RunSessionParams, RunSessionResult, void>('alisio/runSession');
-export const contextReport = new RequestType<{ sessionId: string }, any, void>('alisio/contextReport');
-export const listSessions = new RequestType<Record<string, never>, SessionSummary[], void>('alisio/listSessions');
-export const sessionTranscript = new RequestType<{ sessionId: string }, Transcript, void>('alisio/sessionTranscript');
-export const initAgentsMd = new RequestType<{ uri: string; write?: boolean; sha256?: string }, InitProposal, void>('alisio/initAgentsMd');
+/** `alisio/initAgentsMd {uri, write?, sha256?}`. */
+export interface InitAgentsMdParams {
+  uri: string;
+  write?: boolean;
+  sha256?: string;
+}
 
 /** The result of `alisio/initAgentsMd` (interfaces.md §3.1). */
 export interface InitProposal {
@@ -117,5 +365,16 @@ export interface InitProposal {
   changed: boolean;
   written: boolean;
 }
+
+// ---- methods (same order as ext.rs) -------------------------------------------------------
+
+export const contextExplain = new RequestType<ContextExplainParams, ExplainResult, void>('alisio/contextExplain');
+export const skillCatalog = new RequestType<SkillCatalogParams, SkillEntry[], void>('alisio/skillCatalog');
+export const setSkillEnabled = new RequestType<SetSkillEnabledParams, SkillEntry, void>('alisio/setSkillEnabled');
+export const runSession = new RequestType<RunSessionParams, RunSessionResult, void>('alisio/runSession');
+export const contextReport = new RequestType<SessionIdParams, ContextReport, void>('alisio/contextReport');
+export const listSessions = new RequestType<ListSessionsParams, SessionSummary[], void>('alisio/listSessions');
+export const sessionTranscript = new RequestType<SessionIdParams, Transcript, void>('alisio/sessionTranscript');
+export const initAgentsMd = new RequestType<InitAgentsMdParams, InitProposal, void>('alisio/initAgentsMd');
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
-export const sessionEvent = new NotificationType<{ sessionId: string; event: SessionEvent }>('alisio/sessionEvent');
+export const sessionEvent = new NotificationType<SessionEventParams>('alisio/sessionEvent');

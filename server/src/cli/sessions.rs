@@ -45,7 +45,7 @@ fn open(ctx: &Ctx) -> Result<Store, Failure> {
     Store::open(&dir).map_err(Failure)
 }
 
-fn pretty(v: &Value) -> String {
+fn pretty(v: &impl serde::Serialize) -> String {
     format!("{}\n", serde_json::to_string(v).unwrap_or_default())
 }
 
@@ -102,7 +102,7 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             if ctx.args.json {
                 out(&pretty(&r));
             } else {
-                out(&super::report_table::render(&r));
+                out(&super::report_table::render(&r.to_json()));
             }
         }
     }

@@ -2,25 +2,43 @@
 //! `alisio/*` method is a type with its `METHOD`, `Params` and `Result` (rust-analyzer's
 //! `lsp_ext.rs` is the model). The VS Code client mirrors this file in
 //! `editors/vscode/src/lsp_ext.ts`, the Neovim plugin in `editors/neovim/lua/alisio/ext.lua`;
-//! a test below fails when the three lists of methods differ.
+//! the tests in `ext_tests.rs` fail when the three lists of methods differ, and when a value
+//! of a Rust `Params` or `Result` type does not fit the TypeScript interface declared for it.
 //!
-//! Results the core already builds as JSON of a documented shape (the explain object of
-//! spec/interfaces.md §1.1, a catalog entry of spec/interfaces.md §1.2, the ContextReport of spec/governor.md §6.5, the
-//! transcript export of `sessions show --json`) are carried as `serde_json::Value` inside a
-//! named type: the core owns those shapes and their tests, the protocol owns the envelope.
+//! Every params and result is a Rust type; results the core builds (the explain object, a
+//! catalog entry, the ContextReport, the transcript export) are the core's own types, the same
+//! ones the CLI prints. The server binds each handler through its request type
+//! (`lsp::Bind::request::<R, _>`: `R::Params` in, `R::Result` out), so a handler whose types
+//! differ from the declaration does not compile.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::ls_types::{NumberOrString, Uri};
 
-/// Declares a custom request: an uninhabited type with its `METHOD`, `Params` and `Result`.
+pub use alisio_governor::report::ContextReport as ContextReportResult;
+pub use alisio_rules::instructions::explain::ExplainObject;
+pub use alisio_rules::skills::catalog::CatalogEntry;
+pub use alisio_session::read::Transcript;
+
+/// A request the client sends: the server decodes `Params` and encodes `Result`. (ls-types'
+/// `Request` also asks `Result: Deserialize`, which the server never does and the core's
+/// report types, holding `&'static str`, are not; server → client requests use `Request`.)
+pub trait ClientRequest {
+    type Params: DeserializeOwned + Send + 'static;
+    type Result: Serialize + Send + 'static;
+    const METHOD: &'static str;
+}
+
+/// Declares a client → server request: an uninhabited type with its `METHOD`, `Params` and
+/// `Result`.
 macro_rules! request {
     ($(#[$attr:meta])* $name:ident: $method:literal, $params:ty => $result:ty) => {
         $(#[$attr])*
         pub enum $name {}
-        impl Request for $name {
+        impl ClientRequest for $name {
             type Params = $params;
             type Result = $result;
             const METHOD: &'static str = $method;
@@ -46,7 +64,7 @@ pub const METHODS: &[&str] = &[
 
 request! {
     /// `alisio/contextExplain {uri, host?}` → the explain object (spec/interfaces.md §1.1).
-    ContextExplain: "alisio/contextExplain", ContextExplainParams => Value
+    ContextExplain: "alisio/contextExplain", ContextExplainParams => ExplainObject
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -57,8 +75,9 @@ pub struct ContextExplainParams {
 }
 
 request! {
-    /// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2).
-    SkillCatalog: "alisio/skillCatalog", SkillCatalogParams => Vec<Value>
+    /// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2); no params
+    /// (or `null`) is the first folder's catalog.
+    SkillCatalog: "alisio/skillCatalog", Option<SkillCatalogParams> => Vec<CatalogEntry>
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -69,7 +88,7 @@ pub struct SkillCatalogParams {
 
 request! {
     /// `alisio/setSkillEnabled {id, enabled}` → the updated catalog entry (spec/skills.md §3.3).
-    SetSkillEnabled: "alisio/setSkillEnabled", SetSkillEnabledParams => Value
+    SetSkillEnabled: "alisio/setSkillEnabled", SetSkillEnabledParams => CatalogEntry
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -128,7 +147,7 @@ pub enum RunStatusName {
     Cancelled,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunSessionResult {
     pub session_id: String,
@@ -136,12 +155,12 @@ pub struct RunSessionResult {
     /// The last assistant text of the run (empty when none).
     pub text: String,
     /// The ContextReport of the session's next request (spec/governor.md §6.5).
-    pub report: Value,
+    pub report: ContextReportResult,
 }
 
 request! {
     /// `alisio/contextReport {sessionId}` → the ContextReport (spec/governor.md §6.5).
-    ContextReport: "alisio/contextReport", SessionIdParams => Value
+    ContextReport: "alisio/contextReport", SessionIdParams => ContextReportResult
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -152,8 +171,12 @@ pub struct SessionIdParams {
 
 request! {
     /// `alisio/listSessions {}` → the workspace's root sessions, most recent first.
-    ListSessions: "alisio/listSessions", Option<Value> => Vec<SessionSummary>
+    ListSessions: "alisio/listSessions", Option<ListSessionsParams> => Vec<SessionSummary>
 }
+
+/// `{}`: listing takes no arguments (unknown keys are ignored).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ListSessionsParams {}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -168,20 +191,23 @@ pub struct SessionSummary {
 request! {
     /// `alisio/sessionTranscript {sessionId}` → the transcript export, the same object as
     /// `alisio-ls sessions show <id> --json` (schemaVersion, session, messages).
-    SessionTranscript: "alisio/sessionTranscript", SessionIdParams => Value
+    SessionTranscript: "alisio/sessionTranscript", SessionIdParams => Transcript
 }
 
 request! {
     /// `alisio/initAgentsMd {uri}` → the root AGENTS.md that `alisio-ls init` would write, for the
     /// editor to show in a diff before it writes (spec/instructions.md §9).
-    InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => Value
+    InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => super::init::InitProposal
 }
 
 // ---- server → client --------------------------------------------------------------------
 
-request! {
-    /// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
-    Approve: "alisio/approve", ApproveParams => ApproveResult
+/// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
+pub enum Approve {}
+impl Request for Approve {
+    type Params = ApproveParams;
+    type Result = ApproveResult;
+    const METHOD: &'static str = "alisio/approve";
 }
 
 /// The session core's request, serialized as it is: one type for one concept.
@@ -210,10 +236,16 @@ impl Notification for SessionEvent {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEventParams {
-    pub session_id: Value,
+    pub session_id: String,
+    /// The envelope `{schemaVersion, runId, sessionId, seq, type, timestamp, data, eventId?,
+    /// parentSessionId?}`, as the session emitted it (its `data` differs by `type`).
     pub event: Value,
 }
 
 #[cfg(test)]
 #[path = "ext_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "ext_shapes_tests.rs"]
+mod shapes;

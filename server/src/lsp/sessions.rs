@@ -17,8 +17,8 @@ use tower_lsp_server::ls_types::NumberOrString;
 
 use super::analysis;
 use super::ext::{
-    Approve, ApproveParams, Decision, RunSessionParams, RunSessionResult, RunStatusName,
-    SessionEvent, SessionEventParams, SessionSummary,
+    Approve, ApproveParams, ContextReportResult as ContextReport, Decision, RunSessionParams,
+    RunSessionResult, RunStatusName, SessionEvent, SessionEventParams, SessionSummary,
 };
 use super::state::Snapshot;
 use alisio_base::config::GovernorMode;
@@ -399,9 +399,9 @@ async fn forward_events(
     let mut progress = progress;
     // The first event (run_started) names the root session; only its terminal event ends
     // the progress (children have their own).
-    let mut root: Option<Value> = None;
+    let mut root: Option<String> = None;
     while let Some(ev) = events_rx.recv().await {
-        let sid = ev.get("sessionId").cloned().unwrap_or(Value::Null);
+        let sid = ev["sessionId"].as_str().unwrap_or_default().to_owned();
         let is_root = root.get_or_insert_with(|| sid.clone()) == &sid;
         if let Some(p) = &progress {
             let d = &ev["data"];
@@ -466,13 +466,13 @@ pub fn list(snap: &Snapshot) -> Result<Vec<SessionSummary>, Error> {
 }
 
 /// `alisio/sessionTranscript {sessionId}`: the export of `sessions show <id> --json`.
-pub fn transcript(snap: &Snapshot, id: &str) -> Result<Value, Error> {
+pub fn transcript(snap: &Snapshot, id: &str) -> Result<read::Transcript, Error> {
     let (store, _) = store(snap)?;
     read::show(&store, id, false).map_err(invalid)
 }
 
 /// `alisio/contextReport {sessionId}` and `alisio.showContextReport [sessionId]`.
-pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
+pub fn report(snap: &Snapshot, id: &str) -> Result<ContextReport, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let cfg = analysis::folder_config(snap, &folder);
     let (store, _) = store(snap)?;

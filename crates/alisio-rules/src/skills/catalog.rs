@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::discover::{self, Candidate, Owner, PluginRoot, Root, Scope, Walk};
@@ -383,29 +384,69 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
 /// The JSON object of one entry (spec/interfaces.md §1.2 plus the fields spec/skills.md §3.1 adds).
 #[must_use]
 pub fn entry_json(e: &Entry, workspace_root: &Path) -> Value {
-    let mut v = json!({
-        "id": e.id,
-        "name": e.name,
-        "displayId": e.display_id,
-        "description": e.description,
-        "scope": e.scope.as_str(),
-        "source": e.scope.source(),
-        "file": display_path(&e.file, workspace_root),
-        "root": display_path(&e.root, workspace_root),
-        "enabled": e.enabled,
-        "effective": e.effective,
-        "shadowedBy": e.shadowed_by,
-        "effectiveId": e.effective_id,
-        "locked": e.locked,
-        "modelInvocable": e.model_invocable,
-        "approximateTokens": e.approximate_tokens,
-        "catalogTokens": e.catalog_tokens,
-        "bodyTokens": e.body_tokens,
-    });
-    if let (Some(o), Value::Object(m)) = (&e.owner, &mut v) {
-        m.insert("owner".into(), json!({"id": o.id, "name": o.name}));
+    serde_json::to_value(entry_object(e, workspace_root)).unwrap_or(Value::Null)
+}
+
+/// The catalog entry of spec/interfaces.md §1.2 as a type: `skills list --json`,
+/// `alisio/skillCatalog` and `alisio/setSkillEnabled`.
+#[must_use]
+pub fn entry_object(e: &Entry, workspace_root: &Path) -> CatalogEntry {
+    CatalogEntry {
+        id: e.id.clone(),
+        name: e.name.clone(),
+        display_id: e.display_id.clone(),
+        description: e.description.clone(),
+        scope: e.scope.as_str(),
+        source: e.scope.source(),
+        file: display_path(&e.file, workspace_root),
+        root: display_path(&e.root, workspace_root),
+        enabled: e.enabled,
+        effective: e.effective,
+        shadowed_by: e.shadowed_by.clone(),
+        effective_id: e.effective_id.clone(),
+        locked: e.locked,
+        model_invocable: e.model_invocable,
+        approximate_tokens: e.approximate_tokens,
+        catalog_tokens: e.catalog_tokens,
+        body_tokens: e.body_tokens,
+        owner: e.owner.as_ref().map(|o| CatalogOwner {
+            id: o.id.clone(),
+            name: o.name.clone(),
+        }),
     }
-    v
+}
+
+/// One catalog entry (spec/interfaces.md §1.2), in the order it is printed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogEntry {
+    pub id: String,
+    pub name: String,
+    pub display_id: String,
+    pub description: String,
+    pub scope: &'static str,
+    pub source: &'static str,
+    pub file: String,
+    pub root: String,
+    pub enabled: bool,
+    pub effective: bool,
+    pub shadowed_by: Option<String>,
+    pub effective_id: String,
+    pub locked: bool,
+    pub model_invocable: bool,
+    pub approximate_tokens: u64,
+    pub catalog_tokens: u64,
+    pub body_tokens: u64,
+    /// The plugin that registered the entry's root, absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<CatalogOwner>,
+}
+
+/// `{id, name}` of the plugin that registered an entry's root.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CatalogOwner {
+    pub id: String,
+    pub name: String,
 }
 
 /// Entries a model sees: effective, enabled and model-invocable, in precedence order.

@@ -84,7 +84,7 @@ pub struct RunResult {
     pub turns: u32,
     pub tokens: u64,
     /// The ContextReport of the next request.
-    pub report: Value,
+    pub report: alisio_governor::report::ContextReport,
 }
 
 /// A failure before the run row exists: no events were emitted.

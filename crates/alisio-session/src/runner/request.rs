@@ -320,7 +320,7 @@ impl Run<'_> {
     }
 
     /// The ContextReport of the next request (dry: no events, no writes).
-    pub(super) fn report(&self) -> Value {
+    pub(super) fn report(&self) -> alisio_governor::report::ContextReport {
         let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
         let (_, _, parts) = self.parts();
         let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
