@@ -26,6 +26,7 @@ mod instructions;
 mod instructions_corpus;
 mod instructions_hosts;
 mod instructions_robustness;
+mod rules;
 mod run;
 mod run_compaction;
 mod run_example;
