@@ -12,6 +12,7 @@ mod completions;
 mod config;
 mod crash;
 mod fake;
+mod fix;
 mod governor;
 mod governor_html;
 mod governor_policy2;

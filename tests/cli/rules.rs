@@ -62,13 +62,19 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
     for r in catalogue() {
         let id = r["id"].as_str().unwrap();
         let good = codes_on(&r["good"]);
-        assert!(!good.iter().any(|c| c == id), "{id} fires on its good example: {good:?}");
+        assert!(
+            !good.iter().any(|c| c == id),
+            "{id} fires on its good example: {good:?}"
+        );
         if r["bad"]["files"].as_array().unwrap().is_empty() {
             described.push(id.to_string());
             continue;
         }
         let bad = codes_on(&r["bad"]);
-        assert!(bad.iter().any(|c| c == id), "{id} is silent on its bad example: {bad:?}");
+        assert!(
+            bad.iter().any(|c| c == id),
+            "{id} is silent on its bad example: {bad:?}"
+        );
     }
     // The situations that are not a few small text files (sizes, symlinks, bytes, bounds).
     assert_eq!(
@@ -96,10 +102,21 @@ fn one_rule_is_explained_with_its_examples_and_an_unknown_id_is_a_usage_error() 
     let r = ws.run(&["rules", "skill-value-invalid"]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(r.stdout.starts_with("skill-value-invalid: a `context`, `effort` or `shell` value Claude Code does not recognise, so the key has no effect\nfiles: SKILL.md\nhosts: claude-code\nprofiles: alisio, claude-code\ndefault severity: warning; tier: default; fix: none\n"), "{}", r.stdout);
-    assert!(r.stdout.contains("\nbad:\n  .agents/skills/demo/SKILL.md:\n  | ---\n"), "{}", r.stdout);
-    assert!(r.stdout.contains("  | context: webiny-extensions\n"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("\nbad:\n  .agents/skills/demo/SKILL.md:\n  | ---\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("  | context: webiny-extensions\n"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("\ngood:\n"), "{}", r.stdout);
-    let j = ws.run(&["rules", "instructions-apply-to-list", "--json"]).json();
+    let j = ws
+        .run(&["rules", "instructions-apply-to-list", "--json"])
+        .json();
     assert_eq!(j["fix"], "safe");
     let bad = ws.run(&["rules", "no-such-rule"]);
     assert_eq!(bad.code, 2);
@@ -119,7 +136,10 @@ fn an_opinionated_rule_is_off_unless_enabled_and_overrides_apply_per_path() {
     let codes = |args: &[&str]| -> Vec<(String, String, String)> {
         let mut a = vec!["check", "--json"];
         a.extend(args);
-        crate::common::triples(&ws.run(&a).json()["diagnostics"], ["file", "code", "severity"])
+        crate::common::triples(
+            &ws.run(&a).json()["diagnostics"],
+            ["file", "code", "severity"],
+        )
     };
     assert_eq!(codes(&[]), []);
     ws.file(
@@ -128,7 +148,11 @@ fn an_opinionated_rule_is_off_unless_enabled_and_overrides_apply_per_path() {
     );
     assert_eq!(
         codes(&["--trust-project"]),
-        [("docs/AGENTS.md".into(), "instructions-too-long".into(), "information".into())]
+        [(
+            "docs/AGENTS.md".into(),
+            "instructions-too-long".into(),
+            "information".into()
+        )]
     );
     ws.file(
         ".alisio/config.json",
@@ -137,14 +161,24 @@ fn an_opinionated_rule_is_off_unless_enabled_and_overrides_apply_per_path() {
     assert_eq!(
         codes(&["--trust-project"]),
         [
-            ("AGENTS.md".into(), "instructions-too-long".into(), "information".into()),
-            ("docs/AGENTS.md".into(), "instructions-too-long".into(), "error".into()),
+            (
+                "AGENTS.md".into(),
+                "instructions-too-long".into(),
+                "information".into()
+            ),
+            (
+                "docs/AGENTS.md".into(),
+                "instructions-too-long".into(),
+                "error".into()
+            ),
         ]
     );
     let r = ws.run(&["check", "--trust-project"]);
     assert_eq!(r.code, 1);
     assert!(
-        r.stdout.starts_with("AGENTS.md:201:1: info[instructions-too-long]: 201 lines: Claude Code's guidance"),
+        r.stdout.starts_with(
+            "AGENTS.md:201:1: info[instructions-too-long]: 201 lines: Claude Code's guidance"
+        ),
         "{}",
         r.stdout
     );

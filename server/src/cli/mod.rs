@@ -6,6 +6,7 @@
 
 mod check;
 mod completions;
+mod fix;
 mod governor;
 mod governor_html;
 mod init;

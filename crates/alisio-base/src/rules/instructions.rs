@@ -4,13 +4,21 @@
 use super::{ALL_HOSTS, Example, Fix, Rule, Tier, described, ex};
 use crate::diagnostic::{Code, Severity};
 
-const AGENTS_OK: Example = ex(&[], &[("AGENTS.md", "# Project\n\nRun `cargo test` before committing.\n")]);
+const AGENTS_OK: Example = ex(
+    &[],
+    &[(
+        "AGENTS.md",
+        "# Project\n\nRun `cargo test` before committing.\n",
+    )],
+);
 const BODY: &str = "# Project\n\nRun `cargo test` before committing.\n";
-const CODEX: &str = "Codex CLI rust-v0.130 `codex-rs/core/src/project_doc.rs` (spec/instructions.md §3)";
+const CODEX: &str =
+    "Codex CLI rust-v0.130 `codex-rs/core/src/project_doc.rs` (spec/instructions.md §3)";
 const ALISIO: &str = "alisio's own loader (spec/instructions.md §2)";
 const COPILOT: &str = "VS Code core + Copilot Chat extension, early 2026 (spec/hosts.md §2)";
 const CURSOR: &str = "Cursor documentation, not verified (spec/hosts.md §4)";
-const GEMINI: &str = "Gemini CLI ≥ v0.44 `packages/core/src/utils/memoryImportProcessor.ts` (spec/hosts.md §3)";
+const GEMINI: &str =
+    "Gemini CLI ≥ v0.44 `packages/core/src/utils/memoryImportProcessor.ts` (spec/hosts.md §3)";
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -24,7 +32,9 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "alisio context.maxBytes (spec/instructions.md §2.6); Codex CLI rust-v0.130 project_doc_max_bytes (spec/instructions.md §3)",
         good: AGENTS_OK,
-        bad: described("a root AGENTS.md of 30,000 bytes and a sub/AGENTS.md of 10,000 bytes (host alisio, 32,768-byte budget)"),
+        bad: described(
+            "a root AGENTS.md of 30,000 bytes and a sub/AGENTS.md of 10,000 bytes (host alisio, 32,768-byte budget)",
+        ),
     },
     Rule {
         code: Code::InstructionsDropped,
@@ -37,7 +47,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "alisio budget (spec/instructions.md §2.6); Codex project_doc_max_bytes; Claude Code ≥ 2.1.277 project instructions mode claude-md-or-agents-md (spec/instructions.md §4)",
         good: ex(&["--host", "claude-code"], &[("AGENTS.md", BODY)]),
-        bad: ex(&["--host", "claude-code"], &[("AGENTS.md", BODY), ("CLAUDE.md", "# Claude\n\nUse pnpm.\n")]),
+        bad: ex(
+            &["--host", "claude-code"],
+            &[
+                ("AGENTS.md", BODY),
+                ("CLAUDE.md", "# Claude\n\nUse pnpm.\n"),
+            ],
+        ),
     },
     Rule {
         code: Code::InstructionsHiddenByOverride,
@@ -50,7 +66,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: CODEX,
         good: AGENTS_OK,
-        bad: ex(&[], &[("AGENTS.md", BODY), ("AGENTS.override.md", "# Override\n\nRun `make test`.\n")]),
+        bad: ex(
+            &[],
+            &[
+                ("AGENTS.md", BODY),
+                ("AGENTS.override.md", "# Override\n\nRun `make test`.\n"),
+            ],
+        ),
     },
     Rule {
         code: Code::InstructionsLegacyName,
@@ -154,7 +176,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: CODEX,
         good: AGENTS_OK,
-        bad: ex(&[], &[("AGENTS.md", BODY), ("AGENT.md", "# Old\n\nRun `make test`.\n")]),
+        bad: ex(
+            &[],
+            &[
+                ("AGENTS.md", BODY),
+                ("AGENT.md", "# Old\n\nRun `make test`.\n"),
+            ],
+        ),
     },
     Rule {
         code: Code::InstructionsApplyToList,
@@ -166,8 +194,26 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::Safe,
         evidence: COPILOT,
-        good: ex(&["--host", "copilot"], &[(".github/instructions/ts.instructions.md", "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n"), ("src/a.ts", "")]),
-        bad: ex(&["--host", "copilot"], &[(".github/instructions/ts.instructions.md", "---\napplyTo:\n  - \"**/*.ts\"\n---\nUse strict mode.\n"), ("src/a.ts", "")]),
+        good: ex(
+            &["--host", "copilot"],
+            &[
+                (
+                    ".github/instructions/ts.instructions.md",
+                    "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n",
+                ),
+                ("src/a.ts", ""),
+            ],
+        ),
+        bad: ex(
+            &["--host", "copilot"],
+            &[
+                (
+                    ".github/instructions/ts.instructions.md",
+                    "---\napplyTo:\n  - \"**/*.ts\"\n---\nUse strict mode.\n",
+                ),
+                ("src/a.ts", ""),
+            ],
+        ),
     },
     Rule {
         code: Code::InstructionsGlobUnmatched,
@@ -179,8 +225,26 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "glob matching of VS Code core (early 2026) and Cursor documentation (spec/hosts.md §5)",
-        good: ex(&["--host", "copilot"], &[(".github/instructions/ts.instructions.md", "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n"), ("src/a.ts", "")]),
-        bad: ex(&["--host", "copilot"], &[(".github/instructions/ts.instructions.md", "---\napplyTo: \"**/*.zig\"\n---\nUse strict mode.\n"), ("src/a.ts", "")]),
+        good: ex(
+            &["--host", "copilot"],
+            &[
+                (
+                    ".github/instructions/ts.instructions.md",
+                    "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n",
+                ),
+                ("src/a.ts", ""),
+            ],
+        ),
+        bad: ex(
+            &["--host", "copilot"],
+            &[
+                (
+                    ".github/instructions/ts.instructions.md",
+                    "---\napplyTo: \"**/*.zig\"\n---\nUse strict mode.\n",
+                ),
+                ("src/a.ts", ""),
+            ],
+        ),
     },
     Rule {
         code: Code::InstructionsOutsideLocation,
@@ -192,8 +256,26 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: COPILOT,
-        good: ex(&["--host", "copilot"], &[(".github/instructions/ts.instructions.md", "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n"), ("src/a.ts", "")]),
-        bad: ex(&["--host", "copilot"], &[("docs/ts.instructions.md", "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n"), ("src/a.ts", "")]),
+        good: ex(
+            &["--host", "copilot"],
+            &[
+                (
+                    ".github/instructions/ts.instructions.md",
+                    "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n",
+                ),
+                ("src/a.ts", ""),
+            ],
+        ),
+        bad: ex(
+            &["--host", "copilot"],
+            &[
+                (
+                    "docs/ts.instructions.md",
+                    "---\napplyTo: \"**/*.ts\"\n---\nUse strict mode.\n",
+                ),
+                ("src/a.ts", ""),
+            ],
+        ),
     },
     Rule {
         code: Code::InstructionsRuleManualOnly,
@@ -205,8 +287,17 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: CURSOR,
-        good: ex(&["--host", "cursor"], &[(".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\nUse tabs.\n")]),
-        bad: ex(&["--host", "cursor"], &[(".cursor/rules/style.mdc", "Use tabs.\n")]),
+        good: ex(
+            &["--host", "cursor"],
+            &[(
+                ".cursor/rules/style.mdc",
+                "---\nalwaysApply: true\n---\nUse tabs.\n",
+            )],
+        ),
+        bad: ex(
+            &["--host", "cursor"],
+            &[(".cursor/rules/style.mdc", "Use tabs.\n")],
+        ),
     },
     Rule {
         code: Code::InstructionsRuleIgnored,
@@ -218,8 +309,20 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::Unsafe,
         evidence: CURSOR,
-        good: ex(&["--host", "cursor"], &[(".cursor/rules/style.mdc", "---\nalwaysApply: true\n---\nUse tabs.\n")]),
-        bad: ex(&["--host", "cursor"], &[(".cursor/rules/style.md", "---\nalwaysApply: true\n---\nUse tabs.\n")]),
+        good: ex(
+            &["--host", "cursor"],
+            &[(
+                ".cursor/rules/style.mdc",
+                "---\nalwaysApply: true\n---\nUse tabs.\n",
+            )],
+        ),
+        bad: ex(
+            &["--host", "cursor"],
+            &[(
+                ".cursor/rules/style.md",
+                "---\nalwaysApply: true\n---\nUse tabs.\n",
+            )],
+        ),
     },
     Rule {
         code: Code::InstructionsImportFailed,
@@ -231,8 +334,17 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: GEMINI,
-        good: ex(&["--host", "gemini"], &[("GEMINI.md", "# Project\n\n@docs/style.md\n"), ("docs/style.md", "Use tabs.\n")]),
-        bad: ex(&["--host", "gemini"], &[("GEMINI.md", "# Project\n\n@docs/style.md\n")]),
+        good: ex(
+            &["--host", "gemini"],
+            &[
+                ("GEMINI.md", "# Project\n\n@docs/style.md\n"),
+                ("docs/style.md", "Use tabs.\n"),
+            ],
+        ),
+        bad: ex(
+            &["--host", "gemini"],
+            &[("GEMINI.md", "# Project\n\n@docs/style.md\n")],
+        ),
     },
     Rule {
         code: Code::InstructionsNameCase,
@@ -258,7 +370,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "CommonMark 0.31 §4.5 (fenced code blocks); every host passes the text to the model as written",
         good: AGENTS_OK,
-        bad: ex(&[], &[("AGENTS.md", "# Project\n\n```sh\ncargo test\n\n## Style\n\nUse tabs.\n")]),
+        bad: ex(
+            &[],
+            &[(
+                "AGENTS.md",
+                "# Project\n\n```sh\ncargo test\n\n## Style\n\nUse tabs.\n",
+            )],
+        ),
     },
     Rule {
         code: Code::InstructionsTooLong,
@@ -271,7 +389,9 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "Claude Code memory documentation (code.claude.com/docs/en/memory: target under 200 lines per CLAUDE.md), read 2026-12",
         good: AGENTS_OK,
-        bad: described("an AGENTS.md of 201 lines (enable it with diagnostics.enable: [\"instructions-too-long\"])"),
+        bad: described(
+            "an AGENTS.md of 201 lines (enable it with diagnostics.enable: [\"instructions-too-long\"])",
+        ),
     },
     Rule {
         code: Code::ConfigInvalid,
@@ -283,8 +403,19 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "alisio's configuration (spec/instructions.md §2.10, §7)",
-        good: ex(&["--trust-project"], &[(".alisio/config.json", "{\"context\": {\"maxBytes\": 32768}}\n"), ("AGENTS.md", BODY)]),
-        bad: described("`.alisio/config.json` holding {\"context\": {\"maxBytes\": 1}} (`check` prints `error: <file>: <message>` and exits 2)"),
+        good: ex(
+            &["--trust-project"],
+            &[
+                (
+                    ".alisio/config.json",
+                    "{\"context\": {\"maxBytes\": 32768}}\n",
+                ),
+                ("AGENTS.md", BODY),
+            ],
+        ),
+        bad: described(
+            "`.alisio/config.json` holding {\"context\": {\"maxBytes\": 1}} (`check` prints `error: <file>: <message>` and exits 2)",
+        ),
     },
     Rule {
         code: Code::SuppressionUnused,
@@ -296,7 +427,19 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "alisio's suppressions (spec/suppressions.md §4)",
-        good: ex(&[], &[("AGENT.md", "<!-- alisio-ignore-file: instructions-legacy-name -->\n# Project\n")]),
-        bad: ex(&[], &[("AGENTS.md", "<!-- alisio-ignore-file: instructions-legacy-name -->\n# Project\n")]),
+        good: ex(
+            &[],
+            &[(
+                "AGENT.md",
+                "<!-- alisio-ignore-file: instructions-legacy-name -->\n# Project\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                "AGENTS.md",
+                "<!-- alisio-ignore-file: instructions-legacy-name -->\n# Project\n",
+            )],
+        ),
     },
 ];

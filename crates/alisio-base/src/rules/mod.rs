@@ -84,15 +84,33 @@ pub struct Rule {
     pub bad: Example,
 }
 
-pub(crate) const ALL_HOSTS: &[&str] = &["alisio", "codex", "claude-code", "copilot", "gemini", "cursor"];
+pub(crate) const ALL_HOSTS: &[&str] = &[
+    "alisio",
+    "codex",
+    "claude-code",
+    "copilot",
+    "gemini",
+    "cursor",
+];
 pub(crate) const ALL_PROFILES: &[&str] = &["alisio", "spec", "codex", "claude-code"];
 
-pub(crate) const fn ex(args: &'static [&'static str], files: &'static [(&'static str, &'static str)]) -> Example {
-    Example { args, files, note: "" }
+pub(crate) const fn ex(
+    args: &'static [&'static str],
+    files: &'static [(&'static str, &'static str)],
+) -> Example {
+    Example {
+        args,
+        files,
+        note: "",
+    }
 }
 
 pub(crate) const fn described(note: &'static str) -> Example {
-    Example { args: &[], files: &[], note }
+    Example {
+        args: &[],
+        files: &[],
+        note,
+    }
 }
 
 /// Every rule, in the order of [`Code::ALL`].
@@ -158,7 +176,15 @@ fn example_markdown(title: &str, e: &Example, out: &mut String) {
     let _ = writeln!(out, "{title}{args}:\n");
     for (p, t) in e.files {
         let fence = if t.contains("```") { "~~~~" } else { "```" };
-        let _ = writeln!(out, "`{p}`\n\n{fence}\n{t}{}{fence}\n", if t.ends_with('\n') || t.is_empty() { "" } else { "\n" });
+        let _ = writeln!(
+            out,
+            "`{p}`\n\n{fence}\n{t}{}{fence}\n",
+            if t.ends_with('\n') || t.is_empty() {
+                ""
+            } else {
+                "\n"
+            }
+        );
     }
 }
 

@@ -3,7 +3,8 @@
 use super::{ALL_HOSTS, ALL_PROFILES, Example, Fix, Rule, Tier, described, ex};
 use crate::diagnostic::{Code, Severity};
 
-const OK: &str = "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n";
+const OK: &str =
+    "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n";
 const GOOD: Example = ex(&[], &[(".agents/skills/demo/SKILL.md", OK)]);
 const SPEC: &str = "agentskills.io specification and skills-ref 0.1 (spec/skills.md §2.5)";
 const CLAUDE: &[&str] = &["alisio", "claude-code"];
@@ -20,7 +21,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Mixed,
         evidence: "skills-ref 0.1 `parse_frontmatter`; Codex core-skills loader (rust-v0.130); Claude Code 2.1.332 derives name and description instead (spec/skills.md §2.2, §2.9)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "\n---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "\n---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillFrontmatterUnterminated,
@@ -33,7 +40,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Safe,
         evidence: "skills-ref 0.1; Codex core-skills loader; Claude Code 2.1.332 (spec/skills.md §2.2)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillYamlSyntax,
@@ -46,7 +59,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Safe,
         evidence: "YAML 1.2 as read by skills-ref (strictyaml), Codex (serde_yaml) and Claude Code 2.1.332 (spec/skills.md §2.3)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo: a skill for demos\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo: a skill for demos\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillDuplicateKey,
@@ -59,7 +78,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "strictyaml (skills-ref 0.1) rejects duplicate keys; other parsers keep one silently (spec/skills.md §2.3)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nname: demo\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nname: demo\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillNameMissing,
@@ -72,7 +97,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Unsafe,
         evidence: "agentskills.io specification; skills-ref 0.1 `validate`; Codex and Claude Code use the directory name (spec/skills.md §2.5)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillNameFormat,
@@ -85,7 +116,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Unsafe,
         evidence: SPEC,
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: Demo--Skill\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: Demo--Skill\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillNameTooLong,
@@ -98,7 +135,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: SPEC,
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: a-very-long-skill-name-that-goes-on-and-on-well-past-the-limit-of-sixty-four\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: a-very-long-skill-name-that-goes-on-and-on-well-past-the-limit-of-sixty-four\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillNameDirectoryMismatch,
@@ -111,7 +154,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Unsafe,
         evidence: "agentskills.io specification; Claude Code 2.1.332 uses the directory name as the command (spec/skills.md §2.5)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: other\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: other\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillDescriptionMissing,
@@ -124,7 +173,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Unsafe,
         evidence: SPEC,
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillDescriptionTooLong,
@@ -150,7 +205,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::Unsafe,
         evidence: "skills-ref 0.1 allowed keys; Codex core-skills loader; Claude Code 2.1.332 frontmatter keys (spec/skills.md §2.4)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nuser-invokable: false\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nuser-invokable: false\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillFieldType,
@@ -163,7 +224,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "skills-ref 0.1; Claude Code 2.1.332 boolean parsing (spec/skills.md §2.5)",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ndisable-model-invocation: maybe\n---\n# Demo\n")]),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ndisable-model-invocation: maybe\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillCompatibilityTooLong,
@@ -215,7 +282,13 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "alisio's discovery precedence (spec/skills.md §1.1, §3.2)",
         good: GOOD,
-        bad: ex(&["--trust-project"], &[(".agents/skills/demo/SKILL.md", OK), (".claude/skills/demo/SKILL.md", OK)]),
+        bad: ex(
+            &["--trust-project"],
+            &[
+                (".agents/skills/demo/SKILL.md", OK),
+                (".claude/skills/demo/SKILL.md", OK),
+            ],
+        ),
     },
     Rule {
         code: Code::SkillSymlink,
@@ -240,8 +313,23 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "CommonMark links resolved against the skill directory (spec/skills.md §2.8)",
-        good: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the guide](guide.md).\n"), (".agents/skills/demo/guide.md", "# Guide\n")]),
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the guide](guide.md).\n")]),
+        good: ex(
+            &[],
+            &[
+                (
+                    ".agents/skills/demo/SKILL.md",
+                    "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the guide](guide.md).\n",
+                ),
+                (".agents/skills/demo/guide.md", "# Guide\n"),
+            ],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the guide](guide.md).\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillReferenceDepth,
@@ -253,8 +341,26 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "agentskills.io specification: keep references one level deep (spec/skills.md §2.8)",
-        good: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the API](references/api.md).\n"), (".agents/skills/demo/references/api.md", "# API\n")]),
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the API](references/v2/api.md).\n"), (".agents/skills/demo/references/v2/api.md", "# API\n")]),
+        good: ex(
+            &[],
+            &[
+                (
+                    ".agents/skills/demo/SKILL.md",
+                    "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the API](references/api.md).\n",
+                ),
+                (".agents/skills/demo/references/api.md", "# API\n"),
+            ],
+        ),
+        bad: ex(
+            &[],
+            &[
+                (
+                    ".agents/skills/demo/SKILL.md",
+                    "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\nSee [the API](references/v2/api.md).\n",
+                ),
+                (".agents/skills/demo/references/v2/api.md", "# API\n"),
+            ],
+        ),
     },
     Rule {
         code: Code::SkillScanLimit,
@@ -279,7 +385,10 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "alisio's trust gate (spec/skills.md §1.2)",
-        good: ex(&["--trust-project"], &[(".agents/skills/demo/SKILL.md", OK)]),
+        good: ex(
+            &["--trust-project"],
+            &[(".agents/skills/demo/SKILL.md", OK)],
+        ),
         bad: ex(&[], &[(".agents/skills/demo/SKILL.md", OK)]),
     },
     Rule {
@@ -293,7 +402,16 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: "alisio's walk (spec/skills.md §1.3, §7); Codex core-skills loader",
         good: GOOD,
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", OK), (".agents/skills/demo/inner/SKILL.md", "---\nname: inner\ndescription: Inner skill. Use it when a demo is needed.\n---\n# Inner\n")]),
+        bad: ex(
+            &[],
+            &[
+                (".agents/skills/demo/SKILL.md", OK),
+                (
+                    ".agents/skills/demo/inner/SKILL.md",
+                    "---\nname: inner\ndescription: Inner skill. Use it when a demo is needed.\n---\n# Inner\n",
+                ),
+            ],
+        ),
     },
     Rule {
         code: Code::SkillToolUnknown,
@@ -305,8 +423,20 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "Claude Code 2.1.332 (npm @anthropic-ai/claude-code-linux-x64): its tool-name list and legacy aliases; MCP tools are mcp__<server>__<tool>",
-        good: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nallowed-tools: Read, Grep, Bash(git status:*), mcp__github__get_issue\n---\n# Demo\n")]),
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nallowed-tools: Read, readPaper\n---\n# Demo\n")]),
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nallowed-tools: Read, Grep, Bash(git status:*), mcp__github__get_issue\n---\n# Demo\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nallowed-tools: Read, readPaper\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillValueInvalid,
@@ -318,8 +448,20 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "Claude Code 2.1.332 skill loader: context is kept only when it is \"fork\"; effort low|medium|high|xhigh|max or an integer; shell bash|powershell",
-        good: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ncontext: fork\neffort: high\n---\n# Demo\n")]),
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ncontext: webiny-extensions\n---\n# Demo\n")]),
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ncontext: fork\neffort: high\n---\n# Demo\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ncontext: webiny-extensions\n---\n# Demo\n",
+            )],
+        ),
     },
     Rule {
         code: Code::SkillAgentWithoutFork,
@@ -331,7 +473,19 @@ pub(super) static RULES: &[Rule] = &[
         tier: Tier::Default,
         fix: Fix::None,
         evidence: "Claude Code skills documentation (code.claude.com/docs/en/skills: agent applies when context: fork is set), checked against the 2.1.332 loader",
-        good: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ncontext: fork\nagent: Explore\n---\n# Demo\n")]),
-        bad: ex(&[], &[(".agents/skills/demo/SKILL.md", "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nagent: Explore\n---\n# Demo\n")]),
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\ncontext: fork\nagent: Explore\n---\n# Demo\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nagent: Explore\n---\n# Demo\n",
+            )],
+        ),
     },
 ];

@@ -17,10 +17,16 @@ fn every_code_is_a_rule_exactly_once() {
 fn every_rule_has_a_summary_evidence_hosts_and_two_examples() {
     for r in all() {
         let id = r.code.as_str();
-        assert!(!r.summary.is_empty() && !r.summary.ends_with('.'), "{id}: summary");
+        assert!(
+            !r.summary.is_empty() && !r.summary.ends_with('.'),
+            "{id}: summary"
+        );
         assert!(!r.summary.contains('\n'), "{id}: one line");
         assert!(!r.evidence.is_empty(), "{id}: evidence");
-        assert!(!r.files.is_empty() && !r.hosts.is_empty(), "{id}: files, hosts");
+        assert!(
+            !r.files.is_empty() && !r.hosts.is_empty(),
+            "{id}: files, hosts"
+        );
         for h in r.hosts {
             assert!(ALL_HOSTS.contains(h), "{id}: host {h}");
         }

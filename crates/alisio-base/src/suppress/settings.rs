@@ -220,7 +220,9 @@ fn severity_map(
                     continue;
                 }
                 match (Code::parse(k), v.as_str().and_then(Level::parse)) {
-                    (None, _) => out.push((vkey, format!("{key}: \"{k}\" is not a diagnostic code"))),
+                    (None, _) => {
+                        out.push((vkey, format!("{key}: \"{k}\" is not a diagnostic code")))
+                    }
                     (Some(_), None) => {
                         let got = shown(&vkey, v);
                         out.push((vkey.clone(), levels_message(&vkey, &got)));
@@ -566,11 +568,13 @@ mod tests {
             ["diagnostics.enable must be an array of rule ids; got \"instructions-too-long\""]
         );
         assert_eq!(
-            problems(json!({"diagnostics": {"enable": ["instructions-too-long", "nope"], "overrides": [
-                {"paths": ["docs"], "severity": {"instructions-empty": "loud", "x": "off"}, "enable": [3], "codes": []},
-                {"severity": {}},
-                7,
-            ]}})),
+            problems(
+                json!({"diagnostics": {"enable": ["instructions-too-long", "nope"], "overrides": [
+                    {"paths": ["docs"], "severity": {"instructions-empty": "loud", "x": "off"}, "enable": [3], "codes": []},
+                    {"severity": {}},
+                    7,
+                ]}})
+            ),
             [
                 "diagnostics.enable.1 must be a rule id; got \"nope\"",
                 "diagnostics.overrides.0 has an unknown key \"codes\"; expected \"paths\", \"severity\" and \"enable\"",
@@ -583,7 +587,9 @@ mod tests {
         );
         assert_eq!(
             problems(json!({"diagnostics": {"overrides": {}}})),
-            ["diagnostics.overrides must be an array of {\"paths\", \"severity\", \"enable\"} objects; got {}"]
+            [
+                "diagnostics.overrides must be an array of {\"paths\", \"severity\", \"enable\"} objects; got {}"
+            ]
         );
     }
 
@@ -599,16 +605,28 @@ mod tests {
         assert_eq!(r.overrides.len(), 2);
         let warn = Some(Level::Set(Severity::Warning));
         assert_eq!(r.level("AGENTS.md", Code::InstructionsEmpty), warn);
-        assert_eq!(r.level("docs/AGENTS.md", Code::InstructionsEmpty), Some(Level::Off));
+        assert_eq!(
+            r.level("docs/AGENTS.md", Code::InstructionsEmpty),
+            Some(Level::Off)
+        );
         assert_eq!(
             r.level("docs/keep/AGENTS.md", Code::InstructionsEmpty),
             Some(Level::Set(Severity::Error))
         );
         // Opinionated: off by default, on where enabled.
-        assert_eq!(r.level("AGENTS.md", Code::InstructionsTooLong), Some(Level::Off));
+        assert_eq!(
+            r.level("AGENTS.md", Code::InstructionsTooLong),
+            Some(Level::Off)
+        );
         assert_eq!(r.level("docs/AGENTS.md", Code::InstructionsTooLong), None);
-        assert_eq!(Rules::default().level("AGENTS.md", Code::InstructionsTooLong), Some(Level::Off));
-        assert_eq!(Rules::default().level("AGENTS.md", Code::InstructionsEmpty), None);
+        assert_eq!(
+            Rules::default().level("AGENTS.md", Code::InstructionsTooLong),
+            Some(Level::Off)
+        );
+        assert_eq!(
+            Rules::default().level("AGENTS.md", Code::InstructionsEmpty),
+            None
+        );
         // Everywhere with `enable`, or by giving it a level.
         let mut e = Rules::default();
         e.merge(&json!({"diagnostics": {"enable": ["instructions-too-long"]}}));

@@ -56,9 +56,7 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
             | C::InstructionsRuleManualOnly
             | C::InstructionsTooLong,
             _,
-        ) => {
-            S::Information
-        }
+        ) => S::Information,
         (C::InstructionsClaudeIgnored, _) => S::Hint,
         (C::InstructionsSymlink | C::ConfigInvalid, _) => S::Error,
         _ => S::Warning,

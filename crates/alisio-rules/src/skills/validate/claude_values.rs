@@ -82,7 +82,12 @@ mod tests {
         run(text, profile)
             .diagnostics
             .iter()
-            .filter(|d| matches!(d.code, Code::SkillValueInvalid | Code::SkillAgentWithoutFork))
+            .filter(|d| {
+                matches!(
+                    d.code,
+                    Code::SkillValueInvalid | Code::SkillAgentWithoutFork
+                )
+            })
             .map(|d| {
                 (
                     d.code.as_str(),

@@ -11,9 +11,9 @@ mod fields;
 mod judged;
 mod names;
 mod problem;
-pub mod tools;
 #[cfg(test)]
 mod tests;
+pub mod tools;
 
 use std::path::{Path, PathBuf};
 

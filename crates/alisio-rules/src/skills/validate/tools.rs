@@ -11,22 +11,73 @@ use alisio_base::text::TextRange;
 /// Claude Code 2.1.332's tool names (the list its permission rules match against), from the
 /// `@anthropic-ai/claude-code-linux-x64` 2.1.332 binary.
 pub const CLAUDE_TOOLS: &[&str] = &[
-    "Agent", "Artifact", "AskUserQuestion", "Bash", "ClaudeDesign", "CronCreate", "CronDelete",
-    "CronList", "Edit", "EndConversation", "EnterPlanMode", "EnterWorktree", "ExitPlanMode",
-    "ExitWorktree", "Glob", "Grep", "ListAgents", "ListMcpResourcesTool", "LSP", "Monitor",
-    "NotebookEdit", "OfferChromeSetup", "PowerShell", "Projects", "propose_skills",
-    "PushNotification", "Read", "ReadMcpResourceDirTool", "ReadMcpResourceTool",
-    "ReadNotifications", "RemoteTrigger", "ReportFindings", "ScheduleWakeup", "SendFeedback",
-    "SendMessage", "SendUserFile", "SendUserMessage", "SetGoal", "ShareOnboardingGuide",
-    "ShowOnboardingRolePicker", "Skill", "SubagentHandback", "TaskCreate", "TaskGet", "TaskList",
-    "TaskStop", "TaskUpdate", "TodoWrite", "ToolSearch", "WaitForMcpServers", "WebFetch",
-    "WebSearch", "Workflow", "Write",
+    "Agent",
+    "Artifact",
+    "AskUserQuestion",
+    "Bash",
+    "ClaudeDesign",
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "Edit",
+    "EndConversation",
+    "EnterPlanMode",
+    "EnterWorktree",
+    "ExitPlanMode",
+    "ExitWorktree",
+    "Glob",
+    "Grep",
+    "ListAgents",
+    "ListMcpResourcesTool",
+    "LSP",
+    "Monitor",
+    "NotebookEdit",
+    "OfferChromeSetup",
+    "PowerShell",
+    "Projects",
+    "propose_skills",
+    "PushNotification",
+    "Read",
+    "ReadMcpResourceDirTool",
+    "ReadMcpResourceTool",
+    "ReadNotifications",
+    "RemoteTrigger",
+    "ReportFindings",
+    "ScheduleWakeup",
+    "SendFeedback",
+    "SendMessage",
+    "SendUserFile",
+    "SendUserMessage",
+    "SetGoal",
+    "ShareOnboardingGuide",
+    "ShowOnboardingRolePicker",
+    "Skill",
+    "SubagentHandback",
+    "TaskCreate",
+    "TaskGet",
+    "TaskList",
+    "TaskStop",
+    "TaskUpdate",
+    "TodoWrite",
+    "ToolSearch",
+    "WaitForMcpServers",
+    "WebFetch",
+    "WebSearch",
+    "Workflow",
+    "Write",
 ];
 
 /// The legacy names Claude Code 2.1.332 still maps to a tool (`Task` is `Agent`, …).
 pub const CLAUDE_ALIASES: &[&str] = &[
-    "Task", "KillShell", "KillBash", "ListPeers", "Brief", "ListMcpResources", "ReadMcpResource",
-    "ReadMcpResourceDir", "ProposeGoal",
+    "Task",
+    "KillShell",
+    "KillBash",
+    "ListPeers",
+    "Brief",
+    "ListMcpResources",
+    "ReadMcpResource",
+    "ReadMcpResourceDir",
+    "ProposeGoal",
 ];
 
 /// The entries of a tool list as Claude Code splits it: commas and whitespace separate entries
@@ -177,7 +228,10 @@ mod tests {
             "allowed-tools: Read Grep \"Bash(npm run test:*)\"",
             "allowed-tools:\n  - Read\n  - WebFetch(domain:example.com)\ndisallowed-tools: Write",
         ] {
-            let c = run(&format!("{HEAD}{tools}\n---\n# Demo\n"), Profile::ClaudeCode);
+            let c = run(
+                &format!("{HEAD}{tools}\n---\n# Demo\n"),
+                Profile::ClaudeCode,
+            );
             assert_eq!(found(&c), [], "{tools}");
         }
     }

@@ -50,7 +50,10 @@ mod tests {
 
     #[test]
     fn closed_fences_and_inline_code_are_fine() {
-        assert_eq!(unclosed("# A\n\n```sh\ncargo test\n```\n\nUse `x`.\n"), None);
+        assert_eq!(
+            unclosed("# A\n\n```sh\ncargo test\n```\n\nUse `x`.\n"),
+            None
+        );
         assert_eq!(unclosed("~~~~\n```\n~~~~\n"), None);
         assert_eq!(unclosed("- item\n\n  ```\n  code\n  ```\n"), None);
         assert_eq!(unclosed("``` not `a` fence\n"), None);

@@ -16,9 +16,7 @@ pub fn checks(text: &str) -> Vec<(Code, TextRange, String)> {
         out.push((
             Code::InstructionsFenceUnclosed,
             r,
-            format!(
-                "this code fence is never closed: the {after} {lines} after it read as code"
-            ),
+            format!("this code fence is never closed: the {after} {lines} after it read as code"),
         ));
     }
     if let Some((n, r)) = too_long::too_long(text) {
