@@ -6,6 +6,7 @@
 
 mod check;
 mod completions;
+mod fix;
 mod governor;
 mod governor_html;
 mod init;
@@ -13,6 +14,7 @@ mod instructions;
 pub mod output;
 mod progress;
 mod report_table;
+mod rules;
 mod run;
 mod sessions;
 mod skills;
@@ -86,6 +88,8 @@ pub enum Command {
     /// The Context Governor: analyze recorded agent transcripts.
     #[command(subcommand)]
     Governor(governor::GovernorCommand),
+    /// The rule catalogue: every diagnostic code, or one rule explained with examples.
+    Rules(rules::RulesArgs),
     /// Create the workspace root's AGENTS.md, or update the section init owns in it.
     Init(init::InitArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -265,6 +269,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
         Some(Command::Completions(a)) => completions::run(&a),
+        Some(Command::Rules(a)) => rules::run(cli.global.json, &a),
         Some(Command::Init(a)) => Ctx::new(&cli.global, env).and_then(|ctx| init::run(&ctx, &a)),
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => {

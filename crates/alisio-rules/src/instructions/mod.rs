@@ -16,6 +16,7 @@ pub mod copilot;
 pub mod cursor;
 pub mod diagnostics;
 pub mod explain;
+pub mod fixes;
 pub mod gemini;
 pub mod host_files;
 pub mod host_lens;
