@@ -16,6 +16,8 @@ mod report_table;
 mod run;
 mod sessions;
 mod skills;
+mod skills_listing;
+mod skills_test;
 mod values;
 
 use std::io::Write as _;

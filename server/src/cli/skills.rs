@@ -15,7 +15,22 @@ use alisio_rules::skills::report::{self, Report, Scan};
 #[derive(clap::Subcommand, Debug)]
 pub enum SkillsCommand {
     /// The effective skill catalog seen from PATH (default `.`).
-    List { path: Option<PathBuf> },
+    List {
+        path: Option<PathBuf>,
+        /// The listing the host sends its model: order, entries as sent, shortened and dropped
+        /// descriptions, the total and the budget (spec/skills.md §9).
+        #[arg(long)]
+        listing: bool,
+        #[command(flatten)]
+        budget: super::skills_listing::BudgetArgs,
+    },
+    /// Route the prompts of each skill's evals/triggers.json over the catalog as each host lists
+    /// it (the offline trigger lab, spec/skills.md §10).
+    Test {
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        budget: super::skills_listing::BudgetArgs,
+    },
     /// Validate skill directories or SKILL.md files.
     Validate {
         paths: Vec<PathBuf>,
@@ -27,12 +42,18 @@ pub enum SkillsCommand {
 
 pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
     match cmd {
-        SkillsCommand::List { path } => list(ctx, path.as_deref()),
+        SkillsCommand::List {
+            path,
+            listing: true,
+            budget,
+        } => super::skills_listing::list(ctx, &vantage(ctx, path.as_deref().unwrap_or(Path::new(".")))?, budget),
+        SkillsCommand::List { path, .. } => list(ctx, path.as_deref()),
+        SkillsCommand::Test { paths, budget } => super::skills_test::run(ctx, paths, budget),
         SkillsCommand::Validate { paths, strict } => validate(ctx, paths, *strict),
     }
 }
 
-fn input(ctx: &Ctx) -> Input<'_> {
+pub(super) fn input(ctx: &Ctx) -> Input<'_> {
     Input {
         workspace_root: &ctx.root,
         trusted: ctx.trusted,
@@ -43,7 +64,7 @@ fn input(ctx: &Ctx) -> Input<'_> {
 }
 
 /// A command-line vantage: resolved against the cwd, must exist; a file means its directory.
-fn vantage(ctx: &Ctx, p: &Path) -> Result<PathBuf, Failure> {
+pub(super) fn vantage(ctx: &Ctx, p: &Path) -> Result<PathBuf, Failure> {
     let abs = ctx.resolve(p);
     let canon = ctx
         .fs

@@ -5,16 +5,21 @@
 //! Plain data in, plain data out: the sources are built from a host's discovery
 //! ([`sources`]); nothing here reads a file.
 
+pub mod alisio;
 pub mod claude;
 pub mod codex;
 mod collate;
+pub mod settings;
 mod width;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::catalog::{Discovery, Entry, listed};
+use serde_json::{Value, json};
+
+use super::catalog::{self, Discovery, Entry, Input, listed};
 use super::discover::Scope;
 use alisio_base::config::Host;
+use alisio_base::workspace::Fs;
 
 /// One skill as a host would list it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,8 +157,83 @@ impl Listing {
     }
 }
 
-/// The hosts whose listing is simulated.
-pub const HOSTS: [Host; 2] = [Host::ClaudeCode, Host::Codex];
+/// The hosts whose listing is simulated; the others have no evidence to simulate from.
+pub const HOSTS: [Host; 3] = [Host::Alisio, Host::ClaudeCode, Host::Codex];
+
+/// The listing `host` builds from its discovery `d` (`None`: not simulated for that host).
+#[must_use]
+pub fn of_discovery(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    d: &Discovery,
+    o: &settings::Overrides,
+) -> Option<Listing> {
+    match d.host {
+        Host::Alisio => Some(alisio::listing(&d.entries)),
+        Host::ClaudeCode => Some(claude::listing(
+            &sources(d),
+            &settings::claude_budget(fs, input.workspace_root, input.env, o),
+        )),
+        Host::Codex => Some(codex::listing(&sources(d), settings::codex_budget(o))),
+        Host::Copilot | Host::Gemini | Host::Cursor => None,
+    }
+}
+
+/// Discovers `host` from `vantage` and builds its listing.
+#[must_use]
+pub fn for_host(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    vantage: &Path,
+    host: Host,
+    o: &settings::Overrides,
+) -> Option<(Discovery, Listing)> {
+    if !HOSTS.contains(&host) {
+        return None;
+    }
+    let d = catalog::discover_host(fs, input, vantage, host);
+    let l = of_discovery(fs, input, &d, o)?;
+    Some((d, l))
+}
+
+/// Why a host's listing is not simulated.
+#[must_use]
+pub fn not_simulated(host: Host) -> String {
+    format!(
+        "the skill listing of {} is not simulated (spec/skills.md §9.4)",
+        host.as_str()
+    )
+}
+
+/// The JSON of a listing (spec/interfaces.md §1.5).
+#[must_use]
+pub fn listing_json(host: Host, l: &Listing, show: &dyn Fn(&Path) -> String) -> Value {
+    json!({
+        "host": host.as_str(),
+        "unit": l.unit.as_str(),
+        "budget": l.budget,
+        "budgetSource": l.budget_source,
+        "totalFull": l.total_full,
+        "total": l.total,
+        "overBy": l.over_by(),
+        "entries": l.items.iter().map(|i| {
+            let mut v = json!({
+                "name": i.name,
+                "file": i.file.as_deref().map(show),
+                "builtin": i.builtin,
+                "status": i.fate.as_str(),
+                "text": i.text(),
+                "cost": i.cost(),
+                "fullCost": i.full_cost,
+            });
+            if let (Fate::Shortened { from, to }, Value::Object(m)) = (i.fate, &mut v) {
+                m.insert("shortenedFrom".into(), json!(from));
+                m.insert("shortenedTo".into(), json!(to));
+            }
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
 
 /// The sources of a host discovery: effective, enabled, model-invocable entries.
 #[must_use]
