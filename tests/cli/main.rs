@@ -45,5 +45,6 @@ mod ship;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;
+mod skills_listing_real;
 mod skills_validate;
 mod suppress;

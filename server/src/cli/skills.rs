@@ -46,7 +46,11 @@ pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
             path,
             listing: true,
             budget,
-        } => super::skills_listing::list(ctx, &vantage(ctx, path.as_deref().unwrap_or(Path::new(".")))?, budget),
+        } => super::skills_listing::list(
+            ctx,
+            &vantage(ctx, path.as_deref().unwrap_or(Path::new(".")))?,
+            budget,
+        ),
         SkillsCommand::List { path, .. } => list(ctx, path.as_deref()),
         SkillsCommand::Test { paths, budget } => super::skills_test::run(ctx, paths, budget),
         SkillsCommand::Validate { paths, strict } => validate(ctx, paths, *strict),

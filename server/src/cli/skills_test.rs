@@ -81,7 +81,8 @@ pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure
     let mut catalogs = Vec::new();
     let mut all_files = Vec::new();
     for host in HOSTS {
-        let Some((_, l)) = listing::for_host(&ctx.fs, super::skills::input(ctx), &ctx.cwd, host, &o)
+        let Some((_, l)) =
+            listing::for_host(&ctx.fs, super::skills::input(ctx), &ctx.cwd, host, &o)
         else {
             continue;
         };
@@ -92,7 +93,10 @@ pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure
             .map(|i| Listed {
                 name: i.name.clone(),
                 description: i.listed_description().to_string(),
-                file: i.file.as_ref().map(|f| ctx.fs.canonicalize(f).unwrap_or_else(|_| f.clone())),
+                file: i
+                    .file
+                    .as_ref()
+                    .map(|f| ctx.fs.canonicalize(f).unwrap_or_else(|_| f.clone())),
             })
             .collect();
         all_files.extend(cat.iter().filter_map(|l| l.file.clone()));

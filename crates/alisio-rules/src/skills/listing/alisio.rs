@@ -13,7 +13,8 @@ pub fn listing(entries: &[Entry]) -> Listing {
     let items: Vec<Item> = list
         .iter()
         .map(|e| {
-            let full = serde_json::json!({"name": e.name, "description": e.description}).to_string();
+            let full =
+                serde_json::json!({"name": e.name, "description": e.description}).to_string();
             let cost = full.chars().count() as u64;
             Item {
                 name: e.display_id.clone(),

@@ -41,7 +41,12 @@ pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude
         .iter()
         .filter_map(|p| read_json(fs, p))
         .collect();
-    let first = |k: &str, ok: &dyn Fn(&Value) -> bool| docs.iter().filter_map(|d| d.get(k)).find(|v| ok(v)).cloned();
+    let first = |k: &str, ok: &dyn Fn(&Value) -> bool| {
+        docs.iter()
+            .filter_map(|d| d.get(k))
+            .find(|v| ok(v))
+            .cloned()
+    };
     let fraction = first("skillListingBudgetFraction", &|v| {
         v.as_f64().is_some_and(|f| f > 0.0 && f <= 1.0)
     })
