@@ -45,6 +45,7 @@ mod ship;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;
+mod skills_listing;
 mod skills_listing_real;
 mod skills_validate;
 mod suppress;

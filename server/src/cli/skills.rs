@@ -10,6 +10,7 @@ use alisio_base::diagnostic::Diagnostic;
 use alisio_base::workspace::{FileType, Fs as _};
 use alisio_rules::skills::catalog::{self, Discovery, Input};
 use alisio_rules::skills::discover::{self, Root, Scope, Walk};
+use alisio_rules::skills::listing;
 use alisio_rules::skills::report::{self, Report, Scan};
 
 #[derive(clap::Subcommand, Debug)]
@@ -205,7 +206,7 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
         } else {
             Vec::new()
         };
-        return Ok(validate_one(ctx, d, &probes, strict));
+        return Ok(validate_one(ctx, d, &probes, strict, true));
     }
     let mut roots = Vec::new();
     for p in paths {
@@ -255,13 +256,55 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
             return Err(Failure(format!("{}: {reason}", p.display())));
         }
     }
-    Ok(validate_one(ctx, d, &[], strict))
+    Ok(validate_one(ctx, d, &[], strict, false))
 }
 
-/// The report of one discovery (and the untrusted `probes`), emitted.
-fn validate_one(ctx: &Ctx, d: catalog::Discovery, probes: &[Walk], strict: bool) -> Exit {
-    let rep = scan(ctx, &[d], probes, &[], false);
+/// The report of one discovery (and the untrusted `probes`), emitted; with `listing`, the
+/// listing diagnostics of the hosts seen from that discovery's vantage too.
+fn validate_one(
+    ctx: &Ctx,
+    d: catalog::Discovery,
+    probes: &[Walk],
+    strict: bool,
+    listing: bool,
+) -> Exit {
+    let vantage = d.vantage.clone();
+    let mut rep = scan(ctx, &[d], probes, &[], false);
+    if listing {
+        add_listing(ctx, &vantage, &mut rep.diagnostics, &mut rep.files);
+    }
     emit(ctx, &rep, strict)
+}
+
+/// The hosts whose listing diagnostics are reported: those of `hosts.enabled` that are
+/// simulated, else Claude Code and Codex (spec/skills.md §9.5).
+fn listing_hosts(ctx: &Ctx) -> Vec<Host> {
+    match &ctx.settings.hosts.enabled {
+        Some(v) => v
+            .iter()
+            .copied()
+            .filter(|h| *h != Host::Alisio && listing::HOSTS.contains(h))
+            .collect(),
+        None => vec![Host::ClaudeCode, Host::Codex],
+    }
+}
+
+/// Appends `skill-description-shortened` / `-dropped` seen from `vantage`.
+pub(super) fn add_listing(
+    ctx: &Ctx,
+    vantage: &Path,
+    diags: &mut Vec<Diagnostic>,
+    files: &mut Vec<PathBuf>,
+) {
+    let o = listing::settings::Overrides::default();
+    let found =
+        listing::diagnostics::for_hosts(&ctx.fs, input(ctx), vantage, &listing_hosts(ctx), &o);
+    for d in found {
+        if !files.contains(&d.file) {
+            files.push(d.file.clone());
+        }
+        diags.push(d);
+    }
 }
 
 /// [`report::run`] over `discoveries` under the command line's profile.
@@ -309,13 +352,14 @@ pub fn check_diagnostics(
         }
     }
     // The reasons of spec/skills.md §7 are host `alisio`'s rules.
-    let rep = scan(
+    let mut rep = scan(
         ctx,
         &discoveries,
         &probes,
         &walked,
         ctx.args.host == Host::Alisio,
     );
+    add_listing(ctx, &ctx.root, &mut rep.diagnostics, &mut rep.files);
     for n in &rep.notes {
         err_line(&n.message());
     }

@@ -227,3 +227,96 @@ pub fn listing(sources: &[Source], budget: Budget) -> Listing {
         items,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn src(name: &str, desc: &str, scope: Scope) -> Source {
+        Source {
+            name: name.into(),
+            label: None,
+            description: desc.into(),
+            when_to_use: None,
+            scope,
+            file: PathBuf::from(format!("/s/{name}/SKILL.md")),
+        }
+    }
+
+    fn ten(len: usize) -> Vec<Source> {
+        (0..10)
+            .map(|i| src(&format!("a{i}"), &"x".repeat(len), Scope::User))
+            .collect()
+    }
+
+    #[test]
+    fn description_space_is_shared_one_character_at_a_time() {
+        // Each bare entry `- aN: (file: /s/aN/SKILL.md)` is 28 characters + a line break; 8000
+        // − 290 = 7710 left, and a description of k characters costs k + 1 (its space).
+        let l = listing(&ten(1000), Budget::default());
+        assert_eq!(l.unit, Unit::Characters);
+        assert_eq!(l.total_full, 10_300);
+        assert_eq!(l.total, 8000);
+        for i in &l.items {
+            assert_eq!(
+                i.fate,
+                Fate::Shortened {
+                    from: 1000,
+                    to: 770
+                }
+            );
+        }
+        assert_eq!(
+            l.items[0].text().unwrap(),
+            format!("- a0: {} (file: /s/a0/SKILL.md)", "x".repeat(770))
+        );
+    }
+
+    #[test]
+    fn past_the_bare_entries_whole_entries_are_left_out() {
+        // 2% of 1,000 tokens = 20; a bare entry is 29 bytes = 8 tokens: two fit.
+        let l = listing(
+            &ten(10),
+            Budget {
+                context_window: Some(1000),
+            },
+        );
+        assert_eq!(l.unit, Unit::Tokens);
+        let fates: Vec<Fate> = l.items.iter().map(|i| i.fate).collect();
+        assert_eq!(&fates[..2], &[Fate::Dropped, Fate::Dropped]);
+        assert!(fates[2..].iter().all(|f| *f == Fate::Omitted));
+        assert_eq!(l.total, 16);
+    }
+
+    #[test]
+    fn cap_order_and_whitespace() {
+        let l = listing(
+            &[
+                src("b-user", "B.", Scope::User),
+                src("a-user", &"y".repeat(2000), Scope::User),
+                src("z-repo", "Z  \n z.", Scope::Project),
+                src("sys", "S.", Scope::System),
+            ],
+            Budget::default(),
+        );
+        let names: Vec<&str> = l.items.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["sys", "z-repo", "a-user", "b-user"]);
+        assert_eq!(
+            l.items[1].text().unwrap(),
+            "- z-repo: Z z. (file: /s/z-repo/SKILL.md)"
+        );
+        assert_eq!(
+            l.items[2].fate,
+            Fate::Shortened {
+                from: 2000,
+                to: 1024
+            }
+        );
+        assert!(
+            l.items[2]
+                .full
+                .contains(&format!("{}... (file:", "y".repeat(1021)))
+        );
+    }
+}

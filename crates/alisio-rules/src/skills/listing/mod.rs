@@ -9,6 +9,7 @@ pub mod alisio;
 pub mod claude;
 pub mod codex;
 mod collate;
+pub mod diagnostics;
 pub mod settings;
 mod width;
 
