@@ -276,19 +276,6 @@ fn validate_one(
     emit(ctx, &rep, strict)
 }
 
-/// The hosts whose listing diagnostics are reported: those of `hosts.enabled` that are
-/// simulated, else Claude Code and Codex (spec/skills.md §9.5).
-fn listing_hosts(ctx: &Ctx) -> Vec<Host> {
-    match &ctx.settings.hosts.enabled {
-        Some(v) => v
-            .iter()
-            .copied()
-            .filter(|h| *h != Host::Alisio && listing::HOSTS.contains(h))
-            .collect(),
-        None => vec![Host::ClaudeCode, Host::Codex],
-    }
-}
-
 /// Appends `skill-description-shortened` / `-dropped` seen from `vantage`.
 pub(super) fn add_listing(
     ctx: &Ctx,
@@ -297,8 +284,13 @@ pub(super) fn add_listing(
     files: &mut Vec<PathBuf>,
 ) {
     let o = listing::settings::Overrides::default();
-    let found =
-        listing::diagnostics::for_hosts(&ctx.fs, input(ctx), vantage, &listing_hosts(ctx), &o);
+    let found = listing::diagnostics::for_hosts(
+        &ctx.fs,
+        input(ctx),
+        vantage,
+        &listing::diagnostic_hosts(ctx.settings.hosts.enabled.as_deref()),
+        &o,
+    );
     for d in found {
         if !files.contains(&d.file) {
             files.push(d.file.clone());

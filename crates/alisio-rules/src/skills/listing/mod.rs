@@ -197,6 +197,20 @@ pub fn for_host(
     Some((d, l))
 }
 
+/// The hosts whose listing diagnostics are reported: those of `hosts.enabled` that are
+/// simulated (host `alisio` has none), else Claude Code and Codex (spec/skills.md §9.5).
+#[must_use]
+pub fn diagnostic_hosts(enabled: Option<&[Host]>) -> Vec<Host> {
+    match enabled {
+        Some(v) => v
+            .iter()
+            .copied()
+            .filter(|h| *h != Host::Alisio && HOSTS.contains(h))
+            .collect(),
+        None => vec![Host::ClaudeCode, Host::Codex],
+    }
+}
+
 /// Why a host's listing is not simulated.
 #[must_use]
 pub fn not_simulated(host: Host) -> String {

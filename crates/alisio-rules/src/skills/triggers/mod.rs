@@ -286,3 +286,73 @@ pub fn result_json(r: &HostResult, show: &dyn Fn(&Path) -> String) -> Value {
         })).collect::<Vec<_>>(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(name: &str, desc: &str) -> Listed {
+        Listed {
+            name: name.into(),
+            description: desc.into(),
+            file: Some(PathBuf::from(format!("/s/{name}/SKILL.md"))),
+        }
+    }
+
+    #[test]
+    fn precision_recall_confusion_and_siblings() {
+        let cat = [
+            listed("pdf-tools", "Extract text and tables from PDF files."),
+            listed("chart-maker", "Draw charts and plots from spreadsheets."),
+        ];
+        let evals = parse(
+            Path::new("/s/pdf-tools/SKILL.md"),
+            r#"{"trigger": ["extract tables from this pdf", "draw plots of these tables"],
+                "noTrigger": ["make a chart of sales", {"prompt": "draw a plot", "winner": "chart-maker"}, "hello there"]}"#,
+        )
+        .unwrap();
+        let r = run("claude-code", &cat, &[evals]);
+        let s = &r.scores[0];
+        assert_eq!((s.tp, s.fp, s.fn_, s.tn), (1, 0, 1, 3));
+        assert_eq!(s.precision(), Some(1.0));
+        assert_eq!(s.recall(), Some(0.5));
+        assert_eq!(r.misses.len(), 1);
+        assert_eq!(r.misses[0].prompt, "draw plots of these tables");
+        assert_eq!(r.misses[0].routed.as_deref(), Some("chart-maker"));
+        assert_eq!(r.confusion["pdf-tools"]["chart-maker"], 1);
+        assert_eq!(r.confusion["chart-maker"]["chart-maker"], 1);
+        assert_eq!(r.confusion[NONE][NONE], 1);
+        assert_eq!(
+            run(
+                "claude-code",
+                &cat,
+                &[parse(Path::new("/s/pdf-tools/SKILL.md"), r#"{"trigger":["pdf"]}"#).unwrap()]
+            )
+            .scores[0]
+                .tp,
+            1
+        );
+    }
+
+    #[test]
+    fn eval_file_errors_are_located() {
+        let p = Path::new("/s/x/SKILL.md");
+        assert_eq!(
+            parse(p, "{\"trigger\": [1]}").unwrap_err(),
+            "\"trigger[0]\" must be a non-empty string or {\"prompt\", \"winner\"}"
+        );
+        assert!(
+            parse(p, "{\n\"trigger\": [")
+                .unwrap_err()
+                .starts_with("invalid JSON at line 2 column")
+        );
+        assert_eq!(
+            parse(p, r#"{"trigger": [{"prompt": "a", "winner": "b"}]}"#).unwrap_err(),
+            "\"trigger[0].winner\" is only allowed in \"noTrigger\""
+        );
+        assert_eq!(
+            parse(p, r#"{"should": []}"#).unwrap_err(),
+            "unknown key \"should\" (allowed: \"trigger\", \"noTrigger\")"
+        );
+    }
+}

@@ -152,3 +152,61 @@ impl Router {
             .filter(|(_, s)| *s >= THRESHOLD)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog() -> Router {
+        Router::new(&[
+            ("pdf-tools".into(), "Extract text from PDF files.".into()),
+            (
+                "chart-maker".into(),
+                "Draw charts from spreadsheets.".into(),
+            ),
+            ("email-writer".into(), "Write emails.".into()),
+        ])
+    }
+
+    #[test]
+    fn terms_lowercase_drop_stopwords_and_stem() {
+        assert_eq!(
+            terms("Use the PDF-tools for Charting spreadsheets, please"),
+            ["pdf", "tool", "chart", "spreadsheet"]
+        );
+        assert_eq!(terms("libraries"), ["library"]);
+    }
+
+    #[test]
+    fn exact_bm25f_scores() {
+        // N = 3; every query term is in one skill: idf = ln(1 + 2.5 / 1.5) = 0.98082925…
+        // Field lengths: names 2, 2, 2 (avg 2); descriptions 4, 3, 2 (avg 3).
+        // "pdf" in pdf-tools: name 1 / 1 and description 1 / 1.25 → w = 2 × 1 + 0.8 = 2.8;
+        // "extract", "text": w = 0.8; each term adds idf × w × 2.2 / (w + 1.2).
+        let s = catalog().scores("extract the PDF text");
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].0, 0);
+        assert!(
+            (s[0].1 - 3.236_736_534_938_696_5).abs() < 1e-12,
+            "{}",
+            s[0].1
+        );
+        // "chart": name and description of chart-maker (w = 3); "draw": description (w = 1).
+        let s = catalog().scores("draw a chart");
+        assert!(
+            (s[0].1 - 2.522_132_364_887_296_4).abs() < 1e-12,
+            "{}",
+            s[0].1
+        );
+        assert_eq!(catalog().route("draw a chart").map(|r| r.0), Some(1));
+        assert_eq!(catalog().route("what time is it"), None);
+    }
+
+    #[test]
+    fn ties_go_to_the_skill_listed_first() {
+        let r = Router::new(&[("a".into(), "deploy".into()), ("b".into(), "deploy".into())]);
+        let s = r.scores("deploy");
+        assert_eq!(s[0].0, 0);
+        assert_eq!(s[0].1, s[1].1);
+    }
+}
