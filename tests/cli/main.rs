@@ -47,5 +47,6 @@ mod skills_discovery;
 mod skills_hostile;
 mod skills_listing;
 mod skills_listing_real;
+mod skills_trigger_lab;
 mod skills_validate;
 mod suppress;
