@@ -47,5 +47,8 @@ mod ship;
 mod skills_corpus;
 mod skills_discovery;
 mod skills_hostile;
+mod skills_listing;
+mod skills_listing_real;
+mod skills_trigger_lab;
 mod skills_validate;
 mod suppress;

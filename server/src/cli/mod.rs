@@ -18,6 +18,8 @@ mod rules;
 mod run;
 mod sessions;
 mod skills;
+mod skills_listing;
+mod skills_test;
 mod values;
 
 use std::io::Write as _;

@@ -64,6 +64,10 @@ pub struct Entry {
     pub name_span: TextRange,
     /// For project roots, the directory d whose root holds the skill (owner vantage).
     pub project_dir: Option<PathBuf>,
+    /// Claude Code simulation: the frontmatter `name`, which it shows beside the directory name.
+    pub label: Option<String>,
+    /// Claude Code simulation: `when_to_use`, which it lists after the description.
+    pub when_to_use: Option<String>,
 }
 
 /// One discovered `SKILL.md` with its host-`alisio` judgement.
@@ -250,14 +254,26 @@ fn simulated(
                 n.split_whitespace().collect::<Vec<_>>().join(" ")
             }),
         };
-        let description = fm
-            .and_then(|f| f.get("description"))
-            .and_then(|e| e.value.as_str())
-            .unwrap_or("")
-            .to_string();
+        let text = |k: &str| {
+            fm.and_then(|f| f.get(k))
+                .and_then(|e| e.value.as_str())
+                .map(str::to_string)
+        };
+        let mut description = text("description").unwrap_or_default();
+        let claude = host == Host::ClaudeCode;
+        if claude && description.trim().is_empty() {
+            description = claude_fallback_description(&s.checked);
+        }
+        let user_only = fm
+            .and_then(|f| f.get("disable-model-invocation"))
+            .and_then(|e| e.value.scalar_text())
+            .is_some_and(|t| matches!(t, "true" | "yes" | "on" | "1"));
         entries.push(Entry {
             locked: false,
             owner: None,
+            model_invocable: !(claude && user_only),
+            label: text("name").filter(|_| claude),
+            when_to_use: text("when_to_use").filter(|_| claude),
             ..base_entry(&walk, s, name.clone(), name, description)
         });
     }
@@ -275,6 +291,20 @@ fn simulated(
         skills,
         entries,
     }
+}
+
+/// What Claude Code lists for a skill without a description: the first non-empty line of the
+/// body (of the whole file when there is no frontmatter), without leading `#`s, trimmed
+/// (measured on 2.1.332, spec/skills.md §9.2).
+fn claude_fallback_description(c: &Checked) -> String {
+    let body = c.block.as_ref().map_or(c.text.as_str(), |b| {
+        c.text.get(b.body_start..).unwrap_or("")
+    });
+    body.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches('#').trim().to_string())
+        .unwrap_or_default()
 }
 
 /// `#shadow-n` ids, and (when `shadow`) first-wins shadowing by plain name.
@@ -344,6 +374,8 @@ fn base_entry(
         winner: None,
         name_span: s.checked.name_span().unwrap_or_default(),
         project_dir: root.project_dir.clone(),
+        label: None,
+        when_to_use: None,
     }
 }
 
@@ -574,6 +606,8 @@ mod tests {
             winner: None,
             name_span: TextRange::default(),
             project_dir: None,
+            label: None,
+            when_to_use: None,
         }
     }
 
