@@ -26,6 +26,16 @@ export interface FilePreview {
   /** Over 1 MiB (or not text): no text on either side. */
   truncated?: boolean;
   newFile?: boolean;
+  /** The runs of changed lines (0-based), in order: a reply may accept each or not. */
+  hunks?: Hunk[];
+}
+
+/** `oldLines` lines of `before` from `oldStart` replaced by `newLines` lines of `after` from `newStart`. */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
 }
 
 /** What a process tool would run. */
@@ -51,8 +61,45 @@ export interface ApproveParams {
 
 export type Decision = 'allow-once' | 'allow-session' | 'deny';
 
+/** With an allow decision for a write, at most one of `content` (the text to write, edited by
+ * the user) and `hunks` (one flag per preview hunk, true: take it) (spec/sessions.md §4.4). */
 export interface ApproveResult {
   decision: Decision;
+  content?: string;
+  hunks?: boolean[];
+}
+
+/** One checkpoint of a session (spec/sessions.md §12.3). */
+export interface CheckpointInfo {
+  checkpoint: number;
+  createdAt: string;
+  promptSeq: number | null;
+  prompt: string | null;
+  /** False: the run could not change files. */
+  files: boolean;
+  /** Whether its prompt is in the active transcript. */
+  active: boolean;
+}
+
+export interface RewindParams {
+  sessionId: string;
+  checkpoint: number;
+  /** Files the user changed after the checkpoint: ask (default), keep, overwrite. */
+  resolve?: 'ask' | 'keep' | 'overwrite';
+}
+
+export interface RewindResult {
+  sessionId: string;
+  checkpoint: number;
+  /** False: conflicts were found and nothing changed (resolve "ask"). */
+  rewound: boolean;
+  prompt: string | null;
+  files: { path: string; action: 'restore' | 'create' | 'delete'; conflict: boolean }[];
+  conflicts: string[];
+  kept: string[];
+  unrestorable: string[];
+  failed: string[];
+  messages: { removed: number; restored: number };
 }
 
 export interface Attachment {
@@ -117,5 +164,7 @@ export interface InitProposal {
   changed: boolean;
   written: boolean;
 }
+export const checkpoints = new RequestType<{ sessionId: string }, CheckpointInfo[], void>('alisio/checkpoints');
+export const rewind = new RequestType<RewindParams, RewindResult, void>('alisio/rewind');
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
 export const sessionEvent = new NotificationType<{ sessionId: string; event: SessionEvent }>('alisio/sessionEvent');

@@ -38,6 +38,8 @@ pub const METHODS: &[&str] = &[
     ListSessions::METHOD,
     SessionTranscript::METHOD,
     InitAgentsMd::METHOD,
+    Checkpoints::METHOD,
+    Rewind::METHOD,
     Approve::METHOD,
     SessionEvent::METHOD,
 ];
@@ -177,6 +179,35 @@ request! {
     InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => Value
 }
 
+request! {
+    /// `alisio/checkpoints {sessionId}` → the session's checkpoints, oldest first
+    /// (spec/sessions.md §12.3).
+    Checkpoints: "alisio/checkpoints", SessionIdParams => Vec<CheckpointInfo>
+}
+
+/// One checkpoint: the core's type, serialized as it is.
+pub type CheckpointInfo = alisio_session::checkpoints::CheckpointInfo;
+
+request! {
+    /// `alisio/rewind {sessionId, checkpoint, resolve?}` → what the rewind did, or, with
+    /// conflicts and `resolve: "ask"`, what it would do (spec/sessions.md §12.3).
+    Rewind: "alisio/rewind", RewindParams => RewindResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindParams {
+    pub session_id: String,
+    pub checkpoint: i64,
+    /// What to do with files the user changed after the checkpoint: `ask` (default: change
+    /// nothing, list them), `keep` (leave them as they are) or `overwrite`.
+    #[serde(default)]
+    pub resolve: alisio_session::checkpoints::Resolve,
+}
+
+/// The core's report, serialized as it is.
+pub type RewindResult = alisio_session::checkpoints::RewindReport;
+
 // ---- server → client --------------------------------------------------------------------
 
 request! {
@@ -195,9 +226,16 @@ pub enum Decision {
     Deny,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The reply. With an allow decision for `write_file`/`edit_file` it may carry the user's review
+/// (spec/sessions.md §4.4): `content`, the text to write, or `hunks`, one flag per hunk of the
+/// preview (`true`: take it); at most one of the two.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApproveResult {
     pub decision: Decision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<bool>>,
 }
 
 /// `alisio/sessionEvent {sessionId, event}`: one event envelope of spec/sessions.md §8.

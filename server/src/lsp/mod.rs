@@ -39,8 +39,8 @@ use tower_lsp_server::ls_types::request::Request as _;
 use tower_lsp_server::{LspService, Server};
 
 use ext::{
-    ContextExplain, ContextReport, InitAgentsMd, ListSessions, RunSession, SessionTranscript,
-    SetSkillEnabled, SkillCatalog,
+    Checkpoints, ContextExplain, ContextReport, InitAgentsMd, ListSessions, Rewind, RunSession,
+    SessionTranscript, SetSkillEnabled, SkillCatalog,
 };
 
 /// How `serve` was started.
@@ -86,6 +86,8 @@ pub fn serve(opts: ServeOptions) -> u8 {
             server::Backend::session_transcript,
         )
         .custom_method(InitAgentsMd::METHOD, server::Backend::init_agents_md)
+        .custom_method(Checkpoints::METHOD, server::Backend::checkpoints)
+        .custom_method(Rewind::METHOD, server::Backend::rewind)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

@@ -87,6 +87,28 @@ impl Backend {
         .await?
     }
 
+    /// `alisio/checkpoints {sessionId}`.
+    pub async fn checkpoints(
+        &self,
+        params: SessionIdParams,
+    ) -> Result<Vec<super::ext::CheckpointInfo>> {
+        blocking(&self.state, move |snap| {
+            super::sessions::checkpoints(snap, &params.session_id)
+        })
+        .await?
+    }
+
+    /// `alisio/rewind {sessionId, checkpoint, resolve?}`.
+    pub async fn rewind(
+        &self,
+        params: super::ext::RewindParams,
+    ) -> Result<super::ext::RewindResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::rewind(snap, &params)
+        })
+        .await?
+    }
+
     /// `window/workDoneProgress/cancel`: tower-lsp-server does not route it, so it is registered
     /// as a custom notification; it cancels the session that owns the token.
     pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {
