@@ -418,3 +418,136 @@ fn a_file_the_user_changed_after_the_checkpoint_is_reported_and_never_overwritte
         format!("Checkpoint 9 not found in session {sid}")
     );
 }
+
+#[test]
+fn the_sessions_changes_are_undone_per_hunk_and_per_file_and_a_users_later_edit_is_never_overwritten()
+ {
+    let ws = Ws::new();
+    let a = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    ws.file("a.txt", a);
+    ws.file("s.txt", "shell v1\n");
+    let s = script(
+        &ws,
+        "s.jsonl",
+        &[
+            call(
+                "w1",
+                "write_file",
+                json!({"path": "a.txt", "content": "ONE\ntwo\nthree\nfour\nfive\nSIX\nseven\n", "expectedHash": sha(a.as_bytes())}),
+            ),
+            call(
+                "w2",
+                "write_file",
+                json!({"path": "n.txt", "content": "new\n", "expectedHash": null}),
+            ),
+            call("p1", "shell", json!({"command": "echo shell v2 > s.txt"})),
+            json!({"text": "Done."}),
+        ],
+    );
+    let mut lsp = start(&ws);
+    *lsp.approve_decision.lock().unwrap() = "allow-once".into();
+    let r = run(&mut lsp, "change", &s, None);
+    let sid = r["sessionId"].as_str().unwrap().to_string();
+    let changes = |lsp: &mut Lsp| {
+        lsp.request("alisio/sessionChanges", json!({"sessionId": sid}))
+            .unwrap()
+    };
+    let c = changes(&mut lsp);
+    let rows: Vec<(&str, &str, usize, bool)> = c
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["path"].as_str().unwrap(),
+                c["status"].as_str().unwrap(),
+                c["hunks"].as_array().unwrap().len(),
+                c["userChanged"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("a.txt", "modified", 2, false),
+            ("n.txt", "added", 1, false),
+            ("s.txt", "modified", 1, false)
+        ]
+    );
+    assert_eq!(c[0]["before"], a);
+    assert_eq!(c[2]["before"], "shell v1\n");
+    assert_eq!(c[2]["after"], "shell v2\n");
+    // Undo the second hunk of a.txt only.
+    let u = lsp
+        .request(
+            "alisio/undoChange",
+            json!({"sessionId": sid, "path": "a.txt", "hunks": [false, true]}),
+        )
+        .unwrap();
+    assert_eq!(
+        read(&ws, "a.txt"),
+        "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\n"
+    );
+    assert_eq!(
+        u["change"]["hunks"],
+        json!([{"oldStart": 0, "oldLines": 1, "newStart": 0, "newLines": 1}])
+    );
+    // Undo a whole new file: it is gone, and so is its change.
+    let u = lsp
+        .request(
+            "alisio/undoChange",
+            json!({"sessionId": sid, "path": "n.txt"}),
+        )
+        .unwrap();
+    assert_eq!(u["change"], Value::Null);
+    assert!(!ws.root.join("n.txt").exists());
+    // The user edits the shell's file afterwards: Undo is refused, the file untouched.
+    ws.file("s.txt", "the user's\n");
+    let c = changes(&mut lsp);
+    assert_eq!(c[1]["path"], "s.txt");
+    assert_eq!(c[1]["userChanged"], true);
+    let e = lsp
+        .request(
+            "alisio/undoChange",
+            json!({"sessionId": sid, "path": "s.txt"}),
+        )
+        .unwrap_err();
+    assert_eq!(e["code"], -32803);
+    assert_eq!(
+        e["message"],
+        "Undo refused: s.txt was changed again after the session changed it; undoing would overwrite those changes"
+    );
+    assert_eq!(read(&ws, "s.txt"), "the user's\n");
+    // Keep a.txt: it leaves the list; the file is as it is.
+    let k = lsp
+        .request(
+            "alisio/keepChanges",
+            json!({"sessionId": sid, "paths": ["a.txt"]}),
+        )
+        .unwrap();
+    assert_eq!(k["kept"], json!(["a.txt"]));
+    let left: Vec<Value> = changes(&mut lsp)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].clone())
+        .collect();
+    assert_eq!(left, [json!("s.txt")]);
+    assert_eq!(
+        read(&ws, "a.txt"),
+        "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\n"
+    );
+    let e = lsp
+        .request(
+            "alisio/undoChange",
+            json!({"sessionId": sid, "path": "nope.txt"}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        (e["code"].clone(), e["message"].clone()),
+        (
+            json!(-32602),
+            json!("Not a change of this session: nope.txt")
+        )
+    );
+}

@@ -69,6 +69,19 @@ export interface ApproveResult {
   hunks?: boolean[];
 }
 
+/** A file the session changed, against its baseline (spec/sessions.md §12.4). */
+export interface Change {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  before: string | null;
+  after: string | null;
+  truncated: boolean;
+  hunks: Hunk[];
+  sha256: string | null;
+  /** Changed again by the user after the session: Undo is refused. */
+  userChanged: boolean;
+}
+
 /** One checkpoint of a session (spec/sessions.md §12.3). */
 export interface CheckpointInfo {
   checkpoint: number;
@@ -166,5 +179,8 @@ export interface InitProposal {
 }
 export const checkpoints = new RequestType<{ sessionId: string }, CheckpointInfo[], void>('alisio/checkpoints');
 export const rewind = new RequestType<RewindParams, RewindResult, void>('alisio/rewind');
+export const sessionChanges = new RequestType<{ sessionId: string }, Change[], void>('alisio/sessionChanges');
+export const keepChanges = new RequestType<{ sessionId: string; paths?: string[] }, { kept: string[] }, void>('alisio/keepChanges');
+export const undoChange = new RequestType<{ sessionId: string; path: string; hunks?: boolean[] }, { change: Change | null }, void>('alisio/undoChange');
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
 export const sessionEvent = new NotificationType<{ sessionId: string; event: SessionEvent }>('alisio/sessionEvent');

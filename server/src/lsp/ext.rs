@@ -40,6 +40,9 @@ pub const METHODS: &[&str] = &[
     InitAgentsMd::METHOD,
     Checkpoints::METHOD,
     Rewind::METHOD,
+    SessionChanges::METHOD,
+    KeepChanges::METHOD,
+    UndoChange::METHOD,
     Approve::METHOD,
     SessionEvent::METHOD,
 ];
@@ -207,6 +210,55 @@ pub struct RewindParams {
 
 /// The core's report, serialized as it is.
 pub type RewindResult = alisio_session::checkpoints::RewindReport;
+
+request! {
+    /// `alisio/sessionChanges {sessionId}` → the files the session changed, each against its
+    /// baseline (spec/sessions.md §12.4).
+    SessionChanges: "alisio/sessionChanges", SessionIdParams => Vec<Change>
+}
+
+/// One changed file: the core's type, serialized as it is.
+pub type Change = alisio_session::checkpoints::Change;
+
+request! {
+    /// `alisio/keepChanges {sessionId, paths?}` → `{kept}`: the current text of those files
+    /// (all when `paths` is empty or absent) becomes their baseline.
+    KeepChanges: "alisio/keepChanges", KeepChangesParams => KeepChangesResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeepChangesParams {
+    pub session_id: String,
+    #[serde(default)]
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct KeepChangesResult {
+    pub kept: Vec<String>,
+}
+
+request! {
+    /// `alisio/undoChange {sessionId, path, hunks?}` → `{change}`: the file back to its baseline,
+    /// or the hunks flagged `true` only; `change` is what is left of it (`null`: nothing).
+    /// Refused (-32803) when the user changed the file again since the session did.
+    UndoChange: "alisio/undoChange", UndoChangeParams => UndoChangeResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoChangeParams {
+    pub session_id: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<bool>>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct UndoChangeResult {
+    pub change: Option<Change>,
+}
 
 // ---- server → client --------------------------------------------------------------------
 

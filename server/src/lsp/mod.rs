@@ -39,8 +39,8 @@ use tower_lsp_server::ls_types::request::Request as _;
 use tower_lsp_server::{LspService, Server};
 
 use ext::{
-    Checkpoints, ContextExplain, ContextReport, InitAgentsMd, ListSessions, Rewind, RunSession,
-    SessionTranscript, SetSkillEnabled, SkillCatalog,
+    Checkpoints, ContextExplain, ContextReport, InitAgentsMd, KeepChanges, ListSessions, Rewind,
+    RunSession, SessionChanges, SessionTranscript, SetSkillEnabled, SkillCatalog, UndoChange,
 };
 
 /// How `serve` was started.
@@ -88,6 +88,9 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .custom_method(InitAgentsMd::METHOD, server::Backend::init_agents_md)
         .custom_method(Checkpoints::METHOD, server::Backend::checkpoints)
         .custom_method(Rewind::METHOD, server::Backend::rewind)
+        .custom_method(SessionChanges::METHOD, server::Backend::session_changes)
+        .custom_method(KeepChanges::METHOD, server::Backend::keep_changes)
+        .custom_method(UndoChange::METHOD, server::Backend::undo_change)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

@@ -525,6 +525,72 @@ pub fn rewind(snap: &Snapshot, p: &RewindParams) -> Result<RewindResult, Error> 
     })
 }
 
+fn changes_req<'a>(
+    cfg: &'a super::results::FolderConfig,
+    dir: &'a std::path::Path,
+    id: &'a str,
+) -> alisio_session::checkpoints::ChangesRequest<'a> {
+    alisio_session::checkpoints::ChangesRequest {
+        state_dir: dir,
+        root: &cfg.root,
+        session_id: id,
+    }
+}
+
+fn changes_error(e: String) -> Error {
+    if e.starts_with("Undo refused") {
+        error(-32803, e)
+    } else if e.starts_with("Not a change")
+        || e.starts_with("Session ")
+        || e.starts_with("Ambiguous")
+    {
+        invalid(e)
+    } else {
+        error(-32603, e)
+    }
+}
+
+/// `alisio/sessionChanges {sessionId}` (spec/sessions.md §12.4).
+pub fn changes(snap: &Snapshot, id: &str) -> Result<Vec<super::ext::Change>, Error> {
+    let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
+    let (store, dir) = store(snap)?;
+    alisio_session::checkpoints::changes(&store, &changes_req(&cfg, &dir, id))
+        .map_err(changes_error)
+}
+
+/// `alisio/keepChanges {sessionId, paths?}`.
+pub fn keep(
+    snap: &Snapshot,
+    p: &super::ext::KeepChangesParams,
+) -> Result<super::ext::KeepChangesResult, Error> {
+    let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
+    let (mut store, dir) = store(snap)?;
+    let kept = alisio_session::checkpoints::keep(
+        &mut store,
+        &changes_req(&cfg, &dir, &p.session_id),
+        &p.paths,
+    )
+    .map_err(changes_error)?;
+    Ok(super::ext::KeepChangesResult { kept })
+}
+
+/// `alisio/undoChange {sessionId, path, hunks?}`.
+pub fn undo(
+    snap: &Snapshot,
+    p: &super::ext::UndoChangeParams,
+) -> Result<super::ext::UndoChangeResult, Error> {
+    let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
+    let (mut store, dir) = store(snap)?;
+    let change = alisio_session::checkpoints::undo(
+        &mut store,
+        &changes_req(&cfg, &dir, &p.session_id),
+        &p.path,
+        p.hunks.as_deref(),
+    )
+    .map_err(changes_error)?;
+    Ok(super::ext::UndoChangeResult { change })
+}
+
 /// `alisio/contextReport {sessionId}` and `alisio.showContextReport [sessionId]`.
 pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();

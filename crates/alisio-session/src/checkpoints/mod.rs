@@ -5,6 +5,7 @@
 //! user's own changes since are conflicts, never overwritten without being asked), then the
 //! conversation, keeping the rewound branch in the store.
 
+mod changes;
 mod rewind;
 pub mod scan;
 
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use changes::{Change, ChangesRequest, changes, keep, undo};
 pub use rewind::{FileChange, MessageCounts, Resolve, RewindReport, RewindRequest, rewind};
 pub use scan::{Blobs, Entry, Manifest, ScanStats};
 

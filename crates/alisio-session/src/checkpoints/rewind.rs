@@ -80,7 +80,10 @@ fn changed(a: &Manifest, b: &Manifest, out: &mut BTreeSet<String>) {
 fn user_changed(marks: &[(SnapRow, Manifest)], from: usize, now: &Manifest) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for w in marks[from..].windows(2) {
-        if matches!(w[1].0.kind, SnapKind::Start | SnapKind::Pre) {
+        if matches!(
+            w[1].0.kind,
+            SnapKind::Start | SnapKind::Pre | SnapKind::Keep
+        ) {
             changed(&w[0].1, &w[1].1, &mut out);
         }
     }
@@ -267,6 +270,7 @@ fn restore_messages(
                 manifest: Some(pre),
                 active: &[],
                 at_seq,
+                paths: &[],
             },
         )?;
         for s in &out {
@@ -290,6 +294,7 @@ fn restore_messages(
                 manifest: Some(post),
                 active: &[],
                 at_seq,
+                paths: &[],
             },
         )?;
         Ok(())

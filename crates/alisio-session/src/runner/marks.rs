@@ -26,18 +26,21 @@ impl Run<'_> {
         self.policies.write != Policy::Deny || self.policies.process != Policy::Deny
     }
 
-    fn snapshot(&mut self) -> Option<String> {
+    /// Snapshots the workspace; `what` names it in the log (`bench/checkpoints.sh` reads it).
+    fn snapshot(&mut self, what: &str) -> Option<String> {
         let sid = self.sid.clone();
+        let t0 = std::time::Instant::now();
         let t = self.edits.tracker.get_or_insert_with(|| {
             Tracker::new(&self.store, &sid, &self.opts.root, &self.opts.state_dir)
         });
         match t.take() {
             Ok((sha, stats)) => {
                 tracing::debug!(
-                    "snapshot of {} files: {} read, {} bytes kept",
+                    "snapshot {what}: {} files, {} read, {} bytes kept, {} us",
                     stats.files,
                     stats.hashed,
-                    stats.stored
+                    stats.stored,
+                    t0.elapsed().as_micros()
                 );
                 Some(sha)
             }
@@ -55,7 +58,7 @@ impl Run<'_> {
             return;
         }
         let manifest = if self.may_change_files() {
-            match self.snapshot() {
+            match self.snapshot("checkpoint") {
                 Some(s) => Some(s),
                 None => return,
             }
@@ -87,6 +90,7 @@ impl Run<'_> {
                         manifest: manifest.as_deref(),
                         active: &active,
                         at_seq,
+                        paths: &[],
                     },
                 )
                 .map(|_| ())
@@ -102,7 +106,9 @@ impl Run<'_> {
         if self.is_child || self.edits.tracker.is_none() {
             return;
         }
-        let Some(sha) = self.snapshot() else { return };
+        let Some(sha) = self.snapshot("mark") else {
+            return;
+        };
         let sid = self.sid.clone();
         let res = self.store.max_seq(&sid).and_then(|at_seq| {
             self.store.tx(|tx| {
@@ -114,6 +120,7 @@ impl Run<'_> {
                         manifest: Some(&sha),
                         active: &[],
                         at_seq,
+                        paths: &[],
                     },
                 )
                 .map(|_| ())

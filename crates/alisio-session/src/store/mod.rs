@@ -64,7 +64,7 @@ const SCHEMA_V2: &str = "
 CREATE TABLE snapshots(
   session_id TEXT NOT NULL REFERENCES sessions(id), id INTEGER NOT NULL, kind TEXT NOT NULL,
   checkpoint INTEGER NULL, manifest TEXT NULL, active TEXT NULL, at_seq INTEGER NOT NULL,
-  created_at TEXT NOT NULL, PRIMARY KEY(session_id, id));
+  created_at TEXT NOT NULL, paths TEXT NULL, PRIMARY KEY(session_id, id));
 ";
 
 /// A stored session row.

@@ -18,6 +18,10 @@ pub enum SnapKind {
     Pre,
     /// The workspace right after a rewind.
     Rewind,
+    /// The user kept the session's changes of `paths` (they are the new baseline).
+    Keep,
+    /// The workspace right after the user undid a change of the session.
+    Undo,
 }
 
 impl SnapKind {
@@ -28,6 +32,8 @@ impl SnapKind {
             Self::Tool => "tool",
             Self::Pre => "pre",
             Self::Rewind => "rewind",
+            Self::Keep => "keep",
+            Self::Undo => "undo",
         }
     }
 
@@ -37,6 +43,8 @@ impl SnapKind {
             "tool" => Self::Tool,
             "pre" => Self::Pre,
             "rewind" => Self::Rewind,
+            "keep" => Self::Keep,
+            "undo" => Self::Undo,
             _ => return None,
         })
     }
@@ -56,6 +64,8 @@ pub struct SnapRow {
     pub active: Vec<i64>,
     /// `start`: the largest message seq when it was taken (the prompt follows it).
     pub at_seq: i64,
+    /// `keep`: the paths kept.
+    pub paths: Vec<String>,
     pub created_at: String,
 }
 
@@ -66,6 +76,7 @@ pub struct NewSnap<'a> {
     pub manifest: Option<&'a str>,
     pub active: &'a [i64],
     pub at_seq: i64,
+    pub paths: &'a [String],
 }
 
 impl Store {
@@ -76,12 +87,13 @@ impl Store {
     pub fn snapshots(&self, sid: &str) -> Result<Vec<SnapRow>, String> {
         let mut st = self
             .conn
-            .prepare("SELECT id,kind,checkpoint,manifest,active,at_seq,created_at FROM snapshots WHERE session_id=?1 ORDER BY id")
+            .prepare("SELECT id,kind,checkpoint,manifest,active,at_seq,created_at,paths FROM snapshots WHERE session_id=?1 ORDER BY id")
             .map_err(sql)?;
         let rows = st
             .query_map([sid], |r| {
                 let kind: String = r.get(1)?;
                 let active: Option<String> = r.get(4)?;
+                let paths: Option<String> = r.get(7)?;
                 Ok((
                     SnapRow {
                         id: r.get(0)?,
@@ -92,6 +104,9 @@ impl Store {
                             .and_then(|a| serde_json::from_str(&a).ok())
                             .unwrap_or_default(),
                         at_seq: r.get(5)?,
+                        paths: paths
+                            .and_then(|a| serde_json::from_str(&a).ok())
+                            .unwrap_or_default(),
                         created_at: r.get(6)?,
                     },
                     kind,
@@ -122,9 +137,11 @@ impl Tx<'_> {
         )?;
         let active = (s.kind == SnapKind::Start)
             .then(|| serde_json::to_string(s.active).unwrap_or_else(|_| "[]".into()));
+        let paths = (s.kind == SnapKind::Keep)
+            .then(|| serde_json::to_string(s.paths).unwrap_or_else(|_| "[]".into()));
         self.tx.execute(
-            "INSERT INTO snapshots(session_id,id,kind,checkpoint,manifest,active,at_seq,created_at) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
-            params![sid, id, s.kind.as_str(), s.checkpoint, s.manifest, active, s.at_seq, now_rfc3339()],
+            "INSERT INTO snapshots(session_id,id,kind,checkpoint,manifest,active,at_seq,created_at,paths) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+            params![sid, id, s.kind.as_str(), s.checkpoint, s.manifest, active, s.at_seq, now_rfc3339(), paths],
         )?;
         Ok(id)
     }
