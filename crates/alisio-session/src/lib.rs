@@ -7,7 +7,9 @@
 //! one result.
 
 pub mod approvals;
+pub mod checkpoints;
 pub mod context;
+pub mod diff;
 pub mod events;
 pub mod gov;
 pub mod providers;
@@ -24,7 +26,7 @@ pub mod util;
 
 use std::path::{Path, PathBuf};
 
-pub use approvals::{ApprovalRequest, Approver, Grants, Reply};
+pub use approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
 pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 

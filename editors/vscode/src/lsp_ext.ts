@@ -230,6 +230,16 @@ export interface FilePreview {
   /** Over 1 MiB (or not text): no text on either side. */
   truncated?: boolean;
   newFile?: boolean;
+  /** The runs of changed lines (0-based), in order: a reply may accept each or not. */
+  hunks?: Hunk[];
+}
+
+/** `oldLines` lines of `before` from `oldStart` replaced by `newLines` lines of `after` from `newStart`. */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
 }
 
 /** What a process tool would run. */
@@ -255,8 +265,58 @@ export interface ApproveParams {
 
 export type Decision = 'allow-once' | 'allow-session' | 'deny';
 
+/** With an allow decision for a write, at most one of `content` (the text to write, edited by
+ * the user) and `hunks` (one flag per preview hunk, true: take it) (spec/sessions.md §4.4). */
 export interface ApproveResult {
   decision: Decision;
+  content?: string;
+  hunks?: boolean[];
+}
+
+/** A file the session changed, against its baseline (spec/sessions.md §12.4). */
+export interface Change {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  before: string | null;
+  after: string | null;
+  truncated: boolean;
+  hunks: Hunk[];
+  sha256: string | null;
+  /** Changed again by the user after the session: Undo is refused. */
+  userChanged: boolean;
+}
+
+/** One checkpoint of a session (spec/sessions.md §12.3). */
+export interface CheckpointInfo {
+  checkpoint: number;
+  createdAt: string;
+  promptSeq: number | null;
+  prompt: string | null;
+  /** False: the run could not change files. */
+  files: boolean;
+  /** Whether its prompt is in the active transcript. */
+  active: boolean;
+}
+
+export interface RewindParams {
+  sessionId: string;
+  checkpoint: number;
+  /** Files the user changed after the checkpoint: ask (default), keep, overwrite. */
+  resolve?: 'ask' | 'keep' | 'overwrite';
+}
+
+export interface RewindResult {
+  sessionId: string;
+  checkpoint: number;
+  /** False: conflicts were found and nothing changed (resolve "ask"). */
+  rewound: boolean;
+  prompt: string | null;
+  files: { path: string; action: 'restore' | 'create' | 'delete'; conflict: boolean }[];
+  conflicts: string[];
+  kept: string[];
+  unrestorable: string[];
+  failed: string[];
+  messages: { removed: number; restored: number };
 }
 
 export interface Attachment {
@@ -376,5 +436,10 @@ export const contextReport = new RequestType<SessionIdParams, ContextReport, voi
 export const listSessions = new RequestType<ListSessionsParams, SessionSummary[], void>('alisio/listSessions');
 export const sessionTranscript = new RequestType<SessionIdParams, Transcript, void>('alisio/sessionTranscript');
 export const initAgentsMd = new RequestType<InitAgentsMdParams, InitProposal, void>('alisio/initAgentsMd');
+export const checkpoints = new RequestType<{ sessionId: string }, CheckpointInfo[], void>('alisio/checkpoints');
+export const rewind = new RequestType<RewindParams, RewindResult, void>('alisio/rewind');
+export const sessionChanges = new RequestType<{ sessionId: string }, Change[], void>('alisio/sessionChanges');
+export const keepChanges = new RequestType<{ sessionId: string; paths?: string[] }, { kept: string[] }, void>('alisio/keepChanges');
+export const undoChange = new RequestType<{ sessionId: string; path: string; hunks?: boolean[] }, { change: Change | null }, void>('alisio/undoChange');
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
 export const sessionEvent = new NotificationType<SessionEventParams>('alisio/sessionEvent');

@@ -56,6 +56,11 @@ pub const METHODS: &[&str] = &[
     ListSessions::METHOD,
     SessionTranscript::METHOD,
     InitAgentsMd::METHOD,
+    Checkpoints::METHOD,
+    Rewind::METHOD,
+    SessionChanges::METHOD,
+    KeepChanges::METHOD,
+    UndoChange::METHOD,
     Approve::METHOD,
     SessionEvent::METHOD,
 ];
@@ -200,6 +205,84 @@ request! {
     InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => super::init::InitProposal
 }
 
+request! {
+    /// `alisio/checkpoints {sessionId}` → the session's checkpoints, oldest first
+    /// (spec/sessions.md §12.3).
+    Checkpoints: "alisio/checkpoints", SessionIdParams => Vec<CheckpointInfo>
+}
+
+/// One checkpoint: the core's type, serialized as it is.
+pub type CheckpointInfo = alisio_session::checkpoints::CheckpointInfo;
+
+request! {
+    /// `alisio/rewind {sessionId, checkpoint, resolve?}` → what the rewind did, or, with
+    /// conflicts and `resolve: "ask"`, what it would do (spec/sessions.md §12.3).
+    Rewind: "alisio/rewind", RewindParams => RewindResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindParams {
+    pub session_id: String,
+    pub checkpoint: i64,
+    /// What to do with files the user changed after the checkpoint: `ask` (default: change
+    /// nothing, list them), `keep` (leave them as they are) or `overwrite`.
+    #[serde(default)]
+    pub resolve: alisio_session::checkpoints::Resolve,
+}
+
+/// The core's report, serialized as it is.
+pub type RewindResult = alisio_session::checkpoints::RewindReport;
+
+request! {
+    /// `alisio/sessionChanges {sessionId}` → the files the session changed, each against its
+    /// baseline (spec/sessions.md §12.4).
+    SessionChanges: "alisio/sessionChanges", SessionIdParams => Vec<Change>
+}
+
+/// One changed file: the core's type, serialized as it is.
+pub type Change = alisio_session::checkpoints::Change;
+
+request! {
+    /// `alisio/keepChanges {sessionId, paths?}` → `{kept}`: the current text of those files
+    /// (all when `paths` is empty or absent) becomes their baseline.
+    KeepChanges: "alisio/keepChanges", KeepChangesParams => KeepChangesResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeepChangesParams {
+    pub session_id: String,
+    #[serde(default)]
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct KeepChangesResult {
+    pub kept: Vec<String>,
+}
+
+request! {
+    /// `alisio/undoChange {sessionId, path, hunks?}` → `{change}`: the file back to its baseline,
+    /// or the hunks flagged `true` only; `change` is what is left of it (`null`: nothing).
+    /// Refused (-32803) when the user changed the file again since the session did.
+    UndoChange: "alisio/undoChange", UndoChangeParams => UndoChangeResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoChangeParams {
+    pub session_id: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<bool>>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct UndoChangeResult {
+    pub change: Option<Change>,
+}
+
 // ---- server → client --------------------------------------------------------------------
 
 /// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
@@ -221,9 +304,16 @@ pub enum Decision {
     Deny,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The reply. With an allow decision for `write_file`/`edit_file` it may carry the user's review
+/// (spec/sessions.md §4.4): `content`, the text to write, or `hunks`, one flag per hunk of the
+/// preview (`true`: take it); at most one of the two.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApproveResult {
     pub decision: Decision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<bool>>,
 }
 
 /// `alisio/sessionEvent {sessionId, event}`: one event envelope of spec/sessions.md §8.

@@ -39,8 +39,9 @@ use tower_lsp_server::jsonrpc::Method;
 use tower_lsp_server::{LspService, LspServiceBuilder, Server};
 
 use ext::{
-    ClientRequest, ContextExplain, ContextReport, InitAgentsMd, ListSessions, RunSession,
-    SessionTranscript, SetSkillEnabled, SkillCatalog,
+    Checkpoints, ClientRequest, ContextExplain, ContextReport, InitAgentsMd, KeepChanges,
+    ListSessions, Rewind, RunSession, SessionChanges, SessionTranscript, SetSkillEnabled,
+    SkillCatalog, UndoChange,
 };
 
 /// Registers a custom request through its declaration: the handler takes `R::Params` and
@@ -117,6 +118,11 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .request::<ListSessions, _>(server::Backend::list_sessions)
         .request::<SessionTranscript, _>(server::Backend::session_transcript)
         .request::<InitAgentsMd, _>(server::Backend::init_agents_md)
+        .request::<Checkpoints, _>(server::Backend::checkpoints)
+        .request::<Rewind, _>(server::Backend::rewind)
+        .request::<SessionChanges, _>(server::Backend::session_changes)
+        .request::<KeepChanges, _>(server::Backend::keep_changes)
+        .request::<UndoChange, _>(server::Backend::undo_change)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

@@ -91,6 +91,61 @@ impl Backend {
         .await?
     }
 
+    /// `alisio/checkpoints {sessionId}`.
+    pub async fn checkpoints(
+        &self,
+        params: SessionIdParams,
+    ) -> Result<Vec<super::ext::CheckpointInfo>> {
+        blocking(&self.state, move |snap| {
+            super::sessions::checkpoints(snap, &params.session_id)
+        })
+        .await?
+    }
+
+    /// `alisio/rewind {sessionId, checkpoint, resolve?}`.
+    pub async fn rewind(
+        &self,
+        params: super::ext::RewindParams,
+    ) -> Result<super::ext::RewindResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::rewind(snap, &params)
+        })
+        .await?
+    }
+
+    /// `alisio/sessionChanges {sessionId}`.
+    pub async fn session_changes(
+        &self,
+        params: SessionIdParams,
+    ) -> Result<Vec<super::ext::Change>> {
+        blocking(&self.state, move |snap| {
+            super::sessions::changes(snap, &params.session_id)
+        })
+        .await?
+    }
+
+    /// `alisio/keepChanges {sessionId, paths?}`.
+    pub async fn keep_changes(
+        &self,
+        params: super::ext::KeepChangesParams,
+    ) -> Result<super::ext::KeepChangesResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::keep(snap, &params)
+        })
+        .await?
+    }
+
+    /// `alisio/undoChange {sessionId, path, hunks?}`.
+    pub async fn undo_change(
+        &self,
+        params: super::ext::UndoChangeParams,
+    ) -> Result<super::ext::UndoChangeResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::undo(snap, &params)
+        })
+        .await?
+    }
+
     /// `window/workDoneProgress/cancel`: tower-lsp-server does not route it, so it is registered
     /// as a custom notification; it cancels the session that owns the token.
     pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {

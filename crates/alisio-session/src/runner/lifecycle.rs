@@ -163,6 +163,7 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         expanded,
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
+        edits: super::marks::Edits::default(),
     };
     let result = match run
         .start(existing.is_some())
@@ -416,6 +417,8 @@ impl Run<'_> {
         if let Some((interrupted_runs, calls)) = reconciled {
             self.report_reconciled(interrupted_runs, &calls)?;
         }
+        // spec/sessions.md §12.1: the checkpoint of this user turn, before its prompt.
+        self.checkpoint();
         self.store_prompt()
     }
 

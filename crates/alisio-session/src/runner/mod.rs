@@ -25,6 +25,7 @@ mod calls;
 mod child;
 mod compaction;
 mod lifecycle;
+mod marks;
 mod request;
 mod result_read;
 mod turn;
@@ -165,6 +166,8 @@ pub(crate) struct Run<'a> {
     transcript: Transcript,
     /// When the current request's first text fragment arrived (`ttftMs`).
     first_text: std::cell::Cell<Option<Instant>>,
+    /// Snapshots for checkpoints, and approved writes as the user reviewed them.
+    edits: marks::Edits,
 }
 
 impl Run<'_> {
