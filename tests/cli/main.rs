@@ -28,6 +28,7 @@ mod instructions_hosts;
 mod instructions_robustness;
 mod run;
 mod run_compaction;
+mod run_coordinator;
 mod run_example;
 mod run_governor;
 mod run_nested;

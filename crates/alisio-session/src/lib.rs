@@ -21,6 +21,7 @@ pub mod store;
 mod tests;
 pub mod tools;
 pub mod util;
+pub mod workbench;
 
 use std::path::{Path, PathBuf};
 

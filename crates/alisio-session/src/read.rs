@@ -105,14 +105,8 @@ pub fn report(
     let root = std::path::PathBuf::from(&s.workspace);
     let cwd = std::path::PathBuf::from(&s.cwd);
     let attached = super::runner::joined_of(&options);
-    let (_, parts) = super::runner::request_parts(
-        &root,
-        &cwd,
-        &attached,
-        ctx,
-        &policies,
-        s.parent_id.is_none(),
-    );
+    let (_, parts) =
+        super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s));
     let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);
@@ -127,4 +121,14 @@ pub fn report(
             .unwrap_or(Value::Null);
     }
     Ok(r)
+}
+
+/// The seat a stored session's next request has (spec/sessions.md §12.1): its stored mode.
+fn seat_of(s: &super::store::SessionRow) -> super::runner::Seat {
+    let coordinator = s.options["mode"] == "coordinator";
+    match (&s.parent_id, coordinator) {
+        (Some(_), worker) => super::runner::Seat::Child { worker },
+        (None, true) => super::runner::Seat::Coordinator,
+        (None, false) => super::runner::Seat::Root { task: true },
+    }
 }

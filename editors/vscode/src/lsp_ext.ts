@@ -68,6 +68,8 @@ export interface RunSessionParams {
   provider?: Record<string, unknown>;
   model?: string;
   readOnly?: boolean;
+  /** spec/sessions.md §12.1 */
+  mode?: 'default' | 'coordinator';
   goal?: string;
   maxTurns?: number;
   workDoneToken?: string | number;

@@ -204,6 +204,16 @@ fn options(
     }
     o.provider_overrides = prov;
     o.read_only = p.read_only.unwrap_or(false);
+    o.mode = match p.mode.as_deref() {
+        None => None,
+        Some(m) => Some(
+            alisio_session::settings::SessionMode::parse(m).ok_or_else(|| {
+                invalid(format!(
+                    "mode must be \"default\" or \"coordinator\"; got \"{m}\""
+                ))
+            })?,
+        ),
+    };
     o.goal = p.goal.clone();
     o.max_turns = p.max_turns;
     o.session_id = p.session_id.clone();

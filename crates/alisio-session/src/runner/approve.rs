@@ -24,6 +24,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec![t],
                 ms: 0,
+                denial: Some("confinement"),
             })
         };
         let mut paths_shown = Vec::new();
@@ -86,6 +87,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Denied: the user did not approve this call.".into()],
                 ms: 0,
+                denial: Some("approval"),
             }));
         }
         let summary = summary(sp, args, &paths_shown);
@@ -132,6 +134,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Denied: the user did not approve this call.".into()],
                 ms: 0,
+                denial: Some("approval"),
             }));
         };
         let sid = self.sid.clone();
@@ -162,6 +165,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Cancelled: the run was cancelled before this call ran.".into()],
                 ms: 0,
+                denial: None,
             }));
         }
         self.durable_event(
@@ -179,6 +183,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec![t],
                 ms: 0,
+                denial: Some("approval"),
             }),
             None => Ok(reply == Reply::AllowSession),
         })

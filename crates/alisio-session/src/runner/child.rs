@@ -8,10 +8,12 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::calls::Done;
+use super::request::Seat;
 use super::{Progress, Run, RunStatus, Transcript};
 use crate::events::Emitter;
 use crate::gov::Gov;
 use crate::providers::{self, ModelRequest, Provider};
+use crate::settings::SessionMode;
 use crate::store::{SessionRow, Store};
 use crate::tools::ToolCtx;
 use crate::tools::args::{self, Task};
@@ -35,8 +37,20 @@ impl Provider for Lent {
 }
 
 impl Run<'_> {
-    pub(super) fn task_offered(&self) -> bool {
-        !self.is_child && self.opts.config.subagents
+    /// Which session this run is for (spec/sessions.md §4.3, §9, §12.1).
+    pub(super) fn seat(&self) -> Seat {
+        let coordinator = self.mode == SessionMode::Coordinator;
+        if self.is_child {
+            Seat::Child {
+                worker: coordinator,
+            }
+        } else if coordinator {
+            Seat::Coordinator
+        } else {
+            Seat::Root {
+                task: self.opts.config.subagents,
+            }
+        }
     }
 
     /// Runs a `task` call: a child session in the same run (spec/sessions.md §9).
@@ -73,7 +87,7 @@ impl Run<'_> {
             parent_id: Some(self.sid.clone()),
             parent_call_id: Some(call_id.to_string()),
             provider: self.pcfg.stored(),
-            options: json!({}),
+            options: json!({"mode": self.mode.as_str()}),
             compacted_chars: 0,
         };
         let tctx = Arc::new(ToolCtx {
@@ -84,6 +98,7 @@ impl Run<'_> {
             bg: Arc::clone(&self.tctx.bg),
             env: self.tctx.env.clone(),
             sandbox: Arc::clone(&self.tctx.sandbox),
+            glance_sandbox: None,
             context: Arc::clone(&self.ctx),
             cwd: self.tctx.cwd.clone(),
         });
@@ -118,6 +133,8 @@ impl Run<'_> {
                 compacted_this_turn: false,
                 window: self.window,
                 is_child: true,
+                mode: self.mode,
+                relay_on: false,
                 expanded: None,
                 transcript: Transcript::default(),
                 first_text: std::cell::Cell::new(None),
@@ -147,6 +164,7 @@ impl Run<'_> {
                     is_error: false,
                     texts: vec![compact(&out)],
                     ms: 0,
+                    denial: None,
                 }
             }
             RunStatus::Cancelled => Done {
@@ -154,6 +172,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Cancelled: the run was cancelled while this call was running.".into()],
                 ms: 0,
+                denial: None,
             },
             RunStatus::Failed => Done {
                 outcome: "error",
@@ -163,6 +182,7 @@ impl Run<'_> {
                     result.error.unwrap_or_default()
                 )],
                 ms: 0,
+                denial: None,
             },
         };
         Ok((done, Some(child_sid)))

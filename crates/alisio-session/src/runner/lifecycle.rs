@@ -15,7 +15,7 @@ use crate::approvals::{Approver, Grants, Policy};
 use crate::events::{Emitter, Pending};
 use crate::gov::Gov;
 use crate::providers::{self, Provider, Usage};
-use crate::settings::{Kind, ProviderConfig, RunOptions};
+use crate::settings::{Kind, ProviderConfig, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
 use crate::util::{compact, fault, now_rfc3339, take_chars, uuid7};
@@ -104,7 +104,28 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
             g.effects.insert(e.as_str().to_string());
         }
     }
-    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox);
+    // spec/sessions.md §12.1: the flag, else the resumed session's mode, else `session.mode`.
+    let mode = opts
+        .mode
+        .or_else(|| {
+            existing
+                .as_ref()
+                .and_then(|s| s.options["mode"].as_str())
+                .and_then(SessionMode::parse)
+        })
+        .unwrap_or(cfg.mode);
+    let mut tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox);
+    if mode == SessionMode::Coordinator {
+        // spec/sessions.md §12.3: glance commands run read-only, without network.
+        let glance = alisio_sandbox::Sandbox::prepare(
+            alisio_sandbox::Mode::ReadOnly,
+            false,
+            alisio_sandbox::tmp_dir(&opts.state_dir, &sid),
+        );
+        if let Some(t) = Arc::get_mut(&mut tctx) {
+            t.glance_sandbox = Some(Arc::new(glance));
+        }
+    }
     let window = pcfg.context_window.or_else(|| {
         if pcfg.kind == Kind::Script {
             script_window(&pcfg, &opts.cwd)
@@ -160,6 +181,8 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         compacted_this_turn: false,
         window,
         is_child: false,
+        mode,
+        relay_on: cfg.relay_on(mode),
         expanded,
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
@@ -249,6 +272,7 @@ fn tool_ctx(
         bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
         sandbox,
+        glance_sandbox: None,
         context: Arc::clone(ctx),
         cwd: opts.cwd.clone(),
     })
@@ -501,7 +525,11 @@ impl Run<'_> {
             }),
             ..SessionOptions::default()
         };
-        patch.merge_into(&self.stored_options())
+        let mut v = patch.merge_into(&self.stored_options());
+        if let Value::Object(m) = &mut v {
+            m.insert("mode".into(), json!(self.mode.as_str()));
+        }
+        v
     }
 
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.

@@ -48,8 +48,8 @@ use alisio_governor::stored::SessionOptions;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
 use request::Transcript;
 pub use request::{
-    PREAMBLE, RECOVERY_NOTE, SUBAGENT, attached_of, joined_of, offered, preamble_block,
-    request_parts, tools_json,
+    COORDINATOR_RULES, COORDINATOR_TOOLS, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat,
+    WORKER_RULES, attached_of, joined_of, offered, preamble_block, request_parts, tools_json,
 };
 
 /// How a run ended.
@@ -159,6 +159,10 @@ pub(crate) struct Run<'a> {
     window: Option<u64>,
     /// A sub-agent's run (spec/sessions.md §9): no `task` tool, the sub-agent paragraph in the system text.
     is_child: bool,
+    /// The session mode (spec/sessions.md §12.1); a child has its root's.
+    mode: crate::settings::SessionMode,
+    /// The relay is on (spec/sessions.md §12.5): root sessions only.
+    relay_on: bool,
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     expanded: Option<(String, Option<String>)>,
     /// The active transcript as last read, with per-row sizes and parsed values.

@@ -659,7 +659,7 @@ mod tests {
                 "INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)",
                 params![
                     seq,
-                    tool_message("a", "read_file", false, "ok", &["x".into()])
+                    tool_message("a", "read_file", false, "ok", None, &["x".into()])
                 ],
             )?;
             tx.tx.execute(

@@ -284,6 +284,17 @@ pub static TOOLS: &[Spec] = &[
         ],
         paths: &[],
     },
+    Spec {
+        name: "glance",
+        effect: Effect::Read,
+        description: "Run a status or listing command (git status, git log, git diff, ls, pwd, find without actions, ...), alone or joined with &&, ||, ; and | filters such as head, grep, wc or sort, and capture its output. Every other command is refused: delegate real work with task.",
+        fields: &[
+            f("command", Ty::Str { min: 1, max: 4096 }, true, "Shell command line made only of status and listing commands."),
+            CWD,
+            TIMEOUT_MS,
+        ],
+        paths: &[("cwd", Some("."))],
+    },
 ];
 
 /// `test_sleep` (feature `test-tools`, debug builds, `ALISIO_TEST_TOOLS=1`): a read tool that
@@ -502,6 +513,7 @@ pub enum Outcome {
 }
 
 /// Everything tools need; shared by concurrent read calls.
+#[derive(Clone)]
 pub struct ToolCtx {
     pub roots: Roots,
     pub session_id: String,
@@ -511,6 +523,9 @@ pub struct ToolCtx {
     pub env: process::ChildEnv,
     /// The sandbox process tools run in (spec/sessions.md §10.4).
     pub sandbox: Arc<alisio_sandbox::Sandbox>,
+    /// The sandbox of the coordinator's `glance` commands (spec/sessions.md §12.3): read-only,
+    /// no network; `None` outside coordinator mode.
+    pub glance_sandbox: Option<Arc<alisio_sandbox::Sandbox>>,
     /// The skill and instruction tools (provided by the runner's context).
     pub context: Arc<dyn super::SessionContext>,
     pub cwd: PathBuf,
@@ -547,6 +562,17 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
         "shell" => {
             return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
                 process::run_process(ctx, &process::Call::from(&x))
+            });
+        }
+        "glance" => {
+            // The runner refused every command outside the ephemeral table (calls.rs); what is
+            // left runs under the glance sandbox (read-only where available).
+            return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
+                let mut g = ctx.clone();
+                if let Some(sb) = &ctx.glance_sandbox {
+                    g.sandbox = Arc::clone(sb);
+                }
+                process::run_process(&g, &process::Call::from(&x))
             });
         }
         "bg_run" => typed::<bg::BgRunArgs>(a).and_then(|x| {

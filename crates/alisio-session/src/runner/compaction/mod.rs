@@ -42,6 +42,12 @@ impl Run<'_> {
     /// # Errors
     /// Store errors.
     pub(super) fn before_turn(&mut self) -> Result<Option<(&'static str, String)>, String> {
+        // spec/sessions.md §12.4: the coordinator's workbench index is current at every turn.
+        if self.seat() == super::Seat::Coordinator
+            && let Err(e) = crate::workbench::refresh(&self.opts.root)
+        {
+            tracing::warn!("workbench index: {e}");
+        }
         let cfg = self.opts.config.clone();
         let active = self.active()?;
         let m = self.measure(&active);
