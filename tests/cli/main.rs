@@ -33,6 +33,7 @@ mod run_example;
 mod run_governor;
 mod run_nested;
 mod run_providers;
+mod run_relay;
 mod run_replay;
 mod run_report;
 mod run_result_read;

@@ -16,6 +16,12 @@ pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<
         .into_iter()
         .map(|(s, n, status)| {
             let mut v = json!({"sessionId":s.id,"title":s.title,"createdAt":s.created_at,"updatedAt":s.updated_at,"messages":n});
+            // spec/sessions.md §12.5: the relay chain.
+            for k in ["relayOf", "relayedTo"] {
+                if let Some(x) = s.options.get(k).filter(|x| x.is_string()) {
+                    v[k] = x.clone();
+                }
+            }
             if cli {
                 v["workspace"] = json!(s.workspace);
                 v["status"] = json!(status);
@@ -111,6 +117,11 @@ pub fn report(
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);
     super::gov::with_stored_replay(store, id, &mut r)?;
+    // spec/sessions.md §12.5: the session's place in a relay chain.
+    let (of, to) = (&s.options["relayOf"], &s.options["relayedTo"]);
+    if of.is_string() || to.is_string() {
+        r["relay"] = json!({"of": of, "to": to});
+    }
     // This process has no ledger for the session: the ledger's figures as the process that
     // ran it measured them at its last request (spec/governor.md §8).
     if r["measured"] == Value::Bool(true) && r["usage"].is_null() {

@@ -20,7 +20,7 @@ use crate::tools::args::{self, Task};
 use crate::util::{compact, now_rfc3339, take_chars, uuid7};
 
 /// Stands in for the provider while a child run borrows it.
-struct Lent;
+pub(super) struct Lent;
 
 impl Provider for Lent {
     fn attempt(
@@ -135,6 +135,7 @@ impl Run<'_> {
                 is_child: true,
                 mode: self.mode,
                 relay_on: false,
+                relay_next: None,
                 expanded: None,
                 transcript: Transcript::default(),
                 first_text: std::cell::Cell::new(None),

@@ -53,14 +53,76 @@ fn store_err(e: &str) -> PreRunError {
 /// [`PreRunError`] when the run could not start (no events were emitted then).
 pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     let SessionRun {
-        options: opts,
-        context: ctx,
+        options,
+        context,
         sink,
         approver,
         grants,
         tasks,
         cancel,
     } = req;
+    let mut opts = options.clone();
+    // The provider continues from link to link (a script goes on with its next line).
+    let mut carried = None;
+    loop {
+        let r = run_link(
+            &mut carried,
+            &opts,
+            Arc::clone(&context),
+            &mut *sink,
+            approver,
+            Arc::clone(&grants),
+            Arc::clone(&tasks),
+            Arc::clone(&cancel),
+        )?;
+        // spec/sessions.md §12.5: a relay continues the run in the next link of the chain.
+        let Some((next, first)) = r.relay.clone().filter(|_| r.status == RunStatus::Completed)
+        else {
+            return Ok(r);
+        };
+        let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+        let old = store
+            .session(&r.session_id)
+            .map_err(|e| store_err(&e))?
+            .ok_or_else(|| PreRunError::Other(format!("Session not found: {}", r.session_id)))?;
+        let max = opts.max_turns.unwrap_or(opts.config.max_turns);
+        opts.max_turns = Some(max.saturating_sub(r.turns).max(1));
+        opts.mode = old.options["mode"].as_str().and_then(SessionMode::parse);
+        opts.relay = Some(crate::settings::RelayLink {
+            of: r.session_id.clone(),
+            id: next,
+            title: old.title,
+        });
+        opts.session_id = None;
+        opts.prompt = first;
+        opts.attachments = Vec::new();
+    }
+}
+
+/// The options a relay's new session starts with: the standing ones of the session it
+/// continues (goal, criteria, mode, governor, instruction quotes) and the link `relayOf`.
+fn relay_options(old: &Value, of: &str) -> Value {
+    let mut m = serde_json::Map::new();
+    for k in ["governor", "goal", "criteria", "mode", "contextInvariants"] {
+        if let Some(v) = old.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    m.insert("relayOf".into(), json!(of));
+    Value::Object(m)
+}
+
+/// One link of a run: one session from its lock to its terminal event.
+fn run_link(
+    carried: &mut Option<(Box<dyn Provider>, String)>,
+    opts: &RunOptions,
+    ctx: Arc<dyn SessionContext>,
+    sink: &mut dyn FnMut(&Value),
+    approver: Option<&dyn Approver>,
+    grants: Arc<Mutex<Grants>>,
+    tasks: Arc<Mutex<Tasks>>,
+    cancel: Arc<AtomicBool>,
+) -> Result<RunResult, PreRunError> {
     if opts.prompt.len() > MAX_PROMPT {
         return Err(PreRunError::Usage("Prompt exceeds 1 MiB".into()));
     }
@@ -80,8 +142,12 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     })?;
     let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
     let run_number: i64 = store.run_count(&sid).unwrap_or(0);
-    let (provider, model) =
-        build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
+    let (provider, model) = match carried.take() {
+        Some(p) => p,
+        None => {
+            build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?
+        }
+    };
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
     let policies = cfg.policies(&opts.allow, opts.read_only, headless);
@@ -104,28 +170,8 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
             g.effects.insert(e.as_str().to_string());
         }
     }
-    // spec/sessions.md §12.1: the flag, else the resumed session's mode, else `session.mode`.
-    let mode = opts
-        .mode
-        .or_else(|| {
-            existing
-                .as_ref()
-                .and_then(|s| s.options["mode"].as_str())
-                .and_then(SessionMode::parse)
-        })
-        .unwrap_or(cfg.mode);
-    let mut tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox);
-    if mode == SessionMode::Coordinator {
-        // spec/sessions.md §12.3: glance commands run read-only, without network.
-        let glance = alisio_sandbox::Sandbox::prepare(
-            alisio_sandbox::Mode::ReadOnly,
-            false,
-            alisio_sandbox::tmp_dir(&opts.state_dir, &sid),
-        );
-        if let Some(t) = Arc::get_mut(&mut tctx) {
-            t.glance_sandbox = Some(Arc::new(glance));
-        }
-    }
+    let mode = mode_of(opts, existing.as_ref());
+    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox, mode);
     let window = pcfg.context_window.or_else(|| {
         if pcfg.kind == Kind::Script {
             script_window(&pcfg, &opts.cwd)
@@ -144,9 +190,15 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         Some(Err(e)) => return Err(PreRunError::Other(e)),
     };
     let run_id = uuid7();
+    let relay_of = opts.relay.as_ref().and_then(|l| {
+        let old = store.session(&l.of).ok().flatten()?;
+        Some((l.title.clone(), relay_options(&old.options, &l.of)))
+    });
     let session = existing.clone().unwrap_or_else(|| SessionRow {
         id: sid.clone(),
-        title: title_of(&opts.prompt),
+        title: relay_of
+            .as_ref()
+            .map_or_else(|| title_of(&opts.prompt), |r| r.0.clone()),
         workspace: opts.root.to_string_lossy().into_owned(),
         cwd: opts.cwd.to_string_lossy().into_owned(),
         created_at: now_rfc3339(),
@@ -154,7 +206,7 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         parent_id: None,
         parent_call_id: None,
         provider: pcfg.stored(),
-        options: json!({}),
+        options: relay_of.map_or_else(|| json!({}), |r| r.1),
         compacted_chars: 0,
     });
     let mut run = Run {
@@ -183,6 +235,7 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         is_child: false,
         mode,
         relay_on: cfg.relay_on(mode),
+        relay_next: None,
         expanded,
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
@@ -203,6 +256,10 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         run.tctx.sandbox.cleanup();
     }
     run.sync_tasks();
+    *carried = Some((
+        std::mem::replace(&mut run.provider, Box::new(super::child::Lent)),
+        run.model.clone(),
+    ));
     drop(lock);
     Ok(result)
 }
@@ -214,10 +271,24 @@ fn resolve_session(
     opts: &RunOptions,
 ) -> Result<(String, Option<SessionRow>), PreRunError> {
     let Some(id) = &opts.session_id else {
-        return Ok((uuid7(), None));
+        return Ok((
+            opts.relay.as_ref().map_or_else(uuid7, |l| l.id.clone()),
+            None,
+        ));
     };
     let root_s = opts.root.to_string_lossy();
-    let id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    let mut id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    // spec/sessions.md §12.5: resuming a relayed session continues the newest link.
+    for _ in 0..10_000 {
+        let next = store
+            .session(&id)
+            .map_err(|e| store_err(&e))?
+            .and_then(|s| s.options["relayedTo"].as_str().map(String::from));
+        match next {
+            Some(n) if store.session(&n).ok().flatten().is_some() => id = n,
+            _ => break,
+        }
+    }
     let s = store
         .session(&id)
         .map_err(|e| store_err(&e))?
@@ -231,8 +302,20 @@ fn resolve_session(
     Ok((id, Some(s)))
 }
 
+/// spec/sessions.md §12.1: the flag, else the resumed session's mode, else `session.mode`.
+fn mode_of(opts: &RunOptions, existing: Option<&SessionRow>) -> SessionMode {
+    opts.mode
+        .or_else(|| {
+            existing
+                .and_then(|s| s.options["mode"].as_str())
+                .and_then(SessionMode::parse)
+        })
+        .unwrap_or(opts.config.mode)
+}
+
 /// What the tools of a run see: the roots (workspace and external directories), the task
 /// table with its configured limits, the child environment.
+#[allow(clippy::too_many_arguments)]
 fn tool_ctx(
     opts: &RunOptions,
     sid: &str,
@@ -241,6 +324,7 @@ fn tool_ctx(
     cancel: &Arc<AtomicBool>,
     ctx: &Arc<dyn SessionContext>,
     sandbox: Arc<alisio_sandbox::Sandbox>,
+    mode: SessionMode,
 ) -> Arc<ToolCtx> {
     let cfg = &opts.config;
     let mut external: Vec<PathBuf> = Vec::new();
@@ -272,7 +356,14 @@ fn tool_ctx(
         bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
         sandbox,
-        glance_sandbox: None,
+        // spec/sessions.md §12.3: glance commands run read-only, without network.
+        glance_sandbox: (mode == SessionMode::Coordinator).then(|| {
+            Arc::new(alisio_sandbox::Sandbox::prepare(
+                alisio_sandbox::Mode::ReadOnly,
+                false,
+                alisio_sandbox::tmp_dir(&opts.state_dir, sid),
+            ))
+        }),
         context: Arc::clone(ctx),
         cwd: opts.cwd.clone(),
     })
@@ -418,6 +509,10 @@ impl Run<'_> {
         let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
             "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd),
             "sandbox":(self.policies.process != Policy::Deny).then(|| self.tctx.sandbox.json())});
+        let mut data = data;
+        if let Some(l) = &self.opts.relay {
+            data["relayOf"] = json!(l.of);
+        }
         let stored_provider = self.pcfg.stored();
         self.em.commit(
             &mut self.store,
@@ -642,6 +737,7 @@ impl Run<'_> {
             turns: self.progress.turns,
             tokens: self.progress.tokens,
             report,
+            relay: self.relay_next.take(),
         }
     }
 }

@@ -25,6 +25,7 @@ mod calls;
 mod child;
 mod compaction;
 mod lifecycle;
+mod relay;
 mod request;
 mod result_read;
 mod turn;
@@ -85,6 +86,9 @@ pub struct RunResult {
     pub tokens: u64,
     /// The ContextReport of the next request.
     pub report: Value,
+    /// A relay ended this session's run: the next session's id and its first message
+    /// (spec/sessions.md §12.5). `run_session` continues there; its result is the last link's.
+    pub relay: Option<(String, String)>,
 }
 
 /// A failure before the run row exists: no events were emitted.
@@ -163,6 +167,8 @@ pub(crate) struct Run<'a> {
     mode: crate::settings::SessionMode,
     /// The relay is on (spec/sessions.md §12.5): root sessions only.
     relay_on: bool,
+    /// Set by a relay: the next session's id and its first message.
+    relay_next: Option<(String, String)>,
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     expanded: Option<(String, Option<String>)>,
     /// The active transcript as last read, with per-row sizes and parsed values.
