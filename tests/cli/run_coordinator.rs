@@ -116,6 +116,11 @@ fn the_root_delegates_and_glances_and_the_sub_session_writes_into_the_workbench(
         .find(|s| s["origin"] == ".alisio/workbench/INDEX.md")
         .unwrap_or_else(|| panic!("{rep}"));
     assert_eq!(seg["kind"], "instructions");
+    // spec/sessions.md §12.2: the brief is all task-specific (no worker rule copied).
+    assert_eq!(
+        rep["delegation"],
+        json!({"briefs":[{"callId":"t1","chars":77,"words":12,"repeatedWords":0,"repeatedShare":0.0}]})
+    );
     assert_eq!(
         seg["tokens"],
         json!(index.encode_utf16().count().div_ceil(4))

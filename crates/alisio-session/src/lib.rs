@@ -7,6 +7,7 @@
 //! one result.
 
 pub mod approvals;
+pub mod briefs;
 pub mod context;
 pub mod events;
 pub mod gov;

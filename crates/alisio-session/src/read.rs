@@ -117,6 +117,11 @@ pub fn report(
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);
     super::gov::with_stored_replay(store, id, &mut r)?;
+    // spec/sessions.md §12.2: the coordinator's briefs.
+    if s.parent_id.is_none() && s.options["mode"] == "coordinator" {
+        let values: Vec<Value> = active.iter().map(super::store::MsgRow::value).collect();
+        r["delegation"] = super::briefs::report(&values);
+    }
     // spec/sessions.md §12.5: the session's place in a relay chain.
     let (of, to) = (&s.options["relayOf"], &s.options["relayedTo"]);
     if of.is_string() || to.is_string() {

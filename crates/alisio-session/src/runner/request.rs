@@ -371,6 +371,10 @@ impl Run<'_> {
         let (_, _, parts) = self.parts();
         let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
         let _ = crate::gov::with_stored_replay(&self.store, &self.sid, &mut r);
+        if self.seat() == Seat::Coordinator {
+            let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
+            r["delegation"] = crate::briefs::report(&values);
+        }
         r
     }
 
