@@ -39,21 +39,11 @@ pub fn repeated(brief: &str, rules: &str) -> (usize, usize) {
     (b.len(), hit.iter().filter(|h| **h).count())
 }
 
-/// The standing text of a coordinator's sub-session.
-#[must_use]
-pub fn worker_text() -> String {
-    format!(
-        "{}\n\n{}",
-        crate::runner::SUBAGENT,
-        crate::runner::WORKER_RULES
-    )
-}
-
 /// `{briefs: [{callId, chars, words, repeatedWords, repeatedShare}]}` for the `task` calls of
-/// the stored assistant messages `values`, in order.
+/// the stored assistant messages `values`, in order, against `rules` (the worker's standing
+/// text: `runner::worker_text`).
 #[must_use]
-pub fn report(values: &[Value]) -> Value {
-    let rules = worker_text();
+pub fn report(values: &[Value], rules: &str) -> Value {
     let mut out = Vec::new();
     for v in values {
         for (id, name, args) in crate::providers::calls_of(v) {
@@ -64,7 +54,7 @@ pub fn report(values: &[Value]) -> Value {
                 .ok()
                 .and_then(|a| a["prompt"].as_str().map(String::from))
                 .unwrap_or_default();
-            let (n, rep) = repeated(&prompt, &rules);
+            let (n, rep) = repeated(&prompt, rules);
             let share = if n == 0 {
                 0.0
             } else {
@@ -96,7 +86,7 @@ mod tests {
         let v = vec![
             json!({"role":"assistant","content":[{"type":"tool_call","id":"t1","name":"task","arguments":"{\"description\":\"d\",\"prompt\":\"Count data. Answer with the paths you wrote and your conclusions\"}"}]}),
         ];
-        let r = report(&v);
+        let r = report(&v, rules);
         assert_eq!(r["briefs"][0]["words"], json!(11));
         assert_eq!(r["briefs"][0]["repeatedWords"], json!(9));
         assert_eq!(r["briefs"][0]["repeatedShare"], json!(0.818));

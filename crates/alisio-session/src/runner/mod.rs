@@ -51,6 +51,7 @@ use request::Transcript;
 pub use request::{
     COORDINATOR_RULES, COORDINATOR_TOOLS, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat,
     WORKER_RULES, attached_of, joined_of, offered, preamble_block, request_parts, tools_json,
+    worker_text,
 };
 
 /// How a run ended.

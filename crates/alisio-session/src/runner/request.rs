@@ -35,6 +35,13 @@ pub const WORKER_RULES: &str = "Standing discipline: write long output (logs, li
 /// The delegation message of a refused coordinator call (spec/sessions.md §12.1).
 pub const DELEGATE: &str = "Refused: this session is a coordinator; it does not write, edit or run processes itself. Delegate instead: start a sub-session with task, state the goal and the acceptance criteria in its prompt, have it write long output under .alisio/workbench/artifacts/ and answer with paths and conclusions.";
 
+/// The standing text of a coordinator's sub-session (spec/sessions.md §12.2): the sub-agent
+/// paragraph and the worker rules, which briefs need not repeat.
+#[must_use]
+pub fn worker_text() -> String {
+    format!("{SUBAGENT}\n\n{WORKER_RULES}")
+}
+
 /// Which session a request is for: it decides the offered tools and the appended rules
 /// (spec/sessions.md §4.3, §9, §12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,7 +380,7 @@ impl Run<'_> {
         let _ = crate::gov::with_stored_replay(&self.store, &self.sid, &mut r);
         if self.seat() == Seat::Coordinator {
             let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
-            r["delegation"] = crate::briefs::report(&values);
+            r["delegation"] = crate::briefs::report(&values, &worker_text());
         }
         r
     }
