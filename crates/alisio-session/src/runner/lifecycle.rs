@@ -67,13 +67,15 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     loop {
         let r = run_link(
             &mut carried,
-            &opts,
-            Arc::clone(&context),
-            &mut *sink,
-            approver,
-            Arc::clone(&grants),
-            Arc::clone(&tasks),
-            Arc::clone(&cancel),
+            SessionRun {
+                options: &opts,
+                context: Arc::clone(&context),
+                sink: &mut *sink,
+                approver,
+                grants: Arc::clone(&grants),
+                tasks: Arc::clone(&tasks),
+                cancel: Arc::clone(&cancel),
+            },
         )?;
         // spec/sessions.md §12.5: a relay continues the run in the next link of the chain.
         let Some((next, first)) = r.relay.clone().filter(|_| r.status == RunStatus::Completed)
@@ -115,14 +117,17 @@ fn relay_options(old: &Value, of: &str) -> Value {
 /// One link of a run: one session from its lock to its terminal event.
 fn run_link(
     carried: &mut Option<(Box<dyn Provider>, String)>,
-    opts: &RunOptions,
-    ctx: Arc<dyn SessionContext>,
-    sink: &mut dyn FnMut(&Value),
-    approver: Option<&dyn Approver>,
-    grants: Arc<Mutex<Grants>>,
-    tasks: Arc<Mutex<Tasks>>,
-    cancel: Arc<AtomicBool>,
+    req: SessionRun<'_>,
 ) -> Result<RunResult, PreRunError> {
+    let SessionRun {
+        options: opts,
+        context: ctx,
+        sink,
+        approver,
+        grants,
+        tasks,
+        cancel,
+    } = req;
     if opts.prompt.len() > MAX_PROMPT {
         return Err(PreRunError::Usage("Prompt exceeds 1 MiB".into()));
     }
@@ -190,25 +195,9 @@ fn run_link(
         Some(Err(e)) => return Err(PreRunError::Other(e)),
     };
     let run_id = uuid7();
-    let relay_of = opts.relay.as_ref().and_then(|l| {
-        let old = store.session(&l.of).ok().flatten()?;
-        Some((l.title.clone(), relay_options(&old.options, &l.of)))
-    });
-    let session = existing.clone().unwrap_or_else(|| SessionRow {
-        id: sid.clone(),
-        title: relay_of
-            .as_ref()
-            .map_or_else(|| title_of(&opts.prompt), |r| r.0.clone()),
-        workspace: opts.root.to_string_lossy().into_owned(),
-        cwd: opts.cwd.to_string_lossy().into_owned(),
-        created_at: now_rfc3339(),
-        updated_at: now_rfc3339(),
-        parent_id: None,
-        parent_call_id: None,
-        provider: pcfg.stored(),
-        options: relay_of.map_or_else(|| json!({}), |r| r.1),
-        compacted_chars: 0,
-    });
+    let session = existing
+        .clone()
+        .unwrap_or_else(|| new_row(opts, &store, &sid, &pcfg));
     let mut run = Run {
         opts,
         store,
@@ -262,6 +251,30 @@ fn run_link(
     ));
     drop(lock);
     Ok(result)
+}
+
+/// A new session's row; a relay's link takes the chain's title and the standing options of
+/// the session it continues (spec/sessions.md §12.5).
+fn new_row(opts: &RunOptions, store: &Store, sid: &str, pcfg: &ProviderConfig) -> SessionRow {
+    let relay_of = opts.relay.as_ref().and_then(|l| {
+        let old = store.session(&l.of).ok().flatten()?;
+        Some((l.title.clone(), relay_options(&old.options, &l.of)))
+    });
+    SessionRow {
+        id: sid.to_string(),
+        title: relay_of
+            .as_ref()
+            .map_or_else(|| title_of(&opts.prompt), |r| r.0.clone()),
+        workspace: opts.root.to_string_lossy().into_owned(),
+        cwd: opts.cwd.to_string_lossy().into_owned(),
+        created_at: now_rfc3339(),
+        updated_at: now_rfc3339(),
+        parent_id: None,
+        parent_call_id: None,
+        provider: pcfg.stored(),
+        options: relay_of.map_or_else(|| json!({}), |r| r.1),
+        compacted_chars: 0,
+    }
 }
 
 /// The session to resume (`--session`, a full id or a unique prefix, of this workspace) or a
