@@ -24,7 +24,9 @@ fn a_retried_provider_error_is_never_stored_nor_sent_again() {
     assert_eq!(roles, ["user", "assistant"]);
     script(
         &ws,
-        &[r#"{"expect":{"notContains":["upstream boom"],"contains":["\"text\":\"ok\""]},"text":"again"}"#],
+        &[
+            r#"{"expect":{"notContains":["upstream boom"],"contains":["\"text\":\"ok\""]},"text":"again"}"#,
+        ],
     );
     let (r, _) = run(&ws, "more", &["--session", &id]);
     assert_eq!(r.code, 0, "{}", r.stdout);
@@ -38,15 +40,19 @@ fn an_interrupted_result_is_sent_as_a_neutral_note_with_its_call() {
         &ws,
         &[r#"{"toolCalls":[{"id":"c1","name":"read_file","arguments":{"path":"a.txt"}}]}"#],
     );
-    let r = crate::common::run_cmd(ws.cmd().env("ALISIO_FAULT", "after_call_started").args([
-        "run", "--json", "--script", "s.jsonl", "p",
-    ]));
+    let r = crate::common::run_cmd(
+        ws.cmd()
+            .env("ALISIO_FAULT", "after_call_started")
+            .args(["run", "--json", "--script", "s.jsonl", "p"]),
+    );
     assert_ne!(r.code, 0);
     let id = events(&r)[0]["sessionId"].as_str().unwrap().to_string();
     // The resumed request carries the call and, as its result, the interruption note.
     script(
         &ws,
-        &[r#"{"expect":{"contains":["\"name\":\"read_file\"","\"callId\":\"c1\"","Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying."]},"text":"ok"}"#],
+        &[
+            r#"{"expect":{"contains":["\"name\":\"read_file\"","\"callId\":\"c1\"","Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying."]},"text":"ok"}"#,
+        ],
     );
     let (r, _) = run(&ws, "go on", &["--session", &id]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);

@@ -112,7 +112,7 @@ pub fn report(
     let cwd = std::path::PathBuf::from(&s.cwd);
     let attached = super::runner::joined_of(&options);
     let (_, parts) =
-        super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s));
+        super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s), None);
     let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);

@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use super::Run;
-use super::request::{DELEGATE, Seat, attached_of, offered};
+use super::request::{DELEGATE, Seat, attached_of, offered_only};
 use crate::AttachedFile;
 use crate::events::Pending;
 use crate::providers::RawCall;
@@ -70,9 +70,9 @@ impl Done {
 impl Slot {
     fn batchable(&self) -> bool {
         self.pre.is_none()
-            && self
-                .spec
-                .is_some_and(|s| s.effect == Effect::Read && s.name != "task")
+            && self.spec.is_some_and(|s| {
+                s.effect == Effect::Read && s.name != "task" && s.name != "skill_run"
+            })
     }
 }
 
@@ -118,11 +118,15 @@ impl Run<'_> {
     /// nothing runs once the token budget is spent.
     fn slots(&self, calls: &[RawCall], budget_spent: bool) -> Vec<Slot> {
         let seat = self.seat();
-        let offered: Vec<&'static str> =
-            offered(&self.policies, self.ctx.skills_listed(&self.cwd()), seat)
-                .iter()
-                .map(|s| s.name)
-                .collect();
+        let offered: Vec<&'static str> = offered_only(
+            &self.policies,
+            self.ctx.skills_listed(&self.cwd()),
+            seat,
+            self.tool_filter.as_deref(),
+        )
+        .iter()
+        .map(|s| s.name)
+        .collect();
         calls
             .iter()
             .map(|c| {
@@ -286,10 +290,14 @@ impl Run<'_> {
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
-            if slots[k].name == "task" {
+            if slots[k].name == "task" || slots[k].name == "skill_run" {
                 let args = slots[k].args.clone().unwrap_or_default();
                 let t0 = Instant::now();
-                let (mut d, child) = self.run_child(&id, &args)?;
+                let (mut d, child) = if slots[k].name == "task" {
+                    self.run_child(&id, &args)?
+                } else {
+                    self.run_skill(&id, &args)?
+                };
                 d.ms = t0.elapsed().as_millis() as u64;
                 if d.outcome == "cancelled" {
                     cancelled = true;

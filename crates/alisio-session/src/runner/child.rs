@@ -67,6 +67,38 @@ impl Run<'_> {
             // Validated against the schema: only a struct/schema disagreement gets here.
             Err(e) => return Ok((Done::error("error", e), None)),
         };
+        self.child_session(call_id, description, prompt, None)
+    }
+
+    /// Runs a skill in a child session (spec/sessions.md §12.7): its `skill_load` text and the
+    /// request as the first message, its `allowed-tools` (when given) as the only tools.
+    pub(super) fn run_skill(
+        &mut self,
+        call_id: &str,
+        args: &Map<String, Value>,
+    ) -> Result<(Done, Option<String>), String> {
+        let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
+        let prompt = args
+            .get("prompt")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let skill = match self.ctx.skill_fork(name, &self.cwd()) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => return Ok((Done::error("error", e), None)),
+            None => return Ok((Done::error("error", format!("Unknown skill: {name}")), None)),
+        };
+        let only = skill.allowed_tools.as_ref().map(|t| tool_names(t));
+        let text = format!("{}\n\nUser request: {prompt}", skill.text);
+        self.child_session(call_id, format!("Skill {}", skill.display_id), text, only)
+    }
+
+    fn child_session(
+        &mut self,
+        call_id: &str,
+        description: String,
+        prompt: String,
+        only: Option<Vec<String>>,
+    ) -> Result<(Done, Option<String>), String> {
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
         copts.attachments = Vec::new();
@@ -136,6 +168,7 @@ impl Run<'_> {
                 mode: self.mode,
                 relay_on: false,
                 relay_next: None,
+                tool_filter: only,
                 expanded: None,
                 transcript: Transcript::default(),
                 first_text: std::cell::Cell::new(None),
@@ -188,4 +221,29 @@ impl Run<'_> {
         };
         Ok((done, Some(child_sid)))
     }
+}
+
+/// `allowed-tools` entries as alisio tool names: alisio's own names as they are, the common
+/// Claude Code names mapped (`Read` → `read_file`, `Bash` → `shell` and `run_process`, …),
+/// a rule's argument part (`Bash(git:*)`) dropped.
+fn tool_names(allowed: &[String]) -> Vec<String> {
+    let mut v = Vec::new();
+    for a in allowed {
+        let base = a.split('(').next().unwrap_or_default().trim();
+        let mapped: &[&str] = match base {
+            "Read" => &["read_file"],
+            "Write" => &["write_file"],
+            "Edit" | "MultiEdit" => &["edit_file"],
+            "Bash" => &["shell", "run_process"],
+            "Grep" => &["search_text"],
+            "Glob" | "LS" => &["list_files"],
+            _ => &[],
+        };
+        if mapped.is_empty() {
+            v.push(base.to_string());
+        } else {
+            v.extend(mapped.iter().map(|m| (*m).to_string()));
+        }
+    }
+    v
 }

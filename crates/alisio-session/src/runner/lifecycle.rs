@@ -225,6 +225,7 @@ fn run_link(
         mode,
         relay_on: cfg.relay_on(mode),
         relay_next: None,
+        tool_filter: None,
         expanded,
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),

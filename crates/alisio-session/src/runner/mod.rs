@@ -168,6 +168,8 @@ pub(crate) struct Run<'a> {
     mode: crate::settings::SessionMode,
     /// The relay is on (spec/sessions.md §12.5): root sessions only.
     relay_on: bool,
+    /// A forked skill's `allowed-tools` as alisio tool names (spec/sessions.md §12.7).
+    tool_filter: Option<Vec<String>>,
     /// Set by a relay: the next session's id and its first message.
     relay_next: Option<(String, String)>,
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.

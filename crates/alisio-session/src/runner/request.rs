@@ -114,9 +114,10 @@ pub fn request_parts(
     ctx: &dyn SessionContext,
     policies: &Policies,
     seat: Seat,
+    only: Option<&[String]>,
 ) -> (Vec<&'static Spec>, Parts) {
     let section = ctx.instruction_section(cwd, attached);
-    let tools = offered(policies, ctx.skills_listed(cwd), seat);
+    let tools = offered_only(policies, ctx.skills_listed(cwd), seat, only);
     let definitions = definitions(&tools, section.skill_names.as_deref());
     let mut system = preamble_block(root, cwd);
     let mut blocks = section.blocks();
@@ -160,12 +161,26 @@ pub fn preamble_block(root: &Path, cwd: &Path) -> String {
 /// Offered tools in table order (spec/sessions.md §4.3).
 #[must_use]
 pub fn offered(policies: &Policies, skills: bool, seat: Seat) -> Vec<&'static Spec> {
+    offered_only(policies, skills, seat, None)
+}
+
+/// [`offered`], narrowed to the tool names of `only` (a forked skill's `allowed-tools`,
+/// spec/sessions.md §12.7); `result_read` stays.
+#[must_use]
+pub fn offered_only(
+    policies: &Policies,
+    skills: bool,
+    seat: Seat,
+    only: Option<&[String]>,
+) -> Vec<&'static Spec> {
     let bg = policies.process != Policy::Deny;
     let task = matches!(seat, Seat::Root { task: true } | Seat::Coordinator);
     let mut v: Vec<&'static Spec> = tools::TOOLS
         .iter()
         .filter(|s| match s.name {
             "skill_load" | "skill_search" | "skill_resource" => skills,
+            // spec/sessions.md §12.7: a skill in a sub-session, from root sessions only.
+            "skill_run" => skills && !matches!(seat, Seat::Child { .. }),
             // spec/sessions.md §12.1: the coordinator's root, whatever the approvals.
             _ if seat == Seat::Coordinator => COORDINATOR_TOOLS.contains(&s.name),
             "glance" => false,
@@ -177,6 +192,9 @@ pub fn offered(policies: &Policies, skills: bool, seat: Seat) -> Vec<&'static Sp
             _ => policies.of(s.effect) != Policy::Deny,
         })
         .collect();
+    if let Some(only) = only {
+        v.retain(|s| s.name == "result_read" || only.iter().any(|o| o == s.name));
+    }
     if tools::test_tools_enabled() {
         v.push(&tools::TEST_SLEEP);
     }
@@ -247,6 +265,7 @@ impl Run<'_> {
             self.ctx.as_ref(),
             &self.policies,
             self.seat(),
+            self.tool_filter.as_deref(),
         );
         let mut system = parts.system.clone();
         for b in &parts.blocks {

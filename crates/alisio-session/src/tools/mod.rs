@@ -263,6 +263,16 @@ pub static TOOLS: &[Spec] = &[
         paths: &[],
     },
     Spec {
+        name: "skill_run",
+        effect: Effect::Read,
+        description: "Run an Agent Skill in a sub-session with its allowed tools and return only its final answer (skills whose frontmatter says context: fork must be run this way).",
+        fields: &[
+            f("name", STR, true, "Skill name, displayId or id."),
+            f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "The request for the skill."),
+        ],
+        paths: &[],
+    },
+    Spec {
         name: "result_read",
         effect: Effect::Read,
         description: "Read back the stored text of an earlier tool result of this session (a trimmed or cut result says so and names its callId). Returns {callId, offset, nextOffset, totalChars, text}; with pattern, only the matching lines, each as <line>: <text>.",
