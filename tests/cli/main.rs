@@ -13,6 +13,7 @@ mod config;
 mod crash;
 mod fake;
 mod governor;
+mod governor_delegation;
 mod governor_html;
 mod governor_policy2;
 mod hosts_copilot;

@@ -134,6 +134,13 @@ fn the_coordinator_demo_delegates_offline() {
     assert_eq!(g["stdout"], "AGENTS.md\ngreet.rs\nmain.rs\n");
     assert_eq!(t[1]["denial"], "coordinator");
     let out: Value = serde_json::from_str(&result_text(&t[2])).unwrap();
-    assert_eq!(out["text"], "examples/demo/src/greet.rs: `greeting()` builds it.");
-    assert_eq!(of_type(&ev, "run_started").len(), 2, "root and one sub-session");
+    assert_eq!(
+        out["text"],
+        "examples/demo/src/greet.rs: `greeting()` builds it."
+    );
+    assert_eq!(
+        of_type(&ev, "run_started").len(),
+        2,
+        "root and one sub-session"
+    );
 }

@@ -7,6 +7,7 @@
 mod check;
 mod completions;
 mod governor;
+mod governor_delegation;
 mod governor_html;
 mod init;
 mod instructions;
