@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checkpoint cost (spec/sessions.md §12, docs/sessions.md "Checkpoints"): a 5,000-file git
+# Checkpoint cost (spec/sessions.md §13, docs/sessions.md "Checkpoints"): a 5,000-file git
 # workspace (50 directories of 100 text files of about 2 KB, plus 1,000 ignored build files),
 # a 10-turn session where each turn writes 2 files (20 files in all), release build, script
 # provider. Reports, per turn, the time of the checkpoint snapshot and of the marks after the

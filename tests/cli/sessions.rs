@@ -160,7 +160,7 @@ fn the_report_offers_the_tools_a_headless_run_would_under_the_configuration() {
     );
 }
 
-/// `sessions rewind ID --to N` (spec/sessions.md §12.3): a run that could not change files has a
+/// `sessions rewind ID --to N` (spec/sessions.md §13.3): a run that could not change files has a
 /// conversation-only checkpoint; a rewind asks about a file the user changed, then `--keep`
 /// leaves it and rewinds the rest.
 #[test]

@@ -1,5 +1,5 @@
 //! Review before a write and checkpoints, over the protocol (issue 26; spec/sessions.md §4.4,
-//! §12): hunks accepted and rejected, an edited proposal, the model told what the user changed,
+//! §13): hunks accepted and rejected, an edited proposal, the model told what the user changed,
 //! a stale approval refused; checkpoints listed, a rewind of files and conversation that keeps
 //! the rewound branch, and a conflicting user edit reported rather than overwritten.
 

@@ -8,6 +8,7 @@
 
 pub mod attachment;
 pub mod classify;
+pub mod delegation;
 pub mod events;
 pub mod fact;
 pub mod figures;

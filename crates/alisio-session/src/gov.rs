@@ -376,6 +376,18 @@ impl Gov {
         .text
     }
 
+    /// The invariants block a relay's handoff carries (spec/sessions.md §12.5): the standing
+    /// items (quotes, goal, criteria, grants) whatever the mode; `None` when there are none.
+    #[must_use]
+    pub fn handoff_block(&self, sources: &Sources) -> Option<String> {
+        invariants::build(
+            self.settings.policy_version,
+            &sources.governor(),
+            self.settings.max_chars,
+        )
+        .text
+    }
+
     /// Records a stored result in the usage ledger (the governor's ledger follows the requests
     /// it governs; nothing else to record here).
     pub fn observe(&mut self, _call_id: &str) {}

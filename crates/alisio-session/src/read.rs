@@ -18,6 +18,12 @@ pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<
         .into_iter()
         .map(|(s, n, status)| {
             let mut v = json!({"sessionId":s.id,"title":s.title,"createdAt":s.created_at,"updatedAt":s.updated_at,"messages":n});
+            // spec/sessions.md §12.5: the relay chain.
+            for k in ["relayOf", "relayedTo"] {
+                if let Some(x) = s.options.get(k).filter(|x| x.is_string()) {
+                    v[k] = x.clone();
+                }
+            }
             if cli {
                 v["workspace"] = json!(s.workspace);
                 v["status"] = json!(status);
@@ -174,18 +180,22 @@ pub fn report(
     let root = std::path::PathBuf::from(&s.workspace);
     let cwd = std::path::PathBuf::from(&s.cwd);
     let attached = super::runner::joined_of(&options);
-    let (_, parts) = super::runner::request_parts(
-        &root,
-        &cwd,
-        &attached,
-        ctx,
-        &policies,
-        s.parent_id.is_none(),
-    );
+    let (_, parts) =
+        super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s), None);
     let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
     let gov = super::gov::Gov::new(mode, settings);
     let mut r = gov.report(id, &active, &parts, &sources);
     super::gov::with_stored_replay(store, id, &mut r)?;
+    // spec/sessions.md §12.2: the coordinator's briefs.
+    if s.parent_id.is_none() && s.options["mode"] == "coordinator" {
+        let values: Vec<Value> = active.iter().map(super::store::MsgRow::value).collect();
+        r["delegation"] = super::briefs::report(&values, &super::runner::worker_text());
+    }
+    // spec/sessions.md §12.5: the session's place in a relay chain.
+    let (of, to) = (&s.options["relayOf"], &s.options["relayedTo"]);
+    if of.is_string() || to.is_string() {
+        r["relay"] = json!({"of": of, "to": to});
+    }
     // This process has no ledger for the session: the ledger's figures as the process that
     // ran it measured them at its last request (spec/governor.md §8).
     if let ContextReport::Measured(m) = &mut r
@@ -197,4 +207,14 @@ pub fn report(
             .and_then(|mut v| serde_json::from_value(v["usage"].take()).ok());
     }
     Ok(r)
+}
+
+/// The seat a stored session's next request has (spec/sessions.md §12.1): its stored mode.
+fn seat_of(s: &super::store::SessionRow) -> super::runner::Seat {
+    let coordinator = s.options["mode"] == "coordinator";
+    match (&s.parent_id, coordinator) {
+        (Some(_), worker) => super::runner::Seat::Child { worker },
+        (None, true) => super::runner::Seat::Coordinator,
+        (None, false) => super::runner::Seat::Root { task: true },
+    }
 }

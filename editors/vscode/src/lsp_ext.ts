@@ -273,7 +273,7 @@ export interface ApproveResult {
   hunks?: boolean[];
 }
 
-/** A file the session changed, against its baseline (spec/sessions.md §12.4). */
+/** A file the session changed, against its baseline (spec/sessions.md §13.4). */
 export interface Change {
   path: string;
   status: 'added' | 'modified' | 'deleted';
@@ -286,7 +286,7 @@ export interface Change {
   userChanged: boolean;
 }
 
-/** One checkpoint of a session (spec/sessions.md §12.3). */
+/** One checkpoint of a session (spec/sessions.md §13.3). */
 export interface CheckpointInfo {
   checkpoint: number;
   createdAt: string;
@@ -332,6 +332,8 @@ export interface RunSessionParams {
   provider?: Record<string, unknown>;
   model?: string;
   readOnly?: boolean;
+  /** spec/sessions.md §12.1 */
+  mode?: 'default' | 'coordinator';
   goal?: string;
   maxTurns?: number;
   workDoneToken?: string | number;

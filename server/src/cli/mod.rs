@@ -8,6 +8,7 @@ mod check;
 mod completions;
 mod fix;
 mod governor;
+mod governor_delegation;
 mod governor_html;
 mod init;
 mod instructions;

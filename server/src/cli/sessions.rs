@@ -15,7 +15,7 @@ pub enum SessionsCommand {
     Show(ShowArgs),
     /// The context report of a session's next request.
     Report(ReportArgs),
-    /// Rewind a session's files and conversation to a checkpoint (spec/sessions.md §12.3).
+    /// Rewind a session's files and conversation to a checkpoint (spec/sessions.md §13.3).
     Rewind(RewindArgs),
 }
 
@@ -80,8 +80,13 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
                 out(&pretty(&Value::Array(list)));
             } else {
                 for s in list {
+                    // spec/sessions.md §12.5: the relay chain, `(relay of <id>)`.
+                    let link = s["relayOf"]
+                        .as_str()
+                        .map(|o| format!("  (relay of {o})"))
+                        .unwrap_or_default();
                     out(&format!(
-                        "{}  {}  {:>4} messages  {}  {}\n",
+                        "{}  {}  {:>4} messages  {}  {}{link}\n",
                         s["sessionId"].as_str().unwrap_or_default(),
                         s["updatedAt"].as_str().unwrap_or_default(),
                         s["messages"],

@@ -205,6 +205,16 @@ fn options(
     }
     o.provider_overrides = prov;
     o.read_only = p.read_only.unwrap_or(false);
+    o.mode = match p.mode.as_deref() {
+        None => None,
+        Some(m) => Some(
+            alisio_session::settings::SessionMode::parse(m).ok_or_else(|| {
+                invalid(format!(
+                    "mode must be \"default\" or \"coordinator\"; got \"{m}\""
+                ))
+            })?,
+        ),
+    };
     o.goal = p.goal.clone();
     o.max_turns = p.max_turns;
     o.session_id = p.session_id.clone();
@@ -492,14 +502,14 @@ pub fn transcript(snap: &Snapshot, id: &str) -> Result<read::Transcript, Error> 
     read::show(&store, id, false).map_err(invalid)
 }
 
-/// `alisio/checkpoints {sessionId}` (spec/sessions.md §12.3).
+/// `alisio/checkpoints {sessionId}` (spec/sessions.md §13.3).
 pub fn checkpoints(snap: &Snapshot, id: &str) -> Result<Vec<super::ext::CheckpointInfo>, Error> {
     let (store, _) = store(snap)?;
     let id = store.resolve_id(id).map_err(invalid)?;
     alisio_session::checkpoints::list(&store, &id).map_err(|e| error(-32603, e))
 }
 
-/// `alisio/rewind {sessionId, checkpoint, resolve?}` (spec/sessions.md §12.3): refused while
+/// `alisio/rewind {sessionId, checkpoint, resolve?}` (spec/sessions.md §13.3): refused while
 /// the session runs (-32002).
 pub fn rewind(snap: &Snapshot, p: &RewindParams) -> Result<RewindResult, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
@@ -551,7 +561,7 @@ fn changes_error(e: String) -> Error {
     }
 }
 
-/// `alisio/sessionChanges {sessionId}` (spec/sessions.md §12.4).
+/// `alisio/sessionChanges {sessionId}` (spec/sessions.md §13.4).
 pub fn changes(snap: &Snapshot, id: &str) -> Result<Vec<super::ext::Change>, Error> {
     let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
     let (store, dir) = store(snap)?;

@@ -1,4 +1,4 @@
-//! The changes of a session (spec/sessions.md §12.4): the files its calls changed (writes,
+//! The changes of a session (spec/sessions.md §13.4): the files its calls changed (writes,
 //! edits, process calls and sub-agents, found by comparing its snapshots), each against its
 //! baseline, the bytes before the session's first change (or what the user last kept). Keep
 //! makes the current text the baseline; Undo, per file or per hunk, writes the baseline back,
@@ -165,7 +165,7 @@ fn now_of(req: &ChangesRequest<'_>, h: &History) -> Result<Manifest, String> {
     .0)
 }
 
-/// The session's changes now (spec/sessions.md §12.4).
+/// The session's changes now (spec/sessions.md §13.4).
 ///
 /// # Errors
 /// An unknown session, store and snapshot errors.

@@ -1,4 +1,4 @@
-//! Checkpoints of a session (spec/sessions.md §12): before each user turn the runner records
+//! Checkpoints of a session (spec/sessions.md §13): before each user turn the runner records
 //! the workspace's files (a snapshot, `scan.rs`) and the active transcript; after each call that
 //! may have changed files it records the workspace again (a `tool` mark), so a rewind can tell
 //! the session's changes from the user's. `rewind.rs` restores a checkpoint: files first (the

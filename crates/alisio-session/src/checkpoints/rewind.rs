@@ -1,4 +1,4 @@
-//! Rewinding a session to a checkpoint (spec/sessions.md §12.3): the plan (what each file
+//! Rewinding a session to a checkpoint (spec/sessions.md §13.3): the plan (what each file
 //! needs, and which of those files the user changed since the checkpoint), the question when
 //! such a conflict exists, then the files and the conversation.
 
@@ -155,7 +155,7 @@ pub struct RewindRequest<'a> {
     pub resolve: Resolve,
 }
 
-/// Rewinds a session to a checkpoint (spec/sessions.md §12.3), under the session's lock.
+/// Rewinds a session to a checkpoint (spec/sessions.md §13.3), under the session's lock.
 ///
 /// # Errors
 /// An unknown session or checkpoint, a busy session, store and snapshot errors.

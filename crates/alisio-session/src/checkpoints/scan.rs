@@ -1,4 +1,4 @@
-//! Snapshots of a workspace's files (spec/sessions.md §12.1): a walk of the files `list_files`
+//! Snapshots of a workspace's files (spec/sessions.md §13.1): a walk of the files `list_files`
 //! would list (`.gitignore`d output, `.git` and `node_modules` left out, symlinks not
 //! followed), each file's size, modification time and inode, and its bytes in a
 //! content-addressed blob store outside the workspace and outside git's history.
@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::util::sha256_hex;
 
 /// Files larger than this are listed by size and time but their bytes are not kept: a rewind
-/// reports them as not restorable (spec/sessions.md §12.1).
+/// reports them as not restorable (spec/sessions.md §13.1).
 pub const FILE_CAP: u64 = 4 * 1_048_576;
 /// A snapshot keeps at most this many new bytes; files past it are listed without bytes.
 pub const SNAPSHOT_CAP: u64 = 256 * 1_048_576;

@@ -24,6 +24,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec![t],
                 ms: 0,
+                denial: Some("confinement"),
             })
         };
         let mut paths_shown = Vec::new();
@@ -86,6 +87,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Denied: the user did not approve this call.".into()],
                 ms: 0,
+                denial: Some("approval"),
             }));
         }
         let summary = summary(sp, args, &paths_shown);
@@ -145,6 +147,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Denied: the user did not approve this call.".into()],
                 ms: 0,
+                denial: Some("approval"),
             }));
         };
         let sid = self.sid.clone();
@@ -175,6 +178,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec!["Cancelled: the run was cancelled before this call ran.".into()],
                 ms: 0,
+                denial: None,
             }));
         }
         self.durable_event(
@@ -192,6 +196,7 @@ impl Run<'_> {
                 is_error: true,
                 texts: vec![t],
                 ms: 0,
+                denial: Some("approval"),
             }),
             None => Ok((reply == Reply::AllowSession, review)),
         })

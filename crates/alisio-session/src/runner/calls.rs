@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use super::Run;
-use super::request::{attached_of, offered};
+use super::request::{DELEGATE, Seat, attached_of, offered_only};
 use crate::AttachedFile;
 use crate::events::Pending;
 use crate::providers::RawCall;
@@ -32,6 +32,8 @@ pub(super) struct Slot {
     pub(super) args: Option<Map<String, Value>>,
     /// A result decided before the call runs: `(outcome, text)`.
     pre: Option<(&'static str, String)>,
+    /// The structural mark of a `pre` refusal by a tool policy (`unavailable`).
+    pre_denial: Option<&'static str>,
     /// Text appended to the result (the turn's nested instructions).
     extra: Option<String>,
     done: Option<Done>,
@@ -47,6 +49,9 @@ pub(super) struct Done {
     pub(super) is_error: bool,
     pub(super) texts: Vec<String>,
     pub(super) ms: u64,
+    /// The structural refusal mark stored with the result (spec/sessions.md §1.4): `approval`,
+    /// `confinement`, `unavailable` (issue 24 adds `coordinator`). Never inferred from text.
+    pub(super) denial: Option<&'static str>,
 }
 
 impl Done {
@@ -57,6 +62,7 @@ impl Done {
             is_error: true,
             texts: vec![text.into()],
             ms: 0,
+            denial: None,
         }
     }
 }
@@ -64,9 +70,9 @@ impl Done {
 impl Slot {
     fn batchable(&self) -> bool {
         self.pre.is_none()
-            && self
-                .spec
-                .is_some_and(|s| s.effect == Effect::Read && s.name != "task")
+            && self.spec.is_some_and(|s| {
+                s.effect == Effect::Read && s.name != "task" && s.name != "skill_run"
+            })
     }
 }
 
@@ -111,10 +117,12 @@ impl Run<'_> {
     /// spec/sessions.md §2.5 steps 1–3: each call looked up among the offered tools and its arguments validated;
     /// nothing runs once the token budget is spent.
     fn slots(&self, calls: &[RawCall], budget_spent: bool) -> Vec<Slot> {
-        let offered: Vec<&'static str> = offered(
+        let seat = self.seat();
+        let offered: Vec<&'static str> = offered_only(
             &self.policies,
             self.ctx.skills_listed(&self.cwd()),
-            self.task_offered(),
+            seat,
+            self.tool_filter.as_deref(),
         )
         .iter()
         .map(|s| s.name)
@@ -130,23 +138,38 @@ impl Run<'_> {
                     spec,
                     args: None,
                     pre: None,
+                    pre_denial: None,
                     extra: None,
                     done: None,
                     started: None,
                     child: None,
                 };
                 match spec {
-                    None => s.pre = Some(("refused", format!("Unknown tool: {}", c.name))),
+                    None => {
+                        s.pre = Some(("refused", format!("Unknown tool: {}", c.name)));
+                        s.pre_denial = Some("unavailable");
+                    }
+                    // spec/sessions.md §12.1: the coordinator delegates instead.
+                    Some(sp) if seat == Seat::Coordinator && sp.effect != Effect::Read => {
+                        s.pre = Some(("refused", DELEGATE.to_string()));
+                        s.pre_denial = Some("coordinator");
+                    }
                     Some(sp) if !offered.contains(&sp.name) => {
                         s.pre = Some((
                             "refused",
                             format!("Tool \"{}\" is not available in this session", c.name),
-                        ))
+                        ));
+                        s.pre_denial = Some("unavailable");
                     }
                     Some(sp) => match sp.validate(&c.arguments) {
                         Ok(a) => s.args = Some(a),
                         Err(e) => s.pre = Some(("error", e)),
                     },
+                }
+                // spec/sessions.md §12.3: glance runs only what the ephemeral table holds.
+                if let Some(refusal) = s.args.as_ref().and_then(|a| glance_refusal(&s.name, a)) {
+                    s.pre = Some(("refused", refusal));
+                    s.pre_denial = Some("glance");
                 }
                 if s.pre.is_none() && budget_spent {
                     s.pre = Some((
@@ -230,7 +253,11 @@ impl Run<'_> {
         let mut runnable = Vec::new();
         for k in batch {
             if let Some((o, t)) = slots[k].pre.clone() {
-                self.complete_slot(&mut slots[k], Done::error(o, t))?;
+                let d = Done {
+                    denial: slots[k].pre_denial,
+                    ..Done::error(o, t)
+                };
+                self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
             if let Some(d) = self.gate(&slots[k])? {
@@ -258,14 +285,19 @@ impl Run<'_> {
                     is_error,
                     texts: vec![text],
                     ms: 0,
+                    denial: None,
                 };
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
-            if slots[k].name == "task" {
+            if slots[k].name == "task" || slots[k].name == "skill_run" {
                 let args = slots[k].args.clone().unwrap_or_default();
                 let t0 = Instant::now();
-                let (mut d, child) = self.run_child(&id, &args)?;
+                let (mut d, child) = if slots[k].name == "task" {
+                    self.run_child(&id, &args)?
+                } else {
+                    self.run_skill(&id, &args)?
+                };
                 d.ms = t0.elapsed().as_millis() as u64;
                 if d.outcome == "cancelled" {
                     cancelled = true;
@@ -341,12 +373,14 @@ impl Run<'_> {
                         is_error: false,
                         texts: vec![t],
                         ms,
+                        denial: None,
                     },
                     Outcome::Err(e) => Done {
                         outcome: "error",
                         is_error: true,
                         texts: vec![e],
                         ms,
+                        denial: None,
                     },
                     Outcome::Cancelled => {
                         cancelled = true;
@@ -358,6 +392,7 @@ impl Run<'_> {
                                     .into(),
                             ],
                             ms,
+                            denial: None,
                         }
                     }
                 };
@@ -374,7 +409,8 @@ impl Run<'_> {
         if let Some(x) = &s.extra {
             d.texts.push(x.clone());
         }
-        let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
+        self.after_workbench_call(s, &d);
+        let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
         let preview = take_chars(&d.texts.concat(), 2000).to_string();
         let sid = self.sid.clone();
         let id = s.id.clone();
@@ -388,7 +424,7 @@ impl Run<'_> {
         })?;
         fault("after_call_done");
         s.done = Some(d);
-        // spec/sessions.md §12.2: a mark after every call that may have changed files.
+        // spec/sessions.md §13.2: a mark after every call that may have changed files.
         let may_write = s
             .spec
             .is_some_and(|sp| sp.effect != Effect::Read || sp.name == "task");
@@ -410,7 +446,7 @@ impl Run<'_> {
                 break;
             };
             let s = &slots[*next];
-            let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, &d.texts);
+            let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
             let sid = self.sid.clone();
             let run_id = self.run_id.clone();
             let opts = delivered.take().map(|files| self.with_attached(files));
@@ -461,5 +497,45 @@ impl Run<'_> {
             ..SessionOptions::default()
         }
         .merge_into(&self.stored_options())
+    }
+}
+
+/// The refusal of a `glance` call whose command is not in the ephemeral table (one function
+/// decides this and expiry: `alisio_governor::shell::ephemeral_check`).
+fn glance_refusal(name: &str, args: &Map<String, Value>) -> Option<String> {
+    if name != "glance" {
+        return None;
+    }
+    let command = args
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    alisio_governor::shell::ephemeral_check(command).err().map(|why| {
+        format!("Refused: glance runs only status and listing commands ({why}). Delegate anything else: start a sub-session with task.")
+    })
+}
+
+impl Run<'_> {
+    /// spec/sessions.md §12.4: in a coordinator session (its root and its sub-sessions), a
+    /// write or process call that ran refreshes the workbench index, and a process call that
+    /// named a workbench script records its run. Workbench failures never fail the call.
+    fn after_workbench_call(&self, s: &Slot, d: &Done) {
+        let ran = d.denial.is_none() && d.outcome != "refused";
+        let effect = s.spec.map_or(Effect::Read, |sp| sp.effect);
+        if self.mode != crate::settings::SessionMode::Coordinator || !ran || effect == Effect::Read
+        {
+            return;
+        }
+        let root = &self.opts.root;
+        if let Some(c) = s
+            .args
+            .as_ref()
+            .and_then(|a| crate::workbench::command_of(&s.name, a))
+        {
+            let _ = crate::workbench::note_runs(root, &c, &crate::util::now_rfc3339());
+        }
+        if let Err(e) = crate::workbench::refresh(root) {
+            tracing::warn!("workbench index: {e}");
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Checkpoints and marks of a root run (spec/sessions.md §12.1–§12.2): the checkpoint before
+//! Checkpoints and marks of a root run (spec/sessions.md §13.1–§13.2): the checkpoint before
 //! the prompt, a `tool` mark after every call that may have changed files. A snapshot that
 //! fails is logged and skipped: the run goes on, and that turn cannot be rewound to.
 

@@ -59,7 +59,7 @@ CREATE TABLE tasks(
   created_at TEXT NOT NULL, ended_at TEXT NULL, PRIMARY KEY(session_id, id));
 ";
 
-/// v2 (spec/sessions.md §12.2): the checkpoints and marks of each session.
+/// v2 (spec/sessions.md §13.2): the checkpoints and marks of each session.
 const SCHEMA_V2: &str = "
 CREATE TABLE snapshots(
   session_id TEXT NOT NULL REFERENCES sessions(id), id INTEGER NOT NULL, kind TEXT NOT NULL,
@@ -692,7 +692,7 @@ mod tests {
                 "INSERT INTO calls VALUES('s1','a',?1,'read_file','read','done',?2,NULL,NULL)",
                 params![
                     seq,
-                    tool_message("a", "read_file", false, "ok", &["x".into()])
+                    tool_message("a", "read_file", false, "ok", None, &["x".into()])
                 ],
             )?;
             tx.tx.execute(

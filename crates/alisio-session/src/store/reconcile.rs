@@ -57,8 +57,9 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                 continue;
             }
             let name = str_field(part, "name");
-            let interrupted =
-                |text: &str| tool_message(&id, &name, true, "interrupted", &[text.to_string()]);
+            let interrupted = |text: &str| {
+                tool_message(&id, &name, true, "interrupted", None, &[text.to_string()])
+            };
             let row = journal.get(&id);
             let (outcome, json, write_path) = match row {
                 Some(c) if c.state == "done" && c.result.is_some() => {
@@ -109,6 +110,7 @@ pub fn tool_message(
     name: &str,
     is_error: bool,
     outcome: &str,
+    denial: Option<&str>,
     texts: &[String],
 ) -> String {
     let content: Vec<Value> = texts
@@ -116,9 +118,14 @@ pub fn tool_message(
         .filter(|t| !t.is_empty())
         .map(|t| json!({"type":"text","text":t}))
         .collect();
-    compact(
-        &json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome,"content":content}),
-    )
+    let mut m =
+        json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome});
+    // The structural refusal mark (spec/sessions.md §1.4): denial pruning reads it, never the text.
+    if let Some(d) = denial {
+        m["denial"] = json!(d);
+    }
+    m["content"] = Value::Array(content);
+    compact(&m)
 }
 
 /// The active transcript with reconciliation applied in memory (read-only consumers).

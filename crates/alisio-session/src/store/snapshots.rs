@@ -1,4 +1,4 @@
-//! The `snapshots` table (schema v2, spec/sessions.md §12): the checkpoints taken before each
+//! The `snapshots` table (schema v2, spec/sessions.md §13): the checkpoints taken before each
 //! user turn and the marks that tell the session's changes of workspace files from the user's.
 //! Reads are [`Store`] methods, writes [`Tx`] methods, as everywhere in the store.
 
@@ -7,7 +7,7 @@ use rusqlite::params;
 use super::{DbResult, Store, Tx, sql};
 use crate::util::now_rfc3339;
 
-/// What a snapshot row records (spec/sessions.md §12.2).
+/// What a snapshot row records (spec/sessions.md §13.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SnapKind {
     /// A checkpoint: the workspace and the conversation before a user turn.
