@@ -184,10 +184,23 @@ impl Explanation {
                     o["imports"] = Value::Array(
                         f.imports
                             .iter()
-                            .map(|i| json!({"path": self.show(&i.path), "depth": i.depth, "bytes": i.bytes, "approval": i.approval}))
+                            .map(|i| {
+                                let mut o = json!({"path": self.show(&i.path), "depth": i.depth, "bytes": i.bytes, "approval": i.approval});
+                                if let Some(h) = &i.sha256 {
+                                    o["sha256"] = json!(h);
+                                }
+                                o
+                            })
                             .collect(),
                     );
                     o["strippedBytes"] = json!(f.stripped_bytes.unwrap_or(0));
+                    if f.truncation != super::Truncation::Dropped {
+                        let delivered = claude::delivered_text(&f.file.text);
+                        if delivered.is_empty() {
+                            o["empty"] = json!(true);
+                        }
+                        o["sha256"] = json!(alisio_base::text::sha256_hex(&delivered));
+                    }
                 }
                 o
             })
@@ -196,6 +209,7 @@ impl Explanation {
             "path": self.show(&self.target),
             "workspace": self.root.to_string_lossy(),
             "host": self.host.as_str(),
+            "hostVersion": super::host_version(self.host),
             "maxBytes": self.max_bytes,
             "files": files,
             "omittedBytes": self.omitted_bytes,
