@@ -24,6 +24,8 @@ pub struct ExplainObject {
     pub path: String,
     pub workspace: String,
     pub host: Host,
+    /// The client version the host's rules were measured on (tests/real/pins.txt), when one was.
+    pub host_version: Option<&'static str>,
     /// `null` for claude-code (no shared budget).
     pub max_bytes: Option<u64>,
     pub files: Vec<ExplainedFile>,
@@ -66,6 +68,9 @@ pub struct ExplainedFile {
     /// claude-code only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stripped_bytes: Option<u64>,
+    /// Claude Code: the sha256 of the file's text as delivered (comments stripped), unless dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// One `@import` of a file (gemini, claude-code; `approval` for claude-code only).
@@ -77,6 +82,9 @@ pub struct ExplainedImport {
     pub bytes: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval: Option<bool>,
+    /// Claude Code: the sha256 of the imported text as delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// A skipped or not-loaded path and why.
@@ -232,12 +240,17 @@ impl Explanation {
                     depth: i.depth,
                     bytes: i.bytes,
                     approval: approval.then_some(i.approval),
+                    sha256: if approval { i.sha256.clone() } else { None },
                 };
                 let imports = match self.host {
                     Host::Gemini => Some(f.imports.iter().map(|i| import(i, false)).collect()),
                     Host::ClaudeCode => Some(f.imports.iter().map(|i| import(i, true)).collect()),
                     _ => None,
                 };
+                let delivered = (self.host == Host::ClaudeCode
+                    && f.truncation != super::Truncation::Dropped)
+                    .then(|| claude::delivered_text(&f.file.text));
+                let delivered_empty = delivered.as_ref().is_some_and(String::is_empty);
                 ExplainedFile {
                     path: self.show(&f.path),
                     scope: f.scope.as_str(),
@@ -247,7 +260,8 @@ impl Explanation {
                     truncation: f.truncation.as_str(),
                     file_bytes: f.file.file_bytes,
                     file_cut: f.file.cut.then_some(true),
-                    empty: (f.file.empty && f.file.error.is_none()).then_some(true),
+                    empty: ((f.file.empty && f.file.error.is_none()) || delivered_empty)
+                        .then_some(true),
                     error: f.file.error.clone(),
                     load: f.load.as_str(),
                     delivery: f.delivery.as_str(),
@@ -255,6 +269,7 @@ impl Explanation {
                     imports,
                     stripped_bytes: (self.host == Host::ClaudeCode)
                         .then(|| f.stripped_bytes.unwrap_or(0) as u64),
+                    sha256: delivered.map(|d| alisio_base::text::sha256_hex(&d)),
                 }
             })
             .collect();
@@ -266,6 +281,7 @@ impl Explanation {
             path: self.show(&self.target),
             workspace: self.root.to_string_lossy().into_owned(),
             host: self.host,
+            host_version: super::host_version(self.host),
             max_bytes: self.max_bytes,
             files,
             omitted_bytes: self.omitted_bytes,
