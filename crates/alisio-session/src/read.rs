@@ -189,12 +189,12 @@ pub fn report(
     // spec/sessions.md §12.2: the coordinator's briefs.
     if s.parent_id.is_none() && s.options["mode"] == "coordinator" {
         let values: Vec<Value> = active.iter().map(super::store::MsgRow::value).collect();
-        r["delegation"] = super::briefs::report(&values, &super::runner::worker_text());
+        r.set_delegation(super::briefs::report(&values, &super::runner::worker_text()));
     }
     // spec/sessions.md §12.5: the session's place in a relay chain.
     let (of, to) = (&s.options["relayOf"], &s.options["relayedTo"]);
     if of.is_string() || to.is_string() {
-        r["relay"] = json!({"of": of, "to": to});
+        r.set_relay(json!({"of": of, "to": to}));
     }
     // This process has no ledger for the session: the ledger's figures as the process that
     // ran it measured them at its last request (spec/governor.md §8).

@@ -39,6 +39,8 @@ export interface ExplainImport {
   depth: number;
   bytes: number;
   approval?: boolean;
+  /** Claude Code: the sha256 of the imported text as delivered. */
+  sha256?: string;
 }
 
 /** One file of the explain object (spec/interfaces.md §1.1). */
@@ -58,6 +60,8 @@ export interface ExplainFile {
   reason?: string;
   imports?: ExplainImport[];
   strippedBytes?: number;
+  /** Claude Code: the sha256 of the file's text as delivered, unless dropped. */
+  sha256?: string;
 }
 
 export interface PathReason {
@@ -70,6 +74,8 @@ export interface ExplainResult {
   path: string;
   workspace?: string;
   host: Host;
+  /** The client version the host's rules were measured on (spec/hosts.md), or null. */
+  hostVersion: string | null;
   /** `null` for claude-code (no shared budget). */
   maxBytes: number | null;
   files: ExplainFile[];
@@ -213,6 +219,10 @@ export interface ContextReport {
   source?: unknown;
   /** The cache-aware replay of the session's requests so far (spec/governor.md §11.8). */
   replay?: Replay | null;
+  /** A coordinator session's brief measure (spec/sessions.md §12.2). */
+  delegation?: unknown;
+  /** The session's links in a relay chain (spec/sessions.md §12.5). */
+  relay?: { of: string | null; to: string | null };
 }
 
 export interface SessionIdParams {

@@ -559,9 +559,11 @@ fn explain_samples() -> Vec<ExplainObject> {
                 depth: 1,
                 bytes: 3,
                 approval: Some(true),
+                sha256: Some("ab".into()),
             }]
         }),
         stripped_bytes: full.then_some(2),
+        sha256: full.then(|| "cd".into()),
     };
     let reason = || PathReason {
         path: "x/AGENTS.md".into(),
@@ -572,6 +574,7 @@ fn explain_samples() -> Vec<ExplainObject> {
             path: "src/lib.rs".into(),
             workspace: "/w".into(),
             host: Host::ClaudeCode,
+            host_version: Some("2.1.332"),
             max_bytes: None,
             files: vec![file(true), file(false)],
             omitted_bytes: 2,
@@ -585,6 +588,7 @@ fn explain_samples() -> Vec<ExplainObject> {
             path: "src/lib.rs".into(),
             workspace: "/w".into(),
             host: Host::Alisio,
+            host_version: None,
             max_bytes: Some(32_768),
             files: Vec::new(),
             omitted_bytes: 0,
@@ -699,6 +703,8 @@ fn report_samples() -> Vec<ContextReportResult> {
             usage: full.then_some(usage),
             source: full.then(|| json!({"format": "codex"})),
             replay: full.then_some(replay),
+            delegation: full.then(|| json!({"briefs": []})),
+            relay: full.then(|| json!({"of": "s0", "to": null})),
         }
     };
     let mut off = ContextReportResult::off("s1");

@@ -315,6 +315,7 @@ impl Run<'_> {
                         is_error: false,
                         texts,
                         ms: 0,
+                        denial: None,
                     },
                     Err(e) if e.starts_with("Stale approval") => Done::error("refused", e),
                     Err(e) => Done::error("error", e),

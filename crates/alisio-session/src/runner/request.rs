@@ -399,7 +399,7 @@ impl Run<'_> {
         let _ = crate::gov::with_stored_replay(&self.store, &self.sid, &mut r);
         if self.seat() == Seat::Coordinator {
             let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
-            r["delegation"] = crate::briefs::report(&values, &worker_text());
+            r.set_delegation(crate::briefs::report(&values, &worker_text()));
         }
         r
     }
