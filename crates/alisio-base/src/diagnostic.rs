@@ -176,6 +176,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 47);
+        assert_eq!(Code::ALL.len(), 56);
     }
 }

@@ -189,7 +189,10 @@ pub fn report(
     // spec/sessions.md §12.2: the coordinator's briefs.
     if s.parent_id.is_none() && s.options["mode"] == "coordinator" {
         let values: Vec<Value> = active.iter().map(super::store::MsgRow::value).collect();
-        r.set_delegation(super::briefs::report(&values, &super::runner::worker_text()));
+        r.set_delegation(super::briefs::report(
+            &values,
+            &super::runner::worker_text(),
+        ));
     }
     // spec/sessions.md §12.5: the session's place in a relay chain.
     let (of, to) = (&s.options["relayOf"], &s.options["relayedTo"]);

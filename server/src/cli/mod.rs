@@ -145,6 +145,16 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The skill discovery input of this invocation (workspace, trust, settings, environment).
+    pub(crate) fn skill_input(&self) -> alisio_rules::skills::catalog::Input<'_> {
+        alisio_rules::skills::catalog::Input {
+            workspace_root: &self.root,
+            trusted: self.trusted,
+            settings: &self.settings,
+            env: &self.env,
+            plugins: &[],
+        }
+    }
     /// Builds the context: validates `--cwd`, finds the workspace root and loads configuration.
     ///
     /// # Errors

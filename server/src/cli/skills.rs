@@ -59,13 +59,7 @@ pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
 }
 
 pub(super) fn input(ctx: &Ctx) -> Input<'_> {
-    Input {
-        workspace_root: &ctx.root,
-        trusted: ctx.trusted,
-        settings: &ctx.settings,
-        env: &ctx.env,
-        plugins: &[],
-    }
+    ctx.skill_input()
 }
 
 /// A command-line vantage: resolved against the cwd, must exist; a file means its directory.

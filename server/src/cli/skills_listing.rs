@@ -28,13 +28,8 @@ impl BudgetArgs {
 
 pub fn list(ctx: &Ctx, vantage: &Path, b: &BudgetArgs) -> Result<Exit, Failure> {
     let host = ctx.args.host;
-    let Some((_, l)) = listing::for_host(
-        &ctx.fs,
-        super::skills::input(ctx),
-        vantage,
-        host,
-        &b.overrides(),
-    ) else {
+    let Some((_, l)) = listing::for_host(&ctx.fs, ctx.skill_input(), vantage, host, &b.overrides())
+    else {
         return Err(Failure(listing::not_simulated(host)));
     };
     if ctx.args.json {

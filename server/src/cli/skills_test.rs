@@ -81,9 +81,7 @@ pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure
     let mut catalogs = Vec::new();
     let mut all_files = Vec::new();
     for host in HOSTS {
-        let Some((_, l)) =
-            listing::for_host(&ctx.fs, super::skills::input(ctx), &ctx.cwd, host, &o)
-        else {
+        let Some((_, l)) = listing::for_host(&ctx.fs, ctx.skill_input(), &ctx.cwd, host, &o) else {
             continue;
         };
         let cat: Vec<Listed> = l

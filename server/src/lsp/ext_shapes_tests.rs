@@ -832,7 +832,8 @@ fn approve_samples() -> Vec<Value> {
     };
     [
         req(
-            Some(json!({"path": "a.txt", "before": "one\n", "after": "1\n"})),
+            Some(json!({"path": "a.txt", "before": "one\n", "after": "1\n",
+                "hunks": [{"oldStart": 0, "oldLines": 1, "newStart": 0, "newLines": 1}]})),
             Value::Null,
         ),
         req(

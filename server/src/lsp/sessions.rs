@@ -18,8 +18,8 @@ use tower_lsp_server::ls_types::NumberOrString;
 use super::analysis;
 use super::ext::{
     Approve, ApproveParams, ApproveResult, ContextReportResult as ContextReport, Decision,
-    RewindParams, RewindResult, RunSessionParams,
-    RunSessionResult, RunStatusName, SessionEvent, SessionEventParams, SessionSummary,
+    RewindParams, RewindResult, RunSessionParams, RunSessionResult, RunStatusName, SessionEvent,
+    SessionEventParams, SessionSummary,
 };
 use super::state::Snapshot;
 use alisio_base::config::GovernorMode;
