@@ -105,3 +105,42 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
             - read["reread"].as_u64().unwrap()
     );
 }
+
+/// The README's coordinator command (spec/sessions.md §12): offline, the root glances, its edit
+/// is refused with the delegation message, and a sub-session does the reading.
+#[test]
+fn the_coordinator_demo_delegates_offline() {
+    let ws = Ws::new();
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo"),
+        &ws.root.join("examples/demo"),
+    );
+    let r = ws.run(&[
+        "run",
+        "--json",
+        "--cwd",
+        "examples/demo",
+        "--mode",
+        "coordinator",
+        "--script",
+        "coordinator.jsonl",
+        "Where is the greeting built?",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let ev = events(&r);
+    let root = sid(&ev);
+    let t = tool_results(&ws, &root);
+    let g: Value = serde_json::from_str(&result_text(&t[0])).unwrap();
+    assert_eq!(g["stdout"], "AGENTS.md\ngreet.rs\nmain.rs\n");
+    assert_eq!(t[1]["denial"], "coordinator");
+    let out: Value = serde_json::from_str(&result_text(&t[2])).unwrap();
+    assert_eq!(
+        out["text"],
+        "examples/demo/src/greet.rs: `greeting()` builds it."
+    );
+    assert_eq!(
+        of_type(&ev, "run_started").len(),
+        2,
+        "root and one sub-session"
+    );
+}

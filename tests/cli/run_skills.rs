@@ -35,7 +35,7 @@ fn skill_tools_report_the_skills_errors_and_page_resources() {
     script(
         &ws,
         &[
-            &json!({"expect":{"contains":["Available skills (load instructions with skill_load):","pdf-tools"],"tools":["read_file","list_files","search_text","context_explain","skill_load","skill_search","skill_resource","result_read","task"]},"toolCalls":calls}).to_string(),
+            &json!({"expect":{"contains":["Available skills (load instructions with skill_load):","pdf-tools"],"tools":["read_file","list_files","search_text","context_explain","skill_load","skill_search","skill_resource","skill_run","result_read","task"]},"toolCalls":calls}).to_string(),
             r#"{"text":"ok"}"#,
         ],
     );
@@ -100,4 +100,44 @@ fn a_skill_prompt_is_expanded_and_an_unknown_one_fails_before_the_run() {
     assert_eq!(r.code, 1);
     assert_eq!(r.stdout, "");
     assert_eq!(r.stderr.trim(), "error: Skill \"off\" is disabled");
+}
+
+/// spec/sessions.md §12.7: a `context: fork` skill runs in a sub-session with its allowed
+/// tools; only its final answer comes back.
+#[test]
+fn a_forked_skill_runs_in_a_sub_session_and_returns_only_its_answer() {
+    let ws = Ws::new();
+    ws.file(
+        ".agents/skills/audit/SKILL.md",
+        "---\nname: audit\ndescription: Audit a file. Use when asked to audit.\ncontext: fork\nallowed-tools: Read Grep\n---\n# Audit\nRead the file and report its first word.\n",
+    );
+    ws.file("a.txt", "alpha beta");
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"id":"l1","name":"skill_load","arguments":{"name":"audit"}},{"id":"k1","name":"skill_run","arguments":{"name":"audit","prompt":"audit a.txt"}}]}"#,
+            r#"{"expect":{"tools":["read_file","search_text","result_read"],"contains":["Read the file and report its first word.","User request: audit a.txt"]},"toolCalls":[{"id":"c1","name":"read_file","arguments":{"path":"a.txt"}}]}"#,
+            r#"{"text":"The first word is alpha."}"#,
+            r#"{"expect":{"notContains":["1: alpha beta"],"contains":["The first word is alpha."]},"text":"done"}"#,
+        ],
+    );
+    let (r, ev) = run(&ws, "audit a.txt", &["--allow", "write", "--trust-project"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let root = sid(&ev);
+    let t = tool_results(&ws, &root);
+    assert_eq!(
+        result_text(&t[0]),
+        "Skill \"audit\" runs in a sub-session (context: fork): call skill_run with its name and the request"
+    );
+    let out: Value = serde_json::from_str(&result_text(&t[1])).unwrap();
+    assert_eq!(out["text"], json!("The first word is alpha."));
+    assert_eq!(out["status"], json!("completed"));
+    let child = out["sessionId"].as_str().unwrap();
+    let c = db(&ws);
+    let title: String = c
+        .query_row("SELECT title FROM sessions WHERE id=?1", [child], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(title, "Skill audit");
 }

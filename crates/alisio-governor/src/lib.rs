@@ -8,6 +8,7 @@
 
 pub mod attachment;
 pub mod classify;
+pub mod delegation;
 pub mod events;
 pub mod fact;
 pub mod figures;
@@ -265,6 +266,8 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
         usage: usage.map(|(u, _)| u),
         source: None,
         replay: None,
+        delegation: None,
+        relay: None,
     }));
     let messages = if settings.mode == GovernorMode::On && !elided_ids.is_empty() {
         Cow::Owned(project(history, &steps, &facts))

@@ -87,7 +87,7 @@ fn native_command(call: &Call, args: Option<&serde_json::Map<String, Value>>) ->
     let a = args?;
     let cmd = a.get("command").and_then(Value::as_str)?;
     match call.name.as_str() {
-        "shell" | "bg_run" => Some(cmd.to_owned()),
+        "shell" | "glance" | "bg_run" => Some(cmd.to_owned()),
         "run_process" => {
             let mut t = cmd.to_owned();
             for w in a

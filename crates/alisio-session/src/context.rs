@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
-use super::{AttachedFile, Attachment, Section, SessionContext};
+use super::{AttachedFile, Attachment, ForkSkill, Section, SessionContext};
 use alisio_base::config::{Host, Settings};
 use alisio_base::workspace::{DiskFs, Env};
 use alisio_rules::instructions::read::{Mode, Reader};
@@ -165,6 +165,21 @@ impl SessionContext for DiskContext {
         })
     }
 
+    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<Result<ForkSkill, String>> {
+        let entries = self.skills(cwd);
+        Some(stools::resolve_for_model(&entries, name).and_then(|e| {
+            let text = stools::load_text(&DiskFs, e)?;
+            let raw = std::fs::read_to_string(&e.file).unwrap_or_default();
+            let (fork, allowed_tools) = fork_fields(&raw);
+            Ok(ForkSkill {
+                display_id: e.display_id.clone(),
+                text,
+                fork,
+                allowed_tools,
+            })
+        }))
+    }
+
     fn tool(&self, call: &ContextTool, cwd: &Path) -> Result<String, String> {
         match call {
             ContextTool::Explain(a) => self.with(|setup, reader| {
@@ -176,6 +191,15 @@ impl SessionContext for DiskContext {
                     .map_err(|e| format!("{e:?}"))
             }),
             ContextTool::SkillLoad(a) => {
+                if let Some(Ok(f)) = self
+                    .skill_fork(&a.name, cwd)
+                    .filter(|f| f.as_ref().is_ok_and(|f| f.fork))
+                {
+                    return Err(format!(
+                        "Skill \"{}\" runs in a sub-session (context: fork): call skill_run with its name and the request",
+                        f.display_id
+                    ));
+                }
                 let entries = self.skills(cwd);
                 let mut loaded = self
                     .loaded
@@ -191,5 +215,50 @@ impl SessionContext for DiskContext {
                     .map(|v| v.to_string())
             }
         }
+    }
+}
+
+/// `context: fork` and `allowed-tools` (a space-separated string or a list) of a SKILL.md's
+/// frontmatter.
+fn fork_fields(raw: &str) -> (bool, Option<Vec<String>>) {
+    use alisio_base::config::Profile;
+    use alisio_rules::skills::frontmatter::{Found, Value as FmValue, find_block, parse_yaml};
+    let text = raw.strip_prefix('\u{feff}').unwrap_or(raw);
+    let Found::Block(b) = find_block(text, false, Profile::Alisio) else {
+        return (false, None);
+    };
+    let fm = parse_yaml(text, b.yaml, Profile::Alisio);
+    let fork = fm
+        .get("context")
+        .and_then(|e| e.value.as_str())
+        .is_some_and(|v| v.trim() == "fork");
+    let tools = fm.get("allowed-tools").map(|e| match &e.value.value {
+        FmValue::Seq(a) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(String::from))
+            .collect(),
+        _ => e
+            .value
+            .as_str()
+            .unwrap_or_default()
+            .split([' ', ','])
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect(),
+    });
+    (fork, tools)
+}
+
+#[cfg(test)]
+mod fork_tests {
+    #[test]
+    fn fork_fields_read_context_and_allowed_tools() {
+        assert_eq!(
+            super::fork_fields(
+                "---\nname: a\ndescription: d\ncontext: fork\nallowed-tools: Read Grep\n---\nbody\n"
+            ),
+            (true, Some(vec!["Read".to_string(), "Grep".to_string()]))
+        );
+        assert_eq!(super::fork_fields("---\nname: a\n---\n"), (false, None));
     }
 }

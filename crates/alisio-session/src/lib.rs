@@ -7,7 +7,10 @@
 //! one result.
 
 pub mod approvals;
+pub mod briefs;
+pub mod checkpoints;
 pub mod context;
+pub mod diff;
 pub mod events;
 pub mod gov;
 pub mod providers;
@@ -21,10 +24,11 @@ pub mod store;
 mod tests;
 pub mod tools;
 pub mod util;
+pub mod workbench;
 
 use std::path::{Path, PathBuf};
 
-pub use approvals::{ApprovalRequest, Approver, Grants, Reply};
+pub use approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
 pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 
@@ -74,6 +78,18 @@ impl Section {
     }
 }
 
+/// A skill that runs in a sub-session (spec/sessions.md §12.7).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForkSkill {
+    pub display_id: String,
+    /// The `skill_load` text (instructions and skill root).
+    pub text: String,
+    /// `context: fork` in the frontmatter.
+    pub fork: bool,
+    /// `allowed-tools` of the frontmatter, as written; `None` when absent.
+    pub allowed_tools: Option<Vec<String>>,
+}
+
 /// What sessions need from the instruction and skill modules (spec/instructions.md §2.7–2.8,
 /// spec/skills.md §4). The runner holds one per run; [`context::DiskContext`] is the real one.
 pub trait SessionContext: Send + Sync {
@@ -101,6 +117,14 @@ pub trait SessionContext: Send + Sync {
         _prompt: &str,
         _cwd: &Path,
     ) -> Option<Result<(String, String), String>> {
+        None
+    }
+    /// `skill_run` and `context: fork` (spec/sessions.md §12.7): the skill `name` as a
+    /// sub-session needs it; `None` when this context has no skills.
+    ///
+    /// # Errors
+    /// The `skill_load` error of an unknown, disabled or unloadable skill.
+    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<Result<ForkSkill, String>> {
         None
     }
     /// The "Loaded skills" block re-attached after a compaction (spec/skills.md §4.5) for the skills

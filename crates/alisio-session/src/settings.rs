@@ -49,6 +49,49 @@ pub struct SessionConfig {
     pub tasks_max_running: usize,
     pub tasks_max_run_ms: u64,
     pub tasks_max_output: u64,
+    /// `session.mode` (spec/sessions.md §12.1).
+    pub mode: SessionMode,
+    /// `session.relay` (spec/sessions.md §12.5); `None`: on in coordinator mode, else off.
+    pub relay: Option<bool>,
+    /// `relay.atFraction` (spec/sessions.md §12.5), 0.1–0.95.
+    pub relay_at_fraction: f64,
+}
+
+/// The session mode (spec/sessions.md §12.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SessionMode {
+    /// Every tool the approvals allow.
+    #[default]
+    Default,
+    /// The root only decomposes, delegates, reads reports and decides.
+    Coordinator,
+}
+
+impl SessionMode {
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "default" => Some(Self::Default),
+            "coordinator" => Some(Self::Coordinator),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Coordinator => "coordinator",
+        }
+    }
+}
+
+impl SessionConfig {
+    /// Whether the relay is on for a root session in `mode` (spec/sessions.md §12.5).
+    #[must_use]
+    pub fn relay_on(&self, mode: SessionMode) -> bool {
+        self.relay.unwrap_or(mode == SessionMode::Coordinator)
+    }
 }
 
 impl Default for SessionConfig {
@@ -75,6 +118,9 @@ impl Default for SessionConfig {
             tasks_max_running: 8,
             tasks_max_run_ms: 3_600_000,
             tasks_max_output: 2_097_152,
+            mode: SessionMode::Default,
+            relay: None,
+            relay_at_fraction: 0.7,
         }
     }
 }
@@ -206,6 +252,21 @@ impl SessionConfig {
         }
         if let Some(v) = u("tasks.maxOutputBytes") {
             self.tasks_max_output = v;
+        }
+        if let Some(m) = get("session.mode")
+            .and_then(Value::as_str)
+            .and_then(SessionMode::parse)
+        {
+            self.mode = m;
+        }
+        if let Some(v) = get("session.relay").and_then(Value::as_bool) {
+            self.relay = Some(v);
+        }
+        if let Some(v) = get("relay.atFraction")
+            .and_then(Value::as_f64)
+            .filter(|v| (0.1..=0.95).contains(v))
+        {
+            self.relay_at_fraction = v;
         }
     }
 }
@@ -357,6 +418,22 @@ pub struct RunOptions {
     pub cancel_reason: String,
     /// Kill background tasks when the run ends (CLI).
     pub kill_tasks_at_end: bool,
+    /// `--mode` or `runSession.mode`; `None`: the stored mode of a resumed session, else
+    /// `session.mode` (spec/sessions.md §12.1).
+    pub mode: Option<SessionMode>,
+    /// Set by the runner when a relay continues in a new session (spec/sessions.md §12.5).
+    pub relay: Option<RelayLink>,
+}
+
+/// The link a relay starts a new session with (spec/sessions.md §12.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelayLink {
+    /// The session handing over.
+    pub of: String,
+    /// The id of the new session (chosen before the old one ends, which names it).
+    pub id: String,
+    /// The chain's title (the first link's).
+    pub title: String,
 }
 
 impl RunOptions {
@@ -383,6 +460,8 @@ impl RunOptions {
             max_turns: None,
             cancel_reason: "client".into(),
             kill_tasks_at_end: true,
+            mode: None,
+            relay: None,
         }
     }
 }

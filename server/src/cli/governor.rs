@@ -74,6 +74,10 @@ pub struct AnalyzeArgs {
     /// Also write a self-contained HTML page charting the input tokens per request (no network).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Print the main-thread share of transcripts with sub-agents instead of reports
+    /// (spec/governor.md §11.9).
+    #[arg(long)]
+    pub delegation: bool,
 }
 
 /// How a flag value is shown in a message: its JSON text (a number as is, else a JSON string).
@@ -475,6 +479,13 @@ fn replay_line(
 
 pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
     let GovernorCommand::Analyze(a) = cmd;
+    if a.delegation {
+        return super::governor_delegation::run(
+            ctx,
+            &a.transcripts,
+            input_format(&a.input_format)?,
+        );
+    }
     let settings = settings(ctx, a)?;
     let opts = replay_options(a)?;
     let mut sums = Sums::default();

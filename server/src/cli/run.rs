@@ -32,6 +32,9 @@ pub struct RunArgs {
     /// Governor mode for this run.
     #[arg(long, value_parser = ["off", "shadow", "on"])]
     pub governor: Option<String>,
+    /// Session mode: coordinator delegates every write, edit and process (spec/sessions.md §12.1).
+    #[arg(long, value_parser = ["default", "coordinator"])]
+    pub mode: Option<String>,
     /// Provider kind: openai, anthropic, script.
     #[arg(long, value_name = "KIND")]
     pub provider: Option<String>,
@@ -114,6 +117,10 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
         .chain(a.optional_criterion.iter().map(|c| (c.clone(), false)))
         .collect();
     o.max_turns = a.max_turns;
+    o.mode = a
+        .mode
+        .as_deref()
+        .and_then(alisio_session::settings::SessionMode::parse);
     o.session_id = a.session.clone();
     o.cancel_reason = "signal".into();
     o.kill_tasks_at_end = true;
@@ -274,8 +281,9 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
         }
         Ok(res) => {
             if !json_mode {
-                if res.report["measured"] == Value::Bool(true) {
-                    err_line(&report_lines(&res.report));
+                let report = res.report.to_json();
+                if report["measured"] == Value::Bool(true) {
+                    err_line(&report_lines(&report));
                 }
                 err_line(&format!("Session: {}", res.session_id));
             }

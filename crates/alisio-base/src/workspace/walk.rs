@@ -115,6 +115,11 @@ pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
             if e.file_type != FileType::Dir || e.name == ".git" || e.name == "node_modules" {
                 continue;
             }
+            // The agents' workbench (spec/sessions.md §12.4): scripts and artifacts, never
+            // instructions of the workspace.
+            if e.name == "workbench" && path.file_name().is_some_and(|n| n == ".alisio") {
+                continue;
+            }
             let child = path.join(&e.name);
             if !ignored(&set.dirs, &matchers, me, parent, exclude.as_ref(), &child) {
                 children.push(child);
@@ -191,6 +196,8 @@ mod tests {
             "gen",
             "keep/gen",
             "ex",
+            ".alisio/workbench/artifacts",
+            "x/workbench",
         ] {
             std::fs::create_dir_all(r.join(d)).unwrap();
         }
@@ -200,9 +207,23 @@ mod tests {
         std::os::unix::fs::symlink(r.join("a"), r.join("link")).unwrap();
         let set = walk(&DiskFs, &r);
         let rels = rels(&set, &r);
-        assert_eq!(rels, [".", ".github", "a", "a/b", "keep", "keep/gen"]);
-        assert_eq!(set.dirs[3].parent, Some(2));
-        assert_eq!(set.dirs[3].depth, 2);
+        // `.alisio/workbench` is pruned (spec/sessions.md §12.4); another `workbench` is not.
+        assert_eq!(
+            rels,
+            [
+                ".",
+                ".alisio",
+                ".github",
+                "a",
+                "a/b",
+                "keep",
+                "keep/gen",
+                "x",
+                "x/workbench"
+            ]
+        );
+        assert_eq!(set.dirs[4].parent, Some(3));
+        assert_eq!(set.dirs[4].depth, 2);
     }
 
     #[test]

@@ -322,3 +322,26 @@ fn denial_pruning_with_keep_zero_and_by_kind() {
     }
     assert!(texts(&h, &denial_settings(0)).1.is_empty());
 }
+
+/// spec/sessions.md §12.3: the glance shell and `expired` ask one function. For every pinned
+/// command, a `glance` call's result (and a `shell` call's) is ephemeral exactly when glance
+/// runs the command.
+#[test]
+fn glance_and_expiry_are_the_same_decision() {
+    for (command, runs) in crate::shell::glance_tests::CASES {
+        for tool in ["glance", "shell"] {
+            let args = serde_json::json!({ "command": command }).to_string();
+            let call = Call::new("c1", tool, args);
+            let expires = info(Some(&call), "{\"stdout\":\"\",\"exitCode\":0}", None, 1)
+                .unwrap()
+                .ephemeral
+                .is_some();
+            assert_eq!(
+                expires,
+                crate::shell::ephemeral_check(command).is_ok(),
+                "{tool} {command:?}"
+            );
+            assert_eq!(expires, *runs, "{tool} {command:?}");
+        }
+    }
+}

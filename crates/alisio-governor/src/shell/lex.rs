@@ -168,7 +168,19 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         ('>', Some('>')) => (">>", 2),
         ('>', Some('&')) | ('<', Some('&')) => {
             *i += 2;
-            let _ = read_word(c, i, &mut out.opaque);
+            let w = read_word(c, i, &mut out.opaque);
+            // `>&2`, `2>&-`: a duplication. `>&out.txt` is bash's `&>out.txt`: a file.
+            let dup = w
+                .as_ref()
+                .is_some_and(|w| w.text == "-" || w.text.chars().all(|d| d.is_ascii_digit()));
+            if !dup {
+                out.toks.push(Tok::Redir {
+                    op: if ch == '>' { "&>" } else { "<" },
+                    target: w,
+                    dup: false,
+                });
+                return;
+            }
             out.toks.push(Tok::Redir {
                 op: if ch == '>' { ">&" } else { "<&" },
                 target: None,

@@ -58,7 +58,7 @@ mod ephemeral;
 mod lex;
 
 pub use classify::{classify, search_output_paths};
-pub use ephemeral::{EPHEMERAL_TOOLS, ephemeral};
+pub use ephemeral::{EPHEMERAL_TOOLS, check as ephemeral_check, ephemeral};
 
 /// What the classifier found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,5 +85,7 @@ pub struct Shell {
     pub text: String,
 }
 
+#[cfg(test)]
+pub(crate) mod glance_tests;
 #[cfg(test)]
 mod tests;

@@ -19,6 +19,8 @@ use super::tools::ToolDef;
 pub enum RequestKind {
     Turn,
     Summary,
+    /// The relay's handoff request (spec/sessions.md §12.5): no tools.
+    Handoff,
 }
 
 impl RequestKind {
@@ -27,6 +29,7 @@ impl RequestKind {
         match self {
             Self::Turn => "turn",
             Self::Summary => "summary",
+            Self::Handoff => "handoff",
         }
     }
 }

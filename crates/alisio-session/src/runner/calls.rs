@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use super::Run;
-use super::request::{attached_of, offered};
+use super::request::{DELEGATE, Seat, attached_of, offered_only};
 use crate::AttachedFile;
 use crate::events::Pending;
 use crate::providers::RawCall;
@@ -71,9 +71,9 @@ impl Done {
 impl Slot {
     fn batchable(&self) -> bool {
         self.pre.is_none()
-            && self
-                .spec
-                .is_some_and(|s| s.effect == Effect::Read && s.name != "task")
+            && self.spec.is_some_and(|s| {
+                s.effect == Effect::Read && s.name != "task" && s.name != "skill_run"
+            })
     }
 }
 
@@ -118,10 +118,12 @@ impl Run<'_> {
     /// spec/sessions.md §2.5 steps 1–3: each call looked up among the offered tools and its arguments validated;
     /// nothing runs once the token budget is spent.
     fn slots(&self, calls: &[RawCall], budget_spent: bool) -> Vec<Slot> {
-        let offered: Vec<&'static str> = offered(
+        let seat = self.seat();
+        let offered: Vec<&'static str> = offered_only(
             &self.policies,
             self.ctx.skills_listed(&self.cwd()),
-            self.task_offered(),
+            seat,
+            self.tool_filter.as_deref(),
         )
         .iter()
         .map(|s| s.name)
@@ -148,6 +150,11 @@ impl Run<'_> {
                         s.pre = Some(("refused", format!("Unknown tool: {}", c.name)));
                         s.pre_denial = Some("unavailable");
                     }
+                    // spec/sessions.md §12.1: the coordinator delegates instead.
+                    Some(sp) if seat == Seat::Coordinator && sp.effect != Effect::Read => {
+                        s.pre = Some(("refused", DELEGATE.to_string()));
+                        s.pre_denial = Some("coordinator");
+                    }
                     Some(sp) if !offered.contains(&sp.name) => {
                         s.pre = Some((
                             "refused",
@@ -159,6 +166,11 @@ impl Run<'_> {
                         Ok(a) => s.args = Some(a),
                         Err(e) => s.pre = Some(("error", e)),
                     },
+                }
+                // spec/sessions.md §12.3: glance runs only what the ephemeral table holds.
+                if let Some(refusal) = s.args.as_ref().and_then(|a| glance_refusal(&s.name, a)) {
+                    s.pre = Some(("refused", refusal));
+                    s.pre_denial = Some("glance");
                 }
                 if s.pre.is_none() && budget_spent {
                     s.pre = Some((
@@ -279,15 +291,37 @@ impl Run<'_> {
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
-            if slots[k].name == "task" {
+            if slots[k].name == "task" || slots[k].name == "skill_run" {
                 let args = slots[k].args.clone().unwrap_or_default();
                 let t0 = Instant::now();
-                let (mut d, child) = self.run_child(&id, &args)?;
+                let (mut d, child) = if slots[k].name == "task" {
+                    self.run_child(&id, &args)?
+                } else {
+                    self.run_skill(&id, &args)?
+                };
                 d.ms = t0.elapsed().as_millis() as u64;
                 if d.outcome == "cancelled" {
                     cancelled = true;
                 }
                 slots[k].child = child;
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
+            if let Some(r) = self.edits.reviewed.remove(&id) {
+                // spec/sessions.md §4.4: the write as the user approved it.
+                let t0 = Instant::now();
+                let mut d = match tools::review::write(&self.tctx, &r) {
+                    Ok(texts) => Done {
+                        outcome: "ok",
+                        is_error: false,
+                        texts,
+                        ms: 0,
+                        denial: None,
+                    },
+                    Err(e) if e.starts_with("Stale approval") => Done::error("refused", e),
+                    Err(e) => Done::error("error", e),
+                };
+                d.ms = t0.elapsed().as_millis() as u64;
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
@@ -377,6 +411,7 @@ impl Run<'_> {
         if let Some(x) = &s.extra {
             d.texts.push(x.clone());
         }
+        self.after_workbench_call(s, &d);
         let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
         let preview = take_chars(&d.texts.concat(), 2000).to_string();
         let sid = self.sid.clone();
@@ -391,6 +426,13 @@ impl Run<'_> {
         })?;
         fault("after_call_done");
         s.done = Some(d);
+        // spec/sessions.md §13.2: a mark after every call that may have changed files.
+        let may_write = s
+            .spec
+            .is_some_and(|sp| sp.effect != Effect::Read || sp.name == "task");
+        if s.started.is_some() && may_write {
+            self.mark_after_call();
+        }
         Ok(())
     }
 
@@ -457,5 +499,45 @@ impl Run<'_> {
             ..SessionOptions::default()
         }
         .merge_into(&self.stored_options())
+    }
+}
+
+/// The refusal of a `glance` call whose command is not in the ephemeral table (one function
+/// decides this and expiry: `alisio_governor::shell::ephemeral_check`).
+fn glance_refusal(name: &str, args: &Map<String, Value>) -> Option<String> {
+    if name != "glance" {
+        return None;
+    }
+    let command = args
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    alisio_governor::shell::ephemeral_check(command).err().map(|why| {
+        format!("Refused: glance runs only status and listing commands ({why}). Delegate anything else: start a sub-session with task.")
+    })
+}
+
+impl Run<'_> {
+    /// spec/sessions.md §12.4: in a coordinator session (its root and its sub-sessions), a
+    /// write or process call that ran refreshes the workbench index, and a process call that
+    /// named a workbench script records its run. Workbench failures never fail the call.
+    fn after_workbench_call(&self, s: &Slot, d: &Done) {
+        let ran = d.denial.is_none() && d.outcome != "refused";
+        let effect = s.spec.map_or(Effect::Read, |sp| sp.effect);
+        if self.mode != crate::settings::SessionMode::Coordinator || !ran || effect == Effect::Read
+        {
+            return;
+        }
+        let root = &self.opts.root;
+        if let Some(c) = s
+            .args
+            .as_ref()
+            .and_then(|a| crate::workbench::command_of(&s.name, a))
+        {
+            let _ = crate::workbench::note_runs(root, &c, &crate::util::now_rfc3339());
+        }
+        if let Err(e) = crate::workbench::refresh(root) {
+            tracing::warn!("workbench index: {e}");
+        }
     }
 }

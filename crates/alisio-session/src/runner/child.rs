@@ -8,17 +8,19 @@ use std::sync::atomic::AtomicBool;
 use serde_json::{Map, Value, json};
 
 use super::calls::Done;
+use super::request::Seat;
 use super::{Progress, Run, RunStatus, Transcript};
 use crate::events::Emitter;
 use crate::gov::Gov;
 use crate::providers::{self, ModelRequest, Provider};
+use crate::settings::SessionMode;
 use crate::store::{SessionRow, Store};
 use crate::tools::ToolCtx;
 use crate::tools::args::{self, Task};
 use crate::util::{compact, now_rfc3339, uuid7};
 
 /// Stands in for the provider while a child run borrows it.
-struct Lent;
+pub(super) struct Lent;
 
 impl Provider for Lent {
     fn attempt(
@@ -35,8 +37,20 @@ impl Provider for Lent {
 }
 
 impl Run<'_> {
-    pub(super) fn task_offered(&self) -> bool {
-        !self.is_child && self.opts.config.subagents
+    /// Which session this run is for (spec/sessions.md §4.3, §9, §12.1).
+    pub(super) fn seat(&self) -> Seat {
+        let coordinator = self.mode == SessionMode::Coordinator;
+        if self.is_child {
+            Seat::Child {
+                worker: coordinator,
+            }
+        } else if coordinator {
+            Seat::Coordinator
+        } else {
+            Seat::Root {
+                task: self.opts.config.subagents,
+            }
+        }
     }
 
     /// Runs a `task` call: a child session in the same run (spec/sessions.md §9).
@@ -53,6 +67,38 @@ impl Run<'_> {
             // Validated against the schema: only a struct/schema disagreement gets here.
             Err(e) => return Ok((Done::error("error", e), None)),
         };
+        self.child_session(call_id, description, prompt, None)
+    }
+
+    /// Runs a skill in a child session (spec/sessions.md §12.7): its `skill_load` text and the
+    /// request as the first message, its `allowed-tools` (when given) as the only tools.
+    pub(super) fn run_skill(
+        &mut self,
+        call_id: &str,
+        args: &Map<String, Value>,
+    ) -> Result<(Done, Option<String>), String> {
+        let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
+        let prompt = args
+            .get("prompt")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let skill = match self.ctx.skill_fork(name, &self.cwd()) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => return Ok((Done::error("error", e), None)),
+            None => return Ok((Done::error("error", format!("Unknown skill: {name}")), None)),
+        };
+        let only = skill.allowed_tools.as_ref().map(|t| tool_names(t));
+        let text = format!("{}\n\nUser request: {prompt}", skill.text);
+        self.child_session(call_id, format!("Skill {}", skill.display_id), text, only)
+    }
+
+    fn child_session(
+        &mut self,
+        call_id: &str,
+        description: String,
+        prompt: String,
+        only: Option<Vec<String>>,
+    ) -> Result<(Done, Option<String>), String> {
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
         copts.attachments = Vec::new();
@@ -73,7 +119,7 @@ impl Run<'_> {
             parent_id: Some(self.sid.clone()),
             parent_call_id: Some(call_id.to_string()),
             provider: self.pcfg.stored(),
-            options: json!({}),
+            options: json!({"mode": self.mode.as_str()}),
             compacted_chars: 0,
         };
         let tctx = Arc::new(ToolCtx {
@@ -84,6 +130,7 @@ impl Run<'_> {
             bg: Arc::clone(&self.tctx.bg),
             env: self.tctx.env.clone(),
             sandbox: Arc::clone(&self.tctx.sandbox),
+            glance_sandbox: None,
             context: Arc::clone(&self.ctx),
             cwd: self.tctx.cwd.clone(),
         });
@@ -118,9 +165,14 @@ impl Run<'_> {
                 compacted_this_turn: false,
                 window: self.window,
                 is_child: true,
+                mode: self.mode,
+                relay_on: false,
+                relay_next: None,
+                tool_filter: only,
                 expanded: None,
                 transcript: Transcript::default(),
                 first_text: std::cell::Cell::new(None),
+                edits: super::marks::Edits::default(),
             };
             let r = child.run(false);
             (
@@ -166,4 +218,29 @@ impl Run<'_> {
         };
         Ok((done, Some(child_sid)))
     }
+}
+
+/// `allowed-tools` entries as alisio tool names: alisio's own names as they are, the common
+/// Claude Code names mapped (`Read` → `read_file`, `Bash` → `shell` and `run_process`, …),
+/// a rule's argument part (`Bash(git:*)`) dropped.
+fn tool_names(allowed: &[String]) -> Vec<String> {
+    let mut v = Vec::new();
+    for a in allowed {
+        let base = a.split('(').next().unwrap_or_default().trim();
+        let mapped: &[&str] = match base {
+            "Read" => &["read_file"],
+            "Write" => &["write_file"],
+            "Edit" | "MultiEdit" => &["edit_file"],
+            "Bash" => &["shell", "run_process"],
+            "Grep" => &["search_text"],
+            "Glob" | "LS" => &["list_files"],
+            _ => &[],
+        };
+        if mapped.is_empty() {
+            v.push(base.to_string());
+        } else {
+            v.extend(mapped.iter().map(|m| (*m).to_string()));
+        }
+    }
+    v
 }

@@ -15,7 +15,7 @@ use crate::approvals::{Approver, Grants, Policy};
 use crate::events::{Emitter, Pending};
 use crate::gov::Gov;
 use crate::providers::{self, Provider, Usage};
-use crate::settings::{Kind, ProviderConfig, RunOptions};
+use crate::settings::{Kind, ProviderConfig, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
 use crate::util::{compact, fault, now_rfc3339, take_chars, uuid7};
@@ -53,6 +53,73 @@ fn store_err(e: &str) -> PreRunError {
 /// [`PreRunError`] when the run could not start (no events were emitted then).
 pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     let SessionRun {
+        options,
+        context,
+        sink,
+        approver,
+        grants,
+        tasks,
+        cancel,
+    } = req;
+    let mut opts = options.clone();
+    // The provider continues from link to link (a script goes on with its next line).
+    let mut carried = None;
+    loop {
+        let r = run_link(
+            &mut carried,
+            SessionRun {
+                options: &opts,
+                context: Arc::clone(&context),
+                sink: &mut *sink,
+                approver,
+                grants: Arc::clone(&grants),
+                tasks: Arc::clone(&tasks),
+                cancel: Arc::clone(&cancel),
+            },
+        )?;
+        // spec/sessions.md §12.5: a relay continues the run in the next link of the chain.
+        let Some((next, first)) = r.relay.clone().filter(|_| r.status == RunStatus::Completed)
+        else {
+            return Ok(r);
+        };
+        let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+        let old = store
+            .session(&r.session_id)
+            .map_err(|e| store_err(&e))?
+            .ok_or_else(|| PreRunError::Other(format!("Session not found: {}", r.session_id)))?;
+        let max = opts.max_turns.unwrap_or(opts.config.max_turns);
+        opts.max_turns = Some(max.saturating_sub(r.turns).max(1));
+        opts.mode = old.options["mode"].as_str().and_then(SessionMode::parse);
+        opts.relay = Some(crate::settings::RelayLink {
+            of: r.session_id.clone(),
+            id: next,
+            title: old.title,
+        });
+        opts.session_id = None;
+        opts.prompt = first;
+        opts.attachments = Vec::new();
+    }
+}
+
+/// The options a relay's new session starts with: the standing ones of the session it
+/// continues (goal, criteria, mode, governor, instruction quotes) and the link `relayOf`.
+fn relay_options(old: &Value, of: &str) -> Value {
+    let mut m = serde_json::Map::new();
+    for k in ["governor", "goal", "criteria", "mode", "contextInvariants"] {
+        if let Some(v) = old.get(k) {
+            m.insert(k.into(), v.clone());
+        }
+    }
+    m.insert("relayOf".into(), json!(of));
+    Value::Object(m)
+}
+
+/// One link of a run: one session from its lock to its terminal event.
+fn run_link(
+    carried: &mut Option<(Box<dyn Provider>, String)>,
+    req: SessionRun<'_>,
+) -> Result<RunResult, PreRunError> {
+    let SessionRun {
         options: opts,
         context: ctx,
         sink,
@@ -80,8 +147,12 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
     })?;
     let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
     let run_number: i64 = store.run_count(&sid).unwrap_or(0);
-    let (provider, model) =
-        build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?;
+    let (provider, model) = match carried.take() {
+        Some(p) => p,
+        None => {
+            build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?
+        }
+    };
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
     let policies = cfg.policies(&opts.allow, opts.read_only, headless);
@@ -104,7 +175,8 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
             g.effects.insert(e.as_str().to_string());
         }
     }
-    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox);
+    let mode = mode_of(opts, existing.as_ref());
+    let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox, mode);
     let window = pcfg.context_window.or_else(|| {
         if pcfg.kind == Kind::Script {
             script_window(&pcfg, &opts.cwd)
@@ -123,19 +195,9 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         Some(Err(e)) => return Err(PreRunError::Other(e)),
     };
     let run_id = uuid7();
-    let session = existing.clone().unwrap_or_else(|| SessionRow {
-        id: sid.clone(),
-        title: title_of(&opts.prompt),
-        workspace: opts.root.to_string_lossy().into_owned(),
-        cwd: opts.cwd.to_string_lossy().into_owned(),
-        created_at: now_rfc3339(),
-        updated_at: now_rfc3339(),
-        parent_id: None,
-        parent_call_id: None,
-        provider: pcfg.stored(),
-        options: json!({}),
-        compacted_chars: 0,
-    });
+    let session = existing
+        .clone()
+        .unwrap_or_else(|| new_row(opts, &store, &sid, &pcfg));
     let mut run = Run {
         opts,
         store,
@@ -160,9 +222,14 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         compacted_this_turn: false,
         window,
         is_child: false,
+        mode,
+        relay_on: cfg.relay_on(mode),
+        relay_next: None,
+        tool_filter: None,
         expanded,
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
+        edits: super::marks::Edits::default(),
     };
     let result = match run
         .start(existing.is_some())
@@ -180,8 +247,36 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         run.tctx.sandbox.cleanup();
     }
     run.sync_tasks();
+    *carried = Some((
+        std::mem::replace(&mut run.provider, Box::new(super::child::Lent)),
+        run.model.clone(),
+    ));
     drop(lock);
     Ok(result)
+}
+
+/// A new session's row; a relay's link takes the chain's title and the standing options of
+/// the session it continues (spec/sessions.md §12.5).
+fn new_row(opts: &RunOptions, store: &Store, sid: &str, pcfg: &ProviderConfig) -> SessionRow {
+    let relay_of = opts.relay.as_ref().and_then(|l| {
+        let old = store.session(&l.of).ok().flatten()?;
+        Some((l.title.clone(), relay_options(&old.options, &l.of)))
+    });
+    SessionRow {
+        id: sid.to_string(),
+        title: relay_of
+            .as_ref()
+            .map_or_else(|| title_of(&opts.prompt), |r| r.0.clone()),
+        workspace: opts.root.to_string_lossy().into_owned(),
+        cwd: opts.cwd.to_string_lossy().into_owned(),
+        created_at: now_rfc3339(),
+        updated_at: now_rfc3339(),
+        parent_id: None,
+        parent_call_id: None,
+        provider: pcfg.stored(),
+        options: relay_of.map_or_else(|| json!({}), |r| r.1),
+        compacted_chars: 0,
+    }
 }
 
 /// The session to resume (`--session`, a full id or a unique prefix, of this workspace) or a
@@ -191,10 +286,24 @@ fn resolve_session(
     opts: &RunOptions,
 ) -> Result<(String, Option<SessionRow>), PreRunError> {
     let Some(id) = &opts.session_id else {
-        return Ok((uuid7(), None));
+        return Ok((
+            opts.relay.as_ref().map_or_else(uuid7, |l| l.id.clone()),
+            None,
+        ));
     };
     let root_s = opts.root.to_string_lossy();
-    let id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    let mut id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    // spec/sessions.md §12.5: resuming a relayed session continues the newest link.
+    for _ in 0..10_000 {
+        let next = store
+            .session(&id)
+            .map_err(|e| store_err(&e))?
+            .and_then(|s| s.options["relayedTo"].as_str().map(String::from));
+        match next {
+            Some(n) if store.session(&n).ok().flatten().is_some() => id = n,
+            _ => break,
+        }
+    }
     let s = store
         .session(&id)
         .map_err(|e| store_err(&e))?
@@ -208,8 +317,20 @@ fn resolve_session(
     Ok((id, Some(s)))
 }
 
+/// spec/sessions.md §12.1: the flag, else the resumed session's mode, else `session.mode`.
+fn mode_of(opts: &RunOptions, existing: Option<&SessionRow>) -> SessionMode {
+    opts.mode
+        .or_else(|| {
+            existing
+                .and_then(|s| s.options["mode"].as_str())
+                .and_then(SessionMode::parse)
+        })
+        .unwrap_or(opts.config.mode)
+}
+
 /// What the tools of a run see: the roots (workspace and external directories), the task
 /// table with its configured limits, the child environment.
+#[allow(clippy::too_many_arguments)]
 fn tool_ctx(
     opts: &RunOptions,
     sid: &str,
@@ -218,6 +339,7 @@ fn tool_ctx(
     cancel: &Arc<AtomicBool>,
     ctx: &Arc<dyn SessionContext>,
     sandbox: Arc<alisio_sandbox::Sandbox>,
+    mode: SessionMode,
 ) -> Arc<ToolCtx> {
     let cfg = &opts.config;
     let mut external: Vec<PathBuf> = Vec::new();
@@ -249,6 +371,14 @@ fn tool_ctx(
         bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
         sandbox,
+        // spec/sessions.md §12.3: glance commands run read-only, without network.
+        glance_sandbox: (mode == SessionMode::Coordinator).then(|| {
+            Arc::new(alisio_sandbox::Sandbox::prepare(
+                alisio_sandbox::Mode::ReadOnly,
+                false,
+                alisio_sandbox::tmp_dir(&opts.state_dir, sid),
+            ))
+        }),
         context: Arc::clone(ctx),
         cwd: opts.cwd.clone(),
     })
@@ -394,6 +524,10 @@ impl Run<'_> {
         let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
             "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd),
             "sandbox":(self.policies.process != Policy::Deny).then(|| self.tctx.sandbox.json())});
+        let mut data = data;
+        if let Some(l) = &self.opts.relay {
+            data["relayOf"] = json!(l.of);
+        }
         let stored_provider = self.pcfg.stored();
         self.em.commit(
             &mut self.store,
@@ -416,6 +550,8 @@ impl Run<'_> {
         if let Some((interrupted_runs, calls)) = reconciled {
             self.report_reconciled(interrupted_runs, &calls)?;
         }
+        // spec/sessions.md §13.1: the checkpoint of this user turn, before its prompt.
+        self.checkpoint();
         self.store_prompt()
     }
 
@@ -501,7 +637,11 @@ impl Run<'_> {
             }),
             ..SessionOptions::default()
         };
-        patch.merge_into(&self.stored_options())
+        let mut v = patch.merge_into(&self.stored_options());
+        if let Value::Object(m) = &mut v {
+            m.insert("mode".into(), json!(self.mode.as_str()));
+        }
+        v
     }
 
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
@@ -614,6 +754,7 @@ impl Run<'_> {
             turns: self.progress.turns,
             tokens: self.progress.tokens,
             report,
+            relay: self.relay_next.take(),
         }
     }
 }

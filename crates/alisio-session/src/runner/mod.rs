@@ -25,6 +25,8 @@ mod calls;
 mod child;
 mod compaction;
 mod lifecycle;
+mod marks;
+mod relay;
 mod request;
 mod result_read;
 mod turn;
@@ -48,8 +50,9 @@ use alisio_governor::stored::SessionOptions;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
 use request::Transcript;
 pub use request::{
-    PREAMBLE, RECOVERY_NOTE, SUBAGENT, attached_of, joined_of, offered, preamble_block,
-    request_parts, tools_json,
+    COORDINATOR_RULES, COORDINATOR_TOOLS, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat,
+    WORKER_RULES, attached_of, joined_of, offered, preamble_block, request_parts, tools_json,
+    worker_text,
 };
 
 /// How a run ended.
@@ -84,7 +87,10 @@ pub struct RunResult {
     pub turns: u32,
     pub tokens: u64,
     /// The ContextReport of the next request.
-    pub report: Value,
+    pub report: alisio_governor::report::ContextReport,
+    /// A relay ended this session's run: the next session's id and its first message
+    /// (spec/sessions.md §12.5). `run_session` continues there; its result is the last link's.
+    pub relay: Option<(String, String)>,
 }
 
 /// A failure before the run row exists: no events were emitted.
@@ -159,12 +165,22 @@ pub(crate) struct Run<'a> {
     window: Option<u64>,
     /// A sub-agent's run (spec/sessions.md §9): no `task` tool, the sub-agent paragraph in the system text.
     is_child: bool,
+    /// The session mode (spec/sessions.md §12.1); a child has its root's.
+    mode: crate::settings::SessionMode,
+    /// The relay is on (spec/sessions.md §12.5): root sessions only.
+    relay_on: bool,
+    /// A forked skill's `allowed-tools` as alisio tool names (spec/sessions.md §12.7).
+    tool_filter: Option<Vec<String>>,
+    /// Set by a relay: the next session's id and its first message.
+    relay_next: Option<(String, String)>,
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     expanded: Option<(String, Option<String>)>,
     /// The active transcript as last read, with per-row sizes and parsed values.
     transcript: Transcript,
     /// When the current request's first text fragment arrived (`ttftMs`).
     first_text: std::cell::Cell<Option<Instant>>,
+    /// Snapshots for checkpoints, and approved writes as the user reviewed them.
+    edits: marks::Edits,
 }
 
 impl Run<'_> {

@@ -24,6 +24,39 @@ pub const PREAMBLE: &str = "You are a coding agent working inside the workspace 
 pub const RECOVERY_NOTE: &str = "Your previous reply was cut off by the output limit before it was usable. Reply again more briefly, and give any tool call complete arguments.";
 pub const SUBAGENT: &str = "You are a sub-agent started by another agent for one task. Work only on that task. Your final answer is the only part of your work the other agent will see, so make it complete and concise.";
 
+/// The coordinator's rules (spec/sessions.md §12.2), appended to the system text of a
+/// coordinator session's root.
+pub const COORDINATOR_RULES: &str = "You are the coordinator of this session: you decompose the work, delegate it, read the reports and decide. You do not write, edit or run processes yourself; such calls are refused. Delegate with task, one sub-session per self-contained piece of work. A brief (the task prompt) carries only what is specific to the task: its goal, its acceptance criteria, the files, facts and decisions it needs, and where the workbench is (.alisio/workbench/: scripts/ for reusable scripts, artifacts/ for long output). Do not repeat standing rules in a brief: every sub-session already has them. For a quick look at the state (git status, git log, ls), use glance instead of a sub-session: starting one costs far more context than the answer. Before writing a new script, check the workbench index below: reuse what exists.";
+
+/// The standing discipline of a coordinator's sub-sessions (spec/sessions.md §12.2), appended
+/// after the sub-agent paragraph.
+pub const WORKER_RULES: &str = "Standing discipline: write long output (logs, listings, reports longer than a few dozen lines) to a file under the workbench's artifacts/ folder, and scripts worth running again under its scripts/ folder, each starting with a comment line that says what it does. Run scripts from there instead of pasting their code into commands. Answer with the paths you wrote and your conclusions, not with the long output itself.";
+
+/// The delegation message of a refused coordinator call (spec/sessions.md §12.1).
+pub const DELEGATE: &str = "Refused: this session is a coordinator; it does not write, edit or run processes itself. Delegate instead: start a sub-session with task, state the goal and the acceptance criteria in its prompt, have it write long output under .alisio/workbench/artifacts/ and answer with paths and conclusions.";
+
+/// The standing text of a coordinator's sub-session (spec/sessions.md §12.2): the sub-agent
+/// paragraph and the worker rules, which briefs need not repeat.
+#[must_use]
+pub fn worker_text() -> String {
+    format!("{SUBAGENT}\n\n{WORKER_RULES}")
+}
+
+/// Which session a request is for: it decides the offered tools and the appended rules
+/// (spec/sessions.md §4.3, §9, §12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seat {
+    /// A root session in the default mode; `task` is offered when sub-agents are enabled.
+    Root { task: bool },
+    /// The root of a coordinator session (spec/sessions.md §12.1).
+    Coordinator,
+    /// A sub-agent; `worker` when its root is a coordinator (the worker rules apply).
+    Child { worker: bool },
+}
+
+/// The tools a coordinator's root is offered (spec/sessions.md §12.1), besides the skill tools.
+pub const COORDINATOR_TOOLS: &[&str] = &["read_file", "result_read", "task", "glance"];
+
 /// The active transcript as a run last read it, and what it computed from its rows.
 #[derive(Default)]
 pub(super) struct Transcript {
@@ -80,15 +113,28 @@ pub fn request_parts(
     attached: &[AttachedFile],
     ctx: &dyn SessionContext,
     policies: &Policies,
-    task: bool,
+    seat: Seat,
+    only: Option<&[String]>,
 ) -> (Vec<&'static Spec>, Parts) {
     let section = ctx.instruction_section(cwd, attached);
-    let tools = offered(policies, ctx.skills_listed(cwd), task);
+    let tools = offered_only(policies, ctx.skills_listed(cwd), seat, only);
     let definitions = definitions(&tools, section.skill_names.as_deref());
+    let mut system = preamble_block(root, cwd);
+    let mut blocks = section.blocks();
+    let mut instructions = section.files;
+    if seat == Seat::Coordinator {
+        // Appended, never replacing: the preamble stays as it is (spec/sessions.md §12.2).
+        system.push_str("\n\n");
+        system.push_str(COORDINATOR_RULES);
+        // The workbench index: in the system text, never in the history (spec/sessions.md §12.4).
+        let index = crate::workbench::index_block(root);
+        blocks.push(index.clone());
+        instructions.push((crate::workbench::INDEX_LABEL.to_string(), index));
+    }
     let parts = Parts {
-        system: preamble_block(root, cwd),
-        blocks: section.blocks(),
-        instructions: section.files,
+        system,
+        blocks,
+        instructions,
         skills: section.skills,
         tools: tools_json(&definitions),
         definitions,
@@ -114,12 +160,30 @@ pub fn preamble_block(root: &Path, cwd: &Path) -> String {
 
 /// Offered tools in table order (spec/sessions.md §4.3).
 #[must_use]
-pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Spec> {
+pub fn offered(policies: &Policies, skills: bool, seat: Seat) -> Vec<&'static Spec> {
+    offered_only(policies, skills, seat, None)
+}
+
+/// [`offered`], narrowed to the tool names of `only` (a forked skill's `allowed-tools`,
+/// spec/sessions.md §12.7); `result_read` stays.
+#[must_use]
+pub fn offered_only(
+    policies: &Policies,
+    skills: bool,
+    seat: Seat,
+    only: Option<&[String]>,
+) -> Vec<&'static Spec> {
     let bg = policies.process != Policy::Deny;
+    let task = matches!(seat, Seat::Root { task: true } | Seat::Coordinator);
     let mut v: Vec<&'static Spec> = tools::TOOLS
         .iter()
         .filter(|s| match s.name {
             "skill_load" | "skill_search" | "skill_resource" => skills,
+            // spec/sessions.md §12.7: a skill in a sub-session, from root sessions only.
+            "skill_run" => skills && !matches!(seat, Seat::Child { .. }),
+            // spec/sessions.md §12.1: the coordinator's root, whatever the approvals.
+            _ if seat == Seat::Coordinator => COORDINATOR_TOOLS.contains(&s.name),
+            "glance" => false,
             "bg_output" | "bg_list" => bg,
             // Every session: the tool list, and with it the prompt cache, never changes.
             "result_read" => true,
@@ -128,6 +192,9 @@ pub fn offered(policies: &Policies, skills: bool, task: bool) -> Vec<&'static Sp
             _ => policies.of(s.effect) != Policy::Deny,
         })
         .collect();
+    if let Some(only) = only {
+        v.retain(|s| s.name == "result_read" || only.iter().any(|o| o == s.name));
+    }
     if tools::test_tools_enabled() {
         v.push(&tools::TEST_SLEEP);
     }
@@ -197,7 +264,8 @@ impl Run<'_> {
             &attached,
             self.ctx.as_ref(),
             &self.policies,
-            self.task_offered(),
+            self.seat(),
+            self.tool_filter.as_deref(),
         );
         let mut system = parts.system.clone();
         for b in &parts.blocks {
@@ -211,6 +279,10 @@ impl Run<'_> {
         if self.is_child {
             system.push_str("\n\n");
             system.push_str(SUBAGENT);
+        }
+        if self.seat() == (Seat::Child { worker: true }) {
+            system.push_str("\n\n");
+            system.push_str(WORKER_RULES);
         }
         (system, tools, parts)
     }
@@ -320,11 +392,15 @@ impl Run<'_> {
     }
 
     /// The ContextReport of the next request (dry: no events, no writes).
-    pub(super) fn report(&self) -> Value {
+    pub(super) fn report(&self) -> alisio_governor::report::ContextReport {
         let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
         let (_, _, parts) = self.parts();
         let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
         let _ = crate::gov::with_stored_replay(&self.store, &self.sid, &mut r);
+        if self.seat() == Seat::Coordinator {
+            let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
+            r.set_delegation(crate::briefs::report(&values, &worker_text()));
+        }
         r
     }
 

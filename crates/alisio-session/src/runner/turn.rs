@@ -38,6 +38,16 @@ impl Run<'_> {
                 return self.finish(RunStatus::Cancelled, None, None);
             }
             self.compacted_this_turn = false;
+            // spec/sessions.md §12.5: past the threshold, hand over instead of compacting.
+            match self.relay_due() {
+                Ok(false) => {}
+                Ok(true) => {
+                    return self.relay().unwrap_or_else(|e| {
+                        self.finish(RunStatus::Failed, Some("store_error"), Some(e))
+                    });
+                }
+                Err(e) => return self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+            }
             match self.before_turn() {
                 Ok(None) => {}
                 Ok(Some((code, msg))) => {

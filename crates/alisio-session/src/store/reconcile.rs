@@ -57,8 +57,9 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                 continue;
             }
             let name = str_field(part, "name");
-            let interrupted =
-                |text: &str| tool_message(&id, &name, true, "interrupted", None, &[text.to_string()]);
+            let interrupted = |text: &str| {
+                tool_message(&id, &name, true, "interrupted", None, &[text.to_string()])
+            };
             let row = journal.get(&id);
             let (outcome, json, write_path) = match row {
                 Some(c) if c.state == "done" && c.result.is_some() => {
@@ -117,7 +118,8 @@ pub fn tool_message(
         .filter(|t| !t.is_empty())
         .map(|t| json!({"type":"text","text":t}))
         .collect();
-    let mut m = json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome});
+    let mut m =
+        json!({"role":"tool","callId":call_id,"name":name,"isError":is_error,"outcome":outcome});
     // The structural refusal mark (spec/sessions.md §1.4): denial pruning reads it, never the text.
     if let Some(d) = denial {
         m["denial"] = json!(d);

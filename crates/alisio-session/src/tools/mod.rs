@@ -7,6 +7,7 @@ pub mod confine;
 pub mod files;
 pub mod preview;
 pub mod process;
+pub mod review;
 pub mod search;
 
 use std::path::PathBuf;
@@ -263,6 +264,16 @@ pub static TOOLS: &[Spec] = &[
         paths: &[],
     },
     Spec {
+        name: "skill_run",
+        effect: Effect::Read,
+        description: "Run an Agent Skill in a sub-session with its allowed tools and return only its final answer (skills whose frontmatter says context: fork must be run this way).",
+        fields: &[
+            f("name", STR, true, "Skill name, displayId or id."),
+            f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "The request for the skill."),
+        ],
+        paths: &[],
+    },
+    Spec {
         name: "result_read",
         effect: Effect::Read,
         description: "Read back the stored text of an earlier tool result of this session (a trimmed or cut result says so and names its callId). Returns {callId, offset, nextOffset, totalChars, text}; with pattern, only the matching lines, each as <line>: <text>.",
@@ -283,6 +294,17 @@ pub static TOOLS: &[Spec] = &[
             f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "Complete instructions for the sub-agent."),
         ],
         paths: &[],
+    },
+    Spec {
+        name: "glance",
+        effect: Effect::Read,
+        description: "Run a status or listing command (git status, git log, git diff, ls, pwd, find without actions, ...), alone or joined with &&, ||, ; and | filters such as head, grep, wc or sort, and capture its output. Every other command is refused: delegate real work with task.",
+        fields: &[
+            f("command", Ty::Str { min: 1, max: 4096 }, true, "Shell command line made only of status and listing commands."),
+            CWD,
+            TIMEOUT_MS,
+        ],
+        paths: &[("cwd", Some("."))],
     },
 ];
 
@@ -502,6 +524,7 @@ pub enum Outcome {
 }
 
 /// Everything tools need; shared by concurrent read calls.
+#[derive(Clone)]
 pub struct ToolCtx {
     pub roots: Roots,
     pub session_id: String,
@@ -511,6 +534,9 @@ pub struct ToolCtx {
     pub env: process::ChildEnv,
     /// The sandbox process tools run in (spec/sessions.md §10.4).
     pub sandbox: Arc<alisio_sandbox::Sandbox>,
+    /// The sandbox of the coordinator's `glance` commands (spec/sessions.md §12.3): read-only,
+    /// no network; `None` outside coordinator mode.
+    pub glance_sandbox: Option<Arc<alisio_sandbox::Sandbox>>,
     /// The skill and instruction tools (provided by the runner's context).
     pub context: Arc<dyn super::SessionContext>,
     pub cwd: PathBuf,
@@ -547,6 +573,17 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
         "shell" => {
             return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
                 process::run_process(ctx, &process::Call::from(&x))
+            });
+        }
+        "glance" => {
+            // The runner refused every command outside the ephemeral table (calls.rs); what is
+            // left runs under the glance sandbox (read-only where available).
+            return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
+                let mut g = ctx.clone();
+                if let Some(sb) = &ctx.glance_sandbox {
+                    g.sandbox = Arc::clone(sb);
+                }
+                process::run_process(&g, &process::Call::from(&x))
             });
         }
         "bg_run" => typed::<bg::BgRunArgs>(a).and_then(|x| {

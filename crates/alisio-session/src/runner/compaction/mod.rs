@@ -42,7 +42,17 @@ impl Run<'_> {
     /// # Errors
     /// Store errors.
     pub(super) fn before_turn(&mut self) -> Result<Option<(&'static str, String)>, String> {
-        let cfg = self.opts.config.clone();
+        // spec/sessions.md §12.4: the coordinator's workbench index is current at every turn.
+        if self.seat() == super::Seat::Coordinator
+            && let Err(e) = crate::workbench::refresh(&self.opts.root)
+        {
+            tracing::warn!("workbench index: {e}");
+        }
+        let mut cfg = self.opts.config.clone();
+        // spec/sessions.md §12.5: summarising compaction is off while the relay is on.
+        if self.relay_on {
+            cfg.compaction_auto = false;
+        }
         let active = self.active()?;
         let m = self.measure(&active);
         let max = cfg.max_context_chars as f64;
@@ -71,6 +81,7 @@ impl Run<'_> {
             return Ok(None);
         }
         let what = match (&attempt, cfg.compaction_auto) {
+            (_, false) if self.relay_on => "Summarising compaction is off while the relay is on (session.relay), and the relay did not hand over before the limit.".to_string(),
             (_, false) => "Automatic compaction is disabled (compaction.auto is false).".to_string(),
             (Attempt::Done, _) => "Automatic compaction ran but could not reduce it enough.".to_string(),
             (Attempt::Failed(e), _) => format!("Automatic compaction failed ({e})."),
@@ -85,7 +96,7 @@ impl Run<'_> {
         )))
     }
 
-    fn measure(&self, active: &[MsgRow]) -> Measure {
+    pub(super) fn measure(&self, active: &[MsgRow]) -> Measure {
         let (mut system, _, parts) = self.parts();
         let tools_json = parts.tools;
         // G5: the invariants block, when sent, counts as instruction length.
