@@ -123,7 +123,10 @@ fn paths_outside_or_escaping_are_refused_unless_the_directory_is_added() {
     );
     assert_eq!(t[0]["outcome"], "refused");
     // The structural refusal mark (spec/sessions.md §1.4, issue 21): denial pruning reads it.
-    assert_eq!((&t[0]["denial"], &t[1]["denial"]), (&json!("confinement"), &json!("confinement")));
+    assert_eq!(
+        (&t[0]["denial"], &t[1]["denial"]),
+        (&json!("confinement"), &json!("confinement"))
+    );
     assert_eq!(
         result_text(&t[1]),
         "Path escapes the workspace through a symlink: link/o.txt"
@@ -386,7 +389,11 @@ fn refused_calls_are_stored_with_their_structural_mark() {
         &[],
     );
     for m in &t[..2] {
-        assert_eq!((&m["outcome"], &m["denial"]), (&json!("refused"), &json!("unavailable")), "{m}");
+        assert_eq!(
+            (&m["outcome"], &m["denial"]),
+            (&json!("refused"), &json!("unavailable")),
+            "{m}"
+        );
     }
 }
 

@@ -13,10 +13,10 @@ use std::ops::Range;
 
 use serde::Serialize;
 
+use super::RequestParts;
 use super::classify::result_text;
 use super::model::{Message, PartKind};
 use super::tokens::{redacted_prefix, utf16_len};
-use super::RequestParts;
 
 /// Tokens shorter than this are not distinctive.
 pub const MIN_TOKEN: usize = 6;

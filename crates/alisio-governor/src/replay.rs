@@ -14,9 +14,9 @@ use super::classify::result_text;
 use super::invariants::Sources;
 use super::model::Message;
 use super::recovery::{self, Index, Ranges, Recovery, Shape, StreamIn, Tracker};
-use super::stubs::Reason;
 pub use super::session::message_tokens;
 use super::session::{SessionGovernor, Turn};
+use super::stubs::Reason;
 use super::tokens::tokens;
 use super::{GovSettings, RequestParts};
 
@@ -341,7 +341,8 @@ pub fn replay(
         }
     });
     let mut hidden_gov = Tracker::new(history.len());
-    let mut hidden_masks: Vec<Tracker> = masks.iter().map(|_| Tracker::new(history.len())).collect();
+    let mut hidden_masks: Vec<Tracker> =
+        masks.iter().map(|_| Tracker::new(history.len())).collect();
     for (r, end) in ends.iter().copied().enumerate() {
         let req = r as u64 + 1;
         let turn = Turn {

@@ -8,7 +8,9 @@ fn toks(s: &str) -> Vec<String> {
 #[test]
 fn distinctive_tokens_are_identifiers_paths_numbers_and_quoted_strings() {
     assert_eq!(
-        toks("see /testbed/django/db/models.py, fooBar and queryset_x 123456 abc12 \"no such table\""),
+        toks(
+            "see /testbed/django/db/models.py, fooBar and queryset_x 123456 abc12 \"no such table\""
+        ),
         [
             "/testbed/django/db/models.py",
             "models.py",
@@ -32,8 +34,14 @@ fn common_words_and_short_tokens_are_not_distinctive() {
 #[test]
 fn runs_are_trimmed_and_split_into_their_shaped_parts() {
     // Trailing `.` and `/` trimmed, leading `./` kept as `/`-less run start.
-    assert_eq!(toks("edit ./src/lib_main.rs."), ["src/lib_main.rs", "lib_main", "lib_main.rs"]);
-    assert_eq!(toks("self.assertEqual(x)"), ["self.assertEqual", "assertEqual"]);
+    assert_eq!(
+        toks("edit ./src/lib_main.rs."),
+        ["src/lib_main.rs", "lib_main", "lib_main.rs"]
+    );
+    assert_eq!(
+        toks("self.assertEqual(x)"),
+        ["self.assertEqual", "assertEqual"]
+    );
     assert_eq!(toks("version 1.2.3-rc1"), ["1.2.3-rc1"]);
 }
 
@@ -43,7 +51,10 @@ fn quoted_strings_need_a_space_and_6_to_80_characters() {
     assert_eq!(toks("it's a don't case"), Vec::<String>::new());
     assert_eq!(toks("\"a b\" \"abcdef\""), Vec::<String>::new());
     // A JSON-escaped quote keeps its content.
-    assert_eq!(toks(r#"{"stderr":"E: \"no such table\""}"#), ["no such table"]);
+    assert_eq!(
+        toks(r#"{"stderr":"E: \"no such table\""}"#),
+        ["no such table"]
+    );
     let long = format!("\"{}\"", "a ".repeat(41));
     assert!(toks(&long).is_empty());
 }
@@ -194,10 +205,7 @@ fn a_token_shown_elsewhere_or_in_a_visible_head_is_not_a_need() {
     rg.spill[2] = vec![2000..2900];
     let mut tr = Tracker::new(h.len());
     tr.hide(3, 2, Shape::Spill);
-    let s = StreamIn {
-        tracker: &tr,
-        ..s
-    };
+    let s = StreamIn { tracker: &tr, ..s };
     let rec = evaluate(&h, &ends, &idx, &rg, &s);
     assert_eq!((rec.hidden, rec.needed), (1, 0));
     assert_eq!(rec.results[0].hidden[0].ranges, vec![[2000, 2900]]);

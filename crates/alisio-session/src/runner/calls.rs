@@ -65,7 +65,6 @@ impl Done {
             denial: None,
         }
     }
-
 }
 
 impl Slot {
