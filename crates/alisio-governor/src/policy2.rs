@@ -227,6 +227,7 @@ fn tail_start(s: &str, units: usize) -> usize {
 /// The byte ranges of `text` an `oversized` stub leaves out (between its head and its tail): the
 /// replay's recovery model (spec/governor.md §11.9).
 #[must_use]
+#[allow(clippy::single_range_in_vec_init)] // a list of ranges that holds one
 pub fn spill_hidden(p: &Policy2, text: &str) -> Vec<std::ops::Range<usize>> {
     let h = head_end(text, p.head_chars as usize);
     let t = tail_start(text, p.tail_chars as usize).max(h);

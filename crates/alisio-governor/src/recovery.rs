@@ -261,6 +261,7 @@ impl Ranges {
         r
     }
 
+    #[allow(clippy::single_range_in_vec_init)] // a list of ranges that holds one
     fn of(&self, i: usize, shape: Shape) -> Vec<Range<usize>> {
         match shape {
             Shape::Whole => vec![0..self.len.get(i).copied().unwrap_or(0)],

@@ -202,7 +202,7 @@ fn a_token_shown_elsewhere_or_in_a_visible_head_is_not_a_need() {
     let (h, ends) = history();
     let idx = Index::new(&h, &RequestParts::default(), &ends);
     let mut rg = ranges(&h);
-    rg.spill[2] = vec![2000..2900];
+    rg.spill[2] = std::iter::once(2000..2900).collect();
     let mut tr = Tracker::new(h.len());
     tr.hide(3, 2, Shape::Spill);
     let s = StreamIn { tracker: &tr, ..s };
