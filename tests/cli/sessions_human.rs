@@ -58,7 +58,7 @@ fn sessions_report_prints_the_summary_the_tools_and_the_segment_table() {
     assert_eq!(
         lines[1],
         format!(
-            "  {} messages, 0 elided (superseded_read 0, stale_bg_output 0, duplicate_search 0); tokens {} -> {} (saved 0, 0.0%)",
+            "  {} messages, 0 elided (superseded_read 0, stale_bg_output 0, duplicate_search 0, oversized 0, aged_output 0, expired 0, denied 0); tokens {} -> {} (saved 0, 0.0%)",
             json["messages"], t["tokensBefore"], t["tokensAfter"]
         )
     );
