@@ -910,3 +910,37 @@ fn neovim_chat_runs_a_sandboxed_shell_call_without_a_prompt_and_shows_the_badge(
     );
     assert!(chat.iter().any(|l| l.starts_with("Ran it.")), "{chat:#?}");
 }
+
+/// spec/sessions.md §12: a coordinator chat (`session.mode` in the user configuration) whose
+/// session relays: the chat shows the relay line and the answer of the new link, and its
+/// session becomes the newest link.
+#[test]
+fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    ws.file("big.txt", &"x".repeat(9000));
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1, \"contextWindow\": 3000}\n",
+            "{\"expect\": {\"tools\": [\"read_file\", \"result_read\", \"task\", \"glance\"]}, \"toolCalls\": [{\"id\": \"r1\", \"name\": \"read_file\", \"arguments\": {\"path\": \"big.txt\"}}]}\n",
+            "{\"for\": \"handoff\", \"text\": \"## Goal\\nread\\n## Decisions\\n- none\\n## Current state\\nread\\n## Open items\\n- answer\\n## Paths\\n- big.txt\"}\n",
+            "{\"text\": \"Answered in the new link.\"}\n"
+        ),
+    );
+    let config = json!({"provider": {"kind": "script", "script": script}, "session": {"mode": "coordinator"}});
+    let r = real_chat(&nvim, &ws, &f, &config, ("Read big.txt", "Deny"), "chat");
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let chat = chat_lines(&r);
+    let relay = chat
+        .iter()
+        .find(|l| l.starts_with("↪ relay: the context is nearly full; continuing in session "))
+        .unwrap_or_else(|| panic!("{chat:#?}"));
+    let to = relay.rsplit(' ').next().unwrap();
+    assert_eq!(r["chat_result"]["sessionId"], json!(to));
+    assert!(
+        chat.iter().any(|l| l.starts_with("Answered in the new link.")),
+        "{chat:#?}"
+    );
+}

@@ -65,6 +65,11 @@ function M.on_session_event(_, params, _)
   root.events = root.events or {}
   root.events[#root.events + 1] = ev
   local buf = chat_for(params)
+  -- spec/sessions.md §12.5: a relay continues the chat in a new session; follow it.
+  if buf and ev.type == 'session_relayed' and not ev.parentSessionId and type(ev.data) == 'table' and ev.data.to then
+    chat_by_session[ev.data.to] = buf
+    chats[buf].sessionId = ev.data.to
+  end
   if buf then
     local text, newline = render.render_event(ev)
     if text then
@@ -281,6 +286,11 @@ function M.chat(prompt, range)
   end
   local token = 'alisio-chat-' .. buf .. '-' .. vim.uv.hrtime()
   local params = { prompt = prompt, sessionId = chat.sessionId, workDoneToken = token }
+  -- spec/sessions.md §12.1: vim.g.alisio_chat_mode = 'coordinator' starts coordinator sessions
+  -- (else the server's session.mode applies)
+  if type(vim.g.alisio_chat_mode) == 'string' then
+    params.mode = vim.g.alisio_chat_mode
+  end
   if #attachments > 0 then
     params.attachments = attachments
   end
