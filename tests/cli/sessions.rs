@@ -159,3 +159,84 @@ fn the_report_offers_the_tools_a_headless_run_would_under_the_configuration() {
         tools(&allowed) - tools(&plain)
     );
 }
+
+/// `sessions rewind ID --to N` (spec/sessions.md §13.3): a run that could not change files has a
+/// conversation-only checkpoint; a rewind asks about a file the user changed, then `--keep`
+/// leaves it and rewinds the rest.
+#[test]
+fn sessions_rewind_restores_a_cli_session_and_asks_about_the_users_changes() {
+    let ws = Ws::new();
+    ws.file("keep.txt", "v1\n");
+    ws.file("s2.jsonl", "{\"text\":\"read only\"}\n");
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"id":"p1","name":"shell","arguments":{"command":"echo v2 > keep.txt && echo new > made.txt"}}]}"#,
+            r#"{"text":"done"}"#,
+        ],
+    );
+    let (r, ev) = run(&ws, "change", &["--allow", "write,process"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = sid(&ev);
+    let r2 = ws.run(&[
+        "run",
+        "--json",
+        "--script",
+        "s2.jsonl",
+        "--session",
+        &id,
+        "look",
+    ]);
+    assert_eq!(r2.code, 0, "{}", r2.stderr);
+    // Checkpoint 2 recorded no files (nothing could change them): only the conversation.
+    let two = ws.run(&["sessions", "rewind", &id, "--to", "2", "--json"]);
+    assert_eq!(two.code, 0, "{}", two.stderr);
+    let two = two.json();
+    assert_eq!(two["files"], json!([]));
+    assert_eq!(two["prompt"], "look");
+    assert_eq!(two["messages"], json!({"removed": 2, "restored": 0}));
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("keep.txt")).unwrap(),
+        "v2\n"
+    );
+    // The user edits a file the session changed: the rewind asks and changes nothing.
+    ws.file("made.txt", "mine\n");
+    let asked = ws.run(&["sessions", "rewind", &id[..8], "--to", "1"]);
+    assert_eq!(asked.code, 1);
+    assert_eq!(
+        asked.stdout,
+        "You changed these files after checkpoint 1; nothing was rewound:\n  made.txt (delete)\n\
+         Run again with --keep to leave them as they are, or --overwrite to rewind them too.\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("keep.txt")).unwrap(),
+        "v2\n"
+    );
+    let kept = ws.run(&["sessions", "rewind", &id, "--to", "1", "--keep"]);
+    assert_eq!(kept.code, 0, "{}", kept.stderr);
+    assert_eq!(
+        kept.stdout,
+        format!(
+            "restore keep.txt\ndelete made.txt (kept: changed by you)\n\
+             Rewound session {id} to checkpoint 1: 4 messages left the transcript, 0 came back.\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("keep.txt")).unwrap(),
+        "v1\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("made.txt")).unwrap(),
+        "mine\n"
+    );
+    assert_eq!(active(&ws, &id), vec![]);
+    let busy_or_missing = ws.run(&["sessions", "rewind", &id, "--to", "7"]);
+    assert_eq!(busy_or_missing.code, 2);
+    assert!(
+        busy_or_missing
+            .stderr
+            .contains(&format!("Checkpoint 7 not found in session {id}")),
+        "{}",
+        busy_or_missing.stderr
+    );
+}

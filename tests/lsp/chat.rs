@@ -77,12 +77,14 @@ fn the_approval_of_an_edit_and_of_a_new_file_previews_exact_before_and_after() {
     assert_eq!(asked[0]["callId"], "e1");
     assert_eq!(
         asked[0]["preview"],
-        json!({"path": "src/main.rs", "before": before, "after": after})
+        json!({"path": "src/main.rs", "before": before, "after": after,
+               "hunks": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1}]})
     );
     assert_eq!(asked[1]["callId"], "w1");
     assert_eq!(
         asked[1]["preview"],
-        json!({"path": "notes/new.md", "before": null, "after": "# New\n"})
+        json!({"path": "notes/new.md", "before": null, "after": "# New\n",
+               "hunks": [{"oldStart": 0, "oldLines": 0, "newStart": 0, "newLines": 1}]})
     );
     // `after` is exactly what the calls wrote.
     assert_eq!(

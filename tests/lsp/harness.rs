@@ -28,6 +28,10 @@ pub struct Lsp {
     pub server_requests: Arc<Mutex<Vec<Value>>>,
     /// What this client answers to `alisio/approve` (`deny` unless a test changes it).
     pub approve_decision: Arc<Mutex<String>>,
+    /// Whole replies to `alisio/approve`, used in order before `approve_decision`. A reply's
+    /// `_write: {path, content}` is written to disk just before it is sent (a file changed
+    /// while the approval was open) and not sent.
+    pub approve_replies: Arc<Mutex<VecDeque<Value>>>,
     /// Responses that arrived while waiting for another one (handlers run concurrently, so
     /// responses may come out of order).
     responses: std::collections::HashMap<i64, Value>,
@@ -68,6 +72,8 @@ impl Lsp {
         let recorded = server_requests.clone();
         let approve_decision = Arc::new(Mutex::new("deny".to_string()));
         let decision = approve_decision.clone();
+        let approve_replies = Arc::new(Mutex::new(VecDeque::<Value>::new()));
+        let replies = approve_replies.clone();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             loop {
@@ -98,7 +104,20 @@ impl Lsp {
                     // A server → client request: answer like a typical editor.
                     let result = match msg["method"].as_str().unwrap_or("") {
                         "workspace/configuration" => json!([]),
-                        "alisio/approve" => json!({"decision": decision.lock().unwrap().clone()}),
+                        "alisio/approve" => match replies.lock().unwrap().pop_front() {
+                            Some(mut r) => {
+                                if let Some(w) = r.as_object_mut().and_then(|o| o.remove("_write"))
+                                {
+                                    std::fs::write(
+                                        w["path"].as_str().unwrap(),
+                                        w["content"].as_str().unwrap(),
+                                    )
+                                    .unwrap();
+                                }
+                                r
+                            }
+                            None => json!({"decision": decision.lock().unwrap().clone()}),
+                        },
                         _ => Value::Null,
                     };
                     recorded.lock().unwrap().push(msg.clone());
@@ -126,6 +145,7 @@ impl Lsp {
             notifications: VecDeque::new(),
             server_requests,
             approve_decision,
+            approve_replies,
             responses: std::collections::HashMap::new(),
         }
     }

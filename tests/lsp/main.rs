@@ -18,6 +18,7 @@ mod instructions;
 mod lifecycle;
 mod real_clients;
 mod report;
+mod review;
 mod robustness;
 mod sandbox;
 mod sessions;

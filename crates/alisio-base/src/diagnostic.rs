@@ -71,6 +71,18 @@ codes! {
     SkillScanLimit => "skill-scan-limit",
     SkillUntrusted => "skill-untrusted",
     SkillNotDiscovered => "skill-not-discovered",
+    SkillToolUnknown => "skill-tool-unknown",
+    SkillValueInvalid => "skill-value-invalid",
+    SkillAgentWithoutFork => "skill-agent-without-fork",
+    SkillDescriptionShortened => "skill-description-shortened",
+    SkillDescriptionDropped => "skill-description-dropped",
+    SkillCollision => "skill-collision",
+    SkillDescriptionNoWhen => "skill-description-no-when",
+    SkillDescriptionPerson => "skill-description-person",
+    SkillDescriptionGeneric => "skill-description-generic",
+    SkillDescriptionRestatesName => "skill-description-restates-name",
+    SkillArgumentsInCode => "skill-arguments-in-code",
+    SkillUploadRejected => "skill-upload-rejected",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -89,6 +101,8 @@ codes! {
     InstructionsRuleIgnored => "instructions-rule-ignored",
     InstructionsImportFailed => "instructions-import-failed",
     InstructionsNameCase => "instructions-name-case",
+    InstructionsFenceUnclosed => "instructions-fence-unclosed",
+    InstructionsTooLong => "instructions-too-long",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -162,6 +176,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 42);
+        assert_eq!(Code::ALL.len(), 56);
     }
 }

@@ -1,5 +1,5 @@
 //! The base of alisio-ls: what every layer shares. Text positions and measures (`text`), the
-//! diagnostic value (`diagnostic`), configuration (`config`), suppressions (`suppress`) and the
+//! diagnostic value (`diagnostic`) and its rule catalogue (`rules`), configuration (`config`), suppressions (`suppress`) and the
 //! workspace (`Fs`, `Env`, root detection, the walk, the one atomic write: `workspace`).
 //!
 //! Plain Rust: no protocol, async runtime or command-line types (ARCHITECTURE.md; the crate's
@@ -7,6 +7,7 @@
 
 pub mod config;
 pub mod diagnostic;
+pub mod rules;
 pub mod suppress;
 #[doc(hidden)]
 pub mod testing;

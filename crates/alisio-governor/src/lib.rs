@@ -265,6 +265,8 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
         usage: usage.map(|(u, _)| u),
         source: None,
         replay: None,
+        delegation: None,
+        relay: None,
     }));
     let messages = if settings.mode == GovernorMode::On && !elided_ids.is_empty() {
         Cow::Owned(project(history, &steps, &facts))

@@ -215,6 +215,12 @@ pub struct Measured {
     /// Cache-aware replay figures (spec/governor.md §11.8): `governor analyze`, and live sessions so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<super::figures::Replay>,
+    /// A coordinator session's brief measure (spec/sessions.md §12.2), added by the session layer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<serde_json::Value>,
+    /// The session's links in a relay chain (spec/sessions.md §12.5): `{of, to}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relay: Option<serde_json::Value>,
 }
 
 /// The report of `off`: `{"mode":"off","measured":false,"sessionId":…}` (+ `source` in analyze).
@@ -226,6 +232,12 @@ pub struct Off {
     pub session_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<serde_json::Value>,
+    /// A coordinator session's brief measure (spec/sessions.md §12.2), added by the session layer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<serde_json::Value>,
+    /// The session's links in a relay chain (spec/sessions.md §12.5): `{of, to}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relay: Option<serde_json::Value>,
 }
 
 /// A ContextReport.
@@ -244,6 +256,8 @@ impl ContextReport {
             measured: false,
             session_id: session_id.to_owned(),
             source: None,
+            delegation: None,
+            relay: None,
         })
     }
     /// Attaches `source` (governor analyze, spec/governor.md §11.1).
@@ -251,6 +265,20 @@ impl ContextReport {
         match self {
             Self::Off(o) => o.source = Some(v),
             Self::Measured(m) => m.source = Some(v),
+        }
+    }
+    /// Attaches a coordinator's brief measure (spec/sessions.md §12.2).
+    pub fn set_delegation(&mut self, v: serde_json::Value) {
+        match self {
+            Self::Off(o) => o.delegation = Some(v),
+            Self::Measured(m) => m.delegation = Some(v),
+        }
+    }
+    /// Attaches the relay links (spec/sessions.md §12.5).
+    pub fn set_relay(&mut self, v: serde_json::Value) {
+        match self {
+            Self::Off(o) => o.relay = Some(v),
+            Self::Measured(m) => m.relay = Some(v),
         }
     }
     /// Attaches `replay` (spec/governor.md §11.8); `off` reports carry none.

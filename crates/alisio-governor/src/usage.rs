@@ -3,15 +3,15 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::classify::{attributable, named_paths};
 use super::model::Message;
 use super::rules::Fact;
 
 /// `{seen, used, reread, unused}` of one attributable tool; `unused` is `seen − used − reread`
-/// and is written, never stored.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// and is written, never read back (a stored `usage` is read without it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 pub struct ToolUsage {
     pub seen: u64,
     pub used: u64,
@@ -38,8 +38,8 @@ impl Serialize for ToolUsage {
     }
 }
 
-/// The `usage` object of a report or event.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// The `usage` object of a report or event (read back from a stored `context_governed` event).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     pub per_tool: BTreeMap<String, ToolUsage>,

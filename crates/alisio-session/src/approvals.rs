@@ -75,9 +75,25 @@ pub enum Reply {
     Cancelled,
 }
 
+/// How the user changed an approved `write_file`/`edit_file` before approving it
+/// (spec/sessions.md §4.4): the text to write, or one flag per hunk of the preview.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Review {
+    Content(String),
+    Hunks(Vec<bool>),
+}
+
 /// Asks the user. The LSP server implements it with `alisio/approve`; headless runs have none.
 pub trait Approver: Send + Sync {
     fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply;
+    /// [`Approver::approve`] with the user's review of a write (`None`: as proposed).
+    fn approve_reviewed(
+        &self,
+        req: &ApprovalRequest,
+        cancel: &AtomicBool,
+    ) -> (Reply, Option<Review>) {
+        (self.approve(req, cancel), None)
+    }
     /// True once the client proved it cannot answer (-32601): it counts as headless from then on.
     fn headless(&self) -> bool {
         false

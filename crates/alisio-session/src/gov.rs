@@ -9,6 +9,7 @@ use super::store::{MsgRow, Role, RowKind, Store};
 use alisio_base::config::GovernorMode;
 use alisio_governor::invariants::{self, Criterion, Goal, Grants};
 use alisio_governor::model::{Call, Message, Part, ToolResult, UserKind};
+use alisio_governor::report::ContextReport;
 use alisio_governor::session::{SessionGovernor, Turn};
 use alisio_governor::stored::{ContextInvariants, SessionOptions};
 use alisio_governor::{GovSettings, RequestParts};
@@ -348,17 +349,15 @@ impl Gov {
         active: &[MsgRow],
         parts: &Parts,
         sources: &Sources,
-    ) -> Value {
+    ) -> ContextReport {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
         let src = sources.governor();
-        let r = self.state.report(
+        self.state.report(
             &self.settings,
             Turn::dry(session_id, &history, &rp, &src),
             None,
-        );
-        // `replay` comes from the stored events ([`with_stored_replay`]).
-        r.to_json()
+        )
     }
 
     /// The invariants block the next request over `active` would send (`on`, once the
@@ -440,8 +439,8 @@ impl Gov {
 ///
 /// # Errors
 /// Store errors.
-pub fn with_stored_replay(store: &Store, id: &str, r: &mut Value) -> Result<(), String> {
-    if r["measured"] != Value::Bool(true) {
+pub fn with_stored_replay(store: &Store, id: &str, r: &mut ContextReport) -> Result<(), String> {
+    if !matches!(r, ContextReport::Measured(_)) {
         return Ok(());
     }
     let figures = |v: &Value| serde_json::from_value(v.clone()).ok();
@@ -454,8 +453,7 @@ pub fn with_stored_replay(store: &Store, id: &str, r: &mut Value) -> Result<(), 
         })
         .collect();
     if !requests.is_empty() {
-        r["replay"] = serde_json::to_value(alisio_governor::replay::of_requests(requests))
-            .unwrap_or(Value::Null);
+        r.set_replay(alisio_governor::replay::of_requests(requests));
     }
     Ok(())
 }

@@ -8,7 +8,9 @@
 
 pub mod approvals;
 pub mod briefs;
+pub mod checkpoints;
 pub mod context;
+pub mod diff;
 pub mod events;
 pub mod gov;
 pub mod providers;
@@ -26,7 +28,7 @@ pub mod workbench;
 
 use std::path::{Path, PathBuf};
 
-pub use approvals::{ApprovalRequest, Approver, Grants, Reply};
+pub use approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
 pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 

@@ -1,9 +1,11 @@
 //! The read side (spec/sessions.md §1.9): `sessions list`, `sessions show`, `sessions report`,
 //! `alisio/listSessions`, `alisio/contextReport`. Nothing here writes.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::store::{self, Store};
+use alisio_governor::report::ContextReport;
 use alisio_governor::stored::SessionOptions;
 
 /// `alisio/listSessions` (and `sessions list --json` with `cli`: workspace, status, parentId).
@@ -34,28 +36,95 @@ pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<
         .collect())
 }
 
+/// The transcript export of `sessions show ID --json` and `alisio/sessionTranscript`, in the
+/// order it is printed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transcript {
+    pub schema_version: u32,
+    pub session: TranscriptSession,
+    pub messages: Vec<TranscriptMessage>,
+    /// The stored event envelopes (`--events` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Value>>,
+}
+
+/// The session row of a [`Transcript`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptSession {
+    pub id: String,
+    pub title: String,
+    pub workspace: String,
+    pub cwd: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub parent_id: Option<String>,
+    /// The provider settings the session was created with, as stored.
+    pub provider: Value,
+    /// The stored session options (`SessionOptions`), as stored.
+    pub options: Value,
+}
+
+/// One stored message of a [`Transcript`], compacted ones included.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptMessage {
+    pub seq: i64,
+    pub pos: i64,
+    pub role: store::Role,
+    pub kind: store::RowKind,
+    pub compacted: bool,
+    pub replaced_by: Option<i64>,
+    pub run_id: Option<String>,
+    pub created_at: String,
+    /// The stored message (spec/governor.md §2.1) as stored; `null` when it does not parse.
+    pub message: Value,
+}
+
 /// The transcript export of `sessions show ID --json`.
 ///
 /// # Errors
 /// Store errors, unknown session.
-pub fn show(store: &Store, id: &str, events: bool) -> Result<Value, String> {
+pub fn show(store: &Store, id: &str, events: bool) -> Result<Transcript, String> {
     let s = store
         .session(id)?
         .ok_or_else(|| format!("Session not found: {id}"))?;
-    let msgs: Vec<Value> = store
+    let messages = store
         .all_messages(id)?
         .into_iter()
-        .map(|m| {
-            json!({"seq":m.seq,"pos":m.pos,"role":m.role,"kind":m.kind,"compacted":m.compacted,"replacedBy":m.replaced_by,"runId":m.run_id,
-                "createdAt":m.created_at,"message":serde_json::from_str::<Value>(&m.json).unwrap_or(Value::Null)})
+        .map(|m| TranscriptMessage {
+            message: m.value(),
+            seq: m.seq,
+            pos: m.pos,
+            role: m.role,
+            kind: m.kind,
+            compacted: m.compacted,
+            replaced_by: m.replaced_by,
+            run_id: m.run_id,
+            created_at: m.created_at,
         })
         .collect();
-    let mut v = json!({"schemaVersion":1,"session":{"id":s.id,"title":s.title,"workspace":s.workspace,"cwd":s.cwd,"createdAt":s.created_at,
-        "updatedAt":s.updated_at,"parentId":s.parent_id,"provider":s.provider,"options":s.options},"messages":msgs});
-    if events {
-        v["events"] = Value::Array(store.events(id)?);
-    }
-    Ok(v)
+    Ok(Transcript {
+        schema_version: 1,
+        session: TranscriptSession {
+            id: s.id,
+            title: s.title,
+            workspace: s.workspace,
+            cwd: s.cwd,
+            created_at: s.created_at,
+            updated_at: s.updated_at,
+            parent_id: s.parent_id,
+            provider: s.provider,
+            options: s.options,
+        },
+        messages,
+        events: if events {
+            Some(store.events(id)?)
+        } else {
+            None
+        },
+    })
 }
 
 /// `sessions show` without `--json`: one line per active message of the paired view.
@@ -97,7 +166,7 @@ pub fn report(
     settings: &alisio_base::config::Settings,
     policies: super::approvals::Policies,
     ctx: &dyn super::SessionContext,
-) -> Result<Value, String> {
+) -> Result<ContextReport, String> {
     let s = store
         .session(id)?
         .ok_or_else(|| format!("Session not found: {id}"))?;
@@ -120,21 +189,25 @@ pub fn report(
     // spec/sessions.md §12.2: the coordinator's briefs.
     if s.parent_id.is_none() && s.options["mode"] == "coordinator" {
         let values: Vec<Value> = active.iter().map(super::store::MsgRow::value).collect();
-        r["delegation"] = super::briefs::report(&values, &super::runner::worker_text());
+        r.set_delegation(super::briefs::report(
+            &values,
+            &super::runner::worker_text(),
+        ));
     }
     // spec/sessions.md §12.5: the session's place in a relay chain.
     let (of, to) = (&s.options["relayOf"], &s.options["relayedTo"]);
     if of.is_string() || to.is_string() {
-        r["relay"] = json!({"of": of, "to": to});
+        r.set_relay(json!({"of": of, "to": to}));
     }
     // This process has no ledger for the session: the ledger's figures as the process that
     // ran it measured them at its last request (spec/governor.md §8).
-    if r["measured"] == Value::Bool(true) && r["usage"].is_null() {
-        r["usage"] = store
+    if let ContextReport::Measured(m) = &mut r
+        && m.usage.is_none()
+    {
+        m.usage = store
             .last_event_data(id, "context_governed")?
             .and_then(|d| serde_json::from_str::<Value>(&d).ok())
-            .map(|v| v["usage"].clone())
-            .unwrap_or(Value::Null);
+            .and_then(|mut v| serde_json::from_value(v["usage"].take()).ok());
     }
     Ok(r)
 }

@@ -1,11 +1,14 @@
 // The custom protocol of alisio-ls, declared once for the extension: the mirror of
-// server/src/lsp/ext.rs (a Rust test fails when the two lists of methods, or the Lua plugin's
-// editors/neovim/lua/alisio/ext.lua, differ). Every `alisio/*` request and notification the
-// extension sends or handles goes through one of these types.
+// server/src/lsp/ext.rs. Rust tests (server/src/lsp/ext_tests.rs) fail when the two lists of
+// methods, or the Lua plugin's editors/neovim/lua/alisio/ext.lua, differ, and when a value of a
+// Rust params or result type does not fit the interface declared here (a key the interface does
+// not declare, a wrong type, a required key missing). Every `alisio/*` request and notification
+// the extension sends or handles goes through one of these types; none is `any`.
 import { NotificationType, RequestType } from 'vscode-languageclient/node';
 
 // ---- shapes -------------------------------------------------------------------------------
 
+/** The event envelope of spec/sessions.md §8; `data` differs by `type`. */
 export interface SessionEvent {
   schemaVersion?: number;
   runId?: string;
@@ -13,10 +16,221 @@ export interface SessionEvent {
   seq?: number;
   type: string;
   timestamp?: string;
-  data?: Record<string, any>;
+  data?: Record<string, unknown>;
   eventId?: string;
   parentSessionId?: string;
 }
+
+export interface SessionEventParams {
+  sessionId: string;
+  event: SessionEvent;
+}
+
+export type Host = 'alisio' | 'codex' | 'claude-code' | 'copilot' | 'gemini' | 'cursor';
+
+export interface ContextExplainParams {
+  uri: string;
+  host?: Host;
+}
+
+/** One `@import` of a file (gemini, claude-code; `approval` for claude-code only). */
+export interface ExplainImport {
+  path: string;
+  depth: number;
+  bytes: number;
+  approval?: boolean;
+  /** Claude Code: the sha256 of the imported text as delivered. */
+  sha256?: string;
+}
+
+/** One file of the explain object (spec/interfaces.md §1.1). */
+export interface ExplainFile {
+  path: string;
+  scope: string;
+  kind: string;
+  bytes: number;
+  keptBytes: number;
+  truncation: string;
+  fileBytes?: number;
+  fileCut?: boolean;
+  empty?: boolean;
+  error?: string;
+  load?: string;
+  delivery?: string;
+  reason?: string;
+  imports?: ExplainImport[];
+  strippedBytes?: number;
+  /** Claude Code: the sha256 of the file's text as delivered, unless dropped. */
+  sha256?: string;
+}
+
+export interface PathReason {
+  path: string;
+  reason: string;
+}
+
+/** The explain object (spec/interfaces.md §1.1): `context explain --json`, `alisio/contextExplain`. */
+export interface ExplainResult {
+  path: string;
+  workspace?: string;
+  host: Host;
+  /** The client version the host's rules were measured on (spec/hosts.md), or null. */
+  hostVersion: string | null;
+  /** `null` for claude-code (no shared budget). */
+  maxBytes: number | null;
+  files: ExplainFile[];
+  omittedBytes?: number;
+  notice?: string | null;
+  outsideWorkspace?: boolean;
+  skipped?: PathReason[];
+  notLoaded?: PathReason[];
+  evidence?: string;
+}
+
+export interface SkillCatalogParams {
+  uri?: string;
+}
+
+/** A catalog entry (spec/interfaces.md §1.2). */
+export interface SkillEntry {
+  id: string;
+  name: string;
+  displayId?: string;
+  description?: string;
+  scope: string;
+  source?: string;
+  file?: string;
+  root?: string;
+  enabled: boolean;
+  effective: boolean;
+  shadowedBy?: string | null;
+  effectiveId?: string;
+  locked?: boolean;
+  modelInvocable?: boolean;
+  approximateTokens?: number;
+  catalogTokens?: number;
+  bodyTokens?: number;
+  /** The plugin that registered the entry's root. */
+  owner?: { id: string; name: string };
+}
+
+export interface SetSkillEnabledParams {
+  id: string;
+  enabled: boolean;
+}
+
+// The ContextReport (spec/governor.md §6.5): `{mode: 'off', measured: false, sessionId}` or a
+// measured report with every other field.
+
+export interface Segment {
+  index: number;
+  kind: string;
+  origin: string;
+  message?: number;
+  tool?: string;
+  callId?: string;
+  /** The tool a result is shown as (foreign transcripts). */
+  as?: string;
+  tokens: number;
+  criticality: 'pinned' | 'high' | 'normal' | 'low';
+  reason: string;
+  elided?: { reason: string; by?: string; tokensSaved: number };
+  used?: string;
+}
+
+export interface ReportTotals {
+  segments: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  elided: number;
+  byReason: Record<string, number>;
+  byCriticality: Record<string, number>;
+}
+
+export interface ReportSettings {
+  minAgeTurns: number;
+  epochMessages: number;
+  maxChars: number;
+  spill?: { thresholdChars: number; headChars: number; tailChars: number };
+  trim?: { minChars: number; keepRecent: number };
+}
+
+export interface InvariantCounts {
+  sent: boolean;
+  total: number;
+  byKind: Record<string, number>;
+  omitted: number;
+}
+
+export interface ToolUsage {
+  seen: number;
+  used: number;
+  reread: number;
+  unused?: number;
+}
+
+export interface UsageLedger {
+  perTool?: Record<string, ToolUsage>;
+  notAttributable?: number;
+}
+
+export interface Figures {
+  inputTokens: number;
+  cachedTokens: number;
+  cost: number;
+  cacheBreaks: number;
+}
+
+export interface Baseline extends Figures {
+  name: string;
+}
+
+export interface Columns {
+  inputTokens: number[];
+  cachedTokens: number[];
+}
+
+export interface Replay {
+  requests: number;
+  off: Figures;
+  governed: Figures;
+  baselines: Baseline[];
+  perRequest?: { off: Columns; governed: Columns; baselines: Columns[] };
+}
+
+export interface ContextReport {
+  mode: 'off' | 'shadow' | 'on';
+  measured: boolean;
+  sessionId: string;
+  policyVersion?: number;
+  request?: number | null;
+  settings?: ReportSettings;
+  messages?: number;
+  eligibleMessages?: number;
+  compacted?: boolean;
+  segments?: Segment[];
+  segmentsOmitted?: number;
+  totals?: ReportTotals;
+  invariants?: InvariantCounts;
+  /** The per-tool usage ledger (spec/governor.md §8), `null` when this process has none. */
+  usage?: UsageLedger | null;
+  /** `governor analyze` only: the transcript read. */
+  source?: unknown;
+  /** The cache-aware replay of the session's requests so far (spec/governor.md §11.8). */
+  replay?: Replay | null;
+  /** A coordinator session's brief measure (spec/sessions.md §12.2). */
+  delegation?: unknown;
+  /** The session's links in a relay chain (spec/sessions.md §12.5). */
+  relay?: { of: string | null; to: string | null };
+}
+
+export interface SessionIdParams {
+  sessionId: string;
+}
+
+/** `{}`: listing takes no arguments. */
+export type ListSessionsParams = Record<string, never>;
 
 /** What a write_file / edit_file call would write (before null: a new file). */
 export interface FilePreview {
@@ -26,6 +240,16 @@ export interface FilePreview {
   /** Over 1 MiB (or not text): no text on either side. */
   truncated?: boolean;
   newFile?: boolean;
+  /** The runs of changed lines (0-based), in order: a reply may accept each or not. */
+  hunks?: Hunk[];
+}
+
+/** `oldLines` lines of `before` from `oldStart` replaced by `newLines` lines of `after` from `newStart`. */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
 }
 
 /** What a process tool would run. */
@@ -51,8 +275,58 @@ export interface ApproveParams {
 
 export type Decision = 'allow-once' | 'allow-session' | 'deny';
 
+/** With an allow decision for a write, at most one of `content` (the text to write, edited by
+ * the user) and `hunks` (one flag per preview hunk, true: take it) (spec/sessions.md §4.4). */
 export interface ApproveResult {
   decision: Decision;
+  content?: string;
+  hunks?: boolean[];
+}
+
+/** A file the session changed, against its baseline (spec/sessions.md §13.4). */
+export interface Change {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  before: string | null;
+  after: string | null;
+  truncated: boolean;
+  hunks: Hunk[];
+  sha256: string | null;
+  /** Changed again by the user after the session: Undo is refused. */
+  userChanged: boolean;
+}
+
+/** One checkpoint of a session (spec/sessions.md §13.3). */
+export interface CheckpointInfo {
+  checkpoint: number;
+  createdAt: string;
+  promptSeq: number | null;
+  prompt: string | null;
+  /** False: the run could not change files. */
+  files: boolean;
+  /** Whether its prompt is in the active transcript. */
+  active: boolean;
+}
+
+export interface RewindParams {
+  sessionId: string;
+  checkpoint: number;
+  /** Files the user changed after the checkpoint: ask (default), keep, overwrite. */
+  resolve?: 'ask' | 'keep' | 'overwrite';
+}
+
+export interface RewindResult {
+  sessionId: string;
+  checkpoint: number;
+  /** False: conflicts were found and nothing changed (resolve "ask"). */
+  rewound: boolean;
+  prompt: string | null;
+  files: { path: string; action: 'restore' | 'create' | 'delete'; conflict: boolean }[];
+  conflicts: string[];
+  kept: string[];
+  unrestorable: string[];
+  failed: string[];
+  messages: { removed: number; restored: number };
 }
 
 export interface Attachment {
@@ -80,7 +354,7 @@ export interface RunSessionResult {
   sessionId: string;
   status: 'completed' | 'failed' | 'cancelled';
   text: string;
-  report?: any;
+  report: ContextReport;
 }
 
 export interface SessionSummary {
@@ -91,23 +365,67 @@ export interface SessionSummary {
   messages?: number;
 }
 
+/** A part of a stored message: text, or a call the assistant made. */
+export interface StoredPart {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  arguments?: string;
+  [k: string]: unknown;
+}
+
+/** A stored session message, as far as the extension reads it (the rest is kept as is). */
+export interface StoredMessage {
+  role?: string;
+  content?: StoredPart[];
+  callId?: string;
+  isError?: boolean;
+  outcome?: string;
+  [k: string]: unknown;
+}
+
+export interface TranscriptSession {
+  id: string;
+  title?: string | null;
+  workspace?: string;
+  cwd?: string;
+  createdAt?: string;
+  updatedAt?: string;
+  parentId?: string | null;
+  provider?: unknown;
+  options?: unknown;
+}
+
+export interface TranscriptMessage {
+  seq: number;
+  pos?: number;
+  /** `user`, `assistant` or `tool`. */
+  role: string;
+  /** `message`, `checkpoint` or `reduced`. */
+  kind: string;
+  compacted: boolean;
+  replacedBy?: number | null;
+  runId?: string | null;
+  createdAt?: string;
+  /** `null` when the stored text does not parse. */
+  message: StoredMessage | null;
+}
+
 /** The transcript export, as `alisio-ls sessions show <id> --json`. */
 export interface Transcript {
   schemaVersion: number;
-  session: { id: string; title?: string | null; createdAt?: string; updatedAt?: string; [k: string]: unknown };
-  messages: { seq: number; role: string; kind: string; compacted: boolean; message: any }[];
+  session: TranscriptSession;
+  messages: TranscriptMessage[];
+  events?: unknown[];
 }
 
-// ---- methods (same order as ext.rs) -------------------------------------------------------
-
-export const contextExplain = new RequestType<{ uri: string; host?: string }, any, void>('alisio/contextExplain');
-export const skillCatalog = new RequestType<{ uri?: string }, any[], void>('alisio/skillCatalog');
-export const setSkillEnabled = new RequestType<{ id: string; enabled: boolean }, any, void>('alisio/setSkillEnabled');
-export const runSession = new RequestType<RunSessionParams, RunSessionResult, void>('alisio/runSession');
-export const contextReport = new RequestType<{ sessionId: string }, any, void>('alisio/contextReport');
-export const listSessions = new RequestType<Record<string, never>, SessionSummary[], void>('alisio/listSessions');
-export const sessionTranscript = new RequestType<{ sessionId: string }, Transcript, void>('alisio/sessionTranscript');
-export const initAgentsMd = new RequestType<{ uri: string; write?: boolean; sha256?: string }, InitProposal, void>('alisio/initAgentsMd');
+/** `alisio/initAgentsMd {uri, write?, sha256?}`. */
+export interface InitAgentsMdParams {
+  uri: string;
+  write?: boolean;
+  sha256?: string;
+}
 
 /** The result of `alisio/initAgentsMd` (interfaces.md §3.1). */
 export interface InitProposal {
@@ -119,5 +437,21 @@ export interface InitProposal {
   changed: boolean;
   written: boolean;
 }
+
+// ---- methods (same order as ext.rs) -------------------------------------------------------
+
+export const contextExplain = new RequestType<ContextExplainParams, ExplainResult, void>('alisio/contextExplain');
+export const skillCatalog = new RequestType<SkillCatalogParams, SkillEntry[], void>('alisio/skillCatalog');
+export const setSkillEnabled = new RequestType<SetSkillEnabledParams, SkillEntry, void>('alisio/setSkillEnabled');
+export const runSession = new RequestType<RunSessionParams, RunSessionResult, void>('alisio/runSession');
+export const contextReport = new RequestType<SessionIdParams, ContextReport, void>('alisio/contextReport');
+export const listSessions = new RequestType<ListSessionsParams, SessionSummary[], void>('alisio/listSessions');
+export const sessionTranscript = new RequestType<SessionIdParams, Transcript, void>('alisio/sessionTranscript');
+export const initAgentsMd = new RequestType<InitAgentsMdParams, InitProposal, void>('alisio/initAgentsMd');
+export const checkpoints = new RequestType<{ sessionId: string }, CheckpointInfo[], void>('alisio/checkpoints');
+export const rewind = new RequestType<RewindParams, RewindResult, void>('alisio/rewind');
+export const sessionChanges = new RequestType<{ sessionId: string }, Change[], void>('alisio/sessionChanges');
+export const keepChanges = new RequestType<{ sessionId: string; paths?: string[] }, { kept: string[] }, void>('alisio/keepChanges');
+export const undoChange = new RequestType<{ sessionId: string; path: string; hunks?: boolean[] }, { change: Change | null }, void>('alisio/undoChange');
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
-export const sessionEvent = new NotificationType<{ sessionId: string; event: SessionEvent }>('alisio/sessionEvent');
+export const sessionEvent = new NotificationType<SessionEventParams>('alisio/sessionEvent');

@@ -15,6 +15,16 @@ pub struct CheckArgs {
     /// Fail on warnings too.
     #[arg(long)]
     pub strict: bool,
+    /// Apply the safe fixes (the editor's quick fixes that keep a file's meaning), then report
+    /// what is left.
+    #[arg(long)]
+    pub fix: bool,
+    /// Apply the unsafe fixes too (implies --fix).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff instead of writing them (exit 1 when there are some).
+    #[arg(long)]
+    pub diff: bool,
 }
 
 pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
@@ -36,7 +46,57 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
             )));
         }
     }
+    if args.fix || args.unsafe_fixes || args.diff {
+        return fix(ctx, args, format, &paths);
+    }
     let progress = super::progress::Progress::spinner(format != Format::Human, "checking");
+    let (diags, files) = collect(ctx, &paths)?;
+    drop(progress);
+    Ok(output::emit(
+        &ctx.root,
+        format,
+        &diags,
+        files.len(),
+        args.strict,
+    ))
+}
+
+/// `--fix`, `--unsafe-fixes`, `--diff` (spec/rules.md §4).
+fn fix(ctx: &Ctx, args: &CheckArgs, format: Format, paths: &[PathBuf]) -> Result<Exit, Failure> {
+    let (diags, _) = collect(ctx, paths)?;
+    let done = super::fix::run(ctx, &diags, args.unsafe_fixes, args.diff);
+    for (f, why) in &done.skipped {
+        super::err_line(&format!("note: not fixed: {}: {why}", ctx.display(f)));
+    }
+    if args.diff {
+        super::out(&done.diff);
+        return Ok(if done.files.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::Findings
+        });
+    }
+    let n: usize = done.files.iter().map(|(_, a)| a.len()).sum();
+    super::err_line(&format!(
+        "fixed {n} problem(s) in {} file(s)",
+        done.files.len()
+    ));
+    let (diags, files) = collect(ctx, paths)?;
+    Ok(output::emit(
+        &ctx.root,
+        format,
+        &diags,
+        files.len(),
+        args.strict,
+    ))
+}
+
+/// The diagnostics of `paths` after suppressions, sorted, and the files checked.
+fn collect(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+) -> Result<(Vec<alisio_base::diagnostic::Diagnostic>, Vec<PathBuf>), Failure> {
+    let paths = paths.to_vec();
     let mut diags = Vec::new();
     let mut files = Vec::new();
     // Instruction files (spec/instructions.md §5) and skills (spec/skills.md §5.3), over one walk of the
@@ -52,12 +112,5 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     let settings = &ctx.settings.diagnostics;
     let mut diags = alisio_base::suppress::apply(&ctx.fs, settings, &ctx.root, &files, diags);
     alisio_base::diagnostic::sort(&mut diags);
-    drop(progress);
-    Ok(output::emit(
-        &ctx.root,
-        format,
-        &diags,
-        files.len(),
-        args.strict,
-    ))
+    Ok((diags, files))
 }

@@ -6,6 +6,7 @@
 
 mod check;
 mod completions;
+mod fix;
 mod governor;
 mod governor_delegation;
 mod governor_html;
@@ -14,9 +15,12 @@ mod instructions;
 pub mod output;
 mod progress;
 mod report_table;
+mod rules;
 mod run;
 mod sessions;
 mod skills;
+mod skills_listing;
+mod skills_test;
 mod values;
 
 use std::io::Write as _;
@@ -87,6 +91,8 @@ pub enum Command {
     /// The Context Governor: analyze recorded agent transcripts.
     #[command(subcommand)]
     Governor(governor::GovernorCommand),
+    /// The rule catalogue: every diagnostic code, or one rule explained with examples.
+    Rules(rules::RulesArgs),
     /// Create the workspace root's AGENTS.md, or update the section init owns in it.
     Init(init::InitArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
@@ -139,6 +145,16 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The skill discovery input of this invocation (workspace, trust, settings, environment).
+    pub(crate) fn skill_input(&self) -> alisio_rules::skills::catalog::Input<'_> {
+        alisio_rules::skills::catalog::Input {
+            workspace_root: &self.root,
+            trusted: self.trusted,
+            settings: &self.settings,
+            env: &self.env,
+            plugins: &[],
+        }
+    }
     /// Builds the context: validates `--cwd`, finds the workspace root and loads configuration.
     ///
     /// # Errors
@@ -266,6 +282,7 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
         Some(Command::Completions(a)) => completions::run(&a),
+        Some(Command::Rules(a)) => rules::run(cli.global.json, &a),
         Some(Command::Init(a)) => Ctx::new(&cli.global, env).and_then(|ctx| init::run(&ctx, &a)),
         Some(Command::Check(a)) => Ctx::new(&cli.global, env).and_then(|ctx| check::run(&ctx, &a)),
         Some(Command::Context(ContextCommand::Explain(a))) => {

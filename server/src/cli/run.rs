@@ -281,8 +281,9 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
         }
         Ok(res) => {
             if !json_mode {
-                if res.report["measured"] == Value::Bool(true) {
-                    err_line(&report_lines(&res.report));
+                let report = res.report.to_json();
+                if report["measured"] == Value::Bool(true) {
+                    err_line(&report_lines(&report));
                 }
                 err_line(&format!("Session: {}", res.session_id));
             }

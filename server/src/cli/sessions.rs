@@ -15,6 +15,23 @@ pub enum SessionsCommand {
     Show(ShowArgs),
     /// The context report of a session's next request.
     Report(ReportArgs),
+    /// Rewind a session's files and conversation to a checkpoint (spec/sessions.md §13.3).
+    Rewind(RewindArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RewindArgs {
+    /// Session id or a unique prefix of at least 8 characters.
+    pub id: String,
+    /// The checkpoint: the state before the session's N-th user turn (1 is the first).
+    #[arg(long = "to", value_name = "N")]
+    pub to: i64,
+    /// Leave files you changed after the checkpoint as they are, and rewind the rest.
+    #[arg(long, conflicts_with = "overwrite")]
+    pub keep: bool,
+    /// Rewind files you changed after the checkpoint too.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 #[derive(Args, Debug)]
@@ -45,7 +62,7 @@ fn open(ctx: &Ctx) -> Result<Store, Failure> {
     Store::open(&dir).map_err(Failure)
 }
 
-fn pretty(v: &Value) -> String {
+fn pretty(v: &impl serde::Serialize) -> String {
     format!("{}\n", serde_json::to_string(v).unwrap_or_default())
 }
 
@@ -91,6 +108,7 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
                 }
             }
         }
+        SessionsCommand::Rewind(a) => return rewind(ctx, store, a),
         SessionsCommand::Report(a) => {
             let id = store.resolve_id(&a.id).map_err(Failure)?;
             let context = alisio_session::context::DiskContext::new(
@@ -107,9 +125,66 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             if ctx.args.json {
                 out(&pretty(&r));
             } else {
-                out(&super::report_table::render(&r));
+                out(&super::report_table::render(&r.to_json()));
             }
         }
     }
     Ok(Exit::Ok)
+}
+
+/// `sessions rewind ID --to N`: without `--keep` or `--overwrite`, files the user changed after
+/// the checkpoint stop the rewind (listed, exit 1) and nothing changes.
+fn rewind(ctx: &Ctx, mut store: Store, a: &RewindArgs) -> Result<Exit, Failure> {
+    use alisio_session::checkpoints::{self, Resolve, RewindRequest};
+    let dir = ctx
+        .env
+        .state_home()
+        .ok_or_else(|| Failure("cannot determine the state directory".into()))?;
+    let resolve = if a.keep {
+        Resolve::Keep
+    } else if a.overwrite {
+        Resolve::Overwrite
+    } else {
+        Resolve::Ask
+    };
+    let req = RewindRequest {
+        state_dir: &dir,
+        root: &ctx.root,
+        session_id: &a.id,
+        checkpoint: a.to,
+        resolve,
+    };
+    let r = checkpoints::rewind(&mut store, &req).map_err(Failure)?;
+    if ctx.args.json {
+        out(&pretty(&serde_json::to_value(&r).unwrap_or_default()));
+    } else if !r.rewound {
+        out(&format!(
+            "You changed these files after checkpoint {}; nothing was rewound:\n",
+            r.checkpoint
+        ));
+        for f in r.files.iter().filter(|f| f.conflict) {
+            out(&format!("  {} ({})\n", f.path, f.action));
+        }
+        out(
+            "Run again with --keep to leave them as they are, or --overwrite to rewind them too.\n",
+        );
+    } else {
+        for f in &r.files {
+            let note = if r.kept.contains(&f.path) {
+                " (kept: changed by you)"
+            } else if r.unrestorable.contains(&f.path) {
+                " (not restorable: over the snapshot size cap)"
+            } else if r.failed.contains(&f.path) {
+                " (failed: changed during the rewind)"
+            } else {
+                ""
+            };
+            out(&format!("{} {}{note}\n", f.action, f.path));
+        }
+        out(&format!(
+            "Rewound session {} to checkpoint {}: {} messages left the transcript, {} came back.\n",
+            r.session_id, r.checkpoint, r.messages.removed, r.messages.restored
+        ));
+    }
+    Ok(if r.rewound { Exit::Ok } else { Exit::Findings })
 }

@@ -10,12 +10,28 @@ use alisio_base::diagnostic::Diagnostic;
 use alisio_base::workspace::{FileType, Fs as _};
 use alisio_rules::skills::catalog::{self, Discovery, Input};
 use alisio_rules::skills::discover::{self, Root, Scope, Walk};
+use alisio_rules::skills::listing;
 use alisio_rules::skills::report::{self, Report, Scan};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum SkillsCommand {
     /// The effective skill catalog seen from PATH (default `.`).
-    List { path: Option<PathBuf> },
+    List {
+        path: Option<PathBuf>,
+        /// The listing the host sends its model: order, entries as sent, shortened and dropped
+        /// descriptions, the total and the budget (spec/skills.md §9).
+        #[arg(long)]
+        listing: bool,
+        #[command(flatten)]
+        budget: super::skills_listing::BudgetArgs,
+    },
+    /// Route the prompts of each skill's evals/triggers.json over the catalog as each host lists
+    /// it (the offline trigger lab, spec/skills.md §10).
+    Test {
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        budget: super::skills_listing::BudgetArgs,
+    },
     /// Validate skill directories or SKILL.md files.
     Validate {
         paths: Vec<PathBuf>,
@@ -27,23 +43,27 @@ pub enum SkillsCommand {
 
 pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
     match cmd {
-        SkillsCommand::List { path } => list(ctx, path.as_deref()),
+        SkillsCommand::List {
+            path,
+            listing: true,
+            budget,
+        } => super::skills_listing::list(
+            ctx,
+            &vantage(ctx, path.as_deref().unwrap_or(Path::new(".")))?,
+            budget,
+        ),
+        SkillsCommand::List { path, .. } => list(ctx, path.as_deref()),
+        SkillsCommand::Test { paths, budget } => super::skills_test::run(ctx, paths, budget),
         SkillsCommand::Validate { paths, strict } => validate(ctx, paths, *strict),
     }
 }
 
-fn input(ctx: &Ctx) -> Input<'_> {
-    Input {
-        workspace_root: &ctx.root,
-        trusted: ctx.trusted,
-        settings: &ctx.settings,
-        env: &ctx.env,
-        plugins: &[],
-    }
+pub(super) fn input(ctx: &Ctx) -> Input<'_> {
+    ctx.skill_input()
 }
 
 /// A command-line vantage: resolved against the cwd, must exist; a file means its directory.
-fn vantage(ctx: &Ctx, p: &Path) -> Result<PathBuf, Failure> {
+pub(super) fn vantage(ctx: &Ctx, p: &Path) -> Result<PathBuf, Failure> {
     let abs = ctx.resolve(p);
     let canon = ctx
         .fs
@@ -180,7 +200,7 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
         } else {
             Vec::new()
         };
-        return Ok(validate_one(ctx, d, &probes, strict));
+        return Ok(validate_one(ctx, d, &probes, strict, true));
     }
     let mut roots = Vec::new();
     for p in paths {
@@ -230,13 +250,47 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
             return Err(Failure(format!("{}: {reason}", p.display())));
         }
     }
-    Ok(validate_one(ctx, d, &[], strict))
+    Ok(validate_one(ctx, d, &[], strict, false))
 }
 
-/// The report of one discovery (and the untrusted `probes`), emitted.
-fn validate_one(ctx: &Ctx, d: catalog::Discovery, probes: &[Walk], strict: bool) -> Exit {
-    let rep = scan(ctx, &[d], probes, &[], false);
+/// The report of one discovery (and the untrusted `probes`), emitted; with `listing`, the
+/// listing diagnostics of the hosts seen from that discovery's vantage too.
+fn validate_one(
+    ctx: &Ctx,
+    d: catalog::Discovery,
+    probes: &[Walk],
+    strict: bool,
+    listing: bool,
+) -> Exit {
+    let vantage = d.vantage.clone();
+    let mut rep = scan(ctx, &[d], probes, &[], false);
+    if listing {
+        add_listing(ctx, &vantage, &mut rep.diagnostics, &mut rep.files);
+    }
     emit(ctx, &rep, strict)
+}
+
+/// Appends `skill-description-shortened` / `-dropped` seen from `vantage`.
+pub(super) fn add_listing(
+    ctx: &Ctx,
+    vantage: &Path,
+    diags: &mut Vec<Diagnostic>,
+    files: &mut Vec<PathBuf>,
+) {
+    let o = listing::settings::Overrides::default();
+    let found = listing::diagnostics::for_hosts(
+        &ctx.fs,
+        input(ctx),
+        vantage,
+        &listing::diagnostic_hosts(ctx.settings.hosts.enabled.as_deref()),
+        &o,
+    );
+    for d in found {
+        if !files.contains(&d.file) {
+            files.push(d.file.clone());
+        }
+        diags.push(d);
+    }
 }
 
 /// [`report::run`] over `discoveries` under the command line's profile.
@@ -284,13 +338,14 @@ pub fn check_diagnostics(
         }
     }
     // The reasons of spec/skills.md §7 are host `alisio`'s rules.
-    let rep = scan(
+    let mut rep = scan(
         ctx,
         &discoveries,
         &probes,
         &walked,
         ctx.args.host == Host::Alisio,
     );
+    add_listing(ctx, &ctx.root, &mut rep.diagnostics, &mut rep.files);
     for n in &rep.notes {
         err_line(&n.message());
     }

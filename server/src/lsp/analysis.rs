@@ -274,6 +274,18 @@ fn analyze_skills(
     for n in &rep.notes {
         tracing::info!("{}", n.message());
     }
+    let mut rep = rep;
+    let hosts =
+        alisio_rules::skills::listing::diagnostic_hosts(cfg.settings.hosts.enabled.as_deref());
+    let o = alisio_rules::skills::listing::settings::Overrides::default();
+    for d in
+        alisio_rules::skills::listing::diagnostics::for_hosts(&fs, input, &cfg.root, &hosts, &o)
+    {
+        if !rep.files.contains(&d.file) {
+            rep.files.push(d.file.clone());
+        }
+        rep.diagnostics.push(d);
+    }
     // Keep what the features read (entries, walks), drop what only the pass needed: every
     // skill's text and parse tree (features re-read a file when asked; issue 14, memory).
     let mut discoveries = discoveries;

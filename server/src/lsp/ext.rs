@@ -2,25 +2,43 @@
 //! `alisio/*` method is a type with its `METHOD`, `Params` and `Result` (rust-analyzer's
 //! `lsp_ext.rs` is the model). The VS Code client mirrors this file in
 //! `editors/vscode/src/lsp_ext.ts`, the Neovim plugin in `editors/neovim/lua/alisio/ext.lua`;
-//! a test below fails when the three lists of methods differ.
+//! the tests in `ext_tests.rs` fail when the three lists of methods differ, and when a value
+//! of a Rust `Params` or `Result` type does not fit the TypeScript interface declared for it.
 //!
-//! Results the core already builds as JSON of a documented shape (the explain object of
-//! spec/interfaces.md §1.1, a catalog entry of spec/interfaces.md §1.2, the ContextReport of spec/governor.md §6.5, the
-//! transcript export of `sessions show --json`) are carried as `serde_json::Value` inside a
-//! named type: the core owns those shapes and their tests, the protocol owns the envelope.
+//! Every params and result is a Rust type; results the core builds (the explain object, a
+//! catalog entry, the ContextReport, the transcript export) are the core's own types, the same
+//! ones the CLI prints. The server binds each handler through its request type
+//! (`lsp::Bind::request::<R, _>`: `R::Params` in, `R::Result` out), so a handler whose types
+//! differ from the declaration does not compile.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::ls_types::{NumberOrString, Uri};
 
-/// Declares a custom request: an uninhabited type with its `METHOD`, `Params` and `Result`.
+pub use alisio_governor::report::ContextReport as ContextReportResult;
+pub use alisio_rules::instructions::explain::ExplainObject;
+pub use alisio_rules::skills::catalog::CatalogEntry;
+pub use alisio_session::read::Transcript;
+
+/// A request the client sends: the server decodes `Params` and encodes `Result`. (ls-types'
+/// `Request` also asks `Result: Deserialize`, which the server never does and the core's
+/// report types, holding `&'static str`, are not; server → client requests use `Request`.)
+pub trait ClientRequest {
+    type Params: DeserializeOwned + Send + 'static;
+    type Result: Serialize + Send + 'static;
+    const METHOD: &'static str;
+}
+
+/// Declares a client → server request: an uninhabited type with its `METHOD`, `Params` and
+/// `Result`.
 macro_rules! request {
     ($(#[$attr:meta])* $name:ident: $method:literal, $params:ty => $result:ty) => {
         $(#[$attr])*
         pub enum $name {}
-        impl Request for $name {
+        impl ClientRequest for $name {
             type Params = $params;
             type Result = $result;
             const METHOD: &'static str = $method;
@@ -38,6 +56,11 @@ pub const METHODS: &[&str] = &[
     ListSessions::METHOD,
     SessionTranscript::METHOD,
     InitAgentsMd::METHOD,
+    Checkpoints::METHOD,
+    Rewind::METHOD,
+    SessionChanges::METHOD,
+    KeepChanges::METHOD,
+    UndoChange::METHOD,
     Approve::METHOD,
     SessionEvent::METHOD,
 ];
@@ -46,7 +69,7 @@ pub const METHODS: &[&str] = &[
 
 request! {
     /// `alisio/contextExplain {uri, host?}` → the explain object (spec/interfaces.md §1.1).
-    ContextExplain: "alisio/contextExplain", ContextExplainParams => Value
+    ContextExplain: "alisio/contextExplain", ContextExplainParams => ExplainObject
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -57,8 +80,9 @@ pub struct ContextExplainParams {
 }
 
 request! {
-    /// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2).
-    SkillCatalog: "alisio/skillCatalog", SkillCatalogParams => Vec<Value>
+    /// `alisio/skillCatalog {uri?}` → the catalog entries (spec/interfaces.md §1.2); no params
+    /// (or `null`) is the first folder's catalog.
+    SkillCatalog: "alisio/skillCatalog", Option<SkillCatalogParams> => Vec<CatalogEntry>
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -69,7 +93,7 @@ pub struct SkillCatalogParams {
 
 request! {
     /// `alisio/setSkillEnabled {id, enabled}` → the updated catalog entry (spec/skills.md §3.3).
-    SetSkillEnabled: "alisio/setSkillEnabled", SetSkillEnabledParams => Value
+    SetSkillEnabled: "alisio/setSkillEnabled", SetSkillEnabledParams => CatalogEntry
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -131,7 +155,7 @@ pub enum RunStatusName {
     Cancelled,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunSessionResult {
     pub session_id: String,
@@ -139,12 +163,12 @@ pub struct RunSessionResult {
     /// The last assistant text of the run (empty when none).
     pub text: String,
     /// The ContextReport of the session's next request (spec/governor.md §6.5).
-    pub report: Value,
+    pub report: ContextReportResult,
 }
 
 request! {
     /// `alisio/contextReport {sessionId}` → the ContextReport (spec/governor.md §6.5).
-    ContextReport: "alisio/contextReport", SessionIdParams => Value
+    ContextReport: "alisio/contextReport", SessionIdParams => ContextReportResult
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -155,8 +179,12 @@ pub struct SessionIdParams {
 
 request! {
     /// `alisio/listSessions {}` → the workspace's root sessions, most recent first.
-    ListSessions: "alisio/listSessions", Option<Value> => Vec<SessionSummary>
+    ListSessions: "alisio/listSessions", Option<ListSessionsParams> => Vec<SessionSummary>
 }
+
+/// `{}`: listing takes no arguments (unknown keys are ignored).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ListSessionsParams {}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -171,20 +199,101 @@ pub struct SessionSummary {
 request! {
     /// `alisio/sessionTranscript {sessionId}` → the transcript export, the same object as
     /// `alisio-ls sessions show <id> --json` (schemaVersion, session, messages).
-    SessionTranscript: "alisio/sessionTranscript", SessionIdParams => Value
+    SessionTranscript: "alisio/sessionTranscript", SessionIdParams => Transcript
 }
 
 request! {
     /// `alisio/initAgentsMd {uri}` → the root AGENTS.md that `alisio-ls init` would write, for the
     /// editor to show in a diff before it writes (spec/instructions.md §9).
-    InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => Value
+    InitAgentsMd: "alisio/initAgentsMd", super::init::InitParams => super::init::InitProposal
+}
+
+request! {
+    /// `alisio/checkpoints {sessionId}` → the session's checkpoints, oldest first
+    /// (spec/sessions.md §12.3).
+    Checkpoints: "alisio/checkpoints", SessionIdParams => Vec<CheckpointInfo>
+}
+
+/// One checkpoint: the core's type, serialized as it is.
+pub type CheckpointInfo = alisio_session::checkpoints::CheckpointInfo;
+
+request! {
+    /// `alisio/rewind {sessionId, checkpoint, resolve?}` → what the rewind did, or, with
+    /// conflicts and `resolve: "ask"`, what it would do (spec/sessions.md §12.3).
+    Rewind: "alisio/rewind", RewindParams => RewindResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindParams {
+    pub session_id: String,
+    pub checkpoint: i64,
+    /// What to do with files the user changed after the checkpoint: `ask` (default: change
+    /// nothing, list them), `keep` (leave them as they are) or `overwrite`.
+    #[serde(default)]
+    pub resolve: alisio_session::checkpoints::Resolve,
+}
+
+/// The core's report, serialized as it is.
+pub type RewindResult = alisio_session::checkpoints::RewindReport;
+
+request! {
+    /// `alisio/sessionChanges {sessionId}` → the files the session changed, each against its
+    /// baseline (spec/sessions.md §12.4).
+    SessionChanges: "alisio/sessionChanges", SessionIdParams => Vec<Change>
+}
+
+/// One changed file: the core's type, serialized as it is.
+pub type Change = alisio_session::checkpoints::Change;
+
+request! {
+    /// `alisio/keepChanges {sessionId, paths?}` → `{kept}`: the current text of those files
+    /// (all when `paths` is empty or absent) becomes their baseline.
+    KeepChanges: "alisio/keepChanges", KeepChangesParams => KeepChangesResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeepChangesParams {
+    pub session_id: String,
+    #[serde(default)]
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct KeepChangesResult {
+    pub kept: Vec<String>,
+}
+
+request! {
+    /// `alisio/undoChange {sessionId, path, hunks?}` → `{change}`: the file back to its baseline,
+    /// or the hunks flagged `true` only; `change` is what is left of it (`null`: nothing).
+    /// Refused (-32803) when the user changed the file again since the session did.
+    UndoChange: "alisio/undoChange", UndoChangeParams => UndoChangeResult
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoChangeParams {
+    pub session_id: String,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<bool>>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct UndoChangeResult {
+    pub change: Option<Change>,
 }
 
 // ---- server → client --------------------------------------------------------------------
 
-request! {
-    /// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
-    Approve: "alisio/approve", ApproveParams => ApproveResult
+/// `alisio/approve`: the server asks the editor to approve one call (spec/sessions.md §4.4).
+pub enum Approve {}
+impl Request for Approve {
+    type Params = ApproveParams;
+    type Result = ApproveResult;
+    const METHOD: &'static str = "alisio/approve";
 }
 
 /// The session core's request, serialized as it is: one type for one concept.
@@ -198,9 +307,16 @@ pub enum Decision {
     Deny,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The reply. With an allow decision for `write_file`/`edit_file` it may carry the user's review
+/// (spec/sessions.md §4.4): `content`, the text to write, or `hunks`, one flag per hunk of the
+/// preview (`true`: take it); at most one of the two.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApproveResult {
     pub decision: Decision,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<bool>>,
 }
 
 /// `alisio/sessionEvent {sessionId, event}`: one event envelope of spec/sessions.md §8.
@@ -213,10 +329,16 @@ impl Notification for SessionEvent {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEventParams {
-    pub session_id: Value,
+    pub session_id: String,
+    /// The envelope `{schemaVersion, runId, sessionId, seq, type, timestamp, data, eventId?,
+    /// parentSessionId?}`, as the session emitted it (its `data` differs by `type`).
     pub event: Value,
 }
 
 #[cfg(test)]
 #[path = "ext_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "ext_shapes_tests.rs"]
+mod shapes;

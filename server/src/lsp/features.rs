@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
 use super::analysis;
@@ -218,8 +218,12 @@ pub fn code_actions(
 }
 
 /// `alisio/contextExplain {uri, host?}`: the object of spec/interfaces.md §1.1.
-pub fn context_explain(snap: &Snapshot, path: &Path, host: Option<Host>) -> Option<Value> {
-    explain(snap, path, host.unwrap_or(snap.options.host)).map(|ex| ex.to_json())
+pub fn context_explain(
+    snap: &Snapshot,
+    path: &Path,
+    host: Option<Host>,
+) -> Option<alisio_rules::instructions::explain::ExplainObject> {
+    explain(snap, path, host.unwrap_or(snap.options.host)).map(|ex| ex.object())
 }
 
 /// `textDocument/completion`: frontmatter keys and values of a SKILL.md (spec/skills.md §6.3) and the

@@ -6,6 +6,7 @@ use std::path::Path;
 use tower_lsp_server::ls_types::*;
 
 use super::diagnostics::uri;
+use super::positions::to_lsp;
 use super::state::Snapshot;
 
 fn quoted_after<'m>(message: &'m str, marker: &str) -> Option<&'m str> {
@@ -63,17 +64,24 @@ pub fn quick_fix(snap: &Snapshot, path: &Path, code: &str, d: &Diagnostic) -> Op
             rename(snap, path, d, name)
         }
         "instructions-apply-to-list" => {
-            let joined = quoted_after(&d.message, "(write \"")?;
-            let edit = TextEdit {
-                range: d.range,
-                new_text: format!("\"{joined}\""),
-            };
+            // The same edit `check --fix` applies (alisio_rules::instructions::fixes).
+            let text = snap.text_of(path)?;
+            let f = alisio_rules::instructions::fixes::apply_to_list(&text)?;
+            let idx = alisio_base::text::LineIndex::new(&text);
+            let edits = f
+                .edits
+                .iter()
+                .map(|e| TextEdit {
+                    range: to_lsp::range(&idx.span(e.range), snap.encoding),
+                    new_text: e.new_text.clone(),
+                })
+                .collect();
             Some(CodeAction {
-                title: format!("Write applyTo as \"{joined}\""),
+                title: f.title,
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![d.clone()]),
                 edit: Some(WorkspaceEdit {
-                    changes: Some([(uri(path)?, vec![edit])].into_iter().collect()),
+                    changes: Some([(uri(path)?, edits)].into_iter().collect()),
                     ..WorkspaceEdit::default()
                 }),
                 is_preferred: Some(true),

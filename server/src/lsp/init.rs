@@ -6,8 +6,6 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
-
 use super::state::Snapshot;
 use alisio_base::workspace::DiskFs;
 use alisio_rules::instructions::init;
@@ -27,8 +25,23 @@ pub struct InitParams {
     pub sha256: Option<String>,
 }
 
+/// The result of `alisio/initAgentsMd`: the proposal, and whether it was written.
+#[derive(Debug, serde::Serialize)]
+pub struct InitProposal {
+    /// The root AGENTS.md (a `file:` URI).
+    pub uri: String,
+    pub exists: bool,
+    /// The file's text now (`null` when it does not exist).
+    pub current: Option<String>,
+    pub proposed: String,
+    /// The SHA-256 of `proposed`, to send back with `write`.
+    pub sha256: String,
+    pub changed: bool,
+    pub written: bool,
+}
+
 /// The proposal, or the write; `Err` is the message for the user.
-pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Value, String> {
+pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<InitProposal, String> {
     let folder = super::analysis::folder_result(snap, at);
     let root = &folder.config.root;
     let prop = init::propose(&DiskFs, root, folder.config.settings.max_bytes)
@@ -56,13 +69,16 @@ pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Valu
     let uri = tower_lsp_server::ls_types::Uri::from_file_path(&prop.path)
         .map(|u| u.as_str().to_owned())
         .unwrap_or_default();
-    Ok(json!({
-        "uri": uri,
-        "exists": prop.current.is_some(),
-        "current": prop.current.as_deref().map(|b| String::from_utf8_lossy(b).into_owned()),
-        "proposed": String::from_utf8_lossy(&prop.proposed),
-        "sha256": sha,
-        "changed": prop.changed(),
-        "written": written,
-    }))
+    Ok(InitProposal {
+        uri,
+        exists: prop.current.is_some(),
+        current: prop
+            .current
+            .as_deref()
+            .map(|b| String::from_utf8_lossy(b).into_owned()),
+        proposed: String::from_utf8_lossy(&prop.proposed).into_owned(),
+        sha256: sha,
+        changed: prop.changed(),
+        written,
+    })
 }

@@ -35,13 +35,48 @@ pub mod fuzzing {
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-use tower_lsp_server::ls_types::request::Request as _;
-use tower_lsp_server::{LspService, Server};
+use tower_lsp_server::jsonrpc::Method;
+use tower_lsp_server::{LspService, LspServiceBuilder, Server};
 
 use ext::{
-    ContextExplain, ContextReport, InitAgentsMd, ListSessions, RunSession, SessionTranscript,
-    SetSkillEnabled, SkillCatalog,
+    Checkpoints, ClientRequest, ContextExplain, ContextReport, InitAgentsMd, KeepChanges,
+    ListSessions, Rewind, RunSession, SessionChanges, SessionTranscript, SetSkillEnabled,
+    SkillCatalog, UndoChange,
 };
+
+/// Registers a custom request through its declaration: the handler takes `R::Params` and
+/// returns `R::Result`, so a handler whose types differ from `ext.rs` does not compile
+/// (tower-lsp-server's `custom_method` alone accepts any types under any method name).
+trait Bind: Sized {
+    fn request<R, F>(self, handler: F) -> Self
+    where
+        R: ClientRequest,
+        F: for<'a> Method<
+                &'a server::Backend,
+                (R::Params,),
+                tower_lsp_server::jsonrpc::Result<R::Result>,
+            > + Clone
+            + Send
+            + Sync
+            + 'static;
+}
+
+impl Bind for LspServiceBuilder<server::Backend> {
+    fn request<R, F>(self, handler: F) -> Self
+    where
+        R: ClientRequest,
+        F: for<'a> Method<
+                &'a server::Backend,
+                (R::Params,),
+                tower_lsp_server::jsonrpc::Result<R::Result>,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.custom_method(R::METHOD, handler)
+    }
+}
 
 /// How `serve` was started.
 #[derive(Clone, Debug, Default)]
@@ -75,17 +110,19 @@ pub fn serve(opts: ServeOptions) -> u8 {
             sessions = Some(backend.sessions());
             backend
         })
-        .custom_method(ContextExplain::METHOD, server::Backend::context_explain)
-        .custom_method(SkillCatalog::METHOD, server::Backend::skill_catalog)
-        .custom_method(SetSkillEnabled::METHOD, server::Backend::set_skill_enabled)
-        .custom_method(RunSession::METHOD, server::Backend::run_session)
-        .custom_method(ContextReport::METHOD, server::Backend::context_report)
-        .custom_method(ListSessions::METHOD, server::Backend::list_sessions)
-        .custom_method(
-            SessionTranscript::METHOD,
-            server::Backend::session_transcript,
-        )
-        .custom_method(InitAgentsMd::METHOD, server::Backend::init_agents_md)
+        .request::<ContextExplain, _>(server::Backend::context_explain)
+        .request::<SkillCatalog, _>(server::Backend::skill_catalog)
+        .request::<SetSkillEnabled, _>(server::Backend::set_skill_enabled)
+        .request::<RunSession, _>(server::Backend::run_session)
+        .request::<ContextReport, _>(server::Backend::context_report)
+        .request::<ListSessions, _>(server::Backend::list_sessions)
+        .request::<SessionTranscript, _>(server::Backend::session_transcript)
+        .request::<InitAgentsMd, _>(server::Backend::init_agents_md)
+        .request::<Checkpoints, _>(server::Backend::checkpoints)
+        .request::<Rewind, _>(server::Backend::rewind)
+        .request::<SessionChanges, _>(server::Backend::session_changes)
+        .request::<KeepChanges, _>(server::Backend::keep_changes)
+        .request::<UndoChange, _>(server::Backend::undo_change)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

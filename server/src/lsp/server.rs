@@ -18,8 +18,9 @@ use super::ServeOptions;
 pub use super::diagnostics::path_of;
 use super::documents::Document;
 use super::ext::{
-    ContextExplainParams, RunSessionParams, SessionIdParams, SessionSummary, SetSkillEnabledParams,
-    SkillCatalogParams,
+    CatalogEntry, ContextExplainParams, ContextReportResult, ExplainObject, ListSessionsParams,
+    RunSessionParams, SessionIdParams, SessionSummary, SetSkillEnabledParams, SkillCatalogParams,
+    Transcript,
 };
 use super::features;
 use super::jobs::{Job, lock};
@@ -67,7 +68,7 @@ impl Backend {
     }
 
     /// `alisio/contextReport {sessionId}`.
-    pub async fn context_report(&self, params: SessionIdParams) -> Result<Value> {
+    pub async fn context_report(&self, params: SessionIdParams) -> Result<ContextReportResult> {
         blocking(&self.state, move |snap| {
             super::sessions::report(snap, &params.session_id)
         })
@@ -75,14 +76,72 @@ impl Backend {
     }
 
     /// `alisio/listSessions {}`.
-    pub async fn list_sessions(&self, _params: Option<Value>) -> Result<Vec<SessionSummary>> {
+    pub async fn list_sessions(
+        &self,
+        _params: Option<ListSessionsParams>,
+    ) -> Result<Vec<SessionSummary>> {
         blocking(&self.state, super::sessions::list).await?
     }
 
     /// `alisio/sessionTranscript {sessionId}`: the `sessions show --json` object.
-    pub async fn session_transcript(&self, params: SessionIdParams) -> Result<Value> {
+    pub async fn session_transcript(&self, params: SessionIdParams) -> Result<Transcript> {
         blocking(&self.state, move |snap| {
             super::sessions::transcript(snap, &params.session_id)
+        })
+        .await?
+    }
+
+    /// `alisio/checkpoints {sessionId}`.
+    pub async fn checkpoints(
+        &self,
+        params: SessionIdParams,
+    ) -> Result<Vec<super::ext::CheckpointInfo>> {
+        blocking(&self.state, move |snap| {
+            super::sessions::checkpoints(snap, &params.session_id)
+        })
+        .await?
+    }
+
+    /// `alisio/rewind {sessionId, checkpoint, resolve?}`.
+    pub async fn rewind(
+        &self,
+        params: super::ext::RewindParams,
+    ) -> Result<super::ext::RewindResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::rewind(snap, &params)
+        })
+        .await?
+    }
+
+    /// `alisio/sessionChanges {sessionId}`.
+    pub async fn session_changes(
+        &self,
+        params: SessionIdParams,
+    ) -> Result<Vec<super::ext::Change>> {
+        blocking(&self.state, move |snap| {
+            super::sessions::changes(snap, &params.session_id)
+        })
+        .await?
+    }
+
+    /// `alisio/keepChanges {sessionId, paths?}`.
+    pub async fn keep_changes(
+        &self,
+        params: super::ext::KeepChangesParams,
+    ) -> Result<super::ext::KeepChangesResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::keep(snap, &params)
+        })
+        .await?
+    }
+
+    /// `alisio/undoChange {sessionId, path, hunks?}`.
+    pub async fn undo_change(
+        &self,
+        params: super::ext::UndoChangeParams,
+    ) -> Result<super::ext::UndoChangeResult> {
+        blocking(&self.state, move |snap| {
+            super::sessions::undo(snap, &params)
         })
         .await?
     }
@@ -232,7 +291,7 @@ fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
 
 impl Backend {
     /// `alisio/contextExplain {uri, host?}` (spec/interfaces.md §3.1).
-    pub async fn context_explain(&self, params: ContextExplainParams) -> Result<Value> {
+    pub async fn context_explain(&self, params: ContextExplainParams) -> Result<ExplainObject> {
         let path = file_path(&params.uri)?;
         blocking(&self.state, move |snap| {
             features::context_explain(snap, &path, params.host)
@@ -244,7 +303,10 @@ impl Backend {
 
 impl Backend {
     /// `alisio/initAgentsMd {uri, write?, sha256?}` (spec/interfaces.md §3.1; lsp/init.rs).
-    pub async fn init_agents_md(&self, params: super::init::InitParams) -> Result<Value> {
+    pub async fn init_agents_md(
+        &self,
+        params: super::init::InitParams,
+    ) -> Result<super::init::InitProposal> {
         let at = file_path(&params.uri)?;
         blocking(&self.state, move |snap| {
             super::init::init_agents_md(snap, &at, &params)
@@ -254,7 +316,10 @@ impl Backend {
     }
 
     /// `alisio/skillCatalog {uri?}` (spec/interfaces.md §3.1).
-    pub async fn skill_catalog(&self, params: Option<SkillCatalogParams>) -> Result<Value> {
+    pub async fn skill_catalog(
+        &self,
+        params: Option<SkillCatalogParams>,
+    ) -> Result<Vec<CatalogEntry>> {
         let at = match params.and_then(|p| p.uri) {
             Some(u) => Some(file_path(&u)?),
             None => None,
@@ -267,11 +332,11 @@ impl Backend {
 
     /// `alisio/setSkillEnabled {id, enabled}`: persisted atomically, then everything is
     /// republished (spec/skills.md §3.3).
-    pub async fn set_skill_enabled(&self, params: SetSkillEnabledParams) -> Result<Value> {
+    pub async fn set_skill_enabled(&self, params: SetSkillEnabledParams) -> Result<CatalogEntry> {
         self.toggle(params.id, Some(params.enabled)).await
     }
 
-    async fn toggle(&self, id: String, enabled: Option<bool>) -> Result<Value> {
+    async fn toggle(&self, id: String, enabled: Option<bool>) -> Result<CatalogEntry> {
         let v = blocking(&self.state, move |snap| {
             super::skills::set_enabled(snap, &id, enabled)
         })
@@ -378,7 +443,7 @@ impl LanguageServer for Backend {
                 let v = self
                     .context_explain(ContextExplainParams { uri, host: None })
                     .await?;
-                Ok(Some(v))
+                Ok(Some(serde_json::to_value(v).unwrap_or(Value::Null)))
             }
             features::CMD_SHOW_SKILL | features::CMD_TOGGLE_SKILL => {
                 let id = arg0
@@ -386,7 +451,8 @@ impl LanguageServer for Backend {
                     .map(str::to_string)
                     .ok_or_else(|| invalid_params(format!("{}: expected [id]", params.command)))?;
                 if params.command == features::CMD_TOGGLE_SKILL {
-                    return self.toggle(id, None).await.map(Some);
+                    let entry = self.toggle(id, None).await?;
+                    return Ok(Some(serde_json::to_value(entry).unwrap_or(Value::Null)));
                 }
                 blocking(&self.state, move |snap| super::skills::show(snap, &id))
                     .await?
@@ -402,7 +468,7 @@ impl LanguageServer for Backend {
                 })?;
                 self.context_report(SessionIdParams { session_id })
                     .await
-                    .map(Some)
+                    .map(|r| Some(r.to_json()))
             }
             other => Err(invalid_params(format!("unknown command: {other}"))),
         }

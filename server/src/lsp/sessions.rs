@@ -17,12 +17,13 @@ use tower_lsp_server::ls_types::NumberOrString;
 
 use super::analysis;
 use super::ext::{
-    Approve, ApproveParams, Decision, RunSessionParams, RunSessionResult, RunStatusName,
-    SessionEvent, SessionEventParams, SessionSummary,
+    Approve, ApproveParams, ApproveResult, ContextReportResult as ContextReport, Decision,
+    RewindParams, RewindResult, RunSessionParams, RunSessionResult, RunStatusName, SessionEvent,
+    SessionEventParams, SessionSummary,
 };
 use super::state::Snapshot;
 use alisio_base::config::GovernorMode;
-use alisio_session::approvals::{ApprovalRequest, Approver, Grants, Reply};
+use alisio_session::approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
 use alisio_session::context::DiskContext;
 use alisio_session::runner::{PreRunError, RunStatus, SessionRun, run_session};
 use alisio_session::store::Store;
@@ -234,6 +235,14 @@ struct LspApprover {
 
 impl Approver for LspApprover {
     fn approve(&self, req: &ApprovalRequest, cancel: &AtomicBool) -> Reply {
+        self.approve_reviewed(req, cancel).0
+    }
+
+    fn approve_reviewed(
+        &self,
+        req: &ApprovalRequest,
+        cancel: &AtomicBool,
+    ) -> (Reply, Option<Review>) {
         let params: ApproveParams = req.clone();
         let client = self.client.clone();
         let timeout = self.timeout;
@@ -255,28 +264,40 @@ impl Approver for LspApprover {
             }
         });
         match reply {
-            None => Reply::Timeout(timeout.as_secs()),
+            None => (Reply::Timeout(timeout.as_secs()), None),
             Some(Err(e)) if e.code == ErrorCode::MethodNotFound => {
                 self.headless.store(true, Ordering::SeqCst);
-                Reply::Unsupported
+                (Reply::Unsupported, None)
             }
             Some(Err(e))
                 if e.code == ErrorCode::ServerError(-32800)
                     || e.code == ErrorCode::RequestCancelled =>
             {
-                Reply::Cancelled
+                (Reply::Cancelled, None)
             }
-            Some(Err(_)) => Reply::ClientError,
-            Some(Ok(v)) => match v.decision {
-                Decision::AllowOnce => Reply::AllowOnce,
-                Decision::AllowSession => Reply::AllowSession,
-                Decision::Deny => Reply::Deny,
-            },
+            Some(Err(_)) => (Reply::ClientError, None),
+            Some(Ok(r)) => reply_of(r),
         }
     }
 
     fn headless(&self) -> bool {
         self.headless.load(Ordering::SeqCst)
+    }
+}
+
+/// The decision of a reply, with the user's review of a write (spec/sessions.md §4.4): a reply
+/// carrying both `content` and `hunks` is malformed.
+fn reply_of(r: ApproveResult) -> (Reply, Option<Review>) {
+    let review = match (r.content, r.hunks) {
+        (Some(_), Some(_)) => return (Reply::ClientError, None),
+        (Some(t), None) => Some(Review::Content(t)),
+        (None, Some(h)) => Some(Review::Hunks(h)),
+        (None, None) => None,
+    };
+    match r.decision {
+        Decision::AllowOnce => (Reply::AllowOnce, review),
+        Decision::AllowSession => (Reply::AllowSession, review),
+        Decision::Deny => (Reply::Deny, None),
     }
 }
 
@@ -409,9 +430,9 @@ async fn forward_events(
     let mut progress = progress;
     // The first event (run_started) names the root session; only its terminal event ends
     // the progress (children have their own).
-    let mut root: Option<Value> = None;
+    let mut root: Option<String> = None;
     while let Some(ev) = events_rx.recv().await {
-        let sid = ev.get("sessionId").cloned().unwrap_or(Value::Null);
+        let sid = ev["sessionId"].as_str().unwrap_or_default().to_owned();
         let is_root = root.get_or_insert_with(|| sid.clone()) == &sid;
         if let Some(p) = &progress {
             let d = &ev["data"];
@@ -476,13 +497,113 @@ pub fn list(snap: &Snapshot) -> Result<Vec<SessionSummary>, Error> {
 }
 
 /// `alisio/sessionTranscript {sessionId}`: the export of `sessions show <id> --json`.
-pub fn transcript(snap: &Snapshot, id: &str) -> Result<Value, Error> {
+pub fn transcript(snap: &Snapshot, id: &str) -> Result<read::Transcript, Error> {
     let (store, _) = store(snap)?;
     read::show(&store, id, false).map_err(invalid)
 }
 
+/// `alisio/checkpoints {sessionId}` (spec/sessions.md §13.3).
+pub fn checkpoints(snap: &Snapshot, id: &str) -> Result<Vec<super::ext::CheckpointInfo>, Error> {
+    let (store, _) = store(snap)?;
+    let id = store.resolve_id(id).map_err(invalid)?;
+    alisio_session::checkpoints::list(&store, &id).map_err(|e| error(-32603, e))
+}
+
+/// `alisio/rewind {sessionId, checkpoint, resolve?}` (spec/sessions.md §13.3): refused while
+/// the session runs (-32002).
+pub fn rewind(snap: &Snapshot, p: &RewindParams) -> Result<RewindResult, Error> {
+    let folder = snap.folders.first().cloned().unwrap_or_default();
+    let cfg = analysis::folder_config(snap, &folder);
+    let (mut store, dir) = store(snap)?;
+    let req = alisio_session::checkpoints::RewindRequest {
+        state_dir: &dir,
+        root: &cfg.root,
+        session_id: &p.session_id,
+        checkpoint: p.checkpoint,
+        resolve: p.resolve,
+    };
+    alisio_session::checkpoints::rewind(&mut store, &req).map_err(|e| {
+        if e.contains("is busy") {
+            error(-32002, e)
+        } else if e.starts_with("Checkpoint ")
+            || e.starts_with("Session ")
+            || e.starts_with("Ambiguous")
+        {
+            invalid(e)
+        } else {
+            error(-32603, e)
+        }
+    })
+}
+
+fn changes_req<'a>(
+    cfg: &'a super::results::FolderConfig,
+    dir: &'a std::path::Path,
+    id: &'a str,
+) -> alisio_session::checkpoints::ChangesRequest<'a> {
+    alisio_session::checkpoints::ChangesRequest {
+        state_dir: dir,
+        root: &cfg.root,
+        session_id: id,
+    }
+}
+
+fn changes_error(e: String) -> Error {
+    if e.starts_with("Undo refused") {
+        error(-32803, e)
+    } else if e.starts_with("Not a change")
+        || e.starts_with("Session ")
+        || e.starts_with("Ambiguous")
+    {
+        invalid(e)
+    } else {
+        error(-32603, e)
+    }
+}
+
+/// `alisio/sessionChanges {sessionId}` (spec/sessions.md §13.4).
+pub fn changes(snap: &Snapshot, id: &str) -> Result<Vec<super::ext::Change>, Error> {
+    let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
+    let (store, dir) = store(snap)?;
+    alisio_session::checkpoints::changes(&store, &changes_req(&cfg, &dir, id))
+        .map_err(changes_error)
+}
+
+/// `alisio/keepChanges {sessionId, paths?}`.
+pub fn keep(
+    snap: &Snapshot,
+    p: &super::ext::KeepChangesParams,
+) -> Result<super::ext::KeepChangesResult, Error> {
+    let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
+    let (mut store, dir) = store(snap)?;
+    let kept = alisio_session::checkpoints::keep(
+        &mut store,
+        &changes_req(&cfg, &dir, &p.session_id),
+        &p.paths,
+    )
+    .map_err(changes_error)?;
+    Ok(super::ext::KeepChangesResult { kept })
+}
+
+/// `alisio/undoChange {sessionId, path, hunks?}`.
+pub fn undo(
+    snap: &Snapshot,
+    p: &super::ext::UndoChangeParams,
+) -> Result<super::ext::UndoChangeResult, Error> {
+    let cfg = analysis::folder_config(snap, &snap.folders.first().cloned().unwrap_or_default());
+    let (mut store, dir) = store(snap)?;
+    let change = alisio_session::checkpoints::undo(
+        &mut store,
+        &changes_req(&cfg, &dir, &p.session_id),
+        &p.path,
+        p.hunks.as_deref(),
+    )
+    .map_err(changes_error)?;
+    Ok(super::ext::UndoChangeResult { change })
+}
+
 /// `alisio/contextReport {sessionId}` and `alisio.showContextReport [sessionId]`.
-pub fn report(snap: &Snapshot, id: &str) -> Result<Value, Error> {
+pub fn report(snap: &Snapshot, id: &str) -> Result<ContextReport, Error> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let cfg = analysis::folder_config(snap, &folder);
     let (store, _) = store(snap)?;

@@ -364,26 +364,28 @@ fn discovery_from(snap: &Snapshot, r: &FolderResult, vantage: &Path) -> Discover
 }
 
 /// `alisio/skillCatalog {uri?}` (spec/interfaces.md §1.2).
-pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Value {
+pub fn catalog(snap: &Snapshot, at: Option<&Path>) -> Vec<catalog::CatalogEntry> {
     let folder = at.map_or_else(
         || snap.folders.first().cloned().unwrap_or_default(),
         |p| snap.folder_of(p),
     );
     let r = super::analysis::folder_result(snap, &folder.join("x"));
     let d = discovery_from(snap, &r, at.unwrap_or(&r.config.root));
-    Value::Array(
-        d.entries
-            .iter()
-            .map(|e| catalog::entry_json(e, &r.config.root))
-            .collect(),
-    )
+    d.entries
+        .iter()
+        .map(|e| catalog::entry_object(e, &r.config.root))
+        .collect()
 }
 
 /// `alisio/setSkillEnabled {id, enabled}` and `alisio.toggleSkill [id]` (`enabled: None` flips).
 ///
 /// # Errors
 /// The request-error texts of spec/skills.md §3.3.
-pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<Value, String> {
+pub fn set_enabled(
+    snap: &Snapshot,
+    id: &str,
+    enabled: Option<bool>,
+) -> Result<catalog::CatalogEntry, String> {
     let folder = snap.folders.first().cloned().unwrap_or_default();
     let r = super::analysis::folder_result(snap, &folder.join("x"));
     let d = discovery_from(snap, &r, &r.config.root);
@@ -392,7 +394,7 @@ pub fn set_enabled(snap: &Snapshot, id: &str, enabled: Option<bool>) -> Result<V
         None => !d.effective(id).is_none_or(|e| e.enabled),
     };
     let e = catalog::set_enabled(&d, &r.config.root, r.config.trusted, id, enabled)?;
-    Ok(catalog::entry_json(&e, &r.config.root))
+    Ok(catalog::entry_object(&e, &r.config.root))
 }
 
 /// `alisio.showSkill [id]`: the catalog entry (the client shows it).

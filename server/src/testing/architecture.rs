@@ -24,6 +24,8 @@ const CORE: &[&str] = &[
     "skills",
     "governor",
     "suppress",
+    "rules",
+    "fix",
 ];
 /// The layers above the core (ARCHITECTURE.md): every top-level module is in one of the lists,
 /// so a new module must be placed before it can be built.

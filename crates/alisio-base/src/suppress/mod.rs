@@ -104,16 +104,17 @@ pub fn apply_inline(file: &Path, text: &str, diags: Vec<Diagnostic>) -> Vec<Diag
     kept
 }
 
-/// Applies the configured rules to one diagnostic: `None` when ignored or `off`.
+/// Applies the configured rules to one diagnostic: `None` when ignored, `off`, or an opinionated
+/// rule that is not enabled for its file (spec/suppressions.md §2).
 #[must_use]
 pub fn configured(rules: &Rules, rel: &str, mut d: Diagnostic) -> Option<Diagnostic> {
     if rules.ignore.iter().any(|i| i.covers(rel, d.code)) {
         return None;
     }
-    match rules.severity.get(&d.code) {
+    match rules.level(rel, d.code) {
         Some(Level::Off) => None,
         Some(Level::Set(s)) => {
-            d.severity = *s;
+            d.severity = s;
             Some(d)
         }
         None => Some(d),
@@ -154,7 +155,7 @@ pub fn apply(
         } else {
             ds
         };
-        if rules.is_empty() {
+        if rules.is_empty() && !ds.iter().any(|d| crate::rules::opinionated(d.code)) {
             return ds;
         }
         let rel = settings::rel_path(file, root);

@@ -315,6 +315,9 @@ pub struct Env {
     pub claude_managed_file: Option<PathBuf>,
     /// `GEMINI_CLI_HOME`: Gemini CLI's home instead of `$HOME` (spec/hosts.md §3.1).
     pub gemini_cli_home: Option<PathBuf>,
+    /// `SLASH_COMMAND_TOOL_CHAR_BUDGET`: Claude Code's fixed skill-listing budget
+    /// (spec/skills.md §9.2).
+    pub slash_command_tool_char_budget: Option<String>,
 }
 
 fn non_empty_var(name: &str) -> Option<PathBuf> {
@@ -335,6 +338,7 @@ impl Env {
             codex_home: non_empty_var("CODEX_HOME"),
             claude_managed_file: non_empty_var("ALISIO_CLAUDE_MANAGED_FILE"),
             gemini_cli_home: non_empty_var("GEMINI_CLI_HOME"),
+            slash_command_tool_char_budget: std::env::var("SLASH_COMMAND_TOOL_CHAR_BUDGET").ok(),
         }
     }
 

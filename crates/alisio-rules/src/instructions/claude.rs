@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::claude_text;
 use super::read::{Mode, Reader};
 use super::{Entry, Import, Kind, Load, Scope, Setup, Truncation};
 use alisio_base::config::ClaudeInstructionFiles;
@@ -105,120 +106,18 @@ pub fn globs_match(globs: &[String], rel: &str) -> bool {
     })
 }
 
-/// Lines outside fenced code blocks, with their byte offsets.
-fn prose_lines(text: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut fence: Option<(u8, usize)> = None;
-    let mut off = 0;
-    for line in text.split_inclusive('\n') {
-        let start = off;
-        off += line.len();
-        let body = line.trim_end_matches(['\n', '\r']);
-        let t = body.trim_start_matches(' ');
-        let indent = body.len() - t.len();
-        let run = |c: u8| t.bytes().take_while(|b| *b == c).count();
-        let (tick, tilde) = (run(b'`'), run(b'~'));
-        if indent <= 3 && (tick >= 3 || tilde >= 3) {
-            let (c, n) = if tick >= 3 {
-                (b'`', tick)
-            } else {
-                (b'~', tilde)
-            };
-            match fence {
-                None => fence = Some((c, n)),
-                Some((fc, fnum))
-                    if fc == c
-                        && n >= fnum
-                        && t.bytes().skip(n).all(|b| b == b' ' || b == b'\t') =>
-                {
-                    fence = None
-                }
-                Some(_) => {}
-            }
-            continue;
-        }
-        if fence.is_none() {
-            out.push((start, body));
-        }
-    }
-    out
-}
-
-/// Removes inline code spans (backtick runs closed by a run of the same length).
-fn without_code_spans(line: &str) -> String {
-    let b = line.as_bytes();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'`' {
-            let n = b[i..].iter().take_while(|c| **c == b'`').count();
-            let mut j = i + n;
-            let mut closed = None;
-            while j < b.len() {
-                if b[j] == b'`' {
-                    let m = b[j..].iter().take_while(|c| **c == b'`').count();
-                    if m == n {
-                        closed = Some(j + m);
-                        break;
-                    }
-                    j += m;
-                } else {
-                    j += 1;
-                }
-            }
-            if let Some(end) = closed {
-                out.push(' ');
-                i = end;
-                continue;
-            }
-            out.push_str(&line[i..i + n]);
-            i += n;
-            continue;
-        }
-        let ch_len = line[i..].chars().next().map_or(1, char::len_utf8);
-        out.push_str(&line[i..i + ch_len]);
-        i += ch_len;
-    }
-    out
-}
-
-/// The `@<path>` tokens of a file, in order (outside code blocks and code spans).
-#[must_use]
-pub fn import_tokens(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for (_, line) in prose_lines(text) {
-        for tok in without_code_spans(line).split_whitespace() {
-            if let Some(p) = tok.strip_prefix('@')
-                && !p.is_empty()
-            {
-                out.push(p.to_string());
-            }
-        }
-    }
-    out
-}
-
-/// Bytes of block-level HTML comments (`<!--` starting a line, outside code blocks).
+/// Bytes of block-level HTML comments (`<!--` starting an HTML block, outside code), which
+/// Claude Code strips before injection.
 #[must_use]
 pub fn stripped_bytes(text: &str) -> usize {
-    let mut total = 0;
-    let mut skip_until = 0;
-    for (start, line) in prose_lines(text) {
-        if start < skip_until {
-            continue;
-        }
-        let t = line.trim_start();
-        if t.starts_with("<!--") {
-            let from = start + (line.len() - t.len());
-            let end = text[from + 4..]
-                .find("-->")
-                .map_or(text.len(), |i| from + 4 + i + 3);
-            total += end - from;
-            skip_until = end;
-        }
-    }
-    total
+    let body = &text[claude_text::frontmatter_len(text)..];
+    claude_text::block_comments(body)
+        .iter()
+        .map(|r| r.len())
+        .sum()
 }
+
+pub use super::claude_text::{delivered_text, import_tokens};
 
 fn resolve_import(setup: &Setup<'_>, importer: &Path, p: &str) -> Option<PathBuf> {
     let path = if let Some(rest) = p.strip_prefix("~/") {
@@ -229,83 +128,106 @@ fn resolve_import(setup: &Setup<'_>, importer: &Path, p: &str) -> Option<PathBuf
         importer.parent()?.join(p)
     };
     let path = alisio_base::workspace::normalize_lexically(&path);
-    is_file(setup.fs, &path).then_some(path)
+    (is_file(setup.fs, &path) && claude_text::readable_extension(&path)).then_some(path)
 }
 
-/// The imports of one listed file, depth first, up to [`MAX_IMPORT_DEPTH`] hops; a file already
-/// on the import stack is not expanded again (and not listed).
+/// The files already taken into a list (as written and as resolved): Claude Code reads each
+/// file once per session, whichever file names it first.
+#[derive(Default)]
+pub struct Seen(HashSet<PathBuf>);
+
+impl Seen {
+    /// Records `path` (and its canonical form); `false` when one of them was seen before.
+    pub fn insert(&mut self, fs: &dyn Fs, path: &Path) -> bool {
+        let canon = fs.canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if self.0.contains(path) || self.0.contains(&canon) {
+            return false;
+        }
+        self.0.insert(path.to_path_buf());
+        self.0.insert(canon);
+        true
+    }
+}
+
+/// The imports of one listed file, depth first, up to [`MAX_IMPORT_DEPTH`] hops. A file
+/// already taken into the list (`seen`: by an earlier file or import) is not listed again. An
+/// import of a project file that lies outside `cwd` (the session's directory), as written or
+/// resolved, is listed with `approval: true` and not expanded: Claude Code waits for an
+/// approval a fresh user has not given (user files are exempt).
 #[must_use]
 pub fn imports(
     setup: &Setup<'_>,
     reader: &Reader<'_>,
+    seen: &mut Seen,
+    cwd: &Path,
     file: &Path,
     text: &str,
     user_file: bool,
 ) -> Vec<Import> {
     let mut out = Vec::new();
-    let mut stack = vec![
-        setup
-            .fs
-            .canonicalize(file)
-            .unwrap_or_else(|_| file.to_path_buf()),
-    ];
-    walk_imports(
-        setup, reader, file, text, 1, user_file, &mut stack, &mut out,
-    );
+    let mut w = ImportWalk {
+        setup,
+        reader,
+        seen,
+        cwd,
+        user_file,
+        out: &mut out,
+    };
+    w.walk(file, text, 1);
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk_imports(
-    setup: &Setup<'_>,
-    reader: &Reader<'_>,
-    file: &Path,
-    text: &str,
-    depth: u32,
+struct ImportWalk<'a, 's> {
+    setup: &'a Setup<'s>,
+    reader: &'a Reader<'a>,
+    seen: &'a mut Seen,
+    cwd: &'a Path,
     user_file: bool,
-    stack: &mut Vec<PathBuf>,
-    out: &mut Vec<Import>,
-) {
-    if depth > MAX_IMPORT_DEPTH {
-        return;
-    }
-    for tok in import_tokens(text) {
-        if out.len() >= MAX_IMPORTS {
-            tracing::warn!(
-                "{}: more than {MAX_IMPORTS} imports; the rest are not listed",
-                file.display()
-            );
+    out: &'a mut Vec<Import>,
+}
+
+impl ImportWalk<'_, '_> {
+    fn walk(&mut self, file: &Path, text: &str, depth: u32) {
+        if depth > MAX_IMPORT_DEPTH {
             return;
         }
-        let Some(path) = resolve_import(setup, file, &tok) else {
-            continue;
-        };
-        let canon = setup
-            .fs
-            .canonicalize(&path)
-            .unwrap_or_else(|_| path.clone());
-        if stack.contains(&canon) {
-            continue;
+        for tok in import_tokens(text) {
+            if self.out.len() >= MAX_IMPORTS {
+                tracing::warn!(
+                    "{}: more than {MAX_IMPORTS} imports; the rest are not listed",
+                    file.display()
+                );
+                return;
+            }
+            let Some(path) = resolve_import(self.setup, file, &tok) else {
+                continue;
+            };
+            let canon = self
+                .setup
+                .fs
+                .canonicalize(&path)
+                .unwrap_or_else(|_| path.clone());
+            let outside =
+                !(self.user_file || is_inside(&path, self.cwd) && is_inside(&canon, self.cwd));
+            if !self.seen.insert(self.setup.fs, &path) {
+                continue;
+            }
+            let ft = self.reader.read(&path, Mode::Claude);
+            let delivered = delivered_text(&ft.text);
+            if !outside && (ft.too_large || delivered.is_empty()) {
+                continue;
+            }
+            self.out.push(Import {
+                approval: outside,
+                path: path.clone(),
+                depth,
+                bytes: ft.file_bytes,
+                sha256: (!outside).then(|| alisio_base::text::sha256_hex(&delivered)),
+            });
+            if !outside {
+                self.walk(&path, &ft.text, depth + 1);
+            }
         }
-        let ft = reader.read(&path, Mode::Claude);
-        out.push(Import {
-            approval: !user_file && !is_inside(&path, setup.root),
-            path: path.clone(),
-            depth,
-            bytes: ft.file_bytes,
-        });
-        stack.push(canon);
-        walk_imports(
-            setup,
-            reader,
-            &path,
-            &ft.text,
-            depth + 1,
-            user_file,
-            stack,
-            out,
-        );
-        stack.pop();
     }
 }
 
@@ -359,18 +281,15 @@ fn rule_files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
 struct Builder<'s, 'r> {
     setup: &'s Setup<'s>,
     reader: &'r Reader<'r>,
-    seen: HashSet<PathBuf>,
+    seen: Seen,
+    /// The session's directory (imports outside it wait for an approval).
+    cwd: PathBuf,
     files: Vec<Entry>,
 }
 
 impl Builder<'_, '_> {
     fn push(&mut self, path: PathBuf, scope: Scope, kind: Kind, load: Load) {
-        let canon = self
-            .setup
-            .fs
-            .canonicalize(&path)
-            .unwrap_or_else(|_| path.clone());
-        if !self.seen.insert(canon) {
+        if !self.seen.insert(self.setup.fs, &path) {
             return;
         }
         let file = self.reader.read(&path, Mode::Claude);
@@ -386,7 +305,17 @@ impl Builder<'_, '_> {
         } else {
             e.stripped_bytes = Some(stripped_bytes(&e.file.text));
             let user = matches!(scope, Scope::Global | Scope::Managed);
-            e.imports = imports(self.setup, self.reader, &e.path, &e.file.text, user);
+            if !delivered_text(&e.file.text).is_empty() {
+                e.imports = imports(
+                    self.setup,
+                    self.reader,
+                    &mut self.seen,
+                    &self.cwd,
+                    &e.path,
+                    &e.file.text,
+                    user,
+                );
+            }
         }
         self.files.push(e);
     }
@@ -400,7 +329,8 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
     let mut b = Builder {
         setup,
         reader,
-        seen: HashSet::new(),
+        seen: Seen::default(),
+        cwd: dir.to_path_buf(),
         files: Vec::new(),
     };
     if let Some(m) = setup.claude_managed
@@ -549,12 +479,6 @@ mod tests {
         assert!(globs_match(&["*.{ts,tsx}".to_string()], "a.tsx"));
         assert!(!globs_match(&["*.ts".to_string()], "src/a.ts"));
         assert!(!globs_match(&["src/[".to_string()], "src/["));
-    }
-
-    #[test]
-    fn imports_skip_code_blocks_spans_and_emails() {
-        let t = "see @a.md and `@b.md`\n```\n@c.md\n```\nmail x@y.com\n@d.md\n~~~\n@e.md\n~~~\n";
-        assert_eq!(import_tokens(t), ["a.md", "d.md"]);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::codex::CodexConfig;
 use super::host_files::HostList;
@@ -14,6 +15,84 @@ use super::{
 };
 use alisio_base::config::Host;
 use alisio_base::workspace::{display_path, is_inside};
+
+/// The explain object of spec/interfaces.md §1.1 (the fields of spec/instructions.md §2.9), in
+/// the order it is printed. Paths are workspace-relative inside the workspace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplainObject {
+    pub path: String,
+    pub workspace: String,
+    pub host: Host,
+    /// The client version the host's rules were measured on (tests/real/pins.txt), when one was.
+    pub host_version: Option<&'static str>,
+    /// `null` for claude-code (no shared budget).
+    pub max_bytes: Option<u64>,
+    pub files: Vec<ExplainedFile>,
+    pub omitted_bytes: u64,
+    pub notice: Option<String>,
+    pub outside_workspace: bool,
+    pub skipped: Vec<PathReason>,
+    pub not_loaded: Vec<PathReason>,
+    /// cursor only: how its rules are known (hosts.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<&'static str>,
+}
+
+/// One file of the explain object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplainedFile {
+    pub path: String,
+    pub scope: &'static str,
+    pub kind: &'static str,
+    pub bytes: u64,
+    pub kept_bytes: u64,
+    pub truncation: &'static str,
+    pub file_bytes: u64,
+    /// Present (`true`) when the read stopped at the size cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_cut: Option<bool>,
+    /// Present (`true`) for an empty file that was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub load: &'static str,
+    pub delivery: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// gemini and claude-code only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imports: Option<Vec<ExplainedImport>>,
+    /// claude-code only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stripped_bytes: Option<u64>,
+    /// Claude Code: the sha256 of the file's text as delivered (comments stripped), unless dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// One `@import` of a file (gemini, claude-code; `approval` for claude-code only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExplainedImport {
+    pub path: String,
+    pub depth: u32,
+    pub bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval: Option<bool>,
+    /// Claude Code: the sha256 of the imported text as delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// A skipped or not-loaded path and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PathReason {
+    pub path: String,
+    pub reason: String,
+}
 
 /// The answer of `context explain`.
 #[derive(Clone, Debug)]
@@ -145,69 +224,81 @@ impl Explanation {
     /// The JSON object of spec/interfaces.md §1.1 with the fields of spec/instructions.md §2.9.
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let files: Vec<Value> = self
+        serde_json::to_value(self.object()).unwrap_or(Value::Null)
+    }
+
+    /// The explain object as a type: what `context explain --json` prints and
+    /// `alisio/contextExplain` answers.
+    #[must_use]
+    pub fn object(&self) -> ExplainObject {
+        let files = self
             .files
             .iter()
             .map(|f| {
-                let mut o = json!({
-                    "path": self.show(&f.path),
-                    "scope": f.scope.as_str(),
-                    "kind": f.kind.as_str(),
-                    "bytes": f.bytes,
-                    "keptBytes": f.kept_bytes,
-                    "truncation": f.truncation.as_str(),
-                    "fileBytes": f.file.file_bytes,
-                });
-                if f.file.cut {
-                    o["fileCut"] = json!(true);
+                let import = |i: &super::Import, approval: bool| ExplainedImport {
+                    path: self.show(&i.path),
+                    depth: i.depth,
+                    bytes: i.bytes,
+                    approval: approval.then_some(i.approval),
+                    sha256: if approval { i.sha256.clone() } else { None },
+                };
+                let imports = match self.host {
+                    Host::Gemini => Some(f.imports.iter().map(|i| import(i, false)).collect()),
+                    Host::ClaudeCode => Some(f.imports.iter().map(|i| import(i, true)).collect()),
+                    _ => None,
+                };
+                let delivered = (self.host == Host::ClaudeCode
+                    && f.truncation != super::Truncation::Dropped)
+                    .then(|| claude::delivered_text(&f.file.text));
+                let delivered_empty = delivered.as_ref().is_some_and(String::is_empty);
+                ExplainedFile {
+                    path: self.show(&f.path),
+                    scope: f.scope.as_str(),
+                    kind: f.kind.as_str(),
+                    bytes: f.bytes as u64,
+                    kept_bytes: f.kept_bytes as u64,
+                    truncation: f.truncation.as_str(),
+                    file_bytes: f.file.file_bytes,
+                    file_cut: f.file.cut.then_some(true),
+                    empty: ((f.file.empty && f.file.error.is_none()) || delivered_empty)
+                        .then_some(true),
+                    error: f.file.error.clone(),
+                    load: f.load.as_str(),
+                    delivery: f.delivery.as_str(),
+                    reason: f.reason.clone(),
+                    imports,
+                    stripped_bytes: (self.host == Host::ClaudeCode)
+                        .then(|| f.stripped_bytes.unwrap_or(0) as u64),
+                    sha256: delivered.map(|d| alisio_base::text::sha256_hex(&d)),
                 }
-                if f.file.empty && f.file.error.is_none() {
-                    o["empty"] = json!(true);
-                }
-                if let Some(e) = &f.file.error {
-                    o["error"] = json!(e);
-                }
-                o["load"] = json!(f.load.as_str());
-                o["delivery"] = json!(f.delivery.as_str());
-                if let Some(r) = &f.reason {
-                    o["reason"] = json!(r);
-                }
-                if self.host == Host::Gemini {
-                    o["imports"] = Value::Array(
-                        f.imports
-                            .iter()
-                            .map(|i| json!({"path": self.show(&i.path), "depth": i.depth, "bytes": i.bytes}))
-                            .collect(),
-                    );
-                }
-                if self.host == Host::ClaudeCode {
-                    o["imports"] = Value::Array(
-                        f.imports
-                            .iter()
-                            .map(|i| json!({"path": self.show(&i.path), "depth": i.depth, "bytes": i.bytes, "approval": i.approval}))
-                            .collect(),
-                    );
-                    o["strippedBytes"] = json!(f.stripped_bytes.unwrap_or(0));
-                }
-                o
             })
             .collect();
-        let mut top = json!({
-            "path": self.show(&self.target),
-            "workspace": self.root.to_string_lossy(),
-            "host": self.host.as_str(),
-            "maxBytes": self.max_bytes,
-            "files": files,
-            "omittedBytes": self.omitted_bytes,
-            "notice": self.notice,
-            "outsideWorkspace": self.outside_workspace,
-            "skipped": self.skipped.iter().map(|s| json!({"path": self.show(&s.path), "reason": s.reason})).collect::<Vec<_>>(),
-            "notLoaded": self.not_loaded.iter().map(|n| json!({"path": self.show(&n.path), "reason": n.reason})).collect::<Vec<_>>(),
-        });
-        if self.host == Host::Cursor {
-            top["evidence"] = json!(cursor::EVIDENCE);
+        let path_reason = |path: &Path, reason: &str| PathReason {
+            path: self.show(path),
+            reason: reason.to_owned(),
+        };
+        ExplainObject {
+            path: self.show(&self.target),
+            workspace: self.root.to_string_lossy().into_owned(),
+            host: self.host,
+            host_version: super::host_version(self.host),
+            max_bytes: self.max_bytes,
+            files,
+            omitted_bytes: self.omitted_bytes,
+            notice: self.notice.clone(),
+            outside_workspace: self.outside_workspace,
+            skipped: self
+                .skipped
+                .iter()
+                .map(|s| path_reason(&s.path, s.reason))
+                .collect(),
+            not_loaded: self
+                .not_loaded
+                .iter()
+                .map(|n| path_reason(&n.path, &n.reason))
+                .collect(),
+            evidence: (self.host == Host::Cursor).then_some(cursor::EVIDENCE),
         }
-        top
     }
 
     /// The human form of spec/instructions.md §2.9: header, one row per file, notice, skipped lines.

@@ -203,6 +203,7 @@ impl Imports<'_, '_> {
                 depth: depth + 1,
                 bytes: file.size() as u64,
                 approval: false,
+                sha256: None,
             });
             if depth + 1 < MAX_IMPORT_DEPTH {
                 chain.push(canon);

@@ -11,11 +11,13 @@ pub mod attach;
 pub mod budget;
 pub mod chain;
 pub mod claude;
+pub mod claude_text;
 pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod diagnostics;
 pub mod explain;
+pub mod fixes;
 pub mod gemini;
 pub mod host_files;
 pub mod host_lens;
@@ -37,6 +39,19 @@ pub use read::FileText;
 pub const PER_FILE_LIMIT: usize = 262_144;
 /// spec/instructions.md §4: Claude Code skips a file larger than this (4 MiB).
 pub const CLAUDE_SKIP_LIMIT: u64 = 4_194_304;
+
+/// The client version whose behaviour a host's simulation reproduces, measured with the real
+/// client by the conformance suite (`tests/real`, spec/hosts.md §0); `None` for the hosts
+/// that follow source code or documentation only. `explain --json` reports it as `hostVersion`.
+#[must_use]
+pub const fn host_version(host: Host) -> Option<&'static str> {
+    match host {
+        Host::ClaudeCode => Some("2.1.332"),
+        Host::Codex => Some("0.171.0"),
+        Host::Gemini => Some("0.61.0"),
+        Host::Alisio | Host::Copilot | Host::Cursor => None,
+    }
+}
 
 /// The `kind` of a listed file (spec/interfaces.md §1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -173,6 +188,9 @@ pub struct Import {
     pub depth: u32,
     pub bytes: u64,
     pub approval: bool,
+    /// claude-code: SHA-256 of the text delivered for the import (`None` when it is not
+    /// delivered: it waits for an approval).
+    pub sha256: Option<String>,
 }
 
 /// One file of a startup list L, with the budget applied.

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::discover::{self, Candidate, Owner, PluginRoot, Root, Scope, Walk};
@@ -63,6 +64,10 @@ pub struct Entry {
     pub name_span: TextRange,
     /// For project roots, the directory d whose root holds the skill (owner vantage).
     pub project_dir: Option<PathBuf>,
+    /// Claude Code simulation: the frontmatter `name`, which it shows beside the directory name.
+    pub label: Option<String>,
+    /// Claude Code simulation: `when_to_use`, which it lists after the description.
+    pub when_to_use: Option<String>,
 }
 
 /// One discovered `SKILL.md` with its host-`alisio` judgement.
@@ -249,14 +254,26 @@ fn simulated(
                 n.split_whitespace().collect::<Vec<_>>().join(" ")
             }),
         };
-        let description = fm
-            .and_then(|f| f.get("description"))
-            .and_then(|e| e.value.as_str())
-            .unwrap_or("")
-            .to_string();
+        let text = |k: &str| {
+            fm.and_then(|f| f.get(k))
+                .and_then(|e| e.value.as_str())
+                .map(str::to_string)
+        };
+        let mut description = text("description").unwrap_or_default();
+        let claude = host == Host::ClaudeCode;
+        if claude && description.trim().is_empty() {
+            description = claude_fallback_description(&s.checked);
+        }
+        let user_only = fm
+            .and_then(|f| f.get("disable-model-invocation"))
+            .and_then(|e| e.value.scalar_text())
+            .is_some_and(|t| matches!(t, "true" | "yes" | "on" | "1"));
         entries.push(Entry {
             locked: false,
             owner: None,
+            model_invocable: !(claude && user_only),
+            label: text("name").filter(|_| claude),
+            when_to_use: text("when_to_use").filter(|_| claude),
             ..base_entry(&walk, s, name.clone(), name, description)
         });
     }
@@ -274,6 +291,20 @@ fn simulated(
         skills,
         entries,
     }
+}
+
+/// What Claude Code lists for a skill without a description: the first non-empty line of the
+/// body (of the whole file when there is no frontmatter), without leading `#`s, trimmed
+/// (measured on 2.1.332, spec/skills.md §9.2).
+fn claude_fallback_description(c: &Checked) -> String {
+    let body = c.block.as_ref().map_or(c.text.as_str(), |b| {
+        c.text.get(b.body_start..).unwrap_or("")
+    });
+    body.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.trim_start_matches('#').trim().to_string())
+        .unwrap_or_default()
 }
 
 /// `#shadow-n` ids, and (when `shadow`) first-wins shadowing by plain name.
@@ -343,6 +374,8 @@ fn base_entry(
         winner: None,
         name_span: s.checked.name_span().unwrap_or_default(),
         project_dir: root.project_dir.clone(),
+        label: None,
+        when_to_use: None,
     }
 }
 
@@ -383,29 +416,69 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
 /// The JSON object of one entry (spec/interfaces.md §1.2 plus the fields spec/skills.md §3.1 adds).
 #[must_use]
 pub fn entry_json(e: &Entry, workspace_root: &Path) -> Value {
-    let mut v = json!({
-        "id": e.id,
-        "name": e.name,
-        "displayId": e.display_id,
-        "description": e.description,
-        "scope": e.scope.as_str(),
-        "source": e.scope.source(),
-        "file": display_path(&e.file, workspace_root),
-        "root": display_path(&e.root, workspace_root),
-        "enabled": e.enabled,
-        "effective": e.effective,
-        "shadowedBy": e.shadowed_by,
-        "effectiveId": e.effective_id,
-        "locked": e.locked,
-        "modelInvocable": e.model_invocable,
-        "approximateTokens": e.approximate_tokens,
-        "catalogTokens": e.catalog_tokens,
-        "bodyTokens": e.body_tokens,
-    });
-    if let (Some(o), Value::Object(m)) = (&e.owner, &mut v) {
-        m.insert("owner".into(), json!({"id": o.id, "name": o.name}));
+    serde_json::to_value(entry_object(e, workspace_root)).unwrap_or(Value::Null)
+}
+
+/// The catalog entry of spec/interfaces.md §1.2 as a type: `skills list --json`,
+/// `alisio/skillCatalog` and `alisio/setSkillEnabled`.
+#[must_use]
+pub fn entry_object(e: &Entry, workspace_root: &Path) -> CatalogEntry {
+    CatalogEntry {
+        id: e.id.clone(),
+        name: e.name.clone(),
+        display_id: e.display_id.clone(),
+        description: e.description.clone(),
+        scope: e.scope.as_str(),
+        source: e.scope.source(),
+        file: display_path(&e.file, workspace_root),
+        root: display_path(&e.root, workspace_root),
+        enabled: e.enabled,
+        effective: e.effective,
+        shadowed_by: e.shadowed_by.clone(),
+        effective_id: e.effective_id.clone(),
+        locked: e.locked,
+        model_invocable: e.model_invocable,
+        approximate_tokens: e.approximate_tokens,
+        catalog_tokens: e.catalog_tokens,
+        body_tokens: e.body_tokens,
+        owner: e.owner.as_ref().map(|o| CatalogOwner {
+            id: o.id.clone(),
+            name: o.name.clone(),
+        }),
     }
-    v
+}
+
+/// One catalog entry (spec/interfaces.md §1.2), in the order it is printed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogEntry {
+    pub id: String,
+    pub name: String,
+    pub display_id: String,
+    pub description: String,
+    pub scope: &'static str,
+    pub source: &'static str,
+    pub file: String,
+    pub root: String,
+    pub enabled: bool,
+    pub effective: bool,
+    pub shadowed_by: Option<String>,
+    pub effective_id: String,
+    pub locked: bool,
+    pub model_invocable: bool,
+    pub approximate_tokens: u64,
+    pub catalog_tokens: u64,
+    pub body_tokens: u64,
+    /// The plugin that registered the entry's root, absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<CatalogOwner>,
+}
+
+/// `{id, name}` of the plugin that registered an entry's root.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CatalogOwner {
+    pub id: String,
+    pub name: String,
 }
 
 /// Entries a model sees: effective, enabled and model-invocable, in precedence order.
@@ -533,6 +606,8 @@ mod tests {
             winner: None,
             name_span: TextRange::default(),
             project_dir: None,
+            label: None,
+            when_to_use: None,
         }
     }
 

@@ -11,8 +11,10 @@ pub mod discover;
 pub mod editor;
 mod fixes;
 pub mod frontmatter;
+pub mod listing;
 pub mod report;
 pub mod tools;
+pub mod triggers;
 pub mod validate;
 
 /// Below this many items the skill readers stay on one thread.

@@ -9,7 +9,7 @@ use super::Run;
 use super::calls::{Done, Slot};
 use crate::approvals::{self, Policy, Reply};
 use crate::tools::args::WriteFile;
-use crate::tools::{self, Effect, Spec, confine::Refusal};
+use crate::tools::{self, Effect, Spec, confine::Refusal, review};
 use crate::util::ellipsize;
 
 impl Run<'_> {
@@ -53,7 +53,7 @@ impl Run<'_> {
                         200,
                     );
                     match self.ask(s, "external", summary, vec![shown.clone()], None)? {
-                        Ok(session) => {
+                        Ok((session, _)) => {
                             if session {
                                 self.grants
                                     .lock()
@@ -104,8 +104,9 @@ impl Run<'_> {
             args,
             target.as_ref(),
         );
+        let shown = preview.clone();
         match self.ask(s, sp.effect.as_str(), summary, paths_shown, preview)? {
-            Ok(session) => {
+            Ok((session, review)) => {
                 if session {
                     self.grants
                         .lock()
@@ -113,13 +114,25 @@ impl Run<'_> {
                         .effects
                         .insert(sp.effect.as_str().to_string());
                 }
+                // spec/sessions.md §4.4: the write applies what the user approved, over the
+                // file as it was shown.
+                if sp.effect == Effect::Write {
+                    match review::reviewed(sp.name, args, shown.as_ref(), review.as_ref()) {
+                        Ok(Some(r)) => {
+                            self.edits.reviewed.insert(s.id.clone(), r);
+                        }
+                        Ok(None) => {}
+                        Err(t) => return Ok(refuse(t)),
+                    }
+                }
                 Ok(None)
             }
             Err(d) => Ok(Some(d)),
         }
     }
 
-    /// Asks the approver; `Ok(true)` for allow-session, `Ok(false)` for allow-once.
+    /// Asks the approver; `Ok((true, _))` for allow-session, `Ok((false, _))` for allow-once,
+    /// with the user's review of a write.
     fn ask(
         &mut self,
         s: &Slot,
@@ -127,7 +140,7 @@ impl Run<'_> {
         summary: String,
         paths: Vec<String>,
         preview: Option<Value>,
-    ) -> Result<Result<bool, Done>, String> {
+    ) -> Result<Result<(bool, Option<approvals::Review>), Done>, String> {
         let Some(ap) = self.approver else {
             return Ok(Err(Done {
                 outcome: "denied",
@@ -157,7 +170,7 @@ impl Run<'_> {
                 Value::Null
             },
         };
-        let reply = ap.approve(&req, &self.cancel);
+        let (reply, review) = ap.approve_reviewed(&req, &self.cancel);
         let (decision, source, denial) = approvals::resolve(&reply);
         if reply == Reply::Cancelled {
             return Ok(Err(Done {
@@ -185,7 +198,7 @@ impl Run<'_> {
                 ms: 0,
                 denial: Some("approval"),
             }),
-            None => Ok(reply == Reply::AllowSession),
+            None => Ok((reply == Reply::AllowSession, review)),
         })
     }
 }

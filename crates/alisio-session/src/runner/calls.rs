@@ -306,6 +306,24 @@ impl Run<'_> {
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
+            if let Some(r) = self.edits.reviewed.remove(&id) {
+                // spec/sessions.md §4.4: the write as the user approved it.
+                let t0 = Instant::now();
+                let mut d = match tools::review::write(&self.tctx, &r) {
+                    Ok(texts) => Done {
+                        outcome: "ok",
+                        is_error: false,
+                        texts,
+                        ms: 0,
+                        denial: None,
+                    },
+                    Err(e) if e.starts_with("Stale approval") => Done::error("refused", e),
+                    Err(e) => Done::error("error", e),
+                };
+                d.ms = t0.elapsed().as_millis() as u64;
+                self.complete_slot(&mut slots[k], d)?;
+                continue;
+            }
             runnable.push(k);
         }
         if !runnable.is_empty() && self.run_parallel(slots, &runnable, next_store, delivered)? {
@@ -407,6 +425,13 @@ impl Run<'_> {
         })?;
         fault("after_call_done");
         s.done = Some(d);
+        // spec/sessions.md §13.2: a mark after every call that may have changed files.
+        let may_write = s
+            .spec
+            .is_some_and(|sp| sp.effect != Effect::Read || sp.name == "task");
+        if s.started.is_some() && may_write {
+            self.mark_after_call();
+        }
         Ok(())
     }
 

@@ -172,6 +172,7 @@ impl Run<'_> {
                 expanded: None,
                 transcript: Transcript::default(),
                 first_text: std::cell::Cell::new(None),
+                edits: super::marks::Edits::default(),
             };
             let r = child.run(false);
             (

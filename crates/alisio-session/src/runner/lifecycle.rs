@@ -229,6 +229,7 @@ fn run_link(
         expanded,
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
+        edits: super::marks::Edits::default(),
     };
     let result = match run
         .start(existing.is_some())
@@ -549,6 +550,8 @@ impl Run<'_> {
         if let Some((interrupted_runs, calls)) = reconciled {
             self.report_reconciled(interrupted_runs, &calls)?;
         }
+        // spec/sessions.md §13.1: the checkpoint of this user turn, before its prompt.
+        self.checkpoint();
         self.store_prompt()
     }
 

@@ -25,6 +25,7 @@ mod calls;
 mod child;
 mod compaction;
 mod lifecycle;
+mod marks;
 mod relay;
 mod request;
 mod result_read;
@@ -86,7 +87,7 @@ pub struct RunResult {
     pub turns: u32,
     pub tokens: u64,
     /// The ContextReport of the next request.
-    pub report: Value,
+    pub report: alisio_governor::report::ContextReport,
     /// A relay ended this session's run: the next session's id and its first message
     /// (spec/sessions.md §12.5). `run_session` continues there; its result is the last link's.
     pub relay: Option<(String, String)>,
@@ -178,6 +179,8 @@ pub(crate) struct Run<'a> {
     transcript: Transcript,
     /// When the current request's first text fragment arrived (`ttftMs`).
     first_text: std::cell::Cell<Option<Instant>>,
+    /// Snapshots for checkpoints, and approved writes as the user reviewed them.
+    edits: marks::Edits,
 }
 
 impl Run<'_> {

@@ -392,14 +392,14 @@ impl Run<'_> {
     }
 
     /// The ContextReport of the next request (dry: no events, no writes).
-    pub(super) fn report(&self) -> Value {
+    pub(super) fn report(&self) -> alisio_governor::report::ContextReport {
         let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
         let (_, _, parts) = self.parts();
         let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
         let _ = crate::gov::with_stored_replay(&self.store, &self.sid, &mut r);
         if self.seat() == Seat::Coordinator {
             let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
-            r["delegation"] = crate::briefs::report(&values, &worker_text());
+            r.set_delegation(crate::briefs::report(&values, &worker_text()));
         }
         r
     }

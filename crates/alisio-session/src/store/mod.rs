@@ -10,6 +10,7 @@
 //! `reconcile.rs`.
 
 mod reconcile;
+mod snapshots;
 mod write;
 
 use std::collections::HashMap;
@@ -23,9 +24,10 @@ pub use alisio_governor::stored::{Role, RowKind};
 pub use reconcile::{
     INTERRUPTED_PENDING, INTERRUPTED_RUNNING, Reconciled, paired_view, tool_message, unanswered,
 };
+pub use snapshots::{NewSnap, SnapKind, SnapRow};
 pub use write::{DbResult, RunEnd, TaskRow, Tx};
 
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA_V1: &str = "
 CREATE TABLE sessions(
@@ -55,6 +57,14 @@ CREATE TABLE tasks(
   session_id TEXT NOT NULL, id TEXT NOT NULL, label TEXT NOT NULL, command TEXT NOT NULL, cwd TEXT NOT NULL,
   status TEXT NOT NULL, exit_code INTEGER NULL, log_path TEXT NOT NULL, output_bytes INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL, ended_at TEXT NULL, PRIMARY KEY(session_id, id));
+";
+
+/// v2 (spec/sessions.md §13.2): the checkpoints and marks of each session.
+const SCHEMA_V2: &str = "
+CREATE TABLE snapshots(
+  session_id TEXT NOT NULL REFERENCES sessions(id), id INTEGER NOT NULL, kind TEXT NOT NULL,
+  checkpoint INTEGER NULL, manifest TEXT NULL, active TEXT NULL, at_seq INTEGER NOT NULL,
+  created_at TEXT NOT NULL, paths TEXT NULL, PRIMARY KEY(session_id, id));
 ";
 
 /// A stored session row.
@@ -181,6 +191,10 @@ impl Store {
         if v < 1 {
             tx.execute_batch(SCHEMA_V1).map_err(sql)?;
             tx.execute_batch("PRAGMA user_version = 1").map_err(sql)?;
+        }
+        if v < 2 {
+            tx.execute_batch(SCHEMA_V2).map_err(sql)?;
+            tx.execute_batch("PRAGMA user_version = 2").map_err(sql)?;
         }
         tx.commit().map_err(sql)
     }
@@ -577,7 +591,7 @@ mod tests {
     }
 
     #[test]
-    fn open_sets_wal_and_schema_version_one() {
+    fn open_sets_wal_and_schema_version_two() {
         let d = tempfile::tempdir().unwrap();
         let s = Store::open(d.path()).unwrap();
         let mode: String = s
@@ -589,7 +603,26 @@ mod tests {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(v, 1);
+        assert_eq!(v, 2);
+    }
+
+    #[test]
+    fn a_version_one_store_is_migrated_to_two_keeping_its_rows() {
+        let d = tempfile::tempdir().unwrap();
+        {
+            let c = Connection::open(d.path().join("sessions.db")).unwrap();
+            c.execute_batch(SCHEMA_V1).unwrap();
+            c.execute_batch("PRAGMA user_version = 1").unwrap();
+            c.execute("INSERT INTO sessions(id,title,workspace,cwd,created_at,updated_at,provider) VALUES('s','t','/w','/w','a','a','{}')", []).unwrap();
+        }
+        let s = Store::open(d.path()).unwrap();
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 2);
+        assert!(s.session("s").unwrap().is_some());
+        assert_eq!(s.snapshots("s").unwrap(), vec![]);
     }
 
     #[test]
@@ -597,12 +630,12 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         drop(Store::open(d.path()).unwrap());
         let c = Connection::open(d.path().join("sessions.db")).unwrap();
-        c.execute_batch("PRAGMA user_version = 2").unwrap();
+        c.execute_batch("PRAGMA user_version = 3").unwrap();
         drop(c);
         let e = Store::open(d.path()).err().unwrap();
         assert_eq!(
             e,
-            "Session store was created by a newer alisio-ls (schema 2); upgrade alisio-ls"
+            "Session store was created by a newer alisio-ls (schema 3); upgrade alisio-ls"
         );
     }
 

@@ -77,7 +77,10 @@ pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> Result<String, String> {
     Ok(json!({"path":c.shown,"sha256":sha,"startLine":start,"endLine":end,"content":out.join("\n"),"truncated":truncated}).to_string())
 }
 
-fn precondition(c: &Confined, expected: Option<&str>) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn precondition(
+    c: &Confined,
+    expected: Option<&str>,
+) -> Result<Option<Vec<u8>>, String> {
     let current = match std::fs::symlink_metadata(&c.real) {
         Ok(m) if m.is_file() => {
             if m.len() > MIB {
@@ -182,7 +185,7 @@ struct AtomicTarget<'a> {
     shown: &'a str,
 }
 
-fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
+pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
     let c = confine(ctx, path)?;
     ctx.roots.check_writable(&c)?;
     Ok(c)

@@ -7,6 +7,7 @@ pub mod confine;
 pub mod files;
 pub mod preview;
 pub mod process;
+pub mod review;
 pub mod search;
 
 use std::path::PathBuf;

@@ -67,7 +67,8 @@ fn file(
     if after.len() > PREVIEW_MAX {
         return Some(truncated(c, new_file));
     }
-    Some(json!({"path": c.shown, "before": before_text, "after": after}))
+    let hunks = crate::diff::hunks(before_text.unwrap_or(""), &after);
+    Some(json!({"path": c.shown, "before": before_text, "after": after, "hunks": hunks}))
 }
 
 fn truncated(c: &Confined, new_file: bool) -> Value {
@@ -131,7 +132,10 @@ mod tests {
             json!({"path": "a.txt", "oldText": "one\ntwo", "newText": "1\n2", "expectedHash": "x"});
         assert_eq!(
             of_call(&DiskFs, "edit_file", obj(&args), Some(&c)),
-            Some(json!({"path": "a.txt", "before": "one\r\ntwo\r\n", "after": "1\r\n2\r\n"}))
+            Some(
+                json!({"path": "a.txt", "before": "one\r\ntwo\r\n", "after": "1\r\n2\r\n",
+                "hunks": [{"oldStart": 0, "oldLines": 2, "newStart": 0, "newLines": 2}]})
+            )
         );
         let no_match = json!({"oldText": "three", "newText": "3"});
         assert_eq!(
@@ -147,7 +151,10 @@ mod tests {
         let args = json!({"path": "new.txt", "content": "hello\n"});
         assert_eq!(
             of_call(&DiskFs, "write_file", obj(&args), Some(&c)),
-            Some(json!({"path": "new.txt", "before": null, "after": "hello\n"}))
+            Some(
+                json!({"path": "new.txt", "before": null, "after": "hello\n",
+                "hunks": [{"oldStart": 0, "oldLines": 0, "newStart": 0, "newLines": 1}]})
+            )
         );
         let big = json!({"content": "x".repeat(PREVIEW_MAX + 1)});
         assert_eq!(

@@ -14,9 +14,14 @@ M.context_report = 'alisio/contextReport' -- {sessionId} → ContextReport
 M.list_sessions = 'alisio/listSessions' -- {} → [{sessionId, title, createdAt, updatedAt, messages}]
 M.session_transcript = 'alisio/sessionTranscript' -- {sessionId} → `sessions show --json` object
 M.init_agents_md = 'alisio/initAgentsMd' -- {uri, write?, sha256?} → the proposed root AGENTS.md
+M.checkpoints = 'alisio/checkpoints' -- {sessionId} → [{checkpoint, createdAt, promptSeq, prompt, files, active}]
+M.rewind = 'alisio/rewind' -- {sessionId, checkpoint, resolve?} → {rewound, prompt, files, conflicts, kept, unrestorable, failed, messages}
+M.session_changes = 'alisio/sessionChanges' -- {sessionId} → [{path, status, before, after, truncated, hunks, sha256, userChanged}]
+M.keep_changes = 'alisio/keepChanges' -- {sessionId, paths?} → {kept}
+M.undo_change = 'alisio/undoChange' -- {sessionId, path, hunks?} → {change}
 
 -- server → client
-M.approve = 'alisio/approve' -- request {sessionId, callId, tool, effect, summary, paths, preview?} → {decision}
+M.approve = 'alisio/approve' -- request {sessionId, callId, tool, effect, summary, paths, preview?} → {decision, content?, hunks?}
 M.session_event = 'alisio/sessionEvent' -- notification {sessionId, event}
 
 return M

@@ -4,25 +4,10 @@
 // per stream (`off` as sent, `governed`, each baseline) with its cached part. The drawing code
 // and the uPlot bundle are the HTML page's own (chartAssets.ts). No `vscode` import: unit-tested
 // in plain Node. The report's replay section is rendered by render.ts.
-export interface Figures {
-  inputTokens: number;
-  cachedTokens: number;
-  cost: number;
-  cacheBreaks: number;
-}
+import type { Columns, Figures, Replay } from '../lsp_ext';
 
-export interface Columns {
-  inputTokens: number[];
-  cachedTokens: number[];
-}
-
-export interface Replay {
-  requests: number;
-  off: Figures;
-  governed: Figures;
-  baselines: (Figures & { name: string })[];
-  perRequest?: { off: Columns; governed: Columns; baselines: Columns[] };
-}
+// The protocol's shapes are declared once, in lsp_ext.ts.
+export type { Columns, Figures, Replay };
 
 export interface ChartSeries {
   mode: string;

@@ -51,7 +51,8 @@ export class ChatModel {
   }
 
   apply(ev: SessionEvent): void {
-    const d = ev.data ?? {};
+    // The protocol declares `data` as unknown values (its shape differs by `type`); read here loosely.
+    const d = (ev.data ?? {}) as Record<string, any>;
     const child = !!ev.parentSessionId;
     if (!this.sessionId && !child && ev.sessionId && ev.type === 'run_started') {
       this.sessionId = ev.sessionId;

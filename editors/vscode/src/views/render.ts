@@ -2,59 +2,11 @@
 // catalog labels (spec/interfaces.md §1.2) and the Context Report (spec/governor.md §6) as HTML with plain SVG bar
 // charts; the report's replay chart is drawn in the webview by the shared uPlot code (chart.ts, chartAssets.ts).
 // No `vscode` import: unit-tested in plain Node.
-import { Figures, Replay, replayChart } from './chart';
+import type { ContextReport, ExplainFile, ExplainResult, Figures, Replay, Segment, SkillEntry, UsageLedger } from '../lsp_ext';
+import { replayChart } from './chart';
 
-export interface ExplainFile {
-  path: string;
-  scope: string;
-  kind: string;
-  bytes: number;
-  keptBytes: number;
-  truncation: string;
-}
-
-export interface ExplainResult {
-  path: string;
-  workspace?: string;
-  host: string;
-  maxBytes: number;
-  files: ExplainFile[];
-  omittedBytes?: number;
-  notice?: string | null;
-}
-
-export interface SkillEntry {
-  id: string;
-  name: string;
-  displayId?: string;
-  description?: string;
-  scope: string;
-  source?: string;
-  file?: string;
-  enabled: boolean;
-  effective: boolean;
-  shadowedBy?: string | null;
-  approximateTokens?: number;
-}
-
-export interface Segment {
-  index: number;
-  kind: string;
-  origin: string;
-  message?: number;
-  tool?: string;
-  callId?: string;
-  tokens: number;
-  criticality: string;
-  reason: string;
-  elided?: { reason: string; by?: string; tokensSaved: number };
-  used?: string;
-}
-
-export interface UsageLedger {
-  perTool?: Record<string, { seen: number; used: number; reread: number }>;
-  notAttributable?: number;
-}
+// The protocol's shapes are declared once, in lsp_ext.ts.
+export type { ContextReport, ExplainFile, ExplainResult, Segment, SkillEntry, UsageLedger };
 
 /** The usage ledger as a table: per tool, results seen, used, re-read, and unused (the rest). */
 export function renderUsageHtml(u: UsageLedger | null | undefined): string {
@@ -72,34 +24,6 @@ export function renderUsageHtml(u: UsageLedger | null | undefined): string {
     `<thead><tr><th>tool</th><th>seen</th><th>used</th><th>reread</th><th>unused</th></tr></thead><tbody>${rows}</tbody></table>` +
     `<p>${u.notAttributable ?? 0} results not attributable</p></div>`
   );
-}
-
-export interface ContextReport {
-  mode: 'off' | 'shadow' | 'on';
-  measured: boolean;
-  sessionId: string;
-  policyVersion?: number;
-  request?: number | null;
-  settings?: { minAgeTurns: number; epochMessages: number; maxChars: number };
-  messages?: number;
-  eligibleMessages?: number;
-  compacted?: boolean;
-  segments?: Segment[];
-  segmentsOmitted?: number;
-  totals?: {
-    segments: number;
-    tokensBefore: number;
-    tokensAfter: number;
-    tokensSaved: number;
-    elided: number;
-    byReason: Record<string, number>;
-    byCriticality: Record<string, number>;
-  };
-  invariants?: { sent: boolean; total: number; byKind: Record<string, number>; omitted: number };
-  /** The per-tool usage ledger (spec/governor.md §8), `null` when this process has none. */
-  usage?: UsageLedger | null;
-  /** The cache-aware replay of the session's requests so far (spec/governor.md §11.8). */
-  replay?: Replay | null;
 }
 
 /** The three elision reasons of spec/governor.md §6.4, always listed. */

@@ -1,6 +1,6 @@
 // An earlier session's transcript (`alisio/sessionTranscript`, the `sessions show --json`
 // object) as chat items, so a resumed chat shows what was said before. Pure.
-import type { Transcript } from '../lsp_ext';
+import type { StoredMessage, StoredPart, Transcript } from '../lsp_ext';
 import type { ChatItem } from './chatItem';
 import { oneLine } from './chatItem';
 
@@ -11,7 +11,7 @@ function unescapeAttr(s: string): string {
 }
 
 /** A user message's text parts split into its attachments (label) and the prompt. */
-export function userParts(content: any[]): { text: string; attachments: string[] } {
+export function userParts(content: StoredPart[] | undefined): { text: string; attachments: string[] } {
   const attachments: string[] = [];
   let text = '';
   for (const p of content ?? []) {
@@ -30,7 +30,7 @@ export function transcriptItems(t: Transcript): ChatItem[] {
   const items: ChatItem[] = [];
   const tools = new Map<string, Extract<ChatItem, { kind: 'tool' }>>();
   for (const row of t.messages ?? []) {
-    const m = row.message ?? {};
+    const m: StoredMessage = row.message ?? {};
     if (row.compacted) continue; // summarised away; the checkpoint stands for it
     if (row.role === 'user') {
       if (row.kind === 'checkpoint') {

@@ -24,6 +24,7 @@ use alisio_base::workspace::{DirEntry, FileType, display_path};
 mod alisio_host;
 mod claude_host;
 mod codex_host;
+pub mod content;
 mod copilot_host;
 mod cursor_host;
 mod gemini_host;
@@ -49,9 +50,13 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
         | (C::InstructionsSymlink | C::InstructionsFileCut, Host::Codex | Host::ClaudeCode) => {
             return None;
         }
-        (C::InstructionsLegacyName | C::InstructionsEmpty | C::InstructionsRuleManualOnly, _) => {
-            S::Information
-        }
+        (
+            C::InstructionsLegacyName
+            | C::InstructionsEmpty
+            | C::InstructionsRuleManualOnly
+            | C::InstructionsTooLong,
+            _,
+        ) => S::Information,
         (C::InstructionsClaudeIgnored, _) => S::Hint,
         (C::InstructionsSymlink | C::ConfigInvalid, _) => S::Error,
         _ => S::Warning,
@@ -330,8 +335,12 @@ impl Ctx<'_, '_> {
         }
     }
 
-    /// Per-file facts of a read file: file cut, invalid UTF-8, empty.
+    /// Per-file facts of a read file: file cut, invalid UTF-8, empty, and the content rules.
     fn file_facts(&mut self, path: &Path, file: &FileText, hides: &[String]) {
+        for (code, r, msg) in content::checks(&file.text) {
+            let span = LineIndex::new(&file.text).span(r);
+            self.push(path, span, code, msg, vec![]);
+        }
         if file.cut {
             let idx = LineIndex::new(&file.text);
             let start = idx.line_col(file.text.len());

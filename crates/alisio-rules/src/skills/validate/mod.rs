@@ -6,12 +6,14 @@
 //! ([`Checked::load_error`]), whatever profile the diagnostics were reported under.
 
 mod body;
+mod claude_values;
 mod fields;
 mod judged;
 mod names;
 mod problem;
 #[cfg(test)]
 mod tests;
+pub mod tools;
 
 use std::path::{Path, PathBuf};
 
@@ -124,6 +126,10 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
         (Code::SkillSymlink, _) => Error,
         (Code::SkillScanLimit, _) => Warning,
         (Code::SkillUntrusted | Code::SkillNotDiscovered | Code::SkillShadowed, _) => Information,
+        (
+            Code::SkillToolUnknown | Code::SkillValueInvalid | Code::SkillAgentWithoutFork,
+            Alisio | ClaudeCode,
+        ) => Warning,
         _ => return None,
     })
 }
@@ -457,6 +463,11 @@ fn frontmatter_checks(
         }
     }
     out.meta = field_checks(&fm, &dir_name(&out.file), block.open, profile, problems);
+    // Values of Claude Code's keys (spec/skills.md §2.10).
+    if matches!(profile, Profile::Alisio | Profile::ClaudeCode) {
+        tools::check_tools(text, &fm, problems);
+        claude_values::check_values(&fm, problems);
+    }
     out.frontmatter = Some(fm);
     true
 }

@@ -1,0 +1,38 @@
+//! `instructions-too-long` (opinionated; spec/instructions.md §5.5): an instruction file over
+//! 200 lines, Claude Code's documented size guidance for CLAUDE.md.
+
+use alisio_base::text::TextRange;
+
+/// Lines past which a file is "too long".
+pub const MAX_LINES: usize = 200;
+
+/// The number of lines and the range of the first line past [`MAX_LINES`], when there is one. A
+/// final line break does not start another line.
+#[must_use]
+pub fn too_long(text: &str) -> Option<(usize, TextRange)> {
+    let mut first_over = None;
+    let mut n = 0usize;
+    let mut pos = 0usize;
+    for line in text.split_inclusive('\n') {
+        n += 1;
+        if n == MAX_LINES + 1 {
+            let content = line.trim_end_matches(['\n', '\r']);
+            first_over = Some(TextRange::new(pos, pos + content.len()));
+        }
+        pos += line.len();
+    }
+    first_over.map(|r| (n, r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_hundred_lines_are_fine_and_the_next_one_is_reported() {
+        let ok = "x\n".repeat(200);
+        assert_eq!(too_long(&ok), None);
+        let over = format!("{ok}line 201\nlast");
+        assert_eq!(too_long(&over), Some((202, TextRange::new(400, 408))));
+    }
+}

@@ -1,0 +1,268 @@
+//! The skill listing each host sends to its model (spec/skills.md §9): order, each entry as
+//! sent, which descriptions are shortened or dropped, the total and the budget with what set it.
+//! One file per host; `collate` and `width` are Claude Code's sort order and measure.
+//!
+//! Plain data in, plain data out: the sources are built from a host's discovery
+//! ([`sources`]); nothing here reads a file.
+
+pub mod alisio;
+pub mod claude;
+pub mod codex;
+mod collate;
+pub mod diagnostics;
+pub mod settings;
+mod width;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::catalog::{self, Discovery, Entry, Input, listed};
+use super::discover::Scope;
+use alisio_base::config::Host;
+use alisio_base::workspace::Fs;
+
+/// One skill as a host would list it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The name the host lists (Claude Code: the directory name).
+    pub name: String,
+    /// The frontmatter `name` when the host shows it beside the command (Claude Code).
+    pub label: Option<String>,
+    pub description: String,
+    pub when_to_use: Option<String>,
+    pub scope: Scope,
+    pub file: PathBuf,
+}
+
+/// What happened to one entry's description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Full,
+    /// Cut from `from` to `to` characters (the host's unit) to fit.
+    Shortened {
+        from: u64,
+        to: u64,
+    },
+    /// Listed by name only.
+    Dropped,
+    /// Not listed at all.
+    Omitted,
+}
+
+impl Fate {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fate::Full => "full",
+            Fate::Shortened { .. } => "shortened",
+            Fate::Dropped => "dropped",
+            Fate::Omitted => "omitted",
+        }
+    }
+}
+
+/// The unit a host's budget counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Terminal display columns (Claude Code's `stringWidth`).
+    Columns,
+    /// Unicode scalar values.
+    Characters,
+    /// `ceil(bytes / 4)` per line (Codex's token estimate).
+    Tokens,
+}
+
+impl Unit {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Unit::Columns => "columns",
+            Unit::Characters => "characters",
+            Unit::Tokens => "tokens",
+        }
+    }
+}
+
+/// One entry of a listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    pub name: String,
+    /// The SKILL.md; `None` for the host's own entries.
+    pub file: Option<PathBuf>,
+    /// The host's own entry (Claude Code's bundled skills).
+    pub builtin: bool,
+    /// Never shortened by the host.
+    pub fixed: bool,
+    /// The entry with its whole (capped) description, as sent; empty for built-ins.
+    pub full: String,
+    /// The entry as sent once its description is dropped.
+    pub name_only: String,
+    /// The description as listed in full (built-ins: empty).
+    pub description: String,
+    pub full_cost: u64,
+    pub name_cost: u64,
+    pub fate: Fate,
+}
+
+impl Item {
+    /// What the entry costs as sent.
+    #[must_use]
+    pub fn cost(&self) -> u64 {
+        match self.fate {
+            Fate::Full | Fate::Shortened { .. } => self.full_cost,
+            Fate::Dropped => self.name_cost,
+            Fate::Omitted => 0,
+        }
+    }
+
+    /// The description the model sees (empty once dropped or omitted).
+    #[must_use]
+    pub fn listed_description(&self) -> &str {
+        match self.fate {
+            Fate::Full | Fate::Shortened { .. } => &self.description,
+            _ => "",
+        }
+    }
+
+    /// The entry as sent (`None` when omitted).
+    #[must_use]
+    pub fn text(&self) -> Option<&str> {
+        match self.fate {
+            Fate::Full | Fate::Shortened { .. } => Some(&self.full),
+            Fate::Dropped => Some(&self.name_only),
+            Fate::Omitted => None,
+        }
+    }
+}
+
+/// A host's listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listing {
+    pub unit: Unit,
+    pub budget: f64,
+    /// How the budget was computed (settings and defaults).
+    pub budget_source: String,
+    /// The cost had every description been kept.
+    pub total_full: u64,
+    /// The cost as sent.
+    pub total: u64,
+    pub items: Vec<Item>,
+}
+
+impl Listing {
+    /// By how much the full listing is over the budget (0 when it fits).
+    #[must_use]
+    pub fn over_by(&self) -> u64 {
+        (self.total_full as f64 - self.budget).max(0.0).ceil() as u64
+    }
+}
+
+/// The hosts whose listing is simulated; the others have no evidence to simulate from.
+pub const HOSTS: [Host; 3] = [Host::Alisio, Host::ClaudeCode, Host::Codex];
+
+/// The listing `host` builds from its discovery `d` (`None`: not simulated for that host).
+#[must_use]
+pub fn of_discovery(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    d: &Discovery,
+    o: &settings::Overrides,
+) -> Option<Listing> {
+    match d.host {
+        Host::Alisio => Some(alisio::listing(&d.entries)),
+        Host::ClaudeCode => Some(claude::listing(
+            &sources(d),
+            &settings::claude_budget(fs, input.workspace_root, input.env, o),
+        )),
+        Host::Codex => Some(codex::listing(&sources(d), settings::codex_budget(o))),
+        Host::Copilot | Host::Gemini | Host::Cursor => None,
+    }
+}
+
+/// Discovers `host` from `vantage` and builds its listing.
+#[must_use]
+pub fn for_host(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    vantage: &Path,
+    host: Host,
+    o: &settings::Overrides,
+) -> Option<(Discovery, Listing)> {
+    if !HOSTS.contains(&host) {
+        return None;
+    }
+    let d = catalog::discover_host(fs, input, vantage, host);
+    let l = of_discovery(fs, input, &d, o)?;
+    Some((d, l))
+}
+
+/// The hosts whose listing diagnostics are reported: those of `hosts.enabled` that are
+/// simulated (host `alisio` has none), else Claude Code and Codex (spec/skills.md §9.5).
+#[must_use]
+pub fn diagnostic_hosts(enabled: Option<&[Host]>) -> Vec<Host> {
+    match enabled {
+        Some(v) => v
+            .iter()
+            .copied()
+            .filter(|h| *h != Host::Alisio && HOSTS.contains(h))
+            .collect(),
+        None => vec![Host::ClaudeCode, Host::Codex],
+    }
+}
+
+/// Why a host's listing is not simulated.
+#[must_use]
+pub fn not_simulated(host: Host) -> String {
+    format!(
+        "the skill listing of {} is not simulated (spec/skills.md §9.4)",
+        host.as_str()
+    )
+}
+
+/// The JSON of a listing (spec/interfaces.md §1.5).
+#[must_use]
+pub fn listing_json(host: Host, l: &Listing, show: &dyn Fn(&Path) -> String) -> Value {
+    json!({
+        "host": host.as_str(),
+        "unit": l.unit.as_str(),
+        "budget": l.budget,
+        "budgetSource": l.budget_source,
+        "totalFull": l.total_full,
+        "total": l.total,
+        "overBy": l.over_by(),
+        "entries": l.items.iter().map(|i| {
+            let mut v = json!({
+                "name": i.name,
+                "file": i.file.as_deref().map(show),
+                "builtin": i.builtin,
+                "status": i.fate.as_str(),
+                "text": i.text(),
+                "cost": i.cost(),
+                "fullCost": i.full_cost,
+            });
+            if let (Fate::Shortened { from, to }, Value::Object(m)) = (i.fate, &mut v) {
+                m.insert("shortenedFrom".into(), json!(from));
+                m.insert("shortenedTo".into(), json!(to));
+            }
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// The sources of a host discovery: effective, enabled, model-invocable entries.
+#[must_use]
+pub fn sources(d: &Discovery) -> Vec<Source> {
+    listed(&d.entries).into_iter().map(source).collect()
+}
+
+fn source(e: &Entry) -> Source {
+    Source {
+        name: e.name.clone(),
+        label: e.label.clone(),
+        description: e.description.clone(),
+        when_to_use: e.when_to_use.clone(),
+        scope: e.scope,
+        file: e.file.clone(),
+    }
+}

@@ -1,0 +1,162 @@
+//! `alisio-ls skills test [PATH...]` (spec/skills.md §10): the offline trigger lab. Each skill's
+//! `evals/triggers.json` is routed over the catalog as each simulated host lists it.
+
+use std::path::{Path, PathBuf};
+
+use super::skills_listing::BudgetArgs;
+use super::{Ctx, Exit, Failure, out};
+use alisio_base::workspace::{FileType, Fs as _};
+use alisio_rules::skills::listing::{self, HOSTS};
+use alisio_rules::skills::triggers::{self, EVALS_FILE, Evals, HostResult, Listed};
+
+/// The SKILL.md files to test: the PATHs (a SKILL.md, a skill directory, or a directory searched
+/// for skills with an eval file), else every skill of the hosts' listings that has one.
+fn targets(ctx: &Ctx, paths: &[PathBuf], listed: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    if paths.is_empty() {
+        return Ok(listed
+            .iter()
+            .filter(|f| has_evals(ctx, f))
+            .cloned()
+            .collect());
+    }
+    let mut v = Vec::new();
+    for p in paths {
+        let abs = ctx.resolve(p);
+        let canon = ctx
+            .fs
+            .canonicalize(&abs)
+            .map_err(|_| Failure(format!("{}: no such file or directory", p.display())))?;
+        let meta = ctx
+            .fs
+            .metadata(&canon)
+            .map_err(|e| Failure(format!("{}: {e}", p.display())))?;
+        if meta.file_type != FileType::Dir {
+            if canon.file_name().is_some_and(|n| n == "SKILL.md") {
+                v.push(canon);
+                continue;
+            }
+            return Err(Failure(format!("{}: not a SKILL.md file", p.display())));
+        }
+        if ctx.fs.metadata(&canon.join("SKILL.md")).is_ok() {
+            v.push(canon.join("SKILL.md"));
+            continue;
+        }
+        let found: Vec<PathBuf> = listed
+            .iter()
+            .filter(|f| f.starts_with(&canon) && has_evals(ctx, f))
+            .cloned()
+            .collect();
+        if found.is_empty() {
+            return Err(Failure(format!(
+                "{}: no listed skill with {EVALS_FILE} below it",
+                p.display()
+            )));
+        }
+        v.extend(found);
+    }
+    v.sort();
+    v.dedup();
+    Ok(v)
+}
+
+fn has_evals(ctx: &Ctx, skill: &Path) -> bool {
+    skill
+        .parent()
+        .is_some_and(|d| ctx.fs.metadata(&d.join(EVALS_FILE)).is_ok())
+}
+
+fn read_evals(ctx: &Ctx, skill: &Path) -> Result<Evals, Failure> {
+    let dir = skill.parent().unwrap_or(Path::new("."));
+    let f = dir.join(EVALS_FILE);
+    let bytes = ctx
+        .fs
+        .read(&f)
+        .map_err(|e| Failure(format!("{}: {e}", ctx.display(&f))))?;
+    let text = String::from_utf8_lossy(&bytes);
+    triggers::parse(skill, &text).map_err(|e| Failure(format!("{}: {e}", ctx.display(&f))))
+}
+
+pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure> {
+    let o = b.overrides();
+    let mut catalogs = Vec::new();
+    let mut all_files = Vec::new();
+    for host in HOSTS {
+        let Some((_, l)) = listing::for_host(&ctx.fs, ctx.skill_input(), &ctx.cwd, host, &o) else {
+            continue;
+        };
+        let cat: Vec<Listed> = l
+            .items
+            .iter()
+            .filter(|i| !i.builtin && i.text().is_some())
+            .map(|i| Listed {
+                name: i.name.clone(),
+                description: i.listed_description().to_string(),
+                file: i
+                    .file
+                    .as_ref()
+                    .map(|f| ctx.fs.canonicalize(f).unwrap_or_else(|_| f.clone())),
+            })
+            .collect();
+        all_files.extend(cat.iter().filter_map(|l| l.file.clone()));
+        catalogs.push((host, cat));
+    }
+    all_files.sort();
+    all_files.dedup();
+    let skills = targets(ctx, paths, &all_files)?;
+    if skills.is_empty() {
+        return Err(Failure(format!(
+            "no skill has an {EVALS_FILE} file; write one beside a SKILL.md (spec/skills.md §10.1)"
+        )));
+    }
+    let evals = skills
+        .iter()
+        .map(|s| read_evals(ctx, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let results: Vec<HostResult> = catalogs
+        .iter()
+        .map(|(h, cat)| triggers::run(h.as_str(), cat, &evals))
+        .collect();
+    let show = |p: &Path| ctx.display(p);
+    if ctx.args.json {
+        let v: Vec<serde_json::Value> = results
+            .iter()
+            .map(|r| triggers::result_json(r, &show))
+            .collect();
+        out(&format!("{}\n", serde_json::Value::Array(v)));
+    } else {
+        out(&human(&results));
+    }
+    let missed = results.iter().any(|r| !r.misses.is_empty());
+    Ok(if missed { Exit::Findings } else { Exit::Ok })
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |x| format!("{:.1}%", x * 100.0))
+}
+
+fn human(results: &[HostResult]) -> String {
+    let mut s = String::new();
+    for r in results {
+        s.push_str(&format!("{}:\n", r.host));
+        for k in &r.scores {
+            let listed = if k.listed { "" } else { " (not listed)" };
+            s.push_str(&format!(
+                "  {:<28} precision {:>6}  recall {:>6}  (tp {} fp {} fn {}){listed}\n",
+                k.name,
+                pct(k.precision()),
+                pct(k.recall()),
+                k.tp,
+                k.fp,
+                k.fn_
+            ));
+        }
+        for m in &r.misses {
+            let to = m.routed.as_deref().unwrap_or(triggers::NONE);
+            s.push_str(&format!(
+                "  ✗ {}: \"{}\" went to {to} (expected {})\n",
+                m.skill, m.prompt, m.expected
+            ));
+        }
+    }
+    s
+}

@@ -1,0 +1,28 @@
+//! The real-client conformance suite (docs/spec/hosts.md §0): Claude Code, Codex CLI and
+//! Gemini CLI, installed by `.ci/setup-clients.sh` at the versions of `tests/real/pins.txt`,
+//! run offline in a network namespace against a fake model server on 127.0.0.1; what each one
+//! delivered is compared exactly with `alisio-ls context explain --json` (and, for the
+//! monorepo cases, with `check`'s diagnostics).
+//!
+//! `harness = false`: this binary is also the runner inside the namespace
+//! (`harness::netns::INNER_ENV`). A missing client or a machine that cannot make a network
+//! namespace skips the cases concerned (`ignored`, with the reason).
+
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the suite's own runner prints libtest-style results"
+)]
+
+mod harness;
+
+mod claude;
+
+fn main() {
+    if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {
+        std::process::exit(harness::netns::inner_main(std::path::Path::new(&plan)));
+    }
+    let mut cases = Vec::new();
+    cases.extend(claude::cases());
+    std::process::exit(harness::runner::main(cases));
+}
