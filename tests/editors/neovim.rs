@@ -756,7 +756,10 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
     assert_eq!(r["usage_null"], json!([]));
     assert_eq!(
         r["sessions"],
-        json!(["Fix it · 2026-12-01 20:00:01 · 4 messages"])
+        json!([
+            "Fix it · 2026-12-01 20:00:01 · 4 messages",
+            "Fix it · 2026-12-01 20:05:00 · 2 messages (relay of a1)"
+        ])
     );
 }
 
@@ -930,7 +933,7 @@ fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
         ),
     );
     let config = json!({"provider": {"kind": "script", "script": script}, "session": {"mode": "coordinator"}});
-    let r = real_chat(&nvim, &ws, &f, &config, ("Read big.txt", "Deny"), "chat");
+    let r = real_chat(&nvim, &ws, &f, &config, ("Read big.txt", "Deny"), "chat,sessions");
     assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
     let chat = chat_lines(&r);
     let relay = chat
@@ -943,4 +946,15 @@ fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
         chat.iter().any(|l| l.starts_with("Answered in the new link.")),
         "{chat:#?}"
     );
+    // :AlisioSessions shows the chain: the new link names the one it relays.
+    let items: Vec<&str> = r["sessions_prompt"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(items.len(), 2, "{items:#?}");
+    let linked: Vec<&&str> = items.iter().filter(|i| i.contains(" (relay of ")).collect();
+    assert_eq!(linked.len(), 1, "{items:#?}");
+    assert!(linked[0].starts_with("Read big.txt · "), "{items:#?}");
 }

@@ -315,7 +315,12 @@ end
 --- One line of the session list: title, time, message count.
 function M.session_item(s)
   local when = str(s.updatedAt):gsub('T', ' '):gsub('%.%d+Z?$', ''):gsub('Z$', '')
-  return string.format('%s · %s · %s messages', str(s.title ~= vim.NIL and s.title or s.sessionId), when, str(s.messages))
+  local item = string.format('%s · %s · %s messages', str(s.title ~= vim.NIL and s.title or s.sessionId), when, str(s.messages))
+  -- the relay chain (spec/sessions.md §12.5), as `sessions list` shows it
+  if type(s.relayOf) == 'string' then
+    item = item .. ' (relay of ' .. s.relayOf .. ')'
+  end
+  return item
 end
 
 local function texts(content, kind)
