@@ -4,6 +4,8 @@
 # --no-run` (what a developer rebuilds before running tests), then restores the file.
 #   bench/rebuild.sh [TREE]     TREE defaults to this repository; it must have been built once.
 # Works on the single-crate tree before the split too (the paths of the layers are looked up).
+# Prints wall seconds and CPU seconds (user + sys of cargo and rustc): on a shared machine the
+# CPU figure is the steadier one; compare trees measured in the same run.
 set -euo pipefail
 tree=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$tree"
@@ -17,14 +19,16 @@ layers=(
 )
 cargo build -q 2>/dev/null; cargo test -q --workspace --no-run 2>/dev/null
 echo "tree: $tree  (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-printf '%-9s %-40s %10s %14s\n' layer file build test-no-run
+printf '%-9s %-40s %16s %18s\n' layer file 'build wall/cpu' 'test-build wall/cpu'
+TIMEFORMAT='%R %U %S'
+timed() { { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{printf "%.1fs/%.1fs", $1, $2 + $3}'; }
 for l in "${layers[@]}"; do
   name=${l%%:*}; file=${l#*:}
   cp -p "$file" "$file.bak"   # -p: the restored file keeps its old mtime, so the next build
                               # does not rebuild this layer again (a comment changes no code)
   echo "// rebuild probe" >> "$file"
-  t0=$(date +%s.%N); cargo build -q 2>/dev/null; t1=$(date +%s.%N)
-  cargo test -q --workspace --no-run 2>/dev/null; t2=$(date +%s.%N)
+  b=$(timed cargo build -q)
+  t=$(timed cargo test -q --workspace --no-run)
   mv "$file.bak" "$file"
-  printf '%-9s %-40s %9.1fs %13.1fs\n' "$name" "$file" "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
+  printf '%-9s %-40s %16s %18s\n' "$name" "$file" "$b" "$t"
 done

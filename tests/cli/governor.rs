@@ -100,7 +100,9 @@ fn human_output_has_a_header_totals_and_the_low_and_pinned_segments() {
        4  tool_result  low      elided                     127  x.py  [superseded_read by c2, saves 112]
       10  tool_result  low      elided                      53  bash  [duplicate_search by c4, saves 36]
   replay: 7 requests; tokens governed/off 0.651; cost governed/off 1.175; off 1490 tokens, cost 504, governed 970 tokens, cost 593, 2 cache breaks
+  replay with recovery (a model of recovery, not measured behaviour): governed hidden 2, needed 0, recovered 0 chars, tokens/off 0.651, cost/off 1.175
   all: 1 sessions; tokens governed/off 0.651; cost governed/off 1.175; off 1490 tokens, cost 504, governed 970 tokens, cost 593, 2 cache breaks
+  all with recovery (a model of recovery, not measured behaviour): governed hidden 2, needed 0, recovered 0 chars, tokens/off 0.651, cost/off 1.175
 ";
     // Epoch 0 elides as soon as a result is redundant: two cache breaks make it cost more than
     // `off` although it sends 35% fewer tokens (spec/governor.md §11.8).

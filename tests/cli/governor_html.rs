@@ -208,8 +208,20 @@ fn headless_chromium_without_network_draws_one_series_per_stream_with_the_cached
         dom.contains(&format!(r#"data-cached="{}""#, attr(&cached))),
         "data-cached {cached}"
     );
-    // uPlot's legend: one row for x, one per stream and one per stream's cached part.
-    assert_eq!(dom.matches(r#"class="u-series""#).count(), 7);
+    // The recovery model's tokens (spec/governor.md §11.9) of each hiding stream: `off` hides
+    // nothing and has none.
+    let recovery = analyze(&ws, &["--json"]).json()[0]["replay"]["recovery"].clone();
+    let rec = json!({
+        "governed": recovery["governed"]["perRequest"],
+        "mask:2": recovery["baselines"][0]["perRequest"],
+    });
+    assert!(
+        dom.contains(&format!(r#"data-recovery="{}""#, attr(&rec))),
+        "data-recovery {rec}"
+    );
+    // uPlot's legend: one row for x, one per stream, one per stream's cached part and one per
+    // hiding stream's line with recovery (governed and mask:2).
+    assert_eq!(dom.matches(r#"class="u-series""#).count(), 9);
     assert_eq!(dom.matches("<canvas").count(), 1);
     // ALISIO_SCREENSHOT=DIR keeps a picture of the page (docs/images/governor-html.png).
     if let Ok(dir) = std::env::var("ALISIO_SCREENSHOT") {

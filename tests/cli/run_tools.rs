@@ -122,12 +122,18 @@ fn paths_outside_or_escaping_are_refused_unless_the_directory_is_added() {
         )
     );
     assert_eq!(t[0]["outcome"], "refused");
+    // The structural refusal mark (spec/sessions.md §1.4, issue 21): denial pruning reads it.
+    assert_eq!(
+        (&t[0]["denial"], &t[1]["denial"]),
+        (&json!("confinement"), &json!("confinement"))
+    );
     assert_eq!(
         result_text(&t[1]),
         "Path escapes the workspace through a symlink: link/o.txt"
     );
     let t = one_call(&ws, calls, &["--add-dir", outside.to_str().unwrap()]);
     assert_eq!(t[1]["isError"], json!(false));
+    assert!(t[1].get("denial").is_none());
     assert!(result_text(&t[1]).contains("\"content\":\"1: out\""));
 }
 
@@ -364,6 +370,31 @@ fn tool_errors_have_the_documented_texts() {
             "Unknown background task: bg-9",
         ]
     );
+    // Tool errors carry no refusal mark (spec/sessions.md §1.4).
+    assert!(t.iter().all(|m| m.get("denial").is_none()));
+}
+
+/// The structural refusal mark of spec/sessions.md §1.4 (issue 21) for a tool policy: a tool not
+/// offered headless (`write_file` without `--allow write`) and an unknown tool are `unavailable`.
+/// (`approval` needs an approver: the LSP tests cover it; `confinement` is asserted above.)
+#[test]
+fn refused_calls_are_stored_with_their_structural_mark() {
+    let ws = Ws::new();
+    let t = one_call(
+        &ws,
+        json!([
+            {"name":"write_file","arguments":{"path":"n.txt","content":"x"}},
+            {"name":"no_such_tool","arguments":{}}
+        ]),
+        &[],
+    );
+    for m in &t[..2] {
+        assert_eq!(
+            (&m["outcome"], &m["denial"]),
+            (&json!("refused"), &json!("unavailable")),
+            "{m}"
+        );
+    }
 }
 
 #[cfg(unix)]

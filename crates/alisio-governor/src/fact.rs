@@ -50,6 +50,8 @@ pub struct Policy2 {
     pub tail_chars: u32,
     pub min_chars: u32,
     pub keep_recent: u32,
+    /// Denial pruning (spec/governor.md §3.4): the refusals of one kind kept whole.
+    pub keep_denials: u32,
 }
 
 impl Default for Policy2 {
@@ -67,6 +69,7 @@ impl Policy2 {
             tail_chars: s.spill_tail_chars,
             min_chars: s.trim_min_chars,
             keep_recent: s.trim_keep_recent,
+            keep_denials: s.trim_keep_denials,
         }
     }
 }
@@ -84,4 +87,8 @@ pub struct Info {
     /// The signature of an ephemeral command (spec/governor.md §3.3), `None` otherwise.
     pub ephemeral: Option<String>,
     pub exempt: bool,
+    /// A refused call (spec/governor.md §3.4): `(tool name, denial kind)` and its one-line stub.
+    pub denial: Option<(String, String, String)>,
+    /// Never `oversized` (a sub-session's final answer, the channel back to its parent).
+    pub whole: bool,
 }

@@ -16,6 +16,7 @@ pub mod invariants;
 pub mod model;
 pub mod policy2;
 pub mod readers;
+pub mod recovery;
 pub mod replay;
 pub mod report;
 pub mod rules;

@@ -99,6 +99,11 @@ pub struct ToolResult {
     pub call_id: String,
     pub parts: Vec<Part>,
     pub is_error: bool,
+    /// The structural refusal mark (spec/sessions.md §1.4 `denial`, spec/governor.md §3.4): the
+    /// kind of refusal when an approval, the sandbox, confinement or a tool policy refused the
+    /// call. Never inferred from text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denial: Option<String>,
 }
 
 /// A stored message (spec/governor.md §2.1).
@@ -157,6 +162,7 @@ impl Message {
             call_id: call_id.into(),
             parts: vec![Part::text(text)],
             is_error,
+            denial: None,
         })
     }
     #[must_use]

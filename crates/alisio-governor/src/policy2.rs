@@ -128,9 +128,24 @@ fn native_exit(call: &Call, text: &str) -> Option<i64> {
         .and_then(Value::as_i64)
 }
 
-/// The policy-2 facts of a result.
+/// Tools whose results are never `oversized`: a sub-session's final answer is the only channel
+/// back to its parent (flower), so it reaches the parent whole; it may be aged out later.
+pub const NEVER_SPILLED: &[&str] = &["task"];
+
+/// The one-line stub of a pruned refusal (spec/governor.md §3.4).
 #[must_use]
-pub fn info(call: Option<&Call>, text: &str) -> Option<Info> {
+pub fn denied_stub(label: &str, keep: u32) -> String {
+    if keep == 0 {
+        format!("[refused: {label}]")
+    } else {
+        format!("[refused: {label}; a later refusal of the same kind is kept]")
+    }
+}
+
+/// The policy-2 facts of a result; `denial` is its structural refusal mark, `keep` the
+/// `keepDenials` setting (the stub's wording).
+#[must_use]
+pub fn info(call: Option<&Call>, text: &str, denial: Option<&str>, keep: u32) -> Option<Info> {
     let call = call?;
     let args = match serde_json::from_str::<Value>(&call.arguments) {
         Ok(Value::Object(m)) => Some(m),
@@ -149,8 +164,11 @@ pub fn info(call: Option<&Call>, text: &str) -> Option<Info> {
             },
         ),
     };
+    let label = format!("{} {}", call.name, quote(&short(call, args.as_ref())));
     Some(Info {
-        label: format!("{} {}", call.name, quote(&short(call, args.as_ref()))),
+        denial: denial.map(|d| (call.name.clone(), d.to_owned(), denied_stub(&label, keep))),
+        whole: NEVER_SPILLED.contains(&call.name.as_str()),
+        label,
         lines: lines_of(text),
         size: usize::try_from(super::tokens::units(text)).unwrap_or(usize::MAX),
         exit,
@@ -206,6 +224,16 @@ fn tail_start(s: &str, units: usize) -> usize {
     }
 }
 
+/// The byte ranges of `text` an `oversized` stub leaves out (between its head and its tail): the
+/// replay's recovery model (spec/governor.md §11.9).
+#[must_use]
+#[allow(clippy::single_range_in_vec_init)] // a list of ranges that holds one
+pub fn spill_hidden(p: &Policy2, text: &str) -> Vec<std::ops::Range<usize>> {
+    let h = head_end(text, p.head_chars as usize);
+    let t = tail_start(text, p.tail_chars as usize).max(h);
+    if t > h { vec![h..t] } else { Vec::new() }
+}
+
 /// The `oversized` stub (spec/governor.md §4.1): a pointer line, the head, an omission line, the tail.
 #[must_use]
 pub fn spill_stub(p: &Policy2, info: &Info, call_id: &str, text: &str) -> String {
@@ -245,7 +273,7 @@ pub fn expired_stub(info: &Info) -> String {
 #[must_use]
 pub fn spill_of(p: &Policy2, f: &Fact, r: &ToolResult, text: &str) -> Option<String> {
     let info = f.info.as_deref()?;
-    if info.exempt || f.pinned || matches!(f.class, Class::Skill) {
+    if info.exempt || info.whole || f.pinned || matches!(f.class, Class::Skill) {
         return None;
     }
     if f.len <= p.threshold_chars as usize {
@@ -269,6 +297,7 @@ pub fn stub_of(history: &[Message], i: usize, f: &Fact, reason: Reason) -> Optio
             _ => None,
         },
         Reason::Expired => Some(expired_stub(f.info.as_deref()?)),
+        Reason::Denied => f.info.as_deref()?.denial.as_ref().map(|d| d.2.clone()),
     }
 }
 
@@ -351,6 +380,14 @@ pub fn decide(
         }
         let later = tools.len() - pos - 1;
         let mut step = None;
+        if let Some(d) = &info.denial {
+            if let Some(by) = pruned(history, &tools[pos + 1..], facts, d, p.keep_denials, i, e)
+                && let Some(st) = elide(history, i, f, Reason::Denied, id(by))
+            {
+                steps[i] = st;
+            }
+            continue;
+        }
         if later >= keep {
             let k = tools[pos + keep];
             let first = match &steps[i] {
@@ -378,6 +415,34 @@ pub fn decide(
             steps[i] = st;
         }
     }
+}
+
+/// Denial pruning (spec/governor.md §3.4): refusal `i` of kind `d` is pruned once an assistant
+/// message follows it in P and at least `keep` later refusals of the same tool and kind are in P.
+/// Gives `by`: the `keep`-th later refusal of the kind (`i` itself when `keep` is 0).
+fn pruned(
+    history: &[Message],
+    later: &[usize],
+    facts: &[Option<Fact>],
+    d: &(String, String, String),
+    keep: u32,
+    i: usize,
+    e: usize,
+) -> Option<usize> {
+    if !history[i + 1..e].iter().any(Message::is_assistant) {
+        return None;
+    }
+    let mut same = later.iter().copied().filter(|j| {
+        facts[*j]
+            .as_ref()
+            .and_then(|f| f.info.as_deref())
+            .and_then(|x| x.denial.as_ref())
+            .is_some_and(|x| x.0 == d.0 && x.1 == d.1)
+    });
+    if keep == 0 {
+        return Some(i);
+    }
+    same.nth(keep as usize - 1)
 }
 
 /// The `oversized` step of a result beyond P (decided from the result alone).

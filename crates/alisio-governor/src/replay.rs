@@ -13,8 +13,10 @@ use std::hash::{Hash, Hasher};
 use super::classify::result_text;
 use super::invariants::Sources;
 use super::model::Message;
+use super::recovery::{self, Index, Ranges, Recovery, Shape, StreamIn, Tracker};
 pub use super::session::message_tokens;
 use super::session::{SessionGovernor, Turn};
+use super::stubs::Reason;
 use super::tokens::tokens;
 use super::{GovSettings, RequestParts};
 
@@ -261,6 +263,7 @@ pub fn of_requests(requests: impl IntoIterator<Item = (Figures, Figures)>) -> Re
             governed: governed.columns,
             baselines: Vec::new(),
         },
+        recovery: None,
     }
 }
 
@@ -327,7 +330,21 @@ pub fn replay(
         .chain([history.len()])
         .collect();
     let mut requests = 0;
-    for (r, end) in ends.into_iter().enumerate() {
+    let index = Index::new(history, parts, &ends);
+    let p2 = settings.p2;
+    let spilling = settings.policy_version >= 2;
+    let ranges = Ranges::new(history.len(), &index, |t| {
+        if spilling {
+            super::policy2::spill_hidden(&p2, t)
+        } else {
+            Vec::new()
+        }
+    });
+    let mut hidden_gov = Tracker::new(history.len());
+    let mut hidden_masks: Vec<Tracker> =
+        masks.iter().map(|_| Tracker::new(history.len())).collect();
+    for (r, end) in ends.iter().copied().enumerate() {
+        let req = r as u64 + 1;
         let turn = Turn {
             session_id,
             history: &history[..end],
@@ -346,9 +363,20 @@ pub fn replay(
             .collect();
         let trailing = sent.invariants.as_deref().map(|b| (tokens(b), hash_of(b)));
         governed.push(prices, &base, n, stubs, trailing, false);
-        for m in &mut baselines {
+        for (i, reason) in gov.reasons() {
+            let shape = if reason == Reason::Oversized {
+                Shape::Spill
+            } else {
+                Shape::Whole
+            };
+            hidden_gov.hide(req, i, shape);
+        }
+        for (m, hidden) in baselines.iter_mut().zip(&mut hidden_masks) {
             let tools: Vec<usize> = (0..end).filter(|i| masked[*i].is_some()).collect();
             let cut = tools.len().saturating_sub(m.keep);
+            for i in &tools[..cut] {
+                hidden.hide(req, *i, Shape::Whole);
+            }
             let stubs = tools[..cut]
                 .iter()
                 .filter_map(|i| masked[*i].map(|(t, h)| (off_k + i, t, h)))
@@ -356,6 +384,32 @@ pub fn replay(
             m.stream.push(prices, &base, n, stubs, None, false);
         }
     }
+    let stream = |name: String, s: &Stream, tracker: &Tracker, mask: Option<usize>| {
+        recovery::evaluate(
+            history,
+            &ends,
+            &index,
+            &ranges,
+            &StreamIn {
+                name,
+                inputs: &s.columns.input_tokens,
+                cost: s.figures.cost,
+                read: prices.read,
+                write: prices.write,
+                tracker,
+                mask,
+            },
+        )
+    };
+    let recovery = Recovery {
+        model: recovery::MODEL.to_owned(),
+        governed: stream("governed".into(), &governed, &hidden_gov, None),
+        baselines: baselines
+            .iter()
+            .zip(&hidden_masks)
+            .map(|(m, t)| stream(format!("mask:{}", m.keep), &m.stream, t, Some(m.keep)))
+            .collect(),
+    };
     Replay {
         requests,
         off: off.figures,
@@ -372,6 +426,7 @@ pub fn replay(
             governed: governed.columns,
             baselines: baselines.into_iter().map(|m| m.stream.columns).collect(),
         },
+        recovery: Some(recovery),
     }
 }
 

@@ -78,6 +78,8 @@ pub struct ByReason {
     pub aged_output: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expired: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub denied: Option<u64>,
 }
 
 impl ByReason {
@@ -89,6 +91,7 @@ impl ByReason {
             oversized: z,
             aged_output: z,
             expired: z,
+            denied: z,
             ..Self::default()
         }
     }
@@ -100,6 +103,7 @@ impl ByReason {
             Reason::Oversized => *self.oversized.get_or_insert(0) += 1,
             Reason::AgedOutput => *self.aged_output.get_or_insert(0) += 1,
             Reason::Expired => *self.expired.get_or_insert(0) += 1,
+            Reason::Denied => *self.denied.get_or_insert(0) += 1,
         }
     }
     #[must_use]
@@ -110,6 +114,29 @@ impl ByReason {
             + self.oversized.unwrap_or(0)
             + self.aged_output.unwrap_or(0)
             + self.expired.unwrap_or(0)
+            + self.denied.unwrap_or(0)
+    }
+
+    /// Every reason with its count, in report order (the policy-2 reasons only when present):
+    /// what every human summary prints (spec/governor.md §6.4).
+    #[must_use]
+    pub fn entries(&self) -> Vec<(&'static str, u64)> {
+        let mut v = vec![
+            ("superseded_read", self.superseded_read),
+            ("stale_bg_output", self.stale_bg_output),
+            ("duplicate_search", self.duplicate_search),
+        ];
+        for (k, x) in [
+            ("oversized", self.oversized),
+            ("aged_output", self.aged_output),
+            ("expired", self.expired),
+            ("denied", self.denied),
+        ] {
+            if let Some(n) = x {
+                v.push((k, n));
+            }
+        }
+        v
     }
 }
 

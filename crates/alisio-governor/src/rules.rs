@@ -67,7 +67,7 @@ pub fn fact_at(
         spill: None,
     };
     if let Some(p) = p2 {
-        f.info = policy2::info(the_call, &text).map(Box::new);
+        f.info = policy2::info(the_call, &text, r.denial.as_deref(), p.keep_denials).map(Box::new);
         f.spill = policy2::spill_of(p, &f, r, &text);
     }
     Some(f)

@@ -18,6 +18,10 @@ pub struct Series {
     pub label: String,
     pub tokens: Vec<u64>,
     pub cached: Vec<u64>,
+    /// The recovery model's tokens per request (spec/governor.md §11.9; a model, not measured):
+    /// the chart shades them above the line. Absent for `off` and without a recovery model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Vec<u64>>,
 }
 
 /// The chart of one session: request numbers (x) and one series per stream (y).
@@ -60,19 +64,27 @@ pub fn replay(settings: &GovSettings, s: &Session) -> Vec<ContextGoverned> {
 /// the baselines as given. The one function every series comes from.
 #[must_use]
 pub fn chart(rp: &Replay) -> Chart {
-    let series = |mode: &str, label: &str, c: &Columns| Series {
+    let series = |mode: &str, label: &str, c: &Columns, rec: Option<&Vec<u64>>| Series {
         mode: mode.to_owned(),
         label: label.to_owned(),
         tokens: c.input_tokens.clone(),
         cached: c.cached_tokens.clone(),
+        recovery: rec.cloned(),
     };
     let p = &rp.per_request;
+    let rec = rp.recovery.as_ref();
     let mut out = vec![
-        series("off", "off (as sent)", &p.off),
-        series("governed", "governed", &p.governed),
+        series("off", "off (as sent)", &p.off, None),
+        series(
+            "governed",
+            "governed",
+            &p.governed,
+            rec.map(|r| &r.governed.per_request),
+        ),
     ];
-    for (b, c) in rp.baselines.iter().zip(&p.baselines) {
-        out.push(series(&b.name, &b.name, c));
+    for (k, (b, c)) in rp.baselines.iter().zip(&p.baselines).enumerate() {
+        let r = rec.and_then(|r| r.baselines.get(k)).map(|r| &r.per_request);
+        out.push(series(&b.name, &b.name, c, r));
     }
     Chart {
         requests: (1..=rp.requests).collect(),
@@ -104,6 +116,7 @@ mod tests {
                 governed: col(&[100, 120], &[0, 90]),
                 baselines: vec![col(&[100, 130], &[0, 80])],
             },
+            recovery: None,
         };
         let c = chart(&rp);
         assert_eq!(c.requests, [1, 2]);
@@ -113,5 +126,36 @@ mod tests {
         assert_eq!(c.series[1].cached, [0, 90]);
         assert_eq!(c.series[2].label, "mask:3");
         assert_eq!(c.series[2].cached, [0, 80]);
+        assert!(c.series.iter().all(|s| s.recovery.is_none()));
+    }
+
+    #[test]
+    fn the_recovery_columns_are_the_replays_own() {
+        let mut rp = Replay {
+            requests: 2,
+            baselines: vec![Baseline {
+                name: "mask:3".into(),
+                figures: Figures::default(),
+            }],
+            per_request: PerRequest {
+                baselines: vec![Columns::default()],
+                ..PerRequest::default()
+            },
+            ..Replay::default()
+        };
+        let rec = |name: &str, per: &[u64]| crate::recovery::StreamRecovery {
+            name: name.into(),
+            per_request: per.to_vec(),
+            ..Default::default()
+        };
+        rp.recovery = Some(crate::recovery::Recovery {
+            model: crate::recovery::MODEL.into(),
+            governed: rec("governed", &[0, 70]),
+            baselines: vec![rec("mask:3", &[5, 9])],
+        });
+        let c = chart(&rp);
+        assert_eq!(c.series[0].recovery, None);
+        assert_eq!(c.series[1].recovery.as_deref(), Some(&[0, 70][..]));
+        assert_eq!(c.series[2].recovery.as_deref(), Some(&[5, 9][..]));
     }
 }

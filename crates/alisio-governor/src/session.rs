@@ -491,6 +491,14 @@ impl SessionGovernor {
             .flat_map(|c| c.elided.iter().chain(&c.tail).map(|x| (x.0, x.4.as_str())))
     }
 
+    /// The elisions of the last request with their reasons, `(message index, reason)` in
+    /// history order (the replay's recovery model: what each stub hides).
+    pub fn reasons(&self) -> impl Iterator<Item = (usize, Reason)> + '_ {
+        self.cache
+            .iter()
+            .flat_map(|c| c.elided.iter().chain(&c.tail).map(|x| (x.0, x.2)))
+    }
+
     /// The ContextReport of the next request (spec/governor.md §6), with this session's ledger.
     #[must_use]
     pub fn report(

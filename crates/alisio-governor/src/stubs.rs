@@ -16,6 +16,8 @@ pub enum Reason {
     Oversized,
     AgedOutput,
     Expired,
+    /// Denial pruning (spec/governor.md §3.4).
+    Denied,
 }
 
 impl Reason {
@@ -28,6 +30,7 @@ impl Reason {
             Self::Oversized => "oversized",
             Self::AgedOutput => "aged_output",
             Self::Expired => "expired",
+            Self::Denied => "denied",
         }
     }
     #[must_use]
@@ -39,6 +42,7 @@ impl Reason {
             Self::Oversized,
             Self::AgedOutput,
             Self::Expired,
+            Self::Denied,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)

@@ -145,6 +145,7 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
             call_id: v["callId"].as_str().unwrap_or_default().to_string(),
             parts: text_parts(&v),
             is_error: v["isError"].as_bool().unwrap_or(false),
+            denial: v["denial"].as_str().map(String::from),
         }),
         Role::User => Message::User {
             kind: if row.kind == RowKind::Checkpoint {
@@ -165,7 +166,8 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
 pub const VIEW_CAP: usize = 32_000;
 
 /// Tools whose results are never cut (skill bodies are protected; `result_read` pages itself).
-const NEVER_CUT: &[&str] = &["result_read", "skill_load"];
+/// A sub-session's final answer (`task`) reaches its parent whole (issue 21).
+const NEVER_CUT: &[&str] = &["result_read", "skill_load", "task"];
 
 /// Cuts every tool message text part longer than [`VIEW_CAP`] characters to its first
 /// `VIEW_CAP` and a note: `[output cut at 32000 of N characters; result_read {"callId":…,

@@ -55,6 +55,9 @@ pub struct AnalyzeArgs {
     /// Override context.trim.keepRecent (policy 2).
     #[arg(long, value_name = "N")]
     pub trim_keep_recent: Option<String>,
+    /// Override context.trim.keepDenials (policy 2, denial pruning; 0 to 1000).
+    #[arg(long, value_name = "N")]
+    pub trim_keep_denials: Option<String>,
     /// Price of a cached input token relative to an uncached one (replay cost; default 0.1).
     #[arg(long, value_name = "PRICE")]
     pub cache_read: Option<String>,
@@ -128,7 +131,8 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         }
     }
     use alisio_base::config::{
-        SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS,
+        SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS, TRIM_KEEP_DENIALS,
+        TRIM_KEEP_RECENT, TRIM_MIN_CHARS,
     };
     let p = &mut s.p2;
     #[rustfmt::skip]
@@ -138,6 +142,7 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         ("--spill-tail-chars", &a.spill_tail_chars, SPILL_TAIL_CHARS, &mut p.tail_chars),
         ("--trim-min-chars", &a.trim_min_chars, TRIM_MIN_CHARS, &mut p.min_chars),
         ("--trim-keep-recent", &a.trim_keep_recent, TRIM_KEEP_RECENT, &mut p.keep_recent),
+        ("--trim-keep-denials", &a.trim_keep_denials, TRIM_KEEP_DENIALS, &mut p.keep_denials),
     ];
     for (flag, v, (min, max, _), slot) in flags {
         if let Some(v) = v {
@@ -267,14 +272,18 @@ fn human(r: &ContextReport, s: &Session) -> String {
     } else {
         tt.tokens_saved as f64 * 100.0 / tt.tokens_before as f64
     };
+    let reasons: Vec<String> = tt
+        .by_reason
+        .entries()
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
     let _ = writeln!(
         t,
-        "  {} messages, {results} tool results, {} elided (superseded_read {}, stale_bg_output {}, duplicate_search {}); tokens {} -> {} (saved {}, {pct:.1}%)",
+        "  {} messages, {results} tool results, {} elided ({}); tokens {} -> {} (saved {}, {pct:.1}%)",
         m.messages,
         tt.elided,
-        tt.by_reason.superseded_read,
-        tt.by_reason.stale_bg_output,
-        tt.by_reason.duplicate_search,
+        reasons.join(", "),
         tt.tokens_before,
         tt.tokens_after,
         tt.tokens_saved
@@ -341,6 +350,60 @@ struct Sums {
     off: replay::Figures,
     governed: replay::Figures,
     baselines: Vec<(String, replay::Figures)>,
+    /// Per stream (governed, then the baselines): the recovery model's sums.
+    recovery: Vec<Rec>,
+}
+
+/// One stream's recovery sums (spec/governor.md §11.9).
+#[derive(Clone, Default)]
+struct Rec {
+    name: String,
+    hidden: u64,
+    needed: u64,
+    chars: u64,
+    input: u64,
+    cost: f64,
+}
+
+fn recs(r: &Replay) -> Vec<Rec> {
+    r.recovery
+        .iter()
+        .flat_map(|x| std::iter::once(&x.governed).chain(&x.baselines))
+        .map(|x| Rec {
+            name: x.name.clone(),
+            hidden: x.hidden,
+            needed: x.needed,
+            chars: x.recovered_chars,
+            input: x.input_tokens,
+            cost: x.cost,
+        })
+        .collect()
+}
+
+/// `<label> with recovery (modelled, not measured): governed hidden H, needed N, recovered C
+/// chars, tokens/off R, cost/off R; mask:N …`
+fn recovery_line(label: &str, off: &replay::Figures, recs: &[Rec]) -> String {
+    if recs.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = recs
+        .iter()
+        .map(|x| {
+            format!(
+                "{} hidden {}, needed {}, recovered {} chars, tokens/off {}, cost/off {}",
+                x.name,
+                x.hidden,
+                x.needed,
+                x.chars,
+                ratio(x.input as f64, off.input_tokens as f64),
+                ratio(x.cost, off.cost)
+            )
+        })
+        .collect();
+    format!(
+        "  {label} with recovery (a model of recovery, not measured behaviour): {}\n",
+        parts.join("; ")
+    )
 }
 
 fn add(to: &mut replay::Figures, f: &replay::Figures) {
@@ -361,6 +424,20 @@ impl Sums {
                     .push((b.name.clone(), replay::Figures::default()));
             }
             add(&mut self.baselines[k].1, &b.figures);
+        }
+        for (k, x) in recs(r).into_iter().enumerate() {
+            if self.recovery.len() <= k {
+                self.recovery.push(Rec {
+                    name: x.name.clone(),
+                    ..Rec::default()
+                });
+            }
+            let y = &mut self.recovery[k];
+            y.hidden += x.hidden;
+            y.needed += x.needed;
+            y.chars += x.chars;
+            y.input += x.input;
+            y.cost += x.cost;
         }
     }
 }
@@ -482,6 +559,7 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
                         &rp.governed,
                         &b,
                     ));
+                    text.push_str(&recovery_line("replay", &rp.off, &recs(&rp)));
                 }
             }
         }
@@ -501,6 +579,7 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
             &sums.governed,
             &sums.baselines,
         ));
+        text.push_str(&recovery_line("all", &sums.off, &sums.recovery));
     }
     out(&text);
     Ok(if failed { Exit::Usage } else { Exit::Ok })

@@ -39,15 +39,19 @@ pub fn render(r: &Value) -> String {
     } else {
         n(&tt["tokensSaved"]) as f64 * 100.0 / before as f64
     };
-    let br = &tt["byReason"];
+    // Every reason the report carries, in its order (spec/governor.md §6.4).
+    let reasons: Vec<String> = tt["byReason"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k} {}", n(v)))
+        .collect();
     let _ = writeln!(
         t,
-        "  {} messages, {} elided (superseded_read {}, stale_bg_output {}, duplicate_search {}); tokens {} -> {} (saved {}, {pct:.1}%)",
+        "  {} messages, {} elided ({}); tokens {} -> {} (saved {}, {pct:.1}%)",
         n(&r["messages"]),
         n(&tt["elided"]),
-        n(&br["superseded_read"]),
-        n(&br["stale_bg_output"]),
-        n(&br["duplicate_search"]),
+        reasons.join(", "),
         before,
         n(&tt["tokensAfter"]),
         n(&tt["tokensSaved"]),

@@ -109,6 +109,8 @@ pub const SPILL_HEAD_CHARS: (i64, i64, u32) = (200, 100_000, 200);
 pub const SPILL_TAIL_CHARS: (i64, i64, u32) = (200, 100_000, 200);
 pub const TRIM_MIN_CHARS: (i64, i64, u32) = (100, 1_000_000, 100);
 pub const TRIM_KEEP_RECENT: (i64, i64, u32) = (5, 1000, 5);
+/// Denial pruning (spec/governor.md §3.4): refusals of one kind kept whole; 0 allowed.
+pub const TRIM_KEEP_DENIALS: (i64, i64, u32) = (0, 1000, 1);
 
 const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
 const PROCESS_POLICIES: &[&str] = &["allow", "ask", "deny", "sandboxed"];
@@ -169,6 +171,11 @@ pub(super) static KEYS: &[KeySpec] = &[
         "context.trim.keepRecent",
         TRIM_KEEP_RECENT.0,
         TRIM_KEEP_RECENT.1
+    ),
+    int_key!(
+        "context.trim.keepDenials",
+        TRIM_KEEP_DENIALS.0,
+        TRIM_KEEP_DENIALS.1
     ),
     KeySpec {
         key: "hosts.claudeCode.instructionFiles",

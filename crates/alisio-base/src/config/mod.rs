@@ -30,7 +30,7 @@ pub use hosts::{CopilotSettings, GeminiSettings, GeminiTrust, HostSettings};
 pub use keys::{
     DEFAULT_MAX_BYTES, EPOCH_MESSAGES_V1, EPOCH_MESSAGES_V2, MAX_BYTES_MAX, MAX_BYTES_MIN,
     POLICY_VERSION, Problem, SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS,
-    TRIM_KEEP_RECENT, TRIM_MIN_CHARS, epoch_default, lookup,
+    TRIM_KEEP_DENIALS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS, epoch_default, lookup,
 };
 pub use layer::{CONFIG_FILE_LIMIT, FileError, Layer, Origin, load_layers, too_large_message};
 pub use overrides::write_skill_override;
@@ -62,6 +62,7 @@ pub struct Settings {
     pub spill_tail_chars: u32,
     pub trim_min_chars: u32,
     pub trim_keep_recent: u32,
+    pub trim_keep_denials: u32,
     pub claude_instruction_files: ClaudeInstructionFiles,
     /// `skills` entries of every layer, highest precedence first (spec/skills.md §1.1).
     pub skills: Vec<SkillRoot>,
@@ -90,6 +91,7 @@ impl Default for Settings {
             spill_tail_chars: SPILL_TAIL_CHARS.2,
             trim_min_chars: TRIM_MIN_CHARS.2,
             trim_keep_recent: TRIM_KEEP_RECENT.2,
+            trim_keep_denials: TRIM_KEEP_DENIALS.2,
             claude_instruction_files: ClaudeInstructionFiles::default(),
             skills: Vec::new(),
             skill_overrides: BTreeMap::new(),
@@ -122,6 +124,7 @@ impl Settings {
             "context.spill.tailChars" => self.spill_tail_chars.to_string(),
             "context.trim.minChars" => self.trim_min_chars.to_string(),
             "context.trim.keepRecent" => self.trim_keep_recent.to_string(),
+            "context.trim.keepDenials" => self.trim_keep_denials.to_string(),
             _ => lookup(&self.raw, key)
                 .map_or_else(|| "the default".to_string(), ToString::to_string),
         }

@@ -57,6 +57,7 @@ pub fn resolve(layers: &[Layer], home: Option<&Path>) -> Settings {
             ("context.spill.tailChars", &mut s.spill_tail_chars),
             ("context.trim.minChars", &mut s.trim_min_chars),
             ("context.trim.keepRecent", &mut s.trim_keep_recent),
+            ("context.trim.keepDenials", &mut s.trim_keep_denials),
         ] {
             if let Some(v) = get(key).and_then(u32_of) {
                 *slot = v;

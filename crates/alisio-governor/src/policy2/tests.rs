@@ -19,6 +19,7 @@ fn settings(epoch: u32) -> GovSettings {
             tail_chars: 200,
             min_chars: 300,
             keep_recent: 5,
+            keep_denials: 1,
         },
     }
 }
@@ -214,6 +215,7 @@ fn pinned_skill_and_orphan_results_are_never_replaced() {
                 crate::model::Part::text("<instructions>x</instructions>"),
             ],
             is_error: false,
+            denial: None,
         }),
         Message::assistant("done", vec![]),
     ];
@@ -246,6 +248,81 @@ fn head_and_tail_cut_on_lines_and_char_boundaries() {
     assert_eq!(&e[..head_end(e, 2)], "éé");
 }
 
+/// A refusal of `shell "git push"` with the structural mark `kind` (spec/sessions.md §1.4).
+fn refusal(id: &str, kind: &str) -> Message {
+    Message::Tool(crate::model::ToolResult {
+        call_id: id.into(),
+        parts: vec![crate::model::Part::text(
+            "Denied: pushing is not allowed in this session; ask the user to push, or delegate it to a worker with the permission.",
+        )],
+        is_error: true,
+        denial: Some(kind.into()),
+    })
+}
+
+/// `n` refusals of `git push`, each answered by an assistant message, then `tail` more.
+fn refusals(n: u32, kind: impl Fn(u32) -> &'static str) -> Vec<Message> {
+    let mut h = vec![Message::user("go")];
+    for k in 1..=n {
+        let id = format!("d{k}");
+        h.push(shell(&id, "git push"));
+        h.push(refusal(&id, kind(k)));
+    }
+    h.push(Message::assistant("ok", vec![]));
+    h
+}
+
+fn denial_settings(keep: u32) -> GovSettings {
+    let mut s = settings(0);
+    s.p2.keep_denials = keep;
+    s
+}
+
+const PRUNED: &str = "[refused: shell \"git push\"; a later refusal of the same kind is kept]";
+
+#[test]
+fn denial_pruning_keeps_the_latest_refusal_of_a_kind() {
+    // Two refusals: the first is pruned, the latest kept whole.
+    let h = refusals(2, |_| "approval");
+    let (sent, reasons) = texts(&h, &denial_settings(1));
+    assert_eq!(reasons, [("d1".to_owned(), "denied".to_owned())]);
+    assert_eq!(sent[2], PRUNED);
+    assert!(sent[4].starts_with("Denied: pushing"));
+    // Three: the two older ones.
+    let h = refusals(3, |_| "approval");
+    let (sent, reasons) = texts(&h, &denial_settings(1));
+    let ids: Vec<&str> = reasons.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(ids, ["d1", "d2"]);
+    assert!(reasons.iter().all(|r| r.1 == "denied"));
+    assert_eq!((sent[2].as_str(), sent[4].as_str()), (PRUNED, PRUNED));
+    assert!(sent[6].starts_with("Denied: pushing"));
+}
+
+#[test]
+fn denial_pruning_with_keep_zero_and_by_kind() {
+    // keepDenials 0: every refusal answered by an assistant message, the latest included.
+    let h = refusals(2, |_| "approval");
+    let (sent, reasons) = texts(&h, &denial_settings(0));
+    assert_eq!(reasons.len(), 2);
+    assert_eq!(sent[2], "[refused: shell \"git push\"]");
+    assert_eq!(sent[4], "[refused: shell \"git push\"]");
+    // Not before the next assistant turn: the last refusal, unanswered, stays.
+    let mut h = refusals(2, |_| "approval");
+    h.pop();
+    assert_eq!(texts(&h, &denial_settings(0)).1.len(), 1);
+    // Different kinds are counted apart: nothing is pruned with keep 1.
+    let h = refusals(2, |k| if k == 1 { "approval" } else { "confinement" });
+    assert!(texts(&h, &denial_settings(1)).1.is_empty());
+    // Unmarked errors with the same text are never pruned (the mark, not the text).
+    let mut h = refusals(2, |_| "approval");
+    for m in &mut h {
+        if let Message::Tool(r) = m {
+            r.denial = None;
+        }
+    }
+    assert!(texts(&h, &denial_settings(0)).1.is_empty());
+}
+
 /// spec/sessions.md §12.3: the glance shell and `expired` ask one function. For every pinned
 /// command, a `glance` call's result (and a `shell` call's) is ephemeral exactly when glance
 /// runs the command.
@@ -255,7 +332,7 @@ fn glance_and_expiry_are_the_same_decision() {
         for tool in ["glance", "shell"] {
             let args = serde_json::json!({ "command": command }).to_string();
             let call = Call::new("c1", tool, args);
-            let expires = info(Some(&call), "{\"stdout\":\"\",\"exitCode\":0}")
+            let expires = info(Some(&call), "{\"stdout\":\"\",\"exitCode\":0}", None, 1)
                 .unwrap()
                 .ephemeral
                 .is_some();

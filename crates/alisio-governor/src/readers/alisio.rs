@@ -70,6 +70,7 @@ pub fn message(row_kind: &str, m: &Value) -> Option<Message> {
                 .to_owned(),
             parts: ps,
             is_error: m.get("isError").and_then(Value::as_bool).unwrap_or(false),
+            denial: m.get("denial").and_then(Value::as_str).map(str::to_owned),
         })),
     }
 }

@@ -243,6 +243,7 @@ fn build(chain: &[(usize, &Value)]) -> Session {
                                 call_id: id,
                                 parts: result_parts(b.get("content")),
                                 is_error,
+                                denial: None,
                             }));
                         }
                         Some("text") => rest.push(Part::text(

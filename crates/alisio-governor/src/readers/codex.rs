@@ -256,6 +256,7 @@ impl State {
                     call_id: id,
                     parts: vec![Part::text(text)],
                     is_error,
+                    denial: None,
                 }));
             }
             _ => {

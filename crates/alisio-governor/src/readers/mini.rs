@@ -117,6 +117,7 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
                     call_id: id,
                     parts: vec![Part::text(text)],
                     is_error,
+                    denial: None,
                 }));
             }
             Some("exit") => {}

@@ -17,7 +17,7 @@ use crate::settings::SessionMode;
 use crate::store::{SessionRow, Store};
 use crate::tools::ToolCtx;
 use crate::tools::args::{self, Task};
-use crate::util::{compact, now_rfc3339, take_chars, uuid7};
+use crate::util::{compact, now_rfc3339, uuid7};
 
 /// Stands in for the provider while a child run borrows it.
 pub(super) struct Lent;
@@ -186,13 +186,9 @@ impl Run<'_> {
         self.progress.tokens += result.tokens;
         let done = match result.status {
             RunStatus::Completed => {
-                let mut text = result.text.clone();
-                if text.chars().count() > 16_000 {
-                    text = format!(
-                        "{}\n[sub-agent answer truncated]",
-                        take_chars(&text, 16_000)
-                    );
-                }
+                // Whole (issue 21, flower: the report is the only channel back to the parent);
+                // the parent's governor never spills it (policy2::NEVER_SPILLED) and may age it.
+                let text = result.text.clone();
                 let out = json!({"sessionId":child_sid,"status":"completed","text":text,"turns":result.turns});
                 Done {
                     outcome: "ok",

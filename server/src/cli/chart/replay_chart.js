@@ -3,7 +3,7 @@
 // each as a shaded area under it. One copy of this code runs in `governor analyze --html`'s page
 // (server/src/cli/governor_html.rs) and in the VS Code Context Report view
 // (editors/vscode/src/views/chart.ts); both pass the same `chart`: {requests, series: [{mode,
-// label, tokens, cached}]}, built from the replay's own per-request figures.
+// label, tokens, cached, recovery?}]}, built from the replay's own per-request figures.
 // Returns what it drew; the box's data-series and data-cached attributes say the same (tests).
 (function () {
   const COLORS = { off: '#cf222e', governed: '#0969da' };
@@ -30,6 +30,19 @@
       values.push(x.cached);
       drawn.cached[x.mode] = x.cached;
     });
+    // The recovery model (spec/governor.md §11.9, a model of recovery, not measured behaviour):
+    // a dashed line at the stream's tokens plus its recovery tokens, the band between shaded.
+    const bands = [];
+    drawn.recovery = {};
+    chart.series.forEach((x, i) => {
+      if (!x.recovery) return;
+      const color = colorOf(x.mode, i);
+      const withRecovery = x.tokens.map((t, k) => t + (x.recovery[k] || 0));
+      series.push({ label: x.label + ' with recovery (modelled)', stroke: color, dash: [6, 4], width: 1, points: { show: false } });
+      values.push(withRecovery);
+      bands.push({ series: [series.length - 1, i + 1], fill: color + '40' });
+      drawn.recovery[x.mode] = x.recovery;
+    });
     const axis = (label, size, incrs) => {
       const a = { label };
       if (size) a.size = size;
@@ -44,6 +57,7 @@
     box.textContent = '';
     box.dataset.series = JSON.stringify(drawn.series);
     box.dataset.cached = JSON.stringify(drawn.cached);
+    box.dataset.recovery = JSON.stringify(drawn.recovery);
     if (!chart.requests.length) {
       const p = document.createElement('p');
       p.textContent = 'No replayed request yet.';
@@ -57,6 +71,7 @@
       // Requests are whole numbers: no tick at 1.5.
       axes: [axis('request', 0, [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]), axis('input tokens', 70)],
       series,
+      bands,
     }, values, box);
     return drawn;
   }
