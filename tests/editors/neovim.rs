@@ -933,7 +933,14 @@ fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
         ),
     );
     let config = json!({"provider": {"kind": "script", "script": script}, "session": {"mode": "coordinator"}});
-    let r = real_chat(&nvim, &ws, &f, &config, ("Read big.txt", "Deny"), "chat,sessions");
+    let r = real_chat(
+        &nvim,
+        &ws,
+        &f,
+        &config,
+        ("Read big.txt", "Deny"),
+        "chat,sessions",
+    );
     assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
     let chat = chat_lines(&r);
     let relay = chat
@@ -943,7 +950,8 @@ fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
     let to = relay.rsplit(' ').next().unwrap();
     assert_eq!(r["chat_result"]["sessionId"], json!(to));
     assert!(
-        chat.iter().any(|l| l.starts_with("Answered in the new link.")),
+        chat.iter()
+            .any(|l| l.starts_with("Answered in the new link.")),
         "{chat:#?}"
     );
     // :AlisioSessions shows the chain: the new link names the one it relays.
