@@ -922,7 +922,7 @@ fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
     let nvim = nvim_or_skip!();
     let ws = Ws::new();
     let f = ws.file("notes.md", "# Notes\n");
-    ws.file("big.txt", &"x".repeat(9000));
+    ws.file("big.txt", "x".repeat(9000));
     let script = ws.file(
         "script.jsonl",
         concat!(
