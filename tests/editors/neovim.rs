@@ -652,13 +652,13 @@ fn neovim_chat_with_the_real_server_writes_after_approval_and_shows_the_report()
         json!("alisio: Write a.txt (5 bytes) [write]")
     );
     // While asked, a tab of its own shows the diff split: the current text (none: a new file)
-    // and exactly what the call writes, both read-only, both in diff mode.
+    // and exactly what the call writes (editable: spec/sessions.md §4.4), both in diff mode.
     assert_eq!(asked["tabs"], json!(2));
     assert_eq!(
         asked["windows"],
         json!([
             {"name": "alisio://preview/w1/current/a.txt", "diff": true, "lines": [""], "modifiable": false},
-            {"name": "alisio://preview/w1/proposed/a.txt", "diff": true, "lines": ["hello"], "modifiable": false}
+            {"name": "alisio://preview/w1/proposed/a.txt", "diff": true, "lines": ["hello"], "modifiable": true}
         ])
     );
     // Answered: the diff tab is gone.
@@ -756,7 +756,10 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
     assert_eq!(r["usage_null"], json!([]));
     assert_eq!(
         r["sessions"],
-        json!(["Fix it · 2026-12-01 20:00:01 · 4 messages"])
+        json!([
+            "Fix it · 2026-12-01 20:00:01 · 4 messages",
+            "Fix it · 2026-12-01 20:05:00 · 2 messages (relay of a1)"
+        ])
     );
 }
 
@@ -889,7 +892,7 @@ fn neovim_chat_runs_a_sandboxed_shell_call_without_a_prompt_and_shows_the_badge(
                 .as_object()
                 .is_none_or(|o| o.is_empty()),
         "{:#}",
-        r["approval_prompts"]
+        r["chat_lines"]
     );
     assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
     assert_eq!(
@@ -909,4 +912,113 @@ fn neovim_chat_runs_a_sandboxed_shell_call_without_a_prompt_and_shows_the_badge(
         "{chat:#?}"
     );
     assert!(chat.iter().any(|l| l.starts_with("Ran it.")), "{chat:#?}");
+}
+
+/// spec/sessions.md §12: a coordinator chat (`session.mode` in the user configuration) whose
+/// session relays: the chat shows the relay line and the answer of the new link, and its
+/// session becomes the newest link.
+#[test]
+fn neovim_chat_runs_a_coordinator_session_and_follows_the_relay_chain() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    ws.file("big.txt", "x".repeat(9000));
+    let script = ws.file(
+        "script.jsonl",
+        concat!(
+            "{\"alisioScript\": 1, \"contextWindow\": 3000}\n",
+            "{\"expect\": {\"tools\": [\"read_file\", \"result_read\", \"task\", \"glance\"]}, \"toolCalls\": [{\"id\": \"r1\", \"name\": \"read_file\", \"arguments\": {\"path\": \"big.txt\"}}]}\n",
+            "{\"for\": \"handoff\", \"text\": \"## Goal\\nread\\n## Decisions\\n- none\\n## Current state\\nread\\n## Open items\\n- answer\\n## Paths\\n- big.txt\"}\n",
+            "{\"text\": \"Answered in the new link.\"}\n"
+        ),
+    );
+    let config = json!({"provider": {"kind": "script", "script": script}, "session": {"mode": "coordinator"}});
+    let r = real_chat(
+        &nvim,
+        &ws,
+        &f,
+        &config,
+        ("Read big.txt", "Deny"),
+        "chat,sessions",
+    );
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let chat = chat_lines(&r);
+    let relay = chat
+        .iter()
+        .find(|l| l.starts_with("↪ relay: the context is nearly full; continuing in session "))
+        .unwrap_or_else(|| panic!("{chat:#?}"));
+    let to = relay.rsplit(' ').next().unwrap();
+    assert_eq!(r["chat_result"]["sessionId"], json!(to));
+    assert!(
+        chat.iter()
+            .any(|l| l.starts_with("Answered in the new link.")),
+        "{chat:#?}"
+    );
+    // :AlisioSessions shows the chain: the new link names the one it relays.
+    let items: Vec<&str> = r["sessions_prompt"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(items.len(), 2, "{items:#?}");
+    let linked: Vec<&&str> = items.iter().filter(|i| i.contains(" (relay of ")).collect();
+    assert_eq!(linked.len(), 1, "{items:#?}");
+    assert!(linked[0].starts_with("Read big.txt · "), "{items:#?}");
+}
+
+/// spec/sessions.md §4.4 "Review before a write": in the diff split the user rejects the first
+/// hunk (`:AlisioHunkReject` on it), takes the second again after typing over it
+/// (`:AlisioHunkAccept`), and types over a line of the third; the file holds exactly that, and
+/// the model's next request says the user changed the proposal.
+#[test]
+fn neovim_review_rejects_a_hunk_and_writes_the_edited_proposal() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    let old = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    ws.file("a.txt", old);
+    let hash = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(old.as_bytes());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let call = json!({"id": "w1", "name": "write_file", "arguments": {
+        "path": "a.txt", "content": "ONE\ntwo\nthree\nFOUR\nfive\nsix\nSEVEN\n", "expectedHash": hash
+    }});
+    let script = ws.file(
+        "script.jsonl",
+        format!(
+            "{{\"alisioScript\": 1}}\n{}\n{}\n",
+            json!({"toolCalls": [call]}),
+            json!({"text": "Noted.", "expect": {"contains": [
+                "The user changed your proposal before approving it: a.txt now holds the user's version",
+                "-SEVEN",
+                "+Seven!"
+            ]}})
+        ),
+    );
+    let config = json!({"provider": {"kind": "script", "script": script}});
+    let env = vec![
+        ("ALISIO_TEST_PROMPT", "Shout".into()),
+        ("ALISIO_TEST_APPROVE", "Allow once".into()),
+        (
+            "ALISIO_TEST_REVIEW",
+            "reject:1;set:4:typed;accept:4;set:7:Seven!".into(),
+        ),
+    ];
+    let r = probe_run(&nvim, &ws, &f, &config, env, "chat");
+    assert_eq!(
+        r["reviewed_lines"],
+        json!(["one", "two", "three", "FOUR", "five", "six", "Seven!"]),
+        "{:#}",
+        r["chat_lines"]
+    );
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "one\ntwo\nthree\nFOUR\nfive\nsix\nSeven!\n"
+    );
+    let chat = chat_lines(&r);
+    assert!(chat.iter().any(|l| l.starts_with("Noted.")), "{chat:#?}");
 }

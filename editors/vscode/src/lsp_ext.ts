@@ -363,6 +363,10 @@ export interface SessionSummary {
   createdAt?: string;
   updatedAt?: string;
   messages?: number;
+  /** The relay chain (spec/sessions.md §12.5): the session this one continues. */
+  relayOf?: string;
+  /** The session this one relayed to. */
+  relayedTo?: string;
 }
 
 /** A part of a stored message: text, or a call the assistant made. */

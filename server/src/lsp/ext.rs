@@ -194,6 +194,12 @@ pub struct SessionSummary {
     pub created_at: String,
     pub updated_at: String,
     pub messages: u64,
+    /// The relay chain (spec/sessions.md §12.5): the session this one continues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relay_of: Option<String>,
+    /// The session this one relayed to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relayed_to: Option<String>,
 }
 
 request! {

@@ -786,6 +786,8 @@ fn summaries() -> Vec<SessionSummary> {
         created_at: "2026-01-01T00:00:00Z".into(),
         updated_at: "2026-01-01T00:00:00Z".into(),
         messages: 3,
+        relay_of: full.then(|| "s0".into()),
+        relayed_to: full.then(|| "s2".into()),
     };
     vec![s(true), s(false)]
 }

@@ -9,6 +9,7 @@
 --   explain      run :AlisioExplain and record the lines it shows
 --   chat         run `:<ALISIO_TEST_RANGE>AlisioChat <ALISIO_TEST_PROMPT>`, answer the approval with the
 --                vim.ui.select item labelled ALISIO_TEST_APPROVE, record the chat buffer
+--                (ALISIO_TEST_REVIEW: edits of the proposed side first, see below)
 --   report       run :AlisioReport (the chat's session) and record the lines it shows
 --   attach       append an unsaved line (ALISIO_TEST_UNSAVED) to the buffer, run :AlisioAttach
 --   sessions     run :AlisioSessions, pick the first session, record the chat buffer
@@ -138,6 +139,24 @@ local ok, err = pcall(function()
           table.insert(windows, { name = vim.api.nvim_buf_get_name(b), diff = vim.wo[w].diff, lines = vim.api.nvim_buf_get_lines(b, 0, -1, false), modifiable = vim.bo[b].modifiable })
         end
         table.insert(result.approval_prompts, { prompt = opts.prompt, kind = opts.kind, items = vim.tbl_map(opts.format_item, items), windows = windows, tabs = #vim.api.nvim_list_tabpages() })
+        -- ALISIO_TEST_REVIEW: what the user does in the proposed side before answering,
+        -- `;`-separated: `reject:L` / `accept:L` (:AlisioHunkReject/Accept with the cursor on
+        -- line L), `set:L:text` (line L typed over)
+        local review = os.getenv('ALISIO_TEST_REVIEW')
+        if review and #windows == 2 then
+          local right = vim.api.nvim_tabpage_list_wins(0)[2]
+          vim.api.nvim_set_current_win(right)
+          for _, act in ipairs(vim.split(review, ';', { trimempty = true })) do
+            local op, l, text = act:match('^(%a+):(%d+):?(.*)$')
+            if op == 'set' then
+              vim.api.nvim_buf_set_lines(0, tonumber(l) - 1, tonumber(l), false, { text })
+            else
+              vim.api.nvim_win_set_cursor(right, { tonumber(l), 0 })
+              vim.cmd(op == 'reject' and 'AlisioHunkReject' or 'AlisioHunkAccept')
+            end
+          end
+          result.reviewed_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+        end
         for i, item in ipairs(items) do
           if opts.format_item(item) == answer then
             return on_choice(item, i)

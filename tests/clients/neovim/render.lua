@@ -16,7 +16,7 @@ local result = {
   lines = { r.preview_lines('a\nb\n'), r.preview_lines(vim.NIL), r.preview_lines('x') },
   usage = r.render_usage({ perTool = { read_file = { seen = 12, used = 7, reread = 2 }, bash = { seen = 1, used = 1, reread = 0 } }, notAttributable = 20 }),
   usage_null = r.render_usage(vim.NIL),
-  sessions = { r.session_item({ sessionId = 'a1', title = 'Fix it', updatedAt = '2026-12-01T20:00:01.123Z', messages = 4 }) },
+  sessions = { r.session_item({ sessionId = 'a1', title = 'Fix it', updatedAt = '2026-12-01T20:00:01.123Z', messages = 4 }), r.session_item({ sessionId = 'b2', title = 'Fix it', updatedAt = '2026-12-01T20:05:00Z', messages = 2, relayOf = 'a1' }) },
   columns = r.columns({ { 'id', 'n' }, { 'long-name', '1' } }),
 }
 local f = assert(io.open(out, 'w'))

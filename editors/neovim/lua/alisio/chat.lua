@@ -65,6 +65,11 @@ function M.on_session_event(_, params, _)
   root.events = root.events or {}
   root.events[#root.events + 1] = ev
   local buf = chat_for(params)
+  -- spec/sessions.md §12.5: a relay continues the chat in a new session; follow it.
+  if buf and ev.type == 'session_relayed' and not ev.parentSessionId and type(ev.data) == 'table' and ev.data.to then
+    chat_by_session[ev.data.to] = buf
+    chats[buf].sessionId = ev.data.to
+  end
   if buf then
     local text, newline = render.render_event(ev)
     if text then
@@ -99,6 +104,7 @@ function M.on_approve(_, params, _)
   }
   local decision
   local diff = render.diffable(params.preview) and M.open_diff(params) or nil
+  local review = diff and M.review
   vim.ui.select(choices, {
     prompt = render.approval_prompt(params),
     format_item = function(c)
@@ -111,10 +117,70 @@ function M.on_approve(_, params, _)
   vim.wait(300000, function()
     return decision ~= nil
   end, 20)
+  -- spec/sessions.md §4.4 "Review before a write": what the right side holds when allowed is
+  -- what is written; the server refuses it when the file changed meanwhile.
+  local reply = { decision = decision or 'deny' }
+  if review and reply.decision ~= 'deny' and vim.api.nvim_buf_is_valid(review.buf) then
+    local text = M.review_text(review)
+    if text ~= review.after then
+      reply.content = text
+    end
+  end
   if diff then
     M.close_diff(diff)
   end
-  return { decision = decision or 'deny' }
+  M.review = nil
+  return reply
+end
+
+local function joined(lines, eol)
+  if #lines == 0 or (#lines == 1 and lines[1] == '') then
+    return ''
+  end
+  return table.concat(lines, '\n') .. (eol and '\n' or '')
+end
+
+--- The text of the review's right side, with the proposal's final newline.
+function M.review_text(review)
+  return joined(vim.api.nvim_buf_get_lines(review.buf, 0, -1, false), review.eol)
+end
+
+-- The hunk of `from` → the right side's text that holds line `lnum` of the right side
+-- (vim.diff indices, 1-based; a count of 0 sits after its start line).
+local function hunk_at(from, cur, lnum)
+  for _, h in ipairs(vim.diff(from, cur, { result_type = 'indices' })) do
+    local sa, ca, sb, cb = h[1], h[2], h[3], h[4]
+    if (cb > 0 and lnum >= sb and lnum < sb + cb) or (cb == 0 and (lnum == sb or (sb == 0 and lnum == 1))) then
+      return sa, ca, sb, cb
+    end
+  end
+end
+
+--- Replaces the hunk under the cursor of the review's right side with the text of `side`
+--- (`before`: reject it; `after`: take the proposal's again). Returns whether a hunk was there.
+function M.review_hunk(side)
+  local review = M.review
+  if not review or not vim.api.nvim_buf_is_valid(review.buf) then
+    notify('no change is under review', vim.log.levels.WARN)
+    return false
+  end
+  local lnum = vim.api.nvim_win_get_cursor(0)[1]
+  local lines = vim.api.nvim_buf_get_lines(review.buf, 0, -1, false)
+  local cur = table.concat(lines, '\n') .. '\n'
+  local src = side == 'before' and review.before_lines or review.after_lines
+  local from = #src == 0 and '' or (table.concat(src, '\n') .. '\n')
+  local sa, ca, sb, cb = hunk_at(from, cur, lnum)
+  if not sa then
+    notify('no hunk under the cursor', vim.log.levels.WARN)
+    return false
+  end
+  local first = cb > 0 and sb - 1 or sb
+  local repl = {}
+  for i = sa, sa + ca - 1 do
+    repl[#repl + 1] = src[i]
+  end
+  vim.api.nvim_buf_set_lines(review.buf, first, first + cb, false, repl)
+  return true
 end
 
 local function scratch(name, lines, ft)
@@ -137,6 +203,27 @@ function M.open_diff(params)
   local base = 'alisio://preview/' .. params.callId .. '/'
   local before = scratch(base .. 'current/' .. p.path, render.preview_lines(p.before), ft)
   local after = scratch(base .. 'proposed/' .. p.path, render.preview_lines(p.after), ft)
+  -- The proposed side is editable (spec/sessions.md §4.4): what it holds when allowed is written.
+  vim.bo[after].modifiable = true
+  M.review = {
+    buf = after,
+    after = p.after,
+    before_lines = render.preview_lines(p.before),
+    after_lines = render.preview_lines(p.after),
+    eol = p.after:sub(-1) == '\n' or (p.after == '' and type(p.before) == 'string' and p.before:sub(-1) == '\n'),
+  }
+  vim.api.nvim_buf_create_user_command(after, 'AlisioHunkReject', function()
+    M.review_hunk('before')
+  end, { desc = 'alisio: reject the hunk under the cursor (keep the current text)' })
+  vim.api.nvim_buf_create_user_command(after, 'AlisioHunkAccept', function()
+    M.review_hunk('after')
+  end, { desc = "alisio: take the proposal's text of the hunk under the cursor again" })
+  vim.keymap.set('n', 'gx', function()
+    M.review_hunk('before')
+  end, { buffer = after, desc = 'alisio: reject hunk' })
+  vim.keymap.set('n', 'ga', function()
+    M.review_hunk('after')
+  end, { buffer = after, desc = 'alisio: accept hunk' })
   vim.cmd('tabnew')
   local tab = vim.api.nvim_get_current_tabpage()
   local empty = vim.api.nvim_get_current_buf()
@@ -281,6 +368,11 @@ function M.chat(prompt, range)
   end
   local token = 'alisio-chat-' .. buf .. '-' .. vim.uv.hrtime()
   local params = { prompt = prompt, sessionId = chat.sessionId, workDoneToken = token }
+  -- spec/sessions.md §12.1: vim.g.alisio_chat_mode = 'coordinator' starts coordinator sessions
+  -- (else the server's session.mode applies)
+  if type(vim.g.alisio_chat_mode) == 'string' then
+    params.mode = vim.g.alisio_chat_mode
+  end
   if #attachments > 0 then
     params.attachments = attachments
   end

@@ -247,6 +247,9 @@ function M.render_event(ev)
     return prefix .. '? approval: ' .. str(d.summary), true
   elseif t == 'approval_resolved' then
     return prefix .. '  ' .. str(d.decision) .. ' (' .. str(d.source) .. ')', true
+  elseif t == 'session_relayed' then
+    -- the relay (spec/sessions.md §12.5): the chat continues in the next link of the chain
+    return '↪ relay: the context is nearly full; continuing in session ' .. str(d.to), true
   elseif t == 'compaction_completed' then
     return prefix .. '(history compacted: ' .. str(d.before) .. ' → ' .. str(d.after) .. ' tokens)', true
   elseif t == 'run_completed' and not ev.parentSessionId then
@@ -312,7 +315,12 @@ end
 --- One line of the session list: title, time, message count.
 function M.session_item(s)
   local when = str(s.updatedAt):gsub('T', ' '):gsub('%.%d+Z?$', ''):gsub('Z$', '')
-  return string.format('%s · %s · %s messages', str(s.title ~= vim.NIL and s.title or s.sessionId), when, str(s.messages))
+  local item = string.format('%s · %s · %s messages', str(s.title ~= vim.NIL and s.title or s.sessionId), when, str(s.messages))
+  -- the relay chain (spec/sessions.md §12.5), as `sessions list` shows it
+  if type(s.relayOf) == 'string' then
+    item = item .. ' (relay of ' .. s.relayOf .. ')'
+  end
+  return item
 end
 
 local function texts(content, kind)
