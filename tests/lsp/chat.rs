@@ -7,7 +7,8 @@ use sha2::{Digest, Sha256};
 use crate::common::Ws;
 use crate::harness::Lsp;
 
-fn start(ws: &Ws) -> Lsp {
+/// A trusted server over stdio (also the review tests').
+pub(crate) fn start(ws: &Ws) -> Lsp {
     let mut cmd = ws.cmd();
     cmd.arg("serve");
     let mut lsp = Lsp::spawn(cmd);
@@ -15,7 +16,8 @@ fn start(ws: &Ws) -> Lsp {
     lsp
 }
 
-fn sha(bytes: &[u8]) -> String {
+/// SHA-256 in hex, as the server reports it.
+pub(crate) fn sha(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))

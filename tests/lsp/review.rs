@@ -6,25 +6,10 @@
 use std::process::Command;
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+use crate::chat::{sha, start};
 use crate::common::Ws;
 use crate::harness::Lsp;
-
-fn start(ws: &Ws) -> Lsp {
-    let mut cmd = ws.cmd();
-    cmd.arg("serve");
-    let mut lsp = Lsp::spawn(cmd);
-    lsp.initialize(&ws.root, json!({}), json!({"trusted": true}));
-    lsp
-}
-
-fn sha(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 fn script(ws: &Ws, name: &str, lines: &[Value]) -> std::path::PathBuf {
     let mut s = String::from("{\"alisioScript\": 1}\n");

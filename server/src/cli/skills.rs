@@ -8,7 +8,7 @@ use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::Host;
 use alisio_base::diagnostic::Diagnostic;
 use alisio_base::workspace::{FileType, Fs as _};
-use alisio_rules::skills::catalog::{self, Discovery, Input};
+use alisio_rules::skills::catalog::{self, Discovery};
 use alisio_rules::skills::discover::{self, Root, Scope, Walk};
 use alisio_rules::skills::listing;
 use alisio_rules::skills::report::{self, Report, Scan};
@@ -58,10 +58,6 @@ pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
     }
 }
 
-pub(super) fn input(ctx: &Ctx) -> Input<'_> {
-    ctx.skill_input()
-}
-
 /// A command-line vantage: resolved against the cwd, must exist; a file means its directory.
 pub(super) fn vantage(ctx: &Ctx, p: &Path) -> Result<PathBuf, Failure> {
     let abs = ctx.resolve(p);
@@ -100,7 +96,7 @@ fn print_notes(ctx: &Ctx, rep_notes: &[discover::Note], untrusted: usize, limits
 fn list(ctx: &Ctx, path: Option<&Path>) -> Result<Exit, Failure> {
     let v = vantage(ctx, path.unwrap_or(Path::new(".")))?;
     let host = ctx.args.host;
-    let d = catalog::discover_host(&ctx.fs, input(ctx), &v, host);
+    let d = catalog::discover_host(&ctx.fs, ctx.skill_input(), &v, host);
     let probe =
         (host == Host::Alisio && !ctx.trusted).then(|| discover::probe(&ctx.fs, &ctx.root, &v));
     if ctx.args.json {
@@ -194,7 +190,7 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
     let host = ctx.args.host;
     if paths.is_empty() {
         let profile = Some(ctx.args.profile);
-        let d = catalog::discover_host_for(&ctx.fs, input(ctx), &ctx.cwd, host, profile);
+        let d = catalog::discover_host_for(&ctx.fs, ctx.skill_input(), &ctx.cwd, host, profile);
         let probes: Vec<Walk> = if host == Host::Alisio && !ctx.trusted {
             vec![discover::probe(&ctx.fs, &ctx.root, &ctx.cwd)]
         } else {
@@ -280,7 +276,7 @@ pub(super) fn add_listing(
     let o = listing::settings::Overrides::default();
     let found = listing::diagnostics::for_hosts(
         &ctx.fs,
-        input(ctx),
+        ctx.skill_input(),
         vantage,
         &listing::diagnostic_hosts(ctx.settings.hosts.enabled.as_deref()),
         &o,
@@ -328,7 +324,7 @@ pub fn check_diagnostics(
     for v in &vantages {
         discoveries.push(catalog::discover_host_for(
             &ctx.fs,
-            input(ctx),
+            ctx.skill_input(),
             v,
             ctx.args.host,
             Some(ctx.args.profile),
