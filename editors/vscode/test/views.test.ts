@@ -88,7 +88,7 @@ test('a report in mode off says nothing was measured', () => {
 
 test('explain renders interfaces.md §1.1 as a Markdown table with the notice', () => {
   const md = renderExplainMarkdown({
-    path: 'src/lsp/handlers.rs', host: 'alisio', maxBytes: 32768,
+    path: 'src/lsp/handlers.rs', host: 'alisio', hostVersion: null, maxBytes: 32768,
     files: [
       { path: 'AGENTS.md', scope: 'project', kind: 'agents', bytes: 30000, keptBytes: 22768, truncation: 'beginning' },
       { path: 'src/AGENTS.override.md', scope: 'project', kind: 'override', bytes: 10000, keptBytes: 10000, truncation: 'none' },
@@ -104,7 +104,7 @@ test('explain renders interfaces.md §1.1 as a Markdown table with the notice', 
     '', 'Omitted: 8132 bytes.', '', 'Notice the model sees:', '', '```text', '[truncated: 8132 bytes]', '```', '',
     'The closest file wins on conflicts.', '',
   ].join('\n'));
-  assert.equal(renderExplainMarkdown({ path: 'x.md', host: 'alisio', maxBytes: 32768, files: [] }).split('\n')[4], 'No instruction file applies to x.md.');
+  assert.equal(renderExplainMarkdown({ path: 'x.md', host: 'alisio', hostVersion: null, maxBytes: 32768, files: [] }).split('\n')[4], 'No instruction file applies to x.md.');
 });
 
 test('skill catalog items show scope, status and tokens', () => {
