@@ -195,6 +195,48 @@ fn first_scan_reports_work_done_progress() {
     lsp.diagnostics_for(&f, |d| !d.is_empty());
 }
 
+/// Issue 25 §6: an invalid session value is a `config-invalid` diagnostic on its span, like
+/// every other key (the session then runs with the lower layer's value).
+#[test]
+fn invalid_session_values_are_config_invalid_on_their_spans() {
+    let ws = Ws::new();
+    let text = "{\n  \"limits\": {\"maxTurns\": 0},\n  \"session\": {\"mode\": \"boss\"}\n}\n";
+    let cfg = ws.file(".alisio/config.json", text);
+    let mut lsp = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
+    let diags = lsp.diagnostics_for(&cfg, |d| d.len() == 2);
+    let got: Vec<(String, &str, u64, u64, u64)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["range"]["start"]["character"].as_u64().unwrap(),
+                d["range"]["end"]["character"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "config-invalid".to_string(),
+                "limits.maxTurns must be an integer from 1 to 1000; got 0",
+                1,
+                25,
+                26
+            ),
+            (
+                "config-invalid".to_string(),
+                r#"session.mode must be "default" or "coordinator"; got "boss""#,
+                2,
+                22,
+                28
+            ),
+        ]
+    );
+}
+
 #[test]
 fn case_36_invalid_max_bytes_in_project_config_falls_back_to_the_default() {
     let ws = Ws::new();

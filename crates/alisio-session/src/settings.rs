@@ -9,18 +9,7 @@ use serde_json::{Map, Value};
 
 use super::approvals::Policy;
 use super::tools::Effect;
-use alisio_base::config::{GovernorMode, Layer, Origin, Settings, lookup};
-
-/// Keys never taken from project configuration (spec/sessions.md §1.8).
-const SENSITIVE: &[&str] = &[
-    "provider",
-    "approvals",
-    "process.passEnv",
-    "process.sandbox",
-    "process.network",
-    "externalDirectories",
-    "limits.maxTokens",
-];
+use alisio_base::config::{GovernorMode, Layer, Reader, Settings};
 
 /// Settings from configuration files and the editor.
 #[derive(Clone, Debug)]
@@ -125,12 +114,6 @@ impl Default for SessionConfig {
     }
 }
 
-fn sensitive(key: &str) -> bool {
-    SENSITIVE
-        .iter()
-        .any(|s| key == *s || key.starts_with(&format!("{s}.")))
-}
-
 impl SessionConfig {
     /// The approval policies a run gets from this configuration and its flags (spec/sessions.md §4.2).
     #[must_use]
@@ -147,126 +130,70 @@ impl SessionConfig {
         .effective(allow, read_only, headless)
     }
 
-    /// Applies the layers (lowest precedence first). Values of the wrong type are ignored.
+    /// Reads the layers (lowest precedence first) through the one configuration reader: every
+    /// key is declared in `alisio_base::config`'s key table with its type, bounds and scope, an
+    /// invalid value is a configuration problem (CLI exit 2, server `config-invalid`) and never
+    /// read, and the security-sensitive keys are never read from project configuration
+    /// (spec/sessions.md §1.8).
     #[must_use]
     pub fn from_layers(layers: &[Layer]) -> Self {
-        let mut c = Self::default();
-        for l in layers {
-            c.apply(&l.raw, l.origin == Origin::Project);
-        }
-        c
-    }
-
-    /// Applies one configuration object (`project`: skip the sensitive keys).
-    pub fn apply(&mut self, raw: &Value, project: bool) {
-        let get = |k: &str| {
-            if project && sensitive(k) {
-                None
-            } else {
-                lookup(raw, k).filter(|v| !v.is_null())
-            }
-        };
-        if let Some(Value::Object(p)) = get("provider") {
-            for (k, v) in p {
-                self.provider.insert(k.clone(), v.clone());
-            }
-        }
-        let u = |k: &str| get(k).and_then(Value::as_u64);
-        if let Some(v) = u("limits.maxTurns").filter(|v| (1..=1000).contains(v)) {
-            self.max_turns = v as u32;
-        }
-        if let Some(v) = u("limits.maxTokens") {
-            self.max_tokens = Some(v);
-        }
-        if let Some(v) = u("limits.maxContextChars").filter(|v| *v >= 1000) {
-            self.max_context_chars = v;
-        }
-        if let Some(v) = u("limits.maxOutputTokens") {
-            self.max_output_tokens = u32::try_from(v).ok();
-        }
-        if let Some(v) = get("compaction.auto").and_then(Value::as_bool) {
-            self.compaction_auto = v;
-        }
-        if let Some(v) = get("compaction.threshold")
-            .and_then(Value::as_f64)
-            .filter(|v| (0.1..=0.99).contains(v))
-        {
-            self.compaction_threshold = v;
-        }
-        if let Some(v) = u("compaction.keepTurns").filter(|v| *v <= 20) {
-            self.keep_turns = v as u32;
-        }
-        if let Some(v) = u("compaction.maxOutputTokens").filter(|v| *v >= 256) {
-            self.compaction_max_output = u32::try_from(v).ok();
-        }
-        if let Some(p) = get("approvals.write")
-            .and_then(Value::as_str)
-            .and_then(Policy::parse)
-            .filter(|p| *p != Policy::Sandboxed)
-        {
-            self.write = p;
-        }
-        if let Some(p) = get("approvals.process")
-            .and_then(Value::as_str)
-            .and_then(Policy::parse)
-        {
-            self.process = p;
-        }
-        if let Some(v) = u("approvals.timeoutMs") {
-            self.approval_timeout_ms = v;
-        }
-        if let Some(Value::Array(a)) = get("process.passEnv") {
-            self.pass_env = a
-                .iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect();
-        }
-        if let Some(m) = get("process.sandbox")
-            .and_then(Value::as_str)
-            .and_then(alisio_sandbox::Mode::parse)
-        {
-            self.sandbox = m;
-        }
-        if let Some(v) = get("process.network").and_then(Value::as_bool) {
-            self.network = v;
-        }
-        if let Some(Value::Array(a)) = get("externalDirectories") {
-            self.external_dirs = a
-                .iter()
-                .filter_map(Value::as_str)
-                .map(PathBuf::from)
-                .collect();
-        }
-        if let Some(v) = get("subagents.enabled").and_then(Value::as_bool) {
-            self.subagents = v;
-        }
-        if let Some(v) = u("subagents.maxTurns") {
-            self.subagent_max_turns = v as u32;
-        }
-        if let Some(v) = u("tasks.maxRunning") {
-            self.tasks_max_running = v as usize;
-        }
-        if let Some(v) = u("tasks.maxRunMs") {
-            self.tasks_max_run_ms = v;
-        }
-        if let Some(v) = u("tasks.maxOutputBytes") {
-            self.tasks_max_output = v;
-        }
-        if let Some(m) = get("session.mode")
-            .and_then(Value::as_str)
-            .and_then(SessionMode::parse)
-        {
-            self.mode = m;
-        }
-        if let Some(v) = get("session.relay").and_then(Value::as_bool) {
-            self.relay = Some(v);
-        }
-        if let Some(v) = get("relay.atFraction")
-            .and_then(Value::as_f64)
-            .filter(|v| (0.1..=0.95).contains(v))
-        {
-            self.relay_at_fraction = v;
+        let r = Reader::new(layers);
+        let d = Self::default();
+        Self {
+            provider: r.merged("provider"),
+            max_turns: r.u32("limits.maxTurns").unwrap_or(d.max_turns),
+            max_tokens: r.u64("limits.maxTokens").or(d.max_tokens),
+            max_context_chars: r
+                .u64("limits.maxContextChars")
+                .unwrap_or(d.max_context_chars),
+            max_output_tokens: r.u32("limits.maxOutputTokens").or(d.max_output_tokens),
+            compaction_auto: r.bool("compaction.auto").unwrap_or(d.compaction_auto),
+            compaction_threshold: r
+                .f64("compaction.threshold")
+                .unwrap_or(d.compaction_threshold),
+            keep_turns: r.u32("compaction.keepTurns").unwrap_or(d.keep_turns),
+            compaction_max_output: r
+                .u32("compaction.maxOutputTokens")
+                .or(d.compaction_max_output),
+            // `approvals.write = "sandboxed"` is accepted and means `ask` (spec/sessions.md §4.2:
+            // write tools are not sandboxed).
+            write: r
+                .str("approvals.write")
+                .and_then(Policy::parse)
+                .filter(|p| *p != Policy::Sandboxed)
+                .unwrap_or(d.write),
+            process: r
+                .str("approvals.process")
+                .and_then(Policy::parse)
+                .unwrap_or(d.process),
+            approval_timeout_ms: r
+                .u64("approvals.timeoutMs")
+                .unwrap_or(d.approval_timeout_ms),
+            pass_env: r.strings("process.passEnv").unwrap_or(d.pass_env),
+            sandbox: r
+                .str("process.sandbox")
+                .and_then(alisio_sandbox::Mode::parse)
+                .unwrap_or(d.sandbox),
+            network: r.bool("process.network").unwrap_or(d.network),
+            external_dirs: r
+                .strings("externalDirectories")
+                .map_or(d.external_dirs, |v| {
+                    v.into_iter().map(PathBuf::from).collect()
+                }),
+            subagents: r.bool("subagents.enabled").unwrap_or(d.subagents),
+            subagent_max_turns: r.u32("subagents.maxTurns").unwrap_or(d.subagent_max_turns),
+            tasks_max_running: r
+                .u64("tasks.maxRunning")
+                .and_then(|v| usize::try_from(v).ok())
+                .unwrap_or(d.tasks_max_running),
+            tasks_max_run_ms: r.u64("tasks.maxRunMs").unwrap_or(d.tasks_max_run_ms),
+            tasks_max_output: r.u64("tasks.maxOutputBytes").unwrap_or(d.tasks_max_output),
+            mode: r
+                .str("session.mode")
+                .and_then(SessionMode::parse)
+                .unwrap_or(d.mode),
+            relay: r.bool("session.relay").or(d.relay),
+            relay_at_fraction: r.f64("relay.atFraction").unwrap_or(d.relay_at_fraction),
         }
     }
 }

@@ -28,9 +28,49 @@ pub fn lookup<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
     key.split('.').try_fold(v, |v, k| v.as_object()?.get(k))
 }
 
-pub(super) struct KeySpec {
-    pub(super) key: &'static str,
-    pub(super) check: fn(&str, &Value, &str) -> Result<(), String>,
+/// The type and bounds of a key's value; its check and the message of a bad value follow from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ty {
+    /// A JSON integer in `[min, max]` (no fraction, no exponent); `max == i64::MAX`: no upper bound.
+    Int {
+        min: i64,
+        max: i64,
+    },
+    /// A JSON number (integer or not) in `[min, max]`.
+    Number {
+        min: f64,
+        max: f64,
+    },
+    Bool,
+    /// One of the strings.
+    Enum(&'static [&'static str]),
+    Str,
+    /// An array whose items the layer checks one by one (`skills`).
+    Array,
+    /// An array of strings.
+    StrArray,
+    Object,
+    /// An object whose values are strings (`provider.headers`).
+    StrMap,
+}
+
+/// Where a key may be set (spec/sessions.md §1.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every layer.
+    Any,
+    /// Security-sensitive: never read from the project's `.alisio/config.json`.
+    NotProject,
+}
+
+/// One known key: the one declaration that validation, the readers and the docs use.
+#[derive(Clone, Copy, Debug)]
+pub struct KeySpec {
+    pub key: &'static str,
+    pub ty: Ty,
+    /// The default as the docs state it (JSON text, or a phrase in parentheses).
+    pub default: &'static str,
+    pub scope: Scope,
 }
 
 /// A JSON integer in `[min, max]`: no fraction, no exponent (`2048.0` and `1e4` are invalid).
@@ -43,28 +83,58 @@ fn int_in(v: &Value, min: i64, max: i64) -> Option<i64> {
     n.as_i64().filter(|i| (min..=max).contains(i))
 }
 
-macro_rules! int_key {
-    ($key:literal, $min:expr, $max:expr) => {
-        KeySpec {
-            key: $key,
-            check: |k, v, shown| {
-                int_in(v, $min, $max).map(|_| ()).ok_or_else(|| {
-                    format!(
-                        "{k} must be an integer from {} to {}; got {shown}",
-                        $min, $max
-                    )
-                })
-            },
+impl Ty {
+    /// Checks `v` (shown as `shown` in messages) for the key `k`.
+    ///
+    /// # Errors
+    /// The exact message of the spec for a bad value.
+    pub fn check(self, k: &str, v: &Value, shown: &str) -> Result<(), String> {
+        let ok = match self {
+            Self::Int { min, max } => int_in(v, min, max).is_some(),
+            Self::Number { min, max } => v.as_f64().is_some_and(|n| (min..=max).contains(&n)),
+            Self::Bool => v.is_boolean(),
+            Self::Enum(allowed) => v.as_str().is_some_and(|s| allowed.contains(&s)),
+            Self::Str => v.is_string(),
+            Self::Array => v.is_array(),
+            Self::StrArray => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
+            Self::Object => v.is_object(),
+            Self::StrMap => v
+                .as_object()
+                .is_some_and(|o| o.values().all(Value::is_string)),
+        };
+        if ok {
+            return Ok(());
         }
-    };
+        Err(match self {
+            Self::Int { min, max } if max == i64::MAX => {
+                format!("{k} must be an integer of at least {min}; got {shown}")
+            }
+            Self::Int { min, max } => {
+                format!("{k} must be an integer from {min} to {max}; got {shown}")
+            }
+            Self::Number { min, max } => {
+                format!("{k} must be a number from {min} to {max}; got {shown}")
+            }
+            Self::Bool => format!("{k} must be true or false; got {shown}"),
+            Self::Enum(allowed) => enum_message(k, allowed, shown),
+            Self::Str => format!("{k} must be a string; got {shown}"),
+            Self::Array | Self::StrArray => format!("{k} must be an array of strings; got {shown}"),
+            Self::Object => format!("{k} must be an object; got {shown}"),
+            Self::StrMap => format!("{k} must be an object of strings; got {shown}"),
+        })
+    }
 }
 
-fn bool_check(k: &str, v: &Value, shown: &str) -> Result<(), String> {
-    if v.is_boolean() {
-        Ok(())
-    } else {
-        Err(format!("{k} must be true or false; got {shown}"))
-    }
+/// The declaration of a known key (`None`: not a key this build knows).
+#[must_use]
+pub fn spec(key: &str) -> Option<&'static KeySpec> {
+    KEYS.iter().find(|s| s.key == key)
+}
+
+/// Every known key, in the docs' order.
+#[must_use]
+pub fn all() -> &'static [KeySpec] {
+    KEYS
 }
 
 pub(super) fn enum_message(k: &str, allowed: &[&str], shown: &str) -> String {
@@ -115,93 +185,90 @@ pub const TRIM_KEEP_DENIALS: (i64, i64, u32) = (0, 1000, 1);
 const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "off"];
 const PROCESS_POLICIES: &[&str] = &["allow", "ask", "deny", "sandboxed"];
 
-pub(super) static KEYS: &[KeySpec] = &[
-    // The process sandbox (spec/sessions.md §10.4); read by session::settings.
-    KeySpec {
-        key: "process.sandbox",
-        check: |k, v, shown| match v.as_str() {
-            Some(s) if SANDBOX_MODES.contains(&s) => Ok(()),
-            _ => Err(enum_message(k, SANDBOX_MODES, shown)),
-        },
-    },
-    KeySpec {
-        key: "process.network",
-        check: bool_check,
-    },
-    KeySpec {
-        key: "approvals.process",
-        check: |k, v, shown| match v.as_str() {
-            Some(s) if PROCESS_POLICIES.contains(&s) => Ok(()),
-            _ => Err(enum_message(k, PROCESS_POLICIES, shown)),
-        },
-    },
-    KeySpec {
-        key: "context.claudeMdFallback",
-        check: bool_check,
-    },
-    int_key!("context.maxBytes", MAX_BYTES_MIN, MAX_BYTES_MAX),
-    KeySpec {
-        key: "context.governor",
-        check: |k, v, shown| match v.as_str() {
-            Some(s) if GOVERNOR_MODES.contains(&s) => Ok(()),
-            _ => Err(enum_message(k, GOVERNOR_MODES, shown)),
-        },
-    },
-    int_key!("context.elide.minAgeTurns", 1, 20),
-    int_key!("context.elide.epochMessages", 0, 1000),
-    int_key!("context.policyVersion", 1, POLICY_VERSION),
-    int_key!("context.invariants.maxChars", 1000, 20000),
-    int_key!(
-        "context.spill.thresholdChars",
-        SPILL_THRESHOLD_CHARS.0,
-        SPILL_THRESHOLD_CHARS.1
-    ),
-    int_key!(
-        "context.spill.headChars",
-        SPILL_HEAD_CHARS.0,
-        SPILL_HEAD_CHARS.1
-    ),
-    int_key!(
-        "context.spill.tailChars",
-        SPILL_TAIL_CHARS.0,
-        SPILL_TAIL_CHARS.1
-    ),
-    int_key!("context.trim.minChars", TRIM_MIN_CHARS.0, TRIM_MIN_CHARS.1),
-    int_key!(
-        "context.trim.keepRecent",
-        TRIM_KEEP_RECENT.0,
-        TRIM_KEEP_RECENT.1
-    ),
-    int_key!(
-        "context.trim.keepDenials",
-        TRIM_KEEP_DENIALS.0,
-        TRIM_KEEP_DENIALS.1
-    ),
-    KeySpec {
-        key: "hosts.claudeCode.instructionFiles",
-        check: |k, v, shown| match v.as_str() {
-            Some(s) if CLAUDE_MODES.contains(&s) => Ok(()),
-            _ => Err(enum_message(k, CLAUDE_MODES, shown)),
-        },
-    },
-    KeySpec {
-        key: "skills",
-        check: |k, v, shown| {
-            if v.is_array() {
-                Ok(())
-            } else {
-                Err(format!("{k} must be an array of strings; got {shown}"))
-            }
-        },
-    },
-    KeySpec {
-        key: "skillOverrides",
-        check: |k, v, shown| {
-            if v.is_object() {
-                Ok(())
-            } else {
-                Err(format!("{k} must be an object; got {shown}"))
-            }
-        },
-    },
-];
+const WRITE_POLICIES: &[&str] = &["allow", "ask", "deny", "sandboxed"];
+const SESSION_MODES: &[&str] = &["default", "coordinator"];
+const PROVIDER_KINDS: &[&str] = &["openai", "anthropic", "script"];
+
+const fn int(min: i64, max: i64) -> Ty {
+    Ty::Int { min, max }
+}
+
+const fn at_least(min: i64) -> Ty {
+    Ty::Int { min, max: i64::MAX }
+}
+
+const fn bounded(b: (i64, i64, u32)) -> Ty {
+    Ty::Int { min: b.0, max: b.1 }
+}
+
+macro_rules! keys {
+    ($( $key:literal : $ty:expr, $default:literal $(, $scope:ident)? ;)*) => {
+        &[$(KeySpec { key: $key, ty: $ty, default: $default, scope: keys!(@scope $($scope)?) }),*]
+    };
+    (@scope) => { Scope::Any };
+    (@scope $s:ident) => { Scope::$s };
+}
+
+/// Every key this build reads (spec/instructions.md §2.10, spec/governor.md §9, spec/sessions.md
+/// §1.8, §2.1, §4.2, §5.1, §6.1, §10.4, §11, §12). A value of the wrong type or out of bounds is a
+/// problem (CLI exit 2, server `config-invalid`), never clamped or ignored.
+pub(super) static KEYS: &[KeySpec] = keys! {
+    "context.claudeMdFallback": Ty::Bool, "false";
+    "context.maxBytes": int(MAX_BYTES_MIN, MAX_BYTES_MAX), "32768";
+    "context.governor": Ty::Enum(GOVERNOR_MODES), "\"off\"";
+    "context.elide.minAgeTurns": int(1, 20), "2";
+    "context.elide.epochMessages": int(0, 1000), "(36 under policy 2, 32 under policy 1)";
+    "context.policyVersion": int(1, POLICY_VERSION), "2";
+    "context.invariants.maxChars": int(1000, 20000), "4000";
+    "context.spill.thresholdChars": bounded(SPILL_THRESHOLD_CHARS), "(spec/governor.md §9)";
+    "context.spill.headChars": bounded(SPILL_HEAD_CHARS), "(spec/governor.md §9)";
+    "context.spill.tailChars": bounded(SPILL_TAIL_CHARS), "(spec/governor.md §9)";
+    "context.trim.minChars": bounded(TRIM_MIN_CHARS), "(spec/governor.md §9)";
+    "context.trim.keepRecent": bounded(TRIM_KEEP_RECENT), "(spec/governor.md §9)";
+    "context.trim.keepDenials": bounded(TRIM_KEEP_DENIALS), "(spec/governor.md §9)";
+    "hosts.claudeCode.instructionFiles": Ty::Enum(CLAUDE_MODES), "\"claude-md-or-agents-md\"";
+    "skills": Ty::Array, "[]";
+    "skillOverrides": Ty::Object, "{}";
+    // Sessions (spec/sessions.md): read by alisio_session::SessionConfig through `Reader`.
+    "provider": Ty::Object, "{}", NotProject;
+    "provider.kind": Ty::Enum(PROVIDER_KINDS), "\"openai\"", NotProject;
+    "provider.baseUrl": Ty::Str, "(by kind)", NotProject;
+    "provider.model": Ty::Str, "(none)", NotProject;
+    "provider.apiKeyEnv": Ty::Str, "(by kind)", NotProject;
+    "provider.contextWindow": int(1, 2_000_000), "(by model)", NotProject;
+    "provider.maxOutputTokens": int(1, u32::MAX as i64), "8192", NotProject;
+    "provider.temperature": Ty::Number { min: 0.0, max: 2.0 }, "(none)", NotProject;
+    "provider.maxTokensParam": Ty::Enum(&["max_tokens", "max_completion_tokens"]), "\"max_tokens\"", NotProject;
+    "provider.streamUsage": Ty::Bool, "true", NotProject;
+    "provider.headers": Ty::StrMap, "{}", NotProject;
+    "provider.connectTimeoutMs": at_least(1), "10000", NotProject;
+    "provider.idleTimeoutMs": at_least(1), "300000", NotProject;
+    "provider.requestTimeoutMs": at_least(1), "1800000", NotProject;
+    "provider.maxRetries": int(0, 100), "3", NotProject;
+    "provider.retryBaseMs": at_least(0), "1000", NotProject;
+    "provider.script": Ty::Str, "(none)", NotProject;
+    "provider.promptCache": Ty::Bool, "true", NotProject;
+    "limits.maxTurns": int(1, 1000), "50";
+    "limits.maxTokens": at_least(1), "(8 x window, 400000-8000000; 1000000 without a window)", NotProject;
+    "limits.maxContextChars": at_least(1000), "800000";
+    "limits.maxOutputTokens": int(1, u32::MAX as i64), "(provider.maxOutputTokens)";
+    "compaction.auto": Ty::Bool, "true";
+    "compaction.threshold": Ty::Number { min: 0.1, max: 0.99 }, "0.85";
+    "compaction.keepTurns": int(0, 20), "2";
+    "compaction.maxOutputTokens": int(256, u32::MAX as i64), "(8192, at most a quarter of a known window)";
+    "approvals.write": Ty::Enum(WRITE_POLICIES), "\"ask\"", NotProject;
+    "approvals.process": Ty::Enum(PROCESS_POLICIES), "\"ask\"", NotProject;
+    "approvals.timeoutMs": at_least(1), "300000", NotProject;
+    "process.passEnv": Ty::StrArray, "[]", NotProject;
+    "process.sandbox": Ty::Enum(SANDBOX_MODES), "\"workspace-write\"", NotProject;
+    "process.network": Ty::Bool, "false", NotProject;
+    "externalDirectories": Ty::StrArray, "[]", NotProject;
+    "subagents.enabled": Ty::Bool, "true";
+    "subagents.maxTurns": int(1, 1000), "30";
+    "tasks.maxRunning": at_least(1), "8";
+    "tasks.maxRunMs": int(1000, 86_400_000), "3600000";
+    "tasks.maxOutputBytes": at_least(1), "2097152";
+    "session.mode": Ty::Enum(SESSION_MODES), "\"default\"";
+    "session.relay": Ty::Bool, "(on in coordinator mode, else off)";
+    "relay.atFraction": Ty::Number { min: 0.1, max: 0.95 }, "0.7";
+};

@@ -152,7 +152,7 @@ impl Layer {
                 if v.is_null() {
                     continue;
                 }
-                if let Err(message) = (spec.check)(spec.key, v, &self.shown(spec.key, v, text)) {
+                if let Err(message) = spec.ty.check(spec.key, v, &self.shown(spec.key, v, text)) {
                     problems.push(Problem {
                         key: spec.key.to_string(),
                         message,

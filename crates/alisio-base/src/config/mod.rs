@@ -9,7 +9,8 @@
 //!
 //! The rooms: `layer` parses one source into a [`Layer`] with spans and problems and reads the
 //! layers of a workspace; `keys` is the table of known keys, their bounds, checks and messages;
-//! `resolve` applies layers over the defaults; `values` holds the value enums ([`GovernorMode`],
+//! `resolve` applies layers over the defaults; `reader` reads one declared key over the layers
+//! (sessions); `values` holds the value enums ([`GovernorMode`],
 //! [`Host`], [`Profile`], …); `overrides` writes `skillOverrides`; `hosts` the per-host keys.
 //! This file holds [`Settings`] and re-exports the public API, so every item keeps its
 //! `crate::config::` path.
@@ -23,6 +24,7 @@ mod hosts;
 mod keys;
 mod layer;
 mod overrides;
+mod reader;
 mod resolve;
 mod values;
 
@@ -32,8 +34,10 @@ pub use keys::{
     POLICY_VERSION, Problem, SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS,
     TRIM_KEEP_DENIALS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS, epoch_default, lookup,
 };
+pub use keys::{KeySpec, Scope, Ty, all as all_keys, spec as key_spec};
 pub use layer::{CONFIG_FILE_LIMIT, FileError, Layer, Origin, load_layers, too_large_message};
 pub use overrides::write_skill_override;
+pub use reader::Reader;
 pub use resolve::resolve;
 pub use values::{ClaudeInstructionFiles, GovernorMode, Host, Profile};
 
