@@ -71,14 +71,90 @@ pub fn walk(fs: &dyn Fs, root: &Path) -> DirSet {
 }
 
 /// Walks D from `root`, keeping at most `max` directories.
+///
+/// On more than one core the directories are listed in parallel, level by level (a listing and
+/// its ignore files are most of the cost), and D is then put in the same depth-first byte order
+/// as the sequential walk, so the result does not depend on the number of threads. Past `max`
+/// directories the sequential walk decides which ones are kept (the bound keeps the first `max`
+/// depth-first, which a level-by-level walk cannot know until it has listed them all).
 #[must_use]
 pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
-    let mut set = DirSet::default();
-    let mut matchers: Vec<Matchers> = Vec::new();
-    let exclude = {
-        let p = root.join(".git").join("info").join("exclude");
-        matcher(fs, root, &p)
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if cores > 1 {
+        if let Some(set) = walk_levels(fs, root, max) {
+            return set;
+        }
+    }
+    walk_sequential(fs, root, max)
+}
+
+/// What decides whether a child directory is excluded: a directory's ignore files and its parent.
+struct Chain {
+    parent: Option<usize>,
+    matchers: Matchers,
+}
+
+fn exclude_of(fs: &dyn Fs, root: &Path) -> Option<Gitignore> {
+    let p = root.join(".git").join("info").join("exclude");
+    matcher(fs, root, &p)
+}
+
+/// Lists one directory: its entries and its ignore files.
+fn list(fs: &dyn Fs, path: &Path) -> (Vec<DirEntry>, Matchers) {
+    let entries = match fs.read_dir(path) {
+        Ok(e) => e,
+        Err(e) => {
+            tracing::warn!("{}: cannot list directory: {e}", path.display());
+            Vec::new()
+        }
     };
+    let m = Matchers {
+        ignore: if has(&entries, ".ignore") {
+            matcher(fs, path, &path.join(".ignore"))
+        } else {
+            None
+        },
+        gitignore: if has(&entries, ".gitignore") {
+            matcher(fs, path, &path.join(".gitignore"))
+        } else {
+            None
+        },
+    };
+    (entries, m)
+}
+
+/// The subdirectories of `path` that belong to D, in name order. `chain` holds `me`'s ancestors
+/// (and may or may not hold `me` itself: `mine` are `me`'s own matchers).
+fn children(
+    path: &Path,
+    entries: &[DirEntry],
+    mine: &Matchers,
+    parent: Option<usize>,
+    chain: &[Chain],
+    exclude: Option<&Gitignore>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in entries {
+        if e.file_type != FileType::Dir || e.name == ".git" || e.name == "node_modules" {
+            continue;
+        }
+        // The agents' workbench (spec/sessions.md §12.4): scripts and artifacts, never
+        // instructions of the workspace.
+        if e.name == "workbench" && path.file_name().is_some_and(|n| n == ".alisio") {
+            continue;
+        }
+        let child = path.join(&e.name);
+        if !ignored(chain, mine, parent, exclude, &child) {
+            out.push(child);
+        }
+    }
+    out
+}
+
+fn walk_sequential(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
+    let mut set = DirSet::default();
+    let mut chain: Vec<Chain> = Vec::new();
+    let exclude = exclude_of(fs, root);
     let mut stack: Vec<(PathBuf, Option<usize>, usize)> = vec![(root.to_path_buf(), None, 0)];
     while let Some((path, parent, depth)) = stack.pop() {
         if set.dirs.len() >= max {
@@ -89,43 +165,11 @@ pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
             );
             break;
         }
-        let entries = match fs.read_dir(&path) {
-            Ok(e) => e,
-            Err(e) => {
-                tracing::warn!("{}: cannot list directory: {e}", path.display());
-                Vec::new()
-            }
-        };
-        let m = Matchers {
-            ignore: if has(&entries, ".ignore") {
-                matcher(fs, &path, &path.join(".ignore"))
-            } else {
-                None
-            },
-            gitignore: if has(&entries, ".gitignore") {
-                matcher(fs, &path, &path.join(".gitignore"))
-            } else {
-                None
-            },
-        };
+        let (entries, matchers) = list(fs, &path);
         let me = set.dirs.len();
-        matchers.push(m);
-        let mut children = Vec::new();
-        for e in &entries {
-            if e.file_type != FileType::Dir || e.name == ".git" || e.name == "node_modules" {
-                continue;
-            }
-            // The agents' workbench (spec/sessions.md §12.4): scripts and artifacts, never
-            // instructions of the workspace.
-            if e.name == "workbench" && path.file_name().is_some_and(|n| n == ".alisio") {
-                continue;
-            }
-            let child = path.join(&e.name);
-            if !ignored(&set.dirs, &matchers, me, parent, exclude.as_ref(), &child) {
-                children.push(child);
-            }
-        }
-        for c in children.into_iter().rev() {
+        let kids = children(&path, &entries, &matchers, parent, &chain, exclude.as_ref());
+        chain.push(Chain { parent, matchers });
+        for c in kids.into_iter().rev() {
             stack.push((c, Some(me), depth + 1));
         }
         set.dirs.push(DirNode {
@@ -138,34 +182,104 @@ pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
     set
 }
 
-/// Whether a child directory of node `me` is excluded: the deepest matcher that has an opinion
-/// decides (`.ignore` before `.gitignore` in one directory), `.git/info/exclude` last.
+/// One directory of a level-by-level walk, in discovery order.
+struct Listed {
+    path: PathBuf,
+    depth: usize,
+    entries: Vec<DirEntry>,
+    kids: Vec<usize>,
+}
+
+/// The level-by-level walk; `None` when D has more than `max` directories.
+fn walk_levels(fs: &dyn Fs, root: &Path, max: usize) -> Option<DirSet> {
+    let exclude = exclude_of(fs, root);
+    let mut chain: Vec<Chain> = Vec::new();
+    let mut nodes: Vec<Listed> = Vec::new();
+    // (path, parent in discovery order)
+    let mut level: Vec<(PathBuf, Option<usize>)> = vec![(root.to_path_buf(), None)];
+    let mut depth = 0;
+    while !level.is_empty() {
+        if nodes.len() + level.len() > max {
+            return None;
+        }
+        let listed = super::par::par_map(&level, 2, |(path, parent)| {
+            let (entries, matchers) = list(fs, path);
+            let kids = children(path, &entries, &matchers, *parent, &chain, exclude.as_ref());
+            (entries, matchers, kids)
+        });
+        let mut next = Vec::new();
+        for ((path, parent), (entries, matchers, kids)) in level.into_iter().zip(listed) {
+            let me = nodes.len();
+            if let Some(p) = parent {
+                nodes[p].kids.push(me);
+            }
+            chain.push(Chain { parent, matchers });
+            next.extend(kids.into_iter().map(|k| (k, Some(me))));
+            nodes.push(Listed {
+                path,
+                depth,
+                entries,
+                kids: Vec::new(),
+            });
+        }
+        level = next;
+        depth += 1;
+    }
+    // Depth first, children in name order: the sequential walk's order.
+    let mut order = Vec::with_capacity(nodes.len());
+    let mut stack = vec![(0usize, None::<usize>)];
+    let mut slots: Vec<Option<Listed>> = nodes.into_iter().map(Some).collect();
+    while let Some((i, parent)) = stack.pop() {
+        let Some(node) = slots.get_mut(i).and_then(Option::take) else {
+            continue;
+        };
+        let me = order.len();
+        for &k in node.kids.iter().rev() {
+            stack.push((k, Some(me)));
+        }
+        order.push(DirNode {
+            path: node.path,
+            parent,
+            depth: node.depth,
+            entries: node.entries,
+        });
+    }
+    Some(DirSet {
+        dirs: order,
+        truncated: false,
+    })
+}
+
+/// Whether a child directory of the directory with `mine` (whose parent is `parent` in `chain`)
+/// is excluded: the deepest matcher that has an opinion decides (`.ignore` before `.gitignore` in
+/// one directory), `.git/info/exclude` last.
 fn ignored(
-    dirs: &[DirNode],
-    matchers: &[Matchers],
-    me: usize,
-    me_parent: Option<usize>,
+    chain: &[Chain],
+    mine: &Matchers,
+    parent: Option<usize>,
     exclude: Option<&Gitignore>,
     child: &Path,
 ) -> bool {
-    let mut cur = Some(me);
-    let mut first = true;
-    while let Some(i) = cur {
-        if let Some(m) = matchers.get(i) {
-            for g in [&m.ignore, &m.gitignore].into_iter().flatten() {
-                match g.matched(child, true) {
-                    Match::Ignore(_) => return true,
-                    Match::Whitelist(_) => return false,
-                    Match::None => {}
-                }
+    let verdict = |m: &Matchers| {
+        for g in [&m.ignore, &m.gitignore].into_iter().flatten() {
+            match g.matched(child, true) {
+                Match::Ignore(_) => return Some(true),
+                Match::Whitelist(_) => return Some(false),
+                Match::None => {}
             }
         }
-        cur = if first {
-            me_parent
-        } else {
-            dirs.get(i).and_then(|d| d.parent)
-        };
-        first = false;
+        None
+    };
+    if let Some(v) = verdict(mine) {
+        return v;
+    }
+    let mut cur = parent;
+    while let Some(i) = cur {
+        let Some(c) = chain.get(i) else { break };
+        if let Some(v) = verdict(&c.matchers) {
+            return v;
+        }
+        cur = c.parent;
     }
     exclude.is_some_and(|g| g.matched(child, true).is_ignore())
 }
@@ -252,5 +366,52 @@ mod tests {
         let set = walk(&DiskFs, &r);
         let rels = rels(&set, &r);
         assert_eq!(rels, [".", "a", "a/b", "a/b/out"]);
+    }
+    /// The level-by-level walk gives exactly the sequential walk's D (paths, parents, depths,
+    /// listings), and gives up past the bound so the sequential walk decides what is kept.
+    #[test]
+    fn the_parallel_walk_equals_the_sequential_walk() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path().canonicalize().unwrap();
+        for p in 0..6 {
+            for m in 0..5 {
+                for s in ["src", "out", "build", "keep"] {
+                    std::fs::create_dir_all(r.join(format!("p{p}/m{m}/{s}/x"))).unwrap();
+                }
+                std::fs::write(r.join(format!("p{p}/m{m}/f.txt")), "x").unwrap();
+            }
+        }
+        std::fs::create_dir_all(r.join(".git/info")).unwrap();
+        std::fs::write(r.join(".gitignore"), "out/\n").unwrap();
+        std::fs::write(r.join("p2/.gitignore"), "!out/\nbuild\n").unwrap();
+        std::fs::write(r.join("p3/m1/.ignore"), "keep/\n").unwrap();
+        std::fs::write(r.join(".git/info/exclude"), "p5\n").unwrap();
+        let seq = walk_sequential(&DiskFs, &r, MAX_DIRS);
+        let par = walk_levels(&DiskFs, &r, MAX_DIRS).unwrap();
+        let shape = |set: &DirSet| -> Vec<(String, Option<usize>, usize, Vec<String>)> {
+            set.dirs
+                .iter()
+                .map(|d| {
+                    (
+                        crate::workspace::display_path(&d.path, &r),
+                        d.parent,
+                        d.depth,
+                        d.entries
+                            .iter()
+                            .map(|e| e.name.to_string_lossy().into_owned())
+                            .collect(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(shape(&par), shape(&seq));
+        // The root, and 5 packages (p5 excluded), each itself and 5 modules of 7 directories (the
+        // module, src, src/x and two of out/build/keep with their x: out/ only under p2, build/
+        // everywhere but p2), but p3/m1 without keep/: 1 + 4 x 36 + 34.
+        assert_eq!(seq.dirs.len(), 179);
+        assert!(walk_levels(&DiskFs, &r, 178).is_none());
+        let bounded = walk_bounded(&DiskFs, &r, 178);
+        assert_eq!((bounded.dirs.len(), bounded.truncated), (178, true));
+        assert_eq!(shape(&bounded)[..], shape(&seq)[..178]);
     }
 }
