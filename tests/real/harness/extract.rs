@@ -186,3 +186,29 @@ fn gemini_blocks_of(text: &str, message: usize) -> Vec<Block> {
     }
     out
 }
+
+/// Codex: the AGENTS.md message of its first main request, `# AGENTS.md instructions for
+/// <dir>` (with project files) or `# AGENTS.md instructions` (the global file alone): the
+/// directory it names, if any, and the text between `<INSTRUCTIONS>\n` and `\n</INSTRUCTIONS>`.
+#[must_use]
+pub fn codex_agents_message(requests: &[Request]) -> Option<(Option<String>, String)> {
+    const HEAD: &str = "# AGENTS.md instructions";
+    let first = main_requests(requests).into_iter().next()?;
+    for item in first["input"].as_array()? {
+        for part in item["content"].as_array().into_iter().flatten() {
+            let t = part["text"].as_str().unwrap_or_default();
+            let Some(rest) = t.strip_prefix(HEAD) else {
+                continue;
+            };
+            let (dir, body) = rest.split_once("\n\n<INSTRUCTIONS>\n")?;
+            let dir = match dir.strip_prefix(" for ") {
+                Some(d) => Some(d.to_string()),
+                None if dir.is_empty() => None,
+                None => continue,
+            };
+            let text = body.strip_suffix("\n</INSTRUCTIONS>")?;
+            return Some((dir, text.to_string()));
+        }
+    }
+    None
+}
