@@ -100,16 +100,11 @@ fn check(ctx: &Ctx<'_>) -> Result<(), String> {
             ex["hostVersion"], ctx.client_version
         ));
     }
-    let reqs = &ctx.outcome.requests;
-    let first = reqs
-        .iter()
-        .position(|r| {
-            r.method == "POST" && r.json()["tools"].as_array().is_some_and(|t| !t.is_empty())
-        })
-        .ok_or("no main request")?;
-    let start = extract::gemini_blocks(&reqs[..=first]);
+    let main = extract::main_requests(&ctx.outcome.requests);
+    let first = main.first().ok_or("no main request")?;
+    let start = extract::gemini_blocks_in(first);
     same("startup context", &ex, &wants(&ex, "always"), &start)?;
-    let all = extract::gemini_blocks(reqs);
+    let all = main.last().map(extract::gemini_blocks_in).unwrap_or_default();
     let later: Vec<Block> = all.into_iter().skip(start.len()).collect();
     match &ctx.case.read {
         Some(read) => {
