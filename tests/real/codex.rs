@@ -105,7 +105,11 @@ fn check(ctx: &Ctx<'_>) -> Result<(), String> {
         .collect();
     Err(format!(
         "instruction text: explain and the client disagree\nexplain delivers:\n{}\nexplain:\n{}\nthe client sent:\n{}",
-        if want.is_empty() { "  (nothing)\n" } else { &want },
+        if want.is_empty() {
+            "  (nothing)\n"
+        } else {
+            &want
+        },
         serde_json::to_string_pretty(&ex["files"]).unwrap_or_default(),
         got.as_deref().unwrap_or("(no instruction message)")
     ))

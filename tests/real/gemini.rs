@@ -77,7 +77,13 @@ fn same(what: &str, ex: &Value, want: &[Want], blocks: &[Block]) -> Result<(), S
             return "  (none)\n".into();
         }
         ws.iter()
-            .map(|w| format!("  {} sha256 {}\n", w.path, &w.sha256[..w.sha256.len().min(12)]))
+            .map(|w| {
+                format!(
+                    "  {} sha256 {}\n",
+                    w.path,
+                    &w.sha256[..w.sha256.len().min(12)]
+                )
+            })
             .collect()
     };
     let contents: String = blocks
@@ -104,7 +110,10 @@ fn check(ctx: &Ctx<'_>) -> Result<(), String> {
     let first = main.first().ok_or("no main request")?;
     let start = extract::gemini_blocks_in(first);
     same("startup context", &ex, &wants(&ex, "always"), &start)?;
-    let all = main.last().map(extract::gemini_blocks_in).unwrap_or_default();
+    let all = main
+        .last()
+        .map(extract::gemini_blocks_in)
+        .unwrap_or_default();
     let later: Vec<Block> = all.into_iter().skip(start.len()).collect();
     match &ctx.case.read {
         Some(read) => {
@@ -115,7 +124,12 @@ fn check(ctx: &Ctx<'_>) -> Result<(), String> {
                 .into_iter()
                 .filter(|w| !before.contains(&w.path))
                 .collect();
-            same(&format!("context after reading {read}"), &ex_read, &want, &later)
+            same(
+                &format!("context after reading {read}"),
+                &ex_read,
+                &want,
+                &later,
+            )
         }
         None if later.is_empty() => Ok(()),
         None => same("context without a read", &ex, &[], &later),
@@ -193,14 +207,12 @@ pub fn cases() -> Vec<Case> {
             .file("ws/docs/sub/b.md", "b\n"),
         case("missing_import_leaves_a_comment")
             .file("ws/GEMINI.md", "before\n@missing.md\nafter\n"),
-        case("prose_at_sign_is_an_import")
-            .file("ws/GEMINI.md", "Ask @alice about it.\n"),
+        case("prose_at_sign_is_an_import").file("ws/GEMINI.md", "Ask @alice about it.\n"),
         case("import_cycle_is_cut")
             .file("ws/GEMINI.md", "@a.md\n")
             .file("ws/a.md", "a\n@b.md\n")
             .file("ws/b.md", "b\n@a.md\n"),
-        case("import_of_the_top_level_file")
-            .file("ws/GEMINI.md", "top\n@GEMINI.md\n"),
+        case("import_of_the_top_level_file").file("ws/GEMINI.md", "top\n@GEMINI.md\n"),
         case("imports_in_code_are_kept")
             .file(
                 "ws/GEMINI.md",
@@ -221,8 +233,7 @@ pub fn cases() -> Vec<Case> {
         case("import_of_a_directory")
             .file("ws/GEMINI.md", "@docs\n")
             .file("ws/docs/x.md", "x\n"),
-        case("url_import_is_refused")
-            .file("ws/GEMINI.md", "see @https://example.com/x.md\n"),
+        case("url_import_is_refused").file("ws/GEMINI.md", "see @https://example.com/x.md\n"),
         case("empty_file_sends_no_block")
             .file("ws/GEMINI.md", "\n  \n")
             .file("ws/pkg/GEMINI.md", "pkg\n")

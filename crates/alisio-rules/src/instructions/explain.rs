@@ -258,7 +258,8 @@ impl Explanation {
                     _ => None,
                 };
                 let delivered_empty = delivered.as_ref().is_some_and(String::is_empty);
-                let delivered = delivered.filter(|d| self.host == Host::ClaudeCode || !d.is_empty());
+                let delivered =
+                    delivered.filter(|d| self.host == Host::ClaudeCode || !d.is_empty());
                 ExplainedFile {
                     path: self.show(&f.path),
                     scope: f.scope.as_str(),
