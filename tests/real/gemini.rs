@@ -248,6 +248,21 @@ pub fn cases() -> Vec<Case> {
         case("byte_order_mark_is_trimmed")
             .file("ws/GEMINI.md", "\u{feff}with a BOM\n@a.md\n")
             .file("ws/a.md", "\u{feff}imported with a BOM\n"),
+        case("import_token_runs_past_a_no_break_space")
+            .file("ws/GEMINI.md", "see @a.md\u{a0}now and @a.md\n")
+            .file("ws/a.md", "a\n"),
+        case("tilde_and_underscore_are_not_imports")
+            .file("home/x.md", "home file\n")
+            .file("ws/GEMINI.md", "@~/x.md @_x.md @2024.md\n")
+            .file("ws/_x.md", "underscore\n"),
+        case("every_replacement_in_one_file")
+            .file(
+                "ws/GEMINI.md",
+                "\u{feff}top @a.md `@a.md` @missing.md @../out.md @docs\n",
+            )
+            .file("ws/a.md", "A @GEMINI.md\n")
+            .file("ws/docs/x.md", "x")
+            .file("out.md", "outside"),
         case("directory_named_gemini_md_is_skipped")
             .dir("ws/GEMINI.md")
             .file("ws/pkg/GEMINI.md", "pkg\n")

@@ -551,4 +551,65 @@ mod tests {
         ];
         assert_eq!(names(&g), ["AGENTS.md", "docs/AI.md", "GEMINI.md"]);
     }
+
+    /// `expand` on a tree on disk: the delivered text and the failure kinds.
+    fn expanded(files: &[(&str, &str)], top: &str) -> (String, Vec<String>) {
+        use alisio_base::config::{Host, Settings};
+        use alisio_base::workspace::{DiskFs, Env};
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let ws = base.join("ws");
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        for (p, c) in files {
+            let path = base.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, c).unwrap();
+        }
+        let (env, s) = (Env::default(), Settings::default());
+        let setup = Setup::for_test(&DiskFs, &env, &ws, &s, Host::Gemini);
+        let (text, _, fails) = expand(&setup, &Reader::new(&DiskFs), &ws.join(top));
+        let kinds = fails.iter().map(|f| format!("{:?}", f.kind)).collect();
+        (text.replace(&base.display().to_string(), "{base}"), kinds)
+    }
+
+    #[test]
+    fn gm14_delivered_text_replaces_every_token() {
+        let (text, kinds) = expanded(
+            &[
+                (
+                    "ws/GEMINI.md",
+                    "\u{feff}top @a.md `@a.md` @missing.md @../out.md @docs\n",
+                ),
+                ("ws/a.md", "A @GEMINI.md\n"),
+                ("ws/docs/x.md", "x"),
+                ("out.md", "outside"),
+            ],
+            "GEMINI.md",
+        );
+        assert_eq!(
+            text,
+            "top <!-- Imported from: a.md -->\nA <!-- Imported from: GEMINI.md -->\n\u{feff}top \
+             <!-- File already processed: a.md --> `@a.md` <!-- Import failed: missing.md - ENOENT: \
+             no such file or directory, access '{base}/ws/missing.md' --> <!-- Import failed: \
+             ../out.md - Path traversal attempt --> <!-- Import failed: docs - EISDIR: illegal \
+             operation on a directory, read -->\n\n<!-- End of import from: GEMINI.md -->\n\n\
+             <!-- End of import from: a.md --> `@a.md` <!-- Import failed: missing.md - ENOENT: no \
+             such file or directory, access '{base}/ws/missing.md' --> <!-- Import failed: \
+             ../out.md - Path traversal attempt --> <!-- Import failed: docs - EISDIR: illegal \
+             operation on a directory, read -->"
+        );
+        assert_eq!(
+            kinds.iter().filter(|k| k.starts_with("Cycle")).count(),
+            1,
+            "{kinds:?}"
+        );
+    }
+
+    #[test]
+    fn gm10_tokens_end_only_at_space_tab_and_line_breaks() {
+        // U+00A0 does not end a token: the import is `a.md\u{a0}b.md`, which does not exist.
+        assert_eq!(toks("@a.md\u{a0}b.md @c.md"), ["a.md\u{a0}b.md", "c.md"]);
+        assert_eq!(js_trim("\u{feff}\u{a0} x \u{3000}"), "x");
+        assert_eq!(js_trim("\u{85}x"), "\u{85}x");
+    }
 }
