@@ -122,3 +122,19 @@ fn gemini_import_and_case_codes() {
         ]
     );
 }
+
+#[test]
+fn gemini_import_of_a_directory_cannot_be_read() {
+    // hosts.md GM13a/GM14: Gemini CLI 0.61.0 reads the directory and fails with EISDIR.
+    let ws = Ws::new();
+    ws.file("GEMINI.md", "@docs\n");
+    ws.file("docs/x.md", "x\n");
+    assert_eq!(
+        check(&ws, "gemini", ""),
+        [d(
+            "GEMINI.md",
+            "instructions-import-failed",
+            "import cannot be read: docs (EISDIR: illegal operation on a directory, read)"
+        )]
+    );
+}

@@ -17,6 +17,8 @@
 mod harness;
 
 mod claude;
+mod codex;
+mod gemini;
 
 fn main() {
     if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {
@@ -24,5 +26,7 @@ fn main() {
     }
     let mut cases = Vec::new();
     cases.extend(claude::cases());
+    cases.extend(codex::cases());
+    cases.extend(gemini::cases());
     std::process::exit(harness::runner::main(cases));
 }

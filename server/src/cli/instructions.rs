@@ -36,7 +36,15 @@ fn setup<'a>(ctx: &'a Ctx, root: &'a Path, managed: &'a Path) -> Setup<'a> {
 
 pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
     let managed = managed(ctx);
-    let setup = setup(ctx, &ctx.root, &managed);
+    // hosts.md H1: Gemini CLI's workspace is the directory it was started in, so for `gemini`
+    // the session is opened on the cwd (inside the workspace), not on the `.git` ancestor.
+    let root =
+        if ctx.args.host == alisio_base::config::Host::Gemini && is_inside(&ctx.cwd, &ctx.root) {
+            &ctx.cwd
+        } else {
+            &ctx.root
+        };
+    let setup = setup(ctx, root, &managed);
     let reader = Reader::new(&ctx.fs);
     let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path)
         .map_err(|e| Failure(e.to_string()))?;

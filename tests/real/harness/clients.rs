@@ -232,17 +232,22 @@ pub fn command(
                 ("GEMINI_API_KEY".into(), "dummy".into()),
                 ("GOOGLE_GEMINI_BASE_URL".into(), base),
                 ("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()),
+                // No second node process with a larger heap (bundle/gemini.js `run`): the same
+                // CLI in one process, twice as fast to start.
+                ("GEMINI_CLI_NO_RELAUNCH".into(), "true".into()),
             ]);
         }
     }
     (argv, env)
 }
 
-/// The `config.toml` lines that point Codex at the fake server (appended to a case's own).
+/// The `config.toml` lines that point Codex at the fake server (appended to a case's own), with
+/// analytics and OpenTelemetry export off: without them Codex spends ~5 s at exit trying to
+/// reach `ab.chatgpt.com`, which the namespace makes unresolvable.
 #[must_use]
 pub fn codex_provider() -> String {
     format!(
-        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"http://127.0.0.1:{PORT}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n"
+        "model = \"gpt-fake\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"http://127.0.0.1:{PORT}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n\n[analytics]\nenabled = false\n\n[otel]\nexporter = \"none\"\nmetrics_exporter = \"none\"\ntrace_exporter = \"none\"\n"
     )
 }
 

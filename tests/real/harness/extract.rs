@@ -186,3 +186,64 @@ fn gemini_blocks_of(text: &str, message: usize) -> Vec<Block> {
     }
     out
 }
+
+/// Codex: the AGENTS.md message of its first main request, `# AGENTS.md instructions for
+/// <dir>` (with project files) or `# AGENTS.md instructions` (the global file alone): the
+/// directory it names, if any, and the text between `<INSTRUCTIONS>\n` and `\n</INSTRUCTIONS>`.
+#[must_use]
+pub fn codex_agents_message(requests: &[Request]) -> Option<(Option<String>, String)> {
+    const HEAD: &str = "# AGENTS.md instructions";
+    let first = main_requests(requests).into_iter().next()?;
+    for item in first["input"].as_array()? {
+        for part in item["content"].as_array().into_iter().flatten() {
+            let t = part["text"].as_str().unwrap_or_default();
+            let Some(rest) = t.strip_prefix(HEAD) else {
+                continue;
+            };
+            let (dir, body) = rest.split_once("\n\n<INSTRUCTIONS>\n")?;
+            let dir = match dir.strip_prefix(" for ") {
+                Some(d) => Some(d.to_string()),
+                None if dir.is_empty() => None,
+                None => continue,
+            };
+            let text = body.strip_suffix("\n</INSTRUCTIONS>")?;
+            return Some((dir, text.to_string()));
+        }
+    }
+    None
+}
+
+/// Every string inside a JSON value, in document order.
+fn strings_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings_in(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings_in(x, out)),
+        _ => {}
+    }
+}
+
+/// Gemini CLI: the context blocks of one request body, in order (system instruction = message
+/// 0, then `contents[i]` = message `i + 1`), reading text parts and the strings of
+/// `functionResponse.response` (where a tool result carries the files discovered on access).
+#[must_use]
+pub fn gemini_blocks_in(body: &Value) -> Vec<Block> {
+    let mut all = vec![body["systemInstruction"].clone()];
+    all.extend(body["contents"].as_array().cloned().unwrap_or_default());
+    let mut out = Vec::new();
+    for (i, c) in all.iter().enumerate() {
+        for part in c["parts"].as_array().into_iter().flatten() {
+            let mut texts = Vec::new();
+            if let Some(t) = part["text"].as_str() {
+                texts.push(t.to_string());
+            }
+            if let Some(r) = part.get("functionResponse") {
+                strings_in(&r["response"], &mut texts);
+            }
+            for t in texts {
+                out.extend(gemini_blocks_of(&t, i));
+            }
+        }
+    }
+    out
+}

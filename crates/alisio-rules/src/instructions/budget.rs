@@ -67,10 +67,18 @@ pub fn apply_codex(files: &mut [Entry], max_bytes: u64) -> (u64, Option<String>)
             f.truncation = Truncation::None;
             remaining -= s;
         } else {
-            f.kept_bytes = usize::try_from(remaining).unwrap_or(usize::MAX);
+            let cut = usize::try_from(remaining).unwrap_or(usize::MAX);
+            f.kept_bytes = cut;
             f.truncation = Truncation::End;
             omitted += s - remaining;
-            remaining = 0;
+            // Codex 0.171.0 skips a cut whose kept bytes are only whitespace, and does not
+            // charge it: the next file gets the same budget (spec/instructions.md §3).
+            let kept = String::from_utf8_lossy(&f.file.raw[..cut.min(f.file.raw.len())]);
+            if kept.trim().is_empty() {
+                omitted += remaining;
+            } else {
+                remaining = 0;
+            }
         }
     }
     (omitted, None)
@@ -87,6 +95,7 @@ mod tests {
     fn entry(text: &str) -> Entry {
         let ft = FileText {
             text: text.to_string(),
+            raw: text.as_bytes().to_vec(),
             empty: super::super::read::is_blank(text),
             ..FileText::default()
         };
@@ -187,5 +196,14 @@ mod tests {
         let mut l = vec![entry("abc")];
         apply_codex(&mut l, 0);
         assert_eq!(shape(&l), [(3, 0, "dropped")]);
+    }
+
+    #[test]
+    fn codex_cut_keeping_only_whitespace_is_not_charged() {
+        // Measured on Codex 0.171.0 (tests/real codex::blank_prefix_after_a_cut_is_not_delivered).
+        let mut l = vec![entry("    text after spaces\n"), entry("abcdefgh\n")];
+        let (omitted, _) = apply_codex(&mut l, 4);
+        assert_eq!(shape(&l), [(22, 4, "end"), (9, 4, "end")]);
+        assert_eq!(omitted, 22 + 5);
     }
 }

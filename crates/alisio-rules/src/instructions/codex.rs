@@ -217,6 +217,27 @@ pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
     None
 }
 
+/// The text Codex delivers for an entry of its list (`None` when it delivers nothing, `""` for a
+/// cut that kept only whitespace): the global file trimmed; a project file's kept raw bytes
+/// decoded lossily, untrimmed (spec/instructions.md §3).
+#[must_use]
+pub fn delivered_text(e: &Entry) -> Option<String> {
+    if e.file.empty || e.file.error.is_some() || e.truncation == super::Truncation::Dropped {
+        return None;
+    }
+    if e.scope == Scope::Global {
+        return Some(e.file.text.trim().to_string());
+    }
+    let raw = &e.file.raw[..e.kept_bytes.min(e.file.raw.len())];
+    let text = String::from_utf8_lossy(raw).into_owned();
+    // A cut that keeps only whitespace is not delivered (`""`: explain marks it empty).
+    Some(if text.trim().is_empty() {
+        String::new()
+    } else {
+        text
+    })
+}
+
 /// The project files of a codex target directory: Codex's project root down to `dir`.
 ///
 /// # Errors

@@ -68,7 +68,9 @@ pub struct ExplainedFile {
     /// claude-code only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stripped_bytes: Option<u64>,
-    /// Claude Code: the sha256 of the file's text as delivered (comments stripped), unless dropped.
+    /// claude-code, codex, gemini: the sha256 of the file's text as the client delivers it
+    /// (claude-code: comments stripped; codex: the kept bytes, the global file trimmed; gemini:
+    /// imports expanded, trimmed), unless it delivers nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
 }
@@ -247,10 +249,17 @@ impl Explanation {
                     Host::ClaudeCode => Some(f.imports.iter().map(|i| import(i, true)).collect()),
                     _ => None,
                 };
-                let delivered = (self.host == Host::ClaudeCode
-                    && f.truncation != super::Truncation::Dropped)
-                    .then(|| claude::delivered_text(&f.file.text));
+                let delivered = match self.host {
+                    Host::ClaudeCode if f.truncation != super::Truncation::Dropped => {
+                        Some(claude::delivered_text(&f.file.text))
+                    }
+                    Host::Codex => codex::delivered_text(f),
+                    Host::Gemini => f.delivered.clone(),
+                    _ => None,
+                };
                 let delivered_empty = delivered.as_ref().is_some_and(String::is_empty);
+                let delivered =
+                    delivered.filter(|d| self.host == Host::ClaudeCode || !d.is_empty());
                 ExplainedFile {
                     path: self.show(&f.path),
                     scope: f.scope.as_str(),

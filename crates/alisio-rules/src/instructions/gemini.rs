@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::chain::chain_dirs;
-use super::host_files::{HostList, exact_file, is_file, read_entry};
+use super::host_files::{HostList, exact_file, read_entry};
 use super::read::Reader;
 use super::{Delivery, Entry, Import, Kind, Scope, Setup};
 use alisio_base::config::{GeminiSettings, GeminiTrust};
@@ -83,37 +83,57 @@ pub enum FailureKind {
     Outside(PathBuf),
     Url,
     Cycle,
+    /// It exists but cannot be read (a directory): Node's message.
+    Unreadable(String),
 }
 
-/// GM10: the `@` imports of `text`, with the token's range (the `@` included).
+/// GM10: the `@` imports of `text`, with the token's range (the `@` included), as Gemini CLI's
+/// `findImports` finds them: an `@` at the start or after a space, tab, `\n` or `\r`; the path
+/// runs to the next of those four characters; scanning resumes one character after the token
+/// (valid or not). Tokens starting inside a code region (GM10) are left out.
 #[must_use]
 pub fn import_tokens(text: &str) -> Vec<(String, TextRange)> {
+    let code = code_regions(text.as_bytes());
+    all_tokens(text)
+        .into_iter()
+        .filter(|(_, r)| !in_code(&code, r.start))
+        .collect()
+}
+
+const fn js_token_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn in_code(code: &[TextRange], at: usize) -> bool {
+    code.iter().any(|r| r.start <= at && at < r.end)
+}
+
+/// Every token of `findImports` (code regions not excluded).
+fn all_tokens(text: &str) -> Vec<(String, TextRange)> {
     let bytes = text.as_bytes();
-    let code = code_regions(bytes);
     let mut out = Vec::new();
-    let mut in_code = code.iter().peekable();
-    for (i, b) in bytes.iter().enumerate() {
-        if *b != b'@' {
-            continue;
-        }
-        while in_code.peek().is_some_and(|r| r.end <= i) {
-            in_code.next();
-        }
-        if in_code.peek().is_some_and(|r| r.start <= i) {
-            continue;
-        }
-        if i > 0 && !matches!(bytes[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
-            continue;
-        }
-        let Some(first) = bytes.get(i + 1) else {
-            continue;
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some(at) = bytes[i..].iter().position(|b| *b == b'@').map(|k| i + k) else {
+            break;
         };
-        if !(*first == b'.' || *first == b'/' || first.is_ascii_alphabetic()) {
+        if at > 0 && !js_token_space(bytes[at - 1]) {
+            i = at + 1;
             continue;
         }
-        let rest = &text[i + 1..];
-        let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        out.push((rest[..len].to_string(), TextRange::new(i, i + 1 + len)));
+        let mut j = at + 1;
+        while j < bytes.len() && !js_token_space(bytes[j]) {
+            j += 1;
+        }
+        let path = &text[at + 1..j];
+        if path
+            .bytes()
+            .next()
+            .is_some_and(|f| f == b'.' || f == b'/' || f.is_ascii_alphabetic())
+        {
+            out.push((path.to_string(), TextRange::new(at, j)));
+        }
+        i = j + 1;
     }
     out
 }
@@ -148,20 +168,118 @@ fn code_regions(b: &[u8]) -> Vec<TextRange> {
     out
 }
 
-struct Imports<'a, 's> {
+/// JavaScript's `String.prototype.trim` whitespace (Gemini CLI trims each file's processed text
+/// with it): includes U+FEFF, excludes U+0085.
+const fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// `text.trim()` as JavaScript trims.
+#[must_use]
+pub fn js_trim(text: &str) -> &str {
+    text.trim_matches(js_space)
+}
+
+/// Node's `fs.realpathSync` with Gemini CLI's fallback for paths that do not exist (the longest
+/// existing ancestor resolved, the rest appended; dangling symlinks followed lexically).
+fn robust_realpath(fs: &dyn Fs, p: &Path, hops: u32) -> PathBuf {
+    if let Ok(c) = fs.canonicalize(p) {
+        return c;
+    }
+    if hops < 40
+        && fs
+            .symlink_metadata(p)
+            .is_ok_and(|m| m.file_type == alisio_base::workspace::FileType::Symlink)
+        && let Ok(t) = fs.read_link(p)
+    {
+        let base = p.parent().unwrap_or(p);
+        return robust_realpath(fs, &normalize_lexically(&base.join(t)), hops + 1);
+    }
+    match (p.parent(), p.file_name()) {
+        (Some(parent), Some(name)) => robust_realpath(fs, parent, hops + 1).join(name),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// The import root of Gemini CLI's import processor (GM11): from `start` upwards, the first
+/// directory where a valid marker exists (`fs.access`, symlinks followed); else `start`.
+fn import_root(fs: &dyn Fs, markers: &[String], start: &Path) -> PathBuf {
+    start
+        .ancestors()
+        .find(|d| {
+            markers
+                .iter()
+                .filter(|m| valid_marker(m))
+                .any(|m| fs.metadata(&d.join(m.as_str())).is_ok())
+        })
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// What a read of an import gives: its text (lossy UTF-8, BOM kept, as Node's `readFile(path,
+/// "utf-8")`) or Node's error message.
+fn read_import(fs: &dyn Fs, full: &Path) -> Result<String, String> {
+    match fs.metadata(full) {
+        Err(_) => Err(format!(
+            "ENOENT: no such file or directory, access '{}'",
+            full.display()
+        )),
+        Ok(m) if m.file_type == alisio_base::workspace::FileType::Dir => {
+            Err("EISDIR: illegal operation on a directory, read".to_string())
+        }
+        Ok(_) => fs
+            .read_prefix(full, super::CLAUDE_SKIP_LIMIT)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// Gemini CLI's `processImports` (tree format) over one top-level file: the text it delivers,
+/// the successful imports (depth first, document order) and the failed ones.
+struct Expand<'a, 's> {
     setup: &'a Setup<'s>,
     reader: &'a Reader<'a>,
+    /// The import root, resolved (`realpath`).
     root: PathBuf,
     imports: Vec<Import>,
     failures: Vec<ImportFailure>,
 }
 
-impl Imports<'_, '_> {
-    fn walk(&mut self, importer: &Path, text: &str, depth: u32, chain: &mut Vec<PathBuf>) {
+impl Expand<'_, '_> {
+    /// `processed`: the files imported on the current chain (lexical paths; the top-level file
+    /// is not among them, as in Gemini CLI).
+    fn process(
+        &mut self,
+        importer: &Path,
+        content: &str,
+        depth: u32,
+        processed: &mut Vec<PathBuf>,
+    ) -> String {
+        if depth >= MAX_IMPORT_DEPTH {
+            return content.to_string();
+        }
+        let fs = self.setup.fs;
         let base = importer.parent().unwrap_or(importer).to_path_buf();
-        for (tok, range) in import_tokens(text) {
-            if self.imports.len() >= MAX_IMPORTS {
-                return;
+        let code = code_regions(content.as_bytes());
+        let mut out = String::with_capacity(content.len());
+        let mut last = 0;
+        for (tok, range) in all_tokens(content) {
+            out.push_str(&content[last..range.start]);
+            last = range.end;
+            if in_code(&code, range.start) {
+                out.push('@');
+                out.push_str(&tok);
+                continue;
             }
             let fail = |path: PathBuf, kind| ImportFailure {
                 importer: importer.to_path_buf(),
@@ -169,50 +287,102 @@ impl Imports<'_, '_> {
                 path,
                 kind,
             };
-            if ["http://", "https://", "file://"]
+            let full = normalize_lexically(&base.join(&tok));
+            let url = ["http://", "https://", "file://"]
                 .iter()
-                .any(|p| tok.starts_with(p))
-            {
-                self.failures
-                    .push(fail(PathBuf::from(&tok), FailureKind::Url));
+                .any(|p| tok.starts_with(p));
+            if url || self.imports.len() >= MAX_IMPORTS {
+                if url {
+                    self.failures
+                        .push(fail(PathBuf::from(&tok), FailureKind::Url));
+                }
+                out.push_str(&format!(
+                    "<!-- Import failed: {tok} - Path traversal attempt -->"
+                ));
                 continue;
             }
-            let resolved = normalize_lexically(&base.join(&tok));
-            if !is_file(self.setup.fs, &resolved) {
-                self.failures.push(fail(resolved, FailureKind::Missing));
-                continue;
-            }
-            let canon = self
-                .setup
-                .fs
-                .canonicalize(&resolved)
-                .unwrap_or_else(|_| resolved.clone());
-            if !is_inside(&canon, &self.root) {
+            if !is_inside(&robust_realpath(fs, &full, 0), &self.root) {
                 let root = self.root.clone();
-                self.failures
-                    .push(fail(resolved, FailureKind::Outside(root)));
+                self.failures.push(fail(full, FailureKind::Outside(root)));
+                out.push_str(&format!(
+                    "<!-- Import failed: {tok} - Path traversal attempt -->"
+                ));
                 continue;
             }
-            if chain.contains(&canon) {
-                self.failures.push(fail(resolved, FailureKind::Cycle));
+            if processed.contains(&full) {
+                self.failures.push(fail(full, FailureKind::Cycle));
+                out.push_str(&format!("<!-- File already processed: {tok} -->"));
                 continue;
             }
-            let file = self.reader.read(&resolved, super::read::Mode::Claude);
-            self.imports.push(Import {
-                path: resolved.clone(),
-                depth: depth + 1,
-                bytes: file.size() as u64,
-                approval: false,
-                sha256: None,
-            });
-            if depth + 1 < MAX_IMPORT_DEPTH {
-                chain.push(canon);
-                let t = file.text.clone();
-                self.walk(&resolved, &t, depth + 1, chain);
-                chain.pop();
+            match read_import(fs, &full) {
+                Ok(text) => {
+                    let file = self.reader.read(&full, super::read::Mode::Claude);
+                    self.imports.push(Import {
+                        path: full.clone(),
+                        depth: depth + 1,
+                        bytes: file.size() as u64,
+                        approval: false,
+                        sha256: None,
+                    });
+                    processed.push(full.clone());
+                    let inner = self.process(&full, &text, depth + 1, processed);
+                    processed.pop();
+                    out.push_str(&format!(
+                        "<!-- Imported from: {tok} -->\n{inner}\n<!-- End of import from: {tok} -->"
+                    ));
+                }
+                Err(msg) => {
+                    let kind = if fs.metadata(&full).is_err() {
+                        FailureKind::Missing
+                    } else {
+                        FailureKind::Unreadable(msg.clone())
+                    };
+                    self.failures.push(fail(full, kind));
+                    out.push_str(&format!("<!-- Import failed: {tok} - {msg} -->"));
+                }
             }
         }
+        out.push_str(&content[last..]);
+        out
     }
+}
+
+/// What Gemini CLI makes of one top-level file (GM10–GM13): the delivered text (imports
+/// expanded, trimmed as Gemini trims it; empty when it sends no block), the successful imports
+/// and the failed ones.
+#[must_use]
+pub fn expand(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    file: &Path,
+) -> (String, Vec<Import>, Vec<ImportFailure>) {
+    let fs = setup.fs;
+    let g = &setup.settings.hosts.gemini;
+    let text = fs
+        .read_prefix(file, super::CLAUDE_SKIP_LIMIT)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let dir = file.parent().unwrap_or(file);
+    let root = robust_realpath(fs, &import_root(fs, &g.boundary_markers, dir), 0);
+    let mut w = Expand {
+        setup,
+        reader,
+        root,
+        imports: Vec::new(),
+        failures: Vec::new(),
+    };
+    let out = w.process(file, &text, 0, &mut Vec::new());
+    let mut failures = w.failures;
+    // Ranges are reported on the text without its BOM (the text alisio-ls shows).
+    if text.starts_with('\u{feff}') {
+        for f in failures.iter_mut().filter(|f| f.importer == file) {
+            f.range = TextRange::new(
+                f.range.start.saturating_sub(3),
+                f.range.end.saturating_sub(3),
+            );
+        }
+    }
+    (js_trim(&out).to_string(), w.imports, failures)
 }
 
 /// GM11–GM13: the imports of a top-level file and the failed ones.
@@ -221,24 +391,10 @@ pub fn imports(
     setup: &Setup<'_>,
     reader: &Reader<'_>,
     file: &Path,
-    text: &str,
+    _text: &str,
 ) -> (Vec<Import>, Vec<ImportFailure>) {
-    let g = &setup.settings.hosts.gemini;
-    let dir = file.parent().unwrap_or(file);
-    let dir = setup
-        .fs
-        .canonicalize(dir)
-        .unwrap_or_else(|_| dir.to_path_buf());
-    let root = project_root(setup.fs, &g.boundary_markers, &dir).unwrap_or(dir);
-    let mut w = Imports {
-        setup,
-        reader,
-        root,
-        imports: Vec::new(),
-        failures: Vec::new(),
-    };
-    w.walk(file, text, 0, &mut Vec::new());
-    (w.imports, w.failures)
+    let (_, imports, failures) = expand(setup, reader, file);
+    (imports, failures)
 }
 
 fn failure_reason(f: &ImportFailure, root: &Path) -> Option<String> {
@@ -250,6 +406,7 @@ fn failure_reason(f: &ImportFailure, root: &Path) -> Option<String> {
             r.display()
         )),
         FailureKind::Url => Some(format!("import from {from}: URL imports are not supported")),
+        FailureKind::Unreadable(m) => Some(format!("import from {from}: {m}")),
         FailureKind::Cycle => None,
     }
 }
@@ -344,8 +501,9 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
         }
     }
     for e in &mut files {
-        let (imps, fails) = imports(setup, reader, &e.path, &e.file.text.clone());
+        let (delivered, imps, fails) = expand(setup, reader, &e.path);
         e.imports = imps;
+        e.delivered = Some(delivered);
         for f in &fails {
             if let Some(reason) = failure_reason(f, root) {
                 out.not(&f.path, reason);
@@ -392,5 +550,66 @@ mod tests {
             "GEMINI.md".into(),
         ];
         assert_eq!(names(&g), ["AGENTS.md", "docs/AI.md", "GEMINI.md"]);
+    }
+
+    /// `expand` on a tree on disk: the delivered text and the failure kinds.
+    fn expanded(files: &[(&str, &str)], top: &str) -> (String, Vec<String>) {
+        use alisio_base::config::{Host, Settings};
+        use alisio_base::workspace::{DiskFs, Env};
+        let t = tempfile::tempdir().unwrap();
+        let base = t.path().canonicalize().unwrap();
+        let ws = base.join("ws");
+        std::fs::create_dir_all(ws.join(".git")).unwrap();
+        for (p, c) in files {
+            let path = base.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, c).unwrap();
+        }
+        let (env, s) = (Env::default(), Settings::default());
+        let setup = Setup::for_test(&DiskFs, &env, &ws, &s, Host::Gemini);
+        let (text, _, fails) = expand(&setup, &Reader::new(&DiskFs), &ws.join(top));
+        let kinds = fails.iter().map(|f| format!("{:?}", f.kind)).collect();
+        (text.replace(&base.display().to_string(), "{base}"), kinds)
+    }
+
+    #[test]
+    fn gm14_delivered_text_replaces_every_token() {
+        let (text, kinds) = expanded(
+            &[
+                (
+                    "ws/GEMINI.md",
+                    "\u{feff}top @a.md `@a.md` @missing.md @../out.md @docs\n",
+                ),
+                ("ws/a.md", "A @GEMINI.md\n"),
+                ("ws/docs/x.md", "x"),
+                ("out.md", "outside"),
+            ],
+            "GEMINI.md",
+        );
+        assert_eq!(
+            text,
+            "top <!-- Imported from: a.md -->\nA <!-- Imported from: GEMINI.md -->\n\u{feff}top \
+             <!-- File already processed: a.md --> `@a.md` <!-- Import failed: missing.md - ENOENT: \
+             no such file or directory, access '{base}/ws/missing.md' --> <!-- Import failed: \
+             ../out.md - Path traversal attempt --> <!-- Import failed: docs - EISDIR: illegal \
+             operation on a directory, read -->\n\n<!-- End of import from: GEMINI.md -->\n\n\
+             <!-- End of import from: a.md --> `@a.md` <!-- Import failed: missing.md - ENOENT: no \
+             such file or directory, access '{base}/ws/missing.md' --> <!-- Import failed: \
+             ../out.md - Path traversal attempt --> <!-- Import failed: docs - EISDIR: illegal \
+             operation on a directory, read -->"
+        );
+        assert_eq!(
+            kinds.iter().filter(|k| k.starts_with("Cycle")).count(),
+            1,
+            "{kinds:?}"
+        );
+    }
+
+    #[test]
+    fn gm10_tokens_end_only_at_space_tab_and_line_breaks() {
+        // U+00A0 does not end a token: the import is `a.md\u{a0}b.md`, which does not exist.
+        assert_eq!(toks("@a.md\u{a0}b.md @c.md"), ["a.md\u{a0}b.md", "c.md"]);
+        assert_eq!(js_trim("\u{feff}\u{a0} x \u{3000}"), "x");
+        assert_eq!(js_trim("\u{85}x"), "\u{85}x");
     }
 }

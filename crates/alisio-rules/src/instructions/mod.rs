@@ -215,6 +215,9 @@ pub struct Entry {
     pub delivery: Delivery,
     /// Why a `listed` file is not attached (hosts.md CP14).
     pub reason: Option<String>,
+    /// gemini: the text Gemini CLI delivers for the file (imports expanded, trimmed; hosts.md
+    /// GM14), set by the host's list.
+    pub delivered: Option<String>,
 }
 
 impl Entry {
@@ -236,6 +239,7 @@ impl Entry {
             stripped_bytes: None,
             delivery: Delivery::Always,
             reason: None,
+            delivered: None,
         }
     }
 

@@ -21,6 +21,7 @@ fn message(setup: &Setup<'_>, f: &ImportFailure) -> String {
         }
         FailureKind::Url => format!("import of a URL is not supported: {p}"),
         FailureKind::Cycle => format!("import cycle: {p} is already being imported"),
+        FailureKind::Unreadable(m) => format!("import cannot be read: {p} ({m})"),
     }
 }
 
