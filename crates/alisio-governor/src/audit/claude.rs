@@ -185,7 +185,9 @@ impl State {
         }
     }
 
+    /// A delivery of `text` (hashed as the client trims it: spec/interfaces.md §7.1).
     fn delivery(&self, out: &SessionAudit, n: usize, path: &str, scope: Option<&str>, text: &str) -> Delivery {
+        let text = text.trim();
         Delivery {
             path: path.to_owned(),
             scope: scope.map(str::to_owned),
