@@ -10,6 +10,7 @@ mod common;
 
 mod completions;
 mod config;
+mod audit;
 mod crash;
 mod fake;
 mod fix;

@@ -80,6 +80,9 @@ pub struct State {
     from_assistant: Vec<Obs>,
     message_ids: HashMap<String, usize>,
     ttl_secs: Option<u64>,
+    /// Whether the file is one subagent's (its first message is a sidechain's): then its
+    /// sidechain records are the session; in a main file they are left out.
+    sidechain_file: Option<bool>,
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
@@ -279,6 +282,10 @@ impl State {
     fn user(&mut self, out: &mut SessionAudit, n: usize, v: &Value) {
         let msg = &v["message"];
         let meta = v.get("isMeta").and_then(Value::as_bool) == Some(true);
+        let side = v.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        if side != *self.sidechain_file.get_or_insert(side) {
+            return;
+        }
         if v.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
             if self.open.is_none() {
                 self.compaction(n, "unknown", None);
@@ -299,7 +306,6 @@ impl State {
             .is_some_and(|a| a.iter().any(|p| s(p, "type") == Some("tool_result")));
         let prompt = !meta
             && !tool_result
-            && v.get("isSidechain").and_then(Value::as_bool) != Some(true)
             && texts.first().is_some_and(|t| !t.trim_start().starts_with('<'));
         if prompt {
             out.prompts += 1;
@@ -362,7 +368,8 @@ impl State {
 
     fn assistant(&mut self, out: &mut SessionAudit, n: usize, v: &Value) {
         let msg = &v["message"];
-        if v.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+        let side = v.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        if side != *self.sidechain_file.get_or_insert(side) {
             return;
         }
         if let Some(ttl) = s(v, "promptCacheRequested") {
