@@ -206,13 +206,16 @@ fn compare(ctx: &Ctx, s: &mut SessionAudit) {
     let host = host_of(s);
     let mut cache: HashMap<PathBuf, Option<Vec<(String, String)>>> = HashMap::new();
     let cwd = s.cwd.clone().map(PathBuf::from);
+    let mut disk: HashMap<(String, String), &'static str> = HashMap::new();
     for d in &mut s.deliveries {
         if s.format == "claude-code" {
-            d.on_disk = Some(match std::fs::read_to_string(&d.path) {
+            let key = (d.path.clone(), d.sha256.clone());
+            let state = *disk.entry(key).or_insert_with(|| match std::fs::read_to_string(&d.path) {
                 Ok(t) if delivered_text(&t) == d.text || t.trim() == d.text => "same",
                 Ok(_) => "older-copy",
                 Err(_) => "missing",
             });
+            d.on_disk = Some(state);
         }
         let target = match (&d.after_tool, &cwd) {
             (Some(t), _) if d.how == "nested" => t.target.as_ref().map(PathBuf::from),

@@ -175,11 +175,12 @@ impl State {
 
     fn deliver(&mut self, out: &mut SessionAudit, mut group: Vec<Delivery>) {
         mark_imports(&mut group);
-        for d in group {
-            if let Some(old) = self.last_sha.insert(d.path.clone(), d.sha256.clone())
-                && old != d.sha256
-            {
-                self.events.push("instruction-changed");
+        for mut d in group {
+            match self.last_sha.insert(d.path.clone(), d.sha256.clone()) {
+                Some(old) if old != d.sha256 => self.events.push("instruction-changed"),
+                // The same text again: the caller compares the first copy (bounded memory).
+                Some(_) => d.text = String::new(),
+                None => {}
             }
             if !self.current.instruction_files.contains(&d.path) {
                 self.current.instruction_files.push(d.path.clone());

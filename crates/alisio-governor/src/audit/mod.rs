@@ -90,7 +90,8 @@ pub struct Delivery {
     /// Filled by the caller: whether `context explain` predicts this file with this text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted: Option<bool>,
-    /// The delivered text itself, kept only until the caller compared it (never serialised).
+    /// The delivered text itself, kept only until the caller compared it, and only in the first
+    /// delivery of each path and text (a repeat has it empty; never serialised).
     #[serde(skip)]
     pub text: String,
 }
