@@ -16,6 +16,7 @@
 
 mod harness;
 
+mod audit;
 mod claude;
 
 fn main() {
@@ -24,5 +25,6 @@ fn main() {
     }
     let mut cases = Vec::new();
     cases.extend(claude::cases());
+    cases.extend(audit::cases());
     std::process::exit(harness::runner::main(cases));
 }

@@ -358,7 +358,7 @@ impl State {
             &mut out.skills_invoked[last]
         };
         u.dir = Some(dir.to_owned());
-        u.body_sha256 = Some(sha256_hex(body));
+        u.body_sha256 = Some(sha256_hex(body.trim()));
         u.unread_references.clone_from(&refs);
         u.references = refs;
         let shown = u.name.clone();
