@@ -1,4 +1,4 @@
-//! `alisio-ls audit` through the built binary (spec/interfaces.md §7): session files written by
+//! `alisio-ls audit` through the built binary (spec/interfaces.md §4): session files written by
 //! the test (Claude Code v2.x and v1, Codex), exact human and JSON output, bad input skipped and
 //! counted, and every corpus transcript read without failing.
 

@@ -1,4 +1,4 @@
-//! `alisio-ls audit` on sessions the real Claude Code wrote (issue 20 §2, spec/interfaces.md §7):
+//! `alisio-ls audit` on sessions the real Claude Code wrote (issue 20 §2, spec/interfaces.md §4):
 //! a scripted three-run session through the fake server (a prompt whose model reads a file in
 //! a subdirectory and invokes a skill; `--continue -p /compact`; `--continue -p again`). The
 //! session file Claude Code leaves under the temporary `HOME` is audited, and the audit must

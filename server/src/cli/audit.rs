@@ -1,4 +1,4 @@
-//! `alisio-ls audit [FILE|DIR...]` (spec/interfaces.md §7): what recorded agent sessions
+//! `alisio-ls audit [FILE|DIR...]` (spec/interfaces.md §4): what recorded agent sessions
 //! received. Streams each session file through `alisio_governor::audit` (bounded memory), then
 //! compares what was delivered with the files on disk now and with `context explain`'s
 //! prediction for the session's cwd and host. Read only: nothing is written but `--html`'s page,
@@ -65,7 +65,7 @@ fn jsonl_below(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The default sources of this workspace (spec/interfaces.md §7): Claude Code's project
+/// The default sources of this workspace (spec/interfaces.md §4): Claude Code's project
 /// directories of the root and every directory below it, and Codex's sessions (kept when their
 /// cwd lies in the workspace).
 fn default_files(ctx: &Ctx) -> (Vec<PathBuf>, Vec<PathBuf>) {

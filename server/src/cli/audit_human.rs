@@ -1,4 +1,4 @@
-//! The human form of `audit` (spec/interfaces.md §7.4): per session, a header, the
+//! The human form of `audit` (spec/interfaces.md §4.4): per session, a header, the
 //! instruction files delivered, imports, skill listings and skills invoked, compactions and the
 //! per-request cache table with its totals.
 

@@ -1,4 +1,4 @@
-//! The prompt cache of each recorded request (spec/interfaces.md §7.3): hit, cold start,
+//! The prompt cache of each recorded request (spec/interfaces.md §4.3): hit, cold start,
 //! expected rebuild (a compaction), time-to-live expiry (the gap since the previous request),
 //! or a broken prefix with its cause; priced with the provider's list prices.
 
@@ -124,7 +124,7 @@ pub struct Prices {
     pub output: f64,
 }
 
-/// The price table of spec/interfaces.md §7.3, by model name; `None` for a model it does not
+/// The price table of spec/interfaces.md §4.3, by model name; `None` for a model it does not
 /// know (the request is then not priced).
 #[must_use]
 pub fn price_table(model: &str) -> Option<Prices> {

@@ -1,4 +1,4 @@
-//! Claude Code session JSONL for `audit` (spec/interfaces.md §7): v1 (instructions inside the
+//! Claude Code session JSONL for `audit` (spec/interfaces.md §4): v1 (instructions inside the
 //! user messages as `Contents of <path> (<scope>):` blocks) and v2.x (`attachment` records:
 //! `instructions`, `nested_memory`, `skill_listing`; `api-request` records naming each
 //! request's kept prefix; `system` `compact_boundary`).
@@ -189,7 +189,7 @@ impl State {
         }
     }
 
-    /// A delivery of `text` (hashed as the client trims it: spec/interfaces.md §7.1).
+    /// A delivery of `text` (hashed as the client trims it: spec/interfaces.md §4.1).
     fn delivery(&self, out: &SessionAudit, n: usize, path: &str, scope: Option<&str>, text: &str) -> Delivery {
         let text = text.trim();
         Delivery {

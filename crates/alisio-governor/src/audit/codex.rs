@@ -1,4 +1,4 @@
-//! Codex rollout JSONL for `audit` (spec/interfaces.md §7): `session_meta` (id, cwd, version),
+//! Codex rollout JSONL for `audit` (spec/interfaces.md §4): `session_meta` (id, cwd, version),
 //! `turn_context` (model), the `# AGENTS.md instructions for <cwd>` user message (the project
 //! docs as delivered, one joined text), `compacted`, and `token_count` events (one per request,
 //! with its cached input).

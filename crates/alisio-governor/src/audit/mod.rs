@@ -1,4 +1,4 @@
-//! `audit`: what recorded agent sessions actually received (spec/interfaces.md §7). A pure,
+//! `audit`: what recorded agent sessions actually received (spec/interfaces.md §4). A pure,
 //! streaming reader: [`Auditor::feed`] takes one JSONL line at a time and keeps only what the
 //! audit reports (no message history), so a session file of any size is read in bounded memory;
 //! [`Auditor::finish`] returns the [`SessionAudit`]. Comparisons with the disk and with
