@@ -67,41 +67,137 @@ fn claude_session(ws: &str) -> String {
     let mut s = String::new();
     for v in [
         rec(ws, "user", "2026-01-01T10:00:00.000Z", prompt("hello")),
-        rec(ws, "attachment", "2026-01-01T10:00:00.000Z", listing.clone()),
-        rec(ws, "attachment", "2026-01-01T10:00:00.000Z", instructions.clone()),
-        api("r1", None, 0, 2, "claude-sonnet-4-5", "2026-01-01T10:00:00.000Z"),
-        assistant(ws, "r1", "2026-01-01T10:00:01.000Z", [100, 1000, 0, 10], read(&format!("{ws}/sub/x.txt"))),
+        rec(
+            ws,
+            "attachment",
+            "2026-01-01T10:00:00.000Z",
+            listing.clone(),
+        ),
+        rec(
+            ws,
+            "attachment",
+            "2026-01-01T10:00:00.000Z",
+            instructions.clone(),
+        ),
+        api(
+            "r1",
+            None,
+            0,
+            2,
+            "claude-sonnet-4-5",
+            "2026-01-01T10:00:00.000Z",
+        ),
+        assistant(
+            ws,
+            "r1",
+            "2026-01-01T10:00:01.000Z",
+            [100, 1000, 0, 10],
+            read(&format!("{ws}/sub/x.txt")),
+        ),
         rec(ws, "user", "2026-01-01T10:00:02.000Z", result.clone()),
-        rec(ws, "attachment", "2026-01-01T10:00:02.000Z", json!({"attachment": {"type": "nested_memory",
+        rec(
+            ws,
+            "attachment",
+            "2026-01-01T10:00:02.000Z",
+            json!({"attachment": {"type": "nested_memory",
             "path": format!("{ws}/sub/CLAUDE.md"), "content": {"path": format!("{ws}/sub/CLAUDE.md"),
-            "type": "Project", "content": "sub rules\n", "contentDiffersFromDisk": false}}})),
-        api("r2", Some("r1"), 2, 2, "claude-sonnet-4-5", "2026-01-01T10:00:05.000Z"),
-        assistant(ws, "r2", "2026-01-01T10:00:06.000Z", [50, 200, 1000, 10],
-            json!([{"type": "tool_use", "id": "t2", "name": "Skill", "input": {"skill": "greet"}}])),
+            "type": "Project", "content": "sub rules\n", "contentDiffersFromDisk": false}}}),
+        ),
+        api(
+            "r2",
+            Some("r1"),
+            2,
+            2,
+            "claude-sonnet-4-5",
+            "2026-01-01T10:00:05.000Z",
+        ),
+        assistant(
+            ws,
+            "r2",
+            "2026-01-01T10:00:06.000Z",
+            [50, 200, 1000, 10],
+            json!([{"type": "tool_use", "id": "t2", "name": "Skill", "input": {"skill": "greet"}}]),
+        ),
         rec(ws, "user", "2026-01-01T10:00:07.000Z", result.clone()),
-        rec(ws, "user", "2026-01-01T10:00:07.000Z", json!({"isMeta": true, "message": {"role": "user",
-            "content": [{"type": "text", "text": format!("Base directory for this skill: {ws}/.claude/skills/greet\n\nSay hello. See ref.md and scripts/run.sh.")}]}})),
+        rec(
+            ws,
+            "user",
+            "2026-01-01T10:00:07.000Z",
+            json!({"isMeta": true, "message": {"role": "user",
+            "content": [{"type": "text", "text": format!("Base directory for this skill: {ws}/.claude/skills/greet\n\nSay hello. See ref.md and scripts/run.sh.")}]}}),
+        ),
     ] {
         s.push_str(&line(&v));
     }
     s.push_str("{\"type\":\"user\",\"message\":\n");
-    s.push_str(&line(&json!({"type": "mystery", "sessionId": "s1", "uuid": "u-x"})));
+    s.push_str(&line(
+        &json!({"type": "mystery", "sessionId": "s1", "uuid": "u-x"}),
+    ));
     for v in [
-        rec(ws, "system", "2026-01-01T10:01:00.000Z", json!({"subtype": "compact_boundary",
-            "compactMetadata": {"trigger": "manual", "preTokens": 1234}})),
-        rec(ws, "user", "2026-01-01T10:01:00.000Z", json!({"isCompactSummary": true,
-            "message": {"role": "user", "content": "Summary"}})),
+        rec(
+            ws,
+            "system",
+            "2026-01-01T10:01:00.000Z",
+            json!({"subtype": "compact_boundary",
+            "compactMetadata": {"trigger": "manual", "preTokens": 1234}}),
+        ),
+        rec(
+            ws,
+            "user",
+            "2026-01-01T10:01:00.000Z",
+            json!({"isCompactSummary": true,
+            "message": {"role": "user", "content": "Summary"}}),
+        ),
         rec(ws, "attachment", "2026-01-01T10:01:00.000Z", listing),
         rec(ws, "user", "2026-01-01T10:01:10.000Z", prompt("again")),
         rec(ws, "attachment", "2026-01-01T10:01:10.000Z", instructions),
-        api("r3", None, 0, 3, "claude-sonnet-4-5", "2026-01-01T10:01:10.000Z"),
-        assistant(ws, "r3", "2026-01-01T10:01:11.000Z", [20, 500, 0, 5], read(&format!("{ws}/scripts/run.sh"))),
+        api(
+            "r3",
+            None,
+            0,
+            3,
+            "claude-sonnet-4-5",
+            "2026-01-01T10:01:10.000Z",
+        ),
+        assistant(
+            ws,
+            "r3",
+            "2026-01-01T10:01:11.000Z",
+            [20, 500, 0, 5],
+            read(&format!("{ws}/scripts/run.sh")),
+        ),
         rec(ws, "user", "2026-01-01T10:01:12.000Z", result),
-        api("r4", Some("r3"), 3, 2, "claude-sonnet-4-5", "2026-01-01T10:08:00.000Z"),
-        assistant(ws, "r4", "2026-01-01T10:08:01.000Z", [10, 600, 0, 5], json!([{"type": "text", "text": "ok"}])),
+        api(
+            "r4",
+            Some("r3"),
+            3,
+            2,
+            "claude-sonnet-4-5",
+            "2026-01-01T10:08:00.000Z",
+        ),
+        assistant(
+            ws,
+            "r4",
+            "2026-01-01T10:08:01.000Z",
+            [10, 600, 0, 5],
+            json!([{"type": "text", "text": "ok"}]),
+        ),
         rec(ws, "user", "2026-01-01T10:08:20.000Z", prompt("switch")),
-        api("r5", Some("r4"), 5, 1, "claude-opus-4-5", "2026-01-01T10:08:30.000Z"),
-        assistant(ws, "r5", "2026-01-01T10:08:31.000Z", [10, 700, 0, 5], json!([{"type": "text", "text": "ok"}])),
+        api(
+            "r5",
+            Some("r4"),
+            5,
+            1,
+            "claude-opus-4-5",
+            "2026-01-01T10:08:30.000Z",
+        ),
+        assistant(
+            ws,
+            "r5",
+            "2026-01-01T10:08:31.000Z",
+            [10, 700, 0, 5],
+            json!([{"type": "text", "text": "ok"}]),
+        ),
     ] {
         s.push_str(&line(&v));
     }
@@ -202,7 +298,12 @@ fn claude_session_json_has_the_exact_classes_costs_and_deliveries() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["class"].as_str().unwrap(), r["cause"].as_str().unwrap_or("-")))
+        .map(|r| {
+            (
+                r["class"].as_str().unwrap(),
+                r["cause"].as_str().unwrap_or("-"),
+            )
+        })
         .collect();
     assert_eq!(
         classes,
@@ -214,8 +315,22 @@ fn claude_session_json_has_the_exact_classes_costs_and_deliveries() {
             ("broken", "model-switch")
         ]
     );
-    let kept: Vec<&Value> = s["requests"].as_array().unwrap().iter().map(|r| &r["prefixKept"]).collect();
-    assert_eq!(kept, [&Value::Null, &json!(true), &json!(false), &json!(true), &json!(false)]);
+    let kept: Vec<&Value> = s["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["prefixKept"])
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            &Value::Null,
+            &json!(true),
+            &json!(false),
+            &json!(true),
+            &json!(false)
+        ]
+    );
     // Sonnet 3 / 3.75 / 0.30 / 15 and Opus 5 / 6.25 / 0.50 / 25 dollars per million tokens.
     let costs = [0.0042, 0.00135, 0.00201, 0.002355, 0.00455];
     for (r, c) in s["requests"].as_array().unwrap().iter().zip(costs) {
@@ -230,10 +345,16 @@ fn claude_session_json_has_the_exact_classes_costs_and_deliveries() {
     let d = &s["deliveries"][2];
     assert_eq!(d["path"], format!("{root}/sub/CLAUDE.md"));
     assert_eq!(d["how"], "nested");
-    assert_eq!(d["afterTool"], json!({"tool": "Read", "target": format!("{root}/sub/x.txt"), "line": 5}));
+    assert_eq!(
+        d["afterTool"],
+        json!({"tool": "Read", "target": format!("{root}/sub/x.txt"), "line": 5})
+    );
     assert_eq!(d["sha256"], sha("sub rules"));
     assert_eq!(d["clientSaysDiffers"], false);
-    assert_eq!(s["deliveries"][0]["imports"], json!([{"token": "@AGENTS.md", "path": format!("{root}/AGENTS.md"), "expanded": true}]));
+    assert_eq!(
+        s["deliveries"][0]["imports"],
+        json!([{"token": "@AGENTS.md", "path": format!("{root}/AGENTS.md"), "expanded": true}])
+    );
     assert_eq!(s["compactions"][0]["preTokens"], 1234);
     assert_eq!(
         s["skillListings"][0]["skills"],
@@ -273,16 +394,26 @@ fn claude_v1_blocks_and_a_transcript_without_cwd() {
     let v = r.json();
     let s = &v["sessions"][0];
     assert_eq!(s["deliveries"][0]["path"], format!("{root}/CLAUDE.md"));
-    assert_eq!(s["deliveries"][0]["scope"], "project instructions, checked into the codebase");
+    assert_eq!(
+        s["deliveries"][0]["scope"],
+        "project instructions, checked into the codebase"
+    );
     assert_eq!(s["deliveries"][0]["sha256"], sha("v1 rules"));
     assert_eq!(s["deliveries"][0]["onDisk"], "same");
     assert_eq!(s["deliveries"][0]["predicted"], true);
-    let classes: Vec<&Value> = s["requests"].as_array().unwrap().iter().map(|r| &r["class"]).collect();
+    let classes: Vec<&Value> = s["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["class"])
+        .collect();
     assert_eq!(classes, [&json!("cold"), &json!("hit")]);
     assert_eq!(v["sessions"][1]["workspaceMatch"], Value::Null);
     let human = ws.run(&["audit", "nocwd.jsonl"]);
     assert!(
-        human.stdout.contains("  no cwd recorded: this transcript cannot be matched to a workspace\n"),
+        human
+            .stdout
+            .contains("  no cwd recorded: this transcript cannot be matched to a workspace\n"),
         "{}",
         human.stdout
     );
@@ -293,9 +424,11 @@ fn codex_rollout_deliveries_and_cache() {
     let ws = Ws::new();
     let root = ws.root.display().to_string();
     let tc = |ts: &str, model: &str| json!({"timestamp": ts, "type": "turn_context", "payload": {"cwd": root, "model": model}});
-    let tok = |ts: &str, total: u64, input: u64, cached: u64| json!({"timestamp": ts, "type": "event_msg",
+    let tok = |ts: &str, total: u64, input: u64, cached: u64| {
+        json!({"timestamp": ts, "type": "event_msg",
         "payload": {"type": "token_count", "info": {"total_token_usage": {"total_tokens": total},
-        "last_token_usage": {"input_tokens": input, "cached_input_tokens": cached, "output_tokens": 10}}}});
+        "last_token_usage": {"input_tokens": input, "cached_input_tokens": cached, "output_tokens": 10}}}})
+    };
     let lines = [
         json!({"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "cx", "cwd": root, "cli_version": "0.104.0"}}),
         json!({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user",
@@ -322,11 +455,26 @@ fn codex_rollout_deliveries_and_cache() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["class"].as_str().unwrap(), r["cause"].as_str().unwrap_or("-")))
+        .map(|r| {
+            (
+                r["class"].as_str().unwrap(),
+                r["cause"].as_str().unwrap_or("-"),
+            )
+        })
         .collect();
-    assert_eq!(classes, [("cold", "-"), ("hit", "-"), ("expected-rebuild", "compaction")]);
+    assert_eq!(
+        classes,
+        [
+            ("cold", "-"),
+            ("hit", "-"),
+            ("expected-rebuild", "compaction")
+        ]
+    );
     // OpenAI: 1.25 input, 0.125 cached input, 10 output per million tokens.
-    assert!(close(&s["requests"][1]["cost"], (200.0 * 1.25 + 1000.0 * 0.125 + 100.0) / 1e6));
+    assert!(close(
+        &s["requests"][1]["cost"],
+        (200.0 * 1.25 + 1000.0 * 0.125 + 100.0) / 1e6
+    ));
 }
 
 #[test]
@@ -338,14 +486,26 @@ fn bad_input_is_skipped_and_counted_never_fatal() {
         .into_bytes();
     bytes.extend_from_slice(b"\xff\xfe\n{\"type\":\"assistant\",\"mess");
     ws.file("truncated.jsonl", bytes);
-    let r = ws.run(&["audit", "--json", "garbage.jsonl", "empty.jsonl", "truncated.jsonl"]);
+    let r = ws.run(&[
+        "audit",
+        "--json",
+        "garbage.jsonl",
+        "empty.jsonl",
+        "truncated.jsonl",
+    ]);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
     let v = r.json();
     let got: Vec<(Value, Value, Value)> = v["sessions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["format"].clone(), s["lines"].clone(), s["skippedLines"].clone()))
+        .map(|s| {
+            (
+                s["format"].clone(),
+                s["lines"].clone(),
+                s["skippedLines"].clone(),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -362,7 +522,11 @@ fn bad_input_is_skipped_and_counted_never_fatal() {
     assert_eq!(v["sessions"][2]["workspaceMatch"], false);
     let missing = ws.run(&["audit", "nope.jsonl"]);
     assert_eq!(missing.code, 2);
-    assert!(missing.stderr.starts_with("error: nope.jsonl: "), "{}", missing.stderr);
+    assert!(
+        missing.stderr.starts_with("error: nope.jsonl: "),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]
@@ -378,7 +542,10 @@ fn html_page_carries_the_audit_and_the_chart() {
     let data: Value = serde_json::from_str(&page[start..end]).unwrap();
     let chart = &data["sessions"][0]["chart"];
     assert_eq!(chart["requests"], json!([1, 2, 3, 4, 5]));
-    assert_eq!(chart["series"][0]["tokens"], json!([1100, 1250, 520, 610, 710]));
+    assert_eq!(
+        chart["series"][0]["tokens"],
+        json!([1100, 1250, 520, 610, 710])
+    );
     assert_eq!(chart["series"][0]["cached"], json!([0, 1000, 0, 0, 0]));
     assert_eq!(data["sessions"][0]["audit"]["cache"]["broken"], 1);
 }
@@ -413,7 +580,11 @@ fn every_corpus_transcript_is_audited_without_failing() {
     assert_eq!(sessions.len(), files.len());
     for s in sessions {
         assert_ne!(s["format"], "unknown", "{}", s["file"]);
-        assert!(s["skippedLines"].as_u64().unwrap() * 2 <= s["lines"].as_u64().unwrap(), "{}", s["file"]);
+        assert!(
+            s["skippedLines"].as_u64().unwrap() * 2 <= s["lines"].as_u64().unwrap(),
+            "{}",
+            s["file"]
+        );
     }
     assert!(!trajectories.is_empty());
     let mut args = vec!["audit", "--json"];

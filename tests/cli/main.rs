@@ -8,9 +8,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod audit;
 mod completions;
 mod config;
-mod audit;
 mod crash;
 mod fake;
 mod fix;

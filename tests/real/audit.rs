@@ -117,7 +117,12 @@ fn kept(prev: &Value, cur: &Value) -> bool {
 /// Every text of a request's messages, with the message index.
 fn texts(body: &Value) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    for (i, m) in body["messages"].as_array().into_iter().flatten().enumerate() {
+    for (i, m) in body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         match &m["content"] {
             Value::String(s) => out.push((i, s.clone())),
             Value::Array(parts) => {
@@ -165,7 +170,9 @@ fn eq<T: PartialEq + std::fmt::Debug>(what: &str, audit: T, wire: T) -> Result<(
     if audit == wire {
         Ok(())
     } else {
-        Err(format!("{what}: audit says {audit:?}, the client sent {wire:?}"))
+        Err(format!(
+            "{what}: audit says {audit:?}, the client sent {wire:?}"
+        ))
     }
 }
 
@@ -203,7 +210,10 @@ fn check(ctx: &Ctx<'_>) -> Result<(), String> {
         .filter(|f| f.path().extension().is_some_and(|x| x == "jsonl"))
         .collect();
     if sessions.len() != 1 {
-        return Err(format!("expected one session file, found {}", sessions.len()));
+        return Err(format!(
+            "expected one session file, found {}",
+            sessions.len()
+        ));
     }
     let v = expect::alisio(ctx, &["audit", "--json"])?;
     let all = v["sessions"].as_array().cloned().unwrap_or_default();
@@ -220,29 +230,67 @@ fn compare(ctx: &Ctx<'_>, audit: &Value, wire: &[Value]) -> Result<(), String> {
     let first = wire.first().ok_or("no main request")?;
     let post = wire
         .iter()
-        .position(|b| texts(b).iter().any(|(_, t)| t.contains("This session is being continued")))
+        .position(|b| {
+            texts(b)
+                .iter()
+                .any(|(_, t)| t.contains("This session is being continued"))
+        })
         .ok_or("no request after the compaction")?;
     let before = &wire[post - 1];
-    eq("startup files", deliveries(audit, "startup"), blocks(first, false))?;
-    eq("nested files", deliveries(audit, "nested"), blocks(before, true))?;
-    eq("files re-sent after the compaction", deliveries(audit, "after-compaction"), blocks(&wire[post], false))?;
+    eq(
+        "startup files",
+        deliveries(audit, "startup"),
+        blocks(first, false),
+    )?;
+    eq(
+        "nested files",
+        deliveries(audit, "nested"),
+        blocks(before, true),
+    )?;
+    eq(
+        "files re-sent after the compaction",
+        deliveries(audit, "after-compaction"),
+        blocks(&wire[post], false),
+    )?;
     let nested = &audit["deliveries"]
         .as_array()
         .and_then(|d| d.iter().find(|d| d["how"] == "nested"))
         .cloned()
         .unwrap_or_default();
-    eq("nested trigger", &nested["afterTool"]["target"], &json!(format!("{ws}/sub/x.txt")))?;
+    eq(
+        "nested trigger",
+        &nested["afterTool"]["target"],
+        &json!(format!("{ws}/sub/x.txt")),
+    )?;
     for d in audit["deliveries"].as_array().into_iter().flatten() {
-        eq("on disk", (&d["path"], &d["onDisk"]), (&d["path"], &json!("same")))?;
-        eq("predicted by explain", (&d["path"], &d["predicted"]), (&d["path"], &json!(true)))?;
+        eq(
+            "on disk",
+            (&d["path"], &d["onDisk"]),
+            (&d["path"], &json!("same")),
+        )?;
+        eq(
+            "predicted by explain",
+            (&d["path"], &d["predicted"]),
+            (&d["path"], &json!(true)),
+        )?;
     }
     // The listing audit reports is exactly the block the client sent, up to a blank line.
     let l = &audit["skillListings"][0];
     let rest = listing_text(first).ok_or("no skill listing was sent")?;
     let bytes = usize::try_from(l["bytes"].as_u64().unwrap_or(u64::MAX)).unwrap_or(usize::MAX);
-    let block = rest.get(..bytes).ok_or("the listing audit reports is longer than the one sent")?;
-    eq("skill listing sha256", &l["sha256"], &json!(expect::sha256_hex(block)))?;
-    eq("skill listing ends", rest[bytes..].starts_with("\n\n"), true)?;
+    let block = rest
+        .get(..bytes)
+        .ok_or("the listing audit reports is longer than the one sent")?;
+    eq(
+        "skill listing sha256",
+        &l["sha256"],
+        &json!(expect::sha256_hex(block)),
+    )?;
+    eq(
+        "skill listing ends",
+        rest[bytes..].starts_with("\n\n"),
+        true,
+    )?;
     let names: Vec<&str> = block
         .lines()
         .filter_map(|x| x.strip_prefix("- ")?.split_once(": ").map(|(n, _)| n))
@@ -254,31 +302,65 @@ fn compare(ctx: &Ctx<'_>, audit: &Value, wire: &[Value]) -> Result<(), String> {
         .filter_map(|x| x["name"].as_str())
         .collect();
     eq("skill listing names", got, names)?;
-    let body = wire.iter().find_map(skill_body).ok_or("no skill body was sent")?;
+    let body = wire
+        .iter()
+        .find_map(skill_body)
+        .ok_or("no skill body was sent")?;
     let u = &audit["skillsInvoked"][0];
-    eq("skill invoked", (&u["name"], &u["bodySha256"]), (&json!("greet"), &json!(expect::sha256_hex(&body))))?;
-    eq("unread references", &u["unreadReferences"], &json!(["ref.md"]))?;
+    eq(
+        "skill invoked",
+        (&u["name"], &u["bodySha256"]),
+        (&json!("greet"), &json!(expect::sha256_hex(&body))),
+    )?;
+    eq(
+        "unread references",
+        &u["unreadReferences"],
+        &json!(["ref.md"]),
+    )?;
     let had: Vec<String> = blocks(before, false)
         .into_iter()
         .chain(blocks(before, true))
         .map(|(p, _)| p)
         .collect();
-    let has: Vec<String> = blocks(&wire[post], false).into_iter().map(|(p, _)| p).collect();
+    let has: Vec<String> = blocks(&wire[post], false)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     let lost: Vec<String> = had.into_iter().filter(|p| !has.contains(p)).collect();
     let c = &audit["compactions"];
     eq("compactions", c.as_array().map_or(0, Vec::len), 1)?;
-    eq("instruction files lost", &c[0]["lost"]["instructionFiles"], &json!(lost))?;
+    eq(
+        "instruction files lost",
+        &c[0]["lost"]["instructionFiles"],
+        &json!(lost),
+    )?;
     let body_after = skill_body(&wire[post]).is_some();
-    eq("skill bodies lost", &c[0]["lost"]["skillBodies"], &json!(if body_after { vec![] } else { vec!["greet"] }))?;
+    eq(
+        "skill bodies lost",
+        &c[0]["lost"]["skillBodies"],
+        &json!(if body_after { vec![] } else { vec!["greet"] }),
+    )?;
     let reqs = audit["requests"].as_array().cloned().unwrap_or_default();
     eq("requests", reqs.len(), wire.len())?;
     for k in 1..wire.len() {
         let w = kept(&wire[k - 1], &wire[k]);
-        eq(&format!("request {} prefix kept", k + 1), &reqs[k]["prefixKept"], &json!(w))?;
+        eq(
+            &format!("request {} prefix kept", k + 1),
+            &reqs[k]["prefixKept"],
+            &json!(w),
+        )?;
         let want = if w { "hit" } else { "expected-rebuild" };
-        eq(&format!("request {} class", k + 1), &reqs[k]["class"], &json!(want))?;
+        eq(
+            &format!("request {} class", k + 1),
+            &reqs[k]["class"],
+            &json!(want),
+        )?;
     }
     eq("request 1 class", &reqs[0]["class"], &json!("cold"))?;
-    eq("request after the compaction", &reqs[post]["cause"], &json!("compaction"))?;
+    eq(
+        "request after the compaction",
+        &reqs[post]["cause"],
+        &json!("compaction"),
+    )?;
     Ok(())
 }

@@ -210,11 +210,14 @@ fn compare(ctx: &Ctx, s: &mut SessionAudit) {
     for d in &mut s.deliveries {
         if s.format == "claude-code" {
             let key = (d.path.clone(), d.sha256.clone());
-            let state = *disk.entry(key).or_insert_with(|| match std::fs::read_to_string(&d.path) {
-                Ok(t) if delivered_text(&t) == d.text || t.trim() == d.text => "same",
-                Ok(_) => "older-copy",
-                Err(_) => "missing",
-            });
+            let state =
+                *disk
+                    .entry(key)
+                    .or_insert_with(|| match std::fs::read_to_string(&d.path) {
+                        Ok(t) if delivered_text(&t) == d.text || t.trim() == d.text => "same",
+                        Ok(_) => "older-copy",
+                        Err(_) => "missing",
+                    });
             d.on_disk = Some(state);
         }
         let target = match (&d.after_tool, &cwd) {
@@ -283,7 +286,9 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
         for p in &a.paths {
             let abs = ctx.resolve(p);
             match std::fs::metadata(&abs) {
-                Ok(m) if m.is_dir() => files.extend(jsonl_below(&abs).into_iter().map(|p| (p, false))),
+                Ok(m) if m.is_dir() => {
+                    files.extend(jsonl_below(&abs).into_iter().map(|p| (p, false)))
+                }
                 Ok(_) => files.push((abs, false)),
                 Err(e) => return Err(Failure(format!("{}: {e}", p.display()))),
             }
@@ -309,8 +314,9 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
         out(&super::audit_human::render(&sessions));
     }
     if sessions.is_empty() && a.paths.is_empty() {
-        err_line("note: no session of this workspace was found in ~/.claude/projects/ or $CODEX_HOME/sessions/");
+        err_line(
+            "note: no session of this workspace was found in ~/.claude/projects/ or $CODEX_HOME/sessions/",
+        );
     }
     Ok(Exit::Ok)
 }
-

@@ -14,7 +14,10 @@ fn chart(s: &SessionAudit) -> Value {
     let tokens: Vec<u64> = s
         .requests
         .iter()
-        .map(|r| r.usage.map_or(0, |u| u.input + u.cache_write + u.cache_read))
+        .map(|r| {
+            r.usage
+                .map_or(0, |u| u.input + u.cache_write + u.cache_read)
+        })
         .collect();
     let cached: Vec<u64> = s
         .requests

@@ -44,7 +44,11 @@ fn header(o: &mut String, s: &SessionAudit) {
         o,
         "{} [{}] {}{}",
         s.file,
-        if s.session.is_empty() { "-" } else { &s.session },
+        if s.session.is_empty() {
+            "-"
+        } else {
+            &s.session
+        },
         s.format,
         s.client_version
             .as_ref()
@@ -77,7 +81,10 @@ fn deliveries(o: &mut String, s: &SessionAudit) {
         return;
     }
     let _ = writeln!(o, "  instruction files delivered:");
-    let _ = writeln!(o, "    prompt  line  how               sha256        disk        explain     path");
+    let _ = writeln!(
+        o,
+        "    prompt  line  how               sha256        disk        explain     path"
+    );
     for d in &s.deliveries {
         let how = match &d.after_tool {
             Some(t) if d.how == "nested" => format!("nested after {} (line {})", t.tool, t.line),
@@ -109,7 +116,11 @@ fn deliveries(o: &mut String, s: &SessionAudit) {
                 o,
                 "            import {} {}",
                 i.token,
-                if i.expanded { "expanded" } else { "NOT expanded" }
+                if i.expanded {
+                    "expanded"
+                } else {
+                    "NOT expanded"
+                }
             );
         }
     }
@@ -157,12 +168,23 @@ fn cache(o: &mut String, s: &SessionAudit) {
     let _ = writeln!(
         o,
         "  cache: {} requests: {} cold, {} hits, {} expected rebuilds, {} ttl-expired, {} broken; cost ${:.4}, avoidable ${:.4}, ttl ${:.4}",
-        t.requests, t.cold, t.hits, t.expected_rebuilds, t.ttl_expired, t.broken, t.cost, t.avoidable, t.ttl_cost
+        t.requests,
+        t.cold,
+        t.hits,
+        t.expected_rebuilds,
+        t.ttl_expired,
+        t.broken,
+        t.cost,
+        t.avoidable,
+        t.ttl_cost
     );
     if s.requests.is_empty() {
         return;
     }
-    let _ = writeln!(o, "    #     line  class             cause                     gap s   prompt tokens  cached    cost");
+    let _ = writeln!(
+        o,
+        "    #     line  class             cause                     gap s   prompt tokens  cached    cost"
+    );
     for r in &s.requests {
         let (prompt, cached) = r.usage.map_or((0, 0), |u| {
             (u.input + u.cache_write + u.cache_read, u.cache_read)

@@ -146,8 +146,7 @@ pub fn price_table(model: &str) -> Option<Prices> {
             anthropic(3.0, 15.0)
         });
     }
-    if m.starts_with("gpt-") || m.contains("codex") || m.starts_with("o3") || m.starts_with("o4")
-    {
+    if m.starts_with("gpt-") || m.contains("codex") || m.starts_with("o3") || m.starts_with("o4") {
         return Some(Prices {
             provider: "openai",
             input: 1.25,
@@ -196,7 +195,10 @@ fn classify(prev: Option<&Obs>, r: &mut RequestCache) {
         return;
     };
     let o = &r.obs;
-    let gap = o.at_ms.zip(prev.at_ms).map(|(a, b)| (a - b) as f64 / 1000.0);
+    let gap = o
+        .at_ms
+        .zip(prev.at_ms)
+        .map(|(a, b)| (a - b) as f64 / 1000.0);
     r.gap_secs = gap;
     let expired = gap.is_some_and(|g| g > o.ttl_secs as f64);
     r.prefix_kept = structural(prev, o);

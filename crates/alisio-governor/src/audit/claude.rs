@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::cache::Obs;
 use super::{
-    Auditor, Compaction, ContextState, Delivery, ListedSkill, SessionAudit, SkillListing,
-    SkillUse, ToolRef, mark_imports, sha256_hex, timestamp_ms,
+    Auditor, Compaction, ContextState, Delivery, ListedSkill, SessionAudit, SkillListing, SkillUse,
+    ToolRef, mark_imports, sha256_hex, timestamp_ms,
 };
 
 /// Record types of Claude Code session files (v1 and v2.x); anything else is an unknown record.
@@ -118,7 +118,8 @@ impl State {
                     self.compaction(
                         n,
                         meta.and_then(|m| s(m, "trigger")).unwrap_or("unknown"),
-                        meta.and_then(|m| m.get("preTokens")).and_then(Value::as_u64),
+                        meta.and_then(|m| m.get("preTokens"))
+                            .and_then(Value::as_u64),
                     );
                 }
             }
@@ -190,7 +191,14 @@ impl State {
     }
 
     /// A delivery of `text` (hashed as the client trims it: spec/interfaces.md §4.1).
-    fn delivery(&self, out: &SessionAudit, n: usize, path: &str, scope: Option<&str>, text: &str) -> Delivery {
+    fn delivery(
+        &self,
+        out: &SessionAudit,
+        n: usize,
+        path: &str,
+        scope: Option<&str>,
+        text: &str,
+    ) -> Delivery {
         let text = text.trim();
         Delivery {
             path: path.to_owned(),
@@ -219,7 +227,13 @@ impl State {
                     .flatten()
                     .filter_map(|f| {
                         let p = s(f, "path")?;
-                        Some(self.delivery(out, n, p, s(f, "type"), s(f, "content").unwrap_or_default()))
+                        Some(self.delivery(
+                            out,
+                            n,
+                            p,
+                            s(f, "type"),
+                            s(f, "content").unwrap_or_default(),
+                        ))
                     })
                     .collect();
                 self.deliver(out, group);
@@ -229,7 +243,8 @@ impl State {
                 let Some(p) = s(c, "path").or_else(|| s(a, "path")) else {
                     return Auditor::problem(out, n, "nested_memory without a path");
                 };
-                let mut d = self.delivery(out, n, p, s(c, "type"), s(c, "content").unwrap_or_default());
+                let mut d =
+                    self.delivery(out, n, p, s(c, "type"), s(c, "content").unwrap_or_default());
                 d.how = "nested";
                 d.after_tool = self.last_tool.clone();
                 d.client_says_differs = c.get("contentDiffersFromDisk").and_then(Value::as_bool);
@@ -307,7 +322,9 @@ impl State {
             .is_some_and(|a| a.iter().any(|p| s(p, "type") == Some("tool_result")));
         let prompt = !meta
             && !tool_result
-            && texts.first().is_some_and(|t| !t.trim_start().starts_with('<'));
+            && texts
+                .first()
+                .is_some_and(|t| !t.trim_start().starts_with('<'));
         if prompt {
             out.prompts += 1;
             self.in_prompt = true;
@@ -382,16 +399,25 @@ impl State {
             }
             let name = s(b, "name").unwrap_or_default();
             let input = &b["input"];
-            let target = ["file_path", "path", "notebook_path", "command", "pattern", "skill"]
-                .iter()
-                .find_map(|k| s(input, k))
-                .map(str::to_owned);
+            let target = [
+                "file_path",
+                "path",
+                "notebook_path",
+                "command",
+                "pattern",
+                "skill",
+            ]
+            .iter()
+            .find_map(|k| s(input, k))
+            .map(str::to_owned);
             let text = input.to_string();
             for u in &mut out.skills_invoked {
                 u.unread_references.retain(|r| !text.contains(r.as_str()));
             }
             if name == "Skill" {
-                let skill = s(input, "skill").or_else(|| s(input, "command")).unwrap_or_default();
+                let skill = s(input, "skill")
+                    .or_else(|| s(input, "command"))
+                    .unwrap_or_default();
                 out.skills_invoked.push(SkillUse {
                     name: skill.to_owned(),
                     line: n,
@@ -429,7 +455,8 @@ impl State {
             return;
         }
         self.end_window(out);
-        self.message_ids.insert(id.clone(), self.from_assistant.len());
+        self.message_ids
+            .insert(id.clone(), self.from_assistant.len());
         self.from_assistant.push(Obs {
             id,
             line: n,

@@ -6,7 +6,9 @@
 use serde_json::Value;
 
 use super::cache::{Obs, Usage};
-use super::{Auditor, Compaction, ContextState, Delivery, SessionAudit, ToolRef, sha256_hex, timestamp_ms};
+use super::{
+    Auditor, Compaction, ContextState, Delivery, SessionAudit, ToolRef, sha256_hex, timestamp_ms,
+};
 
 #[derive(Default)]
 pub struct State {
@@ -124,7 +126,9 @@ impl State {
             "function_call" | "custom_tool_call" | "local_shell_call" => {
                 self.last_tool = Some(ToolRef {
                     tool: s(p, "name").unwrap_or("shell").to_owned(),
-                    target: s(p, "arguments").or_else(|| s(p, "input")).map(str::to_owned),
+                    target: s(p, "arguments")
+                        .or_else(|| s(p, "input"))
+                        .map(str::to_owned),
                     line: n,
                 });
             }
