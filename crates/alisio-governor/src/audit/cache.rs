@@ -129,21 +129,22 @@ pub struct Prices {
 #[must_use]
 pub fn price_table(model: &str) -> Option<Prices> {
     let m = model.to_ascii_lowercase();
-    let anthropic = |input: f64, output: f64| Prices {
-        provider: "anthropic",
-        input,
-        cache_write_5m: input * 1.25,
-        cache_write_1h: input * 2.0,
-        cache_read: input * 0.1,
-        output,
-    };
+    let anthropic =
+        |[input, cache_write_5m, cache_write_1h, cache_read, output]: [f64; 5]| Prices {
+            provider: "anthropic",
+            input,
+            cache_write_5m,
+            cache_write_1h,
+            cache_read,
+            output,
+        };
     if m.contains("claude") || m.contains("opus") || m.contains("sonnet") || m.contains("haiku") {
         return Some(if m.contains("opus") {
-            anthropic(5.0, 25.0)
+            anthropic([5.0, 6.25, 10.0, 0.5, 25.0])
         } else if m.contains("haiku") {
-            anthropic(1.0, 5.0)
+            anthropic([1.0, 1.25, 2.0, 0.1, 5.0])
         } else {
-            anthropic(3.0, 15.0)
+            anthropic([3.0, 3.75, 6.0, 0.3, 15.0])
         });
     }
     if m.starts_with("gpt-") || m.contains("codex") || m.starts_with("o3") || m.starts_with("o4") {
