@@ -422,6 +422,7 @@ fn claude_v1_blocks_and_a_transcript_without_cwd() {
 #[test]
 fn codex_rollout_deliveries_and_cache() {
     let ws = Ws::new();
+    ws.file("AGENTS.md", "agents");
     let root = ws.root.display().to_string();
     let tc = |ts: &str, model: &str| json!({"timestamp": ts, "type": "turn_context", "payload": {"cwd": root, "model": model}});
     let tok = |ts: &str, total: u64, input: u64, cached: u64| {
@@ -451,6 +452,13 @@ fn codex_rollout_deliveries_and_cache() {
     assert_eq!(s["prompts"], 1);
     assert_eq!(s["deliveries"][0]["path"], root);
     assert_eq!(s["deliveries"][0]["sha256"], sha("agents"));
+    assert_eq!(s["deliveries"][0]["predicted"], true);
+    ws.file("AGENTS.md", "agents, edited since");
+    let later = ws.run(&["audit", "--json", "rollout.jsonl"]);
+    assert_eq!(
+        later.json()["sessions"][0]["deliveries"][0]["predicted"],
+        false
+    );
     let classes: Vec<(&str, &str)> = s["requests"]
         .as_array()
         .unwrap()

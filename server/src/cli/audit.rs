@@ -197,6 +197,53 @@ fn predicted(ctx: &Ctx, host: Host, target: &Path) -> Option<Vec<(String, String
     Some(outv)
 }
 
+/// Codex: the one instruction text explain predicts for `cwd` (the global file, then the project
+/// files joined as Codex joins them; docs/spec/hosts.md), `None` when none is sent or explain
+/// cannot run there.
+fn codex_predicted(ctx: &Ctx, cwd: &Path) -> Option<Option<String>> {
+    let canon = ctx.fs.canonicalize(cwd).ok()?;
+    let root = workspace::find_root(&ctx.fs, &canon);
+    let setup = Setup {
+        fs: &ctx.fs,
+        env: &ctx.env,
+        root: &root,
+        settings: &ctx.settings,
+        host: Host::Codex,
+        claude_managed: None,
+    };
+    let reader = Reader::new(&ctx.fs);
+    let obj = explain::explain_path(&setup, &reader, &ctx.cwd, cwd)
+        .ok()?
+        .to_json();
+    let (mut global, mut project) = (None, Vec::new());
+    for f in obj["files"].as_array().into_iter().flatten() {
+        let p = f["path"].as_str().unwrap_or_default();
+        let path = if Path::new(p).is_absolute() {
+            PathBuf::from(p)
+        } else {
+            root.join(p)
+        };
+        let kept = usize::try_from(f["keptBytes"].as_u64().unwrap_or(0)).unwrap_or(0);
+        if f["empty"] == true || f["truncation"] == "dropped" || kept == 0 {
+            continue;
+        }
+        let raw = std::fs::read(&path).ok()?;
+        let text = String::from_utf8_lossy(&raw[..kept.min(raw.len())]).into_owned();
+        if f["scope"] == "global" {
+            global = Some(text);
+        } else {
+            project.push(text);
+        }
+    }
+    let project = (!project.is_empty()).then(|| project.join("\n\n"));
+    Some(match (global, project) {
+        (None, None) => None,
+        (Some(g), None) => Some(g),
+        (None, Some(p)) => Some(p),
+        (Some(g), Some(p)) => Some(format!("{g}\n\n--- project-doc ---\n\n{p}")),
+    })
+}
+
 /// Fills the comparisons of `s` with the disk and explain.
 fn compare(ctx: &Ctx, s: &mut SessionAudit) {
     s.workspace_match = s
@@ -225,7 +272,11 @@ fn compare(ctx: &Ctx, s: &mut SessionAudit) {
             (_, Some(c)) => Some(c.clone()),
             _ => None,
         };
-        if let (Some(h), Some(t)) = (host, target)
+        if host == Some(Host::Codex) {
+            let text = codex_predicted(ctx, Path::new(&d.path));
+            d.predicted =
+                text.map(|t| t.is_some_and(|t| alisio_governor::audit::sha256_hex(&t) == d.sha256));
+        } else if let (Some(h), Some(t)) = (host, target)
             && h == Host::ClaudeCode
         {
             let p = cache
