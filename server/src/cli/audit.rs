@@ -5,7 +5,6 @@
 //! nothing is sent anywhere.
 
 use std::collections::HashMap;
-use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -96,24 +95,57 @@ fn default_files(ctx: &Ctx) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (claude, codex)
 }
 
+/// The longest line read (64 MiB): a longer one is skipped and counted, so one line never
+/// holds more memory than this.
+const MAX_LINE: usize = 64 << 20;
+
+/// Feeds every line of `r` to `a`; a line over `max_line` bytes is skipped (and counted).
+fn stream(mut r: impl std::io::BufRead, a: &mut Auditor, max_line: usize) -> std::io::Result<()> {
+    use std::io::{BufRead as _, Read as _};
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let limit = u64::try_from(max_line).unwrap_or(u64::MAX) + 1;
+        let n = r.by_ref().take(limit).read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(());
+        }
+        if line.len() > max_line && !line.ends_with(b"\n") {
+            // Drop the rest of the line without keeping it.
+            loop {
+                let buf = r.fill_buf()?;
+                if buf.is_empty() {
+                    break;
+                }
+                match buf.iter().position(|b| *b == b'\n') {
+                    Some(i) => {
+                        r.consume(i + 1);
+                        break;
+                    }
+                    None => {
+                        let len = buf.len();
+                        r.consume(len);
+                    }
+                }
+            }
+            a.skip(&format!("line longer than {max_line} bytes"));
+            continue;
+        }
+        a.feed(line.strip_suffix(b"\n").unwrap_or(&line));
+    }
+}
+
 /// Streams one file through the auditor. A file that is one JSON document (mini-swe-agent, an
 /// alisio-ls export) has no per-line records: it is reported with its format and no findings.
 fn read_file(path: &Path, shown: &str) -> Result<SessionAudit, Failure> {
     let f = std::fs::File::open(path).map_err(|e| Failure(format!("{shown}: {e}")))?;
-    let mut r = std::io::BufReader::with_capacity(1 << 16, f);
     let mut a = Auditor::new(shown);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match r.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {
-                let l = line.strip_suffix(b"\n").unwrap_or(&line);
-                a.feed(l);
-            }
-            Err(e) => return Err(Failure(format!("{shown}: {e}"))),
-        }
-    }
+    stream(
+        std::io::BufReader::with_capacity(1 << 16, f),
+        &mut a,
+        MAX_LINE,
+    )
+    .map_err(|e| Failure(format!("{shown}: {e}")))?;
     let mut s = a.finish(None);
     if s.format == "unknown" {
         whole_document(path, &mut s);
@@ -370,4 +402,44 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
         );
     }
     Ok(Exit::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_and_counted_and_the_next_is_read() {
+        let user = r#"{"type":"user","sessionId":"s","uuid":"a","cwd":"/w","message":{"role":"user","content":"hi"}}"#;
+        let text = format!("{user}\n{}\n{user}\n{}", "x".repeat(500), "y".repeat(300));
+        let mut a = Auditor::new("t");
+        stream(
+            std::io::BufReader::with_capacity(16, text.as_bytes()),
+            &mut a,
+            200,
+        )
+        .unwrap();
+        let s = a.finish(None);
+        assert_eq!((s.lines, s.skipped_lines, s.prompts), (4, 2, 2));
+        let p: Vec<(usize, &str)> = s
+            .problems
+            .iter()
+            .map(|p| (p.line, p.message.as_str()))
+            .collect();
+        assert_eq!(
+            p,
+            [
+                (2, "line longer than 200 bytes"),
+                (4, "line longer than 200 bytes")
+            ]
+        );
+    }
+
+    #[test]
+    fn claude_project_dir_names() {
+        assert_eq!(
+            claude_project_dir(Path::new("/home/a/my.repo_x")),
+            "-home-a-my-repo-x"
+        );
+    }
 }

@@ -262,6 +262,14 @@ impl Auditor {
         }
     }
 
+    /// Counts one line that was not read (the caller's reason, such as a line over its size
+    /// cap) as skipped.
+    pub fn skip(&mut self, message: &str) {
+        self.out.lines += 1;
+        let n = self.out.lines;
+        Self::problem(&mut self.out, n, message);
+    }
+
     /// Feeds one line (without its newline; a trailing `\r` is ignored).
     pub fn feed(&mut self, raw: &[u8]) {
         self.out.lines += 1;
