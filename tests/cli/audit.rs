@@ -604,3 +604,67 @@ fn every_corpus_transcript_is_audited_without_failing() {
         assert_eq!(s["format"], "mini-swe-agent", "{}", s["file"]);
     }
 }
+
+#[test]
+fn without_arguments_the_workspace_sessions_are_found() {
+    let ws = Ws::new();
+    let root = ws.root.display().to_string();
+    let meta = |id: &str, cwd: &str| {
+        line(
+            &json!({"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta",
+            "payload": {"id": id, "cwd": cwd, "cli_version": "0.104.0"}}),
+        )
+    };
+    let sessions = ws.home.join(".codex/sessions/2026/01/01");
+    crate::common::write(&sessions.join("rollout-a.jsonl"), meta("mine", &root));
+    crate::common::write(
+        &sessions.join("rollout-b.jsonl"),
+        meta("other", "/elsewhere"),
+    );
+    let projects = ws.home.join(".claude/projects");
+    let user = |cwd: &str| {
+        line(
+            &json!({"type": "user", "sessionId": cwd, "uuid": "a", "cwd": cwd,
+            "message": {"role": "user", "content": "hi"}}),
+        )
+    };
+    let sub = format!("{root}/pkg");
+    crate::common::write(
+        &projects.join(encoded(&ws.root)).join("a.jsonl"),
+        user(&root),
+    );
+    crate::common::write(
+        &projects
+            .join(encoded(std::path::Path::new(&sub)))
+            .join("b.jsonl"),
+        user(&sub),
+    );
+    crate::common::write(
+        &projects.join("-elsewhere").join("c.jsonl"),
+        user("/elsewhere"),
+    );
+    let r = ws.run(&["audit", "--json"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let got: Vec<(Value, Value)> = r.json()["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["format"].clone(), s["session"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (json!("claude-code"), json!(root)),
+            (json!("claude-code"), json!(sub)),
+            (json!("codex"), json!("mine"))
+        ]
+    );
+    let empty = Ws::new();
+    let none = empty.run(&["audit"]);
+    assert_eq!(none.code, 0);
+    assert_eq!(none.stdout, "0 session(s) audited\n");
+    assert_eq!(
+        none.stderr,
+        "note: no session of this workspace was found in ~/.claude/projects/ or $CODEX_HOME/sessions/\n"
+    );
+}
