@@ -33,7 +33,7 @@ fn rec(ws: &str, kind: &str, ts: &str, extra: Value) -> Value {
 fn api(id: &str, base: Option<&str>, keep: u64, tail: usize, model: &str, ts: &str) -> Value {
     let mut v = json!({"type": "api-request", "sessionId": "s1", "id": id, "timestamp": ts,
         "version": "2.1.332", "shapeHash": "shape-a", "params": {"model": model},
-        "keep": keep, "tail": vec!["h"; tail]});
+        "keep": keep, "tail": (0..tail).map(|i| format!("{id}-{i}")).collect::<Vec<_>>()});
     if let Some(b) = base {
         v["base"] = json!(b);
     }

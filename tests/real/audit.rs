@@ -42,7 +42,70 @@ pub fn cases() -> Vec<Case> {
                 compact_summary: Some("<summary>Read a file, greeted.</summary>".into()),
             })
             .check(std::sync::Arc::new(check)),
+        Case::new(Client::ClaudeCode, "audit_session_that_ran_an_older_copy")
+            .file("ws/CLAUDE.md", "@AGENTS.md\n")
+            .file("ws/AGENTS.md", "first text\n")
+            .check(std::sync::Arc::new(check_older_copy)),
     ]
+}
+
+/// The session's first prompt ran with `first text`; AGENTS.md is edited, then the session is
+/// continued. The audit must say the first delivery ran an older copy, the second the file on
+/// disk now, and classify the continued request's prefix as the fake server saw it.
+fn check_older_copy(ctx: &Ctx<'_>) -> Result<(), String> {
+    let run1 = ctx.outcome.requests.clone();
+    std::fs::write(ctx.ws.join("AGENTS.md"), "second text\n").map_err(|e| e.to_string())?;
+    let run2 = again(ctx, "again", 2, Script::text("OK"))?;
+    let wire: Vec<Value> = [run1, run2]
+        .iter()
+        .flat_map(|r| extract::main_requests(r))
+        .collect();
+    let v = expect::alisio(ctx, &["audit", "--json"])?;
+    let audit = &v["sessions"][0];
+    let ws = ctx.ws.display().to_string();
+    let got: Vec<(String, String, String)> = audit["deliveries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["path"] == format!("{ws}/AGENTS.md"))
+        .map(|d| {
+            let f = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+            (f("how"), f("sha256"), f("onDisk"))
+        })
+        .collect();
+    let sha = expect::sha256_hex;
+    eq(
+        "AGENTS.md deliveries",
+        got,
+        vec![
+            ("startup".into(), sha("first text"), "older-copy".into()),
+            ("prompt".into(), sha("second text"), "same".into()),
+        ],
+    )
+    .map_err(|e| format!("{e}\naudit:\n{audit:#}"))?;
+    let reqs = audit["requests"].as_array().cloned().unwrap_or_default();
+    eq("requests", reqs.len(), wire.len())?;
+    for k in 1..wire.len() {
+        let w = kept(&wire[k - 1], &wire[k]);
+        eq(
+            &format!("request {} prefix kept", k + 1),
+            &reqs[k]["prefixKept"],
+            &json!(w),
+        )
+        .map_err(|e| format!("{e}\naudit:\n{audit:#}"))?;
+        let want = if w {
+            json!(["hit", null])
+        } else {
+            json!(["broken", "instruction-changed"])
+        };
+        eq(
+            &format!("request {} class", k + 1),
+            json!([reqs[k]["class"], reqs[k]["cause"]]),
+            want,
+        )
+        .map_err(|e| format!("{e}\naudit:\n{audit:#}"))?;
+    }
+    Ok(())
 }
 
 /// Claude Code's compaction request (the harness's fake model answers it with the summary).

@@ -38,6 +38,10 @@ pub struct Obs {
     /// How many messages it sent.
     pub count: Option<u64>,
     pub usage: Option<Usage>,
+    /// Whether the previous request's messages (by their recorded hashes) are a prefix of this
+    /// one's, when both lists are known (Claude Code `tail` hashes; a new process names no
+    /// `base` but lists every message it sends).
+    pub hashes_kept: Option<bool>,
     pub ttl_secs: u64,
     /// What happened since the previous request (`compaction`, `instruction-changed` …).
     pub events: Vec<&'static str>,
@@ -164,12 +168,12 @@ fn structural(prev: &Obs, o: &Obs) -> Option<bool> {
     let (Some(count), Some(keep), Some(_)) = (prev.count, o.keep, o.shape.as_ref()) else {
         return None;
     };
-    Some(
-        o.base.as_deref() == Some(prev.id.as_str())
-            && keep == count
-            && o.shape == prev.shape
-            && o.model == prev.model,
-    )
+    let messages = if o.base.as_deref() == Some(prev.id.as_str()) {
+        keep == count
+    } else {
+        o.hashes_kept == Some(true)
+    };
+    Some(messages && o.shape == prev.shape && o.model == prev.model)
 }
 
 fn cause_of(prev: &Obs, o: &Obs) -> (CacheClass, &'static str) {

@@ -83,6 +83,8 @@ pub struct State {
     /// Whether the file is one subagent's (its first message is a sidechain's): then its
     /// sidechain records are the session; in a main file they are left out.
     sidechain_file: Option<bool>,
+    /// The last request's id and the hashes of every message it sent, when known.
+    last_hashes: Option<(String, Vec<String>)>,
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
@@ -467,6 +469,7 @@ impl State {
             keep: None,
             count: None,
             usage: Some(obs_usage),
+            hashes_kept: None,
             ttl_secs: self.ttl_secs.unwrap_or(300),
             events: std::mem::take(&mut self.events),
         });
@@ -476,8 +479,33 @@ impl State {
 
     fn api_request(&mut self, out: &mut SessionAudit, n: usize, v: &Value) {
         let keep = v.get("keep").and_then(Value::as_u64);
-        let tail = v["tail"].as_array().map_or(0, Vec::len) as u64;
+        let tails: Vec<String> = v["tail"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h.as_str().map(str::to_owned))
+            .collect();
+        let tail = tails.len() as u64;
         let id = s(v, "id").unwrap_or_default().to_owned();
+        let base = s(v, "base");
+        let full: Option<Vec<String>> = match (&self.last_hashes, keep) {
+            (_, Some(0)) => Some(tails),
+            (Some((last, hs)), Some(k)) if base == Some(last.as_str()) => {
+                usize::try_from(k).ok().filter(|k| *k <= hs.len()).map(|k| {
+                    let mut f = hs[..k].to_vec();
+                    f.extend(tails);
+                    f
+                })
+            }
+            _ => None,
+        };
+        let hashes_kept = match (&self.last_hashes, &full) {
+            (Some((_, prev)), Some(cur)) => {
+                Some(cur.len() >= prev.len() && cur[..prev.len()] == prev[..])
+            }
+            _ => None,
+        };
+        self.last_hashes = full.map(|f| (id.clone(), f));
         self.by_request.insert(id.clone(), self.api.len());
         let events = std::mem::take(&mut self.events);
         self.end_window(out);
@@ -491,6 +519,7 @@ impl State {
             keep,
             count: keep.map(|k| k + tail),
             usage: None,
+            hashes_kept,
             ttl_secs: self.ttl_secs.unwrap_or(300),
             events,
         });

@@ -23,7 +23,7 @@ fn attach(ts: &str, a: Value) -> Value {
 
 fn api(id: &str, base: Option<&str>, keep: u64, shape: &str, ts: &str) -> Value {
     json!({"type": "api-request", "sessionId": "s", "id": id, "base": base, "keep": keep,
-        "tail": ["a", "b"], "shapeHash": shape, "params": {"model": "claude-sonnet-4-5"}, "timestamp": ts})
+        "tail": [format!("{id}-a"), format!("{id}-b")], "shapeHash": shape, "params": {"model": "claude-sonnet-4-5"}, "timestamp": ts})
 }
 
 fn instructions(text: &str) -> Value {
@@ -123,6 +123,24 @@ fn changed_instruction_file_breaks_the_prefix_with_its_cause() {
     assert_eq!(how, ["startup", "prompt"]);
     assert_eq!(s.prompts, 2);
     assert_eq!(s.skipped_lines, 0);
+}
+
+#[test]
+fn a_new_process_keeps_the_prefix_when_its_message_hashes_extend_the_last_ones() {
+    let tail = |id: &str, base: Option<&str>, keep: u64, tail: &[&str]| {
+        json!({"type": "api-request", "sessionId": "s", "id": id, "base": base, "keep": keep,
+            "tail": tail, "shapeHash": "x", "params": {"model": "claude-sonnet-4-5"},
+            "timestamp": "2026-01-01T00:00:00Z"})
+    };
+    let s = audit(&[
+        user("2026-01-01T00:00:00Z", json!("hi")),
+        tail("r1", None, 0, &["m1", "m2"]),
+        tail("r2", Some("r1"), 2, &["m3"]),
+        tail("r3", None, 0, &["m1", "m2", "m3", "m4"]),
+        tail("r4", None, 0, &["m1", "m9"]),
+    ]);
+    let kept: Vec<Option<bool>> = s.requests.iter().map(|r| r.prefix_kept).collect();
+    assert_eq!(kept, [None, Some(true), Some(true), Some(false)]);
 }
 
 #[test]
