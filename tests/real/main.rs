@@ -16,6 +16,7 @@
 
 mod harness;
 
+mod audit;
 mod claude;
 mod codex;
 mod gemini;
@@ -28,5 +29,6 @@ fn main() {
     cases.extend(claude::cases());
     cases.extend(codex::cases());
     cases.extend(gemini::cases());
+    cases.extend(audit::cases());
     std::process::exit(harness::runner::main(cases));
 }

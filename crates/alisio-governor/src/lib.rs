@@ -7,6 +7,7 @@
 //! transcripts into the same [`model::Message`] list; `shell` classifies their shell commands.
 
 pub mod attachment;
+pub mod audit;
 pub mod classify;
 pub mod delegation;
 pub mod events;

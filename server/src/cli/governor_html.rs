@@ -12,11 +12,11 @@ use alisio_governor::readers::Session;
 use alisio_governor::replay::Replay;
 use alisio_governor::report::ContextReport;
 
-const UPLOT_JS: &str = include_str!("vendor/uPlot.iife.min.js");
-const UPLOT_CSS: &str = include_str!("vendor/uPlot.min.css");
-const UPLOT_LICENSE: &str = include_str!("vendor/uPlot.LICENSE");
+pub(super) const UPLOT_JS: &str = include_str!("vendor/uPlot.iife.min.js");
+pub(super) const UPLOT_CSS: &str = include_str!("vendor/uPlot.min.css");
+pub(super) const UPLOT_LICENSE: &str = include_str!("vendor/uPlot.LICENSE");
 /// The chart code shared with the VS Code Context Report view (editors/vscode/src/views/chart.ts).
-const CHART_JS: &str = include_str!("chart/replay_chart.js");
+pub(super) const CHART_JS: &str = include_str!("chart/replay_chart.js");
 
 /// The data of one session on the page: its report (as `governor analyze` computed it) and the
 /// chart of its replay (`None` in mode off: nothing is replayed, the chart has no series).
@@ -58,7 +58,7 @@ pub fn session_data(
 }
 
 /// `<` and `>` and `&` escaped so the JSON can sit in a `<script>` element.
-fn script_json(v: &Value) -> String {
+pub(super) fn script_json(v: &Value) -> String {
     serde_json::to_string(v)
         .unwrap_or_default()
         .replace('<', "\\u003c")

@@ -4,6 +4,9 @@
 //! Invariant: commands hold no rule of their own; they call core modules and format results.
 //! Only this module and `lsp` print, and only data goes to stdout (logs go to stderr).
 
+mod audit;
+mod audit_html;
+mod audit_human;
 mod check;
 mod completions;
 mod fix;
@@ -91,6 +94,8 @@ pub enum Command {
     /// The Context Governor: analyze recorded agent transcripts.
     #[command(subcommand)]
     Governor(governor::GovernorCommand),
+    /// What recorded agent sessions received: instruction files, skills, compactions, cache.
+    Audit(audit::AuditArgs),
     /// The rule catalogue: every diagnostic code, or one rule explained with examples.
     Rules(rules::RulesArgs),
     /// Create the workspace root's AGENTS.md, or update the section init owns in it.
@@ -295,6 +300,7 @@ pub fn main() -> ExitCode {
         Some(Command::Sessions(c)) => {
             Ctx::new(&cli.global, env).and_then(|ctx| sessions::run(&ctx, &c))
         }
+        Some(Command::Audit(a)) => Ctx::new(&cli.global, env).and_then(|ctx| audit::run(&ctx, &a)),
         Some(Command::Governor(c)) => {
             Ctx::new(&cli.global, env).and_then(|ctx| governor::run(&ctx, &c))
         }

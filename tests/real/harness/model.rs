@@ -139,7 +139,7 @@ fn anthropic(script: &Script, req: &Request) -> Response {
             }
         };
         return Response::json(
-            &json!({"id": "msg_fake", "type": "message", "role": "assistant",
+            &json!({"id": format!("msg_{:04}", n_requests(req)), "type": "message", "role": "assistant",
             "model": model, "content": content, "stop_reason": stop, "stop_sequence": null,
             "usage": usage}),
         );
@@ -147,7 +147,7 @@ fn anthropic(script: &Script, req: &Request) -> Response {
     Response::sse(&[
         (
             "message_start",
-            json!({"type": "message_start", "message": {"id": "msg_fake", "type": "message",
+            json!({"type": "message_start", "message": {"id": format!("msg_{:04}", n_requests(req)), "type": "message",
                 "role": "assistant", "model": model, "content": [], "stop_reason": null,
                 "stop_sequence": null, "usage": usage}}),
         ),
@@ -172,7 +172,9 @@ fn anthropic(script: &Script, req: &Request) -> Response {
     ])
 }
 
-/// A stable id for a tool call: the request's body length is enough to tell calls apart.
+/// A stable id for a tool call or a message: the request's body length is enough to tell them
+/// apart. Message ids must differ: Claude Code merges consecutive assistant messages that share
+/// one (a second scripted tool call would never be reached).
 fn n_requests(req: &Request) -> usize {
     req.body.len()
 }

@@ -106,6 +106,14 @@ pub fn run_client<'a>(case: &'a Case, inst: &Installed, base: &Path) -> Result<C
     let cwd = base.join(&case.cwd);
     let (argv, env) = clients::command(inst, &home, &case.prompt);
     let mut script = case.script.clone();
+    // `{ws}`, `{home}` and `{base}` in a scripted tool call's input name the laid-out tree.
+    for t in &mut script.turns {
+        if let super::Turn::Tool { input, .. } = t
+            && let Ok(v) = serde_json::from_str(&fill(&input.to_string(), base))
+        {
+            *input = v;
+        }
+    }
     if let Some(r) = &case.read {
         script.turns = vec![
             read_turn(case.client, &base.join(r)),

@@ -1,0 +1,184 @@
+use serde_json::{Value, json};
+
+use super::cache::{CacheClass, price_table};
+use super::claude::{parse_listing, references, v1_blocks};
+use super::{Auditor, SessionAudit, import_tokens, timestamp_ms};
+
+fn audit(lines: &[Value]) -> SessionAudit {
+    let mut a = Auditor::new("t.jsonl");
+    for l in lines {
+        a.feed(l.to_string().as_bytes());
+    }
+    a.finish(None)
+}
+
+fn user(ts: &str, content: Value) -> Value {
+    json!({"type": "user", "sessionId": "s", "uuid": ts, "timestamp": ts, "cwd": "/w",
+        "message": {"role": "user", "content": content}})
+}
+
+fn attach(ts: &str, a: Value) -> Value {
+    json!({"type": "attachment", "sessionId": "s", "uuid": ts, "timestamp": ts, "attachment": a})
+}
+
+fn api(id: &str, base: Option<&str>, keep: u64, shape: &str, ts: &str) -> Value {
+    json!({"type": "api-request", "sessionId": "s", "id": id, "base": base, "keep": keep,
+        "tail": [format!("{id}-a"), format!("{id}-b")], "shapeHash": shape, "params": {"model": "claude-sonnet-4-5"}, "timestamp": ts})
+}
+
+fn instructions(text: &str) -> Value {
+    json!({"type": "instructions", "files": [{"path": "/w/AGENTS.md", "type": "Project", "content": text}]})
+}
+
+fn classes(s: &SessionAudit) -> Vec<(CacheClass, Option<&'static str>)> {
+    s.requests.iter().map(|r| (r.class, r.cause)).collect()
+}
+
+#[test]
+fn timestamps_are_epoch_milliseconds() {
+    assert_eq!(timestamp_ms("1970-01-01T00:00:00Z"), Some(0));
+    assert_eq!(timestamp_ms("1970-01-02T00:00:01.5Z"), Some(86_401_500));
+    assert_eq!(
+        timestamp_ms("2026-12-02T17:28:52.912Z"),
+        Some(1_796_232_532_912)
+    );
+    assert_eq!(timestamp_ms("yesterday"), None);
+    assert_eq!(timestamp_ms("2026-12-02"), None);
+}
+
+#[test]
+fn listing_lines_continuations_shortened_and_dropped() {
+    let l = parse_listing("- a: One.\n  more\n- b\n- c: Cut\u{2026}\n");
+    let got: Vec<(&str, usize, &str)> = l
+        .iter()
+        .map(|s| (s.name.as_str(), s.description_chars, s.description))
+        .collect();
+    assert_eq!(
+        got,
+        [("a", 9, "full"), ("b", 0, "dropped"), ("c", 4, "shortened")]
+    );
+}
+
+#[test]
+fn v1_blocks_are_split_by_header() {
+    let t = "<system-reminder>\nContents of /w/CLAUDE.md (project instructions, checked into the codebase):\n\none\n\nContents of /w/sub/CLAUDE.md:\n\ntwo\n</system-reminder>";
+    assert_eq!(
+        v1_blocks(t),
+        [
+            (
+                "/w/CLAUDE.md".to_owned(),
+                Some("project instructions, checked into the codebase".to_owned()),
+                "one".to_owned()
+            ),
+            ("/w/sub/CLAUDE.md".to_owned(), None, "two".to_owned())
+        ]
+    );
+    assert!(v1_blocks("Contents of nothing: here").is_empty());
+}
+
+#[test]
+fn references_and_imports() {
+    assert_eq!(
+        references("See ref.md, [x](docs/a.md) and https://e.com/b.md or /abs/c.md. SKILL.md"),
+        ["ref.md", "docs/a.md"]
+    );
+    assert_eq!(
+        import_tokens("@a.md and `@b.md`\n```\n@c.md\n```\nx@d.md @e.md"),
+        ["a.md", "e.md"]
+    );
+}
+
+#[test]
+fn changed_instruction_file_breaks_the_prefix_with_its_cause() {
+    let s = audit(&[
+        user("2026-01-01T00:00:00Z", json!("hi")),
+        attach("2026-01-01T00:00:00Z", instructions("one")),
+        api("r1", None, 0, "x", "2026-01-01T00:00:00Z"),
+        user("2026-01-01T00:00:10Z", json!("again")),
+        attach("2026-01-01T00:00:10Z", instructions("two")),
+        api("r2", None, 0, "x", "2026-01-01T00:00:10Z"),
+        api("r3", Some("r2"), 2, "y", "2026-01-01T00:00:20Z"),
+        attach(
+            "2026-01-01T00:00:21Z",
+            json!({"type": "skill_listing", "content": "- a: A"}),
+        ),
+        api("r4", Some("r3"), 4, "y", "2026-01-01T00:00:30Z"),
+        attach(
+            "2026-01-01T00:00:31Z",
+            json!({"type": "skill_listing", "content": "- a: B"}),
+        ),
+        api("r5", Some("r4"), 3, "y", "2026-01-01T00:00:40Z"),
+    ]);
+    assert_eq!(
+        classes(&s),
+        [
+            (CacheClass::Cold, None),
+            (CacheClass::Broken, Some("instruction-changed")),
+            (CacheClass::Broken, Some("tools-or-system-changed")),
+            (CacheClass::Hit, None),
+            (CacheClass::Broken, Some("skill-listing-changed")),
+        ]
+    );
+    let how: Vec<&str> = s.deliveries.iter().map(|d| d.how).collect();
+    assert_eq!(how, ["startup", "prompt"]);
+    assert_eq!(s.prompts, 2);
+    assert_eq!(s.skipped_lines, 0);
+}
+
+#[test]
+fn a_new_process_keeps_the_prefix_when_its_message_hashes_extend_the_last_ones() {
+    let tail = |id: &str, base: Option<&str>, keep: u64, tail: &[&str]| {
+        json!({"type": "api-request", "sessionId": "s", "id": id, "base": base, "keep": keep,
+            "tail": tail, "shapeHash": "x", "params": {"model": "claude-sonnet-4-5"},
+            "timestamp": "2026-01-01T00:00:00Z"})
+    };
+    let s = audit(&[
+        user("2026-01-01T00:00:00Z", json!("hi")),
+        tail("r1", None, 0, &["m1", "m2"]),
+        tail("r2", Some("r1"), 2, &["m3"]),
+        tail("r3", None, 0, &["m1", "m2", "m3", "m4"]),
+        tail("r4", None, 0, &["m1", "m9"]),
+    ]);
+    let kept: Vec<Option<bool>> = s.requests.iter().map(|r| r.prefix_kept).collect();
+    assert_eq!(kept, [None, Some(true), Some(true), Some(false)]);
+}
+
+#[test]
+fn unknown_records_and_attachments_are_counted() {
+    let s = audit(&[
+        user("2026-01-01T00:00:00Z", json!("hi")),
+        attach("2026-01-01T00:00:00Z", json!({"type": "from_the_future"})),
+        json!({"type": "teleport", "sessionId": "s"}),
+    ]);
+    assert_eq!(s.skipped_lines, 2);
+    let msgs: Vec<(usize, &str)> = s
+        .problems
+        .iter()
+        .map(|p| (p.line, p.message.as_str()))
+        .collect();
+    assert_eq!(
+        msgs,
+        [(2, "unknown attachment type"), (3, "unknown record type")]
+    );
+}
+
+#[test]
+fn a_file_of_unknown_records_has_no_format_and_counts_every_line() {
+    let mut a = Auditor::new("x");
+    for _ in 0..60 {
+        a.feed(br#"{"kind":"other"}"#);
+    }
+    let s = a.finish(None);
+    assert_eq!((s.format, s.lines, s.skipped_lines), ("unknown", 60, 60));
+    assert_eq!(s.problems.len(), super::MAX_PROBLEMS);
+}
+
+#[test]
+fn price_table_by_model() {
+    let p = |m: &str| price_table(m).map(|p| (p.provider, p.input, p.cache_read, p.output));
+    assert_eq!(p("claude-opus-4-5"), Some(("anthropic", 5.0, 0.5, 25.0)));
+    assert_eq!(p("claude-sonnet-4-5"), Some(("anthropic", 3.0, 0.3, 15.0)));
+    assert_eq!(p("claude-haiku-4-5"), Some(("anthropic", 1.0, 0.1, 5.0)));
+    assert_eq!(p("gpt-5-codex"), Some(("openai", 1.25, 0.125, 10.0)));
+    assert_eq!(p("llama-3"), None);
+}
