@@ -68,7 +68,7 @@ export async function resumeSession(ctx: Ctx, sessionId?: unknown): Promise<void
       const sessions = await ctx.client.request(ext.listSessions, {});
       if (!sessions?.length) return void vscode.window.showInformationMessage('Alisio: no earlier agent session in this workspace.');
       const pick = await vscode.window.showQuickPick(
-        sessions.map((s) => ({ label: s.title || s.sessionId, description: `${s.messages ?? 0} messages`, detail: `${s.updatedAt ?? ''} · ${s.sessionId}`, id: s.sessionId })),
+        sessions.map((s) => ({ label: s.title || s.sessionId, description: `${s.messages ?? 0} messages${s.relayOf ? ` (relay of ${s.relayOf})` : ''}`, detail: `${s.updatedAt ?? ''} · ${s.sessionId}`, id: s.sessionId })),
         { title: 'Alisio: resume which session?' },
       );
       id = pick?.id;

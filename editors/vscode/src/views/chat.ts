@@ -3,7 +3,7 @@
 // `alisio/runSession` request) and a link to the session's Context Report.
 import * as vscode from 'vscode';
 import type { Attachment, SessionSummary, Transcript } from '../lsp_ext';
-import { ApproveParams, ChatModel, Decision, PendingAttachment, renderChatHtml, SessionEvent } from './chatModel';
+import { ApproveParams, ChatModel, Decision, PendingAttachment, renderChatHtml, SessionEvent, SessionMode } from './chatModel';
 import { escapeHtml } from './render';
 import { ContextReport } from './render';
 import { webviewHtml } from './webview';
@@ -16,7 +16,7 @@ export interface RunResult {
 }
 
 export interface ChatBackend {
-  runSession(params: { prompt: string; sessionId?: string; attachments?: Attachment[] }, token: vscode.CancellationToken): Promise<RunResult>;
+  runSession(params: { prompt: string; sessionId?: string; attachments?: Attachment[]; mode?: SessionMode }, token: vscode.CancellationToken): Promise<RunResult>;
   listSessions?(): Promise<SessionSummary[]>;
   transcript?(sessionId: string): Promise<Transcript>;
   /** Workspace-relative paths matching an `@` query, for the prompt box. */
@@ -165,6 +165,10 @@ export class ChatPanel {
       case 'send':
         void this.send(String(m.prompt ?? ''));
         break;
+      case 'mode':
+        // '' = as configured (session.mode); the choice applies to the next prompt sent
+        this.model.mode = m.mode === 'coordinator' || m.mode === 'default' ? m.mode : undefined;
+        break;
       case 'retry':
         if (this.model.last && !this.model.running) void this.send(this.model.last.prompt, this.model.last.attachments);
         break;
@@ -238,7 +242,9 @@ export class ChatPanel {
     this.cancel = new vscode.CancellationTokenSource();
     try {
       const sent: Attachment[] = attachments.map((a) => (a.range ? { uri: a.uri, range: a.range } : { uri: a.uri }));
-      const result = await this.backend.runSession({ prompt, sessionId: this.model.sessionId, attachments: sent.length ? sent : undefined }, this.cancel.token);
+      const params: Parameters<ChatBackend['runSession']>[0] = { prompt, sessionId: this.model.sessionId, attachments: sent.length ? sent : undefined };
+      if (this.model.mode) params.mode = this.model.mode;
+      const result = await this.backend.runSession(params, this.cancel.token);
       this.model.finish(result);
       if (result?.sessionId) {
         this.panel.title = `Alisio Agent · ${result.sessionId}`;

@@ -12,6 +12,7 @@ import { transcriptItems } from './transcript';
 import type { ApproveParams, Decision, SessionEvent } from '../lsp_ext';
 
 export type { ApproveParams, Decision, SessionEvent };
+export type SessionMode = 'default' | 'coordinator';
 export type { ChatItem } from './chatItem';
 export { oneLine };
 
@@ -27,6 +28,11 @@ export class ChatModel {
   last?: { prompt: string; attachments: PendingAttachment[] };
   /** Earlier sessions of the workspace, shown while the chat is empty. */
   sessions?: SessionSummary[];
+  /** The session mode chosen in the chat (spec/sessions.md §12.1): undefined sends none, so
+   * the configuration's `session.mode` (or a resumed session's stored mode) applies. */
+  mode?: SessionMode;
+  /** The mode the shown session ran in, when known (its stored `options.mode`). */
+  sessionMode?: SessionMode;
 
   addUser(prompt: string, attachments: PendingAttachment[] = []): void {
     this.items.push({ kind: 'user', text: prompt, attachments: attachments.map((a) => a.label) });
@@ -39,6 +45,8 @@ export class ChatModel {
     this.sessionId = sessionId;
     this.items = transcriptItems(t);
     this.sessions = undefined;
+    const mode = (t.session?.options as { mode?: unknown } | undefined)?.mode;
+    this.sessionMode = mode === 'coordinator' || mode === 'default' ? mode : undefined;
   }
 
   /** Whether an event belongs to this chat (its session or a sub-agent of it). */
@@ -60,6 +68,14 @@ export class ChatModel {
     switch (ev.type) {
       case 'run_started':
         if (!child) this.sandbox = d.sandbox ? { mode: String(d.sandbox.mode), network: !!d.sandbox.network } : undefined;
+        if (!child && this.mode) this.sessionMode = this.mode;
+        break;
+      case 'session_relayed':
+        // spec/sessions.md §12.5: the run goes on in a new root session; the chat follows it.
+        if (!child && typeof d.to === 'string') {
+          this.items.push({ kind: 'relay', from: ev.sessionId ?? this.sessionId ?? '', to: d.to });
+          this.sessionId = d.to;
+        }
         break;
       case 'sandbox_unavailable':
         this.sandbox = { mode: 'off', network: true, unavailable: String(d.reason ?? '') };
@@ -191,9 +207,14 @@ function when(iso?: string): string {
 export function renderSessionsHtml(list: SessionSummary[] | undefined): string {
   if (!list) return '';
   if (!list.length) return '<div class="sessions status info">No earlier sessions in this workspace.</div>';
+  // The relay chain (spec/sessions.md §12.5): a link names the session it continues and the
+  // one it handed over to, each a link that opens it.
+  const link = (id: string) => `<a href="#" data-open="${escapeHtml(id)}">${escapeHtml(id)}</a>`;
   const rows = list.map((s) =>
-    `<li><a href="#" data-open="${escapeHtml(s.sessionId)}">${escapeHtml(s.title || s.sessionId)}</a> ` +
-    `<span class="meta">${escapeHtml(when(s.updatedAt))} · ${s.messages ?? 0} messages</span></li>`);
+    `<li data-session="${escapeHtml(s.sessionId)}"><a href="#" data-open="${escapeHtml(s.sessionId)}">${escapeHtml(s.title || s.sessionId)}</a> ` +
+    `<span class="meta">${escapeHtml(when(s.updatedAt))} · ${s.messages ?? 0} messages</span>` +
+    `${s.relayOf ? ` <span class="relay-of">(relay of ${link(s.relayOf)})</span>` : ''}` +
+    `${s.relayedTo ? ` <span class="relayed-to">→ relayed to ${link(s.relayedTo)}</span>` : ''}</li>`);
   return `<div class="sessions"><div class="who">Earlier sessions</div><ul>${rows.join('')}</ul></div>`;
 }
 
@@ -225,6 +246,8 @@ export function renderChatHtml(m: ChatModel): string {
       }
       case 'status':
         return `<div class="status ${it.level}">${escapeHtml(it.text)}</div>`;
+      case 'relay':
+        return `<div class="relay" data-from="${escapeHtml(it.from)}" data-to="${escapeHtml(it.to)}">↪ Relay: the context is nearly full; continuing in session <code>${escapeHtml(it.to)}</code></div>`;
     }
   });
   const governed = renderMeter(m.governed);
@@ -235,7 +258,8 @@ export function renderChatHtml(m: ChatModel): string {
   const sandbox = sb
     ? `<div class="sandbox ${sb.mode === 'off' ? 'off' : 'on'}" title="${escapeHtml(sb.unavailable ?? 'process sandbox')}">${sb.mode === 'off' ? 'no sandbox' : `sandbox: ${escapeHtml(sb.mode)}${sb.network ? ' + network' : ''}`}</div>`
     : '';
+  const mode = m.sessionMode === 'coordinator' ? `<div class="mode coordinator" title="spec/sessions.md §12.1: the root delegates writes and processes to sub-sessions">coordinator session</div>` : '';
   const retry = !m.running && m.last ? `<div class="retry"><button data-retry="1" class="secondary">Retry</button></div>` : '';
   const sessions = m.items.length === 0 || m.sessions ? renderSessionsHtml(m.sessions) : '';
-  return session + sandbox + governed + sessions + parts.join('') + retry;
+  return session + mode + sandbox + governed + sessions + parts.join('') + retry;
 }

@@ -68,6 +68,10 @@ button:disabled { opacity: .5; cursor: default; }
 .sessions ul { margin: 4px 0; padding-left: 18px; }
 .sessions .meta, .meter { opacity: .8; }
 .retry { margin: 6px 0; }
+.relay { margin: 6px 0; padding: 2px 6px; border-left: 3px solid var(--vscode-charts-purple, #b180d7); }
+.mode.coordinator { display: inline-block; font-size: .85em; padding: 0 6px; border-radius: 8px; margin: 4px 4px 4px 0; border: 1px solid var(--vscode-charts-purple, #b180d7); }
+.mode-choice { margin-left: 8px; opacity: .9; }
+.mode-choice select { background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border, #8884); }
 `;
 
 /** Script: `{type: 'html', html}` replaces #root; clicks on [data-approve], [data-report] and
@@ -130,6 +134,9 @@ document.addEventListener('input', (e) => {
   if (at) vscode.postMessage({ type: 'complete', query: at.query });
   else { const box = document.getElementById('completions'); if (box) box.hidden = true; }
 });
+document.addEventListener('change', (e) => {
+  if (e.target.id === 'mode') vscode.postMessage({ type: 'mode', mode: e.target.value });
+});
 document.addEventListener('keydown', (e) => {
   if (e.target.id === 'prompt' && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { document.getElementById('send').click(); }
 });
@@ -158,7 +165,9 @@ export function webviewHtml(webview: vscode.Webview, title: string, body: string
   const composerHtml = composer
     ? `<div class="composer"><div id="attachments" class="attached"></div><div id="completions" class="completions" hidden></div>` +
       `<textarea id="prompt" placeholder="Ask the agent (@path attaches a file; Ctrl+Enter to send)"></textarea>` +
-      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button></div></div>`
+      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button> ` +
+      `<label class="mode-choice">Mode <select id="mode" title="spec/sessions.md §12.1: a coordinator delegates writes and processes to sub-sessions">` +
+      `<option value="" selected>as configured (session.mode)</option><option value="default">default</option><option value="coordinator">coordinator</option></select></label></div></div>`
     : '';
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title>${extraStyle}<style>${STYLE}</style></head>` +
