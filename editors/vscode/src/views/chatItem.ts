@@ -6,7 +6,7 @@ export type ChatItem =
   | { kind: 'user'; text: string; attachments?: string[]; checkpoint?: number }
   | { kind: 'assistant'; text: string; turn?: number; child: boolean }
   | { kind: 'tool'; id: string; name: string; args: string; status: 'running' | 'ok' | 'error'; outcome?: string; durationMs?: number; preview?: string; child: boolean }
-  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; preview?: ApprovalPreview; decision?: string; source?: string }
+  | { kind: 'approval'; callId: string; tool: string; effect: string; summary: string; paths: string[]; preview?: ApprovalPreview; decision?: string; source?: string; edited?: boolean }
   | { kind: 'status'; text: string; level: 'info' | 'error' }
   /** spec/sessions.md §12.5: the session handed over to a new link of its relay chain. */
   | { kind: 'relay'; from: string; to: string };
