@@ -32,6 +32,8 @@ export function setPreviewText(path: string, text: string): void {
 
 /** The in-memory files of the proposed sides: writable, so the diff editor's right side is. */
 class ReviewFs implements vscode.FileSystemProvider {
+  /** A stable time per file (a save checks it against what was loaded). */
+  private mtimes = new Map<string, number>();
   private changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changed.event;
   watch(): vscode.Disposable {
@@ -40,7 +42,9 @@ class ReviewFs implements vscode.FileSystemProvider {
   stat(uri: vscode.Uri): vscode.FileStat {
     const text = docs.get(uri.path);
     if (text === undefined) throw vscode.FileSystemError.FileNotFound(uri);
-    return { type: vscode.FileType.File, ctime: 0, mtime: Date.now(), size: Buffer.byteLength(text) };
+    let mtime = this.mtimes.get(uri.path);
+    if (mtime === undefined) this.mtimes.set(uri.path, (mtime = Date.now()));
+    return { type: vscode.FileType.File, ctime: mtime, mtime, size: Buffer.byteLength(text) };
   }
   readDirectory(): [string, vscode.FileType][] {
     return [];
@@ -55,6 +59,7 @@ class ReviewFs implements vscode.FileSystemProvider {
     // a save (Ctrl+S) of the proposed side keeps the reviewed text here
     if (!docs.has(uri.path)) throw vscode.FileSystemError.NoPermissions(uri);
     docs.set(uri.path, Buffer.from(content).toString('utf8'));
+    this.mtimes.set(uri.path, Date.now());
     this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
   delete(): void {}
