@@ -360,6 +360,16 @@ if (process.env.SMOKE_PHASE === 'chat') {
 
 if (process.env.SMOKE_PHASE === 'agent') {
   // Issues 24 and 26 against the real bundled server (smoke.sh, phase agent).
+  try {
+    await agentPhase();
+  } catch (e) {
+    await fail(String(e?.message ?? e));
+  }
+  await browser.close();
+  process.exit(0);
+}
+
+async function agentPhase() {
   const WS = env('SMOKE_WS');
   const norm = (t) => (t ?? '').replace(/\s+/g, ' ').trim();
   const useScript = (file) => writeFileSync(join(env('ALISIO_CONFIG_HOME'), 'config.json'), JSON.stringify({ provider: { kind: 'script', script: file } }));
@@ -373,8 +383,18 @@ if (process.env.SMOKE_PHASE === 'agent') {
   // 1. A coordinator session chosen in the chat; its context passes the relay threshold, the
   // chat follows the relay into the new link, the session list shows the chain.
   step = 'coordinator';
-  await openFile('AGENTS.md');
-  await runCommand('Alisio: Start Agent Session');
+  // the extension is up (its status item), and its commands are in the palette
+  await until('the Alisio status item', async () => ((await page.locator('.statusbar').textContent().catch(() => '')) ?? '').includes('alisio'), 90000);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await runCommand('Alisio: Start Agent Session');
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(3000);
+    }
+  }
   const chat = await frameWith('#prompt', 'the chat webview');
   const modes = (await chat.locator('#mode option').allTextContents()).map(norm);
   if (JSON.stringify(modes) !== JSON.stringify(['as configured (session.mode)', 'default', 'coordinator'])) await fail(`mode choices ${JSON.stringify(modes)}`);
@@ -475,11 +495,14 @@ if (process.env.SMOKE_PHASE === 'agent') {
   useScript(env('SMOKE_SCRIPT_CHANGE'));
   await rchat.fill('#prompt', 'Change it');
   await rchat.click('#send');
-  const once = rchat.locator('button[data-approve="allow-once"][data-call="w2"]');
-  await once.waitFor({ state: 'visible', timeout: 120000 });
-  await once.click();
+  await rchat.locator('button[data-approve="allow-once"][data-call="w2"]').waitFor({ state: 'visible', timeout: 120000 });
+  // approved as proposed from the diff editor (the run's report may cover the chat)
+  const approveOnce = page.locator('.editor-actions .action-item a[aria-label="Approve once"]').first();
+  await approveOnce.waitFor({ state: 'visible', timeout: 30000 });
+  await approveOnce.click();
   await until('r.txt rewritten by the second turn', () => read('r.txt') === 'changed\n', 60000);
   await runEnded(rchat);
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
   const rewindLink = rchat.locator('.msg.user', { hasText: 'Change it' }).locator('a[data-rewind]');
   await rewindLink.first().waitFor({ state: 'visible', timeout: 30000 });
   if ((await rchat.locator('.msg.user a[data-rewind]').count()) !== 2) await fail('not every message has Rewind to here');
@@ -495,8 +518,6 @@ if (process.env.SMOKE_PHASE === 'agent') {
   await page.waitForTimeout(300);
   await shot('rewind');
   console.log(`rewind: ${JSON.stringify(status)}; the chat back at its first message, the prompt offered again, in ${Date.now() - started} ms`);
-  await browser.close();
-  process.exit(0);
 }
 
 if (process.env.SMOKE_PHASE === 'session') {
