@@ -433,10 +433,8 @@ async function agentPhase() {
   // line typed over; the file holds exactly that, and the model is told (script expectation).
   step = 'review';
   useScript(env('SMOKE_SCRIPT_REVIEW'));
-  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
-  await runCommand('View: Close Editor');
-  await until('the coordinator chat to close', async () => (await page.locator('.tab', { hasText: 'Alisio Agent' }).count()) === 0, 15000);
-  await runCommand('View: Focus First Editor Group');
+  await runCommand('View: Close All Editors');
+  await until('the coordinator chat and its report to close', async () => (await page.locator('.tab').count()) === 0, 15000);
   await runCommand('Alisio: Start Agent Session');
   const rchat = await frameWith('.sessions li', 'a new chat with its session list');
   await rchat.fill('#prompt', 'Write r.txt');
