@@ -239,6 +239,8 @@ test('chips persist until removed, every prompt carries them, and the meter show
   assert.equal(total, 58);
   const last = [...panel.posted].reverse().find((m) => m.type === 'attachments');
   assert.ok(last.html.endsWith(` <span class="chip-cost meter" data-tokens="${total}">chips: +${total} tokens with each prompt</span>`), last.html);
+  // the context meter shows them before sending
+  assert.ok(panel.lastHtml().includes(`<div class="session"><a href="#" data-sessions="1">Sessions</a></div><div class="governed meter" title="The attachment blocks of the chips, as the server estimates tokens">Next request: + <b data-k="chips">${total}</b> for the chips</div>`), panel.lastHtml());
   await chat.send('one');
   await chat.send('two');
   assert.deepEqual(calls.run.map((r) => r.attachments.length), [3, 3]);
@@ -249,6 +251,11 @@ test('chips persist until removed, every prompt carries them, and the meter show
   const users = chat.model.items.filter((i) => i.kind === 'user').map((u) => (u as { attachments?: string[] }).attachments);
   assert.deepEqual(users, [['AGENTS.md:3-3', 'AGENTS.md', 'b.md'], ['AGENTS.md:3-3', 'AGENTS.md', 'b.md'], ['AGENTS.md', 'b.md']]);
   assert.equal(renderChipsHtml([]), '');
+  // "Add Active File": the editor used last, once
+  backend.activeFile = () => ({ uri: 'file:///w/c.md', label: 'c.md' });
+  panel.receive({ type: 'attachActive' });
+  panel.receive({ type: 'attachActive' });
+  assert.deepEqual(chat.pending.map((a) => a.label), ['AGENTS.md', 'b.md', 'c.md']);
   assert.deepEqual(selectedLines('a\nb\nc', { start: { line: 1, character: 0 }, end: { line: 2, character: 0 } }), { text: 'b\n', first: 2, last: 2 });
   assert.equal(chipTokens({ uri: 'u', label: 'x.md' }, 'abc'), Math.ceil('<attachment path="x.md">\nabc\n</attachment>\n\n'.length / 4));
   panel.dispose();

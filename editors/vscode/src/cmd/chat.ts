@@ -60,6 +60,10 @@ export function backend(ctx: Ctx): ChatBackend {
     showChange: (change) => void showChange(change),
     attachmentText: async (a) => (await vscode.workspace.openTextDocument(vscode.Uri.parse(a.uri))).getText(),
     openEditors,
+    activeFile: () => {
+      const uri = lastEditor && !lastEditor.document.isClosed ? lastEditor.document.uri : undefined;
+      return uri && uri.scheme === 'file' ? { uri: uri.toString(), label: label(uri) } : undefined;
+    },
     copy: (text) => void vscode.env.clipboard.writeText(text),
     insert: (text) => {
       const ed = lastEditor;

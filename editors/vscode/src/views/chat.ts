@@ -42,6 +42,8 @@ export interface ChatBackend {
   attachmentText?(a: PendingAttachment): Promise<string | undefined>;
   /** Every open text editor of the workspace, as attachments ("Attach All Open Editors"). */
   openEditors?(): PendingAttachment[];
+  /** The file of the text editor used last, as an attachment ("Add Active File"). */
+  activeFile?(): PendingAttachment | undefined;
 }
 
 /** The tokens a chip adds: its attachment block as the server builds it (spec/sessions.md §4.6). */
@@ -304,6 +306,11 @@ export class ChatPanel {
       case 'attachOpen':
         for (const a of this.backend.openEditors?.() ?? []) this.attach(a);
         break;
+      case 'attachActive': {
+        const a = this.backend.activeFile?.();
+        if (a) this.attach(a);
+        break;
+      }
       case 'rewind':
         void this.rewindTo(Number(m.checkpoint));
         break;
@@ -404,11 +411,20 @@ export class ChatPanel {
     const chips = [...this.pending];
     void this.panel.webview.postMessage({ type: 'attachments', html: renderChipsHtml(chips.map((a) => ({ label: a.label }))) });
     const read = this.backend.attachmentText;
-    if (!read || !chips.length) return;
+    if (!read || !chips.length) {
+      if (this.model.chipTokens !== undefined) {
+        this.model.chipTokens = undefined;
+        this.render(false);
+      }
+      return;
+    }
     void Promise.all(chips.map((a) => read(a).catch(() => undefined))).then((texts) => {
       if (this.disposed || chips.length !== this.pending.length || chips.some((c, i) => c !== this.pending[i])) return;
       const costed = chips.map((a, i) => ({ label: a.label, tokens: texts[i] === undefined ? undefined : chipTokens(a, texts[i] as string) }));
       void this.panel.webview.postMessage({ type: 'attachments', html: renderChipsHtml(costed) });
+      // the context meter shows them before sending
+      this.model.chipTokens = costed.every((c) => c.tokens !== undefined) ? costed.reduce((n, c) => n + (c.tokens ?? 0), 0) : undefined;
+      this.render(false);
     });
   }
 

@@ -36,6 +36,8 @@ export class ChatModel {
   sessionMode?: SessionMode;
   /** The files the session changed (spec/sessions.md §13.4), for the Changes view. */
   changes?: Change[];
+  /** What the composer's chips add to the next request, once their text is read. */
+  chipTokens?: number;
 
   /** Puts the session's checkpoints (spec/sessions.md §13.3) on the user messages they were
    * recorded before: the active checkpoints with a prompt, matched from the newest back by the
@@ -211,10 +213,11 @@ function pct(part: number, whole: number): string {
 }
 
 /** The live context meter: what the next request costs, and what the governor saved. */
-export function renderMeter(g: ChatModel['governed']): string {
-  if (!g) return '';
+export function renderMeter(g: ChatModel['governed'], chipTokens?: number): string {
+  const chips = chipTokens ? ` + <b data-k="chips">${chipTokens}</b> for the chips` : '';
+  if (!g) return chips ? `<div class="governed meter" title="The attachment blocks of the chips, as the server estimates tokens">Next request:${chips}</div>` : '';
   const cached = g.cachedTokens !== undefined ? ` · cached ${pct(g.cachedTokens, g.tokensAfter)}` : '';
-  return `<div class="governed meter" title="From the last context_governed event">Next request: <b>${g.tokensAfter}</b> tokens · ` +
+  return `<div class="governed meter" title="From the last context_governed event">Next request: <b>${g.tokensAfter}</b> tokens${chips} · ` +
     `saved ${pct(g.tokensSaved, g.tokensBefore)} (${g.tokensSaved} of ${g.tokensBefore}, ${g.elided} elided)${cached}</div>`;
 }
 
@@ -271,7 +274,7 @@ export function renderChatHtml(m: ChatModel): string {
         return `<div class="relay" data-from="${escapeHtml(it.from)}" data-to="${escapeHtml(it.to)}">↪ Relay: the context is nearly full; continuing in session <code>${escapeHtml(it.to)}</code></div>`;
     }
   });
-  const governed = renderMeter(m.governed);
+  const governed = renderMeter(m.governed, m.chipTokens);
   const session = m.sessionId
     ? `<div class="session">Session <code>${escapeHtml(m.sessionId)}</code> · <a href="#" data-report="${escapeHtml(m.sessionId)}">Context Report</a> · <a href="#" data-sessions="1">Sessions</a></div>`
     : `<div class="session"><a href="#" data-sessions="1">Sessions</a></div>`;

@@ -101,7 +101,7 @@ window.addEventListener('message', (e) => {
   }
 });
 document.addEventListener('click', (e) => {
-  const t = e.target.closest('[data-approve],[data-report],[data-diff],[data-open],[data-sessions],[data-retry],[data-detach],[data-code],[data-complete],[data-rewind],[data-keep],[data-keep-all],[data-undo],[data-change-diff],#attach-open,#send,#cancel');
+  const t = e.target.closest('[data-approve],[data-report],[data-diff],[data-open],[data-sessions],[data-retry],[data-detach],[data-code],[data-complete],[data-rewind],[data-keep],[data-keep-all],[data-undo],[data-change-diff],#attach-open,#attach-active,#send,#cancel');
   if (!t) return;
   e.preventDefault();
   if (t.dataset.approve) { vscode.postMessage({ type: 'approve', callId: t.dataset.call, decision: t.dataset.approve }); }
@@ -119,6 +119,7 @@ document.addEventListener('click', (e) => {
   else if (t.dataset.undo !== undefined) { vscode.postMessage({ type: 'undo', path: t.dataset.undo, hunk: t.dataset.hunkIndex }); }
   else if (t.dataset.changeDiff !== undefined) { vscode.postMessage({ type: 'changeDiff', path: t.dataset.changeDiff }); }
   else if (t.id === 'attach-open') { vscode.postMessage({ type: 'attachOpen' }); }
+  else if (t.id === 'attach-active') { vscode.postMessage({ type: 'attachActive' }); }
   else if (t.id === 'send') { const p = document.getElementById('prompt'); if (p.value.trim()) { vscode.postMessage({ type: 'send', prompt: p.value }); p.value = ''; } }
   else if (t.id === 'cancel') { vscode.postMessage({ type: 'cancel' }); }
 });
@@ -183,6 +184,7 @@ export function webviewHtml(webview: vscode.Webview, title: string, body: string
     ? `<div class="composer"><div id="attachments" class="attached"></div><div id="completions" class="completions" hidden></div>` +
       `<textarea id="prompt" placeholder="Ask the agent (@path attaches a file; Ctrl+Enter to send)"></textarea>` +
       `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button> ` +
+      `<button id="attach-active" class="secondary" title="Attach the file of the editor used last (unsaved text counts)">Add Active File</button> ` +
       `<button id="attach-open" class="secondary" title="Attach every open text editor (unsaved text counts)">Attach All Open Editors</button>` +
       `<label class="mode-choice">Mode <select id="mode" title="spec/sessions.md §12.1: a coordinator delegates writes and processes to sub-sessions">` +
       `<option value="" selected>as configured (session.mode)</option><option value="default">default</option><option value="coordinator">coordinator</option></select></label></div></div>`
