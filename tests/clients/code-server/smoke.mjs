@@ -301,7 +301,10 @@ if (process.env.SMOKE_PHASE === 'chat') {
   const codeButtons = (await chat.locator('.msg.assistant .codeblock .code-actions button').allTextContents()).map(norm);
   if (JSON.stringify(codeButtons) !== JSON.stringify(['Copy', 'Insert at cursor'])) await fail(`code block buttons ${JSON.stringify(codeButtons)}`);
   if (await chat.locator('.status.error').count()) await fail(`errors in the chat ${JSON.stringify(await chat.locator('.status.error').allTextContents())}`);
-  await chat.locator('.msg.assistant .codeblock').last().scrollIntoViewIfNeeded();
+  // after the run the chat re-reads its changes and checkpoints (a redraw replaces its DOM)
+  await until('the end of the second run', async () => !(await chat.locator('#send').isDisabled()), 60000);
+  await page.waitForTimeout(1000);
+  await until('the code block scrolled into view', () => chat.locator('.msg.assistant .codeblock').last().scrollIntoViewIfNeeded({ timeout: 2000 }).then(() => true, () => false), 15000);
   await shot('real-chat-codeblock');
   console.log(`Add Selection to Chat reached the provider (script expectation) and the answer rendered a code block ${JSON.stringify(code)}`);
 

@@ -155,24 +155,28 @@ export class ChatPanel {
   async refreshChanges(): Promise<void> {
     const sid = this.model.sessionId;
     if (!sid || !this.backend.changes) return;
+    const before = JSON.stringify(this.model.changes ?? null);
     try {
       this.model.changes = await this.backend.changes(sid);
     } catch {
       this.model.changes = undefined;
     }
-    this.render(false);
+    // drawn again only when something changed (a redraw replaces the chat's DOM)
+    if (JSON.stringify(this.model.changes ?? null) !== before) this.render(false);
   }
 
   /** Re-reads the checkpoints and puts "Rewind to here" on their messages. */
   async refreshCheckpoints(): Promise<void> {
     const sid = this.model.sessionId;
     if (!sid || !this.backend.checkpoints) return;
+    const marks = () => JSON.stringify(this.model.items.map((i) => (i.kind === 'user' ? i.checkpoint ?? null : null)));
+    const before = marks();
     try {
       this.model.assignCheckpoints(await this.backend.checkpoints(sid));
     } catch {
       this.model.assignCheckpoints([]);
     }
-    this.render(false);
+    if (marks() !== before) this.render(false);
   }
 
   private error(e: unknown): void {
