@@ -1,8 +1,10 @@
 //! The opt-in real VS Code smoke test (code-server in headless Chromium, driven by
 //! playwright-core): `tests/clients/code-server/smoke.sh`. It installs Node 24, code-server and
 //! Chromium (minutes), so it runs only with `ALISIO_HEAVY_TESTS=1`. Its phases: the bundled server's
-//! diagnostics, an agent session with the real server's `script` provider, the scripted
-//! stand-in's chat/explain/catalog/toggle views, workspace trust. `ALISIO_SMOKE_FULL=1` adds the
+//! diagnostics, an agent session with the real server's `script` provider, the agent phase
+//! (a coordinator session and its relay chain, review of a write hunk by hunk, the Changes
+//! view's undo, Rewind to here), the scripted stand-in's chat/explain/catalog/toggle views,
+//! workspace trust. `ALISIO_SMOKE_FULL=1` adds the
 //! checks of server features still being wired (SKILL.md diagnostic, code lenses).
 
 use std::process::Command;

@@ -18,7 +18,7 @@ import { Discovery, discoverServer } from './discovery';
 import { InitOptions } from './settings';
 import { ServerControl, SettingsSync } from './sync';
 import * as ext from './lsp_ext';
-import { ApproveParams, Decision, SessionEvent } from './lsp_ext';
+import { ApproveParams, ApproveResult, SessionEvent } from './lsp_ext';
 
 /** Every file on disk: the server lints instruction files, SKILL.md and `.alisio/config.json`,
  * and gives any other file a hover on line 0 saying which instructions apply (and, with
@@ -42,7 +42,7 @@ export interface ServerStatus {
   detail?: string;
 }
 
-export type Approver = (params: ApproveParams, token: CancellationToken) => Promise<Decision>;
+export type Approver = (params: ApproveParams, token: CancellationToken) => Promise<ApproveResult>;
 
 export class AlisioClient implements ServerControl, vscode.Disposable {
   client: LanguageClient | undefined;
@@ -150,8 +150,8 @@ export class AlisioClient implements ServerControl, vscode.Disposable {
       if (params && params.event) this.events.fire(params);
     });
     client.onRequest(ext.approve, async (params, token) => {
-      const decision: Decision = this.approver ? await this.approver(params, token) : 'deny';
-      return { decision };
+      const reply: ApproveResult = this.approver ? await this.approver(params, token) : { decision: 'deny' };
+      return reply;
     });
     this.client = client;
     this.setStatus('starting');

@@ -20,6 +20,9 @@ export const Commands = {
   approveOnce: 'alisio.approveOnce',
   approveSession: 'alisio.approveSession',
   deny: 'alisio.deny',
+  rejectHunk: 'alisio.rejectHunk',
+  acceptHunk: 'alisio.acceptHunk',
+  attachOpenEditors: 'alisio.attachOpenEditors',
 } as const;
 
 /** Server command id → the extension command that shows its result. */

@@ -49,7 +49,7 @@ test('the context meter shows the next request, the share saved and the cached s
 test('earlier sessions list title, time and message count; a transcript becomes the chat again', () => {
   assert.equal(
     renderSessionsHtml([{ sessionId: 'a1', title: 'Fix <b>', updatedAt: '2026-12-01T20:00:01.123Z', messages: 4 }]),
-    '<div class="sessions"><div class="who">Earlier sessions</div><ul><li><a href="#" data-open="a1">Fix &lt;b&gt;</a> <span class="meta">2026-12-01 20:00:01 · 4 messages</span></li></ul></div>',
+    '<div class="sessions"><div class="who">Earlier sessions</div><ul><li data-session="a1"><a href="#" data-open="a1">Fix &lt;b&gt;</a> <span class="meta">2026-12-01 20:00:01 · 4 messages</span></li></ul></div>',
   );
   const t = {
     schemaVersion: 1,

@@ -59,3 +59,74 @@ export function changed(...keys: string[]) {
     },
   };
 }
+
+// ---- webview panels (the chat panel's tests): the messages posted to the webview are kept,
+// and a test plays the webview by calling `receive`.
+export class FakePanel {
+  posted: any[] = [];
+  title = '';
+  private onMessage = new EventEmitter<any>();
+  private onDispose = new EventEmitter<void>();
+  private onView = new EventEmitter<any>();
+  webview = {
+    html: '',
+    cspSource: 'stub:',
+    postMessage: async (m: any) => {
+      this.posted.push(m);
+      return true;
+    },
+    onDidReceiveMessage: (l: Listener<any>) => this.onMessage.event(l),
+  };
+  onDidDispose = (l: Listener<void>) => this.onDispose.event(l);
+  onDidChangeViewState = (l: Listener<any>) => this.onView.event(l);
+  reveal(): void {}
+  dispose(): void {
+    this.onDispose.fire();
+  }
+  /** The webview sends a message to the extension. */
+  receive(m: any): void {
+    this.onMessage.fire(m);
+  }
+  /** The last HTML the chat rendered. */
+  lastHtml(): string {
+    const h = [...this.posted].reverse().find((m) => m.type === 'html');
+    return h ? h.html : '';
+  }
+}
+
+export const panels: FakePanel[] = [];
+/** Answers of showWarningMessage / showInformationMessage, in order (undefined: dismissed). */
+export const dialogs: { asked: { message: string; items: string[]; modal: boolean }[]; answers: (string | undefined)[] } = { asked: [], answers: [] };
+
+export const window = {
+  createWebviewPanel(): FakePanel {
+    const p = new FakePanel();
+    panels.push(p);
+    return p;
+  },
+  async showWarningMessage(message: string, ...rest: any[]): Promise<string | undefined> {
+    const opts = typeof rest[0] === 'object' && rest[0] !== null ? rest.shift() : {};
+    dialogs.asked.push({ message, items: rest, modal: !!opts.modal });
+    return dialogs.answers.shift();
+  },
+  async showInformationMessage(message: string, ...rest: any[]): Promise<string | undefined> {
+    dialogs.asked.push({ message, items: rest, modal: false });
+    return undefined;
+  },
+  async showErrorMessage(message: string, ...rest: any[]): Promise<string | undefined> {
+    dialogs.asked.push({ message, items: rest, modal: false });
+    return undefined;
+  },
+};
+
+export const ViewColumn = { Beside: -2, Active: -1, One: 1 };
+
+export class CancellationTokenSource {
+  private emitter = new EventEmitter<void>();
+  token = { isCancellationRequested: false, onCancellationRequested: (l: Listener<void>) => this.emitter.event(l) };
+  cancel(): void {
+    this.token.isCancellationRequested = true;
+    this.emitter.fire();
+  }
+  dispose(): void {}
+}

@@ -301,7 +301,10 @@ if (process.env.SMOKE_PHASE === 'chat') {
   const codeButtons = (await chat.locator('.msg.assistant .codeblock .code-actions button').allTextContents()).map(norm);
   if (JSON.stringify(codeButtons) !== JSON.stringify(['Copy', 'Insert at cursor'])) await fail(`code block buttons ${JSON.stringify(codeButtons)}`);
   if (await chat.locator('.status.error').count()) await fail(`errors in the chat ${JSON.stringify(await chat.locator('.status.error').allTextContents())}`);
-  await chat.locator('.msg.assistant .codeblock').last().scrollIntoViewIfNeeded();
+  // after the run the chat re-reads its changes and checkpoints (a redraw replaces its DOM)
+  await until('the end of the second run', async () => !(await chat.locator('#send').isDisabled()), 60000);
+  await page.waitForTimeout(1000);
+  await until('the code block scrolled into view', () => chat.locator('.msg.assistant .codeblock').last().scrollIntoViewIfNeeded({ timeout: 2000 }).then(() => true, () => false), 15000);
   await shot('real-chat-codeblock');
   console.log(`Add Selection to Chat reached the provider (script expectation) and the answer rendered a code block ${JSON.stringify(code)}`);
 
@@ -356,6 +359,166 @@ if (process.env.SMOKE_PHASE === 'chat') {
     `saved ${t.tokensSaved}, after ${t.tokensAfter}; headless CLI report tools ${cliTools[3]}, in ${Date.now() - started} ms`);
   await browser.close();
   process.exit(0);
+}
+
+if (process.env.SMOKE_PHASE === 'agent') {
+  // Issues 24 and 26 against the real bundled server (smoke.sh, phase agent).
+  try {
+    await agentPhase();
+  } catch (e) {
+    await fail(String(e?.message ?? e));
+  }
+  await browser.close();
+  process.exit(0);
+}
+
+async function agentPhase() {
+  const WS = env('SMOKE_WS');
+  const norm = (t) => (t ?? '').replace(/\s+/g, ' ').trim();
+  const useScript = (file) => writeFileSync(join(env('ALISIO_CONFIG_HOME'), 'config.json'), JSON.stringify({ provider: { kind: 'script', script: file } }));
+  const read = (rel) => readFileSync(join(WS, rel), 'utf8');
+  const runEnded = (chat) => until('the end of the run', async () => (await chat.locator('.session code').count()) > 0 && !(await chat.locator('#send').isDisabled()), 120000);
+  const noErrors = async (chat) => {
+    const errors = await chat.locator('.status.error').allTextContents();
+    if (errors.length) await fail(`errors in the chat ${JSON.stringify(errors)}`);
+  };
+
+  // 1. A coordinator session chosen in the chat; its context passes the relay threshold, the
+  // chat follows the relay into the new link, the session list shows the chain.
+  step = 'coordinator';
+  // the extension is up (its status item), and its commands are in the palette
+  await until('the Alisio status item', async () => ((await page.locator('.statusbar').textContent().catch(() => '')) ?? '').includes('alisio'), 90000);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await runCommand('Alisio: Start Agent Session');
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(3000);
+    }
+  }
+  const chat = await frameWith('#prompt', 'the chat webview');
+  const modes = (await chat.locator('#mode option').allTextContents()).map(norm);
+  if (JSON.stringify(modes) !== JSON.stringify(['as configured (session.mode)', 'default', 'coordinator'])) await fail(`mode choices ${JSON.stringify(modes)}`);
+  await chat.selectOption('#mode', 'coordinator');
+  await chat.fill('#prompt', 'Read big.txt');
+  await chat.click('#send');
+  // the script expects exactly the coordinator's tools in the first request
+  const relay = chat.locator('.relay');
+  await relay.first().waitFor({ state: 'visible', timeout: 120000 });
+  await runEnded(chat);
+  await noErrors(chat);
+  const from = await relay.first().getAttribute('data-from');
+  const to = await relay.first().getAttribute('data-to');
+  const relayText = norm(await relay.first().textContent());
+  if (relayText !== `↪ Relay: the context is nearly full; continuing in session ${to}`) await fail(`relay line ${JSON.stringify(relayText)}`);
+  const answers = (await chat.locator('.msg.assistant .markdown').allTextContents()).map(norm);
+  if (!answers.includes('Answered in the new link.')) await fail(`answers ${JSON.stringify(answers)}`);
+  const shownSid = norm(await chat.locator('.session code').first().textContent());
+  if (shownSid !== to || !from || from === to) await fail(`chat session ${shownSid}, relay ${from} → ${to}`);
+  if (norm(await chat.locator('.mode.coordinator').first().textContent().catch(() => '')) !== 'coordinator session') await fail('no coordinator badge');
+  if ((await chat.locator('.tool.ok[data-call="r1"]').count()) !== 1) await fail('the coordinator read_file call is not shown as ok');
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  await page.waitForTimeout(500);
+  await shot('coordinator-relay');
+  await chat.locator('a[data-sessions]').first().click();
+  const linked = await until('the relay chain in the session list', async () => {
+    const t = norm(await chat.locator(`.sessions li[data-session="${to}"]`).first().textContent({ timeout: 1000 }).catch(() => ''));
+    return t.endsWith(`(relay of ${from})`) ? t : null;
+  }, 30000);
+  const older = norm(await chat.locator(`.sessions li[data-session="${from}"]`).first().textContent());
+  if (!older.startsWith('Read big.txt ') || !older.endsWith(`→ relayed to ${to}`)) await fail(`the old link listed as ${JSON.stringify(older)}`);
+  await shot('session-list-relay');
+  console.log(`coordinator session ${from} relayed to ${to}; listed as ${JSON.stringify(linked)}`);
+
+  // 2. Review before a write, in a new chat: the first hunk rejected with "Reject Hunk", the last
+  // line typed over; the file holds exactly that, and the model is told (script expectation).
+  step = 'review';
+  useScript(env('SMOKE_SCRIPT_REVIEW'));
+  await runCommand('View: Close All Editors');
+  await until('the coordinator chat and its report to close', async () => (await page.locator('.tab').count()) === 0, 15000);
+  await runCommand('Alisio: Start Agent Session');
+  const rchat = await frameWith('.sessions li', 'a new chat with its session list');
+  await rchat.fill('#prompt', 'Write r.txt');
+  await rchat.click('#send');
+  await rchat.locator('button[data-approve="allow-once"]').waitFor({ state: 'visible', timeout: 120000 });
+  const diff = page.locator('.monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: 30000 });
+  const modified = diff.locator('.editor.modified');
+  const modifiedText = async () => (await modified.locator('.view-lines .view-line').allTextContents()).map(norm);
+  await until('the proposal in the diff', async () => (await modifiedText()).includes('SEVEN'), 30000);
+  await modified.locator('.view-lines').first().click();
+  const gotoLine = async (n) => {
+    await page.keyboard.press('Control+G');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 15000 });
+    await page.keyboard.type(String(n), { delay: 10 });
+    await page.keyboard.press('Enter');
+    await page.waitForTimeout(300);
+  };
+  await gotoLine(1);
+  await runCommand('Alisio: Reject Hunk');
+  await until('the first hunk rejected in the proposed side', async () => (await modifiedText())[0] === 'one', 15000);
+  await gotoLine(7);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Shift+Home');
+  await page.keyboard.type('Seven!', { delay: 20 });
+  await until('the typed line in the proposed side', async () => (await modifiedText()).includes('Seven!'), 15000);
+  await shot('review-hunk');
+  if (read('r.txt') !== 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n') await fail('r.txt changed before the approval');
+  await page.locator('.editor-actions .action-item a[aria-label="Approve once"]').first().click();
+  await until('r.txt written as reviewed', () => read('r.txt') === 'one\ntwo\nthree\nFOUR\nfive\nsix\nSeven!\n', 60000);
+  await runEnded(rchat);
+  await noErrors(rchat);
+  const edited = norm(await rchat.locator('.approval .edited').first().textContent().catch(() => ''));
+  if (edited !== 'with your changes to the proposal') await fail(`approval card ${JSON.stringify(edited)}`);
+  if (!(await rchat.locator('.msg.assistant .markdown').allTextContents()).map(norm).includes('Noted.')) await fail('no answer after the reviewed write (the script expects the user-edit note)');
+  if ((await page.locator('.monaco-diff-editor').count()) !== 0) await fail('the review diff is still open after the approval');
+  console.log(`review: hunk 1 rejected, line 7 typed over; r.txt holds ${JSON.stringify(read('r.txt'))}`);
+
+  // 3. The Changes view: r.txt with its two hunks; Undo hunk on the first.
+  step = 'changes';
+  const change = rchat.locator('.changes .change[data-path="r.txt"]');
+  await change.waitFor({ state: 'visible', timeout: 30000 });
+  const hunks = (await change.locator('.hunk pre').allTextContents()).map((t) => t.trim());
+  if (JSON.stringify(hunks) !== JSON.stringify(['-four\n+FOUR', '-seven\n+Seven!'])) await fail(`change hunks ${JSON.stringify(hunks)}`);
+  await change.scrollIntoViewIfNeeded();
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  await shot('changes-view');
+  await change.locator('button[data-undo="r.txt"][data-hunk-index="0"]').click();
+  await until('the hunk undone in r.txt', () => read('r.txt') === 'one\ntwo\nthree\nfour\nfive\nsix\nSeven!\n', 30000);
+  await until('one hunk left in the Changes view', async () => (await change.locator('.hunk').count()) === 1, 30000);
+  await noErrors(rchat);
+  console.log('Changes view: the first hunk of r.txt undone');
+
+  // 4. A second turn rewrites r.txt; "Rewind to here" on its message restores the file and the chat.
+  step = 'rewind';
+  useScript(env('SMOKE_SCRIPT_CHANGE'));
+  await rchat.fill('#prompt', 'Change it');
+  await rchat.click('#send');
+  await rchat.locator('button[data-approve="allow-once"][data-call="w2"]').waitFor({ state: 'visible', timeout: 120000 });
+  // approved as proposed from the diff editor (the run's report may cover the chat)
+  const approveOnce = page.locator('.editor-actions .action-item a[aria-label="Approve once"]').first();
+  await approveOnce.waitFor({ state: 'visible', timeout: 30000 });
+  await approveOnce.click();
+  await until('r.txt rewritten by the second turn', () => read('r.txt') === 'changed\n', 60000);
+  await runEnded(rchat);
+  await page.locator('.tab', { hasText: 'Alisio Agent' }).first().click();
+  const rewindLink = rchat.locator('.msg.user', { hasText: 'Change it' }).locator('a[data-rewind]');
+  await rewindLink.first().waitFor({ state: 'visible', timeout: 30000 });
+  if ((await rchat.locator('.msg.user a[data-rewind]').count()) !== 2) await fail('not every message has Rewind to here');
+  await rewindLink.first().click();
+  await until('r.txt restored by the rewind', () => read('r.txt') === 'one\ntwo\nthree\nfour\nfive\nsix\nSeven!\n', 30000);
+  await until('the chat rewound to the first message', async () => (await rchat.locator('.msg.user').count()) === 1, 30000);
+  const status = norm(await rchat.locator('.status.info').last().textContent());
+  if (!status.startsWith('Rewound to checkpoint 2: restored r.txt')) await fail(`rewind line ${JSON.stringify(status)}`);
+  const offered = await rchat.locator('#prompt').inputValue();
+  if (offered !== 'Change it') await fail(`prompt box after the rewind ${JSON.stringify(offered)}`);
+  const left = (await rchat.locator('.msg.user .text').allTextContents()).map(norm);
+  if (JSON.stringify(left) !== JSON.stringify(['Write r.txt'])) await fail(`messages after the rewind ${JSON.stringify(left)}`);
+  await page.waitForTimeout(300);
+  await shot('rewind');
+  console.log(`rewind: ${JSON.stringify(status)}; the chat back at its first message, the prompt offered again, in ${Date.now() - started} ms`);
 }
 
 if (process.env.SMOKE_PHASE === 'session') {

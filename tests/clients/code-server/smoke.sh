@@ -9,6 +9,7 @@
 #   ALISIO_SMOKE_FULL=1  also check the features still being wired in the server (SKILL.md
 #                        diagnostic, code lenses, explain, a scripted session's Context Report)
 #   ALISIO_SMOKE_ARTIFACTS  where screenshots go (default target/editors-artifacts)
+#   ALISIO_SMOKE_PHASES  the phases to run, space-separated (default: all, in order)
 # Prints "SMOKE OK" on success. Called by tests/editors/code_server.rs with ALISIO_HEAVY_TESTS=1.
 set -euo pipefail
 
@@ -72,6 +73,7 @@ echo "== install the VSIX"
 "$node24/bin/node" "$code_server" --install-extension "$vsix" --extensions-dir "$work/ext" --user-data-dir "$work/ud" --config "$work/cs.yaml" 2>&1 | tail -2
 
 cs_pid=
+want() { [ -z "${ALISIO_SMOKE_PHASES:-}" ] || [[ " $ALISIO_SMOKE_PHASES " == *" $1 "* ]]; }
 run_phase() { # $1 = phase name (lsp | chat | session | trust); server env set by the caller
   local phase=$1 port status=0 folder=${phase_ws:-$ws}
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -117,7 +119,7 @@ PY
 }
 
 # Phase 1: the real server, bundled in the VSIX (discovery: the bundled binary).
-run_phase lsp
+if want lsp; then run_phase lsp; fi
 # Phase 2: an agent session with the real bundled server and its offline `script` provider,
 # named in a user configuration of this phase only: one write_file call (approved in the diff
 # editor), one shell call that runs in the process sandbox without a prompt (`approvals.process:
@@ -126,7 +128,7 @@ run_phase lsp
 # in a new chat that resumed the session from its list (the script expects the earlier turns). Its own workspace has a valid project configuration,
 # so that `alisio-ls sessions report --trust-project` (the expected report) reads exactly what
 # the trusted editor session read (the CLI refuses the invalid fixture configuration above).
-(
+if want chat; then (
   export ALISIO_CONFIG_HOME=$work/config-home-chat
   phase_ws=$work/chat-ws
   mkdir -p "$ALISIO_CONFIG_HOME" "$phase_ws/.git" "$phase_ws/.alisio" "$phase_ws/.agents/skills/greet"
@@ -156,11 +158,52 @@ JSONL
   [ -n "$bundled" ] || { echo "no alisio-ls in the installed extension"; exit 1; }
   export SMOKE_LS_BIN=$bundled
   run_phase chat
-)
+) fi
+# Phase: agent (issues 24 and 26), the real bundled server and its `script` provider. A
+# coordinator session chosen in the chat whose context passes the relay threshold (a 3,000-token
+# window, a 9,000-char read): the chat follows the relay, the session list shows the chain.
+# Then, in a new chat, a write reviewed in the diff editor (a hunk rejected, a line typed over)
+# lands as chosen; the Changes view undoes a hunk; a second turn rewrites the file and "Rewind
+# to here" on its message restores the file and the chat. smoke.mjs switches the scripts.
+if want agent; then (
+  export ALISIO_CONFIG_HOME=$work/config-home-agent
+  phase_ws=$work/agent-ws
+  mkdir -p "$ALISIO_CONFIG_HOME" "$phase_ws/.git"
+  printf '# Rules\n\nAlways answer briefly.\n' >"$phase_ws/AGENTS.md"
+  python3 -c 'import sys; sys.stdout.write("x" * 9000)' >"$phase_ws/big.txt"
+  printf 'one\ntwo\nthree\nfour\nfive\nsix\nseven\n' >"$phase_ws/r.txt"
+  cat >"$work/coord.jsonl" <<'JSONL'
+{"alisioScript": 1, "contextWindow": 3000}
+{"expect": {"tools": ["read_file", "result_read", "task", "glance"]}, "toolCalls": [{"id": "r1", "name": "read_file", "arguments": {"path": "big.txt"}}]}
+{"for": "handoff", "text": "## Goal\nread\n## Decisions\n- none\n## Current state\nread\n## Open items\n- answer\n## Paths\n- big.txt"}
+{"text": "Answered in the new link."}
+JSONL
+  python3 - "$work" <<'PY'
+import hashlib, json, sys
+work = sys.argv[1]
+sha = lambda t: hashlib.sha256(t.encode()).hexdigest()
+old = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n"
+undone = "one\ntwo\nthree\nfour\nfive\nsix\nSeven!\n"
+def script(name, *lines):
+    with open(f"{work}/{name}", "w") as f:
+        f.write(json.dumps({"alisioScript": 1}) + "\n")
+        for l in lines:
+            f.write(json.dumps(l) + "\n")
+script("review.jsonl",
+       {"toolCalls": [{"id": "w1", "name": "write_file", "arguments": {"path": "r.txt", "content": "ONE\ntwo\nthree\nFOUR\nfive\nsix\nSEVEN\n", "expectedHash": sha(old)}}]},
+       {"text": "Noted.", "expect": {"contains": ["The user changed your proposal before approving it: r.txt now holds the user's version", "+Seven!"]}})
+script("change.jsonl",
+       {"toolCalls": [{"id": "w2", "name": "write_file", "arguments": {"path": "r.txt", "content": "changed\n", "expectedHash": sha(undone)}}]},
+       {"text": "Changed."})
+PY
+  python3 -c 'import json, sys; print(json.dumps({"provider": {"kind": "script", "script": sys.argv[1]}}))' "$work/coord.jsonl" >"$ALISIO_CONFIG_HOME/config.json"
+  export SMOKE_SCRIPT_REVIEW=$work/review.jsonl SMOKE_SCRIPT_CHANGE=$work/change.jsonl
+  run_phase agent
+) fi
 # Phase 3: chat, approval and Context Report views against the scripted session server
 # (tests/clients/fake_session_server.py, named by the debug variable ALISIO_LS_PATH).
-(export ALISIO_LS_PATH=$here/../fake_session_server.py FAKE_LOG=$work/fake.log; run_phase session)
+if want session; then (export ALISIO_LS_PATH=$here/../fake_session_server.py FAKE_LOG=$work/fake.log; run_phase session); fi
 # Phase 4: an untrusted workspace (the bundled server, trusted = false), then trust granted
 # in the UI: the project configuration's diagnostic must appear without a restart.
-run_phase trust
+if want trust; then run_phase trust; fi
 echo "SMOKE OK"

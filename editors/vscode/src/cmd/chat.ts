@@ -6,8 +6,11 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import * as ext from '../lsp_ext';
+import type { Change } from '../lsp_ext';
 import { ChatBackend, ChatPanel } from '../views/chat';
-import { showDiff } from './approve';
+import type { PendingAttachment } from '../views/chatModel';
+import { PREVIEW_SCHEME } from '../views/preview';
+import { setPreviewText, showDiff } from './approve';
 import { Ctx } from './ctx';
 
 /** The workspace-relative label of a URI (absolute outside the workspace). */
@@ -48,6 +51,19 @@ export function backend(ctx: Ctx): ChatBackend {
         return undefined;
       }
     },
+    changes: (sessionId) => ctx.client.request(ext.sessionChanges, { sessionId }),
+    keep: (sessionId, paths) => ctx.client.request(ext.keepChanges, paths ? { sessionId, paths } : { sessionId }),
+    undo: (sessionId, path, hunks) => ctx.client.request(ext.undoChange, hunks ? { sessionId, path, hunks } : { sessionId, path }),
+    checkpoints: (sessionId) => ctx.client.request(ext.checkpoints, { sessionId }),
+    rewind: (params) => ctx.client.request(ext.rewind, params),
+    confirm: async (message, items) => vscode.window.showWarningMessage(message, { modal: true }, ...items),
+    showChange: (change) => void showChange(change),
+    attachmentText: async (a) => (await vscode.workspace.openTextDocument(vscode.Uri.parse(a.uri))).getText(),
+    openEditors,
+    activeFile: () => {
+      const uri = lastEditor && !lastEditor.document.isClosed ? lastEditor.document.uri : undefined;
+      return uri && uri.scheme === 'file' ? { uri: uri.toString(), label: label(uri) } : undefined;
+    },
     copy: (text) => void vscode.env.clipboard.writeText(text),
     insert: (text) => {
       const ed = lastEditor;
@@ -55,6 +71,40 @@ export function backend(ctx: Ctx): ChatBackend {
       void ed.edit((b) => ed.selections.forEach((s) => b.replace(s, text)));
     },
   };
+}
+
+/** Every open text editor of the workspace (file URIs; unsaved text counts: the server reads
+ * its overlay), as chips. */
+function openEditors(): PendingAttachment[] {
+  const seen = new Set<string>();
+  const out: PendingAttachment[] = [];
+  for (const tab of vscode.window.tabGroups.all.flatMap((g) => g.tabs)) {
+    const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
+    if (!uri || uri.scheme !== 'file' || seen.has(uri.toString())) continue;
+    seen.add(uri.toString());
+    out.push({ uri: uri.toString(), label: label(uri) });
+  }
+  return out;
+}
+
+export function attachOpenEditors(ctx: Ctx): void {
+  const all = openEditors();
+  if (!all.length) return void vscode.window.showInformationMessage('Alisio: no open text editor to attach.');
+  const chat = ChatPanel.current(backend(ctx));
+  for (const a of all) chat.attach(a);
+}
+
+let changeViews = 0;
+
+/** A change of the session as a diff: its baseline (read-only) against the file as it is. */
+async function showChange(change: Change): Promise<void> {
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (!root) return;
+  const file = vscode.Uri.joinPath(root, change.path);
+  // a new path each time: the content provider's documents are cached by URI
+  const before = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: `/changes/${++changeViews}/${change.path}` });
+  setPreviewText(before.path, change.before ?? '');
+  await vscode.commands.executeCommand('vscode.diff', before, file, `${change.path} (before the session ↔ now)`, { preview: true });
 }
 
 export function startSession(ctx: Ctx): void {
@@ -68,7 +118,7 @@ export async function resumeSession(ctx: Ctx, sessionId?: unknown): Promise<void
       const sessions = await ctx.client.request(ext.listSessions, {});
       if (!sessions?.length) return void vscode.window.showInformationMessage('Alisio: no earlier agent session in this workspace.');
       const pick = await vscode.window.showQuickPick(
-        sessions.map((s) => ({ label: s.title || s.sessionId, description: `${s.messages ?? 0} messages`, detail: `${s.updatedAt ?? ''} · ${s.sessionId}`, id: s.sessionId })),
+        sessions.map((s) => ({ label: s.title || s.sessionId, description: `${s.messages ?? 0} messages${s.relayOf ? ` (relay of ${s.relayOf})` : ''}`, detail: `${s.updatedAt ?? ''} · ${s.sessionId}`, id: s.sessionId })),
         { title: 'Alisio: resume which session?' },
       );
       id = pick?.id;

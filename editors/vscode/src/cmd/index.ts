@@ -1,8 +1,8 @@
 // The command table: every command id of package.json and the function that runs it. The
 // extension registers them in one loop (extension.ts).
 import { Commands } from '../commands';
-import { answerFromDiff } from './approve';
-import { addFileToChat, addSelectionToChat, resumeSession, startSession } from './chat';
+import { answerFromDiff, reviewHunk } from './approve';
+import { addFileToChat, addSelectionToChat, attachOpenEditors, resumeSession, startSession } from './chat';
 import { contextReport } from './contextReport';
 import { Ctx } from './ctx';
 import { explainFile } from './explainFile';
@@ -24,6 +24,9 @@ export const COMMANDS: Record<string, Handler> = {
   [Commands.approveOnce]: answerFromDiff('allow-once'),
   [Commands.approveSession]: answerFromDiff('allow-session'),
   [Commands.deny]: answerFromDiff('deny'),
+  [Commands.rejectHunk]: reviewHunk('before'),
+  [Commands.acceptHunk]: reviewHunk('after'),
+  [Commands.attachOpenEditors]: attachOpenEditors,
   [Commands.contextReport]: contextReport,
   [Commands.initAgentsMd]: initAgentsMd,
 };

@@ -2,10 +2,10 @@
 // answer the server's `alisio/approve` request, a cancel button ($/cancelRequest on the
 // `alisio/runSession` request) and a link to the session's Context Report.
 import * as vscode from 'vscode';
-import type { Attachment, SessionSummary, Transcript } from '../lsp_ext';
-import { ApproveParams, ChatModel, Decision, PendingAttachment, renderChatHtml, SessionEvent } from './chatModel';
-import { escapeHtml } from './render';
+import type { Attachment, Change, CheckpointInfo, RewindParams, RewindResult, SessionSummary, Transcript } from '../lsp_ext';
+import { ApproveParams, ChatModel, Decision, PendingAttachment, renderChatHtml, renderChipsHtml, rewindSummary, SessionEvent, SessionMode } from './chatModel';
 import { ContextReport } from './render';
+import { attachmentBlock, estimateTokens } from './chatModel';
 import { webviewHtml } from './webview';
 
 export interface RunResult {
@@ -16,7 +16,7 @@ export interface RunResult {
 }
 
 export interface ChatBackend {
-  runSession(params: { prompt: string; sessionId?: string; attachments?: Attachment[] }, token: vscode.CancellationToken): Promise<RunResult>;
+  runSession(params: { prompt: string; sessionId?: string; attachments?: Attachment[]; mode?: SessionMode }, token: vscode.CancellationToken): Promise<RunResult>;
   listSessions?(): Promise<SessionSummary[]>;
   transcript?(sessionId: string): Promise<Transcript>;
   /** Workspace-relative paths matching an `@` query, for the prompt box. */
@@ -28,6 +28,38 @@ export interface ChatBackend {
   openReport(sessionId: string, report?: ContextReport): void;
   /** Re-opens the diff editor of a pending approval's preview. */
   showDiff?(callId: string): void;
+  // The Changes view and checkpoints (spec/sessions.md §13.3, §13.4).
+  changes?(sessionId: string): Promise<Change[]>;
+  keep?(sessionId: string, paths?: string[]): Promise<unknown>;
+  undo?(sessionId: string, path: string, hunks?: boolean[]): Promise<unknown>;
+  checkpoints?(sessionId: string): Promise<CheckpointInfo[]>;
+  rewind?(params: RewindParams): Promise<RewindResult>;
+  /** A modal question; the chosen item, or undefined when dismissed. */
+  confirm?(message: string, items: string[]): Promise<string | undefined>;
+  /** A change's diff: its baseline against the file as it is. */
+  showChange?(change: Change): void;
+  /** The text an attachment carries now (unsaved edits count), for the chips' cost. */
+  attachmentText?(a: PendingAttachment): Promise<string | undefined>;
+  /** Every open text editor of the workspace, as attachments ("Attach All Open Editors"). */
+  openEditors?(): PendingAttachment[];
+  /** The file of the text editor used last, as an attachment ("Add Active File"). */
+  activeFile?(): PendingAttachment | undefined;
+}
+
+/** The tokens a chip adds: its attachment block as the server builds it (spec/sessions.md §4.6). */
+export function chipTokens(a: PendingAttachment, text: string): number {
+  const path = a.range ? a.label.replace(/:\d+-\d+$/, '') : a.label;
+  const lines = a.range ? selectedLines(text, a.range) : undefined;
+  return estimateTokens(attachmentBlock(path, lines ? lines.text : text, lines ? [lines.first, lines.last] : undefined));
+}
+
+/** The whole lines of an LSP range (an end at character 0 of a later line stops before it). */
+export function selectedLines(text: string, range: NonNullable<Attachment['range']>): { text: string; first: number; last: number } {
+  const all = text.split('\n');
+  const end = range.end.character === 0 && range.end.line > range.start.line ? range.end.line - 1 : range.end.line;
+  const last = Math.min(end, all.length - 1);
+  const picked = all.slice(range.start.line, last + 1).join('\n');
+  return { text: last < all.length - 1 ? picked + '\n' : picked, first: range.start.line + 1, last: end + 1 };
 }
 
 export class ChatPanel {
@@ -103,6 +135,7 @@ export class ChatPanel {
     this.model.load(sessionId, t);
     this.panel.title = `Alisio Agent · ${t.session?.title || sessionId}`;
     this.render(true);
+    await Promise.all([this.refreshChanges(), this.refreshCheckpoints()]);
   }
 
   /** Routes a session event to the chat that owns it. */
@@ -113,7 +146,96 @@ export class ChatPanel {
     if (p) {
       p.model.apply(ev);
       p.render(true);
+      // a call may have changed files: the Changes view follows the session while it runs
+      if (ev.type === 'tool_completed' && !ev.parentSessionId) void p.refreshChanges();
     }
+  }
+
+  /** Re-reads the session's changes (alisio/sessionChanges). */
+  async refreshChanges(): Promise<void> {
+    const sid = this.model.sessionId;
+    if (!sid || !this.backend.changes) return;
+    const before = JSON.stringify(this.model.changes ?? null);
+    try {
+      this.model.changes = await this.backend.changes(sid);
+    } catch {
+      this.model.changes = undefined;
+    }
+    // drawn again only when something changed (a redraw replaces the chat's DOM)
+    if (JSON.stringify(this.model.changes ?? null) !== before) this.render(false);
+  }
+
+  /** Re-reads the checkpoints and puts "Rewind to here" on their messages. */
+  async refreshCheckpoints(): Promise<void> {
+    const sid = this.model.sessionId;
+    if (!sid || !this.backend.checkpoints) return;
+    const marks = () => JSON.stringify(this.model.items.map((i) => (i.kind === 'user' ? i.checkpoint ?? null : null)));
+    const before = marks();
+    try {
+      this.model.assignCheckpoints(await this.backend.checkpoints(sid));
+    } catch {
+      this.model.assignCheckpoints([]);
+    }
+    if (marks() !== before) this.render(false);
+  }
+
+  private error(e: unknown): void {
+    this.model.items.push({ kind: 'status', text: (e as Error)?.message ?? String(e), level: 'error' });
+    this.render(true);
+  }
+
+  /** "Rewind to here" (spec/sessions.md §13.3): files the user changed after the checkpoint are
+   * listed and the user asked before any is overwritten; then the chat shows the conversation
+   * as it was and the prompt box holds the rewound prompt again. */
+  async rewindTo(checkpoint: number): Promise<void> {
+    const sessionId = this.model.sessionId;
+    if (!sessionId || this.model.running || !this.backend.rewind) return;
+    try {
+      let r = await this.backend.rewind({ sessionId, checkpoint, resolve: 'ask' });
+      if (!r.rewound && r.conflicts.length) {
+        const overwrite = 'Overwrite my changes';
+        const keep = 'Keep my changes';
+        const pick = await this.backend.confirm?.(
+          `Rewind to before "${r.prompt ?? ''}"? You changed ${r.conflicts.length === 1 ? 'this file' : 'these files'} after that point: ${r.conflicts.join(', ')}.`,
+          [overwrite, keep],
+        );
+        if (pick !== overwrite && pick !== keep) {
+          this.model.items.push({ kind: 'status', text: 'Rewind cancelled: nothing changed.', level: 'info' });
+          return void this.render(true);
+        }
+        r = await this.backend.rewind({ sessionId, checkpoint, resolve: pick === overwrite ? 'overwrite' : 'keep' });
+      }
+      if (this.backend.transcript) this.model.load(sessionId, await this.backend.transcript(sessionId));
+      this.model.items.push({ kind: 'status', ...rewindSummary(r) });
+      if (r.prompt) void this.panel.webview.postMessage({ type: 'prompt', text: r.prompt });
+      this.render(true);
+      await Promise.all([this.refreshChanges(), this.refreshCheckpoints()]);
+    } catch (e) {
+      this.error(e);
+    }
+  }
+
+  private async keep(path?: string): Promise<void> {
+    const sid = this.model.sessionId;
+    if (!sid || !this.backend.keep) return;
+    try {
+      await this.backend.keep(sid, path === undefined ? undefined : [path]);
+    } catch (e) {
+      this.error(e);
+    }
+    await this.refreshChanges();
+  }
+
+  private async undo(path: string, hunk?: number): Promise<void> {
+    const sid = this.model.sessionId;
+    const change = this.model.changes?.find((c) => c.path === path);
+    if (!sid || !change || !this.backend.undo) return;
+    try {
+      await this.backend.undo(sid, path, hunk === undefined ? undefined : change.hunks.map((_, i) => i === hunk));
+    } catch (e) {
+      this.error(e);
+    }
+    await this.refreshChanges();
   }
 
   /** The `alisio/approve` request: asked in the owning chat; undefined when no chat owns it. */
@@ -123,16 +245,19 @@ export class ChatPanel {
     return p?.ask(params, token);
   }
 
-  /** An approval answered elsewhere (the diff editor): the chat shows the decision. */
-  static settle(callId: string, decision: Decision): void {
+  /** An approval answered elsewhere (the diff editor): the chat shows the decision, and
+   * whether the reply carried the user's version of the change. */
+  static settle(callId: string, decision: Decision, edited = false): void {
     for (const p of ChatPanel.panels) {
       const resolve = p.waiting.get(callId);
       if (resolve) {
         p.waiting.delete(callId);
         p.model.answer(callId, decision);
-        p.render(false);
         resolve(decision);
       }
+      const item = p.model.approval(callId);
+      if (item && edited) item.edited = true;
+      if (item) p.render(false);
     }
   }
 
@@ -165,6 +290,10 @@ export class ChatPanel {
       case 'send':
         void this.send(String(m.prompt ?? ''));
         break;
+      case 'mode':
+        // '' = as configured (session.mode); the choice applies to the next prompt sent
+        this.model.mode = m.mode === 'coordinator' || m.mode === 'default' ? m.mode : undefined;
+        break;
       case 'retry':
         if (this.model.last && !this.model.running) void this.send(this.model.last.prompt, this.model.last.attachments);
         break;
@@ -178,6 +307,28 @@ export class ChatPanel {
         this.pending.splice(Number(m.index), 1);
         this.renderAttachments();
         break;
+      case 'attachOpen':
+        for (const a of this.backend.openEditors?.() ?? []) this.attach(a);
+        break;
+      case 'attachActive': {
+        const a = this.backend.activeFile?.();
+        if (a) this.attach(a);
+        break;
+      }
+      case 'rewind':
+        void this.rewindTo(Number(m.checkpoint));
+        break;
+      case 'keep':
+        void this.keep(typeof m.path === 'string' ? m.path : undefined);
+        break;
+      case 'undo':
+        if (typeof m.path === 'string') void this.undo(m.path, m.hunk === undefined || m.hunk === '' ? undefined : Number(m.hunk));
+        break;
+      case 'changeDiff': {
+        const c = this.model.changes?.find((x) => x.path === m.path);
+        if (c) this.backend.showChange?.(c);
+        break;
+      }
       case 'code':
         if (typeof m.text !== 'string') return;
         if (m.action === 'copy') this.backend.copy?.(m.text);
@@ -229,16 +380,17 @@ export class ChatPanel {
     if (!prompt.trim() || this.model.running) {
       return;
     }
+    // chips persist until removed (×): each prompt carries them
     const attachments = again ?? (await this.attachmentsFor(prompt, this.pending));
-    if (!again) this.pending = [];
-    this.renderAttachments();
     this.model.sessions = undefined;
     this.model.addUser(prompt, attachments);
     this.render(true);
     this.cancel = new vscode.CancellationTokenSource();
     try {
       const sent: Attachment[] = attachments.map((a) => (a.range ? { uri: a.uri, range: a.range } : { uri: a.uri }));
-      const result = await this.backend.runSession({ prompt, sessionId: this.model.sessionId, attachments: sent.length ? sent : undefined }, this.cancel.token);
+      const params: Parameters<ChatBackend['runSession']>[0] = { prompt, sessionId: this.model.sessionId, attachments: sent.length ? sent : undefined };
+      if (this.model.mode) params.mode = this.model.mode;
+      const result = await this.backend.runSession(params, this.cancel.token);
       this.model.finish(result);
       if (result?.sessionId) {
         this.panel.title = `Alisio Agent · ${result.sessionId}`;
@@ -254,14 +406,30 @@ export class ChatPanel {
       this.cancel = undefined;
       this.render(true);
     }
+    await Promise.all([this.refreshChanges(), this.refreshCheckpoints()]);
   }
 
+  /** The chips, then (once their text is read) with what they cost in the next request. */
   private renderAttachments(): void {
     if (!this.ready || this.disposed) return;
-    const html = this.pending
-      .map((a, i) => `<span class="chip">${escapeHtml(a.label)} <a href="#" data-detach="${i}" title="Remove">×</a></span>`)
-      .join(' ');
-    void this.panel.webview.postMessage({ type: 'attachments', html });
+    const chips = [...this.pending];
+    void this.panel.webview.postMessage({ type: 'attachments', html: renderChipsHtml(chips.map((a) => ({ label: a.label }))) });
+    const read = this.backend.attachmentText;
+    if (!read || !chips.length) {
+      if (this.model.chipTokens !== undefined) {
+        this.model.chipTokens = undefined;
+        this.render(false);
+      }
+      return;
+    }
+    void Promise.all(chips.map((a) => read(a).catch(() => undefined))).then((texts) => {
+      if (this.disposed || chips.length !== this.pending.length || chips.some((c, i) => c !== this.pending[i])) return;
+      const costed = chips.map((a, i) => ({ label: a.label, tokens: texts[i] === undefined ? undefined : chipTokens(a, texts[i] as string) }));
+      void this.panel.webview.postMessage({ type: 'attachments', html: renderChipsHtml(costed) });
+      // the context meter shows them before sending
+      this.model.chipTokens = costed.every((c) => c.tokens !== undefined) ? costed.reduce((n, c) => n + (c.tokens ?? 0), 0) : undefined;
+      this.render(false);
+    });
   }
 
   private render(scroll: boolean): void {

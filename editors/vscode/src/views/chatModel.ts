@@ -1,7 +1,8 @@
 // The agent chat's transcript as the user sees it, built from the session events of
 // spec/sessions.md §8 (the envelopes `alisio/sessionEvent` carries) and the approval requests of
 // spec/sessions.md §4.4. Pure: the webview (chat.ts) renders `renderChatHtml(model)`.
-import type { Attachment, SessionSummary, Transcript } from '../lsp_ext';
+import type { Attachment, Change, CheckpointInfo, RewindResult, SessionSummary, Transcript } from '../lsp_ext';
+import { hunkText } from './hunks';
 import { renderMarkdown } from './markdown';
 import { renderPreviewHtml } from './preview';
 import { escapeHtml } from './render';
@@ -12,6 +13,7 @@ import { transcriptItems } from './transcript';
 import type { ApproveParams, Decision, SessionEvent } from '../lsp_ext';
 
 export type { ApproveParams, Decision, SessionEvent };
+export type SessionMode = 'default' | 'coordinator';
 export type { ChatItem } from './chatItem';
 export { oneLine };
 
@@ -27,6 +29,31 @@ export class ChatModel {
   last?: { prompt: string; attachments: PendingAttachment[] };
   /** Earlier sessions of the workspace, shown while the chat is empty. */
   sessions?: SessionSummary[];
+  /** The session mode chosen in the chat (spec/sessions.md §12.1): undefined sends none, so
+   * the configuration's `session.mode` (or a resumed session's stored mode) applies. */
+  mode?: SessionMode;
+  /** The mode the shown session ran in, when known (its stored `options.mode`). */
+  sessionMode?: SessionMode;
+  /** The files the session changed (spec/sessions.md §13.4), for the Changes view. */
+  changes?: Change[];
+  /** What the composer's chips add to the next request, once their text is read. */
+  chipTokens?: number;
+
+  /** Puts the session's checkpoints (spec/sessions.md §13.3) on the user messages they were
+   * recorded before: the active checkpoints with a prompt, matched from the newest back by the
+   * prompt's text (messages of another link of a relay chain get none). */
+  assignCheckpoints(list: CheckpointInfo[]): void {
+    const cps = list.filter((c) => c.active && c.promptSeq !== null && c.prompt !== null);
+    const users = this.items.filter((i): i is Extract<ChatItem, { kind: 'user' }> => i.kind === 'user');
+    for (const u of users) u.checkpoint = undefined;
+    let c = cps.length - 1;
+    for (let i = users.length - 1; i >= 0 && c >= 0; i--) {
+      if (users[i].text === cps[c].prompt) {
+        users[i].checkpoint = cps[c].checkpoint;
+        c--;
+      }
+    }
+  }
 
   addUser(prompt: string, attachments: PendingAttachment[] = []): void {
     this.items.push({ kind: 'user', text: prompt, attachments: attachments.map((a) => a.label) });
@@ -39,6 +66,8 @@ export class ChatModel {
     this.sessionId = sessionId;
     this.items = transcriptItems(t);
     this.sessions = undefined;
+    const mode = (t.session?.options as { mode?: unknown } | undefined)?.mode;
+    this.sessionMode = mode === 'coordinator' || mode === 'default' ? mode : undefined;
   }
 
   /** Whether an event belongs to this chat (its session or a sub-agent of it). */
@@ -60,6 +89,14 @@ export class ChatModel {
     switch (ev.type) {
       case 'run_started':
         if (!child) this.sandbox = d.sandbox ? { mode: String(d.sandbox.mode), network: !!d.sandbox.network } : undefined;
+        if (!child && this.mode) this.sessionMode = this.mode;
+        break;
+      case 'session_relayed':
+        // spec/sessions.md §12.5: the run goes on in a new root session; the chat follows it.
+        if (!child && typeof d.to === 'string') {
+          this.items.push({ kind: 'relay', from: ev.sessionId ?? this.sessionId ?? '', to: d.to });
+          this.sessionId = d.to;
+        }
         break;
       case 'sandbox_unavailable':
         this.sandbox = { mode: 'off', network: true, unavailable: String(d.reason ?? '') };
@@ -176,10 +213,11 @@ function pct(part: number, whole: number): string {
 }
 
 /** The live context meter: what the next request costs, and what the governor saved. */
-export function renderMeter(g: ChatModel['governed']): string {
-  if (!g) return '';
+export function renderMeter(g: ChatModel['governed'], chipTokens?: number): string {
+  const chips = chipTokens ? ` + <b data-k="chips">${chipTokens}</b> for the chips` : '';
+  if (!g) return chips ? `<div class="governed meter" title="The attachment blocks of the chips, as the server estimates tokens">Next request:${chips}</div>` : '';
   const cached = g.cachedTokens !== undefined ? ` · cached ${pct(g.cachedTokens, g.tokensAfter)}` : '';
-  return `<div class="governed meter" title="From the last context_governed event">Next request: <b>${g.tokensAfter}</b> tokens · ` +
+  return `<div class="governed meter" title="From the last context_governed event">Next request: <b>${g.tokensAfter}</b> tokens${chips} · ` +
     `saved ${pct(g.tokensSaved, g.tokensBefore)} (${g.tokensSaved} of ${g.tokensBefore}, ${g.elided} elided)${cached}</div>`;
 }
 
@@ -191,9 +229,14 @@ function when(iso?: string): string {
 export function renderSessionsHtml(list: SessionSummary[] | undefined): string {
   if (!list) return '';
   if (!list.length) return '<div class="sessions status info">No earlier sessions in this workspace.</div>';
+  // The relay chain (spec/sessions.md §12.5): a link names the session it continues and the
+  // one it handed over to, each a link that opens it.
+  const link = (id: string) => `<a href="#" data-open="${escapeHtml(id)}">${escapeHtml(id)}</a>`;
   const rows = list.map((s) =>
-    `<li><a href="#" data-open="${escapeHtml(s.sessionId)}">${escapeHtml(s.title || s.sessionId)}</a> ` +
-    `<span class="meta">${escapeHtml(when(s.updatedAt))} · ${s.messages ?? 0} messages</span></li>`);
+    `<li data-session="${escapeHtml(s.sessionId)}"><a href="#" data-open="${escapeHtml(s.sessionId)}">${escapeHtml(s.title || s.sessionId)}</a> ` +
+    `<span class="meta">${escapeHtml(when(s.updatedAt))} · ${s.messages ?? 0} messages</span>` +
+    `${s.relayOf ? ` <span class="relay-of">(relay of ${link(s.relayOf)})</span>` : ''}` +
+    `${s.relayedTo ? ` <span class="relayed-to">→ relayed to ${link(s.relayedTo)}</span>` : ''}</li>`);
   return `<div class="sessions"><div class="who">Earlier sessions</div><ul>${rows.join('')}</ul></div>`;
 }
 
@@ -203,7 +246,8 @@ export function renderChatHtml(m: ChatModel): string {
       case 'user':
         {
           const att = it.attachments?.length ? `<div class="attached">${it.attachments.map((a) => `<span class="chip">${escapeHtml(a)}</span>`).join(' ')}</div>` : '';
-          return `<div class="msg user"><div class="who">You</div>${att}<div class="text">${escapeHtml(it.text)}</div></div>`;
+          const rewind = it.checkpoint !== undefined && !m.running ? ` <a href="#" class="rewind" data-rewind="${it.checkpoint}" title="Restore the files and the conversation to before this message">Rewind to here</a>` : '';
+          return `<div class="msg user"${it.checkpoint !== undefined ? ` data-checkpoint="${it.checkpoint}"` : ''}><div class="who">You${rewind}</div>${att}<div class="text">${escapeHtml(it.text)}</div></div>`;
         }
       case 'assistant':
         return `<div class="msg assistant${it.child ? ' child' : ''}"><div class="who">${it.child ? 'Sub-agent' : 'Agent'}</div><div class="markdown">${renderMarkdown(it.text)}</div></div>`;
@@ -216,7 +260,8 @@ export function renderChatHtml(m: ChatModel): string {
       case 'approval': {
         const paths = it.paths.length ? `<div class="paths">${it.paths.map(escapeHtml).join(', ')}</div>` : '';
         const body = it.decision
-          ? `<span class="decision">${escapeHtml(it.decision)}${it.source && it.source !== 'user' ? ` (${escapeHtml(it.source)})` : ''}</span>`
+          ? `<span class="decision">${escapeHtml(it.decision)}${it.source && it.source !== 'user' ? ` (${escapeHtml(it.source)})` : ''}</span>` +
+            (it.edited ? ` <span class="edited">with your changes to the proposal</span>` : '')
           : `<button data-approve="allow-once" data-call="${escapeHtml(it.callId)}">Allow once</button>` +
             `<button data-approve="allow-session" data-call="${escapeHtml(it.callId)}">Allow for this session</button>` +
             `<button data-approve="deny" data-call="${escapeHtml(it.callId)}" class="secondary">Deny</button>`;
@@ -225,9 +270,11 @@ export function renderChatHtml(m: ChatModel): string {
       }
       case 'status':
         return `<div class="status ${it.level}">${escapeHtml(it.text)}</div>`;
+      case 'relay':
+        return `<div class="relay" data-from="${escapeHtml(it.from)}" data-to="${escapeHtml(it.to)}">↪ Relay: the context is nearly full; continuing in session <code>${escapeHtml(it.to)}</code></div>`;
     }
   });
-  const governed = renderMeter(m.governed);
+  const governed = renderMeter(m.governed, m.chipTokens);
   const session = m.sessionId
     ? `<div class="session">Session <code>${escapeHtml(m.sessionId)}</code> · <a href="#" data-report="${escapeHtml(m.sessionId)}">Context Report</a> · <a href="#" data-sessions="1">Sessions</a></div>`
     : `<div class="session"><a href="#" data-sessions="1">Sessions</a></div>`;
@@ -235,7 +282,60 @@ export function renderChatHtml(m: ChatModel): string {
   const sandbox = sb
     ? `<div class="sandbox ${sb.mode === 'off' ? 'off' : 'on'}" title="${escapeHtml(sb.unavailable ?? 'process sandbox')}">${sb.mode === 'off' ? 'no sandbox' : `sandbox: ${escapeHtml(sb.mode)}${sb.network ? ' + network' : ''}`}</div>`
     : '';
+  const mode = m.sessionMode === 'coordinator' ? `<div class="mode coordinator" title="spec/sessions.md §12.1: the root delegates writes and processes to sub-sessions">coordinator session</div>` : '';
   const retry = !m.running && m.last ? `<div class="retry"><button data-retry="1" class="secondary">Retry</button></div>` : '';
   const sessions = m.items.length === 0 || m.sessions ? renderSessionsHtml(m.sessions) : '';
-  return session + sandbox + governed + sessions + parts.join('') + retry;
+  return session + mode + sandbox + governed + sessions + parts.join('') + renderChangesHtml(m.changes) + retry;
+}
+
+/** The Changes view (spec/sessions.md §13.4): each file the session changed with Keep and
+ * Undo, and each hunk with its lines and Undo hunk. Nothing while there is no change. */
+export function renderChangesHtml(changes: Change[] | undefined): string {
+  if (!changes?.length) return '';
+  const files = changes.map((c) => {
+    const p = escapeHtml(c.path);
+    const note = c.userChanged ? ` <span class="user-changed" title="Undo is refused: it would overwrite your changes">changed by you since</span>` : '';
+    const hunks = c.truncated
+      ? `<div class="hunk none">No text to show (over 1 MiB or not UTF-8): keep or undo the whole file.</div>`
+      : c.hunks.map((h, i) =>
+        `<div class="hunk" data-hunk="${i}"><pre>${escapeHtml(hunkText(c.before, c.after, h))}</pre>` +
+        `<button class="secondary" data-undo="${p}" data-hunk-index="${i}">Undo hunk</button></div>`).join('');
+    return `<div class="change" data-path="${p}"><div class="file"><span class="status ${c.status}">${c.status}</span> <code>${p}</code>${note} ` +
+      `<a href="#" data-change-diff="${p}">Diff</a> <button data-keep="${p}">Keep</button> <button class="secondary" data-undo="${p}">Undo</button></div>${hunks}</div>`;
+  });
+  return `<div class="changes"><div class="who">Changes · ${changes.length} file${changes.length === 1 ? '' : 's'} <button data-keep-all="1" class="secondary">Keep all</button></div>${files.join('')}</div>`;
+}
+
+/** One line of the chat after a rewind: what was restored, kept or could not be. */
+export function rewindSummary(r: RewindResult): { text: string; level: 'info' | 'error' } {
+  const verbs: Record<string, string> = { restore: 'restored', create: 'recreated', delete: 'deleted' };
+  const done = r.files.filter((f) => !r.kept.includes(f.path) && !r.failed.includes(f.path) && !r.unrestorable.includes(f.path));
+  const files = done.length ? done.map((f) => `${verbs[f.action] ?? f.action} ${f.path}`).join(', ') : 'no file changed';
+  const parts = [`Rewound to checkpoint ${r.checkpoint}: ${files}`];
+  if (r.kept.length) parts.push(`kept your version of ${r.kept.join(', ')}`);
+  if (r.unrestorable.length) parts.push(`not restorable (not kept: over the snapshot size cap) ${r.unrestorable.join(', ')}`);
+  if (r.failed.length) parts.push(`failed (changed while rewinding) ${r.failed.join(', ')}`);
+  parts.push(`${r.messages.removed} message${r.messages.removed === 1 ? '' : 's'} rewound`);
+  return { text: parts.join('; ') + '.', level: r.unrestorable.length || r.failed.length ? 'error' : 'info' };
+}
+
+/** The text part the server makes of an attachment (spec/sessions.md §4.6), for its cost. */
+export function attachmentBlock(path: string, text: string, lines?: [number, number]): string {
+  const attr = path.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const body = text.endsWith('\n') ? text : text + '\n';
+  return `<attachment path="${attr}"${lines ? ` lines="${lines[0]}-${lines[1]}"` : ''}>\n${body}</attachment>\n\n`;
+}
+
+/** tokens = ceil(UTF-16 length / 4), the server's estimate (spec/governor.md §10). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** The composer's chips (persistent until removed) and what they add to the next request. */
+export function renderChipsHtml(chips: { label: string; tokens?: number }[]): string {
+  if (!chips.length) return '';
+  const html = chips.map((a, i) => `<span class="chip">${escapeHtml(a.label)} <a href="#" data-detach="${i}" title="Remove">×</a></span>`).join(' ');
+  const known = chips.every((c) => c.tokens !== undefined);
+  const total = chips.reduce((n, c) => n + (c.tokens ?? 0), 0);
+  return html + (known ? ` <span class="chip-cost meter" data-tokens="${total}">chips: +${total} tokens with each prompt</span>` : '');
 }

@@ -4,6 +4,9 @@ import type { ApprovalPreview, FilePreview, ProcessPreview } from '../lsp_ext';
 import { escapeHtml } from './render';
 
 export const PREVIEW_SCHEME = 'alisio-preview';
+/** The proposed side of a write's review: a writable in-memory document (spec/sessions.md §4.4
+ * "Review before a write"), so the diff editor lets the user change it. */
+export const REVIEW_SCHEME = 'alisio-review';
 
 export function isFilePreview(p: ApprovalPreview | undefined): p is FilePreview {
   return !!p && typeof (p as FilePreview).path === 'string';
@@ -34,6 +37,13 @@ export function callIdOf(path: string): string | undefined {
 
 export function diffTitle(p: FilePreview, tool: string): string {
   return `${p.path} ${p.before === null ? '(new file)' : '(current ↔ proposed)'} · ${tool} — approve?`;
+}
+
+/** What the reply to a write's approval carries (spec/sessions.md §4.4): the reviewed text as
+ * `content` when it is not the proposal (a hunk rejected or a line typed), else nothing. */
+export function reviewReply(decision: 'allow-once' | 'allow-session' | 'deny', proposal: string | null, reviewed: string | undefined): { decision: typeof decision; content?: string } {
+  if (decision === 'deny' || reviewed === undefined || reviewed === proposal) return { decision };
+  return { decision, content: reviewed };
 }
 
 /** `$ command args…` with arguments that need it quoted, as a reader would type it. */

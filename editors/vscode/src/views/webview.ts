@@ -68,6 +68,20 @@ button:disabled { opacity: .5; cursor: default; }
 .sessions ul { margin: 4px 0; padding-left: 18px; }
 .sessions .meta, .meter { opacity: .8; }
 .retry { margin: 6px 0; }
+.relay { margin: 6px 0; padding: 2px 6px; border-left: 3px solid var(--vscode-charts-purple, #b180d7); }
+.mode.coordinator { display: inline-block; font-size: .85em; padding: 0 6px; border-radius: 8px; margin: 4px 4px 4px 0; border: 1px solid var(--vscode-charts-purple, #b180d7); }
+.mode-choice { margin-left: 8px; opacity: .9; }
+.changes { border-top: 1px solid var(--vscode-panel-border, #8884); margin-top: 10px; padding-top: 4px; }
+.changes .change { margin: 4px 0; }
+.changes .hunk { margin: 2px 0 2px 16px; }
+.changes .hunk pre { margin: 2px 0; white-space: pre-wrap; }
+.changes .status.added { color: var(--vscode-gitDecoration-addedResourceForeground, #81b88b); }
+.changes .status.deleted { color: var(--vscode-gitDecoration-deletedResourceForeground, #c74e39); }
+.changes .status.modified { color: var(--vscode-gitDecoration-modifiedResourceForeground, #e2c08d); }
+.user-changed { color: var(--vscode-editorWarning-foreground, #cca700); }
+.msg .who a.rewind { font-weight: normal; margin-left: 8px; font-size: .9em; }
+.edited { opacity: .8; font-style: italic; }
+.mode-choice select { background: var(--vscode-dropdown-background); color: var(--vscode-dropdown-foreground); border: 1px solid var(--vscode-dropdown-border, #8884); }
 `;
 
 /** Script: `{type: 'html', html}` replaces #root; clicks on [data-approve], [data-report] and
@@ -80,13 +94,14 @@ window.addEventListener('message', (e) => {
   if (m.type === 'html') { root.innerHTML = m.html; if (m.scroll) window.scrollTo(0, document.body.scrollHeight); drawChart(m.chart); }
   if (m.type === 'attachments') { const a = document.getElementById('attachments'); if (a) a.innerHTML = m.html; }
   if (m.type === 'completions') { showCompletions(m.query, m.items); }
+  if (m.type === 'prompt') { const p = document.getElementById('prompt'); if (p) { p.value = m.text; p.focus(); } }
   if (m.type === 'running') {
     const send = document.getElementById('send'); const cancel = document.getElementById('cancel');
     if (send) send.disabled = m.running; if (cancel) cancel.disabled = !m.running;
   }
 });
 document.addEventListener('click', (e) => {
-  const t = e.target.closest('[data-approve],[data-report],[data-diff],[data-open],[data-sessions],[data-retry],[data-detach],[data-code],[data-complete],#send,#cancel');
+  const t = e.target.closest('[data-approve],[data-report],[data-diff],[data-open],[data-sessions],[data-retry],[data-detach],[data-code],[data-complete],[data-rewind],[data-keep],[data-keep-all],[data-undo],[data-change-diff],#attach-open,#attach-active,#send,#cancel');
   if (!t) return;
   e.preventDefault();
   if (t.dataset.approve) { vscode.postMessage({ type: 'approve', callId: t.dataset.call, decision: t.dataset.approve }); }
@@ -98,6 +113,13 @@ document.addEventListener('click', (e) => {
   else if (t.dataset.detach !== undefined) { vscode.postMessage({ type: 'detach', index: Number(t.dataset.detach) }); }
   else if (t.dataset.code) { const c = t.closest('.codeblock').querySelector('code'); vscode.postMessage({ type: 'code', action: t.dataset.code, text: c ? c.textContent : '' }); }
   else if (t.dataset.complete !== undefined) { pickCompletion(t.dataset.complete); }
+  else if (t.dataset.rewind !== undefined) { vscode.postMessage({ type: 'rewind', checkpoint: Number(t.dataset.rewind) }); }
+  else if (t.dataset.keepAll !== undefined) { vscode.postMessage({ type: 'keep' }); }
+  else if (t.dataset.keep !== undefined) { vscode.postMessage({ type: 'keep', path: t.dataset.keep }); }
+  else if (t.dataset.undo !== undefined) { vscode.postMessage({ type: 'undo', path: t.dataset.undo, hunk: t.dataset.hunkIndex }); }
+  else if (t.dataset.changeDiff !== undefined) { vscode.postMessage({ type: 'changeDiff', path: t.dataset.changeDiff }); }
+  else if (t.id === 'attach-open') { vscode.postMessage({ type: 'attachOpen' }); }
+  else if (t.id === 'attach-active') { vscode.postMessage({ type: 'attachActive' }); }
   else if (t.id === 'send') { const p = document.getElementById('prompt'); if (p.value.trim()) { vscode.postMessage({ type: 'send', prompt: p.value }); p.value = ''; } }
   else if (t.id === 'cancel') { vscode.postMessage({ type: 'cancel' }); }
 });
@@ -130,6 +152,9 @@ document.addEventListener('input', (e) => {
   if (at) vscode.postMessage({ type: 'complete', query: at.query });
   else { const box = document.getElementById('completions'); if (box) box.hidden = true; }
 });
+document.addEventListener('change', (e) => {
+  if (e.target.id === 'mode') vscode.postMessage({ type: 'mode', mode: e.target.value });
+});
 document.addEventListener('keydown', (e) => {
   if (e.target.id === 'prompt' && e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { document.getElementById('send').click(); }
 });
@@ -158,7 +183,11 @@ export function webviewHtml(webview: vscode.Webview, title: string, body: string
   const composerHtml = composer
     ? `<div class="composer"><div id="attachments" class="attached"></div><div id="completions" class="completions" hidden></div>` +
       `<textarea id="prompt" placeholder="Ask the agent (@path attaches a file; Ctrl+Enter to send)"></textarea>` +
-      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button></div></div>`
+      `<div><button id="send">Send</button> <button id="cancel" class="secondary" disabled>Stop</button> ` +
+      `<button id="attach-active" class="secondary" title="Attach the file of the editor used last (unsaved text counts)">Add Active File</button> ` +
+      `<button id="attach-open" class="secondary" title="Attach every open text editor (unsaved text counts)">Attach All Open Editors</button>` +
+      `<label class="mode-choice">Mode <select id="mode" title="spec/sessions.md §12.1: a coordinator delegates writes and processes to sub-sessions">` +
+      `<option value="" selected>as configured (session.mode)</option><option value="default">default</option><option value="coordinator">coordinator</option></select></label></div></div>`
     : '';
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="${csp}">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0"><title>${title}</title>${extraStyle}<style>${STYLE}</style></head>` +
