@@ -66,7 +66,8 @@ fn generated(n: usize, len: usize, seed: u64, extra: &str) -> Vec<(String, Strin
             let want = if len == 0 { 20 + r.below(1180) } else { len };
             let mut d = format!("Use when {}{extra}. ", dir.replace('-', " "));
             while d.chars().count() < want {
-                d.push_str(*r.pick(&WORDS));
+                let word = *r.pick(&WORDS);
+                d.push_str(word);
                 d.push(' ');
             }
             let d: String = d.chars().take(want).collect::<String>().trim().to_string();

@@ -271,21 +271,21 @@ pub struct Off {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ContextReport {
-    Off(Off),
+    Off(Box<Off>),
     Measured(Box<Measured>),
 }
 
 impl ContextReport {
     #[must_use]
     pub fn off(session_id: &str) -> Self {
-        Self::Off(Off {
+        Self::Off(Box::new(Off {
             mode: "off",
             measured: false,
             session_id: session_id.to_owned(),
             source: None,
             delegation: None,
             relay: None,
-        })
+        }))
     }
     /// Attaches `source` (governor analyze, spec/governor.md §11.1).
     pub fn set_source(&mut self, v: serde_json::Value) {

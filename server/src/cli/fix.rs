@@ -133,13 +133,16 @@ fn is_skill(file: &Path) -> bool {
     file.file_name().is_some_and(|n| n == "SKILL.md")
 }
 
+/// A fixed file: its old text, its new text and the codes of the fixes applied.
+type Fixed = (String, String, Vec<String>);
+
 /// Fixes one file; `Ok(None)` when nothing applies.
 fn fix_one(
     ctx: &Ctx,
     file: &Path,
     diags: &[&Diagnostic],
     unsafe_ok: bool,
-) -> Result<Option<(String, String, Vec<String>)>, &'static str> {
+) -> Result<Option<Fixed>, &'static str> {
     let bytes = ctx.fs.read(file).map_err(|_| "cannot be read")?;
     let raw = String::from_utf8(bytes).map_err(|_| "not UTF-8")?;
     let (bom, text) = match raw.strip_prefix(BOM) {

@@ -80,10 +80,10 @@ pub fn walk(fs: &dyn Fs, root: &Path) -> DirSet {
 #[must_use]
 pub fn walk_bounded(fs: &dyn Fs, root: &Path, max: usize) -> DirSet {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if cores > 1 {
-        if let Some(set) = walk_levels(fs, root, max) {
-            return set;
-        }
+    if cores > 1
+        && let Some(set) = walk_levels(fs, root, max)
+    {
+        return set;
     }
     walk_sequential(fs, root, max)
 }
