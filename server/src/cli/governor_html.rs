@@ -187,11 +187,12 @@ pub fn write(
     sessions: &[Value],
 ) -> Result<(), super::Failure> {
     let current = std::fs::read(path).ok();
-    alisio_session::tools::files::atomic_replace(
+    alisio_base::workspace::write::replace_bytes(
         path,
         shown,
         page(sessions).as_bytes(),
         current.as_deref(),
+        || {},
     )
     .map(|_| ())
     .map_err(super::Failure)

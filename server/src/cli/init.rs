@@ -25,11 +25,12 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit, Failure> {
         return Ok(Exit::Ok);
     }
     if p.changed() {
-        alisio_session::tools::files::atomic_replace(
+        alisio_base::workspace::write::replace_bytes(
             &p.path,
             &shown,
             &p.proposed,
             p.current.as_deref(),
+            || {},
         )
         .map_err(Failure)?;
     }

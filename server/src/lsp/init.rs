@@ -58,11 +58,12 @@ pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Init
         if p.sha256.as_deref() != Some(sha.as_str()) {
             return Err("AGENTS.md changed since the preview: run the command again".into());
         }
-        alisio_session::tools::files::atomic_replace(
+        alisio_base::workspace::write::replace_bytes(
             &prop.path,
             "AGENTS.md",
             &prop.proposed,
             prop.current.as_deref(),
+            || {},
         )?;
         written = true;
     }

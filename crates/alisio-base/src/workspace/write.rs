@@ -34,10 +34,8 @@ fn unchanged(before: Option<&Metadata>, now: Option<&Metadata>) -> bool {
     }
 }
 
-/// Replaces `file` with `new.bytes` atomically: a new temporary file beside it (`tmp_name`, created
-/// exclusively, with the existing file's permission bits or 0644), written and synced; then,
-/// only when `file` is still as `expected` (its lstat when it was read; `None`: it did not
-/// exist), renamed over it and the directory synced. The temporary file never survives.
+/// Replaces `file` with `new.bytes` atomically, when `file` is still as `expected` (its lstat
+/// when it was read; `None`: it did not exist): [`replace_if`] with that check.
 ///
 /// # Errors
 /// Any I/O error of the steps; the file is then unchanged.
@@ -47,6 +45,29 @@ pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
         tmp_name,
         expected,
     } = *new;
+    replace_if(file, bytes, tmp_name, |file| {
+        let now = std::fs::symlink_metadata(file)
+            .ok()
+            .map(|m| super::meta_from_std(&m));
+        unchanged(expected, now.as_ref())
+    })
+}
+
+/// The one atomic replacement of a file on disk (the editor's and CLI's writes, the agent's
+/// `write_file`/`edit_file`, undo and rewind, `init`, the HTML reports): a new temporary file
+/// beside it (`tmp_name`, created exclusively, with the existing file's permission bits or
+/// 0644), written and synced; then, only when `still_ok(file)` (the caller's check that the file
+/// is as it was read, made after the temporary file is complete), renamed over it and the
+/// directory synced. The temporary file never survives.
+///
+/// # Errors
+/// Any I/O error of the steps; the file is then unchanged.
+pub fn replace_if(
+    file: &Path,
+    bytes: &[u8],
+    tmp_name: &str,
+    still_ok: impl FnOnce(&Path) -> bool,
+) -> io::Result<Replaced> {
     let dir = file.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(tmp_name);
     let result = (|| -> io::Result<Replaced> {
@@ -57,20 +78,14 @@ pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = match expected {
-                Some(_) => std::fs::symlink_metadata(file)
-                    .map_or(0o644, |m| m.permissions().mode() & 0o7777),
-                None => 0o644,
-            };
+            let mode =
+                std::fs::symlink_metadata(file).map_or(0o644, |m| m.permissions().mode() & 0o7777);
             std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))?;
         }
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
-        let now = std::fs::symlink_metadata(file)
-            .ok()
-            .map(|m| super::meta_from_std(&m));
-        if !unchanged(expected, now.as_ref()) {
+        if !still_ok(file) {
             return Ok(Replaced::Changed);
         }
         std::fs::rename(&tmp, file)?;
@@ -83,6 +98,55 @@ pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A temporary file name beside `file`, unique for this process: `.<name>.<pid>.<n>.tmp`.
+#[must_use]
+pub fn tmp_name_for(file: &Path) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!(".{name}.{}.{nanos:08x}{n}.tmp", std::process::id())
+}
+
+/// Writes `content` atomically over `real` ([`replace_if`]), when the file still holds
+/// `expected_current` (`None`: it must not exist; missing parent directories are then created);
+/// `before_check` runs once the temporary file is complete (a fault-injection point for the
+/// agent's tools). `shown` names the file in errors. `Ok(true)` when the file was created.
+///
+/// # Errors
+/// `Cannot create directories for <shown>: …`, `Cannot write <shown>: …`, or `File changed while
+/// preparing write` (nothing written).
+pub fn replace_bytes(
+    real: &Path,
+    shown: &str,
+    content: &[u8],
+    expected_current: Option<&[u8]>,
+    before_check: impl FnOnce(),
+) -> Result<bool, String> {
+    let dir = real
+        .parent()
+        .ok_or_else(|| format!("Not a file: {shown}"))?;
+    let created = expected_current.is_none();
+    if created {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("Cannot create directories for {shown}: {e}"))?;
+    }
+    let replaced = replace_if(real, content, &tmp_name_for(real), |file| {
+        before_check();
+        std::fs::read(file).ok().as_deref() == expected_current
+    })
+    .map_err(|e| format!("Cannot write {shown}: {e}"))?;
+    match replaced {
+        Replaced::Written => Ok(created),
+        Replaced::Changed => Err("File changed while preparing write".into()),
+    }
 }
 
 /// Creates one directory (mode 0755 on Unix); its parent must exist.
@@ -135,5 +199,37 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names, ["c.json"]);
+    }
+
+    #[test]
+    fn replace_bytes_checks_the_content_creates_parents_and_refuses_a_changed_file() {
+        let t = tempfile::tempdir().unwrap();
+        let f = t.path().join("a/b/x.txt");
+        assert_eq!(
+            replace_bytes(&f, "a/b/x.txt", b"one", None, || {}),
+            Ok(true)
+        );
+        assert_eq!(
+            replace_bytes(&f, "a/b/x.txt", b"two", None, || {}),
+            Err("File changed while preparing write".to_string())
+        );
+        assert_eq!(
+            replace_bytes(&f, "a/b/x.txt", b"two", Some(b"one"), || {
+                std::fs::write(&f, "user").unwrap();
+            }),
+            Err("File changed while preparing write".to_string())
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), b"user");
+        assert_eq!(
+            replace_bytes(&f, "a/b/x.txt", b"two", Some(b"user"), || {}),
+            Ok(false)
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(t.path().join("a/b"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["x.txt"]);
     }
 }

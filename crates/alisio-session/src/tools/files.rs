@@ -1,7 +1,7 @@
 //! `read_file`, `write_file`, `edit_file`, `list_files` (spec/sessions.md §3.4), with atomic writes
 //! guarded by sha256 preconditions.
 
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::Path;
 
 use serde_json::json;
@@ -103,15 +103,6 @@ pub(crate) fn precondition(
     }
 }
 
-fn tmp_name(target: &Path) -> std::path::PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let r = &crate::util::uuid7().replace('-', "")[16..32];
-    target.with_file_name(format!(".{name}.alisio-{r}.tmp"))
-}
-
 /// Writes `content` atomically over `c.real` (temp file, fsync, recheck, rename, fsync dir).
 fn atomic_write(
     c: &Confined,
@@ -130,59 +121,9 @@ pub fn atomic_replace(
     content: &[u8],
     expected_current: Option<&[u8]>,
 ) -> Result<bool, String> {
-    let c = AtomicTarget {
-        real: real.to_path_buf(),
-        shown,
-    };
-    let dir = c
-        .real
-        .parent()
-        .ok_or_else(|| format!("Not a file: {}", c.shown))?;
-    let created = expected_current.is_none();
-    if created {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("Cannot create directories for {}: {e}", c.shown))?;
-    }
-    let mode = std::fs::metadata(&c.real).ok().map(|m| m.permissions());
-    let tmp = tmp_name(&c.real);
-    let res = (|| -> Result<(), String> {
-        let mut o = std::fs::OpenOptions::new();
-        o.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            o.mode(0o644);
-        }
-        let mut f = o
-            .open(&tmp)
-            .map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
-        f.write_all(content)
-            .map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
-        f.sync_all()
-            .map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
-        if let Some(p) = &mode {
-            let _ = std::fs::set_permissions(&tmp, p.clone());
-        }
+    alisio_base::workspace::write::replace_bytes(real, shown, content, expected_current, || {
         fault("after_temp_write");
-        let now = std::fs::read(&c.real).ok();
-        if now.as_deref() != expected_current {
-            return Err("File changed while preparing write".into());
-        }
-        std::fs::rename(&tmp, &c.real).map_err(|e| format!("Cannot write {}: {e}", c.shown))?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if res.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    res.map(|()| created)
-}
-
-struct AtomicTarget<'a> {
-    real: std::path::PathBuf,
-    shown: &'a str,
+    })
 }
 
 pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
