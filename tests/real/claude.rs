@@ -249,6 +249,29 @@ pub fn cases() -> Vec<Case> {
             .file("ws/pkg/CLAUDE.md", "pkg\n")
             .no_git()
             .cwd("ws/pkg"),
+        case("agents_md_beside_a_rule")
+            .file("ws/AGENTS.md", "agents\n")
+            .file("ws/.claude/rules/r.md", "rule\n")
+            .file("ws/CLAUDE.local.md", "\n"),
+        case("comment_only_claude_md_beside_agents_md")
+            .file("ws/CLAUDE.md", "<!-- nothing yet -->\n")
+            .file("ws/AGENTS.md", "agents\n"),
+        case("user_claude_md_beside_agents_md")
+            .file("home/.claude/CLAUDE.md", "user wide\n")
+            .file("ws/AGENTS.md", "agents\n"),
+        case("excluded_claude_md_beside_agents_md")
+            .file("ws/CLAUDE.md", "excluded\n")
+            .file("ws/AGENTS.md", "agents\n")
+            .claude_settings(serde_json::json!({"claudeMdExcludes": ["{ws}/CLAUDE.md"]})),
+        case("rule_with_paths_in_a_subdirectory_attached_on_read")
+            .file("ws/CLAUDE.md", "top\n")
+            .file(
+                "ws/pkg/.claude/rules/ts.md",
+                "---\npaths: [\"src/*.ts\"]\n---\npkg ts rule\n",
+            )
+            .file("ws/pkg/src/a.ts", "export {}\n")
+            .cwd("ws/pkg")
+            .read("ws/pkg/src/a.ts"),
         case("nested_claude_md_attached_on_read")
             .file("ws/CLAUDE.md", "top\n")
             .file("ws/sub/CLAUDE.md", "sub rules\n")
