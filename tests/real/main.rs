@@ -17,6 +17,7 @@
 mod harness;
 
 mod claude;
+mod monorepo;
 
 fn main() {
     if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {
@@ -24,5 +25,6 @@ fn main() {
     }
     let mut cases = Vec::new();
     cases.extend(claude::cases());
+    cases.extend(monorepo::cases());
     std::process::exit(harness::runner::main(cases));
 }

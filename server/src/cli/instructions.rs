@@ -119,6 +119,13 @@ pub fn check_diagnostics(
                 .filter(|f| under(&f.path))
                 .map(|f| f.path.clone()),
         );
+        // A file that carries a diagnostic was checked, whatever the host (copilot, gemini
+        // and cursor keep no per-file reports: spec/hosts.md §5).
+        for d in &a.diagnostics {
+            if under(&d.file) && !files.contains(&d.file) {
+                files.push(d.file.clone());
+            }
+        }
         diags.extend(a.diagnostics.into_iter().filter(|d| under(&d.file)));
     }
     Ok((diags, files))
