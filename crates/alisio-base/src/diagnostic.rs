@@ -96,6 +96,10 @@ codes! {
     InstructionsNameCase => "instructions-name-case",
     InstructionsFenceUnclosed => "instructions-fence-unclosed",
     InstructionsTooLong => "instructions-too-long",
+    InstructionsImportUnresolved => "instructions-import-unresolved",
+    InstructionsImportNotExpanded => "instructions-import-not-expanded",
+    InstructionsImportLink => "instructions-import-link",
+    InstructionsPointerEmpty => "instructions-pointer-empty",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }

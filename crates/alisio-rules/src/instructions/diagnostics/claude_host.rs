@@ -62,6 +62,11 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         if delivered.contains(&canon(&agents)) {
             continue;
         }
+        let text = cx.reader.read(&agents, Mode::Claude);
+        if claude::delivered_text(&text.text).is_empty() {
+            // Empty: `instructions-empty` says it adds nothing; it blocks nothing either.
+            continue;
+        }
         let own_chain = |c: &Path| {
             c.parent()
                 .map(|d| d.strip_suffix_dot_claude())
@@ -86,6 +91,13 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         cx.report(&path, Some(kind), None);
         if path.starts_with(setup.root) {
             cx.file_facts(&path, &file, &[]);
+            let home = setup.env.home.as_deref();
+            for (code, r, msg) in
+                content::claude_imports::findings(setup.fs, home, &path, &file.text, false)
+            {
+                let span = LineIndex::new(&file.text).span(r);
+                cx.push(&path, span, code, msg, vec![]);
+            }
         }
     }
     None
