@@ -181,3 +181,60 @@ fn config_home_inside_the_workspace_lists_its_file_once_as_global() {
         .collect();
     assert_eq!(got, [("cfg/AGENTS.md", "global"), ("AGENTS.md", "project")]);
 }
+
+#[test]
+fn claude_explain_from_a_session_dir_leaves_nested_agents_md_out() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "root");
+    ws.file("pkg/AGENTS.md", "pkg agents");
+    ws.file("pkg/CLAUDE.md", "pkg claude");
+    ws.file("pkg/x.txt", "x");
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let own = ws
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            "claude-code",
+            "--trust-project",
+            "pkg/x.txt",
+        ])
+        .json();
+    assert_eq!(paths(&own), ["pkg/CLAUDE.md"]);
+    let ws2 = Ws::new();
+    ws2.file("AGENTS.md", "root");
+    ws2.file("pkg/AGENTS.md", "pkg agents");
+    ws2.file("pkg/x.txt", "x");
+    let own = ws2
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            "claude-code",
+            "pkg/x.txt",
+        ])
+        .json();
+    assert_eq!(paths(&own), ["AGENTS.md", "pkg/AGENTS.md"]);
+    let from_root = ws2
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            "claude-code",
+            "--session-dir",
+            ".",
+            "pkg/x.txt",
+        ])
+        .json();
+    assert_eq!(paths(&from_root), ["AGENTS.md"]);
+}

@@ -14,6 +14,11 @@ use alisio_rules::instructions::{
 pub struct ExplainArgs {
     /// The path to explain (need not exist).
     pub path: PathBuf,
+    /// claude-code: the directory the session started in (relative to the cwd); files in
+    /// directories below it are the ones Claude Code attaches when it reads PATH, which never
+    /// include an AGENTS.md (spec/instructions.md §4, nested).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
 }
 
 fn managed(ctx: &Ctx) -> PathBuf {
@@ -31,12 +36,18 @@ fn setup<'a>(ctx: &'a Ctx, root: &'a Path, managed: &'a Path) -> Setup<'a> {
         settings: &ctx.settings,
         host: ctx.args.host,
         claude_managed: Some(managed),
+        claude_session: None,
     }
 }
 
 pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
     let managed = managed(ctx);
-    let setup = setup(ctx, &ctx.root, &managed);
+    let mut setup = setup(ctx, &ctx.root, &managed);
+    let session = args.session_dir.as_ref().map(|d| {
+        let d = ctx.cwd.join(d);
+        ctx.fs.canonicalize(&d).unwrap_or(d)
+    });
+    setup.claude_session = session.as_deref();
     let reader = Reader::new(&ctx.fs);
     let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path)
         .map_err(|e| Failure(e.to_string()))?;

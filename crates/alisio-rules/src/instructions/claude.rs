@@ -507,8 +507,13 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         for r in eager_rules(&d.join(".claude").join("rules"), d, scope, &mut on_read) {
             b.push(r, scope, Kind::Rule, Load::Startup);
         }
+        // Below the session's directory the files are the nested ones Claude Code attaches on
+        // a read: its nested loader has no AGENTS names (measured, 2.1.332).
+        let nested = setup
+            .claude_session
+            .is_some_and(|s| d != s && is_inside(d, s));
         for p in [d.join("AGENTS.md"), d.join(".claude").join("AGENTS.md")] {
-            if is_file(fs, &p) {
+            if is_file(fs, &p) && !nested {
                 if agents_allowed {
                     b.push(p, scope, Kind::Agents, Load::Startup);
                 } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd
