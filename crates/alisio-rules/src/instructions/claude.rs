@@ -155,6 +155,10 @@ impl Seen {
 /// resolved, is listed with `approval: true` and not expanded: Claude Code waits for an
 /// approval a fresh user has not given (user files are exempt).
 #[must_use]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk's inputs; a struct would only rename them"
+)]
 pub fn imports(
     setup: &Setup<'_>,
     reader: &Reader<'_>,

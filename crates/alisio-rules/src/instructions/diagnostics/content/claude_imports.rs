@@ -153,7 +153,7 @@ pub fn findings(
         }
         if readable(fs, &target) {
             let canon = fs.canonicalize(&target).unwrap_or_else(|_| target.clone());
-            if !user && !(is_inside(&target, dir) && is_inside(&canon, dir)) {
+            if !(user || is_inside(&target, dir) && is_inside(&canon, dir)) {
                 out.push((
                     Code::InstructionsImportNotExpanded,
                     s.range,
