@@ -173,6 +173,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 49);
+        assert_eq!(Code::ALL.len(), 53);
     }
 }
