@@ -114,7 +114,7 @@ fuzz_target!(|data: &[u8]| {
         .map(PathBuf::from)
         .collect();
     for host in [Host::Alisio, Host::Codex, Host::ClaudeCode] {
-        let setup = Setup { fs: &fs, env: &env, root: &root, settings: &settings, host, claude_managed: Some(&managed) };
+        let setup = Setup { fs: &fs, env: &env, root: &root, settings: &settings, host, claude_managed: Some(&managed), claude_session: None };
         let reader = Reader::new(&fs);
         for t in &targets {
             let Ok(ex) = explain::explain_path(&setup, &reader, &root, t) else { continue };

@@ -422,3 +422,18 @@ fn h6_outside_the_workspace_only_user_files_apply() {
     assert_eq!(files(&v), [f(user.to_str().unwrap(), "claude", "always")]);
     assert_eq!(v["outsideWorkspace"], true);
 }
+
+#[test]
+fn check_counts_the_one_instructions_file_it_warns_about() {
+    let ws = Ws::new();
+    ws.files(&[(
+        ".github/instructions/style.instructions.md",
+        "---\napplyTo: \"**/*.zz\"\n---\nUse tabs.\n",
+    )]);
+    let r = run(&ws, "", &["check", "--host", "copilot", "."]);
+    assert_eq!(
+        r.stdout,
+        ".github/instructions/style.instructions.md:2:10: warning[instructions-glob-unmatched]: applyTo pattern \"**/*.zz\" matches no file in the workspace\n1 file checked: 0 error(s), 1 warning(s), 0 info, 0 hint(s)\n",
+        "{r:?}"
+    );
+}

@@ -166,3 +166,18 @@ fn cu6_frontmatter_in_agents_md_is_not_interpreted() {
     assert_eq!(files(&v), [f("AGENTS.md", "agents", "always")]);
     assert_eq!(v["files"][0]["bytes"], text.len());
 }
+
+#[test]
+fn a_quoted_always_apply_is_named_a_quoted_string() {
+    let ws = Ws::new();
+    ws.files(&[(
+        ".cursor/rules/q.mdc",
+        "---\nalwaysApply: \"true\"\n---\nbody\n",
+    )]);
+    let r = run(&ws, "", &["check", "--host", "cursor", "."]);
+    assert_eq!(
+        r.stdout,
+        ".cursor/rules/q.mdc:2:14: info[instructions-rule-manual-only]: alwaysApply is the quoted string \"true\", not the boolean true: Cursor applies this rule only when you mention it with @q (write alwaysApply: true, without quotes)\n1 file checked: 0 error(s), 0 warning(s), 1 info, 0 hint(s)\n",
+        "{r:?}"
+    );
+}

@@ -109,14 +109,9 @@ fn codex_and_claude_follow_symlinked_files() {
             "not read: project_doc_fallback_filenames does not list CLAUDE.md"
         )]
     );
-    assert_eq!(
-        diags(&check(&ws, "claude-code")),
-        [t(
-            "AGENTS.md",
-            "instructions-dropped",
-            "Claude Code does not read this file: CLAUDE.md exists (project instructions mode claude-md-or-agents-md)"
-        )]
-    );
+    // spec/instructions.md §5.2: AGENTS.md's text is delivered (CLAUDE.md is a link to the
+    // same file), so it is not "not read".
+    assert_eq!(diags(&check(&ws, "claude-code")), []);
 }
 
 #[test]
@@ -185,4 +180,61 @@ fn config_home_inside_the_workspace_lists_its_file_once_as_global() {
         .map(|f| (f["path"].as_str().unwrap(), f["scope"].as_str().unwrap()))
         .collect();
     assert_eq!(got, [("cfg/AGENTS.md", "global"), ("AGENTS.md", "project")]);
+}
+
+#[test]
+fn claude_explain_from_a_session_dir_leaves_nested_agents_md_out() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "root");
+    ws.file("pkg/AGENTS.md", "pkg agents");
+    ws.file("pkg/CLAUDE.md", "pkg claude");
+    ws.file("pkg/x.txt", "x");
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let own = ws
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            "claude-code",
+            "--trust-project",
+            "pkg/x.txt",
+        ])
+        .json();
+    assert_eq!(paths(&own), ["pkg/CLAUDE.md"]);
+    let ws2 = Ws::new();
+    ws2.file("AGENTS.md", "root");
+    ws2.file("pkg/AGENTS.md", "pkg agents");
+    ws2.file("pkg/x.txt", "x");
+    let own = ws2
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            "claude-code",
+            "pkg/x.txt",
+        ])
+        .json();
+    assert_eq!(paths(&own), ["AGENTS.md", "pkg/AGENTS.md"]);
+    let from_root = ws2
+        .run(&[
+            "context",
+            "explain",
+            "--json",
+            "--host",
+            "claude-code",
+            "--session-dir",
+            ".",
+            "pkg/x.txt",
+        ])
+        .json();
+    assert_eq!(paths(&from_root), ["AGENTS.md"]);
 }

@@ -116,6 +116,7 @@ fn files_that_vanish_change_type_or_grow_after_listing_are_reported_not_fatal() 
             settings: &settings,
             host,
             claude_managed: None,
+            claude_session: None,
         };
         let reader = Reader::new(&fs);
         for target in ["a/b/x.rs", "gone/x.rs", "c/x.rs"] {

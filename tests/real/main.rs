@@ -20,6 +20,7 @@ mod audit;
 mod claude;
 mod codex;
 mod gemini;
+mod monorepo;
 
 fn main() {
     if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {
@@ -27,6 +28,7 @@ fn main() {
     }
     let mut cases = Vec::new();
     cases.extend(claude::cases());
+    cases.extend(monorepo::cases());
     cases.extend(codex::cases());
     cases.extend(gemini::cases());
     cases.extend(audit::cases());

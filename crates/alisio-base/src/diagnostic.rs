@@ -96,6 +96,10 @@ codes! {
     InstructionsNameCase => "instructions-name-case",
     InstructionsFenceUnclosed => "instructions-fence-unclosed",
     InstructionsTooLong => "instructions-too-long",
+    InstructionsImportUnresolved => "instructions-import-unresolved",
+    InstructionsImportNotExpanded => "instructions-import-not-expanded",
+    InstructionsImportLink => "instructions-import-link",
+    InstructionsPointerEmpty => "instructions-pointer-empty",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -169,6 +173,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 49);
+        assert_eq!(Code::ALL.len(), 53);
     }
 }

@@ -68,6 +68,7 @@ impl DiskContext {
             settings: &self.settings,
             host: Host::Alisio,
             claude_managed: None,
+            claude_session: None,
         };
         let reader = Reader::new(&DiskFs);
         f(&setup, &reader)

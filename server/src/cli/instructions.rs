@@ -14,6 +14,11 @@ use alisio_rules::instructions::{
 pub struct ExplainArgs {
     /// The path to explain (need not exist).
     pub path: PathBuf,
+    /// claude-code: the directory the session started in (relative to the cwd); files in
+    /// directories below it are the ones Claude Code attaches when it reads PATH, which never
+    /// include an AGENTS.md (spec/instructions.md §4, nested).
+    #[arg(long, value_name = "DIR")]
+    pub session_dir: Option<PathBuf>,
 }
 
 fn managed(ctx: &Ctx) -> PathBuf {
@@ -31,6 +36,7 @@ fn setup<'a>(ctx: &'a Ctx, root: &'a Path, managed: &'a Path) -> Setup<'a> {
         settings: &ctx.settings,
         host: ctx.args.host,
         claude_managed: Some(managed),
+        claude_session: None,
     }
 }
 
@@ -44,7 +50,12 @@ pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
         } else {
             &ctx.root
         };
-    let setup = setup(ctx, root, &managed);
+    let mut setup = setup(ctx, root, &managed);
+    let session = args.session_dir.as_ref().map(|d| {
+        let d = ctx.cwd.join(d);
+        ctx.fs.canonicalize(&d).unwrap_or(d)
+    });
+    setup.claude_session = session.as_deref();
     let reader = Reader::new(&ctx.fs);
     let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path)
         .map_err(|e| Failure(e.to_string()))?;
@@ -127,6 +138,13 @@ pub fn check_diagnostics(
                 .filter(|f| under(&f.path))
                 .map(|f| f.path.clone()),
         );
+        // A file that carries a diagnostic was checked, whatever the host (copilot, gemini
+        // and cursor keep no per-file reports: spec/hosts.md §5).
+        for d in &a.diagnostics {
+            if under(&d.file) && !files.contains(&d.file) {
+                files.push(d.file.clone());
+            }
+        }
         diags.extend(a.diagnostics.into_iter().filter(|d| under(&d.file)));
     }
     Ok((diags, files))

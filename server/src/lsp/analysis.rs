@@ -129,6 +129,7 @@ pub fn with_setup<R>(
         settings: &cfg.settings,
         host,
         claude_managed: Some(&managed),
+        claude_session: None,
     };
     f(&setup)
 }

@@ -5,7 +5,7 @@
 //!   files of the cwd (empty and dropped files left out), each followed by its expanded
 //!   imports (`approval: false`), with the scope label of the file's scope and kind and the
 //!   SHA-256 of the text explain says the client sends (`sha256`); after a scripted read, the
-//!   nested blocks equal the files explain adds for the file read.
+//!   nested blocks equal the files explain (`--session-dir` the cwd) adds for the file read.
 //! - Codex: the instruction text equals explain's kept texts (global file, then the project
 //!   files) joined as Codex joins them.
 //! - Gemini CLI: the context blocks equal explain's `always` files in order.
@@ -228,7 +228,20 @@ pub fn claude(ctx: &Ctx<'_>) -> Result<(), String> {
     same("startup files", &want, &got(&start), &start)?;
     if let Some(read) = &ctx.case.read {
         let target = ctx.base.join(read).display().to_string();
-        let ex_read = explain(ctx, &target)?;
+        // The session started in the cwd: explain of the file read as seen from it.
+        let ex_read = alisio(
+            ctx,
+            &[
+                "context",
+                "explain",
+                "--host",
+                ctx.case.client.host(),
+                "--json",
+                "--session-dir",
+                ".",
+                &target,
+            ],
+        )?;
         let before: Vec<String> = want.iter().map(|w| w.path.clone()).collect();
         let want_nested: Vec<Want> = claude_wants(&ex_read, true)
             .into_iter()

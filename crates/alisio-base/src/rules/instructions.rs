@@ -11,6 +11,9 @@ const AGENTS_OK: Example = ex(
         "# Project\n\nRun `cargo test` before committing.\n",
     )],
 );
+/// The measured behaviour of the real client.
+const CLAUDE_REAL: &str = "measured with the real Claude Code 2.1.332 (tests/real, spec/hosts.md §0): it skips these imports silently";
+
 const BODY: &str = "# Project\n\nRun `cargo test` before committing.\n";
 const CODEX: &str =
     "Codex CLI rust-v0.130 `codex-rs/core/src/project_doc.rs` (spec/instructions.md §3)";
@@ -391,6 +394,103 @@ pub(super) static RULES: &[Rule] = &[
         good: AGENTS_OK,
         bad: described(
             "an AGENTS.md of 201 lines (enable it with diagnostics.enable: [\"instructions-too-long\"])",
+        ),
+    },
+    Rule {
+        code: Code::InstructionsImportUnresolved,
+        summary: "claude-code: an `@import` that names no readable file (missing, a directory, a non-text file, or a path that keeps its trailing `:` `,` `.`)",
+        files: "every instruction file Claude Code reads",
+        hosts: &["claude-code"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: CLAUDE_REAL,
+        good: ex(
+            &["--host", "claude-code"],
+            &[
+                (
+                    "CLAUDE.md",
+                    "# Project\n\nSee @docs/style.md for the style.\n",
+                ),
+                ("docs/style.md", "Use tabs.\n"),
+            ],
+        ),
+        bad: ex(
+            &["--host", "claude-code"],
+            &[
+                (
+                    "CLAUDE.md",
+                    "# Project\n\nSee @docs/style.md: it has the style.\n",
+                ),
+                ("docs/style.md", "Use tabs.\n"),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::InstructionsImportNotExpanded,
+        summary: "claude-code: an `@import` of an existing file that Claude Code does not expand (inside code, or outside the importing file's directory, which waits for an approval)",
+        files: "every instruction file Claude Code reads",
+        hosts: &["claude-code"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: CLAUDE_REAL,
+        good: ex(
+            &["--host", "claude-code"],
+            &[
+                ("CLAUDE.md", "# Project\n\n@docs/style.md\n"),
+                ("docs/style.md", "Use tabs.\n"),
+            ],
+        ),
+        bad: ex(
+            &["--host", "claude-code"],
+            &[
+                ("CLAUDE.md", "# Project\n\nRead `@docs/style.md` first.\n"),
+                ("docs/style.md", "Use tabs.\n"),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::InstructionsImportLink,
+        summary: "claude-code: a pointer file that links to an instruction file with a Markdown link, which Claude Code sends as text (an `@import` was meant)",
+        files: "CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md",
+        hosts: &["claude-code"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: CLAUDE_REAL,
+        good: ex(
+            &["--host", "claude-code"],
+            &[("CLAUDE.md", "@AGENTS.md\n"), ("AGENTS.md", BODY)],
+        ),
+        bad: ex(
+            &["--host", "claude-code"],
+            &[
+                ("CLAUDE.md", "See [AGENTS.md](AGENTS.md).\n"),
+                ("AGENTS.md", BODY),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::InstructionsPointerEmpty,
+        summary: "claude-code: a pointer file (only `@imports`) whose imports deliver no text",
+        files: "CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md",
+        hosts: &["claude-code"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: CLAUDE_REAL,
+        good: ex(
+            &["--host", "claude-code"],
+            &[("CLAUDE.md", "@AGENTS.md\n"), ("AGENTS.md", BODY)],
+        ),
+        bad: ex(
+            &["--host", "claude-code"],
+            &[("CLAUDE.md", "@AGENTS.md\n"), ("AGENTS.md", "\n")],
         ),
     },
     Rule {

@@ -59,6 +59,12 @@ pub struct Metadata {
 pub trait Fs: Send + Sync {
     /// Entries of a directory, sorted by the bytes of their names.
     fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>>;
+    /// Entries of a directory in the order the operating system lists them (`getdents`: hash
+    /// order on ext4), for simulating a client that does not sort (Claude Code's rules walk).
+    /// A file system without such an order gives [`Fs::read_dir`]'s.
+    fn read_dir_unsorted(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.read_dir(dir)
+    }
     /// lstat.
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata>;
     /// stat (follows symlinks).
@@ -168,6 +174,20 @@ impl Fs for DiskFs {
         out.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(out)
     }
+    fn read_dir_unsorted(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let file_type = entry
+                .file_type()
+                .map_or(FileType::Other, FileType::from_std);
+            out.push(DirEntry {
+                name: entry.file_name(),
+                file_type,
+            });
+        }
+        Ok(out)
+    }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
         std::fs::symlink_metadata(path).map(|m| meta_from_std(&m))
     }
@@ -259,6 +279,9 @@ pub struct OverlayFs<F> {
 impl<F: Fs> Fs for OverlayFs<F> {
     fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         self.inner.read_dir(dir)
+    }
+    fn read_dir_unsorted(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.inner.read_dir_unsorted(dir)
     }
     fn symlink_metadata(&self, path: &Path) -> io::Result<Metadata> {
         let mut m = self.inner.symlink_metadata(path)?;

@@ -155,6 +155,10 @@ impl Seen {
 /// resolved, is listed with `approval: true` and not expanded: Claude Code waits for an
 /// approval a fresh user has not given (user files are exempt).
 #[must_use]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the walk's inputs; a struct would only rename them"
+)]
 pub fn imports(
     setup: &Setup<'_>,
     reader: &Reader<'_>,
@@ -163,6 +167,7 @@ pub fn imports(
     file: &Path,
     text: &str,
     user_file: bool,
+    excludes: &Excludes,
 ) -> Vec<Import> {
     let mut out = Vec::new();
     let mut w = ImportWalk {
@@ -171,6 +176,7 @@ pub fn imports(
         seen,
         cwd,
         user_file,
+        excludes,
         out: &mut out,
     };
     w.walk(file, text, 1);
@@ -183,6 +189,7 @@ struct ImportWalk<'a, 's> {
     seen: &'a mut Seen,
     cwd: &'a Path,
     user_file: bool,
+    excludes: &'a Excludes,
     out: &'a mut Vec<Import>,
 }
 
@@ -202,6 +209,9 @@ impl ImportWalk<'_, '_> {
             let Some(path) = resolve_import(self.setup, file, &tok) else {
                 continue;
             };
+            if self.excludes.excludes(self.setup.fs, &path) {
+                continue;
+            }
             let canon = self
                 .setup
                 .fs
@@ -231,51 +241,112 @@ impl ImportWalk<'_, '_> {
     }
 }
 
-/// The `.md` files below a rules directory, symlinks followed, in byte order of their paths.
+/// The `.md` files below a rules directory as Claude Code walks them (measured, 2.1.332): in
+/// the order the operating system lists each directory (it does not sort), a subdirectory's
+/// files at the subdirectory's place, symlinks followed, each file named by its resolved path.
 /// A directory reached twice (a symlink loop, or two links to one place) is walked once, and
 /// the walk stops after [`MAX_RULE_ENTRIES`] entries.
 fn rule_files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack = vec![(dir.to_path_buf(), 0)];
     let mut seen_dirs: HashSet<PathBuf> = HashSet::new();
     let mut budget = MAX_RULE_ENTRIES;
-    while let Some((d, depth)) = stack.pop() {
-        if !seen_dirs.insert(fs.canonicalize(&d).unwrap_or_else(|_| d.clone())) {
-            continue;
-        }
-        let Ok(entries) = fs.read_dir(&d) else {
-            continue;
+    rule_walk(fs, dir, 0, &mut seen_dirs, &mut budget, &mut out);
+    out
+}
+
+fn rule_walk(
+    fs: &dyn Fs,
+    d: &Path,
+    depth: u32,
+    seen_dirs: &mut HashSet<PathBuf>,
+    budget: &mut usize,
+    out: &mut Vec<PathBuf>,
+) {
+    let canon_dir = fs.canonicalize(d).unwrap_or_else(|_| d.to_path_buf());
+    if !seen_dirs.insert(canon_dir.clone()) {
+        return;
+    }
+    let Ok(entries) = fs.read_dir_unsorted(d) else {
+        return;
+    };
+    if entries.len() > *budget {
+        tracing::warn!(
+            "{}: more than {MAX_RULE_ENTRIES} entries below the rules directory; the rest are not read",
+            d.display()
+        );
+        *budget = 0;
+        return;
+    }
+    *budget -= entries.len();
+    for e in entries {
+        let p = canon_dir.join(&e.name);
+        let t = if e.file_type == FileType::Symlink {
+            fs.metadata(&p)
+                .map(|m| m.file_type)
+                .unwrap_or(FileType::Other)
+        } else {
+            e.file_type
         };
-        if entries.len() > budget {
-            tracing::warn!(
-                "{}: more than {MAX_RULE_ENTRIES} entries below the rules directory; the rest are not read",
-                dir.display()
-            );
-            break;
-        }
-        budget -= entries.len();
-        for e in entries {
-            let p = d.join(&e.name);
-            let t = if e.file_type == FileType::Symlink {
-                fs.metadata(&p)
-                    .map(|m| m.file_type)
-                    .unwrap_or(FileType::Other)
-            } else {
-                e.file_type
-            };
-            match t {
-                FileType::Dir if depth < 32 => stack.push((p, depth + 1)),
-                FileType::File if p.extension().is_some_and(|x| x == "md") => out.push(p),
-                _ => {}
+        match t {
+            FileType::Dir if depth < 32 => rule_walk(fs, &p, depth + 1, seen_dirs, budget, out),
+            FileType::File if p.extension().is_some_and(|x| x == "md") => {
+                out.push(fs.canonicalize(&p).unwrap_or(p));
             }
+            _ => {}
         }
     }
-    out.sort_by(|a, b| {
-        a.as_os_str()
-            .as_encoded_bytes()
-            .cmp(b.as_os_str().as_encoded_bytes())
-    });
-    out
+}
+
+/// Claude Code's `claudeMdExcludes` (measured, 2.1.332): globs or absolute paths matched
+/// against the absolute path of every user, project and local memory file and of every file
+/// they import (never a managed file); `*` stops at `/`, `**` crosses directories, dot files
+/// match. Read from the settings files Claude reads: `~/.claude/settings.json`, then the
+/// workspace's `.claude/settings.json` and `.claude/settings.local.json` (the lists add up).
+#[derive(Default)]
+pub struct Excludes(Option<globset::GlobSet>);
+
+impl Excludes {
+    /// The excludes of the settings files of `setup`.
+    #[must_use]
+    pub fn load(setup: &Setup<'_>) -> Self {
+        let mut files = Vec::new();
+        if let Some(h) = &setup.env.home {
+            files.push(h.join(".claude").join("settings.json"));
+        }
+        files.push(setup.root.join(".claude").join("settings.json"));
+        files.push(setup.root.join(".claude").join("settings.local.json"));
+        let mut b = globset::GlobSetBuilder::new();
+        let mut any = false;
+        for f in files {
+            let Ok(bytes) = setup.fs.read_prefix(&f, 1 << 20) else {
+                continue;
+            };
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+                continue;
+            };
+            for g in v["claudeMdExcludes"].as_array().into_iter().flatten() {
+                let Some(g) = g.as_str() else { continue };
+                if let Ok(glob) = globset::GlobBuilder::new(&g.replace('\\', "/"))
+                    .literal_separator(true)
+                    .build()
+                {
+                    b.add(glob);
+                    any = true;
+                }
+            }
+        }
+        Self(any.then(|| b.build().ok()).flatten())
+    }
+
+    /// Whether `path` (as listed, or resolved) is excluded.
+    #[must_use]
+    pub fn excludes(&self, fs: &dyn Fs, path: &Path) -> bool {
+        let Some(set) = &self.0 else { return false };
+        set.is_match(path)
+            || fs
+                .canonicalize(path)
+                .is_ok_and(|c| c != path && set.is_match(&c))
+    }
 }
 
 struct Builder<'s, 'r> {
@@ -284,11 +355,15 @@ struct Builder<'s, 'r> {
     seen: Seen,
     /// The session's directory (imports outside it wait for an approval).
     cwd: PathBuf,
+    excludes: Excludes,
     files: Vec<Entry>,
 }
 
 impl Builder<'_, '_> {
     fn push(&mut self, path: PathBuf, scope: Scope, kind: Kind, load: Load) {
+        if scope != Scope::Managed && self.excludes.excludes(self.setup.fs, &path) {
+            return;
+        }
         if !self.seen.insert(self.setup.fs, &path) {
             return;
         }
@@ -314,6 +389,7 @@ impl Builder<'_, '_> {
                     &e.path,
                     &e.file.text,
                     user,
+                    &self.excludes,
                 );
             }
         }
@@ -331,6 +407,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         reader,
         seen: Seen::default(),
         cwd: dir.to_path_buf(),
+        excludes: Excludes::load(setup),
         files: Vec::new(),
     };
     if let Some(m) = setup.claude_managed
@@ -354,20 +431,24 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             Load::Startup,
         );
     }
-    let mut on_read: Vec<PathBuf> = Vec::new();
-    let target_rel = alisio_base::workspace::display_path(target, setup.root);
+    let mut on_read: Vec<(PathBuf, Scope)> = Vec::new();
     let target_is_file = target != dir;
-    let eager_rules = |rules_dir: &Path, on_read: &mut Vec<PathBuf>| -> Vec<PathBuf> {
+    // A rule with `paths:` matches the target relative to the directory holding its
+    // `.claude/` (user rules: the workspace root).
+    let eager_rules = |rules_dir: &Path,
+                       base: &Path,
+                       scope: Scope,
+                       on_read: &mut Vec<(PathBuf, Scope)>| {
         let mut eager = Vec::new();
         for r in rule_files(fs, rules_dir) {
             let text = reader.read(&r, Mode::Claude);
             match rule_paths(&text.text) {
                 Some(globs) => {
                     if target_is_file
-                        && is_inside(target, setup.root)
-                        && globs_match(&globs, &target_rel)
+                        && is_inside(target, base)
+                        && globs_match(&globs, &alisio_base::workspace::display_path(target, base))
                     {
-                        on_read.push(r);
+                        on_read.push((r, scope));
                     }
                 }
                 None => eager.push(r),
@@ -376,7 +457,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         eager
     };
     if let Some(uc) = &user_rules {
-        for r in eager_rules(&uc.join("rules"), &mut on_read) {
+        for r in eager_rules(&uc.join("rules"), setup.root, Scope::Global, &mut on_read) {
             b.push(r, Scope::Global, Kind::Rule, Load::Startup);
         }
     }
@@ -385,6 +466,9 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         v.reverse();
         v
     };
+    // The CLAUDE file that switches the AGENTS mode off: one that Claude loads (it exists,
+    // is not excluded, not over 4 MiB, and delivers text; an empty CLAUDE.md does not count,
+    // measured with 2.1.332).
     let claude_names = [
         ("CLAUDE.md", false),
         ("CLAUDE.md", true),
@@ -400,7 +484,12 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                     d.join(n)
                 }
             })
-            .find(|p| is_file(fs, p))
+            .find(|p| {
+                is_file(fs, p) && !b.excludes.excludes(fs, p) && {
+                    let t = reader.read(p, Mode::Claude);
+                    !t.too_large && !delivered_text(&t.text).is_empty()
+                }
+            })
     });
     let agents_allowed = match mode {
         ClaudeInstructionFiles::ClaudeMdAndAgentsMd => true,
@@ -418,13 +507,17 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                 b.push(p, scope, Kind::Claude, Load::Startup);
             }
         }
-        if d == setup.root {
-            for r in eager_rules(&d.join(".claude").join("rules"), &mut on_read) {
-                b.push(r, Scope::Project, Kind::Rule, Load::Startup);
-            }
+        // Every directory of the walk has its rules (measured, 2.1.332), not only the root.
+        for r in eager_rules(&d.join(".claude").join("rules"), d, scope, &mut on_read) {
+            b.push(r, scope, Kind::Rule, Load::Startup);
         }
+        // Below the session's directory the files are the nested ones Claude Code attaches on
+        // a read: its nested loader has no AGENTS names (measured, 2.1.332).
+        let nested = setup
+            .claude_session
+            .is_some_and(|s| d != s && is_inside(d, s));
         for p in [d.join("AGENTS.md"), d.join(".claude").join("AGENTS.md")] {
-            if is_file(fs, &p) {
+            if is_file(fs, &p) && !nested {
                 if agents_allowed {
                     b.push(p, scope, Kind::Agents, Load::Startup);
                 } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd
@@ -439,8 +532,8 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             b.push(local, scope, Kind::ClaudeLocal, Load::Startup);
         }
     }
-    for r in on_read {
-        b.push(r, Scope::Project, Kind::Rule, Load::OnRead);
+    for (r, scope) in on_read {
+        b.push(r, scope, Kind::Rule, Load::OnRead);
     }
     out.files = b.files;
     out

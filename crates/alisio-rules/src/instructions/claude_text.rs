@@ -226,7 +226,7 @@ fn text_runs(text: &str) -> Vec<(usize, String)> {
 }
 
 /// Whether Claude Code takes a scanned `@` token as a path.
-fn looks_like_path(p: &str) -> bool {
+pub(crate) fn looks_like_path(p: &str) -> bool {
     let first = p.chars().next().unwrap_or(' ');
     p.starts_with("./")
         || p.starts_with("~/")

@@ -289,6 +289,10 @@ pub struct Setup<'a> {
     /// The Claude Code managed file (spec/instructions.md §4). `None`: no managed file. Injectable so tests never
     /// read `/etc`.
     pub claude_managed: Option<&'a Path>,
+    /// claude-code: the directory the session started in, when explain is asked what a session
+    /// started there attaches on reading the target (`context explain --session-dir`); `None`:
+    /// the session starts in the target's directory.
+    pub claude_session: Option<&'a Path>,
 }
 
 #[cfg(test)]
@@ -308,6 +312,7 @@ impl<'a> Setup<'a> {
             settings,
             host,
             claude_managed: None,
+            claude_session: None,
         }
     }
 }

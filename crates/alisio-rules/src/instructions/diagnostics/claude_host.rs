@@ -20,6 +20,9 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
     let (_, size) = groups(set, &significant);
     let mut read_files: Vec<(PathBuf, Kind, Arc<FileText>)> = Vec::new();
     let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let canon = |p: &Path| setup.fs.canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut delivered: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut excluded: Vec<(PathBuf, PathBuf, usize)> = Vec::new();
     for k in sorted_keys(&size) {
         let weight = size.get(&k).copied().unwrap_or(0);
         let rep = k.unwrap_or(0);
@@ -33,16 +36,54 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
             }
         }
         cx.account(&l.files, weight, node);
-        for (agents, claude_file) in &l.excluded_agents {
-            let e = cx.effects.entry(agents.clone()).or_default();
-            let prev = e.agents_mode.take().map_or(0, |p| p.0);
-            e.agents_mode = Some((prev + weight, claude_file.clone()));
-            if !cx.texts.contains_key(agents) {
-                let t = cx.reader.read(agents, Mode::Claude);
-                cx.texts.insert(agents.clone(), t);
+        for f in &l.files {
+            if f.delivery == super::super::Delivery::OnAccess
+                || f.file.empty
+                || f.truncation == super::super::Truncation::Dropped
+            {
+                continue;
             }
-            cx.report(agents, Some(Kind::Agents), None);
+            delivered.insert(canon(&f.path));
+            for i in &f.imports {
+                if !i.approval {
+                    delivered.insert(canon(&i.path));
+                }
+            }
         }
+        for (agents, claude_file) in &l.excluded_agents {
+            excluded.push((agents.clone(), claude_file.clone(), weight));
+        }
+    }
+    // spec/instructions.md §5.2: an AGENTS file that Claude Code delivers for some directory
+    // of D (as a file, through a CLAUDE.md symlink, or as an expanded import) is read; only
+    // one delivered nowhere gets `instructions-dropped`, naming the CLAUDE file that blocks it
+    // in its own directory chain when there is one.
+    for (agents, claude_file, weight) in excluded {
+        if delivered.contains(&canon(&agents)) {
+            continue;
+        }
+        let text = cx.reader.read(&agents, Mode::Claude);
+        if claude::delivered_text(&text.text).is_empty() {
+            // Empty: `instructions-empty` says it adds nothing; it blocks nothing either.
+            continue;
+        }
+        let own_chain = |c: &Path| {
+            c.parent()
+                .map(|d| d.strip_suffix_dot_claude())
+                .is_some_and(|d| agents.parent().is_some_and(|a| a.starts_with(d)))
+        };
+        let e = cx.effects.entry(agents.clone()).or_default();
+        let (prev, best) = e.agents_mode.take().map_or((0, None), |p| (p.0, Some(p.1)));
+        let blocker = match best {
+            Some(b) if own_chain(&b) || !own_chain(&claude_file) => b,
+            _ => claude_file,
+        };
+        e.agents_mode = Some((prev + weight, blocker));
+        if !cx.texts.contains_key(&agents) {
+            let t = cx.reader.read(&agents, Mode::Claude);
+            cx.texts.insert(agents.clone(), t);
+        }
+        cx.report(&agents, Some(Kind::Agents), None);
     }
     // Per-file facts for the workspace's own files; user, managed and ancestor files are
     // reported only when opened (like the alisio global file).
@@ -50,7 +91,30 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         cx.report(&path, Some(kind), None);
         if path.starts_with(setup.root) {
             cx.file_facts(&path, &file, &[]);
+            let home = setup.env.home.as_deref();
+            for (code, r, msg) in
+                content::claude_imports::findings(setup.fs, home, &path, &file.text, false)
+            {
+                let span = LineIndex::new(&file.text).span(r);
+                cx.push(&path, span, code, msg, vec![]);
+            }
         }
     }
     None
+}
+
+/// `dir` without a trailing `.claude` component (a `.claude/CLAUDE.md` blocks from its
+/// parent directory).
+trait StripDotClaude {
+    fn strip_suffix_dot_claude(&self) -> &Path;
+}
+
+impl StripDotClaude for Path {
+    fn strip_suffix_dot_claude(&self) -> &Path {
+        if self.file_name().is_some_and(|n| n == ".claude") {
+            self.parent().unwrap_or(self)
+        } else {
+            self
+        }
+    }
 }

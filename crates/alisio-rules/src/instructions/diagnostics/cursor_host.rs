@@ -19,7 +19,26 @@ fn stem(p: &Path) -> String {
 
 fn rule_diagnostics(p: &Path, text: &str, base: &Path, files: &[PathBuf]) -> Vec<Diagnostic> {
     let h = header(text);
+    let quoted_true = h.get("alwaysApply").filter(|a| {
+        let r = a.raw.trim();
+        r.len() >= 2
+            && (r.starts_with('"') && r.ends_with('"') || r.starts_with('\'') && r.ends_with('\''))
+            && r[1..r.len() - 1].trim().eq_ignore_ascii_case("true")
+    });
     match rule_type(&h) {
+        RuleType::Manual if quoted_true.is_some() => {
+            let a = quoted_true.map_or_else(|| file_level(text), |a| span_of(text, a.span));
+            vec![diag(
+                p,
+                a,
+                Code::InstructionsRuleManualOnly,
+                format!(
+                    "alwaysApply is the quoted string {}, not the boolean true: Cursor applies this rule only when you mention it with @{} (write alwaysApply: true, without quotes)",
+                    quoted_true.map_or("", |a| a.raw.trim()),
+                    stem(p)
+                ),
+            )]
+        }
         RuleType::Manual => vec![diag(
             p,
             file_level(text),
@@ -148,5 +167,34 @@ mod tests {
             &files,
         );
         assert!(d.is_empty());
+    }
+
+    #[test]
+    fn a_quoted_always_apply_says_it_is_a_string() {
+        let text = "---\nalwaysApply: \"true\"\n---\nbody\n";
+        let d = rule_diagnostics(
+            Path::new("/w/.cursor/rules/q.mdc"),
+            text,
+            Path::new("/w"),
+            &[],
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].code, Code::InstructionsRuleManualOnly);
+        assert_eq!(
+            d[0].message,
+            "alwaysApply is the quoted string \"true\", not the boolean true: Cursor applies this rule only when you mention it with @q (write alwaysApply: true, without quotes)"
+        );
+        let r = d[0].span.bytes;
+        assert_eq!(&text[r.start..r.end], "\"true\"");
+        let d = rule_diagnostics(
+            Path::new("/w/.cursor/rules/s.mdc"),
+            "---\nalwaysApply: 'TRUE'\n---\n",
+            Path::new("/w"),
+            &[],
+        );
+        assert!(
+            d[0].message
+                .starts_with("alwaysApply is the quoted string 'TRUE'")
+        );
     }
 }
