@@ -11,14 +11,19 @@ use crate::sess::*;
 #[test]
 fn a_10000_char_sub_agent_answer_reaches_the_parent_whole() {
     let ws = Ws::new();
-    let answer: String = (0..400)
+    let answer: String = (0..600)
         .map(|i| format!("finding {i:04} ok.\n"))
         .collect::<String>();
     let answer = &answer[..10_000];
     assert_eq!(answer.chars().count(), 10_000);
     let child_done = json!({"text": answer}).to_string();
+    // The task result is the child's JSON (`{sessionId, status, text, turns}`): the answer is in
+    // it whole, JSON-escaped, and escaped again in the request JSON the expectation reads.
+    let once = serde_json::to_string(answer).unwrap();
+    let twice = serde_json::to_string(&once[1..once.len() - 1]).unwrap();
+    let escaped = &twice[1..twice.len() - 1];
     let parent_sees =
-        json!({"expect":{"contains":[answer]},"text":"The child reported."}).to_string();
+        json!({"expect":{"contains":[escaped]},"text":"The child reported."}).to_string();
     script(
         &ws,
         &[
@@ -86,6 +91,39 @@ fn two_spilled_200kb_outputs_do_not_trigger_a_compaction() {
     );
     let t = tool_results(&ws, &sid(&ev));
     assert_eq!(t.len(), 2);
+    // The counterfactual: in `shadow` the same results count as stored, and the budget clips.
+    let ws2 = Ws::new();
+    ws2.file(
+        "cfg.json",
+        r#"{"limits":{"maxContextChars":100000},"compaction":{"auto":true}}"#,
+    );
+    script(
+        &ws2,
+        &[
+            r#"{"toolCalls":[{"id":"s1","name":"shell","arguments":{"command":"seq 1 40000"}}]}"#,
+            r#"{"toolCalls":[{"id":"s2","name":"shell","arguments":{"command":"seq 1 40000"}}]}"#,
+            r#"{"text":"done"}"#,
+        ],
+    );
+    let (_, ev2) = run(
+        &ws2,
+        "count",
+        &[
+            "--config",
+            "cfg.json",
+            "--allow",
+            "process",
+            "--governor",
+            "shadow",
+        ],
+    );
+    assert!(
+        ev2.iter().any(|e| e["type"] == "context_reduced"
+            || e["type"]
+                .as_str()
+                .is_some_and(|k| k.starts_with("compaction_"))),
+        "shadow counts the stored results"
+    );
     let want: String = (1..=40_000).map(|i| format!("{i}\n")).collect();
     for x in &t {
         let v: Value = serde_json::from_str(&result_text(x)).unwrap();
