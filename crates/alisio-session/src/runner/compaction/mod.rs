@@ -105,7 +105,7 @@ impl Run<'_> {
         }
         let instructions = chars(&system) as u64;
         // spec/governor.md §3.5: a result spilled at entry counts as its stub.
-        let sizes: Vec<(u64, u64)> = self.budget_sizes(&active);
+        let sizes: Vec<(u64, u64)> = self.budget_sizes(active);
         let conv_msgs: u64 = sizes.iter().map(|s| s.0).sum();
         let conversation = instructions + conv_msgs;
         let request = conversation + chars(&tools_json) as u64;
