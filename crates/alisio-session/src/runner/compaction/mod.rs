@@ -130,10 +130,17 @@ impl Run<'_> {
                         .last_event_data(&self.sid, "context_governed")
                         .ok()
                         .flatten();
-                    used += saved
+                    let saved = saved
                         .and_then(|d| serde_json::from_str::<Value>(&d).ok())
                         .and_then(|v| v["tokensSaved"].as_u64())
                         .unwrap_or(0);
+                    // spec/governor.md §3.5: what spilling at entry removed is not added back.
+                    let at_entry: u64 = active[..=i]
+                        .iter()
+                        .zip(&sizes)
+                        .map(|(r, s)| self.row_size(r).1.saturating_sub(s.1))
+                        .sum();
+                    used += saved.saturating_sub(at_entry);
                 }
             }
         }
