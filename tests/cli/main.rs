@@ -35,6 +35,7 @@ mod run_compaction;
 mod run_coordinator;
 mod run_example;
 mod run_governor;
+mod run_honest;
 mod run_leftovers;
 mod run_nested;
 mod run_providers;

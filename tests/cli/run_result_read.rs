@@ -110,15 +110,20 @@ fn units(s: &str) -> Vec<u16> {
     s.encode_utf16().collect()
 }
 
-/// `result_read` returned the exact stored substring.
+/// `result_read` returned the exact substring of the stored stdout (the field it reads by
+/// default, issue 21 §2), offsets in characters of that text.
 fn read_back_is_exact(req: &crate::fake::Recorded, stored: &str) {
     let r: Value = serde_json::from_str(&last_tool(req)).expect("result_read JSON");
-    let u = units(stored);
+    let v: Value = serde_json::from_str(stored).expect("stored JSON");
+    let u = units(v["stdout"].as_str().unwrap_or_default());
     let (o, l) = (OFFSET as usize, LIMIT as usize);
     assert_eq!(r["callId"], "call_1");
+    assert_eq!(r["field"], "stdout");
     assert_eq!(r["offset"], json!(OFFSET));
     assert_eq!(r["nextOffset"], json!(OFFSET + LIMIT));
-    assert_eq!(r["totalChars"], json!(u.len()));
+    assert_eq!(r["totalChars"], json!(228_894));
+    assert_eq!(r["totalLines"], json!(40_000));
+    assert_eq!(u.len(), 228_894);
     assert_eq!(
         r["text"].as_str(),
         Some(String::from_utf16_lossy(&u[o..o + l]).as_str())
@@ -134,20 +139,19 @@ fn on_sends_the_spill_stub_and_result_read_returns_the_exact_bytes() {
     assert_eq!(req.len(), 3);
     let stored = stored(&ws, &ev);
     let stub = last_tool(&req[1]);
-    assert!(stub.len() <= 600 + 300, "{} chars: {stub}", stub.len());
-    assert!(
-        stub.starts_with(&format!(
-            "[oversized: shell \"seq 1 40000\" {} chars, ",
-            units(&stored).len()
-        )),
-        "{stub}"
+    assert!(stub.len() <= 4000, "{} chars: {stub}", stub.len());
+    let first = stub.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "[oversized: shell \"seq 1 40000\" stdout 228894 chars, 40000 lines, exit 0; head and tail shown; result_read \"call_1\" field \"stdout\" offset 400 reads the rest]"
     );
-    assert!(stub.contains("result_read \"call_1\" offset "), "{stub}");
-    assert!(
-        stub.contains("{\"stdout\":\"1\\n2\\n3\\n"),
-        "the head: {stub}"
-    );
-    assert!(stub.contains("39999\\n40000\\n"), "the tail: {stub}");
+    // The envelope is kept: the rest is the result's JSON, its stdout cut.
+    let env: Value = serde_json::from_str(&stub[first.len() + 1..]).expect("the envelope");
+    assert_eq!(env["exitCode"], json!(0));
+    assert_eq!(env["truncated"], json!(false));
+    let out = env["stdout"].as_str().unwrap_or_default();
+    assert!(out.starts_with("1\n2\n3\n"), "the head: {out}");
+    assert!(out.ends_with("39999\n40000\n"), "the tail: {out}");
     read_back_is_exact(&req[2], &stored);
     // result_read's own result is never cut or replaced.
     let offered: Vec<&str> = req[0].body["tools"]

@@ -49,7 +49,7 @@ pub struct Replay {
     pub governed: Figures,
     pub baselines: Vec<Baseline>,
     pub per_request: PerRequest,
-    /// The recovery model (spec/governor.md §11.9; a model, not measured behaviour): absent in a
+    /// The recovery model (spec/governor.md §11.10; a model, not measured behaviour): absent in a
     /// live session's report, whose recoveries are real `result_read` requests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<super::recovery::Recovery>,

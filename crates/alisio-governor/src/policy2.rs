@@ -70,18 +70,6 @@ fn short(call: &Call, args: Option<&serde_json::Map<String, Value>>) -> String {
     s
 }
 
-/// Lines of a result text; a JSON result also counts its escaped newlines.
-fn lines_of(text: &str) -> u64 {
-    if text.is_empty() {
-        return 0;
-    }
-    let mut n = 1 + text.bytes().filter(|b| *b == b'\n').count() as u64;
-    if text.starts_with('{') {
-        n += text.matches("\\n").count() as u64;
-    }
-    n
-}
-
 /// The command text of Alisio's own process tools.
 fn native_command(call: &Call, args: Option<&serde_json::Map<String, Value>>) -> Option<String> {
     let a = args?;
@@ -169,7 +157,7 @@ pub fn info(call: Option<&Call>, text: &str, denial: Option<&str>, keep: u32) ->
         denial: denial.map(|d| (call.name.clone(), d.to_owned(), denied_stub(&label, keep))),
         whole: NEVER_SPILLED.contains(&call.name.as_str()),
         label,
-        lines: lines_of(text),
+        lines: fields::lines(text),
         size: usize::try_from(super::tokens::units(text)).unwrap_or(usize::MAX),
         exit,
         ephemeral,
@@ -224,33 +212,62 @@ fn tail_start(s: &str, units: usize) -> usize {
     }
 }
 
-/// The byte ranges of `text` an `oversized` stub leaves out (between its head and its tail): the
-/// replay's recovery model (spec/governor.md §11.9).
+/// What an `oversized` stub of `text` cuts (spec/governor.md §4.1): the long string fields of a
+/// JSON object result, else the whole text.
 #[must_use]
-#[allow(clippy::single_range_in_vec_init)] // a list of ranges that holds one
-pub fn spill_hidden(p: &Policy2, text: &str) -> Vec<std::ops::Range<usize>> {
-    let h = head_end(text, p.head_chars as usize);
-    let t = tail_start(text, p.tail_chars as usize).max(h);
-    if t > h { vec![h..t] } else { Vec::new() }
+pub fn spill_plan(p: &Policy2, text: &str) -> Vec<fields::Cut> {
+    fields::plan(
+        text,
+        p.threshold_chars as usize,
+        p.head_chars as usize,
+        p.tail_chars as usize,
+        head_end,
+        tail_start,
+    )
 }
 
-/// The `oversized` stub (spec/governor.md §4.1): a pointer line, the head, an omission line, the tail.
+/// The byte ranges of `text` an `oversized` stub leaves out (between the head and the tail of
+/// each cut text): the replay's recovery model (spec/governor.md §11.10).
 #[must_use]
-pub fn spill_stub(p: &Policy2, info: &Info, call_id: &str, text: &str) -> String {
-    let h = head_end(text, p.head_chars as usize);
-    let t = tail_start(text, p.tail_chars as usize).max(h);
-    let total = utf16_len(text);
-    let head = &text[..h];
-    let tail = &text[t..];
-    let omitted = utf16_len(&text[h..t]);
-    format!(
-        "[oversized: {} {total} chars, {} lines{}; head and tail shown; result_read {} offset {} reads the rest]\n{head}\n[... {omitted} chars omitted ...]\n{tail}",
+pub fn spill_hidden(p: &Policy2, text: &str) -> Vec<std::ops::Range<usize>> {
+    if utf16_len(text) <= p.threshold_chars as usize {
+        return Vec::new();
+    }
+    spill_plan(p, text).iter().map(|c| c.hidden(text)).collect()
+}
+
+/// The `oversized` stub (spec/governor.md §4.1): a pointer line, then the result with each cut
+/// text as its head, an omission line and its tail (a JSON result keeps its structure). The
+/// counts are those of the cut text itself: its characters and real lines.
+#[must_use]
+pub fn spill_stub(p: &Policy2, info: &Info, call_id: &str, text: &str) -> Option<String> {
+    let cuts = spill_plan(p, text);
+    let first = cuts.first()?;
+    let counts: Vec<String> = cuts
+        .iter()
+        .map(|c| {
+            let what = c
+                .name
+                .as_deref()
+                .map(|n| format!("{n} "))
+                .unwrap_or_default();
+            format!("{what}{} chars, {} lines", c.chars(), c.lines())
+        })
+        .collect();
+    let field = first
+        .name
+        .as_deref()
+        .map(|n| format!(" field {}", quote(n)))
+        .unwrap_or_default();
+    Some(format!(
+        "[oversized: {} {}{}; head and tail shown; result_read {}{field} offset {} reads the rest]\n{}",
         info.label,
-        info.lines,
+        counts.join("; "),
         status(info),
         quote(call_id),
-        utf16_len(head),
-    )
+        utf16_len(&first.raw[..first.head]),
+        fields::cut_text(text, &cuts),
+    ))
 }
 
 /// The `aged_output` stub: a pointer line only (it is resent at every request, so it is short).
@@ -279,8 +296,27 @@ pub fn spill_of(p: &Policy2, f: &Fact, r: &ToolResult, text: &str) -> Option<Str
     if f.len <= p.threshold_chars as usize {
         return None;
     }
-    let s = spill_stub(p, info, &r.call_id, text);
+    let s = spill_stub(p, info, &r.call_id, text)?;
     (utf16_len(&s) < f.len).then_some(s)
+}
+
+/// The budget rule (spec/governor.md §3.5): the `oversized` stub result `r` of `call` is sent as
+/// from its first request on, when it has one. Such a result was never in the thread whole, so
+/// compaction triggers, the hard context limit and the context meter count this stub; a result
+/// sent whole once and hidden later counts whole.
+#[must_use]
+pub fn entry_stub(p: &Policy2, call: &Call, r: &ToolResult) -> Option<String> {
+    let text = super::classify::result_text(r);
+    let len = utf16_len(&text);
+    if len <= p.threshold_chars as usize || super::classify::has_attached_instructions(r) {
+        return None;
+    }
+    let info = info(Some(call), &text, r.denial.as_deref(), p.keep_denials)?;
+    if info.exempt || info.whole || info.denial.is_some() {
+        return None;
+    }
+    let s = spill_stub(p, &info, &r.call_id, &text)?;
+    (utf16_len(&s) < len).then_some(s)
 }
 
 /// The stub that replaces result `i` for `reason`.
@@ -454,6 +490,8 @@ pub fn oversized(history: &[Message], i: usize, f: Option<&Fact>) -> Option<Step
     };
     elide(history, i, f, Reason::Oversized, r.call_id.clone())
 }
+
+pub mod fields;
 
 #[cfg(test)]
 mod tests;

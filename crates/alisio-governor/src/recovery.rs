@@ -1,4 +1,4 @@
-//! The recovery model of the replay (spec/governor.md §11.9): what hiding a result would cost if
+//! The recovery model of the replay (spec/governor.md §11.10): what hiding a result would cost if
 //! the agent needed it again. **A model of recovery, not measured model behaviour**: a recorded
 //! run shows what the agent wrote next; when that names a distinctive token that only a hidden
 //! part of a result held, the replay charges the request a `result_read` would have added.
@@ -28,7 +28,7 @@ pub const MAX_QUOTED: usize = 80;
 pub const SPAN_CHARS: u64 = 1000;
 
 /// What the model's name says in every report.
-pub const MODEL: &str = "modelled recovery (spec/governor.md §11.9), not measured behaviour";
+pub const MODEL: &str = "modelled recovery (spec/governor.md §11.10), not measured behaviour";
 
 fn run_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')
@@ -46,7 +46,7 @@ fn shaped(s: &[u8], whole: bool) -> bool {
     })
 }
 
-/// Calls `f(byte offset, token)` for every distinctive token of `text` (spec/governor.md §11.9),
+/// Calls `f(byte offset, token)` for every distinctive token of `text` (spec/governor.md §11.10),
 /// in text order; a token may be reported more than once.
 ///
 /// - A *run* is a maximal sequence of `[A-Za-z0-9_./-]`, with leading `.`/`-`/`./`/`../` and
@@ -407,7 +407,7 @@ pub struct HiddenResult {
     pub needed: Option<Needed>,
 }
 
-/// One stream's recovery figures (spec/governor.md §11.9). `inputTokens` and `cost` include the
+/// One stream's recovery figures (spec/governor.md §11.10). `inputTokens` and `cost` include the
 /// recovery; the stream's own figures (`replay.governed`, `replay.baselines`) do not.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -453,7 +453,7 @@ pub struct StreamIn<'a> {
     pub mask: Option<usize>,
 }
 
-/// The needed results of one stream and the price of recovering each (spec/governor.md §11.9).
+/// The needed results of one stream and the price of recovering each (spec/governor.md §11.10).
 #[must_use]
 pub fn evaluate(
     history: &[Message],

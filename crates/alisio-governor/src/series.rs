@@ -18,7 +18,7 @@ pub struct Series {
     pub label: String,
     pub tokens: Vec<u64>,
     pub cached: Vec<u64>,
-    /// The recovery model's tokens per request (spec/governor.md §11.9; a model, not measured):
+    /// The recovery model's tokens per request (spec/governor.md §11.10; a model, not measured):
     /// the chart shades them above the line. Absent for `off` and without a recovery model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<Vec<u64>>,

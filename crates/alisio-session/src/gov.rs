@@ -269,6 +269,23 @@ impl Gov {
             .push(rp, &history[..m], g.elisions(), sent.invariants.as_deref());
     }
 
+    /// The budget rule (spec/governor.md §3.5): the text a stored tool row `v` (the result of
+    /// `call`) is sent as from its first request on, when that is an `oversized` stub (mode `on`,
+    /// policy 2): the row as the budget counts it. `None`: it counts as stored.
+    #[must_use]
+    pub fn entry_row(&self, call: &Call, row: &MsgRow, v: &Value) -> Option<Value> {
+        if self.mode != GovernorMode::On || self.settings.policy_version < 2 {
+            return None;
+        }
+        let Message::Tool(r) = message_of(row, v) else {
+            return None;
+        };
+        let stub = alisio_governor::policy2::entry_stub(&self.settings.p2, call, &r)?;
+        let mut out = v.clone();
+        out["content"] = json!([{"type":"text","text":stub}]);
+        Some(out)
+    }
+
     /// Projects one request. `values` are the parsed rows of `active`, in the same order.
     #[allow(clippy::too_many_arguments)]
     pub fn project(

@@ -354,7 +354,7 @@ struct Sums {
     recovery: Vec<Rec>,
 }
 
-/// One stream's recovery sums (spec/governor.md §11.9).
+/// One stream's recovery sums (spec/governor.md §11.10).
 #[derive(Clone, Default)]
 struct Rec {
     name: String,

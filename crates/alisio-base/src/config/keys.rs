@@ -174,9 +174,9 @@ pub fn epoch_default(policy: Option<u32>) -> u32 {
 }
 
 /// Policy-2 settings (spec/governor.md §9): (min, max, default). The defaults and why: docs/governor.md.
-pub const SPILL_THRESHOLD_CHARS: (i64, i64, u32) = (500, 1_000_000, 600);
-pub const SPILL_HEAD_CHARS: (i64, i64, u32) = (200, 100_000, 200);
-pub const SPILL_TAIL_CHARS: (i64, i64, u32) = (200, 100_000, 200);
+pub const SPILL_THRESHOLD_CHARS: (i64, i64, u32) = (500, 1_000_000, 4000);
+pub const SPILL_HEAD_CHARS: (i64, i64, u32) = (200, 100_000, 400);
+pub const SPILL_TAIL_CHARS: (i64, i64, u32) = (200, 100_000, 400);
 pub const TRIM_MIN_CHARS: (i64, i64, u32) = (100, 1_000_000, 100);
 pub const TRIM_KEEP_RECENT: (i64, i64, u32) = (5, 1000, 5);
 /// Denial pruning (spec/governor.md §3.4): refusals of one kind kept whole; 0 allowed.

@@ -87,15 +87,20 @@ fn oversized_is_a_pointer_head_and_tail_from_the_first_request() {
     let total =
         utf16_len(&serde_json::json!({"stdout": big, "stderr": "", "exitCode": 101}).to_string());
     let first = stub.lines().next().unwrap_or_default();
-    assert!(
-        first.starts_with(&format!(
-            "[oversized: shell \"cargo test\" {total} chars, 401 lines, exit 101; head and tail shown; result_read \"c1\" offset "
-        )),
-        "{first}"
+    // The counts are the stdout's own: 400 lines of 9 characters, 3600 characters.
+    assert_eq!(
+        first,
+        "[oversized: shell \"cargo test\" stdout 3600 chars, 400 lines, exit 101; head and tail shown; result_read \"c1\" field \"stdout\" offset 198 reads the rest]"
     );
-    assert!(stub.contains("line 000"), "head kept");
-    assert!(stub.contains("line 399"), "tail kept");
-    assert!(!stub.contains("line 200"), "middle gone");
+    // The envelope is kept: the rest of the stub is the result's JSON with stdout cut.
+    let rest: serde_json::Value = serde_json::from_str(&stub[first.len() + 1..]).unwrap();
+    assert_eq!(rest["exitCode"], 101);
+    assert_eq!(rest["stderr"], "");
+    let cut = rest["stdout"].as_str().unwrap();
+    assert!(cut.starts_with("line 000\n"), "head kept");
+    assert!(cut.ends_with("line 399\n"), "tail kept");
+    assert!(cut.contains("\n[... 3204 chars omitted ...]\n"), "{cut}");
+    assert!(!cut.contains("line 200"), "middle gone");
     assert!(stub.len() < total && stub.len() <= 1000 + 300);
     // Exempt tools keep their text.
     let h = vec![
@@ -344,4 +349,106 @@ fn glance_and_expiry_are_the_same_decision() {
             assert_eq!(expires, *runs, "{tool} {command:?}");
         }
     }
+}
+
+/// Issue 21 §2: a spilled process result keeps its envelope and reports the real counts of its
+/// stdout: `seq 1 40000` is 40,000 lines and 228,894 characters.
+#[test]
+fn a_spilled_process_result_keeps_its_envelope_and_reports_40000_lines() {
+    let stdout: String = (1..=40_000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(stdout.len(), 228_894);
+    let h = vec![
+        Message::user("go"),
+        shell("c1", "seq 1 40000"),
+        out("c1", &stdout, 0),
+    ];
+    let mut s = settings(32);
+    s.p2 = Policy2 {
+        threshold_chars: 4000,
+        head_chars: 400,
+        tail_chars: 400,
+        min_chars: 2000,
+        keep_recent: 5,
+        keep_denials: 1,
+    };
+    let (sent, reasons) = texts(&h, &s);
+    assert_eq!(reasons, [("c1".to_owned(), "oversized".to_owned())]);
+    let first = sent[2].lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        "[oversized: shell \"seq 1 40000\" stdout 228894 chars, 40000 lines, exit 0; head and tail shown; result_read \"c1\" field \"stdout\" offset 400 reads the rest]"
+    );
+    let rest: serde_json::Value = serde_json::from_str(&sent[2][first.len() + 1..]).unwrap();
+    let keys: Vec<&String> = rest.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["stdout", "stderr", "exitCode"]);
+    let cut = rest["stdout"].as_str().unwrap();
+    assert!(cut.starts_with("1\n2\n3\n"), "{cut}");
+    assert!(cut.ends_with("39999\n40000\n"), "{cut}");
+    // The hidden range the recovery model charges is inside the stdout value, on its middle.
+    let text = serde_json::json!({"stdout": stdout, "stderr": "", "exitCode": 0}).to_string();
+    let hid = spill_hidden(&s.p2, &text);
+    assert_eq!(hid.len(), 1);
+    assert!(
+        text[hid[0].clone()].starts_with("128\\n129\\n"),
+        "{}",
+        &text[hid[0].start..hid[0].start + 20]
+    );
+}
+
+/// Issue 21 §3: a 60-line, 1,360-byte `read_file` is sent whole under the defaults (it is under
+/// the spill threshold, and no rule hides it before `keepRecent` later results).
+#[test]
+fn a_60_line_read_is_sent_whole_under_the_defaults() {
+    let content: String = (1..=60_usize)
+        .map(|i| {
+            format!(
+                "line {i:02} {}\n",
+                "x".repeat(if i <= 40 { 14 } else { 13 })
+            )
+        })
+        .collect();
+    let content = &content[..content.len() - 1];
+    let mut s = settings(0);
+    s.p2 = Policy2::default();
+    let result = serde_json::json!({"path":"src/a.rs","sha256":"0".repeat(64),"startLine":1,"endLine":60,"content":content,"truncated":false}).to_string();
+    assert_eq!(content.len() + 1, 1_360);
+    let mut h = vec![
+        Message::user("go"),
+        on_a_rs("r1", "read_file"),
+        Message::tool("r1", result.clone(), false),
+    ];
+    // Four more results (keepRecent - 1 under the default 5... and the read stays whole).
+    for k in 1..s.p2.keep_recent {
+        let id = format!("c{k}");
+        h.push(shell(&id, "python x.py"));
+        h.push(out(&id, &"y".repeat(2500), 0));
+    }
+    h.push(Message::assistant("ok", vec![]));
+    let (sent, reasons) = texts(&h, &s);
+    assert_eq!(sent[2], result, "the read reaches the model whole");
+    assert!(reasons.iter().all(|r| r.0 != "r1"), "{reasons:?}");
+}
+
+#[test]
+fn string_fields_give_the_value_spans_and_real_lines() {
+    let t = r#"{"a":"x\ny","n":[1,{"b":"}"}],"c":"\u00e9\"q"}"#;
+    let f = fields::string_fields(t).unwrap();
+    let spans: Vec<(&str, &str)> = f.iter().map(|(k, r)| (k.as_str(), &t[r.clone()])).collect();
+    assert_eq!(spans, [("a", "x\\ny"), ("c", "\\u00e9\\\"q")]);
+    assert_eq!(fields::string_fields("[1]"), None);
+    assert_eq!(fields::string_fields("{\"a\":1} x"), None);
+    assert_eq!(
+        [
+            fields::lines(""),
+            fields::lines("a"),
+            fields::lines("a\n"),
+            fields::lines("a\nb"),
+            fields::lines("\n\n")
+        ],
+        [0, 1, 1, 2, 2]
+    );
+    assert_eq!(
+        fields::default_field(r#"{"stdout":"ab","stderr":"abc","x":5}"#).as_deref(),
+        Some("stderr")
+    );
 }

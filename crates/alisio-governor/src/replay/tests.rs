@@ -71,7 +71,8 @@ fn the_replay_sums_equal_the_events_and_masking_is_recomputed_every_request() {
         h.push(bash(&id, &format!("python step{k}.py")));
         h.push(Message::tool(
             &id,
-            format!("{}\n", "out ".repeat(300)).repeat(3),
+            // 4,804 characters: over the default spill threshold (4,000).
+            format!("{}\n", "out ".repeat(300)).repeat(4),
             false,
         ));
     }
@@ -116,5 +117,5 @@ fn the_replay_sums_equal_the_events_and_masking_is_recomputed_every_request() {
     assert_eq!(r.baselines[0].figures.cache_breaks, 10);
     assert!(r.governed.cost < r.off.cost);
     assert!(r.governed.cache_breaks < r.baselines[0].figures.cache_breaks);
-    assert_eq!(mask_stub(3), "Old environment output: (3 lines omitted)");
+    assert_eq!(mask_stub(4), "Old environment output: (4 lines omitted)");
 }

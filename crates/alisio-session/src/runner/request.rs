@@ -67,6 +67,9 @@ pub(super) struct Transcript {
     rewrites: Cell<u64>,
     /// Per-row memo (rows never change once stored): `seq → (chars, token estimate, parsed)`.
     memo: RefCell<HashMap<i64, (u64, u64, Value)>>,
+    /// Per tool row: `(chars, token estimate)` as the budget counts it when that differs from
+    /// the row (a result spilled at entry counts as its stub, spec/governor.md §3.5).
+    entry: RefCell<HashMap<i64, Option<(u64, u64)>>>,
 }
 
 impl Transcript {
@@ -411,6 +414,56 @@ impl Run<'_> {
             .entry(r.seq)
             .or_insert_with(|| (chars(&r.json) as u64, estimate(&r.json), Value::Null));
         (e.0, e.1)
+    }
+
+    /// `(chars, token estimate)` of each active row as the budget counts it (spec/governor.md
+    /// §3.5): a result spilled at entry counts as its stub; any other row, and a result sent
+    /// whole once and hidden later, as stored.
+    pub(super) fn budget_sizes(&self, active: &[MsgRow]) -> Vec<(u64, u64)> {
+        let mut calls: HashMap<String, alisio_governor::model::Call> = HashMap::new();
+        let mut out = Vec::with_capacity(active.len());
+        for r in active {
+            let size = self.row_size(r);
+            match r.role {
+                Role::Assistant => {
+                    if let alisio_governor::model::Message::Assistant { calls: cs, .. } =
+                        crate::gov::message_of(r, &self.row_value(r))
+                    {
+                        calls.extend(cs.into_iter().map(|c| (c.id.clone(), c)));
+                    }
+                    out.push(size);
+                }
+                Role::Tool => {
+                    if let Some(known) = self.transcript.entry.borrow().get(&r.seq) {
+                        out.push(known.unwrap_or(size));
+                        continue;
+                    }
+                    let v = self.row_value(r);
+                    let id = v["callId"].as_str().unwrap_or_default();
+                    let counted = calls
+                        .get(id)
+                        .and_then(|c| self.gov.entry_row(c, r, &v))
+                        .map(|x| {
+                            let j = compact(&x);
+                            (chars(&j) as u64, estimate(&j))
+                        });
+                    self.transcript.entry.borrow_mut().insert(r.seq, counted);
+                    out.push(counted.unwrap_or(size));
+                }
+                _ => out.push(size),
+            }
+        }
+        out
+    }
+
+    /// Whether the budget counts row `r` as a stub it was sent as from its first request on
+    /// (never clipped by a budget reduction: it was never in the thread whole).
+    pub(super) fn spilled_at_entry(&self, r: &MsgRow) -> bool {
+        self.transcript
+            .entry
+            .borrow()
+            .get(&r.seq)
+            .is_some_and(Option::is_some)
     }
 
     /// The parsed json of a stored row, memoised.

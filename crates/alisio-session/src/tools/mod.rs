@@ -276,12 +276,13 @@ pub static TOOLS: &[Spec] = &[
     Spec {
         name: "result_read",
         effect: Effect::Read,
-        description: "Read back the stored text of an earlier tool result of this session (a trimmed or cut result says so and names its callId). Returns {callId, offset, nextOffset, totalChars, text}; with pattern, only the matching lines, each as <line>: <text>.",
+        description: "Read back the stored text of an earlier tool result of this session (a trimmed or cut result says so and names its callId and field). Reads the raw text of one string field of a JSON result (field; default the longest, the one a spill cuts), offsets in characters of that text. Returns {callId, field, offset, nextOffset, totalChars, totalLines, text}; with pattern, only the matching lines, each as <line>: <text>, within limit characters, and matchesLeft.",
         fields: &[
             f("callId", Ty::Str { min: 1, max: 200 }, true, "The callId of the result."),
             f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Character offset (default 0)."),
             f("limit", Ty::Int { min: 1, max: 32_000 }, false, "Characters to return (default 16000, at most 32000)."),
             f("pattern", Ty::Str { min: 1, max: 1000 }, false, "A regular expression (Rust syntax): only the matching lines, with their line numbers."),
+            f("field", Ty::Str { min: 1, max: 200 }, false, "The string field to read (stdout, stderr, content, text, ...); default the longest."),
         ],
         paths: &[],
     },

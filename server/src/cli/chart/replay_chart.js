@@ -30,7 +30,7 @@
       values.push(x.cached);
       drawn.cached[x.mode] = x.cached;
     });
-    // The recovery model (spec/governor.md §11.9, a model of recovery, not measured behaviour):
+    // The recovery model (spec/governor.md §11.10, a model of recovery, not measured behaviour):
     // a dashed line at the stream's tokens plus its recovery tokens, the band between shaded.
     const bands = [];
     drawn.recovery = {};

@@ -104,7 +104,8 @@ impl Run<'_> {
             system.push_str(&b);
         }
         let instructions = chars(&system) as u64;
-        let sizes: Vec<(u64, u64)> = active.iter().map(|m| self.row_size(m)).collect();
+        // spec/governor.md §3.5: a result spilled at entry counts as its stub.
+        let sizes: Vec<(u64, u64)> = self.budget_sizes(active);
         let conv_msgs: u64 = sizes.iter().map(|s| s.0).sum();
         let conversation = instructions + conv_msgs;
         let request = conversation + chars(&tools_json) as u64;
@@ -129,10 +130,17 @@ impl Run<'_> {
                         .last_event_data(&self.sid, "context_governed")
                         .ok()
                         .flatten();
-                    used += saved
+                    let saved = saved
                         .and_then(|d| serde_json::from_str::<Value>(&d).ok())
                         .and_then(|v| v["tokensSaved"].as_u64())
                         .unwrap_or(0);
+                    // spec/governor.md §3.5: what spilling at entry removed is not added back.
+                    let at_entry: u64 = active[..=i]
+                        .iter()
+                        .zip(&sizes)
+                        .map(|(r, s)| self.row_size(r).1.saturating_sub(s.1))
+                        .sum();
+                    used += saved.saturating_sub(at_entry);
                 }
             }
         }
@@ -295,7 +303,11 @@ impl Run<'_> {
             return Ok(false);
         }
         let target = 4000u64.max(max.saturating_sub(m.instructions)) as usize;
-        let mut sizes: Vec<usize> = active.iter().map(|r| chars(&r.json)).collect();
+        let mut sizes: Vec<usize> = self
+            .budget_sizes(&active)
+            .iter()
+            .map(|s| usize::try_from(s.0).unwrap_or(usize::MAX))
+            .collect();
         let mut new_json: Vec<Option<String>> = vec![None; active.len()];
         let caps = [
             (8000usize, 16_000usize),
@@ -312,7 +324,8 @@ impl Run<'_> {
                 let mut best: Option<usize> = None;
                 for (i, r) in active.iter().enumerate() {
                     let orig = self.originals(r);
-                    if !clippable(r, &orig) {
+                    // A result spilled at entry is already its stub (spec/governor.md §3.5).
+                    if !clippable(r, &orig) || self.spilled_at_entry(r) {
                         continue;
                     }
                     let cap = if r.role == Role::Tool {
