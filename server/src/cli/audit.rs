@@ -180,9 +180,14 @@ fn host_of(s: &SessionAudit) -> Option<Host> {
     }
 }
 
-/// `(absolute path, sha256)` of every file explain predicts for `target` (imports that need no
-/// approval included), or `None` when explain cannot run there.
-fn predicted(ctx: &Ctx, host: Host, target: &Path) -> Option<Vec<(String, String)>> {
+/// `(absolute path, sha256)` of every file explain predicts for `target` in a session started in
+/// `session` (imports that need no approval included), or `None` when explain cannot run there.
+fn predicted(
+    ctx: &Ctx,
+    host: Host,
+    target: &Path,
+    session: Option<&Path>,
+) -> Option<Vec<(String, String)>> {
     let dir = if target.is_dir() {
         target
     } else {
@@ -195,6 +200,7 @@ fn predicted(ctx: &Ctx, host: Host, target: &Path) -> Option<Vec<(String, String
         .claude_managed_file
         .clone()
         .unwrap_or_else(alisio_rules::instructions::default_claude_managed_file);
+    let session = session.map(|d| ctx.fs.canonicalize(d).unwrap_or_else(|_| d.to_path_buf()));
     let setup = Setup {
         fs: &ctx.fs,
         env: &ctx.env,
@@ -202,6 +208,7 @@ fn predicted(ctx: &Ctx, host: Host, target: &Path) -> Option<Vec<(String, String
         settings: &ctx.settings,
         host,
         claude_managed: Some(&managed),
+        claude_session: session.as_deref(),
     };
     let reader = Reader::new(&ctx.fs);
     let ex = explain::explain_path(&setup, &reader, &ctx.cwd, target).ok()?;
@@ -242,6 +249,7 @@ fn codex_predicted(ctx: &Ctx, cwd: &Path) -> Option<Option<String>> {
         settings: &ctx.settings,
         host: Host::Codex,
         claude_managed: None,
+        claude_session: None,
     };
     let reader = Reader::new(&ctx.fs);
     let obj = explain::explain_path(&setup, &reader, &ctx.cwd, cwd)
@@ -313,7 +321,7 @@ fn compare(ctx: &Ctx, s: &mut SessionAudit) {
         {
             let p = cache
                 .entry(t.clone())
-                .or_insert_with(|| predicted(ctx, h, &t));
+                .or_insert_with(|| predicted(ctx, h, &t, cwd.as_deref()));
             d.predicted = p
                 .as_ref()
                 .map(|v| v.iter().any(|(pp, sha)| *pp == d.path && *sha == d.sha256));
