@@ -116,14 +116,5 @@ pub fn write(
     shown: &str,
     sessions: &[SessionAudit],
 ) -> Result<(), super::Failure> {
-    let current = std::fs::read(path).ok();
-    alisio_base::workspace::write::replace_bytes(
-        path,
-        shown,
-        page(sessions).as_bytes(),
-        current.as_deref(),
-        || {},
-    )
-    .map(|_| ())
-    .map_err(super::Failure)
+    super::governor_html::write_page(path, shown, &page(sessions))
 }

@@ -186,11 +186,19 @@ pub fn write(
     shown: &str,
     sessions: &[Value],
 ) -> Result<(), super::Failure> {
+    write_page(path, shown, &page(sessions))
+}
+
+/// Replaces the HTML report at `path` atomically with `html` (also `audit --html`).
+///
+/// # Errors
+/// The file cannot be written (exit 2).
+pub fn write_page(path: &std::path::Path, shown: &str, html: &str) -> Result<(), super::Failure> {
     let current = std::fs::read(path).ok();
     alisio_base::workspace::write::replace_bytes(
         path,
         shown,
-        page(sessions).as_bytes(),
+        html.as_bytes(),
         current.as_deref(),
         || {},
     )
