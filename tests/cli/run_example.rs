@@ -79,6 +79,33 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
         on.stderr
     );
     assert!(on.stderr.contains("duplicate_search 4"), "{}", on.stderr);
+    // Under policy 2 (the default) the run's report names all seven reasons, in the report's order
+    // (issue 21 §6; spec/governor.md §6.4).
+    let p2 = demo(&ws, &["--governor", "on"]);
+    let line = p2
+        .stderr
+        .lines()
+        .find_map(|l| l.split("byReason (").nth(1))
+        .unwrap_or_else(|| panic!("no byReason in {}", p2.stderr));
+    let names: Vec<&str> = line
+        .split(')')
+        .next()
+        .unwrap_or_default()
+        .split(", ")
+        .filter_map(|kv| kv.split(' ').next())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "superseded_read",
+            "stale_bg_output",
+            "duplicate_search",
+            "oversized",
+            "aged_output",
+            "expired",
+            "denied"
+        ]
+    );
     let rep = ws
         .run(&[
             "sessions",

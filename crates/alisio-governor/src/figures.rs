@@ -3,6 +3,22 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Prices relative to uncached input: a cache read and a cache write (spec/governor.md §11.8).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prices {
+    pub read: f64,
+    pub write: f64,
+}
+
+impl Default for Prices {
+    fn default() -> Self {
+        Self {
+            read: 0.1,
+            write: 1.25,
+        }
+    }
+}
+
 /// The figures of one stream of requests (or of one request: `cacheBreaks` 0 or 1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]

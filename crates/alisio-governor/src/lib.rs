@@ -13,6 +13,7 @@ pub mod delegation;
 pub mod events;
 pub mod fact;
 pub mod figures;
+pub mod gate;
 pub mod invariants;
 pub mod model;
 pub mod policy2;
@@ -37,7 +38,7 @@ use alisio_base::config::{self, GovernorMode};
 use invariants::{Counts, Sources};
 use model::{Message, Part, PartKind, UserKind};
 use report::{ContextReport, Measured, ReportSettings, Totals};
-use rules::{Step, decide_policy, eligible, facts};
+use rules::{Step, decide_policy, facts};
 
 pub use session::{Sent, SessionGovernor, Turn};
 
@@ -209,8 +210,10 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
         };
     }
     let n = history.len();
-    let e = eligible(n, settings.epoch_messages);
     let facts = facts(history, settings.policy2());
+    let e = gate::Gate::default().eligible(history, &facts, settings, |i| {
+        session::tokens_at(history, &facts, i)
+    });
     let steps = decide_policy(history, &facts, e, settings);
     let full = if e == n {
         steps.clone()

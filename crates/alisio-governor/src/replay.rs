@@ -20,23 +20,7 @@ use super::stubs::Reason;
 use super::tokens::tokens;
 use super::{GovSettings, RequestParts};
 
-/// Prices relative to uncached input: a cache read and a cache write (spec/governor.md §11.8).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Prices {
-    pub read: f64,
-    pub write: f64,
-}
-
-impl Default for Prices {
-    fn default() -> Self {
-        Self {
-            read: 0.1,
-            write: 1.25,
-        }
-    }
-}
-
-pub use super::figures::{Baseline, Columns, Figures, PerRequest, Replay};
+pub use super::figures::{Baseline, Columns, Figures, PerRequest, Prices, Replay};
 
 /// A replaced message of a request: (position, tokens, hash of its text).
 pub type Replaced = (usize, u64, u64);

@@ -8,11 +8,12 @@ use std::collections::{HashMap, HashSet};
 
 use super::classify::{attributable, named_paths, result_text};
 use super::events::{ContextGoverned, NEWLY_CAP};
+use super::gate::Gate;
 use super::invariants::{self, Counts, Sources};
 use super::model::{Message, PartKind, UserKind};
 use super::policy2::oversized;
 use super::report::{ByReason, ContextReport};
-use super::rules::{Fact, Step, decide_policy, eligible, fact_at};
+use super::rules::{Fact, Step, decide_policy, fact_at};
 use super::stubs::Reason;
 use super::tokens::{tokens, tokens_of};
 use super::usage::Usage;
@@ -182,6 +183,8 @@ struct Cache {
     tokens: u64,
     compacted: bool,
     e: usize,
+    /// The cache gate's boundaries (spec/governor.md §2.7).
+    gate: Gate,
     /// Elisions on P: (message, call id, reason, tokens saved, stub).
     elided: Vec<Elision>,
     /// `oversized` elisions beyond P, recomputed at every request (policy 2).
@@ -202,6 +205,7 @@ impl Cache {
             tokens: 0,
             compacted: false,
             e: 0,
+            gate: Gate::default(),
             elided: Vec::new(),
             tail: Vec::new(),
             usage: UsageState::default(),
@@ -241,7 +245,10 @@ impl Cache {
     fn decide(&mut self, settings: &GovSettings, h: &[Message], start: usize) {
         let c = self;
         let n = h.len();
-        let e = eligible(n, settings.epoch_messages);
+        let facts = &c.facts;
+        let e = c
+            .gate
+            .eligible(h, facts, settings, |i| tokens_at(h, facts, i));
         if e != c.e || start == 0 {
             let steps = decide_policy(&h[..e], &c.facts[..e], e, settings);
             c.elided = steps
@@ -348,6 +355,14 @@ pub fn message_tokens(m: &Message) -> u64 {
     }
 }
 
+/// Message `i`'s tokens: a result's from its fact, others measured.
+pub(crate) fn tokens_at(h: &[Message], facts: &[Option<Fact>], i: usize) -> u64 {
+    match (&h[i], facts.get(i).and_then(Option::as_ref)) {
+        (Message::Tool(_), Some(f)) => f.tokens,
+        (m, _) => message_tokens(m),
+    }
+}
+
 fn measure(m: &Message, fact: Option<&Fact>) -> (u64, u64) {
     match m {
         Message::User { .. } => (1, message_tokens(m)),
@@ -398,8 +413,8 @@ impl SessionGovernor {
         let start = c.n;
         c.ingest(settings, h);
         let n = h.len();
-        let e = eligible(n, settings.epoch_messages);
         c.decide(settings, h, start);
+        let e = c.e;
         c.account(settings, h, start, &mut self.ledger);
         c.n = n;
         if start == 0 {

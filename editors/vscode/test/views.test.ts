@@ -58,6 +58,27 @@ test('tokens saved by reason always list the three reasons with the totals count
   ]);
 });
 
+test('a policy-2 report lists all seven reasons in its order, denied and expired included', () => {
+  const byReason = { superseded_read: 0, stale_bg_output: 0, duplicate_search: 0, oversized: 1, aged_output: 2, expired: 0, denied: 1 };
+  const r: ContextReport = {
+    ...REPORT,
+    totals: { ...REPORT.totals!, byReason },
+    segments: [
+      { index: 3, kind: 'tool_result', origin: 'x', tokens: 20, criticality: 'low', reason: 'elided', callId: 'c1', elided: { reason: 'aged_output', by: 'c9', tokensSaved: 400 } },
+      { index: 5, kind: 'tool_result', origin: 'y', tokens: 12, criticality: 'low', reason: 'elided', callId: 'c2', elided: { reason: 'denied', by: 'c3', tokensSaved: 30 } },
+    ],
+  };
+  assert.deepEqual(savedByReason(r), [
+    { label: 'superseded_read', value: 0, note: '(0 results)' },
+    { label: 'stale_bg_output', value: 0, note: '(0 results)' },
+    { label: 'duplicate_search', value: 0, note: '(0 results)' },
+    { label: 'oversized', value: 0, note: '(1 result)' },
+    { label: 'aged_output', value: 400, note: '(2 results)' },
+    { label: 'expired', value: 0, note: '(0 results)' },
+    { label: 'denied', value: 30, note: '(1 result)' },
+  ]);
+});
+
 test('the bar chart scales the longest bar to 200 px and escapes labels', () => {
   const svg = barChart('T<1>', [{ label: 'a&b', value: 50 }, { label: 'c', value: 100 }, { label: 'z', value: 0 }], 'kind');
   assert.match(svg, /^<svg class="chart" role="img" aria-label="T&lt;1&gt;"/);

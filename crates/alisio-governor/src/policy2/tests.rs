@@ -151,8 +151,14 @@ fn aged_output_and_expired_spare_the_recent_results() {
 #[test]
 fn stubs_never_change_between_epochs_and_the_first_rule_keeps_its_stub() {
     // A read, aged at one boundary, then superseded by an edit much later: the aged stub stays
-    // (rewriting it would break the cache for everything after it).
+    // (rewriting it would break the cache for everything after it). The chat before the read
+    // gives the session enough requests for the cache gate to take the boundary (§2.7).
     let mut h = vec![Message::user("go")];
+    for _ in 0..20 {
+        h.push(Message::assistant("noted", vec![]));
+        h.push(Message::user("more"));
+    }
+    let at = h.len() + 1;
     h.push(on_a_rs("r1", "read_file"));
     h.push(Message::tool(
         "r1",
@@ -172,7 +178,8 @@ fn stubs_never_change_between_epochs_and_the_first_rule_keeps_its_stub() {
     push_runs(&mut h, 9..=14);
     let (sent_after, reasons) = texts(&h, &s);
     assert_eq!(reasons, [("r1".to_owned(), "aged_output".to_owned())]);
-    assert_eq!(sent_before[2], sent_after[2]);
+    assert_eq!(sent_before[at], sent_after[at]);
+    assert!(sent_after[at].starts_with("[trimmed"), "{}", sent_after[at]);
     // Under policy 1 the same history elides the read as superseded.
     let v1 = GovSettings {
         policy_version: 1,

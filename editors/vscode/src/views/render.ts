@@ -26,8 +26,14 @@ export function renderUsageHtml(u: UsageLedger | null | undefined): string {
   );
 }
 
-/** The three elision reasons of spec/governor.md §6.4, always listed. */
+/** The policy-1 elision reasons of spec/governor.md §6.4, listed when a report has no `byReason`. */
 export const ELISION_REASONS = ['superseded_read', 'stale_bg_output', 'duplicate_search'];
+
+/** Every reason the report carries, in its order (spec/governor.md §6.4: policy 2 adds four). */
+export function reasonsOf(r: ContextReport): string[] {
+  const keys = Object.keys(r.totals?.byReason ?? {});
+  return keys.length > 0 ? keys : ELISION_REASONS;
+}
 
 export function escapeHtml(s: unknown): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
@@ -122,7 +128,7 @@ export function tokensByKind(r: ContextReport): Bar[] {
 
 /** Tokens saved per elision reason (from the listed segments) with the result counts of totals. */
 export function savedByReason(r: ContextReport): Bar[] {
-  const saved = new Map<string, number>(ELISION_REASONS.map((k) => [k, 0]));
+  const saved = new Map<string, number>(reasonsOf(r).map((k) => [k, 0]));
   for (const s of r.segments ?? []) {
     if (s.elided) {
       saved.set(s.elided.reason, (saved.get(s.elided.reason) ?? 0) + (s.elided.tokensSaved ?? 0));
