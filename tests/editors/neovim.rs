@@ -755,6 +755,18 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
     );
     assert_eq!(r["usage_null"], json!([]));
     assert_eq!(
+        r["reasons_p2"],
+        json!([
+            "  superseded_read   0    0 result(s)",
+            "  stale_bg_output   0    0 result(s)",
+            "  duplicate_search  0    0 result(s)",
+            "  oversized         0    0 result(s)",
+            "  aged_output       400  2 result(s)",
+            "  expired           0    0 result(s)",
+            "  denied            0    1 result(s)"
+        ])
+    );
+    assert_eq!(
         r["sessions"],
         json!([
             "Fix it · 2026-12-01 20:00:01 · 4 messages",

@@ -19,6 +19,20 @@ local result = {
   sessions = { r.session_item({ sessionId = 'a1', title = 'Fix it', updatedAt = '2026-12-01T20:00:01.123Z', messages = 4 }), r.session_item({ sessionId = 'b2', title = 'Fix it', updatedAt = '2026-12-01T20:05:00Z', messages = 2, relayOf = 'a1' }) },
   columns = r.columns({ { 'id', 'n' }, { 'long-name', '1' } }),
 }
+-- A policy-2 report: the reasons block lists all seven (spec/governor.md §6.4).
+local p2 = r.render_report({
+  mode = 'on', measured = true, sessionId = 's-2', request = 3, policyVersion = 2, messages = 40, eligibleMessages = 36, segmentsOmitted = 0,
+  segments = { { index = 4, kind = 'tool_result', origin = 'x', tokens = 20, criticality = 'low', reason = 'elided', elided = { reason = 'aged_output', by = 'c9', tokensSaved = 400 } } },
+  totals = { segments = 1, tokensBefore = 420, tokensSaved = 400, tokensAfter = 20, elided = 3,
+    byReason = { superseded_read = 0, stale_bg_output = 0, duplicate_search = 0, oversized = 0, aged_output = 2, expired = 0, denied = 1 } },
+})
+local from
+for i, l in ipairs(p2) do
+  if l == 'tokens saved by reason (elided results: count)' then
+    from = i
+  end
+end
+result.reasons_p2 = vim.list_slice(p2, from + 1, from + 7)
 local f = assert(io.open(out, 'w'))
 f:write(vim.json.encode(result))
 f:close()

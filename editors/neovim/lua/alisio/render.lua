@@ -160,11 +160,15 @@ function M.render_report(r)
   vim.list_extend(lines, M.columns(rows))
   lines[#lines + 1] = ''
   lines[#lines + 1] = 'tokens saved by reason (elided results: count)'
-  local reasons = { 'superseded_read', 'stale_bg_output', 'duplicate_search' }
+  -- Every reason the report carries, in spec/governor.md §6.4 order (a decoded Lua table has
+  -- no key order): policy 1's three always, policy 2's four when present.
+  local reasons = { 'superseded_read', 'stale_bg_output', 'duplicate_search', 'oversized', 'aged_output', 'expired', 'denied' }
   rows = {}
-  for _, reason in ipairs(reasons) do
-    local count = t.byReason and t.byReason[reason] or 0
-    rows[#rows + 1] = { '  ' .. reason, tostring(saved[reason] or 0), str(count) .. ' result(s)' }
+  for i, reason in ipairs(reasons) do
+    local count = t.byReason and t.byReason[reason]
+    if i <= 3 or count ~= nil then
+      rows[#rows + 1] = { '  ' .. reason, tostring(saved[reason] or 0), str(count or 0) .. ' result(s)' }
+    end
   end
   vim.list_extend(lines, M.columns(rows))
   if t.byCriticality then
