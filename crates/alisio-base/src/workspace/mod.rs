@@ -159,17 +159,7 @@ fn regular(ft: std::fs::FileType) -> io::Result<()> {
 
 impl Fs for DiskFs {
     fn read_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
-        let mut out = Vec::new();
-        for entry in std::fs::read_dir(dir)? {
-            let entry = entry?;
-            let file_type = entry
-                .file_type()
-                .map_or(FileType::Other, FileType::from_std);
-            out.push(DirEntry {
-                name: entry.file_name(),
-                file_type,
-            });
-        }
+        let mut out = self.read_dir_unsorted(dir)?;
         // Names in one directory are distinct: an unstable sort gives the same order, faster.
         out.sort_unstable_by(|a, b| a.name.as_encoded_bytes().cmp(b.name.as_encoded_bytes()));
         Ok(out)
