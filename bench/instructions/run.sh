@@ -11,9 +11,6 @@ tree="$out/monorepo"
 
 command -v rg >/dev/null || { echo "ripgrep (rg) is required: apt-get install -y ripgrep" >&2; exit 2; }
 
-(cd "$repo" && cargo build --release --quiet)
-bin="$repo/target/release/alisio-ls"
-
 if [ ! -f "$tree/.generated" ]; then
   rm -rf "$tree"
   python3 - "$tree" <<'PY'
@@ -52,6 +49,10 @@ print(f"generated {files} source files in {dirs} leaf directories", file=sys.std
 PY
   touch "$tree/.generated"
 fi
+# GENERATE_ONLY=1: make the tree and stop (bench/same_output.sh uses it).
+[ "${GENERATE_ONLY:-}" = 1 ] && exit 0
+(cd "$repo" && cargo build --release --quiet)
+bin="$repo/target/release/alisio-ls"
 
 nfiles=$(rg --files "$tree" | wc -l)
 ndirs=$(find "$tree" -type d -not -path '*/.git*' -not -path '*/node_modules*' -not -path '*/dist*' | wc -l)
