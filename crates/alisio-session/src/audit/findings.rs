@@ -75,6 +75,21 @@ fn finding(kind: &'static str, path: Option<PathBuf>, message: String) -> Sessio
 fn delivery_findings(s: &SessionAudit, out: &mut Vec<SessionFinding>) {
     let mut seen = BTreeSet::new();
     for d in &s.deliveries {
+        if s.format == "codex" {
+            // Codex sends one joined text per cwd: a difference is on each file joined there.
+            if d.predicted == Some(false) {
+                for f in &d.joined {
+                    if seen.insert(("not-predicted", f.clone())) {
+                        out.push(finding(
+                            "not-predicted",
+                            Some(canon(f)),
+                            format!("the instructions sent for {} differ from what `context explain --host codex` predicts there now", d.path),
+                        ));
+                    }
+                }
+            }
+            continue;
+        }
         let path = canon(&d.path);
         let shown = path.display().to_string();
         if d.on_disk == Some("older-copy") && seen.insert(("older-copy", shown.clone())) {
@@ -84,19 +99,16 @@ fn delivery_findings(s: &SessionAudit, out: &mut Vec<SessionFinding>) {
                 format!("ran an older copy of {shown}"),
             ));
         }
-        let same = d.on_disk == Some("same") || s.format == "codex";
-        if same && d.predicted == Some(false) && seen.insert(("not-predicted", shown.clone())) {
+        if d.on_disk == Some("same")
+            && d.predicted == Some(false)
+            && seen.insert(("not-predicted", shown.clone()))
+        {
             let cwd = s.cwd.as_deref().unwrap_or("?");
-            let message = if s.format == "codex" {
-                format!(
-                    "the instructions sent for {shown} differ from what `context explain --host codex` predicts there now"
-                )
-            } else {
-                format!(
-                    "received {shown} unchanged since, but `context explain --host claude-code` does not predict it for {cwd}"
-                )
-            };
-            out.push(finding("not-predicted", Some(path.clone()), message));
+            out.push(finding(
+                "not-predicted",
+                Some(path.clone()),
+                format!("received {shown} unchanged since, but `context explain --host claude-code` does not predict it for {cwd}"),
+            ));
         }
         if d.on_disk != Some("same") {
             continue;
