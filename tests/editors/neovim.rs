@@ -1182,3 +1182,49 @@ fn neovim_rewind_asks_about_the_users_edit_then_restores_the_file_and_the_chat()
     );
     assert!(!chat.iter().any(|l| l.contains("Second")), "{chat:#?}");
 }
+
+/// spec/interfaces.md §4.6 in Neovim: a Claude Code session of the workspace written into HOME
+/// (it ran an older copy of AGENTS.md); `:AlisioAudit` shows it with its finding.
+#[test]
+fn neovim_audit_shows_the_recent_sessions_and_their_findings() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n\nnew text\n");
+    let root = ws.root.display().to_string();
+    let enc: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let rec = |kind: &str, extra: Value| {
+        let mut v = json!({"type": kind, "sessionId": "s1abcdef99", "uuid": format!("u-{kind}"),
+            "timestamp": "2026-12-01T10:00:00.000Z", "cwd": root, "version": "2.1.332"});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let session = [
+        rec("user", json!({"message": {"role": "user", "content": "hello"}})),
+        rec(
+            "attachment",
+            json!({"attachment": {"type": "instructions", "files": [
+            {"path": format!("{root}/AGENTS.md"), "type": "Project", "content": "# Rules\n\nold text\n"}]}}),
+        ),
+    ]
+    .iter()
+    .map(|v| format!("{v}\n"))
+    .collect::<String>();
+    let file = ws.home.join(".claude/projects").join(enc).join("s1.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, session).unwrap();
+    let r = Probe::new(&nvim, &ws, false).run(&f, "audit", None);
+    no_errors(&r);
+    assert_eq!(
+        r["audit_lines"],
+        json!([
+            "Claude Code s1abcdef · 1 prompt(s) · 1 finding(s)",
+            format!("  ran an older copy of {root}/AGENTS.md")
+        ]),
+        "{r:#}"
+    );
+}

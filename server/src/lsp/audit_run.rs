@@ -83,7 +83,10 @@ pub fn request(
             let again = {
                 let mut st = lock(&state);
                 match done {
-                    Ok(r) if st.options.audit_enabled => st.audit = Arc::new(r),
+                    Ok(r) if st.options.audit_enabled => {
+                        st.audit = Arc::new(r);
+                        st.audit_done = true;
+                    }
                     Ok(_) => st.audit = Arc::default(),
                     Err(e) => tracing::error!("session audit failed: {e}"),
                 }

@@ -147,15 +147,24 @@ impl Backend {
     }
 
     /// `alisio/auditSessions {refresh?}` (spec/interfaces.md §4.6): the last audit; with
-    /// `refresh: true` the audit runs now (on a blocking thread) and its result is kept.
+    /// `refresh: true`, or before the first audit ended, the audit runs now (on a blocking
+    /// thread) and its result is kept.
     pub async fn audit_sessions(
         &self,
         params: Option<super::ext::AuditSessionsParams>,
     ) -> Result<super::ext::AuditSessionsResult> {
         let refresh = params.and_then(|p| p.refresh).unwrap_or(false);
-        if refresh && lock(&self.state).options.audit_enabled {
+        let now = {
+            let st = lock(&self.state);
+            st.options.audit_enabled && (refresh || !st.audit_done)
+        };
+        if now {
             let fresh = blocking(&self.state, super::audit_run::compute).await?;
-            lock(&self.state).audit = Arc::new(fresh);
+            {
+                let mut st = lock(&self.state);
+                st.audit = Arc::new(fresh);
+                st.audit_done = true;
+            }
             self.schedule();
         }
         let running = lock(&self.state).audit_running;

@@ -167,6 +167,8 @@ pub struct State {
     pub audit: Audits,
     pub audit_running: bool,
     pub audit_again: bool,
+    /// Whether an audit has ended since the server started (until then a request audits).
+    pub audit_done: bool,
 }
 
 /// The last audit of each workspace folder.

@@ -17,6 +17,7 @@
 --   settle       wait 1.5 s and record the diagnostics then (e.g. none while untrusted)
 --   trust        run :AlisioTrust (then a later `diagnostics` step sees the trusted results)
 --   toggle       run `:AlisioToggleSkill <ALISIO_TEST_SKILL>` and wait for the answer
+--   audit        run :AlisioAudit and record the lines it shows
 --   changes      run :AlisioChanges (the chat's session) and record the lines it shows; then,
 --                for each line number of ALISIO_TEST_UNDO (`;`-separated), press `u` there and
 --                record the view again (changes_states) and the refusal, if any
@@ -268,6 +269,21 @@ local ok, err = pcall(function()
       end, 20)
       vim.notify = notify
       result.toggle_messages = messages
+    elseif step == 'audit' then
+      local alisio = require('alisio')
+      alisio.last.audit = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      -- the background audit may still run: ask again until it has ended
+      local t0 = vim.uv.now()
+      repeat
+        alisio.last.audit = nil
+        vim.cmd('AlisioAudit')
+        vim.wait(timeout, function()
+          return alisio.last.audit ~= nil or alisio.last_error ~= nil
+        end, 20)
+        pcall(vim.cmd.close)
+      until not (alisio.last.audit and alisio.last.audit[1] == 'Auditing recent sessions…') or vim.uv.now() - t0 > timeout
+      result.audit_lines = alisio.last.audit
     elseif step == 'changes' then
       local alisio = require('alisio')
       alisio.last.changes = nil
