@@ -213,6 +213,11 @@ pub struct Pending {
 /// The sessions of each client (newest first) and their findings.
 pub type Audited<'a> = [(&'a SessionAudit, Vec<SessionFinding>)];
 
+/// A diagnostic's identity: the file, the code, the token and the client format.
+type GroupKey<'a> = (PathBuf, Code, Option<String>, &'a str);
+/// The sessions that showed it, the newest one's id, and its first finding.
+type Group<'a> = (usize, &'a str, &'a SessionFinding);
+
 /// The diagnostics of the recent sessions (spec/interfaces.md §4.6): one per file, code and
 /// token, counting the sessions of that client that showed it, naming the newest.
 #[must_use]
@@ -222,10 +227,7 @@ pub fn pending(audited: &Audited<'_>) -> Vec<Pending> {
         *totals.entry(s.format).or_default() += 1;
     }
     // (file, code, token, client) → (sessions, newest session, example finding)
-    let mut groups: BTreeMap<
-        (PathBuf, Code, Option<String>, &str),
-        (usize, &str, &SessionFinding),
-    > = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey<'_>, Group<'_>> = BTreeMap::new();
     for (s, findings) in audited {
         for f in findings {
             let (Some((code, _)), Some(path)) = (code_of(f.kind), &f.path) else {
