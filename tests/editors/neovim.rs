@@ -1034,3 +1034,209 @@ fn neovim_review_rejects_a_hunk_and_writes_the_edited_proposal() {
     let chat = chat_lines(&r);
     assert!(chat.iter().any(|l| l.starts_with("Noted.")), "{chat:#?}");
 }
+
+/// spec/sessions.md §13.4 in Neovim: `:AlisioChanges` lists the files the chat's session
+/// changed with their hunks; `u` on a hunk undoes that hunk only, `u` on a file's line undoes the
+/// file (a created file is removed), and the view follows.
+#[test]
+fn neovim_changes_view_undoes_one_hunk_then_a_whole_file() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    let old = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    ws.file("a.txt", old);
+    let hash = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(old.as_bytes());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let calls = json!({"toolCalls": [
+        {"id": "w1", "name": "write_file", "arguments": {"path": "a.txt", "content": "ONE\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n", "expectedHash": hash}},
+        {"id": "w2", "name": "write_file", "arguments": {"path": "b.txt", "content": "new\n", "expectedHash": null}}
+    ]});
+    let script = ws.file(
+        "script.jsonl",
+        format!("{{\"alisioScript\": 1}}\n{calls}\n{{\"text\": \"Done.\"}}\n"),
+    );
+    let config = json!({"provider": {"kind": "script", "script": script}});
+    let env = vec![
+        ("ALISIO_TEST_PROMPT", "Shout".into()),
+        ("ALISIO_TEST_APPROVE", "Allow for this session".into()),
+        ("ALISIO_TEST_UNDO", "6;6".into()),
+    ];
+    let r = probe_run(&nvim, &ws, &f, &config, env, "chat,changes");
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let sid = r["chat_result"]["sessionId"].as_str().unwrap();
+    let states = r["changes_states"].as_array().unwrap();
+    assert_eq!(
+        states[0],
+        json!([
+            format!("Changes of session {sid}: 2 file(s)   u undo · K keep · R reload"),
+            "M a.txt",
+            "  @@ -1,1 +1,1 @@",
+            "  -one",
+            "  +ONE",
+            "  @@ -7,1 +7,1 @@",
+            "  -seven",
+            "  +SEVEN",
+            "A b.txt",
+            "  @@ -1,0 +1,1 @@",
+            "  +new"
+        ])
+    );
+    // `u` on line 6, the second hunk of a.txt: only that hunk goes back.
+    assert_eq!(
+        states[1],
+        json!([
+            format!("Changes of session {sid}: 2 file(s)   u undo · K keep · R reload"),
+            "M a.txt",
+            "  @@ -1,1 +1,1 @@",
+            "  -one",
+            "  +ONE",
+            "A b.txt",
+            "  @@ -1,0 +1,1 @@",
+            "  +new"
+        ])
+    );
+    // `u` on line 6 again, now b.txt's line: the whole file goes (it was created).
+    assert_eq!(
+        states[2],
+        json!([
+            format!("Changes of session {sid}: 1 file(s)   u undo · K keep · R reload"),
+            "M a.txt",
+            "  @@ -1,1 +1,1 @@",
+            "  -one",
+            "  +ONE"
+        ])
+    );
+    assert_eq!(r["changes_errors"], json!([null, null]));
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "ONE\ntwo\nthree\nfour\nfive\nsix\nseven\n"
+    );
+    assert!(!ws.root.join("b.txt").exists());
+}
+
+/// spec/sessions.md §13.3 in Neovim: two turns of a chat change a.txt; the user then edits it;
+/// `:AlisioRewind` to before the second message lists the conflict, "Overwrite my changes"
+/// restores the file as the first turn left it, and the chat shows the conversation without the
+/// second exchange.
+#[test]
+fn neovim_rewind_asks_about_the_users_edit_then_restores_the_file_and_the_chat() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("notes.md", "# Notes\n");
+    let script = ws.root.join("script.jsonl");
+    let run = |content: &str, expected: Value, text: &str| {
+        let call = json!({"toolCalls": [{"id": "w", "name": "write_file", "arguments": {"path": "a.txt", "content": content, "expectedHash": expected}}]});
+        format!(
+            "{{\"alisioScript\": 1}}\n{call}\n{}\n",
+            json!({"text": text})
+        )
+    };
+    let v1 = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(b"v1\n");
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let scripts = json!({"path": script, "runs": [
+        run("v1\n", Value::Null, "First done."),
+        run("v2\n", json!(v1), "Second done.")
+    ]});
+    let config = json!({"provider": {"kind": "script", "script": script}});
+    let edit = format!("{}=mine\n", ws.root.join("a.txt").display());
+    let env = vec![
+        ("ALISIO_TEST_PROMPTS", "First|Second".into()),
+        ("ALISIO_TEST_SCRIPTS", scripts.to_string()),
+        ("ALISIO_TEST_APPROVE", "Allow once".into()),
+        ("ALISIO_TEST_EDIT", edit),
+        ("ALISIO_TEST_REWIND", "2 ".into()),
+        ("ALISIO_TEST_RESOLVE", "Overwrite my changes".into()),
+    ];
+    let r = probe_run(&nvim, &ws, &f, &config, env, "chat,chat,rewind");
+    assert_eq!(r["chat_result"]["status"], json!("completed"), "{r:#}");
+    let prompts = r["rewind_prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 2, "{prompts:#?}");
+    assert_eq!(
+        prompts[0]["prompt"],
+        "alisio: rewind to before which message?"
+    );
+    let items: Vec<String> = prompts[0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let s = i.as_str().unwrap();
+            s[..s.rfind(" · ").unwrap()].to_owned()
+        })
+        .collect();
+    assert_eq!(items, ["2 · before \"Second\"", "1 · before \"First\""]);
+    assert_eq!(
+        prompts[1]["prompt"],
+        "alisio: you changed these files since that point: a.txt"
+    );
+    assert_eq!(r["rewind"]["rewound"], true, "{r:#}");
+    assert_eq!(r["rewind"]["checkpoint"], 2);
+    assert_eq!(r["rewind"]["prompt"], "Second");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "v1\n"
+    );
+    let chat: Vec<&str> = r["chat_lines_after_rewind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        chat.iter().any(|l| l.starts_with("First done.")),
+        "{chat:#?}"
+    );
+    assert!(!chat.iter().any(|l| l.contains("Second")), "{chat:#?}");
+}
+
+/// spec/interfaces.md §4.6 in Neovim: a Claude Code session of the workspace written into HOME
+/// (it ran an older copy of AGENTS.md); `:AlisioAudit` shows it with its finding.
+#[test]
+fn neovim_audit_shows_the_recent_sessions_and_their_findings() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file("AGENTS.md", "# Rules\n\nnew text\n");
+    let root = ws.root.display().to_string();
+    let enc: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let rec = |kind: &str, extra: Value| {
+        let mut v = json!({"type": kind, "sessionId": "s1abcdef99", "uuid": format!("u-{kind}"),
+            "timestamp": "2026-12-01T10:00:00.000Z", "cwd": root, "version": "2.1.332"});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    let session = [
+        rec("user", json!({"message": {"role": "user", "content": "hello"}})),
+        rec(
+            "attachment",
+            json!({"attachment": {"type": "instructions", "files": [
+            {"path": format!("{root}/AGENTS.md"), "type": "Project", "content": "# Rules\n\nold text\n"}]}}),
+        ),
+    ]
+    .iter()
+    .map(|v| format!("{v}\n"))
+    .collect::<String>();
+    let file = ws.home.join(".claude/projects").join(enc).join("s1.jsonl");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, session).unwrap();
+    let r = Probe::new(&nvim, &ws, false).run(&f, "audit", None);
+    no_errors(&r);
+    assert_eq!(
+        r["audit_lines"],
+        json!([
+            "Claude Code s1abcdef · 1 prompt(s) · 1 finding(s)",
+            format!("  ran an older copy of {root}/AGENTS.md")
+        ]),
+        "{r:#}"
+    );
+}

@@ -12,6 +12,7 @@ mod fake;
 mod harness;
 mod hosts;
 
+mod audit;
 mod chat;
 mod init;
 mod instructions;

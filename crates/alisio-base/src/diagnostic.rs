@@ -100,6 +100,9 @@ codes! {
     InstructionsImportNotExpanded => "instructions-import-not-expanded",
     InstructionsImportLink => "instructions-import-link",
     InstructionsPointerEmpty => "instructions-pointer-empty",
+    AuditNotPredicted => "audit-not-predicted",
+    AuditImportNotExpanded => "audit-import-not-expanded",
+    AuditReferenceUnread => "audit-reference-unread",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }

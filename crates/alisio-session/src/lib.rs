@@ -7,6 +7,7 @@
 //! one result.
 
 pub mod approvals;
+pub mod audit;
 pub mod briefs;
 pub mod checkpoints;
 pub mod context;

@@ -62,6 +62,9 @@ return {
     ['alisio.showContextReport'] = function(command, ctx)
       require('alisio').lens_command(command, ctx)
     end,
+    ['alisio.showAuditSessions'] = function(command, ctx)
+      require('alisio').lens_command(command, ctx)
+    end,
   },
   handlers = {
     [require('alisio.ext').session_event] = function(err, params, ctx)

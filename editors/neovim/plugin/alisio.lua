@@ -36,6 +36,20 @@ cmd('AlisioSessions', function()
   require('alisio').sessions()
 end, { desc = 'alisio: earlier sessions of the workspace; open one to continue it (alisio/listSessions)' })
 
+cmd('AlisioChanges', function(o)
+  require('alisio.changes').open(o.args ~= '' and o.args or nil)
+end, { nargs = '?', desc = 'alisio: the files a session changed; u undoes a file or hunk, K keeps a file (alisio/sessionChanges)' })
+
+cmd('AlisioRewind', function(o)
+  require('alisio.changes').rewind(o.args ~= '' and o.args or nil)
+end, { nargs = '?', desc = 'alisio: rewind files and conversation to before one of your messages (alisio/rewind)' })
+
+cmd('AlisioAudit', function(o)
+  require('alisio').audit({ refresh = o.args == 'refresh' })
+end, { nargs = '?', complete = function()
+  return { 'refresh' }
+end, desc = 'alisio: what the recent Claude Code and Codex sessions of this workspace received (alisio/auditSessions)' })
+
 cmd('AlisioCancel', function()
   require('alisio').cancel()
 end, { desc = 'alisio: cancel the running agent session' })

@@ -23,6 +23,8 @@ export const Commands = {
   rejectHunk: 'alisio.rejectHunk',
   acceptHunk: 'alisio.acceptHunk',
   attachOpenEditors: 'alisio.attachOpenEditors',
+  auditSessions: 'alisio.auditSessions.show',
+  refreshAuditSessions: 'alisio.auditSessions.refresh',
 } as const;
 
 /** Server command id → the extension command that shows its result. */
@@ -31,6 +33,7 @@ export const LENS_COMMANDS: Record<string, string> = {
   'alisio.showSkill': Commands.skillCatalog,
   'alisio.toggleSkill': Commands.toggleSkill,
   'alisio.showContextReport': Commands.contextReport,
+  'alisio.showAuditSessions': Commands.auditSessions,
 };
 
 export interface LensCommand {

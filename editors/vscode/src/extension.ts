@@ -12,6 +12,7 @@ import { Ctx, EXPLAIN_SCHEME } from './cmd/ctx';
 import { registerInitPreviews } from './cmd/initAgentsMd';
 import { registerStatusBar } from './statusBar';
 import { SettingsSync } from './sync';
+import { AUDIT_VIEW, AuditSessionsView } from './views/auditView';
 import { ChatPanel } from './views/chat';
 import { ReportPanel } from './views/report';
 
@@ -54,7 +55,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<Alisio
   const smokeOut = process.env.ALISIO_SMOKE_OUT;
   if (smokeOut) context.subscriptions.push(dumpDiagnosticsTo(smokeOut));
 
+  // The Audit Sessions view (spec/interfaces.md §4.6), filled when it is shown.
+  const audit = new AuditSessionsView(client);
+  ctx.auditView = audit;
+  const tree = vscode.window.createTreeView(AUDIT_VIEW, { treeDataProvider: audit });
+  context.subscriptions.push(
+    audit,
+    tree,
+    tree.onDidChangeVisibility((e) => {
+      if (e.visible) void audit.load().catch(() => undefined);
+    }),
+  );
+
   await client.start();
+  if (tree.visible) void audit.load().catch(() => undefined);
   return { client, lastSessionId: () => ctx.lastSession };
 }
 

@@ -442,6 +442,49 @@ export interface InitProposal {
   written: boolean;
 }
 
+/** `alisio/auditSessions {refresh?}`: `refresh: true` audits again first (interfaces.md §4.6). */
+export interface AuditSessionsParams {
+  refresh?: boolean;
+}
+
+/** One finding of an audited session. */
+export interface AuditFinding {
+  kind:
+    | 'older-copy'
+    | 'not-predicted'
+    | 'import-not-expanded'
+    | 'reference-unread'
+    | 'description-shortened'
+    | 'description-dropped'
+    | 'skipped-lines';
+  /** The file concerned (absolute). */
+  path?: string;
+  message: string;
+}
+
+/** One recent session of the workspace, newest first per client. */
+export interface AuditedSession {
+  file: string;
+  /** `Claude Code` or `Codex`. */
+  client: string;
+  format: string;
+  session: string;
+  cwd: string | null;
+  clientVersion: string | null;
+  prompts: number;
+  deliveries: number;
+  requests: number;
+  findings: AuditFinding[];
+}
+
+export interface AuditSessionsResult {
+  /** `audit.enabled`; false: nothing was read. */
+  enabled: boolean;
+  /** A background audit is running (this is the previous one). */
+  running: boolean;
+  sessions: AuditedSession[];
+}
+
 // ---- methods (same order as ext.rs) -------------------------------------------------------
 
 export const contextExplain = new RequestType<ContextExplainParams, ExplainResult, void>('alisio/contextExplain');
@@ -457,5 +500,6 @@ export const rewind = new RequestType<RewindParams, RewindResult, void>('alisio/
 export const sessionChanges = new RequestType<{ sessionId: string }, Change[], void>('alisio/sessionChanges');
 export const keepChanges = new RequestType<{ sessionId: string; paths?: string[] }, { kept: string[] }, void>('alisio/keepChanges');
 export const undoChange = new RequestType<{ sessionId: string; path: string; hunks?: boolean[] }, { change: Change | null }, void>('alisio/undoChange');
+export const auditSessions = new RequestType<AuditSessionsParams, AuditSessionsResult, void>('alisio/auditSessions');
 export const approve = new RequestType<ApproveParams, ApproveResult, void>('alisio/approve');
 export const sessionEvent = new NotificationType<SessionEventParams>('alisio/sessionEvent');

@@ -29,6 +29,7 @@ export interface InitOptions {
     invariants?: { maxChars?: number };
   };
   codeLens?: { instructionsOnEveryFile?: boolean };
+  audit?: { enabled?: boolean; sessions?: number };
   watcher?: string;
   provider?: ProviderOptions;
 }
@@ -81,6 +82,10 @@ export function initializationOptions(cfg: SettingsReader, trusted: boolean): In
   const lens = pick(cfg, 'codeLens.', ['instructionsOnEveryFile']);
   if (lens) {
     opts.codeLens = lens;
+  }
+  const audit = pick(cfg, 'audit.', ['enabled', 'sessions']);
+  if (audit) {
+    opts.audit = audit;
   }
   const watcher = cfg.get<string>('watcher');
   if (present(watcher)) {

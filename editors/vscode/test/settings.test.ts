@@ -15,6 +15,8 @@ test('defaults map to trusted plus the non-null defaults only', () => {
     'alisio.context.claudeMdFallback': null,
     'alisio.context.maxBytes': null,
     'alisio.codeLens.instructionsOnEveryFile': false,
+    'alisio.audit.enabled': true,
+    'alisio.audit.sessions': 5,
     'alisio.watcher': 'auto',
     'alisio.provider.kind': null,
     'alisio.server.path': null,
@@ -25,6 +27,7 @@ test('defaults map to trusted plus the non-null defaults only', () => {
     host: 'alisio',
     profile: 'alisio',
     codeLens: { instructionsOnEveryFile: false },
+    audit: { enabled: true, sessions: 5 },
     watcher: 'auto',
   });
 });
@@ -40,6 +43,8 @@ test('every setting lands at its interfaces.md §3 place', () => {
     'alisio.context.elide.epochMessages': 0,
     'alisio.context.invariants.maxChars': 5000,
     'alisio.codeLens.instructionsOnEveryFile': true,
+    'alisio.audit.enabled': false,
+    'alisio.audit.sessions': 12,
     'alisio.watcher': 'server',
     'alisio.provider.kind': 'openai',
     'alisio.provider.baseUrl': 'http://127.0.0.1:11434/v1',
@@ -60,6 +65,7 @@ test('every setting lands at its interfaces.md §3 place', () => {
       invariants: { maxChars: 5000 },
     },
     codeLens: { instructionsOnEveryFile: true },
+    audit: { enabled: false, sessions: 12 },
     watcher: 'server',
     provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5-coder', apiKeyEnv: 'OPENAI_API_KEY' },
   });

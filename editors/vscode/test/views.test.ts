@@ -37,7 +37,7 @@ test('lens commands of the server map to the extension commands, arguments kept'
   assert.deepEqual(rewriteLensCommand({ title: 't', command: 'alisio.explainContext', arguments: ['file:///ws/a.md'] }), {
     title: 't', command: 'alisio.explainFile', arguments: ['file:///ws/a.md'],
   });
-  assert.deepEqual(Object.keys(LENS_COMMANDS).sort(), ['alisio.explainContext', 'alisio.showContextReport', 'alisio.showSkill', 'alisio.toggleSkill']);
+  assert.deepEqual(Object.keys(LENS_COMMANDS).sort(), ['alisio.explainContext', 'alisio.showAuditSessions', 'alisio.showContextReport', 'alisio.showSkill', 'alisio.toggleSkill']);
   assert.equal(rewriteLensCommand({ title: 'not loaded: x', command: '' }).command, '');
   assert.equal(rewriteLensCommand(undefined), undefined);
 });

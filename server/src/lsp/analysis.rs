@@ -177,8 +177,9 @@ pub fn analyze_folder(snap: &Snapshot, folder: &Path) -> FolderResult {
     }
 }
 
-/// The diagnostics of one folder after suppressions (spec/suppressions.md §3), as `check` prints them.
-fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
+/// The diagnostics of one folder after suppressions (spec/suppressions.md §3), as `check` prints
+/// them, with those of the last audit of recent sessions (spec/interfaces.md §4.6).
+fn suppressed(snap: &Snapshot, folder: &Path, r: &FolderResult) -> Vec<Diagnostic> {
     let files: Vec<PathBuf> = r
         .instructions
         .files
@@ -186,7 +187,7 @@ fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
         .map(|f| f.path.clone())
         .chain(r.skills.files.iter().cloned())
         .collect();
-    let diags: Vec<Diagnostic> = r
+    let mut diags: Vec<Diagnostic> = r
         .config
         .diagnostics
         .iter()
@@ -194,6 +195,11 @@ fn suppressed(snap: &Snapshot, r: &FolderResult) -> Vec<Diagnostic> {
         .chain(&r.skills.diagnostics)
         .cloned()
         .collect();
+    diags.extend(super::audit::diagnostics(
+        snap,
+        folder,
+        &r.instructions.diagnostics,
+    ));
     let rules = &r.config.settings.diagnostics;
     alisio_base::suppress::apply(&snap.fs(), rules, &r.config.root, &files, diags)
 }
@@ -214,7 +220,7 @@ pub fn compute(snap: &Snapshot) -> Computed {
     let mut out = Computed::default();
     for folder in folders(snap) {
         let r = analyze_folder(snap, &folder);
-        for d in suppressed(snap, &r) {
+        for d in suppressed(snap, &folder, &r) {
             out.diagnostics.entry(d.file.clone()).or_default().push(d);
         }
         out.folders.insert(folder, Arc::new(r));

@@ -47,6 +47,13 @@ pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_ty
                 .cloned(),
         );
     }
+    // The findings of recent sessions on this skill (spec/interfaces.md §4.6).
+    let folder = snap.folder_of(p);
+    diags.extend(
+        super::audit::diagnostics(snap, &folder, &[])
+            .into_iter()
+            .filter(|d| d.file == p),
+    );
     let mut diags = super::suppress::filter_file(snap, p, diags);
     alisio_base::diagnostic::sort(&mut diags);
     diags

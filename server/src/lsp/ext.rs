@@ -61,6 +61,7 @@ pub const METHODS: &[&str] = &[
     SessionChanges::METHOD,
     KeepChanges::METHOD,
     UndoChange::METHOD,
+    AuditSessions::METHOD,
     Approve::METHOD,
     SessionEvent::METHOD,
 ];
@@ -291,6 +292,51 @@ pub struct UndoChangeParams {
 pub struct UndoChangeResult {
     pub change: Option<Change>,
 }
+
+// ---- recorded sessions ------------------------------------------------------------------
+
+request! {
+    /// `alisio/auditSessions {refresh?}` → the last audit of the workspace's recent sessions
+    /// (spec/interfaces.md §4.6); with `refresh: true` the audit runs again first.
+    AuditSessions: "alisio/auditSessions", Option<AuditSessionsParams> => AuditSessionsResult
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct AuditSessionsParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh: Option<bool>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AuditSessionsResult {
+    /// `audit.enabled`: when false nothing is read and `sessions` is empty.
+    pub enabled: bool,
+    /// A background audit is running (the result is the previous one).
+    pub running: bool,
+    pub sessions: Vec<AuditedSession>,
+}
+
+/// One audited session, newest first per client.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditedSession {
+    /// The session file (absolute).
+    pub file: String,
+    /// `Claude Code` or `Codex`.
+    pub client: String,
+    /// `claude-code` or `codex` (spec/interfaces.md §4.4).
+    pub format: String,
+    pub session: String,
+    pub cwd: Option<String>,
+    pub client_version: Option<String>,
+    pub prompts: usize,
+    pub deliveries: usize,
+    pub requests: usize,
+    pub findings: Vec<AuditFinding>,
+}
+
+/// One finding of a session: the core's type, serialized as it is (`{kind, path?, message}`).
+pub type AuditFinding = alisio_session::audit::findings::SessionFinding;
 
 // ---- server → client --------------------------------------------------------------------
 

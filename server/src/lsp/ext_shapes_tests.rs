@@ -779,6 +779,51 @@ fn init_samples() -> Vec<InitProposal> {
     ]
 }
 
+fn audit_samples() -> Vec<AuditSessionsResult> {
+    let finding = |kind, path: Option<&str>| AuditFinding {
+        kind,
+        path: path.map(str::to_owned),
+        message: "m".into(),
+        token: None,
+        skill: None,
+    };
+    let session = |cwd: Option<&str>, version: Option<&str>| AuditedSession {
+        file: "/h/.claude/projects/-w/s.jsonl".into(),
+        client: "Claude Code".into(),
+        format: "claude-code".into(),
+        session: "s".into(),
+        cwd: cwd.map(str::to_owned),
+        client_version: version.map(str::to_owned),
+        prompts: 2,
+        deliveries: 3,
+        requests: 4,
+        findings: [
+            "older-copy",
+            "not-predicted",
+            "import-not-expanded",
+            "reference-unread",
+            "description-shortened",
+            "description-dropped",
+        ]
+        .into_iter()
+        .map(|k| finding(k, Some("/w/AGENTS.md")))
+        .chain([finding("skipped-lines", None)])
+        .collect(),
+    };
+    vec![
+        AuditSessionsResult {
+            enabled: true,
+            running: false,
+            sessions: vec![session(Some("/w"), Some("2.1.332")), session(None, None)],
+        },
+        AuditSessionsResult {
+            enabled: false,
+            running: true,
+            sessions: Vec::new(),
+        },
+    ]
+}
+
 fn summaries() -> Vec<SessionSummary> {
     let s = |full: bool| SessionSummary {
         session_id: "s1".into(),
@@ -890,6 +935,7 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
     sent::<ListSessions>(&mut c, &[summaries(), Vec::new()]);
     sent::<SessionTranscript>(&mut c, &transcript_samples());
     sent::<InitAgentsMd>(&mut c, &init_samples());
+    sent::<AuditSessions>(&mut c, &audit_samples());
     c.check_sent(Approve::METHOD, false, &approve_samples());
     c.check_sent(SessionEvent::METHOD, false, &event_samples());
 
@@ -916,6 +962,9 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
         "TranscriptSession",
         "TranscriptMessage",
         "InitProposal",
+        "AuditSessionsResult",
+        "AuditedSession",
+        "AuditFinding",
         "ApproveParams",
         "FilePreview",
         "ProcessPreview",
@@ -952,6 +1001,7 @@ fn every_value_the_client_sends_decodes_into_the_rust_params() {
     received::<ListSessions>(&c);
     received::<SessionTranscript>(&c);
     received::<InitAgentsMd>(&c);
+    received::<AuditSessions>(&c);
     c.check_received::<ApproveResult>(Approve::METHOD, false);
     // Typed: `InitParams` is `InitAgentsMd`'s params.
     let _: fn(InitParams) -> <InitAgentsMd as ClientRequest>::Params = |p| p;

@@ -21,6 +21,7 @@ pub const CMD_EXPLAIN: &str = "alisio.explainContext";
 pub const CMD_SHOW_SKILL: &str = "alisio.showSkill";
 pub const CMD_TOGGLE_SKILL: &str = "alisio.toggleSkill";
 pub const CMD_SHOW_REPORT: &str = "alisio.showContextReport";
+pub const CMD_SHOW_AUDIT: &str = "alisio.showAuditSessions";
 
 fn is_skill_file(path: &Path) -> bool {
     path.file_name().is_some_and(|n| n == "SKILL.md")
@@ -71,13 +72,16 @@ pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
     if let Some(report) = instruction_report(&r, path) {
         let title = lens::instruction_lens_title(report, snap.options.host);
         lenses.splice(0..0, explain_command(title, path).map(lens_at_top));
+        lenses.extend(audit_lenses(snap, path, false));
         return lenses;
     }
     if !lenses.is_empty() {
         return lenses;
     }
     if is_skill_file(path) {
-        return super::skills::code_lenses(snap, &r, path);
+        let mut lenses = super::skills::code_lenses(snap, &r, path);
+        lenses.extend(audit_lenses(snap, path, true));
+        return lenses;
     }
     if snap.options.lens_on_every_file
         && let Some(ex) = explain(snap, path, snap.options.host)
@@ -88,6 +92,21 @@ pub fn code_lenses(snap: &Snapshot, path: &Path) -> Vec<CodeLens> {
             .collect();
     }
     Vec::new()
+}
+
+/// What the recent sessions of the workspace received of this file (spec/interfaces.md §4.6):
+/// one lens per client, opening the Audit Sessions view.
+fn audit_lenses(snap: &Snapshot, path: &Path, skill: bool) -> Vec<CodeLens> {
+    super::audit::lens_titles(snap, path, skill)
+        .into_iter()
+        .filter_map(|title| {
+            Some(lens_at_top(Command {
+                title,
+                command: CMD_SHOW_AUDIT.to_string(),
+                arguments: Some(vec![json!(uri(path)?.as_str())]),
+            }))
+        })
+        .collect()
 }
 
 fn markdown(value: String) -> Hover {

@@ -3,6 +3,9 @@
 
 mod analysis;
 mod attachments;
+mod audit;
+mod audit_result;
+mod audit_run;
 mod diagnostics;
 mod disk;
 mod documents;
@@ -39,9 +42,9 @@ use tower_lsp_server::jsonrpc::Method;
 use tower_lsp_server::{LspService, LspServiceBuilder, Server};
 
 use ext::{
-    Checkpoints, ClientRequest, ContextExplain, ContextReport, InitAgentsMd, KeepChanges,
-    ListSessions, Rewind, RunSession, SessionChanges, SessionTranscript, SetSkillEnabled,
-    SkillCatalog, UndoChange,
+    AuditSessions, Checkpoints, ClientRequest, ContextExplain, ContextReport, InitAgentsMd,
+    KeepChanges, ListSessions, Rewind, RunSession, SessionChanges, SessionTranscript,
+    SetSkillEnabled, SkillCatalog, UndoChange,
 };
 
 /// Registers a custom request through its declaration: the handler takes `R::Params` and
@@ -123,6 +126,7 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .request::<SessionChanges, _>(server::Backend::session_changes)
         .request::<KeepChanges, _>(server::Backend::keep_changes)
         .request::<UndoChange, _>(server::Backend::undo_change)
+        .request::<AuditSessions, _>(server::Backend::audit_sessions)
         .custom_method(
             "window/workDoneProgress/cancel",
             server::Backend::progress_cancel,

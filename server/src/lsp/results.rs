@@ -51,3 +51,15 @@ pub struct SkillsResult {
     /// Directories where a discovery hit the 2000-directory bound.
     pub scan_limit: Vec<PathBuf>,
 }
+
+/// The last audit of recent sessions of one workspace folder (`lsp::audit`,
+/// spec/interfaces.md §4.6).
+pub struct FolderAudit {
+    /// Newest first per client, each with its findings.
+    pub sessions: Vec<(
+        alisio_governor::audit::SessionAudit,
+        Vec<alisio_session::audit::findings::SessionFinding>,
+    )>,
+    pub pending: Vec<alisio_session::audit::findings::Pending>,
+    pub lenses: alisio_session::audit::findings::Lenses,
+}

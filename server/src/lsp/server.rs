@@ -146,6 +146,39 @@ impl Backend {
         .await?
     }
 
+    /// `alisio/auditSessions {refresh?}` (spec/interfaces.md §4.6): the last audit; with
+    /// `refresh: true`, or before the first audit ended, the audit runs now (on a blocking
+    /// thread) and its result is kept.
+    pub async fn audit_sessions(
+        &self,
+        params: Option<super::ext::AuditSessionsParams>,
+    ) -> Result<super::ext::AuditSessionsResult> {
+        let refresh = params.and_then(|p| p.refresh).unwrap_or(false);
+        let now = {
+            let st = lock(&self.state);
+            st.options.audit_enabled && (refresh || !st.audit_done)
+        };
+        if now {
+            let fresh = blocking(&self.state, super::audit_run::compute).await?;
+            {
+                let mut st = lock(&self.state);
+                st.audit = Arc::new(fresh);
+                st.audit_done = true;
+            }
+            self.schedule();
+        }
+        let running = lock(&self.state).audit_running;
+        blocking(&self.state, move |snap| {
+            super::audit_result::result(snap, running)
+        })
+        .await
+    }
+
+    /// Audits the recent sessions again in the background (`lsp::audit::request`).
+    fn audit_again(&self) {
+        super::audit_run::request(&self.client, &self.state, &self.tx);
+    }
+
     /// `window/workDoneProgress/cancel`: tower-lsp-server does not route it, so it is registered
     /// as a custom notification; it cancels the session that owns the token.
     pub async fn progress_cancel(&self, params: WorkDoneProgressCancelParams) {
@@ -179,6 +212,10 @@ impl Backend {
         }
         let _ = self.tx.send(Job::Recompute);
     }
+}
+
+fn is_markdown(p: &std::path::Path) -> bool {
+    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("md"))
 }
 
 fn negotiate_encoding(params: &InitializeParams) -> Encoding {
@@ -470,6 +507,10 @@ impl LanguageServer for Backend {
                     .await
                     .map(|r| Some(r.to_json()))
             }
+            features::CMD_SHOW_AUDIT => {
+                let v = self.audit_sessions(None).await?;
+                Ok(Some(serde_json::to_value(v).unwrap_or(Value::Null)))
+            }
             other => Err(invalid_params(format!("unknown command: {other}"))),
         }
     }
@@ -531,6 +572,7 @@ impl LanguageServer for Backend {
                         features::CMD_SHOW_SKILL,
                         features::CMD_TOGGLE_SKILL,
                         features::CMD_SHOW_REPORT,
+                        features::CMD_SHOW_AUDIT,
                     ]
                     .iter()
                     .map(ToString::to_string)
@@ -598,11 +640,13 @@ impl LanguageServer for Backend {
                         let _ = tx.send(Job::Recompute);
                     }
                     p.finish().await;
+                    super::audit_run::request(&client, &state, &tx);
                     return;
                 }
             }
             lock(&state).scanned = true;
             let _ = tx.send(Job::Recompute);
+            super::audit_run::request(&client, &state, &tx);
         });
     }
 
@@ -643,8 +687,13 @@ impl LanguageServer for Backend {
         self.changed(path);
     }
 
-    async fn did_save(&self, _: DidSaveTextDocumentParams) {
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
         self.schedule();
+        // What recent sessions received is compared with the disk: a saved Markdown file may
+        // change the comparison.
+        if path_of(&params.text_document.uri).is_some_and(|p| is_markdown(&p)) {
+            self.audit_again();
+        }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -670,6 +719,7 @@ impl LanguageServer for Backend {
             problems
         };
         self.schedule();
+        self.audit_again();
         let client = self.client.clone();
         let state = self.state.clone();
         tokio::spawn(async move { report_client_problems(&client, &state, problems).await });
@@ -687,6 +737,9 @@ impl LanguageServer for Backend {
             super::disk::skill_files(&changed),
         );
         self.schedule();
+        if changed.iter().any(|p| is_markdown(p)) {
+            self.audit_again();
+        }
     }
 
     async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {

@@ -23,13 +23,34 @@ pub enum WatcherMode {
 }
 
 /// Options that are not configuration keys of `config.json`: they come from the client only.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientOptions {
     pub trusted: bool,
     pub host: Host,
     pub profile: Profile,
     pub watcher: WatcherMode,
     pub lens_on_every_file: bool,
+    /// `audit.enabled`: audit the workspace's recent sessions (spec/interfaces.md §4.6).
+    pub audit_enabled: bool,
+    /// `audit.sessions`: how many recent session files per client.
+    pub audit_sessions: usize,
+}
+
+/// The default of `audit.sessions`.
+pub const AUDIT_SESSIONS: usize = 5;
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        Self {
+            trusted: false,
+            host: Host::default(),
+            profile: Profile::default(),
+            watcher: WatcherMode::default(),
+            lens_on_every_file: false,
+            audit_enabled: true,
+            audit_sessions: AUDIT_SESSIONS,
+        }
+    }
 }
 
 impl ClientOptions {
@@ -81,6 +102,20 @@ impl ClientOptions {
                 )),
             }
         }
+        if let Some(b) = config::lookup(v, "audit.enabled").filter(|b| !b.is_null()) {
+            match b {
+                Value::Bool(b) => self.audit_enabled = *b,
+                other => problems.push(format!("audit.enabled must be true or false; got {other}")),
+            }
+        }
+        if let Some(n) = config::lookup(v, "audit.sessions").filter(|n| !n.is_null()) {
+            match n.as_u64().filter(|n| (1..=50).contains(n)) {
+                Some(n) => self.audit_sessions = usize::try_from(n).unwrap_or(AUDIT_SESSIONS),
+                None => problems.push(format!(
+                    "audit.sessions must be an integer from 1 to 50; got {n}"
+                )),
+            }
+        }
         problems
     }
 }
@@ -127,7 +162,17 @@ pub struct State {
     /// When `initialize` arrived: files modified since then are swept once the watcher is
     /// armed.
     pub started: Option<std::time::SystemTime>,
+    /// The last audit of recent sessions, per folder (`lsp::audit`), whether one is running, and
+    /// whether another was asked for meanwhile.
+    pub audit: Audits,
+    pub audit_running: bool,
+    pub audit_again: bool,
+    /// Whether an audit has ended since the server started (until then a request audits).
+    pub audit_done: bool,
 }
+
+/// The last audit of each workspace folder.
+pub type Audits = Arc<HashMap<PathBuf, Arc<super::results::FolderAudit>>>;
 
 /// An immutable view for work done off the lock.
 #[derive(Clone)]
@@ -145,6 +190,7 @@ pub struct Snapshot {
     pub results: Arc<HashMap<PathBuf, Arc<super::results::FolderResult>>>,
     /// `State::disk_seq` when the snapshot was taken.
     pub disk_seq: u64,
+    pub audit: Audits,
 }
 
 impl State {
@@ -168,6 +214,7 @@ impl State {
             caps: self.caps,
             results: self.results.clone(),
             disk_seq: self.disk_seq,
+            audit: self.audit.clone(),
         }
     }
 }

@@ -17,6 +17,16 @@
 --   settle       wait 1.5 s and record the diagnostics then (e.g. none while untrusted)
 --   trust        run :AlisioTrust (then a later `diagnostics` step sees the trusted results)
 --   toggle       run `:AlisioToggleSkill <ALISIO_TEST_SKILL>` and wait for the answer
+--   audit        run :AlisioAudit and record the lines it shows
+--   changes      run :AlisioChanges (the chat's session) and record the lines it shows; then,
+--                for each line number of ALISIO_TEST_UNDO (`;`-separated), press `u` there and
+--                record the view again (changes_states) and the refusal, if any
+--   rewind       write ALISIO_TEST_EDIT (`path=text`, the user's edit) first, run :AlisioRewind,
+--                pick the checkpoint whose item starts with ALISIO_TEST_REWIND and answer the
+--                conflict question with ALISIO_TEST_RESOLVE; record the prompts, the report and
+--                the chat buffer
+-- A `chat` step takes its prompt from ALISIO_TEST_PROMPTS (`|`-separated, one per chat step)
+-- when set, and first writes the n-th text of ALISIO_TEST_SCRIPTS ({path, runs}) to its path.
 -- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
 -- timeout is recorded under "errors" instead of hanging.
 local out_path = assert(os.getenv('ALISIO_TEST_OUT'), 'ALISIO_TEST_OUT')
@@ -26,6 +36,7 @@ local wait_code = os.getenv('ALISIO_TEST_WAIT_CODE')
 local timeout = tonumber(os.getenv('ALISIO_TEST_TIMEOUT_MS') or '15000')
 
 local result = { errors = {}, steps = steps }
+local chat_n = 0
 
 local function finish()
   local f = assert(io.open(out_path, 'w'))
@@ -129,6 +140,16 @@ local ok, err = pcall(function()
       pcall(vim.cmd.close)
     elseif step == 'chat' then
       local alisio = require('alisio')
+      alisio.last_result = nil
+      chat_n = chat_n + 1
+      local scripts = os.getenv('ALISIO_TEST_SCRIPTS')
+      if scripts then
+        local sc = vim.json.decode(scripts)
+        local f = assert(io.open(sc.path, 'w'))
+        f:write(sc.runs[chat_n])
+        f:close()
+      end
+      local prompts = vim.split(os.getenv('ALISIO_TEST_PROMPTS') or '', '|', { trimempty = true })
       local answer = os.getenv('ALISIO_TEST_APPROVE') or 'Deny'
       result.approval_prompts = {}
       vim.ui.select = function(items, opts, on_choice)
@@ -164,8 +185,20 @@ local ok, err = pcall(function()
         end
         on_choice(nil, nil)
       end
-      vim.api.nvim_set_current_buf(bufnr)
-      vim.cmd((os.getenv('ALISIO_TEST_RANGE') or '') .. 'AlisioChat ' .. (os.getenv('ALISIO_TEST_PROMPT') or 'hello'))
+      -- a later chat step asks again in the chat buffer (the same session)
+      local chat_win
+      for _, w in ipairs(vim.api.nvim_list_wins()) do
+        if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match('alisio://chat/') then
+          chat_win = w
+        end
+      end
+      if chat_n > 1 and chat_win then
+        vim.api.nvim_set_current_win(chat_win)
+      else
+        vim.api.nvim_set_current_buf(bufnr)
+      end
+      local prompt = prompts[chat_n] or os.getenv('ALISIO_TEST_PROMPT') or 'hello'
+      vim.cmd((os.getenv('ALISIO_TEST_RANGE') or '') .. 'AlisioChat ' .. prompt)
       local done = vim.wait(timeout, function()
         return alisio.last_result ~= nil or alisio.last_error ~= nil
       end, 20)
@@ -236,6 +269,82 @@ local ok, err = pcall(function()
       end, 20)
       vim.notify = notify
       result.toggle_messages = messages
+    elseif step == 'audit' then
+      local alisio = require('alisio')
+      alisio.last.audit = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      -- the background audit may still run: ask again until it has ended
+      local t0 = vim.uv.now()
+      repeat
+        alisio.last.audit = nil
+        vim.cmd('AlisioAudit')
+        vim.wait(timeout, function()
+          return alisio.last.audit ~= nil or alisio.last_error ~= nil
+        end, 20)
+        pcall(vim.cmd.close)
+      until not (alisio.last.audit and alisio.last.audit[1] == 'Auditing recent sessions…') or vim.uv.now() - t0 > timeout
+      result.audit_lines = alisio.last.audit
+    elseif step == 'changes' then
+      local alisio = require('alisio')
+      alisio.last.changes = nil
+      vim.cmd('AlisioChanges')
+      local function shown()
+        return vim.wait(timeout, function()
+          return alisio.last.changes ~= nil or alisio.last_error ~= nil
+        end, 20)
+      end
+      if not shown() then
+        table.insert(result.errors, ':AlisioChanges showed nothing within ' .. timeout .. ' ms')
+      end
+      result.changes_states = { alisio.last.changes }
+      result.changes_errors = {}
+      for _, l in ipairs(vim.split(os.getenv('ALISIO_TEST_UNDO') or '', ';', { trimempty = true })) do
+        local buf = vim.api.nvim_get_current_buf()
+        vim.api.nvim_win_set_cursor(0, { tonumber(l), 0 })
+        vim.api.nvim_feedkeys('u', 'x', false)
+        if not shown() then
+          table.insert(result.errors, 'undo at line ' .. l .. ' showed nothing')
+        end
+        table.insert(result.changes_states, alisio.last.changes)
+        table.insert(result.changes_errors, alisio.changes_error or vim.NIL)
+        result.changes_buffer = vim.api.nvim_buf_get_name(buf)
+      end
+    elseif step == 'rewind' then
+      local alisio = require('alisio')
+      local edit = os.getenv('ALISIO_TEST_EDIT')
+      if edit then
+        local path, text = edit:match('^([^=]+)=(.*)$')
+        local f = assert(io.open(path, 'w'))
+        f:write(text)
+        f:close()
+      end
+      result.rewind_prompts = {}
+      vim.ui.select = function(items, opts, on_choice)
+        local shown = vim.tbl_map(opts.format_item or tostring, items)
+        table.insert(result.rewind_prompts, { prompt = opts.prompt, kind = opts.kind, items = shown })
+        local want = opts.kind == 'alisio.rewind' and (os.getenv('ALISIO_TEST_REWIND') or '1') or (os.getenv('ALISIO_TEST_RESOLVE') or 'Cancel')
+        for i, label in ipairs(shown) do
+          if label:sub(1, #want) == want then
+            return on_choice(items[i], i)
+          end
+        end
+        on_choice(nil, nil)
+      end
+      alisio.last_rewind = nil
+      alisio.opened_session = nil
+      vim.cmd('AlisioRewind')
+      local done = vim.wait(timeout, function()
+        return (alisio.last_rewind ~= nil and (alisio.opened_session ~= nil or not alisio.last_rewind.rewound)) or alisio.last_error ~= nil
+      end, 20)
+      if not done then
+        table.insert(result.errors, ':AlisioRewind did not finish within ' .. timeout .. ' ms')
+      end
+      result.rewind = alisio.last_rewind
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_get_name(b):match('alisio://chat/') then
+          result.chat_lines_after_rewind = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+        end
+      end
     elseif step == 'report' then
       local alisio = require('alisio')
       alisio.last.report = nil

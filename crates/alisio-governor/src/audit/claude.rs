@@ -215,6 +215,7 @@ impl State {
             imports: Vec::new(),
             on_disk: None,
             predicted: None,
+            joined: Vec::new(),
             text: text.to_owned(),
         }
     }

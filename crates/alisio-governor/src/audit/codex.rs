@@ -116,6 +116,7 @@ impl State {
                             imports: Vec::new(),
                             on_disk: None,
                             predicted: None,
+                            joined: Vec::new(),
                             text,
                         });
                     } else if !t.trim_start().starts_with('<') {

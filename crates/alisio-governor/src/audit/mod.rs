@@ -90,6 +90,10 @@ pub struct Delivery {
     /// Filled by the caller: whether `context explain` predicts this file with this text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted: Option<bool>,
+    /// Filled by the caller (Codex): the files explain joins for that cwd, absolute (never
+    /// serialised; the language server's per-file summaries read it).
+    #[serde(skip)]
+    pub joined: Vec<String>,
     /// The delivered text itself, kept only until the caller compared it, and only in the first
     /// delivery of each path and text (a repeat has it empty; never serialised).
     #[serde(skip)]

@@ -19,6 +19,7 @@ M.rewind = 'alisio/rewind' -- {sessionId, checkpoint, resolve?} → {rewound, pr
 M.session_changes = 'alisio/sessionChanges' -- {sessionId} → [{path, status, before, after, truncated, hunks, sha256, userChanged}]
 M.keep_changes = 'alisio/keepChanges' -- {sessionId, paths?} → {kept}
 M.undo_change = 'alisio/undoChange' -- {sessionId, path, hunks?} → {change}
+M.audit_sessions = 'alisio/auditSessions' -- {refresh?} → {enabled, running, sessions: [{file, client, format, session, cwd, clientVersion, prompts, deliveries, requests, findings}]}
 
 -- server → client
 M.approve = 'alisio/approve' -- request {sessionId, callId, tool, effect, summary, paths, preview?} → {decision, content?, hunks?}

@@ -268,7 +268,22 @@ function M.lens_command(command, ctx)
     M.toggle_skill(args[1], bufnr)
   elseif command.command == 'alisio.showContextReport' then
     M.report(args[1], bufnr)
+  elseif command.command == 'alisio.showAuditSessions' then
+    M.audit({ bufnr = bufnr })
   end
+end
+
+--- `:AlisioAudit [refresh]`: what the workspace's recent Claude Code and Codex sessions
+--- received (alisio/auditSessions), in a float; `refresh` reads the session files again.
+function M.audit(opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  with_client(bufnr, function(client)
+    local params = opts.refresh and { refresh = true } or {}
+    request(client, ext.audit_sessions, params, bufnr, function(result)
+      M.float('audit', 'Alisio: recent sessions', render.render_audit(result))
+    end)
+  end)
 end
 
 function M.on_attach(client, bufnr)

@@ -382,4 +382,29 @@ function M.transcript_lines(t)
   return lines
 end
 
+--- The lines of `:AlisioAudit` (alisio/auditSessions, spec/interfaces.md §4.6): one block per
+--- recent session, newest first per client, with its findings.
+function M.render_audit(r)
+  r = r or {}
+  if r.enabled == false then
+    return { 'Session audit is off (audit.enabled)' }
+  end
+  local lines = {}
+  if r.running then
+    lines[#lines + 1] = 'Auditing recent sessions…'
+  end
+  local sessions = r.sessions or {}
+  if #sessions == 0 and not r.running then
+    lines[#lines + 1] = 'No recent Claude Code or Codex session of this workspace'
+  end
+  for _, s in ipairs(sessions) do
+    local n = #(s.findings or {})
+    lines[#lines + 1] = string.format('%s %s · %d prompt(s) · %s', M.str(s.client), M.str(s.session):sub(1, 8), s.prompts or 0, n == 0 and 'as predicted' or (n .. ' finding(s)'))
+    for _, f in ipairs(s.findings or {}) do
+      lines[#lines + 1] = '  ' .. M.str(f.message)
+    end
+  end
+  return lines
+end
+
 return M

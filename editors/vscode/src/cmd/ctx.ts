@@ -9,6 +9,7 @@ import * as ext from '../lsp_ext';
 import { RunResult } from '../views/chat';
 import { ContextReport } from '../views/render';
 import { ReportPanel } from '../views/report';
+import type { AuditSessionsView } from '../views/auditView';
 
 export const EXPLAIN_SCHEME = 'alisio-explain';
 
@@ -16,6 +17,8 @@ export class Ctx implements vscode.Disposable {
   lastSession: string | undefined;
   readonly explainDocs = new Map<string, string>();
   readonly explainChanged = new vscode.EventEmitter<vscode.Uri>();
+  /** The Audit Sessions view, once registered (extension.ts). */
+  auditView: AuditSessionsView | undefined;
 
   constructor(readonly client: AlisioClient, readonly output: vscode.LogOutputChannel) {}
 

@@ -2,6 +2,7 @@
 // extension registers them in one loop (extension.ts).
 import { Commands } from '../commands';
 import { answerFromDiff, reviewHunk } from './approve';
+import { refreshAuditSessions, showAuditSessions } from './auditSessions';
 import { addFileToChat, addSelectionToChat, attachOpenEditors, resumeSession, startSession } from './chat';
 import { contextReport } from './contextReport';
 import { Ctx } from './ctx';
@@ -29,4 +30,6 @@ export const COMMANDS: Record<string, Handler> = {
   [Commands.attachOpenEditors]: attachOpenEditors,
   [Commands.contextReport]: contextReport,
   [Commands.initAgentsMd]: initAgentsMd,
+  [Commands.auditSessions]: showAuditSessions,
+  [Commands.refreshAuditSessions]: refreshAuditSessions,
 };
