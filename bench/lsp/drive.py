@@ -2,7 +2,7 @@
 """Drives a language server over stdio and measures, on one generated workspace:
   - time from `initialized` to the first publishDiagnostics of an opened SKILL.md,
   - didChange -> publishDiagnostics latency on that SKILL.md (median and p95 over N edits),
-  - resident memory (VmRSS) once the first scan is done.
+  - resident memory (VmRSS, and its anonymous and file-backed parts) once the first scan is done.
 Usage: drive.py WORKSPACE EDITS -- SERVER_COMMAND...
 Prints one JSON object. Standard library only."""
 
@@ -81,11 +81,13 @@ def main():
     wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == skill_uri)
     first = time.monotonic() - t0
     time.sleep(2.0)  # let any background scan settle before reading memory
-    rss_kb = 0
+    status = {}
     with open(f"/proc/{p.pid}/status") as st:
         for line in st:
-            if line.startswith("VmRSS:"):
-                rss_kb = int(line.split()[1])
+            k, _, v = line.partition(":")
+            status[k] = v.split()
+    kb = lambda k: int(status.get(k, ["0"])[0])
+    rss_kb = kb("VmRSS")
     lat = []
     lines = text.split("\n")
     desc_line = next(i for i, l in enumerate(lines) if l.startswith("description:"))
@@ -120,6 +122,11 @@ def main():
         "change_median_ms": round(statistics.median(lat) * 1000, 2),
         "change_p95_ms": round(lat[int(len(lat) * 0.95) - 1] * 1000, 2),
         "rss_mb": round(rss_kb / 1024, 1),
+        # What the resident memory is made of: heap and stacks (anonymous) and mapped files
+        # (the binary's pages), and the threads then.
+        "rss_anon_mb": round(kb("RssAnon") / 1024, 1),
+        "rss_file_mb": round(kb("RssFile") / 1024, 1),
+        "threads": kb("Threads"),
     }))
 
 
