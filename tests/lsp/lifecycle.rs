@@ -320,3 +320,32 @@ fn governor_case_49_invalid_governor_settings_are_config_invalid_in_the_editor()
         json!({"start": {"line": 0, "character": 25}, "end": {"line": 0, "character": 29}})
     );
 }
+
+/// `workspace/codeLens/refresh` goes only to a client that offers `refreshSupport` (Neovim 0.11
+/// does not; an unknown server request is an error to it). The background audit ends with one.
+#[test]
+fn code_lens_refresh_is_asked_only_of_clients_that_offer_it() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "# Rules\n");
+    let caps = json!({"workspace": {"codeLens": {"refreshSupport": true}}});
+    let mut yes = crate::harness::start(&ws, caps, json!({"trusted": true}));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while yes
+        .server_requests_of("workspace/codeLens/refresh")
+        .is_empty()
+    {
+        assert!(std::time::Instant::now() < deadline, "no codeLens/refresh");
+        let _ = yes.request("alisio/auditSessions", json!({}));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(yes.shutdown_and_exit(), 0);
+    let mut no = crate::harness::start(&ws, json!({}), json!({"trusted": true}));
+    let _ = no.request("alisio/auditSessions", json!({"refresh": true}));
+    no.open(&ws.root.join("AGENTS.md"), "# Rules\n");
+    let _ = no.request("alisio/auditSessions", json!({}));
+    assert!(
+        no.server_requests_of("workspace/codeLens/refresh")
+            .is_empty()
+    );
+    assert_eq!(no.shutdown_and_exit(), 0);
+}

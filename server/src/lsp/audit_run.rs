@@ -6,12 +6,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use tower_lsp_server::Client;
-use tower_lsp_server::ls_types::request;
 
-use super::jobs::{Job, lock};
+use super::jobs::{Job, lock, refresh_code_lenses};
 use super::results::FolderAudit;
 use super::state::{Snapshot, State};
 use alisio_governor::audit::SessionAudit;
@@ -99,10 +97,6 @@ pub fn request(
             }
         }
         let _ = tx.send(Job::Recompute);
-        let _ = tokio::time::timeout(
-            Duration::from_secs(5),
-            client.send_request::<request::CodeLensRefresh>(()),
-        )
-        .await;
+        refresh_code_lenses(&client, &state);
     });
 }

@@ -23,7 +23,7 @@ use super::ext::{
     Transcript,
 };
 use super::features;
-use super::jobs::{Job, lock};
+use super::jobs::{Job, lock, refresh_code_lenses};
 use super::state::Snapshot;
 use super::state::{ClientCaps, State};
 use alisio_base::text::Encoding;
@@ -248,6 +248,10 @@ fn client_caps(params: &InitializeParams) -> ClientCaps {
             .as_ref()
             .and_then(|w| w.work_done_progress)
             .unwrap_or(false),
+        lens_refresh: ws
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|c| c.refresh_support)
+            .unwrap_or(false),
     }
 }
 
@@ -389,14 +393,7 @@ impl Backend {
         lock(&self.state).results = Arc::new(computed.folders);
         let diags = &computed.diagnostics;
         publish(&self.client, &self.state, &versions, diags, Some(seq)).await;
-        let client = self.client.clone();
-        tokio::spawn(async move {
-            let _ = tokio::time::timeout(
-                Duration::from_secs(5),
-                client.send_request::<request::CodeLensRefresh>(()),
-            )
-            .await;
-        });
+        refresh_code_lenses(&self.client, &self.state);
         Ok(v)
     }
 }

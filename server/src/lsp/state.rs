@@ -126,6 +126,8 @@ pub struct ClientCaps {
     pub dynamic_watch: bool,
     pub rename_files: bool,
     pub work_done_progress: bool,
+    /// `workspace.codeLens.refreshSupport`.
+    pub lens_refresh: bool,
 }
 
 #[derive(Default)]

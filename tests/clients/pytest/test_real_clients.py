@@ -39,6 +39,13 @@ async def client(request, lsp_client: LanguageClient):
         lsp_client.registrations = getattr(lsp_client, "registrations", []) + list(params.registrations)
         return None
 
+    # VS Code's capabilities offer `workspace.codeLens.refreshSupport`, so the server asks it to
+    # refresh lenses after a pass; count the requests as the editor would answer them.
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def _refresh(params):
+        lsp_client.lens_refreshes = getattr(lsp_client, "lens_refreshes", 0) + 1
+        return None
+
     params = types.InitializeParams(
         capabilities=client_capabilities(request.param),
         root_uri=WS.as_uri(),
