@@ -182,7 +182,7 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
 #[test]
 fn set_enabled_in_an_untrusted_workspace_is_refused() {
     let ws = Ws::new();
-    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
+    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "Scan"));
     let mut lsp = start(&ws, json!({}), json!({}));
     let err = lsp
         .request(
@@ -286,7 +286,7 @@ fn empty_documents_are_offered_the_shared_snippets() {
 #[test]
 fn granting_trust_through_configuration_reruns_discovery() {
     let ws = Ws::new();
-    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
+    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "Scan"));
     let mut lsp = start(&ws, json!({}), json!({"trusted": false}));
     assert_eq!(
         codes(&lsp.diagnostics_for(&f, |d| !d.is_empty())),

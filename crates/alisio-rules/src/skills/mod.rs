@@ -12,6 +12,7 @@ pub mod editor;
 mod fixes;
 pub mod frontmatter;
 pub mod listing;
+pub mod quality;
 pub mod report;
 pub mod tools;
 pub mod triggers;

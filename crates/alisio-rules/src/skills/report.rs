@@ -109,6 +109,8 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     }
     rep.not_loaded = not_loaded.len();
     rep.diagnostics.extend(shadowed(scan, &checked));
+    rep.diagnostics
+        .extend(super::quality::collision::diagnostics(fs, scan.discoveries));
     let limits = scan_limits(scan, &mut rep);
     // skill-untrusted.
     rep.untrusted = probed.len();
