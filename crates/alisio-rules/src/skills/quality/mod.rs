@@ -54,10 +54,10 @@ pub fn hints(text: &str, fm: &Frontmatter, body_start: usize, dir_name: &str) ->
         .get("when_to_use")
         .and_then(|e| e.value.as_str())
         .is_some_and(|s| !s.trim().is_empty());
-    if let Some(e) = fm.get("description") {
-        if let Some(d) = e.value.as_str().filter(|s| !s.trim().is_empty()) {
-            description_hints(d, name, when_to_use, e.value.span, &mut out);
-        }
+    if let Some(e) = fm.get("description")
+        && let Some(d) = e.value.as_str().filter(|s| !s.trim().is_empty())
+    {
+        description_hints(d, name, when_to_use, e.value.span, &mut out);
     }
     let takes_arguments = fm.get("argument-hint").is_some() || fm.get("arguments").is_some();
     if !takes_arguments {

@@ -93,11 +93,10 @@ fn first_or_second_person() {
         "Builds Excel reports. Use when your manager wants one.",
         "",
     );
-    assert_eq!(
+    assert!(
         findings(&t, "excel-report")[0]
             .2
-            .contains("the second person (\"your\")"),
-        true
+            .contains("the second person (\"your\")")
     );
     // Quoted example prompts and code spans are what a user types, not the description's voice.
     let t = skill(

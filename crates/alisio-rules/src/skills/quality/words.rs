@@ -270,12 +270,9 @@ pub fn xml_tag(s: &str) -> Option<&str> {
                 Some(c) if c.is_ascii_whitespace() => true,
                 _ => false,
             };
-            if rest_ok {
-                if let Some(close) = b[j..].iter().position(|c| matches!(c, b'>' | b'<' | b'\n')) {
-                    if b[j + close] == b'>' {
-                        return Some(&s[start..=j + close]);
-                    }
-                }
+            let close = b[j..].iter().position(|c| matches!(c, b'>' | b'<' | b'\n'));
+            if let Some(close) = close.filter(|c| rest_ok && b[j + c] == b'>') {
+                return Some(&s[start..=j + close]);
             }
         }
         i = start + 1;
