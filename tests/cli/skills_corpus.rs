@@ -95,7 +95,7 @@ fn every_corpus_skill_gets_a_verdict_under_every_profile() {
 
 /// A venv with skills-ref, created once under target/ and reused; `None` (with the reason
 /// printed) when Python or PyPI is unavailable.
-fn skills_ref_python() -> Option<PathBuf> {
+pub(crate) fn skills_ref_python() -> Option<PathBuf> {
     let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/skills-ref-venv");
     let py = venv.join("bin/python");
     let ready = venv.join(".skills-ref-0.1.1");

@@ -17,6 +17,7 @@ pub mod report;
 pub mod tools;
 pub mod triggers;
 pub mod validate;
+pub mod validity;
 
 /// Below this many items the skill readers stay on one thread.
 pub(crate) const PAR_MIN: usize = 32;

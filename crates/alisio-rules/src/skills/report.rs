@@ -147,10 +147,14 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
             probed.insert(c.file.clone());
         }
     }
+    // `skill-symlink` is host `alisio`'s rule: Claude Code and Codex read a symlinked SKILL.md
+    // (spec/skills.md §12.3), so under those hosts a walked link is validated through.
+    let follows = scan.discoveries.iter().any(|d| d.host != Host::Alisio);
     for f in scan.extra_files {
-        let link = fs
-            .symlink_metadata(f)
-            .is_ok_and(|m| m.file_type == FileType::Symlink);
+        let link = !follows
+            && fs
+                .symlink_metadata(f)
+                .is_ok_and(|m| m.file_type == FileType::Symlink);
         files.entry(f.clone()).or_insert(link);
     }
     (files, probed)

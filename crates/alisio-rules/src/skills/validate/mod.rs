@@ -286,7 +286,8 @@ fn dir_name(file: &Path) -> String {
         .unwrap_or_default()
 }
 
-const CLAUDE_SUFFIX: &str =
+/// The suffix of the claude-code profile's frontmatter errors.
+pub const CLAUDE_SUFFIX: &str =
     "; Claude Code loads this skill with empty metadata, so it is never invoked automatically";
 
 /// Validates `bytes` (the first bytes of the file at `file`, whose size on disk is `size`).
