@@ -180,7 +180,7 @@ fn link_of(fs: &dyn Fs, file: &Path) -> Option<&'static str> {
             .is_ok_and(|m| m.file_type == FileType::Symlink)
     };
     if is_link(file) {
-        Some("SKILL.md is a symbolic link")
+        Some(LINKED_FILE)
     } else if file.parent().is_some_and(is_link) {
         Some("the skill directory is a symbolic link")
     } else {
@@ -236,7 +236,7 @@ pub fn row(fs: &dyn Fs, file: &Path) -> Vec<Cell> {
         ),
         c => c,
     };
-    let codex_cell = by_profile("codex", Evidence::Source, &codex, Verdict::SkippedWithLog);
+    let codex_cell = codex_cell(link, &codex);
     let spec_cell = by_profile("spec", Evidence::Measured, &spec, Verdict::Rejected);
     let required = required_fields(&alisio);
     let copilot = |host: &'static str, skipped: Verdict| match &required {
@@ -255,6 +255,44 @@ pub fn row(fs: &dyn Fs, file: &Path) -> Vec<Cell> {
         upload(fs, file, &alisio),
     ]
 }
+
+/// Codex 0.171 (measured, spec/skills.md §12.1): an error of the `codex` profile is logged
+/// (`failed to load skill <path>: <reason>`) and the skill skipped, except an unquoted `: ` in
+/// a value, which it reads anyway; a symlinked `SKILL.md` is skipped without a word (a
+/// symlinked directory is followed).
+fn codex_cell(link: Option<&str>, codex: &Checked) -> Cell {
+    let host = "codex";
+    if link == Some(LINKED_FILE) {
+        return Cell::new(
+            host,
+            Evidence::Measured,
+            Verdict::SkippedSilently,
+            Some(
+                "Codex does not read a symlinked SKILL.md (it follows a symlinked directory)"
+                    .into(),
+            ),
+        );
+    }
+    let errors: Vec<&str> = codex
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error && !is_hint_code(d.code))
+        .map(|d| d.message.as_str())
+        .collect();
+    if !errors.is_empty() && errors.iter().all(|m| m.contains(COLON_IN_VALUE)) {
+        return Cell::new(
+            host,
+            Evidence::Measured,
+            Verdict::LoadsWithWarnings,
+            Some(format!("{}; Codex reads the value anyway", errors[0])),
+        );
+    }
+    by_profile(host, Evidence::Measured, codex, Verdict::SkippedWithLog)
+}
+
+/// The YAML error of an unquoted `: ` inside a plain value.
+const COLON_IN_VALUE: &str = "mapping values are not allowed";
+const LINKED_FILE: &str = "SKILL.md is a symbolic link";
 
 /// The fields the Agent Skills specification requires, as hosts without a validator of their
 /// own read them (`None`: present and well-formed).
@@ -290,7 +328,7 @@ pub fn gemini(text: &str) -> Cell {
     let skipped = |why: &str| {
         Cell::new(
             host,
-            Evidence::Source,
+            Evidence::Measured,
             Verdict::SkippedSilently,
             Some(why.to_string()),
         )
@@ -311,7 +349,7 @@ pub fn gemini(text: &str) -> Cell {
             .and_then(|e| e.value.as_str().map(str::to_string))
     };
     if string("name").is_some() && string("description").is_some() {
-        return Cell::new(host, Evidence::Source, Verdict::Loads, None);
+        return Cell::new(host, Evidence::Measured, Verdict::Loads, None);
     }
     let line = |k: &str| {
         block.lines().any(|l| {
@@ -323,7 +361,7 @@ pub fn gemini(text: &str) -> Cell {
     if line("name") && line("description") {
         return Cell::new(
             host,
-            Evidence::Source,
+            Evidence::Measured,
             Verdict::LoadsWithWarnings,
             Some(
                 "its YAML reader fails, so Gemini reads the name and description lines as text"
