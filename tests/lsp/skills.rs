@@ -320,7 +320,7 @@ fn the_hover_on_a_skill_shows_the_answer_of_every_host() {
         "{v}"
     );
     assert!(
-        v.contains("\n| gemini | loads | source |\n") && v.ends_with("| upload | rejected: name must be lowercase letters, digits and single hyphens | docs |\n"),
+        v.contains("\n| gemini | loads | measured |\n") && v.ends_with("| upload | rejected: name must be lowercase letters, digits and single hyphens | docs |\n"),
         "{v}"
     );
     // The name value: the status line, then the same table.
