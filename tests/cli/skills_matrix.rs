@@ -351,3 +351,43 @@ fn the_claude_code_column_agrees_with_the_real_client() {
         );
     }
 }
+
+#[test]
+fn a_link_to_a_fifo_is_never_read() {
+    let ws = Ws::new();
+    let fifo = ws.root.join("pipe");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skip: mkfifo failed");
+        return;
+    }
+    std::fs::create_dir_all(ws.root.join(".claude/skills/f")).unwrap();
+    std::os::unix::fs::symlink(&fifo, ws.root.join(".claude/skills/f/SKILL.md")).unwrap();
+    // Under a host that reads through links, a link to anything but a regular file keeps
+    // skill-symlink and is not opened.
+    let r = ws.run(&[
+        "check",
+        "--host",
+        "claude-code",
+        "--trust-project",
+        "--json",
+    ]);
+    let codes: Vec<String> = r.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(codes, ["skill-symlink"]);
+    let m = ws.run(&[
+        "skills",
+        "validate",
+        "--matrix",
+        ".claude/skills/f/SKILL.md",
+    ]);
+    assert_eq!(m.code, 2);
+    m.assert_stderr_has("error: .claude/skills/f/SKILL.md: not a regular file");
+}

@@ -32,6 +32,9 @@ fn files(ctx: &Ctx, paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
                 p.display()
             )));
         };
+        if meta.file_type != FileType::Dir && meta.file_type != FileType::File {
+            return Err(Failure(format!("{}: not a regular file", p.display())));
+        }
         if meta.file_type == FileType::File {
             if abs.file_name().is_some_and(|n| n == "SKILL.md") {
                 out.push(abs);

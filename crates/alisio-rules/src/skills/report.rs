@@ -151,11 +151,12 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
     // (spec/skills.md §12.3), so under those hosts a walked link is validated through.
     let follows = scan.discoveries.iter().any(|d| d.host != Host::Alisio);
     for f in scan.extra_files {
-        let link = !follows
-            && fs
-                .symlink_metadata(f)
-                .is_ok_and(|m| m.file_type == FileType::Symlink);
-        files.entry(f.clone()).or_insert(link);
+        let is_link = fs
+            .symlink_metadata(f)
+            .is_ok_and(|m| m.file_type == FileType::Symlink);
+        // Read through a link only to a regular file (never a FIFO or a device).
+        let through = follows && fs.metadata(f).is_ok_and(|m| m.file_type == FileType::File);
+        files.entry(f.clone()).or_insert(is_link && !through);
     }
     (files, probed)
 }

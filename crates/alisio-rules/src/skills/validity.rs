@@ -191,6 +191,23 @@ fn link_of(fs: &dyn Fs, file: &Path) -> Option<&'static str> {
 /// The matrix row of one SKILL.md (read through symbolic links).
 #[must_use]
 pub fn row(fs: &dyn Fs, file: &Path) -> Vec<Cell> {
+    // Only a regular file (through links) is read: never a FIFO, a device or a directory.
+    if !fs
+        .metadata(file)
+        .is_ok_and(|m| m.file_type == FileType::File)
+    {
+        return HOSTS
+            .iter()
+            .map(|h| {
+                Cell::new(
+                    h,
+                    Evidence::Source,
+                    Verdict::SkippedSilently,
+                    Some("SKILL.md is not a regular file".into()),
+                )
+            })
+            .collect();
+    }
     let judge = |p: Profile| validate::check_file(fs, file, p);
     let (alisio, claude, codex, spec) = (
         judge(Profile::Alisio),
