@@ -95,7 +95,7 @@ fn every_corpus_skill_gets_a_verdict_under_every_profile() {
 
 /// A venv with skills-ref, created once under target/ and reused; `None` (with the reason
 /// printed) when Python or PyPI is unavailable.
-fn skills_ref_python() -> Option<PathBuf> {
+pub(crate) fn skills_ref_python() -> Option<PathBuf> {
     let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/skills-ref-venv");
     let py = venv.join("bin/python");
     let ready = venv.join(".skills-ref-0.1.1");
@@ -218,4 +218,86 @@ fn spec_profile_agrees_with_skills_ref_on_the_corpus() {
             "listed disagreement no longer occurs: {suffix} ({why})"
         );
     }
+}
+
+/// The description-quality codes (spec/skills.md §11) on the corpus, each upstream repository
+/// one catalog, every code enabled: the counts docs/skills.md reports.
+#[test]
+fn quality_counts_on_the_corpus() {
+    let Some(c) = corpus() else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let root = c.join("skills");
+    let codes = [
+        "skill-description-no-when",
+        "skill-description-person",
+        "skill-description-generic",
+        "skill-description-restates-name",
+        "skill-arguments-in-code",
+        "skill-upload-rejected",
+        "skill-collision",
+    ];
+    let ws = Ws::new();
+    let cfg = ws.file(
+        "cfg.json",
+        serde_json::json!({"diagnostics": {"enable": codes}}).to_string(),
+    );
+    let mut catalogs: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for f in skill_files(&root) {
+        if !f.is_file() {
+            continue;
+        }
+        let rel: Vec<String> = f
+            .strip_prefix(&root)
+            .unwrap()
+            .components()
+            .map(|p| p.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let key = if rel[0] == "edge-cases" {
+            rel[..5].join("/")
+        } else {
+            rel[0].clone()
+        };
+        let dir = f.parent().unwrap().display().to_string();
+        catalogs.entry(key).or_default().push(dir);
+    }
+    assert_eq!(catalogs.len(), 93);
+    let mut found: BTreeMap<String, (usize, BTreeSet<String>)> = BTreeMap::new();
+    for dirs in catalogs.values() {
+        let mut args = vec!["skills", "validate", "--json", "--config"];
+        let cfg = cfg.display().to_string();
+        args.push(&cfg);
+        args.extend(dirs.iter().map(String::as_str));
+        let r = ws.run(&args);
+        assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+        for d in r.json()["diagnostics"].as_array().unwrap() {
+            let code = d["code"].as_str().unwrap();
+            if codes.contains(&code) {
+                let e = found.entry(code.to_string()).or_default();
+                e.0 += 1;
+                e.1.insert(d["file"].as_str().unwrap().to_string());
+            }
+        }
+    }
+    let counts: Vec<(&str, usize, usize)> = codes
+        .iter()
+        .map(|c| {
+            found
+                .get(*c)
+                .map_or((*c, 0, 0), |(n, files)| (*c, *n, files.len()))
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("skill-description-no-when", 48, 48),
+            ("skill-description-person", 10, 10),
+            ("skill-description-generic", 0, 0),
+            ("skill-description-restates-name", 2, 2),
+            ("skill-arguments-in-code", 49, 9),
+            ("skill-upload-rejected", 10, 10),
+            ("skill-collision", 0, 0),
+        ]
+    );
 }

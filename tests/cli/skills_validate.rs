@@ -139,7 +139,7 @@ fn no_frontmatter_is_reported_on_line_zero() {
 fn byte_order_mark_is_silent_for_alisio_and_missing_frontmatter_for_spec() {
     let ws = Ws::new();
     let mut b = vec![0xEF, 0xBB, 0xBF];
-    b.extend_from_slice(b"---\nname: x\ndescription: Does X.\n---\nBody\n");
+    b.extend_from_slice(b"---\nname: x\ndescription: Converts X files.\n---\nBody\n");
     let r = validate(&ws, "x", &b, &[]);
     assert_eq!(r.code, 0);
     assert!(codes(&r).is_empty());

@@ -4,7 +4,7 @@
 
 use crate::common::{Ws, pairs, triples};
 
-const SKILL: &str = "---\nname: demo\ndescription: Demo skill. Use it for demos.\nsource: x # alisio-ignore: skill-unknown-key\nversion: 2 # alisio-ignore: skill-name-format\n---\n# Demo\n\n<!-- alisio-ignore-next-line: skill-resource-missing -->\nSee [the guide](guide.md).\nSee [the other](other.md).\n";
+const SKILL: &str = "---\nname: demo\ndescription: Builds slides. Use it for demos.\nsource: x # alisio-ignore: skill-unknown-key\nversion: 2 # alisio-ignore: skill-name-format\n---\n# Demo\n\n<!-- alisio-ignore-next-line: skill-resource-missing -->\nSee [the guide](guide.md).\nSee [the other](other.md).\n";
 
 fn ws() -> Ws {
     let ws = Ws::new();

@@ -182,7 +182,7 @@ fn lens_catalog_and_set_enabled_agree_with_the_cli() {
 #[test]
 fn set_enabled_in_an_untrusted_workspace_is_refused() {
     let ws = Ws::new();
-    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
+    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "Scan"));
     let mut lsp = start(&ws, json!({}), json!({}));
     let err = lsp
         .request(
@@ -286,7 +286,7 @@ fn empty_documents_are_offered_the_shared_snippets() {
 #[test]
 fn granting_trust_through_configuration_reruns_discovery() {
     let ws = Ws::new();
-    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "PDF."));
+    let f = ws.file(".agents/skills/pdf/SKILL.md", skill("pdf", "Scan"));
     let mut lsp = start(&ws, json!({}), json!({"trusted": false}));
     assert_eq!(
         codes(&lsp.diagnostics_for(&f, |d| !d.is_empty())),
@@ -302,4 +302,29 @@ fn granting_trust_through_configuration_reruns_discovery() {
         .unwrap();
     assert_eq!(cat[0]["id"], "pdf");
     assert_eq!(cat[0]["effective"], true);
+}
+
+#[test]
+fn the_hover_on_a_skill_shows_the_answer_of_every_host() {
+    let ws = Ws::new();
+    let text =
+        "---\nname: Bad_Name\ndescription: Reads names. Use when testing bad names.\n---\nBody\n";
+    let f = ws.file(".agents/skills/Bad_Name/SKILL.md", text);
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
+    lsp.open(&f, text);
+    // The opening line: the table alone (spec/skills.md §12).
+    let h = lsp.at("textDocument/hover", &f, 0, 1);
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        v.starts_with("**Per host** (spec/skills.md §12)\n\n| host | answer | evidence |\n|---|---|---|\n| alisio | rejected: name must be lowercase letters, digits and single hyphens | source |\n| claude-code | loads | measured |\n"),
+        "{v}"
+    );
+    assert!(
+        v.contains("\n| gemini | loads | measured |\n") && v.ends_with("| upload | rejected: name must be lowercase letters, digits and single hyphens | docs |\n"),
+        "{v}"
+    );
+    // The name value: the status line, then the same table.
+    let h = lsp.at("textDocument/hover", &f, 1, 8);
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("\n\n**Per host** (spec/skills.md §12)\n"), "{v}");
 }

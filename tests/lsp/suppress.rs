@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::common::Ws;
 use crate::harness::{codes, start, uri};
 
-const SKILL: &str = "---\nname: demo\ndescription: Demo skill. Use it for demos.\nsource: x # alisio-ignore: skill-unknown-key\nversion: 2 # alisio-ignore: skill-name-format\n---\n# Demo\n\n<!-- alisio-ignore-next-line: skill-resource-missing -->\nSee [the guide](guide.md).\nSee [the other](other.md).\n";
+const SKILL: &str = "---\nname: demo\ndescription: Builds slides. Use it for demos.\nsource: x # alisio-ignore: skill-unknown-key\nversion: 2 # alisio-ignore: skill-name-format\n---\n# Demo\n\n<!-- alisio-ignore-next-line: skill-resource-missing -->\nSee [the guide](guide.md).\nSee [the other](other.md).\n";
 
 fn actions(lsp: &mut crate::harness::Lsp, f: &std::path::Path, d: &Value) -> Vec<Value> {
     lsp.request(

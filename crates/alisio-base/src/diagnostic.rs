@@ -76,6 +76,13 @@ codes! {
     SkillAgentWithoutFork => "skill-agent-without-fork",
     SkillDescriptionShortened => "skill-description-shortened",
     SkillDescriptionDropped => "skill-description-dropped",
+    SkillCollision => "skill-collision",
+    SkillDescriptionNoWhen => "skill-description-no-when",
+    SkillDescriptionPerson => "skill-description-person",
+    SkillDescriptionGeneric => "skill-description-generic",
+    SkillDescriptionRestatesName => "skill-description-restates-name",
+    SkillArgumentsInCode => "skill-arguments-in-code",
+    SkillUploadRejected => "skill-upload-rejected",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -176,6 +183,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 53);
+        assert_eq!(Code::ALL.len(), 63);
     }
 }

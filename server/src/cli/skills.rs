@@ -38,6 +38,10 @@ pub enum SkillsCommand {
         /// Fail on warnings too.
         #[arg(long)]
         strict: bool,
+        /// One answer per skill and host instead of diagnostics: loads, loads with warnings,
+        /// skipped, rejected (spec/skills.md §12).
+        #[arg(long)]
+        matrix: bool,
     },
 }
 
@@ -54,7 +58,12 @@ pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
         ),
         SkillsCommand::List { path, .. } => list(ctx, path.as_deref()),
         SkillsCommand::Test { paths, budget } => super::skills_test::run(ctx, paths, budget),
-        SkillsCommand::Validate { paths, strict } => validate(ctx, paths, *strict),
+        SkillsCommand::Validate {
+            paths,
+            matrix: true,
+            ..
+        } => super::skills_matrix::run(ctx, paths),
+        SkillsCommand::Validate { paths, strict, .. } => validate(ctx, paths, *strict),
     }
 }
 

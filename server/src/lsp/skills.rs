@@ -15,7 +15,7 @@ use alisio_base::config::Profile;
 use alisio_base::text::{Encoding, LineIndex, TextRange};
 use alisio_base::workspace::Fs as _;
 use alisio_rules::skills::catalog::{self, Discovery, Input};
-use alisio_rules::skills::{editor, validate};
+use alisio_rules::skills::{editor, validate, validity};
 
 /// The owner-vantage discovery of a SKILL.md (spec/skills.md §1.4): the directory whose root holds a
 /// project skill, else the workspace root.
@@ -124,12 +124,23 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
                 };
                 let root = r.config.root.clone();
                 let show = move |p: &Path| alisio_base::workspace::display_path(p, &root);
+                let hosts = validity::hover(&validity::row(&snap.fs(), path));
                 return Some(md(
-                    editor::name_hover(d, path, r.config.trusted, reason, &show),
+                    format!(
+                        "{}\n\n{hosts}",
+                        editor::name_hover(d, path, r.config.trusted, reason, &show)
+                    ),
                     e.value.span,
                 ));
             }
         }
+    }
+    // The opening line: the answer of every host (spec/skills.md §12).
+    if let Some(b) = c.block.filter(|b| within(b.open, off)) {
+        return Some(md(
+            validity::hover(&validity::row(&snap.fs(), path)),
+            b.open,
+        ));
     }
     c.links
         .iter()

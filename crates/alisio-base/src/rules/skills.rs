@@ -3,8 +3,7 @@
 use super::{ALL_HOSTS, ALL_PROFILES, Example, Fix, Rule, Tier, described, ex};
 use crate::diagnostic::{Code, Severity};
 
-const OK: &str =
-    "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\n---\n# Demo\n";
+const OK: &str = "---\nname: demo\ndescription: Builds slides from a Markdown outline. Use when the user asks for a slide deck.\n---\n# Demo\n";
 const GOOD: Example = ex(&[], &[(".agents/skills/demo/SKILL.md", OK)]);
 const SPEC: &str = "agentskills.io specification and skills-ref 0.1 (spec/skills.md §2.5)";
 const CLAUDE: &[&str] = &["alisio", "claude-code"];
@@ -516,6 +515,157 @@ pub(super) static RULES: &[Rule] = &[
         good: GOOD,
         bad: described(
             "a catalog whose listing, even with every description shortened, exceeds the host's budget",
+        ),
+    },
+    Rule {
+        code: Code::SkillCollision,
+        summary: "two skills of one catalog whose descriptions a router cannot tell apart",
+        files: "SKILL.md",
+        hosts: ALL_HOSTS,
+        profiles: ALL_PROFILES,
+        severity: Severity::Information,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "cosine similarity of the descriptions' terms (the trigger lab's tokenizer) at or above 0.8; hand-made pairs and the corpus sample (spec/skills.md §11.1, docs/skills.md)",
+        good: GOOD,
+        bad: ex(
+            &["--trust-project"],
+            &[
+                (
+                    ".agents/skills/pdf-text/SKILL.md",
+                    "---\nname: pdf-text\ndescription: Extracts text and tables from PDF files. Use when the user asks to read a PDF.\n---\n# PDF text\n",
+                ),
+                (
+                    ".agents/skills/pdf-reader/SKILL.md",
+                    "---\nname: pdf-reader\ndescription: Extracts the text and tables of PDF files. Use when the user asks to read PDF files.\n---\n# PDF reader\n",
+                ),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::SkillDescriptionNoWhen,
+        summary: "the description has no when-to-use clause",
+        files: "SKILL.md",
+        hosts: ALL_HOSTS,
+        profiles: ALL_PROFILES,
+        severity: Severity::Hint,
+        tier: Tier::Opinionated,
+        fix: Fix::None,
+        evidence: "the Agent Skills specification (`description`: what the skill does and when to use it) and Anthropic's skill authoring best practices (spec/skills.md §11.2)",
+        good: GOOD,
+        bad: ex(
+            &["--trust-project"],
+            &[
+                (
+                    ".agents/skills/slides/SKILL.md",
+                    "---\nname: slides\ndescription: Builds slides from a Markdown outline.\n---\n# Slides\n",
+                ),
+                (
+                    ".alisio/config.json",
+                    "{\"diagnostics\": {\"enable\": [\"skill-description-no-when\"]}}\n",
+                ),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::SkillDescriptionPerson,
+        summary: "the description is written in the first or second person",
+        files: "SKILL.md",
+        hosts: ALL_HOSTS,
+        profiles: ALL_PROFILES,
+        severity: Severity::Hint,
+        tier: Tier::Opinionated,
+        fix: Fix::None,
+        evidence: "Anthropic's skill authoring best practices: always write the description in the third person, it is injected into the system prompt (spec/skills.md §11.2)",
+        good: GOOD,
+        bad: ex(
+            &["--trust-project"],
+            &[
+                (
+                    ".agents/skills/slides/SKILL.md",
+                    "---\nname: slides\ndescription: I can help you build slides. Use when a deck is due.\n---\n# Slides\n",
+                ),
+                (
+                    ".alisio/config.json",
+                    "{\"diagnostics\": {\"enable\": [\"skill-description-person\"]}}\n",
+                ),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::SkillDescriptionGeneric,
+        summary: "the description holds only generic words",
+        files: "SKILL.md",
+        hosts: ALL_HOSTS,
+        profiles: ALL_PROFILES,
+        severity: Severity::Hint,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Anthropic's skill authoring best practices (avoid vague descriptions such as `Helps with documents`, `Processes data`) (spec/skills.md §11.2)",
+        good: GOOD,
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/assist/SKILL.md",
+                "---\nname: assist\ndescription: Helps with various tasks when needed.\n---\n# Assist\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::SkillDescriptionRestatesName,
+        summary: "the description only restates the name",
+        files: "SKILL.md",
+        hosts: ALL_HOSTS,
+        profiles: ALL_PROFILES,
+        severity: Severity::Hint,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "the router chooses by name and description; a description that adds no word to the name gives it nothing to match (spec/skills.md §11.2, §10.2)",
+        good: GOOD,
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/pdf-tools/SKILL.md",
+                "---\nname: pdf-tools\ndescription: PDF tools. Use when needed.\n---\n# PDF tools\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::SkillArgumentsInCode,
+        summary: "`$N` or `$ARGUMENTS` inside code or a price, which Claude Code substitutes",
+        files: "SKILL.md",
+        hosts: CLAUDE,
+        profiles: ALL_PROFILES,
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code 2.1.332 substitutes $ARGUMENTS, $ARGUMENTS[N] and $N (not before a word character; \\$ keeps one) in a skill invoked with arguments (its binary's substitution function) (spec/skills.md §11.2)",
+        good: GOOD,
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/sum/SKILL.md",
+                "---\nname: sum\ndescription: Sums a column of a CSV file. Use when the user asks for a total.\n---\n# Sum\n\nRun `awk -F, '{ s += $2 } END { print s }' data.csv`.\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::SkillUploadRejected,
+        summary: "claude.ai or the API would reject this skill on upload (XML tags, reserved words)",
+        files: "SKILL.md",
+        hosts: CLAUDE,
+        profiles: ALL_PROFILES,
+        severity: Severity::Information,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Anthropic's Agent Skills overview, field requirements: no XML tags in name or description, no reserved word `anthropic` or `claude` in the name (spec/skills.md §11.2)",
+        good: GOOD,
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/claude-slides/SKILL.md",
+                "---\nname: claude-slides\ndescription: Builds slides from a Markdown outline. Use when the user asks for a slide deck.\n---\n# Slides\n",
+            )],
         ),
     },
 ];

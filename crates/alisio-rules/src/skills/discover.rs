@@ -409,13 +409,9 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
             for e in &entries {
                 let p = dir.join(&e.name);
                 if e.name == "SKILL.md" {
-                    let is_file = match e.file_type {
-                        FileType::File => true,
-                        FileType::Symlink => {
-                            follow && fs.metadata(&p).is_ok_and(|m| m.file_type == FileType::File)
-                        }
-                        _ => false,
-                    };
+                    // A symlinked SKILL.md is not read (measured on Codex 0.171: not listed, no
+                    // log line; spec/skills.md §12.3); a symlinked directory is followed.
+                    let is_file = e.file_type == FileType::File;
                     if is_file {
                         let canon = fs.canonicalize(&p).unwrap_or_else(|_| p.clone());
                         if seen_files.insert(canon) {

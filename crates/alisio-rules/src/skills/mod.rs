@@ -12,10 +12,12 @@ pub mod editor;
 mod fixes;
 pub mod frontmatter;
 pub mod listing;
+pub mod quality;
 pub mod report;
 pub mod tools;
 pub mod triggers;
 pub mod validate;
+pub mod validity;
 
 /// Below this many items the skill readers stay on one thread.
 pub(crate) const PAR_MIN: usize = 32;

@@ -109,6 +109,8 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     }
     rep.not_loaded = not_loaded.len();
     rep.diagnostics.extend(shadowed(scan, &checked));
+    rep.diagnostics
+        .extend(super::quality::collision::diagnostics(fs, scan.discoveries));
     let limits = scan_limits(scan, &mut rep);
     // skill-untrusted.
     rep.untrusted = probed.len();
@@ -145,11 +147,16 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
             probed.insert(c.file.clone());
         }
     }
+    // `skill-symlink` is host `alisio`'s rule: Claude Code and Codex read a symlinked SKILL.md
+    // (spec/skills.md §12.3), so under those hosts a walked link is validated through.
+    let follows = scan.discoveries.iter().any(|d| d.host != Host::Alisio);
     for f in scan.extra_files {
-        let link = fs
+        let is_link = fs
             .symlink_metadata(f)
             .is_ok_and(|m| m.file_type == FileType::Symlink);
-        files.entry(f.clone()).or_insert(link);
+        // Read through a link only to a regular file (never a FIFO or a device).
+        let through = follows && fs.metadata(f).is_ok_and(|m| m.file_type == FileType::File);
+        files.entry(f.clone()).or_insert(is_link && !through);
     }
     (files, probed)
 }

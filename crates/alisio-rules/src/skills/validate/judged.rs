@@ -64,7 +64,13 @@ fn judge(
     body: bool,
 ) -> Checked {
     match read {
-        Ok((bytes, size)) => check_with(fs, file, bytes, *size, profile, body),
+        Ok((bytes, size)) => {
+            let mut c = check_with(fs, file, bytes, *size, profile, body);
+            if body {
+                super::add_hints(&mut c);
+            }
+            c
+        }
         Err(e) => {
             let mut c = check_with(fs, file, b"", 0, profile, body);
             c.diagnostics.clear();

@@ -130,6 +130,16 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
             Code::SkillToolUnknown | Code::SkillValueInvalid | Code::SkillAgentWithoutFork,
             Alisio | ClaudeCode,
         ) => Warning,
+        // Description quality (spec/skills.md §11): the same under every profile.
+        (
+            Code::SkillDescriptionNoWhen
+            | Code::SkillDescriptionPerson
+            | Code::SkillDescriptionGeneric
+            | Code::SkillDescriptionRestatesName,
+            _,
+        ) => Hint,
+        (Code::SkillArgumentsInCode, _) => Warning,
+        (Code::SkillUploadRejected | Code::SkillCollision, _) => Information,
         _ => return None,
     })
 }
@@ -276,7 +286,8 @@ fn dir_name(file: &Path) -> String {
         .unwrap_or_default()
 }
 
-const CLAUDE_SUFFIX: &str =
+/// The suffix of the claude-code profile's frontmatter errors.
+pub const CLAUDE_SUFFIX: &str =
     "; Claude Code loads this skill with empty metadata, so it is never invoked automatically";
 
 /// Validates `bytes` (the first bytes of the file at `file`, whose size on disk is `size`).
@@ -348,6 +359,35 @@ pub fn check_with(
     drop(idx);
     out.text = text;
     out
+}
+
+/// Adds the description-quality hints (spec/skills.md §11.2) of a file whose frontmatter parsed
+/// to its diagnostics. They never decide whether a skill loads: [`check`] leaves them out, and
+/// the judgements a report or the editor shows ([`check_file`], [`check_one`]) add them.
+pub fn add_hints(c: &mut Checked) {
+    let (Some(fm), Some(block)) = (c.frontmatter.as_ref(), c.block) else {
+        return;
+    };
+    if fm.error.is_some() {
+        return;
+    }
+    let found = crate::skills::quality::hints(&c.text, fm, block.body_start, &dir_name(&c.file));
+    if found.is_empty() {
+        return;
+    }
+    let idx = LineIndex::new(&c.text);
+    for f in found {
+        if let Some(sev) = severity(f.code, c.profile) {
+            c.diagnostics.push(Diagnostic::new(
+                &c.file,
+                idx.span(f.range),
+                sev,
+                f.code,
+                f.message,
+            ));
+        }
+    }
+    alisio_base::diagnostic::sort(&mut c.diagnostics);
 }
 
 /// A file over [`VALIDATE_LIMIT`]: only the first line is decoded, to place the diagnostic.
