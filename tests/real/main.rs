@@ -21,6 +21,7 @@ mod claude;
 mod codex;
 mod gemini;
 mod monorepo;
+mod skills;
 
 fn main() {
     if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {
@@ -32,5 +33,6 @@ fn main() {
     cases.extend(codex::cases());
     cases.extend(gemini::cases());
     cases.extend(audit::cases());
+    cases.extend(skills::cases());
     std::process::exit(harness::runner::main(cases));
 }
