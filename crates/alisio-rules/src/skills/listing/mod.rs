@@ -10,6 +10,7 @@ pub mod claude;
 pub mod codex;
 mod collate;
 pub mod diagnostics;
+pub mod gemini;
 pub mod settings;
 mod width;
 
@@ -162,8 +163,9 @@ impl Listing {
     }
 }
 
-/// The hosts whose listing is simulated; the others have no evidence to simulate from.
-pub const HOSTS: [Host; 3] = [Host::Alisio, Host::ClaudeCode, Host::Codex];
+/// The hosts whose listing is simulated; the others have no evidence to simulate from
+/// (spec/skills.md §9.4).
+pub const HOSTS: [Host; 4] = [Host::Alisio, Host::ClaudeCode, Host::Codex, Host::Gemini];
 
 /// The listing `host` builds from its discovery `d` (`None`: not simulated for that host).
 #[must_use]
@@ -187,7 +189,10 @@ pub fn of_discovery(
             &codex_root_order(d),
             settings::codex_budget(fs, input.env, o),
         )),
-        Host::Copilot | Host::Gemini | Host::Cursor => None,
+        Host::Gemini => Some(gemini::listing(&gemini::discover(
+            fs, &d.vantage, input.env,
+        ))),
+        Host::Copilot | Host::Cursor => None,
     }
 }
 
@@ -255,20 +260,23 @@ pub fn for_host(
     if !HOSTS.contains(&host) {
         return None;
     }
-    let d = catalog::discover_host(fs, input, vantage, host);
+    let mut d = catalog::discover_host(fs, input, vantage, host);
+    // Gemini's discovery is host `alisio`'s (spec/hosts.md §6); its listing walks its own roots.
+    d.host = host;
     let l = of_discovery(fs, input, &d, o)?;
     Some((d, l))
 }
 
 /// The hosts whose listing diagnostics are reported: those of `hosts.enabled` that are
-/// simulated (host `alisio` has none), else Claude Code and Codex (spec/skills.md §9.5).
+/// simulated and have a budget (not `alisio`, whose catalog collapses whole, nor `gemini`,
+/// which has none), else Claude Code and Codex (spec/skills.md §9.5).
 #[must_use]
 pub fn diagnostic_hosts(enabled: Option<&[Host]>) -> Vec<Host> {
     match enabled {
         Some(v) => v
             .iter()
             .copied()
-            .filter(|h| *h != Host::Alisio && HOSTS.contains(h))
+            .filter(|h| !matches!(h, Host::Alisio | Host::Gemini) && HOSTS.contains(h))
             .collect(),
         None => vec![Host::ClaudeCode, Host::Codex],
     }
