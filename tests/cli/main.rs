@@ -55,6 +55,7 @@ mod skills_discovery;
 mod skills_hostile;
 mod skills_listing;
 mod skills_listing_real;
+mod skills_live;
 mod skills_trigger_lab;
 mod skills_validate;
 mod suppress;

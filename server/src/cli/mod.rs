@@ -23,6 +23,7 @@ mod run;
 mod sessions;
 mod skills;
 mod skills_listing;
+mod skills_live;
 mod skills_test;
 mod values;
 

@@ -76,7 +76,12 @@ fn read_evals(ctx: &Ctx, skill: &Path) -> Result<Evals, Failure> {
     triggers::parse(skill, &text).map_err(|e| Failure(format!("{}: {e}", ctx.display(&f))))
 }
 
-pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure> {
+pub fn run(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+    b: &BudgetArgs,
+    live: &super::skills_live::LiveArgs,
+) -> Result<Exit, Failure> {
     let o = b.overrides();
     let mut catalogs = Vec::new();
     let mut all_files = Vec::new();
@@ -112,6 +117,9 @@ pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure
         .iter()
         .map(|s| read_evals(ctx, s))
         .collect::<Result<Vec<_>, _>>()?;
+    if live.live {
+        return super::skills_live::run(ctx, &evals, b, live);
+    }
     let results: Vec<HostResult> = catalogs
         .iter()
         .map(|(h, cat)| triggers::run(h.as_str(), cat, &evals))
