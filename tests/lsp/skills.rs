@@ -303,3 +303,73 @@ fn granting_trust_through_configuration_reruns_discovery() {
     assert_eq!(cat[0]["id"], "pdf");
     assert_eq!(cat[0]["effective"], true);
 }
+
+/// The listing lens (spec/skills.md §6.5): one clause per host, from the same listings as
+/// `skills list --listing`.
+#[test]
+fn listing_lens_names_each_hosts_fate() {
+    let ws = Ws::new();
+    let short = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    let long = ws.file(
+        ".claude/skills/long/SKILL.md",
+        skill("long", &format!("Use when long. {}", "x".repeat(1600))),
+    );
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    let title = |l: &Value| {
+        l.as_array().unwrap().last().unwrap()["command"]["title"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        title(&lsp.on("textDocument/codeLens", &short)),
+        "listed: claude-code ✗ (not listed), codex ✓, gemini ✓"
+    );
+    let l = lsp.on("textDocument/codeLens", &long);
+    assert_eq!(
+        title(&l),
+        "listed: claude-code shortened to 1536, codex ✗ (not listed), gemini ✗ (not listed)"
+    );
+    assert_eq!(
+        l.as_array().unwrap().last().unwrap()["command"]["command"],
+        ""
+    );
+    let cli = ws.run(&[
+        "skills",
+        "list",
+        "--listing",
+        "--host",
+        "claude-code",
+        "--json",
+    ]);
+    let e = cli.json()["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "long")
+        .cloned()
+        .unwrap();
+    assert_eq!(e["shortenedTo"], 1536, "the CLI agrees");
+}
+
+#[test]
+fn listing_lens_follows_hosts_enabled() {
+    let ws = Ws::new();
+    let f = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    ws.file(
+        ".alisio/config.json",
+        r#"{"hosts": {"enabled": ["alisio", "codex", "copilot"]}}"#,
+    );
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    let l = lsp.on("textDocument/codeLens", &f);
+    assert_eq!(
+        l.as_array().unwrap().last().unwrap()["command"]["title"],
+        "listed: codex ✓, copilot not simulated"
+    );
+}

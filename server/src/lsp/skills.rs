@@ -64,7 +64,14 @@ pub fn code_lenses(snap: &Snapshot, r: &FolderResult, path: &Path) -> Vec<CodeLe
     } else {
         not_loaded(snap, r, path)
     };
-    editor::lenses(d, path, r.config.trusted, reason)
+    let mut lenses = editor::lenses(d, path, r.config.trusted, reason);
+    if !r.skills.listings.is_empty() {
+        lenses.push(editor::Lens {
+            title: alisio_rules::skills::listing::lens::title(&r.skills.listings, path),
+            command: None,
+        });
+    }
+    lenses
         .into_iter()
         .map(|l| CodeLens {
             range: Range::default(),

@@ -11,6 +11,7 @@ pub mod codex;
 mod collate;
 pub mod diagnostics;
 pub mod gemini;
+pub mod lens;
 pub mod settings;
 mod width;
 
