@@ -373,3 +373,60 @@ fn listing_lens_follows_hosts_enabled() {
         "listed: codex ✓, copilot not simulated"
     );
 }
+
+/// `alisio/testSkillTriggers` (spec/skills.md §10): the offline lab, as `skills test --json`.
+#[test]
+fn test_skill_triggers_request_matches_the_cli() {
+    let ws = Ws::new();
+    let f = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    ws.file(
+        ".agents/skills/pdf-tools/evals/triggers.json",
+        r#"{"trigger": ["extract tables from this pdf", "draw plots of these tables"],
+            "noTrigger": [{"prompt": "draw a plot", "winner": "chart-maker"}, "hello there"]}"#,
+    );
+    ws.file(
+        ".agents/skills/chart-maker/SKILL.md",
+        skill("chart-maker", "Draw charts and plots from spreadsheets."),
+    );
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    let got = lsp
+        .request("alisio/testSkillTriggers", json!({"uri": uri(&f)}))
+        .unwrap();
+    let cli = ws
+        .run(&["skills", "test", "--json", "--trust-project"])
+        .json();
+    let hosts: Vec<&str> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["alisio", "claude-code", "codex", "gemini"]);
+    let codex = &got[2];
+    assert_eq!(
+        codex["skills"][0],
+        json!({"name": "pdf-tools", "uri": uri(&f).as_str(), "listed": true,
+            "truePositives": 1, "falsePositives": 0, "falseNegatives": 1, "trueNegatives": 2,
+            "precision": 1.0, "recall": 0.5})
+    );
+    assert_eq!(
+        codex["misrouted"][0]["prompt"],
+        "draw plots of these tables"
+    );
+    assert_eq!(codex["misrouted"][0]["uri"], uri(&f).as_str());
+    assert_eq!(
+        codex["misrouted"][0]["routed"],
+        cli[2]["misrouted"][0]["routed"]
+    );
+    assert_eq!(
+        codex["skills"][0]["truePositives"],
+        cli[2]["skills"][0]["truePositives"]
+    );
+    // No eval file: a request error that says so.
+    let other = ws.root.join(".agents/skills/chart-maker/SKILL.md");
+    let e = lsp.request("alisio/testSkillTriggers", json!({"uri": uri(&other)}));
+    assert!(e.is_err(), "{e:?}");
+}
