@@ -306,9 +306,14 @@ fn neovim_skill_name_format_diagnostic() {
             "message": "name must be lowercase letters, digits and single hyphens"
         }])
     );
-    // spec/skills.md §6.5: a file that is not an entry gets one lens without a command.
+    // spec/skills.md §6.5: a file that is not an entry gets one lens without a command, and
+    // the listing lens, since Codex and Gemini CLI list it.
     let lenses = r["codelenses"].as_array().expect("codelenses");
-    assert_eq!(lenses.len(), 1, "{r:#}");
+    assert_eq!(lenses.len(), 2, "{r:#}");
+    assert_eq!(
+        lenses[1]["command"]["title"],
+        json!("listed: claude-code ✗ (not listed), codex ✓, gemini ✓")
+    );
     assert_eq!(
         lenses[0]["range"]["start"],
         json!({"line": 0, "character": 0})

@@ -59,13 +59,18 @@ pub fn code_lenses(snap: &Snapshot, r: &FolderResult, path: &Path) -> Vec<CodeLe
     let Some(d) = owner(r, path) else {
         return Vec::new();
     };
-    let reason = if d.entries.iter().any(|e| e.file == path) {
+    let entry = d.entries.iter().any(|e| e.file == path);
+    let reason = if entry {
         None
     } else {
         not_loaded(snap, r, path)
     };
     let mut lenses = editor::lenses(d, path, r.config.trusted, reason);
-    if !r.skills.listings.is_empty() {
+    let listed = r.skills.listings.iter().any(|(_, l)| {
+        l.as_ref()
+            .is_some_and(|l| l.items.iter().any(|i| i.file.as_deref() == Some(path)))
+    });
+    if (entry || listed) && !r.skills.listings.is_empty() {
         lenses.push(editor::Lens {
             title: alisio_rules::skills::listing::lens::title(&r.skills.listings, path),
             command: None,
