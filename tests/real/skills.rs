@@ -199,11 +199,12 @@ fn generated(mut c: Case, root: &str, n: usize, max: usize, seed: u64) -> Case {
         let want = 20 + r.below(max.saturating_sub(20).max(1));
         let mut d = format!("Use when {}. ", name.replace('-', " "));
         while d.chars().count() < want {
-            d.push_str(if i % 7 == 0 {
+            let word = if i % 7 == 0 {
                 "données "
             } else {
-                *r.pick(&WORDS)
-            });
+                r.pick(&WORDS)
+            };
+            d.push_str(word);
             d.push(' ');
         }
         let d: String = d.chars().take(want).collect::<String>().trim().to_string();
