@@ -339,3 +339,35 @@ fn a_killed_run_is_put_back_by_the_next_run() {
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert_restored(&ws);
 }
+
+#[test]
+fn human_output_gives_rates_with_their_intervals() {
+    let ws = Ws::new();
+    let fake = Fake::start(vec![
+        openai_call("Skill", &json!({"skill": "pdf-tools"}), 100),
+        openai_text(),
+        openai_text(),
+    ]);
+    setup(
+        &ws,
+        json!({"kind": "openai", "baseUrl": fake.url, "model": "m1"}),
+    );
+    let mut c = ws.cmd();
+    let r = run_cmd(c.args([
+        "skills",
+        "test",
+        "--live",
+        "--host",
+        "claude-code",
+        "--repeats",
+        "1",
+        "--config",
+        "cfg.json",
+        "dev/pdf-tools",
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "claude-code (live, 1 repeats; 3 requests, 216 tokens):\n  pdf-tools                    triggered 1/2 (50.0%, 95% CI 9.5–90.5%); on prompts that should not: 0/1 (0.0%, 95% CI 0.0–79.3%)\n"
+    );
+}

@@ -449,16 +449,21 @@ fn human(v: &Value) -> String {
         v["requests"],
         v["tokens"]
     );
-    let show = |r: &Value| match r["ci95"].as_array() {
-        Some(ci) => format!(
-            "{}/{} ({:.1}%, 95% CI {:.1}–{:.1}%)",
-            r["hits"],
-            r["trials"],
-            r["rate"].as_f64().unwrap_or(0.0) * 100.0,
-            ci[0].as_f64().unwrap_or(0.0) * 100.0,
-            ci[1].as_f64().unwrap_or(0.0) * 100.0
-        ),
-        None => "no trials".to_string(),
+    // From the counts, not the rounded JSON: 9.45% shows as 9.5%.
+    let show = |r: &Value| {
+        let (hits, n) = (
+            r["hits"].as_u64().unwrap_or(0),
+            r["trials"].as_u64().unwrap_or(0),
+        );
+        match live::wilson(hits, n, live::Z95) {
+            Some((lo, hi)) => format!(
+                "{hits}/{n} ({:.1}%, 95% CI {:.1}–{:.1}%)",
+                hits as f64 / n as f64 * 100.0,
+                lo * 100.0,
+                hi * 100.0
+            ),
+            None => "no trials".to_string(),
+        }
     };
     for k in v["skills"].as_array().into_iter().flatten() {
         s.push_str(&format!(
