@@ -57,6 +57,7 @@ mod skills_listing;
 mod skills_listing_real;
 mod skills_matrix;
 mod skills_quality;
+mod skills_live;
 mod skills_trigger_lab;
 mod skills_validate;
 mod suppress;

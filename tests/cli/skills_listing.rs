@@ -93,18 +93,22 @@ fn listing_json_shows_each_entry_as_sent_and_the_budget() {
 #[test]
 fn hosts_without_a_simulated_listing_say_so() {
     let ws = Ws::new();
-    let r = ws.run(&["skills", "list", "--host", "gemini", "--listing"]);
-    assert_eq!(r.code, 2);
-    assert_eq!(
-        r.stderr.trim(),
-        "error: the skill listing of gemini is not simulated (spec/skills.md §9.4)"
-    );
+    for host in ["copilot", "cursor"] {
+        let r = ws.run(&["skills", "list", "--host", host, "--listing"]);
+        assert_eq!(r.code, 2);
+        assert_eq!(
+            r.stderr.trim(),
+            format!("error: the skill listing of {host} is not simulated (spec/skills.md §9.4)")
+        );
+    }
 }
 
 #[test]
 fn codex_listing_is_limited_to_hosts_enabled() {
     let ws = Ws::new();
-    for i in 0..10 {
+    // 30 descriptions of 1,000 characters: about 7,800 tokens, over 2% of Codex's default
+    // 272,000-token window (5,440).
+    for i in 0..30 {
         write(
             &ws.root.join(format!(".agents/skills/s{i}/SKILL.md")),
             format!(
@@ -122,7 +126,7 @@ fn codex_listing_is_limited_to_hosts_enabled() {
         .iter()
         .map(|d| d["code"].as_str().unwrap())
         .collect();
-    assert_eq!(codes, vec!["skill-description-shortened"; 10]);
+    assert_eq!(codes, vec!["skill-description-shortened"; 30]);
     assert!(
         all["diagnostics"][0]["message"]
             .as_str()

@@ -306,9 +306,14 @@ fn neovim_skill_name_format_diagnostic() {
             "message": "name must be lowercase letters, digits and single hyphens"
         }])
     );
-    // spec/skills.md §6.5: a file that is not an entry gets one lens without a command.
+    // spec/skills.md §6.5: a file that is not an entry gets one lens without a command, and
+    // the listing lens, since Codex and Gemini CLI list it.
     let lenses = r["codelenses"].as_array().expect("codelenses");
-    assert_eq!(lenses.len(), 1, "{r:#}");
+    assert_eq!(lenses.len(), 2, "{r:#}");
+    assert_eq!(
+        lenses[1]["command"]["title"],
+        json!("listed: claude-code ✗ (not listed), codex ✓, gemini ✓")
+    );
     assert_eq!(
         lenses[0]["range"]["start"],
         json!({"line": 0, "character": 0})
@@ -563,6 +568,41 @@ fn neovim_skills_view_lists_the_catalog_and_toggle_flips_enabled() {
         .expect("setSkillEnabled request");
     assert_eq!(set["params"], json!({"id": "pdf-tools", "enabled": false}));
     assert_eq!(r["toggle_messages"], json!(["alisio: pdf-tools disabled"]));
+}
+
+#[test]
+fn neovim_test_triggers_fills_the_quickfix_list_with_the_real_server() {
+    let nvim = nvim_or_skip!();
+    let ws = Ws::new();
+    let f = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\n---\nB\n",
+    );
+    let evals = ws.file(
+        ".agents/skills/pdf-tools/evals/triggers.json",
+        "{\n  \"trigger\": [\n    \"extract tables from this pdf\",\n    \"draw plots of these tables\"\n  ],\n  \"noTrigger\": [\"hello there\"]\n}\n",
+    );
+    ws.file(
+        ".agents/skills/chart-maker/SKILL.md",
+        "---\nname: chart-maker\ndescription: Draw charts and plots from spreadsheets.\n---\nB\n",
+    );
+    let r = Probe::new(&nvim, &ws, true).run(&f, "triggers", None);
+    no_errors(&r);
+    assert_eq!(r["qf_title"], "alisio: skill triggers");
+    assert_eq!(r["qf_open"], true);
+    let e = evals.display().to_string();
+    // Claude Code does not read .agents/skills: both trigger prompts go nowhere there; the
+    // others send the second prompt to chart-maker. Each at its line of the eval file.
+    let q = |h: &str, p: &str, to: &str, lnum: u32| json!({"file": e, "lnum": lnum, "text": format!("{h}: pdf-tools: \"{p}\" went to {to} (expected pdf-tools)")});
+    let plots = "draw plots of these tables";
+    let want = vec![
+        q("alisio", plots, "chart-maker", 4),
+        q("claude-code", "extract tables from this pdf", "(none)", 3),
+        q("claude-code", plots, "(none)", 4),
+        q("codex", plots, "chart-maker", 4),
+        q("gemini", plots, "chart-maker", 4),
+    ];
+    assert_eq!(r["qf"], json!(want));
 }
 
 #[test]

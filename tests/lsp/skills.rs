@@ -328,3 +328,130 @@ fn the_hover_on_a_skill_shows_the_answer_of_every_host() {
     let v = h["contents"]["value"].as_str().unwrap();
     assert!(v.contains("\n\n**Per host** (spec/skills.md §12)\n"), "{v}");
 }
+
+/// The listing lens (spec/skills.md §6.5): one clause per host, from the same listings as
+/// `skills list --listing`.
+#[test]
+fn listing_lens_names_each_hosts_fate() {
+    let ws = Ws::new();
+    let short = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    let long = ws.file(
+        ".claude/skills/long/SKILL.md",
+        skill("long", &format!("Use when long. {}", "x".repeat(1600))),
+    );
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    let title = |l: &Value| {
+        l.as_array().unwrap().last().unwrap()["command"]["title"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        title(&lsp.on("textDocument/codeLens", &short)),
+        "listed: claude-code ✗ (not listed), codex ✓, gemini ✓"
+    );
+    let l = lsp.on("textDocument/codeLens", &long);
+    assert_eq!(
+        title(&l),
+        "listed: claude-code shortened to 1536, codex ✗ (not listed), gemini ✗ (not listed)"
+    );
+    assert_eq!(
+        l.as_array().unwrap().last().unwrap()["command"]["command"],
+        ""
+    );
+    let cli = ws.run(&[
+        "skills",
+        "list",
+        "--listing",
+        "--host",
+        "claude-code",
+        "--json",
+    ]);
+    let e = cli.json()["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "long")
+        .cloned()
+        .unwrap();
+    assert_eq!(e["shortenedTo"], 1536, "the CLI agrees");
+}
+
+#[test]
+fn listing_lens_follows_hosts_enabled() {
+    let ws = Ws::new();
+    let f = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    ws.file(
+        ".alisio/config.json",
+        r#"{"hosts": {"enabled": ["alisio", "codex", "copilot"]}}"#,
+    );
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    let l = lsp.on("textDocument/codeLens", &f);
+    assert_eq!(
+        l.as_array().unwrap().last().unwrap()["command"]["title"],
+        "listed: codex ✓, copilot not simulated"
+    );
+}
+
+/// `alisio/testSkillTriggers` (spec/skills.md §10): the offline lab, as `skills test --json`.
+#[test]
+fn test_skill_triggers_request_matches_the_cli() {
+    let ws = Ws::new();
+    let f = ws.file(
+        ".agents/skills/pdf-tools/SKILL.md",
+        skill("pdf-tools", "Extract text and tables from PDF files."),
+    );
+    ws.file(
+        ".agents/skills/pdf-tools/evals/triggers.json",
+        r#"{"trigger": ["extract tables from this pdf", "draw plots of these tables"],
+            "noTrigger": [{"prompt": "draw a plot", "winner": "chart-maker"}, "hello there"]}"#,
+    );
+    ws.file(
+        ".agents/skills/chart-maker/SKILL.md",
+        skill("chart-maker", "Draw charts and plots from spreadsheets."),
+    );
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    let got = lsp
+        .request("alisio/testSkillTriggers", json!({"uri": uri(&f)}))
+        .unwrap();
+    let cli = ws
+        .run(&["skills", "test", "--json", "--trust-project"])
+        .json();
+    let hosts: Vec<&str> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["alisio", "claude-code", "codex", "gemini"]);
+    let codex = &got[2];
+    assert_eq!(
+        codex["skills"][0],
+        json!({"name": "pdf-tools", "uri": uri(&f).as_str(), "listed": true,
+            "truePositives": 1, "falsePositives": 0, "falseNegatives": 1, "trueNegatives": 2,
+            "precision": 1.0, "recall": 0.5})
+    );
+    assert_eq!(
+        codex["misrouted"][0]["prompt"],
+        "draw plots of these tables"
+    );
+    assert_eq!(codex["misrouted"][0]["uri"], uri(&f).as_str());
+    assert_eq!(
+        codex["misrouted"][0]["routed"],
+        cli[2]["misrouted"][0]["routed"]
+    );
+    assert_eq!(
+        codex["skills"][0]["truePositives"],
+        cli[2]["skills"][0]["truePositives"]
+    );
+    // No eval file: a request error that says so.
+    let other = ws.root.join(".agents/skills/chart-maker/SKILL.md");
+    let e = lsp.request("alisio/testSkillTriggers", json!({"uri": uri(&other)}));
+    assert!(e.is_err(), "{e:?}");
+}

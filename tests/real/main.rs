@@ -22,6 +22,7 @@ mod codex;
 mod gemini;
 mod monorepo;
 mod skills_matrix;
+mod skills;
 
 fn main() {
     if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {
@@ -34,5 +35,6 @@ fn main() {
     cases.extend(gemini::cases());
     cases.extend(audit::cases());
     cases.extend(skills_matrix::cases());
+    cases.extend(skills::cases());
     std::process::exit(harness::runner::main(cases));
 }

@@ -19,6 +19,10 @@ cmd('AlisioToggleSkill', function(o)
   require('alisio').toggle_skill(o.args)
 end, { nargs = 1, desc = 'alisio: enable or disable a skill by id (alisio/setSkillEnabled)' })
 
+cmd('AlisioTestTriggers', function()
+  require('alisio').test_triggers()
+end, { desc = 'alisio: the offline trigger lab of this SKILL.md into the quickfix list (alisio/testSkillTriggers)' })
+
 cmd('AlisioChat', function(o)
   require('alisio').chat(o.args, o.range > 0 and { line1 = o.line1, line2 = o.line2 } or nil)
 end, { nargs = '*', range = true, desc = 'alisio: ask the agent in a chat buffer (alisio/runSession); a range attaches those lines' })

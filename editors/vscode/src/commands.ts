@@ -9,6 +9,7 @@ export const Commands = {
   explainFile: 'alisio.explainFile',
   skillCatalog: 'alisio.skillCatalog',
   toggleSkill: 'alisio.toggleSkillEnabled',
+  testSkillTriggers: 'alisio.testSkillTriggers',
   startSession: 'alisio.startSession',
   resumeSession: 'alisio.resumeSession',
   addFileToChat: 'alisio.addFileToChat',

@@ -91,6 +91,38 @@ export interface SkillCatalogParams {
   uri?: string;
 }
 
+export interface TestSkillTriggersParams {
+  uri?: string;
+}
+
+/** One host's offline trigger-lab result (spec/skills.md §10). */
+export interface TriggerHostResult {
+  host: string;
+  skills: TriggerScore[];
+  misrouted: TriggerMiss[];
+}
+
+export interface TriggerScore {
+  name: string;
+  uri: string;
+  listed: boolean;
+  truePositives: number;
+  falsePositives: number;
+  falseNegatives: number;
+  trueNegatives: number;
+  precision: number | null;
+  recall: number | null;
+}
+
+export interface TriggerMiss {
+  skill: string;
+  uri: string;
+  prompt: string;
+  expected: string;
+  routed: string | null;
+  score: number;
+}
+
 /** A catalog entry (spec/interfaces.md §1.2). */
 export interface SkillEntry {
   id: string;
@@ -490,6 +522,7 @@ export interface AuditSessionsResult {
 export const contextExplain = new RequestType<ContextExplainParams, ExplainResult, void>('alisio/contextExplain');
 export const skillCatalog = new RequestType<SkillCatalogParams, SkillEntry[], void>('alisio/skillCatalog');
 export const setSkillEnabled = new RequestType<SetSkillEnabledParams, SkillEntry, void>('alisio/setSkillEnabled');
+export const testSkillTriggers = new RequestType<TestSkillTriggersParams, TriggerHostResult[], void>('alisio/testSkillTriggers');
 export const runSession = new RequestType<RunSessionParams, RunSessionResult, void>('alisio/runSession');
 export const contextReport = new RequestType<SessionIdParams, ContextReport, void>('alisio/contextReport');
 export const listSessions = new RequestType<ListSessionsParams, SessionSummary[], void>('alisio/listSessions');

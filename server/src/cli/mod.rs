@@ -24,6 +24,7 @@ mod sessions;
 mod skills;
 mod skills_listing;
 mod skills_matrix;
+mod skills_live;
 mod skills_test;
 mod values;
 

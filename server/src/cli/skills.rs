@@ -31,6 +31,8 @@ pub enum SkillsCommand {
         paths: Vec<PathBuf>,
         #[command(flatten)]
         budget: super::skills_listing::BudgetArgs,
+        #[command(flatten)]
+        live: super::skills_live::LiveArgs,
     },
     /// Validate skill directories or SKILL.md files.
     Validate {
@@ -57,7 +59,11 @@ pub fn run(ctx: &Ctx, cmd: &SkillsCommand) -> Result<Exit, Failure> {
             budget,
         ),
         SkillsCommand::List { path, .. } => list(ctx, path.as_deref()),
-        SkillsCommand::Test { paths, budget } => super::skills_test::run(ctx, paths, budget),
+        SkillsCommand::Test {
+            paths,
+            budget,
+            live,
+        } => super::skills_test::run(ctx, paths, budget, live),
         SkillsCommand::Validate {
             paths,
             matrix: true,

@@ -48,13 +48,19 @@ fn human(ctx: &Ctx, host: &str, l: &Listing) -> String {
         .iter()
         .filter(|i| matches!(i.fate, Fate::Full | Fate::Shortened { .. }))
         .count();
+    let budget = if l.budget.is_finite() {
+        format!("{} of {} {unit}", l.total, l.budget)
+    } else {
+        format!("{} {unit}", l.total)
+    };
     let mut s = format!(
-        "{host} skill listing: {} entries, {with} with a description; {} of {} {unit} ({})\n",
+        "{host} skill listing: {} entries, {with} with a description; {budget} ({})\n",
         l.items.len(),
-        l.total,
-        l.budget,
         l.budget_source
     );
+    for p in &l.preamble {
+        s.push_str(&format!("  {p}\n"));
+    }
     if l.over_by() > 0 {
         s.push_str(&format!(
             "the full listing needs {} {unit}: {} over the budget\n",

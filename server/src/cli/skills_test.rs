@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use super::skills_listing::BudgetArgs;
 use super::{Ctx, Exit, Failure, out};
 use alisio_base::workspace::{FileType, Fs as _};
-use alisio_rules::skills::listing::{self, HOSTS};
-use alisio_rules::skills::triggers::{self, EVALS_FILE, Evals, HostResult, Listed};
+use alisio_rules::skills::triggers::{self, EVALS_FILE, HostResult, lab};
 
 /// The SKILL.md files to test: the PATHs (a SKILL.md, a skill directory, or a directory searched
 /// for skills with an eval file), else every skill of the hosts' listings that has one.
@@ -60,63 +59,34 @@ fn targets(ctx: &Ctx, paths: &[PathBuf], listed: &[PathBuf]) -> Result<Vec<PathB
 }
 
 fn has_evals(ctx: &Ctx, skill: &Path) -> bool {
-    skill
-        .parent()
-        .is_some_and(|d| ctx.fs.metadata(&d.join(EVALS_FILE)).is_ok())
+    lab::has_evals(&ctx.fs, skill)
 }
 
-fn read_evals(ctx: &Ctx, skill: &Path) -> Result<Evals, Failure> {
-    let dir = skill.parent().unwrap_or(Path::new("."));
-    let f = dir.join(EVALS_FILE);
-    let bytes = ctx
-        .fs
-        .read(&f)
-        .map_err(|e| Failure(format!("{}: {e}", ctx.display(&f))))?;
-    let text = String::from_utf8_lossy(&bytes);
-    triggers::parse(skill, &text).map_err(|e| Failure(format!("{}: {e}", ctx.display(&f))))
-}
-
-pub fn run(ctx: &Ctx, paths: &[PathBuf], b: &BudgetArgs) -> Result<Exit, Failure> {
+pub fn run(
+    ctx: &Ctx,
+    paths: &[PathBuf],
+    b: &BudgetArgs,
+    live: &super::skills_live::LiveArgs,
+) -> Result<Exit, Failure> {
     let o = b.overrides();
-    let mut catalogs = Vec::new();
-    let mut all_files = Vec::new();
-    for host in HOSTS {
-        let Some((_, l)) = listing::for_host(&ctx.fs, ctx.skill_input(), &ctx.cwd, host, &o) else {
-            continue;
-        };
-        let cat: Vec<Listed> = l
-            .items
-            .iter()
-            .filter(|i| !i.builtin && i.text().is_some())
-            .map(|i| Listed {
-                name: i.name.clone(),
-                description: i.listed_description().to_string(),
-                file: i
-                    .file
-                    .as_ref()
-                    .map(|f| ctx.fs.canonicalize(f).unwrap_or_else(|_| f.clone())),
-            })
-            .collect();
-        all_files.extend(cat.iter().filter_map(|l| l.file.clone()));
-        catalogs.push((host, cat));
-    }
-    all_files.sort();
-    all_files.dedup();
+    let catalogs = lab::catalogs(&ctx.fs, ctx.skill_input(), &ctx.cwd, &o);
+    let all_files = lab::listed_files(&catalogs);
     let skills = targets(ctx, paths, &all_files)?;
     if skills.is_empty() {
         return Err(Failure(format!(
             "no skill has an {EVALS_FILE} file; write one beside a SKILL.md (spec/skills.md §10.1)"
         )));
     }
-    let evals = skills
-        .iter()
-        .map(|s| read_evals(ctx, s))
-        .collect::<Result<Vec<_>, _>>()?;
-    let results: Vec<HostResult> = catalogs
-        .iter()
-        .map(|(h, cat)| triggers::run(h.as_str(), cat, &evals))
-        .collect();
     let show = |p: &Path| ctx.display(p);
+    if live.live {
+        let evals = skills
+            .iter()
+            .map(|s| lab::read_evals(&ctx.fs, s, &show))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure)?;
+        return super::skills_live::run(ctx, &evals, b, live);
+    }
+    let results = lab::run_all(&ctx.fs, &catalogs, &skills, &show).map_err(Failure)?;
     if ctx.args.json {
         let v: Vec<serde_json::Value> = results
             .iter()

@@ -282,12 +282,19 @@ fn analyze_skills(
         tracing::info!("{}", n.message());
     }
     let mut rep = rep;
-    let hosts =
-        alisio_rules::skills::listing::diagnostic_hosts(cfg.settings.hosts.enabled.as_deref());
-    let o = alisio_rules::skills::listing::settings::Overrides::default();
-    for d in
-        alisio_rules::skills::listing::diagnostics::for_hosts(&fs, input, &cfg.root, &hosts, &o)
-    {
+    use alisio_rules::skills::listing;
+    let enabled = cfg.settings.hosts.enabled.as_deref();
+    let hosts = listing::diagnostic_hosts(enabled);
+    let mut lens_hosts = listing::lens::hosts(enabled);
+    for h in &hosts {
+        if !lens_hosts.contains(h) {
+            lens_hosts.push(*h);
+        }
+    }
+    let o = listing::settings::Overrides::default();
+    // One listing per host, for the lens (spec/skills.md §6.5) and the diagnostics (§9.5).
+    let listings = listing::diagnostics::listings(&fs, input, &cfg.root, &lens_hosts, &o);
+    for d in listing::diagnostics::of_listings(&fs, input, &listings, &hosts, &o) {
         if !rep.files.contains(&d.file) {
             rep.files.push(d.file.clone());
         }
@@ -299,8 +306,13 @@ fn analyze_skills(
     for d in &mut discoveries {
         d.skills = Vec::new();
     }
+    let lens_hosts = listing::lens::hosts(enabled);
     SkillsResult {
         discoveries,
+        listings: listings
+            .into_iter()
+            .filter(|(h, _)| lens_hosts.contains(h))
+            .collect(),
         diagnostics: rep.diagnostics,
         files: rep.files,
         scan_limit: rep.scan_limit,

@@ -51,6 +51,7 @@ pub const METHODS: &[&str] = &[
     ContextExplain::METHOD,
     SkillCatalog::METHOD,
     SetSkillEnabled::METHOD,
+    TestSkillTriggers::METHOD,
     RunSession::METHOD,
     ContextReport::METHOD,
     ListSessions::METHOD,
@@ -101,6 +102,55 @@ request! {
 pub struct SetSkillEnabledParams {
     pub id: String,
     pub enabled: bool,
+}
+
+request! {
+    /// `alisio/testSkillTriggers {uri?}` → the offline trigger lab, one result per simulated
+    /// host (spec/skills.md §10, the JSON of `skills test --json` without `confusion`): the
+    /// SKILL.md `uri` (with its eval file), else every listed skill that has one.
+    TestSkillTriggers: "alisio/testSkillTriggers", Option<TestSkillTriggersParams> => Vec<TriggerHostResult>
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct TestSkillTriggersParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<Uri>,
+}
+
+/// One host's lab result.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct TriggerHostResult {
+    pub host: String,
+    pub skills: Vec<TriggerScore>,
+    pub misrouted: Vec<TriggerMiss>,
+}
+
+/// One skill's figures on one host.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TriggerScore {
+    pub name: String,
+    /// The SKILL.md's URI.
+    pub uri: String,
+    pub listed: bool,
+    pub true_positives: u32,
+    pub false_positives: u32,
+    pub false_negatives: u32,
+    pub true_negatives: u32,
+    pub precision: Option<f64>,
+    pub recall: Option<f64>,
+}
+
+/// A prompt that went elsewhere.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct TriggerMiss {
+    pub skill: String,
+    /// The skill's SKILL.md URI (where the quickfix list points).
+    pub uri: String,
+    pub prompt: String,
+    pub expected: String,
+    pub routed: Option<String>,
+    pub score: f64,
 }
 
 // ---- agent sessions ---------------------------------------------------------------------

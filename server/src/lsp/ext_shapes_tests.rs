@@ -601,6 +601,54 @@ fn explain_samples() -> Vec<ExplainObject> {
     ]
 }
 
+fn trigger_samples() -> Vec<TriggerHostResult> {
+    vec![TriggerHostResult {
+        host: "claude-code".into(),
+        skills: vec![
+            TriggerScore {
+                name: "pdf-tools".into(),
+                uri: "file:///w/.claude/skills/pdf-tools/SKILL.md".into(),
+                listed: true,
+                true_positives: 1,
+                false_positives: 0,
+                false_negatives: 1,
+                true_negatives: 1,
+                precision: Some(1.0),
+                recall: Some(0.5),
+            },
+            TriggerScore {
+                name: "unlisted".into(),
+                uri: "file:///w/.claude/skills/unlisted/SKILL.md".into(),
+                listed: false,
+                true_positives: 0,
+                false_positives: 0,
+                false_negatives: 2,
+                true_negatives: 0,
+                precision: None,
+                recall: Some(0.0),
+            },
+        ],
+        misrouted: vec![
+            TriggerMiss {
+                skill: "pdf-tools".into(),
+                uri: "file:///w/.claude/skills/pdf-tools/SKILL.md".into(),
+                prompt: "draw plots".into(),
+                expected: "pdf-tools".into(),
+                routed: Some("chart-maker".into()),
+                score: 2.5,
+            },
+            TriggerMiss {
+                skill: "pdf-tools".into(),
+                uri: "file:///w/.claude/skills/pdf-tools/SKILL.md".into(),
+                prompt: "hello".into(),
+                expected: "pdf-tools".into(),
+                routed: None,
+                score: 0.0,
+            },
+        ],
+    }]
+}
+
 fn catalog_samples() -> Vec<CatalogEntry> {
     use alisio_rules::skills::catalog::CatalogOwner;
     let entry = |full: bool| CatalogEntry {
@@ -915,6 +963,7 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
     sent::<ContextExplain>(&mut c, &explain_samples());
     sent::<SkillCatalog>(&mut c, &[catalog_samples(), Vec::new()]);
     sent::<SetSkillEnabled>(&mut c, &catalog_samples());
+    sent::<TestSkillTriggers>(&mut c, &[trigger_samples(), Vec::new()]);
     let runs: Vec<RunSessionResult> = report_samples()
         .into_iter()
         .zip([
@@ -946,6 +995,9 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
         "ExplainImport",
         "PathReason",
         "SkillEntry",
+        "TriggerHostResult",
+        "TriggerScore",
+        "TriggerMiss",
         "RunSessionResult",
         "ContextReport",
         "Segment",
@@ -996,6 +1048,7 @@ fn every_value_the_client_sends_decodes_into_the_rust_params() {
     received::<ContextExplain>(&c);
     received::<SkillCatalog>(&c);
     received::<SetSkillEnabled>(&c);
+    received::<TestSkillTriggers>(&c);
     received::<RunSession>(&c);
     received::<ContextReport>(&c);
     received::<ListSessions>(&c);

@@ -44,7 +44,7 @@ use tower_lsp_server::{LspService, LspServiceBuilder, Server};
 use ext::{
     AuditSessions, Checkpoints, ClientRequest, ContextExplain, ContextReport, InitAgentsMd,
     KeepChanges, ListSessions, Rewind, RunSession, SessionChanges, SessionTranscript,
-    SetSkillEnabled, SkillCatalog, UndoChange,
+    SetSkillEnabled, SkillCatalog, TestSkillTriggers, UndoChange,
 };
 
 /// Registers a custom request through its declaration: the handler takes `R::Params` and
@@ -116,6 +116,7 @@ pub fn serve(opts: ServeOptions) -> u8 {
         .request::<ContextExplain, _>(server::Backend::context_explain)
         .request::<SkillCatalog, _>(server::Backend::skill_catalog)
         .request::<SetSkillEnabled, _>(server::Backend::set_skill_enabled)
+        .request::<TestSkillTriggers, _>(server::Backend::test_skill_triggers)
         .request::<RunSession, _>(server::Backend::run_session)
         .request::<ContextReport, _>(server::Backend::context_report)
         .request::<ListSessions, _>(server::Backend::list_sessions)

@@ -45,6 +45,11 @@ pub struct Computed {
 pub struct SkillsResult {
     /// One discovery per vantage of V (spec/skills.md §1.4), the root first, for the active host.
     pub discoveries: Vec<Discovery>,
+    /// The listing each lens host sends, seen from the root (`None`: not simulated).
+    pub listings: Vec<(
+        alisio_base::config::Host,
+        Option<alisio_rules::skills::listing::Listing>,
+    )>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every `SKILL.md` validated (suppressions read their directives).
     pub files: Vec<PathBuf>,

@@ -20,7 +20,7 @@ use super::documents::Document;
 use super::ext::{
     CatalogEntry, ContextExplainParams, ContextReportResult, ExplainObject, ListSessionsParams,
     RunSessionParams, SessionIdParams, SessionSummary, SetSkillEnabledParams, SkillCatalogParams,
-    Transcript,
+    TestSkillTriggersParams, Transcript, TriggerHostResult,
 };
 use super::features;
 use super::jobs::{Job, lock, refresh_code_lenses};
@@ -369,6 +369,22 @@ impl Backend {
             super::skills::catalog(snap, at.as_deref())
         })
         .await
+    }
+
+    /// `alisio/testSkillTriggers {uri?}` (spec/skills.md §10): the offline lab, in the background.
+    pub async fn test_skill_triggers(
+        &self,
+        params: Option<TestSkillTriggersParams>,
+    ) -> Result<Vec<TriggerHostResult>> {
+        let at = match params.and_then(|p| p.uri) {
+            Some(u) => Some(file_path(&u)?),
+            None => None,
+        };
+        blocking(&self.state, move |snap| {
+            super::skills::test_triggers(snap, at.as_deref())
+        })
+        .await?
+        .map_err(request_failed)
     }
 
     /// `alisio/setSkillEnabled {id, enabled}`: persisted atomically, then everything is

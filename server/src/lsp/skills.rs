@@ -59,12 +59,24 @@ pub fn code_lenses(snap: &Snapshot, r: &FolderResult, path: &Path) -> Vec<CodeLe
     let Some(d) = owner(r, path) else {
         return Vec::new();
     };
-    let reason = if d.entries.iter().any(|e| e.file == path) {
+    let entry = d.entries.iter().any(|e| e.file == path);
+    let reason = if entry {
         None
     } else {
         not_loaded(snap, r, path)
     };
-    editor::lenses(d, path, r.config.trusted, reason)
+    let mut lenses = editor::lenses(d, path, r.config.trusted, reason);
+    let listed = r.skills.listings.iter().any(|(_, l)| {
+        l.as_ref()
+            .is_some_and(|l| l.items.iter().any(|i| i.file.as_deref() == Some(path)))
+    });
+    if (entry || listed) && !r.skills.listings.is_empty() {
+        lenses.push(editor::Lens {
+            title: alisio_rules::skills::listing::lens::title(&r.skills.listings, path),
+            command: None,
+        });
+    }
+    lenses
         .into_iter()
         .map(|l| CodeLens {
             range: Range::default(),
@@ -417,4 +429,92 @@ pub fn show(snap: &Snapshot, id: &str) -> Option<Value> {
         .iter()
         .find_map(|d| d.entries.iter().find(|e| e.id == id))
         .map(|e| catalog::entry_json(e, &r.config.root))
+}
+
+/// `alisio/testSkillTriggers {uri?}`: the offline lab seen from the folder's root
+/// (spec/skills.md §10).
+///
+/// # Errors
+/// No skill with an eval file, or an invalid eval file.
+pub fn test_triggers(
+    snap: &Snapshot,
+    at: Option<&Path>,
+) -> Result<Vec<super::ext::TriggerHostResult>, String> {
+    use alisio_rules::skills::triggers::{EVALS_FILE, lab};
+    let folder = at.map_or_else(
+        || snap.folders.first().cloned().unwrap_or_default(),
+        |p| snap.folder_of(p),
+    );
+    let r = super::analysis::folder_result(snap, &folder.join("x"));
+    let fs = snap.fs();
+    let input = Input {
+        workspace_root: &r.config.root,
+        trusted: r.config.trusted,
+        settings: &r.config.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let o = alisio_rules::skills::listing::settings::Overrides::default();
+    let catalogs = lab::catalogs(&fs, input, &r.config.root, &o);
+    let skills: Vec<std::path::PathBuf> = match at {
+        Some(p) => {
+            let p = fs.canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            if !lab::has_evals(&fs, &p) {
+                return Err(format!("{} has no {EVALS_FILE} beside it", p.display()));
+            }
+            vec![p]
+        }
+        None => lab::listed_files(&catalogs)
+            .into_iter()
+            .filter(|f| lab::has_evals(&fs, f))
+            .collect(),
+    };
+    if skills.is_empty() {
+        return Err(format!("no skill has an {EVALS_FILE} file"));
+    }
+    let root = r.config.root.clone();
+    let show = move |p: &Path| alisio_base::workspace::display_path(p, &root);
+    let results = lab::run_all(&fs, &catalogs, &skills, &show)?;
+    let uri_of = |f: &Path| uri(f).map_or_else(String::new, |u| u.as_str().to_string());
+    Ok(results
+        .into_iter()
+        .map(|h| {
+            let file_of = |name: &str| {
+                h.scores
+                    .iter()
+                    .find(|s| s.name == name)
+                    .map_or_else(String::new, |s| uri_of(&s.file))
+            };
+            super::ext::TriggerHostResult {
+                misrouted: h
+                    .misses
+                    .iter()
+                    .map(|m| super::ext::TriggerMiss {
+                        skill: m.skill.clone(),
+                        uri: file_of(&m.skill),
+                        prompt: m.prompt.clone(),
+                        expected: m.expected.clone(),
+                        routed: m.routed.clone(),
+                        score: (m.score * 10_000.0).round() / 10_000.0,
+                    })
+                    .collect(),
+                skills: h
+                    .scores
+                    .iter()
+                    .map(|s| super::ext::TriggerScore {
+                        name: s.name.clone(),
+                        uri: uri_of(&s.file),
+                        listed: s.listed,
+                        true_positives: s.tp,
+                        false_positives: s.fp,
+                        false_negatives: s.fn_,
+                        true_negatives: s.tn,
+                        precision: s.precision().map(|x| (x * 10_000.0).round() / 10_000.0),
+                        recall: s.recall().map(|x| (x * 10_000.0).round() / 10_000.0),
+                    })
+                    .collect(),
+                host: h.host,
+            }
+        })
+        .collect())
 }

@@ -27,6 +27,7 @@
 --                the chat buffer
 -- A `chat` step takes its prompt from ALISIO_TEST_PROMPTS (`|`-separated, one per chat step)
 -- when set, and first writes the n-th text of ALISIO_TEST_SCRIPTS ({path, runs}) to its path.
+--   triggers     run :AlisioTestTriggers and record the quickfix list it fills
 -- and writes everything as JSON to ALISIO_TEST_OUT, then quits. Every wait has a timeout; a
 -- timeout is recorded under "errors" instead of hanging.
 local out_path = assert(os.getenv('ALISIO_TEST_OUT'), 'ALISIO_TEST_OUT')
@@ -345,6 +346,21 @@ local ok, err = pcall(function()
           result.chat_lines_after_rewind = vim.api.nvim_buf_get_lines(b, 0, -1, false)
         end
       end
+    elseif step == 'triggers' then
+      local alisio = require('alisio')
+      alisio.last.triggers = nil
+      vim.api.nvim_set_current_buf(bufnr)
+      vim.cmd('AlisioTestTriggers')
+      vim.wait(timeout, function()
+        return alisio.last.triggers ~= nil or alisio.last_error ~= nil
+      end, 20)
+      local qf = vim.fn.getqflist({ title = 1, items = 1 })
+      result.qf_title = qf.title
+      result.qf = {}
+      for _, it in ipairs(qf.items) do
+        table.insert(result.qf, { file = vim.api.nvim_buf_get_name(it.bufnr), lnum = it.lnum, text = it.text })
+      end
+      result.qf_open = vim.fn.getqflist({ winid = 1 }).winid ~= 0
     elseif step == 'report' then
       local alisio = require('alisio')
       alisio.last.report = nil

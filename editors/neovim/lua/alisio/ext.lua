@@ -9,6 +9,7 @@ local M = {}
 M.context_explain = 'alisio/contextExplain' -- {uri, host?} → explain object
 M.skill_catalog = 'alisio/skillCatalog' -- {uri?} → catalog entries
 M.set_skill_enabled = 'alisio/setSkillEnabled' -- {id, enabled} → entry
+M.test_skill_triggers = 'alisio/testSkillTriggers' -- {uri?} → [{host, skills, misrouted}]
 M.run_session = 'alisio/runSession' -- {prompt, sessionId?, attachments?, workDoneToken?, …} → {sessionId, status, text, report}
 M.context_report = 'alisio/contextReport' -- {sessionId} → ContextReport
 M.list_sessions = 'alisio/listSessions' -- {} → [{sessionId, title, createdAt, updatedAt, messages}]

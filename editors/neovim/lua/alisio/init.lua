@@ -208,6 +208,63 @@ function M.toggle_skill(id, bufnr)
 end
 
 -- ---------------------------------------------------------------------------------------------
+-- Trigger lab (spec/skills.md §10)
+
+--- The quickfix items of `alisio/testSkillTriggers` results: one per prompt that went elsewhere,
+--- at its line of the skill's evals/triggers.json (the first line holding the prompt's JSON text).
+---@param results table[]
+---@return table[]
+function M.trigger_items(results)
+  local items = {}
+  local lines_of = {}
+  for _, h in ipairs(results or {}) do
+    for _, m in ipairs(h.misrouted or {}) do
+      local dir = vim.fs.dirname(vim.uri_to_fname(m.uri))
+      local evals = dir .. '/evals/triggers.json'
+      if lines_of[evals] == nil then
+        lines_of[evals] = vim.fn.filereadable(evals) == 1 and vim.fn.readfile(evals) or {}
+      end
+      local needle = vim.json.encode(m.prompt)
+      local lnum = 1
+      for i, l in ipairs(lines_of[evals]) do
+        if l:find(needle, 1, true) then
+          lnum = i
+          break
+        end
+      end
+      local routed = (m.routed == nil or m.routed == vim.NIL) and '(none)' or m.routed
+      items[#items + 1] = {
+        filename = evals,
+        lnum = lnum,
+        text = string.format('%s: %s: "%s" went to %s (expected %s)', h.host, m.skill, m.prompt, routed, m.expected),
+        type = 'W',
+      }
+    end
+  end
+  return items
+end
+
+--- `:AlisioTestTriggers`: the offline lab of this buffer's SKILL.md (else every skill with an
+--- eval file) into the quickfix list, opened when a prompt went elsewhere.
+function M.test_triggers(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local params = name:match('/SKILL%.md$') and { uri = vim.uri_from_bufnr(bufnr) } or {}
+  with_client(bufnr, function(client)
+    request(client, ext.test_skill_triggers, params, bufnr, function(results)
+      local items = M.trigger_items(results)
+      vim.fn.setqflist({}, ' ', { title = 'alisio: skill triggers', items = items })
+      M.last.triggers = items
+      if #items > 0 then
+        vim.cmd.copen()
+      else
+        notify('every prompt went where its eval file says')
+      end
+    end)
+  end)
+end
+
+-- ---------------------------------------------------------------------------------------------
 -- Context Report (spec/governor.md §6)
 
 --- Whether the Context Report of `session_id` is on screen (the chat refreshes it live).

@@ -9,6 +9,7 @@ import { Ctx } from './ctx';
 import { explainFile } from './explainFile';
 import { initAgentsMd } from './initAgentsMd';
 import { skillCatalog, toggleSkill } from './skills';
+import { testSkillTriggers } from './triggers';
 
 export type Handler = (ctx: Ctx, ...args: any[]) => unknown;
 
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Handler> = {
   [Commands.explainFile]: explainFile,
   [Commands.skillCatalog]: skillCatalog,
   [Commands.toggleSkill]: toggleSkill,
+  [Commands.testSkillTriggers]: testSkillTriggers,
   [Commands.startSession]: startSession,
   [Commands.resumeSession]: resumeSession,
   [Commands.addFileToChat]: addFileToChat,

@@ -31,6 +31,7 @@ pub fn listing(entries: &[Entry]) -> Listing {
         })
         .collect();
     Listing {
+        preamble: Vec::new(),
         unit: Unit::Characters,
         budget: CATALOG_MAX_CHARS as f64,
         budget_source: "the catalog collapses past 24000 characters of JSON".to_string(),

@@ -234,6 +234,7 @@ pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
     }
     let total = items.iter().map(Item::cost).sum::<u64>() + n.saturating_sub(1);
     Listing {
+        preamble: Vec::new(),
         unit: Unit::Columns,
         budget: limit,
         budget_source: how,
@@ -264,6 +265,7 @@ mod tests {
             when_to_use: None,
             scope,
             file: PathBuf::from(format!("/h/.claude/skills/{name}/SKILL.md")),
+            root: PathBuf::from("/s"),
         }
     }
 

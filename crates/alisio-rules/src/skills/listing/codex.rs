@@ -1,42 +1,62 @@
-//! Codex's skill listing (spec/skills.md §9.3), from its source (`openai/codex`,
-//! `codex-rs/core-skills/src/render.rs` and `render/allocation.rs`): entries
-//! `- <name>: <description> (file: <path>)` ordered by scope (system, admin, repo, user), name
-//! and path; descriptions capped at 1,024 characters (`...`); a budget of 2% of the context
-//! window in tokens (`ceil(bytes / 4)` a line), or 8,000 characters when the window is unknown.
-//! Over it, description space is handed out one character at a time across the entries; when
-//! even the bare entries do not fit, entries are left out. The path-alias rendering Codex may
-//! choose instead when it is shorter is not simulated.
+//! Codex's skill listing (spec/skills.md §9.3), measured on the pinned Codex CLI 0.171.0
+//! (`tests/real/skills.rs`) and read against its source (`openai/codex`,
+//! `codex-rs/core-skills/src/render.rs`): a skill roots table (`- \`rN\` = \`<root>\``, the
+//! roots that hold a listed skill: user, system, admin, then the repo roots from the project
+//! root down) and entries `- <name>: <description> (file: rN/<path in the root>)` ordered by
+//! scope (system, admin, repo, user), name and absolute path; descriptions capped at 1,024
+//! characters (`...`); a budget of 2% of the context window in tokens (`ceil(bytes / 4)` a
+//! line; the roots table is not charged), the window being `model_context_window` or 272,000
+//! for a model Codex has no window for. Over it, description space is handed out one character
+//! at a time across the entries; when even the bare entries do not fit, entries are left out.
 
 use super::{Fate, Item, Listing, Source, Unit};
 use crate::skills::discover::Scope;
+use std::path::{Path, PathBuf};
 
 pub const MAX_DESC_CHARS: usize = 1024;
-pub const DEFAULT_CHAR_BUDGET: u64 = 8000;
 pub const WINDOW_PERCENT: u64 = 2;
+/// The window Codex 0.171.0 assumes for a model it has no window for (measured: a budget of
+/// 5,440 tokens for the fake model).
+pub const DEFAULT_WINDOW: u64 = 272_000;
 const SUFFIX: &str = "...";
 
-/// What sets Codex's budget: the model's context window (`model_context_window`).
+/// Where the context window came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WindowFrom {
+    /// `--context-window`.
+    #[default]
+    CommandLine,
+    /// `model_context_window` in `$CODEX_HOME/config.toml`.
+    Config,
+}
+
+/// What sets Codex's budget: the model's context window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Budget {
     pub context_window: Option<u64>,
+    pub from: WindowFrom,
 }
 
 impl Budget {
     /// The budget, its unit and how it was computed.
     #[must_use]
     pub fn limit(self) -> (u64, Unit, String) {
-        match self.context_window.filter(|w| *w > 0) {
-            Some(w) => (
-                (w * WINDOW_PERCENT / 100).max(1),
-                Unit::Tokens,
-                format!("{WINDOW_PERCENT}% of a {w}-token context window"),
+        let (w, how) = match (self.context_window.filter(|w| *w > 0), self.from) {
+            (Some(w), WindowFrom::CommandLine) => (w, format!("a {w}-token context window")),
+            (Some(w), WindowFrom::Config) => (
+                w,
+                format!("a {w}-token context window, model_context_window in config.toml"),
             ),
-            None => (
-                DEFAULT_CHAR_BUDGET,
-                Unit::Characters,
-                "8000 characters (context window unknown)".to_string(),
+            (None, _) => (
+                DEFAULT_WINDOW,
+                format!("a {DEFAULT_WINDOW}-token context window, Codex's default"),
             ),
-        }
+        };
+        (
+            (w * WINDOW_PERCENT / 100).max(1),
+            Unit::Tokens,
+            format!("{WINDOW_PERCENT}% of {how}"),
+        )
     }
 }
 
@@ -62,7 +82,7 @@ fn rank(s: Scope) -> u8 {
 
 struct Line {
     name: String,
-    file: std::path::PathBuf,
+    file: PathBuf,
     path: String,
     /// The description after the per-entry cap.
     desc: Vec<char>,
@@ -134,10 +154,36 @@ fn allocate(unit: Unit, lines: &[Line], limit: u64) -> Vec<usize> {
     }
 }
 
-/// The listing of `sources` (skills that allow implicit invocation).
+fn slashed(p: &Path) -> String {
+    p.to_string_lossy().replace('\\', "/")
+}
+
+/// The roots table: the roots of `roots` (in Codex's order) that hold one of `sources`, each
+/// with its alias `rN`.
+fn aliases<'a>(roots: &'a [PathBuf], sources: &[Source]) -> Vec<(&'a Path, String)> {
+    roots
+        .iter()
+        .filter(|r| sources.iter().any(|s| s.root == **r))
+        .enumerate()
+        .map(|(i, r)| (r.as_path(), format!("r{i}")))
+        .collect()
+}
+
+/// The path an entry shows: `rN/<path in its root>`, or the absolute path outside every root.
+fn shown_path(s: &Source, table: &[(&Path, String)]) -> String {
+    table
+        .iter()
+        .find(|(r, _)| *r == s.root)
+        .and_then(|(r, a)| Some(format!("{a}/{}", slashed(s.file.strip_prefix(r).ok()?))))
+        .unwrap_or_else(|| slashed(&s.file))
+}
+
+/// The listing of `sources` (skills that allow implicit invocation); `roots` are Codex's skill
+/// roots in its order (user, system, admin, repo from the project root down).
 #[must_use]
-pub fn listing(sources: &[Source], budget: Budget) -> Listing {
+pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing {
     let (limit, unit, how) = budget.limit();
+    let table = aliases(roots, sources);
     let mut ordered: Vec<&Source> = sources.iter().collect();
     ordered
         .sort_by(|a, b| (rank(a.scope), &a.name, &a.file).cmp(&(rank(b.scope), &b.name, &b.file)));
@@ -146,7 +192,7 @@ pub fn listing(sources: &[Source], budget: Budget) -> Listing {
         .map(|s| Line {
             name: s.name.clone(),
             file: s.file.clone(),
-            path: s.file.to_string_lossy().replace('\\', "/"),
+            path: shown_path(s, &table),
             desc: capped(&s.description),
             original_chars: s
                 .description
@@ -219,6 +265,10 @@ pub fn listing(sources: &[Source], budget: Budget) -> Listing {
         .collect();
     let total = items.iter().map(Item::cost).sum();
     Listing {
+        preamble: table
+            .iter()
+            .map(|(r, a)| format!("- `{a}` = `{}`", slashed(r)))
+            .collect(),
         unit,
         budget: limit as f64,
         budget_source: how,
@@ -231,7 +281,6 @@ pub fn listing(sources: &[Source], budget: Budget) -> Listing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
 
     fn src(name: &str, desc: &str, scope: Scope) -> Source {
         Source {
@@ -241,6 +290,7 @@ mod tests {
             when_to_use: None,
             scope,
             file: PathBuf::from(format!("/s/{name}/SKILL.md")),
+            root: PathBuf::from("/s"),
         }
     }
 
@@ -250,14 +300,24 @@ mod tests {
             .collect()
     }
 
+    fn window(w: u64) -> Budget {
+        Budget {
+            context_window: Some(w),
+            from: WindowFrom::CommandLine,
+        }
+    }
+
     #[test]
     fn description_space_is_shared_one_character_at_a_time() {
-        // Each bare entry `- aN: (file: /s/aN/SKILL.md)` is 28 characters + a line break; 8000
-        // − 290 = 7710 left, and a description of k characters costs k + 1 (its space).
-        let l = listing(&ten(1000), Budget::default());
-        assert_eq!(l.unit, Unit::Characters);
-        assert_eq!(l.total_full, 10_300);
-        assert_eq!(l.total, 8000);
+        // 2% of 100,000 = 2,000 tokens. Each bare entry `- aN: (file: r0/aN/SKILL.md)` and its
+        // line break are 29 bytes = 8 tokens: 1,920 left, and a description of k characters
+        // makes the line ceil((30 + k) / 4) tokens: 200 at most for k = 770.
+        let l = listing(&ten(1000), &[PathBuf::from("/s")], window(100_000));
+        assert_eq!(l.unit, Unit::Tokens);
+        assert_eq!(l.budget, 2000.0);
+        assert_eq!(l.total_full, 2580);
+        assert_eq!(l.total, 2000);
+        assert_eq!(l.preamble, ["- `r0` = `/s`"]);
         for i in &l.items {
             assert_eq!(
                 i.fate,
@@ -269,24 +329,25 @@ mod tests {
         }
         assert_eq!(
             l.items[0].text().unwrap(),
-            format!("- a0: {} (file: /s/a0/SKILL.md)", "x".repeat(770))
+            format!("- a0: {} (file: r0/a0/SKILL.md)", "x".repeat(770))
         );
     }
 
     #[test]
     fn past_the_bare_entries_whole_entries_are_left_out() {
         // 2% of 1,000 tokens = 20; a bare entry is 29 bytes = 8 tokens: two fit.
-        let l = listing(
-            &ten(10),
-            Budget {
-                context_window: Some(1000),
-            },
-        );
-        assert_eq!(l.unit, Unit::Tokens);
+        let l = listing(&ten(10), &[PathBuf::from("/s")], window(1000));
         let fates: Vec<Fate> = l.items.iter().map(|i| i.fate).collect();
         assert_eq!(&fates[..2], &[Fate::Dropped, Fate::Dropped]);
         assert!(fates[2..].iter().all(|f| *f == Fate::Omitted));
         assert_eq!(l.total, 16);
+    }
+
+    #[test]
+    fn the_default_window_is_272000_tokens() {
+        let (limit, unit, how) = Budget::default().limit();
+        assert_eq!((limit, unit), (5440, Unit::Tokens));
+        assert_eq!(how, "2% of a 272000-token context window, Codex's default");
     }
 
     #[test]
@@ -298,13 +359,14 @@ mod tests {
                 src("z-repo", "Z  \n z.", Scope::Project),
                 src("sys", "S.", Scope::System),
             ],
+            &[PathBuf::from("/s")],
             Budget::default(),
         );
         let names: Vec<&str> = l.items.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["sys", "z-repo", "a-user", "b-user"]);
         assert_eq!(
             l.items[1].text().unwrap(),
-            "- z-repo: Z z. (file: /s/z-repo/SKILL.md)"
+            "- z-repo: Z z. (file: r0/z-repo/SKILL.md)"
         );
         assert_eq!(
             l.items[2].fate,
@@ -317,6 +379,39 @@ mod tests {
             l.items[2]
                 .full
                 .contains(&format!("{}... (file:", "y".repeat(1021)))
+        );
+    }
+
+    #[test]
+    fn only_roots_that_hold_a_skill_get_an_alias() {
+        let mut outside = src("loose", "L.", Scope::User);
+        outside.root = PathBuf::from("/elsewhere");
+        outside.file = PathBuf::from("/plugins/loose/SKILL.md");
+        let mut repo = src("r", "R.", Scope::Project);
+        repo.root = PathBuf::from("/ws/.agents/skills");
+        repo.file = PathBuf::from("/ws/.agents/skills/deep/r/SKILL.md");
+        let roots = [
+            PathBuf::from("/home/.codex/skills"),
+            PathBuf::from("/s"),
+            PathBuf::from("/ws/.agents/skills"),
+        ];
+        let l = listing(
+            &[repo, src("u", "U.", Scope::User), outside],
+            &roots,
+            Budget::default(),
+        );
+        assert_eq!(
+            l.preamble,
+            ["- `r0` = `/s`", "- `r1` = `/ws/.agents/skills`"]
+        );
+        let texts: Vec<&str> = l.items.iter().filter_map(Item::text).collect();
+        assert_eq!(
+            texts,
+            [
+                "- r: R. (file: r1/deep/r/SKILL.md)",
+                "- loose: L. (file: /plugins/loose/SKILL.md)",
+                "- u: U. (file: r0/u/SKILL.md)",
+            ]
         );
     }
 }

@@ -135,6 +135,46 @@ pub fn diagnostics(fs: &dyn Fs, host: Host, l: &Listing, max_desc: Option<u64>) 
     out
 }
 
+/// The listing of each host of `hosts` seen from `vantage` (`None`: not simulated).
+#[must_use]
+pub fn listings(
+    fs: &dyn Fs,
+    input: crate::skills::catalog::Input<'_>,
+    vantage: &Path,
+    hosts: &[Host],
+    o: &super::settings::Overrides,
+) -> Vec<(Host, Option<Listing>)> {
+    hosts
+        .iter()
+        .map(|&h| (h, super::for_host(fs, input, vantage, h, o).map(|(_, l)| l)))
+        .collect()
+}
+
+/// The listing diagnostics of the hosts of `hosts` from their `listings`.
+#[must_use]
+pub fn of_listings(
+    fs: &dyn Fs,
+    input: crate::skills::catalog::Input<'_>,
+    listings: &[(Host, Option<Listing>)],
+    hosts: &[Host],
+    o: &super::settings::Overrides,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (h, l) in listings {
+        let (Some(l), true) = (l, hosts.contains(h) && *h != Host::Alisio) else {
+            continue;
+        };
+        let max = (*h == Host::ClaudeCode)
+            .then(|| {
+                super::settings::claude_budget(fs, input.workspace_root, input.env, o)
+                    .max_desc_chars
+            })
+            .flatten();
+        out.extend(diagnostics(fs, *h, l, max));
+    }
+    out
+}
+
 /// The listing diagnostics of every simulated host in `hosts`, seen from `vantage`.
 #[must_use]
 pub fn for_hosts(
@@ -144,20 +184,6 @@ pub fn for_hosts(
     hosts: &[Host],
     o: &super::settings::Overrides,
 ) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for &h in hosts {
-        if h == Host::Alisio {
-            continue;
-        }
-        if let Some((_, l)) = super::for_host(fs, input, vantage, h, o) {
-            let max = (h == Host::ClaudeCode)
-                .then(|| {
-                    super::settings::claude_budget(fs, input.workspace_root, input.env, o)
-                        .max_desc_chars
-                })
-                .flatten();
-            out.extend(diagnostics(fs, h, &l, max));
-        }
-    }
-    out
+    let ls = listings(fs, input, vantage, hosts, o);
+    of_listings(fs, input, &ls, hosts, o)
 }

@@ -10,6 +10,8 @@ pub mod claude;
 pub mod codex;
 mod collate;
 pub mod diagnostics;
+pub mod gemini;
+pub mod lens;
 pub mod settings;
 mod width;
 
@@ -33,6 +35,8 @@ pub struct Source {
     pub when_to_use: Option<String>,
     pub scope: Scope,
     pub file: PathBuf,
+    /// The root the skill was found in (Codex's aliases).
+    pub root: PathBuf,
 }
 
 /// What happened to one entry's description.
@@ -139,6 +143,8 @@ impl Item {
 /// A host's listing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listing {
+    /// Lines the host sends before the entries (Codex's skill roots table), not charged.
+    pub preamble: Vec<String>,
     pub unit: Unit,
     pub budget: f64,
     /// How the budget was computed (settings and defaults).
@@ -158,8 +164,9 @@ impl Listing {
     }
 }
 
-/// The hosts whose listing is simulated; the others have no evidence to simulate from.
-pub const HOSTS: [Host; 3] = [Host::Alisio, Host::ClaudeCode, Host::Codex];
+/// The hosts whose listing is simulated; the others have no evidence to simulate from
+/// (spec/skills.md §9.4).
+pub const HOSTS: [Host; 4] = [Host::Alisio, Host::ClaudeCode, Host::Codex, Host::Gemini];
 
 /// The listing `host` builds from its discovery `d` (`None`: not simulated for that host).
 #[must_use]
@@ -175,9 +182,71 @@ pub fn of_discovery(
             &sources(d),
             &settings::claude_budget(fs, input.workspace_root, input.env, o),
         )),
-        Host::Codex => Some(codex::listing(&sources(d), settings::codex_budget(o))),
-        Host::Copilot | Host::Gemini | Host::Cursor => None,
+        Host::Codex => Some(codex::listing(
+            &sources(d)
+                .into_iter()
+                .filter(|s| codex_implicit(fs, &s.file))
+                .collect::<Vec<_>>(),
+            &codex_root_order(d),
+            settings::codex_budget(fs, input.env, o),
+        )),
+        Host::Gemini => Some(gemini::listing(&gemini::discover(
+            fs, &d.vantage, input.env,
+        ))),
+        Host::Copilot | Host::Cursor => None,
     }
+}
+
+/// Whether Codex lists a skill: not when its `agents/openai.yaml` sets
+/// `policy.allow_implicit_invocation: false` (two of Codex 0.171.0's own system skills do).
+fn codex_implicit(fs: &dyn Fs, skill_md: &Path) -> bool {
+    use super::frontmatter::{ScalarKind, Value as Y, parse_yaml};
+    let Some(file) = skill_md.parent().map(|d| d.join("agents/openai.yaml")) else {
+        return true;
+    };
+    let Ok(bytes) = fs.read(&file) else {
+        return true;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let range = alisio_base::text::TextRange {
+        start: 0,
+        end: text.len(),
+    };
+    let fm = parse_yaml(&text, range, alisio_base::config::Profile::Codex);
+    let Some(Y::Map(pairs)) = fm.get("policy").map(|e| &e.value.value) else {
+        return true;
+    };
+    !pairs.iter().any(|(k, v)| {
+        k.as_str() == Some("allow_implicit_invocation")
+            && matches!(
+                v.value,
+                Y::Scalar {
+                    kind: ScalarKind::Bool(false),
+                    ..
+                }
+            )
+    })
+}
+
+/// Codex's roots in the order of its roots table (measured on 0.171.0): user roots, system,
+/// admin (an assumption: not measured), then the repo roots from the project root down.
+fn codex_root_order(d: &Discovery) -> Vec<PathBuf> {
+    let mut roots: Vec<(u8, usize, PathBuf)> = d
+        .walk
+        .roots
+        .iter()
+        .map(|r| {
+            let group = match r.scope {
+                Scope::System => 1,
+                Scope::Admin => 2,
+                Scope::Project => 3,
+                _ => 0,
+            };
+            (group, r.path.components().count(), r.path.clone())
+        })
+        .collect();
+    roots.sort_by_key(|(g, depth, _)| (*g, if *g == 3 { *depth } else { 0 }));
+    roots.into_iter().map(|(_, _, p)| p).collect()
 }
 
 /// Discovers `host` from `vantage` and builds its listing.
@@ -192,20 +261,23 @@ pub fn for_host(
     if !HOSTS.contains(&host) {
         return None;
     }
-    let d = catalog::discover_host(fs, input, vantage, host);
+    let mut d = catalog::discover_host(fs, input, vantage, host);
+    // Gemini's discovery is host `alisio`'s (spec/hosts.md §6); its listing walks its own roots.
+    d.host = host;
     let l = of_discovery(fs, input, &d, o)?;
     Some((d, l))
 }
 
 /// The hosts whose listing diagnostics are reported: those of `hosts.enabled` that are
-/// simulated (host `alisio` has none), else Claude Code and Codex (spec/skills.md §9.5).
+/// simulated and have a budget (not `alisio`, whose catalog collapses whole, nor `gemini`,
+/// which has none), else Claude Code and Codex (spec/skills.md §9.5).
 #[must_use]
 pub fn diagnostic_hosts(enabled: Option<&[Host]>) -> Vec<Host> {
     match enabled {
         Some(v) => v
             .iter()
             .copied()
-            .filter(|h| *h != Host::Alisio && HOSTS.contains(h))
+            .filter(|h| !matches!(h, Host::Alisio | Host::Gemini) && HOSTS.contains(h))
             .collect(),
         None => vec![Host::ClaudeCode, Host::Codex],
     }
@@ -225,6 +297,7 @@ pub fn not_simulated(host: Host) -> String {
 pub fn listing_json(host: Host, l: &Listing, show: &dyn Fn(&Path) -> String) -> Value {
     json!({
         "host": host.as_str(),
+        "preamble": l.preamble,
         "unit": l.unit.as_str(),
         "budget": l.budget,
         "budgetSource": l.budget_source,
@@ -264,5 +337,6 @@ fn source(e: &Entry) -> Source {
         when_to_use: e.when_to_use.clone(),
         scope: e.scope,
         file: e.file.clone(),
+        root: e.root.clone(),
     }
 }

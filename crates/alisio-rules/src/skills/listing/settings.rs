@@ -2,7 +2,7 @@
 //! (spec/skills.md §9.1): Claude Code's `skillListingBudgetFraction` and
 //! `skillListingMaxDescChars` (local, then project, then user `settings.json`, the first that
 //! sets a valid value wins) and `SLASH_COMMAND_TOOL_CHAR_BUDGET`; the model and context window
-//! given on the command line.
+//! given on the command line; Codex's `model_context_window` (`$CODEX_HOME/config.toml`).
 
 use std::path::Path;
 
@@ -64,10 +64,26 @@ pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude
     }
 }
 
-/// Codex's budget: the context window given (`--context-window`), else unknown.
+/// Codex's budget: the context window given (`--context-window`), else `model_context_window`
+/// of `$CODEX_HOME/config.toml` (a positive integer; anything else is not read), else Codex's
+/// default.
 #[must_use]
-pub fn codex_budget(o: &Overrides) -> codex::Budget {
+pub fn codex_budget(fs: &dyn Fs, env: &Env, o: &Overrides) -> codex::Budget {
+    if let Some(w) = o.context_window {
+        return codex::Budget {
+            context_window: Some(w),
+            from: codex::WindowFrom::CommandLine,
+        };
+    }
+    let configured = env
+        .codex_home()
+        .and_then(|h| fs.read_prefix(&h.join("config.toml"), 1024 * 1024).ok())
+        .and_then(|b| String::from_utf8_lossy(&b).parse::<toml::Table>().ok())
+        .and_then(|t| t.get("model_context_window")?.as_integer())
+        .and_then(|w| u64::try_from(w).ok())
+        .filter(|w| *w > 0);
     codex::Budget {
-        context_window: o.context_window,
+        context_window: configured,
+        from: codex::WindowFrom::Config,
     }
 }

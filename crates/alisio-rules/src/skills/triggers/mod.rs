@@ -2,6 +2,8 @@
 //! prompt routed over the catalog as a host lists it, and precision, recall, a confusion matrix
 //! and the prompts that go to a sibling.
 
+pub mod lab;
+pub mod live;
 pub mod router;
 
 use std::collections::BTreeMap;
