@@ -12,10 +12,19 @@ use std::process::Command;
 use crate::common::{Rng, Ws, run_cmd};
 
 fn claude_bin() -> Option<PathBuf> {
-    let p = std::env::var_os("ALISIO_CLAUDE_CODE_BIN").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../target/clients/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude")
-    });
+    // `.ci/setup-clients.sh` installs every pinned client under target/clients;
+    // tests/clients/setup-claude-code.sh under target/clients/claude-code.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/clients");
+    let bin = "node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+    let p = std::env::var_os("ALISIO_CLAUDE_CODE_BIN").map_or_else(
+        || {
+            [root.join(bin), root.join("claude-code").join(bin)]
+                .into_iter()
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| root.join(bin))
+        },
+        PathBuf::from,
+    );
     if !p.is_file() {
         eprintln!(
             "skip: no Claude Code at {} (tests/clients/setup-claude-code.sh)",

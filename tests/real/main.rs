@@ -21,8 +21,8 @@ mod claude;
 mod codex;
 mod gemini;
 mod monorepo;
-mod skills_matrix;
 mod skills;
+mod skills_matrix;
 
 fn main() {
     if let Some(plan) = std::env::var_os(harness::netns::INNER_ENV) {

@@ -23,8 +23,8 @@ mod run;
 mod sessions;
 mod skills;
 mod skills_listing;
-mod skills_matrix;
 mod skills_live;
+mod skills_matrix;
 mod skills_test;
 mod values;
 
