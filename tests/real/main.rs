@@ -19,6 +19,7 @@ mod harness;
 mod audit;
 mod claude;
 mod codex;
+mod families;
 mod gemini;
 mod monorepo;
 
@@ -32,5 +33,6 @@ fn main() {
     cases.extend(codex::cases());
     cases.extend(gemini::cases());
     cases.extend(audit::cases());
+    cases.extend(families::cases());
     std::process::exit(harness::runner::main(cases));
 }

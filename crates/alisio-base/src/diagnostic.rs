@@ -100,6 +100,13 @@ codes! {
     InstructionsImportNotExpanded => "instructions-import-not-expanded",
     InstructionsImportLink => "instructions-import-link",
     InstructionsPointerEmpty => "instructions-pointer-empty",
+    // The family files of spec/instructions.md §10 (agents, commands, MCP servers).
+    AgentFrontmatterMissing => "agent-frontmatter-missing",
+    AgentFieldMissing => "agent-field-missing",
+    AgentShadowed => "agent-shadowed",
+    CommandShadowed => "command-shadowed",
+    McpConfigInvalid => "mcp-config-invalid",
+    McpServerInvalid => "mcp-server-invalid",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -173,6 +180,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 53);
+        assert_eq!(Code::ALL.len(), 59);
     }
 }

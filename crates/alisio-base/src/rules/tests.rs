@@ -6,6 +6,7 @@ fn every_code_is_a_rule_exactly_once() {
         let n = skills::RULES
             .iter()
             .chain(instructions::RULES)
+            .chain(families::RULES)
             .filter(|r| r.code == c)
             .count();
         assert_eq!(n, 1, "{c} has {n} catalogue entries");

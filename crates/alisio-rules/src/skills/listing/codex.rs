@@ -241,6 +241,7 @@ mod tests {
             when_to_use: None,
             scope,
             file: PathBuf::from(format!("/s/{name}/SKILL.md")),
+            command: false,
         }
     }
 

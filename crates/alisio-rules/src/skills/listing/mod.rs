@@ -8,7 +8,7 @@
 pub mod alisio;
 pub mod claude;
 pub mod codex;
-mod collate;
+pub(crate) mod collate;
 pub mod diagnostics;
 pub mod settings;
 mod width;
@@ -33,6 +33,8 @@ pub struct Source {
     pub when_to_use: Option<String>,
     pub scope: Scope,
     pub file: PathBuf,
+    /// A slash command (Claude Code lists them after the skills, spec/instructions.md §10.2).
+    pub command: bool,
 }
 
 /// What happened to one entry's description.
@@ -171,10 +173,14 @@ pub fn of_discovery(
 ) -> Option<Listing> {
     match d.host {
         Host::Alisio => Some(alisio::listing(&d.entries)),
-        Host::ClaudeCode => Some(claude::listing(
-            &sources(d),
-            &settings::claude_budget(fs, input.workspace_root, input.env, o),
-        )),
+        Host::ClaudeCode => {
+            let mut s = sources(d);
+            s.extend(claude_commands(fs, input, d, &s));
+            Some(claude::listing(
+                &s,
+                &settings::claude_budget(fs, input.workspace_root, input.env, o),
+            ))
+        }
         Host::Codex => Some(codex::listing(&sources(d), settings::codex_budget(o))),
         Host::Copilot | Host::Gemini | Host::Cursor => None,
     }
@@ -256,6 +262,29 @@ pub fn sources(d: &Discovery) -> Vec<Source> {
     listed(&d.entries).into_iter().map(source).collect()
 }
 
+/// Claude Code's slash commands that reach its skill listing from `d`'s vantage: not hidden,
+/// not shadowed by a skill or another command (spec/instructions.md §10.2).
+fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Source]) -> Vec<Source> {
+    let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
+    let st =
+        crate::families::claude::startup(fs, input.env, input.workspace_root, &d.vantage, &names);
+    st.of(crate::families::Family::Command)
+        .filter(|e| e.loaded())
+        .map(|e| Source {
+            name: e.name.clone(),
+            label: None,
+            description: e.description.clone(),
+            when_to_use: None,
+            scope: match e.scope {
+                crate::families::Scope::User => Scope::User,
+                crate::families::Scope::Project => Scope::Project,
+            },
+            file: e.file.clone(),
+            command: true,
+        })
+        .collect()
+}
+
 fn source(e: &Entry) -> Source {
     Source {
         name: e.name.clone(),
@@ -264,5 +293,6 @@ fn source(e: &Entry) -> Source {
         when_to_use: e.when_to_use.clone(),
         scope: e.scope,
         file: e.file.clone(),
+        command: false,
     }
 }
