@@ -1,49 +1,204 @@
-//! Probe (temporary): dumps what the clients send for subagents, commands and MCP servers.
+//! The files beside skills that cost startup context (docs/spec/instructions.md §10): what
+//! Claude Code 2.1.332 sends for subagents (the agent listing), slash commands (in the skill
+//! listing) and MCP servers (each pointing at a command that does not exist, so the client
+//! reports it as failed to connect; nothing is started and nothing reaches the network),
+//! against `context explain --json`'s `startup` object and `skills list --listing --json`.
 
 use std::sync::Arc;
 
-use crate::harness::{Case, Client};
+use serde_json::Value;
 
-fn dump(name: &'static str) -> crate::harness::Check {
-    Arc::new(move |ctx| {
-        let bodies: Vec<serde_json::Value> = ctx
-            .outcome
-            .requests
-            .iter()
-            .map(|r| {
-                serde_json::json!({"path": r.path, "body": serde_json::from_str::<serde_json::Value>(&r.body).unwrap_or(serde_json::Value::String(r.body.clone()))})
-            })
-            .collect();
-        let out = serde_json::json!({"requests": bodies, "stdout": ctx.outcome.stdout, "stderr": ctx.outcome.stderr});
-        std::fs::write(
-            format!("/tmp/probe-families/{name}.json"),
-            serde_json::to_string_pretty(&out).unwrap(),
-        )
-        .unwrap();
-        Ok(())
+use crate::harness::{Case, Check, Client, Ctx, expect, extract};
+
+const AGENTS_HEAD: &str = "Available agent types for the Agent tool:\n";
+const AGENTS_TAIL: &str = "\n\nWhen you launch multiple agents";
+const SKILLS_HEAD: &str = "The following skills are available for use with the Skill tool:\n\n";
+const MCP_HEAD: &str = "are unavailable for this session:\n";
+/// The client's own agents (their lines are not compared).
+const BUILTIN_AGENTS: [&str; 5] = [
+    "claude",
+    "Explore",
+    "general-purpose",
+    "Plan",
+    "statusline-setup",
+];
+
+/// Every text part of the first main request.
+fn first_texts(ctx: &Ctx<'_>) -> Result<String, String> {
+    let reqs = extract::main_requests(&ctx.outcome.requests);
+    let first = reqs.first().ok_or("the client sent no main request")?;
+    let mut out = String::new();
+    for m in first["messages"].as_array().into_iter().flatten() {
+        match &m["content"] {
+            Value::String(s) => out.push_str(s),
+            Value::Array(parts) => {
+                for p in parts {
+                    out.push_str(p["text"].as_str().unwrap_or_default());
+                    out.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn between<'a>(text: &'a str, head: &str, tail: &str) -> Result<&'a str, String> {
+    let i = text
+        .find(head)
+        .ok_or_else(|| format!("no `{head}` in the request"))?
+        + head.len();
+    let j = text[i..].find(tail).map_or(text.len(), |j| i + j);
+    Ok(&text[i..j])
+}
+
+fn startup_texts(ex: &Value, family: &str) -> Vec<String> {
+    ex["startup"]["families"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["family"] == family)
+        .flat_map(|f| f["entries"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e["loaded"] == true)
+        .map(|e| {
+            e["text"]
+                .as_str()
+                .unwrap_or(e["name"].as_str().unwrap_or_default())
+                .to_string()
+        })
+        .collect()
+}
+
+/// The agent listing: every agent explain lists, and no other but the client's own, in order.
+fn agents(ctx: &Ctx<'_>, text: &str, ex: &Value) -> Result<(), String> {
+    let block = between(text, AGENTS_HEAD, AGENTS_TAIL)?;
+    let want = startup_texts(ex, "agents");
+    let mut at = 0;
+    for w in &want {
+        let line = format!("{w}\n");
+        let found = format!("{block}\n")[at..].find(&line).ok_or_else(|| {
+            format!(
+                "{}: the client's agent listing has no `{w}` after byte {at}:\n{block}",
+                ctx.case.name
+            )
+        })?;
+        at += found + line.len();
+    }
+    // Entries start a line with `- name: `; descriptions may hold line breaks.
+    let client: Vec<&str> = block
+        .split('\n')
+        .filter_map(|l| {
+            l.strip_prefix("- ")
+                .and_then(|l| l.split_once(": "))
+                .map(|(n, _)| n)
+        })
+        .filter(|n| !BUILTIN_AGENTS.contains(n))
+        .collect();
+    if client.len() != want.len() {
+        return Err(format!(
+            "agents: the client lists {client:?}, explain {want:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// The skill listing: the user's entries (skills, then commands) exactly as `skills list
+/// --listing` gives them, up to the client's own.
+fn commands(ctx: &Ctx<'_>, text: &str) -> Result<(), String> {
+    let block = between(text, SKILLS_HEAD, "- dataviz:")?;
+    let got: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();
+    let l = expect::alisio(
+        ctx,
+        &[
+            "skills",
+            "list",
+            "--listing",
+            "--host",
+            "claude-code",
+            "--json",
+        ],
+    )?;
+    let l = if l.is_array() { l[0].clone() } else { l };
+    let want: Vec<String> = l["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["builtin"] == false)
+        .filter_map(|e| e["text"].as_str().map(str::to_string))
+        .collect();
+    if got != want {
+        return Err(format!(
+            "skill listing: the client sent {got:?}, skills list --listing gives {want:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// The MCP servers the client tried: every server explain loads, and no other.
+fn mcp(text: &str, ex: &Value) -> Result<(), String> {
+    let mut got: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(MCP_HEAD) {
+        rest = &rest[i + MCP_HEAD.len()..];
+        for l in rest.lines().take_while(|l| !l.is_empty()) {
+            if let Some((name, _)) = l.split_once(" (") {
+                got.push(name.to_string());
+            }
+        }
+    }
+    let mut want = startup_texts(ex, "mcp");
+    got.sort();
+    want.sort();
+    if got != want {
+        return Err(format!(
+            "MCP servers: the client tried {got:?}, explain loads {want:?}"
+        ));
+    }
+    Ok(())
+}
+
+fn check() -> Check {
+    Arc::new(|ctx| {
+        let text = first_texts(ctx)?;
+        let ex = expect::explain(ctx, ".")?;
+        if ex["startup"]["host"] != "claude-code" {
+            return Err(format!(
+                "explain has no claude-code startup object: {}",
+                ex["startup"]
+            ));
+        }
+        agents(ctx, &text, &ex)?;
+        commands(ctx, &text)?;
+        mcp(&text, &ex)
     })
 }
 
+fn case(name: &str) -> Case {
+    Case::new(Client::ClaudeCode, name).check(check())
+}
+
+const NOFILE: &str = "/nonexistent/alisio-test-mcp";
+
+/// Every family case (Claude Code).
 pub fn cases() -> Vec<Case> {
-    if std::env::var_os("ALISIO_PROBE").is_none() {
-        return Vec::new();
-    }
     vec![
-        Case::new(Client::ClaudeCode, "probe_claude")
+        case("family_agents_precedence_tools_and_loose_yaml")
             .file("ws/.claude/agents/reviewer.md", "---\nname: code-reviewer\ndescription: Reviews code for quality. Use after edits.\ntools: Read, Grep\nmodel: sonnet\n---\nYou are a code reviewer.\n")
             .file("ws/.claude/agents/nodesc.md", "---\nname: nodesc\n---\nNo description here.\n")
             .file("ws/.claude/agents/nofm.md", "Just a body, no frontmatter.\n")
+            .file("ws/.claude/agents/filename.md", "---\ndescription: No name field.\n---\nb\n")
+            .file("ws/.claude/agents/sub/deep.md", "---\nname: deep\ndescription: Deep agent in a subdirectory.\ndisallowedTools: Bash\n---\nd\n")
+            .file("ws/.claude/agents/badyaml.md", "---\nname: badyaml\ndescription: Bad: yaml: here\n---\nb\n")
+            .file("ws/.claude/agents/both.md", "---\nname: both\ndescription: Both lists.\ntools: Read, Bash\ndisallowedTools: Bash\n---\nt\n")
+            .file("ws/.claude/agents/multi.md", "---\nname: multi\ndescription: \"Multi\\nline desc\"\ntools: [Read, Bash]\n---\nb\n")
             .file("home/.claude/agents/reviewer.md", "---\nname: code-reviewer\ndescription: USER copy of the reviewer.\n---\nuser body\n")
-            .file("home/.claude/agents/helper.md", "---\nname: helper\ndescription: User-level helper agent.\n---\nhelper body\n")
-            .file("ws/.claude/commands/deploy.md", "---\ndescription: Deploy the app to staging\nargument-hint: [env]\n---\nDeploy $ARGUMENTS now.\n")
-            .file("ws/.claude/commands/plain.md", "Run the plain checks on the repo.\nSecond line.\n")
-            .file("ws/.claude/commands/sub/nested.md", "---\ndescription: A nested command\n---\nnested\n")
-            .file("home/.claude/commands/mine.md", "---\ndescription: My user command\n---\nmine\n")
-            .file("ws/.mcp.json", "{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/ghost-mcp\", \"args\": []}, \"remote\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:9/mcp\"}}}\n")
-            .claude_settings(serde_json::json!({"enableAllProjectMcpServers": true}))
-            .check(dump("probe_claude")),
-
-        Case::new(Client::ClaudeCode, "probe_claude2")
+            .file("home/.claude/agents/helper.md", "---\nname: helper\ndescription: User-level helper agent.\n---\nhelper body\n"),
+        case("family_agents_of_an_ancestor_and_the_cwd")
+            .file("ws/.claude/agents/top.md", "---\nname: top\ndescription: Top agent.\n---\nt\n")
+            .file("ws/pkg/.claude/agents/inner.md", "---\nname: inner\ndescription: Inner agent of pkg.\n---\ni\n")
+            .file("ws/pkg/x.txt", "x\n")
+            .cwd("ws/pkg"),
+        case("family_commands_after_skills_with_fallback_descriptions")
             .file("ws/.claude/skills/zeta/SKILL.md", "---\nname: zeta\ndescription: Zeta project skill.\n---\nz\n")
             .file("home/.claude/skills/alpha/SKILL.md", "---\nname: alpha\ndescription: Alpha user skill.\n---\na\n")
             .file("ws/.claude/commands/beta.md", "---\ndescription: Beta project command\n---\nb\n")
@@ -51,34 +206,24 @@ pub fn cases() -> Vec<Case> {
             .file("ws/.claude/commands/zeta.md", "---\ndescription: Zeta command clashes with skill\n---\nzc\n")
             .file("ws/.claude/commands/hidden.md", "---\ndescription: Hidden command\ndisable-model-invocation: true\n---\nh\n")
             .file("ws/.claude/commands/empty.md", "")
+            .file("ws/.claude/commands/plain.md", "Run the plain checks on the repo.\nSecond line.\n")
             .file("ws/.claude/commands/fmonly.md", "---\nargument-hint: x\n---\n\n# Heading line\nbody\n")
-            .file("ws/.claude/commands/notes.txt", "not a command\n")
-            .file("ws/.claude/agents/sub/deep.md", "---\nname: deep\ndescription: Deep agent in a subdirectory.\ndisallowedTools: Bash\n---\nd\n")
-            .file("ws/.claude/agents/badyaml.md", "---\nname: badyaml\ndescription: Bad: yaml: here\n---\nb\n")
-            .file("ws/.claude/agents/listtools.md", "---\nname: listtools\ndescription: \"Multi\\nline desc\"\ntools: [Read, Bash]\n---\nb\n")
-            .file("ws/.claude/agents/filename.md", "---\ndescription: No name field.\n---\nb\n")
-            .file("ws/.mcp.json", "{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/ghost-mcp\"}}}\n")
-            .check(dump("probe_claude2")),
-
-        Case::new(Client::ClaudeCode, "probe_claude3")
-            .file("ws/.claude/agents/top.md", "---\nname: top\ndescription: Top agent.\ntools: Read, Bash\ndisallowedTools: Bash\n---\nt\n")
-            .file("ws/pkg/.claude/agents/inner.md", "---\nname: inner\ndescription: Inner agent of pkg.\n---\ni\n")
-            .file("ws/.claude/agents/long.md", "---\nname: long\ndescription: LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL\n---\nl\n")
-            .file("ws/.claude/agents/dup1.md", "---\nname: dup\ndescription: Dup one.\n---\nd\n")
-            .file("ws/.claude/agents/dup2.md", "---\nname: dup\ndescription: Dup two.\n---\nd\n")
+            .file("ws/.claude/commands/sub/nested.md", "---\ndescription: A nested command\n---\nnested\n")
+            .file("ws/.claude/commands/notes.txt", "not a command\n"),
+        case("family_commands_user_wins_and_the_cwd_directory")
             .file("ws/.claude/commands/same.md", "---\ndescription: Same project command\n---\ns\n")
             .file("home/.claude/commands/same.md", "---\ndescription: Same user command\n---\ns\n")
+            .file("ws/.claude/commands/top.md", "---\ndescription: Top command\n---\nt\n")
             .file("ws/pkg/.claude/commands/pkgcmd.md", "---\ndescription: Pkg command\n---\np\n")
-            .file("ws/.mcp.json", "{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/ghost-mcp\"}, \"nocmd\": {\"args\": [\"x\"]}, \"badtype\": {\"type\": \"carrier-pigeon\", \"url\": \"http://127.0.0.1:9\"}}}\n")
-            .file("ws/pkg/.mcp.json", "{\"mcpServers\": {\"pkgghost\": {\"command\": \"/nonexistent/pkg-mcp\"}}}\n")
-            .cwd("ws/pkg")
-            .check(dump("probe_claude3")),
-        Case::new(Client::ClaudeCode, "probe_claude4")
-            .file("ws/.mcp.json", "{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/ghost-mcp\"}}\n")
-            .file("home/.claude.json", "{\"mcpServers\": {\"userghost\": {\"command\": \"/nonexistent/user-mcp\"}}}\n")
-            .check(dump("probe_claude4")),
-        Case::new(Client::ClaudeCode, "probe_claude5")
-            .file("ws/.mcp.json", "{\"mcpServers\": {\"ghost\": {\"command\": \"/nonexistent/ghost-mcp\"}, \"ok2\": {\"command\": \"/nonexistent/two\", \"env\": {\"A\": 1}}}}\n")
-            .check(dump("probe_claude5")),
+            .file("ws/pkg/x.txt", "x\n")
+            .cwd("ws/pkg"),
+        case("family_mcp_servers_dropped_alone_and_files_of_ancestors")
+            .file("ws/.mcp.json", &format!("{{\"mcpServers\": {{\"ghost\": {{\"command\": \"{NOFILE}\"}}, \"nocmd\": {{\"args\": [\"x\"]}}, \"badtype\": {{\"type\": \"carrier-pigeon\", \"url\": \"http://127.0.0.1:9\"}}, \"badenv\": {{\"command\": \"{NOFILE}\", \"env\": {{\"A\": 1}}}}}}}}\n"))
+            .file("ws/pkg/.mcp.json", &format!("{{\"mcpServers\": {{\"pkgghost\": {{\"command\": \"{NOFILE}\", \"args\": [\"--stdio\"]}}}}}}\n"))
+            .file("ws/pkg/x.txt", "x\n")
+            .cwd("ws/pkg"),
+        case("family_mcp_invalid_file_ignored_and_the_user_file")
+            .file("ws/.mcp.json", &format!("{{\"mcpServers\": {{\"ghost\": {{\"command\": \"{NOFILE}\"}}}}\n"))
+            .file("home/.claude.json", &format!("{{\"mcpServers\": {{\"userghost\": {{\"command\": \"{NOFILE}\"}}}}}}\n")),
     ]
 }
