@@ -13,6 +13,7 @@ mod harness;
 mod hosts;
 
 mod chat;
+mod families;
 mod init;
 mod instructions;
 mod lifecycle;
