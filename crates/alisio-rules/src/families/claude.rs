@@ -293,7 +293,11 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
         }));
     }
     let mut list: Vec<Entry> = found.into_iter().map(|(e, _, _)| e).collect();
-    list.sort_by(|a, b| collate::compare(&a.name, &b.name));
+    // The winner of a name before the files it shadows.
+    list.sort_by(|a, b| {
+        collate::compare(&a.name, &b.name)
+            .then_with(|| a.shadowed_by.is_some().cmp(&b.shadowed_by.is_some()))
+    });
     s.entries.extend(list);
 }
 
@@ -401,7 +405,10 @@ fn commands(
         s.diagnostics.push(d);
     }
     let mut out: Vec<Entry> = list.into_iter().map(|(e, _, _)| e).collect();
-    out.sort_by(|a, b| collate::compare(&a.name, &b.name));
+    out.sort_by(|a, b| {
+        collate::compare(&a.name, &b.name)
+            .then_with(|| a.shadowed_by.is_some().cmp(&b.shadowed_by.is_some()))
+    });
     s.entries.extend(out);
 }
 

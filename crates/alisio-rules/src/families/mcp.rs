@@ -98,7 +98,9 @@ fn judge(name_range: TextRange, v: &A<'_>) -> Result<String, (TextRange, String)
         match field("url") {
             Some(A::StringLit(_)) => {}
             Some(other) => return Err((value_range(other), "`url` must be a string".into())),
-            None => return Err((name_range, format!("a {kind} server needs `url`"))),
+            None => {
+                return Err((name_range, format!("a server of type `{kind}` needs `url`")));
+            }
         }
         if let Some(h) = field("headers")
             && !strings_object(h)

@@ -21,7 +21,6 @@ use alisio_base::workspace::walk::DirSet;
 use alisio_base::workspace::{FileType, Fs};
 
 use crate::skills::catalog::{self, Input};
-use crate::skills::listing;
 
 /// Agent and command files are read up to this size (the rest is not looked at).
 pub const FILE_LIMIT: u64 = 256 * 1024;
@@ -145,7 +144,10 @@ pub const HOSTS: [Host; 1] = [Host::ClaudeCode];
 #[must_use]
 pub fn claude_skill_names(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Vec<String> {
     let d = catalog::discover_host(fs, input, vantage, Host::ClaudeCode);
-    listing::sources(&d).into_iter().map(|s| s.name).collect()
+    catalog::listed(&d.entries)
+        .into_iter()
+        .map(|e| e.name.clone())
+        .collect()
 }
 
 /// What `host` loads at startup in a session started in `vantage` (`None`: not simulated).
