@@ -1,4 +1,5 @@
 //! The files beside skills that cost startup context (docs/spec/instructions.md §10): what
+//! Gemini CLI 0.61.0 and Codex CLI 0.171.0 list for user subagents, and what
 //! Claude Code 2.1.332 sends for subagents (the agent listing), slash commands (in the skill
 //! listing) and MCP servers (each pointing at a command that does not exist, so the client
 //! reports it as failed to connect; nothing is started and nothing reaches the network),
@@ -173,6 +174,74 @@ fn check() -> Check {
     })
 }
 
+/// Gemini CLI: the sub-agent list of the system instruction ends with explain's agents.
+fn gemini_check() -> Check {
+    Arc::new(|ctx| {
+        let reqs = extract::main_requests(&ctx.outcome.requests);
+        let first = reqs.first().ok_or("the client sent no main request")?;
+        let sys: String = first["systemInstruction"]["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["text"].as_str())
+            .collect();
+        let block = between(
+            &sys,
+            "The following sub-agents are available:\n\n",
+            "\n\nRemember that",
+        )?;
+        let ex = expect::explain(ctx, ".")?;
+        let want = startup_texts(&ex, "agents");
+        let own = ["codebase_investigator", "cli_help", "generalist"];
+        let tail: Vec<&str> = block.split("\n- ").collect();
+        let tail = tail[own.len().min(tail.len())..].join("\n- ");
+        let tail = if tail.is_empty() {
+            tail
+        } else {
+            format!("- {tail}")
+        };
+        if tail != want.join("\n") {
+            return Err(format!(
+                "gemini agents: the client sent {tail:?}, explain {want:?}"
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// Codex CLI: the roles of `spawn_agent`'s `agent_type` start with explain's agents.
+fn codex_check() -> Check {
+    Arc::new(|ctx| {
+        let reqs = extract::main_requests(&ctx.outcome.requests);
+        let first = reqs.first().ok_or("the client sent no main request")?;
+        let text = first.to_string();
+        let body: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let mut desc = None;
+        for t in body["tools"].as_array().into_iter().flatten() {
+            for f in t["tools"].as_array().into_iter().flatten() {
+                if f["name"] == "spawn_agent" {
+                    desc = f["parameters"]["properties"]["agent_type"]["description"]
+                        .as_str()
+                        .map(str::to_string);
+                }
+            }
+        }
+        let desc = desc.ok_or("no spawn_agent tool")?;
+        let roles = between(&desc, "Available roles:\n", "default: {")?;
+        let ex = expect::explain(ctx, ".")?;
+        let want: String = startup_texts(&ex, "agents")
+            .iter()
+            .map(|t| format!("{t}\n"))
+            .collect();
+        if roles != want {
+            return Err(format!(
+                "codex agents: the client sent {roles:?}, explain {want:?}"
+            ));
+        }
+        Ok(())
+    })
+}
+
 fn case(name: &str) -> Case {
     Case::new(Client::ClaudeCode, name).check(check())
 }
@@ -225,5 +294,23 @@ pub fn cases() -> Vec<Case> {
         case("family_mcp_invalid_file_ignored_and_the_user_file")
             .file("ws/.mcp.json", &format!("{{\"mcpServers\": {{\"ghost\": {{\"command\": \"{NOFILE}\"}}}}\n"))
             .file("home/.claude.json", &format!("{{\"mcpServers\": {{\"userghost\": {{\"command\": \"{NOFILE}\"}}}}}}\n")),
+        Case::new(Client::Gemini, "family_gemini_user_agents_in_file_order")
+            .file("home/.gemini/agents/zed.md", "---\nname: zed\ndescription: Zed agent.\n---\nbody\n")
+            .file("home/.gemini/agents/alpha.md", "---\nname: alpha\ndescription: Alpha agent.\n---\nbody\n")
+            .file("home/.gemini/agents/Mid.md", "---\nname: mid\ndescription: \"Two\\nlines.\"\n---\nbody\n")
+            .file("home/.gemini/agents/_draft.md", "---\nname: draft\ndescription: Draft.\n---\nbody\n")
+            .file("home/.gemini/agents/nodesc.md", "---\nname: nodesc\n---\nbody\n")
+            .file("home/.gemini/agents/bad.md", "---\nname: Bad Name\ndescription: Bad.\n---\nbody\n")
+            .file("home/.gemini/agents/sub/deep.md", "---\nname: deep\ndescription: Deep.\n---\nbody\n")
+            .file("home/.gemini/agents/notes.txt", "x\n")
+            .file("ws/.gemini/agents/proj.md", "---\nname: proj\ndescription: Project agent.\n---\nbody\n")
+            .check(gemini_check()),
+        Case::new(Client::Codex, "family_codex_user_agents_sorted")
+            .file("home/.codex/agents/zed.toml", "name = \"zed\"\ndescription = \"Zed agent.\"\ndeveloper_instructions = \"z\"\n")
+            .file("home/.codex/agents/alpha.toml", "name = \"alpha\"\ndescription = \"Alpha agent.\"\ndeveloper_instructions = \"a\"\n")
+            .file("home/.codex/agents/nodesc.toml", "name = \"nodesc\"\ndeveloper_instructions = \"a\"\n")
+            .file("home/.codex/agents/sub/deep.toml", "name = \"deep\"\ndescription = \"Deep.\"\ndeveloper_instructions = \"a\"\n")
+            .file("ws/.codex/agents/proj.toml", "name = \"proj\"\ndescription = \"Project.\"\ndeveloper_instructions = \"p\"\n")
+            .check(codex_check()),
     ]
 }

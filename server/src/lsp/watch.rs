@@ -150,6 +150,7 @@ fn relevant(path: &std::path::Path) -> bool {
         || name == ".cursorrules"
         || name == "config.json"
         || name == ".mcp.json"
+        || (lower.ends_with(".toml") && path.parent().is_some_and(|d| d.ends_with("agents")))
         || name == ".claude.json"
         || name == ".git"
         || !name.contains('.')

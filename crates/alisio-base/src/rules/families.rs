@@ -5,7 +5,10 @@ use super::{Example, Fix, Rule, Tier, ex};
 use crate::diagnostic::{Code, Severity};
 
 const CLAUDE: &[&str] = &["claude-code"];
+const AGENT_HOSTS: &[&str] = &["claude-code", "codex", "gemini"];
+const AGENT_FILES: &str = ".claude/agents/**/*.md, .gemini/agents/*.md, .codex/agents/**/*.toml";
 const MEASURED: &str = "Claude Code 2.1.332, measured offline (tests/real `families`)";
+const MEASURED_AGENTS: &str = "Claude Code 2.1.332, Gemini CLI 0.61.0 (its agent loader's schema) and Codex CLI 0.171.0, measured offline (tests/real `families`)";
 const AGENT: &str = "---\nname: reviewer\ndescription: Reviews a diff for bugs. Use after edits.\n---\nYou review code.\n";
 const GOOD_AGENT: Example = ex(&[], &[(".claude/agents/reviewer.md", AGENT)]);
 const MCP: &str =
@@ -15,27 +18,27 @@ const GOOD_MCP: Example = ex(&[], &[(".mcp.json", MCP)]);
 pub(super) static RULES: &[Rule] = &[
     Rule {
         code: Code::AgentFrontmatterMissing,
-        summary: "a subagent file without a `---` frontmatter block: Claude Code does not load it",
-        files: ".claude/agents/**/*.md",
-        hosts: CLAUDE,
+        summary: "a subagent file its host cannot read (no `---` frontmatter block; Codex: not TOML): not loaded",
+        files: AGENT_FILES,
+        hosts: AGENT_HOSTS,
         profiles: &[],
         severity: Severity::Error,
         tier: Tier::Default,
         fix: Fix::None,
-        evidence: MEASURED,
+        evidence: MEASURED_AGENTS,
         good: GOOD_AGENT,
         bad: ex(&[], &[(".claude/agents/reviewer.md", "You review code.\n")]),
     },
     Rule {
         code: Code::AgentFieldMissing,
-        summary: "a subagent without `name` or `description`: Claude Code does not load it",
-        files: ".claude/agents/**/*.md",
-        hosts: CLAUDE,
+        summary: "a subagent without `name` or `description` (Gemini: or a `name` that is not a slug): not loaded",
+        files: AGENT_FILES,
+        hosts: AGENT_HOSTS,
         profiles: &[],
         severity: Severity::Error,
         tier: Tier::Default,
         fix: Fix::None,
-        evidence: MEASURED,
+        evidence: MEASURED_AGENTS,
         good: GOOD_AGENT,
         bad: ex(
             &[],

@@ -7,7 +7,9 @@
 //! are read through [`Fs`], nothing is printed.
 
 pub mod claude;
+pub mod codex;
 pub mod editor;
+pub mod gemini;
 mod markdown;
 pub mod mcp;
 
@@ -137,7 +139,7 @@ impl Startup {
 }
 
 /// The hosts whose families are simulated.
-pub const HOSTS: [Host; 1] = [Host::ClaudeCode];
+pub const HOSTS: [Host; 3] = [Host::ClaudeCode, Host::Codex, Host::Gemini];
 
 /// The names of the skills Claude Code lists from `vantage` (a command of the same name is not
 /// listed).
@@ -161,6 +163,8 @@ pub fn startup(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) -> Opt
             vantage,
             &claude_skill_names(fs, input, vantage),
         )),
+        Host::Gemini => Some(gemini::startup(fs, input.env, vantage)),
+        Host::Codex => Some(codex::startup(fs, input.env, input.workspace_root, vantage)),
         _ => None,
     }
 }
@@ -172,7 +176,10 @@ pub fn vantages(set: &DirSet, root: &Path) -> Vec<PathBuf> {
     let mut out = vec![root.to_path_buf()];
     for node in &set.dirs {
         let has = node.entries.iter().any(|e| {
-            (e.name == ".claude" && e.file_type == FileType::Dir)
+            ([".claude", ".gemini", ".codex"]
+                .iter()
+                .any(|d| e.name == *d)
+                && e.file_type == FileType::Dir)
                 || (e.name == ".mcp.json" && e.file_type == FileType::File)
         });
         if has && node.path != root {
@@ -192,8 +199,12 @@ pub fn check(fs: &dyn Fs, input: Input<'_>, set: &DirSet) -> (Vec<Diagnostic>, V
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut files: Vec<PathBuf> = Vec::new();
     for v in vantages(set, root) {
-        let Some(s) = startup(fs, input, &v, Host::ClaudeCode) else {
-            continue;
+        let all = HOSTS.iter().filter_map(|h| startup(fs, input, &v, *h));
+        let (d, f): (Vec<_>, Vec<_>) = all.map(|s| (s.diagnostics, s.files)).unzip();
+        let s = Startup {
+            diagnostics: d.concat(),
+            files: f.concat(),
+            ..Startup::default()
         };
         for d in s.diagnostics {
             if alisio_base::workspace::is_inside(&d.file, root) && !diags.contains(&d) {
@@ -276,7 +287,7 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
         if let Some(w) = &e.shadowed_by {
             let _ = write!(file, " (shadowed by {})", show(w));
         } else if e.hidden {
-            file.push_str(" (disable-model-invocation)");
+            file.push_str(" (disable-model-invocation: true)");
         }
         rows.push([
             e.family.as_str().to_string(),

@@ -398,3 +398,87 @@ fn hovers_and_completions_of_an_agent_file() {
         .collect();
     assert_eq!(keys, ["description", "disable-model-invocation"]);
 }
+
+#[test]
+fn gemini_user_agents_in_file_order_and_what_it_skips() {
+    let t = tree(&[
+        (
+            "home/.gemini/agents/zed.md",
+            "---\nname: zed\ndescription: Zed.\n---\n",
+        ),
+        (
+            "home/.gemini/agents/Mid.md",
+            "---\nname: mid\ndescription: Mid.\n---\n",
+        ),
+        (
+            "home/.gemini/agents/_draft.md",
+            "---\nname: draft\ndescription: D.\n---\n",
+        ),
+        (
+            "home/.gemini/agents/sub/deep.md",
+            "---\nname: deep\ndescription: Deep.\n---\n",
+        ),
+        (
+            "ws/.gemini/agents/bad.md",
+            "---\nname: Bad Name\ndescription: Bad.\n---\n",
+        ),
+        (
+            "ws/.gemini/agents/ok.md",
+            "---\nname: ok\ndescription: Ok.\n---\n",
+        ),
+    ]);
+    let s = gemini::startup(&DiskFs, &t.env, &t.ws);
+    assert_eq!(texts(&s, Family::Agent), ["- mid -> Mid.", "- zed -> Zed."]);
+    let d: Vec<_> = s.diagnostics.iter().map(|d| located(&t, d)).collect();
+    assert_eq!(
+        d,
+        [(".gemini/agents/bad.md".into(), 1, 6, 1, 14, Code::AgentFieldMissing, "`name` must be lowercase letters, digits, `-` and `_` (Gemini CLI: \"Name must be a valid slug\"), not `Bad Name`: Gemini CLI does not load this agent".into())]
+    );
+    let reasons: Vec<&str> = s.not_loaded.iter().map(|n| n.reason.as_str()).collect();
+    assert_eq!(reasons, ["`name` is not a slug", gemini::PROJECT_REASON]);
+}
+
+#[test]
+fn codex_user_agents_sorted_with_subdirectories() {
+    let t = tree(&[
+        (
+            "home/.codex/agents/zed.toml",
+            "name = \"zed\"\ndescription = \"Zed.\"\ndeveloper_instructions = \"z\"\n",
+        ),
+        (
+            "home/.codex/agents/sub/deep.toml",
+            "name = \"deep\"\ndescription = \"Deep.\"\ndeveloper_instructions = \"d\"\n",
+        ),
+        (
+            "home/.codex/agents/nodesc.toml",
+            "name = \"nodesc\"\ndeveloper_instructions = \"n\"\n",
+        ),
+        ("ws/.codex/agents/broken.toml", "name = \n"),
+    ]);
+    let s = codex::startup(&DiskFs, &t.env, &t.ws, &t.ws);
+    assert_eq!(
+        texts(&s, Family::Agent),
+        ["deep: {\nDeep.\n}", "zed: {\nZed.\n}"]
+    );
+    let d: Vec<_> = s
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.span.start.line, d.span.start.utf16))
+        .collect();
+    assert_eq!(
+        d,
+        [
+            (Code::AgentFieldMissing, 0, 0),
+            (Code::AgentFrontmatterMissing, 0, 7)
+        ]
+    );
+    assert_eq!(
+        s.diagnostics[0].message,
+        "no `description`: Codex ignores agent role `nodesc` (\"must define a description\")"
+    );
+    assert!(
+        s.diagnostics[1].message.starts_with("invalid TOML: "),
+        "{}",
+        s.diagnostics[1].message
+    );
+}
