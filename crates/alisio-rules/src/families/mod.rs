@@ -338,17 +338,16 @@ pub fn family_of(path: &Path) -> Option<Family> {
     if !name.ends_with(".md") {
         return None;
     }
-    let mut it = path.ancestors().skip(1);
-    while let Some(dir) = it.next() {
+    for dir in path.ancestors().skip(1) {
         let n = dir.file_name().and_then(|n| n.to_str());
-        if let Some(kind @ ("agents" | "commands")) = n {
-            if dir.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new(".claude")) {
-                return Some(if kind == "agents" {
-                    Family::Agent
-                } else {
-                    Family::Command
-                });
-            }
+        if let Some(kind @ ("agents" | "commands")) = n
+            && dir.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new(".claude"))
+        {
+            return Some(if kind == "agents" {
+                Family::Agent
+            } else {
+                Family::Command
+            });
         }
         if n == Some(".claude") {
             return None;
