@@ -267,6 +267,14 @@ pub fn cases() -> Vec<Case> {
             .file("ws/pkg/.claude/agents/inner.md", "---\nname: inner\ndescription: Inner agent of pkg.\n---\ni\n")
             .file("ws/pkg/x.txt", "x\n")
             .cwd("ws/pkg"),
+        case("family_the_nearest_agent_and_server_win")
+            .file("ws/.mcp.json", &format!("{{\"mcpServers\": {{\"same\": {{\"command\": \"{NOFILE}-root\"}}}}}}\n"))
+            .file("ws/pkg/.mcp.json", &format!("{{\"mcpServers\": {{\"same\": {{\"command\": \"{NOFILE}-pkg\"}}}}}}\n"))
+            .file("home/.claude.json", &format!("{{\"mcpServers\": {{\"same\": {{\"command\": \"{NOFILE}-user\"}}}}}}\n"))
+            .file("ws/.claude/agents/a.md", "---\nname: dupe\ndescription: ROOT agent.\n---\nb\n")
+            .file("ws/pkg/.claude/agents/a.md", "---\nname: dupe\ndescription: PKG agent.\n---\nb\n")
+            .file("ws/pkg/x.txt", "x\n")
+            .cwd("ws/pkg"),
         case("family_commands_after_skills_with_fallback_descriptions")
             .file("ws/.claude/skills/zeta/SKILL.md", "---\nname: zeta\ndescription: Zeta project skill.\n---\nz\n")
             .file("home/.claude/skills/alpha/SKILL.md", "---\nname: alpha\ndescription: Alpha user skill.\n---\na\n")

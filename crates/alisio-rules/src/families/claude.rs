@@ -183,11 +183,15 @@ fn tools_summary(doc: &Doc) -> String {
 
 fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) {
     let mut files = Vec::new();
-    for (d, scope) in dirs(env, root, vantage, "agents") {
+    // User files, then the project directories from the farthest to the nearest, so that the
+    // last file of a name wins: a project agent over a user one, the nearer directory over an
+    // ancestor, and in one directory the later file (all three measured on 2.1.332).
+    let mut ds = dirs(env, root, vantage, "agents");
+    let users = ds.iter().filter(|(_, sc)| *sc == Scope::User).count();
+    ds[users..].reverse();
+    for (d, scope) in ds {
         md_files(fs, &d, scope, &mut files);
     }
-    // Project agents win over user ones; among project files the nearer directory, then the
-    // later file (2.1.332 listed the second of two files naming the same agent).
     let mut found: Vec<(Entry, TextRange, String)> = Vec::new();
     for f in files {
         let Some(text) = read_text(fs, &f.path) else {

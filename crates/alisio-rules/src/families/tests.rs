@@ -153,6 +153,50 @@ fn agents_as_claude_code_lists_them() {
 }
 
 #[test]
+fn the_nearest_directory_wins_for_agents_and_mcp_servers() {
+    // Measured on 2.1.332 from ws/pkg: both the agent and the server of ws/pkg win.
+    let t = tree(&[
+        (
+            "ws/.claude/agents/a.md",
+            "---\nname: dupe\ndescription: ROOT agent.\n---\n",
+        ),
+        (
+            "ws/pkg/.claude/agents/a.md",
+            "---\nname: dupe\ndescription: PKG agent.\n---\n",
+        ),
+        (
+            "home/.claude/agents/a.md",
+            "---\nname: dupe\ndescription: USER agent.\n---\n",
+        ),
+        (
+            "ws/.mcp.json",
+            "{\"mcpServers\": {\"same\": {\"command\": \"/ROOT\"}}}",
+        ),
+        (
+            "ws/pkg/.mcp.json",
+            "{\"mcpServers\": {\"same\": {\"command\": \"/PKG\"}}}",
+        ),
+        (
+            "home/.claude.json",
+            "{\"mcpServers\": {\"same\": {\"command\": \"/USER\"}}}",
+        ),
+    ]);
+    let s = run(&t, "pkg", &[]);
+    assert_eq!(
+        texts(&s, Family::Agent),
+        ["- dupe: PKG agent. (Tools: All tools)"]
+    );
+    let won: Vec<&Entry> = s.of(Family::Mcp).filter(|e| e.loaded()).collect();
+    assert_eq!(won.len(), 1);
+    assert!(
+        won[0].file.ends_with("ws/pkg/.mcp.json"),
+        "{:?}",
+        won[0].file
+    );
+    assert_eq!(s.of(Family::Mcp).count(), 3);
+}
+
+#[test]
 fn an_agent_without_frontmatter_name_or_description_is_not_loaded() {
     let t = tree(&[
         ("ws/.claude/agents/nofm.md", "Just a body.\n"),
