@@ -116,7 +116,10 @@ fn explain_gives_the_startup_cost_as_json_and_as_a_table() {
     assert_eq!(fam(0)["bytes"], 45, "the user's reviewer loses: 0 bytes");
     assert_eq!(fam(1)["channel"], "skill listing");
     assert_eq!(fam(1)["entries"][0]["name"], "deploy");
-    assert_eq!(fam(1)["entries"][0]["shadowedBy"], "skill:deploy");
+    assert_eq!(
+        fam(1)["entries"][0]["shadowedBy"],
+        ".claude/skills/deploy/SKILL.md"
+    );
     assert_eq!(fam(1)["entries"][1]["text"], "- lint: Lint the repo");
     assert_eq!(fam(1)["bytes"], 21);
     assert_eq!(fam(2)["entries"][0]["name"], "docs");

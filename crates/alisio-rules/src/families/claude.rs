@@ -323,7 +323,7 @@ fn commands(
     env: &Env,
     root: &Path,
     vantage: &Path,
-    skill_names: &[String],
+    skills: &[(String, PathBuf)],
     s: &mut Startup,
 ) {
     let mut files = Vec::new();
@@ -370,20 +370,23 @@ fn commands(
     }
     for i in 0..list.len() {
         let name = list[i].0.name.clone();
-        let skill = skill_names.contains(&name);
+        let skill = skills
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| f.clone());
         // The first command of a name wins (user commands come first).
         let first = list
             .iter()
             .position(|(e, _, _)| e.name == name)
             .unwrap_or(i);
-        if !skill && first == i {
+        if skill.is_none() && first == i {
             continue;
         }
         let w_file = list[first].0.file.clone();
         let w_at = LineIndex::new(&list[first].2).span(list[first].1);
         let (e, span, text) = &mut list[i];
-        let msg = if skill {
-            e.shadowed_by = Some(PathBuf::from(format!("skill:{name}")));
+        let msg = if let Some(f) = &skill {
+            e.shadowed_by = Some(f.clone());
             format!("command `{name}` is not in the skill listing: a skill of the same name wins")
         } else {
             e.shadowed_by = Some(w_file.clone());
@@ -399,7 +402,13 @@ fn commands(
             Code::CommandShadowed,
             msg,
         );
-        if !skill {
+        if let Some(f) = skill {
+            d = d.with_related(Related {
+                file: f,
+                span: LineIndex::new("").span(TextRange::new(0, 0)),
+                message: "the skill Claude Code lists".into(),
+            });
+        } else {
             d = d.with_related(Related {
                 file: w_file,
                 span: w_at,
@@ -424,11 +433,11 @@ pub fn startup(
     env: &Env,
     root: &Path,
     vantage: &Path,
-    skill_names: &[String],
+    skills: &[(String, PathBuf)],
 ) -> Startup {
     let mut s = Startup::default();
     agents(fs, env, root, vantage, &mut s);
-    commands(fs, env, root, vantage, skill_names, &mut s);
+    commands(fs, env, root, vantage, skills, &mut s);
     let mut files: Vec<(PathBuf, Scope)> = project_dirs(root, vantage)
         .into_iter()
         .map(|d| (d.join(".mcp.json"), Scope::Project))

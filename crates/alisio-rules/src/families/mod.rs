@@ -141,14 +141,14 @@ impl Startup {
 /// The hosts whose families are simulated.
 pub const HOSTS: [Host; 3] = [Host::ClaudeCode, Host::Codex, Host::Gemini];
 
-/// The names of the skills Claude Code lists from `vantage` (a command of the same name is not
+/// The names and files of the skills Claude Code lists from `vantage` (a command of the same name is not
 /// listed).
 #[must_use]
-pub fn claude_skill_names(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Vec<String> {
+pub fn claude_skill_names(fs: &dyn Fs, input: Input<'_>, vantage: &Path) -> Vec<(String, PathBuf)> {
     let d = catalog::discover_host(fs, input, vantage, Host::ClaudeCode);
     catalog::listed(&d.entries)
         .into_iter()
-        .map(|e| e.name.clone())
+        .map(|e| (e.name.clone(), e.file.clone()))
         .collect()
 }
 

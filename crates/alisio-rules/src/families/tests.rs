@@ -32,7 +32,15 @@ fn tree(files: &[(&str, &str)]) -> Tree {
 }
 
 fn run(t: &Tree, vantage: &str, skills: &[&str]) -> Startup {
-    let names: Vec<String> = skills.iter().map(|s| (*s).to_string()).collect();
+    let names: Vec<(String, PathBuf)> = skills
+        .iter()
+        .map(|s| {
+            (
+                (*s).to_string(),
+                t.ws.join(format!(".claude/skills/{s}/SKILL.md")),
+            )
+        })
+        .collect();
     claude::startup(&DiskFs, &t.env, &t.ws, &t.ws.join(vantage), &names)
 }
 
@@ -310,6 +318,16 @@ fn commands_names_fallbacks_and_what_wins() {
                 "command `zeta` is not in the skill listing: a skill of the same name wins".into()
             ),
         ]
+    );
+    assert!(
+        s.diagnostics[1].related[0]
+            .file
+            .ends_with(".claude/skills/zeta/SKILL.md")
+    );
+    assert!(
+        s.diagnostics[0].related[0]
+            .file
+            .ends_with("home/.claude/commands/same.md")
     );
     // From pkg, its own commands join.
     let p = run(&t, "pkg", &[]);

@@ -265,7 +265,10 @@ pub fn sources(d: &Discovery) -> Vec<Source> {
 /// Claude Code's slash commands that reach its skill listing from `d`'s vantage: not hidden,
 /// not shadowed by a skill or another command (spec/instructions.md §10.2).
 fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Source]) -> Vec<Source> {
-    let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
+    let names: Vec<(String, PathBuf)> = skills
+        .iter()
+        .map(|s| (s.name.clone(), s.file.clone()))
+        .collect();
     let st =
         crate::families::claude::startup(fs, input.env, input.workspace_root, &d.vantage, &names);
     st.of(crate::families::Family::Command)
