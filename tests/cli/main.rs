@@ -13,6 +13,7 @@ mod completions;
 mod config;
 mod crash;
 mod fake;
+mod families;
 mod fix;
 mod governor;
 mod governor_delegation;

@@ -14,6 +14,7 @@ mod hosts;
 
 mod audit;
 mod chat;
+mod families;
 mod init;
 mod instructions;
 mod lifecycle;

@@ -19,6 +19,7 @@ mod harness;
 mod audit;
 mod claude;
 mod codex;
+mod families;
 mod gemini;
 mod monorepo;
 mod skills;
@@ -36,5 +37,6 @@ fn main() {
     cases.extend(audit::cases());
     cases.extend(skills_matrix::cases());
     cases.extend(skills::cases());
+    cases.extend(families::cases());
     std::process::exit(harness::runner::main(cases));
 }

@@ -110,6 +110,13 @@ codes! {
     AuditNotPredicted => "audit-not-predicted",
     AuditImportNotExpanded => "audit-import-not-expanded",
     AuditReferenceUnread => "audit-reference-unread",
+    // The family files of spec/instructions.md §10 (agents, commands, MCP servers).
+    AgentFrontmatterMissing => "agent-frontmatter-missing",
+    AgentFieldMissing => "agent-field-missing",
+    AgentShadowed => "agent-shadowed",
+    CommandShadowed => "command-shadowed",
+    McpConfigInvalid => "mcp-config-invalid",
+    McpServerInvalid => "mcp-server-invalid",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -183,6 +190,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 63);
+        assert_eq!(Code::ALL.len(), 69);
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! Plain Rust over `alisio-base`: no protocol, async runtime or command-line types.
 
+pub mod families;
 pub mod fix;
 pub mod instructions;
 pub mod skills;

@@ -108,6 +108,11 @@ fn collect(
     let (d, n) = super::skills::check_diagnostics(ctx, &paths, &walk)?;
     diags.extend(d);
     files.extend(n);
+    // Subagents, commands and MCP configurations (spec/instructions.md §10.4).
+    let (d, n) = alisio_rules::families::check(&ctx.fs, ctx.skill_input(), &walk);
+    let under = |f: &std::path::Path| paths.iter().any(|p| f.starts_with(p));
+    diags.extend(d.into_iter().filter(|d| under(&d.file)));
+    files.extend(n.into_iter().filter(|f| under(f)));
     // Suppressions: the one post-filter the language server applies too (spec/suppressions.md §3).
     let settings = &ctx.settings.diagnostics;
     let mut diags = alisio_base::suppress::apply(&ctx.fs, settings, &ctx.root, &files, diags);

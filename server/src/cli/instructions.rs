@@ -59,10 +59,45 @@ pub fn run(ctx: &Ctx, args: &ExplainArgs) -> Result<Exit, Failure> {
     let reader = Reader::new(&ctx.fs);
     let ex = explain::explain_path(&setup, &reader, &ctx.cwd, &args.path)
         .map_err(|e| Failure(e.to_string()))?;
+    // The families beside skills a session started there loads (spec/instructions.md §10).
+    let vantage = session.clone().unwrap_or_else(|| {
+        let p = ctx.cwd.join(&args.path);
+        let p = ctx.fs.canonicalize(&p).unwrap_or(p);
+        if ctx
+            .fs
+            .metadata(&p)
+            .is_ok_and(|m| m.file_type == workspace::FileType::Dir)
+        {
+            p
+        } else {
+            p.parent()
+                .map_or_else(|| ctx.cwd.clone(), Path::to_path_buf)
+        }
+    });
+    let startup =
+        alisio_rules::families::startup(&ctx.fs, ctx.skill_input(), &vantage, ctx.args.host);
+    let show = |p: &Path| ctx.display(p);
     if ctx.args.json {
-        super::out(&format!("{:#}\n", ex.to_json()));
+        let mut j = ex.to_json();
+        if let serde_json::Value::Object(m) = &mut j {
+            m.insert(
+                "startup".into(),
+                startup.as_ref().map_or(serde_json::Value::Null, |s| {
+                    alisio_rules::families::startup_json(ctx.args.host, s, &show)
+                }),
+            );
+        }
+        super::out(&format!("{j:#}\n"));
     } else {
-        super::out(&ex.to_human());
+        let mut text = ex.to_human();
+        if let Some(s) = &startup {
+            text.push_str(&alisio_rules::families::startup_human(
+                ctx.args.host,
+                s,
+                &show,
+            ));
+        }
+        super::out(&text);
     }
     Ok(Exit::Ok)
 }

@@ -300,6 +300,15 @@ fn analyze_skills(
         }
         rep.diagnostics.push(d);
     }
+    // The subagents, commands and MCP configurations beside the skills (spec/instructions.md
+    // §10.4): their diagnostics travel with the skills'.
+    let (fd, ff) = alisio_rules::families::check(&fs, input, set);
+    rep.diagnostics.extend(fd);
+    for f in ff {
+        if !rep.files.contains(&f) {
+            rep.files.push(f);
+        }
+    }
     // Keep what the features read (entries, walks), drop what only the pass needed: every
     // skill's text and parse tree (features re-read a file when asked; issue 14, memory).
     let mut discoveries = discoveries;

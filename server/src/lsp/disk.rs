@@ -36,8 +36,11 @@ pub fn is_discovery_code(c: alisio_base::diagnostic::Code) -> bool {
 /// under the active profile (buffer or disk), the discovery codes of the last pass, after
 /// suppressions, sorted, in protocol form.
 pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_types::Diagnostic> {
-    let mut diags =
-        alisio_rules::skills::validate::check_file(&snap.fs(), p, snap.options.profile).diagnostics;
+    let mut diags = if alisio_rules::families::family_of(p).is_some() {
+        family_diagnostics(snap, p)
+    } else {
+        alisio_rules::skills::validate::check_file(&snap.fs(), p, snap.options.profile).diagnostics
+    };
     if let Some(r) = snap.results.get(&snap.folder_of(p)) {
         diags.extend(
             r.skills
@@ -62,14 +65,46 @@ pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_ty
         .collect()
 }
 
-/// The `SKILL.md` files that `changed` (paths a watcher reported) name: the files themselves,
+/// The diagnostics of one agent, command or `.mcp.json` file (spec/instructions.md §10.4): what
+/// Claude Code loads in a session started beside it (the directory holding its `.claude` or the
+/// file itself), the file's own problems and whether it is shadowed.
+fn family_diagnostics(snap: &Snapshot, p: &Path) -> Vec<alisio_base::diagnostic::Diagnostic> {
+    let vantage = if p.file_name().is_some_and(|n| n == ".mcp.json") {
+        p.parent()
+    } else {
+        p.ancestors()
+            .find(|d| d.ends_with(".claude"))
+            .and_then(Path::parent)
+    }
+    .unwrap_or(p)
+    .to_path_buf();
+    let folder = snap.folder_of(p);
+    let cfg = super::analysis::folder_config(snap, &folder);
+    let fs = snap.fs();
+    let input = alisio_rules::skills::catalog::Input {
+        workspace_root: &cfg.root,
+        trusted: cfg.trusted,
+        settings: &cfg.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let host = alisio_base::config::Host::ClaudeCode;
+    alisio_rules::families::startup(&fs, input, &vantage, host)
+        .map(|s| s.diagnostics.into_iter().filter(|d| d.file == p).collect())
+        .unwrap_or_default()
+}
+
+/// The `SKILL.md` files that `changed` (paths a watcher reported) name, and the agent, command
+/// and `.mcp.json` files among them: the files themselves,
 /// and the `SKILL.md` of a reported directory (a skill directory created with its file in one
 /// go may be reported as the directory only).
 #[must_use]
 pub fn skill_files(changed: &[PathBuf]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for p in changed {
-        let file = if p.file_name().is_some_and(|n| n == "SKILL.md") {
+        let file = if p.file_name().is_some_and(|n| n == "SKILL.md")
+            || alisio_rules::families::family_of(p).is_some()
+        {
             p.clone()
         } else if DiskFs
             .symlink_metadata(p)

@@ -136,6 +136,11 @@ pub fn hover(snap: &Snapshot, path: &Path, pos: Position) -> Option<Hover> {
     if is_skill_file(path) {
         return super::skills::hover(snap, &r, path, pos);
     }
+    if alisio_rules::families::family_of(path).is_some() {
+        let text = snap.text_of(path)?;
+        let off = LineIndex::new(&text).offset(pos.line, pos.character, snap.encoding);
+        return alisio_rules::families::editor::hover(path, &text, off).map(markdown);
+    }
     if path.file_name().is_some_and(|n| n == "config.json")
         && path.parent().is_some_and(|p| p.ends_with(".alisio"))
     {
@@ -258,6 +263,26 @@ pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Option<Vec<Co
             .any(|i| i.kind == Some(CompletionItemKind::PROPERTY));
         items.extend(snippets::completions(DocKind::Skill, empty, key_position));
         return Some(items);
+    }
+    if alisio_rules::families::family_of(path).is_some() {
+        // Frontmatter keys of an agent or a command (spec/instructions.md §10.5).
+        let off = LineIndex::new(&text).offset(pos.line, pos.character, snap.encoding);
+        let items = alisio_rules::families::editor::completions(path, &text, off);
+        return Some(
+            items
+                .into_iter()
+                .map(|(k, doc)| CompletionItem {
+                    label: k.to_string(),
+                    kind: Some(CompletionItemKind::PROPERTY),
+                    documentation: Some(Documentation::MarkupContent(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: doc.to_string(),
+                    })),
+                    insert_text: Some(format!("{k}: ")),
+                    ..CompletionItem::default()
+                })
+                .collect(),
+        );
     }
     let kind = if path.file_name().is_some_and(|n| n == "config.json")
         && path.parent().is_some_and(|p| p.ends_with(".alisio"))

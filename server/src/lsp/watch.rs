@@ -22,6 +22,7 @@ pub const GLOBS: &[&str] = &[
     "**/.cursorrules",
     "**/.alisio/config.json",
     "**/SKILL.md",
+    "**/.mcp.json",
     "**/.git",
 ];
 
@@ -148,6 +149,9 @@ fn relevant(path: &std::path::Path) -> bool {
         || lower.ends_with(".mdc")
         || name == ".cursorrules"
         || name == "config.json"
+        || name == ".mcp.json"
+        || (lower.ends_with(".toml") && path.parent().is_some_and(|d| d.ends_with("agents")))
+        || name == ".claude.json"
         || name == ".git"
         || !name.contains('.')
 }

@@ -5,6 +5,7 @@
 //! docs/rules.md, SARIF rule metadata and the tier filter of the suppressions all read it.
 
 mod audit;
+mod families;
 mod instructions;
 mod skills;
 
@@ -127,6 +128,7 @@ pub fn get(code: Code) -> Option<&'static Rule> {
         .iter()
         .chain(instructions::RULES)
         .chain(audit::RULES)
+        .chain(families::RULES)
         .find(|r| r.code == code)
 }
 

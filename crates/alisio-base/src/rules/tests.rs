@@ -7,6 +7,7 @@ fn every_code_is_a_rule_exactly_once() {
             .iter()
             .chain(instructions::RULES)
             .chain(audit::RULES)
+            .chain(families::RULES)
             .filter(|r| r.code == c)
             .count();
         assert_eq!(n, 1, "{c} has {n} catalogue entries");

@@ -161,10 +161,11 @@ pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
     let (limit, how) = budget.limit();
     let cap = budget.max_desc_chars.unwrap_or(MAX_DESC_CHARS);
     let mut ordered: Vec<&Source> = sources.iter().collect();
-    // Personal skills first, then project ones; each group in localeCompare order.
+    // Personal skills first, then project ones, then the commands (one group, measured:
+    // spec/instructions.md §10.2); each group in localeCompare order.
     ordered.sort_by(|a, b| {
-        group(a.scope)
-            .cmp(&group(b.scope))
+        rank(a)
+            .cmp(&rank(b))
             .then_with(|| collate::compare(&a.name, &b.name))
     });
     let mut items: Vec<Item> = Vec::new();
@@ -244,6 +245,11 @@ pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
     }
 }
 
+/// The listing group: personal skills, project skills, then every command.
+fn rank(s: &Source) -> u8 {
+    if s.command { 3 } else { group(s.scope) }
+}
+
 fn group(s: Scope) -> u8 {
     match s {
         Scope::User => 0,
@@ -266,6 +272,7 @@ mod tests {
             scope,
             file: PathBuf::from(format!("/h/.claude/skills/{name}/SKILL.md")),
             root: PathBuf::from("/s"),
+            command: false,
         }
     }
 

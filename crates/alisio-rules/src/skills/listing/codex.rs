@@ -291,6 +291,7 @@ mod tests {
             scope,
             file: PathBuf::from(format!("/s/{name}/SKILL.md")),
             root: PathBuf::from("/s"),
+            command: false,
         }
     }
 

@@ -8,7 +8,7 @@
 pub mod alisio;
 pub mod claude;
 pub mod codex;
-mod collate;
+pub(crate) mod collate;
 pub mod diagnostics;
 pub mod gemini;
 pub mod lens;
@@ -37,6 +37,8 @@ pub struct Source {
     pub file: PathBuf,
     /// The root the skill was found in (Codex's aliases).
     pub root: PathBuf,
+    /// A slash command (Claude Code lists them after the skills, spec/instructions.md §10.2).
+    pub command: bool,
 }
 
 /// What happened to one entry's description.
@@ -178,10 +180,14 @@ pub fn of_discovery(
 ) -> Option<Listing> {
     match d.host {
         Host::Alisio => Some(alisio::listing(&d.entries)),
-        Host::ClaudeCode => Some(claude::listing(
-            &sources(d),
-            &settings::claude_budget(fs, input.workspace_root, input.env, o),
-        )),
+        Host::ClaudeCode => {
+            let mut s = sources(d);
+            s.extend(claude_commands(fs, input, d, &s));
+            Some(claude::listing(
+                &s,
+                &settings::claude_budget(fs, input.workspace_root, input.env, o),
+            ))
+        }
         Host::Codex => Some(codex::listing(
             &sources(d)
                 .into_iter()
@@ -329,6 +335,35 @@ pub fn sources(d: &Discovery) -> Vec<Source> {
     listed(&d.entries).into_iter().map(source).collect()
 }
 
+/// Claude Code's slash commands that reach its skill listing from `d`'s vantage: not hidden,
+/// not shadowed by a skill or another command (spec/instructions.md §10.2).
+fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Source]) -> Vec<Source> {
+    let names: Vec<(String, PathBuf)> = skills
+        .iter()
+        .map(|s| (s.name.clone(), s.file.clone()))
+        .collect();
+    let st =
+        crate::families::claude::startup(fs, input.env, input.workspace_root, &d.vantage, &names);
+    st.of(crate::families::Family::Command)
+        .filter(|e| e.loaded())
+        .map(|e| Source {
+            name: e.name.clone(),
+            label: None,
+            description: e.description.clone(),
+            when_to_use: None,
+            scope: match e.scope {
+                crate::families::Scope::User => Scope::User,
+                crate::families::Scope::Project => Scope::Project,
+            },
+            // Not a skill root: Claude Code lists commands without paths (only Codex's
+            // aliases read `root`).
+            root: e.file.parent().map(Path::to_path_buf).unwrap_or_default(),
+            file: e.file.clone(),
+            command: true,
+        })
+        .collect()
+}
+
 fn source(e: &Entry) -> Source {
     Source {
         name: e.name.clone(),
@@ -338,5 +373,6 @@ fn source(e: &Entry) -> Source {
         scope: e.scope,
         file: e.file.clone(),
         root: e.root.clone(),
+        command: false,
     }
 }

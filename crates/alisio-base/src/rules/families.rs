@@ -1,0 +1,139 @@
+//! The catalogue entries of the family files beside skills: subagents, slash commands and MCP
+//! server configurations (spec/instructions.md §10.4).
+
+use super::{Example, Fix, Rule, Tier, ex};
+use crate::diagnostic::{Code, Severity};
+
+const CLAUDE: &[&str] = &["claude-code"];
+const AGENT_HOSTS: &[&str] = &["claude-code", "codex", "gemini"];
+const AGENT_FILES: &str = ".claude/agents/**/*.md, .gemini/agents/*.md, .codex/agents/**/*.toml";
+const MEASURED: &str = "Claude Code 2.1.332, measured offline (tests/real `families`)";
+const MEASURED_AGENTS: &str = "Claude Code 2.1.332, Gemini CLI 0.61.0 (its agent loader's schema) and Codex CLI 0.171.0, measured offline (tests/real `families`)";
+const AGENT: &str = "---\nname: reviewer\ndescription: Reviews a diff for bugs. Use after edits.\n---\nYou review code.\n";
+const GOOD_AGENT: Example = ex(&[], &[(".claude/agents/reviewer.md", AGENT)]);
+const MCP: &str =
+    "{\"mcpServers\": {\"docs\": {\"command\": \"docs-mcp\", \"args\": [\"--stdio\"]}}}\n";
+const GOOD_MCP: Example = ex(&[], &[(".mcp.json", MCP)]);
+
+pub(super) static RULES: &[Rule] = &[
+    Rule {
+        code: Code::AgentFrontmatterMissing,
+        summary: "a subagent file its host cannot read (no `---` frontmatter block; Codex: not TOML): not loaded",
+        files: AGENT_FILES,
+        hosts: AGENT_HOSTS,
+        profiles: &[],
+        severity: Severity::Error,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: MEASURED_AGENTS,
+        good: GOOD_AGENT,
+        bad: ex(&[], &[(".claude/agents/reviewer.md", "You review code.\n")]),
+    },
+    Rule {
+        code: Code::AgentFieldMissing,
+        summary: "a subagent without `name` or `description` (Gemini: or a `name` that is not a slug): not loaded",
+        files: AGENT_FILES,
+        hosts: AGENT_HOSTS,
+        profiles: &[],
+        severity: Severity::Error,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: MEASURED_AGENTS,
+        good: GOOD_AGENT,
+        bad: ex(
+            &[],
+            &[(
+                ".claude/agents/reviewer.md",
+                "---\nname: reviewer\n---\nYou review code.\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::AgentShadowed,
+        summary: "another subagent of the same name wins (a project agent over a user one); this one is not loaded",
+        files: ".claude/agents/**/*.md",
+        hosts: CLAUDE,
+        profiles: &[],
+        severity: Severity::Information,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: MEASURED,
+        good: GOOD_AGENT,
+        bad: ex(
+            &[],
+            &[
+                (".claude/agents/reviewer.md", AGENT),
+                (".claude/agents/old/reviewer.md", AGENT),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::CommandShadowed,
+        summary: "a slash command not in the skill listing because a skill or another command of the same name wins",
+        files: ".claude/commands/**/*.md",
+        hosts: CLAUDE,
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: MEASURED,
+        good: ex(
+            &[],
+            &[(
+                ".claude/commands/deploy.md",
+                "---\ndescription: Deploy to staging\n---\nDeploy $ARGUMENTS.\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[
+                (
+                    ".claude/commands/deploy.md",
+                    "---\ndescription: Deploy to staging\n---\nDeploy $ARGUMENTS.\n",
+                ),
+                (
+                    ".claude/skills/deploy/SKILL.md",
+                    "---\nname: deploy\ndescription: Deploy the app. Use when asked to ship.\n---\n# Deploy\n",
+                ),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::McpConfigInvalid,
+        summary: "an MCP configuration that is not JSON, or whose `mcpServers` is not an object: Claude Code ignores the whole file",
+        files: ".mcp.json",
+        hosts: CLAUDE,
+        profiles: &[],
+        severity: Severity::Error,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: MEASURED,
+        good: GOOD_MCP,
+        bad: ex(
+            &[],
+            &[(
+                ".mcp.json",
+                "{\"mcpServers\": {\"docs\": {\"command\": \"docs-mcp\"}}\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::McpServerInvalid,
+        summary: "an MCP server entry that does not fit Claude Code's schema (no `command` or `url`, an unknown `type`, `args`, `env` or `headers` of the wrong type): dropped silently",
+        files: ".mcp.json",
+        hosts: CLAUDE,
+        profiles: &[],
+        severity: Severity::Error,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code 2.1.332: measured offline (tests/real `families`), and the server schema in the client's bundle (stdio, sse, http, ws)",
+        good: GOOD_MCP,
+        bad: ex(
+            &[],
+            &[(
+                ".mcp.json",
+                "{\"mcpServers\": {\"docs\": {\"args\": [\"--stdio\"]}}}\n",
+            )],
+        ),
+    },
+];

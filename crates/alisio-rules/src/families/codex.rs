@@ -1,0 +1,151 @@
+//! Codex CLI's subagents (spec/instructions.md §10.6), as 0.171.0 loads them, measured offline
+//! (tests/real `families`): every `*.toml` below `$CODEX_HOME/agents/` (subdirectories too)
+//! holding `name`, `description` and `developer_instructions`; a file without `description` is
+//! ignored ("Ignoring malformed agent role definition"); listed in the `spawn_agent` tool's
+//! `agent_type` description as `<name>: {\n<description>\n}`, sorted by name, before the
+//! client's own roles. Project agents (`.codex/agents/`) are read only in a trusted project.
+
+use std::path::{Path, PathBuf};
+
+use alisio_base::diagnostic::{Code, Diagnostic, Severity};
+use alisio_base::text::{LineIndex, TextRange};
+use alisio_base::workspace::{Env, FileType, Fs};
+
+use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
+use crate::skills::discover::project_dirs;
+
+/// Why a project agent is not counted.
+pub const PROJECT_REASON: &str =
+    "Codex CLI 0.171.0 reads project agents only in a trusted project (`codex exec --trust`)";
+
+fn codex_home(env: &Env) -> Option<PathBuf> {
+    env.codex_home
+        .clone()
+        .or_else(|| env.home.as_ref().map(|h| h.join(".codex")))
+}
+
+fn toml_files(fs: &dyn Fs, dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut n = 0;
+    while let Some(d) = stack.pop() {
+        n += 1;
+        if n > 1000 {
+            break;
+        }
+        let Ok(entries) = fs.read_dir(&d) else {
+            continue;
+        };
+        let mut subs = Vec::new();
+        for e in entries {
+            let Some(name) = e.name.to_str() else {
+                continue;
+            };
+            match e.file_type {
+                FileType::Dir => subs.push(d.join(name)),
+                FileType::File if name.ends_with(".toml") => out.push(d.join(name)),
+                _ => {}
+            }
+        }
+        stack.extend(subs.into_iter().rev());
+    }
+}
+
+fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> {
+    let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
+    s.files.push(p.to_path_buf());
+    let whole = TextRange::new(0, text.find(['\r', '\n']).unwrap_or(text.len()));
+    let mut skip = |r: TextRange, code: Code, msg: String, why: String| {
+        s.diagnostics.push(Diagnostic::new(
+            p,
+            LineIndex::new(&text).span(r),
+            Severity::Error,
+            code,
+            msg,
+        ));
+        s.not_loaded.push(NotLoaded {
+            family: Family::Agent,
+            file: p.to_path_buf(),
+            reason: why,
+        });
+        None
+    };
+    let table: toml::Table = match text.parse() {
+        Ok(t) => t,
+        Err(e) => {
+            let r = e.span().map_or(whole, |r| TextRange::new(r.start, r.end));
+            return skip(
+                r,
+                Code::AgentFrontmatterMissing,
+                format!(
+                    "invalid TOML: {}: Codex does not load this agent",
+                    e.message()
+                ),
+                "invalid TOML".into(),
+            );
+        }
+    };
+    let field = |k: &str| {
+        table
+            .get(k)
+            .and_then(toml::Value::as_str)
+            .filter(|v| !v.trim().is_empty())
+    };
+    let stem = p
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string();
+    let name = field("name").map_or(stem, str::to_string);
+    let Some(description) = field("description").map(str::to_string) else {
+        return skip(
+            whole,
+            Code::AgentFieldMissing,
+            format!(
+                "no `description`: Codex ignores agent role `{name}` (\"must define a description\")"
+            ),
+            "no `description`".into(),
+        );
+    };
+    Some(Entry {
+        family: Family::Agent,
+        text: Some(format!("{name}: {{\n{description}\n}}")),
+        name,
+        file: p.to_path_buf(),
+        scope,
+        description,
+        detail: String::new(),
+        shadowed_by: None,
+        hidden: false,
+    })
+}
+
+/// What Codex CLI loads at startup in a session started in `vantage`.
+#[must_use]
+pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
+    let mut s = Startup::default();
+    let mut user = Vec::new();
+    if let Some(h) = codex_home(env) {
+        toml_files(fs, &h.join("agents"), &mut user);
+    }
+    let mut entries: Vec<Entry> = user
+        .iter()
+        .filter_map(|p| judge(fs, p, Scope::User, &mut s))
+        .collect();
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    s.entries.extend(entries);
+    for d in project_dirs(root, vantage) {
+        let mut files = Vec::new();
+        toml_files(fs, &d.join(".codex").join("agents"), &mut files);
+        for p in files {
+            // Judged (its problems are reported) but not counted: trust is Codex's own.
+            if judge(fs, &p, Scope::Project, &mut s).is_some() {
+                s.not_loaded.push(NotLoaded {
+                    family: Family::Agent,
+                    file: p.clone(),
+                    reason: PROJECT_REASON.into(),
+                });
+            }
+        }
+    }
+    s
+}
