@@ -101,6 +101,18 @@ impl Usage {
     pub fn json(&self) -> Value {
         json!({"input":self.input,"output":self.output,"cacheRead":self.cache_read,"cacheWrite":self.cache_write,"estimated":self.estimated})
     }
+
+    /// The `usage` of a `turn_completed` event (the same keys as [`Usage::json`]).
+    #[must_use]
+    pub const fn event(&self) -> crate::events::TurnUsage {
+        crate::events::TurnUsage {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            estimated: self.estimated,
+        }
+    }
 }
 
 /// A complete response.

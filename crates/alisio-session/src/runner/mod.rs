@@ -204,12 +204,12 @@ impl Run<'_> {
         PathBuf::from(&self.session.cwd)
     }
 
-    /// Emits one durable event `ty` of this session (no parent), stored before it is sent.
-    fn durable_event(&mut self, ty: &'static str, data: Value) -> Result<(), String> {
+    /// Emits one durable event of this session (no parent), stored before it is sent.
+    fn durable_event(&mut self, event: super::events::Event) -> Result<(), String> {
         let sid = self.sid.clone();
         self.em.durable(
             &mut self.store,
-            vec![super::events::Pending::new(&sid, None, ty, data)],
+            vec![super::events::Pending::new(&sid, None, event)],
         )
     }
 }

@@ -4,6 +4,7 @@
 //! ContextReport. [`request_parts`] is shared with `sessions report` (`read.rs`), so a report
 //! measures what the next run sends.
 
+use crate::events::Event;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -382,7 +383,7 @@ impl Run<'_> {
             messages.push(json!({"role":"user","content":[{"type":"text","text":t}]}));
         }
         if let Some(ev) = p.event {
-            self.durable_event("context_governed", ev)?;
+            self.durable_event(Event::ContextGoverned(ev))?;
         }
         Ok(ModelRequest {
             kind: RequestKind::Turn,

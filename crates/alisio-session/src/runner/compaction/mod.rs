@@ -8,7 +8,10 @@ mod checkpoint;
 use serde_json::{Value, json};
 
 use super::Run;
-use crate::events::Pending;
+use crate::events::{
+    CompactionCompleted, CompactionFailed, CompactionSkipped, CompactionStarted, ContextReduced,
+    Event, Pending,
+};
 use crate::providers::{Failure, ModelRequest, RequestKind, Stop, texts};
 use crate::store::{MsgRow, Role, RowKind};
 use crate::util::{chars, compact, estimate, fault};
@@ -167,14 +170,19 @@ impl Run<'_> {
         let m = self.measure(&active);
         let sid = self.sid.clone();
         let Some(cut) = plan(&active, self.opts.config.keep_turns) else {
-            self.durable_event("compaction_skipped", json!({"reason":reason,"before":m.request_tokens,"detail":"Not enough history to compact"}))?;
+            self.durable_event(Event::CompactionSkipped(CompactionSkipped {
+                reason,
+                before: m.request_tokens,
+                detail: "Not enough history to compact",
+            }))?;
             return Ok(Attempt::Skipped);
         };
         let summarized = &active[..cut];
-        self.durable_event(
-            "compaction_started",
-            json!({"reason":reason,"before":m.request_tokens,"messages":cut}),
-        )?;
+        self.durable_event(Event::CompactionStarted(CompactionStarted {
+            reason,
+            before: m.request_tokens,
+            messages: cut,
+        }))?;
         let mut system = SUMMARIZER_SYSTEM.to_string();
         if let Some(extra) = self.gov.summarizer_extra() {
             system.push(' ');
@@ -248,8 +256,16 @@ impl Run<'_> {
         let ev = Pending::new(
             &sid,
             None,
-            "compaction_completed",
-            json!({"reason":reason,"before":m.request_tokens,"after":after,"replaced":cut,"structured":structured,"summarizedTokens":summarized_tokens,"checkpointTokens":checkpoint_tokens,"partial":partial}),
+            Event::CompactionCompleted(CompactionCompleted {
+                reason,
+                before: m.request_tokens,
+                after,
+                replaced: cut,
+                structured,
+                summarized_tokens,
+                checkpoint_tokens,
+                partial,
+            }),
         );
         self.em.commit(&mut self.store, vec![ev], |tx| {
             let seq = tx.next_seq(&sid)?;
@@ -376,8 +392,11 @@ impl Run<'_> {
         let ev = Pending::new(
             &sid,
             None,
-            "context_reduced",
-            json!({"messages":changed.len(),"reason":"budget","tokensSaved":saved}),
+            Event::ContextReduced(ContextReduced {
+                messages: changed.len(),
+                reason: "budget",
+                tokens_saved: saved,
+            }),
         );
         self.em.commit(&mut self.store, vec![ev], |tx| {
             for (r, j) in &changed {
@@ -415,7 +434,10 @@ impl Run<'_> {
         reason: &'static str,
         error: String,
     ) -> Result<Attempt, String> {
-        self.durable_event("compaction_failed", json!({"reason":reason,"error":error}))?;
+        self.durable_event(Event::CompactionFailed(CompactionFailed {
+            reason,
+            error: error.to_string(),
+        }))?;
         Ok(Attempt::Failed(error))
     }
 }
