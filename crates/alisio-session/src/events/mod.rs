@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::store::{DbResult, Store, Tx};
+use super::store::{DbResult, Store, StoreError, Tx};
 use super::util::{compact, now_rfc3339};
 
 mod kinds;
@@ -101,7 +101,7 @@ impl<'s> Emitter<'s> {
         store: &mut Store,
         events: Vec<Pending>,
         f: impl FnOnce(&Tx<'_>) -> DbResult<T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoreError> {
         let run_id = self.run_id.clone();
         let parent = self.parent.clone();
         let base = self.seq;
@@ -139,7 +139,7 @@ impl<'s> Emitter<'s> {
     ///
     /// # Errors
     /// Store errors.
-    pub fn durable(&mut self, store: &mut Store, events: Vec<Pending>) -> Result<(), String> {
+    pub fn durable(&mut self, store: &mut Store, events: Vec<Pending>) -> Result<(), StoreError> {
         self.commit(store, events, |_| Ok(()))
     }
 

@@ -127,9 +127,10 @@ pub struct ModelResponse {
 }
 
 /// Why one attempt failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AttemptError {
     /// Retried per spec/sessions.md §5.2.
+    #[error("{message}")]
     Retry {
         reason: &'static str,
         status: Option<u16>,
@@ -137,10 +138,9 @@ pub enum AttemptError {
         message: String,
     },
     /// Ends the run (`auth`, `provider_error`).
-    Fatal {
-        code: &'static str,
-        message: String,
-    },
+    #[error("{message}")]
+    Fatal { code: &'static str, message: String },
+    #[error("Cancelled")]
     Cancelled,
 }
 
@@ -176,9 +176,11 @@ pub struct RetryInfo {
 }
 
 /// How the request ended after retries.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Failure {
+    #[error("{message}")]
     Fatal { code: &'static str, message: String },
+    #[error("Cancelled")]
     Cancelled,
 }
 

@@ -45,10 +45,6 @@ pub struct SessionRun<'a> {
     pub cancel: Arc<AtomicBool>,
 }
 
-fn store_err(e: &str) -> PreRunError {
-    PreRunError::Other(e.to_string())
-}
-
 /// Runs one prompt in a session: creates or resumes it, streams events to the sink, asks the
 /// approver for approvals (none: headless), stops when `cancel` becomes true.
 ///
@@ -85,10 +81,10 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         else {
             return Ok(r);
         };
-        let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+        let store = Store::open(&opts.state_dir).map_err(PreRunError::from)?;
         let old = store
             .session(&r.session_id)
-            .map_err(|e| store_err(&e))?
+            .map_err(PreRunError::from)?
             .ok_or_else(|| PreRunError::Other(format!("Session not found: {}", r.session_id)))?;
         let max = opts.max_turns.unwrap_or(opts.config.max_turns);
         opts.max_turns = Some(max.saturating_sub(r.turns).max(1));
@@ -139,15 +135,9 @@ fn run_link(
             "--read-only cannot be combined with --allow".into(),
         ));
     }
-    let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+    let store = Store::open(&opts.state_dir).map_err(PreRunError::from)?;
     let (sid, existing) = resolve_session(&store, opts)?;
-    let lock = store::lock(&opts.state_dir, &sid).map_err(|e| {
-        if e.contains("is busy") {
-            PreRunError::Busy(e)
-        } else {
-            PreRunError::Other(e)
-        }
-    })?;
+    let lock = store::lock(&opts.state_dir, &sid)?;
     let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
     let run_number: i64 = store.run_count(&sid).unwrap_or(0);
     let (provider, model) = match carried.take() {
@@ -295,12 +285,12 @@ fn resolve_session(
         ));
     };
     let root_s = opts.root.to_string_lossy();
-    let mut id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    let mut id = store.resolve_id(id)?;
     // spec/sessions.md §12.5: resuming a relayed session continues the newest link.
     for _ in 0..10_000 {
         let next = store
             .session(&id)
-            .map_err(|e| store_err(&e))?
+            .map_err(PreRunError::from)?
             .and_then(|s| s.options["relayedTo"].as_str().map(String::from));
         match next {
             Some(n) if store.session(&n).ok().flatten().is_some() => id = n,
@@ -309,7 +299,7 @@ fn resolve_session(
     }
     let s = store
         .session(&id)
-        .map_err(|e| store_err(&e))?
+        .map_err(PreRunError::from)?
         .ok_or_else(|| PreRunError::Other(format!("Session not found: {id}")))?;
     if s.workspace != root_s {
         return Err(PreRunError::Other(format!(
@@ -645,7 +635,7 @@ impl Run<'_> {
                 }),
             ));
         }
-        self.em.durable(&mut self.store, evs)
+        Ok(self.em.durable(&mut self.store, evs)?)
     }
 
     /// The session options this run stores: the stored ones with this run's governor mode,
@@ -777,7 +767,7 @@ impl Run<'_> {
                 &sid,
                 None,
                 Event::RunFailed(RunFailed {
-                    error: Some(e),
+                    error: Some(e.to_string()),
                     code: Some("store_error"),
                     turns: self.progress.turns,
                     tokens: self.progress.tokens,

@@ -338,7 +338,7 @@ impl Run<'_> {
     }
 
     fn next_seq(&self) -> Result<i64, String> {
-        self.store.next_seq(&self.sid)
+        Ok(self.store.next_seq(&self.sid)?)
     }
 
     /// Sends a request with retries, streaming `text_delta` for turn `turn` (summarizer
