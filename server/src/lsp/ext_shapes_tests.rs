@@ -829,7 +829,7 @@ fn events() -> Vec<alisio_session::events::Event> {
         })
     };
     let governed = |usage, policy| {
-        Event::ContextGoverned(Governed {
+        Event::ContextGoverned(Box::new(Governed {
             figures: ContextGoverned {
                 mode: "on",
                 policy_version: policy,
@@ -858,7 +858,7 @@ fn events() -> Vec<alisio_session::events::Event> {
                     cache_breaks: 1,
                 },
             },
-        })
+        }))
     };
     let usage = Usage {
         per_tool: [(

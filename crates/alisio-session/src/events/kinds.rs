@@ -31,7 +31,8 @@ pub enum Event {
     CompactionSkipped(CompactionSkipped),
     CompactionFailed(CompactionFailed),
     ContextReduced(ContextReduced),
-    ContextGoverned(Governed),
+    /// Boxed: the largest payload by far.
+    ContextGoverned(Box<Governed>),
     SessionRelayed(SessionRelayed),
     RunCompleted(RunCompleted),
     RunFailed(RunFailed),

@@ -383,7 +383,7 @@ impl Run<'_> {
             messages.push(json!({"role":"user","content":[{"type":"text","text":t}]}));
         }
         if let Some(ev) = p.event {
-            self.durable_event(Event::ContextGoverned(ev))?;
+            self.durable_event(Event::ContextGoverned(Box::new(ev)))?;
         }
         Ok(ModelRequest {
             kind: RequestKind::Turn,
