@@ -480,7 +480,7 @@ impl Run<'_> {
                 Ok(())
             })?;
             fault("after_result_commit");
-            self.gov.observe(&s.id);
+            self.governor.observe(&s.id);
             *next += 1;
         }
         Ok(())

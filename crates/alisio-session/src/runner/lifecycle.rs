@@ -16,8 +16,8 @@ use crate::events::{
     Emitter, Event, Pending, ReconciledCall, RunCancelled, RunCompleted, RunFailed, RunStarted,
     RunUsage, SandboxState, SandboxUnavailable, SessionReconciled, ToolCompleted,
 };
-use crate::gov::Gov;
 use crate::providers::{self, Provider, Usage};
+use crate::run_governor::RunGovernor;
 use crate::settings::{Kind, ProviderConfig, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
@@ -208,7 +208,7 @@ fn run_link(
         policies,
         cancel,
         progress: Progress::default(),
-        gov: Gov::new(opts.governor, &opts.settings),
+        governor: RunGovernor::new(opts.governor, &opts.settings),
         max_turns: opts.max_turns.unwrap_or(cfg.max_turns),
         max_tokens,
         max_output,

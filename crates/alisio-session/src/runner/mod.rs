@@ -41,8 +41,8 @@ use serde_json::Value;
 use super::SessionContext;
 use super::approvals::{Approver, Grants, Policies};
 use super::events::Emitter;
-use super::gov::Gov;
 use super::providers::{Provider, Usage};
+use super::run_governor::RunGovernor;
 use super::settings::{ProviderConfig, RunOptions};
 use super::store::{SessionRow, Store};
 use super::tools::ToolCtx;
@@ -169,7 +169,7 @@ pub(crate) struct Run<'a> {
     policies: Policies,
     cancel: Arc<AtomicBool>,
     progress: Progress,
-    gov: Gov,
+    governor: RunGovernor,
     max_turns: u32,
     max_tokens: u64,
     max_output: u32,

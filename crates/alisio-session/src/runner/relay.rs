@@ -149,7 +149,7 @@ impl Run<'_> {
             tx.set_options(&sid, &options)
         })?;
         self.progress.last_text = text.clone();
-        let invariants = self.gov.handoff_block(&self.sources());
+        let invariants = self.governor.handoff_block(&self.sources());
         self.relay_next = Some((next, first_message(&sid, &text, invariants.as_deref())));
         Ok(self.finish(RunStatus::Completed, None, None))
     }

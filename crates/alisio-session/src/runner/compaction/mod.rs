@@ -103,7 +103,7 @@ impl Run<'_> {
         let (mut system, _, parts) = self.parts();
         let tools_json = parts.tools;
         // G5: the invariants block, when sent, counts as instruction length.
-        if let Some(b) = self.gov.invariants_block(active, &self.sources()) {
+        if let Some(b) = self.governor.invariants_block(active, &self.sources()) {
             system.push_str(&b);
         }
         let instructions = chars(&system) as u64;
@@ -127,7 +127,7 @@ impl Run<'_> {
                     + u["output"].as_u64().unwrap_or(0)
                     + sizes[i + 1..].iter().map(|s| s.1).sum::<u64>();
                 // Mode `on`: the provider counted the projection; add back what it removed.
-                if self.gov.mode == alisio_base::config::GovernorMode::On {
+                if self.governor.mode == alisio_base::config::GovernorMode::On {
                     let saved = self
                         .store
                         .last_event_data(&self.sid, "context_governed")
@@ -184,7 +184,7 @@ impl Run<'_> {
             messages: cut,
         }))?;
         let mut system = SUMMARIZER_SYSTEM.to_string();
-        if let Some(extra) = self.gov.summarizer_extra() {
+        if let Some(extra) = self.governor.summarizer_extra() {
             system.push(' ');
             system.push_str(&extra);
         }
@@ -243,7 +243,7 @@ impl Run<'_> {
         let stored = self.stored_options();
         let joined = super::request::join_attached(&stored);
         let options = self
-            .gov
+            .governor
             .accept_quotes(
                 joined.as_ref().unwrap_or(&stored),
                 parsed.as_ref(),
@@ -414,7 +414,7 @@ impl Run<'_> {
             Ok(())
         })?;
         self.transcript.rewritten();
-        self.gov.invalidate();
+        self.governor.invalidate();
         Ok(true)
     }
 

@@ -211,7 +211,7 @@ pub fn view_cap(messages: &mut [Value]) {
 
 /// Per-session governor state kept by the runner.
 #[derive(Debug)]
-pub struct Gov {
+pub struct RunGovernor {
     pub mode: GovernorMode,
     pub settings: GovSettings,
     state: SessionGovernor,
@@ -221,7 +221,7 @@ pub struct Gov {
     resumed: Option<usize>,
 }
 
-impl Gov {
+impl RunGovernor {
     #[must_use]
     pub fn new(mode: GovernorMode, settings: &alisio_base::config::Settings) -> Self {
         let mut s = GovSettings::from_config(settings);
