@@ -3,6 +3,11 @@
 //! extension's unit tests (plain Node, `vscode` stubbed), and the opt-in code-server smoke test.
 //! Each test skips cleanly, with the reason on stderr, when its client is not installed
 //! (`.ci/setup-editors.sh` installs them).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test crate: a failed unwrap is a failed test"
+)]
 // A skipped test says why on stderr, by design.
 #![allow(clippy::print_stderr)]
 

@@ -4,6 +4,11 @@
     clippy::print_stderr,
     reason = "tests print why they skip and what they measured"
 )]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test crate: a failed unwrap is a failed test"
+)]
 
 #[path = "../common/mod.rs"]
 mod common;

@@ -13,6 +13,11 @@
     clippy::print_stderr,
     reason = "the suite's own runner prints libtest-style results"
 )]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test crate: a failed unwrap is a failed test"
+)]
 
 mod harness;
 

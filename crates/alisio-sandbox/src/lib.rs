@@ -205,14 +205,6 @@ impl Sandbox {
         }
     }
 
-    /// The `sandbox_unavailable` event data (once per run, when a requested sandbox fell back).
-    #[must_use]
-    pub fn unavailable_event(&self) -> Option<Value> {
-        self.unavailable
-            .as_ref()
-            .map(|r| json!({"requested":self.requested.as_str(),"mode":"off","reason":r}))
-    }
-
     /// The notice for stderr.
     #[must_use]
     pub fn notice(&self) -> Option<String> {

@@ -13,9 +13,9 @@ pub mod checkpoints;
 pub mod context;
 pub mod diff;
 pub mod events;
-pub mod gov;
 pub mod providers;
 pub mod read;
+pub mod run_governor;
 pub mod runner;
 #[cfg(test)]
 mod sandbox_tests;

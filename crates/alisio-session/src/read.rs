@@ -182,10 +182,10 @@ pub fn report(
     let attached = super::runner::joined_of(&options);
     let (_, parts) =
         super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s), None);
-    let sources = super::gov::Sources::from_options(&options, Vec::new(), 0);
-    let gov = super::gov::Gov::new(mode, settings);
-    let mut r = gov.report(id, &active, &parts, &sources);
-    super::gov::with_stored_replay(store, id, &mut r)?;
+    let sources = super::run_governor::Sources::from_options(&options, Vec::new(), 0);
+    let governor = super::run_governor::RunGovernor::new(mode, settings);
+    let mut r = governor.report(id, &active, &parts, &sources);
+    super::run_governor::with_stored_replay(store, id, &mut r)?;
     // spec/sessions.md §12.2: the coordinator's briefs.
     if s.parent_id.is_none() && s.options["mode"] == "coordinator" {
         let values: Vec<Value> = active.iter().map(super::store::MsgRow::value).collect();

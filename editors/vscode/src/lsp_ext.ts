@@ -26,6 +26,235 @@ export interface SessionEventParams {
   event: SessionEvent;
 }
 
+/**
+ * The `data` of each event `type` (spec/sessions.md §8.2), keyed by type: the mirror of
+ * `Event` in crates/alisio-session/src/events/kinds.rs. A Rust test serializes every event
+ * type and checks it against these interfaces (server/src/lsp/ext_shapes_tests.rs).
+ */
+export interface SessionEventData {
+  run_started: RunStartedData;
+  sandbox_unavailable: SandboxUnavailableData;
+  session_reconciled: SessionReconciledData;
+  text_delta: TextDeltaData;
+  tool_started: ToolStartedData;
+  approval_requested: ApprovalRequestedData;
+  approval_resolved: ApprovalResolvedData;
+  tool_completed: ToolCompletedData;
+  turn_completed: TurnCompletedData;
+  request_retry: RequestRetryData;
+  response_truncated: ResponseTruncatedData;
+  truncation_recovery: TruncationRecoveryData;
+  compaction_started: CompactionStartedData;
+  compaction_completed: CompactionCompletedData;
+  compaction_skipped: CompactionSkippedData;
+  compaction_failed: CompactionFailedData;
+  context_reduced: ContextReducedData;
+  context_governed: ContextGovernedData;
+  session_relayed: SessionRelayedData;
+  run_completed: RunCompletedData;
+  run_failed: RunFailedData;
+  run_cancelled: RunCancelledData;
+}
+
+/** The process sandbox of spec/sessions.md §10.4. */
+export interface SandboxState {
+  mode: string;
+  network: boolean;
+}
+
+export interface RunStartedData {
+  model: string;
+  provider: string;
+  governor: string;
+  resumed: boolean;
+  messages: number;
+  cwd: string;
+  sandbox: SandboxState | null;
+  relayOf?: string;
+}
+
+export interface SandboxUnavailableData {
+  requested: string;
+  mode: string;
+  reason: string;
+}
+
+export interface ReconciledCall {
+  id: string;
+  name: string;
+  outcome: string;
+}
+
+export interface SessionReconciledData {
+  interruptedRuns: number;
+  calls: ReconciledCall[];
+}
+
+export interface TextDeltaData {
+  turn: number;
+  text: string;
+}
+
+export interface ToolStartedData {
+  id: string;
+  name: string;
+  arguments: string;
+  effect: string | null;
+}
+
+export interface ApprovalRequestedData {
+  callId: string;
+  tool: string;
+  effect: string;
+  summary: string;
+  paths: string[];
+  sandbox: SandboxState | null;
+}
+
+export interface ApprovalResolvedData {
+  callId: string;
+  decision: string;
+  source: string;
+}
+
+export interface ToolCompletedData {
+  id: string;
+  name: string;
+  isError: boolean;
+  outcome: string;
+  durationMs: number;
+  preview: string;
+  childSessionId?: string;
+}
+
+export interface TurnUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  estimated: boolean;
+}
+
+export interface TurnCompletedData {
+  turn: number;
+  calls: number;
+  stopReason: string;
+  model: string;
+  usage: TurnUsage;
+  tokens: number;
+  durationMs: number;
+  ttftMs: number;
+}
+
+export interface RequestRetryData {
+  attempt: number;
+  of: number;
+  reason: string;
+  status: number | null;
+  delayMs: number;
+  discardedText: boolean;
+}
+
+export interface ResponseTruncatedData {
+  turn: number;
+  maxOutputTokens: number;
+}
+
+export interface TruncationRecoveryData {
+  attempt: number;
+  of: number;
+  maxOutputTokens: number;
+}
+
+export interface CompactionStartedData {
+  reason: string;
+  before: number;
+  messages: number;
+}
+
+export interface CompactionCompletedData {
+  reason: string;
+  before: number;
+  after: number;
+  replaced: number;
+  structured: boolean;
+  summarizedTokens: number;
+  checkpointTokens: number;
+  partial: boolean;
+}
+
+export interface CompactionSkippedData {
+  reason: string;
+  before: number;
+  detail: string;
+}
+
+export interface CompactionFailedData {
+  reason: string;
+  error: string;
+}
+
+export interface ContextReducedData {
+  messages: number;
+  reason: string;
+  tokensSaved: number;
+}
+
+/** spec/governor.md §7.1. */
+export interface ContextGovernedData {
+  mode: string;
+  policyVersion: number;
+  request: number;
+  recovery: boolean;
+  failed: boolean;
+  messages: number;
+  eligibleMessages: number;
+  segments: number;
+  elided: number;
+  byReason: Record<string, number>;
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensSaved: number;
+  newlyElided: string[];
+  newlyElidedMore: number;
+  invariants: InvariantCounts;
+  usage: UsageLedger | null;
+  replay: { off: Figures; governed: Figures };
+}
+
+export interface SessionRelayedData {
+  to: string;
+  structured: boolean;
+  atFraction: number;
+}
+
+export interface RunUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export interface RunCompletedData {
+  text: string;
+  turns: number;
+  tokens: number;
+  usage: RunUsage;
+  truncated: boolean;
+}
+
+export interface RunFailedData {
+  error: string | null;
+  code: string | null;
+  turns: number;
+  tokens: number;
+}
+
+export interface RunCancelledData {
+  reason: string;
+  error: string;
+}
+
 export type Host = 'alisio' | 'codex' | 'claude-code' | 'copilot' | 'gemini' | 'cursor';
 
 export interface ContextExplainParams {

@@ -59,7 +59,7 @@ fn open(ctx: &Ctx) -> Result<Store, Failure> {
     let dir = ctx.env.state_home().ok_or_else(|| {
         Failure("cannot determine the state directory (set ALISIO_STATE_HOME or HOME)".into())
     })?;
-    Store::open(&dir).map_err(Failure)
+    Store::open(&dir).map_err(|e| Failure(e.to_string()))
 }
 
 fn pretty(v: &impl serde::Serialize) -> String {
@@ -97,7 +97,9 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             }
         }
         SessionsCommand::Show(a) => {
-            let id = store.resolve_id(&a.id).map_err(Failure)?;
+            let id = store
+                .resolve_id(&a.id)
+                .map_err(|e| Failure(e.to_string()))?;
             if ctx.args.json {
                 out(&pretty(
                     &alisio_session::read::show(&store, &id, a.events).map_err(Failure)?,
@@ -110,7 +112,9 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
         }
         SessionsCommand::Rewind(a) => return rewind(ctx, store, a),
         SessionsCommand::Report(a) => {
-            let id = store.resolve_id(&a.id).map_err(Failure)?;
+            let id = store
+                .resolve_id(&a.id)
+                .map_err(|e| Failure(e.to_string()))?;
             let context = alisio_session::context::DiskContext::new(
                 ctx.root.clone(),
                 ctx.settings.clone(),
@@ -154,7 +158,7 @@ fn rewind(ctx: &Ctx, mut store: Store, a: &RewindArgs) -> Result<Exit, Failure> 
         checkpoint: a.to,
         resolve,
     };
-    let r = checkpoints::rewind(&mut store, &req).map_err(Failure)?;
+    let r = checkpoints::rewind(&mut store, &req).map_err(|e| Failure(e.to_string()))?;
     if ctx.args.json {
         out(&pretty(&serde_json::to_value(&r).unwrap_or_default()));
     } else if !r.rewound {

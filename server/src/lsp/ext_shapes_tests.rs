@@ -885,25 +885,251 @@ fn summaries() -> Vec<SessionSummary> {
     vec![s(true), s(false)]
 }
 
-/// Events as the session's emitter writes them (a child's, so `parentSessionId` is set).
+/// One value of every event type, with every optional part and without
+/// (`every_event_type_is_sampled` fails when a type of `Event::TYPES` has no sample here).
+fn events() -> Vec<alisio_session::events::Event> {
+    use alisio_governor::events::{ContextGoverned, ContextReduced};
+    use alisio_governor::figures::Figures;
+    use alisio_governor::invariants::Counts;
+    use alisio_governor::report::ByReason;
+    use alisio_governor::usage::{ToolUsage, Usage};
+    use alisio_session::events::*;
+    let sandbox = SandboxState {
+        mode: "landlock",
+        network: false,
+    };
+    let started = |sandbox, relay_of| {
+        Event::RunStarted(RunStarted {
+            model: "m".into(),
+            provider: "script",
+            governor: "on",
+            resumed: false,
+            messages: 0,
+            cwd: ".".into(),
+            sandbox,
+            relay_of,
+        })
+    };
+    let completed = |child_session_id| {
+        Event::ToolCompleted(ToolCompleted {
+            id: "c1".into(),
+            name: "task".into(),
+            is_error: false,
+            outcome: "ok".into(),
+            duration_ms: 3,
+            preview: "done".into(),
+            child_session_id,
+        })
+    };
+    let governed = |usage, policy| {
+        Event::ContextGoverned(Box::new(Governed {
+            figures: ContextGoverned {
+                mode: "on",
+                policy_version: policy,
+                request: 1,
+                recovery: false,
+                failed: false,
+                messages: 2,
+                eligible_messages: 1,
+                segments: 5,
+                elided: 0,
+                by_reason: ByReason::for_policy(policy),
+                tokens_before: 10,
+                tokens_after: 10,
+                tokens_saved: 0,
+                newly_elided: vec!["c1".into()],
+                newly_elided_more: 0,
+                invariants: Counts::default(),
+                usage,
+            },
+            replay: ReplayFigures {
+                off: Figures::default(),
+                governed: Figures {
+                    input_tokens: 10,
+                    cached_tokens: 4,
+                    cost: 0.5,
+                    cache_breaks: 1,
+                },
+            },
+        }))
+    };
+    let usage = Usage {
+        per_tool: [(
+            "read_file".to_string(),
+            ToolUsage {
+                seen: 1,
+                used: 1,
+                reread: 0,
+            },
+        )]
+        .into(),
+        not_attributable: 0,
+    };
+    vec![
+        started(Some(sandbox.clone()), Some("s0".into())),
+        started(None, None),
+        Event::SandboxUnavailable(SandboxUnavailable {
+            requested: "landlock",
+            mode: "off",
+            reason: "no Landlock".into(),
+        }),
+        Event::SessionReconciled(SessionReconciled {
+            interrupted_runs: 1,
+            calls: vec![ReconciledCall {
+                id: "c1".into(),
+                name: "shell".into(),
+                outcome: "interrupted".into(),
+            }],
+        }),
+        Event::TextDelta(TextDelta {
+            turn: 1,
+            text: "hi".into(),
+        }),
+        Event::ToolStarted(ToolStarted {
+            id: "c1".into(),
+            name: "read_file".into(),
+            arguments: "{}".into(),
+            effect: Some("read"),
+        }),
+        Event::ToolStarted(ToolStarted {
+            id: "c2".into(),
+            name: "nope".into(),
+            arguments: "{".into(),
+            effect: None,
+        }),
+        Event::ApprovalRequested(ApprovalRequested {
+            call_id: "c1".into(),
+            tool: "shell".into(),
+            effect: "process".into(),
+            summary: "run ls".into(),
+            paths: vec!["a".into()],
+            sandbox: Some(sandbox),
+        }),
+        Event::ApprovalRequested(ApprovalRequested {
+            call_id: "c2".into(),
+            tool: "write_file".into(),
+            effect: "write".into(),
+            summary: "write a".into(),
+            paths: Vec::new(),
+            sandbox: None,
+        }),
+        Event::ApprovalResolved(ApprovalResolved {
+            call_id: "c1".into(),
+            decision: "allow",
+            source: "user",
+        }),
+        completed(Some("s2".into())),
+        completed(None),
+        Event::TurnCompleted(TurnCompleted {
+            turn: 1,
+            calls: 0,
+            stop_reason: "end_turn",
+            model: "m".into(),
+            usage: TurnUsage::default(),
+            tokens: 5,
+            duration_ms: 7,
+            ttft_ms: 2,
+        }),
+        Event::RequestRetry(RequestRetry {
+            attempt: 1,
+            of: 3,
+            reason: "status",
+            status: Some(529),
+            delay_ms: 100,
+            discarded_text: false,
+        }),
+        Event::RequestRetry(RequestRetry {
+            attempt: 1,
+            of: 1,
+            reason: "invalid_turn",
+            status: None,
+            delay_ms: 0,
+            discarded_text: true,
+        }),
+        Event::ResponseTruncated(ResponseTruncated {
+            turn: 1,
+            max_output_tokens: 8,
+        }),
+        Event::TruncationRecovery(TruncationRecovery {
+            attempt: 1,
+            of: 2,
+            max_output_tokens: 8,
+        }),
+        Event::CompactionStarted(CompactionStarted {
+            reason: "auto",
+            before: 100,
+            messages: 4,
+        }),
+        Event::CompactionCompleted(CompactionCompleted {
+            reason: "auto",
+            before: 100,
+            after: 40,
+            replaced: 4,
+            structured: true,
+            summarized_tokens: 60,
+            checkpoint_tokens: 20,
+            partial: false,
+        }),
+        Event::CompactionSkipped(CompactionSkipped {
+            reason: "budget",
+            before: 100,
+            detail: "Not enough history to compact",
+        }),
+        Event::CompactionFailed(CompactionFailed {
+            reason: "auto",
+            error: "no".into(),
+        }),
+        Event::ContextReduced(ContextReduced {
+            messages: 1,
+            reason: "budget",
+            tokens_saved: 9,
+        }),
+        governed(Some(usage), 2),
+        governed(None, 1),
+        Event::SessionRelayed(SessionRelayed {
+            to: "s3".into(),
+            structured: true,
+            at_fraction: 0.7,
+        }),
+        Event::RunCompleted(RunCompleted {
+            text: "hi".into(),
+            turns: 1,
+            tokens: 5,
+            usage: RunUsage::default(),
+            truncated: false,
+        }),
+        Event::RunFailed(RunFailed {
+            error: Some("boom".into()),
+            code: Some("internal"),
+            turns: 1,
+            tokens: 5,
+        }),
+        Event::RunFailed(RunFailed {
+            error: None,
+            code: None,
+            turns: 0,
+            tokens: 0,
+        }),
+        Event::RunCancelled(RunCancelled {
+            reason: "user".into(),
+            error: "Cancelled",
+        }),
+    ]
+}
+
+/// Events as the session's emitter writes them (a root's, then a child's, so `parentSessionId`
+/// is set), as `alisio/sessionEvent` sends them.
 fn event_samples() -> Vec<Value> {
     use alisio_session::events::{Emitter, Pending};
     let mut out = Vec::new();
     let mut sink = |v: &Value| out.push(v.clone());
     let mut em = Emitter::new("r1", &mut sink);
-    em.transient(&Pending::new(
-        "s1",
-        None,
-        "text_delta",
-        json!({"text": "hi"}),
-    ));
-    em.parent = Some("s0".into());
-    em.transient(&Pending::new(
-        "s2",
-        None,
-        "text_delta",
-        json!({"text": "hi"}),
-    ));
+    for (i, e) in events().into_iter().enumerate() {
+        if i == 1 {
+            em.parent = Some("s0".into());
+        }
+        em.transient(&Pending::new(if i == 0 { "s1" } else { "s2" }, None, e));
+    }
     drop(em);
     out.into_iter()
         .map(|event| {
@@ -911,6 +1137,51 @@ fn event_samples() -> Vec<Value> {
             serde_json::to_value(SessionEventParams { session_id, event }).unwrap_or(Value::Null)
         })
         .collect()
+}
+
+/// Each event's `data` fits the interface `SessionEventData` names for its `type`; returns the
+/// names of those interfaces.
+fn check_event_data(c: &mut Checker, samples: &[Value]) -> Vec<String> {
+    let map = c
+        .interface("SessionEventData")
+        .unwrap_or_else(|| panic!("lsp_ext.ts has no interface SessionEventData"));
+    let declared: Vec<&str> = map.fields.iter().map(|(f, _, _)| f.as_str()).collect();
+    assert_eq!(
+        declared,
+        alisio_session::events::Event::TYPES,
+        "SessionEventData's keys are the event types, in the spec's order"
+    );
+    for p in samples {
+        let ty = p["event"]["type"].as_str().unwrap_or_default();
+        let Some((_, _, t)) = map.fields.iter().find(|(f, _, _)| f == ty) else {
+            panic!("SessionEventData has no `{ty}`");
+        };
+        if let Err(e) = c.fits(&p["event"]["data"], &t.clone(), ty) {
+            panic!("{ty}: the Rust event does not fit lsp_ext.ts: {e}\n{p:#}");
+        }
+    }
+    map.fields
+        .iter()
+        .filter_map(|(_, _, t)| match t {
+            Ty::Ref(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_event_type_is_sampled() {
+    use alisio_session::events::Event;
+    let sampled: BTreeSet<&str> = events().iter().map(Event::type_name).collect();
+    let all: BTreeSet<&str> = Event::TYPES.into_iter().collect();
+    assert_eq!(sampled, all);
+    for e in events() {
+        // The serde tag is `type_name`, and `data` is the payload.
+        let v = serde_json::to_value(&e).unwrap_or(Value::Null);
+        assert_eq!(v["type"], e.type_name());
+        assert_eq!(v["data"], e.data());
+        assert_eq!(v.as_object().map(serde_json::Map::len), Some(2));
+    }
 }
 
 /// What `alisio/approve` asks, with the previews `tools::preview` writes.
@@ -986,7 +1257,9 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
     sent::<InitAgentsMd>(&mut c, &init_samples());
     sent::<AuditSessions>(&mut c, &audit_samples());
     c.check_sent(Approve::METHOD, false, &approve_samples());
-    c.check_sent(SessionEvent::METHOD, false, &event_samples());
+    let events = event_samples();
+    c.check_sent(SessionEvent::METHOD, false, &events);
+    let event_data = check_event_data(&mut c, &events);
 
     // Every key of every interface the server sends is sent by some sample.
     let sent_types = [
@@ -1024,9 +1297,13 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
         "SessionEvent",
     ];
     let mut never = Vec::new();
-    for name in sent_types {
+    let named = sent_types.iter().map(|n| (*n).to_string());
+    for name in named
+        .chain(event_data)
+        .chain(["SandboxState", "ReconciledCall", "TurnUsage", "RunUsage"].map(String::from))
+    {
         let o = c
-            .interface(name)
+            .interface(&name)
             .unwrap_or_else(|| panic!("lsp_ext.ts has no interface {name}"));
         for (f, _, _) in &o.fields {
             let key = format!("{name}.{f}");
@@ -1095,4 +1372,126 @@ fn the_checker_rejects_what_does_not_fit() {
         &mut lost,
     );
     assert_eq!(lost, ["m.a", "m.b.c"]);
+}
+
+/// The key paths (`a`, `a.b`, …) of every sampled event's `data`, by type.
+fn event_paths() -> BTreeMap<String, BTreeSet<String>> {
+    fn walk(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+        if let Value::Object(m) = v {
+            for (k, x) in m {
+                let here = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                walk(x, &here, out);
+                out.insert(here);
+            }
+        }
+    }
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for e in events() {
+        walk(
+            &e.data(),
+            "",
+            out.entry(e.type_name().to_string()).or_default(),
+        );
+    }
+    out
+}
+
+/// `(types, field paths)` of each branch of Lua code `src` that tests the event type with
+/// `test` (`t == '…'` or `ev.type == '…'`) and reads the payload through `data` (`d.` or
+/// `ev.data.`): a branch runs from one type test to the next.
+fn lua_reads(src: &str, test: &str, data: &str) -> Vec<(Vec<String>, Vec<String>)> {
+    let mut out: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for line in src.lines() {
+        let line = line.split("--").next().unwrap_or_default();
+        let mut types = Vec::new();
+        let mut rest = line;
+        while let Some(i) = rest.find(test) {
+            rest = &rest[i + test.len()..];
+            let name: String = rest.chars().take_while(|c| *c != '\'').collect();
+            types.push(name);
+        }
+        if !types.is_empty() {
+            out.push((types, Vec::new()));
+        }
+        let mut rest = line;
+        while let Some(i) = rest.find(data) {
+            let before = rest[..i].chars().next_back();
+            rest = &rest[i + data.len()..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+                .collect();
+            if let Some(last) = out.last_mut() {
+                last.1.push(path.trim_end_matches('.').to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The Neovim plugin reads only keys the Rust events send, for the types it names: a shape
+/// check of what render.lua and chat.lua read from `alisio/sessionEvent`.
+#[test]
+fn the_neovim_plugin_reads_only_keys_the_events_carry() {
+    let paths = event_paths();
+    let mut wrong = Vec::new();
+    let mut branches = 0;
+    for (file, test, data) in [
+        ("editors/neovim/lua/alisio/render.lua", "t == '", "d."),
+        (
+            "editors/neovim/lua/alisio/chat.lua",
+            "ev.type == '",
+            "ev.data.",
+        ),
+    ] {
+        let src = read(file);
+        let src = if file.ends_with("render.lua") {
+            let from = src.find("function M.render_event").unwrap_or_default();
+            let to = src[from..].find("\nend\n").map_or(src.len(), |i| from + i);
+            src[from..to].to_string()
+        } else {
+            src
+        };
+        for (types, reads) in lua_reads(&src, test, data) {
+            branches += 1;
+            for ty in &types {
+                let Some(known) = paths.get(ty) else {
+                    wrong.push(format!("{file}: `{ty}` is not an event type"));
+                    continue;
+                };
+                for r in &reads {
+                    if !known.contains(r) {
+                        wrong.push(format!("{file}: {ty} has no `{r}`"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        branches >= 12,
+        "the Lua readers were not found ({branches})"
+    );
+    assert_eq!(wrong, Vec::<String>::new());
+}
+
+#[test]
+fn the_lua_reader_finds_branches_and_reads() {
+    let src = "if t == 'a' or t == 'b' then\n  x(d.sandbox.mode, d.text) -- d.nope\nelseif t == 'c' then\n  y(odd.x)\nend";
+    assert_eq!(
+        lua_reads(src, "t == '", "d."),
+        [
+            (
+                vec!["a".to_string(), "b".to_string()],
+                vec!["sandbox.mode".to_string(), "text".to_string()]
+            ),
+            (vec!["c".to_string()], Vec::new()),
+        ]
+    );
 }

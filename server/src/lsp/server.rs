@@ -314,6 +314,47 @@ async fn blocking<R: Send + 'static>(
         })
 }
 
+/// What one diagnostics pass computed over a snapshot: the versions and disk sequence it saw,
+/// the diagnostics to publish. Its folder results are already in the state.
+struct Pass {
+    versions: Arc<std::collections::HashMap<PathBuf, i32>>,
+    disk_seq: u64,
+    diagnostics: std::collections::BTreeMap<PathBuf, Vec<alisio_base::diagnostic::Diagnostic>>,
+}
+
+/// The pass, written once for its three callers (the first scan, the worker, a skill toggle):
+/// compute over `snap` on a blocking thread, then store the folder results (`with_state` runs
+/// under the same lock, for what the caller reads of them). `None` when the computation
+/// panicked (logged).
+async fn pass<T>(
+    state: &Mutex<State>,
+    snap: Snapshot,
+    with_state: impl FnOnce(&mut State, &super::results::Computed) -> T,
+) -> Option<(Pass, T)> {
+    let versions = snap.versions.clone();
+    let disk_seq = snap.disk_seq;
+    let computed = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await
+    {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::error!("diagnostics pass failed: {e}");
+            return None;
+        }
+    };
+    let extra = {
+        let mut st = lock(state);
+        let extra = with_state(&mut st, &computed);
+        st.results = Arc::new(computed.folders);
+        extra
+    };
+    let pass = Pass {
+        versions,
+        disk_seq,
+        diagnostics: computed.diagnostics,
+    };
+    Some((pass, extra))
+}
+
 fn invalid_params(msg: impl Into<String>) -> tower_lsp_server::jsonrpc::Error {
     tower_lsp_server::jsonrpc::Error::invalid_params(msg.into())
 }
@@ -401,14 +442,19 @@ impl Backend {
         .map_err(request_failed)?;
         // Apply the change at once (spec/skills.md §3.3 step 7): the next lens or catalog request
         // must already see it, so recompute before answering.
-        let (versions, seq, computed) = blocking(&self.state, |snap| {
-            let c = super::analysis::compute(snap);
-            (snap.versions.clone(), snap.disk_seq, c)
-        })
-        .await?;
-        lock(&self.state).results = Arc::new(computed.folders);
-        let diags = &computed.diagnostics;
-        publish(&self.client, &self.state, &versions, diags, Some(seq)).await;
+        let snap = lock(&self.state).snapshot();
+        let Some((p, ())) = pass(&self.state, snap, |_, _| ()).await else {
+            return Err(tower_lsp_server::jsonrpc::Error::internal_error());
+        };
+        let diags = &p.diagnostics;
+        publish(
+            &self.client,
+            &self.state,
+            &p.versions,
+            diags,
+            Some(p.disk_seq),
+        )
+        .await;
         refresh_code_lenses(&self.client, &self.state);
         Ok(v)
     }
@@ -635,15 +681,10 @@ impl LanguageServer for Backend {
                         .begin()
                         .await;
                     let snap = lock(&state).snapshot();
-                    let versions = snap.versions.clone();
-                    let snap_seq = snap.disk_seq;
-                    let computed =
-                        tokio::task::spawn_blocking(move || super::analysis::compute(&snap))
-                            .await
-                            .unwrap_or_default();
-                    lock(&state).results = Arc::new(computed.folders);
-                    let seq = Some(snap_seq);
-                    publish(&client, &state, &versions, &computed.diagnostics, seq).await;
+                    if let Some((p, ())) = pass(&state, snap, |_, _| ()).await {
+                        let seq = Some(p.disk_seq);
+                        publish(&client, &state, &p.versions, &p.diagnostics, seq).await;
+                    }
                     let again = {
                         let mut st = lock(&state);
                         st.scanned = true;
@@ -876,6 +917,23 @@ pub async fn publish(
     }
 }
 
+/// The skill scan limits a pass reached that no earlier pass showed, as messages.
+fn new_scan_limits(st: &mut State, computed: &super::results::Computed) -> Vec<String> {
+    let mut new = Vec::new();
+    for r in computed.folders.values() {
+        for dir in &r.skills.scan_limit {
+            if st.shown_scan_limits.insert(dir.clone()) {
+                new.push(format!(
+                    "Skill scan limit of {} directories reached; stopped at {}",
+                    alisio_rules::skills::discover::MAX_DIRS,
+                    alisio_base::workspace::display_path(dir, &r.config.root)
+                ));
+            }
+        }
+    }
+    new
+}
+
 /// The background worker: coalesces recompute requests, computes on a blocking thread, and
 /// publishes. The first request after a quiet period is served at once (no timer in the path of
 /// an edit); requests that arrive while computing are merged into one more pass.
@@ -892,38 +950,14 @@ pub async fn worker(client: Client, state: Arc<Mutex<State>>, mut rx: UnboundedR
             }
             st.snapshot()
         };
-        let versions = snap.versions.clone();
-        let snap_seq = snap.disk_seq;
-        let computed =
-            match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::error!("diagnostics pass failed: {e}");
-                    continue;
-                }
-            };
-        let limits: Vec<String> = {
-            let mut st = lock(&state);
-            let mut new = Vec::new();
-            for r in computed.folders.values() {
-                for dir in &r.skills.scan_limit {
-                    if st.shown_scan_limits.insert(dir.clone()) {
-                        new.push(format!(
-                            "Skill scan limit of {} directories reached; stopped at {}",
-                            alisio_rules::skills::discover::MAX_DIRS,
-                            alisio_base::workspace::display_path(dir, &r.config.root)
-                        ));
-                    }
-                }
-            }
-            st.results = Arc::new(computed.folders);
-            new
+        let Some((p, limits)) = pass(&state, snap, new_scan_limits).await else {
+            continue;
         };
         for m in limits {
             tracing::warn!("{m}");
             client.show_message(MessageType::WARNING, m).await;
         }
-        let mut results = computed.diagnostics;
+        let (versions, snap_seq, mut results) = (p.versions, p.disk_seq, p.diagnostics);
         let complete = lock(&state).scanned;
         if !complete {
             // Before the first scan ends only open documents get diagnostics.

@@ -523,15 +523,12 @@ pub fn rewind(snap: &Snapshot, p: &RewindParams) -> Result<RewindResult, Error> 
         resolve: p.resolve,
     };
     alisio_session::checkpoints::rewind(&mut store, &req).map_err(|e| {
-        if e.contains("is busy") {
-            error(-32002, e)
-        } else if e.starts_with("Checkpoint ")
-            || e.starts_with("Session ")
-            || e.starts_with("Ambiguous")
-        {
-            invalid(e)
+        if e.is_busy() {
+            error(-32002, e.to_string())
+        } else if e.is_not_found() {
+            invalid(e.to_string())
         } else {
-            error(-32603, e)
+            error(-32603, e.to_string())
         }
     })
 }

@@ -197,7 +197,8 @@ fn mark(
             },
         )
         .map(|_| ())
-    })
+    })?;
+    Ok(())
 }
 
 /// Keeps the session's changes of `paths` (all of them when empty): their current text becomes

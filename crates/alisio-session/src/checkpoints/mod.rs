@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use changes::{Change, ChangesRequest, changes, keep, undo};
-pub use rewind::{FileChange, MessageCounts, Resolve, RewindReport, RewindRequest, rewind};
+pub use rewind::{
+    FileChange, MessageCounts, Resolve, RewindError, RewindReport, RewindRequest, rewind,
+};
 pub use scan::{Blobs, Entry, Manifest, ScanStats};
 
 use crate::store::{MsgRow, Role, RowKind, SnapKind, SnapRow, Store};

@@ -155,11 +155,48 @@ pub struct RewindRequest<'a> {
     pub resolve: Resolve,
 }
 
+/// Why a rewind did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum RewindError {
+    /// An unknown or ambiguous session, a busy one (`StoreError::Busy`), the store itself.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    #[error("Checkpoint {checkpoint} not found in session {session}")]
+    CheckpointNotFound { checkpoint: i64, session: String },
+    /// Snapshot and scan errors.
+    #[error("{0}")]
+    Snapshot(String),
+}
+
+impl From<String> for RewindError {
+    fn from(e: String) -> Self {
+        Self::Snapshot(e)
+    }
+}
+
+impl RewindError {
+    /// The session runs in another process (LSP -32002).
+    #[must_use]
+    pub const fn is_busy(&self) -> bool {
+        matches!(self, Self::Store(store::StoreError::Busy(_)))
+    }
+
+    /// The request names no session or checkpoint (LSP -32602).
+    #[must_use]
+    pub const fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Self::CheckpointNotFound { .. }
+                | Self::Store(store::StoreError::NotFound(_) | store::StoreError::Ambiguous(_))
+        )
+    }
+}
+
 /// Rewinds a session to a checkpoint (spec/sessions.md §13.3), under the session's lock.
 ///
 /// # Errors
 /// An unknown session or checkpoint, a busy session, store and snapshot errors.
-pub fn rewind(store: &mut Store, req: &RewindRequest<'_>) -> Result<RewindReport, String> {
+pub fn rewind(store: &mut Store, req: &RewindRequest<'_>) -> Result<RewindReport, RewindError> {
     let sid = store.resolve_id(req.session_id)?;
     let _lock = store::lock(req.state_dir, &sid)?;
     let blobs = Blobs::of_state(req.state_dir);
@@ -168,10 +205,10 @@ pub fn rewind(store: &mut Store, req: &RewindRequest<'_>) -> Result<RewindReport
         .iter()
         .position(|r| r.kind == SnapKind::Start && r.checkpoint == Some(req.checkpoint))
     else {
-        return Err(format!(
-            "Checkpoint {} not found in session {sid}",
-            req.checkpoint
-        ));
+        return Err(RewindError::CheckpointNotFound {
+            checkpoint: req.checkpoint,
+            session: sid,
+        });
     };
     let cp = rows[at].clone();
     let mut marks: Vec<(SnapRow, Manifest)> = Vec::new();
@@ -300,4 +337,56 @@ fn restore_messages(
         Ok(())
     })?;
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{SessionRow, StoreError};
+    use crate::util::now_rfc3339;
+
+    fn request<'a>(dir: &'a Path, session_id: &'a str) -> RewindRequest<'a> {
+        RewindRequest {
+            state_dir: dir,
+            root: dir,
+            session_id,
+            checkpoint: 7,
+            resolve: Resolve::Ask,
+        }
+    }
+
+    #[test]
+    fn a_rewind_fails_with_the_typed_case_of_each_refusal() {
+        let d = tempfile::tempdir().unwrap();
+        let mut s = Store::open(d.path()).unwrap();
+        let e = rewind(&mut s, &request(d.path(), "nope")).unwrap_err();
+        assert!(e.is_not_found() && !e.is_busy(), "{e:?}");
+        assert_eq!(e.to_string(), "Session not found: nope");
+        s.tx(|tx| {
+            tx.insert_session(&SessionRow {
+                id: "s1".into(),
+                title: "t".into(),
+                workspace: "/w".into(),
+                cwd: "/w".into(),
+                created_at: now_rfc3339(),
+                updated_at: now_rfc3339(),
+                parent_id: None,
+                parent_call_id: None,
+                provider: serde_json::json!({"kind":"script"}),
+                options: serde_json::json!({}),
+                compacted_chars: 0,
+            })
+        })
+        .unwrap();
+        let e = rewind(&mut s, &request(d.path(), "s1")).unwrap_err();
+        assert!(
+            matches!(&e, RewindError::CheckpointNotFound { checkpoint: 7, session } if session == "s1")
+        );
+        assert!(e.is_not_found());
+        assert_eq!(e.to_string(), "Checkpoint 7 not found in session s1");
+        let _held = store::lock(d.path(), "s1").unwrap();
+        let e = rewind(&mut s, &request(d.path(), "s1")).unwrap_err();
+        assert!(matches!(&e, RewindError::Store(StoreError::Busy(_))));
+        assert!(e.is_busy() && !e.is_not_found());
+    }
 }

@@ -101,6 +101,18 @@ impl Usage {
     pub fn json(&self) -> Value {
         json!({"input":self.input,"output":self.output,"cacheRead":self.cache_read,"cacheWrite":self.cache_write,"estimated":self.estimated})
     }
+
+    /// The `usage` of a `turn_completed` event (the same keys as [`Usage::json`]).
+    #[must_use]
+    pub const fn event(&self) -> crate::events::TurnUsage {
+        crate::events::TurnUsage {
+            input: self.input,
+            output: self.output,
+            cache_read: self.cache_read,
+            cache_write: self.cache_write,
+            estimated: self.estimated,
+        }
+    }
 }
 
 /// A complete response.
@@ -115,9 +127,10 @@ pub struct ModelResponse {
 }
 
 /// Why one attempt failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AttemptError {
     /// Retried per spec/sessions.md §5.2.
+    #[error("{message}")]
     Retry {
         reason: &'static str,
         status: Option<u16>,
@@ -125,10 +138,9 @@ pub enum AttemptError {
         message: String,
     },
     /// Ends the run (`auth`, `provider_error`).
-    Fatal {
-        code: &'static str,
-        message: String,
-    },
+    #[error("{message}")]
+    Fatal { code: &'static str, message: String },
+    #[error("Cancelled")]
     Cancelled,
 }
 
@@ -164,9 +176,11 @@ pub struct RetryInfo {
 }
 
 /// How the request ended after retries.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Failure {
+    #[error("{message}")]
     Fatal { code: &'static str, message: String },
+    #[error("Cancelled")]
     Cancelled,
 }
 

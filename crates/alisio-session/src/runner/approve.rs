@@ -3,7 +3,8 @@
 //! allowed or granted asks the approver with a one-line summary; `allow-session` grants last
 //! for the session.
 
-use serde_json::{Map, Value, json};
+use crate::events::{ApprovalRequested, ApprovalResolved, Event, SandboxState};
+use serde_json::{Map, Value};
 
 use super::Run;
 use super::calls::{Done, Slot};
@@ -151,11 +152,14 @@ impl Run<'_> {
             }));
         };
         let sid = self.sid.clone();
-        self.durable_event(
-            "approval_requested",
-            json!({"callId":s.id,"tool":s.name,"effect":effect,"summary":summary,"paths":paths,
-                "sandbox":(effect == "process").then(|| self.tctx.sandbox.json())}),
-        )?;
+        self.durable_event(Event::ApprovalRequested(ApprovalRequested {
+            call_id: s.id.clone(),
+            tool: s.name.clone(),
+            effect: effect.to_string(),
+            summary: summary.clone(),
+            paths: paths.clone(),
+            sandbox: (effect == "process").then(|| SandboxState::of(&self.tctx.sandbox)),
+        }))?;
         let req = approvals::ApprovalRequest {
             session_id: sid.clone(),
             call_id: s.id.clone(),
@@ -181,10 +185,11 @@ impl Run<'_> {
                 denial: None,
             }));
         }
-        self.durable_event(
-            "approval_resolved",
-            json!({"callId":s.id,"decision":decision,"source":source}),
-        )?;
+        self.durable_event(Event::ApprovalResolved(ApprovalResolved {
+            call_id: s.id.clone(),
+            decision,
+            source,
+        }))?;
         if reply == Reply::Unsupported {
             // The client counts as headless from now on: ask becomes deny.
             self.approver = None;

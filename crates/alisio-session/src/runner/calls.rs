@@ -9,12 +9,12 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::Run;
 use super::request::{DELEGATE, Seat, attached_of, offered_only};
 use crate::AttachedFile;
-use crate::events::Pending;
+use crate::events::{Event, Pending, ToolCompleted, ToolStarted};
 use crate::providers::RawCall;
 use crate::store::{Role, RowKind, tool_message};
 use crate::tools::{self, Effect, Outcome, Spec};
@@ -245,7 +245,16 @@ impl Run<'_> {
             .clone()
             .map(|k| {
                 let s = &slots[k];
-                Pending::new(&sid, None, "tool_started", json!({"id":s.id,"name":s.name,"arguments":s.raw,"effect":s.spec.map(|sp| sp.effect.as_str())}))
+                Pending::new(
+                    &sid,
+                    None,
+                    Event::ToolStarted(ToolStarted {
+                        id: s.id.clone(),
+                        name: s.name.clone(),
+                        arguments: s.raw.clone(),
+                        effect: s.spec.map(|sp| sp.effect.as_str()),
+                    }),
+                )
             })
             .collect();
         self.em.durable(&mut self.store, evs)?;
@@ -415,11 +424,16 @@ impl Run<'_> {
         let preview = take_chars(&d.texts.concat(), 2000).to_string();
         let sid = self.sid.clone();
         let id = s.id.clone();
-        let mut data = json!({"id":s.id,"name":s.name,"isError":d.is_error,"outcome":d.outcome,"durationMs":d.ms,"preview":preview});
-        if let Some(c) = &s.child {
-            data["childSessionId"] = json!(c);
-        }
-        let ev = Pending::new(&sid, None, "tool_completed", data);
+        let data = ToolCompleted {
+            id: s.id.clone(),
+            name: s.name.clone(),
+            is_error: d.is_error,
+            outcome: d.outcome.to_string(),
+            duration_ms: d.ms,
+            preview,
+            child_session_id: s.child.clone(),
+        };
+        let ev = Pending::new(&sid, None, Event::ToolCompleted(data));
         self.em.commit(&mut self.store, vec![ev], |tx| {
             tx.finish_call(&sid, &id, &json)
         })?;
@@ -466,7 +480,7 @@ impl Run<'_> {
                 Ok(())
             })?;
             fault("after_result_commit");
-            self.gov.observe(&s.id);
+            self.governor.observe(&s.id);
             *next += 1;
         }
         Ok(())

@@ -11,8 +11,8 @@ use super::calls::Done;
 use super::request::Seat;
 use super::{Progress, Run, RunStatus, Transcript};
 use crate::events::Emitter;
-use crate::gov::Gov;
 use crate::providers::{self, ModelRequest, Provider};
+use crate::run_governor::RunGovernor;
 use crate::settings::SessionMode;
 use crate::store::{SessionRow, Store};
 use crate::tools::ToolCtx;
@@ -158,7 +158,7 @@ impl Run<'_> {
                 policies: self.policies,
                 cancel: Arc::clone(&self.cancel),
                 progress: Progress::default(),
-                gov: Gov::new(self.opts.governor, &self.opts.settings),
+                governor: RunGovernor::new(self.opts.governor, &self.opts.settings),
                 max_turns: self.opts.config.subagent_max_turns,
                 max_tokens: self.max_tokens.saturating_sub(self.progress.tokens),
                 max_output: self.max_output,

@@ -12,9 +12,12 @@ use serde_json::{Value, json};
 use super::{PreRunError, Progress, Run, RunResult, RunStatus, Transcript};
 use crate::SessionContext;
 use crate::approvals::{Approver, Grants, Policy};
-use crate::events::{Emitter, Pending};
-use crate::gov::Gov;
+use crate::events::{
+    Emitter, Event, Pending, ReconciledCall, RunCancelled, RunCompleted, RunFailed, RunStarted,
+    RunUsage, SandboxState, SandboxUnavailable, SessionReconciled, ToolCompleted,
+};
 use crate::providers::{self, Provider, Usage};
+use crate::run_governor::RunGovernor;
 use crate::settings::{Kind, ProviderConfig, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
@@ -40,10 +43,6 @@ pub struct SessionRun<'a> {
     pub tasks: Arc<Mutex<Tasks>>,
     /// Set to stop the run.
     pub cancel: Arc<AtomicBool>,
-}
-
-fn store_err(e: &str) -> PreRunError {
-    PreRunError::Other(e.to_string())
 }
 
 /// Runs one prompt in a session: creates or resumes it, streams events to the sink, asks the
@@ -82,10 +81,10 @@ pub fn run_session(req: SessionRun<'_>) -> Result<RunResult, PreRunError> {
         else {
             return Ok(r);
         };
-        let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+        let store = Store::open(&opts.state_dir).map_err(PreRunError::from)?;
         let old = store
             .session(&r.session_id)
-            .map_err(|e| store_err(&e))?
+            .map_err(PreRunError::from)?
             .ok_or_else(|| PreRunError::Other(format!("Session not found: {}", r.session_id)))?;
         let max = opts.max_turns.unwrap_or(opts.config.max_turns);
         opts.max_turns = Some(max.saturating_sub(r.turns).max(1));
@@ -136,15 +135,9 @@ fn run_link(
             "--read-only cannot be combined with --allow".into(),
         ));
     }
-    let store = Store::open(&opts.state_dir).map_err(|e| store_err(&e))?;
+    let store = Store::open(&opts.state_dir).map_err(PreRunError::from)?;
     let (sid, existing) = resolve_session(&store, opts)?;
-    let lock = store::lock(&opts.state_dir, &sid).map_err(|e| {
-        if e.contains("is busy") {
-            PreRunError::Busy(e)
-        } else {
-            PreRunError::Other(e)
-        }
-    })?;
+    let lock = store::lock(&opts.state_dir, &sid)?;
     let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
     let run_number: i64 = store.run_count(&sid).unwrap_or(0);
     let (provider, model) = match carried.take() {
@@ -215,7 +208,7 @@ fn run_link(
         policies,
         cancel,
         progress: Progress::default(),
-        gov: Gov::new(opts.governor, &opts.settings),
+        governor: RunGovernor::new(opts.governor, &opts.settings),
         max_turns: opts.max_turns.unwrap_or(cfg.max_turns),
         max_tokens,
         max_output,
@@ -292,12 +285,12 @@ fn resolve_session(
         ));
     };
     let root_s = opts.root.to_string_lossy();
-    let mut id = store.resolve_id(id).map_err(PreRunError::Other)?;
+    let mut id = store.resolve_id(id)?;
     // spec/sessions.md §12.5: resuming a relayed session continues the newest link.
     for _ in 0..10_000 {
         let next = store
             .session(&id)
-            .map_err(|e| store_err(&e))?
+            .map_err(PreRunError::from)?
             .and_then(|s| s.options["relayedTo"].as_str().map(String::from));
         match next {
             Some(n) if store.session(&n).ok().flatten().is_some() => id = n,
@@ -306,7 +299,7 @@ fn resolve_session(
     }
     let s = store
         .session(&id)
-        .map_err(|e| store_err(&e))?
+        .map_err(PreRunError::from)?
         .ok_or_else(|| PreRunError::Other(format!("Session not found: {id}")))?;
     if s.workspace != root_s {
         return Err(PreRunError::Other(format!(
@@ -488,6 +481,15 @@ fn script_window(p: &ProviderConfig, cwd: &Path) -> Option<u64> {
         .context_window
 }
 
+fn run_usage(u: &Usage) -> RunUsage {
+    RunUsage {
+        input: u.input,
+        output: u.output,
+        cache_read: u.cache_read,
+        cache_write: u.cache_write,
+    }
+}
+
 fn usage_value(u: &Usage) -> Value {
     json!({"input":u.input,"output":u.output,"cacheRead":u.cache_read,"cacheWrite":u.cache_write})
 }
@@ -504,11 +506,15 @@ impl Run<'_> {
     /// The fallback notice of spec/sessions.md §10.4, once per run: an event and a line on stderr.
     fn sandbox_notice(&mut self) -> Result<(), String> {
         let sb = Arc::clone(&self.tctx.sandbox);
-        let (Some(data), Some(notice)) = (sb.unavailable_event(), sb.notice()) else {
+        let (Some(reason), Some(notice)) = (sb.unavailable.clone(), sb.notice()) else {
             return Ok(());
         };
         tracing::warn!("{notice}");
-        self.durable_event("sandbox_unavailable", data)
+        self.durable_event(Event::SandboxUnavailable(SandboxUnavailable {
+            requested: sb.requested.as_str(),
+            mode: "off",
+            reason,
+        }))
     }
 
     /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),
@@ -521,17 +527,21 @@ impl Run<'_> {
         let new_cwd = self.opts.cwd.to_string_lossy().into_owned();
         let session = self.session.clone();
         let run_id = self.run_id.clone();
-        let data = json!({"model":self.model,"provider":self.pcfg.kind.as_str(),"governor":self.opts.governor.as_str(),"resumed":resumed,
-            "messages":active_before,"cwd":self.tctx.roots.show(&self.opts.cwd),
-            "sandbox":(self.policies.process != Policy::Deny).then(|| self.tctx.sandbox.json())});
-        let mut data = data;
-        if let Some(l) = &self.opts.relay {
-            data["relayOf"] = json!(l.of);
-        }
+        let data = RunStarted {
+            model: self.model.clone(),
+            provider: self.pcfg.kind.as_str(),
+            governor: self.opts.governor.as_str(),
+            resumed,
+            messages: active_before,
+            cwd: self.tctx.roots.show(&self.opts.cwd),
+            sandbox: (self.policies.process != Policy::Deny)
+                .then(|| SandboxState::of(&self.tctx.sandbox)),
+            relay_of: self.opts.relay.as_ref().map(|l| l.of.clone()),
+        };
         let stored_provider = self.pcfg.stored();
         self.em.commit(
             &mut self.store,
-            vec![Pending::new(&sid, None, "run_started", data)],
+            vec![Pending::new(&sid, None, Event::RunStarted(data))],
             |tx| {
                 if resumed {
                     tx.resume_session(&sid, &new_cwd, &stored_provider, &options)?;
@@ -592,15 +602,21 @@ impl Run<'_> {
         reconciled: &[Reconciled],
     ) -> Result<(), String> {
         let sid = self.sid.clone();
-        let calls: Vec<Value> = reconciled
+        let calls = reconciled
             .iter()
-            .map(|r| json!({"id":r.id,"name":r.name,"outcome":r.outcome}))
+            .map(|r| ReconciledCall {
+                id: r.id.clone(),
+                name: r.name.clone(),
+                outcome: r.outcome.to_string(),
+            })
             .collect();
         let mut evs = vec![Pending::new(
             &sid,
             None,
-            "session_reconciled",
-            json!({"interruptedRuns":interrupted_runs,"calls":calls}),
+            Event::SessionReconciled(SessionReconciled {
+                interrupted_runs,
+                calls,
+            }),
         )];
         for r in reconciled {
             let v: Value = serde_json::from_str(&r.json).unwrap_or(Value::Null);
@@ -608,11 +624,18 @@ impl Run<'_> {
             evs.push(Pending::new(
                 &sid,
                 None,
-                "tool_completed",
-                json!({"id":r.id,"name":r.name,"isError":v.get("isError").cloned().unwrap_or(json!(true)),"outcome":r.outcome,"durationMs":0,"preview":take_chars(&text, 2000)}),
+                Event::ToolCompleted(ToolCompleted {
+                    id: r.id.clone(),
+                    name: r.name.clone(),
+                    is_error: v.get("isError").and_then(Value::as_bool).unwrap_or(true),
+                    outcome: r.outcome.to_string(),
+                    duration_ms: 0,
+                    preview: take_chars(&text, 2000).to_string(),
+                    child_session_id: None,
+                }),
             ));
         }
-        self.em.durable(&mut self.store, evs)
+        Ok(self.em.durable(&mut self.store, evs)?)
     }
 
     /// The session options this run stores: the stored ones with this run's governor mode,
@@ -704,24 +727,29 @@ impl Run<'_> {
     ) -> RunResult {
         let sid = self.sid.clone();
         let run_id = self.run_id.clone();
-        let (ty, data) = match status {
-            RunStatus::Completed => (
-                "run_completed",
-                json!({"text":self.progress.last_text,"turns":self.progress.turns,"tokens":self.progress.tokens,"usage":usage_value(&self.progress.usage),"truncated":self.progress.truncated}),
-            ),
-            RunStatus::Failed => (
-                "run_failed",
-                json!({"error":error,"code":code,"turns":self.progress.turns,"tokens":self.progress.tokens}),
-            ),
-            RunStatus::Cancelled => (
-                "run_cancelled",
-                json!({"reason":self.opts.cancel_reason,"error":"Cancelled"}),
-            ),
+        let event = match status {
+            RunStatus::Completed => Event::RunCompleted(RunCompleted {
+                text: self.progress.last_text.clone(),
+                turns: self.progress.turns,
+                tokens: self.progress.tokens,
+                usage: run_usage(&self.progress.usage),
+                truncated: self.progress.truncated,
+            }),
+            RunStatus::Failed => Event::RunFailed(RunFailed {
+                error: error.clone(),
+                code,
+                turns: self.progress.turns,
+                tokens: self.progress.tokens,
+            }),
+            RunStatus::Cancelled => Event::RunCancelled(RunCancelled {
+                reason: self.opts.cancel_reason.clone(),
+                error: "Cancelled",
+            }),
         };
         let usage = compact(&usage_value(&self.progress.usage));
         let st = status.as_str();
         let (err2, code2) = (error.clone(), code);
-        let pending = Pending::new(&sid, None, ty, data.clone());
+        let pending = Pending::new(&sid, None, event);
         let end = RunEnd {
             status: st,
             usage: &usage,
@@ -738,8 +766,12 @@ impl Run<'_> {
             let p = Pending::new(
                 &sid,
                 None,
-                "run_failed",
-                json!({"error":e,"code":"store_error","turns":self.progress.turns,"tokens":self.progress.tokens}),
+                Event::RunFailed(RunFailed {
+                    error: Some(e.to_string()),
+                    code: Some("store_error"),
+                    turns: self.progress.turns,
+                    tokens: self.progress.tokens,
+                }),
             );
             self.em.transient(&p);
         }

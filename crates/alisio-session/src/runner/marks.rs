@@ -94,7 +94,8 @@ impl Run<'_> {
                     },
                 )
                 .map(|_| ())
-            })
+            })?;
+            Ok(())
         })();
         if let Err(e) = res {
             tracing::warn!("checkpoint skipped: {e}");

@@ -41,8 +41,8 @@ use serde_json::Value;
 use super::SessionContext;
 use super::approvals::{Approver, Grants, Policies};
 use super::events::Emitter;
-use super::gov::Gov;
 use super::providers::{Provider, Usage};
+use super::run_governor::RunGovernor;
 use super::settings::{ProviderConfig, RunOptions};
 use super::store::{SessionRow, Store};
 use super::tools::ToolCtx;
@@ -94,14 +94,27 @@ pub struct RunResult {
 }
 
 /// A failure before the run row exists: no events were emitted.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PreRunError {
     /// Usage errors (exit 2; LSP -32602).
+    #[error("{0}")]
     Usage(String),
     /// `Session <id> is busy in another run` (LSP -32002).
+    #[error("{0}")]
     Busy(String),
     /// Unknown or ambiguous session, other workspace, key variable, model missing, store…
+    #[error("{0}")]
     Other(String),
+}
+
+/// The store's busy case stays `Busy`; every other store error is `Other`.
+impl From<super::store::StoreError> for PreRunError {
+    fn from(e: super::store::StoreError) -> Self {
+        match e {
+            super::store::StoreError::Busy(_) => Self::Busy(e.to_string()),
+            e => Self::Other(e.to_string()),
+        }
+    }
 }
 
 impl PreRunError {
@@ -156,7 +169,7 @@ pub(crate) struct Run<'a> {
     policies: Policies,
     cancel: Arc<AtomicBool>,
     progress: Progress,
-    gov: Gov,
+    governor: RunGovernor,
     max_turns: u32,
     max_tokens: u64,
     max_output: u32,
@@ -204,12 +217,12 @@ impl Run<'_> {
         PathBuf::from(&self.session.cwd)
     }
 
-    /// Emits one durable event `ty` of this session (no parent), stored before it is sent.
-    fn durable_event(&mut self, ty: &'static str, data: Value) -> Result<(), String> {
+    /// Emits one durable event of this session (no parent), stored before it is sent.
+    fn durable_event(&mut self, event: super::events::Event) -> Result<(), String> {
         let sid = self.sid.clone();
-        self.em.durable(
+        Ok(self.em.durable(
             &mut self.store,
-            vec![super::events::Pending::new(&sid, None, ty, data)],
-        )
+            vec![super::events::Pending::new(&sid, None, event)],
+        )?)
     }
 }

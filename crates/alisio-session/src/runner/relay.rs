@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::{Run, RunResult, RunStatus};
-use crate::events::Pending;
+use crate::events::{Event, Pending, SessionRelayed};
 use crate::providers::{Failure, RequestKind, Usage};
 use crate::store::{Role, RowKind};
 use crate::util::{compact, estimate, uuid7};
@@ -131,8 +131,11 @@ impl Run<'_> {
         let ev = Pending::new(
             &sid,
             None,
-            "session_relayed",
-            json!({"to":next,"structured":structured(&text),"atFraction":self.opts.config.relay_at_fraction}),
+            Event::SessionRelayed(SessionRelayed {
+                to: next.clone(),
+                structured: structured(&text),
+                at_fraction: self.opts.config.relay_at_fraction,
+            }),
         );
         self.em.commit(&mut self.store, vec![ev], |tx| {
             tx.append_message(
@@ -146,7 +149,7 @@ impl Run<'_> {
             tx.set_options(&sid, &options)
         })?;
         self.progress.last_text = text.clone();
-        let invariants = self.gov.handoff_block(&self.sources());
+        let invariants = self.governor.handoff_block(&self.sources());
         self.relay_next = Some((next, first_message(&sid, &text, invariants.as_deref())));
         Ok(self.finish(RunStatus::Completed, None, None))
     }

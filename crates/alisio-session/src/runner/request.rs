@@ -4,6 +4,7 @@
 //! ContextReport. [`request_parts`] is shared with `sessions report` (`read.rs`), so a report
 //! measures what the next run sends.
 
+use crate::events::Event;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,8 +13,8 @@ use serde_json::{Value, json};
 
 use super::Run;
 use crate::approvals::{Policies, Policy};
-use crate::gov::{Parts, Sources};
 use crate::providers::{self, ModelRequest, RequestKind};
+use crate::run_governor::{Parts, Sources};
 use crate::store::{self, MsgRow, Role, RowKind};
 use crate::tools::{self, Spec, ToolDef};
 use crate::util::{chars, compact, estimate};
@@ -357,13 +358,13 @@ impl Run<'_> {
                     .ok()
                     .and_then(|v| v["messages"].as_u64());
                 if let Some(m) = m {
-                    self.gov.resume_from(m as usize);
+                    self.governor.resume_from(m as usize);
                 }
             }
         }
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
-        let p = self.gov.project(
+        let p = self.governor.project(
             &self.sid,
             &active,
             values,
@@ -382,7 +383,7 @@ impl Run<'_> {
             messages.push(json!({"role":"user","content":[{"type":"text","text":t}]}));
         }
         if let Some(ev) = p.event {
-            self.durable_event("context_governed", ev)?;
+            self.durable_event(Event::ContextGoverned(Box::new(ev)))?;
         }
         Ok(ModelRequest {
             kind: RequestKind::Turn,
@@ -398,8 +399,10 @@ impl Run<'_> {
     pub(super) fn report(&self) -> alisio_governor::report::ContextReport {
         let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
         let (_, _, parts) = self.parts();
-        let mut r = self.gov.report(&self.sid, &active, &parts, &self.sources());
-        let _ = crate::gov::with_stored_replay(&self.store, &self.sid, &mut r);
+        let mut r = self
+            .governor
+            .report(&self.sid, &active, &parts, &self.sources());
+        let _ = crate::run_governor::with_stored_replay(&self.store, &self.sid, &mut r);
         if self.seat() == Seat::Coordinator {
             let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
             r.set_delegation(crate::briefs::report(&values, &worker_text()));
@@ -427,7 +430,7 @@ impl Run<'_> {
             match r.role {
                 Role::Assistant => {
                     if let alisio_governor::model::Message::Assistant { calls: cs, .. } =
-                        crate::gov::message_of(r, &self.row_value(r))
+                        crate::run_governor::message_of(r, &self.row_value(r))
                     {
                         calls.extend(cs.into_iter().map(|c| (c.id.clone(), c)));
                     }
@@ -442,7 +445,7 @@ impl Run<'_> {
                     let id = v["callId"].as_str().unwrap_or_default();
                     let counted = calls
                         .get(id)
-                        .and_then(|c| self.gov.entry_row(c, r, &v))
+                        .and_then(|c| self.governor.entry_row(c, r, &v))
                         .map(|x| {
                             let j = compact(&x);
                             (chars(&j) as u64, estimate(&j))

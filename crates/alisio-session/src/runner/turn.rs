@@ -10,7 +10,9 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::{Run, RunResult, RunStatus};
-use crate::events::Pending;
+use crate::events::{
+    Event, Pending, RequestRetry, ResponseTruncated, TextDelta, TruncationRecovery, TurnCompleted,
+};
 use crate::providers::{self, Failure, ModelRequest, ModelResponse, RawCall, Stop, Usage};
 use crate::store::{Role, RowKind};
 use crate::tools;
@@ -94,9 +96,17 @@ impl Run<'_> {
         } else {
             self.execute_calls(asst_seq, calls, budget_spent)?
         };
-        let data = json!({"turn":turn_no,"calls":calls.len(),"stopReason":stop.as_str(),"model":model,"usage":usage.json(),"tokens":self.progress.tokens,
-            "durationMs":started.elapsed().as_millis() as u64,"ttftMs":a.ttft});
-        self.durable_event("turn_completed", data)?;
+        let data = TurnCompleted {
+            turn: turn_no,
+            calls: calls.len(),
+            stop_reason: stop.as_str(),
+            model,
+            usage: usage.event(),
+            tokens: self.progress.tokens,
+            duration_ms: started.elapsed().as_millis() as u64,
+            ttft_ms: a.ttft,
+        };
+        self.durable_event(Event::TurnCompleted(data))?;
         Ok(self.after_turn(turn_no, cancelled, calls.is_empty(), budget_spent))
     }
 
@@ -162,10 +172,11 @@ impl Run<'_> {
                             Some(m),
                         )));
                     }
-                    self.durable_event(
-                        "truncation_recovery",
-                        json!({"attempt":recoveries,"of":2,"maxOutputTokens":self.max_output}),
-                    )?;
+                    self.durable_event(Event::TruncationRecovery(TruncationRecovery {
+                        attempt: recoveries,
+                        of: 2,
+                        max_output_tokens: self.max_output,
+                    }))?;
                     recovery = true;
                     continue;
                 }
@@ -179,7 +190,14 @@ impl Run<'_> {
                     )));
                 }
                 invalid_retried = true;
-                self.durable_event("request_retry", json!({"attempt":1,"of":1,"reason":"invalid_turn","status":null,"delayMs":0,"discardedText":!resp.text.is_empty()}))?;
+                self.durable_event(Event::RequestRetry(RequestRetry {
+                    attempt: 1,
+                    of: 1,
+                    reason: "invalid_turn",
+                    status: None,
+                    delay_ms: 0,
+                    discarded_text: !resp.text.is_empty(),
+                }))?;
                 recovery = false;
                 continue;
             }
@@ -199,7 +217,7 @@ impl Run<'_> {
         turn_no: u32,
         a: &Answer,
         stop: Stop,
-    ) -> Result<(i64, serde_json::Value), String> {
+    ) -> Result<(i64, String), String> {
         let mut content = Vec::new();
         if !a.resp.text.is_empty() {
             content.push(json!({"type":"text","text":a.resp.text}));
@@ -226,8 +244,10 @@ impl Run<'_> {
             evs.push(Pending::new(
                 &sid,
                 None,
-                "response_truncated",
-                json!({"turn":turn_no,"maxOutputTokens":self.max_output}),
+                Event::ResponseTruncated(ResponseTruncated {
+                    turn: turn_no,
+                    max_output_tokens: self.max_output,
+                }),
             ));
         }
         let msg_s = compact(&msg);
@@ -248,7 +268,7 @@ impl Run<'_> {
             Ok(seq)
         })?;
         fault("after_assistant_commit");
-        Ok((asst_seq, msg["model"].clone()))
+        Ok((asst_seq, model))
     }
 
     /// After the calls: the run ends on a cancellation, a final answer, the token budget or
@@ -318,7 +338,7 @@ impl Run<'_> {
     }
 
     fn next_seq(&self) -> Result<i64, String> {
-        self.store.next_seq(&self.sid)
+        Ok(self.store.next_seq(&self.sid)?)
     }
 
     /// Sends a request with retries, streaming `text_delta` for turn `turn` (summarizer
@@ -341,8 +361,10 @@ impl Run<'_> {
                 em.borrow_mut().transient(&Pending::new(
                     &sid,
                     None,
-                    "text_delta",
-                    json!({"turn":n,"text":t}),
+                    Event::TextDelta(TextDelta {
+                        turn: n,
+                        text: t.to_string(),
+                    }),
                 ));
             }
         };
@@ -350,8 +372,14 @@ impl Run<'_> {
             let ev = Pending::new(
                 &sid,
                 None,
-                "request_retry",
-                json!({"attempt":info.attempt,"of":info.of,"reason":info.reason,"status":info.status,"delayMs":info.delay_ms,"discardedText":info.discarded_text}),
+                Event::RequestRetry(RequestRetry {
+                    attempt: info.attempt,
+                    of: info.of,
+                    reason: info.reason,
+                    status: info.status,
+                    delay_ms: info.delay_ms,
+                    discarded_text: info.discarded_text,
+                }),
             );
             // A store failure here surfaces at the next commit of the turn.
             let _ = em.borrow_mut().durable(store, vec![ev]);

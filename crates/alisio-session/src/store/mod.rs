@@ -120,15 +120,52 @@ pub struct Store {
     dir: PathBuf,
 }
 
-fn sql(e: rusqlite::Error) -> String {
-    format!("Session store error: {e}")
+/// What the store fails with (the `Display` texts are the messages users see).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("Session store error: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("Cannot create the state directory {}: {source}", path.display())]
+    StateDir {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("Cannot create {}: {source}", path.display())]
+    Create {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("Session store was created by a newer alisio-ls (schema {0}); upgrade alisio-ls")]
+    NewerSchema(i64),
+    #[error("Session not found: {0}")]
+    NotFound(String),
+    #[error("Ambiguous session id prefix: {0}")]
+    Ambiguous(String),
+    /// Another process holds the session's lock (LSP -32002).
+    #[error("Session {0} is busy in another run")]
+    Busy(String),
+    #[error("Cannot open the session lock: {0}")]
+    LockOpen(std::io::Error),
+    #[error("Cannot lock the session: {0}")]
+    Lock(std::io::Error),
+}
+
+/// The message, for the callers that still report errors as text.
+impl From<StoreError> for String {
+    fn from(e: StoreError) -> Self {
+        e.to_string()
+    }
+}
+
+const fn sql(e: rusqlite::Error) -> StoreError {
+    StoreError::Sql(e)
 }
 
 /// The state dir of spec/sessions.md §0, created with mode 0700.
 ///
 /// # Errors
 /// When it cannot be determined or created.
-pub fn ensure_dir(dir: &Path) -> Result<(), String> {
+pub fn ensure_dir(dir: &Path) -> Result<(), StoreError> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
@@ -136,8 +173,10 @@ pub fn ensure_dir(dir: &Path) -> Result<(), String> {
         use std::os::unix::fs::DirBuilderExt;
         b.mode(0o700);
     }
-    b.create(dir)
-        .map_err(|e| format!("Cannot create the state directory {}: {e}", dir.display()))
+    b.create(dir).map_err(|source| StoreError::StateDir {
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 impl Store {
@@ -145,7 +184,7 @@ impl Store {
     ///
     /// # Errors
     /// I/O, SQLite errors, or a store created by a newer version.
-    pub fn open(dir: &Path) -> Result<Self, String> {
+    pub fn open(dir: &Path) -> Result<Self, StoreError> {
         ensure_dir(dir)?;
         let path = dir.join("sessions.db");
         if !path.exists() {
@@ -156,8 +195,10 @@ impl Store {
                 use std::os::unix::fs::OpenOptionsExt;
                 o.mode(0o600);
             }
-            o.open(&path)
-                .map_err(|e| format!("Cannot create {}: {e}", path.display()))?;
+            o.open(&path).map_err(|source| StoreError::Create {
+                path: path.clone(),
+                source,
+            })?;
         }
         let conn = Connection::open(&path).map_err(sql)?;
         conn.busy_timeout(std::time::Duration::from_millis(5000))
@@ -175,7 +216,7 @@ impl Store {
         Ok(s)
     }
 
-    fn migrate(&mut self) -> Result<(), String> {
+    fn migrate(&mut self) -> Result<(), StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -184,9 +225,7 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(sql)?;
         if v > SCHEMA_VERSION {
-            return Err(format!(
-                "Session store was created by a newer alisio-ls (schema {v}); upgrade alisio-ls"
-            ));
+            return Err(StoreError::NewerSchema(v));
         }
         if v < 1 {
             tx.execute_batch(SCHEMA_V1).map_err(sql)?;
@@ -203,7 +242,7 @@ impl Store {
     ///
     /// # Errors
     /// Any SQLite error (nothing is committed then).
-    pub fn tx<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> DbResult<T>) -> Result<T, String> {
+    pub fn tx<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> DbResult<T>) -> Result<T, StoreError> {
         let tx = Tx {
             tx: self
                 .conn
@@ -225,7 +264,7 @@ impl Store {
     ///
     /// # Errors
     /// `Session not found: <id>` or `Ambiguous session id prefix: <prefix>`.
-    pub fn resolve_id(&self, id: &str) -> Result<String, String> {
+    pub fn resolve_id(&self, id: &str) -> Result<String, StoreError> {
         if self.session(id)?.is_some() {
             return Ok(id.to_string());
         }
@@ -242,17 +281,17 @@ impl Store {
             match ids.len() {
                 1 => return Ok(ids.into_iter().next().unwrap_or_default()),
                 0 => {}
-                _ => return Err(format!("Ambiguous session id prefix: {id}")),
+                _ => return Err(StoreError::Ambiguous(id.to_string())),
             }
         }
-        Err(format!("Session not found: {id}"))
+        Err(StoreError::NotFound(id.to_string()))
     }
 
     /// One session by exact id.
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn session(&self, id: &str) -> Result<Option<SessionRow>, String> {
+    pub fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
         self.conn
             .query_row(
                 "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE id=?1",
@@ -267,7 +306,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn all_messages(&self, sid: &str) -> Result<Vec<MsgRow>, String> {
+    pub fn all_messages(&self, sid: &str) -> Result<Vec<MsgRow>, StoreError> {
         self.messages_where(sid, "")
     }
 
@@ -275,7 +314,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn active_messages(&self, sid: &str) -> Result<Vec<MsgRow>, String> {
+    pub fn active_messages(&self, sid: &str) -> Result<Vec<MsgRow>, StoreError> {
         self.messages_where(sid, "AND compacted = 0")
     }
 
@@ -283,7 +322,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn active_after(&self, sid: &str, seq: i64) -> Result<Vec<MsgRow>, String> {
+    pub fn active_after(&self, sid: &str, seq: i64) -> Result<Vec<MsgRow>, StoreError> {
         self.messages_where(sid, &format!("AND compacted = 0 AND seq > {seq}"))
     }
 
@@ -291,7 +330,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn max_seq(&self, sid: &str) -> Result<i64, String> {
+    pub fn max_seq(&self, sid: &str) -> Result<i64, StoreError> {
         self.conn
             .query_row(
                 "SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1",
@@ -305,7 +344,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn next_seq(&self, sid: &str) -> Result<i64, String> {
+    pub fn next_seq(&self, sid: &str) -> Result<i64, StoreError> {
         self.conn
             .query_row(
                 "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
@@ -319,7 +358,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn run_count(&self, sid: &str) -> Result<i64, String> {
+    pub fn run_count(&self, sid: &str) -> Result<i64, StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*) FROM runs WHERE session_id=?1",
@@ -333,7 +372,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn call_exists(&self, sid: &str, call_id: &str) -> Result<bool, String> {
+    pub fn call_exists(&self, sid: &str, call_id: &str) -> Result<bool, StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2",
@@ -348,7 +387,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn active_checkpoints(&self, sid: &str) -> Result<i64, String> {
+    pub fn active_checkpoints(&self, sid: &str) -> Result<i64, StoreError> {
         self.conn
             .query_row(
                 "SELECT count(*) FROM messages WHERE session_id=?1 AND kind='checkpoint' AND compacted=0",
@@ -362,7 +401,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn last_event_data(&self, sid: &str, ty: &str) -> Result<Option<String>, String> {
+    pub fn last_event_data(&self, sid: &str, ty: &str) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row(
                 "SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
@@ -377,7 +416,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn event_data(&self, sid: &str, ty: &str) -> Result<Vec<String>, String> {
+    pub fn event_data(&self, sid: &str, ty: &str) -> Result<Vec<String>, StoreError> {
         let mut st = self
             .conn
             .prepare("SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id")
@@ -390,7 +429,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn replaced_by(&self, sid: &str, seq: i64) -> Result<Option<MsgRow>, String> {
+    pub fn replaced_by(&self, sid: &str, seq: i64) -> Result<Option<MsgRow>, StoreError> {
         self.conn
             .query_row(
                 "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 AND replaced_by=?2 ORDER BY seq LIMIT 1",
@@ -401,7 +440,7 @@ impl Store {
             .map_err(sql)
     }
 
-    fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, String> {
+    fn messages_where(&self, sid: &str, cond: &str) -> Result<Vec<MsgRow>, StoreError> {
         let order = if cond.is_empty() { "seq" } else { "pos" };
         let q = format!(
             "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 {cond} ORDER BY {order}"
@@ -415,7 +454,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn calls(&self, sid: &str) -> Result<HashMap<String, CallRow>, String> {
+    pub fn calls(&self, sid: &str) -> Result<HashMap<String, CallRow>, StoreError> {
         let mut st = self
             .conn
             .prepare(
@@ -446,7 +485,7 @@ impl Store {
         &self,
         workspace: &str,
         all: bool,
-    ) -> Result<Vec<(SessionRow, i64, String)>, String> {
+    ) -> Result<Vec<(SessionRow, i64, String)>, StoreError> {
         let q = if all {
             "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions ORDER BY updated_at DESC, id DESC"
         } else {
@@ -488,7 +527,7 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn events(&self, sid: &str) -> Result<Vec<Value>, String> {
+    pub fn events(&self, sid: &str) -> Result<Vec<Value>, StoreError> {
         let mut st = self.conn.prepare("SELECT id,run_id,seq,type,timestamp,data FROM events WHERE session_id=?1 ORDER BY id").map_err(sql)?;
         let rows = st
             .query_map([sid], |r| {
@@ -551,7 +590,7 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
 ///
 /// # Errors
 /// `Session <id> is busy in another run` when another process holds it.
-pub fn lock(dir: &Path, sid: &str) -> Result<File, String> {
+pub fn lock(dir: &Path, sid: &str) -> Result<File, StoreError> {
     let ldir = dir.join("locks");
     ensure_dir(&ldir)?;
     let f = OpenOptions::new()
@@ -559,13 +598,11 @@ pub fn lock(dir: &Path, sid: &str) -> Result<File, String> {
         .truncate(false)
         .write(true)
         .open(ldir.join(format!("{sid}.lock")))
-        .map_err(|e| format!("Cannot open the session lock: {e}"))?;
+        .map_err(StoreError::LockOpen)?;
     match f.try_lock() {
         Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => {
-            Err(format!("Session {sid} is busy in another run"))
-        }
-        Err(std::fs::TryLockError::Error(e)) => Err(format!("Cannot lock the session: {e}")),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::Busy(sid.to_string())),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Lock(e)),
     }
 }
 
@@ -633,8 +670,9 @@ mod tests {
         c.execute_batch("PRAGMA user_version = 3").unwrap();
         drop(c);
         let e = Store::open(d.path()).err().unwrap();
+        assert!(matches!(e, StoreError::NewerSchema(3)), "{e:?}");
         assert_eq!(
-            e,
+            e.to_string(),
             "Session store was created by a newer alisio-ls (schema 3); upgrade alisio-ls"
         );
     }
@@ -657,13 +695,13 @@ mod tests {
         );
         assert_eq!(s.resolve_id("0190aaaa").unwrap(), id);
         assert_eq!(
-            s.resolve_id("0190aaab").unwrap_err(),
+            s.resolve_id("0190aaab").unwrap_err().to_string(),
             "Session not found: 0190aaab"
         );
         s.tx(|tx| tx.insert_session(&session("0190aaaa-0000-7ccc-8ddd-eeeeffff0000")))
             .unwrap();
         assert_eq!(
-            s.resolve_id("0190aaaa").unwrap_err(),
+            s.resolve_id("0190aaaa").unwrap_err().to_string(),
             "Ambiguous session id prefix: 0190aaaa"
         );
     }
@@ -672,9 +710,17 @@ mod tests {
     fn a_second_lock_on_the_same_session_reports_busy() {
         let d = tempfile::tempdir().unwrap();
         let _a = lock(d.path(), "abc").unwrap();
+        let e = lock(d.path(), "abc").unwrap_err();
+        assert!(matches!(&e, StoreError::Busy(s) if s == "abc"), "{e:?}");
+        assert_eq!(e.to_string(), "Session abc is busy in another run");
+        // The runner's pre-run error keeps the busy case as its own variant (LSP -32002).
         assert_eq!(
-            lock(d.path(), "abc").unwrap_err(),
-            "Session abc is busy in another run"
+            crate::runner::PreRunError::from(e),
+            crate::runner::PreRunError::Busy("Session abc is busy in another run".into())
+        );
+        assert_eq!(
+            crate::runner::PreRunError::from(StoreError::NotFound("x".into())),
+            crate::runner::PreRunError::Other("Session not found: x".into())
         );
     }
 

@@ -8,7 +8,10 @@ mod checkpoint;
 use serde_json::{Value, json};
 
 use super::Run;
-use crate::events::Pending;
+use crate::events::{
+    CompactionCompleted, CompactionFailed, CompactionSkipped, CompactionStarted, ContextReduced,
+    Event, Pending,
+};
 use crate::providers::{Failure, ModelRequest, RequestKind, Stop, texts};
 use crate::store::{MsgRow, Role, RowKind};
 use crate::util::{chars, compact, estimate, fault};
@@ -100,7 +103,7 @@ impl Run<'_> {
         let (mut system, _, parts) = self.parts();
         let tools_json = parts.tools;
         // G5: the invariants block, when sent, counts as instruction length.
-        if let Some(b) = self.gov.invariants_block(active, &self.sources()) {
+        if let Some(b) = self.governor.invariants_block(active, &self.sources()) {
             system.push_str(&b);
         }
         let instructions = chars(&system) as u64;
@@ -124,7 +127,7 @@ impl Run<'_> {
                     + u["output"].as_u64().unwrap_or(0)
                     + sizes[i + 1..].iter().map(|s| s.1).sum::<u64>();
                 // Mode `on`: the provider counted the projection; add back what it removed.
-                if self.gov.mode == alisio_base::config::GovernorMode::On {
+                if self.governor.mode == alisio_base::config::GovernorMode::On {
                     let saved = self
                         .store
                         .last_event_data(&self.sid, "context_governed")
@@ -167,16 +170,21 @@ impl Run<'_> {
         let m = self.measure(&active);
         let sid = self.sid.clone();
         let Some(cut) = plan(&active, self.opts.config.keep_turns) else {
-            self.durable_event("compaction_skipped", json!({"reason":reason,"before":m.request_tokens,"detail":"Not enough history to compact"}))?;
+            self.durable_event(Event::CompactionSkipped(CompactionSkipped {
+                reason,
+                before: m.request_tokens,
+                detail: "Not enough history to compact",
+            }))?;
             return Ok(Attempt::Skipped);
         };
         let summarized = &active[..cut];
-        self.durable_event(
-            "compaction_started",
-            json!({"reason":reason,"before":m.request_tokens,"messages":cut}),
-        )?;
+        self.durable_event(Event::CompactionStarted(CompactionStarted {
+            reason,
+            before: m.request_tokens,
+            messages: cut,
+        }))?;
         let mut system = SUMMARIZER_SYSTEM.to_string();
-        if let Some(extra) = self.gov.summarizer_extra() {
+        if let Some(extra) = self.governor.summarizer_extra() {
             system.push(' ');
             system.push_str(&extra);
         }
@@ -235,7 +243,7 @@ impl Run<'_> {
         let stored = self.stored_options();
         let joined = super::request::join_attached(&stored);
         let options = self
-            .gov
+            .governor
             .accept_quotes(
                 joined.as_ref().unwrap_or(&stored),
                 parsed.as_ref(),
@@ -248,8 +256,16 @@ impl Run<'_> {
         let ev = Pending::new(
             &sid,
             None,
-            "compaction_completed",
-            json!({"reason":reason,"before":m.request_tokens,"after":after,"replaced":cut,"structured":structured,"summarizedTokens":summarized_tokens,"checkpointTokens":checkpoint_tokens,"partial":partial}),
+            Event::CompactionCompleted(CompactionCompleted {
+                reason,
+                before: m.request_tokens,
+                after,
+                replaced: cut,
+                structured,
+                summarized_tokens,
+                checkpoint_tokens,
+                partial,
+            }),
         );
         self.em.commit(&mut self.store, vec![ev], |tx| {
             let seq = tx.next_seq(&sid)?;
@@ -376,8 +392,11 @@ impl Run<'_> {
         let ev = Pending::new(
             &sid,
             None,
-            "context_reduced",
-            json!({"messages":changed.len(),"reason":"budget","tokensSaved":saved}),
+            Event::ContextReduced(ContextReduced {
+                messages: changed.len(),
+                reason: "budget",
+                tokens_saved: saved,
+            }),
         );
         self.em.commit(&mut self.store, vec![ev], |tx| {
             for (r, j) in &changed {
@@ -395,7 +414,7 @@ impl Run<'_> {
             Ok(())
         })?;
         self.transcript.rewritten();
-        self.gov.invalidate();
+        self.governor.invalidate();
         Ok(true)
     }
 
@@ -415,7 +434,10 @@ impl Run<'_> {
         reason: &'static str,
         error: String,
     ) -> Result<Attempt, String> {
-        self.durable_event("compaction_failed", json!({"reason":reason,"error":error}))?;
+        self.durable_event(Event::CompactionFailed(CompactionFailed {
+            reason,
+            error: error.to_string(),
+        }))?;
         Ok(Attempt::Failed(error))
     }
 }

@@ -4,26 +4,28 @@
 
 use serde_json::{Map, Value, json};
 
-use super::store::{DbResult, Store, Tx};
+use super::store::{DbResult, Store, StoreError, Tx};
 use super::util::{compact, now_rfc3339};
+
+mod kinds;
+
+pub use kinds::*;
 
 /// An event waiting for its transaction.
 #[derive(Clone, Debug)]
 pub struct Pending {
     pub session_id: String,
     pub parent: Option<String>,
-    pub ty: &'static str,
-    pub data: Value,
+    pub event: Event,
 }
 
 impl Pending {
     #[must_use]
-    pub fn new(session_id: &str, parent: Option<&str>, ty: &'static str, data: Value) -> Self {
+    pub fn new(session_id: &str, parent: Option<&str>, event: Event) -> Self {
         Self {
             session_id: session_id.to_string(),
             parent: parent.map(String::from),
-            ty,
-            data,
+            event,
         }
     }
 }
@@ -51,9 +53,9 @@ fn envelope(
     m.insert("runId".into(), json!(run_id));
     m.insert("sessionId".into(), json!(p.session_id));
     m.insert("seq".into(), json!(seq));
-    m.insert("type".into(), json!(p.ty));
+    m.insert("type".into(), json!(p.event.type_name()));
     m.insert("timestamp".into(), json!(now_rfc3339()));
-    m.insert("data".into(), p.data.clone());
+    m.insert("data".into(), p.event.data());
     if let Some(id) = event_id {
         m.insert("eventId".into(), json!(id.to_string()));
     }
@@ -99,7 +101,7 @@ impl<'s> Emitter<'s> {
         store: &mut Store,
         events: Vec<Pending>,
         f: impl FnOnce(&Tx<'_>) -> DbResult<T>,
-    ) -> Result<T, String> {
+    ) -> Result<T, StoreError> {
         let run_id = self.run_id.clone();
         let parent = self.parent.clone();
         let base = self.seq;
@@ -109,8 +111,14 @@ impl<'s> Emitter<'s> {
             for (i, p) in events.iter().enumerate() {
                 let seq = base + 1 + i as u64;
                 let ts = now_rfc3339();
-                let id =
-                    tx.insert_event(&p.session_id, &run_id, seq, p.ty, &ts, &compact(&p.data))?;
+                let id = tx.insert_event(
+                    &p.session_id,
+                    &run_id,
+                    seq,
+                    p.event.type_name(),
+                    &ts,
+                    &compact(&p.event.data()),
+                )?;
                 let mut env = envelope(&run_id, p, seq, Some(id), parent.as_deref());
                 if let Some(o) = env.as_object_mut() {
                     o.insert("timestamp".into(), json!(ts));
@@ -121,7 +129,7 @@ impl<'s> Emitter<'s> {
         })?;
         self.seq = base + envs.len() as u64;
         for (e, p) in envs.iter().zip(&events) {
-            self.emitted_types.push(p.ty);
+            self.emitted_types.push(p.event.type_name());
             (self.sink)(e);
         }
         Ok(out)
@@ -131,7 +139,7 @@ impl<'s> Emitter<'s> {
     ///
     /// # Errors
     /// Store errors.
-    pub fn durable(&mut self, store: &mut Store, events: Vec<Pending>) -> Result<(), String> {
+    pub fn durable(&mut self, store: &mut Store, events: Vec<Pending>) -> Result<(), StoreError> {
         self.commit(store, events, |_| Ok(()))
     }
 
@@ -139,7 +147,7 @@ impl<'s> Emitter<'s> {
     pub fn transient(&mut self, p: &Pending) {
         self.seq += 1;
         let e = envelope(&self.run_id, p, self.seq, None, self.parent.as_deref());
-        self.emitted_types.push(p.ty);
+        self.emitted_types.push(p.event.type_name());
         (self.sink)(&e);
     }
 }

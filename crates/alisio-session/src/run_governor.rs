@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use super::events::{Governed, ReplayFigures};
 use super::store::{MsgRow, Role, RowKind, Store};
 use alisio_base::config::GovernorMode;
 use alisio_governor::invariants::{self, Criterion, Goal, Grants};
@@ -78,7 +79,7 @@ pub struct Projected {
     /// The invariants block (mode `on`, after the first checkpoint).
     pub invariants: Option<String>,
     /// The `context_governed` payload (modes `shadow`, `on`).
-    pub event: Option<Value>,
+    pub event: Option<Governed>,
 }
 
 /// Request-level parts measured by the report.
@@ -210,7 +211,7 @@ pub fn view_cap(messages: &mut [Value]) {
 
 /// Per-session governor state kept by the runner.
 #[derive(Debug)]
-pub struct Gov {
+pub struct RunGovernor {
     pub mode: GovernorMode,
     pub settings: GovSettings,
     state: SessionGovernor,
@@ -220,7 +221,7 @@ pub struct Gov {
     resumed: Option<usize>,
 }
 
-impl Gov {
+impl RunGovernor {
     #[must_use]
     pub fn new(mode: GovernorMode, settings: &alisio_base::config::Settings) -> Self {
         let mut s = GovSettings::from_config(settings);
@@ -350,12 +351,11 @@ impl Gov {
         Projected {
             messages,
             invariants: sent.invariants,
-            event: sent.event.map(|e| {
-                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
-                // This request's cache-aware figures (spec/governor.md §7.1): what the session's
-                // report sums into `replay` and the Context Report view charts.
-                v["replay"] = json!({"off": off, "governed": governed});
-                v
+            // This request's cache-aware figures (spec/governor.md §7.1): what the session's
+            // report sums into `replay` and the Context Report view charts.
+            event: sent.event.map(|figures| Governed {
+                figures,
+                replay: ReplayFigures { off, governed },
             }),
         }
     }
