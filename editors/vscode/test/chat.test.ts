@@ -44,6 +44,9 @@ test('the context meter shows the next request, the share saved and the cached s
   m.apply({ type: 'context_governed', sessionId: 's', data: { tokensBefore: 10, tokensAfter: 8, tokensSaved: 2, elided: 1 } });
   m.apply({ type: 'context_governed', sessionId: 'c', parentSessionId: 's', data: { tokensBefore: 99, tokensAfter: 99, tokensSaved: 0, elided: 0 } });
   assert.deepEqual(m.governed, { tokensBefore: 10, tokensAfter: 8, tokensSaved: 2, elided: 1, cachedTokens: undefined });
+  // The event's cached part is its replay's (ContextGovernedData.replay.governed.cachedTokens).
+  m.apply({ type: 'context_governed', sessionId: 's', data: { tokensBefore: 10, tokensAfter: 8, tokensSaved: 2, elided: 1, replay: { off: { cachedTokens: 9 }, governed: { cachedTokens: 6 } } } });
+  assert.deepEqual(m.governed, { tokensBefore: 10, tokensAfter: 8, tokensSaved: 2, elided: 1, cachedTokens: 6 });
 });
 
 test('earlier sessions list title, time and message count; a transcript becomes the chat again', () => {

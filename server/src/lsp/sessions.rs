@@ -438,7 +438,7 @@ async fn forward_events(
             let d = &ev["data"];
             match ev["type"].as_str() {
                 Some("tool_started") => {
-                    p.report_with_message(d["tool"].as_str().unwrap_or("tool").to_string(), None)
+                    p.report_with_message(d["name"].as_str().unwrap_or("tool").to_string(), None)
                         .await
                 }
                 Some("turn_completed") => {

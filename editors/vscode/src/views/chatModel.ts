@@ -140,7 +140,9 @@ export class ChatModel {
         break;
       case 'context_governed':
         if (!child) {
-          const cached = typeof d.cachedTokens === 'number' ? d.cachedTokens : undefined;
+          // The request's cached part is in its replay figures (ContextGovernedData.replay).
+          const c = d.replay?.governed?.cachedTokens;
+          const cached = typeof c === 'number' ? c : undefined;
           this.governed = { tokensBefore: d.tokensBefore, tokensAfter: d.tokensAfter, tokensSaved: d.tokensSaved, elided: d.elided, cachedTokens: cached };
         }
         break;
