@@ -278,11 +278,23 @@ fn cases() -> Vec<Case> {
 /// the bundled claude-api entry continues over lines).
 fn real_listing(case_dir: &Path) -> Option<Vec<String>> {
     let projects = case_dir.join("home/.claude/projects");
+    // Every transcript file of every project folder; anything else the client keeps there (a
+    // folder of a session's tool results, say) is passed over, whatever the listing order.
     for d in std::fs::read_dir(projects).ok()?.flatten() {
-        for f in std::fs::read_dir(d.path()).ok()?.flatten() {
-            let text = std::fs::read_to_string(f.path()).ok()?;
+        let Ok(files) = std::fs::read_dir(d.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            if f.path().extension().is_none_or(|e| e != "jsonl") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(f.path()) else {
+                continue;
+            };
             for line in text.lines() {
-                let v: serde_json::Value = serde_json::from_str(line).ok()?;
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
                 let a = &v["attachment"];
                 if a["type"] == "skill_listing" {
                     let content = a["content"].as_str()?;
@@ -302,6 +314,24 @@ fn real_listing(case_dir: &Path) -> Option<Vec<String>> {
         }
     }
     None
+}
+
+/// The paths below `dir` with their sizes, for a failure message.
+fn walkdir_names(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let n = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+                out.push(format!("{} ({n} bytes)", p.display()));
+            }
+        }
+    }
+    out
 }
 
 #[test]
@@ -336,10 +366,12 @@ fn claude_code_listing_agrees_with_the_real_client_on_22_catalogs() {
         let r = run_cmd(&mut cmd);
         assert_eq!(r.code, 0, "{}: {}", case.name, r.stderr);
         let real = real_listing(&base).unwrap_or_else(|| {
+            let kept: Vec<String> = walkdir_names(&base.join("home/.claude/projects"));
             panic!(
-                "{}: no skill_listing; {}",
+                "{}: no skill_listing; stderr: {}; files: {kept:?}; requests: {:?}",
                 case.name,
-                std::fs::read_to_string(base.join("err.txt")).unwrap_or_default()
+                std::fs::read_to_string(base.join("err.txt")).unwrap_or_default(),
+                std::fs::read_dir(base.join("req")).map(|r| r.count()).ok()
             )
         });
         let mut ours = ws.cmd();
