@@ -22,6 +22,9 @@ enum Ex {
     Files(&'static [(&'static str, &'static str)]),
     /// Generated files (sizes agnix only describes).
     Gen(fn() -> Vec<(String, Vec<u8>)>),
+    /// agnix's text at the row's `path`, with these files beside it (the files its example
+    /// says exist).
+    AgnixWith(&'static [(&'static str, &'static str)]),
 }
 
 #[derive(Clone, Copy)]
@@ -45,7 +48,7 @@ enum V {
     Missing,
 }
 
-use Ex::{Agnix as A, Files as F, Gen as G, Text as T};
+use Ex::{Agnix as A, AgnixWith as AW, Files as F, Gen as G, Text as T};
 use V::{Justified as J, Missing as M, Pending as P};
 
 const fn c(
@@ -98,7 +101,8 @@ fn skill_501_lines() -> Vec<(String, Vec<u8>)> {
 }
 
 fn skill_25k_chars() -> Vec<(String, Vec<u8>)> {
-    let mut t = "---\nname: focused\ndescription: Use when formatting release notes.\n---\n".to_string();
+    let mut t =
+        "---\nname: focused\ndescription: Use when formatting release notes.\n---\n".to_string();
     for _ in 0..250 {
         t.push_str(&"word ".repeat(20));
         t.push('\n');
@@ -241,7 +245,7 @@ const ROWS: &[(&str, V)] = &[
     ("CDX-AG-001", c("instructions-empty", CODEX, "AGENTS.md", &[], A, A)),
     ("CDX-AG-002", M),
     ("CDX-AG-003", J),
-    ("CDX-AG-005", M),
+    ("CDX-AG-005", c("instructions-link-broken", CODEX, "AGENTS.md", &[("docs/setup.md", "# Setup\n")], A, A)),
     ("CDX-AG-006", J),
     ("CDX-AG-008", c("instructions-hidden-by-override", CODEX, "", &[],
         F(&[("services/payments/AGENTS.md", BODY), ("services/payments/AGENTS.override.md", BODY)]),
@@ -279,7 +283,7 @@ const ROWS: &[(&str, V)] = &[
         G(codex_listing), F(&[(".agents/skills/s00/SKILL.md", "---\nname: s00\ndescription: Short. Use when asked.\n---\nBody.\n")]))),
     ("CX-SK-006", M),
     ("CX-SK-007", J),
-    ("GM-001", M),
+    ("GM-001", c("instructions-fence-unclosed", GEMINI, "GEMINI.md", &[], A, A)),
     ("GM-002", J),
     ("GM-003", J),
     ("PE-002", J),
@@ -287,11 +291,11 @@ const ROWS: &[(&str, V)] = &[
     ("PE-005", J),
     ("PE-006", J),
     ("REF-001", c("instructions-import-unresolved", CLAUDE, "CLAUDE.md", &[("docs/coding-standards.md", "# Standards\n")], A, A)),
-    ("REF-002", M),
+    ("REF-002", c("instructions-link-broken", NONE, "AGENTS.md", &[], A, AW(&[("docs/STYLE.md", "# Style\n")]))),
     ("REF-003", J),
-    ("XML-001", M),
-    ("XML-002", M),
-    ("XML-003", M),
+    ("XML-001", c("instructions-xml-unbalanced", NONE, "AGENTS.md", &[], A, A)),
+    ("XML-002", c("instructions-xml-unbalanced", NONE, "AGENTS.md", &[], A, A)),
+    ("XML-003", c("instructions-xml-unbalanced", NONE, "AGENTS.md", &[], A, A)),
     ("XP-001", M),
     ("XP-002", J),
     ("XP-003", M),
@@ -327,7 +331,10 @@ fn agnix() -> Result<PathBuf, String> {
     let candidates = std::env::var_os("AGNIX")
         .map(PathBuf::from)
         .into_iter()
-        .chain([repo().join("target/agnix-venv/bin/agnix"), PathBuf::from("agnix")]);
+        .chain([
+            repo().join("target/agnix-venv/bin/agnix"),
+            PathBuf::from("agnix"),
+        ]);
     for c in candidates {
         match Command::new(&c).arg("--version").output() {
             Ok(o) if String::from_utf8_lossy(&o.stdout).trim() == want => return Ok(c),
@@ -363,6 +370,10 @@ fn write_ex(ws: &Ws, ex: Ex, path: &str, agnix_text: &str) {
             ws.file(path, t);
         }
         Ex::Files(fs) => ws.files(fs),
+        Ex::AgnixWith(fs) => {
+            ws.file(path, agnix_text);
+            ws.files(fs);
+        }
         Ex::Gen(g) => {
             for (p, b) in g() {
                 ws.file(&p, b);
@@ -471,7 +482,9 @@ fn agnix_examples_fire_the_mapped_rule_on_bad_and_not_on_good() {
         let good_text = e["good_example"].as_str().unwrap_or_default();
         let on_bad = codes(args, both, bad, path, bad_text);
         if !on_bad.iter().any(|(c, _)| c == code) {
-            failures.push(format!("{id}: {code} silent on the bad example: {on_bad:?}"));
+            failures.push(format!(
+                "{id}: {code} silent on the bad example: {on_bad:?}"
+            ));
         }
         let on_good = codes(args, both, good, path, good_text);
         if let Some((_, m)) = on_good.iter().find(|(c, _)| c == code) {

@@ -100,6 +100,8 @@ codes! {
     InstructionsImportNotExpanded => "instructions-import-not-expanded",
     InstructionsImportLink => "instructions-import-link",
     InstructionsPointerEmpty => "instructions-pointer-empty",
+    InstructionsLinkBroken => "instructions-link-broken",
+    InstructionsXmlUnbalanced => "instructions-xml-unbalanced",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -173,6 +175,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 53);
+        assert_eq!(Code::ALL.len(), 55);
     }
 }

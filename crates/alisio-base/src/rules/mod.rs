@@ -4,6 +4,7 @@
 //! example. Declared once here, next to [`Code`]; `alisio-ls rules`, the generated
 //! docs/rules.md, SARIF rule metadata and the tier filter of the suppressions all read it.
 
+mod breadth;
 mod instructions;
 mod skills;
 
@@ -125,6 +126,7 @@ pub fn get(code: Code) -> Option<&'static Rule> {
     skills::RULES
         .iter()
         .chain(instructions::RULES)
+        .chain(breadth::RULES)
         .find(|r| r.code == code)
 }
 

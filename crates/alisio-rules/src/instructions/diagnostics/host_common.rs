@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::Setup;
 use super::super::read::Reader;
+use super::content;
 use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, Span, TextRange, first_line_span};
 use alisio_base::workspace::walk::DirSet;
@@ -36,4 +37,16 @@ pub(super) struct Scan<'a> {
     pub reader: &'a Reader<'a>,
     pub set: &'a DirSet,
     pub files: &'a [PathBuf],
+}
+
+/// The content rules (spec/instructions.md §5.5) on one file of a host of spec/hosts.md §5:
+/// everything but `instructions-too-long`, whose guidance is Claude Code's.
+pub(super) fn content_diagnostics(setup: &Setup<'_>, file: &Path, text: &str) -> Vec<Diagnostic> {
+    let idx = LineIndex::new(text);
+    content::checks(text)
+        .into_iter()
+        .chain(content::disk_checks(setup.fs, setup.root, file, text))
+        .filter(|(code, _, _)| *code != Code::InstructionsTooLong)
+        .map(|(code, r, msg)| diag(file, idx.span(r), code, msg))
+        .collect()
 }

@@ -337,7 +337,15 @@ impl Ctx<'_, '_> {
 
     /// Per-file facts of a read file: file cut, invalid UTF-8, empty, and the content rules.
     fn file_facts(&mut self, path: &Path, file: &FileText, hides: &[String]) {
-        for (code, r, msg) in content::checks(&file.text) {
+        let found = content::checks(&file.text)
+            .into_iter()
+            .chain(content::disk_checks(
+                self.setup.fs,
+                self.setup.root,
+                path,
+                &file.text,
+            ));
+        for (code, r, msg) in found {
             let span = LineIndex::new(&file.text).span(r);
             self.push(path, span, code, msg, vec![]);
         }

@@ -363,11 +363,13 @@ fn check_booleans(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem
                 text,
                 kind: ScalarKind::Str | ScalarKind::Int,
                 ..
-            } if profile == Profile::ClaudeCode => match text.trim().to_ascii_lowercase().as_str() {
-                "true" | "yes" | "on" | "1" => Some(true),
-                "false" | "no" | "off" | "0" => Some(false),
-                _ => None,
-            },
+            } if profile == Profile::ClaudeCode => {
+                match text.trim().to_ascii_lowercase().as_str() {
+                    "true" | "yes" | "on" | "1" => Some(true),
+                    "false" | "no" | "off" | "0" => Some(false),
+                    _ => None,
+                }
+            }
             _ => None,
         };
         match v {

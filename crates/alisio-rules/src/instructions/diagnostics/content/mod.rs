@@ -3,10 +3,15 @@
 
 pub mod claude_imports;
 pub mod fence_unclosed;
+pub mod links;
 pub mod too_long;
+pub mod xml_tags;
+
+use std::path::Path;
 
 use alisio_base::diagnostic::Code;
 use alisio_base::text::TextRange;
+use alisio_base::workspace::Fs;
 
 /// Every content finding of one read file: code, byte range, message.
 #[must_use]
@@ -20,6 +25,9 @@ pub fn checks(text: &str) -> Vec<(Code, TextRange, String)> {
             format!("this code fence is never closed: the {after} {lines} after it read as code"),
         ));
     }
+    for (r, u) in xml_tags::unbalanced(text) {
+        out.push((Code::InstructionsXmlUnbalanced, r, xml_tags::message(&u)));
+    }
     if let Some((n, r)) = too_long::too_long(text) {
         out.push((
             Code::InstructionsTooLong,
@@ -30,4 +38,19 @@ pub fn checks(text: &str) -> Vec<(Code, TextRange, String)> {
         ));
     }
     out
+}
+
+/// The findings that need the disk: links and backticked paths that name no file
+/// (`instructions-link-broken`), for the file `file` of the workspace `root`.
+#[must_use]
+pub fn disk_checks(
+    fs: &dyn Fs,
+    root: &Path,
+    file: &Path,
+    text: &str,
+) -> Vec<(Code, TextRange, String)> {
+    links::broken(fs, root, file, text)
+        .iter()
+        .map(|b| (Code::InstructionsLinkBroken, b.range, links::message(b)))
+        .collect()
 }
