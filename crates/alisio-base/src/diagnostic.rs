@@ -102,6 +102,9 @@ codes! {
     InstructionsPointerEmpty => "instructions-pointer-empty",
     InstructionsLinkBroken => "instructions-link-broken",
     InstructionsXmlUnbalanced => "instructions-xml-unbalanced",
+    InstructionsKeyIgnored => "instructions-key-ignored",
+    InstructionsValueInvalid => "instructions-value-invalid",
+    InstructionsFrontmatterInert => "instructions-frontmatter-inert",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -175,6 +178,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 55);
+        assert_eq!(Code::ALL.len(), 58);
     }
 }

@@ -100,7 +100,48 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
             }
         }
     }
+    rules_not_listed(cx, set, &listed);
     None
+}
+
+/// The content rules on the `.claude/rules` files of the workspace that no startup list names
+/// (a `paths` rule is read when a matching file is): Claude Code reads them too.
+fn rules_not_listed(
+    cx: &mut Ctx<'_, '_>,
+    set: &DirSet,
+    listed: &std::collections::HashSet<PathBuf>,
+) {
+    for d in &set.dirs {
+        let in_rules = d.path.strip_prefix(cx.setup.root).is_ok_and(|rel| {
+            let c: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
+            c.windows(2).any(|w| w[0] == ".claude" && w[1] == "rules")
+        });
+        if !in_rules {
+            continue;
+        }
+        for e in &d.entries {
+            let path = d.path.join(&e.name);
+            if e.file_type != FileType::File
+                || path.extension().is_none_or(|x| x != "md")
+                || listed.contains(&path)
+            {
+                continue;
+            }
+            let file = cx.reader.read(&path, Mode::Claude);
+            let found = content::checks(&file.text)
+                .into_iter()
+                .chain(content::disk_checks(
+                    cx.setup.fs,
+                    cx.setup.root,
+                    &path,
+                    &file.text,
+                ));
+            for (code, r, msg) in found {
+                let span = LineIndex::new(&file.text).span(r);
+                cx.push(&path, span, code, msg, vec![]);
+            }
+        }
+    }
 }
 
 /// `dir` without a trailing `.claude` component (a `.claude/CLAUDE.md` blocks from its

@@ -13,7 +13,12 @@ use alisio_base::workspace::walk::DirSet;
 
 /// A diagnostic of a host file, with the severity of spec/hosts.md §5.
 pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diagnostic {
-    let severity = if code == Code::InstructionsRuleManualOnly {
+    let severity = if matches!(
+        code,
+        Code::InstructionsRuleManualOnly
+            | Code::InstructionsEmpty
+            | Code::InstructionsFrontmatterInert
+    ) {
         Severity::Information
     } else {
         Severity::Warning

@@ -54,6 +54,7 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
             C::InstructionsLegacyName
             | C::InstructionsEmpty
             | C::InstructionsRuleManualOnly
+            | C::InstructionsFrontmatterInert
             | C::InstructionsTooLong,
             _,
         ) => S::Information,

@@ -3,6 +3,7 @@
 
 pub mod claude_imports;
 pub mod fence_unclosed;
+pub mod frontmatter;
 pub mod links;
 pub mod too_long;
 pub mod xml_tags;
@@ -40,7 +41,8 @@ pub fn checks(text: &str) -> Vec<(Code, TextRange, String)> {
     out
 }
 
-/// The findings that need the disk: links and backticked paths that name no file
+/// The findings that need the path or the disk: the frontmatter rules of the file's family
+/// (`frontmatter`), and links and backticked paths that name no file
 /// (`instructions-link-broken`), for the file `file` of the workspace `root`.
 #[must_use]
 pub fn disk_checks(
@@ -49,8 +51,11 @@ pub fn disk_checks(
     file: &Path,
     text: &str,
 ) -> Vec<(Code, TextRange, String)> {
-    links::broken(fs, root, file, text)
-        .iter()
-        .map(|b| (Code::InstructionsLinkBroken, b.range, links::message(b)))
-        .collect()
+    let mut out = frontmatter::checks(file, text);
+    out.extend(
+        links::broken(fs, root, file, text)
+            .iter()
+            .map(|b| (Code::InstructionsLinkBroken, b.range, links::message(b))),
+    );
+    out
 }
