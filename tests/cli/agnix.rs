@@ -82,7 +82,41 @@ const ENABLE_LONG: &[(&str, &str)] = &[(
     ".alisio/config.json",
     r#"{"diagnostics": {"enable": ["instructions-too-long"]}}"#,
 )];
+const ENABLE_SIDE_EFFECT: &[(&str, &str)] = &[(
+    ".alisio/config.json",
+    r#"{"diagnostics": {"enable": ["skill-side-effect-invocable"]}}"#,
+)];
 const BODY: &str = "# Project\n\nRun `cargo test` before committing.\n";
+
+/// A token of GitHub's shape, built at run time: agnix's examples (`ghp_...`,
+/// `sk-live-super-secret-value`) are placeholders, which alisio-ls deliberately skips.
+fn token() -> String {
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let alphabet = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    let mut t = String::from("gh");
+    t.push_str("p_");
+    for _ in 0..36 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t.push(char::from(alphabet[usize::try_from(x % 57).unwrap()]));
+    }
+    t
+}
+
+fn skill_token() -> Vec<(String, Vec<u8>)> {
+    vec![(
+        ".agents/skills/release/SKILL.md".into(),
+        format!("---\nname: release\ndescription: Cuts a release. Use when asked.\n---\nTOKEN = \"{}\"  # a literal token\n", token()).into_bytes(),
+    )]
+}
+
+fn agents_token() -> Vec<(String, Vec<u8>)> {
+    vec![(
+        "AGENTS.md".into(),
+        format!("GITHUB_TOKEN={}\n", token()).into_bytes(),
+    )]
+}
 
 fn lines(n: usize, path: &str, head: &str) -> Vec<(String, Vec<u8>)> {
     let mut t = head.to_string();
@@ -178,11 +212,11 @@ const ROWS: &[(&str, V)] = &[
     ("AS-006", c("skill-name-format", NONE, ".agents/skills/format-code/SKILL.md", &[], A, A)),
     ("AS-008", c("skill-description-missing", NONE, ".agents/skills/check-deps/SKILL.md", &[], A, A)),
     ("AS-009", P("skills-a")),
-    ("AS-011", M),
+    ("AS-011", c("skill-compatibility-empty", NONE, ".agents/skills/migrate-db/SKILL.md", &[], A, A)),
     ("AS-012", c("skill-body-too-long", NONE, ".agents/skills/setup-env/SKILL.md", &[], G(skill_501_lines), A)),
     ("AS-013", J),
     ("AS-015", M),
-    ("AS-016", M),
+    ("AS-016", J),
     ("AS-017", c("skill-name-directory-mismatch", NONE, ".agents/skills/code-review/SKILL.md", &[], A, A)),
     ("AS-020", P("skills-a")),
     ("AS-021", c("skill-body-too-long", NONE, ".agents/skills/focused/SKILL.md", &[], G(skill_25k_chars), A)),
@@ -213,8 +247,8 @@ const ROWS: &[(&str, V)] = &[
     ("CC-SK-002", c("skill-value-invalid", CC, ".claude/skills/parallel-task/SKILL.md", &[], A, A)),
     ("CC-SK-004", c("skill-agent-without-fork", CC, ".claude/skills/explore-code/SKILL.md", &[], A, A)),
     ("CC-SK-005", M),
-    ("CC-SK-006", M),
-    ("CC-SK-007", M),
+    ("CC-SK-006", c("skill-side-effect-invocable", &["--host", "claude-code", "--profile", "claude-code", "--trust-project"], ".claude/skills/deploy-staging/SKILL.md", ENABLE_SIDE_EFFECT, A, A)),
+    ("CC-SK-007", c("skill-shell-unrestricted", CC, ".claude/skills/git-status/SKILL.md", &[], A, A)),
     ("CC-SK-008", c("skill-tool-unknown", CC, ".claude/skills/find-files/SKILL.md", &[], A, A)),
     ("CC-SK-010", M),
     ("CC-SK-013", J),
@@ -243,7 +277,7 @@ const ROWS: &[(&str, V)] = &[
     ("CDX-005", M),
     ("CDX-006", M),
     ("CDX-AG-001", c("instructions-empty", CODEX, "AGENTS.md", &[], A, A)),
-    ("CDX-AG-002", M),
+    ("CDX-AG-002", c("instructions-secret", CODEX, "AGENTS.md", &[], G(agents_token), A)),
     ("CDX-AG-003", J),
     ("CDX-AG-005", c("instructions-link-broken", CODEX, "AGENTS.md", &[("docs/setup.md", "# Setup\n")], A, A)),
     ("CDX-AG-006", J),
@@ -261,7 +295,7 @@ const ROWS: &[(&str, V)] = &[
     ("COP-030", M),
     ("COP-038", J),
     ("CP-SK-001", M),
-    ("CP-SK-002", M),
+    ("CP-SK-002", c("skill-shell-unrestricted", NONE, ".agents/skills/image-convert/SKILL.md", &[], A, A)),
     ("CR-SK-001", M),
     ("CUR-001", c("instructions-rule-manual-only", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
     ("CUR-002", c("instructions-rule-manual-only", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
@@ -305,7 +339,7 @@ const ROWS: &[(&str, V)] = &[
     ("XP-008", M),
     ("XP-SK-001", c("skill-unknown-key", SPEC, ".agents/skills/code-review/SKILL.md", &[], A, A)),
     ("XP-SK-002", M),
-    ("XP-SK-003", M),
+    ("XP-SK-003", c("skill-secret", NONE, ".agents/skills/release/SKILL.md", &[], G(skill_token), F(&[(".agents/skills/release/SKILL.md", "---\nname: release\ndescription: Cuts a release. Use when asked.\n---\nTOKEN = os.environ[\"GITHUB_TOKEN\"]\n")]))),
     ("XP-SK-004", J),
 ];
 

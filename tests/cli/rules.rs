@@ -37,7 +37,7 @@ fn codes_on(example: &serde_json::Value) -> Vec<String> {
 #[test]
 fn every_rule_is_listed_with_every_field() {
     let rules = catalogue();
-    assert_eq!(rules.len(), 58);
+    assert_eq!(rules.len(), 63);
     for r in &rules {
         for k in [
             "id", "summary", "files", "hosts", "profiles", "severity", "tier", "fix", "evidence",
@@ -53,7 +53,10 @@ fn every_rule_is_listed_with_every_field() {
         .filter(|r| r["tier"] == "opinionated")
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(opinionated, ["instructions-too-long"]);
+    assert_eq!(
+        opinionated,
+        ["skill-side-effect-invocable", "instructions-too-long"]
+    );
 }
 
 #[test]
@@ -88,11 +91,13 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
             "skill-scan-limit",
             "skill-description-shortened",
             "skill-description-dropped",
+            "skill-secret",
             "instructions-truncated",
             "instructions-symlink",
             "instructions-file-cut",
             "instructions-invalid-utf8",
             "instructions-too-long",
+            "instructions-secret",
             "config-invalid",
         ]
     );

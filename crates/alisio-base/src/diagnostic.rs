@@ -76,6 +76,10 @@ codes! {
     SkillAgentWithoutFork => "skill-agent-without-fork",
     SkillDescriptionShortened => "skill-description-shortened",
     SkillDescriptionDropped => "skill-description-dropped",
+    SkillShellUnrestricted => "skill-shell-unrestricted",
+    SkillSideEffectInvocable => "skill-side-effect-invocable",
+    SkillSecret => "skill-secret",
+    SkillCompatibilityEmpty => "skill-compatibility-empty",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -105,6 +109,7 @@ codes! {
     InstructionsKeyIgnored => "instructions-key-ignored",
     InstructionsValueInvalid => "instructions-value-invalid",
     InstructionsFrontmatterInert => "instructions-frontmatter-inert",
+    InstructionsSecret => "instructions-secret",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -178,6 +183,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 58);
+        assert_eq!(Code::ALL.len(), 63);
     }
 }

@@ -2,7 +2,7 @@
 //! Copilot and Cursor frontmatter, skill security and size): one list, so the other families'
 //! files stay as they were.
 
-use super::{ALL_HOSTS, Fix, Rule, Tier, ex};
+use super::{ALL_HOSTS, ALL_PROFILES, Fix, Rule, Tier, described, ex};
 use crate::diagnostic::{Code, Severity};
 
 pub(super) static RULES: &[Rule] = &[
@@ -137,6 +137,135 @@ pub(super) static RULES: &[Rule] = &[
             &[(
                 "AGENTS.md",
                 "---\napplyTo: src/**\n---\n# Project\n\nRun `cargo test`.\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::InstructionsSecret,
+        summary: "a live-looking token (known prefix, random part) or private key in an instruction file: it is sent to the model provider",
+        files: "every instruction file the host reads",
+        hosts: ALL_HOSTS,
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "every host sends the file's text to its model provider; prefixes as the providers publish them (GitHub ghp_/github_pat_, OpenAI sk-, Anthropic sk-ant-, Slack xox*, AWS AKIA, Google AIza, GitLab glpat-, npm_, hf_); placeholders (sk-..., xxxx, YOUR_, EXAMPLE) skipped, unlike agnix CDX-AG-002 (0 of 3 real on the corpus)",
+        good: ex(
+            &[],
+            &[(
+                "AGENTS.md",
+                "# Project\n\nExport `OPENAI_API_KEY=sk-...` from your shell first.\n",
+            )],
+        ),
+        bad: described(
+            "an AGENTS.md with a line `GITHUB_TOKEN=ghp_` followed by 36 random letters and digits (not written here, so no secret scanner stops this file)",
+        ),
+    },
+    Rule {
+        code: Code::SkillSecret,
+        summary: "a live-looking token (known prefix, random part) or private key in a SKILL.md: it is sent to the model provider",
+        files: "SKILL.md",
+        hosts: ALL_HOSTS,
+        profiles: ALL_PROFILES,
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "as instructions-secret: the skill's text reaches the model when it is invoked (agnix XP-SK-003)",
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/deploy/SKILL.md",
+                "---\nname: deploy\ndescription: Deploys the app. Use when asked to deploy.\n---\nRead the token from `$GITHUB_TOKEN`.\n",
+            )],
+        ),
+        bad: described(
+            "a SKILL.md body with `TOKEN = \"ghp_` and 36 random letters and digits (not written here, so no secret scanner stops this file)",
+        ),
+    },
+    Rule {
+        code: Code::SkillShellUnrestricted,
+        summary: "an `allowed-tools` entry that pre-approves every shell command (`Bash`, `Bash(*)`, `shell`)",
+        files: "SKILL.md",
+        hosts: &["alisio", "claude-code", "copilot"],
+        profiles: &["alisio", "spec", "claude-code"],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code skills docs: allowed-tools grants tools without asking while the skill is active; `Bash` with no specifier matches every command (permission rule syntax); GitHub Copilot skills docs for `shell` (agnix CC-SK-007, CP-SK-002)",
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/git-status/SKILL.md",
+                "---\nname: git-status\ndescription: Shows git status. Use when asked for status.\nallowed-tools: Bash(git status:*), Read\n---\nRun git status.\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/git-status/SKILL.md",
+                "---\nname: git-status\ndescription: Shows git status. Use when asked for status.\nallowed-tools: Bash, Read\n---\nRun git status.\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::SkillSideEffectInvocable,
+        summary: "a skill that says it deploys, publishes, releases or deletes, and that the model may invoke on its own (no `disable-model-invocation: true`)",
+        files: "SKILL.md",
+        hosts: &["alisio", "claude-code"],
+        profiles: &["alisio", "claude-code"],
+        severity: Severity::Hint,
+        tier: Tier::Opinionated,
+        fix: Fix::None,
+        evidence: "Claude Code skills docs: disable-model-invocation keeps the model from invoking a skill, for workflows with side effects such as deploy (agnix CC-SK-006); a word list, so opinionated",
+        good: ex(
+            &[],
+            &[
+                (
+                    ".agents/skills/deploy-staging/SKILL.md",
+                    "---\nname: deploy-staging\ndescription: Use when deploying to staging.\ndisable-model-invocation: true\n---\nDeploy.\n",
+                ),
+                (
+                    ".alisio/config.json",
+                    "{\"diagnostics\": {\"enable\": [\"skill-side-effect-invocable\"]}}",
+                ),
+            ],
+        ),
+        bad: ex(
+            &["--trust-project"],
+            &[
+                (
+                    ".agents/skills/deploy-staging/SKILL.md",
+                    "---\nname: deploy-staging\ndescription: Use when deploying to staging.\n---\nDeploy.\n",
+                ),
+                (
+                    ".alisio/config.json",
+                    "{\"diagnostics\": {\"enable\": [\"skill-side-effect-invocable\"]}}",
+                ),
+            ],
+        ),
+    },
+    Rule {
+        code: Code::SkillCompatibilityEmpty,
+        summary: "`compatibility: \"\"`: the specification wants 1 to 500 characters when the key is given",
+        files: "SKILL.md",
+        hosts: &["alisio"],
+        profiles: &["alisio", "spec"],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Agent Skills specification (agentskills.io/specification): compatibility, if provided, 1-500 characters (agnix AS-011)",
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/migrate-db/SKILL.md",
+                "---\nname: migrate-db\ndescription: Runs migrations. Use when migrating.\ncompatibility: Requires PostgreSQL 14+\n---\nRun them.\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/migrate-db/SKILL.md",
+                "---\nname: migrate-db\ndescription: Runs migrations. Use when migrating.\ncompatibility: \"\"\n---\nRun them.\n",
             )],
         ),
     },

@@ -11,6 +11,7 @@ mod fields;
 mod judged;
 mod names;
 mod problem;
+mod security;
 #[cfg(test)]
 mod tests;
 pub mod tools;
@@ -130,6 +131,10 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
             Code::SkillToolUnknown | Code::SkillValueInvalid | Code::SkillAgentWithoutFork,
             Alisio | ClaudeCode,
         ) => Warning,
+        (Code::SkillShellUnrestricted, Alisio | ClaudeCode | Spec) => Warning,
+        (Code::SkillSideEffectInvocable, Alisio | ClaudeCode) => Hint,
+        (Code::SkillSecret, _) => Warning,
+        (Code::SkillCompatibilityEmpty, Alisio | Spec) => Warning,
         _ => return None,
     })
 }
@@ -334,6 +339,7 @@ pub fn check_with(
         ));
     }
     let has_block = frontmatter_checks(&mut out, &text, &idx, first_invalid, &mut problems);
+    security::check_secrets(&text, &mut problems);
     if has_block && body {
         body_checks(
             fs,
@@ -467,7 +473,11 @@ fn frontmatter_checks(
     if matches!(profile, Profile::Alisio | Profile::ClaudeCode) {
         tools::check_tools(text, &fm, problems);
         claude_values::check_values(&fm, problems);
+        security::check_side_effect(&fm, problems);
     }
+    // spec/skills.md §2.11.
+    security::check_shell(text, &fm, problems);
+    security::check_compatibility(&fm, problems);
     out.frontmatter = Some(fm);
     true
 }

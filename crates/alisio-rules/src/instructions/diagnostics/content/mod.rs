@@ -5,6 +5,7 @@ pub mod claude_imports;
 pub mod fence_unclosed;
 pub mod frontmatter;
 pub mod links;
+pub mod secrets;
 pub mod too_long;
 pub mod xml_tags;
 
@@ -25,6 +26,9 @@ pub fn checks(text: &str) -> Vec<(Code, TextRange, String)> {
             r,
             format!("this code fence is never closed: the {after} {lines} after it read as code"),
         ));
+    }
+    for (r, what) in secrets::find(text) {
+        out.push((Code::InstructionsSecret, r, secrets::message(text, r, what)));
     }
     for (r, u) in xml_tags::unbalanced(text) {
         out.push((Code::InstructionsXmlUnbalanced, r, xml_tags::message(&u)));

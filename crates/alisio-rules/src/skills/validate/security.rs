@@ -1,0 +1,214 @@
+//! Skill rules about what a skill lets happen (spec/skills.md §2.11): an `allowed-tools` entry
+//! that pre-approves every shell command (`skill-shell-unrestricted`), a skill whose name or
+//! description says it deploys, publishes or deletes while the model may invoke it on its own
+//! (`skill-side-effect-invocable`, opinionated), a literal secret in the file (`skill-secret`),
+//! and an empty `compatibility` (`skill-compatibility-empty`).
+
+use super::problem::Problem;
+use super::tools::split_tools;
+use crate::instructions::diagnostics::content::secrets;
+use crate::skills::frontmatter::{Frontmatter, Node, Value};
+use alisio_base::diagnostic::Code;
+use alisio_base::text::TextRange;
+
+/// Shell tools of Claude Code (`Bash`, `PowerShell`) and of Copilot and Codex skills (`shell`,
+/// `bash`).
+const SHELLS: &[&str] = &["Bash", "PowerShell", "shell", "bash", "powershell"];
+
+/// Words that name an action with effects outside the workspace.
+const SIDE_EFFECTS: &[&str] = &[
+    "deploy",
+    "deploys",
+    "deploying",
+    "deployment",
+    "publish",
+    "publishes",
+    "publishing",
+    "release",
+    "releases",
+    "releasing",
+    "delete",
+    "deletes",
+    "deleting",
+    "destroy",
+    "destroys",
+    "drop",
+    "drops",
+    "purge",
+    "wipe",
+    "rollback",
+    "migrate",
+    "migrates",
+    "migration",
+];
+
+fn unrestricted(entry: &str) -> Option<&str> {
+    let (tool, spec) = match entry.split_once('(') {
+        Some((t, rest)) => (t.trim(), Some(rest.trim_end_matches(')').trim())),
+        None => (entry.trim(), None),
+    };
+    let all = spec.is_none_or(|s| matches!(s, "" | "*" | ":*" | "* "));
+    (SHELLS.contains(&tool) && all).then_some(tool)
+}
+
+fn nodes(v: &Node) -> Vec<&Node> {
+    match &v.value {
+        Value::Seq(items) => items.iter().collect(),
+        Value::Scalar { .. } if v.as_str().is_some() => vec![v],
+        _ => Vec::new(),
+    }
+}
+
+/// `skill-shell-unrestricted` on each entry of `allowed-tools` that approves every command.
+pub(super) fn check_shell(text: &str, fm: &Frontmatter, problems: &mut Vec<Problem>) {
+    let Some(e) = fm.get("allowed-tools") else {
+        return;
+    };
+    for n in nodes(&e.value) {
+        let src = text.get(n.span.start..n.span.end).unwrap_or("");
+        for (o, raw) in split_tools(src) {
+            let entry = raw.trim_matches(['"', '\'']);
+            let Some(tool) = unrestricted(entry) else {
+                continue;
+            };
+            let start = n.span.start + o + raw.find(entry).unwrap_or(0);
+            problems.push(Problem::new(
+                Code::SkillShellUnrestricted,
+                TextRange::new(start, start + entry.len()),
+                format!(
+                    "\"{entry}\" pre-approves every {tool} command while this skill runs: whatever its instructions lead to runs without asking (name the commands, e.g. {tool}(git status:*))"
+                ),
+            ));
+        }
+    }
+}
+
+fn truthy(n: &Node) -> bool {
+    match &n.value {
+        Value::Scalar { text, .. } => matches!(
+            text.trim().to_ascii_lowercase().as_str(),
+            "true" | "yes" | "on" | "1"
+        ),
+        _ => false,
+    }
+}
+
+/// `skill-side-effect-invocable`: a side-effect word in the name or the description, and no
+/// `disable-model-invocation: true`.
+pub(super) fn check_side_effect(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+    if fm
+        .get("disable-model-invocation")
+        .is_some_and(|e| truthy(&e.value))
+    {
+        return;
+    }
+    for key in ["name", "description"] {
+        let Some(e) = fm.get(key) else { continue };
+        let Some(v) = e.value.as_str() else { continue };
+        let word = v
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .map(str::to_ascii_lowercase)
+            .find(|w| SIDE_EFFECTS.contains(&w.as_str()));
+        if let Some(w) = word {
+            problems.push(Problem::new(
+                Code::SkillSideEffectInvocable,
+                e.value.span,
+                format!(
+                    "this skill says it does \"{w}\", and the model may invoke it on its own: add disable-model-invocation: true so only a user's /command runs it"
+                ),
+            ));
+            return;
+        }
+    }
+}
+
+/// `skill-secret` anywhere in the file.
+pub(super) fn check_secrets(text: &str, problems: &mut Vec<Problem>) {
+    for (r, what) in secrets::find(text) {
+        problems.push(Problem::new(
+            Code::SkillSecret,
+            r,
+            secrets::message(text, r, what),
+        ));
+    }
+}
+
+/// `skill-compatibility-empty`: `compatibility: ""` (the specification wants 1–500 characters
+/// when the key is given; `compatibility:` with no value is absent).
+pub(super) fn check_compatibility(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+    let Some(e) = fm.get("compatibility") else {
+        return;
+    };
+    if e.value.is_null() {
+        return;
+    }
+    if e.value.as_str().is_some_and(|s| s.trim().is_empty()) {
+        problems.push(Problem::new(
+            Code::SkillCompatibilityEmpty,
+            e.value.span,
+            "compatibility is empty: the specification wants 1 to 500 characters when the key is given (remove it, or say what the skill needs)",
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alisio_base::config::Profile;
+    use alisio_base::workspace::DiskFs;
+
+    /// (code, text of the range, message) of the four rules on one SKILL.md.
+    fn found(text: &str, profile: Profile) -> Vec<(String, String, String)> {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("s/SKILL.md");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, text).unwrap();
+        let c = super::super::check(&DiskFs, &f, text.as_bytes(), text.len() as u64, profile);
+        c.diagnostics
+            .iter()
+            .filter(|d| {
+                d.code.as_str().starts_with("skill-s")
+                    || d.code.as_str() == "skill-compatibility-empty"
+            })
+            .map(|d| {
+                let r = d.span.bytes;
+                (
+                    d.code.as_str().to_string(),
+                    text[r.start..r.end].to_string(),
+                    d.message.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn restricted_tools_opted_out_skills_and_placeholders_are_fine() {
+        let t = "---\nname: s\ndescription: Deploys the app. Use when asked.\ndisable-model-invocation: yes\nallowed-tools: Bash(git status:*), Read\ncompatibility:\n---\nUse `sk-...` from the environment.\n";
+        assert_eq!(found(t, Profile::Alisio), []);
+        let t = "---\nname: s\ndescription: Formats code. Use when formatting.\nallowed-tools:\n  - Read\n  - \"Bash(npm test)\"\n---\nx\n";
+        assert_eq!(found(t, Profile::ClaudeCode), []);
+    }
+
+    #[test]
+    fn each_rule_has_its_range_and_message() {
+        let t = "---\nname: s\ndescription: Use when deploying to staging.\nallowed-tools: Bash, Read, \"shell(*)\"\ncompatibility: \"\"\n---\nx\n";
+        assert_eq!(
+            found(t, Profile::Alisio),
+            [
+                ("skill-side-effect-invocable".into(), "Use when deploying to staging.".into(), "this skill says it does \"deploying\", and the model may invoke it on its own: add disable-model-invocation: true so only a user's /command runs it".into()),
+                ("skill-shell-unrestricted".into(), "Bash".into(), "\"Bash\" pre-approves every Bash command while this skill runs: whatever its instructions lead to runs without asking (name the commands, e.g. Bash(git status:*))".into()),
+                ("skill-shell-unrestricted".into(), "shell(*)".into(), "\"shell(*)\" pre-approves every shell command while this skill runs: whatever its instructions lead to runs without asking (name the commands, e.g. shell(git status:*))".into()),
+                ("skill-compatibility-empty".into(), "\"\"".into(), "compatibility is empty: the specification wants 1 to 500 characters when the key is given (remove it, or say what the skill needs)".into()),
+            ]
+        );
+        // Codex ignores allowed-tools; the side-effect rule is Claude Code's.
+        assert_eq!(found(t, Profile::Codex), []);
+        let token = format!("ghp_{}", "aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW3xY5zA7b");
+        let t = format!("---\nname: s\ndescription: d\n---\nTOKEN = \"{token}\"\n");
+        let f = found(&t, Profile::Codex);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            (f[0].0.as_str(), f[0].1.as_str()),
+            ("skill-secret", token.as_str())
+        );
+    }
+}
