@@ -86,6 +86,18 @@ const ENABLE_SIDE_EFFECT: &[(&str, &str)] = &[(
     ".alisio/config.json",
     r#"{"diagnostics": {"enable": ["skill-side-effect-invocable"]}}"#,
 )];
+const ENABLE_LINKS: &[(&str, &str)] = &[(
+    ".alisio/config.json",
+    r#"{"diagnostics": {"enable": ["instructions-link-broken"]}}"#,
+)];
+const TRUST: &[&str] = &["--trust-project"];
+const SETUP_LINKS: &[(&str, &str)] = &[
+    ("docs/setup.md", "# Setup\n"),
+    (
+        ".alisio/config.json",
+        r#"{"diagnostics": {"enable": ["instructions-link-broken"]}}"#,
+    ),
+];
 const BODY: &str = "# Project\n\nRun `cargo test` before committing.\n";
 
 /// A token of GitHub's shape, built at run time: agnix's examples (`ghp_...`,
@@ -279,7 +291,7 @@ const ROWS: &[(&str, V)] = &[
     ("CDX-AG-001", c("instructions-empty", CODEX, "AGENTS.md", &[], A, A)),
     ("CDX-AG-002", c("instructions-secret", CODEX, "AGENTS.md", &[], G(agents_token), A)),
     ("CDX-AG-003", J),
-    ("CDX-AG-005", c("instructions-link-broken", CODEX, "AGENTS.md", &[("docs/setup.md", "# Setup\n")], A, A)),
+    ("CDX-AG-005", c("instructions-link-broken", &["--host", "codex", "--trust-project"], "AGENTS.md", SETUP_LINKS, A, A)),
     ("CDX-AG-006", J),
     ("CDX-AG-008", c("instructions-hidden-by-override", CODEX, "", &[],
         F(&[("services/payments/AGENTS.md", BODY), ("services/payments/AGENTS.override.md", BODY)]),
@@ -325,7 +337,7 @@ const ROWS: &[(&str, V)] = &[
     ("PE-005", J),
     ("PE-006", J),
     ("REF-001", c("instructions-import-unresolved", CLAUDE, "CLAUDE.md", &[("docs/coding-standards.md", "# Standards\n")], A, A)),
-    ("REF-002", c("instructions-link-broken", NONE, "AGENTS.md", &[], A, AW(&[("docs/STYLE.md", "# Style\n")]))),
+    ("REF-002", c("instructions-link-broken", TRUST, "AGENTS.md", ENABLE_LINKS, A, AW(&[("docs/STYLE.md", "# Style\n")]))),
     ("REF-003", J),
     ("XML-001", c("instructions-xml-unbalanced", NONE, "AGENTS.md", &[], A, A)),
     ("XML-002", c("instructions-xml-unbalanced", NONE, "AGENTS.md", &[], A, A)),

@@ -55,7 +55,11 @@ fn every_rule_is_listed_with_every_field() {
         .collect();
     assert_eq!(
         opinionated,
-        ["skill-side-effect-invocable", "instructions-too-long"]
+        [
+            "skill-side-effect-invocable",
+            "instructions-too-long",
+            "instructions-link-broken"
+        ]
     );
 }
 

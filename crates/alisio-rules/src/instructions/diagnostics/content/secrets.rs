@@ -18,7 +18,7 @@ const PREFIXES: &[(&str, &str, usize, usize)] = &[
     ("ghr_", "GitHub token", 36, 0),
     ("sk-ant-", "Anthropic API key", 32, 0),
     ("sk-proj-", "OpenAI API key", 32, 0),
-    ("sk-", "OpenAI API key", 32, 0),
+    ("sk-", "API key", 32, 0),
     ("xoxb-", "Slack token", 20, 0),
     ("xoxp-", "Slack token", 20, 0),
     ("xoxa-", "Slack token", 20, 0),
