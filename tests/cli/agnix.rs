@@ -253,7 +253,7 @@ const ROWS: &[(&str, V)] = &[
     ("CC-MEM-017", J),
     ("CC-MEM-018", c("instructions-dropped", CLAUDE, "CLAUDE.md", &[("AGENTS.md", BODY)], A, A)),
     ("CC-MEM-019", M),
-    ("CC-MEM-020", M),
+    ("CC-MEM-020", c("instructions-local-not-ignored", NONE, ".gitignore", &[("CLAUDE.local.md", "Use my sandbox URLs.\n")], T("target/\n*.log\n"), A)),
     ("CC-MEM-021", J),
     ("CC-SK-001", M),
     ("CC-SK-002", c("skill-value-invalid", CC, ".claude/skills/parallel-task/SKILL.md", &[], A, A)),

@@ -110,6 +110,7 @@ codes! {
     InstructionsValueInvalid => "instructions-value-invalid",
     InstructionsFrontmatterInert => "instructions-frontmatter-inert",
     InstructionsSecret => "instructions-secret",
+    InstructionsLocalNotIgnored => "instructions-local-not-ignored",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -183,6 +184,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 63);
+        assert_eq!(Code::ALL.len(), 64);
     }
 }

@@ -273,4 +273,23 @@ pub(super) static RULES: &[Rule] = &[
             )],
         ),
     },
+    Rule {
+        code: Code::InstructionsLocalNotIgnored,
+        summary: "a CLAUDE.local.md in a git workspace that git does not ignore: personal notes that would be committed",
+        files: "CLAUDE.local.md",
+        hosts: ALL_HOSTS,
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code memory docs: CLAUDE.local.md holds personal project preferences and should be git-ignored; Claude Code 2.1.332 reads it beside CLAUDE.md (spec/instructions.md §4). The .gitignore chain, .git/info/exclude and $XDG_CONFIG_HOME/git/ignore are read (agnix CC-MEM-020)",
+        good: ex(
+            &[],
+            &[
+                ("CLAUDE.local.md", "Use my sandbox URLs.\n"),
+                (".gitignore", "CLAUDE.local.md\n"),
+            ],
+        ),
+        bad: ex(&[], &[("CLAUDE.local.md", "Use my sandbox URLs.\n")]),
+    },
 ];

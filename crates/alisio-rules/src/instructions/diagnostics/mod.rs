@@ -515,6 +515,22 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
     }
     let mut diagnostics = cx.diags;
     diagnostics.extend(hosts::diagnostics(setup, &reader, set));
+    let global = setup
+        .env
+        .xdg_config_home
+        .clone()
+        .or_else(|| setup.env.home.as_ref().map(|h| h.join(".config")))
+        .map(|c| c.join("git").join("ignore"));
+    for p in content::local_ignored::not_ignored(setup.fs, setup.root, set, global.as_deref()) {
+        let t = reader.read(&p, Mode::Claude);
+        diagnostics.push(Diagnostic::new(
+            &p,
+            first_line_span(&t.text),
+            Severity::Warning,
+            Code::InstructionsLocalNotIgnored,
+            content::local_ignored::MESSAGE,
+        ));
+    }
     alisio_base::diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     Analysis {

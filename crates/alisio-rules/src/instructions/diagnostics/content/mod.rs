@@ -5,6 +5,7 @@ pub mod claude_imports;
 pub mod fence_unclosed;
 pub mod frontmatter;
 pub mod links;
+pub mod local_ignored;
 pub mod secrets;
 pub mod too_long;
 pub mod xml_tags;
