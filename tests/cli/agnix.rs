@@ -130,6 +130,58 @@ fn agents_token() -> Vec<(String, Vec<u8>)> {
     )]
 }
 
+fn huge_skill() -> Vec<(String, Vec<u8>)> {
+    vec![
+        (
+            ".agents/skills/huge-skill/SKILL.md".into(),
+            b"---\nname: huge-skill\ndescription: Use when running a task with many large assets\n---\nThis skill bundles 31MB of binary data in its directory.\n".to_vec(),
+        ),
+        (".agents/skills/huge-skill/assets/data.bin".into(), vec![0u8; 31 * 1024 * 1024]),
+    ]
+}
+
+fn enable(code: &str) -> (String, Vec<u8>) {
+    (
+        ".alisio/config.json".into(),
+        format!(r#"{{"diagnostics": {{"enable": ["{code}"]}}}}"#).into_bytes(),
+    )
+}
+
+fn n_lines(head: &str, n: usize) -> Vec<u8> {
+    let mut t = head.to_string();
+    while t.lines().count() < n {
+        t.push_str("- Keep changes small and covered by a test.\n");
+    }
+    t.into_bytes()
+}
+
+fn always_loaded_bad() -> Vec<(String, Vec<u8>)> {
+    vec![
+        (
+            "CLAUDE.md".into(),
+            n_lines("# Project\n\n@docs/conventions.md\n\n", 150),
+        ),
+        (
+            "docs/conventions.md".into(),
+            n_lines("# Conventions\n", 150),
+        ),
+        (".claude/rules/style.md".into(), n_lines("# Style\n", 150)),
+        enable("instructions-always-loaded-long"),
+    ]
+}
+
+fn always_loaded_good() -> Vec<(String, Vec<u8>)> {
+    vec![
+        ("CLAUDE.md".into(), n_lines("# Project\n\n", 120)),
+        (
+            ".claude/rules/api.md".into(),
+            n_lines("---\npaths:\n  - \"src/api/**\"\n---\n# API\n", 150),
+        ),
+        ("src/api/a.ts".into(), b"export {};\n".to_vec()),
+        enable("instructions-always-loaded-long"),
+    ]
+}
+
 fn lines(n: usize, path: &str, head: &str) -> Vec<(String, Vec<u8>)> {
     let mut t = head.to_string();
     for i in 0..n {
@@ -227,7 +279,7 @@ const ROWS: &[(&str, V)] = &[
     ("AS-011", c("skill-compatibility-empty", NONE, ".agents/skills/migrate-db/SKILL.md", &[], A, A)),
     ("AS-012", c("skill-body-too-long", NONE, ".agents/skills/setup-env/SKILL.md", &[], G(skill_501_lines), A)),
     ("AS-013", J),
-    ("AS-015", M),
+    ("AS-015", c("skill-upload-too-large", NONE, ".agents/skills/huge-skill/SKILL.md", &[], G(huge_skill), A)),
     ("AS-016", J),
     ("AS-017", c("skill-name-directory-mismatch", NONE, ".agents/skills/code-review/SKILL.md", &[], A, A)),
     ("AS-020", P("skills-a")),
@@ -249,7 +301,7 @@ const ROWS: &[(&str, V)] = &[
     ("CC-MEM-011", c("instructions-glob-unmatched", COPILOT, ".claude/rules/ts.md", TS, A, A)),
     ("CC-MEM-012", c("instructions-key-ignored", CLAUDE, ".claude/rules/ts.md", TS, A, A)),
     ("CC-MEM-014", c("instructions-too-long", &["--host", "claude-code", "--trust-project"], "CLAUDE.md", ENABLE_LONG, G(claude_250_lines), A)),
-    ("CC-MEM-015", M),
+    ("CC-MEM-015", c("instructions-always-loaded-long", &["--host", "claude-code", "--trust-project"], "", &[], G(always_loaded_bad), G(always_loaded_good))),
     ("CC-MEM-017", J),
     ("CC-MEM-018", c("instructions-dropped", CLAUDE, "CLAUDE.md", &[("AGENTS.md", BODY)], A, A)),
     ("CC-MEM-019", M),

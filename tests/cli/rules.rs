@@ -37,7 +37,7 @@ fn codes_on(example: &serde_json::Value) -> Vec<String> {
 #[test]
 fn every_rule_is_listed_with_every_field() {
     let rules = catalogue();
-    assert_eq!(rules.len(), 64);
+    assert_eq!(rules.len(), 66);
     for r in &rules {
         for k in [
             "id", "summary", "files", "hosts", "profiles", "severity", "tier", "fix", "evidence",
@@ -58,7 +58,8 @@ fn every_rule_is_listed_with_every_field() {
         [
             "skill-side-effect-invocable",
             "instructions-too-long",
-            "instructions-link-broken"
+            "instructions-link-broken",
+            "instructions-always-loaded-long"
         ]
     );
 }
@@ -96,12 +97,14 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
             "skill-description-shortened",
             "skill-description-dropped",
             "skill-secret",
+            "skill-upload-too-large",
             "instructions-truncated",
             "instructions-symlink",
             "instructions-file-cut",
             "instructions-invalid-utf8",
             "instructions-too-long",
             "instructions-secret",
+            "instructions-always-loaded-long",
             "config-invalid",
         ]
     );

@@ -80,6 +80,7 @@ codes! {
     SkillSideEffectInvocable => "skill-side-effect-invocable",
     SkillSecret => "skill-secret",
     SkillCompatibilityEmpty => "skill-compatibility-empty",
+    SkillUploadTooLarge => "skill-upload-too-large",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -111,6 +112,7 @@ codes! {
     InstructionsFrontmatterInert => "instructions-frontmatter-inert",
     InstructionsSecret => "instructions-secret",
     InstructionsLocalNotIgnored => "instructions-local-not-ignored",
+    InstructionsAlwaysLoadedLong => "instructions-always-loaded-long",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -184,6 +186,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 64);
+        assert_eq!(Code::ALL.len(), 66);
     }
 }

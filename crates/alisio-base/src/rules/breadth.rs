@@ -292,4 +292,41 @@ pub(super) static RULES: &[Rule] = &[
         ),
         bad: ex(&[], &[("CLAUDE.local.md", "Use my sandbox URLs.\n")]),
     },
+    Rule {
+        code: Code::SkillUploadTooLarge,
+        summary: "a skill directory over 30 MB, the most claude.ai and the Claude API accept for one skill upload",
+        files: "SKILL.md and its directory",
+        hosts: &["alisio"],
+        profiles: &["alisio", "spec"],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude API skills guide (platform.claude.com/docs/en/build-with-claude/skills-guide): 30 MB per upload (agnix AS-015, issue 23); regular files below the directory, symlinks not followed, at most 10,000 entries counted",
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/small/SKILL.md",
+                "---\nname: small\ndescription: Runs a light task. Use when asked.\n---\nRun it.\n",
+            )],
+        ),
+        bad: described("a skill directory holding a 31 MB asset beside its SKILL.md"),
+    },
+    Rule {
+        code: Code::InstructionsAlwaysLoadedLong,
+        summary: "claude-code: the workspace files loaded at every session start for the root (CLAUDE.md, imports, rules without paths) hold more than 200 lines together",
+        files: "CLAUDE.md, its imports, .claude/rules without paths, CLAUDE.local.md",
+        hosts: &["claude-code"],
+        profiles: &[],
+        severity: Severity::Information,
+        tier: Tier::Opinionated,
+        fix: Fix::None,
+        evidence: "Claude Code memory docs: keep CLAUDE.md under 200 lines; imports and unconditional rules are loaded at launch like it (measured with 2.1.332, spec/hosts.md §0); the 200 lines applied to the total is alisio's decision (agnix CC-MEM-015)",
+        good: ex(
+            &["--host", "claude-code"],
+            &[("CLAUDE.md", "# Project\n\nRun `cargo test`.\n")],
+        ),
+        bad: described(
+            "a CLAUDE.md of 150 lines importing @docs/conventions.md (150 lines) beside .claude/rules/style.md (150 lines, no paths), with the rule enabled",
+        ),
+    },
 ];

@@ -30,6 +30,9 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
             continue;
         };
         let l = claude::list(setup, cx.reader, &node.path, &node.path);
+        if node.path == setup.root {
+            always_loaded(cx, &l.files);
+        }
         for f in &l.files {
             if listed.insert(f.path.clone()) {
                 read_files.push((f.path.clone(), f.kind, f.file.clone()));
@@ -102,6 +105,41 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
     }
     rules_not_listed(cx, set, &listed);
     None
+}
+
+/// `instructions-always-loaded-long` for the root's startup list (spec/instructions.md §5.5),
+/// on its first workspace file.
+fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::Entry]) {
+    use content::always_loaded::{lines, message};
+    let root = cx.setup.root;
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    let mut first: Option<PathBuf> = None;
+    for f in files {
+        if f.delivery == super::super::Delivery::OnAccess
+            || f.file.empty
+            || f.truncation == super::super::Truncation::Dropped
+            || !f.path.starts_with(root)
+        {
+            continue;
+        }
+        first.get_or_insert_with(|| f.path.clone());
+        parts.push((
+            cx.show(&f.path),
+            lines(&claude::delivered_text(&f.file.text)),
+        ));
+        for i in f
+            .imports
+            .iter()
+            .filter(|i| !i.approval && i.path.starts_with(root))
+        {
+            let t = cx.reader.read(&i.path, Mode::Claude);
+            parts.push((cx.show(&i.path), lines(&t.text)));
+        }
+    }
+    if let (Some(file), Some(msg)) = (first, message(&parts)) {
+        let span = cx.first_line(&file);
+        cx.push(&file, span, Code::InstructionsAlwaysLoadedLong, msg, vec![]);
+    }
 }
 
 /// The content rules on the `.claude/rules` files of the workspace that no startup list names

@@ -55,6 +55,7 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
             | C::InstructionsEmpty
             | C::InstructionsRuleManualOnly
             | C::InstructionsFrontmatterInert
+            | C::InstructionsAlwaysLoadedLong
             | C::InstructionsTooLong,
             _,
         ) => S::Information,

@@ -134,7 +134,7 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
         (Code::SkillShellUnrestricted, Alisio | ClaudeCode | Spec) => Warning,
         (Code::SkillSideEffectInvocable, Alisio | ClaudeCode) => Hint,
         (Code::SkillSecret, _) => Warning,
-        (Code::SkillCompatibilityEmpty, Alisio | Spec) => Warning,
+        (Code::SkillCompatibilityEmpty | Code::SkillUploadTooLarge, Alisio | Spec) => Warning,
         _ => return None,
     })
 }
@@ -341,6 +341,7 @@ pub fn check_with(
     let has_block = frontmatter_checks(&mut out, &text, &idx, first_invalid, &mut problems);
     security::check_secrets(&text, &mut problems);
     if has_block && body {
+        security::check_upload_size(fs, file, idx.line_range(0), &mut problems);
         body_checks(
             fs,
             file,

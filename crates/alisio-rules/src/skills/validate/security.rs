@@ -4,12 +4,15 @@
 //! (`skill-side-effect-invocable`, opinionated), a literal secret in the file (`skill-secret`),
 //! and an empty `compatibility` (`skill-compatibility-empty`).
 
+use std::path::Path;
+
 use super::problem::Problem;
 use super::tools::split_tools;
 use crate::instructions::diagnostics::content::secrets;
 use crate::skills::frontmatter::{Frontmatter, Node, Value};
 use alisio_base::diagnostic::Code;
 use alisio_base::text::TextRange;
+use alisio_base::workspace::{FileType, Fs};
 
 /// Shell tools of Claude Code (`Bash`, `PowerShell`) and of Copilot and Codex skills (`shell`,
 /// `bash`).
@@ -144,6 +147,60 @@ pub(super) fn check_compatibility(fm: &Frontmatter, problems: &mut Vec<Problem>)
     }
 }
 
+/// The upload limit of a skill directory on claude.ai and the Claude API.
+pub const UPLOAD_LIMIT: u64 = 30 * 1024 * 1024;
+/// At most this many entries of a skill directory are looked at.
+const UPLOAD_SCAN_ENTRIES: usize = 10_000;
+
+/// The bytes of the regular files below `dir` (symlinks not followed), stopping once past
+/// `limit` or after [`UPLOAD_SCAN_ENTRIES`] entries.
+fn dir_bytes(fs: &dyn Fs, dir: &Path, limit: u64) -> u64 {
+    let mut total = 0u64;
+    let mut seen = 0usize;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs.read_dir_unsorted(&d) else {
+            continue;
+        };
+        for e in entries {
+            seen += 1;
+            if seen > UPLOAD_SCAN_ENTRIES || total > limit {
+                return total;
+            }
+            let p = d.join(&e.name);
+            match e.file_type {
+                FileType::Dir => stack.push(p),
+                FileType::File => total += fs.symlink_metadata(&p).map_or(0, |m| m.len),
+                _ => {}
+            }
+        }
+    }
+    total
+}
+
+/// `skill-upload-too-large`: the skill's directory is over [`UPLOAD_LIMIT`].
+pub(super) fn check_upload_size(
+    fs: &dyn Fs,
+    file: &Path,
+    first_line: TextRange,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(dir) = file.parent() else {
+        return;
+    };
+    let total = dir_bytes(fs, dir, UPLOAD_LIMIT);
+    if total > UPLOAD_LIMIT {
+        problems.push(Problem::new(
+            Code::SkillUploadTooLarge,
+            first_line,
+            format!(
+                "this skill's directory holds more than {} MB ({total} bytes counted): claude.ai and the Claude API accept at most 30 MB per skill upload",
+                UPLOAD_LIMIT / (1024 * 1024)
+            ),
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use alisio_base::config::Profile;
@@ -203,5 +260,37 @@ mod tests {
             (f[0].0.as_str(), f[0].1.as_str()),
             ("skill-secret", token.as_str())
         );
+    }
+
+    #[test]
+    fn a_directory_over_30_mb_is_too_large_to_upload() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("big/SKILL.md");
+        std::fs::create_dir_all(d.path().join("big/assets")).unwrap();
+        let text = "---\nname: big\ndescription: d\n---\nx\n";
+        std::fs::write(&f, text).unwrap();
+        let blob = std::fs::File::create(d.path().join("big/assets/blob.bin")).unwrap();
+        blob.set_len(super::UPLOAD_LIMIT - 100).unwrap();
+        let codes = |p: Profile| {
+            super::super::check(&DiskFs, &f, text.as_bytes(), text.len() as u64, p)
+                .diagnostics
+                .iter()
+                .filter(|d| d.code.as_str() == "skill-upload-too-large")
+                .map(|d| (d.span.bytes, d.message.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(codes(Profile::Alisio), []);
+        blob.set_len(super::UPLOAD_LIMIT).unwrap();
+        let n = super::UPLOAD_LIMIT + text.len() as u64;
+        assert_eq!(
+            codes(Profile::Alisio),
+            [(
+                alisio_base::text::TextRange::new(0, 3),
+                format!(
+                    "this skill's directory holds more than 30 MB ({n} bytes counted): claude.ai and the Claude API accept at most 30 MB per skill upload"
+                )
+            )]
+        );
+        assert_eq!(codes(Profile::Codex), []);
     }
 }

@@ -1,6 +1,7 @@
 //! Rules on the text of an instruction file the host reads (spec/instructions.md §5.5), one file
 //! per rule with its tests; [`checks`] runs them all on one file.
 
+pub mod always_loaded;
 pub mod claude_imports;
 pub mod fence_unclosed;
 pub mod frontmatter;
