@@ -113,6 +113,7 @@ codes! {
     InstructionsSecret => "instructions-secret",
     InstructionsLocalNotIgnored => "instructions-local-not-ignored",
     InstructionsAlwaysLoadedLong => "instructions-always-loaded-long",
+    InstructionsCommandsConflict => "instructions-commands-conflict",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -186,6 +187,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 66);
+        assert_eq!(Code::ALL.len(), 67);
     }
 }

@@ -329,4 +329,29 @@ pub(super) static RULES: &[Rule] = &[
             "a CLAUDE.md of 150 lines importing @docs/conventions.md (150 lines) beside .claude/rules/style.md (150 lines, no paths), with the rule enabled",
         ),
     },
+    Rule {
+        code: Code::InstructionsCommandsConflict,
+        summary: "two files loaded together for the same directory name different JavaScript package managers in their commands (`npm install` and `pnpm install`)",
+        files: "AGENTS.md, CLAUDE.md and the files of one startup list",
+        hosts: &["alisio", "codex", "claude-code"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "the files of one startup list all reach the model for that directory (spec/instructions.md §2–4); only commands written as code count, and only co-applying files are compared (agnix XP-004 compared unrelated trees: 4 of its 5 corpus hits)",
+        good: ex(
+            &[],
+            &[
+                ("AGENTS.md", "# Project\n\nRun `pnpm install`.\n"),
+                ("web/AGENTS.md", "# Web\n\nRun `pnpm test`.\n"),
+            ],
+        ),
+        bad: ex(
+            &[],
+            &[
+                ("AGENTS.md", "# Project\n\nRun `npm install`.\n"),
+                ("web/AGENTS.md", "# Web\n\nRun `pnpm test`.\n"),
+            ],
+        ),
+    },
 ];

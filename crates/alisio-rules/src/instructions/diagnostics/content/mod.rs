@@ -3,6 +3,7 @@
 
 pub mod always_loaded;
 pub mod claude_imports;
+pub mod commands;
 pub mod fence_unclosed;
 pub mod frontmatter;
 pub mod links;
