@@ -182,6 +182,16 @@ fn always_loaded_good() -> Vec<(String, Vec<u8>)> {
     ]
 }
 
+fn cursor_900() -> Vec<(String, Vec<u8>)> {
+    vec![
+        (
+            ".cursor/rules/style-guide.mdc".into(),
+            n_lines("---\ndescription: Style guide\n---\n", 900),
+        ),
+        enable("instructions-too-long"),
+    ]
+}
+
 fn lines(n: usize, path: &str, head: &str) -> Vec<(String, Vec<u8>)> {
     let mut t = head.to_string();
     for i in 0..n {
@@ -322,7 +332,7 @@ const ROWS: &[(&str, V)] = &[
     ("CC-SK-017", c("skill-unknown-key", CC, ".claude/skills/lint-config/SKILL.md", &[], A,
         T("---\nname: lint-config\ndescription: Use when validating configuration files\nallowed-tools: Read, Grep\ndisallowed-tools: Write\n---\nLint project configuration files.\n"))),
     ("CC-SK-018", c("skill-value-invalid", CC, ".claude/skills/my-skill/SKILL.md", &[], A, A)),
-    ("CC-SK-019", M),
+    ("CC-SK-019", J),
     ("CC-SK-020", c("skill-value-invalid", CC, ".claude/skills/my-skill/SKILL.md", &[], A, A)),
     ("CC-SK-021", M),
     ("CC-SK-022", c("skill-name-format", CC, ".claude/skills/pdf-helper/SKILL.md", &[], A, A)),
@@ -358,7 +368,7 @@ const ROWS: &[(&str, V)] = &[
     ("COP-006", M),
     ("COP-030", M),
     ("COP-038", J),
-    ("CP-SK-001", M),
+    ("CP-SK-001", c("skill-unknown-key", SPEC, ".agents/skills/my-skill/SKILL.md", &[], A, A)),
     ("CP-SK-002", c("skill-shell-unrestricted", NONE, ".agents/skills/image-convert/SKILL.md", &[], A, A)),
     ("CR-SK-001", M),
     ("CUR-001", c("instructions-rule-manual-only", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
@@ -373,7 +383,7 @@ const ROWS: &[(&str, V)] = &[
     ("CUR-020", c("instructions-rule-ignored", CURSOR, "", &[],
         F(&[(".cursor/rules/typescript.md", "# TypeScript\n\nUse strict mode.\n")]),
         F(&[(".cursor/rules/typescript.mdc", "---\nalwaysApply: true\n---\n# TypeScript\n\nUse strict mode.\n")]))),
-    ("CUR-021", M),
+    ("CUR-021", c("instructions-too-long", &["--host", "cursor", "--trust-project"], ".cursor/rules/api.mdc", ENABLE_LONG, G(cursor_900), A)),
     ("CUR-023", c("skill-unknown-key", CC, ".claude/skills/react/SKILL.md", &[], A, A)),
     ("CUR-036", J),
     ("CX-SK-001", c("skill-unknown-key", CODEX, ".agents/skills/my-skill/SKILL.md", &[], A, A)),

@@ -383,7 +383,7 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsTooLong,
-        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md",
+        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md (a Cursor rule: over 500 lines, Cursor's guidance)",
         files: "every instruction file the host reads",
         hosts: ALL_HOSTS,
         profiles: &[],

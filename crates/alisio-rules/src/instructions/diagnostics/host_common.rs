@@ -48,10 +48,27 @@ pub(super) struct Scan<'a> {
 /// everything but `instructions-too-long`, whose guidance is Claude Code's.
 pub(super) fn content_diagnostics(setup: &Setup<'_>, file: &Path, text: &str) -> Vec<Diagnostic> {
     let idx = LineIndex::new(text);
-    content::checks(text)
+    let mut out: Vec<Diagnostic> = content::checks(text)
         .into_iter()
         .chain(content::disk_checks(setup.fs, setup.root, file, text))
         .filter(|(code, _, _)| *code != Code::InstructionsTooLong)
         .map(|(code, r, msg)| diag(file, idx.span(r), code, msg))
-        .collect()
+        .collect();
+    // A Cursor rule gets Cursor's own size guidance instead.
+    if content::frontmatter::family(file) == Some(content::frontmatter::Family::Cursor)
+        && let Some((n, r)) =
+            content::too_long::too_long_at(text, content::too_long::CURSOR_MAX_LINES)
+    {
+        let mut d = diag(
+            file,
+            idx.span(r),
+            Code::InstructionsTooLong,
+            format!(
+                "{n} lines: Cursor's guidance is to keep a rule under 500 lines (split it into smaller rules that compose)"
+            ),
+        );
+        d.severity = Severity::Information;
+        out.push(d);
+    }
+    out
 }
