@@ -546,6 +546,12 @@ fn the_mapping_lists_the_133_ids_and_the_docs_agree() {
         if let V::Covered { code, .. } = v {
             assert!(cells[4].contains(&format!("`{code}`")), "{id}: {row}");
         }
+        if let V::Pending(branch) = v {
+            assert!(
+                cells[5].contains(&format!("branch {branch}")),
+                "{id}: {row}"
+            );
+        }
     }
     let count = |s: &str| ROWS.iter().filter(|(_, v)| status(v) == s).count();
     let (cov, jus, pen, mis) = (
