@@ -317,7 +317,7 @@ const ROWS: &[(&str, V)] = &[
     ("CC-MEM-019", M),
     ("CC-MEM-020", c("instructions-local-not-ignored", NONE, ".gitignore", &[("CLAUDE.local.md", "Use my sandbox URLs.\n")], T("target/\n*.log\n"), A)),
     ("CC-MEM-021", J),
-    ("CC-SK-001", M),
+    ("CC-SK-001", J),
     ("CC-SK-002", c("skill-value-invalid", CC, ".claude/skills/parallel-task/SKILL.md", &[], A, A)),
     ("CC-SK-004", c("skill-agent-without-fork", CC, ".claude/skills/explore-code/SKILL.md", &[], A, A)),
     ("CC-SK-005", M),
