@@ -341,7 +341,7 @@ pub fn check_with(
     let has_block = frontmatter_checks(&mut out, &text, &idx, first_invalid, &mut problems);
     security::check_secrets(&text, &mut problems);
     if has_block && body {
-        security::check_upload_size(fs, file, idx.line_range(0), &mut problems);
+        security::check_upload_size(fs, file, size, idx.line_range(0), &mut problems);
         body_checks(
             fs,
             file,

@@ -152,9 +152,9 @@ pub const UPLOAD_LIMIT: u64 = 30 * 1024 * 1024;
 /// At most this many entries of a skill directory are looked at.
 const UPLOAD_SCAN_ENTRIES: usize = 10_000;
 
-/// The bytes of the regular files below `dir` (symlinks not followed), stopping once past
-/// `limit` or after [`UPLOAD_SCAN_ENTRIES`] entries.
-fn dir_bytes(fs: &dyn Fs, dir: &Path, limit: u64) -> u64 {
+/// The bytes of the regular files below `dir` (symlinks not followed; `known` is the size of
+/// its `SKILL.md`), stopping once past `limit` or after [`UPLOAD_SCAN_ENTRIES`] entries.
+fn dir_bytes(fs: &dyn Fs, dir: &Path, known: u64, limit: u64) -> u64 {
     let mut total = 0u64;
     let mut seen = 0usize;
     let mut stack = vec![dir.to_path_buf()];
@@ -170,6 +170,8 @@ fn dir_bytes(fs: &dyn Fs, dir: &Path, limit: u64) -> u64 {
             let p = d.join(&e.name);
             match e.file_type {
                 FileType::Dir => stack.push(p),
+                // The SKILL.md's own size is known: no `stat` for it.
+                FileType::File if d == dir && e.name == "SKILL.md" => total += known,
                 FileType::File => total += fs.symlink_metadata(&p).map_or(0, |m| m.len),
                 _ => {}
             }
@@ -182,13 +184,14 @@ fn dir_bytes(fs: &dyn Fs, dir: &Path, limit: u64) -> u64 {
 pub(super) fn check_upload_size(
     fs: &dyn Fs,
     file: &Path,
+    size: u64,
     first_line: TextRange,
     problems: &mut Vec<Problem>,
 ) {
     let Some(dir) = file.parent() else {
         return;
     };
-    let total = dir_bytes(fs, dir, UPLOAD_LIMIT);
+    let total = dir_bytes(fs, dir, size, UPLOAD_LIMIT);
     if total > UPLOAD_LIMIT {
         problems.push(Problem::new(
             Code::SkillUploadTooLarge,
