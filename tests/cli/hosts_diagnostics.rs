@@ -11,11 +11,11 @@ fn copilot_codes_are_reported_when_copilot_files_exist() {
         ("src/a.ts", "code"),
         (
             ".github/instructions/list.instructions.md",
-            "---\napplyTo: [\"**/*.ts\", \"**/*.tsx\"]\n---\n",
+            "---\napplyTo: [\"**/*.ts\", \"**/*.tsx\"]\n---\nUse strict mode.\n",
         ),
         (
             ".github/instructions/py.instructions.md",
-            "---\napplyTo: \"**/*.py, src/**\"\n---\n",
+            "---\napplyTo: \"**/*.py, src/**\"\n---\nUse type hints.\n",
         ),
         (".github/instructions/X.Instructions.md", "case"),
         ("docs/stray.instructions.md", "outside"),

@@ -1048,6 +1048,8 @@ fn claude_code_strips_block_comments_and_skips_huge_files() {
     let v = explain(&ws, ".", &["--host", "claude-code"]);
     assert_eq!(v["files"][0]["strippedBytes"], 13);
     ws.file("CLAUDE.local.md", vec![b'x'; 4_194_305]);
+    // Ignored by git, as Claude Code's docs ask (else instructions-local-not-ignored).
+    ws.file(".gitignore", "CLAUDE.local.md\n");
     let v = explain(&ws, ".", &["--host", "claude-code"]);
     assert_eq!(
         rows(&v)[1],

@@ -120,6 +120,7 @@ fn claude_code_reports_near_misses_invalid_utf8_and_empty_files() {
     ws.file("claude.md", "lower");
     ws.file("CLAUDE.md", b"ok \xFE\n");
     ws.file("sub/CLAUDE.local.md", "\n\n");
+    ws.file(".gitignore", "CLAUDE.local.md\n");
     let v = check(&ws, "claude-code");
     assert_eq!(
         diags(&v),

@@ -13,6 +13,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agnix;
 mod audit;
 mod completions;
 mod config;

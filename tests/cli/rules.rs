@@ -37,7 +37,7 @@ fn codes_on(example: &serde_json::Value) -> Vec<String> {
 #[test]
 fn every_rule_is_listed_with_every_field() {
     let rules = catalogue();
-    assert_eq!(rules.len(), 69);
+    assert_eq!(rules.len(), 83);
     for r in &rules {
         for k in [
             "id", "summary", "files", "hosts", "profiles", "severity", "tier", "fix", "evidence",
@@ -58,7 +58,10 @@ fn every_rule_is_listed_with_every_field() {
         [
             "skill-description-no-when",
             "skill-description-person",
-            "instructions-too-long"
+            "skill-side-effect-invocable",
+            "instructions-too-long",
+            "instructions-link-broken",
+            "instructions-always-loaded-long"
         ]
     );
 }
@@ -95,6 +98,8 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
             "skill-scan-limit",
             "skill-description-shortened",
             "skill-description-dropped",
+            "skill-secret",
+            "skill-upload-too-large",
             "instructions-truncated",
             "instructions-symlink",
             "instructions-file-cut",
@@ -103,6 +108,8 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
             "audit-not-predicted",
             "audit-import-not-expanded",
             "audit-reference-unread",
+            "instructions-secret",
+            "instructions-always-loaded-long",
             "config-invalid",
         ]
     );

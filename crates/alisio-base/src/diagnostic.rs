@@ -83,6 +83,11 @@ codes! {
     SkillDescriptionRestatesName => "skill-description-restates-name",
     SkillArgumentsInCode => "skill-arguments-in-code",
     SkillUploadRejected => "skill-upload-rejected",
+    SkillShellUnrestricted => "skill-shell-unrestricted",
+    SkillSideEffectInvocable => "skill-side-effect-invocable",
+    SkillSecret => "skill-secret",
+    SkillCompatibilityEmpty => "skill-compatibility-empty",
+    SkillUploadTooLarge => "skill-upload-too-large",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -117,6 +122,15 @@ codes! {
     CommandShadowed => "command-shadowed",
     McpConfigInvalid => "mcp-config-invalid",
     McpServerInvalid => "mcp-server-invalid",
+    InstructionsLinkBroken => "instructions-link-broken",
+    InstructionsXmlUnbalanced => "instructions-xml-unbalanced",
+    InstructionsKeyIgnored => "instructions-key-ignored",
+    InstructionsValueInvalid => "instructions-value-invalid",
+    InstructionsFrontmatterInert => "instructions-frontmatter-inert",
+    InstructionsSecret => "instructions-secret",
+    InstructionsLocalNotIgnored => "instructions-local-not-ignored",
+    InstructionsAlwaysLoadedLong => "instructions-always-loaded-long",
+    InstructionsCommandsConflict => "instructions-commands-conflict",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -190,6 +204,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 69);
+        assert_eq!(Code::ALL.len(), 83);
     }
 }

@@ -157,9 +157,9 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsEmpty,
-        summary: "an empty or whitespace-only instruction file that wins its directory",
-        files: "AGENTS.md and the other candidates",
-        hosts: &["alisio", "codex", "claude-code"],
+        summary: "an empty or whitespace-only instruction file that wins its directory, or a Copilot instruction file with no text",
+        files: "AGENTS.md and the other candidates; .github/copilot-instructions.md, *.instructions.md",
+        hosts: &["alisio", "codex", "claude-code", "copilot"],
         profiles: &[],
         severity: Severity::Information,
         tier: Tier::Default,
@@ -282,14 +282,14 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsRuleManualOnly,
-        summary: "cursor: an `.mdc` rule with none of `alwaysApply`, `globs`, `description`: only an @-mention reaches it",
-        files: ".cursor/rules/*.mdc",
-        hosts: &["cursor"],
+        summary: "cursor: an `.mdc` rule with none of `alwaysApply`, `globs`, `description`: only an @-mention reaches it; copilot: an `.instructions.md` with no `applyTo`, never attached on its own",
+        files: ".cursor/rules/*.mdc, *.instructions.md",
+        hosts: &["cursor", "copilot"],
         profiles: &[],
         severity: Severity::Information,
         tier: Tier::Default,
         fix: Fix::None,
-        evidence: CURSOR,
+        evidence: "Cursor documentation, not verified (spec/hosts.md §4); VS Code docs: an instructions file without applyTo is not applied automatically, GitHub.com and the Copilot CLI apply only by applyTo (spec/hosts.md §2)",
         good: ex(
             &["--host", "cursor"],
             &[(
@@ -383,7 +383,7 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsTooLong,
-        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md",
+        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md (a Cursor rule: over 500 lines, Cursor's guidance)",
         files: "every instruction file the host reads",
         hosts: ALL_HOSTS,
         profiles: &[],

@@ -5,6 +5,7 @@
 //! docs/rules.md, SARIF rule metadata and the tier filter of the suppressions all read it.
 
 mod audit;
+mod breadth;
 mod families;
 mod instructions;
 mod skills;
@@ -129,6 +130,7 @@ pub fn get(code: Code) -> Option<&'static Rule> {
         .chain(instructions::RULES)
         .chain(audit::RULES)
         .chain(families::RULES)
+        .chain(breadth::RULES)
         .find(|r| r.code == code)
 }
 

@@ -284,6 +284,49 @@ fn ignored(
     exclude.is_some_and(|g| g.matched(child, true).is_ignore())
 }
 
+/// Whether git ignores the file `file` of the workspace `root`: the `.gitignore` files from the
+/// root down to the file's directory (the deepest with an opinion decides), then
+/// `.git/info/exclude`, then the user's global ignore file `global` (git's default
+/// `$XDG_CONFIG_HOME/git/ignore`; a `core.excludesFile` setting is not read). A file outside
+/// `root` is not ignored.
+#[must_use]
+pub fn git_ignored(fs: &dyn Fs, root: &Path, file: &Path, global: Option<&Path>) -> bool {
+    let Ok(rel) = file.strip_prefix(root) else {
+        return false;
+    };
+    let mut dirs = vec![root.to_path_buf()];
+    let mut cur = root.to_path_buf();
+    if let Some(parent) = rel.parent() {
+        for c in parent.components() {
+            cur.push(c);
+            dirs.push(cur.clone());
+        }
+    }
+    for d in dirs.iter().rev() {
+        if let Some(g) = matcher(fs, d, &d.join(".gitignore")) {
+            match g.matched(file, false) {
+                Match::Ignore(_) => return true,
+                Match::Whitelist(_) => return false,
+                Match::None => {}
+            }
+        }
+    }
+    // 1 ignored, -1 re-included, 0 no opinion.
+    let decide = |g: Option<Gitignore>| {
+        g.map_or(0, |g| match g.matched(file, false) {
+            Match::Ignore(_) => 1,
+            Match::Whitelist(_) => -1,
+            Match::None => 0,
+        })
+    };
+    match decide(exclude_of(fs, root)) {
+        1 => return true,
+        -1 => return false,
+        _ => {}
+    }
+    global.is_some_and(|p| decide(matcher(fs, root, p)) == 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,5 +456,62 @@ mod tests {
         let bounded = walk_bounded(&DiskFs, &r, 178);
         assert_eq!((bounded.dirs.len(), bounded.truncated), (178, true));
         assert_eq!(shape(&bounded)[..], shape(&seq)[..178]);
+    }
+
+    #[test]
+    fn git_ignored_reads_the_chain_the_exclude_file_and_the_global_file() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let w = |p: &str, t: &str| {
+            let f = root.join(p);
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, t).unwrap();
+        };
+        w("a/CLAUDE.local.md", "x");
+        w("b/CLAUDE.local.md", "x");
+        w("c/CLAUDE.local.md", "x");
+        w(".gitignore", "CLAUDE.local.md\n");
+        w("b/.gitignore", "!CLAUDE.local.md\n");
+        let fs = crate::workspace::DiskFs;
+        assert!(git_ignored(
+            &fs,
+            &root,
+            &root.join("a/CLAUDE.local.md"),
+            None
+        ));
+        assert!(!git_ignored(
+            &fs,
+            &root,
+            &root.join("b/CLAUDE.local.md"),
+            None
+        ));
+        w(".gitignore", "*.log\n");
+        assert!(!git_ignored(
+            &fs,
+            &root,
+            &root.join("c/CLAUDE.local.md"),
+            None
+        ));
+        w(".git/info/exclude", "/c/CLAUDE.local.md\n");
+        assert!(git_ignored(
+            &fs,
+            &root,
+            &root.join("c/CLAUDE.local.md"),
+            None
+        ));
+        w("global-ignore", "*.local.md\n");
+        let global = root.join("global-ignore");
+        assert!(git_ignored(
+            &fs,
+            &root,
+            &root.join("a/CLAUDE.local.md"),
+            Some(&global)
+        ));
+        assert!(!git_ignored(
+            &fs,
+            &root,
+            &root.join("a/CLAUDE.local.md"),
+            None
+        ));
     }
 }

@@ -30,6 +30,9 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
             continue;
         };
         let l = claude::list(setup, cx.reader, &node.path, &node.path);
+        if node.path == setup.root {
+            always_loaded(cx, &l.files);
+        }
         for f in &l.files {
             if listed.insert(f.path.clone()) {
                 read_files.push((f.path.clone(), f.kind, f.file.clone()));
@@ -100,7 +103,83 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
             }
         }
     }
+    rules_not_listed(cx, set, &listed);
     None
+}
+
+/// `instructions-always-loaded-long` for the root's startup list (spec/instructions.md §5.5),
+/// on its first workspace file.
+fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::Entry]) {
+    use content::always_loaded::{lines, message};
+    let root = cx.setup.root;
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    let mut first: Option<PathBuf> = None;
+    for f in files {
+        if f.delivery == super::super::Delivery::OnAccess
+            || f.file.empty
+            || f.truncation == super::super::Truncation::Dropped
+            || !f.path.starts_with(root)
+        {
+            continue;
+        }
+        first.get_or_insert_with(|| f.path.clone());
+        parts.push((
+            cx.show(&f.path),
+            lines(&claude::delivered_text(&f.file.text)),
+        ));
+        for i in f
+            .imports
+            .iter()
+            .filter(|i| !i.approval && i.path.starts_with(root))
+        {
+            let t = cx.reader.read(&i.path, Mode::Claude);
+            parts.push((cx.show(&i.path), lines(&t.text)));
+        }
+    }
+    if let (Some(file), Some(msg)) = (first, message(&parts)) {
+        let span = cx.first_line(&file);
+        cx.push(&file, span, Code::InstructionsAlwaysLoadedLong, msg, vec![]);
+    }
+}
+
+/// The content rules on the `.claude/rules` files of the workspace that no startup list names
+/// (a `paths` rule is read when a matching file is): Claude Code reads them too.
+fn rules_not_listed(
+    cx: &mut Ctx<'_, '_>,
+    set: &DirSet,
+    listed: &std::collections::HashSet<PathBuf>,
+) {
+    for d in &set.dirs {
+        let in_rules = d.path.strip_prefix(cx.setup.root).is_ok_and(|rel| {
+            let c: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
+            c.windows(2).any(|w| w[0] == ".claude" && w[1] == "rules")
+        });
+        if !in_rules {
+            continue;
+        }
+        for e in &d.entries {
+            let path = d.path.join(&e.name);
+            if e.file_type != FileType::File
+                || path.extension().is_none_or(|x| x != "md")
+                || listed.contains(&path)
+            {
+                continue;
+            }
+            let file = cx.reader.read(&path, Mode::Claude);
+            let found = content::checks(&file.text)
+                .into_iter()
+                .chain(content::disk_checks(
+                    cx.setup.fs,
+                    cx.setup.root,
+                    &path,
+                    &file.text,
+                ));
+            for (code, r, msg) in found {
+                let span = LineIndex::new(&file.text).span(r);
+                cx.push(&path, span, code, msg, vec![]);
+            }
+        }
+    }
 }
 
 /// `dir` without a trailing `.claude` component (a `.claude/CLAUDE.md` blocks from its

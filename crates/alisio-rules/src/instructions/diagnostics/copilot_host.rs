@@ -8,7 +8,7 @@ use super::super::Kind;
 use super::super::copilot::{self, instructions_kind};
 use super::super::host_files::{AttrValue, header, split_aware};
 use super::super::read::Mode;
-use super::host_common::{Scan, diag, file_level, span_of};
+use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
 
@@ -79,6 +79,17 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
         }
         let t = scan.reader.read(p, Mode::Claude);
         out.extend(pattern_diagnostics(p, *kind, &t.text, &abs));
+        out.extend(content_diagnostics(scan.setup, p, &t.text));
+    }
+    let repo_wide = scan.setup.root.join(".github/copilot-instructions.md");
+    if scan
+        .setup
+        .fs
+        .metadata(&repo_wide)
+        .is_ok_and(|m| m.file_type == alisio_base::workspace::FileType::File)
+    {
+        let t = scan.reader.read(&repo_wide, Mode::Claude);
+        out.extend(content_diagnostics(scan.setup, &repo_wide, &t.text));
     }
     for (p, _) in &found.too_deep {
         located.insert(scan.setup.fs.canonicalize(p).unwrap_or_else(|_| p.clone()));

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
 use super::super::host_files::header;
 use super::super::read::Mode;
-use super::host_common::{Scan, diag, file_level, span_of};
+use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
 use alisio_base::workspace::FileType;
@@ -109,6 +109,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
             for p in rules {
                 let t = scan.reader.read(&p, Mode::Claude);
                 out.extend(rule_diagnostics(&p, &t.text, base, scan.files));
+                out.extend(content_diagnostics(scan.setup, &p, &t.text));
             }
         }
         for e in &node.entries {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::super::Setup;
 use super::super::gemini::{self, FailureKind, ImportFailure};
 use super::super::read::{Mode, Reader};
-use super::host_common::{diag, file_level, span_of};
+use super::host_common::{content_diagnostics, diag, file_level, span_of};
 use alisio_base::diagnostic::{Code, Diagnostic};
 use alisio_base::workspace::walk::DirSet;
 use alisio_base::workspace::{FileType, display_path};
@@ -41,6 +41,7 @@ pub(super) fn diagnostics(setup: &Setup<'_>, reader: &Reader<'_>, set: &DirSet) 
                     continue;
                 }
                 let t = reader.read(&p, Mode::Claude);
+                out.extend(content_diagnostics(setup, &p, &t.text));
                 let (_, fails) = gemini::imports(setup, reader, &p, &t.text);
                 for f in fails {
                     if !seen.insert((f.importer.clone(), f.range.start, f.range.end)) {

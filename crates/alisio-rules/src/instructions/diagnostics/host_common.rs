@@ -6,13 +6,19 @@ use std::path::{Path, PathBuf};
 
 use super::super::Setup;
 use super::super::read::Reader;
+use super::content;
 use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, Span, TextRange, first_line_span};
 use alisio_base::workspace::walk::DirSet;
 
 /// A diagnostic of a host file, with the severity of spec/hosts.md §5.
 pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diagnostic {
-    let severity = if code == Code::InstructionsRuleManualOnly {
+    let severity = if matches!(
+        code,
+        Code::InstructionsRuleManualOnly
+            | Code::InstructionsEmpty
+            | Code::InstructionsFrontmatterInert
+    ) {
         Severity::Information
     } else {
         Severity::Warning
@@ -36,4 +42,33 @@ pub(super) struct Scan<'a> {
     pub reader: &'a Reader<'a>,
     pub set: &'a DirSet,
     pub files: &'a [PathBuf],
+}
+
+/// The content rules (spec/instructions.md §5.5) on one file of a host of spec/hosts.md §5:
+/// everything but `instructions-too-long`, whose guidance is Claude Code's.
+pub(super) fn content_diagnostics(setup: &Setup<'_>, file: &Path, text: &str) -> Vec<Diagnostic> {
+    let idx = LineIndex::new(text);
+    let mut out: Vec<Diagnostic> = content::checks(text)
+        .into_iter()
+        .chain(content::disk_checks(setup.fs, setup.root, file, text))
+        .filter(|(code, _, _)| *code != Code::InstructionsTooLong)
+        .map(|(code, r, msg)| diag(file, idx.span(r), code, msg))
+        .collect();
+    // A Cursor rule gets Cursor's own size guidance instead.
+    if content::frontmatter::family(file) == Some(content::frontmatter::Family::Cursor)
+        && let Some((n, r)) =
+            content::too_long::too_long_at(text, content::too_long::CURSOR_MAX_LINES)
+    {
+        let mut d = diag(
+            file,
+            idx.span(r),
+            Code::InstructionsTooLong,
+            format!(
+                "{n} lines: Cursor's guidance is to keep a rule under 500 lines (split it into smaller rules that compose)"
+            ),
+        );
+        d.severity = Severity::Information;
+        out.push(d);
+    }
+    out
 }

@@ -54,6 +54,8 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
             C::InstructionsLegacyName
             | C::InstructionsEmpty
             | C::InstructionsRuleManualOnly
+            | C::InstructionsFrontmatterInert
+            | C::InstructionsAlwaysLoadedLong
             | C::InstructionsTooLong,
             _,
         ) => S::Information,
@@ -173,6 +175,8 @@ struct Ctx<'s, 'r> {
     report_at: HashMap<PathBuf, usize>,
     texts: HashMap<PathBuf, Arc<FileText>>,
     effects: HashMap<PathBuf, Effects>,
+    /// (file, other file) pairs already reported by `instructions-commands-conflict`.
+    conflicts: std::collections::HashSet<(PathBuf, PathBuf)>,
 }
 
 impl Ctx<'_, '_> {
@@ -287,9 +291,39 @@ impl Ctx<'_, '_> {
         });
     }
 
+    /// `instructions-commands-conflict` within one startup list (spec/instructions.md §5.5):
+    /// a later workspace file whose package manager differs from an earlier one's.
+    fn command_conflicts(&mut self, list: &[Entry]) {
+        let mut seen: Vec<(PathBuf, &'static str, String)> = Vec::new();
+        for f in list {
+            if f.kept_bytes == 0 || !f.path.starts_with(self.setup.root) {
+                continue;
+            }
+            let Some((r, man, cmd)) = content::commands::first_command(&f.file.text) else {
+                continue;
+            };
+            if let Some((other, _, other_cmd)) = seen.iter().find(|(_, m, _)| *m != man)
+                && self.conflicts.insert((f.path.clone(), other.clone()))
+            {
+                let msg = content::commands::message(&cmd, &self.show(other), other_cmd);
+                let span = LineIndex::new(&f.file.text).span(r);
+                let related = self.related(std::slice::from_ref(other), "the other command");
+                self.push(
+                    &f.path,
+                    span,
+                    Code::InstructionsCommandsConflict,
+                    msg,
+                    related,
+                );
+            }
+            seen.push((f.path.clone(), man, cmd));
+        }
+    }
+
     /// Records the effects of one startup list shared by `weight` directories (`rep` is the
     /// one with the fewest components).
     fn account(&mut self, list: &[Entry], weight: usize, rep: &DirNode) {
+        self.command_conflicts(list);
         let host = self.setup.host;
         for (i, f) in list.iter().enumerate() {
             self.texts
@@ -337,7 +371,15 @@ impl Ctx<'_, '_> {
 
     /// Per-file facts of a read file: file cut, invalid UTF-8, empty, and the content rules.
     fn file_facts(&mut self, path: &Path, file: &FileText, hides: &[String]) {
-        for (code, r, msg) in content::checks(&file.text) {
+        let found = content::checks(&file.text)
+            .into_iter()
+            .chain(content::disk_checks(
+                self.setup.fs,
+                self.setup.root,
+                path,
+                &file.text,
+            ));
+        for (code, r, msg) in found {
             let span = LineIndex::new(&file.text).span(r);
             self.push(path, span, code, msg, vec![]);
         }
@@ -492,6 +534,7 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         report_at: HashMap::new(),
         texts: HashMap::new(),
         effects: HashMap::new(),
+        conflicts: std::collections::HashSet::new(),
     };
     let global_path = match setup.host {
         Host::Alisio => alisio(&mut cx, set, include_global),
@@ -506,6 +549,22 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
     }
     let mut diagnostics = cx.diags;
     diagnostics.extend(hosts::diagnostics(setup, &reader, set));
+    let global = setup
+        .env
+        .xdg_config_home
+        .clone()
+        .or_else(|| setup.env.home.as_ref().map(|h| h.join(".config")))
+        .map(|c| c.join("git").join("ignore"));
+    for p in content::local_ignored::not_ignored(setup.fs, setup.root, set, global.as_deref()) {
+        let t = reader.read(&p, Mode::Claude);
+        diagnostics.push(Diagnostic::new(
+            &p,
+            first_line_span(&t.text),
+            Severity::Warning,
+            Code::InstructionsLocalNotIgnored,
+            content::local_ignored::MESSAGE,
+        ));
+    }
     alisio_base::diagnostic::sort(&mut diagnostics);
     diagnostics.dedup();
     Analysis {

@@ -345,7 +345,8 @@ fn check_allowed_tools(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Pr
 }
 
 /// The boolean keys `disable-model-invocation`, `user-invocable` and `background` (Claude Code
-/// also reads `yes`/`on`/`1` and `no`/`off`/`0`). Returns whether the model may invoke the
+/// 2.1.332 also reads the strings `true`/`yes`/`on`/`1` and `false`/`no`/`off`/`0`, trimmed and
+/// in any case: its `De`/`pi` helpers). Returns whether the model may invoke the
 /// skill.
 fn check_booleans(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) -> bool {
     let mut model_invocable = true;
@@ -362,11 +363,13 @@ fn check_booleans(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem
                 text,
                 kind: ScalarKind::Str | ScalarKind::Int,
                 ..
-            } if profile == Profile::ClaudeCode => match text.as_str() {
-                "yes" | "on" | "1" => Some(true),
-                "no" | "off" | "0" => Some(false),
-                _ => None,
-            },
+            } if profile == Profile::ClaudeCode => {
+                match text.trim().to_ascii_lowercase().as_str() {
+                    "true" | "yes" | "on" | "1" => Some(true),
+                    "false" | "no" | "off" | "0" => Some(false),
+                    _ => None,
+                }
+            }
             _ => None,
         };
         match v {

@@ -11,6 +11,7 @@ mod fields;
 mod judged;
 mod names;
 mod problem;
+mod security;
 #[cfg(test)]
 mod tests;
 pub mod tools;
@@ -140,6 +141,10 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
         ) => Hint,
         (Code::SkillArgumentsInCode, _) => Warning,
         (Code::SkillUploadRejected | Code::SkillCollision, _) => Information,
+        (Code::SkillShellUnrestricted, Alisio | ClaudeCode | Spec) => Warning,
+        (Code::SkillSideEffectInvocable, Alisio | ClaudeCode) => Hint,
+        (Code::SkillSecret, _) => Warning,
+        (Code::SkillCompatibilityEmpty | Code::SkillUploadTooLarge, Alisio | Spec) => Warning,
         _ => return None,
     })
 }
@@ -345,7 +350,9 @@ pub fn check_with(
         ));
     }
     let has_block = frontmatter_checks(&mut out, &text, &idx, first_invalid, &mut problems);
+    security::check_secrets(&text, &mut problems);
     if has_block && body {
+        security::check_upload_size(fs, file, size, idx.line_range(0), &mut problems);
         body_checks(
             fs,
             file,
@@ -507,7 +514,11 @@ fn frontmatter_checks(
     if matches!(profile, Profile::Alisio | Profile::ClaudeCode) {
         tools::check_tools(text, &fm, problems);
         claude_values::check_values(&fm, problems);
+        security::check_side_effect(&fm, problems);
     }
+    // spec/skills.md §2.11.
+    security::check_shell(text, &fm, problems);
+    security::check_compatibility(&fm, problems);
     out.frontmatter = Some(fm);
     true
 }

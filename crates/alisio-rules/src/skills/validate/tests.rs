@@ -315,6 +315,14 @@ fn documented_decisions_have_exact_messages() {
         Profile::ClaudeCode,
     );
     assert!(c.diagnostics.is_empty());
+    // Claude Code 2.1.332 lower-cases and trims the string (its `De`/`pi` helpers).
+    let c = run(
+        "x",
+        "---\nname: x\ndescription: d\ndisable-model-invocation: \" YES\"\nuser-invocable: \"False\"\n---\n",
+        Profile::ClaudeCode,
+    );
+    assert!(c.diagnostics.is_empty(), "{:?}", codes(&c));
+    assert!(!c.meta.as_ref().unwrap().model_invocable);
     let c = run(
         "x",
         "---\nname: x\ndescription: d\nlicense:\nmetadata:\ncompatibility:\n---\n",

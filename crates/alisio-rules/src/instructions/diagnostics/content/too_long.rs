@@ -10,12 +10,21 @@ pub const MAX_LINES: usize = 200;
 /// final line break does not start another line.
 #[must_use]
 pub fn too_long(text: &str) -> Option<(usize, TextRange)> {
+    too_long_at(text, MAX_LINES)
+}
+
+/// Cursor's documented size guidance for one rule file.
+pub const CURSOR_MAX_LINES: usize = 500;
+
+/// [`too_long`] with another limit.
+#[must_use]
+pub fn too_long_at(text: &str, max: usize) -> Option<(usize, TextRange)> {
     let mut first_over = None;
     let mut n = 0usize;
     let mut pos = 0usize;
     for line in text.split_inclusive('\n') {
         n += 1;
-        if n == MAX_LINES + 1 {
+        if n == max + 1 {
             let content = line.trim_end_matches(['\n', '\r']);
             first_over = Some(TextRange::new(pos, pos + content.len()));
         }
@@ -34,5 +43,6 @@ mod tests {
         assert_eq!(too_long(&ok), None);
         let over = format!("{ok}line 201\nlast");
         assert_eq!(too_long(&over), Some((202, TextRange::new(400, 408))));
+        assert_eq!(too_long_at(&over, CURSOR_MAX_LINES), None);
     }
 }
