@@ -116,3 +116,67 @@ fn hover_and_completion_in_an_agent_and_a_command() {
         ["description", "disable-model-invocation"]
     );
 }
+
+/// `alisio/contextExplain` carries the `startup` object `context explain --json` prints for
+/// the same workspace and host (spec/interfaces.md §1.1, §3.1; spec/instructions.md §10).
+#[test]
+fn context_explain_carries_the_startup_cost_the_cli_prints() {
+    let ws = Ws::new();
+    let agents = ws.file("AGENTS.md", "# Rules\n");
+    ws.file(
+        ".claude/agents/x.md",
+        "---\nname: x\ndescription: Reviews code.\ntools: Read, Grep\n---\nYou review code.\n",
+    );
+    ws.file(
+        ".claude/commands/y.md",
+        "---\ndescription: Deploy the app\n---\nDeploy.\n",
+    );
+    let cli = ws
+        .run(&[
+            "--json",
+            "--host",
+            "claude-code",
+            "context",
+            "explain",
+            "AGENTS.md",
+        ])
+        .json();
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
+    let got = lsp
+        .request(
+            "alisio/contextExplain",
+            json!({"uri": uri(&agents), "host": "claude-code"}),
+        )
+        .unwrap();
+    let expected = json!({
+        "host": "claude-code",
+        "families": [
+            {"family": "agents", "channel": "agent listing",
+             "entries": [{"name": "x", "file": ".claude/agents/x.md", "scope": "project",
+                          "description": "Reviews code.", "detail": "Read, Grep",
+                          "text": "- x: Reviews code. (Tools: Read, Grep)", "loaded": true,
+                          "shadowedBy": null, "bytes": 38}],
+             "notLoaded": [], "bytes": 38, "tokens": 10},
+            {"family": "commands", "channel": "skill listing",
+             "entries": [{"name": "y", "file": ".claude/commands/y.md", "scope": "project",
+                          "description": "Deploy the app", "detail": "",
+                          "text": "- y: Deploy the app", "loaded": true,
+                          "shadowedBy": null, "bytes": 19}],
+             "notLoaded": [], "bytes": 19, "tokens": 5},
+            {"family": "mcp", "channel": "MCP servers", "entries": [], "notLoaded": [],
+             "bytes": 0, "tokens": 0}
+        ],
+        "bytes": 57,
+        "tokens": 15
+    });
+    assert_eq!(cli["startup"], expected, "{cli:#}");
+    assert_eq!(got["startup"], expected, "{got:#}");
+    assert_eq!(got, cli, "the whole result is what the CLI prints");
+    let alisio = lsp
+        .request(
+            "alisio/contextExplain",
+            json!({"uri": uri(&agents), "host": "alisio"}),
+        )
+        .unwrap();
+    assert_eq!(alisio["startup"], Value::Null, "host alisio loads none");
+}

@@ -314,6 +314,50 @@ export interface ExplainResult {
   skipped?: PathReason[];
   notLoaded?: PathReason[];
   evidence?: string;
+  /** What the host loads at startup besides instruction files and skills (subagents, slash
+   * commands, MCP servers; spec/instructions.md §10); null for alisio, copilot and cursor. */
+  startup?: StartupCost | null;
+}
+
+/** The `startup` object of the explain result (spec/interfaces.md §1.1). */
+export interface StartupCost {
+  host: Host;
+  /** agents, commands, mcp: always all three, in that order. */
+  families: StartupFamily[];
+  bytes: number;
+  /** ceil(bytes / 4). */
+  tokens: number;
+}
+
+export interface StartupFamily {
+  family: 'agents' | 'commands' | 'mcp';
+  /** Where the host sends the entries: `agent listing`, `skill listing`, `MCP servers`. */
+  channel: string;
+  entries: StartupEntry[];
+  notLoaded: StartupNotLoaded[];
+  bytes: number;
+  tokens: number;
+}
+
+export interface StartupEntry {
+  name: string;
+  file: string;
+  scope: 'user' | 'project';
+  description: string;
+  /** An agent's tools summary, an MCP server's transport. */
+  detail: string;
+  /** The line the host sends; null for an MCP server (its tools come from the server). */
+  text: string | null;
+  loaded: boolean;
+  /** The winning file (for a command hidden by a skill, its SKILL.md). */
+  shadowedBy: string | null;
+  /** What is sent (0 when not loaded). */
+  bytes: number;
+}
+
+export interface StartupNotLoaded {
+  file: string;
+  reason: string;
 }
 
 export interface SkillCatalogParams {

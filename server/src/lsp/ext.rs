@@ -19,6 +19,8 @@ use tower_lsp_server::ls_types::request::Request;
 use tower_lsp_server::ls_types::{NumberOrString, Uri};
 
 pub use alisio_governor::report::ContextReport as ContextReportResult;
+pub use alisio_rules::families::StartupObject;
+pub use alisio_rules::families::cost::{EntryCost, FamilyCost, NotLoadedFile};
 pub use alisio_rules::instructions::explain::ExplainObject;
 pub use alisio_rules::skills::catalog::CatalogEntry;
 pub use alisio_session::read::Transcript;
@@ -70,8 +72,19 @@ pub const METHODS: &[&str] = &[
 // ---- instructions and skills ------------------------------------------------------------
 
 request! {
-    /// `alisio/contextExplain {uri, host?}` → the explain object (spec/interfaces.md §1.1).
-    ContextExplain: "alisio/contextExplain", ContextExplainParams => ExplainObject
+    /// `alisio/contextExplain {uri, host?}` → the explain object with its `startup` object,
+    /// what `context explain --json` prints (spec/interfaces.md §1.1).
+    ContextExplain: "alisio/contextExplain", ContextExplainParams => ContextExplainResult
+}
+
+/// The explain object and, beside its fields, `startup`: the startup cost of the host's
+/// agents, commands and MCP servers in a session started in the file's directory (`null` for a
+/// host whose families are not simulated; spec/instructions.md §10).
+#[derive(Debug, Serialize)]
+pub struct ContextExplainResult {
+    #[serde(flatten)]
+    pub explain: ExplainObject,
+    pub startup: Option<StartupObject>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

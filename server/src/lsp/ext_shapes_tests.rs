@@ -536,7 +536,7 @@ where
 
 // ---- samples: Rust values of every result, with every optional part and without -----------
 
-fn explain_samples() -> Vec<ExplainObject> {
+fn explain_samples() -> Vec<ContextExplainResult> {
     use alisio_base::config::Host;
     use alisio_rules::instructions::explain::{ExplainedFile, ExplainedImport, PathReason};
     let file = |full: bool| ExplainedFile {
@@ -569,7 +569,7 @@ fn explain_samples() -> Vec<ExplainObject> {
         path: "x/AGENTS.md".into(),
         reason: "too large".into(),
     };
-    vec![
+    let objects = vec![
         ExplainObject {
             path: "src/lib.rs".into(),
             workspace: "/w".into(),
@@ -598,7 +598,58 @@ fn explain_samples() -> Vec<ExplainObject> {
             not_loaded: Vec::new(),
             evidence: None,
         },
-    ]
+    ];
+    let startup = StartupObject {
+        host: Host::ClaudeCode,
+        families: vec![
+            FamilyCost {
+                family: "agents",
+                channel: "agent listing",
+                entries: vec![EntryCost {
+                    name: "x".into(),
+                    file: ".claude/agents/x.md".into(),
+                    scope: "project",
+                    description: "Reviews code.".into(),
+                    detail: "All tools".into(),
+                    text: Some("- x: Reviews code. (Tools: All tools)".into()),
+                    loaded: true,
+                    shadowed_by: None,
+                    bytes: 37,
+                }],
+                not_loaded: vec![NotLoadedFile {
+                    file: ".claude/agents/bad.md".into(),
+                    reason: "no description".into(),
+                }],
+                bytes: 37,
+                tokens: 10,
+            },
+            FamilyCost {
+                family: "mcp",
+                channel: "MCP servers",
+                entries: vec![EntryCost {
+                    name: "docs".into(),
+                    file: "/home/u/.claude.json".into(),
+                    scope: "user",
+                    description: String::new(),
+                    detail: "stdio".into(),
+                    text: None,
+                    loaded: false,
+                    shadowed_by: Some(".mcp.json".into()),
+                    bytes: 0,
+                }],
+                not_loaded: Vec::new(),
+                bytes: 0,
+                tokens: 0,
+            },
+        ],
+        bytes: 37,
+        tokens: 10,
+    };
+    objects
+        .into_iter()
+        .zip([Some(startup), None])
+        .map(|(explain, startup)| ContextExplainResult { explain, startup })
+        .collect()
 }
 
 fn trigger_samples() -> Vec<TriggerHostResult> {
@@ -1264,6 +1315,10 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
     // Every key of every interface the server sends is sent by some sample.
     let sent_types = [
         "ExplainResult",
+        "StartupCost",
+        "StartupFamily",
+        "StartupEntry",
+        "StartupNotLoaded",
         "ExplainFile",
         "ExplainImport",
         "PathReason",

@@ -241,13 +241,39 @@ pub fn code_actions(
     out
 }
 
-/// `alisio/contextExplain {uri, host?}`: the object of spec/interfaces.md §1.1.
+/// `alisio/contextExplain {uri, host?}`: the object of spec/interfaces.md §1.1 with its
+/// `startup` object, as `context explain --json PATH` builds them: the families a session
+/// started in the file's directory (the folder itself for a directory) loads
+/// (spec/instructions.md §10).
 pub fn context_explain(
     snap: &Snapshot,
     path: &Path,
     host: Option<Host>,
-) -> Option<alisio_rules::instructions::explain::ExplainObject> {
-    explain(snap, path, host.unwrap_or(snap.options.host)).map(|ex| ex.object())
+) -> Option<super::ext::ContextExplainResult> {
+    let host = host.unwrap_or(snap.options.host);
+    let explain = explain(snap, path, host)?.object();
+    use alisio_base::workspace::Fs as _;
+    let fs = snap.fs();
+    let vantage = if fs
+        .metadata(path)
+        .is_ok_and(|m| m.file_type == alisio_base::workspace::FileType::Dir)
+    {
+        path.to_path_buf()
+    } else {
+        path.parent().unwrap_or(path).to_path_buf()
+    };
+    let cfg = super::analysis::folder_config(snap, &snap.folder_of(path));
+    let input = alisio_rules::skills::catalog::Input {
+        workspace_root: &cfg.root,
+        trusted: cfg.trusted,
+        settings: &cfg.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let show = |p: &Path| display_path(p, &cfg.root);
+    let startup = alisio_rules::families::startup(&fs, input, &vantage, host)
+        .map(|s| alisio_rules::families::StartupObject::new(host, &s, &show));
+    Some(super::ext::ContextExplainResult { explain, startup })
 }
 
 /// `textDocument/completion`: frontmatter keys and values of a SKILL.md (spec/skills.md §6.3) and the

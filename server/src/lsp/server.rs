@@ -18,8 +18,8 @@ use super::ServeOptions;
 pub use super::diagnostics::path_of;
 use super::documents::Document;
 use super::ext::{
-    CatalogEntry, ContextExplainParams, ContextReportResult, ExplainObject, ListSessionsParams,
-    RunSessionParams, SessionIdParams, SessionSummary, SetSkillEnabledParams, SkillCatalogParams,
+    CatalogEntry, ContextExplainParams, ContextReportResult, ListSessionsParams, RunSessionParams,
+    SessionIdParams, SessionSummary, SetSkillEnabledParams, SkillCatalogParams,
     TestSkillTriggersParams, Transcript, TriggerHostResult,
 };
 use super::features;
@@ -373,7 +373,10 @@ fn request_failed(msg: String) -> tower_lsp_server::jsonrpc::Error {
 
 impl Backend {
     /// `alisio/contextExplain {uri, host?}` (spec/interfaces.md §3.1).
-    pub async fn context_explain(&self, params: ContextExplainParams) -> Result<ExplainObject> {
+    pub async fn context_explain(
+        &self,
+        params: ContextExplainParams,
+    ) -> Result<super::ext::ContextExplainResult> {
         let path = file_path(&params.uri)?;
         blocking(&self.state, move |snap| {
             features::context_explain(snap, &path, params.host)

@@ -8,6 +8,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod cost;
 pub mod editor;
 pub mod gemini;
 mod markdown;
@@ -15,7 +16,7 @@ pub mod mcp;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use alisio_base::config::Host;
 use alisio_base::diagnostic::Diagnostic;
@@ -23,6 +24,8 @@ use alisio_base::workspace::walk::DirSet;
 use alisio_base::workspace::{FileType, Fs};
 
 use crate::skills::catalog::{self, Input};
+
+pub use cost::StartupObject;
 
 /// Agent and command files are read up to this size (the rest is not looked at).
 pub const FILE_LIMIT: u64 = 256 * 1024;
@@ -223,45 +226,7 @@ pub fn check(fs: &dyn Fs, input: Input<'_>, set: &DirSet) -> (Vec<Diagnostic>, V
 /// The `startup` object of `context explain --json` (spec/interfaces.md §1.1).
 #[must_use]
 pub fn startup_json(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) -> Value {
-    let families: Vec<Value> = [Family::Agent, Family::Command, Family::Mcp]
-        .iter()
-        .map(|&f| {
-            let entries: Vec<Value> = s
-                .of(f)
-                .map(|e| {
-                    json!({
-                        "name": e.name,
-                        "file": show(&e.file),
-                        "scope": e.scope.as_str(),
-                        "description": e.description,
-                        "detail": e.detail,
-                        "text": e.text,
-                        "loaded": e.loaded(),
-                        "shadowedBy": e.shadowed_by.as_deref().map(show),
-                        "bytes": e.bytes(),
-                    })
-                })
-                .collect();
-            let bytes: u64 = s.of(f).map(Entry::bytes).sum();
-            json!({
-                "family": f.as_str(),
-                "channel": f.channel(),
-                "entries": entries,
-                "notLoaded": s.not_loaded.iter().filter(|n| n.family == f)
-                    .map(|n| json!({"file": show(&n.file), "reason": n.reason}))
-                    .collect::<Vec<_>>(),
-                "bytes": bytes,
-                "tokens": bytes.div_ceil(4),
-            })
-        })
-        .collect();
-    let bytes: u64 = s.entries.iter().map(Entry::bytes).sum();
-    json!({
-        "host": host.as_str(),
-        "families": families,
-        "bytes": bytes,
-        "tokens": bytes.div_ceil(4),
-    })
+    serde_json::to_value(StartupObject::new(host, s, show)).unwrap_or(Value::Null)
 }
 
 /// The startup cost table of `context explain` (human form): one row per entry sent or not,

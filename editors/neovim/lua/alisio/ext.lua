@@ -6,7 +6,7 @@
 local M = {}
 
 -- client → server requests (same order as ext.rs)
-M.context_explain = 'alisio/contextExplain' -- {uri, host?} → explain object
+M.context_explain = 'alisio/contextExplain' -- {uri, host?} → explain object with its startup cost ({host, families, bytes, tokens} or nil)
 M.skill_catalog = 'alisio/skillCatalog' -- {uri?} → catalog entries
 M.set_skill_enabled = 'alisio/setSkillEnabled' -- {id, enabled} → entry
 M.test_skill_triggers = 'alisio/testSkillTriggers' -- {uri?} → [{host, skills, misrouted}]
