@@ -128,6 +128,43 @@ test('explain renders interfaces.md §1.1 as a Markdown table with the notice', 
   assert.equal(renderExplainMarkdown({ path: 'x.md', host: 'alisio', hostVersion: null, maxBytes: 32768, files: [] }).split('\n')[4], 'No instruction file applies to x.md.');
 });
 
+test('explain renders the startup cost table of interfaces.md §1.1 after the files', () => {
+  const entry = (name: string, file: string, text: string | null, bytes: number, shadowedBy: string | null = null) => ({
+    name, file, scope: 'project' as const, description: 'd', detail: '', text, loaded: shadowedBy === null, shadowedBy, bytes,
+  });
+  const md = renderExplainMarkdown({
+    path: 'AGENTS.md', host: 'claude-code', hostVersion: '2.1.332', maxBytes: null, files: [],
+    startup: {
+      host: 'claude-code',
+      families: [
+        { family: 'agents', channel: 'agent listing', entries: [entry('x', '.claude/agents/x.md', '- x: Reviews code. (Tools: Read, Grep)', 38)],
+          notLoaded: [{ file: '.claude/agents/bad.md', reason: 'no frontmatter' }], bytes: 38, tokens: 10 },
+        { family: 'commands', channel: 'skill listing', entries: [
+          entry('y', '.claude/commands/y.md', '- y: Deploy the app', 19),
+          entry('deploy', '.claude/commands/deploy.md', '- deploy: d', 0, '.claude/skills/deploy/SKILL.md'),
+        ], notLoaded: [], bytes: 19, tokens: 5 },
+        { family: 'mcp', channel: 'MCP servers', entries: [entry('docs', '.mcp.json', null, 0)], notLoaded: [], bytes: 0, tokens: 0 },
+      ],
+      bytes: 57, tokens: 15,
+    },
+  });
+  assert.equal(md, [
+    '# Instructions for AGENTS.md', '', 'Host `claude-code`, budget null bytes.', '', 'No instruction file applies to AGENTS.md.', '',
+    '## Startup cost (host `claude-code`)', '', 'What the host sends before the first prompt for subagents, slash commands and MCP servers.', '',
+    '| family | name | bytes | sent in | file |', '|---|---|---:|---|---|',
+    '| agents | x | 38 | agent listing | .claude/agents/x.md |',
+    '| commands | y | 19 | skill listing | .claude/commands/y.md |',
+    '| commands | deploy | not sent | skill listing | .claude/commands/deploy.md (shadowed by .claude/skills/deploy/SKILL.md) |',
+    '| mcp | docs | tools at connect | MCP servers | .mcp.json |',
+    '| agents | - | not loaded | no frontmatter | .claude/agents/bad.md |',
+    '', 'Total: 57 bytes (~15 tokens); MCP tool definitions come from each server when it connects and are not counted.', '',
+  ].join('\n'));
+  const none = { host: 'codex' as const, families: [], bytes: 0, tokens: 0 };
+  assert.equal(renderExplainMarkdown({ path: 'x.md', host: 'codex', hostVersion: '0.171.0', maxBytes: 32768, files: [], startup: none }).split('\n').slice(6).join('\n'),
+    '## Startup cost (host `codex`)\n\nWhat the host sends before the first prompt for subagents, slash commands and MCP servers.\n\nNo subagents, commands or MCP servers.\n');
+  assert.equal(renderExplainMarkdown({ path: 'x.md', host: 'alisio', hostVersion: null, maxBytes: 32768, files: [], startup: null }), '# Instructions for x.md\n\nHost `alisio`, budget 32768 bytes.\n\nNo instruction file applies to x.md.\n');
+});
+
 test('skill catalog items show scope, status and tokens', () => {
   const base = { id: 'pdf-tools', name: 'pdf-tools', displayId: 'pdf-tools', description: 'PDFs.', scope: 'project', enabled: true, effective: true, shadowedBy: null, approximateTokens: 41 };
   assert.deepEqual(skillItem(base), { label: 'pdf-tools', description: 'project · effective · ~41 tokens', detail: 'PDFs.' });

@@ -2,7 +2,7 @@
 // catalog labels (spec/interfaces.md §1.2) and the Context Report (spec/governor.md §6) as HTML with plain SVG bar
 // charts; the report's replay chart is drawn in the webview by the shared uPlot code (chart.ts, chartAssets.ts).
 // No `vscode` import: unit-tested in plain Node.
-import type { ContextReport, ExplainFile, ExplainResult, Figures, Replay, Segment, SkillEntry, UsageLedger } from '../lsp_ext';
+import type { ContextReport, ExplainFile, ExplainResult, Figures, Replay, Segment, SkillEntry, StartupCost, UsageLedger } from '../lsp_ext';
 import { replayChart } from './chart';
 
 // The protocol's shapes are declared once, in lsp_ext.ts.
@@ -47,7 +47,7 @@ export function renderExplainMarkdown(r: ExplainResult): string {
   const lines = [`# Instructions for ${r.path}`, '', `Host \`${r.host}\`, budget ${r.maxBytes} bytes.`, ''];
   if (!r.files || r.files.length === 0) {
     lines.push(`No instruction file applies to ${r.path}.`);
-    return lines.join('\n') + '\n';
+    return lines.join('\n') + '\n' + renderStartupMarkdown(r.startup);
   }
   lines.push('| # | file | scope | kind | bytes | kept | truncation |', '|---|---|---|---|---:|---:|---|');
   r.files.forEach((f, i) => {
@@ -61,6 +61,35 @@ export function renderExplainMarkdown(r: ExplainResult): string {
     lines.push('Notice the model sees:', '', '```text', r.notice, '```', '');
   }
   lines.push('The closest file wins on conflicts.');
+  return lines.join('\n') + '\n' + renderStartupMarkdown(r.startup);
+}
+
+/** The startup cost table of the Explain view: the rows of `context explain`'s table
+ * (spec/interfaces.md §1.1); nothing for a host whose families are not simulated. */
+export function renderStartupMarkdown(s: StartupCost | null | undefined): string {
+  if (!s) {
+    return '';
+  }
+  const lines = ['', `## Startup cost (host \`${s.host}\`)`, '', 'What the host sends before the first prompt for subagents, slash commands and MCP servers.', ''];
+  const rows: string[] = [];
+  for (const f of s.families) {
+    for (const e of f.entries) {
+      const bytes = e.loaded ? (e.text === null ? 'tools at connect' : String(e.bytes)) : 'not sent';
+      const file = e.shadowedBy ? `${e.file} (shadowed by ${e.shadowedBy})` : e.file;
+      rows.push(`| ${f.family} | ${escapeCell(e.name)} | ${bytes} | ${f.channel} | ${escapeCell(file)} |`);
+    }
+  }
+  for (const f of s.families) {
+    for (const n of f.notLoaded) {
+      rows.push(`| ${f.family} | - | not loaded | ${escapeCell(n.reason)} | ${escapeCell(n.file)} |`);
+    }
+  }
+  if (rows.length === 0) {
+    lines.push('No subagents, commands or MCP servers.');
+    return lines.join('\n') + '\n';
+  }
+  lines.push('| family | name | bytes | sent in | file |', '|---|---|---:|---|---|', ...rows, '');
+  lines.push(`Total: ${s.bytes} bytes (~${s.tokens} tokens); MCP tool definitions come from each server when it connects and are not counted.`);
   return lines.join('\n') + '\n';
 }
 
