@@ -33,6 +33,8 @@ const NAMED: usize = 3;
 struct Vector {
     /// (term id, weight), the rarest term first.
     terms: Vec<(usize, f64)>,
+    /// The same terms ordered by term id, for [`dot`]'s look-ups.
+    by_id: Vec<(usize, f64)>,
 }
 
 /// Every pair `(i, j, similarity)` with `i < j` at or above [`THRESHOLD`], ordered by `i`
@@ -62,10 +64,11 @@ pub fn similar_pairs(descriptions: &[&str]) -> Vec<(usize, usize, f64)> {
                 return None;
             }
             let norm = m.values().map(|w| w * w).sum::<f64>().sqrt();
-            let mut terms: Vec<(usize, f64)> = m.iter().map(|(t, w)| (*t, w / norm)).collect();
+            let by_id: Vec<(usize, f64)> = m.iter().map(|(t, w)| (*t, w / norm)).collect();
+            let mut terms = by_id.clone();
             // Rarest first; ties by term id (first seen first), so the order is fixed.
             terms.sort_by(|a, b| df[a.0].cmp(&df[b.0]).then(a.0.cmp(&b.0)));
-            Some(Vector { terms })
+            Some(Vector { terms, by_id })
         })
         .collect();
     let mut index: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -108,11 +111,18 @@ fn prefix_len(v: &Vector) -> usize {
     v.terms.len()
 }
 
+/// The products are summed in `v`'s order (rarest first), so the figure does not depend on
+/// how `u`'s weights are looked up.
 fn dot(u: &Vector, v: &Vector) -> f64 {
-    let m: HashMap<usize, f64> = u.terms.iter().copied().collect();
+    let weight = |t: &usize| {
+        u.by_id
+            .binary_search_by_key(t, |(id, _)| *id)
+            .ok()
+            .map(|k| u.by_id[k].1)
+    };
     v.terms
         .iter()
-        .filter_map(|(t, w)| m.get(t).map(|x| x * w))
+        .filter_map(|(t, w)| weight(t).map(|x| x * w))
         .sum()
 }
 
