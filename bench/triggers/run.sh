@@ -1,7 +1,7 @@
 #!/bin/sh
 # The offline trigger lab at scale (issue 22): `alisio-ls skills test` over 1,000 generated skills
 # whose 100 eval files hold 1,000 prompts (10 each), routed for every simulated host (alisio,
-# claude-code, codex: 3,000 routings). Prints the median wall time of 5 runs.
+# claude-code, codex, gemini: 4,000 routings). Prints the median wall time of 5 runs.
 # Usage: bench/triggers/run.sh [BIN]   (default: a release build of this tree)
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,5 +40,5 @@ for i in 1 2 3 4 5; do
   HOME="$work/home" "$bin" skills test --json > "$work/out.json" || true
   e=$(date +%s%N)
   echo $(( (e - s) / 1000000 ))
-done | sort -n | sed -n 3p | { read ms; echo "skills test: 1000 skills, 1000 prompts x 3 hosts: median ${ms} ms"; }
+done | sort -n | sed -n 3p | { read ms; hosts=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$work/out.json"); echo "skills test: 1000 skills, 1000 prompts x $hosts hosts: median ${ms} ms"; }
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print('prompts per host:', sum(s['truePositives']+s['falseNegatives']+s['falsePositives']+s['trueNegatives'] for s in j[0]['skills']) )" "$work/out.json"
