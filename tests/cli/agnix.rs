@@ -43,7 +43,10 @@ enum V {
     /// fact (its certainty and what it fired on).
     Justified,
     /// Another branch of issue 23 implements it (the name of the branch).
-    #[allow(dead_code, reason = "none is pending now; a branch in progress marks its rows so")]
+    #[allow(
+        dead_code,
+        reason = "none is pending now; a branch in progress marks its rows so"
+    )]
     Pending(&'static str),
     /// Neither covered nor justified yet.
     Missing,

@@ -320,7 +320,18 @@ fn the_hover_on_a_skill_shows_the_answer_of_every_host() {
         "{v}"
     );
     assert!(
-        v.contains("\n| gemini | loads | measured |\n") && v.ends_with("| upload | rejected: name must be lowercase letters, digits and single hyphens | docs |\n"),
+        v.contains("\n| gemini | loads | measured |\n") && v.contains("| upload | rejected: name must be lowercase letters, digits and single hyphens | docs |\n\n"),
+        "{v}"
+    );
+    // Then each host's listing budget as a bar (spec/skills.md §6.5): Claude Code's bundled
+    // entries and this skill against its default budget (§9.2), Codex's 2% of 272,000 tokens.
+    assert!(
+        v.ends_with(
+            "**Listing budgets** (spec/skills.md §6.5)\n\n\
+             - claude-code: `██░░░░░░░░` 6,208 of 30,000 columns (21%)\n\
+             - codex: `░░░░░░░░░░` 21 of 5,440 tokens (0%)\n\
+             - gemini: no budget (1,009 characters in full)\n"
+        ),
         "{v}"
     );
     // The name value: the status line, then the same table.

@@ -147,12 +147,17 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
             }
         }
     }
-    // The opening line: the answer of every host (spec/skills.md §12).
+    // The opening line: the answer of every host (spec/skills.md §12), then each host's listing
+    // budget as a bar (§6.5).
     if let Some(b) = c.block.filter(|b| within(b.open, off)) {
-        return Some(md(
-            validity::hover(&validity::row(&snap.fs(), path)),
-            b.open,
-        ));
+        let mut text = validity::hover(&validity::row(&snap.fs(), path));
+        if !r.skills.listings.is_empty() {
+            text.push('\n');
+            text.push_str(&alisio_rules::skills::listing::lens::budget_bars(
+                &r.skills.listings,
+            ));
+        }
+        return Some(md(text, b.open));
     }
     c.links
         .iter()

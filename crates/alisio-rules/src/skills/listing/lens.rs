@@ -44,6 +44,63 @@ pub fn title(listings: &[(Host, Option<Listing>)], file: &Path) -> String {
     format!("listed: {}", parts.join(", "))
 }
 
+/// A ten-cell bar of `used` against `budget` (a full bar past the budget).
+fn bar(used: u64, budget: f64) -> String {
+    let filled = ((used as f64 / budget) * 10.0).round().clamp(0.0, 10.0) as usize;
+    format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled))
+}
+
+/// Thousands with commas (the figures of the hover).
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The budget of every host's listing as a bar (spec/skills.md §6.5), the hover's Markdown: what
+/// the whole listing would cost with every description kept, against the host's budget, and
+/// what it costs as sent.
+#[must_use]
+pub fn budget_bars(listings: &[(Host, Option<Listing>)]) -> String {
+    let mut out = String::from("**Listing budgets** (spec/skills.md §6.5)\n\n");
+    for (h, l) in listings {
+        let h = h.as_str();
+        let line = match l {
+            None => format!("- {h}: not simulated"),
+            Some(l) if !l.budget.is_finite() => format!(
+                "- {h}: no budget ({} {} in full)",
+                grouped(l.total),
+                l.unit.as_str()
+            ),
+            Some(l) => {
+                let budget = l.budget.floor() as u64;
+                let pct = (l.total_full as f64 * 100.0 / l.budget).round() as u64;
+                let sent = if l.total == l.total_full {
+                    String::new()
+                } else {
+                    format!("; {} as sent", grouped(l.total))
+                };
+                format!(
+                    "- {h}: `{}` {} of {} {} ({pct}%){sent}",
+                    bar(l.total_full, l.budget),
+                    grouped(l.total_full),
+                    grouped(budget),
+                    l.unit.as_str()
+                )
+            }
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +168,33 @@ mod tests {
             "listed: claude-code name only"
         );
         assert_eq!(hosts(None), [Host::ClaudeCode, Host::Codex, Host::Gemini]);
+    }
+
+    #[test]
+    fn budget_bars_show_the_full_cost_against_each_budget() {
+        let with = |budget: f64, full: u64, sent: u64| {
+            let mut l = listing(Vec::new());
+            l.budget = budget;
+            l.total_full = full;
+            l.total = sent;
+            l
+        };
+        let mut codex = with(5_440.0, 2_720, 2_720);
+        codex.unit = Unit::Tokens;
+        let v = vec![
+            (Host::ClaudeCode, Some(with(8_000.0, 9_600, 7_990))),
+            (Host::Codex, Some(codex)),
+            (Host::Gemini, Some(with(f64::INFINITY, 1_234, 1_234))),
+            (Host::Copilot, None),
+        ];
+        assert_eq!(
+            budget_bars(&v),
+            "**Listing budgets** (spec/skills.md §6.5)\n\n\
+             - claude-code: `██████████` 9,600 of 8,000 characters (120%); 7,990 as sent\n\
+             - codex: `█████░░░░░` 2,720 of 5,440 tokens (50%)\n\
+             - gemini: no budget (1,234 characters in full)\n\
+             - copilot: not simulated\n"
+        );
         assert_eq!(hosts(Some(&[Host::Alisio, Host::Copilot])), [Host::Copilot]);
     }
 }
