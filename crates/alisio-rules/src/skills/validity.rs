@@ -314,22 +314,16 @@ const LINKED_FILE: &str = "SKILL.md is a symbolic link";
 /// The fields the Agent Skills specification requires, as hosts without a validator of their
 /// own read them (`None`: present and well-formed).
 fn required_fields(c: &Checked) -> Option<String> {
+    // What keeps host `alisio` from loading the skill, but for its size and a link: the fields
+    // the specification requires (`skill-field-type` names its key first).
     c.diagnostics
         .iter()
         .find(|d| {
-            matches!(
-                d.code,
-                Code::SkillFrontmatterMissing
-                    | Code::SkillFrontmatterUnterminated
-                    | Code::SkillYamlSyntax
-                    | Code::SkillDuplicateKey
-                    | Code::SkillNameMissing
-                    | Code::SkillNameFormat
-                    | Code::SkillNameTooLong
-                    | Code::SkillDescriptionMissing
-                    | Code::SkillDescriptionTooLong
-            ) || (d.code == Code::SkillFieldType
-                && (d.message.starts_with("\"name\"") || d.message.starts_with("\"description\"")))
+            let key = ["name", "description"]
+                .into_iter()
+                .find(|k| d.message.starts_with(&format!("\"{k}\"")));
+            validate::blocks_loading(d.code, key)
+                && !matches!(d.code, Code::SkillFileTooLarge | Code::SkillSymlink)
         })
         .map(|d| d.message.clone())
 }

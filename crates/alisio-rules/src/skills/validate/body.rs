@@ -158,28 +158,6 @@ pub fn body_links(body: &str) -> Vec<(String, TextRange)> {
     out
 }
 
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| char::from(c).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// For a link destination: `None` when it is not a resource link (scheme, `#`, `/`, `\`, `~`),
 /// `Some(None)` when it leaves the skill directory, else the normalised relative path.
 #[must_use]
@@ -198,7 +176,7 @@ pub fn resource_rel(dest: &str) -> Option<Option<String>> {
         }
     }
     let cut = dest.find(['#', '?']).unwrap_or(dest.len());
-    let decoded = percent_decode(&dest[..cut]);
+    let decoded = alisio_base::text::percent_decode(&dest[..cut]);
     if decoded.is_empty() {
         return None;
     }

@@ -26,28 +26,6 @@ pub struct Broken {
     pub form: Form,
 }
 
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| char::from(c).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(u8::try_from(h * 16 + l).unwrap_or(b'%'));
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 fn has_scheme(d: &str) -> bool {
     let b = d.as_bytes();
     b.first().is_some_and(u8::is_ascii_alphabetic) && {
@@ -105,7 +83,7 @@ fn link_target(dest: &str) -> Option<String> {
         return None;
     }
     let cut = dest.find(['#', '?']).unwrap_or(dest.len());
-    let d = percent_decode(&dest[..cut]);
+    let d = alisio_base::text::percent_decode(&dest[..cut]);
     (!d.is_empty() && d != "/").then_some(d)
 }
 
