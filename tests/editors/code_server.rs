@@ -4,7 +4,8 @@
 //! diagnostics, an agent session with the real server's `script` provider, the agent phase
 //! (a coordinator session and its relay chain, review of a write hunk by hunk, the Changes
 //! view's undo, Rewind to here), the scripted stand-in's chat/explain/catalog/toggle views,
-//! workspace trust. `ALISIO_SMOKE_FULL=1` adds the
+//! workspace trust, and ground (the Audit Sessions view over a Claude Code session file, reached
+//! from the AGENTS.md lens; the Skill Triggers view). `ALISIO_SMOKE_FULL=1` adds the
 //! checks of server features still being wired (SKILL.md diagnostic, code lenses).
 
 use std::process::Command;

@@ -591,6 +591,54 @@ if (process.env.SMOKE_PHASE === 'session') {
   process.exit(0);
 }
 
+if (process.env.SMOKE_PHASE === 'ground') {
+  // Issues 20 and 22 in real VS Code: the Audit Sessions view over a Claude Code session file
+  // of this workspace (smoke.sh wrote it into HOME), reached from the AGENTS.md lens; and the
+  // Skill Triggers view of `alisio/testSkillTriggers`. Expected values: the same fixtures as
+  // tests/lsp/audit.rs and neovim_test_triggers_fills_the_quickfix_list_with_the_real_server.
+  const norm = (t) => (t ?? '').replace(/\s+/g, ' ').trim();
+  step = 'audit-lens';
+  await openFile('AGENTS.md');
+  const title = 'Claude Code, last session: delivered 1/1; 1 ran an older copy';
+  const lens = page.locator('.codelens-decoration a', { hasText: title });
+  await until('the audit lens on AGENTS.md', () => lens.count(), 90000);
+  await lens.first().click();
+  step = 'audit-view';
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Audit Sessions' }) });
+  const rows = pane.locator('.monaco-list-row');
+  const shown = await until('the Audit Sessions view with the session and its finding', async () => {
+    const t = (await rows.allTextContents().catch(() => [])).map(norm);
+    return t.length === 2 ? t : null;
+  });
+  const wantRows = ['Claude Code s11 prompt · 1 finding', 'ran an older copy of AGENTS.md'];
+  if (JSON.stringify(shown.map((t) => t.replace(/\s/g, ''))) !== JSON.stringify(wantRows.map((t) => t.replace(/\s/g, '')))) {
+    await fail(`audit rows ${JSON.stringify(shown)}`);
+  }
+  await shot('audit-sessions');
+  console.log(`Audit Sessions: ${JSON.stringify(shown)}`);
+
+  step = 'skill-triggers';
+  await openFile('.agents/skills/pdf-tools/SKILL.md');
+  await runCommand('Alisio: Test Skill Triggers');
+  const tv = await frameWith('ul.misrouted', 'the Skill Triggers view', 60000);
+  const hosts = (await tv.locator('h2').allTextContents()).map(norm);
+  const misses = (await tv.locator('ul.misrouted li').allTextContents()).map(norm);
+  const plots = 'draw plots of these tables';
+  const wantMisses = [
+    `pdf-tools: “${plots}” went to chart-maker (expected pdf-tools)`,
+    'pdf-tools: “extract tables from this pdf” went to (none) (expected pdf-tools)',
+    `pdf-tools: “${plots}” went to (none) (expected pdf-tools)`,
+    `pdf-tools: “${plots}” went to chart-maker (expected pdf-tools)`,
+    `pdf-tools: “${plots}” went to chart-maker (expected pdf-tools)`,
+  ];
+  if (JSON.stringify(hosts) !== JSON.stringify(['alisio', 'claude-code', 'codex', 'gemini'])) await fail(`hosts ${JSON.stringify(hosts)}`);
+  if (JSON.stringify(misses) !== JSON.stringify(wantMisses)) await fail(`misrouted ${JSON.stringify(misses)}`);
+  await shot('skill-triggers');
+  console.log(`Skill Triggers: ${hosts.length} hosts, ${misses.length} prompts elsewhere (${Date.now() - started} ms)`);
+  await browser.close();
+  process.exit(0);
+}
+
 if (process.env.SMOKE_PHASE === 'trust') {
   step = 'untrusted';
   await openFile('.alisio/config.json');

@@ -3,7 +3,8 @@
 # alisio-ls binary inside) into code-server, opens a fixture workspace in headless Chromium
 # driven by playwright-core (smoke.mjs), checks what the user sees, and saves screenshots.
 # Phases: lsp (bundled server), chat (bundled server, `script` provider: a real agent session),
-# session (the scripted stand-in server), trust (Restricted Mode, then trust granted).
+# agent, session (the scripted stand-in server), trust (Restricted Mode, then trust granted),
+# ground (the Audit Sessions view over a Claude Code session file, the Skill Triggers view).
 #
 #   ALISIO_LS_BIN        server binary to bundle (default target/debug/alisio-ls)
 #   ALISIO_SMOKE_FULL=1  also check the features still being wired in the server (SKILL.md
@@ -206,4 +207,36 @@ if want session; then (export ALISIO_LS_PATH=$here/../fake_session_server.py FAK
 # Phase 4: an untrusted workspace (the bundled server, trusted = false), then trust granted
 # in the UI: the project configuration's diagnostic must appear without a restart.
 if want trust; then run_phase trust; fi
+# Phase: ground (issues 20 and 22), the real bundled server. A Claude Code session of this
+# workspace in the test's HOME (~/.claude/projects/<encoded path>/s1.jsonl) that received an
+# older AGENTS.md: the AGENTS.md lens says so and opens the Audit Sessions view, which lists the
+# session and its finding. Then Test Skill Triggers on a skill with an eval file: the Skill
+# Triggers view shows every host's table and the prompts that went elsewhere.
+if want ground; then (
+  phase_ws=$work/ground-ws
+  mkdir -p "$phase_ws/.git" "$phase_ws/.agents/skills/pdf-tools/evals" "$phase_ws/.agents/skills/chart-maker"
+  printf '# Rules\n\nAlways answer briefly.\n' >"$phase_ws/AGENTS.md"
+  printf -- '---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\n---\nB\n' >"$phase_ws/.agents/skills/pdf-tools/SKILL.md"
+  printf '{\n  "trigger": [\n    "extract tables from this pdf",\n    "draw plots of these tables"\n  ],\n  "noTrigger": ["hello there"]\n}\n' >"$phase_ws/.agents/skills/pdf-tools/evals/triggers.json"
+  printf -- '---\nname: chart-maker\ndescription: Draw charts and plots from spreadsheets.\n---\nB\n' >"$phase_ws/.agents/skills/chart-maker/SKILL.md"
+  python3 - "$phase_ws" "$HOME" <<'PY'
+import json, os, re, sys
+ws, home = sys.argv[1], sys.argv[2]
+d = os.path.join(home, ".claude", "projects", re.sub(r"[^A-Za-z0-9]", "-", ws))
+os.makedirs(d, exist_ok=True)
+def rec(kind, n, **extra):
+    v = {"type": kind, "sessionId": "s1", "uuid": f"s1-{n}", "timestamp": f"2026-12-01T10:00:0{n}.000Z",
+         "cwd": ws, "version": "2.1.332"}
+    v.update(extra)
+    return v
+lines = [
+    rec("user", 0, message={"role": "user", "content": "hello"}),
+    rec("attachment", 1, attachment={"type": "instructions", "files": [
+        {"path": f"{ws}/AGENTS.md", "type": "Project", "content": "# Rules\n\nold text\n"}]}),
+]
+with open(os.path.join(d, "s1.jsonl"), "w") as f:
+    f.write("".join(json.dumps(l) + "\n" for l in lines))
+PY
+  run_phase ground
+) fi
 echo "SMOKE OK"
