@@ -78,7 +78,7 @@ pub struct ByKind {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+enum SectionKind {
     Instruction,
     Goal,
     Plan,
@@ -86,12 +86,12 @@ enum Kind {
     Grant,
 }
 
-const SECTIONS: [(Kind, &str); 5] = [
-    (Kind::Instruction, "## User instructions (verbatim)"),
-    (Kind::Goal, "## Goal"),
-    (Kind::Plan, "## Approved plan"),
-    (Kind::Criterion, "## Acceptance criteria"),
-    (Kind::Grant, "## Active grants"),
+const SECTIONS: [(SectionKind, &str); 5] = [
+    (SectionKind::Instruction, "## User instructions (verbatim)"),
+    (SectionKind::Goal, "## Goal"),
+    (SectionKind::Plan, "## Approved plan"),
+    (SectionKind::Criterion, "## Acceptance criteria"),
+    (SectionKind::Grant, "## Active grants"),
 ];
 
 /// Item quoting (spec/governor.md §5.4): a JSON string literal, non-ASCII kept, every `</` written `<\/`.
@@ -123,11 +123,11 @@ pub fn item_quote(s: &str) -> String {
     out
 }
 
-fn items(sources: &Sources) -> Vec<(Kind, String)> {
-    let mut v: Vec<(Kind, String)> = sources
+fn items(sources: &Sources) -> Vec<(SectionKind, String)> {
+    let mut v: Vec<(SectionKind, String)> = sources
         .quotes
         .iter()
-        .map(|q| (Kind::Instruction, q.clone()))
+        .map(|q| (SectionKind::Instruction, q.clone()))
         .collect();
     if let Some(g) = sources.goal.as_ref().filter(|g| {
         matches!(
@@ -135,7 +135,7 @@ fn items(sources: &Sources) -> Vec<(Kind, String)> {
             "active" | "paused" | "blocked" | "budget_limited"
         )
     }) {
-        v.push((Kind::Goal, g.objective.clone()));
+        v.push((SectionKind::Goal, g.objective.clone()));
     }
     if let Some(p) = sources
         .plan
@@ -149,13 +149,13 @@ fn items(sources: &Sources) -> Vec<(Kind, String)> {
             .collect::<String>()
             .to_ascii_lowercase();
         v.push((
-            Kind::Plan,
+            SectionKind::Plan,
             format!("{} (revision {}, {h})", p.title, p.revision),
         ));
     }
     for c in sources.criteria.iter().filter(|c| !c.not_applicable) {
         v.push((
-            Kind::Criterion,
+            SectionKind::Criterion,
             format!(
                 "[{}] {}",
                 if c.required { "required" } else { "optional" },
@@ -172,15 +172,15 @@ fn items(sources: &Sources) -> Vec<(Kind, String)> {
     v.extend(
         effects
             .into_iter()
-            .map(|e| (Kind::Grant, format!("effect: {e}"))),
+            .map(|e| (SectionKind::Grant, format!("effect: {e}"))),
     );
     v.extend(
         caps.into_iter()
-            .map(|c| (Kind::Grant, format!("capability: {c}"))),
+            .map(|c| (SectionKind::Grant, format!("capability: {c}"))),
     );
     if sources.grants.external_directories > 0 {
         v.push((
-            Kind::Grant,
+            SectionKind::Grant,
             format!(
                 "external directories: {}",
                 sources.grants.external_directories
@@ -190,7 +190,7 @@ fn items(sources: &Sources) -> Vec<(Kind, String)> {
     v
 }
 
-fn render(policy: u32, items: &[(Kind, String)], included: &[bool], omitted: u64) -> String {
+fn render(policy: u32, items: &[(SectionKind, String)], included: &[bool], omitted: u64) -> String {
     let mut lines = vec![
         format!("<invariants policy=\"{policy}\">"),
         "Maintained by Alisio across context compaction. Standing context, not a new request; do not reply to it.".to_owned(),
@@ -250,11 +250,11 @@ pub fn build(policy: u32, sources: &Sources, max_chars: u32) -> Block {
     for ((k, _), _) in items.iter().zip(&included).filter(|(_, inc)| **inc) {
         counts.total += 1;
         match k {
-            Kind::Instruction => counts.by_kind.instruction += 1,
-            Kind::Goal => counts.by_kind.goal += 1,
-            Kind::Plan => counts.by_kind.plan += 1,
-            Kind::Criterion => counts.by_kind.criterion += 1,
-            Kind::Grant => counts.by_kind.grant += 1,
+            SectionKind::Instruction => counts.by_kind.instruction += 1,
+            SectionKind::Goal => counts.by_kind.goal += 1,
+            SectionKind::Plan => counts.by_kind.plan += 1,
+            SectionKind::Criterion => counts.by_kind.criterion += 1,
+            SectionKind::Grant => counts.by_kind.grant += 1,
         }
     }
     Block {

@@ -56,7 +56,7 @@ pub enum Ty {
 
 /// Where a key may be set (spec/sessions.md §1.8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub enum KeyScope {
     /// Every layer.
     Any,
     /// Security-sensitive: never read from the project's `.alisio/config.json`.
@@ -70,7 +70,7 @@ pub struct KeySpec {
     pub ty: Ty,
     /// The default as the docs state it (JSON text, or a phrase in parentheses).
     pub default: &'static str,
-    pub scope: Scope,
+    pub scope: KeyScope,
 }
 
 /// A JSON integer in `[min, max]`: no fraction, no exponent (`2048.0` and `1e4` are invalid).
@@ -205,8 +205,8 @@ macro_rules! keys {
     ($( $key:literal : $ty:expr, $default:literal $(, $scope:ident)? ;)*) => {
         &[$(KeySpec { key: $key, ty: $ty, default: $default, scope: keys!(@scope $($scope)?) }),*]
     };
-    (@scope) => { Scope::Any };
-    (@scope $s:ident) => { Scope::$s };
+    (@scope) => { KeyScope::Any };
+    (@scope $s:ident) => { KeyScope::$s };
 }
 
 /// Every key this build reads (spec/instructions.md §2.10, spec/governor.md §9, spec/sessions.md

@@ -34,7 +34,7 @@ pub use keys::{
     POLICY_VERSION, Problem, SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS,
     TRIM_KEEP_DENIALS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS, epoch_default, lookup,
 };
-pub use keys::{KeySpec, Scope, Ty, all as all_keys, spec as key_spec};
+pub use keys::{KeyScope, KeySpec, Ty, all as all_keys, spec as key_spec};
 pub use layer::{CONFIG_FILE_LIMIT, FileError, Layer, Origin, load_layers, too_large_message};
 pub use overrides::write_skill_override;
 pub use reader::Reader;

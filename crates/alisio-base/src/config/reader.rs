@@ -1,12 +1,12 @@
 //! [`Reader`]: the one way to read a declared key's value from a workspace's layers (the CLI,
 //! the server and sessions). The highest layer that sets a valid value wins; a value that is a
 //! [`Problem`](super::Problem) of its layer is never read (the CLI has exited 2 on it, the server
-//! shows it as `config-invalid` and the lower layer applies); a [`Scope::NotProject`] key is never
+//! shows it as `config-invalid` and the lower layer applies); a [`KeyScope::NotProject`] key is never
 //! read from the project file (spec/sessions.md §1.8).
 
 use serde_json::{Map, Value};
 
-use super::keys::{Scope, spec};
+use super::keys::{KeyScope, spec};
 use super::layer::{Layer, Origin};
 use super::lookup;
 
@@ -23,11 +23,11 @@ impl<'a> Reader<'a> {
     }
 
     fn readable(layer: &Layer, key: &str) -> bool {
-        let project_only_blocked = spec(key).is_some_and(|s| s.scope == Scope::NotProject)
+        let project_only_blocked = spec(key).is_some_and(|s| s.scope == KeyScope::NotProject)
             || key
                 .rsplit_once('.')
                 .and_then(|(parent, _)| spec(parent))
-                .is_some_and(|s| s.scope == Scope::NotProject);
+                .is_some_and(|s| s.scope == KeyScope::NotProject);
         let from_project = layer.origin == Origin::Project;
         !(layer.is_invalid(key) || from_project && project_only_blocked)
     }

@@ -1,7 +1,7 @@
 //! The two quick fixes of spec/suppressions.md §4 as plain edits: "ignore in this line" and "ignore
 //! in this file". An existing directive gains the code; otherwise one is inserted.
 
-use super::inline::{self, Directive, Scope};
+use super::inline::{self, Coverage, Directive};
 use crate::diagnostic::Code;
 use crate::text::{LineIndex, TextRange};
 
@@ -81,7 +81,7 @@ pub fn ignore_line(text: &str, line: u32, code: Code) -> Option<Edit> {
         }
         if let Some(d) = directives
             .iter()
-            .find(|d| d.scope == Scope::Line && d.target_line == line)
+            .find(|d| d.scope == Coverage::Line && d.target_line == line)
         {
             return extend(d, code);
         }
@@ -100,7 +100,7 @@ pub fn ignore_line(text: &str, line: u32, code: Code) -> Option<Edit> {
     }
     if let Some(d) = directives
         .iter()
-        .find(|d| d.scope == Scope::NextLine && d.target_line == line && !d.codes.is_empty())
+        .find(|d| d.scope == Coverage::NextLine && d.target_line == line && !d.codes.is_empty())
     {
         return extend(d, code);
     }
@@ -124,7 +124,7 @@ pub fn ignore_file(text: &str, code: Code) -> Option<Edit> {
     let directives = inline::parse(text);
     if let Some(d) = directives
         .iter()
-        .find(|d| d.scope == Scope::File && !d.codes.is_empty())
+        .find(|d| d.scope == Coverage::File && !d.codes.is_empty())
     {
         return extend(d, code);
     }

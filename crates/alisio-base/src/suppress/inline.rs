@@ -12,7 +12,7 @@ pub const FRONTMATTER: &str = "# alisio-ignore:";
 
 /// What a directive covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub enum Coverage {
     /// `<!-- alisio-ignore-next-line -->`: diagnostics starting on the next line.
     NextLine,
     /// `<!-- alisio-ignore-file -->`: every diagnostic of the file.
@@ -24,8 +24,8 @@ pub enum Scope {
 /// One directive found in a text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Directive {
-    pub scope: Scope,
-    /// The line whose diagnostics it suppresses (unused for [`Scope::File`]).
+    pub scope: Coverage,
+    /// The line whose diagnostics it suppresses (unused for [`Coverage::File`]).
     pub target_line: u32,
     /// The whole comment.
     pub range: TextRange,
@@ -82,9 +82,9 @@ fn html_directive(text: &str, r: TextRange, line: u32) -> Option<Directive> {
     let body = inner.trim_start();
     let body_start = inner_start + (inner.len() - body.len());
     let (scope, rest) = if let Some(rest) = body.strip_prefix(NEXT_LINE) {
-        (Scope::NextLine, rest)
+        (Coverage::NextLine, rest)
     } else if let Some(rest) = body.strip_prefix(FILE) {
-        (Scope::File, rest)
+        (Coverage::File, rest)
     } else {
         return None;
     };
@@ -118,7 +118,7 @@ fn yaml_directive(text: &str, r: TextRange, line: u32) -> Option<Directive> {
     let whole_line = before.trim().is_empty();
     let start = r.start + at;
     Some(Directive {
-        scope: Scope::Line,
+        scope: Coverage::Line,
         // A comment alone on its line covers the next line (decision, spec/suppressions.md §1).
         target_line: if whole_line { line + 1 } else { line },
         range: TextRange::new(start, r.end),
@@ -186,7 +186,7 @@ mod tests {
         let t = "# T\n  <!-- alisio-ignore-next-line: a-b, c -->\nx\n<!--alisio-ignore-file:d-->\n";
         let ds = parse(t);
         assert_eq!(ds.len(), 2);
-        assert_eq!(ds[0].scope, Scope::NextLine);
+        assert_eq!(ds[0].scope, Coverage::NextLine);
         assert_eq!(ds[0].target_line, 2);
         assert_eq!(codes(&ds[0]), ["a-b", "c"]);
         let (_, r) = &ds[0].codes[1];
@@ -195,7 +195,7 @@ mod tests {
             &t[ds[0].range.start..ds[0].range.end],
             "<!-- alisio-ignore-next-line: a-b, c -->"
         );
-        assert_eq!(ds[1].scope, Scope::File);
+        assert_eq!(ds[1].scope, Coverage::File);
         assert_eq!(codes(&ds[1]), ["d"]);
     }
 
@@ -212,8 +212,8 @@ mod tests {
         let t = "---\nname: Bad--x # alisio-ignore: skill-name-format\n# alisio-ignore: skill-unknown-key\nsource: x\nurl: a#alisio-ignore: no\n---\n# alisio-ignore: not-yaml\n";
         let ds = parse(t);
         assert_eq!(ds.len(), 2, "{ds:?}");
-        assert_eq!((ds[0].scope, ds[0].target_line), (Scope::Line, 1));
+        assert_eq!((ds[0].scope, ds[0].target_line), (Coverage::Line, 1));
         assert_eq!(codes(&ds[0]), ["skill-name-format"]);
-        assert_eq!((ds[1].scope, ds[1].target_line), (Scope::Line, 3));
+        assert_eq!((ds[1].scope, ds[1].target_line), (Coverage::Line, 3));
     }
 }

@@ -25,26 +25,26 @@ fn is_markdown(p: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("mdc"))
 }
 
-fn unused_message(scope: inline::Scope, code: &str) -> String {
+fn unused_message(scope: inline::Coverage, code: &str) -> String {
     match (scope, Code::parse(code)) {
         (_, None) => format!("unknown diagnostic code \"{code}\"; this suppression does nothing"),
-        (inline::Scope::NextLine, _) => {
+        (inline::Coverage::NextLine, _) => {
             format!("unused suppression: the next line reports no {code}")
         }
-        (inline::Scope::Line, _) => format!("unused suppression: this line reports no {code}"),
-        (inline::Scope::File, _) => format!("unused suppression: this file reports no {code}"),
+        (inline::Coverage::Line, _) => format!("unused suppression: this line reports no {code}"),
+        (inline::Coverage::File, _) => format!("unused suppression: this file reports no {code}"),
     }
 }
 
-fn empty_message(scope: inline::Scope) -> &'static str {
+fn empty_message(scope: inline::Coverage) -> &'static str {
     match scope {
-        inline::Scope::NextLine => {
+        inline::Coverage::NextLine => {
             "this suppression names no code; write <!-- alisio-ignore-next-line: code -->"
         }
-        inline::Scope::File => {
+        inline::Coverage::File => {
             "this suppression names no code; write <!-- alisio-ignore-file: code -->"
         }
-        inline::Scope::Line => "this suppression names no code; write # alisio-ignore: code",
+        inline::Coverage::Line => "this suppression names no code; write # alisio-ignore: code",
     }
 }
 
@@ -64,7 +64,7 @@ pub fn apply_inline(file: &Path, text: &str, diags: Vec<Diagnostic>) -> Vec<Diag
     for d in diags {
         let mut hit = false;
         for (i, dir) in directives.iter().enumerate() {
-            if dir.scope != inline::Scope::File && dir.target_line != d.span.start.line {
+            if dir.scope != inline::Coverage::File && dir.target_line != d.span.start.line {
                 continue;
             }
             for (j, (c, _)) in dir.codes.iter().enumerate() {

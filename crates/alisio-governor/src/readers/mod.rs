@@ -17,7 +17,7 @@ use super::RequestParts;
 use super::classify::{command_words, result_text};
 use super::invariants::Sources;
 use super::model::{Class, Foreign, Message, ToolResult};
-use super::shell::{self, Base, Kind};
+use super::shell::{self, Base, CommandKind};
 use super::tokens::redacted_token;
 
 /// A transcript format (spec/governor.md §11.2).
@@ -387,7 +387,7 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
         return f;
     }
     match sh.kind {
-        Kind::Read { key, path } => {
+        CommandKind::Read { key, path } => {
             f.canonical = Some("read_file".into());
             f.origin = Some(path.clone());
             f.reads = key.clone();
@@ -408,7 +408,7 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
                 };
             }
         }
-        Kind::Search { files } => {
+        CommandKind::Search { files } => {
             f.canonical = Some("search_text".into());
             if !o.is_error && ok_exit(&[0, 1]) {
                 f.attributable = o
@@ -421,7 +421,7 @@ pub(crate) fn shell_foreign(command: &str, base: &Base, outcome: Option<&Outcome
                 };
             }
         }
-        Kind::Process => {}
+        CommandKind::Process => {}
     }
     f
 }

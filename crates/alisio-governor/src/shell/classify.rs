@@ -2,7 +2,7 @@
 //! one file read or one search.
 
 use super::lex::{Simple, Word, lex, structure};
-use super::{Base, Kind, Shell, key};
+use super::{Base, CommandKind, Shell, key};
 
 const READS: &[&str] = &["cat", "nl", "head", "tail", "sed", "awk"];
 pub(super) const OPAQUE_FIRST: &[&str] = &["if", "for", "while", "until", "case", "function"];
@@ -347,7 +347,7 @@ pub(super) fn program(cmd: &Simple) -> Option<(String, &[Word])> {
 pub fn classify(command: &str, base: &Base) -> Shell {
     let text = command.trim().to_owned();
     let process = |b: &Base| Shell {
-        kind: Kind::Process,
+        kind: CommandKind::Process,
         written: Vec::new(),
         written_raw: Vec::new(),
         base: b.clone(),
@@ -405,7 +405,7 @@ pub fn classify(command: &str, base: &Base) -> Shell {
         remaining.push((el, b.clone()));
     }
     let mut shell = Shell {
-        kind: Kind::Process,
+        kind: CommandKind::Process,
         written,
         written_raw,
         base: b.clone(),
@@ -433,14 +433,14 @@ pub fn classify(command: &str, base: &Base) -> Shell {
     if READS.contains(&prog.as_str())
         && let Some(w) = read_operand(&prog, args)
     {
-        shell.kind = Kind::Read {
+        shell.kind = CommandKind::Read {
             key: key(eb, &w.text),
             path: w.text.clone(),
         };
         return shell;
     }
     if let Some(files) = search_of(&prog, args) {
-        shell.kind = Kind::Search { files };
+        shell.kind = CommandKind::Search { files };
     }
     shell
 }

@@ -62,7 +62,7 @@ pub use ephemeral::{EPHEMERAL_TOOLS, check as ephemeral_check, ephemeral};
 
 /// What the classifier found.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum CommandKind {
     /// A plain process.
     Process,
     /// A read of one file: `(key, path as written)`.
@@ -74,7 +74,7 @@ pub enum Kind {
 /// The classification of one shell command (spec/governor.md §11.7).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shell {
-    pub kind: Kind,
+    pub kind: CommandKind,
     /// Keyed written paths (an edit of each when the command succeeds).
     pub written: Vec<String>,
     /// Written paths as written (segment origin).

@@ -8,41 +8,41 @@ fn c(s: &str) -> Shell {
 fn reads_through_filters() {
     assert_eq!(
         c("cat a | head -5").kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("a".into()),
             path: "a".into()
         }
     );
     assert_eq!(
         c("nl -ba src/x.py | sed -n '1,20p'").kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("src/x.py".into()),
             path: "src/x.py".into()
         }
     );
     assert_eq!(
         c("sed -n '10,20p' f.py").kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("f.py".into()),
             path: "f.py".into()
         }
     );
     assert_eq!(
         c("head -n 5 f 2>/dev/null").kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("f".into()),
             path: "f".into()
         }
     );
     assert_eq!(
         c("awk -F: '{print $1}' /etc/passwd").kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("/etc/passwd".into()),
             path: "/etc/passwd".into()
         }
     );
-    assert_eq!(c("tail -f log").kind, Kind::Process);
-    assert_eq!(c("sed 's/a/b/' f").kind, Kind::Process);
+    assert_eq!(c("tail -f log").kind, CommandKind::Process);
+    assert_eq!(c("sed 's/a/b/' f").kind, CommandKind::Process);
 }
 
 #[test]
@@ -58,7 +58,7 @@ fn processes_are_not_classified() {
         "for f in a; do cat $f; done",
         "find . -name x -delete",
     ] {
-        assert_eq!(c(s).kind, Kind::Process, "{s}");
+        assert_eq!(c(s).kind, CommandKind::Process, "{s}");
     }
     assert_eq!(c("cat a > b").written, vec!["b".to_owned()]);
 }
@@ -69,7 +69,10 @@ fn heredoc_writes_then_runs() {
     assert_eq!(s.written, vec!["t.py".to_owned()]);
     let s = c("cat > t.py <<'EOF'\nprint(1)\nEOF");
     assert_eq!(s.written, vec!["t.py".to_owned()]);
-    assert_eq!(c("cat > t.py <<'EOF'\nprint(1)\n").kind, Kind::Process);
+    assert_eq!(
+        c("cat > t.py <<'EOF'\nprint(1)\n").kind,
+        CommandKind::Process
+    );
     assert!(c("cat > t.py <<'EOF'\nprint(1)\n").written.is_empty());
 }
 
@@ -78,7 +81,7 @@ fn cd_sets_the_base() {
     let s = classify("cd /testbed && cat x.py", &Base::Empty);
     assert_eq!(
         s.kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("/testbed/x.py".into()),
             path: "x.py".into()
         }
@@ -86,7 +89,7 @@ fn cd_sets_the_base() {
     let s = classify("cd sub && cat x", &Base::Known("/r".into()));
     assert_eq!(
         s.kind,
-        Kind::Read {
+        CommandKind::Read {
             key: Some("/r/sub/x".into()),
             path: "x".into()
         }
@@ -94,7 +97,7 @@ fn cd_sets_the_base() {
     let s = classify("cd $D && cat x", &Base::Known("/r".into()));
     assert_eq!(
         s.kind,
-        Kind::Read {
+        CommandKind::Read {
             key: None,
             path: "x".into()
         }
@@ -141,14 +144,20 @@ fn written_paths_of_editing_commands() {
 
 #[test]
 fn searches_and_their_output_paths() {
-    assert_eq!(c("grep -rn foo .").kind, Kind::Search { files: false });
-    assert_eq!(c("rg -l foo").kind, Kind::Search { files: true });
+    assert_eq!(
+        c("grep -rn foo .").kind,
+        CommandKind::Search { files: false }
+    );
+    assert_eq!(c("rg -l foo").kind, CommandKind::Search { files: true });
     assert_eq!(
         c("find . -name '*.py' | head -20").kind,
-        Kind::Search { files: true }
+        CommandKind::Search { files: true }
     );
-    assert_eq!(c("find . -exec rm {} ;").kind, Kind::Process);
-    assert_eq!(c("git grep -n x").kind, Kind::Search { files: false });
+    assert_eq!(c("find . -exec rm {} ;").kind, CommandKind::Process);
+    assert_eq!(
+        c("git grep -n x").kind,
+        CommandKind::Search { files: false }
+    );
     assert_eq!(
         search_output_paths(
             "a/b.py:10:x\nc-3-y\nnothing\n",
