@@ -11,7 +11,7 @@ use alisio_base::config::{Host, Settings};
 use alisio_base::workspace::{DiskFs, Env};
 use alisio_rules::instructions::read::{Mode, Reader};
 use alisio_rules::instructions::{
-    Entry, Kind, Scope, Setup, attach, budget, chain, explain, model_text,
+    FileKind, FileScope, ListedFile, Setup, attach, budget, chain, explain, model_text,
 };
 use alisio_rules::skills::{catalog, tools as stools};
 
@@ -27,12 +27,12 @@ pub struct DiskContext {
     pub loaded: Arc<Mutex<stools::Loaded>>,
 }
 
-fn kind_of(path: &Path) -> Kind {
+fn kind_of(path: &Path) -> FileKind {
     match path.file_name().and_then(|n| n.to_str()) {
-        Some("AGENTS.override.md") => Kind::Override,
-        Some("AGENT.md") => Kind::Legacy,
-        Some("CLAUDE.md") => Kind::Claude,
-        _ => Kind::Agents,
+        Some("AGENTS.override.md") => FileKind::Override,
+        Some("AGENT.md") => FileKind::Legacy,
+        Some("CLAUDE.md") => FileKind::Claude,
+        _ => FileKind::Agents,
     }
 }
 
@@ -81,8 +81,8 @@ impl DiskContext {
         reader: &Reader<'_>,
         cwd: &Path,
         attached: &[AttachedFile],
-    ) -> Vec<Entry> {
-        let mut l: Vec<Entry> = chain::global_alisio(setup, reader).into_iter().collect();
+    ) -> Vec<ListedFile> {
+        let mut l: Vec<ListedFile> = chain::global_alisio(setup, reader).into_iter().collect();
         if let Ok((files, _)) = chain::chain_alisio(setup, reader, cwd) {
             l.extend(files);
         }
@@ -90,9 +90,9 @@ impl DiskContext {
             if l.iter().any(|e| e.path == a.path) || !a.path.is_file() {
                 continue;
             }
-            let mut e = Entry::new(
+            let mut e = ListedFile::new(
                 a.path.clone(),
-                Scope::Project,
+                FileScope::Project,
                 kind_of(&a.path),
                 reader.read(&a.path, Mode::Alisio),
             );

@@ -3,7 +3,7 @@
 //! (spec/instructions.md §3). Both work on the `bytes` of already-resolved entries and fill in `keptBytes`,
 //! `truncation`, `omittedBytes` and the notice.
 
-use super::{Entry, Truncation};
+use super::{ListedFile, Truncation};
 use alisio_base::text::ceil_boundary;
 
 /// The exact notice line of spec/instructions.md §2.6.
@@ -15,7 +15,7 @@ pub fn notice(omitted: u64, max_bytes: u32) -> String {
 }
 
 /// spec/instructions.md §2.6 over L (root first). Returns `(omittedBytes, notice)`.
-pub fn apply_alisio(files: &mut [Entry], max_bytes: u32) -> (u64, Option<String>) {
+pub fn apply_alisio(files: &mut [ListedFile], max_bytes: u32) -> (u64, Option<String>) {
     let mut remaining = max_bytes as usize;
     let mut omitted: u64 = 0;
     for f in files.iter_mut().rev() {
@@ -48,7 +48,7 @@ pub fn apply_alisio(files: &mut [Entry], max_bytes: u32) -> (u64, Option<String>
 
 /// spec/instructions.md §3 over the codex list (root first; the global file has `charged == false`). Returns
 /// `(omittedBytes, None)`: Codex shows no notice.
-pub fn apply_codex(files: &mut [Entry], max_bytes: u64) -> (u64, Option<String>) {
+pub fn apply_codex(files: &mut [ListedFile], max_bytes: u64) -> (u64, Option<String>) {
     let mut remaining = max_bytes;
     let mut omitted = 0u64;
     for f in files.iter_mut() {
@@ -90,24 +90,24 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::instructions::{FileText, Kind, Scope};
+    use crate::instructions::{FileKind, FileScope, FileText};
 
-    fn entry(text: &str) -> Entry {
+    fn entry(text: &str) -> ListedFile {
         let ft = FileText {
             text: text.to_string(),
             raw: text.as_bytes().to_vec(),
             empty: super::super::read::is_blank(text),
             ..FileText::default()
         };
-        Entry::new(
+        ListedFile::new(
             PathBuf::from("/x"),
-            Scope::Project,
-            Kind::Agents,
+            FileScope::Project,
+            FileKind::Agents,
             Arc::new(ft),
         )
     }
 
-    fn shape(files: &[Entry]) -> Vec<(usize, usize, &'static str)> {
+    fn shape(files: &[ListedFile]) -> Vec<(usize, usize, &'static str)> {
         files
             .iter()
             .map(|f| (f.bytes, f.kept_bytes, f.truncation.as_str()))

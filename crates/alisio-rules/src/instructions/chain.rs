@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use super::read::{Mode, Reader};
-use super::{Entry, Kind, ListError, Scope, Setup, Skipped};
+use super::{FileKind, FileScope, ListError, ListedFile, Setup, Skipped};
 use alisio_base::workspace::{DirEntry, FileType, Fs, is_inside, normalize_lexically};
 
 /// spec/instructions.md §1 "Normalising a target path": join to `base` when relative, resolve `.`/`..` lexically,
@@ -69,12 +69,12 @@ pub fn has_trailing_slash(given: &Path) -> bool {
 
 /// The candidate names of host `alisio` in rank order (spec/instructions.md §2.1).
 #[must_use]
-pub fn alisio_candidates(fallback: bool) -> &'static [(&'static str, Kind)] {
-    const ALL: &[(&str, Kind)] = &[
-        ("AGENTS.override.md", Kind::Override),
-        ("AGENTS.md", Kind::Agents),
-        ("AGENT.md", Kind::Legacy),
-        ("CLAUDE.md", Kind::Claude),
+pub fn alisio_candidates(fallback: bool) -> &'static [(&'static str, FileKind)] {
+    const ALL: &[(&str, FileKind)] = &[
+        ("AGENTS.override.md", FileKind::Override),
+        ("AGENTS.md", FileKind::Agents),
+        ("AGENT.md", FileKind::Legacy),
+        ("CLAUDE.md", FileKind::Claude),
     ];
     if fallback { ALL } else { &ALL[..3] }
 }
@@ -83,7 +83,7 @@ pub fn alisio_candidates(fallback: bool) -> &'static [(&'static str, Kind)] {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AlisioDir {
     /// The winner's name and kind.
-    pub winner: Option<(String, Kind)>,
+    pub winner: Option<(String, FileKind)>,
     /// Candidate entries that are symlinks (not eligible, spec/instructions.md §2.4 rule 1).
     pub symlinks: Vec<String>,
 }
@@ -150,12 +150,12 @@ pub fn list(fs: &dyn Fs, dir: &Path) -> Result<Vec<DirEntry>, ListError> {
 /// The global file of host `alisio` (spec/instructions.md §2.2): `AGENTS.override.md`, else `AGENTS.md`, in the
 /// config home; symlinks followed; the target must be a regular file.
 #[must_use]
-pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
+pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<ListedFile> {
     let home = setup.env.config_home()?;
     let entries = setup.fs.read_dir(&home).ok()?;
     for (name, kind) in [
-        ("AGENTS.override.md", Kind::Override),
-        ("AGENTS.md", Kind::Agents),
+        ("AGENTS.override.md", FileKind::Override),
+        ("AGENTS.md", FileKind::Agents),
     ] {
         let Some(e) = find(&entries, name) else {
             continue;
@@ -171,7 +171,7 @@ pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
         };
         if is_file {
             let file = reader.read(&path, Mode::Alisio);
-            return Some(Entry::new(path, Scope::Global, kind, file));
+            return Some(ListedFile::new(path, FileScope::Global, kind, file));
         }
     }
     None
@@ -204,7 +204,7 @@ pub fn chain_alisio(
     setup: &Setup<'_>,
     reader: &Reader<'_>,
     dir: &Path,
-) -> Result<(Vec<Entry>, Vec<Skipped>), ListError> {
+) -> Result<(Vec<ListedFile>, Vec<Skipped>), ListError> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for (i, d) in chain_dirs(setup.root, dir).into_iter().enumerate() {
@@ -232,7 +232,7 @@ pub fn chain_alisio(
         if let Some((name, kind)) = pick.winner {
             let path = d.join(&name);
             let file = reader.read(&path, Mode::Alisio);
-            files.push(Entry::new(path, Scope::Project, kind, file));
+            files.push(ListedFile::new(path, FileScope::Project, kind, file));
         }
     }
     Ok((files, skipped))
@@ -290,7 +290,7 @@ mod tests {
             entry("AGENTS.override.md", FileType::Symlink),
         ];
         let d = pick_alisio(&entries, false);
-        assert_eq!(d.winner, Some(("AGENT.md".to_string(), Kind::Legacy)));
+        assert_eq!(d.winner, Some(("AGENT.md".to_string(), FileKind::Legacy)));
         assert_eq!(d.symlinks, ["AGENTS.override.md"]);
     }
 
@@ -300,7 +300,7 @@ mod tests {
         assert_eq!(pick_alisio(&entries, false).winner, None);
         assert_eq!(
             pick_alisio(&entries, true).winner,
-            Some(("CLAUDE.md".to_string(), Kind::Claude))
+            Some(("CLAUDE.md".to_string(), FileKind::Claude))
         );
     }
 

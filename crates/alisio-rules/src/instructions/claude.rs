@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::claude_text;
 use super::read::{Mode, Reader};
-use super::{Entry, Import, Kind, Load, Scope, Setup, Truncation};
+use super::{FileKind, FileScope, Import, ListedFile, Load, Setup, Truncation};
 use alisio_base::config::ClaudeInstructionFiles;
 use alisio_base::workspace::{FileType, Fs, is_inside};
 
@@ -24,7 +24,7 @@ pub const MAX_RULE_ENTRIES: usize = 10_000;
 /// CLAUDE file that excluded them), for `instructions-dropped`.
 #[derive(Clone, Debug, Default)]
 pub struct ClaudeList {
-    pub files: Vec<Entry>,
+    pub files: Vec<ListedFile>,
     pub excluded_agents: Vec<(PathBuf, PathBuf)>,
 }
 
@@ -356,19 +356,19 @@ struct Builder<'s, 'r> {
     /// The session's directory (imports outside it wait for an approval).
     cwd: PathBuf,
     excludes: Excludes,
-    files: Vec<Entry>,
+    files: Vec<ListedFile>,
 }
 
 impl Builder<'_, '_> {
-    fn push(&mut self, path: PathBuf, scope: Scope, kind: Kind, load: Load) {
-        if scope != Scope::Managed && self.excludes.excludes(self.setup.fs, &path) {
+    fn push(&mut self, path: PathBuf, scope: FileScope, kind: FileKind, load: Load) {
+        if scope != FileScope::Managed && self.excludes.excludes(self.setup.fs, &path) {
             return;
         }
         if !self.seen.insert(self.setup.fs, &path) {
             return;
         }
         let file = self.reader.read(&path, Mode::Claude);
-        let mut e = Entry::new(path, scope, kind, file);
+        let mut e = ListedFile::new(path, scope, kind, file);
         e.load = load;
         if load == Load::OnRead {
             e.delivery = super::Delivery::OnAccess;
@@ -379,7 +379,7 @@ impl Builder<'_, '_> {
             e.truncation = Truncation::Dropped;
         } else {
             e.stripped_bytes = Some(stripped_bytes(&e.file.text));
-            let user = matches!(scope, Scope::Global | Scope::Managed);
+            let user = matches!(scope, FileScope::Global | FileScope::Managed);
             if !delivered_text(&e.file.text).is_empty() {
                 e.imports = imports(
                     self.setup,
@@ -413,7 +413,12 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
     if let Some(m) = setup.claude_managed
         && is_file(fs, m)
     {
-        b.push(m.to_path_buf(), Scope::Managed, Kind::Claude, Load::Startup);
+        b.push(
+            m.to_path_buf(),
+            FileScope::Managed,
+            FileKind::Claude,
+            Load::Startup,
+        );
     }
     let mut out = ClaudeList::default();
     if mode == ClaudeInstructionFiles::ManagedOnly {
@@ -426,19 +431,19 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
     {
         b.push(
             uc.join("CLAUDE.md"),
-            Scope::Global,
-            Kind::Claude,
+            FileScope::Global,
+            FileKind::Claude,
             Load::Startup,
         );
     }
-    let mut on_read: Vec<(PathBuf, Scope)> = Vec::new();
+    let mut on_read: Vec<(PathBuf, FileScope)> = Vec::new();
     let target_is_file = target != dir;
     // A rule with `paths:` matches the target relative to the directory holding its
     // `.claude/` (user rules: the workspace root).
     let eager_rules = |rules_dir: &Path,
                        base: &Path,
-                       scope: Scope,
-                       on_read: &mut Vec<(PathBuf, Scope)>| {
+                       scope: FileScope,
+                       on_read: &mut Vec<(PathBuf, FileScope)>| {
         let mut eager = Vec::new();
         for r in rule_files(fs, rules_dir) {
             let text = reader.read(&r, Mode::Claude);
@@ -457,8 +462,13 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         eager
     };
     if let Some(uc) = &user_rules {
-        for r in eager_rules(&uc.join("rules"), setup.root, Scope::Global, &mut on_read) {
-            b.push(r, Scope::Global, Kind::Rule, Load::Startup);
+        for r in eager_rules(
+            &uc.join("rules"),
+            setup.root,
+            FileScope::Global,
+            &mut on_read,
+        ) {
+            b.push(r, FileScope::Global, FileKind::Rule, Load::Startup);
         }
     }
     let dirs: Vec<&Path> = {
@@ -498,18 +508,18 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
     };
     for d in dirs {
         let scope = if is_inside(d, setup.root) {
-            Scope::Project
+            FileScope::Project
         } else {
-            Scope::Ancestor
+            FileScope::Ancestor
         };
         for p in [d.join("CLAUDE.md"), d.join(".claude").join("CLAUDE.md")] {
             if is_file(fs, &p) {
-                b.push(p, scope, Kind::Claude, Load::Startup);
+                b.push(p, scope, FileKind::Claude, Load::Startup);
             }
         }
         // Every directory of the walk has its rules (measured, 2.1.332), not only the root.
         for r in eager_rules(&d.join(".claude").join("rules"), d, scope, &mut on_read) {
-            b.push(r, scope, Kind::Rule, Load::Startup);
+            b.push(r, scope, FileKind::Rule, Load::Startup);
         }
         // Below the session's directory the files are the nested ones Claude Code attaches on
         // a read: its nested loader has no AGENTS names (measured, 2.1.332).
@@ -519,7 +529,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         for p in [d.join("AGENTS.md"), d.join(".claude").join("AGENTS.md")] {
             if is_file(fs, &p) && !nested {
                 if agents_allowed {
-                    b.push(p, scope, Kind::Agents, Load::Startup);
+                    b.push(p, scope, FileKind::Agents, Load::Startup);
                 } else if mode == ClaudeInstructionFiles::ClaudeMdOrAgentsMd
                     && let Some(c) = &claude_file
                 {
@@ -529,11 +539,11 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         }
         let local = d.join("CLAUDE.local.md");
         if is_file(fs, &local) {
-            b.push(local, scope, Kind::ClaudeLocal, Load::Startup);
+            b.push(local, scope, FileKind::ClaudeLocal, Load::Startup);
         }
     }
     for (r, scope) in on_read {
-        b.push(r, scope, Kind::Rule, Load::OnRead);
+        b.push(r, scope, FileKind::Rule, Load::OnRead);
     }
     out.files = b.files;
     out

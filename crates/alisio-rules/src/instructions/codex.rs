@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::read::{Mode, Reader};
-use super::{Entry, Kind, ListError, Scope, Setup};
+use super::{FileKind, FileScope, ListError, ListedFile, Setup};
 use alisio_base::workspace::{DirEntry, FileType, Fs};
 
 /// Codex's budget default (`project_doc_max_bytes`).
@@ -108,14 +108,14 @@ impl CodexConfig {
 
     /// Candidate names in rank order with their kinds.
     #[must_use]
-    pub fn candidates(&self) -> Vec<(String, Kind)> {
+    pub fn candidates(&self) -> Vec<(String, FileKind)> {
         let mut v = vec![
-            ("AGENTS.override.md".to_string(), Kind::Override),
-            ("AGENTS.md".to_string(), Kind::Agents),
+            ("AGENTS.override.md".to_string(), FileKind::Override),
+            ("AGENTS.md".to_string(), FileKind::Agents),
         ];
         for f in &self.fallbacks {
             if !v.iter().any(|(n, _)| n == f) {
-                v.push((f.clone(), Kind::Fallback));
+                v.push((f.clone(), FileKind::Fallback));
             }
         }
         v
@@ -157,8 +157,8 @@ pub fn pick(
     fs: &dyn Fs,
     dir: &Path,
     entries: &[DirEntry],
-    cands: &[(String, Kind)],
-) -> (Option<(String, Kind)>, Vec<String>) {
+    cands: &[(String, FileKind)],
+) -> (Option<(String, FileKind)>, Vec<String>) {
     let mut winner = None;
     let mut losers = Vec::new();
     for (name, kind) in cands {
@@ -178,9 +178,15 @@ pub fn pick(
 }
 
 /// An entry of a codex file with raw sizes.
-fn entry(reader: &Reader<'_>, path: PathBuf, scope: Scope, kind: Kind, limit: u64) -> Entry {
+fn entry(
+    reader: &Reader<'_>,
+    path: PathBuf,
+    scope: FileScope,
+    kind: FileKind,
+    limit: u64,
+) -> ListedFile {
     let file = reader.read(&path, Mode::Raw { limit });
-    let mut e = Entry::new(path, scope, kind, file);
+    let mut e = ListedFile::new(path, scope, kind, file);
     if e.file.empty || e.file.error.is_some() {
         e.bytes = 0;
     } else {
@@ -193,11 +199,11 @@ fn entry(reader: &Reader<'_>, path: PathBuf, scope: Scope, kind: Kind, limit: u6
 /// The codex global file: the first non-empty of `AGENTS.override.md`, `AGENTS.md` in
 /// `CODEX_HOME`; not charged to the budget.
 #[must_use]
-pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
+pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<ListedFile> {
     let home = setup.env.codex_home()?;
     for (name, kind) in [
-        ("AGENTS.override.md", Kind::Override),
-        ("AGENTS.md", Kind::Agents),
+        ("AGENTS.override.md", FileKind::Override),
+        ("AGENTS.md", FileKind::Agents),
     ] {
         let path = home.join(name);
         if !setup
@@ -207,7 +213,7 @@ pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
         {
             continue;
         }
-        let mut e = entry(reader, path, Scope::Global, kind, GLOBAL_READ_LIMIT);
+        let mut e = entry(reader, path, FileScope::Global, kind, GLOBAL_READ_LIMIT);
         if e.file.empty {
             continue;
         }
@@ -221,11 +227,11 @@ pub fn global(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<Entry> {
 /// cut that kept only whitespace): the global file trimmed; a project file's kept raw bytes
 /// decoded lossily, untrimmed (spec/instructions.md §3).
 #[must_use]
-pub fn delivered_text(e: &Entry) -> Option<String> {
+pub fn delivered_text(e: &ListedFile) -> Option<String> {
     if e.file.empty || e.file.error.is_some() || e.truncation == super::Truncation::Dropped {
         return None;
     }
-    if e.scope == Scope::Global {
+    if e.scope == FileScope::Global {
         return Some(e.file.text.trim().to_string());
     }
     let raw = &e.file.raw[..e.kept_bytes.min(e.file.raw.len())];
@@ -247,7 +253,7 @@ pub fn chain(
     reader: &Reader<'_>,
     cfg: &CodexConfig,
     dir: &Path,
-) -> Result<Vec<Entry>, ListError> {
+) -> Result<Vec<ListedFile>, ListError> {
     let root = cfg.project_root(setup.fs, dir);
     let cands = cfg.candidates();
     let limit = cfg.max_bytes.max(super::PER_FILE_LIMIT as u64) + 4;
@@ -255,7 +261,7 @@ pub fn chain(
     for d in super::chain::chain_dirs(&root, dir) {
         let entries = super::chain::list(setup.fs, &d)?;
         if let (Some((name, kind)), _) = pick(setup.fs, &d, &entries, &cands) {
-            files.push(entry(reader, d.join(name), Scope::Project, kind, limit));
+            files.push(entry(reader, d.join(name), FileScope::Project, kind, limit));
         }
     }
     Ok(files)

@@ -12,7 +12,7 @@ use super::host_files::{
     split_aware,
 };
 use super::read::Reader;
-use super::{Delivery, Entry, Kind, Scope, Setup};
+use super::{Delivery, FileKind, FileScope, ListedFile, Setup};
 use alisio_base::config::CopilotSettings;
 use alisio_base::workspace::{FileType, display_path, is_inside, walk};
 
@@ -95,16 +95,16 @@ fn is_claude_rule(p: &Path) -> bool {
 
 /// CP10: `Some(kind)` for a file that counts as instructions in a location.
 #[must_use]
-pub fn instructions_kind(p: &Path) -> Option<Kind> {
+pub fn instructions_kind(p: &Path) -> Option<FileKind> {
     let name = p.file_name()?.to_str()?;
     if name.ends_with(".instructions.md") || name == "copilot-instructions.md" {
         return Some(if is_claude_rule(p) {
-            Kind::Rule
+            FileKind::Rule
         } else {
-            Kind::Instructions
+            FileKind::Instructions
         });
     }
-    (is_claude_rule(p) && name.ends_with(".md") && name != "README.md").then_some(Kind::Rule)
+    (is_claude_rule(p) && name.ends_with(".md") && name != "README.md").then_some(FileKind::Rule)
 }
 
 /// `true` for a name that ends with `.instructions.md` only when case is ignored (CP10).
@@ -157,15 +157,15 @@ pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> Found {
 #[derive(Clone, Debug, Default)]
 pub struct Found {
     /// Path, kind, user location.
-    pub files: Vec<(PathBuf, Kind, bool)>,
+    pub files: Vec<(PathBuf, FileKind, bool)>,
     pub too_deep: Vec<(PathBuf, String)>,
     pub wrong_case: Vec<PathBuf>,
 }
 
 /// CP12: the effective pattern, or why there is none.
-pub(crate) fn pattern_of(kind: Kind, text: &str) -> Result<String, String> {
+pub(crate) fn pattern_of(kind: FileKind, text: &str) -> Result<String, String> {
     let h = header(text);
-    if kind == Kind::Rule {
+    if kind == FileKind::Rule {
         return Ok(match h.get("paths").map(|a| &a.value) {
             Some(AttrValue::List(items)) => items.join(", "),
             Some(AttrValue::Scalar(s)) if !s.is_empty() => s.clone(),
@@ -188,13 +188,13 @@ fn always_set(
 ) {
     let fs = setup.fs;
     let root = setup.root;
-    let mut cands: Vec<(PathBuf, Kind, Scope, bool, &str)> = Vec::new();
+    let mut cands: Vec<(PathBuf, FileKind, FileScope, bool, &str)> = Vec::new();
     if inside {
         for p in children_ci(fs, &root.join(".github"), "copilot-instructions.md") {
             cands.push((
                 p,
-                Kind::CopilotInstructions,
-                Scope::Project,
+                FileKind::CopilotInstructions,
+                FileScope::Project,
                 cs.use_instruction_files,
                 "hosts.copilot.useInstructionFiles is off",
             ));
@@ -202,22 +202,22 @@ fn always_set(
         for p in children_ci(fs, root, "AGENTS.md") {
             cands.push((
                 p,
-                Kind::Agents,
-                Scope::Project,
+                FileKind::Agents,
+                FileScope::Project,
                 cs.use_agents_md_file,
                 "hosts.copilot.useAgentsMdFile is off",
             ));
         }
         for (dir, name, kind) in [
-            (root.to_path_buf(), "CLAUDE.md", Kind::Claude),
-            (root.to_path_buf(), "CLAUDE.local.md", Kind::ClaudeLocal),
-            (root.join(".claude"), "CLAUDE.md", Kind::Claude),
+            (root.to_path_buf(), "CLAUDE.md", FileKind::Claude),
+            (root.to_path_buf(), "CLAUDE.local.md", FileKind::ClaudeLocal),
+            (root.join(".claude"), "CLAUDE.md", FileKind::Claude),
         ] {
             for p in children_ci(fs, &dir, name) {
                 cands.push((
                     p,
                     kind,
-                    Scope::Project,
+                    FileScope::Project,
                     cs.use_claude_md_file,
                     "hosts.copilot.useClaudeMdFile is off",
                 ));
@@ -231,8 +231,8 @@ fn always_set(
         for p in children_ci(fs, &home.join(".claude"), "CLAUDE.md") {
             cands.push((
                 p,
-                Kind::Claude,
-                Scope::Global,
+                FileKind::Claude,
+                FileScope::Global,
                 cs.use_claude_md_file,
                 "hosts.copilot.useClaudeMdFile is off",
             ));
@@ -245,7 +245,7 @@ fn always_set(
     };
     let (plain, links): (Vec<_>, Vec<_>) = cands.into_iter().partition(|c| !is_link(&c.0));
     let mut seen: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let mut set: Vec<Entry> = Vec::new();
+    let mut set: Vec<ListedFile> = Vec::new();
     for (p, kind, scope, on, off) in plain.into_iter().chain(links) {
         if !on {
             out.not(&p, off);
@@ -266,7 +266,7 @@ fn always_set(
             Err(n) => out.not_loaded.push(n),
         }
     }
-    let uri = |e: &Entry| format!("file://{}", e.path.to_string_lossy());
+    let uri = |e: &ListedFile| format!("file://{}", e.path.to_string_lossy());
     set.sort_by(|a, b| locale_cmp(&uri(a), &uri(b)));
     out.files.extend(set);
 }
@@ -321,7 +321,11 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         if !user && !inside {
             continue;
         }
-        let scope = if user { Scope::Global } else { Scope::Project };
+        let scope = if user {
+            FileScope::Global
+        } else {
+            FileScope::Project
+        };
         let mut e = match read_entry(reader, &p, scope, kind, Delivery::Attached) {
             Ok(e) => e,
             Err(n) => {
@@ -335,7 +339,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             }
             Ok(pat) if applies(&pat, &abs, is_file) => None,
             Ok(pat) => {
-                let key = if kind == Kind::Rule {
+                let key = if kind == FileKind::Rule {
                     "paths"
                 } else {
                     "applyTo"
@@ -380,7 +384,13 @@ fn nested_agents(setup: &Setup<'_>, reader: &Reader<'_>, out: &mut HostList) {
         }
     }
     for p in paths {
-        match read_entry(reader, &p, Scope::Project, Kind::Agents, Delivery::Listed) {
+        match read_entry(
+            reader,
+            &p,
+            FileScope::Project,
+            FileKind::Agents,
+            Delivery::Listed,
+        ) {
             Ok(e) => out.files.push(e),
             Err(n) => out.not_loaded.push(n),
         }
@@ -431,11 +441,11 @@ mod tests {
     fn kinds_and_case() {
         assert_eq!(
             instructions_kind(Path::new("/w/.github/instructions/a.instructions.md")),
-            Some(Kind::Instructions)
+            Some(FileKind::Instructions)
         );
         assert_eq!(
             instructions_kind(Path::new("/w/.claude/rules/x.md")),
-            Some(Kind::Rule)
+            Some(FileKind::Rule)
         );
         assert_eq!(
             instructions_kind(Path::new("/w/.claude/rules/README.md")),

@@ -9,7 +9,7 @@ use super::host_files::{
     AttrValue, Header, HostList, exact_file, files_below, glob, header, read_entry, split_aware,
 };
 use super::read::Reader;
-use super::{Delivery, Kind, Scope, Setup};
+use super::{Delivery, FileKind, FileScope, Setup};
 use alisio_base::workspace::display_path;
 
 /// CU2: folder levels read below a rules folder.
@@ -116,7 +116,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             } else {
                 Delivery::Attached
             };
-            match read_entry(reader, &p, Scope::Project, Kind::Agents, delivery) {
+            match read_entry(reader, &p, FileScope::Project, FileKind::Agents, delivery) {
                 Ok(e) => out.files.push(e),
                 Err(n) => out.not_loaded.push(n),
             }
@@ -132,8 +132,8 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             match read_entry(
                 reader,
                 &p,
-                Scope::Project,
-                Kind::Cursorrules,
+                FileScope::Project,
+                FileKind::Cursorrules,
                 Delivery::Always,
             ) {
                 Ok(e) => out.files.push(e),
@@ -157,8 +157,8 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             let mut e = match read_entry(
                 reader,
                 &p,
-                Scope::Project,
-                Kind::CursorRule,
+                FileScope::Project,
+                FileKind::CursorRule,
                 Delivery::Always,
             ) {
                 Ok(e) => e,

@@ -10,8 +10,8 @@ use super::codex::CodexConfig;
 use super::host_files::HostList;
 use super::read::Reader;
 use super::{
-    Entry, ListError, NotLoaded, Setup, Skipped, budget, chain, claude, codex, copilot, cursor,
-    gemini,
+    ListError, ListedFile, NotLoaded, Setup, Skipped, budget, chain, claude, codex, copilot,
+    cursor, gemini,
 };
 use alisio_base::config::Host;
 use alisio_base::workspace::{display_path, is_inside};
@@ -107,7 +107,7 @@ pub struct Explanation {
     pub host: Host,
     /// `None` for claude-code (no shared budget).
     pub max_bytes: Option<u64>,
-    pub files: Vec<Entry>,
+    pub files: Vec<ListedFile>,
     pub omitted_bytes: u64,
     pub notice: Option<String>,
     pub outside_workspace: bool,
@@ -188,7 +188,7 @@ pub fn explain(
         }
         Host::Codex => {
             let cfg = CodexConfig::load(setup);
-            let mut files: Vec<Entry> = codex::global(setup, reader).into_iter().collect();
+            let mut files: Vec<ListedFile> = codex::global(setup, reader).into_iter().collect();
             // spec/instructions.md §2.9: outside the workspace the chain is empty for every budgeted host.
             if inside {
                 files.extend(codex::chain(setup, reader, &cfg, &dir)?);

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use super::chain::chain_dirs;
 use super::host_files::{HostList, exact_file, read_entry};
 use super::read::Reader;
-use super::{Delivery, Entry, Import, Kind, Scope, Setup};
+use super::{Delivery, FileKind, FileScope, Import, ListedFile, Setup};
 use alisio_base::config::{GeminiSettings, GeminiTrust};
 use alisio_base::text::TextRange;
 use alisio_base::workspace::{Fs, display_path, is_inside, normalize_lexically};
@@ -420,12 +420,12 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
     let names = names(g);
     let mut out = HostList::default();
     let mut seen: HashSet<PathBuf> = HashSet::new();
-    let mut take = |p: &Path, out: &mut HostList, scope, delivery| -> Option<Entry> {
+    let mut take = |p: &Path, out: &mut HostList, scope, delivery| -> Option<ListedFile> {
         let canon = fs.canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
         if !seen.insert(canon) {
             return None;
         }
-        match read_entry(reader, p, scope, Kind::Gemini, delivery) {
+        match read_entry(reader, p, scope, FileKind::Gemini, delivery) {
             Ok(e) => Some(e),
             Err(n) => {
                 out.not_loaded.push(n);
@@ -440,7 +440,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
         for n in &names {
             let p = h.join(".gemini").join(n);
             if exact_file(fs, &p)
-                && let Some(e) = take(&p, &mut out, Scope::Global, Delivery::Always)
+                && let Some(e) = take(&p, &mut out, FileScope::Global, Delivery::Always)
             {
                 files.push(e);
             }
@@ -474,9 +474,9 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
             continue;
         }
         let scope = if is_inside(&p, root) {
-            Scope::Project
+            FileScope::Project
         } else {
-            Scope::Ancestor
+            FileScope::Ancestor
         };
         if let Some(e) = take(&p, &mut out, scope, Delivery::Always) {
             files.push(e);
@@ -495,7 +495,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
                 }
                 continue;
             }
-            if let Some(e) = take(&p, &mut out, Scope::Project, Delivery::OnAccess) {
+            if let Some(e) = take(&p, &mut out, FileScope::Project, Delivery::OnAccess) {
                 files.push(e);
             }
         }

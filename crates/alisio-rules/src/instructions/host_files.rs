@@ -1,21 +1,21 @@
 //! Helpers shared by the hosts of hosts.md (`copilot`, `gemini`, `cursor`): a line-based
 //! frontmatter reader that keeps spans (CP11, CU3), comma splitting that respects braces
 //! (CP13 step 1), case-insensitive child lookup, bounded recursive listing, reading one file
-//! into an [`Entry`] or a [`NotLoaded`], and VS Code's `localeCompare` order (CP6).
+//! into an [`ListedFile`] or a [`NotLoaded`], and VS Code's `localeCompare` order (CP6).
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::read::{Mode, Reader};
-use super::{Delivery, Entry, Kind, NotLoaded, Scope};
+use super::{Delivery, FileKind, FileScope, ListedFile, NotLoaded};
 use alisio_base::text::TextRange;
 use alisio_base::workspace::{FileType, Fs};
 
 /// What a host of hosts.md delivers for one target, and what it found but does not deliver.
 #[derive(Clone, Debug, Default)]
 pub struct HostList {
-    pub files: Vec<Entry>,
+    pub files: Vec<ListedFile>,
     pub not_loaded: Vec<NotLoaded>,
 }
 
@@ -358,10 +358,10 @@ pub fn files_below(fs: &dyn Fs, dir: &Path, max_depth: usize) -> Vec<(PathBuf, u
 pub fn read_entry(
     reader: &Reader<'_>,
     path: &Path,
-    scope: Scope,
-    kind: Kind,
+    scope: FileScope,
+    kind: FileKind,
     delivery: Delivery,
-) -> Result<Entry, NotLoaded> {
+) -> Result<ListedFile, NotLoaded> {
     let file = reader.read(path, Mode::Claude);
     let not = |reason: String| NotLoaded {
         path: path.to_path_buf(),
@@ -373,7 +373,7 @@ pub fn read_entry(
     if let Some(e) = &file.error {
         return Err(not(format!("unreadable: {e}")));
     }
-    let mut e = Entry::new(path.to_path_buf(), scope, kind, file);
+    let mut e = ListedFile::new(path.to_path_buf(), scope, kind, file);
     e.delivery = delivery;
     if delivery == Delivery::OnAccess {
         e.load = super::Load::OnRead;

@@ -33,7 +33,7 @@ fn status(r: &FileReport, host: Host) -> String {
 /// `<kind> · <N> director(y/ies) · <status> · ~<T> tokens`.
 #[must_use]
 pub fn instruction_lens_title(r: &FileReport, host: Host) -> String {
-    let kind = r.kind.map_or("unread", super::Kind::as_str);
+    let kind = r.kind.map_or("unread", super::FileKind::as_str);
     format!(
         "{kind} · {} · {} · ~{} tokens",
         directories(r.dirs),
@@ -45,7 +45,7 @@ pub fn instruction_lens_title(r: &FileReport, host: Host) -> String {
 /// The hover on line 0 of an instruction file (`label` as explain shows its path).
 #[must_use]
 pub fn instruction_hover(r: &FileReport, label: &str, host: Host) -> String {
-    let kind = r.kind.map_or("unread", super::Kind::as_str);
+    let kind = r.kind.map_or("unread", super::FileKind::as_str);
     let mut out = format!(
         "**{label}** — {kind}, {} bytes (~{} tokens)\n\n",
         r.size,
@@ -101,7 +101,7 @@ pub fn instruction_hover(r: &FileReport, label: &str, host: Host) -> String {
     out
 }
 
-pub(crate) fn loaded(f: &super::Entry, host: Host) -> String {
+pub(crate) fn loaded(f: &super::ListedFile, host: Host) -> String {
     if f.load == Load::OnRead {
         return "on read".to_string();
     }

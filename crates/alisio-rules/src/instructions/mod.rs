@@ -55,7 +55,7 @@ pub const fn host_version(host: Host) -> Option<&'static str> {
 
 /// The `kind` of a listed file (spec/interfaces.md §1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
+pub enum FileKind {
     Override,
     Agents,
     Legacy,
@@ -70,7 +70,7 @@ pub enum Kind {
     Cursorrules,
 }
 
-impl Kind {
+impl FileKind {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -92,14 +92,14 @@ impl Kind {
 
 /// The `scope` of a listed file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scope {
+pub enum FileScope {
     Managed,
     Global,
     Ancestor,
     Project,
 }
 
-impl Scope {
+impl FileScope {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -195,11 +195,11 @@ pub struct Import {
 
 /// One file of a startup list L, with the budget applied.
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub struct ListedFile {
     /// Absolute path (as found: canonical below the workspace root).
     pub path: PathBuf,
-    pub scope: Scope,
-    pub kind: Kind,
+    pub scope: FileScope,
+    pub kind: FileKind,
     pub file: Arc<FileText>,
     /// Size charged (spec/instructions.md §2.5 step 6; raw bytes for codex).
     pub bytes: usize,
@@ -220,10 +220,10 @@ pub struct Entry {
     pub delivered: Option<String>,
 }
 
-impl Entry {
+impl ListedFile {
     /// A fresh entry, not yet budgeted (kept in full).
     #[must_use]
-    pub fn new(path: PathBuf, scope: Scope, kind: Kind, file: Arc<FileText>) -> Self {
+    pub fn new(path: PathBuf, scope: FileScope, kind: FileKind, file: Arc<FileText>) -> Self {
         let bytes = file.size();
         Self {
             path,

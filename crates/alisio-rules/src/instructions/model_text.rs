@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Entry, Truncation};
+use super::{ListedFile, Truncation};
 use alisio_base::workspace::display_path;
 
 /// The fixed header of spec/instructions.md §2.7 item 2.
@@ -18,7 +18,7 @@ pub fn label(path: &Path, root: &Path) -> String {
 /// The instruction section (header, notice, blocks) separated by blank lines; `None` when no
 /// non-empty file is kept (then there is no header and nothing to add).
 #[must_use]
-pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<String> {
+pub fn section(files: &[ListedFile], notice: Option<&str>, root: &Path) -> Option<String> {
     let parts = section_parts(files, notice, root);
     if parts.is_empty() {
         return None;
@@ -36,7 +36,11 @@ pub fn section(files: &[Entry], notice: Option<&str>, root: &Path) -> Option<Str
 /// The first file's text begins with the header and the notice, so the texts joined by blank
 /// lines are exactly [`section`]. Empty when no non-empty file is kept.
 #[must_use]
-pub fn section_parts(files: &[Entry], notice: Option<&str>, root: &Path) -> Vec<(String, String)> {
+pub fn section_parts(
+    files: &[ListedFile],
+    notice: Option<&str>,
+    root: &Path,
+) -> Vec<(String, String)> {
     let mut blocks: Vec<(String, String)> = files
         .iter()
         .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)
@@ -68,18 +72,18 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::instructions::{FileText, Kind, Scope, budget};
+    use crate::instructions::{FileKind, FileScope, FileText, budget};
 
-    fn entry(path: &str, text: &str) -> Entry {
+    fn entry(path: &str, text: &str) -> ListedFile {
         let ft = FileText {
             text: text.to_string(),
             empty: crate::instructions::read::is_blank(text),
             ..FileText::default()
         };
-        Entry::new(
+        ListedFile::new(
             PathBuf::from(path),
-            Scope::Project,
-            Kind::Agents,
+            FileScope::Project,
+            FileKind::Agents,
             Arc::new(ft),
         )
     }

@@ -11,14 +11,18 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
         .iter()
         .map(|(n, _)| (*n).to_string())
         .collect();
-    let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
+    let mut winners: Vec<Option<ListedFile>> = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
         let pick = chain::pick_alisio(&d.entries, fallback);
         let winner = pick.winner.map(|(name, kind)| {
             let path = d.path.join(&name);
             let file = cx.reader.read(&path, Mode::Alisio);
             cx.texts.insert(path.clone(), file.clone());
-            (name, kind, Entry::new(path, Scope::Project, kind, file))
+            (
+                name,
+                kind,
+                ListedFile::new(path, FileScope::Project, kind, file),
+            )
         });
         let mut hides = Vec::new();
         for (name, kind) in chain::alisio_candidates(true) {
@@ -32,7 +36,7 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
             match e.file_type {
                 FileType::File => {}
                 // A symlinked CLAUDE.md with the fallback off is reported as off, like a file.
-                FileType::Symlink if *kind == Kind::Claude && !fallback => {}
+                FileType::Symlink if *kind == FileKind::Claude && !fallback => {}
                 FileType::Symlink => {
                     let mut msg = format!("not read: {name} is a symbolic link");
                     if let Ok(t) = setup.fs.read_link(&path) {
@@ -50,7 +54,7 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
                 }
                 _ => continue,
             }
-            if *kind == Kind::Claude && !fallback {
+            if *kind == FileKind::Claude && !fallback {
                 cx.file_level(
                     &path,
                     Code::InstructionsClaudeIgnored,
@@ -69,7 +73,7 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
             }
         }
         if let Some((_, kind, entry)) = &winner {
-            if *kind == Kind::Legacy {
+            if *kind == FileKind::Legacy {
                 cx.file_level(
                     &entry.path,
                     Code::InstructionsLegacyName,
@@ -96,13 +100,13 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
             let file = g.file.clone();
             let home = g.path.parent().map(Path::to_path_buf).unwrap_or_default();
             let mut hides = Vec::new();
-            if g.kind == Kind::Override
+            if g.kind == FileKind::Override
                 && setup
                     .fs
                     .metadata(&home.join("AGENTS.md"))
                     .is_ok_and(|m| m.file_type == FileType::File)
             {
-                cx.loser(&home, "AGENTS.md", "AGENTS.override.md", Kind::Override);
+                cx.loser(&home, "AGENTS.md", "AGENTS.override.md", FileKind::Override);
                 hides.push("AGENTS.md".to_string());
             }
             cx.file_facts(&g.path.clone(), &file, &hides);
@@ -118,7 +122,7 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
     let (_, size) = groups(set, &significant);
     for k in sorted_keys(&size) {
         let weight = size.get(&k).copied().unwrap_or(0);
-        let mut list: Vec<Entry> = Vec::new();
+        let mut list: Vec<ListedFile> = Vec::new();
         let mut cur = k;
         while let Some(i) = cur {
             if let Some(Some(w)) = winners.get(i)

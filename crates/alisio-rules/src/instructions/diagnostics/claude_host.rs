@@ -18,7 +18,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         cx.near_misses(&d.path, &d.entries, &names);
     }
     let (_, size) = groups(set, &significant);
-    let mut read_files: Vec<(PathBuf, Kind, Arc<FileText>)> = Vec::new();
+    let mut read_files: Vec<(PathBuf, FileKind, Arc<FileText>)> = Vec::new();
     let mut listed: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     let canon = |p: &Path| setup.fs.canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mut delivered: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
@@ -86,7 +86,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
             let t = cx.reader.read(&agents, Mode::Claude);
             cx.texts.insert(agents.clone(), t);
         }
-        cx.report(&agents, Some(Kind::Agents), None);
+        cx.report(&agents, Some(FileKind::Agents), None);
     }
     // Per-file facts for the workspace's own files; user, managed and ancestor files are
     // reported only when opened (like the alisio global file).
@@ -109,7 +109,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
 
 /// `instructions-always-loaded-long` for the root's startup list (spec/instructions.md §5.5),
 /// on its first workspace file.
-fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::Entry]) {
+fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
     use content::always_loaded::{lines, message};
     let root = cx.setup.root;
     let mut parts: Vec<(String, usize)> = Vec::new();

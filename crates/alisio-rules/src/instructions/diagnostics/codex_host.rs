@@ -13,7 +13,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
         .max_bytes
         .max(crate::instructions::PER_FILE_LIMIT as u64)
         + 4;
-    let mut winners: Vec<Option<Entry>> = Vec::with_capacity(set.dirs.len());
+    let mut winners: Vec<Option<ListedFile>> = Vec::with_capacity(set.dirs.len());
     let mut markers: Vec<bool> = Vec::with_capacity(set.dirs.len());
     for d in &set.dirs {
         markers.push(has_marker(setup, &cfg, d));
@@ -22,7 +22,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
             let path = d.path.join(&name);
             let file = cx.reader.read(&path, Mode::Raw { limit });
             cx.texts.insert(path.clone(), file.clone());
-            let mut e = Entry::new(path, Scope::Project, kind, file);
+            let mut e = ListedFile::new(path, FileScope::Project, kind, file);
             e.bytes = if e.file.empty || e.file.error.is_some() {
                 0
             } else {
@@ -51,7 +51,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
                 "not read: project_doc_fallback_filenames does not list CLAUDE.md".into(),
                 vec![],
             );
-            cx.report(&p, Some(Kind::Claude), Some("fallback off".into()));
+            cx.report(&p, Some(FileKind::Claude), Some("fallback off".into()));
         }
         if let Some((_, kind, e)) = &winner {
             let file = e.file.clone();
@@ -108,7 +108,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
     let mut keys: Vec<_> = groups.iter().map(|(k, v)| (v.0, *k, v.1)).collect();
     keys.sort_by_key(|k| k.0);
     for (rep, (r, w), weight) in keys {
-        let mut list: Vec<Entry> = Vec::new();
+        let mut list: Vec<ListedFile> = Vec::new();
         let mut cur = w;
         while let Some(i) = cur {
             if let Some(Some(e)) = winners.get(i) {
@@ -165,7 +165,7 @@ fn above_root(
     setup: &Setup<'_>,
     reader: &Reader<'_>,
     cfg: &CodexConfig,
-) -> (Option<PathBuf>, Vec<Entry>) {
+) -> (Option<PathBuf>, Vec<ListedFile>) {
     let above: Option<PathBuf> = setup.root.parent().and_then(|p| {
         p.ancestors()
             .find(|a| cfg.has_marker(setup.fs, a))

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::super::Kind;
+use super::super::FileKind;
 use super::super::copilot::{self, instructions_kind};
 use super::super::host_files::{AttrValue, header, split_aware};
 use super::super::read::Mode;
@@ -20,10 +20,15 @@ fn piece_matches_some(piece: &str, files: &[String]) -> bool {
     copilot::piece_matcher(piece).is_some_and(|m| files.iter().any(|f| m.is_match(f)))
 }
 
-fn pattern_diagnostics(path: &Path, kind: Kind, text: &str, files: &[String]) -> Vec<Diagnostic> {
+fn pattern_diagnostics(
+    path: &Path,
+    kind: FileKind,
+    text: &str,
+    files: &[String],
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let h = header(text);
-    let key = if kind == Kind::Rule {
+    let key = if kind == FileKind::Rule {
         "paths"
     } else {
         "applyTo"
@@ -151,7 +156,7 @@ mod tests {
         let text = "---\napplyTo: [\"**/*.ts\", \"**/*.tsx\"]\n---\n";
         let d = pattern_diagnostics(
             Path::new("/w/x.instructions.md"),
-            Kind::Instructions,
+            FileKind::Instructions,
             text,
             &[],
         );
@@ -171,7 +176,7 @@ mod tests {
         let files = vec!["/w/src/a.rs".to_string()];
         let d = pattern_diagnostics(
             Path::new("/w/x.instructions.md"),
-            Kind::Instructions,
+            FileKind::Instructions,
             text,
             &files,
         );

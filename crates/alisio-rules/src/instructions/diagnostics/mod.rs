@@ -13,7 +13,8 @@ use std::sync::Arc;
 use super::codex::CodexConfig;
 use super::read::{Mode, Reader};
 use super::{
-    Entry, FileText, Kind, Scope, Setup, Truncation, budget, chain, claude, codex, directories,
+    FileKind, FileScope, FileText, ListedFile, Setup, Truncation, budget, chain, claude, codex,
+    directories,
 };
 use alisio_base::config::Host;
 use alisio_base::diagnostic::{Code, Diagnostic, Related, Severity};
@@ -71,7 +72,7 @@ pub fn severity(host: Host, code: Code) -> Option<Severity> {
 pub struct FileReport {
     pub path: PathBuf,
     /// `None` for a near-miss name.
-    pub kind: Option<Kind>,
+    pub kind: Option<FileKind>,
     pub global: bool,
     /// Size (spec/instructions.md §2.5 step 6; raw bytes for codex).
     pub size: usize,
@@ -251,7 +252,7 @@ impl Ctx<'_, '_> {
         self.reports.get_mut(i)
     }
 
-    fn report(&mut self, path: &Path, kind: Option<Kind>, not_read: Option<String>) {
+    fn report(&mut self, path: &Path, kind: Option<FileKind>, not_read: Option<String>) {
         if self.report_at.contains_key(path) {
             return;
         }
@@ -293,7 +294,7 @@ impl Ctx<'_, '_> {
 
     /// `instructions-commands-conflict` within one startup list (spec/instructions.md §5.5):
     /// a later workspace file whose package manager differs from an earlier one's.
-    fn command_conflicts(&mut self, list: &[Entry]) {
+    fn command_conflicts(&mut self, list: &[ListedFile]) {
         let mut seen: Vec<(PathBuf, &'static str, String)> = Vec::new();
         for f in list {
             if f.kept_bytes == 0 || !f.path.starts_with(self.setup.root) {
@@ -322,7 +323,7 @@ impl Ctx<'_, '_> {
 
     /// Records the effects of one startup list shared by `weight` directories (`rep` is the
     /// one with the fewest components).
-    fn account(&mut self, list: &[Entry], weight: usize, rep: &DirNode) {
+    fn account(&mut self, list: &[ListedFile], weight: usize, rep: &DirNode) {
         self.command_conflicts(list);
         let host = self.setup.host;
         for (i, f) in list.iter().enumerate() {
@@ -476,7 +477,7 @@ impl Ctx<'_, '_> {
     }
 
     /// `hidden-by-override` / `hidden` / `claude-ignored` for a losing candidate.
-    fn loser(&mut self, dir: &Path, name: &str, winner: &str, winner_kind: Kind) {
+    fn loser(&mut self, dir: &Path, name: &str, winner: &str, winner_kind: FileKind) {
         let path = dir.join(name);
         let wpath = dir.join(winner);
         let related = vec![Related {
@@ -487,7 +488,7 @@ impl Ctx<'_, '_> {
         if name == "CLAUDE.md" {
             let msg = format!("not read: {winner} in the same directory wins");
             self.file_level(&path, Code::InstructionsClaudeIgnored, msg, related);
-        } else if winner_kind == Kind::Override {
+        } else if winner_kind == FileKind::Override {
             self.file_level(
                 &path,
                 Code::InstructionsHiddenByOverride,
@@ -502,7 +503,7 @@ impl Ctx<'_, '_> {
                 related,
             );
         }
-        let reason = if winner_kind == Kind::Override && name != "CLAUDE.md" {
+        let reason = if winner_kind == FileKind::Override && name != "CLAUDE.md" {
             "hidden by AGENTS.override.md".to_string()
         } else {
             format!("{winner} wins")
