@@ -16,7 +16,10 @@ fn tree() -> Ws {
             ".github/agents/private.agent.md",
             "---\ndescription: Only for users.\ndisable-model-invocation: true\n---\n",
         ),
-        (".github/chatmodes/old.chatmode.md", "---\ndescription: Old mode.\n---\n"),
+        (
+            ".github/chatmodes/old.chatmode.md",
+            "---\ndescription: Old mode.\n---\n",
+        ),
         (
             ".github/prompts/review.prompt.md",
             "---\ndescription: Review the diff\nmode: agent\n---\nReview it.\n",
@@ -60,7 +63,9 @@ fn families_copilot_check_reports_the_validator_findings_with_exact_ranges() {
                 0,
                 3,
                 11,
-                s("Attribute 'color' is not supported in VS Code agent files. Supported: agents, argument-hint, description, disable-model-invocation, handoffs, model, name, target, tools, user-invokable."),
+                s(
+                    "Attribute 'color' is not supported in VS Code agent files. Supported: agents, argument-hint, description, disable-model-invocation, handoffs, model, name, target, tools, user-invokable."
+                ),
             ),
             (
                 s(".github/chatmodes/old.chatmode.md"),
@@ -113,7 +118,11 @@ fn families_copilot_explain_gives_the_startup_rows() {
     // bytes; `old` (the legacy chat mode): 70; `private` is not offered to the model.
     assert_eq!(
         names,
-        [("private", false, 0), ("reviewer", true, 79), ("old", true, 70)]
+        [
+            ("private", false, 0),
+            ("reviewer", true, 79),
+            ("old", true, 70)
+        ]
     );
     assert_eq!(
         fam(0)["entries"][1]["text"],

@@ -28,7 +28,10 @@ fn families_copilot_agent_attribute_reported_and_an_edit_clears_it() {
     let diags = lsp.diagnostics_for(&f, |d| !d.is_empty());
     assert_eq!(codes(&diags), ["copilot-attribute-invalid"]);
     assert_eq!(range(&diags[0]), (2, 7, 2, 19));
-    assert_eq!(diags[0]["message"], "The 'tools' attribute must be an array.");
+    assert_eq!(
+        diags[0]["message"],
+        "The 'tools' attribute must be an array."
+    );
     assert_eq!(diags[0]["severity"], 1);
     lsp.open(&f, text);
     let bad = "---\ndescription: Reviews code.\ntools: ['search']\ninfer: true\n---\n";
@@ -57,7 +60,11 @@ fn families_copilot_prompt_file_changed_on_disk_gets_its_diagnostics() {
     );
     let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
     lsp.open(&ws.file("AGENTS.md", "# x\n"), "# x\n");
-    std::fs::write(&f, "---\ndescription: Review\napplyTo: '**'\n---\nReview it.\n").unwrap();
+    std::fs::write(
+        &f,
+        "---\ndescription: Review\napplyTo: '**'\n---\nReview it.\n",
+    )
+    .unwrap();
     lsp.notify(
         "workspace/didChangeWatchedFiles",
         json!({"changes": [{"uri": uri(&f), "type": 2}]}),
@@ -75,7 +82,8 @@ fn families_copilot_prompt_file_changed_on_disk_gets_its_diagnostics() {
 #[test]
 fn families_copilot_hover_and_completion() {
     let ws = Ws::new();
-    let text = "---\nname: reviewer\ndescription: Reviews code.\nargument-hint: a diff\n\n---\nBody\n";
+    let text =
+        "---\nname: reviewer\ndescription: Reviews code.\nargument-hint: a diff\n\n---\nBody\n";
     let f = ws.file(".github/agents/reviewer.agent.md", text);
     let mut lsp = start(&ws, json!({}), json!({"trusted": true}));
     lsp.open(&f, text);
@@ -87,7 +95,15 @@ fn families_copilot_hover_and_completion() {
     let items = lsp.at("textDocument/completion", &f, 4, 0);
     assert_eq!(
         field_of(&items, "label"),
-        ["model", "tools", "handoffs", "target", "agents", "user-invokable", "disable-model-invocation"]
+        [
+            "model",
+            "tools",
+            "handoffs",
+            "target",
+            "agents",
+            "user-invokable",
+            "disable-model-invocation"
+        ]
     );
     assert_eq!(items[0]["insertText"], "model: ");
     let ptext = "---\nd\n---\nReview.\n";

@@ -5,7 +5,8 @@ use super::{Example, Fix, Rule, Tier, ex};
 use crate::diagnostic::{Code, Severity};
 
 const COPILOT: &[&str] = &["copilot"];
-const FILES: &str = ".github/agents/*.agent.md, .github/chatmodes/*.chatmode.md, .github/prompts/*.prompt.md";
+const FILES: &str =
+    ".github/agents/*.agent.md, .github/chatmodes/*.chatmode.md, .github/prompts/*.prompt.md";
 const VALIDATOR: &str = "VS Code source, microsoft/vscode src/vs/workbench/contrib/chat/common/promptSyntax/languageProviders/promptValidator.ts @ 0783120be12f (cannot run offline)";
 const AGENT: &str = "---\nname: reviewer\ndescription: Reviews a diff for bugs.\ntools: ['search', 'read']\n---\nYou review code.\n";
 const GOOD: Example = ex(&[], &[(".github/agents/reviewer.agent.md", AGENT)]);
@@ -123,9 +124,6 @@ pub(super) static RULES: &[Rule] = &[
         fix: Fix::None,
         evidence: VALIDATOR,
         good: GOOD,
-        bad: ex(
-            &[],
-            &[(".github/chatmodes/reviewer.chatmode.md", AGENT)],
-        ),
+        bad: ex(&[], &[(".github/chatmodes/reviewer.chatmode.md", AGENT)]),
     },
 ];

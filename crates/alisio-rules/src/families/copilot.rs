@@ -18,7 +18,10 @@
 //!   checks that need VS Code's runtime, known tools, models and agents, are not made);
 //! - `computeAutomaticInstructions.ts` @ 0155379dd454c4c093441a632fb9d3df2a432a3b: what is
 //!   sent for agents: an `<agents>` block in the instructions of every request when the
-//!   `runSubagent` tool is enabled, one `<agent>` per custom agent (`<name>`, `<description>`
+//!   `runSubagent` tool is enabled and the `ChatConfiguration.SubagentToolCustomAgents` setting
+//!   is on (its default differs between stored copies of `chat.contribution.ts`: `false` and
+//!   experimental, later `true` under an experiment; counted as on), one `<agent>` per custom
+//!   agent (`<name>`, `<description>`
 //!   and `<argumentHint>` lines) except those the model may not invoke; prompt files appear in
 //!   no such list: their text is sent only when the user runs `/name`.
 //!
@@ -38,8 +41,7 @@ use crate::skills::frontmatter::{self, Found, Node, ScalarKind, Value};
 pub const SOURCE: &str = "microsoft/vscode promptSyntax @ 0783120be12f (promptValidator.ts, promptFileLocations.ts) and 0155379dd454 (computeAutomaticInstructions.ts)";
 
 /// Why a prompt file costs nothing at startup.
-pub const PROMPT_REASON: &str =
-    "sent only when the user runs it as a slash command; VS Code lists no prompt files to the model";
+pub const PROMPT_REASON: &str = "sent only when the user runs it as a slash command; VS Code lists no prompt files to the model";
 
 /// The kind of a Copilot file, as `getPromptFileType` decides it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,9 +59,7 @@ fn in_dir(path: &Path, a: &str, b: &str) -> bool {
         return false;
     };
     d.file_name().is_some_and(|n| n == b)
-        && d.parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == a)
+        && d.parent().and_then(Path::file_name).is_some_and(|n| n == a)
 }
 
 /// The Copilot kind of `path`, for the files in the folders VS Code reads by default.
@@ -270,12 +270,14 @@ impl Out<'_> {
 /// `validateName`, `validateDescription`, `validateArgumentHint`: a string, not blank.
 fn string_attr(o: &mut Out<'_>, a: &Attr<'_>, empty: &str) {
     match ty(a.value) {
-        Ty::Str if blank(a.value) => o.invalid(
-            a.value.span,
-            format!("The '{}' attribute {empty}.", a.key),
-        ),
+        Ty::Str if blank(a.value) => {
+            o.invalid(a.value.span, format!("The '{}' attribute {empty}.", a.key))
+        }
         Ty::Str => {}
-        _ => o.invalid(a.range, format!("The '{}' attribute must be a string.", a.key)),
+        _ => o.invalid(
+            a.range,
+            format!("The '{}' attribute must be a string.", a.key),
+        ),
     }
 }
 
@@ -312,7 +314,10 @@ fn model(o: &mut Out<'_>, a: &Attr<'_>) {
                     return;
                 }
                 if blank(i) {
-                    o.invalid(i.span, "Model names in the array must be non-empty strings.");
+                    o.invalid(
+                        i.span,
+                        "Model names in the array must be non-empty strings.",
+                    );
                     return;
                 }
             }
@@ -432,15 +437,20 @@ pub fn judge_text(path: &Path, text: &str, kind: Kind) -> Judged {
     // allowed); an unclosed header runs to the end of the file.
     let fm = match frontmatter::find_block(text, false, Profile::Codex) {
         Found::Block(b) => Some(frontmatter::parse_yaml(text, b.yaml, Profile::ClaudeCode)),
-        Found::Unterminated(open) => {
-            let yaml = TextRange::new((open.end + 1).min(text.len()), text.len());
+        Found::Unterminated(_) => {
+            let next = frontmatter::lines_from(text, 0)
+                .next()
+                .map_or(text.len(), |l| l.next);
+            let yaml = TextRange::new(next, text.len());
             Some(frontmatter::parse_yaml(text, yaml, Profile::ClaudeCode))
         }
         Found::Missing(_) => None,
     };
     if let Some(fm) = &fm {
         if let Some(e) = &fm.error {
-            let line = text[..e.at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[..e.at.min(text.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
             let end = text[e.at.min(text.len())..]
                 .find('\n')
                 .map_or(text.len(), |i| e.at + i);

@@ -46,14 +46,26 @@ fn copilot_kinds_of_paths() {
     assert_eq!(k("/w/.github/agents/plain.md"), Some(Kind::Agent));
     assert_eq!(k("/w/.github/agents/README.md"), None);
     assert_eq!(k("/w/.github/agents/sub/a.agent.md"), None);
-    assert_eq!(k("/w/.github/chatmodes/a.chatmode.md"), Some(Kind::LegacyMode));
+    assert_eq!(
+        k("/w/.github/chatmodes/a.chatmode.md"),
+        Some(Kind::LegacyMode)
+    );
     assert_eq!(k("/w/.github/chatmodes/a.md"), None);
     assert_eq!(k("/w/.github/prompts/a.prompt.md"), Some(Kind::Prompt));
     assert_eq!(k("/w/.github/prompts/a.md"), None);
     assert_eq!(k("/w/docs/a.prompt.md"), None);
-    assert_eq!(family_of(Path::new("/w/.github/agents/a.agent.md")), Some(Family::Agent));
-    assert_eq!(family_of(Path::new("/w/.github/prompts/a.prompt.md")), Some(Family::Command));
-    assert_eq!(family_of(Path::new("/w/.github/chatmodes/a.chatmode.md")), Some(Family::Agent));
+    assert_eq!(
+        family_of(Path::new("/w/.github/agents/a.agent.md")),
+        Some(Family::Agent)
+    );
+    assert_eq!(
+        family_of(Path::new("/w/.github/prompts/a.prompt.md")),
+        Some(Family::Command)
+    );
+    assert_eq!(
+        family_of(Path::new("/w/.github/chatmodes/a.chatmode.md")),
+        Some(Family::Agent)
+    );
 }
 
 #[test]
@@ -67,14 +79,23 @@ fn copilot_startup_lists_agents_in_the_agents_block_and_no_prompt_files() {
         ),
         // No header: the name is the file name less `.agent.md`, no description line.
         (".github/agents/planner.agent.md", "Plan the work.\n"),
-        (".github/agents/plain.md", "---\ndescription: A plain .md agent.\n---\n"),
+        (
+            ".github/agents/plain.md",
+            "---\ndescription: A plain .md agent.\n---\n",
+        ),
         (
             ".github/agents/private.agent.md",
             "---\ndescription: Not for subagents.\ndisable-model-invocation: true\n---\n",
         ),
         (".github/agents/README.md", "# About these agents\n"),
-        (".github/agents/sub/deep.agent.md", "---\ndescription: Not read.\n---\n"),
-        (".github/chatmodes/old.chatmode.md", "---\ndescription: Legacy mode.\n---\n"),
+        (
+            ".github/agents/sub/deep.agent.md",
+            "---\ndescription: Not read.\n---\n",
+        ),
+        (
+            ".github/chatmodes/old.chatmode.md",
+            "---\ndescription: Legacy mode.\n---\n",
+        ),
         (
             ".github/prompts/review.prompt.md",
             "---\ndescription: Review the diff\n---\nReview it.\n",
@@ -94,11 +115,39 @@ fn copilot_startup_lists_agents_in_the_agents_block_and_no_prompt_files() {
     assert_eq!(
         agents,
         [
-            ("plain", true, Some("<agent>\n<name>plain</name>\n<description>A plain .md agent.</description>\n</agent>")),
-            ("planner", true, Some("<agent>\n<name>planner</name>\n</agent>")),
-            ("private", false, Some("<agent>\n<name>private</name>\n<description>Not for subagents.</description>\n</agent>")),
-            ("code-reviewer", true, Some("<agent>\n<name>code-reviewer</name>\n<description>Reviews code.</description>\n<argumentHint>a diff</argumentHint>\n</agent>")),
-            ("old", true, Some("<agent>\n<name>old</name>\n<description>Legacy mode.</description>\n</agent>")),
+            (
+                "plain",
+                true,
+                Some(
+                    "<agent>\n<name>plain</name>\n<description>A plain .md agent.</description>\n</agent>"
+                )
+            ),
+            (
+                "planner",
+                true,
+                Some("<agent>\n<name>planner</name>\n</agent>")
+            ),
+            (
+                "private",
+                false,
+                Some(
+                    "<agent>\n<name>private</name>\n<description>Not for subagents.</description>\n</agent>"
+                )
+            ),
+            (
+                "code-reviewer",
+                true,
+                Some(
+                    "<agent>\n<name>code-reviewer</name>\n<description>Reviews code.</description>\n<argumentHint>a diff</argumentHint>\n</agent>"
+                )
+            ),
+            (
+                "old",
+                true,
+                Some(
+                    "<agent>\n<name>old</name>\n<description>Legacy mode.</description>\n</agent>"
+                )
+            ),
         ]
     );
     let prompts: Vec<(&str, bool, u64, &str)> = s
@@ -116,16 +165,27 @@ fn copilot_startup_lists_agents_in_the_agents_block_and_no_prompt_files() {
     assert_eq!(j.tokens, 78);
     assert_eq!(j.families[0].channel, "<agents> block");
     assert_eq!(j.families[1].channel, "not sent at startup");
-    assert_eq!(j.families[1].entries[0].file, ".github/prompts/review.prompt.md");
+    assert_eq!(
+        j.families[1].entries[0].file,
+        ".github/prompts/review.prompt.md"
+    );
     // The only diagnostic: the legacy chat mode.
     let codes: Vec<(String, Code)> = s
         .diagnostics
         .iter()
-        .map(|d| (d.file.strip_prefix(&ws).unwrap().display().to_string(), d.code))
+        .map(|d| {
+            (
+                d.file.strip_prefix(&ws).unwrap().display().to_string(),
+                d.code,
+            )
+        })
         .collect();
     assert_eq!(
         codes,
-        [(".github/chatmodes/old.chatmode.md".to_string(), Code::CopilotChatmodeRenamed)]
+        [(
+            ".github/chatmodes/old.chatmode.md".to_string(),
+            Code::CopilotChatmodeRenamed
+        )]
     );
     // `context explain --host copilot` goes through `startup` for the workspace root.
     let human = startup_human(Host::Copilot, &s, &|p: &Path| {
@@ -163,12 +223,23 @@ fn copilot_header_invalid() {
     use Code::CopilotHeaderInvalid as C;
     assert_eq!(
         diags(AGENT, "---\n- just\n- a list\n---\nbody\n"),
-        [row(1, 0, 1, 6, C, Severity::Error, "Invalid header, expecting <key: value> pairs")]
+        [row(
+            1,
+            0,
+            1,
+            6,
+            C,
+            Severity::Error,
+            "Invalid header, expecting <key: value> pairs"
+        )]
     );
     let d = diags(AGENT, "---\ndescription: [unclosed\n---\n");
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!((d[0].4, d[0].5), (C, Severity::Error));
-    assert!(d[0].6.starts_with("the header is not valid YAML: "), "{d:?}");
+    assert!(
+        d[0].6.starts_with("the header is not valid YAML: "),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -176,20 +247,58 @@ fn copilot_attribute_unknown_per_file_type() {
     use Code::CopilotAttributeUnknown as C;
     let w = Severity::Warning;
     assert_eq!(
-        diags(PROMPT, "---\ndescription: Review\napplyTo: '**/*.ts'\n---\n"),
-        [row(2, 0, 2, 18, C, w, "Attribute 'applyTo' is not supported in prompt files. Supported: agent, argument-hint, description, model, name, tools.")]
+        diags(
+            PROMPT,
+            "---\ndescription: Review\napplyTo: '**/*.ts'\n---\n"
+        ),
+        [row(
+            2,
+            0,
+            2,
+            18,
+            C,
+            w,
+            "Attribute 'applyTo' is not supported in prompt files. Supported: agent, argument-hint, description, model, name, tools."
+        )]
     );
     assert_eq!(
         diags(AGENT, "---\ndescription: Reviews\ncolor: blue\n---\n"),
-        [row(2, 0, 2, 11, C, w, "Attribute 'color' is not supported in VS Code agent files. Supported: agents, argument-hint, description, disable-model-invocation, handoffs, model, name, target, tools, user-invokable.")]
+        [row(
+            2,
+            0,
+            2,
+            11,
+            C,
+            w,
+            "Attribute 'color' is not supported in VS Code agent files. Supported: agents, argument-hint, description, disable-model-invocation, handoffs, model, name, target, tools, user-invokable."
+        )]
     );
     assert_eq!(
         diags(AGENT, "---\ntarget: github-copilot\nmodel: GPT-5\n---\n"),
-        [row(2, 0, 2, 12, C, w, "Attribute 'model' is not supported in custom GitHub Copilot agent files. Supported: description, infer, mcp-servers, name, target, tools.")]
+        [row(
+            2,
+            0,
+            2,
+            12,
+            C,
+            w,
+            "Attribute 'model' is not supported in custom GitHub Copilot agent files. Supported: description, infer, mcp-servers, name, target, tools."
+        )]
     );
     assert_eq!(
-        diags(AGENT, "---\nhandoffs:\n  - label: Go\n    agent: a\n    prompt: p\n    colour: red\n---\n"),
-        [row(5, 12, 5, 15, C, w, "Unknown property 'colour' in handoff object. Supported properties are 'label', 'agent', 'prompt' and optional 'send', 'showContinueOn', 'model'.")]
+        diags(
+            AGENT,
+            "---\nhandoffs:\n  - label: Go\n    agent: a\n    prompt: p\n    colour: red\n---\n"
+        ),
+        [row(
+            5,
+            12,
+            5,
+            15,
+            C,
+            w,
+            "Unknown property 'colour' in handoff object. Supported properties are 'label', 'agent', 'prompt' and optional 'send', 'showContinueOn', 'model'."
+        )]
     );
 }
 
@@ -197,7 +306,15 @@ fn copilot_attribute_unknown_per_file_type() {
 fn copilot_attribute_ignored_locally() {
     assert_eq!(
         diags(AGENT, "---\ndescription: Reviews\nmcp-servers: {}\n---\n"),
-        [row(2, 0, 2, 15, Code::CopilotAttributeIgnored, Severity::Information, "Attribute 'mcp-servers' is ignored when running locally in VS Code.")]
+        [row(
+            2,
+            0,
+            2,
+            15,
+            Code::CopilotAttributeIgnored,
+            Severity::Information,
+            "Attribute 'mcp-servers' is ignored when running locally in VS Code."
+        )]
     );
     // With `target: github-copilot` it is supported.
     assert_eq!(
@@ -211,35 +328,116 @@ fn copilot_attribute_invalid_types_and_values() {
     use Code::CopilotAttributeInvalid as C;
     let e = Severity::Error;
     assert_eq!(
-        diags(AGENT, "---\nname: 42\ndescription: '  '\ntools: search, read\n---\n"),
+        diags(
+            AGENT,
+            "---\nname: 42\ndescription: '  '\ntools: search, read\n---\n"
+        ),
         [
             row(1, 0, 1, 8, C, e, "The 'name' attribute must be a string."),
-            row(2, 13, 2, 17, C, e, "The 'description' attribute should not be empty."),
+            row(
+                2,
+                13,
+                2,
+                17,
+                C,
+                e,
+                "The 'description' attribute should not be empty."
+            ),
             row(3, 7, 3, 19, C, e, "The 'tools' attribute must be an array."),
         ]
     );
     assert_eq!(
-        diags(AGENT, "---\ntarget: cloud\nuser-invokable: 'yes'\nmodel: []\nagents: [1]\n---\n"),
+        diags(
+            AGENT,
+            "---\ntarget: cloud\nuser-invokable: 'yes'\nmodel: []\nagents: [1]\n---\n"
+        ),
         [
-            row(1, 8, 1, 13, C, e, "The 'target' attribute must be one of: github-copilot, vscode."),
-            row(2, 16, 2, 21, C, e, "The 'user-invokable' attribute must be a boolean."),
+            row(
+                1,
+                8,
+                1,
+                13,
+                C,
+                e,
+                "The 'target' attribute must be one of: github-copilot, vscode."
+            ),
+            row(
+                2,
+                16,
+                2,
+                21,
+                C,
+                e,
+                "The 'user-invokable' attribute must be a boolean."
+            ),
             row(3, 7, 3, 9, C, e, "The 'model' array must not be empty."),
-            row(4, 9, 4, 10, C, e, "Each agent name in the 'agents' attribute must be a string."),
+            row(
+                4,
+                9,
+                4,
+                10,
+                C,
+                e,
+                "Each agent name in the 'agents' attribute must be a string."
+            ),
         ]
     );
     assert_eq!(
         diags(AGENT, "---\nhandoffs:\n  - label: Go\n  - just text\n---\n"),
         [
-            row(2, 4, 2, 13, C, e, "Missing required properties 'agent', 'prompt' in handoff object."),
-            row(3, 4, 3, 13, C, e, "Each handoff in the 'handoffs' attribute must be an object with 'label', 'agent', 'prompt' and optional 'send'."),
+            row(
+                2,
+                4,
+                2,
+                13,
+                C,
+                e,
+                "Missing required properties 'agent', 'prompt' in handoff object."
+            ),
+            row(
+                3,
+                4,
+                3,
+                13,
+                C,
+                e,
+                "Each handoff in the 'handoffs' attribute must be an object with 'label', 'agent', 'prompt' and optional 'send'."
+            ),
         ]
     );
     assert_eq!(
-        diags(PROMPT, "---\nargument-hint: 3\ntools: ['ok', 7]\nagent: ''\n---\n"),
+        diags(
+            PROMPT,
+            "---\nargument-hint: 3\ntools: ['ok', 7]\nagent: ''\n---\n"
+        ),
         [
-            row(1, 0, 1, 16, C, e, "The 'argument-hint' attribute must be a string."),
-            row(3, 7, 3, 9, C, e, "The 'agent' attribute must be a non-empty string."),
-            row(2, 14, 2, 15, C, e, "Each tool name in the 'tools' attribute must be a string."),
+            row(
+                1,
+                0,
+                1,
+                16,
+                C,
+                e,
+                "The 'argument-hint' attribute must be a string."
+            ),
+            row(
+                3,
+                7,
+                3,
+                9,
+                C,
+                e,
+                "The 'agent' attribute must be a non-empty string."
+            ),
+            row(
+                2,
+                14,
+                2,
+                15,
+                C,
+                e,
+                "Each tool name in the 'tools' attribute must be a string."
+            ),
         ]
     );
 }
@@ -249,23 +447,58 @@ fn copilot_attribute_deprecated() {
     use Code::CopilotAttributeDeprecated as C;
     assert_eq!(
         diags(PROMPT, "---\nmode: agent\n---\n"),
-        [row(1, 0, 1, 11, C, Severity::Error, "The 'mode' attribute has been deprecated. Please rename it to 'agent'.")]
+        [row(
+            1,
+            0,
+            1,
+            11,
+            C,
+            Severity::Error,
+            "The 'mode' attribute has been deprecated. Please rename it to 'agent'."
+        )]
     );
     assert_eq!(
         diags(PROMPT, "---\nagent: agent\nmode: ask\n---\n"),
-        [row(2, 0, 2, 9, C, Severity::Warning, "The 'mode' attribute has been deprecated. The 'agent' attribute is used instead.")]
+        [row(
+            2,
+            0,
+            2,
+            9,
+            C,
+            Severity::Warning,
+            "The 'mode' attribute has been deprecated. The 'agent' attribute is used instead."
+        )]
     );
     assert_eq!(
         diags(AGENT, "---\ninfer: false\n---\n"),
-        [row(1, 7, 1, 12, C, Severity::Error, "The 'infer' attribute is deprecated in favour of 'user-invokable' and 'disable-model-invocation'.")]
+        [row(
+            1,
+            7,
+            1,
+            12,
+            C,
+            Severity::Error,
+            "The 'infer' attribute is deprecated in favour of 'user-invokable' and 'disable-model-invocation'."
+        )]
     );
 }
 
 #[test]
 fn copilot_chatmode_renamed() {
     assert_eq!(
-        diags(".github/chatmodes/old.chatmode.md", "---\ndescription: Old.\n---\n"),
-        [row(0, 0, 0, 3, Code::CopilotChatmodeRenamed, Severity::Warning, "Chat modes have been renamed to agents. Please move the file to .github/agents")]
+        diags(
+            ".github/chatmodes/old.chatmode.md",
+            "---\ndescription: Old.\n---\n"
+        ),
+        [row(
+            0,
+            0,
+            0,
+            3,
+            Code::CopilotChatmodeRenamed,
+            Severity::Warning,
+            "Chat modes have been renamed to agents. Please move the file to .github/agents"
+        )]
     );
     assert_eq!(diags(AGENT, "---\ndescription: New.\n---\n"), []);
 }
@@ -280,16 +513,31 @@ fn copilot_hovers_and_completions() {
         "**name** (custom agent header, GitHub Copilot in VS Code)\n\nThe name of the agent as shown in the UI.\n\nVS Code lists this agent in the `<agents>` block of every request as:\n\n```\n<agent>\n<name>reviewer</name>\n<description>Reviews code.</description>\n</agent>\n```"
     );
     let at = text.find("\n\n---").unwrap() + 1;
-    let keys: Vec<&str> = editor::completions(p, text, at).into_iter().map(|(k, _)| k).collect();
+    let keys: Vec<&str> = editor::completions(p, text, at)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     assert_eq!(
         keys,
-        ["argument-hint", "model", "tools", "handoffs", "target", "agents", "user-invokable", "disable-model-invocation"]
+        [
+            "argument-hint",
+            "model",
+            "tools",
+            "handoffs",
+            "target",
+            "agents",
+            "user-invokable",
+            "disable-model-invocation"
+        ]
     );
     let q = Path::new("/w/.github/prompts/review.prompt.md");
     let text = "---\ndescription: Review\n\n---\n";
     let h = editor::hover(q, text, 4).unwrap();
     assert!(h.ends_with("VS Code sends nothing for `/review` at startup: the prompt is sent when the user runs it."), "{h}");
     let at = text.find("\n\n---").unwrap() + 1;
-    let keys: Vec<&str> = editor::completions(q, text, at).into_iter().map(|(k, _)| k).collect();
+    let keys: Vec<&str> = editor::completions(q, text, at)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     assert_eq!(keys, ["name", "argument-hint", "model", "tools", "agent"]);
 }
