@@ -5,6 +5,9 @@
 
 use crate::common::Ws;
 
+/// `(file, code, severity, start line, start col, end line, end col, message)`.
+type Row = (String, String, String, u64, u64, u64, u64, String);
+
 fn tree() -> Ws {
     let ws = Ws::new();
     ws.files(&[
@@ -33,7 +36,7 @@ fn families_copilot_check_reports_the_validator_findings_with_exact_ranges() {
     let ws = tree();
     let r = ws.run(&["check", "--json"]);
     assert_eq!(r.code, 1, "{r:?}");
-    let got: Vec<(String, String, String, u64, u64, u64, u64, String)> = r.json()["diagnostics"]
+    let got: Vec<Row> = r.json()["diagnostics"]
         .as_array()
         .unwrap()
         .iter()
