@@ -3,8 +3,9 @@
 //! the host sends for them at startup, and the diagnostics of their format.
 //!
 //! Claude Code 2.1.332 is simulated (measured offline, tests/real `families`): `.claude/agents`,
-//! `.claude/commands` and `.mcp.json` (`claude`, `mcp`). Plain data in, plain data out: files
-//! are read through [`Fs`], nothing is printed.
+//! `.claude/commands` and `.mcp.json` (`claude`, `mcp`); GitHub Copilot in VS Code's custom
+//! agents and prompt files follow VS Code's source (`copilot`). Plain data in, plain data out:
+//! files are read through [`Fs`], nothing is printed.
 
 pub mod claude;
 pub mod codex;
