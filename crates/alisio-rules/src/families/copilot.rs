@@ -498,12 +498,8 @@ pub fn judge_text(path: &Path, text: &str, kind: Kind) -> Judged {
     j
 }
 
-fn validate(o: &mut Out<'_>, j: &mut Judged, kind: Kind, attrs: &[Attr<'_>]) {
-    let get = |k: &str| attrs.iter().find(|a| a.key == k);
-    let is_agent = kind != Kind::Prompt;
-    // `header.target`: the string value, as written.
-    let github = is_agent && get("target").and_then(|a| a.value.as_str()) == Some("github-copilot");
-    // `checkForInvalidArguments`.
+/// `checkForInvalidArguments`.
+fn unknown_attributes(o: &mut Out<'_>, kind: Kind, github: bool, attrs: &[Attr<'_>]) {
     for a in attrs {
         let valid = if github {
             GITHUB_AGENT_KEYS.contains(&a.key)
@@ -548,6 +544,14 @@ fn validate(o: &mut Out<'_>, j: &mut Judged, kind: Kind, attrs: &[Attr<'_>]) {
             );
         }
     }
+}
+
+fn validate(o: &mut Out<'_>, j: &mut Judged, kind: Kind, attrs: &[Attr<'_>]) {
+    let get = |k: &str| attrs.iter().find(|a| a.key == k);
+    let is_agent = kind != Kind::Prompt;
+    // `header.target`: the string value, as written.
+    let github = is_agent && get("target").and_then(|a| a.value.as_str()) == Some("github-copilot");
+    unknown_attributes(o, kind, github, attrs);
     if let Some(a) = get("name") {
         string_attr(o, a, "must not be empty");
         if let Some(n) = a.value.as_str().filter(|s| !s.trim().is_empty()) {
