@@ -20,6 +20,7 @@ mod config;
 mod crash;
 mod fake;
 mod families;
+mod families_copilot;
 mod fix;
 mod governor;
 mod governor_delegation;

@@ -20,6 +20,7 @@ mod hosts;
 mod audit;
 mod chat;
 mod families;
+mod families_copilot;
 mod init;
 mod instructions;
 mod lifecycle;

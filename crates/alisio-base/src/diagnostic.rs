@@ -122,6 +122,13 @@ codes! {
     CommandShadowed => "command-shadowed",
     McpConfigInvalid => "mcp-config-invalid",
     McpServerInvalid => "mcp-server-invalid",
+    // Copilot in VS Code's agents and prompt files (spec/instructions.md §10.7).
+    CopilotHeaderInvalid => "copilot-header-invalid",
+    CopilotAttributeUnknown => "copilot-attribute-unknown",
+    CopilotAttributeIgnored => "copilot-attribute-ignored",
+    CopilotAttributeInvalid => "copilot-attribute-invalid",
+    CopilotAttributeDeprecated => "copilot-attribute-deprecated",
+    CopilotChatmodeRenamed => "copilot-chatmode-renamed",
     InstructionsLinkBroken => "instructions-link-broken",
     InstructionsXmlUnbalanced => "instructions-xml-unbalanced",
     InstructionsKeyIgnored => "instructions-key-ignored",
@@ -204,6 +211,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 83);
+        assert_eq!(Code::ALL.len(), 89);
     }
 }

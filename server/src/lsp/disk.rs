@@ -69,6 +69,16 @@ pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_ty
 /// Claude Code loads in a session started beside it (the directory holding its `.claude` or the
 /// file itself), the file's own problems and whether it is shadowed.
 fn family_diagnostics(snap: &Snapshot, p: &Path) -> Vec<alisio_base::diagnostic::Diagnostic> {
+    // A Copilot agent or prompt file is judged alone (spec/instructions.md §10.7).
+    if let Some(kind) = alisio_rules::families::copilot::kind_of(p) {
+        return snap
+            .text_of(p)
+            .map(|t| {
+                let t = t.strip_prefix('\u{feff}').unwrap_or(&t);
+                alisio_rules::families::copilot::judge_text(p, t, kind).diagnostics
+            })
+            .unwrap_or_default();
+    }
     let vantage = if p.file_name().is_some_and(|n| n == ".mcp.json") {
         p.parent()
     } else {

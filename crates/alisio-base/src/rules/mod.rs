@@ -6,6 +6,7 @@
 
 mod audit;
 mod breadth;
+mod copilot;
 mod families;
 mod instructions;
 mod skills;
@@ -131,6 +132,7 @@ pub fn get(code: Code) -> Option<&'static Rule> {
         .chain(audit::RULES)
         .chain(families::RULES)
         .chain(breadth::RULES)
+        .chain(copilot::RULES)
         .find(|r| r.code == code)
 }
 

@@ -9,6 +9,7 @@ fn every_code_is_a_rule_exactly_once() {
             .chain(audit::RULES)
             .chain(families::RULES)
             .chain(breadth::RULES)
+            .chain(copilot::RULES)
             .filter(|r| r.code == c)
             .count();
         assert_eq!(n, 1, "{c} has {n} catalogue entries");

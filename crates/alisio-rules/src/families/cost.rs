@@ -73,7 +73,7 @@ impl StartupObject {
                 let bytes: u64 = s.of(f).map(Entry::bytes).sum();
                 FamilyCost {
                     family: f.as_str(),
-                    channel: f.channel(),
+                    channel: f.channel_for(host),
                     entries: s
                         .of(f)
                         .map(|e| EntryCost {

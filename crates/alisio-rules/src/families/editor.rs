@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::markdown;
-use super::{Family, claude, family_of};
+use super::{Family, claude, copilot, family_of};
 
 fn keys(f: Family) -> &'static [(&'static str, &'static str)] {
     match f {
@@ -18,6 +18,9 @@ fn keys(f: Family) -> &'static [(&'static str, &'static str)] {
 /// on an agent's `name` or `description` the line Claude Code sends for it.
 #[must_use]
 pub fn hover(path: &Path, text: &str, offset: usize) -> Option<String> {
+    if copilot::kind_of(path).is_some() {
+        return copilot::hover(path, text, offset);
+    }
     let fam = family_of(path)?;
     if fam == Family::Mcp {
         return None;
@@ -52,6 +55,9 @@ pub fn hover(path: &Path, text: &str, offset: usize) -> Option<String> {
 /// a line, the keys of the family not yet written, each with its meaning.
 #[must_use]
 pub fn completions(path: &Path, text: &str, offset: usize) -> Vec<(&'static str, &'static str)> {
+    if copilot::kind_of(path).is_some() {
+        return copilot::completions(path, text, offset);
+    }
     let Some(fam) = family_of(path).filter(|f| *f != Family::Mcp) else {
         return Vec::new();
     };

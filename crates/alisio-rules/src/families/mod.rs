@@ -3,11 +3,13 @@
 //! the host sends for them at startup, and the diagnostics of their format.
 //!
 //! Claude Code 2.1.332 is simulated (measured offline, tests/real `families`): `.claude/agents`,
-//! `.claude/commands` and `.mcp.json` (`claude`, `mcp`). Plain data in, plain data out: files
-//! are read through [`Fs`], nothing is printed.
+//! `.claude/commands` and `.mcp.json` (`claude`, `mcp`); GitHub Copilot in VS Code's custom
+//! agents and prompt files follow VS Code's source (`copilot`). Plain data in, plain data out:
+//! files are read through [`Fs`], nothing is printed.
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod cost;
 pub mod editor;
 pub mod gemini;
@@ -55,6 +57,16 @@ impl Family {
             Self::Agent => "agent listing",
             Self::Command => "skill listing",
             Self::Mcp => "MCP servers",
+        }
+    }
+
+    /// [`Self::channel`] for `host` (Copilot: the `<agents>` block; prompt files are not sent).
+    #[must_use]
+    pub const fn channel_for(self, host: Host) -> &'static str {
+        match (host, self) {
+            (Host::Copilot, Self::Agent) => "<agents> block",
+            (Host::Copilot, Self::Command) => "not sent at startup",
+            _ => self.channel(),
         }
     }
 }
@@ -142,7 +154,7 @@ impl Startup {
 }
 
 /// The hosts whose families are simulated.
-pub const HOSTS: [Host; 3] = [Host::ClaudeCode, Host::Codex, Host::Gemini];
+pub const HOSTS: [Host; 4] = [Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot];
 
 /// The names and files of the skills Claude Code lists from `vantage` (a command of the same name is not
 /// listed).
@@ -168,6 +180,7 @@ pub fn startup(fs: &dyn Fs, input: Input<'_>, vantage: &Path, host: Host) -> Opt
         )),
         Host::Gemini => Some(gemini::startup(fs, input.env, vantage)),
         Host::Codex => Some(codex::startup(fs, input.env, input.workspace_root, vantage)),
+        Host::Copilot => Some(copilot::startup(fs, input.workspace_root)),
         _ => None,
     }
 }
@@ -251,6 +264,10 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
         let mut file = show(&e.file);
         if let Some(w) = &e.shadowed_by {
             let _ = write!(file, " (shadowed by {})", show(w));
+        } else if e.hidden && e.family == Family::Command && host == Host::Copilot {
+            let _ = write!(file, " ({})", e.detail);
+        } else if e.hidden && !e.detail.is_empty() && host == Host::Copilot {
+            let _ = write!(file, " ({}: not offered as a subagent)", e.detail);
         } else if e.hidden {
             file.push_str(" (disable-model-invocation: true)");
         }
@@ -258,7 +275,7 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
             e.family.as_str().to_string(),
             e.name.clone(),
             bytes,
-            e.family.channel().to_string(),
+            e.family.channel_for(host).to_string(),
             file,
         ]);
     }
@@ -300,6 +317,13 @@ pub fn family_of(path: &Path) -> Option<Family> {
     if name == ".mcp.json" {
         return Some(Family::Mcp);
     }
+    if let Some(k) = copilot::kind_of(path) {
+        return Some(if k == copilot::Kind::Prompt {
+            Family::Command
+        } else {
+            Family::Agent
+        });
+    }
     if !name.ends_with(".md") {
         return None;
     }
@@ -321,5 +345,7 @@ pub fn family_of(path: &Path) -> Option<Family> {
     None
 }
 
+#[cfg(test)]
+mod copilot_tests;
 #[cfg(test)]
 mod tests;
