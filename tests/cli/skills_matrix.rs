@@ -39,6 +39,8 @@ fn variants() -> Vec<(&'static str, Option<Vec<u8>>)> {
         ("dupkey", Some(b"---\nname: dupkey\nname: dupkey\ndescription: Reads keys. Use when testing.\n---\nBody\n".to_vec())),
         ("huge", Some(huge.into_bytes())),
         ("claude-notes", Some(sk("claude-notes", "Writes notes. Use when testing reserved words."))),
+        // 1,500 characters: Codex 0.171.0 loads it and lists 1,021 of them and `...` (measured).
+        ("longdesc", Some(sk("longdesc", &format!("Reads long text. Use when testing a long description. {}", "x".repeat(1446))))),
     ]
 }
 
@@ -138,6 +140,7 @@ fn every_cell_of_the_matrix() {
         ("linkdir", "GLLLLLLRL"),
         ("linkfile", "GLSLLLLLL"),
         ("listhint", "LLLLLLLRL"),
+        ("longdesc", "RWWSGLSRR"),
         ("mismatch", "WLLLLLLRL"),
         ("nodesc", "RWGSGSSRR"),
         ("nofm", "RWGSGSSRR"),

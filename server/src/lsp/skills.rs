@@ -154,7 +154,7 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
         if !r.skills.listings.is_empty() {
             text.push('\n');
             text.push_str(&alisio_rules::skills::listing::lens::budget_bars(
-                &r.skills.listings,
+                &current_listings(snap, r),
             ));
         }
         return Some(md(text, b.open));
@@ -163,6 +163,29 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
         .iter()
         .find(|l| within(l.range, off))
         .map(|l| md(editor::link_hover(l), l.range))
+}
+
+/// The listing of each lens host of the last pass, built again from the open documents' current
+/// text (spec/skills.md §6.5: the hover's bars follow every keystroke, not the last pass). One
+/// discovery per host over the overlay file system, at hover time only.
+fn current_listings(
+    snap: &Snapshot,
+    r: &FolderResult,
+) -> Vec<(
+    alisio_base::config::Host,
+    Option<alisio_rules::skills::listing::Listing>,
+)> {
+    use alisio_rules::skills::listing;
+    let hosts: Vec<_> = r.skills.listings.iter().map(|(h, _)| *h).collect();
+    let input = Input {
+        workspace_root: &r.config.root,
+        trusted: r.config.trusted,
+        settings: &r.config.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let o = listing::settings::Overrides::default();
+    listing::diagnostics::listings(&snap.fs(), input, &r.config.root, &hosts, &o)
 }
 
 pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Vec<CompletionItem> {
