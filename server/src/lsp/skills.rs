@@ -546,3 +546,64 @@ pub fn test_triggers(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "a test: a failed unwrap is a failed test"
+    )]
+    use super::*;
+    use crate::lsp::documents::Document;
+    use crate::lsp::state::State;
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    fn bars(h: &Hover) -> String {
+        let HoverContents::Markup(m) = &h.contents else {
+            panic!("not markup");
+        };
+        m.value[m.value.find("**Listing budgets**").unwrap()..].to_string()
+    }
+
+    /// The hover's budget bars come from the open document's text even when the last pass saw
+    /// another (spec/skills.md §6.5): a pass over the saved text, then an unsaved edit, and the
+    /// hover shows what a pass over the edit gives.
+    #[test]
+    fn budget_bars_follow_the_buffer_not_the_last_pass() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("ws");
+        let f = root.join(".agents/skills/pdf-tools/SKILL.md");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        let saved = "---\nname: pdf-tools\ndescription: Extract text from PDF files.\n---\nBody\n";
+        std::fs::write(&f, saved).unwrap();
+        let mut st = State {
+            folders: vec![root.clone()],
+            ..State::default()
+        };
+        st.options.trusted = true;
+        st.env.home = Some(t.path().join("home"));
+        let old = Arc::new(crate::lsp::analysis::analyze_folder(&st.snapshot(), &root));
+        let edited = format!(
+            "---\nname: pdf-tools\ndescription: Extract text from PDF files. Use when {}\n---\nBody\n",
+            "a pdf ".repeat(150)
+        );
+        st.docs.insert(f.clone(), Document::new(&edited, 2));
+        st.results = Arc::new(HashMap::from([(root.clone(), old.clone())]));
+        let snap = st.snapshot();
+        let pos = Position {
+            line: 0,
+            character: 1,
+        };
+        let got = bars(&hover(&snap, &old, &f, pos).unwrap());
+        let fresh = crate::lsp::analysis::analyze_folder(&snap, &root);
+        assert_eq!(
+            got,
+            alisio_rules::skills::listing::lens::budget_bars(&fresh.skills.listings)
+        );
+        assert_ne!(
+            got,
+            alisio_rules::skills::listing::lens::budget_bars(&old.skills.listings)
+        );
+    }
+}
