@@ -268,7 +268,8 @@ fn codex_root_order(d: &Discovery) -> Vec<PathBuf> {
     roots.into_iter().map(|(_, _, p)| p).collect()
 }
 
-/// Discovers `host` from `vantage` and builds its listing.
+/// Discovers `host` from `vantage` and builds its listing (Gemini, Copilot: with an empty
+/// discovery; they walk their own roots).
 #[must_use]
 pub fn for_host(
     fs: &dyn Fs,
@@ -280,9 +281,19 @@ pub fn for_host(
     if !HOSTS.contains(&host) {
         return None;
     }
-    let mut d = catalog::discover_host(fs, input, vantage, host);
-    // Gemini's discovery is host `alisio`'s (spec/hosts.md §6); its listing walks its own roots.
-    d.host = host;
+    // Gemini and Copilot list from their own roots (gemini.rs, copilot.rs), not from a host
+    // discovery: theirs is left empty rather than walking host `alisio`'s roots for nothing.
+    let d = if matches!(host, Host::Gemini | Host::Copilot) {
+        Discovery {
+            vantage: vantage.to_path_buf(),
+            host,
+            walk: super::discover::Walk::default(),
+            skills: Vec::new(),
+            entries: Vec::new(),
+        }
+    } else {
+        catalog::discover_host(fs, input, vantage, host)
+    };
     let l = of_discovery(fs, input, &d, o)?;
     Some((d, l))
 }
