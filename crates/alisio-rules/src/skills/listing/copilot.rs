@@ -73,7 +73,7 @@ pub struct Skill {
 }
 
 /// `sanitizeAgentSkillText`: `text.replace(/<[^>]+>/g, '')`.
-fn strip_tags(text: &str) -> String {
+pub(crate) fn strip_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(i) = rest.find('<') {
@@ -94,7 +94,7 @@ fn strip_tags(text: &str) -> String {
 
 /// `s.substring(0, n)` in UTF-16 units; a surrogate pair the cut would split is left out
 /// whole (JavaScript keeps its first half, which Rust strings cannot hold).
-fn cut_utf16(s: &str, n: usize) -> String {
+pub(crate) fn cut_utf16(s: &str, n: usize) -> String {
     let mut used = 0;
     let mut out = String::new();
     for c in s.chars() {
@@ -107,7 +107,7 @@ fn cut_utf16(s: &str, n: usize) -> String {
     out
 }
 
-fn utf16_len(s: &str) -> usize {
+pub(crate) fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
@@ -151,6 +151,14 @@ pub fn header_fields(text: &str) -> (Option<String>, Option<String>, bool) {
     };
     let disabled = scalar("disable-model-invocation").is_some_and(|v| v == "true");
     (scalar("name"), scalar("description"), disabled)
+}
+
+/// Whether our YAML reader finds an error in the header (VS Code's own reader,
+/// `base/common/yaml.ts`, is not simulated: what it keeps of a broken header is unknown here).
+#[must_use]
+pub fn header_error(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    header(text).is_some_and(|r| parse_yaml(text, r, Profile::Alisio).error.is_some())
 }
 
 /// The SKILL.md files of one location: each child directory's (links followed), in the order
