@@ -1,7 +1,7 @@
 #!/bin/sh
 # The offline trigger lab at scale (issue 22): `alisio-ls skills test` over 1,000 generated skills
 # whose 100 eval files hold 1,000 prompts (10 each), routed for every simulated host (alisio,
-# claude-code, codex, gemini: 4,000 routings). Prints the median wall time of 5 runs.
+# claude-code, codex, gemini, copilot: 5,000 routings). Prints the median wall time of 5 runs.
 # Usage: bench/triggers/run.sh [BIN]   (default: a release build of this tree)
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)

@@ -93,14 +93,12 @@ fn listing_json_shows_each_entry_as_sent_and_the_budget() {
 #[test]
 fn hosts_without_a_simulated_listing_say_so() {
     let ws = Ws::new();
-    for host in ["copilot", "cursor"] {
-        let r = ws.run(&["skills", "list", "--host", host, "--listing"]);
-        assert_eq!(r.code, 2);
-        assert_eq!(
-            r.stderr.trim(),
-            format!("error: the skill listing of {host} is not simulated (spec/skills.md §9.4)")
-        );
-    }
+    let r = ws.run(&["skills", "list", "--host", "cursor", "--listing"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr.trim(),
+        "error: the skill listing of cursor is not simulated (spec/skills.md §9.4)"
+    );
 }
 
 #[test]
@@ -142,4 +140,97 @@ fn codex_listing_is_limited_to_hosts_enabled() {
     let mut c = ws.cmd();
     c.args(["skills", "validate", "--json", "--trust-project"]);
     assert_eq!(run_cmd(&mut c).json()["diagnostics"], serde_json::json!([]));
+}
+
+/// Copilot (VS Code): the `<skills>` block as `computeAutomaticInstructions.ts` writes it and
+/// Copilot Chat resolves its tool reference (spec/skills.md §9.4), from the workspace's and the
+/// user's roots; a description over 1,024 UTF-16 units is cut there, and with
+/// `hosts.enabled: ["copilot"]` the cut is reported with the cap message.
+#[test]
+fn copilot_listing_is_the_skills_block_of_the_vscode_source() {
+    let ws = Ws::new();
+    write(
+        &ws.root.join(".github/skills/pdf/SKILL.md"),
+        "---\nname: pdf\ndescription: Reads <b>PDF</b> files. Use when a PDF is attached.\n---\nBody\n",
+    );
+    let long = format!("Use when long. {}", "y".repeat(1100));
+    write(
+        &ws.root.join(".claude/skills/long/SKILL.md"),
+        format!("---\nname: long\ndescription: {long}\n---\nBody\n"),
+    );
+    write(
+        &ws.root.join(".agents/skills/hidden/SKILL.md"),
+        "---\nname: hidden\ndescription: Manual.\ndisable-model-invocation: true\n---\n",
+    );
+    user_skill(&ws, ".copilot/skills", "notes", "Takes notes.");
+    let j = ws
+        .run(&["skills", "list", "--listing", "--host", "copilot", "--json"])
+        .json();
+    let pdf = ws.root.join(".github/skills/pdf/SKILL.md");
+    let notes = ws.home.join(".copilot/skills/notes/SKILL.md");
+    assert_eq!(
+        j["preamble"],
+        serde_json::json!([
+            "<skills>",
+            "Here is a list of skills that contain domain specific knowledge on a variety of topics.",
+            "Each skill comes with a description of the topic and a file path that contains the detailed instructions.",
+            "When a user asks you to perform a task that falls within the domain of a skill, use the 'read_file' tool to acquire the full instructions from the file URI."
+        ])
+    );
+    assert_eq!(j["postamble"], serde_json::json!(["</skills>"]));
+    assert_eq!(j["budget"], serde_json::Value::Null, "no budget: {j}");
+    let e = j["entries"].as_array().unwrap();
+    let names: Vec<&str> = e.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["pdf", "long", "notes"]);
+    assert_eq!(
+        e[0]["text"],
+        format!(
+            "<skill>\n<name>pdf</name>\n<description>Reads PDF files. Use when a PDF is attached.</description>\n<file>{}</file>\n</skill>",
+            pdf.display()
+        )
+    );
+    assert_eq!(e[1]["status"], "shortened");
+    assert_eq!(
+        (e[1]["shortenedFrom"].as_u64(), e[1]["shortenedTo"].as_u64()),
+        (Some(1115), Some(1024))
+    );
+    assert_eq!(
+        e[2]["text"],
+        format!(
+            "<skill>\n<name>notes</name>\n<description>Takes notes.</description>\n<file>{}</file>\n</skill>",
+            notes.display()
+        )
+    );
+    // The frame and every entry with its line break.
+    let frame: u64 = j["preamble"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(j["postamble"].as_array().unwrap())
+        .map(|l| l.as_str().unwrap().chars().count() as u64 + 1)
+        .sum();
+    let entries: u64 = e
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().chars().count() as u64 + 1)
+        .sum();
+    assert_eq!(j["total"].as_u64(), Some(frame + entries));
+    // The cut reported where copilot is enabled.
+    ws.file(
+        ".alisio/config.json",
+        r#"{"hosts": {"enabled": ["copilot"]}}"#,
+    );
+    let mut c = ws.cmd();
+    c.args(["skills", "validate", "--json", "--trust-project"]);
+    let v = run_cmd(&mut c).json();
+    let d: Vec<&serde_json::Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "skill-description-shortened")
+        .collect();
+    assert_eq!(d.len(), 1, "{v}");
+    assert_eq!(
+        d[0]["message"],
+        "copilot cuts this description from 1115 to 1024 characters, its cap for one entry"
+    );
 }

@@ -39,6 +39,8 @@ fn variants() -> Vec<(&'static str, Option<Vec<u8>>)> {
         ("dupkey", Some(b"---\nname: dupkey\nname: dupkey\ndescription: Reads keys. Use when testing.\n---\nBody\n".to_vec())),
         ("huge", Some(huge.into_bytes())),
         ("claude-notes", Some(sk("claude-notes", "Writes notes. Use when testing reserved words."))),
+        // 1,500 characters: Codex 0.171.0 loads it and lists 1,021 of them and `...` (measured).
+        ("longdesc", Some(sk("longdesc", &format!("Reads long text. Use when testing a long description. {}", "x".repeat(1446))))),
     ]
 }
 
@@ -129,22 +131,23 @@ fn every_cell_of_the_matrix() {
     let got = matrix(&ws, &root);
     // columns: alisio claude-code codex copilot-vscode copilot-cli gemini cursor spec upload
     let want = [
-        ("Bad_Name", "RLLSGLSRR"),
+        ("Bad_Name", "RLLLGLSRR"),
         ("badyaml", "RWWSGWSRR"),
         ("bom", "LLGLLSLRL"),
         ("claude-notes", "LLLLLLLLR"),
         ("dupkey", "RWGSGWSRR"),
         ("huge", "RLLLLLLLL"),
-        ("linkdir", "GLLLLLLRL"),
+        ("linkdir", "GLLGLLLRL"),
         ("linkfile", "GLSLLLLLL"),
         ("listhint", "LLLLLLLRL"),
-        ("mismatch", "WLLLLLLRL"),
-        ("nodesc", "RWGSGSSRR"),
-        ("nofm", "RWGSGSSRR"),
+        ("longdesc", "RWWWGLSRR"),
+        ("mismatch", "WLLGLLLRL"),
+        ("nodesc", "RWGGGSSRR"),
+        ("nofm", "RWGGGSSRR"),
         ("plain", "LLLLLLLLL"),
         ("unknown", "LLLLLLLRL"),
         ("unterminated", "RWGSGSSRR"),
-        ("xmltag", "LLLLLLLLR"),
+        ("xmltag", "LLLWLLLLR"),
     ];
     let want: Vec<(String, String)> = want
         .iter()
@@ -179,6 +182,13 @@ fn every_cell_of_the_matrix() {
     assert_eq!(cell("gemini")["evidence"], "measured");
     assert_eq!(cell("codex")["evidence"], "measured");
     assert_eq!(cell("copilot-cli")["evidence"], "docs");
+    // Copilot in VS Code from its source (spec/skills.md §12.1): the folder is `linkdir`, the
+    // name `linked-skill`.
+    assert_eq!(cell("copilot-vscode")["evidence"], "source");
+    assert_eq!(
+        cell("copilot-vscode")["reason"],
+        "VS Code's log: Agent skill name \"linked-skill\" does not match folder name \"linkdir\""
+    );
     let human = ws.run(&[
         "skills",
         "validate",

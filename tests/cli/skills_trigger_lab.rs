@@ -57,7 +57,10 @@ fn offline_lab_is_deterministic_with_exact_counts() {
         .iter()
         .map(|h| h["host"].as_str().unwrap())
         .collect();
-    assert_eq!(hosts, ["alisio", "claude-code", "codex", "gemini"]);
+    assert_eq!(
+        hosts,
+        ["alisio", "claude-code", "codex", "gemini", "copilot"]
+    );
     for h in j.as_array().unwrap() {
         let s = &h["skills"][0];
         assert_eq!(s["name"], "pdf-tools");
@@ -171,11 +174,13 @@ fn labelled_corpus_prompts() {
             pin("claude-code", 98, 7, 7),
             pin("codex", 98, 7, 7),
             pin("gemini", 98, 7, 7),
+            pin("copilot", 98, 7, 7),
             // Sonnet 4.5's 8,000-column budget drops most descriptions in Claude Code's listing.
             pin("alisio", 98, 7, 7),
             pin("claude-code", 82, 23, 22),
             pin("codex", 98, 7, 7),
             pin("gemini", 98, 7, 7),
+            pin("copilot", 98, 7, 7),
         ]
     );
 }

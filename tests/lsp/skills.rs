@@ -325,13 +325,18 @@ fn the_hover_on_a_skill_shows_the_answer_of_every_host() {
     );
     // Then each host's listing budget as a bar (spec/skills.md §6.5): Claude Code's bundled
     // entries and this skill against its default budget (§9.2), Codex's 2% of 272,000 tokens.
+    // Copilot (§9.4): the block's frame (370 characters with line breaks) and this skill's
+    // `<skill>` element (121 and its absolute path).
+    let copilot = 370 + 121 + f.display().to_string().chars().count();
+    assert!(copilot < 1000);
     assert!(
-        v.ends_with(
+        v.ends_with(&format!(
             "**Listing budgets** (spec/skills.md §6.5)\n\n\
              - claude-code: `██░░░░░░░░` 6,208 of 30,000 columns (21%)\n\
              - codex: `░░░░░░░░░░` 21 of 5,440 tokens (0%)\n\
-             - gemini: no budget (1,009 characters in full)\n"
-        ),
+             - gemini: no budget (1,009 characters in full)\n\
+             - copilot: no budget ({copilot} characters in full)\n"
+        )),
         "{v}"
     );
     // The name value: the status line, then the same table.
@@ -362,12 +367,12 @@ fn listing_lens_names_each_hosts_fate() {
     };
     assert_eq!(
         title(&lsp.on("textDocument/codeLens", &short)),
-        "listed: claude-code ✗ (not listed), codex ✓, gemini ✓"
+        "listed: claude-code ✗ (not listed), codex ✓, gemini ✓, copilot ✓"
     );
     let l = lsp.on("textDocument/codeLens", &long);
     assert_eq!(
         title(&l),
-        "listed: claude-code shortened to 1536, codex ✗ (not listed), gemini ✗ (not listed)"
+        "listed: claude-code shortened to 1536, codex ✗ (not listed), gemini ✗ (not listed), copilot shortened to 1024"
     );
     assert_eq!(
         l.as_array().unwrap().last().unwrap()["command"]["command"],
@@ -400,13 +405,13 @@ fn listing_lens_follows_hosts_enabled() {
     );
     ws.file(
         ".alisio/config.json",
-        r#"{"hosts": {"enabled": ["alisio", "codex", "copilot"]}}"#,
+        r#"{"hosts": {"enabled": ["alisio", "codex", "copilot", "cursor"]}}"#,
     );
     let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
     let l = lsp.on("textDocument/codeLens", &f);
     assert_eq!(
         l.as_array().unwrap().last().unwrap()["command"]["title"],
-        "listed: codex ✓, copilot not simulated"
+        "listed: codex ✓, copilot ✓, cursor not simulated"
     );
 }
 
@@ -440,7 +445,10 @@ fn test_skill_triggers_request_matches_the_cli() {
         .iter()
         .map(|h| h["host"].as_str().unwrap())
         .collect();
-    assert_eq!(hosts, ["alisio", "claude-code", "codex", "gemini"]);
+    assert_eq!(
+        hosts,
+        ["alisio", "claude-code", "codex", "gemini", "copilot"]
+    );
     let codex = &got[2];
     assert_eq!(
         codex["skills"][0],
@@ -465,4 +473,79 @@ fn test_skill_triggers_request_matches_the_cli() {
     let other = ws.root.join(".agents/skills/chart-maker/SKILL.md");
     let e = lsp.request("alisio/testSkillTriggers", json!({"uri": uri(&other)}));
     assert!(e.is_err(), "{e:?}");
+}
+
+/// The hover's budget bars follow the open document's current text (spec/skills.md §6.5), not
+/// the last pass: an unsaved edit that lengthens the description shows at once in the next
+/// hover, with the figures `skills list --listing` gives once the same text is on disk. The
+/// hover asks right after the change, usually before the pass it schedules has finished (a
+/// hover that read the last pass failed this test in 4 runs of 5); the deterministic form is
+/// `lsp::skills::tests::budget_bars_follow_the_buffer_not_the_last_pass`.
+#[test]
+fn the_hover_budget_bars_follow_the_unsaved_text() {
+    let ws = Ws::new();
+    let short = skill("pdf-tools", "Extract text from PDF files.");
+    let f = ws.file(".agents/skills/pdf-tools/SKILL.md", &short);
+    let mut lsp = start(&ws, json!({}), json!({"trusted": true, "watcher": "off"}));
+    lsp.open(&f, &short);
+    let bars = |lsp: &mut crate::harness::Lsp| {
+        let h = lsp.at("textDocument/hover", &f, 0, 1);
+        let v = h["contents"]["value"].as_str().unwrap().to_string();
+        v[v.find("**Listing budgets**").unwrap()..].to_string()
+    };
+    let before = bars(&mut lsp);
+    let long = skill(
+        "pdf-tools",
+        &format!(
+            "Extract text from PDF files. Use when {}",
+            "a pdf ".repeat(150)
+        ),
+    );
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(&f), "version": 2},
+               "contentChanges": [{"text": long}]}),
+    );
+    let after = bars(&mut lsp);
+    assert_ne!(before, after);
+    // The same text on disk: the CLI's figures for each host.
+    std::fs::write(&f, &long).unwrap();
+    let total = |host: &str, key: &str| {
+        ws.run(&[
+            "skills",
+            "list",
+            "--listing",
+            "--host",
+            host,
+            "--json",
+            "--trust-project",
+        ])
+        .json()[key]
+            .as_u64()
+            .unwrap()
+    };
+    let grouped = |n: u64| {
+        let s = n.to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let codex = format!(" {} of 5,440 tokens", grouped(total("codex", "totalFull")));
+    let gemini = format!(
+        "- gemini: no budget ({} characters in full)\n",
+        grouped(total("gemini", "total"))
+    );
+    let copilot = format!(
+        "- copilot: no budget ({} characters in full)\n",
+        grouped(total("copilot", "total"))
+    );
+    assert!(after.contains(&codex), "{codex}\n{after}");
+    assert!(after.contains(&gemini), "{gemini}\n{after}");
+    assert!(after.contains(&copilot), "{copilot}\n{after}");
+    assert!(!before.contains(&copilot), "{before}");
 }

@@ -213,6 +213,12 @@ fn generated(mut c: Case, root: &str, n: usize, max: usize, seed: u64) -> Case {
     c
 }
 
+/// A description of exactly `n` characters: a marker, then `x`s.
+fn long_desc(n: usize) -> String {
+    let head = format!("Use when measuring a cap of {n}. ");
+    format!("{head}{}", "x".repeat(n - head.len()))
+}
+
 fn codex(name: &str) -> Case {
     Case::new(Client::Codex, name).check(Arc::new(codex_check))
 }
@@ -262,10 +268,20 @@ fn codex_cases() -> Vec<Case> {
             40,
             8,
         ),
-        // Not a case yet: the real Codex lists a 1,500-character description capped to 1,021
-        // characters and `...`, but profile `codex` rejects it (skill-description-too-long is
-        // an error there), so the simulation leaves the skill out (the validity matrix, issue
-        // 22 §2).
+        // Descriptions of 1,024, 1,025 and 1,500 characters (issue 22 §2): what the real
+        // Codex sends for each, and the simulation's listing of the same three.
+        Case::new(Client::Codex, "listing_description_lengths_1024_1025_1500")
+            .check(Arc::new(|ctx| {
+                codex_check(ctx)?;
+                // Loaded without a word: no load failure and no warning naming the skills.
+                match ctx.outcome.stderr.lines().find(|l| l.contains("len1")) {
+                    Some(l) => Err(format!("the client said of a long description: {l}")),
+                    None => Ok(()),
+                }
+            }))
+            .file("ws/.agents/skills/len1024/SKILL.md", &sk("len1024", &long_desc(1024)))
+            .file("ws/.agents/skills/len1025/SKILL.md", &sk("len1025", &long_desc(1025)))
+            .file("ws/.agents/skills/len1500/SKILL.md", &sk("len1500", &long_desc(1500))),
         codex("listing_block_scalar_description").file(
             "ws/.agents/skills/block/SKILL.md",
             "---\nname: block\ndescription: |\n  First line.\n  Second   line.\n\n  After a blank.\n---\nBody\n",

@@ -26,6 +26,8 @@ fn variants() -> Vec<(&'static str, String)> {
         ("unterminated", "---\nname: unterminated\ndescription: Reads text mk-unterminated.\nBody\n".into()),
         ("xmltag", sk("xmltag", "Reads tags mk-xmltag. Use when <example>testing</example>.")),
         ("dupkey", "---\nname: dupkey\nname: dupkey\ndescription: Reads keys mk-dupkey. Use when testing.\n---\nBody\n".into()),
+        // 1,500 characters, the marker first: Codex 0.171.0 lists the first 1,021 and `...`.
+        ("longdesc", sk("longdesc", &format!("Reads long text mk-longdesc. Use when testing. {}", "x".repeat(1453)))),
     ]
 }
 

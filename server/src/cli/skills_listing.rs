@@ -86,5 +86,8 @@ fn human(ctx: &Ctx, host: &str, l: &Listing) -> String {
             i.cost()
         ));
     }
+    for p in &l.postamble {
+        s.push_str(&format!("  {p}\n"));
+    }
     s
 }

@@ -154,7 +154,7 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
         if !r.skills.listings.is_empty() {
             text.push('\n');
             text.push_str(&alisio_rules::skills::listing::lens::budget_bars(
-                &r.skills.listings,
+                &current_listings(snap, r),
             ));
         }
         return Some(md(text, b.open));
@@ -163,6 +163,29 @@ pub fn hover(snap: &Snapshot, r: &FolderResult, path: &Path, pos: Position) -> O
         .iter()
         .find(|l| within(l.range, off))
         .map(|l| md(editor::link_hover(l), l.range))
+}
+
+/// The listing of each lens host of the last pass, built again from the open documents' current
+/// text (spec/skills.md §6.5: the hover's bars follow every keystroke, not the last pass). One
+/// discovery per host over the overlay file system, at hover time only.
+fn current_listings(
+    snap: &Snapshot,
+    r: &FolderResult,
+) -> Vec<(
+    alisio_base::config::Host,
+    Option<alisio_rules::skills::listing::Listing>,
+)> {
+    use alisio_rules::skills::listing;
+    let hosts: Vec<_> = r.skills.listings.iter().map(|(h, _)| *h).collect();
+    let input = Input {
+        workspace_root: &r.config.root,
+        trusted: r.config.trusted,
+        settings: &r.config.settings,
+        env: &snap.env,
+        plugins: &[],
+    };
+    let o = listing::settings::Overrides::default();
+    listing::diagnostics::listings(&snap.fs(), input, &r.config.root, &hosts, &o)
 }
 
 pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Vec<CompletionItem> {
@@ -522,4 +545,65 @@ pub fn test_triggers(
             }
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "a test: a failed unwrap is a failed test"
+    )]
+    use super::*;
+    use crate::lsp::documents::Document;
+    use crate::lsp::state::State;
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    fn bars(h: &Hover) -> String {
+        let HoverContents::Markup(m) = &h.contents else {
+            panic!("not markup");
+        };
+        m.value[m.value.find("**Listing budgets**").unwrap()..].to_string()
+    }
+
+    /// The hover's budget bars come from the open document's text even when the last pass saw
+    /// another (spec/skills.md §6.5): a pass over the saved text, then an unsaved edit, and the
+    /// hover shows what a pass over the edit gives.
+    #[test]
+    fn budget_bars_follow_the_buffer_not_the_last_pass() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("ws");
+        let f = root.join(".agents/skills/pdf-tools/SKILL.md");
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        let saved = "---\nname: pdf-tools\ndescription: Extract text from PDF files.\n---\nBody\n";
+        std::fs::write(&f, saved).unwrap();
+        let mut st = State {
+            folders: vec![root.clone()],
+            ..State::default()
+        };
+        st.options.trusted = true;
+        st.env.home = Some(t.path().join("home"));
+        let old = Arc::new(crate::lsp::analysis::analyze_folder(&st.snapshot(), &root));
+        let edited = format!(
+            "---\nname: pdf-tools\ndescription: Extract text from PDF files. Use when {}\n---\nBody\n",
+            "a pdf ".repeat(150)
+        );
+        st.docs.insert(f.clone(), Document::new(&edited, 2));
+        st.results = Arc::new(HashMap::from([(root.clone(), old.clone())]));
+        let snap = st.snapshot();
+        let pos = Position {
+            line: 0,
+            character: 1,
+        };
+        let got = bars(&hover(&snap, &old, &f, pos).unwrap());
+        let fresh = crate::lsp::analysis::analyze_folder(&snap, &root);
+        assert_eq!(
+            got,
+            alisio_rules::skills::listing::lens::budget_bars(&fresh.skills.listings)
+        );
+        assert_ne!(
+            got,
+            alisio_rules::skills::listing::lens::budget_bars(&old.skills.listings)
+        );
+    }
 }

@@ -264,13 +264,75 @@ pub fn row(fs: &dyn Fs, file: &Path) -> Vec<Cell> {
         alisio_cell,
         claude_cell,
         codex_cell,
-        copilot("copilot-vscode", Verdict::SkippedSilently),
+        copilot_vscode(
+            file,
+            &alisio,
+            copilot("copilot-vscode", Verdict::SkippedSilently),
+        ),
         copilot("copilot-cli", Verdict::SkippedWithLog),
         gemini(&alisio.text_raw()),
         copilot("cursor", Verdict::SkippedSilently),
         spec_cell,
         upload(fs, file, &alisio),
     ]
+}
+
+/// Copilot in VS Code from its source (spec/skills.md §12.1; the files and commits of §9.4,
+/// `listing/copilot.rs`): `computeSkillDiscoveryInfo` skips a skill without a `name`, one whose
+/// name (tags removed, cut to 64) is not its folder's, and one without a `description`, each
+/// with an error in VS Code's log; a description with XML tags or over 1,024 UTF-16 units is
+/// listed cleaned and cut, with a warning there. Where its YAML reader decides (a YAML error, a
+/// duplicate key), with a byte order mark or a file too large to judge, the documented rule
+/// `docs` stays.
+fn copilot_vscode(file: &Path, alisio: &Checked, docs: Cell) -> Cell {
+    use super::listing::copilot;
+    let host = "copilot-vscode";
+    let undecided = alisio.bom
+        || (alisio.text.is_empty() && alisio.size > 0)
+        || copilot::header_error(&alisio.text)
+        || alisio
+            .diagnostics
+            .iter()
+            .any(|d| matches!(d.code, Code::SkillYamlSyntax | Code::SkillDuplicateKey));
+    if undecided {
+        return docs;
+    }
+    let logged =
+        |why: String| Cell::new(host, Evidence::Source, Verdict::SkippedWithLog, Some(why));
+    let (name, description, _) = copilot::header_fields(&alisio.text);
+    let Some(name) = name.filter(|n| !n.is_empty()) else {
+        return logged("VS Code's log: Agent skill file missing name attribute".into());
+    };
+    let name = copilot::cut_utf16(&copilot::strip_tags(&name), copilot::MAX_NAME_CHARS);
+    let folder = file
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name != folder {
+        return logged(format!(
+            "VS Code's log: Agent skill name \"{name}\" does not match folder name \"{folder}\""
+        ));
+    }
+    let Some(description) = description.filter(|d| !d.is_empty()) else {
+        return logged("VS Code's log: Agent skill file missing description attribute".into());
+    };
+    let clean = copilot::strip_tags(&description);
+    let n = copilot::utf16_len(&clean);
+    let warning = if n > copilot::MAX_DESC_CHARS {
+        Some(format!(
+            "VS Code lists the description cut from {n} to {} UTF-16 units",
+            copilot::MAX_DESC_CHARS
+        ))
+    } else if clean != description {
+        Some("VS Code lists the description with its XML tags removed".to_string())
+    } else {
+        None
+    };
+    match warning {
+        Some(w) => Cell::new(host, Evidence::Source, Verdict::LoadsWithWarnings, Some(w)),
+        None => Cell::new(host, Evidence::Source, Verdict::Loads, None),
+    }
 }
 
 /// Codex 0.171 (measured, spec/skills.md §12.1): an error of the `codex` profile is logged

@@ -31,6 +31,7 @@ pub fn listing(entries: &[Entry]) -> Listing {
         })
         .collect();
     Listing {
+        postamble: Vec::new(),
         preamble: Vec::new(),
         unit: Unit::Characters,
         budget: CATALOG_MAX_CHARS as f64,

@@ -235,6 +235,7 @@ pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
     }
     let total = items.iter().map(Item::cost).sum::<u64>() + n.saturating_sub(1);
     Listing {
+        postamble: Vec::new(),
         preamble: Vec::new(),
         unit: Unit::Columns,
         budget: limit,

@@ -265,6 +265,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
         .collect();
     let total = items.iter().map(Item::cost).sum();
     Listing {
+        postamble: Vec::new(),
         preamble: table
             .iter()
             .map(|(r, a)| format!("- `{a}` = `{}`", slashed(r)))

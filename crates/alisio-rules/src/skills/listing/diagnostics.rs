@@ -112,6 +112,7 @@ fn cap(host: Host, max_desc: Option<u64>) -> Option<u64> {
     match host {
         Host::ClaudeCode => Some(max_desc.unwrap_or(super::claude::MAX_DESC_CHARS)),
         Host::Codex => Some(super::codex::MAX_DESC_CHARS as u64),
+        Host::Copilot => Some(super::copilot::MAX_DESC_CHARS as u64),
         _ => None,
     }
 }

@@ -240,6 +240,7 @@ pub fn listing(skills: &[Skill]) -> Listing {
         .collect();
     let total = items.iter().map(|i| i.full_cost).sum();
     Listing {
+        postamble: Vec::new(),
         preamble: Vec::new(),
         unit: Unit::Characters,
         budget: f64::INFINITY,

@@ -6,13 +6,13 @@ use std::path::Path;
 use super::{Fate, Listing};
 use alisio_base::config::Host;
 
-/// The hosts the lens names: those of `hosts.enabled` other than `alisio`, else the three
+/// The hosts the lens names: those of `hosts.enabled` other than `alisio`, else the four
 /// simulated ones with a listing of their own.
 #[must_use]
 pub fn hosts(enabled: Option<&[Host]>) -> Vec<Host> {
     match enabled {
         Some(v) => v.iter().copied().filter(|h| *h != Host::Alisio).collect(),
-        None => vec![Host::ClaudeCode, Host::Codex, Host::Gemini],
+        None => vec![Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot],
     }
 }
 
@@ -124,6 +124,7 @@ mod tests {
 
     fn listing(items: Vec<Item>) -> Listing {
         Listing {
+            postamble: Vec::new(),
             preamble: Vec::new(),
             unit: Unit::Characters,
             budget: 1.0,
@@ -167,7 +168,10 @@ mod tests {
             ),
             "listed: claude-code name only"
         );
-        assert_eq!(hosts(None), [Host::ClaudeCode, Host::Codex, Host::Gemini]);
+        assert_eq!(
+            hosts(None),
+            [Host::ClaudeCode, Host::Codex, Host::Gemini, Host::Copilot]
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod alisio;
 pub mod claude;
 pub mod codex;
 pub(crate) mod collate;
+pub mod copilot;
 pub mod diagnostics;
 pub mod gemini;
 pub mod lens;
@@ -147,6 +148,8 @@ impl Item {
 pub struct Listing {
     /// Lines the host sends before the entries (Codex's skill roots table), not charged.
     pub preamble: Vec<String>,
+    /// Lines the host sends after the entries (Copilot's `</skills>`).
+    pub postamble: Vec<String>,
     pub unit: Unit,
     pub budget: f64,
     /// How the budget was computed (settings and defaults).
@@ -166,9 +169,15 @@ impl Listing {
     }
 }
 
-/// The hosts whose listing is simulated; the others have no evidence to simulate from
+/// The hosts whose listing is simulated; Cursor has no evidence to simulate from
 /// (spec/skills.md §9.4).
-pub const HOSTS: [Host; 4] = [Host::Alisio, Host::ClaudeCode, Host::Codex, Host::Gemini];
+pub const HOSTS: [Host; 5] = [
+    Host::Alisio,
+    Host::ClaudeCode,
+    Host::Codex,
+    Host::Gemini,
+    Host::Copilot,
+];
 
 /// The listing `host` builds from its discovery `d` (`None`: not simulated for that host).
 #[must_use]
@@ -199,7 +208,11 @@ pub fn of_discovery(
         Host::Gemini => Some(gemini::listing(&gemini::discover(
             fs, &d.vantage, input.env,
         ))),
-        Host::Copilot | Host::Cursor => None,
+        Host::Copilot => Some(copilot::listing(
+            &copilot::discover(fs, input.workspace_root, input.env),
+            input.settings.hosts.copilot.read_file_tool,
+        )),
+        Host::Cursor => None,
     }
 }
 
@@ -255,7 +268,8 @@ fn codex_root_order(d: &Discovery) -> Vec<PathBuf> {
     roots.into_iter().map(|(_, _, p)| p).collect()
 }
 
-/// Discovers `host` from `vantage` and builds its listing.
+/// Discovers `host` from `vantage` and builds its listing (Gemini, Copilot: with an empty
+/// discovery; they walk their own roots).
 #[must_use]
 pub fn for_host(
     fs: &dyn Fs,
@@ -267,9 +281,19 @@ pub fn for_host(
     if !HOSTS.contains(&host) {
         return None;
     }
-    let mut d = catalog::discover_host(fs, input, vantage, host);
-    // Gemini's discovery is host `alisio`'s (spec/hosts.md §6); its listing walks its own roots.
-    d.host = host;
+    // Gemini and Copilot list from their own roots (gemini.rs, copilot.rs), not from a host
+    // discovery: theirs is left empty rather than walking host `alisio`'s roots for nothing.
+    let d = if matches!(host, Host::Gemini | Host::Copilot) {
+        Discovery {
+            vantage: vantage.to_path_buf(),
+            host,
+            walk: super::discover::Walk::default(),
+            skills: Vec::new(),
+            entries: Vec::new(),
+        }
+    } else {
+        catalog::discover_host(fs, input, vantage, host)
+    };
     let l = of_discovery(fs, input, &d, o)?;
     Some((d, l))
 }
@@ -304,6 +328,7 @@ pub fn listing_json(host: Host, l: &Listing, show: &dyn Fn(&Path) -> String) -> 
     json!({
         "host": host.as_str(),
         "preamble": l.preamble,
+        "postamble": l.postamble,
         "unit": l.unit.as_str(),
         "budget": l.budget,
         "budgetSource": l.budget_source,

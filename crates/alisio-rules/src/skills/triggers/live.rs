@@ -83,6 +83,29 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
                 schema: str_field("name", "The name of the skill to activate."),
             },
         },
+        // The `<skills>` block of Copilot's instruction index (listing/copilot.rs) and its
+        // `read_file` tool (`microsoft/vscode-copilot-chat` 0.42.0, `package.json`
+        // `copilot_readFile`, model-facing name `read_file` in `tools/common/toolNames.ts`).
+        Host::Copilot => Ask {
+            system: l
+                .preamble
+                .iter()
+                .map(String::as_str)
+                .chain(entries(l))
+                .chain(l.postamble.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            before_prompt: None,
+            tool: Tool {
+                name: "read_file",
+                description: "Read the contents of a file.\n\nYou must specify the line range you're interested in. Line numbers are 1-indexed. If the file contents returned are insufficient for your task, you may call this tool again to retrieve more content. Prefer reading larger ranges over doing many small reads. Binary files use startLine/endLine as byte offsets.",
+                schema: json!({"type": "object", "properties": {
+                    "filePath": {"type": "string", "description": "The absolute path of the file to read."},
+                    "startLine": {"type": "number", "description": "The line number to start reading from, 1-based."},
+                    "endLine": {"type": "number", "description": "The inclusive line number to end reading at, 1-based."}
+                }, "required": ["filePath", "startLine", "endLine"]}),
+            },
+        },
         _ => Ask {
             system: format!(
                 "{}\n[{}]",
@@ -100,8 +123,9 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
 }
 
 /// The skill a call loads, if it is `host`'s skill-load call naming a listed skill: `Skill`
-/// `{skill}`, `activate_skill` / `skill_load` `{name}`, or a Codex `shell` command that names a
-/// listed `SKILL.md` (its `rN/…` path or its absolute path). Any other call is not a trigger.
+/// `{skill}`, `activate_skill` / `skill_load` `{name}`, a Copilot `read_file` `{filePath}` of a
+/// listed `SKILL.md`, or a Codex `shell` command that names a listed `SKILL.md` (its `rN/…` path
+/// or its absolute path). Any other call is not a trigger.
 #[must_use]
 pub fn loaded(host: Host, l: &Listing, name: &str, arguments: &str) -> Option<String> {
     let a: Value = serde_json::from_str(arguments).ok()?;
@@ -115,6 +139,15 @@ pub fn loaded(host: Host, l: &Listing, name: &str, arguments: &str) -> Option<St
     match (host, name) {
         (Host::ClaudeCode, "Skill") => by_name("skill"),
         (Host::Gemini, "activate_skill") | (Host::Alisio, "skill_load") => by_name("name"),
+        // Copilot: a `read_file` of a listed SKILL.md (the path its `<file>` shows).
+        (Host::Copilot, "read_file") => {
+            let path = a.get("filePath")?.as_str()?;
+            l.items
+                .iter()
+                .filter(|i| i.text().is_some())
+                .find(|i| i.file.as_deref() == Some(std::path::Path::new(path)))
+                .map(|i| i.name.clone())
+        }
         (Host::Codex, "shell") => {
             let cmd: Vec<&str> = a
                 .get("command")?
@@ -246,5 +279,44 @@ mod tests {
         assert_eq!((round4(lo), round4(hi)), (0.0, 0.4345));
         let (lo, hi) = wilson(3, 3, Z95).unwrap();
         assert_eq!((round4(lo), round4(hi)), (0.4385, 1.0));
+    }
+
+    #[test]
+    fn copilot_asks_with_its_skills_block_and_counts_a_read_of_a_listed_skill_md() {
+        use crate::skills::listing::copilot;
+        let l = copilot::listing(
+            &[copilot::Skill {
+                name: "pdf".into(),
+                description: "Reads PDFs.".into(),
+                full_len: 11,
+                file: "/w/.github/skills/pdf/SKILL.md".into(),
+            }],
+            true,
+        );
+        let a = ask(Host::Copilot, &l);
+        assert_eq!(
+            a.system,
+            "<skills>\n\
+             Here is a list of skills that contain domain specific knowledge on a variety of topics.\n\
+             Each skill comes with a description of the topic and a file path that contains the detailed instructions.\n\
+             When a user asks you to perform a task that falls within the domain of a skill, use the 'read_file' tool to acquire the full instructions from the file URI.\n\
+             <skill>\n<name>pdf</name>\n<description>Reads PDFs.</description>\n<file>/w/.github/skills/pdf/SKILL.md</file>\n</skill>\n\
+             </skills>"
+        );
+        assert_eq!((a.tool.name, a.before_prompt), ("read_file", None));
+        let read = |p: &str| {
+            loaded(
+                Host::Copilot,
+                &l,
+                "read_file",
+                &json!({"filePath": p, "startLine": 1, "endLine": 50}).to_string(),
+            )
+        };
+        assert_eq!(read("/w/.github/skills/pdf/SKILL.md"), Some("pdf".into()));
+        assert_eq!(read("/w/README.md"), None);
+        assert_eq!(
+            loaded(Host::Copilot, &l, "Skill", r#"{"skill":"pdf"}"#),
+            None
+        );
     }
 }

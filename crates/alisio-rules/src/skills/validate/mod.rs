@@ -104,6 +104,9 @@ pub fn severity(code: Code, profile: Profile) -> Option<Severity> {
             | Code::SkillFieldType,
             ClaudeCode,
         ) => Warning,
+        // Codex 0.171.0 lists a longer description cut to 1,021 characters and `...`
+        // (measured: tests/real/skills.rs `listing_description_lengths_1024_1025_1500`).
+        (Code::SkillDescriptionTooLong, Codex) => Warning,
         (
             Code::SkillNameTooLong
             | Code::SkillDescriptionMissing
