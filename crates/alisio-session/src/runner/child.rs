@@ -221,21 +221,19 @@ impl Run<'_> {
 }
 
 /// `allowed-tools` entries as alisio tool names: alisio's own names as they are, the common
-/// Claude Code names mapped (`Read` → `read_file`, `Bash` → `shell` and `run_process`, …),
-/// a rule's argument part (`Bash(git:*)`) dropped.
+/// Claude Code names mapped by the table ([`Spec::aliases`](crate::tools::Spec::aliases):
+/// `Read` → `read_file`, `Bash` → `run_process` and `shell`, …), a rule's argument part
+/// (`Bash(git:*)`) dropped.
 fn tool_names(allowed: &[String]) -> Vec<String> {
     let mut v = Vec::new();
     for a in allowed {
         let base = a.split('(').next().unwrap_or_default().trim();
-        let mapped: &[&str] = match base {
-            "Read" => &["read_file"],
-            "Write" => &["write_file"],
-            "Edit" | "MultiEdit" => &["edit_file"],
-            "Bash" => &["shell", "run_process"],
-            "Grep" => &["search_text"],
-            "Glob" | "LS" => &["list_files"],
-            _ => &[],
-        };
+        let mapped: Vec<&str> = crate::tools::table::TOOLS
+            .iter()
+            .map(|t| t.spec())
+            .filter(|s| s.aliases.contains(&base))
+            .map(|s| s.name)
+            .collect();
         if mapped.is_empty() {
             v.push(base.to_string());
         } else {

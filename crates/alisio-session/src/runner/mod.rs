@@ -50,9 +50,8 @@ use alisio_governor::stored::SessionOptions;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
 use request::Transcript;
 pub use request::{
-    COORDINATOR_RULES, COORDINATOR_TOOLS, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat,
-    WORKER_RULES, attached_of, joined_of, offered, preamble_block, request_parts, tools_json,
-    worker_text,
+    COORDINATOR_RULES, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat, WORKER_RULES,
+    attached_of, joined_of, offered, preamble_block, request_parts, tools_json, worker_text,
 };
 
 /// How a run ended.

@@ -143,22 +143,6 @@ pub enum ContextTool {
     SkillResource(SkillResource),
 }
 
-impl ContextTool {
-    /// Decodes the validated arguments of `name`; `None` when `name` is not one of these tools.
-    ///
-    /// # Errors
-    /// See [`decode`].
-    pub fn decode(name: &str, args: &Map<String, Value>) -> Option<Result<Self, String>> {
-        Some(match name {
-            "context_explain" => decode(args).map(Self::Explain),
-            "skill_load" => decode(args).map(Self::SkillLoad),
-            "skill_search" => decode(args).map(Self::SkillSearch),
-            "skill_resource" => decode(args).map(Self::SkillResource),
-            _ => return None,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -167,7 +151,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tools::{Spec, TEST_SLEEP, Ty, spec};
+    use crate::tools::specs::TEST_SLEEP;
+    use crate::tools::{Spec, Ty, spec};
 
     /// A valid value of every field of the schema.
     fn sample(s: &Spec) -> Map<String, Value> {

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::ToolCtx;
+use super::{ToolCtx, Writes};
 use crate::approvals::Review;
 use crate::diff;
 use crate::util::sha256_hex;
@@ -15,7 +15,8 @@ const MIB: usize = 1_048_576;
 /// An approved write as the user reviewed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reviewed {
-    pub tool: String,
+    /// The call's result shape.
+    pub writes: Writes,
     /// The path as the call gave it.
     pub path: String,
     /// As shown (workspace-relative).
@@ -37,7 +38,7 @@ pub struct Reviewed {
 /// The refusal text when the reply cannot apply (no text preview, wrong hunk count, a text
 /// over 1 MiB or holding NUL).
 pub fn reviewed(
-    tool: &str,
+    writes: Writes,
     args: &serde_json::Map<String, Value>,
     preview: Option<&Value>,
     review: Option<&Review>,
@@ -73,7 +74,7 @@ pub fn reviewed(
         );
     }
     Ok(Some(Reviewed {
-        tool: tool.to_string(),
+        writes,
         path: args
             .get("path")
             .and_then(Value::as_str)
@@ -121,7 +122,7 @@ pub fn write(ctx: &ToolCtx, r: &Reviewed) -> Result<Vec<String>, String> {
         super::files::atomic_replace(&c.real, &c.shown, r.text.as_bytes(), current.as_deref())?
     };
     let sha = (!no_file).then(|| sha256_hex(r.text.as_bytes()));
-    let mut out = if r.tool == "write_file" {
+    let mut out = if r.writes == Writes::Whole {
         json!({"path":c.shown,"sha256":sha,"bytes":r.text.len(),"created":created})
     } else {
         json!({"path":c.shown,"sha256":sha})
