@@ -118,7 +118,7 @@ impl Run<'_> {
                             self.edits.reviewed.insert(s.id.clone(), r);
                         }
                         Ok(None) => {}
-                        Err(t) => return Ok(refuse(t)),
+                        Err(t) => return Ok(refuse(t.to_string())),
                     }
                 }
                 Ok(None)

@@ -17,6 +17,7 @@ use crate::AttachedFile;
 use crate::events::{Event, Pending, ToolCompleted, ToolStarted};
 use crate::providers::RawCall;
 use crate::store::{Role, RowKind, tool_message};
+use crate::tools::error::ToolError;
 use crate::tools::{self, Effect, Outcome, Runs, Tool};
 use crate::util::{fault, take_chars};
 use alisio_governor::stored::{AttachedEntry, SessionOptions};
@@ -170,7 +171,7 @@ impl Run<'_> {
                             }
                             s.args = Some(a);
                         }
-                        Err(e) => s.pre = Some(("error", e)),
+                        Err(e) => s.pre = Some(("error", e.to_string())),
                     },
                 }
                 if s.pre.is_none() && budget_spent {
@@ -329,8 +330,8 @@ impl Run<'_> {
                         ms: 0,
                         denial: None,
                     },
-                    Err(e) if e.starts_with("Stale approval") => Done::error("refused", e),
-                    Err(e) => Done::error("error", e),
+                    Err(e @ ToolError::StaleApproval(_)) => Done::error("refused", e.to_string()),
+                    Err(e) => Done::error("error", e.to_string()),
                 };
                 d.ms = t0.elapsed().as_millis() as u64;
                 self.complete_slot(&mut slots[k], d)?;

@@ -65,7 +65,7 @@ impl Run<'_> {
         } = match args::decode(args) {
             Ok(t) => t,
             // Validated against the schema: only a struct/schema disagreement gets here.
-            Err(e) => return Ok((Done::error("error", e), None)),
+            Err(e) => return Ok((Done::error("error", e.to_string()), None)),
         };
         self.child_session(call_id, description, prompt, None)
     }

@@ -6,13 +6,15 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::error::{ToolError, ToolResult};
+
 /// Decodes validated arguments.
 ///
 /// # Errors
 /// `Invalid arguments: <detail>` (only when a struct and its schema disagree).
-pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, String> {
+pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> ToolResult<T> {
     serde_json::from_value(Value::Object(args.clone()))
-        .map_err(|e| format!("Invalid arguments: {e}"))
+        .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
 
 /// Declares the typed arguments of a tool: `pub` fields, camelCase keys, unknown keys refused.

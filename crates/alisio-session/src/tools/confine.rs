@@ -153,16 +153,18 @@ impl Roots {
     ///
     /// # Errors
     /// `Refusing to write through a symlink` / `Refusing to write inside .git`.
-    pub fn check_writable(&self, c: &Confined) -> Result<(), String> {
+    pub fn check_writable(&self, c: &Confined) -> Result<(), super::error::ToolError> {
         if std::fs::symlink_metadata(&c.lexical).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(format!("Refusing to write through a symlink: {}", c.shown));
+            return Err(super::error::ToolError::WriteThroughSymlink(
+                c.shown.clone(),
+            ));
         }
         for base in [&c.lexical, &c.real] {
             if let Ok(rel) = base.strip_prefix(&self.root)
                 && let Some(Component::Normal(first)) = rel.components().next()
                 && first == ".git"
             {
-                return Err(format!("Refusing to write inside .git: {}", c.shown));
+                return Err(super::error::ToolError::WriteInsideGit(c.shown.clone()));
             }
         }
         Ok(())
@@ -274,7 +276,7 @@ mod tests {
         let (_d, r) = setup();
         let c = r.confine(".git/config").unwrap();
         assert_eq!(
-            r.check_writable(&c).unwrap_err(),
+            r.check_writable(&c).unwrap_err().to_string(),
             "Refusing to write inside .git: .git/config"
         );
     }

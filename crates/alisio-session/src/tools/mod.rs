@@ -4,6 +4,7 @@
 pub mod args;
 pub mod bg;
 pub mod confine;
+pub mod error;
 pub mod files;
 pub mod preview;
 pub mod process;
@@ -19,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use confine::Roots;
+use error::{ToolError, ToolResult};
 
 /// What a tool does to the world (spec/sessions.md §4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -351,8 +353,8 @@ impl Spec {
     ///
     /// # Errors
     /// `Invalid arguments: <detail>`.
-    pub fn validate(&self, raw: &str) -> Result<Map<String, Value>, String> {
-        let inv = |d: String| format!("Invalid arguments: {d}");
+    pub fn validate(&self, raw: &str) -> ToolResult<Map<String, Value>> {
+        let inv = ToolError::InvalidArguments;
         let v: Value =
             serde_json::from_str(raw).map_err(|_| inv("arguments are not valid JSON".into()))?;
         let Value::Object(m) = v else {
@@ -459,6 +461,14 @@ pub enum Outcome {
     Cancelled,
 }
 
+impl Outcome {
+    /// The error result of `e` (its text, as the model reads it).
+    #[must_use]
+    pub fn error(e: ToolError) -> Self {
+        Self::Err(e.to_string())
+    }
+}
+
 /// Everything tools need; shared by concurrent read calls.
 #[derive(Clone)]
 pub struct ToolCtx {
@@ -488,8 +498,9 @@ impl ToolCtx {
 /// A validated call's arguments as the tool's typed struct (the field names are checked by
 /// the compiler and by `deny_unknown_fields`; [`Spec::validate`] already gave the exact error
 /// texts, so a failure here means the table and the struct disagree).
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> Result<T, String> {
-    serde_json::from_value(Value::Object(a.clone())).map_err(|e| format!("Invalid arguments: {e}"))
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> ToolResult<T> {
+    serde_json::from_value(Value::Object(a.clone()))
+        .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
 
 /// Runs a validated call whose paths passed confinement.
@@ -501,11 +512,11 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
     }
 }
 
-impl From<Result<String, String>> for Outcome {
-    fn from(r: Result<String, String>) -> Self {
+impl From<ToolResult> for Outcome {
+    fn from(r: ToolResult) -> Self {
         match r {
             Ok(s) => Self::Ok(s),
-            Err(e) => Self::Err(e),
+            Err(e) => Self::Err(e.to_string()),
         }
     }
 }
@@ -562,7 +573,8 @@ mod tests {
             spec("run_process")
                 .unwrap()
                 .validate(r#"{"command":"x"}"#)
-                .unwrap_err(),
+                .unwrap_err()
+                .to_string(),
             "Invalid arguments: missing field \"args\""
         );
     }
@@ -571,23 +583,25 @@ mod tests {
     fn validation_names_the_field() {
         let r = spec("read_file").unwrap();
         assert_eq!(
-            r.validate(r#"{"path":1}"#).unwrap_err(),
+            r.validate(r#"{"path":1}"#).unwrap_err().to_string(),
             "Invalid arguments: path must be a string"
         );
         assert_eq!(
-            r.validate("{}").unwrap_err(),
+            r.validate("{}").unwrap_err().to_string(),
             "Invalid arguments: missing field \"path\""
         );
         assert_eq!(
-            r.validate(r#"{"path":"a","x":1}"#).unwrap_err(),
+            r.validate(r#"{"path":"a","x":1}"#).unwrap_err().to_string(),
             "Invalid arguments: unknown field \"x\""
         );
         assert_eq!(
-            r.validate(r#"{"path":"a","limit":0}"#).unwrap_err(),
+            r.validate(r#"{"path":"a","limit":0}"#)
+                .unwrap_err()
+                .to_string(),
             "Invalid arguments: limit must be between 1 and 1000"
         );
         assert_eq!(
-            r.validate("{").unwrap_err(),
+            r.validate("{").unwrap_err().to_string(),
             "Invalid arguments: arguments are not valid JSON"
         );
     }

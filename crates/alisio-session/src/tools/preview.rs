@@ -75,7 +75,7 @@ fn truncated(c: &Confined, new_file: bool) -> Value {
 ///
 /// # Errors
 /// The tool's error text when `old` equals `new` or does not match exactly once.
-pub fn apply_edit(text: &str, old: &str, new: &str) -> Result<String, String> {
+pub fn apply_edit(text: &str, old: &str, new: &str) -> super::error::ToolResult {
     if old == new {
         return Err("Edit changes nothing: oldText equals newText".into());
     }
@@ -92,9 +92,7 @@ pub fn apply_edit(text: &str, old: &str, new: &str) -> Result<String, String> {
         n = text.matches(o.as_str()).count();
     }
     if n != 1 {
-        return Err(format!(
-            "Edit must match exactly one occurrence (found {n})"
-        ));
+        return Err(format!("Edit must match exactly one occurrence (found {n})").into());
     }
     Ok(text.replacen(o.as_str(), &nw, 1))
 }

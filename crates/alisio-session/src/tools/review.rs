@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use super::error::{ToolError, ToolResult};
 use super::{ToolCtx, Writes};
 use crate::approvals::Review;
 use crate::diff;
@@ -42,17 +43,17 @@ pub fn reviewed(
     args: &serde_json::Map<String, Value>,
     preview: Option<&Value>,
     review: Option<&Review>,
-) -> Result<Option<Reviewed>, String> {
+) -> ToolResult<Option<Reviewed>> {
     let text_preview = preview.and_then(|p| Some((p["path"].as_str()?, p["after"].as_str()?)));
     let Some((shown, proposed)) = text_preview else {
         return match review {
             None => Ok(None),
-            Some(_) => Err(format!(
+            Some(_) => Err(ToolError::Failed(format!(
                 "Approval refused: the change to {} had no text preview (over 1 MiB or not UTF-8 text), so it cannot be edited; approve it as proposed or deny it",
                 preview
                     .and_then(|p| p["path"].as_str())
                     .unwrap_or("the file")
-            )),
+            ))),
         };
     };
     let p = preview.unwrap_or(&Value::Null);
@@ -91,26 +92,18 @@ pub fn reviewed(
     }))
 }
 
-/// The message of a write whose file changed while it was reviewed.
-#[must_use]
-pub fn stale(shown: &str) -> String {
-    format!(
-        "Stale approval: {shown} changed on disk while the change was under review; nothing was written. Read the file again and propose the change again."
-    )
-}
-
 /// Writes a reviewed change: the call's own checks, then the file must still hold the text
 /// the user saw. Returns the result's text parts: the tool's JSON (with `userEdited: true`
 /// when the text is not the proposal) and, then, what the user changed.
 ///
 /// # Errors
-/// The tool's error texts, or [`stale`].
-pub fn write(ctx: &ToolCtx, r: &Reviewed) -> Result<Vec<String>, String> {
+/// The tool's errors, or [`ToolError::StaleApproval`].
+pub fn write(ctx: &ToolCtx, r: &Reviewed) -> ToolResult<Vec<String>> {
     let c = super::files::writable(ctx, &r.path)?;
     // The file as the user saw it first: a change since is the more precise refusal.
     let now = std::fs::read(&c.real).ok();
     if now.as_deref() != r.before.as_deref().map(str::as_bytes) {
-        return Err(stale(&c.shown));
+        return Err(ToolError::StaleApproval(c.shown));
     }
     let current = super::files::precondition(&c, r.expected_hash.as_deref())?;
     // Every hunk of a new file rejected: no file, rather than an empty one.

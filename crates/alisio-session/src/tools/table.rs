@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::{self, ContextTool};
 use super::confine::Confined;
+use super::error::ToolResult;
 use super::{
     Outcome, Spec, Tool, ToolCtx, ToolDef, Writes, bg, files, process, search, specs, typed,
 };
@@ -155,7 +156,7 @@ impl Tool for RunProcess {
         &specs::RUN_PROCESS
     }
     fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
-        typed::<process::RunProcessArgs>(a).map_or_else(Outcome::Err, |x| {
+        typed::<process::RunProcessArgs>(a).map_or_else(Outcome::error, |x| {
             process::run_process(ctx, &process::Call::from(&x))
         })
     }
@@ -202,7 +203,7 @@ impl Tool for Shell {
         &specs::SHELL
     }
     fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
-        typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
+        typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
             process::run_process(ctx, &process::Call::from(&x))
         })
     }
@@ -300,8 +301,9 @@ impl Tool for BgStop {
 }
 
 /// A call answered by the run's [`SessionContext`](crate::SessionContext).
-fn context_call(ctx: &ToolCtx, call: Result<ContextTool, String>) -> Outcome {
-    call.and_then(|c| ctx.context.tool(&c, &ctx.cwd)).into()
+fn context_call(ctx: &ToolCtx, call: ToolResult<ContextTool>) -> Outcome {
+    call.and_then(|c| Ok(ctx.context.tool(&c, &ctx.cwd)?))
+        .into()
 }
 
 /// `context_explain`.
@@ -398,7 +400,7 @@ impl Tool for Glance {
     fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
         // The runner refused every command outside the ephemeral table ([`Tool::refusal`]);
         // what is left runs under the glance sandbox (read-only where available).
-        typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
+        typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
             let mut g = ctx.clone();
             if let Some(sb) = &ctx.glance_sandbox {
                 g.sandbox = Arc::clone(sb);
@@ -418,7 +420,7 @@ impl Tool for TestSleep {
     fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
         let ms = match args::decode::<args::TestSleep>(a) {
             Ok(x) => x.ms,
-            Err(e) => return Outcome::Err(e),
+            Err(e) => return Outcome::error(e),
         };
         let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
         while std::time::Instant::now() < end {
