@@ -432,3 +432,135 @@ impl Tool for TestSleep {
         Outcome::Ok(json!({"slept":ms}).to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::{Effect, Offer, Runs, tool};
+
+    fn names(f: impl Fn(&Spec) -> bool) -> Vec<&'static str> {
+        TOOLS
+            .iter()
+            .map(|t| t.spec())
+            .filter(|s| f(s))
+            .map(|s| s.name)
+            .collect()
+    }
+
+    #[test]
+    fn the_table_holds_each_tool_once_in_the_order_of_the_spec() {
+        assert_eq!(
+            names(|_| true),
+            [
+                "read_file",
+                "write_file",
+                "edit_file",
+                "list_files",
+                "search_text",
+                "run_process",
+                "shell",
+                "bg_run",
+                "bg_output",
+                "bg_list",
+                "bg_stop",
+                "context_explain",
+                "skill_load",
+                "skill_search",
+                "skill_resource",
+                "skill_run",
+                "result_read",
+                "task",
+                "glance",
+            ]
+        );
+        for t in TOOLS {
+            let found = tool(t.spec().name).map(|f| f.spec().name);
+            assert_eq!(found, Some(t.spec().name));
+        }
+        assert!(tool("test_sleep").is_none() || crate::tools::test_tools_enabled());
+        assert!(tool("Read").is_none());
+    }
+
+    #[test]
+    fn what_differs_between_tools_is_declared_in_their_entries() {
+        assert_eq!(
+            names(|s| s.coordinator),
+            ["read_file", "result_read", "task", "glance"]
+        );
+        assert_eq!(names(|s| s.whole), ["skill_load", "result_read", "task"]);
+        assert_eq!(names(|s| s.runs == Runs::Store), ["result_read"]);
+        assert_eq!(names(|s| s.runs == Runs::Child), ["task"]);
+        assert_eq!(names(|s| s.runs == Runs::Skill), ["skill_run"]);
+        assert_eq!(names(|s| s.offer == Offer::Always), ["result_read"]);
+        assert_eq!(
+            names(|s| s.offer == Offer::WithSkills),
+            ["skill_load", "skill_search", "skill_resource"]
+        );
+        assert_eq!(
+            names(|s| s.offer == Offer::WithProcesses),
+            ["bg_output", "bg_list"]
+        );
+        assert_eq!(
+            names(|s| s.aliases.contains(&"Bash")),
+            ["run_process", "shell"]
+        );
+        assert_eq!(names(|s| s.aliases.contains(&"LS")), ["list_files"]);
+        let writers: Vec<&str> = TOOLS
+            .iter()
+            .filter(|t| t.writes().is_some())
+            .map(|t| t.spec().name)
+            .collect();
+        assert_eq!(writers, names(|s| s.effect == Effect::Write));
+        assert_eq!(WriteFile.writes(), Some(Writes::Whole));
+        assert_eq!(EditFile.writes(), Some(Writes::Edit));
+    }
+
+    #[test]
+    fn the_approval_texts_and_command_lines_of_each_tool() {
+        let a = |v: Value| v.as_object().cloned().unwrap_or_default();
+        let shown = ["src/a.rs".to_string()];
+        let w = a(json!({"path":"a","content":"héllo","expectedHash":null}));
+        assert_eq!(WriteFile.summary(&w, &shown), "Write src/a.rs (6 bytes)");
+        assert_eq!(EditFile.summary(&w, &shown), "Edit src/a.rs");
+        let r = a(json!({"command":"git","args":["status","-s"]}));
+        assert_eq!(RunProcess.summary(&r, &[]), "Run git status -s");
+        assert_eq!(
+            RunProcess.command_line(&r).as_deref(),
+            Some("git status -s")
+        );
+        let sh = a(json!({"command":"ls | wc -l"}));
+        assert_eq!(Shell.summary(&sh, &[]), "Run shell: ls | wc -l");
+        assert_eq!(BgRun.summary(&sh, &[]), "Start background task: ls | wc -l");
+        assert_eq!(BgRun.command_line(&sh).as_deref(), Some("ls | wc -l"));
+        assert_eq!(
+            BgStop.summary(&a(json!({"id":"bg-3"})), &[]),
+            "Stop background task bg-3"
+        );
+        assert_eq!(BgStop.command_line(&a(json!({"id":"bg-3"}))), None);
+        assert_eq!(
+            ContextExplain.summary(&a(json!({})), &[]),
+            "Run context_explain"
+        );
+        assert_eq!(Glance.command_line(&sh), None);
+        assert_eq!(Glance.refusal(&a(json!({"command":"git status"}))), None);
+        assert!(
+            Glance
+                .refusal(&a(json!({"command":"rm -rf x"})))
+                .is_some_and(
+                    |t| t.starts_with("Refused: glance runs only status and listing commands (")
+                )
+        );
+    }
+
+    #[test]
+    fn only_skill_load_puts_the_catalog_in_its_schema() {
+        let names = ["a".to_string(), "b".to_string()];
+        let d = SkillLoad.definition(Some(&names));
+        assert_eq!(
+            d.input_schema["properties"]["name"]["enum"],
+            json!(["a", "b"])
+        );
+        let d = SkillSearch.definition(Some(&names));
+        assert_eq!(d, SkillSearch.spec().definition());
+    }
+}
