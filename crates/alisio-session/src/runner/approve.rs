@@ -3,6 +3,7 @@
 //! allowed or granted asks the approver with a one-line summary; `allow-session` grants last
 //! for the session.
 
+use super::error::RunError;
 use crate::events::{ApprovalRequested, ApprovalResolved, Event, SandboxState};
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use crate::util::ellipsize;
 
 impl Run<'_> {
     /// Steps 6–7: confinement (with `external` approval) and effect approval.
-    pub(super) fn gate(&mut self, s: &Slot) -> Result<Option<Done>, String> {
+    pub(super) fn gate(&mut self, s: &Slot) -> Result<Option<Done>, RunError> {
         let (Some(tool), Some(args)) = (s.tool, &s.args) else {
             return Ok(None);
         };
@@ -136,7 +137,7 @@ impl Run<'_> {
         summary: String,
         paths: Vec<String>,
         preview: Option<Value>,
-    ) -> Result<Result<(bool, Option<approvals::Review>), Done>, String> {
+    ) -> Result<Result<(bool, Option<approvals::Review>), Done>, RunError> {
         let Some(ap) = self.approver else {
             return Ok(Err(Done {
                 outcome: "denied",

@@ -4,6 +4,7 @@
 //! confinement and approvals (`approve.rs`), the journal, `tool_started`/`tool_completed`, the
 //! output cap, and the tool messages stored in call order.
 
+use super::error::RunError;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, mpsc};
@@ -84,7 +85,7 @@ impl Run<'_> {
         _asst_seq: i64,
         calls: &[RawCall],
         budget_spent: bool,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RunError> {
         let mut slots = self.slots(calls, budget_spent);
         // spec/sessions.md §2.7 nested instructions: one lookup for the declared paths of the turn.
         let delivered = if budget_spent {
@@ -242,7 +243,7 @@ impl Run<'_> {
         batch: std::ops::Range<usize>,
         next_store: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RunError> {
         let sid = self.sid.clone();
         let evs: Vec<Pending> = batch
             .clone()
@@ -353,7 +354,7 @@ impl Run<'_> {
         runnable: &[usize],
         next_store: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RunError> {
         let mut cancelled = false;
         let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
         let jobs: Vec<(usize, Option<&'static dyn Tool>, Map<String, Value>)> = runnable
@@ -361,7 +362,7 @@ impl Run<'_> {
             .map(|&k| (k, slots[k].tool, slots[k].args.clone().unwrap_or_default()))
             .collect();
         let tctx = Arc::clone(&self.tctx);
-        std::thread::scope(|scope| -> Result<(), String> {
+        std::thread::scope(|scope| -> Result<(), RunError> {
             for (k, tool, args) in jobs {
                 let tx = tx.clone();
                 let tctx = Arc::clone(&tctx);
@@ -416,7 +417,7 @@ impl Run<'_> {
     }
 
     /// spec/sessions.md §1.5 step 3: the journal row and `tool_completed` (completion order).
-    fn complete_slot(&mut self, s: &mut Slot, mut d: Done) -> Result<(), String> {
+    fn complete_slot(&mut self, s: &mut Slot, mut d: Done) -> Result<(), RunError> {
         if let Some(x) = &s.extra {
             d.texts.push(x.clone());
         }
@@ -457,7 +458,7 @@ impl Run<'_> {
         slots: &mut [Slot],
         next: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         while *next < slots.len() {
             let Some(d) = slots[*next].done.clone() else {
                 break;

@@ -2,6 +2,7 @@
 //! parent as `parent_id`, in the same run: same provider (lent for the duration), same event
 //! sequence, approvals and grants; its final answer becomes the call's result.
 
+use super::error::RunError;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -58,7 +59,7 @@ impl Run<'_> {
         &mut self,
         call_id: &str,
         args: &Map<String, Value>,
-    ) -> Result<(Done, Option<String>), String> {
+    ) -> Result<(Done, Option<String>), RunError> {
         let Task {
             description,
             prompt,
@@ -76,7 +77,7 @@ impl Run<'_> {
         &mut self,
         call_id: &str,
         args: &Map<String, Value>,
-    ) -> Result<(Done, Option<String>), String> {
+    ) -> Result<(Done, Option<String>), RunError> {
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
         let prompt = args
             .get("prompt")
@@ -98,7 +99,7 @@ impl Run<'_> {
         description: String,
         prompt: String,
         only: Option<Vec<String>>,
-    ) -> Result<(Done, Option<String>), String> {
+    ) -> Result<(Done, Option<String>), RunError> {
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
         copts.attachments = Vec::new();

@@ -4,6 +4,7 @@
 //! ContextReport. [`request_parts`] is shared with `sessions report` (`read.rs`), so a report
 //! measures what the next run sends.
 
+use super::error::RunError;
 use crate::events::Event;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -336,7 +337,7 @@ impl Run<'_> {
         self.ctx.loaded_block(&names, cwd)
     }
 
-    pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, String> {
+    pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, RunError> {
         let active = self.active()?;
         let (system, _, parts) = self.parts();
         self.progress.request_no += 1;
@@ -474,7 +475,7 @@ impl Run<'_> {
     ///
     /// # Errors
     /// Store errors.
-    pub(super) fn active(&self) -> Result<Vec<MsgRow>, String> {
+    pub(super) fn active(&self) -> Result<Vec<MsgRow>, RunError> {
         let max = self.store.max_seq(&self.sid)?;
         let generation = self.transcript.rewrites.get();
         let mut cache = self.transcript.cache.borrow_mut();
