@@ -35,7 +35,7 @@ pub struct SessionRun<'a> {
     /// The instruction and skill side (spec/instructions.md §2.7–2.8).
     pub context: Arc<dyn SessionContext>,
     /// Receives every event envelope, in order, after its transaction commits.
-    pub sink: &'a mut dyn FnMut(&Value),
+    pub sink: crate::events::Sink<'a>,
     /// Asks the user for approvals; `None` (or a headless approver) runs headless.
     pub approver: Option<&'a dyn Approver>,
     /// Approvals given "for the session" (an editor session keeps them across runs).

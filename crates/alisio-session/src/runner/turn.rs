@@ -50,7 +50,11 @@ impl Run<'_> {
                     });
                 }
                 Err(e) => {
-                    return self.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string()));
+                    return self.finish(
+                        RunStatus::Failed,
+                        Some("store_error"),
+                        Some(e.to_string()),
+                    );
                 }
             }
             match self.before_turn() {
@@ -59,14 +63,22 @@ impl Run<'_> {
                     return self.finish(RunStatus::Failed, Some(code), Some(msg));
                 }
                 Err(e) => {
-                    return self.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string()));
+                    return self.finish(
+                        RunStatus::Failed,
+                        Some("store_error"),
+                        Some(e.to_string()),
+                    );
                 }
             }
             match self.turn() {
                 Ok(TurnEnd::Continue) => {}
                 Ok(TurnEnd::Done(r)) => return *r,
                 Err(e) => {
-                    return self.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string()));
+                    return self.finish(
+                        RunStatus::Failed,
+                        Some("store_error"),
+                        Some(e.to_string()),
+                    );
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! call's result carries (the model reads it; tests compare it), and a caller that must tell
 //! one error from another matches a variant, never the text.
 
-use super::confine::Refusal;
+use super::confine::{Refusal, WriteRefusal};
 
 /// A tool call's error.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -13,12 +13,9 @@ pub enum ToolError {
     /// spec/sessions.md §3.2 steps 1–3.
     #[error("{}", .0.message())]
     Confinement(Refusal),
-    /// spec/sessions.md §3.2 step 4: a writer's path is a symlink.
-    #[error("Refusing to write through a symlink: {0}")]
-    WriteThroughSymlink(String),
-    /// spec/sessions.md §3.2 step 4: a writer's path is inside `.git`.
-    #[error("Refusing to write inside .git: {0}")]
-    WriteInsideGit(String),
+    /// spec/sessions.md §3.2 step 4.
+    #[error(transparent)]
+    Write(#[from] WriteRefusal),
     #[error("File not found: {0}")]
     FileNotFound(String),
     #[error("Not a file: {0}")]
