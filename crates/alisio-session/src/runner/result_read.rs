@@ -256,7 +256,7 @@ mod tests {
         assert_eq!((all.as_str(), none), ("40000: 40000\n", 0));
         // A field that does not exist, and a field on plain text, are clear errors.
         assert_eq!(
-            field_text(&stored, Some("out")).unwrap_err(),
+            field_text(&stored, Some("out")).unwrap_err().to_string(),
             "result_read: no string field \"out\" in this result; its string fields: \"stdout\", \"stderr\""
         );
         assert!(field_text("plain", Some("stdout")).is_err());
