@@ -357,20 +357,24 @@ impl Run<'_> {
     ) -> Result<bool, RunError> {
         let mut cancelled = false;
         let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
-        let jobs: Vec<(usize, Option<&'static dyn Tool>, Map<String, Value>)> = runnable
+        let jobs: Vec<(usize, String, Map<String, Value>)> = runnable
             .iter()
-            .map(|&k| (k, slots[k].tool, slots[k].args.clone().unwrap_or_default()))
+            .map(|&k| {
+                (
+                    k,
+                    slots[k].name.clone(),
+                    slots[k].args.clone().unwrap_or_default(),
+                )
+            })
             .collect();
         let tctx = Arc::clone(&self.tctx);
         std::thread::scope(|scope| -> Result<(), RunError> {
-            for (k, tool, args) in jobs {
+            for (k, name, args) in jobs {
                 let tx = tx.clone();
                 let tctx = Arc::clone(&tctx);
                 scope.spawn(move || {
-                    let o = tool.map_or_else(
-                        || Outcome::Err("Unknown tool".into()),
-                        |t| t.execute(&tctx, &args),
-                    );
+                    // The table's tool of that name ([`Tool::execute`]).
+                    let o = tools::execute(&tctx, &name, &args);
                     let _ = tx.send((k, o));
                 });
             }

@@ -255,8 +255,6 @@ impl std::fmt::Debug for dyn Tool {
     }
 }
 
-/// The table of spec/sessions.md §3.3, in its order.
-
 /// Whether the test tools are compiled in and switched on.
 #[must_use]
 pub fn test_tools_enabled() -> bool {
