@@ -540,16 +540,15 @@ fn changes_req<'a>(
     }
 }
 
-fn changes_error(e: String) -> Error {
-    if e.starts_with("Undo refused") {
-        error(-32803, e)
-    } else if e.starts_with("Not a change")
-        || e.starts_with("Session ")
-        || e.starts_with("Ambiguous")
-    {
-        invalid(e)
+fn changes_error(e: alisio_session::checkpoints::ChangesError) -> Error {
+    if matches!(e, alisio_session::checkpoints::ChangesError::UndoRefused(_)) {
+        error(-32803, e.to_string())
+    } else if e.is_not_found() {
+        invalid(e.to_string())
+    } else if e.is_busy() {
+        error(-32002, e.to_string())
     } else {
-        error(-32603, e)
+        error(-32603, e.to_string())
     }
 }
 
