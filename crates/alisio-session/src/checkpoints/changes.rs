@@ -337,3 +337,35 @@ pub fn undo(
     let h2 = history(store, req.state_dir, &sid)?;
     Ok(h2.changes(&after)?.into_iter().find(|c| c.path == path))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_says_what_the_server_answers_with_and_keeps_its_message() {
+        let not_a_change = ChangesError::NotAChange("src/a.rs".into());
+        assert_eq!(
+            not_a_change.to_string(),
+            "Not a change of this session: src/a.rs"
+        );
+        assert!(not_a_change.is_not_found() && !not_a_change.is_busy());
+        let refused = ChangesError::UndoRefused("src/a.rs changed while undoing".into());
+        assert_eq!(
+            refused.to_string(),
+            "Undo refused: src/a.rs changed while undoing"
+        );
+        assert!(!refused.is_not_found() && !refused.is_busy());
+        let unknown = ChangesError::from(StoreError::NotFound("s-1".into()));
+        assert_eq!(unknown.to_string(), "Session not found: s-1");
+        assert!(unknown.is_not_found());
+        let ambiguous = ChangesError::from(StoreError::Ambiguous("0a".into()));
+        assert!(ambiguous.is_not_found());
+        let busy = ChangesError::from(StoreError::Busy("s-2".into()));
+        assert_eq!(busy.to_string(), "Session s-2 is busy in another run");
+        assert!(busy.is_busy() && !busy.is_not_found());
+        let other = ChangesError::from("Cannot undo a: denied".to_string());
+        assert_eq!(other.to_string(), "Cannot undo a: denied");
+        assert!(!other.is_busy() && !other.is_not_found());
+    }
+}
