@@ -47,7 +47,7 @@ pub fn report(values: &[Value], rules: &str) -> Value {
     let mut out = Vec::new();
     for v in values {
         for (id, name, args) in crate::providers::calls_of(v) {
-            if name != "task" {
+            if name != crate::tools::specs::TASK.name {
                 continue;
             }
             let prompt = serde_json::from_str::<Value>(&args)

@@ -166,16 +166,19 @@ pub fn message_of(row: &MsgRow, v: &Value) -> Message {
 /// the governor's `oversized` stub replaces such a result first.
 pub const VIEW_CAP: usize = 32_000;
 
-/// Tools whose results are never cut (skill bodies are protected; `result_read` pages itself).
-/// A sub-session's final answer (`task`) reaches its parent whole (issue 21).
-const NEVER_CUT: &[&str] = &["result_read", "skill_load", "task"];
+/// Whether a tool's results are never cut ([`Spec::whole`](crate::tools::Spec::whole): skill
+/// bodies are protected; `result_read` pages itself; a sub-session's final answer (`task`)
+/// reaches its parent whole, issue 21).
+fn never_cut(name: &str) -> bool {
+    crate::tools::spec(name).is_some_and(|s| s.whole)
+}
 
 /// Cuts every tool message text part longer than [`VIEW_CAP`] characters to its first
 /// `VIEW_CAP` and a note: `[output cut at 32000 of N characters; result_read {"callId":…,
 /// "offset":32000} returns the rest]`. `off` and `shadow` send exactly this (G4).
 pub fn view_cap(messages: &mut [Value]) {
     for m in messages.iter_mut() {
-        if m["role"] != "tool" || NEVER_CUT.contains(&m["name"].as_str().unwrap_or_default()) {
+        if m["role"] != "tool" || never_cut(m["name"].as_str().unwrap_or_default()) {
             continue;
         }
         let id = m["callId"].as_str().unwrap_or_default().to_owned();

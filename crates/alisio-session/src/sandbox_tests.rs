@@ -49,7 +49,7 @@ fn sandboxed_asks_when_the_sandbox_is_unavailable_and_says_so_once() {
     o.config.process = Policy::Sandboxed;
     let ap = Once(Mutex::new(Vec::new()));
     let mut evs: Vec<Value> = Vec::new();
-    let mut sink = |e: &Value| evs.push(e.clone());
+    let mut sink = |e: &crate::events::Emitted<'_>| evs.push(e.json.clone());
     let ctx = Arc::new(DiskContext::new(
         root.clone(),
         alisio_base::config::Settings::default(),

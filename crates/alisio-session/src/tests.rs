@@ -90,7 +90,7 @@ fn go(
     cancel: Arc<AtomicBool>,
 ) -> (RunResult, Vec<Value>) {
     let mut evs = Vec::new();
-    let mut sink = |e: &Value| evs.push(e.clone());
+    let mut sink = |e: &crate::events::Emitted<'_>| evs.push(e.json.clone());
     let r = run_session(SessionRun {
         options: o,
         context: ctx(&w.root),
@@ -397,7 +397,8 @@ fn governed_requests_never_change_the_stored_transcript() {
     let snapshots: Arc<Mutex<Vec<(Rows, u64)>>> = Arc::new(Mutex::new(Vec::new()));
     let snaps = Arc::clone(&snapshots);
     let state = w.state.clone();
-    let mut sink = |e: &Value| {
+    let mut sink = |e: &crate::events::Emitted<'_>| {
+        let e = e.json;
         if e["type"] == "context_governed" || e["type"] == "turn_completed" {
             snaps
                 .lock()

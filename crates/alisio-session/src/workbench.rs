@@ -9,8 +9,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use serde_json::Value;
-
 /// The workbench, relative to the workspace root.
 pub const DIR: &str = ".alisio/workbench";
 /// Its folders.
@@ -246,30 +244,6 @@ pub fn note_runs(root: &Path, command: &str, now: &str) -> Result<(), String> {
     }
     let text = serde_json::to_string(&map).unwrap_or_default();
     write_if_changed(&dir(root).join(RUNS), &text).map(|_| ())
-}
-
-/// The command line of a process call (`shell`, `bg_run`, `run_process`), for [`note_runs`].
-#[must_use]
-pub fn command_of(name: &str, args: &serde_json::Map<String, Value>) -> Option<String> {
-    let c = args.get("command").and_then(Value::as_str)?;
-    match name {
-        "shell" | "bg_run" => Some(c.to_string()),
-        "run_process" => {
-            let mut t = c.to_string();
-            for a in args
-                .get("args")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                t.push(' ');
-                t.push_str(a);
-            }
-            Some(t)
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::GovernorMode;
 use alisio_session::approvals::{Grants, parse_allow};
 use alisio_session::context::DiskContext;
+use alisio_session::events::{Emitted, Event};
 use alisio_session::settings::{RunOptions, SessionConfig};
 use alisio_session::tools::bg::Tasks;
 use alisio_session::{PreRunError, RunStatus, SessionRun, run_session};
@@ -127,59 +128,47 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
     Ok(o)
 }
 
-fn human(ev: &Value, mid_text: &mut bool) {
-    let d = &ev["data"];
-    match ev["type"].as_str().unwrap_or_default() {
-        "text_delta" => {
+fn human(ev: &Event, mid_text: &mut bool) {
+    match ev {
+        Event::TextDelta(d) => {
             *mid_text = true;
-            out(d["text"].as_str().unwrap_or_default());
+            out(&d.text);
         }
-        "tool_started" => {
+        Event::ToolStarted(d) => {
             // The model's text ends its line before the tool line (stdout and stderr share a
             // terminal: "Let me look.→ read_file" otherwise).
             if std::mem::take(mid_text) {
                 out("\n");
             }
-            let args = d["arguments"].as_str().unwrap_or_default();
             err_line(&format!(
                 "→ {} {}",
-                d["name"].as_str().unwrap_or_default(),
-                alisio_session::util::take_chars(args, 80)
+                d.name,
+                alisio_session::util::take_chars(&d.arguments, 80)
             ));
         }
-        "tool_completed" if d["outcome"] == "denied" || d["outcome"] == "refused" => {
+        Event::ToolCompleted(d) if d.outcome == "denied" || d.outcome == "refused" => {
             err_line(&format!(
                 "  {}: {}",
-                d["outcome"].as_str().unwrap_or_default(),
-                d["preview"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
+                d.outcome,
+                d.preview.lines().next().unwrap_or_default()
             ));
         }
-        "compaction_completed" => err_line(&format!("[compacted {} messages]", d["replaced"])),
-        "compaction_skipped" | "compaction_failed" => err_line(&format!(
-            "[compaction: {}]",
-            d["detail"]
-                .as_str()
-                .or(d["error"].as_str())
-                .unwrap_or_default()
-        )),
-        "context_reduced" => err_line(&format!(
+        Event::CompactionCompleted(d) => err_line(&format!("[compacted {} messages]", d.replaced)),
+        Event::CompactionSkipped(d) => err_line(&format!("[compaction: {}]", d.detail)),
+        Event::CompactionFailed(d) => err_line(&format!("[compaction: {}]", d.error)),
+        Event::ContextReduced(d) => err_line(&format!(
             "[context reduced: {} messages clipped]",
-            d["messages"]
+            d.messages
         )),
-        "turn_completed" if *mid_text => {
+        Event::TurnCompleted(_) if *mid_text => {
             *mid_text = false;
             out("\n");
         }
-        "run_failed" => err_line(&format!(
+        Event::RunFailed(d) => err_line(&format!(
             "error: {}",
-            d["error"].as_str().unwrap_or_default()
+            d.error.as_deref().unwrap_or_default()
         )),
-        "run_cancelled" => err_line("cancelled"),
+        Event::RunCancelled(_) => err_line("cancelled"),
         _ => {}
     }
 }
@@ -257,11 +246,11 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
     ));
     let json_mode = ctx.args.json;
     let mut mid_text = false;
-    let mut sink = |ev: &Value| {
+    let mut sink = |ev: &Emitted<'_>| {
         if json_mode {
-            out(&format!("{ev}\n"));
+            out(&format!("{}\n", ev.json));
         } else {
-            human(ev, &mut mid_text);
+            human(ev.event, &mut mid_text);
         }
     };
     let r = run_session(SessionRun {

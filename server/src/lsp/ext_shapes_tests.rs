@@ -1173,7 +1173,7 @@ fn events() -> Vec<alisio_session::events::Event> {
 fn event_samples() -> Vec<Value> {
     use alisio_session::events::{Emitter, Pending};
     let mut out = Vec::new();
-    let mut sink = |v: &Value| out.push(v.clone());
+    let mut sink = |v: &alisio_session::events::Emitted<'_>| out.push(v.json.clone());
     let mut em = Emitter::new("r1", &mut sink);
     for (i, e) in events().into_iter().enumerate() {
         if i == 1 {

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use alisio_session::events::{Emitted, Event};
 use serde_json::{Value, json};
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
@@ -366,12 +367,12 @@ pub async fn run(
     let kept_grants = grants.clone();
     let tasks = sessions.tasks.clone();
     let run_cancel = cancel;
-    let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel::<(Value, Event)>();
     let forward = tokio::spawn(forward_events(client.clone(), progress, events_rx));
     let job = tokio::task::spawn_blocking(move || {
         let _slot = slot;
-        let mut sink = |ev: &Value| {
-            let _ = events_tx.send(ev.clone());
+        let mut sink = |ev: &Emitted<'_>| {
+            let _ = events_tx.send((ev.json.clone(), ev.event.clone()));
         };
         run_session(SessionRun {
             options: &opts,
@@ -425,25 +426,21 @@ async fn forward_events(
             tower_lsp_server::Cancellable,
         >,
     >,
-    mut events_rx: tokio::sync::mpsc::UnboundedReceiver<Value>,
+    mut events_rx: tokio::sync::mpsc::UnboundedReceiver<(Value, Event)>,
 ) {
     let mut progress = progress;
     // The first event (run_started) names the root session; only its terminal event ends
     // the progress (children have their own).
     let mut root: Option<String> = None;
-    while let Some(ev) = events_rx.recv().await {
-        let sid = ev["sessionId"].as_str().unwrap_or_default().to_owned();
+    while let Some((json, event)) = events_rx.recv().await {
+        let sid = json["sessionId"].as_str().unwrap_or_default().to_owned();
         let is_root = root.get_or_insert_with(|| sid.clone()) == &sid;
         if let Some(p) = &progress {
-            let d = &ev["data"];
-            match ev["type"].as_str() {
-                Some("tool_started") => {
-                    p.report_with_message(d["name"].as_str().unwrap_or("tool").to_string(), None)
-                        .await
-                }
-                Some("turn_completed") => {
-                    p.report_with_message(format!("Turn {}", d["turn"].as_u64().unwrap_or(0)), None)
-                        .await
+            match &event {
+                Event::ToolStarted(d) => p.report_with_message(d.name.clone(), None).await,
+                Event::TurnCompleted(d) => {
+                    p.report_with_message(format!("Turn {}", d.turn), None)
+                        .await;
                 }
                 _ => {}
             }
@@ -451,23 +448,21 @@ async fn forward_events(
         client
             .send_notification::<SessionEvent>(SessionEventParams {
                 session_id: sid,
-                event: ev.clone(),
+                event: json,
             })
             .await;
+        let end = match &event {
+            Event::RunCompleted(_) => Some("completed".to_string()),
+            Event::RunCancelled(_) => Some("cancelled".to_string()),
+            Event::RunFailed(d) => {
+                Some(format!("failed: {}", d.error.as_deref().unwrap_or("error")))
+            }
+            _ => None,
+        };
         if is_root
-            && (ev["type"] == "run_completed"
-                || ev["type"] == "run_failed"
-                || ev["type"] == "run_cancelled")
+            && let Some(msg) = end
             && let Some(p) = progress.take()
         {
-            let msg = match ev["type"].as_str() {
-                Some("run_completed") => "completed".to_string(),
-                Some("run_cancelled") => "cancelled".to_string(),
-                _ => format!(
-                    "failed: {}",
-                    ev["data"]["error"].as_str().unwrap_or("error")
-                ),
-            };
             p.finish_with_message(msg).await;
         }
     }
@@ -545,16 +540,15 @@ fn changes_req<'a>(
     }
 }
 
-fn changes_error(e: String) -> Error {
-    if e.starts_with("Undo refused") {
-        error(-32803, e)
-    } else if e.starts_with("Not a change")
-        || e.starts_with("Session ")
-        || e.starts_with("Ambiguous")
-    {
-        invalid(e)
+fn changes_error(e: alisio_session::checkpoints::ChangesError) -> Error {
+    if matches!(e, alisio_session::checkpoints::ChangesError::UndoRefused(_)) {
+        error(-32803, e.to_string())
+    } else if e.is_not_found() {
+        invalid(e.to_string())
+    } else if e.is_busy() {
+        error(-32002, e.to_string())
     } else {
-        error(-32603, e)
+        error(-32603, e.to_string())
     }
 }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::scan::{Blobs, Entry, Manifest, scan};
 use super::skipped;
 use crate::diff::{self, Hunk};
-use crate::store::{NewSnap, SnapKind, SnapRow, Store};
+use crate::store::{NewSnap, SnapKind, SnapRow, Store, StoreError};
 use crate::util::sha256_hex;
 
 /// Text over this many bytes (or not UTF-8) is not shown, and undone only as a whole file.
@@ -38,6 +38,46 @@ pub struct Change {
     pub user_changed: bool,
 }
 
+/// Why a review of a session's changes failed (spec/sessions.md §13.4); `Display` is the message.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangesError {
+    /// An unknown or ambiguous session, the store itself.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A path the session did not change (LSP -32602).
+    #[error("Not a change of this session: {0}")]
+    NotAChange(String),
+    /// The undo would overwrite the user's change, or cannot apply (LSP -32803, nothing written).
+    #[error("Undo refused: {0}")]
+    UndoRefused(String),
+    /// Snapshot, scan and file errors.
+    #[error("{0}")]
+    Snapshot(String),
+}
+
+impl From<String> for ChangesError {
+    fn from(e: String) -> Self {
+        Self::Snapshot(e)
+    }
+}
+
+impl ChangesError {
+    /// The session runs in another process (LSP -32002).
+    #[must_use]
+    pub const fn is_busy(&self) -> bool {
+        matches!(self, Self::Store(StoreError::Busy(_)))
+    }
+
+    /// The request names no session or no change of it (LSP -32602).
+    #[must_use]
+    pub const fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Self::NotAChange(_) | Self::Store(StoreError::NotFound(_) | StoreError::Ambiguous(_))
+        )
+    }
+}
+
 /// What a session's snapshots say about its files.
 struct History {
     blobs: Blobs,
@@ -48,7 +88,7 @@ struct History {
     marks: Vec<(SnapRow, Manifest)>,
 }
 
-fn history(store: &Store, state_dir: &Path, sid: &str) -> Result<History, String> {
+fn history(store: &Store, state_dir: &Path, sid: &str) -> Result<History, ChangesError> {
     let blobs = Blobs::of_state(state_dir);
     let mut marks = Vec::new();
     for r in store.snapshots(sid)? {
@@ -93,7 +133,7 @@ fn history(store: &Store, state_dir: &Path, sid: &str) -> Result<History, String
     })
 }
 
-fn text_of(blobs: &Blobs, e: Option<&Entry>) -> Result<(Option<String>, bool), String> {
+fn text_of(blobs: &Blobs, e: Option<&Entry>) -> Result<(Option<String>, bool), ChangesError> {
     let Some(e) = e else { return Ok((None, false)) };
     let Some(sha) = &e.sha else {
         return Ok((None, true));
@@ -109,7 +149,7 @@ fn text_of(blobs: &Blobs, e: Option<&Entry>) -> Result<(Option<String>, bool), S
 
 impl History {
     /// The changes against `now`, in path order.
-    fn changes(&self, now: &Manifest) -> Result<Vec<Change>, String> {
+    fn changes(&self, now: &Manifest) -> Result<Vec<Change>, ChangesError> {
         let mut out = Vec::new();
         for (p, left) in &self.by_session {
             let (base, cur) = (self.baseline.files.get(p), now.files.get(p));
@@ -154,7 +194,7 @@ pub struct ChangesRequest<'a> {
     pub session_id: &'a str,
 }
 
-fn now_of(req: &ChangesRequest<'_>, h: &History) -> Result<Manifest, String> {
+fn now_of(req: &ChangesRequest<'_>, h: &History) -> Result<Manifest, ChangesError> {
     let cache = h.marks.last().map(|m| m.1.clone()).unwrap_or_default();
     Ok(scan(
         req.root,
@@ -169,7 +209,7 @@ fn now_of(req: &ChangesRequest<'_>, h: &History) -> Result<Manifest, String> {
 ///
 /// # Errors
 /// An unknown session, store and snapshot errors.
-pub fn changes(store: &Store, req: &ChangesRequest<'_>) -> Result<Vec<Change>, String> {
+pub fn changes(store: &Store, req: &ChangesRequest<'_>) -> Result<Vec<Change>, ChangesError> {
     let sid = store.resolve_id(req.session_id)?;
     let h = history(store, req.state_dir, &sid)?;
     let now = now_of(req, &h)?;
@@ -182,7 +222,7 @@ fn mark(
     kind: SnapKind,
     manifest: &str,
     paths: &[String],
-) -> Result<(), String> {
+) -> Result<(), ChangesError> {
     let at_seq = store.max_seq(sid)?;
     store.tx(|tx| {
         tx.add_snapshot(
@@ -210,7 +250,7 @@ pub fn keep(
     store: &mut Store,
     req: &ChangesRequest<'_>,
     paths: &[String],
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, ChangesError> {
     let sid = store.resolve_id(req.session_id)?;
     let h = history(store, req.state_dir, &sid)?;
     let now = now_of(req, &h)?;
@@ -220,7 +260,7 @@ pub fn keep(
     } else {
         for p in paths {
             if !listed.contains(p) {
-                return Err(format!("Not a change of this session: {p}"));
+                return Err(ChangesError::NotAChange(p.clone()));
             }
         }
         paths.to_vec()
@@ -243,7 +283,7 @@ pub fn undo(
     req: &ChangesRequest<'_>,
     path: &str,
     hunks: Option<&[bool]>,
-) -> Result<Option<Change>, String> {
+) -> Result<Option<Change>, ChangesError> {
     let sid = store.resolve_id(req.session_id)?;
     let h = history(store, req.state_dir, &sid)?;
     let now = now_of(req, &h)?;
@@ -251,37 +291,42 @@ pub fn undo(
         .changes(&now)?
         .into_iter()
         .find(|c| c.path == path)
-        .ok_or_else(|| format!("Not a change of this session: {path}"))?;
+        .ok_or_else(|| ChangesError::NotAChange(path.to_string()))?;
     if c.user_changed {
-        return Err(format!(
-            "Undo refused: {path} was changed again after the session changed it; undoing would overwrite those changes"
-        ));
+        return Err(ChangesError::UndoRefused(format!(
+            "{path} was changed again after the session changed it; undoing would overwrite those changes"
+        )));
     }
     let real = req.root.join(path);
     let current = std::fs::read(&real).ok();
     if current.as_deref().map(sha256_hex) != c.sha256 {
-        return Err(format!("Undo refused: {path} changed while undoing"));
+        return Err(ChangesError::UndoRefused(format!(
+            "{path} changed while undoing"
+        )));
     }
     let target: Option<Vec<u8>> = match hunks {
         None => match h.baseline.files.get(path) {
             None => None,
             Some(e) => Some(h.blobs.get(e.sha.as_ref().ok_or_else(|| {
-                format!("Undo refused: the bytes of {path} before the session were not kept (over the snapshot size cap)")
+                ChangesError::UndoRefused(format!("the bytes of {path} before the session were not kept (over the snapshot size cap)"))
             })?)?),
         },
         Some(flags) => {
             let (Some(_), false) = (c.after.as_ref().or(c.before.as_ref()), c.truncated) else {
-                return Err(format!("Undo refused: {path} has no text to undo hunk by hunk; undo the whole file"));
+                return Err(ChangesError::UndoRefused(format!(
+                    "{path} has no text to undo hunk by hunk; undo the whole file"
+                )));
             };
             let keep: Vec<bool> = flags.iter().map(|u| !u).collect();
             let before = c.before.as_deref().unwrap_or("");
             let text = diff::apply(before, c.after.as_deref().unwrap_or(""), &keep)
-                .map_err(|e| format!("Undo refused: {e}"))?;
+                .map_err(|e| ChangesError::UndoRefused(e.to_string()))?;
             (c.before.is_some() || !text.is_empty()).then(|| text.into_bytes())
         }
     };
     match &target {
-        None => std::fs::remove_file(&real).map_err(|e| format!("Cannot undo {path}: {e}"))?,
+        None => std::fs::remove_file(&real)
+            .map_err(|e| ChangesError::Snapshot(format!("Cannot undo {path}: {e}")))?,
         Some(bytes) => {
             crate::tools::files::atomic_replace(&real, path, bytes, current.as_deref())?;
         }
@@ -291,4 +336,36 @@ pub fn undo(
     mark(store, &sid, SnapKind::Undo, &sha, &[])?;
     let h2 = history(store, req.state_dir, &sid)?;
     Ok(h2.changes(&after)?.into_iter().find(|c| c.path == path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_says_what_the_server_answers_with_and_keeps_its_message() {
+        let not_a_change = ChangesError::NotAChange("src/a.rs".into());
+        assert_eq!(
+            not_a_change.to_string(),
+            "Not a change of this session: src/a.rs"
+        );
+        assert!(not_a_change.is_not_found() && !not_a_change.is_busy());
+        let refused = ChangesError::UndoRefused("src/a.rs changed while undoing".into());
+        assert_eq!(
+            refused.to_string(),
+            "Undo refused: src/a.rs changed while undoing"
+        );
+        assert!(!refused.is_not_found() && !refused.is_busy());
+        let unknown = ChangesError::from(StoreError::NotFound("s-1".into()));
+        assert_eq!(unknown.to_string(), "Session not found: s-1");
+        assert!(unknown.is_not_found());
+        let ambiguous = ChangesError::from(StoreError::Ambiguous("0a".into()));
+        assert!(ambiguous.is_not_found());
+        let busy = ChangesError::from(StoreError::Busy("s-2".into()));
+        assert_eq!(busy.to_string(), "Session s-2 is busy in another run");
+        assert!(busy.is_busy() && !busy.is_not_found());
+        let other = ChangesError::from("Cannot undo a: denied".to_string());
+        assert_eq!(other.to_string(), "Cannot undo a: denied");
+        assert!(!other.is_busy() && !other.is_not_found());
+    }
 }

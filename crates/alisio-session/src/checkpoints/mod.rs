@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use changes::{Change, ChangesRequest, changes, keep, undo};
+pub use changes::{Change, ChangesError, ChangesRequest, changes, keep, undo};
 pub use rewind::{
     FileChange, MessageCounts, Resolve, RewindError, RewindReport, RewindRequest, rewind,
 };

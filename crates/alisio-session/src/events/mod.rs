@@ -30,11 +30,25 @@ impl Pending {
     }
 }
 
+/// One emitted event as a consumer receives it: the envelope as it is sent (spec/sessions.md
+/// §8.1) and the typed event it carries, so a consumer matches on [`Event`] instead of reading
+/// fields of the JSON.
+#[derive(Clone, Copy, Debug)]
+pub struct Emitted<'a> {
+    /// The envelope, exactly as sent.
+    pub json: &'a Value,
+    pub session_id: &'a str,
+    pub event: &'a Event,
+}
+
+/// A consumer of a run's events.
+pub type Sink<'s> = &'s mut dyn FnMut(&Emitted<'_>);
+
 /// The run's event stream.
 pub struct Emitter<'s> {
     pub run_id: String,
     seq: u64,
-    sink: &'s mut dyn FnMut(&Value),
+    sink: Sink<'s>,
     /// Every envelope emitted, in order (the runner keeps them for results and tests).
     pub emitted_types: Vec<&'static str>,
     /// A child session's emitter: `parentSessionId` of every event without its own.
@@ -66,7 +80,7 @@ fn envelope(
 }
 
 impl<'s> Emitter<'s> {
-    pub fn new(run_id: &str, sink: &'s mut dyn FnMut(&Value)) -> Self {
+    pub fn new(run_id: &str, sink: Sink<'s>) -> Self {
         Self {
             run_id: run_id.to_string(),
             seq: 0,
@@ -88,7 +102,7 @@ impl<'s> Emitter<'s> {
     }
 
     /// The consumer (a child run forwards its events to its parent's consumer).
-    pub fn sink(&mut self) -> &mut dyn FnMut(&Value) {
+    pub fn sink(&mut self) -> &mut dyn FnMut(&Emitted<'_>) {
         &mut *self.sink
     }
 
@@ -130,7 +144,11 @@ impl<'s> Emitter<'s> {
         self.seq = base + envs.len() as u64;
         for (e, p) in envs.iter().zip(&events) {
             self.emitted_types.push(p.event.type_name());
-            (self.sink)(e);
+            (self.sink)(&Emitted {
+                json: e,
+                session_id: &p.session_id,
+                event: &p.event,
+            });
         }
         Ok(out)
     }
@@ -148,6 +166,10 @@ impl<'s> Emitter<'s> {
         self.seq += 1;
         let e = envelope(&self.run_id, p, self.seq, None, self.parent.as_deref());
         self.emitted_types.push(p.event.type_name());
-        (self.sink)(&e);
+        (self.sink)(&Emitted {
+            json: &e,
+            session_id: &p.session_id,
+            event: &p.event,
+        });
     }
 }

@@ -3,22 +3,23 @@
 //! allowed or granted asks the approver with a one-line summary; `allow-session` grants last
 //! for the session.
 
+use super::error::RunError;
 use crate::events::{ApprovalRequested, ApprovalResolved, Event, SandboxState};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Run;
 use super::calls::{Done, Slot};
 use crate::approvals::{self, Policy, Reply};
-use crate::tools::args::WriteFile;
-use crate::tools::{self, Effect, Spec, confine::Refusal, review};
+use crate::tools::{Effect, confine::Refusal, review};
 use crate::util::ellipsize;
 
 impl Run<'_> {
     /// Steps 6–7: confinement (with `external` approval) and effect approval.
-    pub(super) fn gate(&mut self, s: &Slot) -> Result<Option<Done>, String> {
-        let (Some(sp), Some(args)) = (s.spec, &s.args) else {
+    pub(super) fn gate(&mut self, s: &Slot) -> Result<Option<Done>, RunError> {
+        let (Some(tool), Some(args)) = (s.tool, &s.args) else {
             return Ok(None);
         };
+        let sp = tool.spec();
         let refuse = |t: String| {
             Some(Done {
                 outcome: "refused",
@@ -91,20 +92,15 @@ impl Run<'_> {
                 denial: Some("approval"),
             }));
         }
-        let summary = summary(sp, args, &paths_shown);
-        let summary = if matches!(sp.name, "run_process" | "shell" | "bg_run") {
+        let summary = tool.summary(args, &paths_shown);
+        let summary = if tool.command_line(args).is_some() {
             let note = self.tctx.sandbox.note();
             let room = 200 - note.chars().count();
             format!("{}{note}", ellipsize(summary.trim_end(), room))
         } else {
             ellipsize(summary.trim_end(), 200)
         };
-        let preview = crate::tools::preview::of_call(
-            &alisio_base::workspace::DiskFs,
-            sp.name,
-            args,
-            target.as_ref(),
-        );
+        let preview = tool.preview(&alisio_base::workspace::DiskFs, args, target.as_ref());
         let shown = preview.clone();
         match self.ask(s, sp.effect.as_str(), summary, paths_shown, preview)? {
             Ok((session, review)) => {
@@ -117,13 +113,13 @@ impl Run<'_> {
                 }
                 // spec/sessions.md §4.4: the write applies what the user approved, over the
                 // file as it was shown.
-                if sp.effect == Effect::Write {
-                    match review::reviewed(sp.name, args, shown.as_ref(), review.as_ref()) {
+                if let Some(writes) = tool.writes() {
+                    match review::reviewed(writes, args, shown.as_ref(), review.as_ref()) {
                         Ok(Some(r)) => {
                             self.edits.reviewed.insert(s.id.clone(), r);
                         }
                         Ok(None) => {}
-                        Err(t) => return Ok(refuse(t)),
+                        Err(t) => return Ok(refuse(t.to_string())),
                     }
                 }
                 Ok(None)
@@ -141,7 +137,7 @@ impl Run<'_> {
         summary: String,
         paths: Vec<String>,
         preview: Option<Value>,
-    ) -> Result<Result<(bool, Option<approvals::Review>), Done>, String> {
+    ) -> Result<Result<(bool, Option<approvals::Review>), Done>, RunError> {
         let Some(ap) = self.approver else {
             return Ok(Err(Done {
                 outcome: "denied",
@@ -205,40 +201,5 @@ impl Run<'_> {
             }),
             None => Ok((reply == Reply::AllowSession, review)),
         })
-    }
-}
-
-/// The one-line summary an approval request shows for a call of `sp` (before ellipsizing).
-fn summary(sp: &Spec, args: &Map<String, Value>, paths_shown: &[String]) -> String {
-    let g = |k: &str| {
-        args.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    let first = || paths_shown.first().cloned().unwrap_or_default();
-    match sp.name {
-        "write_file" => format!(
-            "Write {} ({} bytes)",
-            first(),
-            tools::args::decode::<WriteFile>(args).map_or(0, |a| a.content.len())
-        ),
-        "edit_file" => format!("Edit {}", first()),
-        "run_process" => {
-            let a: Vec<String> = args
-                .get("args")
-                .and_then(Value::as_array)
-                .map(|v| {
-                    v.iter()
-                        .filter_map(|x| x.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            format!("Run {} {}", g("command"), a.join(" "))
-        }
-        "shell" => format!("Run shell: {}", g("command")),
-        "bg_run" => format!("Start background task: {}", g("command")),
-        "bg_stop" => format!("Stop background task {}", g("id")),
-        _ => format!("Run {}", sp.name),
     }
 }

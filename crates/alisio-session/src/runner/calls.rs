@@ -4,6 +4,7 @@
 //! confinement and approvals (`approve.rs`), the journal, `tool_started`/`tool_completed`, the
 //! output cap, and the tool messages stored in call order.
 
+use super::error::RunError;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, mpsc};
@@ -17,7 +18,8 @@ use crate::AttachedFile;
 use crate::events::{Event, Pending, ToolCompleted, ToolStarted};
 use crate::providers::RawCall;
 use crate::store::{Role, RowKind, tool_message};
-use crate::tools::{self, Effect, Outcome, Spec};
+use crate::tools::error::ToolError;
+use crate::tools::{self, Effect, Outcome, Runs, Tool};
 use crate::util::{fault, take_chars};
 use alisio_governor::stored::{AttachedEntry, SessionOptions};
 
@@ -27,7 +29,7 @@ pub(super) struct Slot {
     pub(super) name: String,
     /// The arguments as the model sent them.
     raw: String,
-    pub(super) spec: Option<&'static Spec>,
+    pub(super) tool: Option<&'static dyn Tool>,
     /// The validated arguments.
     pub(super) args: Option<Map<String, Value>>,
     /// A result decided before the call runs: `(outcome, text)`.
@@ -70,8 +72,8 @@ impl Done {
 impl Slot {
     fn batchable(&self) -> bool {
         self.pre.is_none()
-            && self.spec.is_some_and(|s| {
-                s.effect == Effect::Read && s.name != "task" && s.name != "skill_run"
+            && self.tool.map(Tool::spec).is_some_and(|s| {
+                s.effect == Effect::Read && !matches!(s.runs, Runs::Child | Runs::Skill)
             })
     }
 }
@@ -83,7 +85,7 @@ impl Run<'_> {
         _asst_seq: i64,
         calls: &[RawCall],
         budget_spent: bool,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RunError> {
         let mut slots = self.slots(calls, budget_spent);
         // spec/sessions.md §2.7 nested instructions: one lookup for the declared paths of the turn.
         let delivered = if budget_spent {
@@ -125,17 +127,17 @@ impl Run<'_> {
             self.tool_filter.as_deref(),
         )
         .iter()
-        .map(|s| s.name)
+        .map(|t| t.spec().name)
         .collect();
         calls
             .iter()
             .map(|c| {
-                let spec = tools::spec(&c.name);
+                let tool = tools::tool(&c.name);
                 let mut s = Slot {
                     id: c.id.clone(),
                     name: c.name.clone(),
                     raw: c.arguments.clone(),
-                    spec,
+                    tool,
                     args: None,
                     pre: None,
                     pre_denial: None,
@@ -144,32 +146,34 @@ impl Run<'_> {
                     started: None,
                     child: None,
                 };
-                match spec {
+                match tool.map(|t| (t, t.spec())) {
                     None => {
                         s.pre = Some(("refused", format!("Unknown tool: {}", c.name)));
                         s.pre_denial = Some("unavailable");
                     }
                     // spec/sessions.md §12.1: the coordinator delegates instead.
-                    Some(sp) if seat == Seat::Coordinator && sp.effect != Effect::Read => {
+                    Some((_, sp)) if seat == Seat::Coordinator && sp.effect != Effect::Read => {
                         s.pre = Some(("refused", DELEGATE.to_string()));
                         s.pre_denial = Some("coordinator");
                     }
-                    Some(sp) if !offered.contains(&sp.name) => {
+                    Some((_, sp)) if !offered.contains(&sp.name) => {
                         s.pre = Some((
                             "refused",
                             format!("Tool \"{}\" is not available in this session", c.name),
                         ));
                         s.pre_denial = Some("unavailable");
                     }
-                    Some(sp) => match sp.validate(&c.arguments) {
-                        Ok(a) => s.args = Some(a),
-                        Err(e) => s.pre = Some(("error", e)),
+                    Some((t, sp)) => match sp.validate(&c.arguments) {
+                        // spec/sessions.md §12.3: glance runs only what the ephemeral table holds.
+                        Ok(a) => {
+                            if let Some(refusal) = t.refusal(&a) {
+                                s.pre = Some(("refused", refusal));
+                                s.pre_denial = Some("glance");
+                            }
+                            s.args = Some(a);
+                        }
+                        Err(e) => s.pre = Some(("error", e.to_string())),
                     },
-                }
-                // spec/sessions.md §12.3: glance runs only what the ephemeral table holds.
-                if let Some(refusal) = s.args.as_ref().and_then(|a| glance_refusal(&s.name, a)) {
-                    s.pre = Some(("refused", refusal));
-                    s.pre_denial = Some("glance");
                 }
                 if s.pre.is_none() && budget_spent {
                     s.pre = Some((
@@ -187,7 +191,7 @@ impl Run<'_> {
     fn attach_nested(&self, slots: &mut [Slot]) -> Vec<AttachedFile> {
         let mut paths = Vec::new();
         for s in slots.iter() {
-            if let (Some(sp), Some(a)) = (s.spec, &s.args)
+            if let (Some(sp), Some(a)) = (s.tool.map(Tool::spec), &s.args)
                 && s.pre
                     .as_ref()
                     .is_none_or(|p| p.0 != "error" && p.0 != "refused")
@@ -212,7 +216,7 @@ impl Run<'_> {
             if s.pre.is_some() {
                 continue;
             }
-            let eff = s.spec.map_or(Effect::Read, |sp| sp.effect);
+            let eff = s.tool.map_or(Effect::Read, |t| t.spec().effect);
             if eff != Effect::Read {
                 s.pre = Some((
                     "refused",
@@ -239,7 +243,7 @@ impl Run<'_> {
         batch: std::ops::Range<usize>,
         next_store: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RunError> {
         let sid = self.sid.clone();
         let evs: Vec<Pending> = batch
             .clone()
@@ -252,7 +256,7 @@ impl Run<'_> {
                         id: s.id.clone(),
                         name: s.name.clone(),
                         arguments: s.raw.clone(),
-                        effect: s.spec.map(|sp| sp.effect.as_str()),
+                        effect: s.tool.map(|t| t.spec().effect.as_str()),
                     }),
                 )
             })
@@ -286,7 +290,8 @@ impl Run<'_> {
             self.store.tx(|tx| tx.start_call(&sid, &id))?;
             fault("after_call_started");
             slots[k].started = Some(Instant::now());
-            if slots[k].name == "result_read" {
+            let runs = slots[k].tool.map_or(Runs::Thread, |t| t.spec().runs);
+            if runs == Runs::Store {
                 let args = slots[k].args.clone().unwrap_or_default();
                 let (is_error, text) = super::result_read::run(&self.store, &sid, &args);
                 let d = Done {
@@ -299,10 +304,10 @@ impl Run<'_> {
                 self.complete_slot(&mut slots[k], d)?;
                 continue;
             }
-            if slots[k].name == "task" || slots[k].name == "skill_run" {
+            if matches!(runs, Runs::Child | Runs::Skill) {
                 let args = slots[k].args.clone().unwrap_or_default();
                 let t0 = Instant::now();
-                let (mut d, child) = if slots[k].name == "task" {
+                let (mut d, child) = if runs == Runs::Child {
                     self.run_child(&id, &args)?
                 } else {
                     self.run_skill(&id, &args)?
@@ -326,8 +331,8 @@ impl Run<'_> {
                         ms: 0,
                         denial: None,
                     },
-                    Err(e) if e.starts_with("Stale approval") => Done::error("refused", e),
-                    Err(e) => Done::error("error", e),
+                    Err(e @ ToolError::StaleApproval(_)) => Done::error("refused", e.to_string()),
+                    Err(e) => Done::error("error", e.to_string()),
                 };
                 d.ms = t0.elapsed().as_millis() as u64;
                 self.complete_slot(&mut slots[k], d)?;
@@ -349,7 +354,7 @@ impl Run<'_> {
         runnable: &[usize],
         next_store: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, RunError> {
         let mut cancelled = false;
         let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
         let jobs: Vec<(usize, String, Map<String, Value>)> = runnable
@@ -363,11 +368,12 @@ impl Run<'_> {
             })
             .collect();
         let tctx = Arc::clone(&self.tctx);
-        std::thread::scope(|scope| -> Result<(), String> {
+        std::thread::scope(|scope| -> Result<(), RunError> {
             for (k, name, args) in jobs {
                 let tx = tx.clone();
                 let tctx = Arc::clone(&tctx);
                 scope.spawn(move || {
+                    // The table's tool of that name ([`Tool::execute`]).
                     let o = tools::execute(&tctx, &name, &args);
                     let _ = tx.send((k, o));
                 });
@@ -415,7 +421,7 @@ impl Run<'_> {
     }
 
     /// spec/sessions.md §1.5 step 3: the journal row and `tool_completed` (completion order).
-    fn complete_slot(&mut self, s: &mut Slot, mut d: Done) -> Result<(), String> {
+    fn complete_slot(&mut self, s: &mut Slot, mut d: Done) -> Result<(), RunError> {
         if let Some(x) = &s.extra {
             d.texts.push(x.clone());
         }
@@ -441,8 +447,9 @@ impl Run<'_> {
         s.done = Some(d);
         // spec/sessions.md §13.2: a mark after every call that may have changed files.
         let may_write = s
-            .spec
-            .is_some_and(|sp| sp.effect != Effect::Read || sp.name == "task");
+            .tool
+            .map(Tool::spec)
+            .is_some_and(|sp| sp.effect != Effect::Read || sp.runs == Runs::Child);
         if s.started.is_some() && may_write {
             self.mark_after_call();
         }
@@ -455,7 +462,7 @@ impl Run<'_> {
         slots: &mut [Slot],
         next: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         while *next < slots.len() {
             let Some(d) = slots[*next].done.clone() else {
                 break;
@@ -515,28 +522,13 @@ impl Run<'_> {
     }
 }
 
-/// The refusal of a `glance` call whose command is not in the ephemeral table (one function
-/// decides this and expiry: `alisio_governor::shell::ephemeral_check`).
-fn glance_refusal(name: &str, args: &Map<String, Value>) -> Option<String> {
-    if name != "glance" {
-        return None;
-    }
-    let command = args
-        .get("command")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    alisio_governor::shell::ephemeral_check(command).err().map(|why| {
-        format!("Refused: glance runs only status and listing commands ({why}). Delegate anything else: start a sub-session with task.")
-    })
-}
-
 impl Run<'_> {
     /// spec/sessions.md §12.4: in a coordinator session (its root and its sub-sessions), a
     /// write or process call that ran refreshes the workbench index, and a process call that
     /// named a workbench script records its run. Workbench failures never fail the call.
     fn after_workbench_call(&self, s: &Slot, d: &Done) {
         let ran = d.denial.is_none() && d.outcome != "refused";
-        let effect = s.spec.map_or(Effect::Read, |sp| sp.effect);
+        let effect = s.tool.map_or(Effect::Read, |t| t.spec().effect);
         if self.mode != crate::settings::SessionMode::Coordinator || !ran || effect == Effect::Read
         {
             return;
@@ -545,7 +537,8 @@ impl Run<'_> {
         if let Some(c) = s
             .args
             .as_ref()
-            .and_then(|a| crate::workbench::command_of(&s.name, a))
+            .zip(s.tool)
+            .and_then(|(a, t)| t.command_line(a))
         {
             let _ = crate::workbench::note_runs(root, &c, &crate::util::now_rfc3339());
         }

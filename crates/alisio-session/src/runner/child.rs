@@ -2,6 +2,7 @@
 //! parent as `parent_id`, in the same run: same provider (lent for the duration), same event
 //! sequence, approvals and grants; its final answer becomes the call's result.
 
+use super::error::RunError;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -58,14 +59,14 @@ impl Run<'_> {
         &mut self,
         call_id: &str,
         args: &Map<String, Value>,
-    ) -> Result<(Done, Option<String>), String> {
+    ) -> Result<(Done, Option<String>), RunError> {
         let Task {
             description,
             prompt,
         } = match args::decode(args) {
             Ok(t) => t,
             // Validated against the schema: only a struct/schema disagreement gets here.
-            Err(e) => return Ok((Done::error("error", e), None)),
+            Err(e) => return Ok((Done::error("error", e.to_string()), None)),
         };
         self.child_session(call_id, description, prompt, None)
     }
@@ -76,7 +77,7 @@ impl Run<'_> {
         &mut self,
         call_id: &str,
         args: &Map<String, Value>,
-    ) -> Result<(Done, Option<String>), String> {
+    ) -> Result<(Done, Option<String>), RunError> {
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
         let prompt = args
             .get("prompt")
@@ -98,7 +99,7 @@ impl Run<'_> {
         description: String,
         prompt: String,
         only: Option<Vec<String>>,
-    ) -> Result<(Done, Option<String>), String> {
+    ) -> Result<(Done, Option<String>), RunError> {
         let mut copts = self.opts.clone();
         copts.prompt = prompt;
         copts.attachments = Vec::new();
@@ -221,21 +222,19 @@ impl Run<'_> {
 }
 
 /// `allowed-tools` entries as alisio tool names: alisio's own names as they are, the common
-/// Claude Code names mapped (`Read` → `read_file`, `Bash` → `shell` and `run_process`, …),
-/// a rule's argument part (`Bash(git:*)`) dropped.
+/// Claude Code names mapped by the table ([`Spec::aliases`](crate::tools::Spec::aliases):
+/// `Read` → `read_file`, `Bash` → `run_process` and `shell`, …), a rule's argument part
+/// (`Bash(git:*)`) dropped.
 fn tool_names(allowed: &[String]) -> Vec<String> {
     let mut v = Vec::new();
     for a in allowed {
         let base = a.split('(').next().unwrap_or_default().trim();
-        let mapped: &[&str] = match base {
-            "Read" => &["read_file"],
-            "Write" => &["write_file"],
-            "Edit" | "MultiEdit" => &["edit_file"],
-            "Bash" => &["shell", "run_process"],
-            "Grep" => &["search_text"],
-            "Glob" | "LS" => &["list_files"],
-            _ => &[],
-        };
+        let mapped: Vec<&str> = crate::tools::table::TOOLS
+            .iter()
+            .map(|t| t.spec())
+            .filter(|s| s.aliases.contains(&base))
+            .map(|s| s.name)
+            .collect();
         if mapped.is_empty() {
             v.push(base.to_string());
         } else {

@@ -3,6 +3,7 @@
 //! run row and `run_started`, the prompt, and the end: the `runs` row, the terminal event and
 //! the task table.
 
+use super::error::RunError;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -34,7 +35,7 @@ pub struct SessionRun<'a> {
     /// The instruction and skill side (spec/instructions.md §2.7–2.8).
     pub context: Arc<dyn SessionContext>,
     /// Receives every event envelope, in order, after its transaction commits.
-    pub sink: &'a mut dyn FnMut(&Value),
+    pub sink: crate::events::Sink<'a>,
     /// Asks the user for approvals; `None` (or a headless approver) runs headless.
     pub approver: Option<&'a dyn Approver>,
     /// Approvals given "for the session" (an editor session keeps them across runs).
@@ -229,7 +230,7 @@ fn run_link(
         .and_then(|()| run.sandbox_notice())
     {
         Ok(()) => run.turns_loop(),
-        Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+        Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string())),
     };
     if opts.kill_tasks_at_end {
         run.tctx
@@ -499,12 +500,12 @@ impl Run<'_> {
     pub(super) fn run(&mut self, resumed: bool) -> RunResult {
         match self.start(resumed) {
             Ok(()) => self.turns_loop(),
-            Err(e) => self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+            Err(e) => self.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string())),
         }
     }
 
     /// The fallback notice of spec/sessions.md §10.4, once per run: an event and a line on stderr.
-    fn sandbox_notice(&mut self) -> Result<(), String> {
+    fn sandbox_notice(&mut self) -> Result<(), RunError> {
         let sb = Arc::clone(&self.tctx.sandbox);
         let (Some(reason), Some(notice)) = (sb.unavailable.clone(), sb.notice()) else {
             return Ok(());
@@ -519,7 +520,7 @@ impl Run<'_> {
 
     /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),
     /// then the prompt.
-    fn start(&mut self, resumed: bool) -> Result<(), String> {
+    fn start(&mut self, resumed: bool) -> Result<(), RunError> {
         let sid = self.sid.clone();
         let reconciled = if resumed { self.reconcile()? } else { None };
         let options = self.run_options();
@@ -567,7 +568,7 @@ impl Run<'_> {
 
     /// spec/sessions.md §1.7, one transaction: interrupted runs, a result for every unanswered call, lost
     /// tasks; then the temporary files of interrupted writes. `None` when nothing needed it.
-    fn reconcile(&mut self) -> Result<Option<(usize, Vec<Reconciled>)>, String> {
+    fn reconcile(&mut self) -> Result<Option<(usize, Vec<Reconciled>)>, RunError> {
         let sid = self.sid.clone();
         let missing = store::unanswered(&self.store, &sid)?;
         let run_id = self.run_id.clone();
@@ -600,7 +601,7 @@ impl Run<'_> {
         &mut self,
         interrupted_runs: usize,
         reconciled: &[Reconciled],
-    ) -> Result<(), String> {
+    ) -> Result<(), RunError> {
         let sid = self.sid.clone();
         let calls = reconciled
             .iter()
@@ -668,7 +669,7 @@ impl Run<'_> {
     }
 
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
-    fn store_prompt(&mut self) -> Result<(), String> {
+    fn store_prompt(&mut self) -> Result<(), RunError> {
         let (text, skill) = self.expand_prompt()?;
         let mut content: Vec<Value> = (self.opts.attachments.iter())
             .map(|a| json!({"type":"text","text":a}))
@@ -695,7 +696,7 @@ impl Run<'_> {
         Ok(())
     }
 
-    fn expand_prompt(&self) -> Result<(String, Option<String>), String> {
+    fn expand_prompt(&self) -> Result<(String, Option<String>), RunError> {
         if let Some(pre) = &self.expanded {
             return Ok(pre.clone());
         }

@@ -2,6 +2,7 @@
 //! the prompt, a `tool` mark after every call that may have changed files. A snapshot that
 //! fails is logged and skipped: the run goes on, and that turn cannot be rewound to.
 
+use super::error::RunError;
 use std::collections::HashMap;
 
 use super::Run;
@@ -66,7 +67,7 @@ impl Run<'_> {
             None
         };
         let sid = self.sid.clone();
-        let res = (|| -> Result<(), String> {
+        let res = (|| -> Result<(), RunError> {
             let active: Vec<i64> = self
                 .store
                 .active_messages(&sid)?

@@ -24,6 +24,7 @@ mod approve;
 mod calls;
 mod child;
 mod compaction;
+mod error;
 mod lifecycle;
 mod marks;
 mod relay;
@@ -47,12 +48,12 @@ use super::settings::{ProviderConfig, RunOptions};
 use super::store::{SessionRow, Store};
 use super::tools::ToolCtx;
 use alisio_governor::stored::SessionOptions;
+pub use error::RunError;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
 use request::Transcript;
 pub use request::{
-    COORDINATOR_RULES, COORDINATOR_TOOLS, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat,
-    WORKER_RULES, attached_of, joined_of, offered, preamble_block, request_parts, tools_json,
-    worker_text,
+    COORDINATOR_RULES, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat, WORKER_RULES,
+    attached_of, joined_of, offered, preamble_block, request_parts, tools_json, worker_text,
 };
 
 /// How a run ended.
@@ -218,7 +219,7 @@ impl Run<'_> {
     }
 
     /// Emits one durable event of this session (no parent), stored before it is sent.
-    fn durable_event(&mut self, event: super::events::Event) -> Result<(), String> {
+    fn durable_event(&mut self, event: super::events::Event) -> Result<(), RunError> {
         let sid = self.sid.clone();
         Ok(self.em.durable(
             &mut self.store,

@@ -4,6 +4,7 @@
 //! and nothing is compacted: the old session is stored whole. The continuation itself is
 //! `lifecycle.rs`'s loop over links.
 
+use super::error::RunError;
 use serde_json::{Value, json};
 
 use super::{Run, RunResult, RunStatus};
@@ -54,7 +55,7 @@ pub fn first_message(of: &str, handoff: &str, invariants: Option<&str>) -> Strin
 impl Run<'_> {
     /// Whether the next request passes the relay threshold (root sessions with the relay on,
     /// after at least one turn of this run, so every link does some work).
-    pub(super) fn relay_due(&self) -> Result<bool, String> {
+    pub(super) fn relay_due(&self) -> Result<bool, RunError> {
         if !self.relay_on || self.progress.turns == 0 {
             return Ok(false);
         }
@@ -69,7 +70,7 @@ impl Run<'_> {
 
     /// Asks for the handoff, stores it (the note and the answer) in this session with the
     /// link to the next one, and ends this session's run. The caller continues the chain.
-    pub(super) fn relay(&mut self) -> Result<RunResult, String> {
+    pub(super) fn relay(&mut self) -> Result<RunResult, RunError> {
         let sid = self.sid.clone();
         let run_id = self.run_id.clone();
         let note = compact(&json!({"role":"user","content":[{"type":"text","text":RELAY_NOTE}]}));

@@ -4,6 +4,7 @@
 //! ContextReport. [`request_parts`] is shared with `sessions report` (`read.rs`), so a report
 //! measures what the next run sends.
 
+use super::error::RunError;
 use crate::events::Event;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -16,7 +17,7 @@ use crate::approvals::{Policies, Policy};
 use crate::providers::{self, ModelRequest, RequestKind};
 use crate::run_governor::{Parts, Sources};
 use crate::store::{self, MsgRow, Role, RowKind};
-use crate::tools::{self, Spec, ToolDef};
+use crate::tools::{self, Offer, Seating, Tool, ToolDef};
 use crate::util::{chars, compact, estimate};
 use crate::{AttachedFile, SessionContext};
 use alisio_governor::stored::SessionOptions;
@@ -55,9 +56,6 @@ pub enum Seat {
     Child { worker: bool },
 }
 
-/// The tools a coordinator's root is offered (spec/sessions.md §12.1), besides the skill tools.
-pub const COORDINATOR_TOOLS: &[&str] = &["read_file", "result_read", "task", "glance"];
-
 /// The active transcript as a run last read it, and what it computed from its rows.
 #[derive(Default)]
 pub(super) struct Transcript {
@@ -90,22 +88,11 @@ pub fn tools_json(defs: &[ToolDef]) -> String {
     ))
 }
 
-/// The tool definitions a request sends. `skill_load`'s `name` is an enum of `names` when
-/// the catalog fits the bound (spec/skills.md §4.2, [`alisio_rules::skills::catalog::enum_names`]).
+/// The tool definitions a request sends; `names` is the skill catalog when it fits the enum
+/// bound ([`Tool::definition`]).
 #[must_use]
-pub fn definitions(tools: &[&'static Spec], names: Option<&[String]>) -> Vec<ToolDef> {
-    tools
-        .iter()
-        .map(|s| {
-            let mut d = s.definition();
-            if let Some(n) = names.filter(|_| s.name == "skill_load")
-                && let Some(p) = d.input_schema.pointer_mut("/properties/name")
-            {
-                p["enum"] = json!(n);
-            }
-            d
-        })
-        .collect()
+pub fn definitions(tools: &[&'static dyn Tool], names: Option<&[String]>) -> Vec<ToolDef> {
+    tools.iter().map(|t| t.definition(names)).collect()
 }
 
 /// The offered tools and measured parts of a session's next request, seen from `cwd`: the
@@ -119,7 +106,7 @@ pub fn request_parts(
     policies: &Policies,
     seat: Seat,
     only: Option<&[String]>,
-) -> (Vec<&'static Spec>, Parts) {
+) -> (Vec<&'static dyn Tool>, Parts) {
     let section = ctx.instruction_section(cwd, attached);
     let tools = offered_only(policies, ctx.skills_listed(cwd), seat, only);
     let definitions = definitions(&tools, section.skill_names.as_deref());
@@ -164,43 +151,46 @@ pub fn preamble_block(root: &Path, cwd: &Path) -> String {
 
 /// Offered tools in table order (spec/sessions.md §4.3).
 #[must_use]
-pub fn offered(policies: &Policies, skills: bool, seat: Seat) -> Vec<&'static Spec> {
+pub fn offered(policies: &Policies, skills: bool, seat: Seat) -> Vec<&'static dyn Tool> {
     offered_only(policies, skills, seat, None)
 }
 
 /// [`offered`], narrowed to the tool names of `only` (a forked skill's `allowed-tools`,
-/// spec/sessions.md §12.7); `result_read` stays.
+/// spec/sessions.md §12.7); the tools offered [`Offer::Always`] (`result_read`) stay.
 #[must_use]
 pub fn offered_only(
     policies: &Policies,
     skills: bool,
     seat: Seat,
     only: Option<&[String]>,
-) -> Vec<&'static Spec> {
-    let bg = policies.process != Policy::Deny;
-    let task = matches!(seat, Seat::Root { task: true } | Seat::Coordinator);
-    let mut v: Vec<&'static Spec> = tools::TOOLS
+) -> Vec<&'static dyn Tool> {
+    let seating = Seating {
+        skills,
+        child: matches!(seat, Seat::Child { .. }),
+        coordinator: seat == Seat::Coordinator,
+        sub_agents: matches!(seat, Seat::Root { task: true } | Seat::Coordinator),
+        processes: policies.process != Policy::Deny,
+    };
+    let mut v: Vec<&'static dyn Tool> = tools::table::TOOLS
         .iter()
-        .filter(|s| match s.name {
-            "skill_load" | "skill_search" | "skill_resource" => skills,
-            // spec/sessions.md §12.7: a skill in a sub-session, from root sessions only.
-            "skill_run" => skills && !matches!(seat, Seat::Child { .. }),
-            // spec/sessions.md §12.1: the coordinator's root, whatever the approvals.
-            _ if seat == Seat::Coordinator => COORDINATOR_TOOLS.contains(&s.name),
-            "glance" => false,
-            "bg_output" | "bg_list" => bg,
-            // Every session: the tool list, and with it the prompt cache, never changes.
-            "result_read" => true,
-            // Root sessions only, when `subagents.enabled` (spec/sessions.md §9).
-            "task" => task,
-            _ => policies.of(s.effect) != Policy::Deny,
+        .copied()
+        .filter(|t| {
+            let s = t.spec();
+            s.offer.offered(
+                s.coordinator,
+                seating,
+                policies.of(s.effect) != Policy::Deny,
+            )
         })
         .collect();
     if let Some(only) = only {
-        v.retain(|s| s.name == "result_read" || only.iter().any(|o| o == s.name));
+        v.retain(|t| {
+            let s = t.spec();
+            s.offer == Offer::Always || only.iter().any(|o| o == s.name)
+        });
     }
     if tools::test_tools_enabled() {
-        v.push(&tools::TEST_SLEEP);
+        v.push(&tools::table::TestSleep);
     }
     v
 }
@@ -259,7 +249,7 @@ fn files_of(options: &SessionOptions, joined: bool) -> Vec<AttachedFile> {
 impl Run<'_> {
     /// Parts of the next request: the system text (blocks a–d of spec/sessions.md §2.2), the offered tools and
     /// the measured parts.
-    pub(super) fn parts(&self) -> (String, Vec<&'static Spec>, Parts) {
+    pub(super) fn parts(&self) -> (String, Vec<&'static dyn Tool>, Parts) {
         let attached = joined_of(&self.options());
         let cwd = self.cwd();
         let (tools, parts) = request_parts(
@@ -328,7 +318,7 @@ impl Run<'_> {
                 v.get("skill").and_then(Value::as_str).map(String::from)
             } else if m.role == Role::Assistant {
                 None
-            } else if v["name"] == "skill_load" && v["isError"] == json!(false) {
+            } else if v["name"] == tools::specs::SKILL_LOAD.name && v["isError"] == json!(false) {
                 // The skill named by the matching call.
                 let call = v["callId"].as_str().unwrap_or_default();
                 all.iter()
@@ -347,7 +337,7 @@ impl Run<'_> {
         self.ctx.loaded_block(&names, cwd)
     }
 
-    pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, String> {
+    pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, RunError> {
         let active = self.active()?;
         let (system, _, parts) = self.parts();
         self.progress.request_no += 1;
@@ -485,7 +475,7 @@ impl Run<'_> {
     ///
     /// # Errors
     /// Store errors.
-    pub(super) fn active(&self) -> Result<Vec<MsgRow>, String> {
+    pub(super) fn active(&self) -> Result<Vec<MsgRow>, RunError> {
         let max = self.store.max_seq(&self.sid)?;
         let generation = self.transcript.rewrites.get();
         let mut cache = self.transcript.cache.borrow_mut();

@@ -2,6 +2,7 @@
 //! this session, exactly. Results are stored whole; what the model was shown may be cut or
 //! replaced by a stub, and this tool gives the rest back. Its own results are never cut.
 
+use crate::tools::error::ToolResult;
 use serde_json::{Map, Value, json};
 
 use crate::store::Store;
@@ -104,7 +105,7 @@ fn grep(
 /// The text `result_read` reads of a stored result: the raw text of one of its top-level string
 /// fields when it is a JSON object (`field`, default the longest: the one a spill stub cuts
 /// first), else the whole text. Gives `(field name, text)` or the error message.
-fn field_text(text: &str, field: Option<&str>) -> Result<(Option<String>, String), String> {
+fn field_text(text: &str, field: Option<&str>) -> ToolResult<(Option<String>, String)> {
     use alisio_governor::policy2::fields;
     let Some(fs) = fields::string_fields(text) else {
         return match field {
@@ -112,7 +113,8 @@ fn field_text(text: &str, field: Option<&str>) -> Result<(Option<String>, String
             Some(f) => Err(format!(
                 "result_read: field {} given, but this result is plain text (read it without field)",
                 serde_json::to_string(f).unwrap_or_default()
-            )),
+            )
+            .into()),
         };
     };
     let name = match field {
@@ -131,7 +133,8 @@ fn field_text(text: &str, field: Option<&str>) -> Result<(Option<String>, String
             "result_read: no string field {} in this result; its string fields: {}",
             serde_json::to_string(&name).unwrap_or_default(),
             names.join(", ")
-        ));
+        )
+        .into());
     };
     let raw: String = serde_json::from_str(&text[span.start - 1..=span.end])
         .map_err(|e| format!("result_read: {e}"))?;
@@ -169,7 +172,7 @@ pub(super) fn run(store: &Store, sid: &str, a: &Map<String, Value>) -> (bool, St
     };
     let (field, text) = match field_text(&stored, a.get("field").and_then(Value::as_str)) {
         Ok(x) => x,
-        Err(e) => return (true, e),
+        Err(e) => return (true, e.to_string()),
     };
     let units: Vec<u16> = text.encode_utf16().collect();
     let total = units.len();
@@ -253,7 +256,7 @@ mod tests {
         assert_eq!((all.as_str(), none), ("40000: 40000\n", 0));
         // A field that does not exist, and a field on plain text, are clear errors.
         assert_eq!(
-            field_text(&stored, Some("out")).unwrap_err(),
+            field_text(&stored, Some("out")).unwrap_err().to_string(),
             "result_read: no string field \"out\" in this result; its string fields: \"stdout\", \"stderr\""
         );
         assert!(field_text("plain", Some("stdout")).is_err());

@@ -3,6 +3,7 @@
 //! (`request.rs`), call the provider with retries and truncation recovery, validate the turn,
 //! store the assistant message with its calls, execute them (`calls.rs`), check the limits.
 
+use super::error::RunError;
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -45,27 +46,45 @@ impl Run<'_> {
                 Ok(false) => {}
                 Ok(true) => {
                     return self.relay().unwrap_or_else(|e| {
-                        self.finish(RunStatus::Failed, Some("store_error"), Some(e))
+                        self.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string()))
                     });
                 }
-                Err(e) => return self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+                Err(e) => {
+                    return self.finish(
+                        RunStatus::Failed,
+                        Some("store_error"),
+                        Some(e.to_string()),
+                    );
+                }
             }
             match self.before_turn() {
                 Ok(None) => {}
                 Ok(Some((code, msg))) => {
                     return self.finish(RunStatus::Failed, Some(code), Some(msg));
                 }
-                Err(e) => return self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+                Err(e) => {
+                    return self.finish(
+                        RunStatus::Failed,
+                        Some("store_error"),
+                        Some(e.to_string()),
+                    );
+                }
             }
             match self.turn() {
                 Ok(TurnEnd::Continue) => {}
                 Ok(TurnEnd::Done(r)) => return *r,
-                Err(e) => return self.finish(RunStatus::Failed, Some("store_error"), Some(e)),
+                Err(e) => {
+                    return self.finish(
+                        RunStatus::Failed,
+                        Some("store_error"),
+                        Some(e.to_string()),
+                    );
+                }
             }
         }
     }
 
-    fn turn(&mut self) -> Result<TurnEnd, String> {
+    fn turn(&mut self) -> Result<TurnEnd, RunError> {
         let turn_no = self.progress.turns + 1;
         let started = Instant::now();
         let a = match self.answer(turn_no)? {
@@ -112,7 +131,7 @@ impl Run<'_> {
 
     /// Requests the turn until the answer is usable: a truncated empty answer is retried with
     /// the recovery note (twice), an invalid turn once. `Err` ends the run.
-    fn answer(&mut self, turn_no: u32) -> Result<Result<Answer, TurnEnd>, String> {
+    fn answer(&mut self, turn_no: u32) -> Result<Result<Answer, TurnEnd>, RunError> {
         let mut recoveries = 0u32;
         let mut invalid_retried = false;
         let mut recovery = false;
@@ -217,7 +236,7 @@ impl Run<'_> {
         turn_no: u32,
         a: &Answer,
         stop: Stop,
-    ) -> Result<(i64, String), String> {
+    ) -> Result<(i64, String), RunError> {
         let mut content = Vec::new();
         if !a.resp.text.is_empty() {
             content.push(json!({"type":"text","text":a.resp.text}));
@@ -310,7 +329,7 @@ impl Run<'_> {
         TurnEnd::Done(Box::new(self.finish(status, code, error)))
     }
 
-    fn validate(&self, calls: &[RawCall]) -> Result<Option<String>, String> {
+    fn validate(&self, calls: &[RawCall]) -> Result<Option<String>, RunError> {
         if calls.len() > 64 {
             return Ok(Some(format!(
                 "Provider turn rejected: more than 64 tool calls ({})",
@@ -337,7 +356,7 @@ impl Run<'_> {
         Ok(None)
     }
 
-    fn next_seq(&self) -> Result<i64, String> {
+    fn next_seq(&self) -> Result<i64, RunError> {
         Ok(self.store.next_seq(&self.sid)?)
     }
 

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::{MsgRow, Role, RowKind, Store};
 use crate::util::{compact, now_rfc3339};
@@ -71,14 +71,15 @@ pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
                     (o, j, None)
                 }
                 Some(c) if c.state == "started" => {
-                    let wp = if matches!(name.as_str(), "write_file" | "edit_file") {
-                        part.get("arguments")
-                            .and_then(Value::as_str)
-                            .and_then(|a| serde_json::from_str::<Value>(a).ok())
-                            .and_then(|a| a.get("path").and_then(Value::as_str).map(String::from))
-                    } else {
-                        None
-                    };
+                    let wp = crate::tools::spec(&name)
+                        .filter(|s| s.effect == crate::tools::Effect::Write)
+                        .and_then(|s| {
+                            let args = part
+                                .get("arguments")
+                                .and_then(Value::as_str)
+                                .and_then(|a| serde_json::from_str::<Map<String, Value>>(a).ok())?;
+                            s.declared_paths(&args).into_iter().next()
+                        });
                     ("interrupted".into(), interrupted(INTERRUPTED_RUNNING), wp)
                 }
                 _ => ("interrupted".into(), interrupted(INTERRUPTED_PENDING), None),

@@ -6,13 +6,15 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+use super::error::{ToolError, ToolResult};
+
 /// Decodes validated arguments.
 ///
 /// # Errors
 /// `Invalid arguments: <detail>` (only when a struct and its schema disagree).
-pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, String> {
+pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> ToolResult<T> {
     serde_json::from_value(Value::Object(args.clone()))
-        .map_err(|e| format!("Invalid arguments: {e}"))
+        .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
 
 /// Declares the typed arguments of a tool: `pub` fields, camelCase keys, unknown keys refused.
@@ -143,22 +145,6 @@ pub enum ContextTool {
     SkillResource(SkillResource),
 }
 
-impl ContextTool {
-    /// Decodes the validated arguments of `name`; `None` when `name` is not one of these tools.
-    ///
-    /// # Errors
-    /// See [`decode`].
-    pub fn decode(name: &str, args: &Map<String, Value>) -> Option<Result<Self, String>> {
-        Some(match name {
-            "context_explain" => decode(args).map(Self::Explain),
-            "skill_load" => decode(args).map(Self::SkillLoad),
-            "skill_search" => decode(args).map(Self::SkillSearch),
-            "skill_resource" => decode(args).map(Self::SkillResource),
-            _ => return None,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
@@ -167,7 +153,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tools::{Spec, TEST_SLEEP, Ty, spec};
+    use crate::tools::specs::TEST_SLEEP;
+    use crate::tools::{Spec, Ty, spec};
 
     /// A valid value of every field of the schema.
     fn sample(s: &Spec) -> Map<String, Value> {

@@ -2,6 +2,7 @@
 //! each task is copied into `<state dir>/tasks/<sessionId>/<id>.log` with the log limit and
 //! tail; every task is killed with its process group when its owner ends.
 
+use super::error::{ToolError, ToolResult};
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -100,11 +101,11 @@ impl Tasks {
     ///
     /// # Errors
     /// `Unknown background task: <id>`.
-    pub fn get(&self, id: &str) -> Result<&Task, String> {
+    pub fn get(&self, id: &str) -> ToolResult<&Task> {
         self.list
             .iter()
             .find(|t| t.id == id)
-            .ok_or_else(|| format!("Unknown background task: {id}"))
+            .ok_or_else(|| ToolError::UnknownTask(id.to_string()))
     }
 
     /// Kills every running task (`killed`): end of a CLI run, LSP exit, cancelled run.
@@ -254,14 +255,15 @@ pub fn bg_run(
     cwd: Option<&str>,
     label: Option<&str>,
     timeout: Option<u64>,
-) -> Result<String, String> {
+) -> ToolResult {
     let dir = super::process::resolve_cwd(ctx, cwd)?;
     let mut tasks = lock(&ctx.bg);
     let running = tasks.list.iter().filter(|t| t.running()).count();
     if running >= tasks.max_running {
         return Err(format!(
             "Too many background tasks running ({running}); stop one with bg_stop"
-        ));
+        )
+        .into());
     }
     let id = format!("bg-{}", tasks.next);
     let logdir = ctx.state_dir.join("tasks").join(&ctx.session_id);
@@ -365,7 +367,7 @@ pub fn bg_output(
     offset: Option<u64>,
     limit: Option<u64>,
     wait: Option<u64>,
-) -> Result<String, String> {
+) -> ToolResult {
     let (path, bytes, trunc, shared, done) = {
         let tasks = lock(&ctx.bg);
         let t = tasks.get(id)?;
@@ -425,7 +427,7 @@ pub fn bg_output(
 ///
 /// # Errors
 /// Never; a result for symmetry.
-pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> Result<String, String> {
+pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolResult {
     let tasks = lock(&ctx.bg);
     let lim = limit.unwrap_or(20) as usize;
     let briefs: Vec<Value> = tasks
@@ -443,7 +445,7 @@ pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> Resul
 ///
 /// # Errors
 /// `Unknown background task: <id>`.
-pub fn bg_stop(ctx: &ToolCtx, id: &str) -> Result<String, String> {
+pub fn bg_stop(ctx: &ToolCtx, id: &str) -> ToolResult {
     let tasks = lock(&ctx.bg);
     let t = tasks.get(id)?;
     if t.running() {

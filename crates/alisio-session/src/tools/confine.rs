@@ -42,6 +42,15 @@ impl Refusal {
     }
 }
 
+/// Why a writer refused a confined path (spec/sessions.md §3.2 step 4).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WriteRefusal {
+    #[error("Refusing to write through a symlink: {0}")]
+    Symlink(String),
+    #[error("Refusing to write inside .git: {0}")]
+    InsideGit(String),
+}
+
 /// Symlinks followed at most (as the kernel's `ELOOP` limit) before a link counts as missing.
 const MAX_HOPS: u32 = 40;
 
@@ -153,16 +162,16 @@ impl Roots {
     ///
     /// # Errors
     /// `Refusing to write through a symlink` / `Refusing to write inside .git`.
-    pub fn check_writable(&self, c: &Confined) -> Result<(), String> {
+    pub fn check_writable(&self, c: &Confined) -> Result<(), WriteRefusal> {
         if std::fs::symlink_metadata(&c.lexical).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(format!("Refusing to write through a symlink: {}", c.shown));
+            return Err(WriteRefusal::Symlink(c.shown.clone()));
         }
         for base in [&c.lexical, &c.real] {
             if let Ok(rel) = base.strip_prefix(&self.root)
                 && let Some(Component::Normal(first)) = rel.components().next()
                 && first == ".git"
             {
-                return Err(format!("Refusing to write inside .git: {}", c.shown));
+                return Err(WriteRefusal::InsideGit(c.shown.clone()));
             }
         }
         Ok(())
@@ -274,7 +283,7 @@ mod tests {
         let (_d, r) = setup();
         let c = r.confine(".git/config").unwrap();
         assert_eq!(
-            r.check_writable(&c).unwrap_err(),
+            r.check_writable(&c).unwrap_err().to_string(),
             "Refusing to write inside .git: .git/config"
         );
     }

@@ -9,13 +9,14 @@ use serde_json::json;
 use super::ToolCtx;
 use super::args::{EditFile, ListFiles, ReadFile, WriteFile};
 use super::confine::Confined;
+use super::error::{ToolError, ToolResult};
 use crate::util::{fault, sha256_hex};
 
 const MIB: u64 = 1_048_576;
 const LINE_BUDGET: usize = 28_000;
 
-fn confine(ctx: &ToolCtx, p: &str) -> Result<Confined, String> {
-    ctx.roots.confine(p).map_err(|r| r.message())
+fn confine(ctx: &ToolCtx, p: &str) -> ToolResult<Confined> {
+    Ok(ctx.roots.confine(p)?)
 }
 
 fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
@@ -29,16 +30,17 @@ fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> Result<String, String> {
+pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> ToolResult {
     let (path, start, limit) = (a.path.as_str(), a.start_line, a.limit);
     let c = confine(ctx, path)?;
-    let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
+    let meta = std::fs::metadata(&c.real).map_err(|_| ToolError::FileNotFound(c.shown.clone()))?;
     if !meta.is_file() {
-        return Err(format!("Not a file: {}", c.shown));
+        return Err(ToolError::NotAFile(c.shown));
     }
-    let bytes = read_prefix(&c.real, MIB).map_err(|e| format!("Cannot read {}: {e}", c.shown))?;
+    let bytes = read_prefix(&c.real, MIB)
+        .map_err(|e| ToolError::CannotRead(c.shown.clone(), e.to_string()))?;
     if bytes.contains(&0) {
-        return Err("Binary file; text reader refused".into());
+        return Err(ToolError::Binary);
     }
     let over = meta.len() > MIB;
     let sha = if over { None } else { Some(sha256_hex(&bytes)) };
@@ -77,18 +79,18 @@ pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> Result<String, String> {
     Ok(json!({"path":c.shown,"sha256":sha,"startLine":start,"endLine":end,"content":out.join("\n"),"truncated":truncated}).to_string())
 }
 
-pub(crate) fn precondition(
-    c: &Confined,
-    expected: Option<&str>,
-) -> Result<Option<Vec<u8>>, String> {
+pub(crate) fn precondition(c: &Confined, expected: Option<&str>) -> ToolResult<Option<Vec<u8>>> {
     let current = match std::fs::symlink_metadata(&c.real) {
         Ok(m) if m.is_file() => {
             if m.len() > MIB {
                 return Err("Editable files are limited to 1 MiB".into());
             }
-            Some(std::fs::read(&c.real).map_err(|e| format!("Cannot read {}: {e}", c.shown))?)
+            Some(
+                std::fs::read(&c.real)
+                    .map_err(|e| ToolError::CannotRead(c.shown.clone(), e.to_string()))?,
+            )
         }
-        Ok(_) => return Err(format!("Not a file: {}", c.shown)),
+        Ok(_) => return Err(ToolError::NotAFile(c.shown.clone())),
         Err(_) => None,
     };
     let ok = match (&current, expected) {
@@ -99,17 +101,18 @@ pub(crate) fn precondition(
     if ok {
         Ok(current)
     } else {
-        Err("File precondition failed: reread the file and use its current sha256".into())
+        Err(ToolError::Precondition)
     }
 }
 
 /// Writes `content` atomically over `c.real` (temp file, fsync, recheck, rename, fsync dir).
-fn atomic_write(
-    c: &Confined,
-    content: &[u8],
-    expected_current: Option<&[u8]>,
-) -> Result<bool, String> {
-    atomic_replace(&c.real, &c.shown, content, expected_current)
+fn atomic_write(c: &Confined, content: &[u8], expected_current: Option<&[u8]>) -> ToolResult<bool> {
+    Ok(atomic_replace(
+        &c.real,
+        &c.shown,
+        content,
+        expected_current,
+    )?)
 }
 
 /// Writes `content` atomically over `real` (temp file, fsync, recheck that the file still
@@ -126,7 +129,7 @@ pub fn atomic_replace(
     })
 }
 
-pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
+pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> ToolResult<Confined> {
     let c = confine(ctx, path)?;
     ctx.roots.check_writable(&c)?;
     Ok(c)
@@ -136,7 +139,7 @@ pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> Result<Confined, String> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> Result<String, String> {
+pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> ToolResult {
     let (path, content, expected) = (
         a.path.as_str(),
         a.content.as_str(),
@@ -144,7 +147,7 @@ pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> Result<String, String> {
     );
     let c = writable(ctx, path)?;
     if content.len() as u64 > MIB {
-        return Err("Write exceeds 1 MiB".into());
+        return Err(ToolError::WriteTooLarge);
     }
     if content.as_bytes().contains(&0) {
         return Err("Binary content; write_file only writes text".into());
@@ -158,7 +161,7 @@ pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> Result<String, String> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> Result<String, String> {
+pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> ToolResult {
     let (path, old, new, expected) = (
         a.path.as_str(),
         a.old_text.as_str(),
@@ -167,17 +170,17 @@ pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> Result<String, String> {
     );
     let c = writable(ctx, path)?;
     if !c.real.exists() {
-        return Err(format!("File not found: {}", c.shown));
+        return Err(ToolError::FileNotFound(c.shown));
     }
     let current = precondition(&c, Some(expected))?.unwrap_or_default();
     if current.contains(&0) {
-        return Err("Binary file; text reader refused".into());
+        return Err(ToolError::Binary);
     }
     let text = std::str::from_utf8(&current)
-        .map_err(|_| "File is not valid UTF-8; edit_file refused".to_string())?;
+        .map_err(|_| ToolError::from("File is not valid UTF-8; edit_file refused"))?;
     let updated = super::preview::apply_edit(text, old, new)?;
     if updated.len() as u64 > MIB {
-        return Err("Write exceeds 1 MiB".into());
+        return Err(ToolError::WriteTooLarge);
     }
     atomic_write(&c, updated.as_bytes(), Some(&current))?;
     Ok(json!({"path":c.shown,"sha256":sha256_hex(updated.as_bytes())}).to_string())
@@ -207,12 +210,12 @@ pub fn walker(dir: &Path) -> ignore::Walk {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn list_files(ctx: &ToolCtx, a: &ListFiles) -> Result<String, String> {
+pub fn list_files(ctx: &ToolCtx, a: &ListFiles) -> ToolResult {
     let (path, offset, limit) = (a.path.as_str(), a.offset, a.limit);
     let c = confine(ctx, path)?;
-    let meta = std::fs::metadata(&c.real).map_err(|_| format!("File not found: {}", c.shown))?;
+    let meta = std::fs::metadata(&c.real).map_err(|_| ToolError::FileNotFound(c.shown.clone()))?;
     if !meta.is_dir() {
-        return Err(format!("Not a directory: {}", c.shown));
+        return Err(ToolError::NotADirectory(c.shown));
     }
     let mut files: Vec<String> = Vec::new();
     let mut seen = 0usize;

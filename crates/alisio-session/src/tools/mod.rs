@@ -4,11 +4,14 @@
 pub mod args;
 pub mod bg;
 pub mod confine;
+pub mod error;
 pub mod files;
 pub mod preview;
 pub mod process;
 pub mod review;
 pub mod search;
+pub mod specs;
+pub mod table;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use confine::Roots;
+use error::{ToolError, ToolResult};
 
 /// What a tool does to the world (spec/sessions.md §4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -57,7 +61,12 @@ pub struct Field {
     pub description: &'static str,
 }
 
-const fn f(name: &'static str, ty: Ty, required: bool, description: &'static str) -> Field {
+pub(crate) const fn f(
+    name: &'static str,
+    ty: Ty,
+    required: bool,
+    description: &'static str,
+) -> Field {
     Field {
         name,
         ty,
@@ -66,18 +75,18 @@ const fn f(name: &'static str, ty: Ty, required: bool, description: &'static str
     }
 }
 
-const ANY: usize = usize::MAX;
+pub(crate) const ANY: usize = usize::MAX;
 /// A string of any length.
-const STR: Ty = Ty::Str { min: 0, max: ANY };
+pub(crate) const STR: Ty = Ty::Str { min: 0, max: ANY };
 /// `cwd` of the process tools.
-const CWD: Field = f(
+pub(crate) const CWD: Field = f(
     "cwd",
     Ty::Str { min: 0, max: ANY },
     false,
     "Working directory (default the workspace root).",
 );
 /// `timeoutMs` of the process tools.
-const TIMEOUT_MS: Field = f(
+pub(crate) const TIMEOUT_MS: Field = f(
     "timeoutMs",
     Ty::Int {
         min: 1,
@@ -86,7 +95,7 @@ const TIMEOUT_MS: Field = f(
     false,
     "Timeout in milliseconds (default 30000).",
 );
-const TASK_STATES: &[&str] = &[
+pub(crate) const TASK_STATES: &[&str] = &[
     "running",
     "exited",
     "failed",
@@ -105,230 +114,146 @@ pub struct Spec {
     pub fields: &'static [Field],
     /// Declared path fields (spec/sessions.md §3.3 column "paths"), with their default.
     pub paths: &'static [(&'static str, Option<&'static str>)],
+    /// When a session is offered the tool (spec/sessions.md §4.3).
+    pub offer: Offer,
+    /// Offered to a coordinator's root (spec/sessions.md §12.1).
+    pub coordinator: bool,
+    /// The Claude Code names an `allowed-tools` entry maps to this tool (spec/sessions.md §12.7).
+    pub aliases: &'static [&'static str],
+    /// Its results reach the model whole, never cut at the view cap (skill bodies are
+    /// protected, `result_read` pages itself, a sub-agent's answer is its only channel back).
+    pub whole: bool,
+    /// Where the call runs.
+    pub runs: Runs,
 }
 
-/// The table of spec/sessions.md §3.3, in its order.
-#[rustfmt::skip]
-pub static TOOLS: &[Spec] = &[
-    Spec {
-        name: "read_file",
-        effect: Effect::Read,
-        description: "Read a text file. Returns numbered lines (`<n>: <text>`) and the file's sha256, which write_file and edit_file need as expectedHash.",
-        fields: &[
-            f("path", STR, true, "File path, relative to the workspace root or absolute."),
-            f("startLine", Ty::Int { min: 1, max: i64::MAX }, false, "First line to return (1-based, default 1)."),
-            f("limit", Ty::Int { min: 1, max: 1000 }, false, "Number of lines (1-1000, default 200)."),
-        ],
-        paths: &[("path", None)],
-    },
-    Spec {
-        name: "write_file",
-        effect: Effect::Write,
-        description: "Create or replace a text file atomically. expectedHash is the sha256 from read_file, or null to create a file that must not exist.",
-        fields: &[
-            f("path", STR, true, "File path."),
-            f("content", STR, true, "The whole new content (at most 1 MiB)."),
-            f("expectedHash", Ty::StrOrNull, true, "sha256 of the current file, or null when it must not exist."),
-        ],
-        paths: &[("path", None)],
-    },
-    Spec {
-        name: "edit_file",
-        effect: Effect::Write,
-        description: "Replace exactly one occurrence of oldText with newText in a file. expectedHash is the file's sha256 from read_file.",
-        fields: &[
-            f("path", STR, true, "File path."),
-            f("oldText", Ty::Str { min: 1, max: ANY }, true, "Text to replace; must occur exactly once."),
-            f("newText", STR, true, "Replacement text."),
-            f("expectedHash", STR, true, "sha256 of the current file."),
-        ],
-        paths: &[("path", None)],
-    },
-    Spec {
-        name: "list_files",
-        effect: Effect::Read,
-        description: "List files below a directory (gitignore rules apply; .git and node_modules are skipped), sorted, paged.",
-        fields: &[
-            f("path", STR, false, "Directory (default the workspace root)."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Entries to skip (default 0)."),
-            f("limit", Ty::Int { min: 1, max: 500 }, false, "Entries to return (1-500, default 100)."),
-        ],
-        paths: &[("path", Some("."))],
-    },
-    Spec {
-        name: "search_text",
-        effect: Effect::Read,
-        description: "Search file contents with a regular expression (Rust regex syntax) or a literal string. Output is ripgrep --json lines.",
-        fields: &[
-            f("pattern", Ty::Str { min: 1, max: 1000 }, true, "Regular expression, or text with literal: true."),
-            f("path", STR, false, "Directory or file to search (default the workspace root)."),
-            f("literal", Ty::Bool, false, "Treat the pattern as literal text."),
-            f("glob", STR, false, "Only search files matching this glob."),
-        ],
-        paths: &[("path", Some("."))],
-    },
-    Spec {
-        name: "run_process",
-        effect: Effect::Process,
-        description: "Run a program directly (no shell) with arguments and capture stdout and stderr.",
-        fields: &[
-            f("command", Ty::Str { min: 1, max: 4096 }, true, "Program name or path."),
-            f("args", Ty::StrArray { max: 256 }, true, "Arguments."),
-            CWD,
-            TIMEOUT_MS,
-        ],
-        paths: &[("cwd", Some("."))],
-    },
-    Spec {
-        name: "shell",
-        effect: Effect::Process,
-        description: "Run a command line with /bin/sh -c and capture stdout and stderr.",
-        fields: &[
-            f("command", Ty::Str { min: 1, max: 16_000 }, true, "Shell command line."),
-            CWD,
-            TIMEOUT_MS,
-        ],
-        paths: &[("cwd", Some("."))],
-    },
-    Spec {
-        name: "bg_run",
-        effect: Effect::Process,
-        description: "Start a long-running shell command in the background. Poll its output with bg_output and stop it with bg_stop.",
-        fields: &[
-            f("command", Ty::Str { min: 1, max: 8000 }, true, "Shell command line."),
-            CWD,
-            f("label", Ty::Str { min: 0, max: 80 }, false, "Short label."),
-            f("timeoutMs", Ty::Int { min: 1000, max: 86_400_000 }, false, "Timeout in milliseconds."),
-        ],
-        paths: &[("cwd", Some("."))],
-    },
-    Spec {
-        name: "bg_output",
-        effect: Effect::Read,
-        description: "Read a background task's output from an offset; pass next_offset back to continue.",
-        fields: &[
-            f("id", STR, true, "Task id (bg-1, ...)."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Byte offset (default 0)."),
-            f("limit", Ty::Int { min: 1, max: 65_536 }, false, "Bytes to return (default 16384)."),
-            f("waitMs", Ty::Int { min: 0, max: 30_000 }, false, "Wait up to this long for new output."),
-        ],
-        paths: &[],
-    },
-    Spec {
-        name: "bg_list",
-        effect: Effect::Read,
-        description: "List background tasks, newest first.",
-        fields: &[
-            f("status", Ty::Enum(TASK_STATES), false, "Only tasks in this state."),
-            f("limit", Ty::Int { min: 1, max: 50 }, false, "At most this many (default 20)."),
-        ],
-        paths: &[],
-    },
-    Spec {
-        name: "bg_stop",
-        effect: Effect::Process,
-        description: "Stop a background task (SIGTERM to its process group, SIGKILL after 3 s).",
-        fields: &[f("id", STR, true, "Task id.")],
-        paths: &[],
-    },
-    Spec {
-        name: "context_explain",
-        effect: Effect::Read,
-        description: "Which instruction files (AGENTS.md and friends) apply to a path, in order, with the size budget applied.",
-        fields: &[f("path", STR, true, "File or directory path.")],
-        paths: &[("path", None)],
-    },
-    Spec {
-        name: "skill_load",
-        effect: Effect::Read,
-        description: "Load an Agent Skill's instructions by name.",
-        fields: &[f("name", STR, true, "Skill name, displayId or id.")],
-        paths: &[],
-    },
-    Spec {
-        name: "skill_search",
-        effect: Effect::Read,
-        description: "Search the skill catalog.",
-        fields: &[f("query", STR, true, "Words to search for.")],
-        paths: &[],
-    },
-    Spec {
-        name: "skill_resource",
-        effect: Effect::Read,
-        description: "Read a file inside a skill's directory, in pages of 32,000 bytes.",
-        fields: &[
-            f("name", STR, true, "Skill name, displayId or id."),
-            f("path", STR, true, "Path inside the skill directory."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Byte offset (default 0)."),
-        ],
-        paths: &[],
-    },
-    Spec {
-        name: "skill_run",
-        effect: Effect::Read,
-        description: "Run an Agent Skill in a sub-session with its allowed tools and return only its final answer (skills whose frontmatter says context: fork must be run this way).",
-        fields: &[
-            f("name", STR, true, "Skill name, displayId or id."),
-            f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "The request for the skill."),
-        ],
-        paths: &[],
-    },
-    Spec {
-        name: "result_read",
-        effect: Effect::Read,
-        description: "Read back the stored text of an earlier tool result of this session (a trimmed or cut result says so and names its callId and field). Reads the raw text of one string field of a JSON result (field; default the longest, the one a spill cuts), offsets in characters of that text. Returns {callId, field, offset, nextOffset, totalChars, totalLines, text}; with pattern, only the matching lines, each as <line>: <text>, within limit characters, and matchesLeft.",
-        fields: &[
-            f("callId", Ty::Str { min: 1, max: 200 }, true, "The callId of the result."),
-            f("offset", Ty::Int { min: 0, max: i64::MAX }, false, "Character offset (default 0)."),
-            f("limit", Ty::Int { min: 1, max: 32_000 }, false, "Characters to return (default 16000, at most 32000)."),
-            f("pattern", Ty::Str { min: 1, max: 1000 }, false, "A regular expression (Rust syntax): only the matching lines, with their line numbers."),
-            f("field", Ty::Str { min: 1, max: 200 }, false, "The string field to read (stdout, stderr, content, text, ...); default the longest."),
-        ],
-        paths: &[],
-    },
-    Spec {
-        name: "task",
-        effect: Effect::Read,
-        description: "Start a sub-agent for one self-contained task; returns its final answer.",
-        fields: &[
-            f("description", Ty::Str { min: 1, max: 200 }, true, "Short title of the task."),
-            f("prompt", Ty::Str { min: 1, max: 32_000 }, true, "Complete instructions for the sub-agent."),
-        ],
-        paths: &[],
-    },
-    Spec {
-        name: "glance",
-        effect: Effect::Read,
-        description: "Run a status or listing command (git status, git log, git diff, ls, pwd, find without actions, ...), alone or joined with &&, ||, ; and | filters such as head, grep, wc or sort, and capture its output. Every other command is refused: delegate real work with task.",
-        fields: &[
-            f("command", Ty::Str { min: 1, max: 4096 }, true, "Shell command line made only of status and listing commands."),
-            CWD,
-            TIMEOUT_MS,
-        ],
-        paths: &[("cwd", Some("."))],
-    },
-];
+/// When a session is offered a tool (spec/sessions.md §4.3, §9, §12.1, §12.7), in this order:
+/// the skill tools go by the listed skills, then a coordinator's root is offered
+/// [`Spec::coordinator`] tools only, then the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// When the session lists skills.
+    WithSkills,
+    /// When the session lists skills, in root sessions only.
+    WithSkillsAtRoot,
+    /// Only to a coordinator's root.
+    CoordinatorOnly,
+    /// When process calls are not denied (the background tools).
+    WithProcesses,
+    /// Always: the tool list, and with it the prompt cache, never changes.
+    Always,
+    /// Root sessions with sub-agents enabled, and a coordinator's root (spec/sessions.md §9).
+    SubAgents,
+    /// When the policy of its effect is not `deny`.
+    ByPolicy,
+}
 
-/// `test_sleep` (feature `test-tools`, debug builds, `ALISIO_TEST_TOOLS=1`): a read tool that
-/// sleeps, to observe scheduling.
-pub static TEST_SLEEP: Spec = Spec {
-    name: "test_sleep",
-    effect: Effect::Read,
-    description: "Test tool: sleep for ms milliseconds.",
-    fields: &[
-        f(
-            "ms",
-            Ty::Int {
-                min: 0,
-                max: 600_000,
-            },
-            true,
-            "Milliseconds.",
-        ),
-        f("tag", Ty::Str { min: 0, max: ANY }, false, "Tag."),
-    ],
-    paths: &[],
-};
+/// What the session a request is for allows, as [`Offer`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seating {
+    pub skills: bool,
+    pub child: bool,
+    pub coordinator: bool,
+    pub sub_agents: bool,
+    /// Process calls are not denied.
+    pub processes: bool,
+}
+
+impl Offer {
+    /// Whether a tool with this offer is offered; `by_policy` is the answer of its effect's policy.
+    #[must_use]
+    pub fn offered(self, coordinator_tool: bool, seat: Seating, by_policy: bool) -> bool {
+        match self {
+            Self::WithSkills => seat.skills,
+            Self::WithSkillsAtRoot => seat.skills && !seat.child,
+            _ if seat.coordinator => coordinator_tool,
+            Self::CoordinatorOnly => false,
+            Self::WithProcesses => seat.processes,
+            Self::Always => true,
+            Self::SubAgents => seat.sub_agents,
+            Self::ByPolicy => by_policy,
+        }
+    }
+}
+
+/// Where a call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// [`Tool::execute`] on a thread (plain reads in parallel batches of up to four).
+    Thread,
+    /// The runner reads the session's store (`result_read`).
+    Store,
+    /// The runner runs a sub-agent session (`task`).
+    Child,
+    /// The runner runs a skill in a sub-session (`skill_run`).
+    Skill,
+}
+
+/// The write tools' result shapes (spec/sessions.md §4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writes {
+    /// The whole text (`write_file`: the result has `bytes` and `created`).
+    Whole,
+    /// One replacement (`edit_file`).
+    Edit,
+}
+
+/// One tool: its table entry ([`Spec`]) and everything that differs from tool to tool. Every
+/// caller reaches a tool through [`TOOLS`](table::TOOLS) ([`tool`]); nothing else switches on
+/// a tool's name.
+pub trait Tool: Sync {
+    /// The table entry.
+    fn spec(&self) -> &'static Spec;
+
+    /// The definition sent to a provider; `skill_names` is the catalog when it fits the enum
+    /// bound (only `skill_load` uses it).
+    fn definition(&self, _skill_names: Option<&[String]>) -> ToolDef {
+        self.spec().definition()
+    }
+
+    /// Runs a validated call whose paths passed confinement ([`Runs::Thread`] tools).
+    fn execute(&self, _ctx: &ToolCtx, _args: &Map<String, Value>) -> Outcome {
+        Outcome::Err(format!("Unknown tool: {}", self.spec().name))
+    }
+
+    /// The one-line summary an approval request shows (before ellipsizing).
+    fn summary(&self, _args: &Map<String, Value>, _paths_shown: &[String]) -> String {
+        format!("Run {}", self.spec().name)
+    }
+
+    /// What the call would do, shown before it is approved (`preview.rs`).
+    fn preview(
+        &self,
+        _fs: &dyn alisio_base::workspace::Fs,
+        _args: &Map<String, Value>,
+        _target: Option<&confine::Confined>,
+    ) -> Option<Value> {
+        None
+    }
+
+    /// The command line of a process call that runs a command under the sandbox (the
+    /// approval's sandbox note, the workbench's runs).
+    fn command_line(&self, _args: &Map<String, Value>) -> Option<String> {
+        None
+    }
+
+    /// A refusal decided from the validated arguments before anything runs (`glance` outside
+    /// the ephemeral table, spec/sessions.md §12.3).
+    fn refusal(&self, _args: &Map<String, Value>) -> Option<String> {
+        None
+    }
+
+    /// The write tools' result shape.
+    fn writes(&self) -> Option<Writes> {
+        None
+    }
+}
+
+impl std::fmt::Debug for dyn Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Tool").field(&self.spec().name).finish()
+    }
+}
 
 /// Whether the test tools are compiled in and switched on.
 #[must_use]
@@ -339,11 +264,21 @@ pub fn test_tools_enabled() -> bool {
 
 /// A tool by name (the table, plus `test_sleep` when enabled).
 #[must_use]
-pub fn spec(name: &str) -> Option<&'static Spec> {
-    TOOLS
+pub fn tool(name: &str) -> Option<&'static dyn Tool> {
+    table::TOOLS
         .iter()
-        .find(|s| s.name == name)
-        .or_else(|| (name == "test_sleep" && test_tools_enabled()).then_some(&TEST_SLEEP))
+        .copied()
+        .find(|t| t.spec().name == name)
+        .or_else(|| {
+            (name == specs::TEST_SLEEP.name && test_tools_enabled())
+                .then_some(&table::TestSleep as &dyn Tool)
+        })
+}
+
+/// The table entry of a tool by name ([`tool`]).
+#[must_use]
+pub fn spec(name: &str) -> Option<&'static Spec> {
+    tool(name).map(Tool::spec)
 }
 
 fn ty_schema(ty: Ty, description: &str) -> Value {
@@ -416,8 +351,8 @@ impl Spec {
     ///
     /// # Errors
     /// `Invalid arguments: <detail>`.
-    pub fn validate(&self, raw: &str) -> Result<Map<String, Value>, String> {
-        let inv = |d: String| format!("Invalid arguments: {d}");
+    pub fn validate(&self, raw: &str) -> ToolResult<Map<String, Value>> {
+        let inv = ToolError::InvalidArguments;
         let v: Value =
             serde_json::from_str(raw).map_err(|_| inv("arguments are not valid JSON".into()))?;
         let Value::Object(m) = v else {
@@ -524,6 +459,14 @@ pub enum Outcome {
     Cancelled,
 }
 
+impl Outcome {
+    /// The error result of `e` (its text, as the model reads it).
+    #[must_use]
+    pub fn error(e: ToolError) -> Self {
+        Self::Err(e.to_string())
+    }
+}
+
 /// Everything tools need; shared by concurrent read calls.
 #[derive(Clone)]
 pub struct ToolCtx {
@@ -553,81 +496,26 @@ impl ToolCtx {
 /// A validated call's arguments as the tool's typed struct (the field names are checked by
 /// the compiler and by `deny_unknown_fields`; [`Spec::validate`] already gave the exact error
 /// texts, so a failure here means the table and the struct disagree).
-fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> Result<T, String> {
-    serde_json::from_value(Value::Object(a.clone())).map_err(|e| format!("Invalid arguments: {e}"))
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> ToolResult<T> {
+    serde_json::from_value(Value::Object(a.clone()))
+        .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
 
 /// Runs a validated call whose paths passed confinement.
 #[must_use]
 pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
-    let out = match name {
-        "read_file" => args::decode(a).and_then(|x| files::read_file(ctx, &x)),
-        "write_file" => args::decode(a).and_then(|x| files::write_file(ctx, &x)),
-        "edit_file" => args::decode(a).and_then(|x| files::edit_file(ctx, &x)),
-        "list_files" => args::decode(a).and_then(|x| files::list_files(ctx, &x)),
-        "search_text" => args::decode(a).and_then(|x| search::search_text(ctx, &x)),
-        "run_process" => {
-            return typed::<process::RunProcessArgs>(a).map_or_else(Outcome::Err, |x| {
-                process::run_process(ctx, &process::Call::from(&x))
-            });
+    match tool(name) {
+        Some(t) => t.execute(ctx, a),
+        None => Outcome::Err(format!("Unknown tool: {name}")),
+    }
+}
+
+impl From<ToolResult> for Outcome {
+    fn from(r: ToolResult) -> Self {
+        match r {
+            Ok(s) => Self::Ok(s),
+            Err(e) => Self::Err(e.to_string()),
         }
-        "shell" => {
-            return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
-                process::run_process(ctx, &process::Call::from(&x))
-            });
-        }
-        "glance" => {
-            // The runner refused every command outside the ephemeral table (calls.rs); what is
-            // left runs under the glance sandbox (read-only where available).
-            return typed::<process::ShellArgs>(a).map_or_else(Outcome::Err, |x| {
-                let mut g = ctx.clone();
-                if let Some(sb) = &ctx.glance_sandbox {
-                    g.sandbox = Arc::clone(sb);
-                }
-                process::run_process(&g, &process::Call::from(&x))
-            });
-        }
-        "bg_run" => typed::<bg::BgRunArgs>(a).and_then(|x| {
-            bg::bg_run(
-                ctx,
-                &x.command,
-                x.cwd.as_deref(),
-                x.label.as_deref(),
-                x.timeout_ms,
-            )
-        }),
-        "bg_output" => typed::<bg::BgOutputArgs>(a)
-            .and_then(|x| bg::bg_output(ctx, &x.id, x.offset, x.limit, x.wait_ms)),
-        "bg_list" => {
-            typed::<bg::BgListArgs>(a).and_then(|x| bg::bg_list(ctx, x.status.as_deref(), x.limit))
-        }
-        "bg_stop" => typed::<bg::BgStopArgs>(a).and_then(|x| bg::bg_stop(ctx, &x.id)),
-        "context_explain" | "skill_load" | "skill_search" | "skill_resource" => {
-            match args::ContextTool::decode(name, a) {
-                Some(Ok(call)) => ctx.context.tool(&call, &ctx.cwd),
-                Some(Err(e)) => Err(e),
-                None => Err(format!("Unknown tool: {name}")),
-            }
-        }
-        "test_sleep" => {
-            let ms = match args::decode::<args::TestSleep>(a) {
-                Ok(x) => x.ms,
-                Err(e) => return Outcome::Err(e),
-            };
-            let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
-            while std::time::Instant::now() < end {
-                if ctx.cancelled() {
-                    return Outcome::Cancelled;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            Ok(json!({"slept":ms}).to_string())
-        }
-        _ => Err(format!("Unknown tool: {name}")),
-    };
-    match out {
-        Ok(s) => Outcome::Ok(s),
-        Err(e) => Outcome::Err(e),
     }
 }
 
@@ -683,7 +571,8 @@ mod tests {
             spec("run_process")
                 .unwrap()
                 .validate(r#"{"command":"x"}"#)
-                .unwrap_err(),
+                .unwrap_err()
+                .to_string(),
             "Invalid arguments: missing field \"args\""
         );
     }
@@ -692,23 +581,25 @@ mod tests {
     fn validation_names_the_field() {
         let r = spec("read_file").unwrap();
         assert_eq!(
-            r.validate(r#"{"path":1}"#).unwrap_err(),
+            r.validate(r#"{"path":1}"#).unwrap_err().to_string(),
             "Invalid arguments: path must be a string"
         );
         assert_eq!(
-            r.validate("{}").unwrap_err(),
+            r.validate("{}").unwrap_err().to_string(),
             "Invalid arguments: missing field \"path\""
         );
         assert_eq!(
-            r.validate(r#"{"path":"a","x":1}"#).unwrap_err(),
+            r.validate(r#"{"path":"a","x":1}"#).unwrap_err().to_string(),
             "Invalid arguments: unknown field \"x\""
         );
         assert_eq!(
-            r.validate(r#"{"path":"a","limit":0}"#).unwrap_err(),
+            r.validate(r#"{"path":"a","limit":0}"#)
+                .unwrap_err()
+                .to_string(),
             "Invalid arguments: limit must be between 1 and 1000"
         );
         assert_eq!(
-            r.validate("{").unwrap_err(),
+            r.validate("{").unwrap_err().to_string(),
             "Invalid arguments: arguments are not valid JSON"
         );
     }

@@ -17,7 +17,7 @@ use alisio_base::workspace::Fs;
 /// Each side of a file preview carries at most this many bytes of text.
 pub const PREVIEW_MAX: usize = 1_048_576;
 
-/// The preview of one call, `None` for tools that have none.
+/// The preview of one call of `tool`, `None` for tools that have none ([`Tool::preview`](super::Tool::preview)).
 #[must_use]
 pub fn of_call(
     fs: &dyn Fs,
@@ -25,26 +25,21 @@ pub fn of_call(
     args: &Map<String, Value>,
     target: Option<&Confined>,
 ) -> Option<Value> {
-    let s = |k: &str| args.get(k).and_then(Value::as_str);
-    match tool {
-        "write_file" => file(fs, target?, |_| Some(s("content")?.to_string())),
-        "edit_file" => file(fs, target?, |before| {
-            apply_edit(before?, s("oldText")?, s("newText")?).ok()
-        }),
-        "run_process" | "shell" | "bg_run" => {
-            let mut v =
-                json!({"command": s("command")?, "cwd": target.map_or(".", |c| c.shown.as_str())});
-            if let Some(a) = args.get("args").filter(|a| a.is_array()) {
-                v["args"] = a.clone();
-            }
-            Some(v)
-        }
-        _ => None,
+    super::tool(tool)?.preview(fs, args, target)
+}
+
+/// `{command, args?, cwd}` of a process call.
+pub(crate) fn process(args: &Map<String, Value>, target: Option<&Confined>) -> Option<Value> {
+    let command = args.get("command").and_then(Value::as_str)?;
+    let mut v = json!({"command": command, "cwd": target.map_or(".", |c| c.shown.as_str())});
+    if let Some(a) = args.get("args").filter(|a| a.is_array()) {
+        v["args"] = a.clone();
     }
+    Some(v)
 }
 
 /// `{path, before, after}` from the current file and the text the call computes from it.
-fn file(
+pub(crate) fn file(
     fs: &dyn Fs,
     c: &Confined,
     after_of: impl FnOnce(Option<&str>) -> Option<String>,
@@ -80,7 +75,7 @@ fn truncated(c: &Confined, new_file: bool) -> Value {
 ///
 /// # Errors
 /// The tool's error text when `old` equals `new` or does not match exactly once.
-pub fn apply_edit(text: &str, old: &str, new: &str) -> Result<String, String> {
+pub fn apply_edit(text: &str, old: &str, new: &str) -> super::error::ToolResult {
     if old == new {
         return Err("Edit changes nothing: oldText equals newText".into());
     }
@@ -97,9 +92,7 @@ pub fn apply_edit(text: &str, old: &str, new: &str) -> Result<String, String> {
         n = text.matches(o.as_str()).count();
     }
     if n != 1 {
-        return Err(format!(
-            "Edit must match exactly one occurrence (found {n})"
-        ));
+        return Err(format!("Edit must match exactly one occurrence (found {n})").into());
     }
     Ok(text.replacen(o.as_str(), &nw, 1))
 }

@@ -2,6 +2,7 @@
 //! environment allowlist, output caps and timeouts; every kill is SIGTERM then SIGKILL to the
 //! whole group.
 
+use super::error::{ToolError, ToolResult};
 use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -181,13 +182,10 @@ fn signal_name(sig: i32) -> String {
 ///
 /// # Errors
 /// The confinement message or `Working directory not found`.
-pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> Result<std::path::PathBuf, String> {
-    let c = ctx
-        .roots
-        .confine(cwd.unwrap_or("."))
-        .map_err(|r| r.message())?;
+pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> ToolResult<std::path::PathBuf> {
+    let c = ctx.roots.confine(cwd.unwrap_or("."))?;
     if !c.real.is_dir() {
-        return Err(format!("Working directory not found: {}", c.shown));
+        return Err(ToolError::WorkingDirectoryNotFound(c.shown));
     }
     Ok(c.real)
 }
@@ -247,7 +245,7 @@ impl<'a> From<&'a ShellArgs> for Call<'a> {
 ///
 /// # Errors
 /// The sandbox's temporary directory cannot be created.
-pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> Result<Command, String> {
+pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> ToolResult<Command> {
     let mut c = Command::new(program);
     c.args(args);
     ctx.env.apply(&mut c);
@@ -278,7 +276,7 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
     let (command, timeout) = (call.command, call.timeout);
     let dir = match resolve_cwd(ctx, call.cwd) {
         Ok(d) => d,
-        Err(e) => return Outcome::Err(e),
+        Err(e) => return Outcome::Err(e.to_string()),
     };
     let (program, argv): (&str, Vec<String>) = match call.args {
         Some(a) => (command, a.to_vec()),
@@ -290,7 +288,7 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
     };
     let mut c = match self::command(ctx, program, &argv) {
         Ok(c) => c,
-        Err(e) => return Outcome::Err(e),
+        Err(e) => return Outcome::Err(e.to_string()),
     };
     c.current_dir(&dir)
         .stdout(Stdio::piped())

@@ -5,7 +5,8 @@
 
 use serde_json::{Value, json};
 
-use super::ToolCtx;
+use super::error::{ToolError, ToolResult};
+use super::{ToolCtx, Writes};
 use crate::approvals::Review;
 use crate::diff;
 use crate::util::sha256_hex;
@@ -15,7 +16,8 @@ const MIB: usize = 1_048_576;
 /// An approved write as the user reviewed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reviewed {
-    pub tool: String,
+    /// The call's result shape.
+    pub writes: Writes,
     /// The path as the call gave it.
     pub path: String,
     /// As shown (workspace-relative).
@@ -37,21 +39,21 @@ pub struct Reviewed {
 /// The refusal text when the reply cannot apply (no text preview, wrong hunk count, a text
 /// over 1 MiB or holding NUL).
 pub fn reviewed(
-    tool: &str,
+    writes: Writes,
     args: &serde_json::Map<String, Value>,
     preview: Option<&Value>,
     review: Option<&Review>,
-) -> Result<Option<Reviewed>, String> {
+) -> ToolResult<Option<Reviewed>> {
     let text_preview = preview.and_then(|p| Some((p["path"].as_str()?, p["after"].as_str()?)));
     let Some((shown, proposed)) = text_preview else {
         return match review {
             None => Ok(None),
-            Some(_) => Err(format!(
+            Some(_) => Err(ToolError::Failed(format!(
                 "Approval refused: the change to {} had no text preview (over 1 MiB or not UTF-8 text), so it cannot be edited; approve it as proposed or deny it",
                 preview
                     .and_then(|p| p["path"].as_str())
                     .unwrap_or("the file")
-            )),
+            ))),
         };
     };
     let p = preview.unwrap_or(&Value::Null);
@@ -73,7 +75,7 @@ pub fn reviewed(
         );
     }
     Ok(Some(Reviewed {
-        tool: tool.to_string(),
+        writes,
         path: args
             .get("path")
             .and_then(Value::as_str)
@@ -90,26 +92,18 @@ pub fn reviewed(
     }))
 }
 
-/// The message of a write whose file changed while it was reviewed.
-#[must_use]
-pub fn stale(shown: &str) -> String {
-    format!(
-        "Stale approval: {shown} changed on disk while the change was under review; nothing was written. Read the file again and propose the change again."
-    )
-}
-
 /// Writes a reviewed change: the call's own checks, then the file must still hold the text
 /// the user saw. Returns the result's text parts: the tool's JSON (with `userEdited: true`
 /// when the text is not the proposal) and, then, what the user changed.
 ///
 /// # Errors
-/// The tool's error texts, or [`stale`].
-pub fn write(ctx: &ToolCtx, r: &Reviewed) -> Result<Vec<String>, String> {
+/// The tool's errors, or [`ToolError::StaleApproval`].
+pub fn write(ctx: &ToolCtx, r: &Reviewed) -> ToolResult<Vec<String>> {
     let c = super::files::writable(ctx, &r.path)?;
     // The file as the user saw it first: a change since is the more precise refusal.
     let now = std::fs::read(&c.real).ok();
     if now.as_deref() != r.before.as_deref().map(str::as_bytes) {
-        return Err(stale(&c.shown));
+        return Err(ToolError::StaleApproval(c.shown));
     }
     let current = super::files::precondition(&c, r.expected_hash.as_deref())?;
     // Every hunk of a new file rejected: no file, rather than an empty one.
@@ -121,7 +115,7 @@ pub fn write(ctx: &ToolCtx, r: &Reviewed) -> Result<Vec<String>, String> {
         super::files::atomic_replace(&c.real, &c.shown, r.text.as_bytes(), current.as_deref())?
     };
     let sha = (!no_file).then(|| sha256_hex(r.text.as_bytes()));
-    let mut out = if r.tool == "write_file" {
+    let mut out = if r.writes == Writes::Whole {
         json!({"path":c.shown,"sha256":sha,"bytes":r.text.len(),"created":created})
     } else {
         json!({"path":c.shown,"sha256":sha})

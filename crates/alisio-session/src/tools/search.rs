@@ -1,6 +1,7 @@
 //! `search_text` (spec/sessions.md §3.4): a native search over the `list_files` walk with the `regex`
 //! crate, printing ripgrep's `--json` lines. No external `rg`.
 
+use super::error::{ToolError, ToolResult};
 use std::time::{Duration, Instant};
 
 use regex::bytes::RegexBuilder;
@@ -50,14 +51,14 @@ impl Stats {
 ///
 /// # Errors
 /// The tool's error text (confinement, invalid pattern or glob).
-pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> Result<String, String> {
+pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> ToolResult {
     let (pattern, path, literal, glob) = (
         a.pattern.as_str(),
         a.path.as_str(),
         a.literal,
         a.glob.as_deref(),
     );
-    let c = ctx.roots.confine(path).map_err(|r| r.message())?;
+    let c = ctx.roots.confine(path)?;
     let pat = if literal {
         regex::escape(pattern)
     } else {
@@ -76,7 +77,7 @@ pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> Result<String, String> {
         None => None,
     };
     if !c.real.exists() {
-        return Err(format!("File not found: {}", c.shown));
+        return Err(ToolError::FileNotFound(c.shown));
     }
     let started = Instant::now();
     let mut out = String::new();

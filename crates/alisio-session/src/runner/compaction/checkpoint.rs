@@ -201,7 +201,7 @@ pub fn render(v: &Value) -> String {
 pub(super) fn clippable(m: &MsgRow, v: &Value) -> bool {
     m.kind != RowKind::Checkpoint
         && v.get("skill").is_none()
-        && !(m.role == Role::Tool && v["name"] == "skill_load")
+        && !(m.role == Role::Tool && v["name"] == crate::tools::specs::SKILL_LOAD.name)
 }
 
 pub(super) fn clip(v: &Value, cap: usize) -> Value {

@@ -5,6 +5,7 @@
 
 mod checkpoint;
 
+use super::error::RunError;
 use serde_json::{Value, json};
 
 use super::Run;
@@ -44,7 +45,7 @@ impl Run<'_> {
     ///
     /// # Errors
     /// Store errors.
-    pub(super) fn before_turn(&mut self) -> Result<Option<(&'static str, String)>, String> {
+    pub(super) fn before_turn(&mut self) -> Result<Option<(&'static str, String)>, RunError> {
         // spec/sessions.md §12.4: the coordinator's workbench index is current at every turn.
         if self.seat() == super::Seat::Coordinator
             && let Err(e) = crate::workbench::refresh(&self.opts.root)
@@ -165,7 +166,7 @@ impl Run<'_> {
     }
 
     /// One compaction (spec/sessions.md §6.4–§6.7).
-    fn compact_once(&mut self, reason: &'static str) -> Result<Attempt, String> {
+    fn compact_once(&mut self, reason: &'static str) -> Result<Attempt, RunError> {
         let active = self.active()?;
         let m = self.measure(&active);
         let sid = self.sid.clone();
@@ -311,7 +312,7 @@ impl Run<'_> {
     }
 
     /// spec/sessions.md §6.8. Returns whether anything was clipped.
-    fn reduce(&mut self) -> Result<bool, String> {
+    fn reduce(&mut self) -> Result<bool, RunError> {
         let active = self.active()?;
         let m = self.measure(&active);
         let max = self.opts.config.max_context_chars;
@@ -419,7 +420,7 @@ impl Run<'_> {
     }
 
     /// Whether the conversation is still over `limits.maxContextChars`, and its size.
-    fn over_budget(&self) -> Result<(bool, u64), String> {
+    fn over_budget(&self) -> Result<(bool, u64), RunError> {
         let act = self.active()?;
         let m = self.measure(&act);
         Ok((
@@ -433,7 +434,7 @@ impl Run<'_> {
         &mut self,
         reason: &'static str,
         error: String,
-    ) -> Result<Attempt, String> {
+    ) -> Result<Attempt, RunError> {
         self.durable_event(Event::CompactionFailed(CompactionFailed {
             reason,
             error: error.to_string(),
