@@ -592,7 +592,7 @@ fn neovim_test_triggers_fills_the_quickfix_list_with_the_real_server() {
     assert_eq!(r["qf_open"], true);
     let e = evals.display().to_string();
     // Claude Code does not read .agents/skills: both trigger prompts go nowhere there; the
-    // others send the second prompt to chart-maker. Each at its line of the eval file.
+    // others (copilot too: VS Code reads .agents/skills) send the second prompt to chart-maker. Each at its line of the eval file.
     let q = |h: &str, p: &str, to: &str, lnum: u32| json!({"file": e, "lnum": lnum, "text": format!("{h}: pdf-tools: \"{p}\" went to {to} (expected pdf-tools)")});
     let plots = "draw plots of these tables";
     let want = vec![
@@ -601,6 +601,7 @@ fn neovim_test_triggers_fills_the_quickfix_list_with_the_real_server() {
         q("claude-code", plots, "(none)", 4),
         q("codex", plots, "chart-maker", 4),
         q("gemini", plots, "chart-maker", 4),
+        q("copilot", plots, "chart-maker", 4),
     ];
     assert_eq!(r["qf"], json!(want));
 }

@@ -630,8 +630,9 @@ if (process.env.SMOKE_PHASE === 'ground') {
     `pdf-tools: “${plots}” went to (none) (expected pdf-tools)`,
     `pdf-tools: “${plots}” went to chart-maker (expected pdf-tools)`,
     `pdf-tools: “${plots}” went to chart-maker (expected pdf-tools)`,
+    `pdf-tools: “${plots}” went to chart-maker (expected pdf-tools)`,
   ];
-  if (JSON.stringify(hosts) !== JSON.stringify(['alisio', 'claude-code', 'codex', 'gemini'])) await fail(`hosts ${JSON.stringify(hosts)}`);
+  if (JSON.stringify(hosts) !== JSON.stringify(['alisio', 'claude-code', 'codex', 'gemini', 'copilot'])) await fail(`hosts ${JSON.stringify(hosts)}`);
   if (JSON.stringify(misses) !== JSON.stringify(wantMisses)) await fail(`misrouted ${JSON.stringify(misses)}`);
   await shot('skill-triggers');
   console.log(`Skill Triggers: ${hosts.length} hosts, ${misses.length} prompts elsewhere (${Date.now() - started} ms)`);
