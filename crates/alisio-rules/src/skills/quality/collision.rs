@@ -73,22 +73,24 @@ pub fn similar_pairs(descriptions: &[&str]) -> Vec<(usize, usize, f64)> {
         .collect();
     let mut index: HashMap<usize, Vec<usize>> = HashMap::new();
     let mut pairs = Vec::new();
+    // `seen[i] == j + 1`: description `i` is already a candidate of `j` (each pair is scored
+    // once; the order of scoring does not matter, the pairs are sorted at the end).
+    let mut seen: Vec<usize> = vec![0; vectors.len()];
     for (j, v) in vectors.iter().enumerate() {
         let Some(v) = v else { continue };
         let prefix = prefix_len(v);
-        let mut candidates: Vec<usize> = v.terms[..prefix]
-            .iter()
-            .filter_map(|(t, _)| index.get(t))
-            .flatten()
-            .copied()
-            .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        for i in candidates {
-            let Some(u) = &vectors[i] else { continue };
-            let s = dot(u, v);
-            if s >= THRESHOLD - 1e-12 {
-                pairs.push((i, j, s));
+        for (t, _) in &v.terms[..prefix] {
+            let Some(list) = index.get(t) else { continue };
+            for &i in list {
+                if seen[i] == j + 1 {
+                    continue;
+                }
+                seen[i] = j + 1;
+                let Some(u) = &vectors[i] else { continue };
+                let s = dot(u, v);
+                if s >= THRESHOLD - 1e-12 {
+                    pairs.push((i, j, s));
+                }
             }
         }
         for (t, _) in &v.terms[..prefix] {

@@ -142,11 +142,13 @@ pub fn body_links(body: &str) -> Vec<(String, TextRange)> {
         let Some(src) = body.get(range.clone()) else {
             continue;
         };
-        let Some(open) = src.rfind("](") else {
+        let Some(open) = memchr::memmem::rfind(src.as_bytes(), b"](") else {
             continue;
         };
         let after = open + 2;
-        let Some(pos) = src[after..].find(dest_url.as_ref()).map(|p| p + after) else {
+        // The destination is the first occurrence of its text after `](`: most often right
+        // there, found without building a substring searcher.
+        let Some(pos) = first_at_or_after(src, after, dest_url.as_ref()) else {
             continue;
         };
         let s = range.start + pos;
@@ -156,6 +158,15 @@ pub fn body_links(body: &str) -> Vec<(String, TextRange)> {
     out.sort_by_key(|(_, r)| r.start);
     out.dedup();
     out
+}
+
+/// The first position at or after `from` where `needle` occurs in `hay` (as `hay[from..].find`).
+fn first_at_or_after(hay: &str, from: usize, needle: &str) -> Option<usize> {
+    let rest = hay.get(from..)?;
+    if rest.starts_with(needle) {
+        return Some(from);
+    }
+    memchr::memmem::find(rest.as_bytes(), needle.as_bytes()).map(|p| p + from)
 }
 
 /// For a link destination: `None` when it is not a resource link (scheme, `#`, `/`, `\`, `~`),
