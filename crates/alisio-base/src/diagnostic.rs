@@ -122,6 +122,8 @@ codes! {
     CommandShadowed => "command-shadowed",
     McpConfigInvalid => "mcp-config-invalid",
     McpServerInvalid => "mcp-server-invalid",
+    McpServerKeyUnknown => "mcp-server-key-unknown",
+    CommandTomlInvalid => "command-toml-invalid",
     InstructionsLinkBroken => "instructions-link-broken",
     InstructionsXmlUnbalanced => "instructions-xml-unbalanced",
     InstructionsKeyIgnored => "instructions-key-ignored",
@@ -204,6 +206,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 83);
+        assert_eq!(Code::ALL.len(), 85);
     }
 }

@@ -115,7 +115,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
         description,
         detail: String::new(),
         shadowed_by: None,
-        hidden: false,
+        hidden: None,
     })
 }
 
@@ -147,5 +147,6 @@ pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
             }
         }
     }
+    super::codex_mcp::servers(fs, env, root, vantage, &mut s);
     s
 }

@@ -18,7 +18,7 @@ use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";
 
-fn home(env: &Env) -> Option<PathBuf> {
+pub(super) fn home(env: &Env) -> Option<PathBuf> {
     env.gemini_cli_home.clone().or_else(|| env.home.clone())
 }
 
@@ -104,7 +104,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
         description,
         detail: String::new(),
         shadowed_by: None,
-        hidden: false,
+        hidden: None,
     })
 }
 
@@ -129,5 +129,8 @@ pub fn startup(fs: &dyn Fs, env: &Env, cwd: &Path) -> Startup {
             });
         }
     }
+    let trusted = super::gemini_mcp::trusted(fs, env, cwd);
+    super::gemini_commands::commands(fs, env, cwd, trusted, &mut s);
+    super::gemini_mcp::servers(fs, env, cwd, &mut s);
     s
 }

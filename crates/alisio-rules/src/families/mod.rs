@@ -8,11 +8,15 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_mcp;
 pub mod cost;
 pub mod editor;
 pub mod gemini;
+pub mod gemini_commands;
+pub mod gemini_mcp;
 mod markdown;
 pub mod mcp;
+mod toml_doc;
 
 use std::path::{Path, PathBuf};
 
@@ -48,13 +52,14 @@ impl Family {
         }
     }
 
-    /// Where the host sends the family's entries (the startup cost table's column).
+    /// Where `host` sends the family's entries (the startup cost table's column).
     #[must_use]
-    pub const fn channel(self) -> &'static str {
-        match self {
-            Self::Agent => "agent listing",
-            Self::Command => "skill listing",
-            Self::Mcp => "MCP servers",
+    pub const fn channel(self, host: Host) -> &'static str {
+        match (self, host) {
+            (Self::Agent, _) => "agent listing",
+            (Self::Command, Host::Gemini) => "slash commands",
+            (Self::Command, _) => "skill listing",
+            (Self::Mcp, _) => "MCP servers",
         }
     }
 }
@@ -93,15 +98,16 @@ pub struct Entry {
     pub detail: String,
     /// The file of the entry that wins over this one (then this one is not sent).
     pub shadowed_by: Option<PathBuf>,
-    /// Commands: `disable-model-invocation: true` (never in the skill listing).
-    pub hidden: bool,
+    /// Why the host loads this entry but sends the model nothing for it (a Claude Code command
+    /// with `disable-model-invocation: true`, a Gemini CLI command the user types).
+    pub hidden: Option<String>,
 }
 
 impl Entry {
     /// Sent to the model at startup.
     #[must_use]
     pub fn loaded(&self) -> bool {
-        self.shadowed_by.is_none() && !self.hidden
+        self.shadowed_by.is_none() && self.hidden.is_none()
     }
 
     /// The bytes of what is sent for this entry (0 when nothing is).
@@ -251,14 +257,14 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
         let mut file = show(&e.file);
         if let Some(w) = &e.shadowed_by {
             let _ = write!(file, " (shadowed by {})", show(w));
-        } else if e.hidden {
-            file.push_str(" (disable-model-invocation: true)");
+        } else if let Some(why) = &e.hidden {
+            let _ = write!(file, " ({why})");
         }
         rows.push([
             e.family.as_str().to_string(),
             e.name.clone(),
             bytes,
-            e.family.channel().to_string(),
+            e.family.channel(host).to_string(),
             file,
         ]);
     }
