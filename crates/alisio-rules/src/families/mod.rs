@@ -329,3 +329,6 @@ pub fn family_of(path: &Path) -> Option<Family> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod host_tests;
