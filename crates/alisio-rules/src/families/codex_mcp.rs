@@ -5,11 +5,14 @@
 //!   of `.codex/config.toml` in each directory from the project root down to the session's
 //!   directory, each read only when that directory or an ancestor is trusted in the user file
 //!   (`[projects."<dir>"] trust_level = "trusted"`); the nearest file's server of a name wins;
-//! - the server schema is `RawMcpServerConfig` (codex-rs/config/src/mcp_types.rs): `command`
-//!   makes a stdio server, else `url` a streamable HTTP one, else "invalid transport"; a key of
-//!   the other transport, a value of the wrong type, a file that is not TOML or an
-//!   `mcp_servers` that is not a table stop Codex before the session starts ("failed to load
-//!   bootstrap configuration"); an unknown key is ignored with a warning ("Codex is ignoring 1
+//! - the server schema is `RawMcpServerConfig` (codex-rs/config/src/mcp_types.rs; the keys of
+//!   0.171.0 measured one by one: it has `environment_id`, `startup_readiness` and
+//!   `http_headers_helper`, and ignores `experimental_environment`, `type` and `timeout`):
+//!   `command` makes a stdio server, else `url` a streamable HTTP one, else "invalid transport";
+//!   a key of the other transport (`bearer_token` of both), a value of the wrong type, a file
+//!   that is not TOML or an `mcp_servers` that is not a table stop Codex before the session
+//!   starts ("Error loading config.toml"; `codex mcp list`: "failed to load bootstrap
+//!   configuration"); an unknown key is ignored with a warning ("Codex is ignoring 1
 //!   unrecognized configuration setting"); `enabled = false` keeps the server off.
 
 use std::path::{Path, PathBuf};
@@ -28,7 +31,7 @@ use crate::skills::discover::project_dirs;
 pub const CONFIG_LIMIT: u64 = 1024 * 1024;
 
 const STOPS: &str =
-    "Codex CLI does not start with this configuration (\"failed to load bootstrap configuration\")";
+    "Codex CLI does not start with this configuration (\"Error loading config.toml\")";
 
 /// Why a project file is not read.
 pub const UNTRUSTED_REASON: &str = "Codex CLI 0.171.0 reads a project `.codex/config.toml` only when its directory or an ancestor is trusted (`[projects.\"<dir>\"] trust_level = \"trusted\"` in the user's config.toml)";
@@ -130,6 +133,7 @@ pub const SERVER_KEYS: [(&str, &str); 26] = [
 ];
 
 const APPROVAL: &[&str] = &["auto", "prompt", "approve"];
+const READINESS: &[&str] = &["connection", "catalog"];
 
 fn shape(key: &str) -> Option<(Shape, Only)> {
     Some(match key {
@@ -142,7 +146,9 @@ fn shape(key: &str) -> Option<(Shape, Only)> {
         "http_headers" | "env_http_headers" => (Shape::StringTable, Only::Http),
         "oauth" => (Shape::Table, Only::Http),
         "oauth_resource" => (Shape::Str, Only::Http),
-        "experimental_environment" | "name" => (Shape::Str, Only::Both),
+        "http_headers_helper" => (Shape::Str, Only::Http),
+        "environment_id" | "name" => (Shape::Str, Only::Both),
+        "startup_readiness" => (Shape::OneOf(READINESS), Only::Both),
         "startup_timeout_sec" | "tool_timeout_sec" => (Shape::Number, Only::Both),
         "startup_timeout_ms" => (Shape::Unsigned, Only::Both),
         "enabled" | "required" | "supports_parallel_tool_calls" => (Shape::Bool, Only::Both),

@@ -77,7 +77,7 @@ fn reasons(t: &Tree, s: &Startup, f: Family) -> Vec<(String, String)> {
 }
 
 const STOPS: &str =
-    "Codex CLI does not start with this configuration (\"failed to load bootstrap configuration\")";
+    "Codex CLI does not start with this configuration (\"Error loading config.toml\")";
 
 #[test]
 fn codex_starts_the_trusted_project_servers_over_the_users() {
