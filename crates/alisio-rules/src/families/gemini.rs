@@ -22,6 +22,45 @@ pub(super) fn home(env: &Env) -> Option<PathBuf> {
     env.gemini_cli_home.clone().or_else(|| env.home.clone())
 }
 
+/// The frontmatter keys of a local agent (`localAgentSchema` of
+/// packages/core/src/agents/agentLoader.ts in the 0.61.0 bundle; a strict schema).
+pub const AGENT_KEYS: [(&str, &str); 10] = [
+    (
+        "name",
+        "The agent's name: lowercase letters, digits, `-` and `_`. Required: without it (or with another character) Gemini CLI skips the file.",
+    ),
+    (
+        "description",
+        "When the model should use this agent: sent at startup in the sub-agent list of the system instruction. Required.",
+    ),
+    (
+        "kind",
+        "`local` (the default): an agent that runs in this CLI.",
+    ),
+    ("display_name", "The name shown in the interface."),
+    (
+        "tools",
+        "The tools the agent may use (a list of tool names; wildcards allowed).",
+    ),
+    (
+        "mcp_servers",
+        "MCP servers of the agent only (`command`, `url`, `http_url`, …).",
+    ),
+    ("model", "The model the agent runs with."),
+    (
+        "temperature",
+        "The sampling temperature of the agent's model.",
+    ),
+    (
+        "max_turns",
+        "The most turns the agent may take (a positive integer).",
+    ),
+    (
+        "timeout_mins",
+        "The most minutes the agent may run (a positive integer).",
+    ),
+];
+
 fn slug(name: &str) -> bool {
     !name.is_empty()
         && name

@@ -259,6 +259,33 @@ fn folder_trust_off(fs: &dyn Fs, home: &Path) -> bool {
     matches!(v, Some(A::BooleanLit(b)) if !b.value)
 }
 
+/// The key of a server of `mcpServers` under byte `offset`, if any.
+#[must_use]
+pub fn server_key_at(text: &str, offset: usize) -> Option<String> {
+    let opts = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+    };
+    let ast =
+        jsonc_parser::parse_to_ast(text, &jsonc_parser::CollectOptions::default(), &opts).ok()?;
+    let Some(A::Object(top)) = &ast.value else {
+        return None;
+    };
+    let Some(A::Object(servers)) = get(top, "mcpServers") else {
+        return None;
+    };
+    servers.properties.iter().find_map(|s| {
+        let A::Object(o) = &s.value else {
+            return None;
+        };
+        o.properties.iter().find_map(|p| {
+            let r = range(&p.name);
+            (r.start <= offset && offset <= r.end).then(|| p.name.as_str().to_string())
+        })
+    })
+}
+
 struct File<'a> {
     path: &'a Path,
     text: &'a str,

@@ -299,32 +299,81 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
     out
 }
 
-/// The family a path belongs to for `host` (the language server's file filter).
+/// A family file and the host that reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileKind {
+    pub host: Host,
+    pub family: Family,
+}
+
+/// The host and family of a path (the language server's file filter): `.mcp.json`,
+/// `.claude/agents/**/*.md`, `.claude/commands/**/*.md` (Claude Code); `.gemini/agents/*.md`,
+/// `.gemini/commands/**/*.toml`, `.gemini/settings.json` (Gemini CLI);
+/// `.codex/agents/**/*.toml`, `.codex/config.toml` (Codex CLI).
 #[must_use]
-pub fn family_of(path: &Path) -> Option<Family> {
+pub fn kind_of(path: &Path) -> Option<FileKind> {
     let name = path.file_name()?.to_str()?;
-    if name == ".mcp.json" {
-        return Some(Family::Mcp);
+    let parent = path.parent()?;
+    let pname = parent.file_name().and_then(|n| n.to_str());
+    let kind = |host, family| Some(FileKind { host, family });
+    match (name, pname) {
+        (".mcp.json", _) => return kind(Host::ClaudeCode, Family::Mcp),
+        ("settings.json", Some(".gemini")) => return kind(Host::Gemini, Family::Mcp),
+        ("config.toml", Some(".codex")) => return kind(Host::Codex, Family::Mcp),
+        _ => {}
     }
-    if !name.ends_with(".md") {
+    let ext = if name.ends_with(".md") {
+        "md"
+    } else if name.ends_with(".toml") {
+        "toml"
+    } else {
         return None;
-    }
+    };
     for dir in path.ancestors().skip(1) {
         let n = dir.file_name().and_then(|n| n.to_str());
-        if let Some(kind @ ("agents" | "commands")) = n
-            && dir.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new(".claude"))
-        {
-            return Some(if kind == "agents" {
-                Family::Agent
-            } else {
-                Family::Command
-            });
+        let top = dir
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str());
+        let direct = dir == parent;
+        let hit = match (top, n, ext) {
+            (Some(".claude"), Some("agents"), "md") => kind(Host::ClaudeCode, Family::Agent),
+            (Some(".claude"), Some("commands"), "md") => kind(Host::ClaudeCode, Family::Command),
+            (Some(".gemini"), Some("agents"), "md") if direct => kind(Host::Gemini, Family::Agent),
+            (Some(".gemini"), Some("commands"), "toml") => kind(Host::Gemini, Family::Command),
+            (Some(".codex"), Some("agents"), "toml") => kind(Host::Codex, Family::Agent),
+            _ => None,
+        };
+        if hit.is_some() {
+            return hit;
         }
-        if n == Some(".claude") {
+        if matches!(n, Some(".claude" | ".gemini" | ".codex")) {
             return None;
         }
     }
     None
+}
+
+/// The family a path belongs to (see [`kind_of`]).
+#[must_use]
+pub fn family_of(path: &Path) -> Option<Family> {
+    kind_of(path).map(|k| k.family)
+}
+
+/// The directory a session that reads `path` starts in: the `.mcp.json`'s own, else the one
+/// holding the `.claude`, `.gemini` or `.codex` directory.
+#[must_use]
+pub fn vantage_of(path: &Path) -> Option<PathBuf> {
+    if path.file_name().is_some_and(|n| n == ".mcp.json") {
+        return path.parent().map(Path::to_path_buf);
+    }
+    path.ancestors()
+        .find(|d| {
+            d.file_name()
+                .is_some_and(|n| n == ".claude" || n == ".gemini" || n == ".codex")
+        })
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]
