@@ -195,14 +195,30 @@ fn warned(keys: &'static [&'static str]) -> Check {
     })
 }
 
-/// Gemini: the first request's user text is the command's prompt (or the prompt as typed).
-fn prompt_sent(want: &'static str) -> Check {
+/// Gemini: explain lists the command `name` (unless empty), and the first request's user text
+/// is `want` (the command's prompt, or the prompt as typed).
+fn prompt_sent(name: &'static str, want: &'static str) -> Check {
     Arc::new(move |ctx| {
         let reqs = extract::main_requests(&ctx.outcome.requests);
         let first = reqs.first().ok_or("the client sent no main request")?;
         let text = first["contents"].to_string();
         if !text.contains(want) {
             return Err(format!("the request has no `{want}`: {text}"));
+        }
+        if name.is_empty() {
+            return Ok(());
+        }
+        let ex = expect::explain(ctx, ".")?;
+        let names: Vec<&str> = ex["startup"]["families"][1]["entries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["name"].as_str())
+            .collect();
+        if !names.contains(&name) {
+            return Err(format!(
+                "explain lists the commands {names:?}, not `{name}`"
+            ));
         }
         Ok(())
     })
@@ -275,11 +291,24 @@ pub fn cases() -> Vec<Case> {
                 "mcp-config-invalid",
                 "Please fix the configuration file(s) and try again",
             )),
-        Case::new(Client::Gemini, "command_gemini_project_command_over_the_users")
-            .file("home/.gemini/commands/git/review.toml", "prompt = \"USER-PROBE {{args}}\"\n")
-            .file("ws/.gemini/commands/git/review.toml", "description = \"Review\"\nprompt = \"PROJECT-PROBE {{args}}\"\n")
+        Case::new(Client::Gemini, "command_gemini_user_command_runs_headless")
+            .file("home/.gemini/commands/git/review.toml", "description = \"Review\"\nprompt = \"USER-PROBE {{args}}\"\n")
             .prompt("/git:review now")
-            .check(prompt_sent("PROJECT-PROBE now")),
+            .check(prompt_sent("git:review", "USER-PROBE now")),
+        Case::new(Client::Gemini, "command_gemini_nested_project_command")
+            .file("ws/.gemini/commands/git/rv.toml", "prompt = \"NEST-PROBE {{args}}\"\n")
+            .prompt("/git:rv now")
+            .check(prompt_sent("git:rv", "NEST-PROBE now")),
+        Case::new(Client::Gemini, "command_gemini_same_name_renames_both")
+            .file("home/.gemini/commands/x.toml", "prompt = \"XUSER-PROBE {{args}}\"\n")
+            .file("ws/.gemini/commands/x.toml", "prompt = \"XPROJ-PROBE {{args}}\"\n")
+            .prompt("/workspace.x now")
+            .check(prompt_sent("workspace.x", "XPROJ-PROBE now")),
+        Case::new(Client::Gemini, "command_gemini_same_name_is_not_the_bare_name")
+            .file("home/.gemini/commands/x.toml", "prompt = \"XUSER-PROBE {{args}}\"\n")
+            .file("ws/.gemini/commands/x.toml", "prompt = \"XPROJ-PROBE {{args}}\"\n")
+            .prompt("/x now")
+            .check(prompt_sent("user.x", "\"/x now\"")),
         Case::new(Client::Gemini, "command_gemini_file_without_prompt_is_skipped")
             .file("ws/.gemini/commands/nop.toml", "description = \"No prompt\"\n")
             .prompt("/nop hello")
@@ -288,7 +317,7 @@ pub fn cases() -> Vec<Case> {
                 if !got.iter().any(|(f, c, _)| f == ".gemini/commands/nop.toml" && c == "command-toml-invalid") {
                     return Err(format!("check: {got:?}"));
                 }
-                prompt_sent("/nop hello")(ctx)
+                prompt_sent("", "\"/nop hello\"")(ctx)
             })),
     ]
 }

@@ -3,9 +3,10 @@
 //! measured offline, tests/real `mcp`): every `**/*.toml` below `~/.gemini/commands`, then below
 //! `.gemini/commands` of the session's directory (in a trusted folder); `a/b.toml` is `/a:b`
 //! (each segment's characters outside `[A-Za-z0-9_.-]` become `_`); the file must be TOML whose
-//! `prompt` is a string, `description` (optional) a string, else it is skipped; a project
-//! command replaces the user's of the same name. The user types them: nothing is sent to the
-//! model for them at startup.
+//! `prompt` is a string, `description` (optional) a string, else it is skipped; a user and a
+//! project command of the same name are both renamed (`/user.NAME`, `/workspace.NAME`). The
+//! user types them (in `-p` mode too: a prompt `/NAME args` sends the command's prompt):
+//! nothing is sent to the model for them at startup.
 
 use std::path::{Path, PathBuf};
 
@@ -220,11 +221,26 @@ pub fn commands(fs: &dyn Fs, env: &Env, cwd: &Path, trusted: bool, s: &mut Start
             }
         }
     }
-    // The last of a name wins: a project command over the user's.
-    for i in 0..list.len() {
-        if let Some(w) = list[i + 1..].iter().rev().find(|e| e.name == list[i].name) {
-            let file = w.file.clone();
-            list[i].shadowed_by = Some(file);
+    // A user and a project command of one name are both renamed, `user.<name>` and
+    // `workspace.<name>` (the bundle's `SlashCommandResolver`; measured: `/<name>` is then
+    // sent as typed).
+    let clash: Vec<String> = list
+        .iter()
+        .filter(|e| e.scope == Scope::Project)
+        .filter(|e| {
+            list.iter()
+                .any(|u| u.scope == Scope::User && u.name == e.name)
+        })
+        .map(|e| e.name.clone())
+        .collect();
+    for e in &mut list {
+        if clash.contains(&e.name) {
+            let prefix = if e.scope == Scope::User {
+                "user"
+            } else {
+                "workspace"
+            };
+            e.name = format!("{prefix}.{}", e.name);
         }
     }
     s.entries.extend(list);

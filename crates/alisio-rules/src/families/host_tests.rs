@@ -385,6 +385,8 @@ fn a_gemini_settings_file_that_is_not_json_stops_the_client() {
 
 #[test]
 fn gemini_commands_are_named_by_path_and_cost_nothing_at_startup() {
+    // Measured on 0.61.0 (tests/real `mcp`): a user and a project `git/review.toml` become
+    // `/user.git:review` and `/workspace.git:review`.
     let mut t = tree(&[
         (
             "home/.gemini/commands/git/review.toml",
@@ -421,7 +423,12 @@ fn gemini_commands_are_named_by_path_and_cost_nothing_at_startup() {
                 false,
                 h.clone()
             ),
-            ("git:review".into(), "User review".into(), true, h.clone()),
+            (
+                "user.git:review".into(),
+                "User review".into(),
+                false,
+                h.clone()
+            ),
             (
                 "my_cmd".into(),
                 "Custom command from my cmd.toml".into(),
@@ -429,7 +436,7 @@ fn gemini_commands_are_named_by_path_and_cost_nothing_at_startup() {
                 h.clone()
             ),
             (
-                "git:review".into(),
+                "workspace.git:review".into(),
                 "Project review of the diff".into(),
                 false,
                 h
