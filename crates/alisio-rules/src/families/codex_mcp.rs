@@ -272,7 +272,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, counted: bool, s: &mut Star
         problem(s, r, Code::McpConfigInvalid, m);
         return;
     };
-    if !counted && servers.len() > 0 {
+    if !counted && !servers.is_empty() {
         s.not_loaded.push(NotLoaded {
             family: Family::Mcp,
             file: path.to_path_buf(),

@@ -12,7 +12,6 @@ use alisio_base::text::{LineIndex, TextRange};
 pub type Parsed = Result<ImDocument<String>, (TextRange, String)>;
 
 /// Parses `text` (the whole first line is the range when the parser gives none).
-#[must_use]
 pub fn parse(text: &str) -> Parsed {
     ImDocument::parse(text.to_string()).map_err(|e| {
         let whole = TextRange::new(0, text.find(['\r', '\n']).unwrap_or(text.len()));
