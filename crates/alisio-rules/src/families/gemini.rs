@@ -18,10 +18,6 @@ use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";
 
-pub(super) fn home(env: &Env) -> Option<PathBuf> {
-    env.gemini_cli_home.clone().or_else(|| env.home.clone())
-}
-
 /// The frontmatter keys of a local agent (`localAgentSchema` of
 /// packages/core/src/agents/agentLoader.ts in the 0.61.0 bundle; a strict schema).
 pub const AGENT_KEYS: [(&str, &str); 10] = [
@@ -151,7 +147,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
 #[must_use]
 pub fn startup(fs: &dyn Fs, env: &Env, cwd: &Path) -> Startup {
     let mut s = Startup::default();
-    if let Some(h) = home(env) {
+    if let Some(h) = super::gemini_mcp::home(env) {
         for p in files(fs, &h.join(".gemini").join("agents")) {
             if let Some(e) = judge(fs, &p, Scope::User, &mut s) {
                 s.entries.push(e);

@@ -199,7 +199,7 @@ fn judge(fs: &dyn Fs, p: &Path, name: String, scope: Scope, s: &mut Startup) -> 
 /// The commands Gemini CLI loads in a session started in `cwd` (`trusted`: the folder is),
 /// into `s`.
 pub fn commands(fs: &dyn Fs, env: &Env, cwd: &Path, trusted: bool, s: &mut Startup) {
-    let home = super::gemini::home(env);
+    let home = super::gemini_mcp::home(env);
     let mut list: Vec<Entry> = Vec::new();
     if let Some(h) = &home {
         for (p, name) in files(fs, &h.join(".gemini").join("commands")) {

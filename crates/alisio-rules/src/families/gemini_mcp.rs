@@ -27,6 +27,11 @@ use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::{Entry, Family, NotLoaded, Scope, Startup};
 
+/// Gemini CLI's home: `GEMINI_CLI_HOME`, else `$HOME`.
+pub(super) fn home(env: &Env) -> Option<PathBuf> {
+    env.gemini_cli_home.clone().or_else(|| env.home.clone())
+}
+
 /// `settings.json` files are read up to this size.
 pub const SETTINGS_LIMIT: u64 = 1024 * 1024;
 
@@ -200,7 +205,7 @@ pub fn trusted(fs: &dyn Fs, env: &Env, dir: &Path) -> bool {
     if let Some(t) = env.gemini_trust_workspace {
         return t;
     }
-    let Some(h) = super::gemini::home(env) else {
+    let Some(h) = home(env) else {
         return false;
     };
     if folder_trust_off(fs, &h) {
@@ -466,8 +471,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, ok: bool, s: &mut Startup) 
 /// user's), into `s`, with the problems of both files.
 pub fn servers(fs: &dyn Fs, env: &Env, cwd: &Path, s: &mut Startup) {
     let ok = trusted(fs, env, cwd);
-    let user: Option<PathBuf> =
-        super::gemini::home(env).map(|h| h.join(".gemini").join("settings.json"));
+    let user: Option<PathBuf> = home(env).map(|h| h.join(".gemini").join("settings.json"));
     let project = cwd.join(".gemini").join("settings.json");
     if user.as_deref() != Some(project.as_path()) {
         read_file(fs, &project, Scope::Project, ok, s);
