@@ -182,3 +182,101 @@ fn commands_join_the_claude_skill_listing_after_the_skills() {
         ]
     );
 }
+
+/// Codex CLI's and Gemini CLI's MCP servers and Gemini commands in `context explain`
+/// (spec/instructions.md §10.7, §10.8): the servers each host starts with their transport, the
+/// project file Codex does not read (untrusted) and the Gemini commands loaded but not sent,
+/// in JSON and in the table; `check` reports their files.
+#[test]
+fn explain_lists_codex_and_gemini_mcp_servers_and_gemini_commands() {
+    let ws = Ws::new();
+    ws.files(&[
+        (
+            ".codex/config.toml",
+            "[mcp_servers.proj]\ncommand = \"proj-mcp\"\n",
+        ),
+        (
+            ".gemini/settings.json",
+            "{\"mcpServers\": {\"web\": {\"httpUrl\": \"http://127.0.0.1:9/mcp\"}}}",
+        ),
+        (
+            ".gemini/commands/git/review.toml",
+            "description = \"Review the diff\"\nprompt = \"Review {{args}}\"\n",
+        ),
+        (
+            ".gemini/commands/broken.toml",
+            "description = \"No prompt\"\n",
+        ),
+    ]);
+    crate::common::write(
+        &ws.home.join(".codex/config.toml"),
+        "[mcp_servers.docs]\nurl = \"http://127.0.0.1:9/mcp\"\n",
+    );
+    crate::common::write(
+        &ws.home.join(".gemini/trustedFolders.json"),
+        format!("{{\"{}\": \"TRUST_FOLDER\"}}", ws.root.display()),
+    );
+    let j = ws
+        .run(&["context", "explain", "--host", "codex", "--json", "."])
+        .json();
+    let mcp = &j["startup"]["families"][2];
+    assert_eq!(mcp["entries"].as_array().unwrap().len(), 1, "{mcp:#}");
+    assert_eq!(mcp["entries"][0]["name"], "docs");
+    assert_eq!(mcp["entries"][0]["scope"], "user");
+    assert_eq!(mcp["entries"][0]["detail"], "streamable_http");
+    assert_eq!(mcp["entries"][0]["loaded"], true);
+    assert_eq!(mcp["notLoaded"][0]["file"], ".codex/config.toml");
+    assert_eq!(
+        mcp["notLoaded"][0]["reason"],
+        "Codex CLI 0.171.0 reads a project `.codex/config.toml` only when its directory or an ancestor is trusted (`[projects.\"<dir>\"] trust_level = \"trusted\"` in the user's config.toml)"
+    );
+    let g = ws
+        .run(&["context", "explain", "--host", "gemini", "--json", "."])
+        .json();
+    let fam = |i: usize| &g["startup"]["families"][i];
+    assert_eq!(fam(1)["channel"], "slash commands");
+    assert_eq!(fam(1)["entries"][0]["name"], "git:review");
+    assert_eq!(fam(1)["entries"][0]["description"], "Review the diff");
+    assert_eq!(fam(1)["entries"][0]["loaded"], false);
+    assert_eq!(
+        fam(1)["entries"][0]["hidden"],
+        "a slash command the user types: Gemini CLI sends the model nothing for it at startup"
+    );
+    assert_eq!(fam(1)["notLoaded"][0]["reason"], "no `prompt`");
+    assert_eq!(fam(1)["bytes"], 0);
+    assert_eq!(fam(2)["entries"][0]["name"], "web");
+    assert_eq!(fam(2)["entries"][0]["detail"], "http");
+    assert_eq!(fam(2)["entries"][0]["loaded"], true);
+    let t = ws
+        .run(&["context", "explain", "--host", "gemini", "."])
+        .stdout;
+    assert!(
+        t.contains("\ncommands  git:review  not sent          slash commands  .gemini/commands/git/review.toml (a slash command the user types: Gemini CLI sends the model nothing for it at startup)\n"),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "\nmcp       web         tools at connect  MCP servers     .gemini/settings.json\n"
+        ),
+        "{t}"
+    );
+    let r = ws.run(&["check", "--json"]);
+    let codes: Vec<(String, String)> = r.json()["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        codes,
+        [(
+            ".gemini/commands/broken.toml".to_string(),
+            "command-toml-invalid".to_string()
+        )]
+    );
+}

@@ -1,5 +1,5 @@
 //! GitHub Copilot in VS Code's custom agents and prompt files on the command line
-//! (docs/spec/instructions.md §10.7): `check` reports what VS Code's prompt validator reports,
+//! (docs/spec/instructions.md §10.9): `check` reports what VS Code's prompt validator reports,
 //! with exact ranges, and `context explain --host copilot` gives the startup rows: the agents'
 //! `<agents>` entries, the prompt files not sent with the reason.
 

@@ -1,5 +1,5 @@
 //! GitHub Copilot in VS Code's custom agents and prompt files in the editor
-//! (docs/spec/instructions.md §10.7): VS Code's validator findings after the first scan and
+//! (docs/spec/instructions.md §10.9): VS Code's validator findings after the first scan and
 //! after an edit, the hover of a header attribute with the `<agents>` entry VS Code sends, the
 //! attributes to complete.
 

@@ -26,6 +26,7 @@ mod claude;
 mod codex;
 mod families;
 mod gemini;
+mod mcp;
 mod monorepo;
 mod skills;
 mod skills_matrix;
@@ -43,5 +44,6 @@ fn main() {
     cases.extend(skills_matrix::cases());
     cases.extend(skills::cases());
     cases.extend(families::cases());
+    cases.extend(mcp::cases());
     std::process::exit(harness::runner::main(cases));
 }

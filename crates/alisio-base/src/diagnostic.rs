@@ -122,13 +122,15 @@ codes! {
     CommandShadowed => "command-shadowed",
     McpConfigInvalid => "mcp-config-invalid",
     McpServerInvalid => "mcp-server-invalid",
-    // Copilot in VS Code's agents and prompt files (spec/instructions.md §10.7).
+    // Copilot in VS Code's agents and prompt files (spec/instructions.md §10.9).
     CopilotHeaderInvalid => "copilot-header-invalid",
     CopilotAttributeUnknown => "copilot-attribute-unknown",
     CopilotAttributeIgnored => "copilot-attribute-ignored",
     CopilotAttributeInvalid => "copilot-attribute-invalid",
     CopilotAttributeDeprecated => "copilot-attribute-deprecated",
     CopilotChatmodeRenamed => "copilot-chatmode-renamed",
+    McpServerKeyUnknown => "mcp-server-key-unknown",
+    CommandTomlInvalid => "command-toml-invalid",
     InstructionsLinkBroken => "instructions-link-broken",
     InstructionsXmlUnbalanced => "instructions-xml-unbalanced",
     InstructionsKeyIgnored => "instructions-key-ignored",
@@ -211,6 +213,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 89);
+        assert_eq!(Code::ALL.len(), 91);
     }
 }

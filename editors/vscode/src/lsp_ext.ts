@@ -351,6 +351,8 @@ export interface StartupEntry {
   loaded: boolean;
   /** The winning file (for a command hidden by a skill, its SKILL.md). */
   shadowedBy: string | null;
+  /** Why the host loads the entry but sends the model nothing for it; null otherwise. */
+  hidden: string | null;
   /** What is sent (0 when not loaded). */
   bytes: number;
 }

@@ -130,7 +130,7 @@ test('explain renders interfaces.md §1.1 as a Markdown table with the notice', 
 
 test('explain renders the startup cost table of interfaces.md §1.1 after the files', () => {
   const entry = (name: string, file: string, text: string | null, bytes: number, shadowedBy: string | null = null) => ({
-    name, file, scope: 'project' as const, description: 'd', detail: '', text, loaded: shadowedBy === null, shadowedBy, bytes,
+    name, file, scope: 'project' as const, description: 'd', detail: '', text, loaded: shadowedBy === null, shadowedBy, hidden: null, bytes,
   });
   const md = renderExplainMarkdown({
     path: 'AGENTS.md', host: 'claude-code', hostVersion: '2.1.332', maxBytes: null, files: [],

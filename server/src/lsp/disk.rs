@@ -65,11 +65,12 @@ pub fn own_diagnostics(snap: &Snapshot, p: &Path) -> Vec<tower_lsp_server::ls_ty
         .collect()
 }
 
-/// The diagnostics of one agent, command or `.mcp.json` file (spec/instructions.md §10.4): what
-/// Claude Code loads in a session started beside it (the directory holding its `.claude` or the
-/// file itself), the file's own problems and whether it is shadowed.
+/// The diagnostics of one agent, command or MCP file (spec/instructions.md §10.4): what its host
+/// (Claude Code, Gemini CLI, Codex CLI) loads in a session started beside it (the directory
+/// holding its `.claude`, `.gemini` or `.codex`, or the `.mcp.json` itself), the file's own
+/// problems and whether it is shadowed.
 fn family_diagnostics(snap: &Snapshot, p: &Path) -> Vec<alisio_base::diagnostic::Diagnostic> {
-    // A Copilot agent or prompt file is judged alone (spec/instructions.md §10.7).
+    // A Copilot agent or prompt file is judged alone (spec/instructions.md §10.9).
     if let Some(kind) = alisio_rules::families::copilot::kind_of(p) {
         return snap
             .text_of(p)
@@ -79,15 +80,7 @@ fn family_diagnostics(snap: &Snapshot, p: &Path) -> Vec<alisio_base::diagnostic:
             })
             .unwrap_or_default();
     }
-    let vantage = if p.file_name().is_some_and(|n| n == ".mcp.json") {
-        p.parent()
-    } else {
-        p.ancestors()
-            .find(|d| d.ends_with(".claude"))
-            .and_then(Path::parent)
-    }
-    .unwrap_or(p)
-    .to_path_buf();
+    let vantage = alisio_rules::families::vantage_of(p).unwrap_or_else(|| p.to_path_buf());
     let folder = snap.folder_of(p);
     let cfg = super::analysis::folder_config(snap, &folder);
     let fs = snap.fs();
@@ -98,8 +91,10 @@ fn family_diagnostics(snap: &Snapshot, p: &Path) -> Vec<alisio_base::diagnostic:
         env: &snap.env,
         plugins: &[],
     };
-    let host = alisio_base::config::Host::ClaudeCode;
-    alisio_rules::families::startup(&fs, input, &vantage, host)
+    let Some(kind) = alisio_rules::families::kind_of(p) else {
+        return Vec::new();
+    };
+    alisio_rules::families::startup(&fs, input, &vantage, kind.host)
         .map(|s| s.diagnostics.into_iter().filter(|d| d.file == p).collect())
         .unwrap_or_default()
 }

@@ -614,6 +614,7 @@ fn explain_samples() -> Vec<ContextExplainResult> {
                     text: Some("- x: Reviews code. (Tools: All tools)".into()),
                     loaded: true,
                     shadowed_by: None,
+                    hidden: None,
                     bytes: 37,
                 }],
                 not_loaded: vec![NotLoadedFile {
@@ -635,6 +636,7 @@ fn explain_samples() -> Vec<ContextExplainResult> {
                     text: None,
                     loaded: false,
                     shadowed_by: Some(".mcp.json".into()),
+                    hidden: None,
                     bytes: 0,
                 }],
                 not_loaded: Vec::new(),

@@ -291,20 +291,20 @@ pub fn completions(snap: &Snapshot, path: &Path, pos: Position) -> Option<Vec<Co
         return Some(items);
     }
     if alisio_rules::families::family_of(path).is_some() {
-        // Frontmatter keys of an agent or a command (spec/instructions.md §10.5).
+        // Keys of an agent or a command file (spec/instructions.md §10.5).
         let off = LineIndex::new(&text).offset(pos.line, pos.character, snap.encoding);
         let items = alisio_rules::families::editor::completions(path, &text, off);
         return Some(
             items
                 .into_iter()
-                .map(|(k, doc)| CompletionItem {
-                    label: k.to_string(),
+                .map(|c| CompletionItem {
+                    label: c.key.to_string(),
                     kind: Some(CompletionItemKind::PROPERTY),
                     documentation: Some(Documentation::MarkupContent(MarkupContent {
                         kind: MarkupKind::Markdown,
-                        value: doc.to_string(),
+                        value: c.doc.to_string(),
                     })),
-                    insert_text: Some(format!("{k}: ")),
+                    insert_text: Some(c.insert),
                     ..CompletionItem::default()
                 })
                 .collect(),

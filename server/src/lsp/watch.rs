@@ -23,6 +23,8 @@ pub const GLOBS: &[&str] = &[
     "**/.alisio/config.json",
     "**/SKILL.md",
     "**/.mcp.json",
+    "**/.gemini/settings.json",
+    "**/*.toml",
     "**/.git",
 ];
 
@@ -150,7 +152,8 @@ fn relevant(path: &std::path::Path) -> bool {
         || name == ".cursorrules"
         || name == "config.json"
         || name == ".mcp.json"
-        || (lower.ends_with(".toml") && path.parent().is_some_and(|d| d.ends_with("agents")))
+        || lower.ends_with(".toml")
+        || name == "settings.json"
         || name == ".claude.json"
         || name == ".git"
         || !name.contains('.')

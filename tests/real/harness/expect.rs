@@ -34,9 +34,15 @@ pub fn bin() -> PathBuf {
 /// # Errors
 /// A run that fails or prints no JSON (the command line and both outputs).
 pub fn alisio(ctx: &Ctx<'_>, args: &[&str]) -> Result<Value, String> {
-    let out = Command::new(bin())
+    let mut cmd = Command::new(bin());
+    cmd.env_clear();
+    if ctx.case.client == Client::Gemini {
+        // The client runs with it (clients::command): its folder trust decides MCP servers
+        // and project commands (spec/instructions.md §10.7).
+        cmd.env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+    }
+    let out = cmd
         .args(args)
-        .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &ctx.home)
         .env("CODEX_HOME", ctx.home.join(".codex"))

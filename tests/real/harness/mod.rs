@@ -81,6 +81,8 @@ pub struct Case {
     pub alisio_config: Option<serde_json::Value>,
     pub check: Option<Check>,
     pub timeout_ms: u64,
+    /// The client is expected to stop before any request (a configuration it rejects).
+    pub no_request: bool,
 }
 
 impl Case {
@@ -103,6 +105,7 @@ impl Case {
             alisio_config: None,
             check: None,
             timeout_ms: 60_000,
+            no_request: false,
         }
     }
 
@@ -170,6 +173,20 @@ impl Case {
     #[must_use]
     pub fn script(mut self, s: Script) -> Self {
         self.script = s;
+        self
+    }
+
+    /// The client stops before sending a request: the check runs on its exit and output.
+    #[must_use]
+    pub fn no_request(mut self) -> Self {
+        self.no_request = true;
+        self
+    }
+
+    /// The prompt given to the client (default `hello`).
+    #[must_use]
+    pub fn prompt(mut self, p: &str) -> Self {
+        self.prompt = p.to_string();
         self
     }
 

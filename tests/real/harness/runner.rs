@@ -61,7 +61,10 @@ pub fn lay_out(case: &Case, base: &Path) -> Result<(), String> {
         }
         Client::Gemini => {
             let settings = clients::gemini_settings(&case.gemini_settings);
-            write(&home.join(".gemini/settings.json"), &settings.to_string())?;
+            write(
+                &home.join(".gemini/settings.json"),
+                &fill(&settings.to_string(), base),
+            )?;
         }
         Client::ClaudeCode => {
             if let Some(s) = &case.claude_settings {
@@ -143,7 +146,7 @@ pub fn run_client<'a>(case: &'a Case, inst: &Installed, base: &Path) -> Result<C
             outcome.stderr
         ));
     }
-    if outcome.requests.is_empty() {
+    if outcome.requests.is_empty() && !case.no_request {
         return Err(format!(
             "{} sent no request (exit {:?})\nstdout:\n{}\nstderr:\n{}",
             case.client.package(),

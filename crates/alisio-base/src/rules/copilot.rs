@@ -1,5 +1,5 @@
 //! The catalogue entries of GitHub Copilot in VS Code's custom agents and prompt files
-//! (spec/instructions.md §10.7): the checks of VS Code's prompt validator that need no runtime.
+//! (spec/instructions.md §10.9): the checks of VS Code's prompt validator that need no runtime.
 
 use super::{Example, Fix, Rule, Tier, ex};
 use crate::diagnostic::{Code, Severity};

@@ -14,6 +14,10 @@ const GOOD_AGENT: Example = ex(&[], &[(".claude/agents/reviewer.md", AGENT)]);
 const MCP: &str =
     "{\"mcpServers\": {\"docs\": {\"command\": \"docs-mcp\", \"args\": [\"--stdio\"]}}}\n";
 const GOOD_MCP: Example = ex(&[], &[(".mcp.json", MCP)]);
+const MCP_HOSTS: &[&str] = &["claude-code", "codex", "gemini"];
+const MCP_FILES: &str = ".mcp.json, .codex/config.toml, .gemini/settings.json";
+const MCP_EVIDENCE: &str = "Claude Code 2.1.332, Codex CLI 0.171.0 and Gemini CLI 0.61.0, measured offline (tests/real `families`, `mcp`); the schemas: Claude Code's bundle, codex-rs/config/src/mcp_types.rs `RawMcpServerConfig`, Gemini CLI's bundle `SETTINGS_SCHEMA_DEFINITIONS.MCPServerConfig`";
+const CODEX_MCP: &str = "[mcp_servers.docs]\ncommand = \"docs-mcp\"\nargs = [\"--stdio\"]\n";
 
 pub(super) static RULES: &[Rule] = &[
     Rule {
@@ -100,14 +104,14 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::McpConfigInvalid,
-        summary: "an MCP configuration that is not JSON, or whose `mcpServers` is not an object: Claude Code ignores the whole file",
-        files: ".mcp.json",
-        hosts: CLAUDE,
+        summary: "an MCP configuration that does not parse (JSON, Codex: TOML), or whose server map is not an object: Claude Code ignores the file, Codex CLI and Gemini CLI do not start (Gemini: starts none of its servers)",
+        files: MCP_FILES,
+        hosts: MCP_HOSTS,
         profiles: &[],
         severity: Severity::Error,
         tier: Tier::Default,
         fix: Fix::None,
-        evidence: MEASURED,
+        evidence: MCP_EVIDENCE,
         good: GOOD_MCP,
         bad: ex(
             &[],
@@ -119,20 +123,64 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::McpServerInvalid,
-        summary: "an MCP server entry that does not fit Claude Code's schema (no `command` or `url`, an unknown `type`, `args`, `env` or `headers` of the wrong type): dropped silently",
-        files: ".mcp.json",
-        hosts: CLAUDE,
+        summary: "an MCP server entry that does not fit its host's schema (no `command` or `url`, an unknown `type`, a value of the wrong type, a key of the other transport): Claude Code drops it silently, Codex CLI does not start, Gemini CLI warns at every start",
+        files: MCP_FILES,
+        hosts: MCP_HOSTS,
         profiles: &[],
         severity: Severity::Error,
         tier: Tier::Default,
         fix: Fix::None,
-        evidence: "Claude Code 2.1.332: measured offline (tests/real `families`), and the server schema in the client's bundle (stdio, sse, http, ws)",
+        evidence: MCP_EVIDENCE,
         good: GOOD_MCP,
         bad: ex(
             &[],
             &[(
                 ".mcp.json",
                 "{\"mcpServers\": {\"docs\": {\"args\": [\"--stdio\"]}}}\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::McpServerKeyUnknown,
+        summary: "a key an MCP server's schema does not have (a typo, another client's key): Codex CLI ignores it with a warning, Gemini CLI reports it at every start",
+        files: ".codex/config.toml, .gemini/settings.json",
+        hosts: &["codex", "gemini"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: MCP_EVIDENCE,
+        good: ex(&[], &[(".codex/config.toml", CODEX_MCP)]),
+        bad: ex(
+            &[],
+            &[(
+                ".codex/config.toml",
+                "[mcp_servers.docs]\ncommand = \"docs-mcp\"\ntimeout = 30\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::CommandTomlInvalid,
+        summary: "a Gemini CLI command file that is not TOML, has no `prompt` string or a `description` that is not a string: skipped",
+        files: ".gemini/commands/**/*.toml",
+        hosts: &["gemini"],
+        profiles: &[],
+        severity: Severity::Error,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Gemini CLI 0.61.0: measured offline (tests/real `mcp`) and its `FileCommandLoader` (packages/cli/src/services/FileCommandLoader.ts in the bundle)",
+        good: ex(
+            &[],
+            &[(
+                ".gemini/commands/git/review.toml",
+                "description = \"Review the staged diff\"\nprompt = \"Review this diff: {{args}}\"\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".gemini/commands/git/review.toml",
+                "description = \"Review the staged diff\"\n",
             )],
         ),
     },

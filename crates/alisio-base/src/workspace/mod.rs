@@ -328,6 +328,10 @@ pub struct Env {
     pub claude_managed_file: Option<PathBuf>,
     /// `GEMINI_CLI_HOME`: Gemini CLI's home instead of `$HOME` (spec/hosts.md §3.1).
     pub gemini_cli_home: Option<PathBuf>,
+    /// `GEMINI_CLI_TRUST_WORKSPACE`: `true` makes Gemini CLI trust the folder, `false` (or
+    /// `GEMINI_RESTRICTED_MODE=true`) distrust it, whatever `~/.gemini/trustedFolders.json`
+    /// says (spec/instructions.md §10.7).
+    pub gemini_trust_workspace: Option<bool>,
     /// `SLASH_COMMAND_TOOL_CHAR_BUDGET`: Claude Code's fixed skill-listing budget
     /// (spec/skills.md §9.2).
     pub slash_command_tool_char_budget: Option<String>,
@@ -351,6 +355,17 @@ impl Env {
             codex_home: non_empty_var("CODEX_HOME"),
             claude_managed_file: non_empty_var("ALISIO_CLAUDE_MANAGED_FILE"),
             gemini_cli_home: non_empty_var("GEMINI_CLI_HOME"),
+            gemini_trust_workspace: if std::env::var("GEMINI_RESTRICTED_MODE")
+                .is_ok_and(|v| v == "true")
+            {
+                Some(false)
+            } else {
+                match std::env::var("GEMINI_CLI_TRUST_WORKSPACE").as_deref() {
+                    Ok("true") => Some(true),
+                    Ok("false") => Some(false),
+                    _ => None,
+                }
+            },
             slash_command_tool_char_budget: std::env::var("SLASH_COMMAND_TOOL_CHAR_BUDGET").ok(),
         }
     }

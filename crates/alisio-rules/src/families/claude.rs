@@ -255,7 +255,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
                 description,
                 detail,
                 shadowed_by: None,
-                hidden: false,
+                hidden: None,
             },
             span,
             text,
@@ -340,7 +340,8 @@ fn commands(
         let description = command_description(&doc, &text);
         let hidden = doc
             .get("disable-model-invocation")
-            .is_some_and(|v| v.value == markdown::Val::Bool(true));
+            .is_some_and(|v| v.value == markdown::Val::Bool(true))
+            .then(|| "disable-model-invocation: true".to_string());
         let mut listed = description
             .replace(['\n', '\r', '\t'], " ")
             .trim()

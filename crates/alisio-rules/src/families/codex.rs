@@ -18,6 +18,40 @@ use crate::skills::discover::project_dirs;
 pub const PROJECT_REASON: &str =
     "Codex CLI 0.171.0 reads project agents only in a trusted project (`codex exec --trust`)";
 
+/// The keys of an agent role file: the three Codex requires (measured) and the config.toml
+/// keys a role sets for its session (`ConfigToml` of Codex CLI 0.171.0).
+pub const AGENT_KEYS: [(&str, &str); 8] = [
+    (
+        "name",
+        "The role's name, the `agent_type` the model passes to `spawn_agent` (default: the file name).",
+    ),
+    (
+        "description",
+        "When the model should use this role: sent in `spawn_agent`'s `agent_type` description. Required: without it Codex ignores the file.",
+    ),
+    (
+        "developer_instructions",
+        "The instructions of the spawned agent (its developer message).",
+    ),
+    (
+        "nickname_candidates",
+        "Names Codex gives the spawned agents of this role.",
+    ),
+    ("model", "The model the role runs with."),
+    (
+        "model_reasoning_effort",
+        "The reasoning effort of the role's model (`low`, `medium`, `high`, …).",
+    ),
+    (
+        "sandbox_mode",
+        "`read-only`, `workspace-write` or `danger-full-access` for the role's commands.",
+    ),
+    (
+        "mcp_servers",
+        "MCP servers of the role (`[mcp_servers.NAME]`).",
+    ),
+];
+
 fn codex_home(env: &Env) -> Option<PathBuf> {
     env.codex_home
         .clone()
@@ -115,7 +149,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
         description,
         detail: String::new(),
         shadowed_by: None,
-        hidden: false,
+        hidden: None,
     })
 }
 
@@ -147,5 +181,6 @@ pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
             }
         }
     }
+    super::codex_mcp::servers(fs, env, root, vantage, &mut s);
     s
 }

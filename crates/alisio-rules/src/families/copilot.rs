@@ -1,4 +1,4 @@
-//! GitHub Copilot in VS Code: custom agents and prompt files (spec/instructions.md §10.7).
+//! GitHub Copilot in VS Code: custom agents and prompt files (spec/instructions.md §10.9).
 //!
 //! VS Code cannot run offline here, so this follows its source, microsoft/vscode,
 //! `src/vs/workbench/contrib/chat/common/promptSyntax/` (commits as stored in the reference
@@ -735,7 +735,13 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
                 .unwrap_or_default()
                 .to_string(),
             shadowed_by: None,
-            hidden: j.hidden.is_some(),
+            hidden: j.hidden.map(|h| {
+                if h == "disable-model-invocation: true" {
+                    h.to_string()
+                } else {
+                    format!("{h}: not offered as a subagent")
+                }
+            }),
         });
     }
     for p in files(fs, &github.join("prompts"), Kind::Prompt) {
@@ -754,7 +760,7 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
             description: j.description.unwrap_or_default(),
             detail: PROMPT_REASON.to_string(),
             shadowed_by: None,
-            hidden: true,
+            hidden: Some(PROMPT_REASON.to_string()),
         });
     }
     s

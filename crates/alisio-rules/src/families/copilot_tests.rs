@@ -1,4 +1,4 @@
-//! GitHub Copilot in VS Code's agents and prompt files (spec/instructions.md §10.7): what VS Code
+//! GitHub Copilot in VS Code's agents and prompt files (spec/instructions.md §10.9): what VS Code
 //! lists at startup and its validator's diagnostics, from its source (no client runs offline).
 
 use std::path::Path;
@@ -515,7 +515,7 @@ fn copilot_hovers_and_completions() {
     let at = text.find("\n\n---").unwrap() + 1;
     let keys: Vec<&str> = editor::completions(p, text, at)
         .into_iter()
-        .map(|(k, _)| k)
+        .map(|c| c.key)
         .collect();
     assert_eq!(
         keys,
@@ -537,7 +537,7 @@ fn copilot_hovers_and_completions() {
     let at = text.find("\n\n---").unwrap() + 1;
     let keys: Vec<&str> = editor::completions(q, text, at)
         .into_iter()
-        .map(|(k, _)| k)
+        .map(|c| c.key)
         .collect();
     assert_eq!(keys, ["name", "argument-hint", "model", "tools", "agent"]);
 }

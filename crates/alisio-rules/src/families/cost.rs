@@ -52,6 +52,9 @@ pub struct EntryCost {
     pub text: Option<String>,
     pub loaded: bool,
     pub shadowed_by: Option<String>,
+    /// Why the host loads the entry but sends the model nothing for it (`null`: it is sent, or
+    /// not loaded at all).
+    pub hidden: Option<String>,
     /// What is sent (0 when not loaded).
     pub bytes: u64,
 }
@@ -73,7 +76,7 @@ impl StartupObject {
                 let bytes: u64 = s.of(f).map(Entry::bytes).sum();
                 FamilyCost {
                     family: f.as_str(),
-                    channel: f.channel_for(host),
+                    channel: f.channel(host),
                     entries: s
                         .of(f)
                         .map(|e| EntryCost {
@@ -85,6 +88,7 @@ impl StartupObject {
                             text: e.text.clone(),
                             loaded: e.loaded(),
                             shadowed_by: e.shadowed_by.as_deref().map(show),
+                            hidden: e.hidden.clone(),
                             bytes: e.bytes(),
                         })
                         .collect(),

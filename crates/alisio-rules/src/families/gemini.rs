@@ -18,9 +18,44 @@ use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";
 
-fn home(env: &Env) -> Option<PathBuf> {
-    env.gemini_cli_home.clone().or_else(|| env.home.clone())
-}
+/// The frontmatter keys of a local agent (`localAgentSchema` of
+/// packages/core/src/agents/agentLoader.ts in the 0.61.0 bundle; a strict schema).
+pub const AGENT_KEYS: [(&str, &str); 10] = [
+    (
+        "name",
+        "The agent's name: lowercase letters, digits, `-` and `_`. Required: without it (or with another character) Gemini CLI skips the file.",
+    ),
+    (
+        "description",
+        "When the model should use this agent: sent at startup in the sub-agent list of the system instruction. Required.",
+    ),
+    (
+        "kind",
+        "`local` (the default): an agent that runs in this CLI.",
+    ),
+    ("display_name", "The name shown in the interface."),
+    (
+        "tools",
+        "The tools the agent may use (a list of tool names; wildcards allowed).",
+    ),
+    (
+        "mcp_servers",
+        "MCP servers of the agent only (`command`, `url`, `http_url`, …).",
+    ),
+    ("model", "The model the agent runs with."),
+    (
+        "temperature",
+        "The sampling temperature of the agent's model.",
+    ),
+    (
+        "max_turns",
+        "The most turns the agent may take (a positive integer).",
+    ),
+    (
+        "timeout_mins",
+        "The most minutes the agent may run (a positive integer).",
+    ),
+];
 
 fn slug(name: &str) -> bool {
     !name.is_empty()
@@ -104,7 +139,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
         description,
         detail: String::new(),
         shadowed_by: None,
-        hidden: false,
+        hidden: None,
     })
 }
 
@@ -112,7 +147,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
 #[must_use]
 pub fn startup(fs: &dyn Fs, env: &Env, cwd: &Path) -> Startup {
     let mut s = Startup::default();
-    if let Some(h) = home(env) {
+    if let Some(h) = super::gemini_mcp::home(env) {
         for p in files(fs, &h.join(".gemini").join("agents")) {
             if let Some(e) = judge(fs, &p, Scope::User, &mut s) {
                 s.entries.push(e);
@@ -129,5 +164,8 @@ pub fn startup(fs: &dyn Fs, env: &Env, cwd: &Path) -> Startup {
             });
         }
     }
+    let trusted = super::gemini_mcp::trusted(fs, env, cwd);
+    super::gemini_commands::commands(fs, env, cwd, trusted, &mut s);
+    super::gemini_mcp::servers(fs, env, cwd, &mut s);
     s
 }

@@ -204,7 +204,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, s: &mut Startup) {
                     text: None,
                     detail: kind,
                     shadowed_by: first,
-                    hidden: false,
+                    hidden: None,
                 });
             }
             Err((r, why)) => {

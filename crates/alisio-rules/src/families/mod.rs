@@ -9,12 +9,16 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_mcp;
 pub mod copilot;
 pub mod cost;
 pub mod editor;
 pub mod gemini;
+pub mod gemini_commands;
+pub mod gemini_mcp;
 mod markdown;
 pub mod mcp;
+mod toml_doc;
 
 use std::path::{Path, PathBuf};
 
@@ -50,23 +54,16 @@ impl Family {
         }
     }
 
-    /// Where the host sends the family's entries (the startup cost table's column).
+    /// Where `host` sends the family's entries (the startup cost table's column).
     #[must_use]
-    pub const fn channel(self) -> &'static str {
-        match self {
-            Self::Agent => "agent listing",
-            Self::Command => "skill listing",
-            Self::Mcp => "MCP servers",
-        }
-    }
-
-    /// [`Self::channel`] for `host` (Copilot: the `<agents>` block; prompt files are not sent).
-    #[must_use]
-    pub const fn channel_for(self, host: Host) -> &'static str {
-        match (host, self) {
-            (Host::Copilot, Self::Agent) => "<agents> block",
-            (Host::Copilot, Self::Command) => "not sent at startup",
-            _ => self.channel(),
+    pub const fn channel(self, host: Host) -> &'static str {
+        match (self, host) {
+            (Self::Agent, Host::Copilot) => "<agents> block",
+            (Self::Agent, _) => "agent listing",
+            (Self::Command, Host::Gemini) => "slash commands",
+            (Self::Command, Host::Copilot) => "not sent at startup",
+            (Self::Command, _) => "skill listing",
+            (Self::Mcp, _) => "MCP servers",
         }
     }
 }
@@ -105,15 +102,16 @@ pub struct Entry {
     pub detail: String,
     /// The file of the entry that wins over this one (then this one is not sent).
     pub shadowed_by: Option<PathBuf>,
-    /// Commands: `disable-model-invocation: true` (never in the skill listing).
-    pub hidden: bool,
+    /// Why the host loads this entry but sends the model nothing for it (a Claude Code command
+    /// with `disable-model-invocation: true`, a Gemini CLI command the user types).
+    pub hidden: Option<String>,
 }
 
 impl Entry {
     /// Sent to the model at startup.
     #[must_use]
     pub fn loaded(&self) -> bool {
-        self.shadowed_by.is_none() && !self.hidden
+        self.shadowed_by.is_none() && self.hidden.is_none()
     }
 
     /// The bytes of what is sent for this entry (0 when nothing is).
@@ -264,18 +262,14 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
         let mut file = show(&e.file);
         if let Some(w) = &e.shadowed_by {
             let _ = write!(file, " (shadowed by {})", show(w));
-        } else if e.hidden && e.family == Family::Command && host == Host::Copilot {
-            let _ = write!(file, " ({})", e.detail);
-        } else if e.hidden && !e.detail.is_empty() && host == Host::Copilot {
-            let _ = write!(file, " ({}: not offered as a subagent)", e.detail);
-        } else if e.hidden {
-            file.push_str(" (disable-model-invocation: true)");
+        } else if let Some(why) = &e.hidden {
+            let _ = write!(file, " ({why})");
         }
         rows.push([
             e.family.as_str().to_string(),
             e.name.clone(),
             bytes,
-            e.family.channel_for(host).to_string(),
+            e.family.channel(host).to_string(),
             file,
         ]);
     }
@@ -310,42 +304,102 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
     out
 }
 
-/// The family a path belongs to for `host` (the language server's file filter).
+/// A family file and the host that reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileKind {
+    pub host: Host,
+    pub family: Family,
+}
+
+/// The host and family of a path (the language server's file filter): `.mcp.json`,
+/// `.claude/agents/**/*.md`, `.claude/commands/**/*.md` (Claude Code); `.gemini/agents/*.md`,
+/// `.gemini/commands/**/*.toml`, `.gemini/settings.json` (Gemini CLI);
+/// `.codex/agents/**/*.toml`, `.codex/config.toml` (Codex CLI).
 #[must_use]
-pub fn family_of(path: &Path) -> Option<Family> {
+pub fn kind_of(path: &Path) -> Option<FileKind> {
     let name = path.file_name()?.to_str()?;
-    if name == ".mcp.json" {
-        return Some(Family::Mcp);
+    let parent = path.parent()?;
+    let pname = parent.file_name().and_then(|n| n.to_str());
+    let kind = |host, family| Some(FileKind { host, family });
+    match (name, pname) {
+        (".mcp.json", _) => return kind(Host::ClaudeCode, Family::Mcp),
+        ("settings.json", Some(".gemini")) => return kind(Host::Gemini, Family::Mcp),
+        ("config.toml", Some(".codex")) => return kind(Host::Codex, Family::Mcp),
+        _ => {}
     }
     if let Some(k) = copilot::kind_of(path) {
-        return Some(if k == copilot::Kind::Prompt {
+        let family = if k == copilot::Kind::Prompt {
             Family::Command
         } else {
             Family::Agent
-        });
+        };
+        return kind(Host::Copilot, family);
     }
-    if !name.ends_with(".md") {
+    let ext = if name.ends_with(".md") {
+        "md"
+    } else if name.ends_with(".toml") {
+        "toml"
+    } else {
         return None;
-    }
+    };
     for dir in path.ancestors().skip(1) {
         let n = dir.file_name().and_then(|n| n.to_str());
-        if let Some(kind @ ("agents" | "commands")) = n
-            && dir.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new(".claude"))
-        {
-            return Some(if kind == "agents" {
-                Family::Agent
-            } else {
-                Family::Command
-            });
+        let top = dir
+            .parent()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str());
+        let direct = dir == parent;
+        let hit = match (top, n, ext) {
+            (Some(".claude"), Some("agents"), "md") => kind(Host::ClaudeCode, Family::Agent),
+            (Some(".claude"), Some("commands"), "md") => kind(Host::ClaudeCode, Family::Command),
+            (Some(".gemini"), Some("agents"), "md") if direct => kind(Host::Gemini, Family::Agent),
+            (Some(".gemini"), Some("commands"), "toml") => kind(Host::Gemini, Family::Command),
+            (Some(".codex"), Some("agents"), "toml") => kind(Host::Codex, Family::Agent),
+            _ => None,
+        };
+        if hit.is_some() {
+            return hit;
         }
-        if n == Some(".claude") {
+        if matches!(n, Some(".claude" | ".gemini" | ".codex")) {
             return None;
         }
     }
     None
 }
 
+/// The family a path belongs to (see [`kind_of`]).
+#[must_use]
+pub fn family_of(path: &Path) -> Option<Family> {
+    kind_of(path).map(|k| k.family)
+}
+
+/// The directory a session that reads `path` starts in: the `.mcp.json`'s own, else the one
+/// holding the `.claude`, `.gemini` or `.codex` directory (Copilot: the one holding `.github`).
+#[must_use]
+pub fn vantage_of(path: &Path) -> Option<PathBuf> {
+    if path.file_name().is_some_and(|n| n == ".mcp.json") {
+        return path.parent().map(Path::to_path_buf);
+    }
+    if copilot::kind_of(path).is_some() {
+        return path
+            .ancestors()
+            .find(|d| d.file_name().is_some_and(|n| n == ".github"))
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
+    }
+    path.ancestors()
+        .find(|d| {
+            d.file_name()
+                .is_some_and(|n| n == ".claude" || n == ".gemini" || n == ".codex")
+        })
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+}
+
 #[cfg(test)]
 mod copilot_tests;
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod host_tests;

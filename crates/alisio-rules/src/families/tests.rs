@@ -442,7 +442,7 @@ fn hovers_and_completions_of_an_agent_file() {
     let at = text.find("\n\n---").unwrap() + 1;
     let keys: Vec<&str> = editor::completions(p, text, at)
         .iter()
-        .map(|(k, _)| *k)
+        .map(|c| c.key)
         .collect();
     assert_eq!(keys.len(), 10);
     assert!(
@@ -456,7 +456,7 @@ fn hovers_and_completions_of_an_agent_file() {
     let c = Path::new("/w/.claude/commands/c.md");
     let keys: Vec<&str> = editor::completions(c, "---\nd\n---\n", 5)
         .iter()
-        .map(|(k, _)| *k)
+        .map(|c| c.key)
         .collect();
     assert_eq!(keys, ["description", "disable-model-invocation"]);
 }

@@ -75,7 +75,7 @@ export function renderStartupMarkdown(s: StartupCost | null | undefined): string
   for (const f of s.families) {
     for (const e of f.entries) {
       const bytes = e.loaded ? (e.text === null ? 'tools at connect' : String(e.bytes)) : 'not sent';
-      const file = e.shadowedBy ? `${e.file} (shadowed by ${e.shadowedBy})` : e.file;
+      const file = e.shadowedBy ? `${e.file} (shadowed by ${e.shadowedBy})` : e.hidden ? `${e.file} (${e.hidden})` : e.file;
       rows.push(`| ${f.family} | ${escapeCell(e.name)} | ${bytes} | ${f.channel} | ${escapeCell(file)} |`);
     }
   }
