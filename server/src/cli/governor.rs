@@ -156,13 +156,8 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
     }
     if let Some(v) = &a.cache_gate {
         s.p2.gate = GateRule::parse(v).ok_or_else(|| {
-            let names: Vec<String> = GateRule::NAMES
-                .iter()
-                .map(|(n, _)| format!("\"{n}\""))
-                .collect();
             Failure(format!(
-                "--cache-gate must be {}; got {}",
-                names.join(", "),
+                "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got {}",
                 shown(v)
             ))
         })?;
