@@ -90,8 +90,9 @@ impl Bank {
     /// tokens as `off` and as the governed stream (under the boundaries taken) send it.
     fn account(&mut self, h: &[Message], b: usize, sent: &impl Fn(usize) -> (u64, u64)) {
         let p = Prices::default();
-        for a in self.next..b {
-            if !h[a].is_assistant() {
+        let start = self.next.min(b);
+        for (a, m) in h.iter().enumerate().take(b).skip(start) {
+            if !m.is_assistant() {
                 continue;
             }
             self.extend(a, sent);
