@@ -4,8 +4,9 @@
 # Usage: bench/governor_candidates.sh [BIN] [governor analyze flags...]
 #   e.g. bench/governor_candidates.sh target/debug/alisio-ls --spill-threshold-chars 4000
 # Prints one line per format and one for all: sessions, then governed input / cost without
-# recovery, with recovery, mask:5 and mask:10 with recovery (input / cost), and the number of
-# sessions whose governed cost with recovery is above their off cost.
+# recovery, with recovery, mask:5 and mask:10 with recovery (input / cost), the number of
+# sessions whose governed cost with recovery is above their off cost, and the number whose running
+# governed cost without recovery passes off's at some request (spec/governor.md §2.7, the bank).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/target/debug/alisio-ls}
@@ -28,9 +29,15 @@ jq -rs '
        (($r | map(.recovery.governed.inputTokens) | add) / $oi | f) + " / " + (($r | map(.recovery.governed.cost) | add) / $oc | f),
        (($r | map(.recovery.baselines[0].inputTokens) | add) / $oi | f) + " / " + (($r | map(.recovery.baselines[0].cost) | add) / $oc | f),
        (($r | map(.recovery.baselines[1].inputTokens) | add) / $oi | f) + " / " + (($r | map(.recovery.baselines[1].cost) | add) / $oc | f),
-       ($r | map(select(.recovery.governed.cost > .off.cost)) | length | tostring)]
+       ($r | map(select(.recovery.governed.cost > .off.cost)) | length | tostring),
+       ($r | map(select(
+          def costs($s): [range(0; $s.inputTokens | length) as $i
+            | 0.1 * $s.cachedTokens[$i] + 1.25 * ($s.inputTokens[$i] - $s.cachedTokens[$i])];
+          (costs(.perRequest.off)) as $o | (costs(.perRequest.governed)) as $g
+          | [foreach range(0; $o | length) as $i (0; . + $g[$i] - $o[$i]; .)] | any(. > 1e-6)))
+        | length | tostring)]
     | join(" | ");
-  "format | sessions | governed | governed+recovery | mask:5+recovery | mask:10+recovery | above off",
+  "format | sessions | governed | governed+recovery | mask:5+recovery | mask:10+recovery | above off | running above off",
   (group_by(.fmt)[] | line(.[0].fmt; .)),
   line("all"; .)
 ' "$tmp/all.jsonl"

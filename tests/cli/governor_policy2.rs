@@ -171,6 +171,76 @@ fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
     assert!(x[3] < x[5] && x[3] < x[7], "below both masks with recovery");
 }
 
+/// The measured alternatives of the cache gate (spec/governor.md §2.7, `--cache-gate`), all formats
+/// together, pinned with docs/governor.md's table: the bank rule alone and with the expected-saving
+/// test. No session is above its `off` cost, with recovery or without, but both miss the cost and
+/// the input gates (the bank lends nothing: the Codex rollouts, with no result spilled at entry,
+/// are governed exactly as off), so the default stays `expected`.
+#[test]
+#[allow(clippy::print_stderr)]
+fn the_bank_rules_of_the_cache_gate_are_pinned() {
+    let mut files = Vec::new();
+    for fmt in ["mini-swe-agent", "claude-code", "codex"] {
+        let Some(f) = format_files(fmt) else {
+            eprintln!("corpus absent: skipped");
+            return;
+        };
+        files.push(f);
+    }
+    let mut got = Vec::new();
+    for rule in ["bank", "expected+bank"] {
+        let mut all = Vec::new();
+        let mut codex = Vec::new();
+        for (k, f) in files.iter().enumerate() {
+            let reports = analyze(
+                f,
+                &[
+                    "--baseline",
+                    "mask:5",
+                    "--baseline",
+                    "mask:10",
+                    "--cache-gate",
+                    rule,
+                ],
+            );
+            if k == 2 {
+                codex = reports.clone();
+            }
+            all.extend(reports);
+        }
+        let below = all
+            .iter()
+            .map(|r| &r["replay"])
+            .filter(|r| !r.is_null())
+            .all(|r| f(&r["governed"], "cost") <= f(&r["off"], "cost"));
+        let (_, cx, _) = sums(&codex);
+        got.push((rule, sums(&all), below, (cx[0], cx[1])));
+    }
+    let want = [
+        (
+            "bank",
+            (
+                53,
+                [0.683, 0.754, 0.746, 0.81, 0.53, 1.131, 0.574, 1.725],
+                0,
+            ),
+            true,
+            (1.0, 1.0),
+        ),
+        (
+            "expected+bank",
+            (
+                53,
+                [0.686, 0.755, 0.746, 0.809, 0.53, 1.131, 0.574, 1.725],
+                0,
+            ),
+            true,
+            (1.0, 1.0),
+        ),
+    ];
+    assert_eq!(got, want);
+}
+
 /// Policy 1 on the same transcripts, pinned: its projection does not depend on the policy-2
 /// settings, so a change of those defaults leaves it as it is.
 #[test]
@@ -369,6 +439,11 @@ fn policy_two_flags_are_validated_with_the_settings_messages() {
             "--cache-read",
             "x",
             "--cache-read must be a number from 0 to 100; got \"x\"",
+        ),
+        (
+            "--cache-gate",
+            "banked",
+            "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got \"banked\"",
         ),
         (
             "--baseline",

@@ -52,6 +52,45 @@ pub struct Policy2 {
     pub keep_recent: u32,
     /// Denial pruning (spec/governor.md §3.4): the refusals of one kind kept whole.
     pub keep_denials: u32,
+    /// The cache gate's rule (spec/governor.md §2.7). Not a configuration key: the default is
+    /// the rule the spec argues; `governor analyze --cache-gate` measures the others.
+    pub gate: GateRule,
+}
+
+/// Which rewrites the cache gate of policy 2 takes (spec/governor.md §2.7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GateRule {
+    /// The expected-saving test: read × gain × requests so far ≥ (write − read) × suffix.
+    #[default]
+    Expected,
+    /// The bank: the rewrite's price bound is covered by what governing has saved so far.
+    Bank,
+    /// Both: the expected-saving test and the bank.
+    ExpectedBank,
+}
+
+impl GateRule {
+    /// The names `governor analyze --cache-gate` takes, in the order of the variants.
+    pub const NAMES: [(&'static str, Self); 3] = [
+        ("expected", Self::Expected),
+        ("bank", Self::Bank),
+        ("expected+bank", Self::ExpectedBank),
+    ];
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == s).map(|(_, r)| *r)
+    }
+
+    #[must_use]
+    pub const fn expects(self) -> bool {
+        matches!(self, Self::Expected | Self::ExpectedBank)
+    }
+
+    #[must_use]
+    pub const fn banks(self) -> bool {
+        matches!(self, Self::Bank | Self::ExpectedBank)
+    }
 }
 
 impl Default for Policy2 {
@@ -70,6 +109,7 @@ impl Policy2 {
             min_chars: s.trim_min_chars,
             keep_recent: s.trim_keep_recent,
             keep_denials: s.trim_keep_denials,
+            gate: GateRule::Expected,
         }
     }
 }

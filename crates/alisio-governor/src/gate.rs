@@ -13,9 +13,16 @@
 //!
 //! The decision at boundary b depends on H[0..b) alone (G7), and E still changes only at
 //! boundaries (G8).
+//!
+//! The **bank** (a measured alternative, `GateRule::Bank` and `GateRule::ExpectedBank`): the gate
+//! also keeps what `off` and the governed stream paid for every request before b (the replay's
+//! prices and cache, from H[0..b) alone), and takes a rewrite only when the savings banked so far,
+//! less the price bounds of rewrites taken and not yet sent, cover this rewrite's price bound
+//! (write − read) × suffix − read × (net tokens saved). Without recovery the governed stream then
+//! never costs more than `off` up to any request.
 
 use super::GovSettings;
-use super::fact::{Fact, Step};
+use super::fact::{Fact, GateRule, Step};
 use super::figures::Prices;
 use super::model::Message;
 use super::policy2::oversized;
@@ -28,6 +35,78 @@ pub struct Gate {
     checked: usize,
     taken: usize,
     steps: Vec<Step>,
+    bank: Bank,
+}
+
+/// The bank's accounts (spec/governor.md §2.7): the requests before the last boundary checked,
+/// priced as the replay prices them (spec/governor.md §11.8), for `off` and for the governed
+/// stream under the boundaries taken.
+#[derive(Clone, Debug, Default)]
+struct Bank {
+    /// Σ (off − governed) over the requests accounted.
+    saved: f64,
+    /// The price bounds of the rewrites taken since the last request accounted.
+    owed: f64,
+    /// The messages the last request accounted sent (`None`: no request yet).
+    prev: Option<usize>,
+    /// The first message that a rewrite taken since the last request accounted changes.
+    brk: Option<usize>,
+    /// Prefix sums of the messages' tokens as `off` sends them (`off[k]`: messages `0..k`).
+    off: Vec<u64>,
+    /// Prefix sums as the governed stream sends them under the boundaries taken.
+    gov: Vec<u64>,
+    /// Requests (assistant messages) at indices below `next` are accounted.
+    next: usize,
+}
+
+impl Bank {
+    /// What governing has saved and not yet promised to a rewrite.
+    fn available(&self) -> f64 {
+        self.saved - self.owed
+    }
+
+    /// Extends both prefix sums to message `k` (exclusive).
+    fn extend(&mut self, k: usize, sent: &impl Fn(usize) -> (u64, u64)) {
+        if self.off.is_empty() {
+            self.off.push(0);
+        }
+        if self.gov.is_empty() {
+            self.gov.push(0);
+        }
+        while self.off.len() <= k {
+            let i = self.off.len() - 1;
+            let (t, _) = sent(i);
+            self.off.push(self.off[i] + t);
+        }
+        while self.gov.len() <= k {
+            let i = self.gov.len() - 1;
+            let (_, g) = sent(i);
+            self.gov.push(self.gov[i] + g);
+        }
+    }
+
+    /// Accounts the requests before message `b` not yet accounted: one per assistant message at
+    /// index `a`, sending messages `0..a` (spec/governor.md §11.8). `sent(i)` is message `i`'s
+    /// tokens as `off` and as the governed stream (under the boundaries taken) send it.
+    fn account(&mut self, h: &[Message], b: usize, sent: &impl Fn(usize) -> (u64, u64)) {
+        let p = Prices::default();
+        let start = self.next.min(b);
+        for (a, m) in h.iter().enumerate().take(b).skip(start) {
+            if !m.is_assistant() {
+                continue;
+            }
+            self.extend(a, sent);
+            let c = self.prev.unwrap_or(0);
+            let cg = self.brk.map_or(c, |f| f.min(c));
+            let off = p.read * self.off[c] as f64 + p.write * (self.off[a] - self.off[c]) as f64;
+            let gov = p.read * self.gov[cg] as f64 + p.write * (self.gov[a] - self.gov[cg]) as f64;
+            self.saved += off - gov;
+            self.owed = 0.0;
+            self.brk = None;
+            self.prev = Some(a);
+        }
+        self.next = self.next.max(b);
+    }
 }
 
 fn reason(s: &Step) -> Option<Reason> {
@@ -59,10 +138,28 @@ impl Gate {
             return eligible(h.len(), s.epoch_messages);
         }
         let end = h.len().min(facts.len());
+        let rule = s.p2.gate;
         while self.checked + epoch <= end {
             let b = self.checked + epoch;
+            if rule.banks() {
+                let (taken, steps, bank) = (self.taken, &self.steps, &mut self.bank);
+                bank.account(h, b, &|i| {
+                    let t = tokens(i);
+                    let st = if i < taken {
+                        saved(&steps[i])
+                    } else {
+                        oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
+                    };
+                    (t, t.saturating_sub(st))
+                });
+            }
             let steps = decide_policy(&h[..b], &facts[..b], b, s);
-            if self.pays(h, facts, &steps, b, &tokens) {
+            if let Some(first) = self.pays(h, facts, &steps, b, &tokens, rule) {
+                if let Some(f) = first {
+                    let bank = &mut self.bank;
+                    bank.brk = Some(bank.brk.map_or(f, |x| x.min(f)));
+                    bank.gov.truncate(f + 1);
+                }
                 self.taken = b;
                 self.steps = steps;
             }
@@ -71,15 +168,18 @@ impl Gate {
         self.taken
     }
 
-    /// Whether the boundary `b` with decisions `now` is taken.
+    /// Whether the boundary `b` with decisions `now` is taken: `Some(the first message it
+    /// changes)` (`Some(None)`: it changes nothing), `None` when not. Under a banking rule a
+    /// boundary taken adds its price bound to what the bank owes.
     fn pays(
-        &self,
+        &mut self,
         h: &[Message],
         facts: &[Option<Fact>],
         now: &[Step],
         b: usize,
         tokens: &impl Fn(usize) -> u64,
-    ) -> bool {
+        rule: GateRule,
+    ) -> Option<Option<usize>> {
         let before = |i: usize| {
             if i < self.taken {
                 (reason(&self.steps[i]), saved(&self.steps[i]))
@@ -91,6 +191,7 @@ impl Gate {
         let p = Prices::default();
         let mut first = None;
         let mut gain = 0.0;
+        let mut net = 0.0;
         for (i, st) in now.iter().enumerate().take(b) {
             let (old_reason, old_saved) = before(i);
             if old_reason == reason(st) {
@@ -98,14 +199,26 @@ impl Gate {
             }
             first.get_or_insert(i);
             gain += saved(st).saturating_sub(old_saved) as f64;
+            net += saved(st) as f64 - old_saved as f64;
         }
         let Some(first) = first else {
-            return true;
+            return Some(None);
         };
         let suffix: u64 = (first..b)
             .map(|i| tokens(i).saturating_sub(saved(&now[i])))
             .sum();
-        gain * p.read * requests >= (p.write - p.read) * suffix as f64
+        let price = (p.write - p.read) * suffix as f64;
+        if rule.expects() && gain * p.read * requests < price {
+            return None;
+        }
+        if rule.banks() {
+            let bound = price - p.read * net;
+            if self.bank.available() < bound {
+                return None;
+            }
+            self.bank.owed += bound;
+        }
+        Some(Some(first))
     }
 }
 

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::GovernorMode;
+use alisio_governor::policy2::GateRule;
 use alisio_governor::readers::{self, Format, Session};
 use alisio_governor::replay::{self, Prices, Replay};
 use alisio_governor::report::{ContextReport, Criticality, Measured};
@@ -58,6 +59,10 @@ pub struct AnalyzeArgs {
     /// Override context.trim.keepDenials (policy 2, denial pruning; 0 to 1000).
     #[arg(long, value_name = "N")]
     pub trim_keep_denials: Option<String>,
+    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected (the default), bank or
+    /// expected+bank; for measuring the alternatives, not a configuration key.
+    #[arg(long, value_name = "RULE")]
+    pub cache_gate: Option<String>,
     /// Price of a cached input token relative to an uncached one (replay cost; default 0.1).
     #[arg(long, value_name = "PRICE")]
     pub cache_read: Option<String>,
@@ -148,6 +153,14 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         if let Some(v) = v {
             *slot = int_flag(flag, v, min, max)?;
         }
+    }
+    if let Some(v) = &a.cache_gate {
+        s.p2.gate = GateRule::parse(v).ok_or_else(|| {
+            Failure(format!(
+                "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got {}",
+                shown(v)
+            ))
+        })?;
     }
     Ok(s)
 }

@@ -21,6 +21,7 @@ fn settings(policy_version: u32, epoch: u32) -> GovSettings {
             min_chars: 100,
             keep_recent: 5,
             keep_denials: 1,
+            gate: GateRule::Expected,
         },
     }
 }
@@ -120,4 +121,180 @@ fn a_skipped_boundary_is_asked_again_and_the_kept_gate_equals_a_fresh_one() {
     }
     seen.dedup();
     assert_eq!(seen, [0, 56, 64, 72, 80]);
+}
+
+fn with_rule(mut s: GovSettings, gate: GateRule) -> GovSettings {
+    s.p2.gate = gate;
+    s
+}
+
+#[test]
+fn the_bank_prices_each_request_as_the_replay_does() {
+    // U, A, T, A, T, A: 10 tokens each as off sends them, the result at 2 sent as 20 of its 100.
+    let h = vec![
+        Message::user("go"),
+        Message::assistant("a", vec![]),
+        Message::tool("c1", "r", false),
+        Message::assistant("a", vec![]),
+        Message::tool("c2", "r", false),
+        Message::assistant("a", vec![]),
+    ];
+    let sent = |i: usize| if i == 2 { (100, 20) } else { (10, 10) };
+    let mut bank = Bank::default();
+    // Request 1 sends message 0 (both write 10); request 2 sends 0..3 (reads 10, writes 110 and 30:
+    // 137.5 − 37.5 = 100); request 3 sends 0..5 (reads 120 and 40, writes 20: 12 − 4 = 8).
+    bank.account(&h, 6, &sent);
+    assert!((bank.saved - 108.0).abs() < 1e-9, "{}", bank.saved);
+    assert_eq!(bank.prev, Some(5));
+    // A rewrite from message 2 owed 50: the next request reads only 0..2 of the governed stream.
+    let mut h = h;
+    h.extend([
+        Message::tool("c3", "r", false),
+        Message::assistant("a", vec![]),
+    ]);
+    bank.owed = 50.0;
+    bank.brk = Some(2);
+    bank.gov.truncate(3);
+    // off: 0.1 × 140 + 1.25 × 20 = 39; governed: 0.1 × 20 + 1.25 × 60 (messages 2..7) = 77.
+    bank.account(&h, 8, &sent);
+    assert!(
+        (bank.saved - (108.0 + 39.0 - 77.0)).abs() < 1e-9,
+        "{}",
+        bank.saved
+    );
+    assert_eq!((bank.owed, bank.brk, bank.prev), (0.0, None, Some(7)));
+}
+
+#[test]
+fn the_bank_lends_nothing_so_a_first_rewrite_without_savings_waits() {
+    // The history of the break-even test: nothing is spilled, so nothing is banked, and the
+    // rewrite's bound 1.15 × 1,530 − 0.1 × 494 = 1,710.1 is never covered; the expected-saving rule
+    // takes it from chat = 29 (above), either bank rule never.
+    for c in [1, 29, 39] {
+        let h = history(c, 5);
+        for gate in [GateRule::Bank, GateRule::ExpectedBank] {
+            let s = with_rule(settings(2, h.len() as u32), gate);
+            let f = facts(&h, s.policy2());
+            let mut g = Gate::default();
+            assert_eq!(g.eligible(&h, &f, &s, |i| tokens_at(&h, &f, i)), 0);
+            assert_eq!(g.bank.saved, 0.0);
+        }
+    }
+}
+
+/// A 4,400-character output spilled at entry (1,100 tokens sent as 238), the read and the edit,
+/// one 4,000-character answer and short exchanges.
+fn spilled_then_superseded() -> Vec<Message> {
+    let mut h = vec![Message::user("go")];
+    h.push(crate::testkit::shell_call("s1", "python run.py"));
+    h.push(Message::tool("s1", "z".repeat(4400), false));
+    h.extend(history(0, 0).into_iter().skip(1));
+    h.push(Message::assistant("w".repeat(4000), vec![]));
+    h.push(Message::user("go on"));
+    for _ in 0..40 {
+        h.push(Message::assistant("sure", vec![]));
+        h.push(Message::user("go on"));
+    }
+    h
+}
+
+#[test]
+fn the_banked_savings_of_a_spill_pay_for_a_rewrite_the_expected_rule_defers() {
+    // Tokens: 1, 7, 1,100 (spilled: 862 saved), 4, 507, 4, 3, 1,000. Requests before boundary 8
+    // at messages 1, 3, 5, 7: the spill saves 1.25 × 862 = 1,077.5 at request 2 and
+    // 0.1 × 862 = 86.2 at requests 3 and 4: 1,249.9 banked. The read's elision (494 saved) rewrites
+    // 13 + 4 + 3 + 1,000 = 1,020 tokens: bound 1.15 × 1,020 − 0.1 × 494 = 1,123.6 ≤ 1,249.9, taken
+    // at 8; the expected saving 0.1 × 494 × 4 = 197.6 < 1,173 defers it (to 56, as before).
+    let h = spilled_then_superseded();
+    let mut seen = Vec::new();
+    for gate in [GateRule::Expected, GateRule::Bank, GateRule::ExpectedBank] {
+        let s = with_rule(settings(2, 8), gate);
+        let f = facts(&h, s.policy2());
+        let mut kept = Gate::default();
+        let mut es = Vec::new();
+        for n in 1..=h.len() {
+            let e = kept.eligible(&h[..n], &f[..n], &s, |i| tokens_at(&h, &f, i));
+            let mut fresh = Gate::default();
+            assert_eq!(
+                e,
+                fresh.eligible(&h[..n], &f[..n], &s, |i| tokens_at(&h, &f, i))
+            );
+            assert!((kept.bank.saved - fresh.bank.saved).abs() < 1e-9, "n = {n}");
+            if n == 8 && gate == GateRule::Bank {
+                assert!(
+                    (kept.bank.saved - 1249.9).abs() < 1e-9,
+                    "{}",
+                    kept.bank.saved
+                );
+                assert!((kept.bank.owed - 1123.6).abs() < 1e-9, "{}", kept.bank.owed);
+            }
+            es.push(e);
+        }
+        es.dedup();
+        seen.push(es);
+    }
+    assert_eq!(seen[0], [0, 56, 64, 72, 80, 88]);
+    assert_eq!(seen[1], [0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88]);
+    assert_eq!(seen[2], seen[0]);
+}
+
+/// Cumulative governed cost minus off's, after each request of the replay (§11.8).
+fn lead(r: &crate::replay::Replay) -> Vec<f64> {
+    let cost = |c: &crate::figures::Columns| -> Vec<f64> {
+        c.input_tokens
+            .iter()
+            .zip(&c.cached_tokens)
+            .map(|(i, k)| 0.1 * *k as f64 + 1.25 * (i - k) as f64)
+            .collect()
+    };
+    let (o, g) = (cost(&r.per_request.off), cost(&r.per_request.governed));
+    let mut sum = 0.0;
+    o.iter()
+        .zip(&g)
+        .map(|(o, g)| {
+            sum += g - o;
+            sum
+        })
+        .collect()
+}
+
+#[test]
+fn under_the_bank_governed_never_costs_more_than_off_up_to_any_request() {
+    use crate::invariants::Sources;
+    use crate::replay::{Prices, replay};
+    let parts = crate::RequestParts::default();
+    let src = Sources::default();
+    // A short session whose one boundary comes at its last request: the expected-saving rule
+    // rewrites 1,228 cached tokens there to save 494 (1.15 × 1,228 − 0.1 × 494 = 1,362.8 above
+    // off); the bank has nothing to pay with and sends what off sends.
+    let h = history(29, 5);
+    let mut s = settings(2, h.len() as u32);
+    s.mode = GovernorMode::Shadow;
+    let r = replay(&s, "s", &h, &parts, &src, &[], Prices::default());
+    assert!(
+        (r.governed.cost - r.off.cost - 1362.8).abs() < 1e-6,
+        "{}",
+        r.governed.cost - r.off.cost
+    );
+    let r = replay(
+        &with_rule(s, GateRule::Bank),
+        "s",
+        &h,
+        &parts,
+        &src,
+        &[],
+        Prices::default(),
+    );
+    assert_eq!(r.governed, r.off);
+    // With the spill and the rewrite, every prefix of the session is at or below off.
+    let h = spilled_then_superseded();
+    for gate in [GateRule::Bank, GateRule::ExpectedBank] {
+        let mut s = with_rule(settings(2, 8), gate);
+        s.mode = GovernorMode::Shadow;
+        let r = replay(&s, "s", &h, &parts, &src, &[], Prices::default());
+        let lead = lead(&r);
+        assert_eq!(lead.len(), 45);
+        assert!(lead.iter().all(|d| *d <= 1e-9), "{gate:?} {lead:?}");
+        assert!(r.governed.cost < r.off.cost);
+    }
 }

@@ -20,6 +20,7 @@ fn settings(epoch: u32) -> GovSettings {
             min_chars: 300,
             keep_recent: 5,
             keep_denials: 1,
+            gate: GateRule::Expected,
         },
     }
 }
@@ -377,6 +378,7 @@ fn a_spilled_process_result_keeps_its_envelope_and_reports_40000_lines() {
         min_chars: 2000,
         keep_recent: 5,
         keep_denials: 1,
+        gate: GateRule::Expected,
     };
     let (sent, reasons) = texts(&h, &s);
     assert_eq!(reasons, [("c1".to_owned(), "oversized".to_owned())]);
