@@ -65,9 +65,14 @@ pub fn jsonl_below(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The default sources of a workspace (spec/interfaces.md §4): Claude Code's project
-/// directories of the root and every directory below it, and every Codex session file (the
-/// caller keeps those whose cwd lies in the workspace).
+/// The default sources of a workspace (spec/interfaces.md §4): Claude Code's session files of
+/// the root and every directory below it, and every Codex session file (the caller keeps those
+/// whose cwd lies in the workspace).
+///
+/// Claude Code's directory name of a cwd is lossy (`/a/repo-2` and `/a/repo/2` are both
+/// `-a-repo-2`), so a name is only a candidate: a file in a directory named `<root>-…` is kept
+/// when the cwd it records lies in the workspace, one in the directory named `<root>` unless it
+/// records a cwd outside it (a sibling `/a/repo.x` is also `-a-repo-x`).
 #[must_use]
 pub fn default_files(env: &Env, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut claude = Vec::new();
@@ -75,17 +80,20 @@ pub fn default_files(env: &Env, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let projects = home.join(".claude/projects");
         let want = claude_project_dir(root);
         if let Ok(rd) = std::fs::read_dir(&projects) {
-            let mut dirs: Vec<PathBuf> = rd
+            let mut dirs: Vec<(PathBuf, bool)> = rd
                 .flatten()
-                .filter(|e| {
+                .filter_map(|e| {
                     let n = e.file_name().to_string_lossy().into_owned();
-                    n == want || n.starts_with(&format!("{want}-"))
+                    let exact = n == want;
+                    (exact || n.starts_with(&format!("{want}-"))).then(|| (e.path(), exact))
                 })
-                .map(|e| e.path())
                 .collect();
             dirs.sort();
-            for d in dirs {
-                claude.extend(jsonl_below(&d));
+            for (d, exact) in dirs {
+                claude.extend(jsonl_below(&d).into_iter().filter(|f| match claude_cwd(f) {
+                    Some(c) => c == root || is_inside(&c, root),
+                    None => exact,
+                }));
             }
         }
     }
@@ -94,6 +102,34 @@ pub fn default_files(env: &Env, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         .map(|h| jsonl_below(&h.join("sessions")))
         .unwrap_or_default();
     (claude, codex)
+}
+
+/// Records read to find the cwd a Claude Code session file records.
+const CLAUDE_CWD_LINES: usize = 50;
+
+/// The first `cwd` a Claude Code session file records (its first 50 lines, at most 1 MiB
+/// each), when it records one.
+fn claude_cwd(p: &Path) -> Option<PathBuf> {
+    use std::io::{BufRead as _, Read as _};
+    let f = std::fs::File::open(p).ok()?;
+    let mut r = std::io::BufReader::new(f);
+    let mut line = Vec::new();
+    for _ in 0..CLAUDE_CWD_LINES {
+        line.clear();
+        let n = r.by_ref().take(1 << 20).read_until(b'\n', &mut line).ok()?;
+        if n == 0 {
+            return None;
+        }
+        if !line.ends_with(b"\n") && n == 1 << 20 {
+            return None;
+        }
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line)
+            && let Some(c) = v.get("cwd").and_then(serde_json::Value::as_str)
+        {
+            return Some(PathBuf::from(c));
+        }
+    }
+    None
 }
 
 fn modified(p: &Path) -> std::time::SystemTime {
