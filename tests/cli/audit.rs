@@ -665,6 +665,6 @@ fn without_arguments_the_workspace_sessions_are_found() {
     assert_eq!(none.stdout, "0 session(s) audited\n");
     assert_eq!(
         none.stderr,
-        "note: no session of this workspace was found in ~/.claude/projects/ or $CODEX_HOME/sessions/\n"
+        "note: no session of this workspace was found in ~/.claude/projects/, $CODEX_HOME/sessions/ or alisio-ls's store\n"
     );
 }

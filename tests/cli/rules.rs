@@ -106,6 +106,7 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
             "instructions-invalid-utf8",
             "instructions-too-long",
             "audit-not-predicted",
+            "audit-not-received",
             "audit-import-not-expanded",
             "audit-reference-unread",
             "instructions-secret",
