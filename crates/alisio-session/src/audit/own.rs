@@ -200,3 +200,6 @@ fn delivery(r: &DeliveryRow, how: &'static str, prompt: usize) -> Delivery {
         text: String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests;
