@@ -757,6 +757,7 @@ export interface AuditFinding {
   kind:
     | 'older-copy'
     | 'not-predicted'
+    | 'not-received'
     | 'import-not-expanded'
     | 'reference-unread'
     | 'description-shortened'
@@ -770,7 +771,7 @@ export interface AuditFinding {
 /** One recent session of the workspace, newest first per client. */
 export interface AuditedSession {
   file: string;
-  /** `Claude Code` or `Codex`. */
+  /** `Claude Code`, `Codex` or `alisio-ls`. */
   client: string;
   format: string;
   session: string;

@@ -899,6 +899,7 @@ fn audit_samples() -> Vec<AuditSessionsResult> {
         findings: [
             "older-copy",
             "not-predicted",
+            "not-received",
             "import-not-expanded",
             "reference-unread",
             "description-shortened",
