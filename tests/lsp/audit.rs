@@ -395,8 +395,10 @@ fn a_file_a_recent_session_never_received_gets_audit_not_received() {
     let d = lsp.diagnostics_for(&agents, |d| !audit_only(d).is_empty());
     assert_eq!(
         audit_only(&d),
-        [json!({"code": "audit-not-received", "range": range(0, 0, 0, 7), "severity": 2,
-            "message": "Codex never received this file in 1 of the last 1 Codex session(s) (newest: cy), but `context explain --host codex` predicts it for the session's cwd"})]
+        [
+            json!({"code": "audit-not-received", "range": range(0, 0, 0, 7), "severity": 2,
+            "message": "Codex never received this file in 1 of the last 1 Codex session(s) (newest: cy), but `context explain --host codex` predicts it for the session's cwd"})
+        ]
     );
     assert_eq!(
         lens_titles(&mut lsp, &agents)
