@@ -388,10 +388,13 @@ fn codex_predicted(p: &Place<'_>, cwd: &Path) -> Option<(Option<String>, Vec<Str
     Some((text, files))
 }
 
+/// `(canonical path, sha256 of the text as read, bytes kept)` of each file of a section.
+type SectionFiles = Vec<(PathBuf, String, usize)>;
+
 /// The files `context explain --host alisio` predicts for `target`: `(canonical path, sha256 of
 /// the text as read, bytes kept)` of each file the section carries; `None` when explain cannot
 /// run there.
-fn alisio_predicted(p: &Place<'_>, target: &Path) -> Option<Vec<(PathBuf, String, usize)>> {
+fn alisio_predicted(p: &Place<'_>, target: &Path) -> Option<SectionFiles> {
     let dir = if target.is_dir() {
         target
     } else {
@@ -544,7 +547,7 @@ pub fn compare(p: &Place<'_>, s: &mut SessionAudit) {
     let mut cache: HashMap<PathBuf, Option<Vec<(String, String)>>> = HashMap::new();
     let cwd = s.cwd.clone().map(PathBuf::from);
     let mut disk: HashMap<(String, String), &'static str> = HashMap::new();
-    let mut alisio: HashMap<PathBuf, Option<Vec<(PathBuf, String, usize)>>> = HashMap::new();
+    let mut alisio: HashMap<PathBuf, Option<SectionFiles>> = HashMap::new();
     for d in &mut s.deliveries {
         if s.format == own::FORMAT {
             d.on_disk = Some(alisio_on_disk(p, &d.path, &d.sha256));

@@ -80,6 +80,19 @@ fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
     r.session_id
 }
 
+/// A stored row as the test compares it: id, request, at_seq, kind, how, path, sha256, bytes.
+type StoredRow<'a> = (i64, i64, i64, &'a str, &'a str, &'a str, &'a str, i64);
+/// A delivery as the test compares it: line, prompt, how, path, bytes, onDisk, predicted.
+type Seen<'a> = (
+    usize,
+    usize,
+    &'a str,
+    &'a str,
+    usize,
+    Option<&'a str>,
+    Option<bool>,
+);
+
 const READ_SUB: &str = r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"sub/x.txt"}}]}"#;
 
 #[test]
@@ -92,7 +105,7 @@ fn the_runner_records_each_delivery_and_audit_reads_the_store_like_a_client_file
     {
         let store = Store::open(&w.state).unwrap();
         let rows = store.deliveries(&sid).unwrap();
-        let got: Vec<(i64, i64, i64, &str, &str, &str, &str, i64)> = rows
+        let got: Vec<StoredRow<'_>> = rows
             .iter()
             .map(|r| {
                 (
@@ -203,7 +216,7 @@ fn the_runner_records_each_delivery_and_audit_reads_the_store_like_a_client_file
         ("alisio", sid.as_str(), Some(root.as_str()), Some(true))
     );
     assert_eq!((s.lines, s.prompts, s.skipped_lines), (7, 2, 0));
-    let d: Vec<(usize, usize, &str, &str, usize, Option<&str>, Option<bool>)> = s
+    let d: Vec<Seen<'_>> = s
         .deliveries
         .iter()
         .map(|d| {
