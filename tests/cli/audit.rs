@@ -643,6 +643,15 @@ fn without_arguments_the_workspace_sessions_are_found() {
         &projects.join("-elsewhere").join("c.jsonl"),
         user("/elsewhere"),
     );
+    // A sibling repository `<root>-2`: its directory name extends the root's, its files are
+    // not this workspace's.
+    let sibling = format!("{root}-2");
+    crate::common::write(
+        &projects
+            .join(encoded(std::path::Path::new(&sibling)))
+            .join("d.jsonl"),
+        user(&sibling),
+    );
     let r = ws.run(&["audit", "--json"]);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
     let got: Vec<(Value, Value)> = r.json()["sessions"]
@@ -665,6 +674,169 @@ fn without_arguments_the_workspace_sessions_are_found() {
     assert_eq!(none.stdout, "0 session(s) audited\n");
     assert_eq!(
         none.stderr,
-        "note: no session of this workspace was found in ~/.claude/projects/ or $CODEX_HOME/sessions/\n"
+        "note: no session of this workspace was found in ~/.claude/projects/, $CODEX_HOME/sessions/ or alisio-ls's store\n"
+    );
+}
+
+/// Sets the modification time of `files` (below the workspace) to 2025-01-01, before the
+/// sessions of these tests started.
+fn age(ws: &Ws, files: &[&str]) {
+    for f in files {
+        std::fs::File::options()
+            .write(true)
+            .open(ws.root.join(f))
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_735_689_600))
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_file_explain_predicts_that_a_claude_session_never_received_is_reported() {
+    let ws = Ws::new();
+    ws.files(&[
+        ("CLAUDE.md", "rules\n"),
+        (".claude/rules/style.md", "tabs\n"),
+    ]);
+    age(&ws, &["CLAUDE.md", ".claude/rules/style.md"]);
+    let root = ws.root.display().to_string();
+    let instructions = json!({"attachment": {"type": "instructions", "files": [
+        {"path": format!("{root}/CLAUDE.md"), "type": "Project", "content": "rules"}]}});
+    let lines = [
+        rec(
+            &root,
+            "user",
+            "2026-01-01T10:00:00.000Z",
+            json!({"message": {"role": "user", "content": "hi"}}),
+        ),
+        rec(
+            &root,
+            "attachment",
+            "2026-01-01T10:00:00.000Z",
+            instructions,
+        ),
+    ];
+    ws.file("s.jsonl", lines.iter().map(line).collect::<String>());
+    let r = ws.run(&["audit", "--json", "s.jsonl"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let s = &r.json()["sessions"][0];
+    assert_eq!(s["deliveries"][0]["predicted"], true);
+    assert_eq!(
+        s["notReceived"],
+        json!([{"path": format!("{root}/.claude/rules/style.md"), "sha256": sha("tabs")}])
+    );
+    let human = ws.run(&["audit", "s.jsonl"]);
+    assert!(
+        human.stdout.contains(&format!(
+            "{root}/CLAUDE.md\n  NOT-RECEIVED: {root}/.claude/rules/style.md (explain predicts it for the session's cwd)\n"
+        )),
+        "{}",
+        human.stdout
+    );
+    // Edited after the session started, the file says nothing about the session.
+    ws.file(".claude/rules/style.md", "tabs, edited\n");
+    let later = ws.run(&["audit", "--json", "s.jsonl"]);
+    assert_eq!(later.json()["sessions"][0]["notReceived"], json!([]));
+}
+
+#[test]
+fn a_file_explain_predicts_that_a_codex_session_never_received_is_reported() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "agents\n");
+    age(&ws, &["AGENTS.md"]);
+    let root = ws.root.display().to_string();
+    let lines = [
+        json!({"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "cx", "cwd": root, "cli_version": "0.171.0"}}),
+        json!({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "do it"}]}}),
+    ];
+    ws.file("rollout.jsonl", lines.iter().map(line).collect::<String>());
+    let r = ws.run(&["audit", "--json", "rollout.jsonl"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let s = &r.json()["sessions"][0];
+    assert_eq!(s["deliveries"], json!([]));
+    assert_eq!(
+        s["notReceived"],
+        json!([{"path": format!("{root}/AGENTS.md")}])
+    );
+    let human = ws.run(&["audit", "rollout.jsonl"]);
+    assert!(
+        human.stdout.contains(&format!(
+            "  instruction files delivered: none\n  NOT-RECEIVED: {root}/AGENTS.md (explain predicts it for the session's cwd)\n"
+        )),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn alisio_sessions_are_audited_from_the_store_and_a_file_never_received_is_reported() {
+    let ws = Ws::new();
+    ws.files(&[
+        ("AGENTS.md", "root rules\n"),
+        ("sub/AGENTS.md", "sub rules\n"),
+        ("sub/x.txt", "x\n"),
+    ]);
+    ws.file(
+        "s.jsonl",
+        [
+            r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"sub/x.txt"}}]}"#,
+            r#"{"text":"done"}"#,
+        ]
+        .join("\n"),
+    );
+    let run = ws.run(&["run", "--json", "--script", "s.jsonl", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let sid = run
+        .stdout
+        .lines()
+        .find_map(|l| {
+            let v: Value = serde_json::from_str(l).ok()?;
+            (v["type"] == "run_started").then(|| v["sessionId"].as_str().unwrap().to_owned())
+        })
+        .unwrap();
+    ws.file("AGENTS.md", "root rules, edited\n");
+    // A global file older than the session, which that run did not have (it was not there).
+    crate::common::write(&ws.config_home.join("AGENTS.md"), "global\n");
+    std::fs::File::options()
+        .write(true)
+        .open(ws.config_home.join("AGENTS.md"))
+        .unwrap()
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_735_689_600))
+        .unwrap();
+    let r = ws.run(&["audit"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let root = ws.root.display().to_string();
+    let db = ws.root.parent().unwrap().join("state/sessions.db");
+    let global = ws.config_home.join("AGENTS.md").display().to_string();
+    let want = format!(
+        "{db} [{sid}] alisio
+  cwd {root} (in this workspace)
+  2 lines, 0 skipped, 1 prompts
+  instruction files delivered:
+    prompt  line  how               sha256        disk        explain     path
+    1       1     startup           {a}  OLDER-COPY  NOT-PREDICTED  {root}/AGENTS.md
+    1       2     nested after read_file (line 3)  {s}  same        predicted   {root}/sub/AGENTS.md
+  NOT-RECEIVED: {global} (explain predicts it for the session's cwd)
+  cache: 0 requests: 0 cold, 0 hits, 0 expected rebuilds, 0 ttl-expired, 0 broken; cost $0.0000, avoidable $0.0000, ttl $0.0000
+
+1 session(s) audited
+",
+        db = db.display(),
+        a = &sha("root rules\n")[..12],
+        s = &sha("sub rules\n")[..12],
+    );
+    assert_eq!(r.stdout, want);
+    // The store named on the command line: the same session.
+    let j = ws.run(&["audit", "--json", &db.display().to_string()]);
+    assert_eq!((j.code, j.stderr.as_str()), (0, ""));
+    let s = &j.json()["sessions"][0];
+    assert_eq!(
+        (s["format"].as_str(), s["session"].as_str()),
+        (Some("alisio"), Some(sid.as_str()))
+    );
+    assert_eq!(
+        s["notReceived"],
+        json!([{"path": global, "sha256": sha("global\n")}])
     );
 }

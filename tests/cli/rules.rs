@@ -37,7 +37,7 @@ fn codes_on(example: &serde_json::Value) -> Vec<String> {
 #[test]
 fn every_rule_is_listed_with_every_field() {
     let rules = catalogue();
-    assert_eq!(rules.len(), 91);
+    assert_eq!(rules.len(), 92);
     for r in &rules {
         for k in [
             "id", "summary", "files", "hosts", "profiles", "severity", "tier", "fix", "evidence",
@@ -106,6 +106,7 @@ fn every_example_fires_on_bad_and_stays_silent_on_good() {
             "instructions-invalid-utf8",
             "instructions-too-long",
             "audit-not-predicted",
+            "audit-not-received",
             "audit-import-not-expanded",
             "audit-reference-unread",
             "instructions-secret",

@@ -155,12 +155,12 @@ fn a_locked_session_is_busy_and_foreign_or_newer_stores_are_refused() {
         "{}",
         r.stderr
     );
-    db(&ws).execute_batch("PRAGMA user_version = 3").unwrap();
+    db(&ws).execute_batch("PRAGMA user_version = 4").unwrap();
     let (r, _) = run(&ws, "x", &[]);
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains(
-            "Session store was created by a newer alisio-ls (schema 3); upgrade alisio-ls"
+            "Session store was created by a newer alisio-ls (schema 4); upgrade alisio-ls"
         ),
         "{}",
         r.stderr

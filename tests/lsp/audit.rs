@@ -368,3 +368,44 @@ fn a_bad_audit_option_is_reported_and_the_default_kept() {
     );
     assert_eq!(lsp.shutdown_and_exit(), 0);
 }
+
+#[test]
+fn a_file_a_recent_session_never_received_gets_audit_not_received() {
+    let ws = Ws::new();
+    ws.file("AGENTS.md", "# Rules\n\nUse tabs.\n");
+    // Older than the session: it was there when the session started.
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_735_689_600);
+    std::fs::File::options()
+        .write(true)
+        .open(ws.root.join("AGENTS.md"))
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+    let root = ws.root.display().to_string();
+    write(
+        &ws.home.join(".codex/sessions/2026/12/01/rollout-cy.jsonl"),
+        lines(&[
+            json!({"timestamp": "2026-12-01T00:00:00Z", "type": "session_meta", "payload": {"id": "cy", "cwd": root, "cli_version": "0.171.0"}}),
+            json!({"timestamp": "2026-12-01T00:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "do it"}]}}),
+        ]),
+    );
+    let agents = ws.root.join("AGENTS.md");
+    let mut lsp = start(&ws, json!({}), json!({}));
+    let d = lsp.diagnostics_for(&agents, |d| !audit_only(d).is_empty());
+    assert_eq!(
+        audit_only(&d),
+        [
+            json!({"code": "audit-not-received", "range": range(0, 0, 0, 7), "severity": 2,
+            "message": "Codex never received this file in 1 of the last 1 Codex session(s) (newest: cy), but `context explain --host codex` predicts it for the session's cwd"})
+        ]
+    );
+    assert_eq!(
+        lens_titles(&mut lsp, &agents)
+            .into_iter()
+            .map(|t| t.0)
+            .collect::<Vec<_>>(),
+        ["Codex, last session: delivered 0/1; 1 never received it"]
+    );
+    assert_eq!(lsp.shutdown_and_exit(), 0);
+}

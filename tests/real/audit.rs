@@ -46,7 +46,46 @@ pub fn cases() -> Vec<Case> {
             .file("ws/CLAUDE.md", "@AGENTS.md\n")
             .file("ws/AGENTS.md", "first text\n")
             .check(std::sync::Arc::new(check_older_copy)),
+        Case::new(Client::ClaudeCode, "audit_a_file_the_session_never_received")
+            .file("ws/CLAUDE.md", "rules\n")
+            .check(std::sync::Arc::new(check_not_received)),
     ]
+}
+
+/// The session ran with CLAUDE.md alone. A rule file appears afterwards with a modification
+/// time before the session's start (as a file the client failed to send would have): the audit
+/// must report it, and only it, as predicted but never received, and the fake server must
+/// indeed not have received it.
+fn check_not_received(ctx: &Ctx<'_>) -> Result<(), String> {
+    let rule = ctx.ws.join(".claude/rules/style.md");
+    std::fs::create_dir_all(rule.parent().ok_or("no parent")?).map_err(|e| e.to_string())?;
+    std::fs::write(&rule, "tabs\n").map_err(|e| e.to_string())?;
+    std::fs::File::options()
+        .write(true)
+        .open(&rule)
+        .and_then(|f| {
+            f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_735_689_600))
+        })
+        .map_err(|e| e.to_string())?;
+    let wire: Vec<Value> = extract::main_requests(&ctx.outcome.requests);
+    let ws = ctx.ws.display().to_string();
+    let first = wire.first().ok_or("no main request")?;
+    eq(
+        "files the client sent",
+        blocks(first, false)
+            .into_iter()
+            .map(|b| b.0)
+            .collect::<Vec<_>>(),
+        vec![format!("{ws}/CLAUDE.md")],
+    )?;
+    let v = expect::alisio(ctx, &["audit", "--json"])?;
+    let audit = &v["sessions"][0];
+    eq(
+        "not received",
+        &audit["notReceived"],
+        &json!([{"path": format!("{ws}/.claude/rules/style.md"), "sha256": expect::sha256_hex("tabs")}]),
+    )
+    .map_err(|e| format!("{e}\naudit:\n{audit:#}"))
 }
 
 /// The session's first prompt ran with `first text`; AGENTS.md is edited, then the session is
@@ -290,6 +329,8 @@ fn compare(ctx: &Ctx<'_>, audit: &Value, wire: &[Value]) -> Result<(), String> {
     let ws = ctx.ws.display().to_string();
     eq("workspace match", &audit["workspaceMatch"], &json!(true))?;
     eq("skipped lines", &audit["skippedLines"], &json!(0))?;
+    // Everything explain predicts at start, the real client sent.
+    eq("not received", &audit["notReceived"], &json!([]))?;
     let first = wire.first().ok_or("no main request")?;
     let post = wire
         .iter()

@@ -113,6 +113,7 @@ codes! {
     InstructionsImportLink => "instructions-import-link",
     InstructionsPointerEmpty => "instructions-pointer-empty",
     AuditNotPredicted => "audit-not-predicted",
+    AuditNotReceived => "audit-not-received",
     AuditImportNotExpanded => "audit-import-not-expanded",
     AuditReferenceUnread => "audit-reference-unread",
     // The family files of spec/instructions.md §10 (agents, commands, MCP servers).
@@ -213,6 +214,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 91);
+        assert_eq!(Code::ALL.len(), 92);
     }
 }

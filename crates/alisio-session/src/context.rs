@@ -7,11 +7,13 @@ use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
 use super::{AttachedFile, Attachment, ForkSkill, Section, SessionContext};
+use crate::store::Delivered;
 use alisio_base::config::{Host, Settings};
+use alisio_base::text::sha256_hex;
 use alisio_base::workspace::{DiskFs, Env};
 use alisio_rules::instructions::read::{Mode, Reader};
 use alisio_rules::instructions::{
-    FileKind, FileScope, ListedFile, Setup, attach, budget, chain, explain, model_text,
+    FileKind, FileScope, ListedFile, Setup, Truncation, attach, budget, chain, explain, model_text,
 };
 use alisio_rules::skills::{catalog, tools as stools};
 
@@ -110,11 +112,15 @@ impl SessionContext for DiskContext {
             let mut l = self.list(setup, reader, cwd, attached);
             let (_, notice) = budget::apply_alisio(&mut l, self.settings.max_bytes);
             let skills = self.skills(cwd);
+            let text = catalog::catalog_text(&skills);
+            let mut delivered = delivered_files(&l);
+            delivered.extend(delivered_skills(&skills, text.as_deref()));
             Section {
                 files: model_text::section_parts(&l, notice.as_deref(), &self.root),
                 // The skill catalog is the section's extras (spec/instructions.md §2.7 item 5).
-                skills: catalog::catalog_text(&skills),
+                skills: text,
                 skill_names: catalog::enum_names(&skills),
+                delivered,
             }
         })
     }
@@ -153,8 +159,22 @@ impl SessionContext for DiskContext {
                 .collect();
             let files = attach::qualifying(setup, reader, &base, &sent, paths);
             let text = attach::attachment(&files)?;
+            let delivered = files
+                .iter()
+                .map(|f| {
+                    let mut d = delivered(
+                        "instruction",
+                        "nested",
+                        f.path.to_string_lossy().into_owned(),
+                        f.sha256.clone(),
+                    );
+                    d.bytes = i64::try_from(f.text.len()).unwrap_or(i64::MAX);
+                    d
+                })
+                .collect();
             Some(Attachment {
                 text,
+                delivered,
                 files: files
                     .into_iter()
                     .map(|f| AttachedFile {
@@ -217,6 +237,81 @@ impl SessionContext for DiskContext {
             }
         }
     }
+}
+
+fn delivered(kind: &'static str, how: &'static str, path: String, sha256: String) -> Delivered {
+    Delivered {
+        kind,
+        how,
+        path,
+        sha256,
+        bytes: 0,
+        name: None,
+        detail: None,
+        call_id: None,
+        tool: None,
+        target: None,
+    }
+}
+
+/// The instruction files the section carries (those [`model_text::section_parts`] keeps), with
+/// the sha256 of each file's text as read (the attach map's hash) and the bytes kept: a file
+/// attached on access that joined the section is `joined`, the others `section`.
+fn delivered_files(l: &[ListedFile]) -> Vec<Delivered> {
+    l.iter()
+        .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)
+        .map(|f| {
+            let how = if f.delivery == alisio_rules::instructions::Delivery::OnAccess {
+                "joined"
+            } else {
+                "section"
+            };
+            let mut d = delivered(
+                "instruction",
+                how,
+                f.path.to_string_lossy().into_owned(),
+                sha256_hex(&f.file.text),
+            );
+            d.bytes = i64::try_from(f.kept_bytes).unwrap_or(i64::MAX);
+            d.detail = (f.truncation != Truncation::None).then(|| f.truncation.as_str().to_owned());
+            d
+        })
+        .collect()
+}
+
+/// The catalog as sent (its text's sha256 and length) and each listed skill (its SKILL.md's
+/// sha256, its description's length as listed, `full` or `dropped` when the catalog is
+/// collapsed); nothing when no skill is listed.
+fn delivered_skills(entries: &[catalog::Entry], text: Option<&str>) -> Vec<Delivered> {
+    let Some(text) = text else {
+        return Vec::new();
+    };
+    let collapsed = catalog::is_collapsed(entries);
+    let mut out = vec![delivered(
+        "catalog",
+        "listing",
+        String::new(),
+        sha256_hex(text),
+    )];
+    out[0].bytes = i64::try_from(text.len()).unwrap_or(i64::MAX);
+    for e in catalog::listed(entries) {
+        let bytes = std::fs::read(&e.file).unwrap_or_default();
+        let mut d = delivered(
+            "skill",
+            "listing",
+            e.file.to_string_lossy().into_owned(),
+            sha256_hex(&bytes),
+        );
+        d.name = Some(e.name.clone());
+        d.bytes = if collapsed {
+            0
+        } else {
+            i64::try_from(e.description.chars().count()).unwrap_or(i64::MAX)
+        };
+        d.detail = Some(if collapsed { "dropped" } else { "full" }.to_owned());
+        out.push(d);
+    }
+    out
 }
 
 /// `context: fork` and `allowed-tools` (a space-separated string or a list) of a SKILL.md's

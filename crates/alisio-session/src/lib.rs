@@ -48,6 +48,9 @@ pub struct Attachment {
     pub text: String,
     /// The files it delivers (added to the attach map).
     pub files: Vec<AttachedFile>,
+    /// The same files as the store's `deliveries` records them (`nested`, with the bytes of
+    /// each text; the caller adds the call that carries them).
+    pub delivered: Vec<store::Delivered>,
 }
 
 /// The instruction section and the skill catalog of a request, cut at their files
@@ -62,6 +65,10 @@ pub struct Section {
     /// The values of `skill_load`'s `name` enum when they fit its bound (spec/skills.md §4.2);
     /// `None` leaves the parameter a plain string.
     pub skill_names: Option<Vec<String>>,
+    /// What the section and the catalog deliver, file by file (the request's set in the store's
+    /// `deliveries`, spec/sessions.md §1.3): the kept instruction files in section order, then
+    /// the catalog and each listed skill.
+    pub delivered: Vec<store::Delivered>,
 }
 
 impl Section {

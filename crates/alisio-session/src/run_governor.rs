@@ -94,6 +94,8 @@ pub struct Parts {
     pub tools: String,
     /// The tool definitions as sent (`tools` is their measured JSON).
     pub definitions: Vec<super::tools::ToolDef>,
+    /// The files the section and the catalog deliver ([`crate::Section::delivered`]).
+    pub delivered: Vec<super::store::Delivered>,
 }
 
 impl Parts {

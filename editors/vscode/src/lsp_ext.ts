@@ -759,6 +759,7 @@ export interface AuditFinding {
   kind:
     | 'older-copy'
     | 'not-predicted'
+    | 'not-received'
     | 'import-not-expanded'
     | 'reference-unread'
     | 'description-shortened'
@@ -772,7 +773,7 @@ export interface AuditFinding {
 /** One recent session of the workspace, newest first per client. */
 export interface AuditedSession {
   file: string;
-  /** `Claude Code` or `Codex`. */
+  /** `Claude Code`, `Codex` or `alisio-ls`. */
   client: string;
   format: string;
   session: string;

@@ -9,12 +9,13 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{Ctx, Exit, Failure, err_line, out};
-use alisio_session::audit::{Place, compare, default_files, jsonl_below, read_file};
+use alisio_session::audit::{Place, compare, default_files, jsonl_below, own, read_file};
 
 #[derive(clap::Args, Debug)]
 pub struct AuditArgs {
-    /// Session files or directories (searched for `*.jsonl`). Without one: this workspace's
-    /// sessions in ~/.claude/projects/ and $CODEX_HOME/sessions/.
+    /// Session files or directories (searched for `*.jsonl`), or an alisio-ls store
+    /// (`sessions.db`). Without one: this workspace's sessions in ~/.claude/projects/,
+    /// $CODEX_HOME/sessions/ and alisio-ls's own store ($ALISIO_STATE_HOME).
     #[arg(value_name = "FILE|DIR")]
     pub paths: Vec<PathBuf>,
     /// Also write a self-contained HTML page (tables and the per-request cache chart).
@@ -54,12 +55,23 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
     let mut sessions = Vec::new();
     for (f, only_workspace) in files {
         let shown = ctx.display(&f);
+        if own::is_store(&f) {
+            for mut s in own::all_sessions(&f, &shown).map_err(Failure)? {
+                compare(&place(ctx), &mut s);
+                sessions.push(s);
+            }
+            continue;
+        }
         let mut s = read_file(&f, &shown).map_err(Failure)?;
         compare(&place(ctx), &mut s);
         if only_workspace && s.workspace_match != Some(true) {
             continue;
         }
         sessions.push(s);
+    }
+    if a.paths.is_empty() {
+        sessions
+            .extend(alisio_session::audit::own_sessions(&place(ctx), usize::MAX).map_err(Failure)?);
     }
     if let Some(h) = &a.html {
         super::audit_html::write(&ctx.resolve(h), &h.display().to_string(), &sessions)?;
@@ -72,7 +84,7 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
     }
     if sessions.is_empty() && a.paths.is_empty() {
         err_line(
-            "note: no session of this workspace was found in ~/.claude/projects/ or $CODEX_HOME/sessions/",
+            "note: no session of this workspace was found in ~/.claude/projects/, $CODEX_HOME/sessions/ or alisio-ls's store",
         );
     }
     Ok(Exit::Ok)

@@ -75,9 +75,21 @@ fn header(o: &mut String, s: &SessionAudit) {
     }
 }
 
+/// The files explain predicts that the session never received (`NOT-RECEIVED`).
+fn not_received(o: &mut String, s: &SessionAudit) {
+    for n in &s.not_received {
+        let _ = writeln!(
+            o,
+            "  NOT-RECEIVED: {} (explain predicts it for the session's cwd)",
+            n.path
+        );
+    }
+}
+
 fn deliveries(o: &mut String, s: &SessionAudit) {
     if s.deliveries.is_empty() {
         let _ = writeln!(o, "  instruction files delivered: none");
+        not_received(o, s);
         return;
     }
     let _ = writeln!(o, "  instruction files delivered:");
@@ -124,6 +136,7 @@ fn deliveries(o: &mut String, s: &SessionAudit) {
             );
         }
     }
+    not_received(o, s);
 }
 
 fn skills(o: &mut String, s: &SessionAudit) {

@@ -901,6 +901,7 @@ fn audit_samples() -> Vec<AuditSessionsResult> {
         findings: [
             "older-copy",
             "not-predicted",
+            "not-received",
             "import-not-expanded",
             "reference-unread",
             "description-shortened",

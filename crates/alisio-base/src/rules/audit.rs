@@ -6,7 +6,7 @@
 use super::{Example, Fix, Rule, Tier, described, ex};
 use crate::diagnostic::{Code, Severity};
 
-const EVIDENCE: &str = "the session files Claude Code 2.1.332 and Codex 0.171.0 write (~/.claude/projects/, $CODEX_HOME/sessions/), read by `alisio-ls audit` (spec/interfaces.md §4)";
+const EVIDENCE: &str = "the session files Claude Code 2.1.332 and Codex 0.171.0 write (~/.claude/projects/, $CODEX_HOME/sessions/) and alisio-ls's own store (its `deliveries`, spec/sessions.md §1.3), read by `alisio-ls audit` (spec/interfaces.md §4)";
 
 const FILES: &str = "every instruction file a recorded session received";
 
@@ -23,7 +23,7 @@ pub(super) static RULES: &[Rule] = &[
         code: Code::AuditNotPredicted,
         summary: "a recent session received this file, unchanged since, where `context explain` does not predict it (or, for Codex, the joined instructions it sent differ from the prediction): the simulation and the client disagree",
         files: FILES,
-        hosts: &["claude-code", "codex"],
+        hosts: &["claude-code", "codex", "alisio"],
         profiles: &[],
         severity: Severity::Warning,
         tier: Tier::Default,
@@ -32,6 +32,21 @@ pub(super) static RULES: &[Rule] = &[
         good: GOOD,
         bad: described(
             "a Claude Code session of this workspace whose first request carried pkg/CLAUDE.md although `context explain --host claude-code` for the session's cwd does not list it",
+        ),
+    },
+    Rule {
+        code: Code::AuditNotReceived,
+        summary: "`context explain` predicts this file at start for a recent session's cwd, the file has not changed since the session started, and the session never received it: the simulation and the client disagree",
+        files: FILES,
+        hosts: &["claude-code", "codex", "alisio"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: EVIDENCE,
+        good: GOOD,
+        bad: described(
+            "a Claude Code session started at the root whose first request carried CLAUDE.md but not AGENTS.md, although AGENTS.md was older than the session and `context explain --host claude-code` lists it",
         ),
     },
     Rule {

@@ -172,6 +172,19 @@ pub struct Compaction {
     pub lost: ContextState,
 }
 
+/// A file `context explain` predicts for the session's cwd that the session never received
+/// (filled by the caller, spec/interfaces.md §4.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotReceived {
+    /// Absolute path.
+    pub path: String,
+    /// The sha256 explain gives for it now (of the text the client would deliver), when it
+    /// gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
 /// Cache totals of a session.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -215,11 +228,18 @@ pub struct SessionAudit {
     pub problems: Vec<Problem>,
     pub prompts: usize,
     pub deliveries: Vec<Delivery>,
+    /// Filled by the caller: the files explain predicts at start for the session's cwd that
+    /// the session never received (and that have not changed since it started).
+    pub not_received: Vec<NotReceived>,
     pub skill_listings: Vec<SkillListing>,
     pub skills_invoked: Vec<SkillUse>,
     pub compactions: Vec<Compaction>,
     pub requests: Vec<RequestCache>,
     pub cache: CacheTotals,
+    /// When the session started (its first record's timestamp, ms since the epoch), when one
+    /// was recorded (never serialised; the caller's not-received check reads it).
+    #[serde(skip)]
+    pub started_ms: Option<i64>,
 }
 
 /// The streaming reader of one session file.
@@ -300,6 +320,12 @@ impl Auditor {
             Self::problem(&mut self.out, n, msg);
             return;
         };
+        if self.out.started_ms.is_none() {
+            self.out.started_ms = v
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(timestamp_ms);
+        }
         if self.format.is_none() {
             self.format = detect(&v);
             if self.format.is_none() {

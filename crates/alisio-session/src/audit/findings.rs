@@ -20,15 +20,25 @@ pub fn client_name(format: &str) -> &'static str {
     match format {
         "claude-code" => "Claude Code",
         "codex" => "Codex",
+        super::own::FORMAT => "alisio-ls",
         _ => "unknown client",
+    }
+}
+
+/// The `--host` of `context explain` a session's format is compared with.
+fn host_flag(format: &str) -> &'static str {
+    match format {
+        "codex" => "codex",
+        super::own::FORMAT => "alisio",
+        _ => "claude-code",
     }
 }
 
 /// One thing a session shows about a file of the workspace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SessionFinding {
-    /// `older-copy`, `not-predicted`, `import-not-expanded`, `reference-unread`,
-    /// `description-shortened`, `description-dropped` or `skipped-lines`.
+    /// `older-copy`, `not-predicted`, `not-received`, `import-not-expanded`,
+    /// `reference-unread`, `description-shortened`, `description-dropped` or `skipped-lines`.
     pub kind: &'static str,
     /// The file concerned (absolute), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,10 +114,11 @@ fn delivery_findings(s: &SessionAudit, out: &mut Vec<SessionFinding>) {
             && seen.insert(("not-predicted", shown.clone()))
         {
             let cwd = s.cwd.as_deref().unwrap_or("?");
+            let host = host_flag(s.format);
             out.push(finding(
                 "not-predicted",
                 Some(path.clone()),
-                format!("received {shown} unchanged since, but `context explain --host claude-code` does not predict it for {cwd}"),
+                format!("received {shown} unchanged since, but `context explain --host {host}` does not predict it for {cwd}"),
             ));
         }
         if d.on_disk != Some("same") {
@@ -129,12 +140,29 @@ fn delivery_findings(s: &SessionAudit, out: &mut Vec<SessionFinding>) {
     }
 }
 
+/// The files explain predicts for the session's cwd that it never received.
+fn not_received_findings(s: &SessionAudit, out: &mut Vec<SessionFinding>) {
+    let cwd = s.cwd.as_deref().unwrap_or("?");
+    let host = host_flag(s.format);
+    for n in &s.not_received {
+        out.push(finding(
+            "not-received",
+            Some(canon(&n.path)),
+            format!(
+                "`context explain --host {host}` predicts {} for {cwd}, but the session never received it",
+                n.path
+            ),
+        ));
+    }
+}
+
 /// The findings of one session (already compared with the disk), in a stable order: its
-/// instruction files, its skills, then its unread lines.
+/// instruction files (delivered, then not received), its skills, then its unread lines.
 #[must_use]
 pub fn session_findings(env: &Env, s: &SessionAudit) -> Vec<SessionFinding> {
     let mut out = Vec::new();
     delivery_findings(s, &mut out);
+    not_received_findings(s, &mut out);
     let mut seen = BTreeSet::new();
     for u in &s.skills_invoked {
         let file = skill_file(env, s, &u.name, u.dir.as_deref());
@@ -193,6 +221,7 @@ pub fn session_findings(env: &Env, s: &SessionAudit) -> Vec<SessionFinding> {
 fn code_of(kind: &str) -> Option<(Code, Severity)> {
     match kind {
         "not-predicted" => Some((Code::AuditNotPredicted, Severity::Warning)),
+        "not-received" => Some((Code::AuditNotReceived, Severity::Warning)),
         "import-not-expanded" => Some((Code::AuditImportNotExpanded, Severity::Warning)),
         "reference-unread" => Some((Code::AuditReferenceUnread, Severity::Information)),
         _ => None,
@@ -251,7 +280,12 @@ pub fn pending(audited: &Audited<'_>) -> Vec<Pending> {
                     "in {of}, the instructions Codex sent differ from what `context explain --host codex` predicts now"
                 ),
                 Code::AuditNotPredicted => format!(
-                    "{client} received this file, unchanged since, in {of}, but `context explain --host claude-code` does not predict it for the session's cwd"
+                    "{client} received this file, unchanged since, in {of}, but `context explain --host {}` does not predict it for the session's cwd",
+                    host_flag(format)
+                ),
+                Code::AuditNotReceived => format!(
+                    "{client} never received this file in {of}, but `context explain --host {}` predicts it for the session's cwd",
+                    host_flag(format)
                 ),
                 Code::AuditImportNotExpanded => format!(
                     "{client} did not expand `{}` in {of}: the model got the line, not the file",
@@ -314,6 +348,7 @@ struct Counts {
     delivered: usize,
     older: usize,
     not_predicted: usize,
+    not_received: usize,
     listed: usize,
     invoked: usize,
     unread: usize,
@@ -378,6 +413,7 @@ impl Lenses {
                 match kind {
                     "older-copy" => c.older += 1,
                     "not-predicted" => c.not_predicted += 1,
+                    "not-received" => c.not_received += 1,
                     "reference-unread" => c.unread += 1,
                     _ => {}
                 }
@@ -415,6 +451,7 @@ impl Lenses {
                 (c.unread, "left a reference unread"),
                 (c.older, "ran an older copy"),
                 (c.not_predicted, "not as explain predicts"),
+                (c.not_received, "never received it"),
             ];
             parts.extend(
                 extra

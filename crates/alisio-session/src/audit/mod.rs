@@ -5,6 +5,7 @@
 //! interfaces.md §4.6) share it. Read only: nothing here writes or sends anything.
 
 pub mod findings;
+pub mod own;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -65,9 +66,14 @@ pub fn jsonl_below(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The default sources of a workspace (spec/interfaces.md §4): Claude Code's project
-/// directories of the root and every directory below it, and every Codex session file (the
-/// caller keeps those whose cwd lies in the workspace).
+/// The default sources of a workspace (spec/interfaces.md §4): Claude Code's session files of
+/// the root and every directory below it, and every Codex session file (the caller keeps those
+/// whose cwd lies in the workspace).
+///
+/// Claude Code's directory name of a cwd is lossy (`/a/repo-2` and `/a/repo/2` are both
+/// `-a-repo-2`), so a name is only a candidate: a file in a directory named `<root>-…` is kept
+/// when the cwd it records lies in the workspace, one in the directory named `<root>` unless it
+/// records a cwd outside it (a sibling `/a/repo.x` is also `-a-repo-x`).
 #[must_use]
 pub fn default_files(env: &Env, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut claude = Vec::new();
@@ -75,17 +81,20 @@ pub fn default_files(env: &Env, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let projects = home.join(".claude/projects");
         let want = claude_project_dir(root);
         if let Ok(rd) = std::fs::read_dir(&projects) {
-            let mut dirs: Vec<PathBuf> = rd
+            let mut dirs: Vec<(PathBuf, bool)> = rd
                 .flatten()
-                .filter(|e| {
+                .filter_map(|e| {
                     let n = e.file_name().to_string_lossy().into_owned();
-                    n == want || n.starts_with(&format!("{want}-"))
+                    let exact = n == want;
+                    (exact || n.starts_with(&format!("{want}-"))).then(|| (e.path(), exact))
                 })
-                .map(|e| e.path())
                 .collect();
             dirs.sort();
-            for d in dirs {
-                claude.extend(jsonl_below(&d));
+            for (d, exact) in dirs {
+                claude.extend(jsonl_below(&d).into_iter().filter(|f| match claude_cwd(f) {
+                    Some(c) => c == root || is_inside(&c, root),
+                    None => exact,
+                }));
             }
         }
     }
@@ -94,6 +103,34 @@ pub fn default_files(env: &Env, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         .map(|h| jsonl_below(&h.join("sessions")))
         .unwrap_or_default();
     (claude, codex)
+}
+
+/// Records read to find the cwd a Claude Code session file records.
+const CLAUDE_CWD_LINES: usize = 50;
+
+/// The first `cwd` a Claude Code session file records (its first 50 lines, at most 1 MiB
+/// each), when it records one.
+fn claude_cwd(p: &Path) -> Option<PathBuf> {
+    use std::io::{BufRead as _, Read as _};
+    let f = std::fs::File::open(p).ok()?;
+    let mut r = std::io::BufReader::new(f);
+    let mut line = Vec::new();
+    for _ in 0..CLAUDE_CWD_LINES {
+        line.clear();
+        let n = r.by_ref().take(1 << 20).read_until(b'\n', &mut line).ok()?;
+        if n == 0 {
+            return None;
+        }
+        if !line.ends_with(b"\n") && n == 1 << 20 {
+            return None;
+        }
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line)
+            && let Some(c) = v.get("cwd").and_then(serde_json::Value::as_str)
+        {
+            return Some(PathBuf::from(c));
+        }
+    }
+    None
 }
 
 fn modified(p: &Path) -> std::time::SystemTime {
@@ -238,6 +275,7 @@ fn host_of(s: &SessionAudit) -> Option<Host> {
     match s.format {
         "claude-code" => Some(Host::ClaudeCode),
         "codex" => Some(Host::Codex),
+        own::FORMAT => Some(Host::Alisio),
         _ => None,
     }
 }
@@ -350,6 +388,154 @@ fn codex_predicted(p: &Place<'_>, cwd: &Path) -> Option<(Option<String>, Vec<Str
     Some((text, files))
 }
 
+/// `(canonical path, sha256 of the text as read, bytes kept)` of each file of a section.
+type SectionFiles = Vec<(PathBuf, String, usize)>;
+
+/// The files `context explain --host alisio` predicts for `target`: `(canonical path, sha256 of
+/// the text as read, bytes kept)` of each file the section carries; `None` when explain cannot
+/// run there.
+fn alisio_predicted(p: &Place<'_>, target: &Path) -> Option<SectionFiles> {
+    let dir = if target.is_dir() {
+        target
+    } else {
+        target.parent().unwrap_or(target)
+    };
+    let canon = p.fs.canonicalize(dir).ok()?;
+    let root = workspace::find_root(p.fs, &canon);
+    let setup = setup(p, &root, Host::Alisio, None, None);
+    let reader = Reader::new(p.fs);
+    let ex = explain::explain_path(&setup, &reader, p.cwd, target).ok()?;
+    Some(
+        ex.files
+            .iter()
+            .filter(|f| {
+                f.kept_bytes > 0
+                    && f.truncation != alisio_rules::instructions::Truncation::Dropped
+                    && !f.file.empty
+            })
+            .map(|f| {
+                (
+                    p.fs.canonicalize(&f.path)
+                        .unwrap_or_else(|_| f.path.clone()),
+                    alisio_base::text::sha256_hex(&f.file.text),
+                    f.kept_bytes,
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The files Claude Code loads at start for a session in `cwd`, as explain predicts them
+/// (delivery `always`, not dropped, not empty, and the imports that need no approval):
+/// `(absolute path, sha256)`.
+fn claude_startup(p: &Place<'_>, cwd: &Path) -> Option<Vec<(String, Option<String>)>> {
+    let canon = p.fs.canonicalize(cwd).ok()?;
+    let root = workspace::find_root(p.fs, &canon);
+    let managed = p
+        .env
+        .claude_managed_file
+        .clone()
+        .unwrap_or_else(alisio_rules::instructions::default_claude_managed_file);
+    let setup = setup(p, &root, Host::ClaudeCode, Some(&managed), Some(&canon));
+    let reader = Reader::new(p.fs);
+    let obj = explain::explain_path(&setup, &reader, p.cwd, cwd)
+        .ok()?
+        .to_json();
+    let abs = |f: &str| {
+        if Path::new(f).is_absolute() {
+            f.to_owned()
+        } else {
+            root.join(f).display().to_string()
+        }
+    };
+    let sha = |v: &serde_json::Value| v["sha256"].as_str().map(str::to_owned);
+    let mut out = Vec::new();
+    for f in obj["files"].as_array().into_iter().flatten() {
+        if f["delivery"] != "always" || f["truncation"] == "dropped" || f["empty"] == true {
+            continue;
+        }
+        out.push((abs(f["path"].as_str().unwrap_or_default()), sha(f)));
+        for i in f["imports"].as_array().into_iter().flatten() {
+            if i["approval"] != true {
+                out.push((abs(i["path"].as_str().unwrap_or_default()), sha(i)));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether the file at `path` was last modified after `started_ms` (then its absence from a
+/// session says nothing: it may not have existed yet).
+fn changed_since(path: &Path, started_ms: Option<i64>) -> bool {
+    let Some(start) = started_ms else {
+        return false;
+    };
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .is_some_and(|ms| ms > start)
+}
+
+/// The files explain predicts at start for the session's cwd that no delivery of the session
+/// names (spec/interfaces.md §4.1 `notReceived`): Claude Code and alisio-ls per file, Codex
+/// the files joined for the cwd when the session sent no project docs for it. A file modified
+/// after the session started is left out, and so is a session without a prompt (or, for
+/// alisio-ls, one that recorded no deliveries).
+fn not_received(p: &Place<'_>, s: &SessionAudit) -> Vec<alisio_governor::audit::NotReceived> {
+    let Some(cwd) = s.cwd.as_deref().map(Path::new) else {
+        return Vec::new();
+    };
+    if s.prompts == 0 || (s.format == own::FORMAT && s.lines == 0) {
+        return Vec::new();
+    }
+    let canon = |x: &str| {
+        p.fs.canonicalize(Path::new(x))
+            .unwrap_or_else(|_| PathBuf::from(x))
+    };
+    let got: std::collections::HashSet<PathBuf> =
+        s.deliveries.iter().map(|d| canon(&d.path)).collect();
+    let predicted: Vec<(String, Option<String>)> = match host_of(s) {
+        Some(Host::ClaudeCode) => claude_startup(p, cwd).unwrap_or_default(),
+        Some(Host::Alisio) => alisio_predicted(p, cwd)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(f, sha, _)| (f.display().to_string(), Some(sha)))
+            .collect(),
+        Some(Host::Codex) if !got.contains(&canon(&cwd.to_string_lossy())) => {
+            codex_predicted(p, cwd)
+                .map(|(_, files)| files.into_iter().map(|f| (f, None)).collect())
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    predicted
+        .into_iter()
+        .filter(|(f, _)| {
+            let c = canon(f);
+            !got.contains(&c) && !changed_since(&c, s.started_ms) && seen.insert(c)
+        })
+        .map(|(path, sha256)| alisio_governor::audit::NotReceived { path, sha256 })
+        .collect()
+}
+
+/// alisio-ls: whether the file's text as read now has the recorded sha256.
+fn alisio_on_disk(p: &Place<'_>, path: &str, sha256: &str) -> &'static str {
+    let f = Reader::new(p.fs).read(
+        Path::new(path),
+        alisio_rules::instructions::read::Mode::Alisio,
+    );
+    if f.error.is_some() {
+        "missing"
+    } else if alisio_base::text::sha256_hex(&f.text) == sha256 {
+        "same"
+    } else {
+        "older-copy"
+    }
+}
+
 /// Fills the comparisons of `s` with the disk and explain (spec/interfaces.md §4.1) and drops
 /// the delivered texts.
 pub fn compare(p: &Place<'_>, s: &mut SessionAudit) {
@@ -361,7 +547,29 @@ pub fn compare(p: &Place<'_>, s: &mut SessionAudit) {
     let mut cache: HashMap<PathBuf, Option<Vec<(String, String)>>> = HashMap::new();
     let cwd = s.cwd.clone().map(PathBuf::from);
     let mut disk: HashMap<(String, String), &'static str> = HashMap::new();
+    let mut alisio: HashMap<PathBuf, Option<SectionFiles>> = HashMap::new();
     for d in &mut s.deliveries {
+        if s.format == own::FORMAT {
+            d.on_disk = Some(alisio_on_disk(p, &d.path, &d.sha256));
+            let target = match (&d.after_tool, d.scope.as_deref(), &cwd) {
+                (Some(t), _, _) => t.target.as_ref().map(PathBuf::from),
+                (None, Some("joined"), _) => Some(PathBuf::from(&d.path)),
+                (None, _, c) => c.clone(),
+            };
+            if let Some(t) = target {
+                let pr = alisio
+                    .entry(t.clone())
+                    .or_insert_with(|| alisio_predicted(p, &t));
+                let me =
+                    p.fs.canonicalize(Path::new(&d.path))
+                        .unwrap_or_else(|_| PathBuf::from(&d.path));
+                d.predicted = pr.as_ref().map(|v| {
+                    v.iter()
+                        .any(|(pp, sha, kept)| *pp == me && *sha == d.sha256 && *kept == d.bytes)
+                });
+            }
+            continue;
+        }
         if s.format == "claude-code" {
             let key = (d.path.clone(), d.sha256.clone());
             let state =
@@ -398,7 +606,10 @@ pub fn compare(p: &Place<'_>, s: &mut SessionAudit) {
         }
         d.text = String::new();
     }
-    skills_on_disk(p, s);
+    s.not_received = not_received(p, s);
+    if s.format != own::FORMAT {
+        skills_on_disk(p, s);
+    }
 }
 
 /// The `description:` of a SKILL.md's frontmatter (one line, quotes removed).
@@ -451,7 +662,7 @@ fn skills_on_disk(p: &Place<'_>, s: &mut SessionAudit) {
 /// workspace too.
 #[must_use]
 pub fn recent(p: &Place<'_>, n: usize) -> Vec<SessionAudit> {
-    recent_files(p.env, p.root, n)
+    let mut out: Vec<SessionAudit> = recent_files(p.env, p.root, n)
         .into_iter()
         .filter_map(|f| {
             let shown = f.display().to_string();
@@ -459,7 +670,26 @@ pub fn recent(p: &Place<'_>, n: usize) -> Vec<SessionAudit> {
             compare(p, &mut s);
             (s.workspace_match == Some(true)).then_some(s)
         })
-        .collect()
+        .collect();
+    out.extend(own_sessions(p, n).unwrap_or_default());
+    out
+}
+
+/// The `n` most recently updated sessions of alisio-ls's own store (`$ALISIO_STATE_HOME`) for
+/// the workspace of `p`, compared; none when there is no store.
+///
+/// # Errors
+/// The store cannot be read (`<sessions.db>: <error>`).
+pub fn own_sessions(p: &Place<'_>, n: usize) -> Result<Vec<SessionAudit>, String> {
+    let Some(state) = p.env.state_home() else {
+        return Ok(Vec::new());
+    };
+    let shown = own::store_file(&state).display().to_string();
+    let mut v = own::workspace_sessions(&state, p.root, &shown, n)?;
+    for s in &mut v {
+        compare(p, s);
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

@@ -94,3 +94,57 @@ fn recent_files_keeps_the_newest_of_each_client_and_only_this_workspace_codex_fi
         .collect();
     assert_eq!(names, ["c.jsonl", "b.jsonl", "r3.jsonl", "r1.jsonl"]);
 }
+
+#[test]
+fn a_sibling_repository_whose_directory_name_extends_the_root_is_not_this_workspace() {
+    let home = tempfile::tempdir().unwrap();
+    let base = std::fs::canonicalize(home.path()).unwrap();
+    let root = base.join("a/repo");
+    let env = Env {
+        home: Some(base.clone()),
+        ..Env::default()
+    };
+    let projects = base.join(".claude/projects");
+    let user = |cwd: &Path| {
+        format!(
+            "{}\n",
+            serde_json::json!({"type": "user", "sessionId": "s", "uuid": "a", "cwd": cwd,
+                "message": {"role": "user", "content": "hi"}})
+        )
+    };
+    // (directory name, file, the cwd the file records; None: no cwd recorded)
+    let files: [(&str, &str, Option<PathBuf>); 6] = [
+        ("repo", "root.jsonl", Some(root.clone())),
+        ("repo", "nocwd.jsonl", None),
+        ("repo-pkg", "pkg.jsonl", Some(root.join("pkg"))),
+        ("repo-2", "sibling.jsonl", Some(base.join("a/repo-2"))),
+        ("repo-2", "sibling-nocwd.jsonl", None),
+        // `/a/repo/2` and `/a/repo-2` have the same directory name: the cwd decides.
+        ("repo-2", "sub2.jsonl", Some(root.join("2"))),
+    ];
+    for (dir, name, cwd) in &files {
+        let d = projects.join(format!("{}-{dir}", claude_project_dir(&base.join("a"))));
+        std::fs::create_dir_all(&d).unwrap();
+        let text = cwd.as_ref().map_or_else(
+            || "{\"type\":\"summary\",\"summary\":\"x\",\"leafUuid\":\"l\"}\n".to_owned(),
+            |c| user(c),
+        );
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let (claude, codex) = default_files(&env, &root);
+    let names: Vec<String> = claude
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["nocwd.jsonl", "root.jsonl", "sub2.jsonl", "pkg.jsonl"]
+    );
+    assert!(codex.is_empty());
+    let sibling = default_files(&env, &base.join("a/repo-2")).0;
+    let names: Vec<String> = sibling
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["sibling-nocwd.jsonl", "sibling.jsonl"]);
+}

@@ -188,9 +188,11 @@ impl Run<'_> {
 
     /// spec/sessions.md §2.7: the nested instructions for the paths the turn's calls declare. The first plain
     /// read carries them; every other effect is refused with them. Returns the files delivered.
-    fn attach_nested(&self, slots: &mut [Slot]) -> Vec<AttachedFile> {
+    fn attach_nested(&mut self, slots: &mut [Slot]) -> Vec<AttachedFile> {
         let mut paths = Vec::new();
-        for s in slots.iter() {
+        // Each call's first declared path (the `target` of a nested delivery).
+        let mut firsts: Vec<Option<String>> = vec![None; slots.len()];
+        for (k, s) in slots.iter().enumerate() {
             if let (Some(sp), Some(a)) = (s.tool.map(Tool::spec), &s.args)
                 && s.pre
                     .as_ref()
@@ -203,7 +205,11 @@ impl Run<'_> {
                     } else {
                         self.opts.root.join(pb)
                     };
-                    paths.push(alisio_base::workspace::normalize_lexically(&abs));
+                    let abs = alisio_base::workspace::normalize_lexically(&abs);
+                    if firsts[k].is_none() {
+                        firsts[k] = Some(abs.to_string_lossy().into_owned());
+                    }
+                    paths.push(abs);
                 }
             }
         }
@@ -212,7 +218,10 @@ impl Run<'_> {
             return Vec::new();
         };
         let mut first_read = true;
-        for s in slots.iter_mut() {
+        // The call whose result carries the attachment first: the first plain read, else the
+        // first call refused with it.
+        let (mut read, mut refused) = (None, None);
+        for (k, s) in slots.iter_mut().enumerate() {
             if s.pre.is_some() {
                 continue;
             }
@@ -225,11 +234,26 @@ impl Run<'_> {
                         att.text
                     ),
                 ));
+                refused = refused.or(Some(k));
             } else if first_read {
                 s.extra = Some(format!("\n{}", att.text));
                 first_read = false;
+                read = Some(k);
             }
         }
+        let carrier = read.or(refused);
+        self.nested = att
+            .delivered
+            .into_iter()
+            .map(|mut d| {
+                if let Some(k) = carrier {
+                    d.call_id = Some(slots[k].id.clone());
+                    d.tool = Some(slots[k].name.clone());
+                    d.target = firsts[k].clone();
+                }
+                d
+            })
+            .collect();
         att.files
     }
 
@@ -472,8 +496,16 @@ impl Run<'_> {
             let sid = self.sid.clone();
             let run_id = self.run_id.clone();
             let opts = delivered.take().map(|files| self.with_attached(files));
+            // spec/sessions.md §1.3: the nested files, recorded with the turn's first tool
+            // message, as the attach map is.
+            let nested = if opts.is_some() {
+                std::mem::take(&mut self.nested)
+            } else {
+                Vec::new()
+            };
+            let request = i64::try_from(self.progress.request_no).unwrap_or(i64::MAX);
             self.store.tx(|tx| {
-                tx.append_message(
+                let seq = tx.append_message(
                     &sid,
                     None,
                     Role::Tool,
@@ -483,6 +515,9 @@ impl Run<'_> {
                 )?;
                 if let Some(o) = &opts {
                     tx.set_options(&sid, o)?;
+                }
+                if !nested.is_empty() {
+                    tx.add_deliveries(&sid, &run_id, request, seq, &nested)?;
                 }
                 Ok(())
             })?;

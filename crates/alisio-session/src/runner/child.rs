@@ -174,6 +174,7 @@ impl Run<'_> {
                 transcript: Transcript::default(),
                 first_text: std::cell::Cell::new(None),
                 edits: super::marks::Edits::default(),
+                nested: Vec::new(),
             };
             let r = child.run(false);
             (

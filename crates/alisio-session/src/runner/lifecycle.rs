@@ -224,6 +224,7 @@ fn run_link(
         transcript: Transcript::default(),
         first_text: std::cell::Cell::new(None),
         edits: super::marks::Edits::default(),
+        nested: Vec::new(),
     };
     let result = match run
         .start(existing.is_some())

@@ -195,6 +195,9 @@ pub(crate) struct Run<'a> {
     first_text: std::cell::Cell<Option<Instant>>,
     /// Snapshots for checkpoints, and approved writes as the user reviewed them.
     edits: marks::Edits,
+    /// The nested files of the turn's attachment, recorded in `deliveries` with the tool
+    /// message that carries them.
+    nested: Vec<super::store::Delivered>,
 }
 
 impl Run<'_> {

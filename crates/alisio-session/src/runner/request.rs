@@ -16,7 +16,7 @@ use super::Run;
 use crate::approvals::{Policies, Policy};
 use crate::providers::{self, ModelRequest, RequestKind};
 use crate::run_governor::{Parts, Sources};
-use crate::store::{self, MsgRow, Role, RowKind};
+use crate::store::{self, Delivered, MsgRow, Role, RowKind};
 use crate::tools::{self, Offer, Seating, Tool, ToolDef};
 use crate::util::{chars, compact, estimate};
 use crate::{AttachedFile, SessionContext};
@@ -129,6 +129,7 @@ pub fn request_parts(
         skills: section.skills,
         tools: tools_json(&definitions),
         definitions,
+        delivered: section.delivered,
     };
     (tools, parts)
 }
@@ -352,6 +353,7 @@ impl Run<'_> {
                 }
             }
         }
+        self.record_request_set(&parts.delivered)?;
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
         let p = self.governor.project(
@@ -383,6 +385,20 @@ impl Run<'_> {
             max_output_tokens: self.max_output,
             invariants_at: inv_at,
         })
+    }
+
+    /// Records what this request delivers (spec/sessions.md §1.3 `deliveries`) when it differs
+    /// from the session's last recorded set.
+    fn record_request_set(&mut self, set: &[Delivered]) -> Result<(), String> {
+        if !self.store.request_set_changed(&self.sid, set)? {
+            return Ok(());
+        }
+        let (sid, run) = (self.sid.clone(), self.run_id.clone());
+        let request = i64::try_from(self.progress.request_no).unwrap_or(i64::MAX);
+        let at = self.store.max_seq(&sid)?;
+        self.store
+            .tx(|tx| tx.add_deliveries(&sid, &run, request, at, set))?;
+        Ok(())
     }
 
     /// The ContextReport of the next request (dry: no events, no writes).

@@ -1,5 +1,5 @@
 //! The durable session store (spec/sessions.md §1): SQLite in the state dir, WAL, one transaction per
-//! append, schema v1, advisory per-session locks and reconciliation of interrupted runs.
+//! append, schema v3 (v1 and v2 stores are migrated at open), advisory per-session locks and reconciliation of interrupted runs.
 //!
 //! Invariant: message rows are never deleted and their `json` never changes; the only updates
 //! are `compacted` (0→1) and `replaced_by`. Every write is one transaction, so a crash leaves
@@ -9,6 +9,7 @@
 //! methods of the transaction [`Tx`] (`write.rs`), reconciliation's reads are in
 //! `reconcile.rs`.
 
+mod deliveries;
 mod reconcile;
 mod snapshots;
 mod write;
@@ -21,13 +22,14 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 
 pub use alisio_governor::stored::{Role, RowKind};
+pub use deliveries::{Delivered, DeliveryRow};
 pub use reconcile::{
     INTERRUPTED_PENDING, INTERRUPTED_RUNNING, Reconciled, paired_view, tool_message, unanswered,
 };
 pub use snapshots::{NewSnap, SnapKind, SnapRow};
 pub use write::{DbResult, RunEnd, TaskRow, Tx};
 
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA_V1: &str = "
 CREATE TABLE sessions(
@@ -65,6 +67,16 @@ CREATE TABLE snapshots(
   session_id TEXT NOT NULL REFERENCES sessions(id), id INTEGER NOT NULL, kind TEXT NOT NULL,
   checkpoint INTEGER NULL, manifest TEXT NULL, active TEXT NULL, at_seq INTEGER NOT NULL,
   created_at TEXT NOT NULL, paths TEXT NULL, PRIMARY KEY(session_id, id));
+";
+
+/// v3 (spec/sessions.md §1.3): what each request delivered, file by file, for `audit`.
+const SCHEMA_V3: &str = "
+CREATE TABLE deliveries(
+  session_id TEXT NOT NULL REFERENCES sessions(id), id INTEGER NOT NULL, run_id TEXT NOT NULL,
+  request INTEGER NOT NULL, at_seq INTEGER NOT NULL, kind TEXT NOT NULL, how TEXT NOT NULL,
+  path TEXT NOT NULL, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, name TEXT NULL,
+  detail TEXT NULL, call_id TEXT NULL, tool TEXT NULL, target TEXT NULL,
+  created_at TEXT NOT NULL, PRIMARY KEY(session_id, id));
 ";
 
 /// A stored session row.
@@ -235,7 +247,41 @@ impl Store {
             tx.execute_batch(SCHEMA_V2).map_err(sql)?;
             tx.execute_batch("PRAGMA user_version = 2").map_err(sql)?;
         }
+        if v < 3 {
+            tx.execute_batch(SCHEMA_V3).map_err(sql)?;
+            tx.execute_batch("PRAGMA user_version = 3").map_err(sql)?;
+        }
         tx.commit().map_err(sql)
+    }
+
+    /// Opens `<dir>/sessions.db` read only, as `audit` does: nothing is created or migrated
+    /// (a v1 or v2 store is read as it is: it has no deliveries). `Ok(None)` when there is no
+    /// store there.
+    ///
+    /// # Errors
+    /// SQLite errors, or a store created by a newer version.
+    pub fn open_read_only(dir: &Path) -> Result<Option<Self>, StoreError> {
+        let path = dir.join("sessions.db");
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let conn = Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_millis(5000))
+            .map_err(sql)?;
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(sql)?;
+        if v > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema(v));
+        }
+        Ok(Some(Self {
+            conn,
+            dir: dir.to_path_buf(),
+        }))
     }
 
     /// Runs `f` in one immediate transaction and commits it.
@@ -523,6 +569,32 @@ impl Store {
         Ok(out)
     }
 
+    /// Every session of `workspace`, children included, newest `updated_at` first.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn workspace_sessions(&self, workspace: &str) -> Result<Vec<SessionRow>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE workspace=?1 ORDER BY updated_at DESC, id DESC")
+            .map_err(sql)?;
+        let rows = st.query_map([workspace], session_row).map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+    }
+
+    /// The ids of a session's runs in the order they started.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn run_ids(&self, sid: &str) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id FROM runs WHERE session_id=?1 ORDER BY started_at, rowid")
+            .map_err(sql)?;
+        let rows = st.query_map([sid], |r| r.get(0)).map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<String>>>().map_err(sql)
+    }
+
     /// Stored events of a session, in id order, as envelopes.
     ///
     /// # Errors
@@ -628,7 +700,7 @@ mod tests {
     }
 
     #[test]
-    fn open_sets_wal_and_schema_version_two() {
+    fn open_sets_wal_and_schema_version_three() {
         let d = tempfile::tempdir().unwrap();
         let s = Store::open(d.path()).unwrap();
         let mode: String = s
@@ -640,11 +712,11 @@ mod tests {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(v, 2);
+        assert_eq!(v, 3);
     }
 
     #[test]
-    fn a_version_one_store_is_migrated_to_two_keeping_its_rows() {
+    fn a_version_one_store_is_migrated_to_three_keeping_its_rows() {
         let d = tempfile::tempdir().unwrap();
         {
             let c = Connection::open(d.path().join("sessions.db")).unwrap();
@@ -657,9 +729,99 @@ mod tests {
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(v, 2);
+        assert_eq!(v, 3);
         assert!(s.session("s").unwrap().is_some());
         assert_eq!(s.snapshots("s").unwrap(), vec![]);
+        assert_eq!(s.deliveries("s").unwrap(), vec![]);
+    }
+
+    fn delivered(path: &str, sha: &str) -> Delivered {
+        Delivered {
+            kind: "instruction",
+            how: "section",
+            path: path.into(),
+            sha256: sha.into(),
+            bytes: 3,
+            name: None,
+            detail: None,
+            call_id: None,
+            tool: None,
+            target: None,
+        }
+    }
+
+    #[test]
+    fn a_version_two_store_is_migrated_to_three_and_read_only_opening_changes_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        {
+            let c = Connection::open(d.path().join("sessions.db")).unwrap();
+            c.execute_batch(SCHEMA_V1).unwrap();
+            c.execute_batch(SCHEMA_V2).unwrap();
+            c.execute_batch("PRAGMA user_version = 2").unwrap();
+            c.execute("INSERT INTO sessions(id,title,workspace,cwd,created_at,updated_at,provider) VALUES('s','t','/w','/w','a','a','{}')", []).unwrap();
+        }
+        // Read only: the v2 store is read as it is (no deliveries), and stays v2.
+        let ro = Store::open_read_only(d.path()).unwrap().unwrap();
+        assert_eq!(ro.workspace_sessions("/w").unwrap().len(), 1);
+        assert_eq!(ro.deliveries("s").unwrap(), vec![]);
+        drop(ro);
+        let c = Connection::open(d.path().join("sessions.db")).unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 2);
+        drop(c);
+        assert!(
+            Store::open_read_only(&d.path().join("none"))
+                .unwrap()
+                .is_none()
+        );
+        // Opened for writing: migrated, rows kept, deliveries recorded and read back.
+        let mut s = Store::open(d.path()).unwrap();
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 3);
+        assert_eq!(s.snapshots("s").unwrap(), vec![]);
+        let set = vec![
+            delivered("/w/AGENTS.md", "aa"),
+            delivered("/w/b/AGENTS.md", "bb"),
+        ];
+        assert!(s.request_set_changed("s", &set).unwrap());
+        s.tx(|tx| tx.add_deliveries("s", "r1", 1, 0, &set)).unwrap();
+        assert!(!s.request_set_changed("s", &set).unwrap());
+        let mut nested = delivered("/w/c/AGENTS.md", "cc");
+        nested.how = "nested";
+        nested.call_id = Some("call-1".into());
+        s.tx(|tx| tx.add_deliveries("s", "r1", 1, 3, std::slice::from_ref(&nested)))
+            .unwrap();
+        // A nested row is not part of the request set.
+        assert_eq!(s.last_request_set("s").unwrap(), set);
+        let changed = vec![delivered("/w/AGENTS.md", "ab")];
+        assert!(s.request_set_changed("s", &changed).unwrap());
+        s.tx(|tx| tx.add_deliveries("s", "r1", 2, 4, &changed))
+            .unwrap();
+        let rows = s.deliveries("s").unwrap();
+        assert_eq!(
+            rows.iter()
+                .map(|r| (
+                    r.id,
+                    r.request,
+                    r.at_seq,
+                    r.item.how,
+                    r.item.sha256.as_str()
+                ))
+                .collect::<Vec<_>>(),
+            [
+                (1, 1, 0, "section", "aa"),
+                (2, 1, 0, "section", "bb"),
+                (3, 1, 3, "nested", "cc"),
+                (4, 2, 4, "section", "ab")
+            ]
+        );
+        assert_eq!(rows[2].item.call_id.as_deref(), Some("call-1"));
+        assert_eq!(s.last_request_set("s").unwrap(), changed);
     }
 
     #[test]
@@ -667,14 +829,16 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         drop(Store::open(d.path()).unwrap());
         let c = Connection::open(d.path().join("sessions.db")).unwrap();
-        c.execute_batch("PRAGMA user_version = 3").unwrap();
+        c.execute_batch("PRAGMA user_version = 4").unwrap();
         drop(c);
         let e = Store::open(d.path()).err().unwrap();
-        assert!(matches!(e, StoreError::NewerSchema(3)), "{e:?}");
+        assert!(matches!(e, StoreError::NewerSchema(4)), "{e:?}");
         assert_eq!(
             e.to_string(),
-            "Session store was created by a newer alisio-ls (schema 3); upgrade alisio-ls"
+            "Session store was created by a newer alisio-ls (schema 4); upgrade alisio-ls"
         );
+        let e = Store::open_read_only(d.path()).err().unwrap();
+        assert!(matches!(e, StoreError::NewerSchema(4)), "{e:?}");
     }
 
     #[test]

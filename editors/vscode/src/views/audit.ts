@@ -17,6 +17,7 @@ export interface AuditNode {
 const ICONS: Record<AuditFinding['kind'], string> = {
   'older-copy': 'history',
   'not-predicted': 'warning',
+  'not-received': 'warning',
   'import-not-expanded': 'warning',
   'reference-unread': 'info',
   'description-shortened': 'info',

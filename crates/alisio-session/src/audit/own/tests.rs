@@ -1,0 +1,366 @@
+//! alisio-ls's own sessions audited: two runs through the script provider (a local fake model)
+//! record their deliveries, the files change, and the audit reads the store like a client's
+//! session file (spec/interfaces.md §4, spec/sessions.md §1.3).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+use super::super::{Place, compare, findings};
+use crate::context::DiskContext;
+use crate::settings::RunOptions;
+use crate::store::Store;
+use crate::tools::bg::Tasks;
+use crate::{RunStatus, SessionRun, run_session};
+use alisio_base::config::Settings;
+use alisio_base::text::sha256_hex;
+use alisio_base::workspace::{DiskFs, Env};
+
+struct Ws {
+    _t: tempfile::TempDir,
+    root: PathBuf,
+    state: PathBuf,
+    config: PathBuf,
+}
+
+fn ws() -> Ws {
+    let t = tempfile::tempdir().unwrap();
+    let base = t.path().canonicalize().unwrap();
+    let root = base.join("ws");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    for (p, text) in [
+        ("AGENTS.md", "root rules\n"),
+        ("sub/AGENTS.md", "sub rules\n"),
+        ("sub/x.txt", "x\n"),
+        (
+            ".agents/skills/greet/SKILL.md",
+            "---\nname: greet\ndescription: Greets the user.\n---\nSay hello.\n",
+        ),
+    ] {
+        let f = root.join(p);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text).unwrap();
+    }
+    Ws {
+        state: base.join("state"),
+        config: base.join("config"),
+        root,
+        _t: t,
+    }
+}
+
+/// Runs `script` (one model answer a line) in a new session, or resumes `session`.
+fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
+    std::fs::write(w.root.join("s.jsonl"), script.join("\n")).unwrap();
+    let mut o = RunOptions::new("p", w.root.clone(), w.root.clone(), w.state.clone());
+    o.provider_overrides.insert("kind".into(), json!("script"));
+    o.provider_overrides
+        .insert("script".into(), json!("s.jsonl"));
+    o.headless = false;
+    o.session_id = session.map(String::from);
+    let mut sink = |_: &crate::events::Emitted<'_>| {};
+    let r = run_session(SessionRun {
+        options: &o,
+        context: Arc::new(DiskContext::new(
+            w.root.clone(),
+            Settings::default(),
+            true,
+            Env::default(),
+        )),
+        sink: &mut sink,
+        approver: None,
+        grants: Arc::new(Mutex::new(crate::approvals::Grants::default())),
+        tasks: Arc::new(Mutex::new(Tasks::default())),
+        cancel: Arc::new(AtomicBool::new(false)),
+    })
+    .unwrap();
+    assert_eq!(r.status, RunStatus::Completed, "{:?}", r.error);
+    r.session_id
+}
+
+/// A stored row as the test compares it: id, request, at_seq, kind, how, path, sha256, bytes.
+type StoredRow<'a> = (i64, i64, i64, &'a str, &'a str, &'a str, &'a str, i64);
+/// A delivery as the test compares it: line, prompt, how, path, bytes, onDisk, predicted.
+type Seen<'a> = (
+    usize,
+    usize,
+    &'a str,
+    &'a str,
+    usize,
+    Option<&'a str>,
+    Option<bool>,
+);
+
+const READ_SUB: &str = r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"sub/x.txt"}}]}"#;
+
+#[test]
+fn the_runner_records_each_delivery_and_audit_reads_the_store_like_a_client_file() {
+    let w = ws();
+    let sid = run(&w, &[READ_SUB, r#"{"text":"done"}"#], None);
+    let root = w.root.display().to_string();
+    let skill = format!("{root}/.agents/skills/greet/SKILL.md");
+    let skill_sha = sha256_hex(std::fs::read(&skill).unwrap());
+    {
+        let store = Store::open(&w.state).unwrap();
+        let rows = store.deliveries(&sid).unwrap();
+        let got: Vec<StoredRow<'_>> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.id,
+                    r.request,
+                    r.at_seq,
+                    r.item.kind,
+                    r.item.how,
+                    r.item.path.as_str(),
+                    r.item.sha256.as_str(),
+                    r.item.bytes,
+                )
+            })
+            .collect();
+        let catalog = &rows[1].item;
+        assert_eq!(
+            got,
+            [
+                // Request 1: the section, the catalog and its skill; request 2 sent the same
+                // set and recorded nothing.
+                (
+                    1,
+                    1,
+                    1,
+                    "instruction",
+                    "section",
+                    &*format!("{root}/AGENTS.md"),
+                    &*sha256_hex("root rules\n"),
+                    11
+                ),
+                (
+                    2,
+                    1,
+                    1,
+                    "catalog",
+                    "listing",
+                    "",
+                    catalog.sha256.as_str(),
+                    catalog.bytes
+                ),
+                (3, 1, 1, "skill", "listing", &*skill, &*skill_sha, 16),
+                // The nested file, with the tool message (seq 3) that carried it.
+                (
+                    4,
+                    1,
+                    3,
+                    "instruction",
+                    "nested",
+                    &*format!("{root}/sub/AGENTS.md"),
+                    &*sha256_hex("sub rules\n"),
+                    10
+                ),
+            ]
+        );
+        assert_eq!(
+            (rows[2].item.name.as_deref(), rows[2].item.detail.as_deref()),
+            (Some("greet"), Some("full"))
+        );
+        assert_eq!(
+            (
+                rows[3].item.tool.as_deref(),
+                rows[3].item.target.clone(),
+                rows[3].item.call_id.is_some()
+            ),
+            (Some("read_file"), Some(format!("{root}/sub/x.txt")), true)
+        );
+    }
+    // The root file changes; a second run of the session sends the new text.
+    std::fs::write(w.root.join("AGENTS.md"), "root rules v2\n").unwrap();
+    run(&w, &[r#"{"text":"ok"}"#], Some(&sid));
+    // It changes again, and a global file older than the session appears where explain looks.
+    std::fs::write(w.root.join("AGENTS.md"), "root rules v3\n").unwrap();
+    std::fs::create_dir_all(&w.config).unwrap();
+    let global = w.config.join("AGENTS.md");
+    std::fs::write(&global, "global rules\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&global)
+        .unwrap()
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(946_684_800))
+        .unwrap();
+
+    let env = Env {
+        alisio_state_home: Some(w.state.clone()),
+        alisio_config_home: Some(w.config.clone()),
+        ..Env::default()
+    };
+    let settings = Settings::default();
+    let place = Place {
+        fs: &DiskFs,
+        env: &env,
+        root: &w.root,
+        cwd: &w.root,
+        settings: &settings,
+    };
+    let before = std::fs::read(w.state.join("sessions.db")).unwrap();
+    let sessions = super::super::own_sessions(&place, 5).unwrap();
+    assert_eq!(std::fs::read(w.state.join("sessions.db")).unwrap(), before);
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!(
+        (
+            s.format,
+            s.session.as_str(),
+            s.cwd.as_deref(),
+            s.workspace_match
+        ),
+        ("alisio", sid.as_str(), Some(root.as_str()), Some(true))
+    );
+    assert_eq!((s.lines, s.prompts, s.skipped_lines), (7, 2, 0));
+    let d: Vec<Seen<'_>> = s
+        .deliveries
+        .iter()
+        .map(|d| {
+            (
+                d.line,
+                d.prompt,
+                d.how,
+                d.path.as_str(),
+                d.bytes,
+                d.on_disk,
+                d.predicted,
+            )
+        })
+        .collect();
+    let agents = format!("{root}/AGENTS.md");
+    let sub = format!("{root}/sub/AGENTS.md");
+    assert_eq!(
+        d,
+        [
+            (
+                1,
+                1,
+                "startup",
+                agents.as_str(),
+                11,
+                Some("older-copy"),
+                Some(false)
+            ),
+            (4, 1, "nested", sub.as_str(), 10, Some("same"), Some(true)),
+            (
+                5,
+                2,
+                "prompt",
+                agents.as_str(),
+                14,
+                Some("older-copy"),
+                Some(false)
+            ),
+        ]
+    );
+    assert_eq!(s.deliveries[0].sha256, sha256_hex("root rules\n"));
+    assert_eq!(s.deliveries[2].sha256, sha256_hex("root rules v2\n"));
+    let t = s.deliveries[1].after_tool.as_ref().unwrap();
+    assert_eq!(
+        (t.tool.as_str(), t.target.clone(), t.line),
+        ("read_file", Some(format!("{root}/sub/x.txt")), 3)
+    );
+    // One listing: the second run sent the same catalog.
+    assert_eq!(s.skill_listings.len(), 1);
+    let l = &s.skill_listings[0];
+    assert_eq!((l.line, l.prompt), (2, 1));
+    assert_eq!(
+        l.skills
+            .iter()
+            .map(|k| (k.name.as_str(), k.description_chars, k.description))
+            .collect::<Vec<_>>(),
+        [("greet", 16, "full")]
+    );
+    let g = global.display().to_string();
+    assert_eq!(
+        s.not_received,
+        [alisio_governor::audit::NotReceived {
+            path: g.clone(),
+            sha256: Some(sha256_hex("global rules\n")),
+        }]
+    );
+    let f = findings::session_findings(&env, s);
+    assert_eq!(
+        f.iter()
+            .map(|x| (x.kind, x.path.as_deref(), x.message.as_str()))
+            .collect::<Vec<_>>(),
+        [
+            (
+                "older-copy",
+                Some(agents.as_str()),
+                &*format!("ran an older copy of {agents}")
+            ),
+            (
+                "not-received",
+                Some(g.as_str()),
+                &*format!(
+                    "`context explain --host alisio` predicts {g} for {root}, but the session never received it"
+                )
+            ),
+        ]
+    );
+    let audited = vec![(s, f)];
+    let p = findings::pending(&audited);
+    let diags = findings::diagnostics(&p, &global, "global rules\n");
+    assert_eq!(diags.len(), 1);
+    assert_eq!(
+        diags[0].code,
+        alisio_base::diagnostic::Code::AuditNotReceived
+    );
+    assert_eq!(
+        diags[0].message,
+        format!(
+            "alisio-ls never received this file in 1 of the last 1 alisio-ls session(s) (newest: {sid}), but `context explain --host alisio` predicts it for the session's cwd"
+        )
+    );
+    let lenses = findings::Lenses::new(&env, &audited);
+    assert_eq!(
+        lenses.titles(Path::new(&agents), false),
+        ["alisio-ls, last session: delivered 1/1; 1 ran an older copy"]
+    );
+    assert_eq!(
+        lenses.titles(&global, false),
+        ["alisio-ls, last session: delivered 0/1; 1 never received it"]
+    );
+    // Compared again, the same answer (the comparison reads the disk, not the store).
+    let mut again = s.clone();
+    compare(&place, &mut again);
+    assert_eq!(again.not_received, s.not_received);
+}
+
+#[test]
+fn a_store_written_before_deliveries_were_recorded_says_so() {
+    let w = ws();
+    let sid = run(&w, &[r#"{"text":"done"}"#], None);
+    // As a v2 store had it: no deliveries table.
+    let c = rusqlite::Connection::open(w.state.join("sessions.db")).unwrap();
+    c.execute_batch("DROP TABLE deliveries; PRAGMA user_version = 2")
+        .unwrap();
+    drop(c);
+    let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    assert_eq!(s.len(), 1);
+    assert_eq!(
+        (s[0].session.as_str(), s[0].prompts, s[0].lines),
+        (sid.as_str(), 1, 0)
+    );
+    assert_eq!(
+        s[0].problems
+            .iter()
+            .map(|p| (p.line, p.message.as_str()))
+            .collect::<Vec<_>>(),
+        [(
+            0,
+            "this session records no deliveries (it ran before alisio-ls recorded them, store schema 3)"
+        )]
+    );
+    assert!(s[0].deliveries.is_empty());
+    let e = super::all_sessions(&w.state.join("other.db"), "other.db").unwrap_err();
+    assert_eq!(
+        e,
+        "other.db: an alisio-ls store is read as <state dir>/sessions.db"
+    );
+}
