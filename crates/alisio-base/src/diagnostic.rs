@@ -88,6 +88,8 @@ codes! {
     SkillSecret => "skill-secret",
     SkillCompatibilityEmpty => "skill-compatibility-empty",
     SkillUploadTooLarge => "skill-upload-too-large",
+    SkillCommandNotRun => "skill-command-not-run",
+    SkillHookEventUnknown => "skill-hook-event-unknown",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -204,6 +206,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 83);
+        assert_eq!(Code::ALL.len(), 85);
     }
 }
