@@ -133,6 +133,7 @@ codes! {
     InstructionsLocalNotIgnored => "instructions-local-not-ignored",
     InstructionsAlwaysLoadedLong => "instructions-always-loaded-long",
     InstructionsCommandsConflict => "instructions-commands-conflict",
+    InstructionsImportTooDeep => "instructions-import-too-deep",
     ConfigInvalid => "config-invalid",
     SuppressionUnused => "suppression-unused",
 }
@@ -206,6 +207,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 85);
+        assert_eq!(Code::ALL.len(), 86);
     }
 }

@@ -18,6 +18,7 @@ pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diag
         Code::InstructionsRuleManualOnly
             | Code::InstructionsEmpty
             | Code::InstructionsFrontmatterInert
+            | Code::InstructionsLegacyName
     ) {
         Severity::Information
     } else {

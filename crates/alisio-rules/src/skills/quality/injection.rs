@@ -3,7 +3,8 @@
 //! matches (the pattern in the binary's JavaScript): at the start of a line or after
 //! whitespace. Written after any other character (`BRANCH=!`git branch``), the text is sent to
 //! the model as written and the command's output is never put in its place. A `!` right after
-//! a backtick (`` `a`!`b` ``, two code spans) is not counted: it is not meant as an injection.
+//! a backtick (`` `a`!`b` ``, two code spans) is not counted, nor one inside a code span or a
+//! code block (`` `` KEY=!`cmd` `` ``): documentation showing the syntax means it as written.
 
 use super::Finding;
 use alisio_base::diagnostic::Code;
@@ -13,6 +14,10 @@ use alisio_base::text::TextRange;
 /// other than whitespace on their line, with the closing backtick on the same line.
 pub(super) fn not_run(text: &str, body_start: usize) -> Vec<Finding> {
     let body = &text[body_start.min(text.len())..];
+    if !body.contains("!`") {
+        return Vec::new();
+    }
+    let code = super::arguments::code_ranges(body);
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(off) = body[from..].find("!`") {
@@ -21,7 +26,7 @@ pub(super) fn not_run(text: &str, body_start: usize) -> Vec<Finding> {
         let Some(prev) = body[..at].chars().next_back() else {
             continue;
         };
-        if prev.is_whitespace() || prev == '`' {
+        if prev.is_whitespace() || prev == '`' || code.iter().any(|(r, _)| r.contains(&at)) {
             continue;
         }
         let rest = &body[at + 2..];
