@@ -186,7 +186,10 @@ fn a_quoted_always_apply_is_named_a_quoted_string() {
 fn cu7_the_root_cursorrules_is_reported_as_legacy() {
     let ws = Ws::new();
     ws.files(&[
-        (".cursorrules", "# Legacy cursor rules\n\nUse strict mode.\n"),
+        (
+            ".cursorrules",
+            "# Legacy cursor rules\n\nUse strict mode.\n",
+        ),
         ("pkg/.cursorrules", "nested: never read\n"),
     ]);
     let r = run(&ws, "", &["check", "--host", "cursor", "."]);

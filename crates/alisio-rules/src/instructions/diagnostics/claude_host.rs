@@ -168,7 +168,8 @@ fn too_deep(cx: &mut Ctx<'_, '_>, files: &[super::super::Entry]) {
                 .map_or_else(
                     || cx.first_line(&t.importer),
                     |(at, len)| {
-                        LineIndex::new(&text.text).span(alisio_base::text::TextRange::new(at, at + len))
+                        LineIndex::new(&text.text)
+                            .span(alisio_base::text::TextRange::new(at, at + len))
                     },
                 );
             let chain: Vec<String> = t.chain.iter().map(|p| cx.show(p)).collect();
@@ -180,7 +181,13 @@ fn too_deep(cx: &mut Ctx<'_, '_>, files: &[super::super::Entry]) {
                 cx.show(&t.target),
                 chain.first().map_or("", String::as_str),
             );
-            cx.push(&t.importer, span, Code::InstructionsImportTooDeep, msg, vec![]);
+            cx.push(
+                &t.importer,
+                span,
+                Code::InstructionsImportTooDeep,
+                msg,
+                vec![],
+            );
         }
     }
 }

@@ -275,8 +275,7 @@ fn spaced(
                     {
                         continue;
                     }
-                    for n in 1..words.len() {
-                        let (start, w) = words[n];
+                    for &(start, w) in &words[1..] {
                         if w.is_empty() || w.contains('\t') {
                             break;
                         }
@@ -499,6 +498,12 @@ mod tests {
             ]
         );
         // Nothing is meant when the spaced path names no file.
-        assert!(run(&[("CLAUDE.md", "Ask @\"the team\" or @Design Docs/none.md\n")], "CLAUDE.md").is_empty());
+        assert!(
+            run(
+                &[("CLAUDE.md", "Ask @\"the team\" or @Design Docs/none.md\n")],
+                "CLAUDE.md"
+            )
+            .is_empty()
+        );
     }
 }
