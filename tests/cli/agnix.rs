@@ -342,7 +342,7 @@ const ROWS: &[(&str, V)] = &[
     ("CC-SK-001", J),
     ("CC-SK-002", c("skill-value-invalid", CC, ".claude/skills/parallel-task/SKILL.md", &[], A, A)),
     ("CC-SK-004", c("skill-agent-without-fork", CC, ".claude/skills/explore-code/SKILL.md", &[], A, A)),
-    ("CC-SK-005", M),
+    ("CC-SK-005", c("skill-agent-unknown", CC, ".claude/skills/search-files/SKILL.md", &[], A, A)),
     ("CC-SK-006", c("skill-side-effect-invocable", &["--host", "claude-code", "--profile", "claude-code", "--trust-project"], ".claude/skills/deploy-staging/SKILL.md", ENABLE_SIDE_EFFECT, A, A)),
     ("CC-SK-007", c("skill-shell-unrestricted", CC, ".claude/skills/git-status/SKILL.md", &[], A, A)),
     ("CC-SK-008", c("skill-tool-unknown", CC, ".claude/skills/find-files/SKILL.md", &[], A, A)),

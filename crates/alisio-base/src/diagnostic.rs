@@ -90,6 +90,7 @@ codes! {
     SkillUploadTooLarge => "skill-upload-too-large",
     SkillCommandNotRun => "skill-command-not-run",
     SkillHookEventUnknown => "skill-hook-event-unknown",
+    SkillAgentUnknown => "skill-agent-unknown",
     InstructionsTruncated => "instructions-truncated",
     InstructionsDropped => "instructions-dropped",
     InstructionsHiddenByOverride => "instructions-hidden-by-override",
@@ -207,6 +208,6 @@ mod tests {
         for &c in Code::ALL {
             assert_eq!(Code::parse(c.as_str()), Some(c));
         }
-        assert_eq!(Code::ALL.len(), 86);
+        assert_eq!(Code::ALL.len(), 87);
     }
 }
