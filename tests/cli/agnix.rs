@@ -211,6 +211,16 @@ fn cursor_900() -> Vec<(String, Vec<u8>)> {
     ]
 }
 
+fn copilot_1200() -> Vec<(String, Vec<u8>)> {
+    vec![
+        (
+            ".github/copilot-instructions.md".into(),
+            n_lines("# Copilot Instructions\n\n", 1200),
+        ),
+        enable("instructions-too-long"),
+    ]
+}
+
 fn lines(n: usize, path: &str, head: &str) -> Vec<(String, Vec<u8>)> {
     let mut t = head.to_string();
     for i in 0..n {
@@ -387,7 +397,7 @@ const ROWS: &[(&str, V)] = &[
     ("COP-003", c("instructions-glob-unmatched", COPILOT, ".github/instructions/ts.instructions.md", TS, A, A)),
     ("COP-004", c("instructions-key-ignored", COPILOT, ".github/instructions/ts.instructions.md", TS, A, A)),
     ("COP-005", c("instructions-value-invalid", COPILOT, ".github/instructions/ts.instructions.md", TS, A, A)),
-    ("COP-006", M),
+    ("COP-006", c("instructions-too-long", &["--host", "copilot", "--trust-project"], ".github/copilot-instructions.md", ENABLE_LONG, G(copilot_1200), A)),
     ("COP-030", M),
     ("COP-038", J),
     ("CP-SK-001", c("skill-unknown-key", SPEC, ".agents/skills/my-skill/SKILL.md", &[], A, A)),

@@ -382,14 +382,14 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsTooLong,
-        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md (a Cursor rule: over 500 lines, Cursor's guidance)",
+        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md (a Cursor rule: over 500 lines; a Copilot file: over 1,000 lines; their hosts' guidance)",
         files: "every instruction file the host reads",
         hosts: ALL_HOSTS,
         profiles: &[],
         severity: Severity::Information,
         tier: Tier::Opinionated,
         fix: Fix::None,
-        evidence: "Claude Code memory documentation (code.claude.com/docs/en/memory: target under 200 lines per CLAUDE.md), read 2026-12",
+        evidence: "Claude Code memory documentation (code.claude.com/docs/en/memory: target under 200 lines per CLAUDE.md), read 2026-12; Cursor rules documentation (500 lines); docs.github.com \"Customizing code review\" (limit any single instruction file to at most 1,000 lines; agnix COP-006)",
         good: AGENTS_OK,
         bad: described(
             "an AGENTS.md of 201 lines (enable it with diagnostics.enable: [\"instructions-too-long\"])",
