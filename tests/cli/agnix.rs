@@ -211,6 +211,16 @@ fn cursor_900() -> Vec<(String, Vec<u8>)> {
     ]
 }
 
+fn copilot_1200() -> Vec<(String, Vec<u8>)> {
+    vec![
+        (
+            ".github/copilot-instructions.md".into(),
+            n_lines("# Copilot Instructions\n\n", 1200),
+        ),
+        enable("instructions-too-long"),
+    ]
+}
+
 fn lines(n: usize, path: &str, head: &str) -> Vec<(String, Vec<u8>)> {
     let mut t = head.to_string();
     for i in 0..n {
@@ -326,8 +336,9 @@ const ROWS: &[(&str, V)] = &[
     ("AS-027", J),
     ("CC-MEM-001", c("instructions-import-unresolved", CLAUDE, "CLAUDE.md", &[], A, A)),
     ("CC-MEM-002", J),
-    ("CC-MEM-003", M),
-    ("CC-MEM-004", M),
+    ("CC-MEM-003", c("instructions-import-too-deep", CLAUDE, "", &[], F(&[("CLAUDE.md", "# Project Memory\n\n@level1.md\n"), ("level1.md", "@level2.md\n"), ("level2.md", "@level3.md\n"), ("level3.md", "@level4.md\n"), ("level4.md", "@level5.md\n"), ("level5.md", "Five hops down.\n")]),
+        F(&[("CLAUDE.md", "# Project Memory\n\n@docs/guidelines.md\n\nKeep import chains shallow.\n"), ("docs/guidelines.md", "# Guidelines\n")]))),
+    ("CC-MEM-004", J),
     ("CC-MEM-010", J),
     ("CC-MEM-011", c("instructions-glob-unmatched", COPILOT, ".claude/rules/ts.md", TS, A, A)),
     ("CC-MEM-012", c("instructions-key-ignored", CLAUDE, ".claude/rules/ts.md", TS, A, A)),
@@ -335,17 +346,17 @@ const ROWS: &[(&str, V)] = &[
     ("CC-MEM-015", c("instructions-always-loaded-long", &["--host", "claude-code", "--trust-project"], "", &[], G(always_loaded_bad), G(always_loaded_good))),
     ("CC-MEM-017", J),
     ("CC-MEM-018", c("instructions-dropped", CLAUDE, "CLAUDE.md", &[("AGENTS.md", BODY)], A, A)),
-    ("CC-MEM-019", M),
+    ("CC-MEM-019", c("instructions-import-unresolved", CLAUDE, "CLAUDE.md", &[("Design Docs/api-conventions.md", "# API conventions\n")], A, A)),
     ("CC-MEM-020", c("instructions-local-not-ignored", NONE, ".gitignore", &[("CLAUDE.local.md", "Use my sandbox URLs.\n")], T("target/\n*.log\n"), A)),
     ("CC-MEM-021", J),
     ("CC-SK-001", J),
     ("CC-SK-002", c("skill-value-invalid", CC, ".claude/skills/parallel-task/SKILL.md", &[], A, A)),
     ("CC-SK-004", c("skill-agent-without-fork", CC, ".claude/skills/explore-code/SKILL.md", &[], A, A)),
-    ("CC-SK-005", M),
+    ("CC-SK-005", c("skill-agent-unknown", CC, ".claude/skills/search-files/SKILL.md", &[], A, A)),
     ("CC-SK-006", c("skill-side-effect-invocable", &["--host", "claude-code", "--profile", "claude-code", "--trust-project"], ".claude/skills/deploy-staging/SKILL.md", ENABLE_SIDE_EFFECT, A, A)),
     ("CC-SK-007", c("skill-shell-unrestricted", CC, ".claude/skills/git-status/SKILL.md", &[], A, A)),
     ("CC-SK-008", c("skill-tool-unknown", CC, ".claude/skills/find-files/SKILL.md", &[], A, A)),
-    ("CC-SK-010", M),
+    ("CC-SK-010", c("skill-hook-event-unknown", CC, ".claude/skills/hook-skill/SKILL.md", &[], A, A)),
     ("CC-SK-013", J),
     ("CC-SK-014", c("skill-field-type", CC, ".claude/skills/quiet-skill/SKILL.md", &[], A, A)),
     ("CC-SK-015", c("skill-field-type", CC, ".claude/skills/slash-cmd/SKILL.md", &[], A, A)),
@@ -355,13 +366,13 @@ const ROWS: &[(&str, V)] = &[
     ("CC-SK-018", c("skill-value-invalid", CC, ".claude/skills/my-skill/SKILL.md", &[], A, A)),
     ("CC-SK-019", J),
     ("CC-SK-020", c("skill-value-invalid", CC, ".claude/skills/my-skill/SKILL.md", &[], A, A)),
-    ("CC-SK-021", M),
+    ("CC-SK-021", J),
     ("CC-SK-022", c("skill-name-format", CC, ".claude/skills/pdf-helper/SKILL.md", &[], A, A)),
     ("CC-SK-023", c("skill-arguments-in-code", CC, ".claude/skills/top-processes/SKILL.md", &[], A, A)),
     ("CC-SK-024", c("skill-description-missing", CC, ".claude/skills/pdf-tools/SKILL.md", &[], A, A)),
     ("CC-SK-025", c("skill-description-dropped", &["--host", "claude-code", "--profile", "claude-code", "--trust-project"], "", &[],
         G(claude_listing), F(&[(".claude/skills/s00/SKILL.md", "---\nname: s00\ndescription: Short. Use when asked.\n---\nBody.\n")]))),
-    ("CC-SK-028", M),
+    ("CC-SK-028", c("skill-command-not-run", CC, ".claude/skills/status/SKILL.md", &[], A, A)),
     ("CC-SK-030", c("skill-upload-rejected", CC, ".claude/skills/claude-pdf-tools/SKILL.md", &[], A, A)),
     ("CC-SK-031", c("skill-upload-rejected", CC, ".claude/skills/formatter/SKILL.md", &[], A, A)),
     ("CC-SK-032", c("skill-description-person", CC_TRUST, ".claude/skills/excel-reports/SKILL.md", ENABLE_PERSON, A, A)),
@@ -386,7 +397,7 @@ const ROWS: &[(&str, V)] = &[
     ("COP-003", c("instructions-glob-unmatched", COPILOT, ".github/instructions/ts.instructions.md", TS, A, A)),
     ("COP-004", c("instructions-key-ignored", COPILOT, ".github/instructions/ts.instructions.md", TS, A, A)),
     ("COP-005", c("instructions-value-invalid", COPILOT, ".github/instructions/ts.instructions.md", TS, A, A)),
-    ("COP-006", M),
+    ("COP-006", c("instructions-too-long", &["--host", "copilot", "--trust-project"], ".github/copilot-instructions.md", ENABLE_LONG, G(copilot_1200), A)),
     ("COP-030", M),
     ("COP-038", J),
     ("CP-SK-001", c("skill-unknown-key", SPEC, ".agents/skills/my-skill/SKILL.md", &[], A, A)),
@@ -397,7 +408,7 @@ const ROWS: &[(&str, V)] = &[
     ("CUR-003", c("instructions-glob-unmatched", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
     ("CUR-004", c("instructions-glob-unmatched", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
     ("CUR-005", c("instructions-key-ignored", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
-    ("CUR-006", M),
+    ("CUR-006", c("instructions-legacy-name", CURSOR, ".cursorrules", &[], A, F(&[(".cursor/rules/ts.mdc", "---\ndescription: TypeScript rules\nglobs: \"**/*.ts\"\n---\n# TypeScript Rules\n\nUse strict mode.\n"), ("src/a.ts", "export {};\n")]))),
     ("CUR-007", c("instructions-key-ignored", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
     ("CUR-008", c("instructions-value-invalid", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
     ("CUR-009", c("instructions-rule-manual-only", CURSOR, ".cursor/rules/ts.mdc", TS, A, A)),
@@ -427,15 +438,15 @@ const ROWS: &[(&str, V)] = &[
     ("XML-003", c("instructions-xml-unbalanced", NONE, "AGENTS.md", &[], A, A)),
     ("XP-001", c("instructions-frontmatter-inert", NONE, "AGENTS.md", &[], T("---\ncontext: fork\nagent: reviewer\nallowed-tools: Read Write\n---\n# Project Guidelines\n\n- type: PreToolExecution\n  command: echo \"lint\"\n"), A)),
     ("XP-002", J),
-    ("XP-003", M),
+    ("XP-003", J),
     ("XP-004", c("instructions-commands-conflict", NONE, "", &[],
         F(&[("AGENTS.md", "# Project\n\n## Commands\n- `npm install`\n- `npm run build`\n- `npm run test`\n"), ("app/AGENTS.md", "# App\n\n## Commands\n- `pnpm install`\n- `pnpm build`\n- `pnpm test`\n")]),
         F(&[("AGENTS.md", "# Project\n\n## Commands\n- `npm install`\n- `npm run build`\n- `npm test`\n"), ("app/AGENTS.md", "# App\n\n## Commands\n- `npm install`\n- `npm run build`\n- `npm test`\n")]))),
-    ("XP-005", M),
+    ("XP-005", J),
     ("XP-006", J),
     ("XP-008", M),
     ("XP-SK-001", c("skill-unknown-key", SPEC, ".agents/skills/code-review/SKILL.md", &[], A, A)),
-    ("XP-SK-002", M),
+    ("XP-SK-002", J),
     ("XP-SK-003", c("skill-secret", NONE, ".agents/skills/release/SKILL.md", &[], G(skill_token), F(&[(".agents/skills/release/SKILL.md", "---\nname: release\ndescription: Cuts a release. Use when asked.\n---\nTOKEN = os.environ[\"GITHUB_TOKEN\"]\n")]))),
     ("XP-SK-004", J),
 ];

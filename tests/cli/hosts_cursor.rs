@@ -181,3 +181,23 @@ fn a_quoted_always_apply_is_named_a_quoted_string() {
         "{r:?}"
     );
 }
+
+#[test]
+fn cu7_the_root_cursorrules_is_reported_as_legacy() {
+    let ws = Ws::new();
+    ws.files(&[
+        (
+            ".cursorrules",
+            "# Legacy cursor rules\n\nUse strict mode.\n",
+        ),
+        ("pkg/.cursorrules", "nested: never read\n"),
+    ]);
+    let r = run(&ws, "", &["check", "--host", "cursor", "."]);
+    assert_eq!(
+        r.stdout,
+        ".cursorrules:1:1: info[instructions-legacy-name]: .cursorrules is Cursor's legacy rules file: still read as an always-applied rule, but deprecated; move it to .cursor/rules/*.mdc (alwaysApply: true) or AGENTS.md\n1 file checked: 0 error(s), 0 warning(s), 1 info, 0 hint(s)\n",
+        "{r:?}"
+    );
+    // The nested one is never read (CU7), so it is not called legacy.
+    assert!(!r.stdout.contains("pkg/.cursorrules"), "{r:?}");
+}

@@ -354,4 +354,36 @@ pub(super) static RULES: &[Rule] = &[
             ],
         ),
     },
+    Rule {
+        code: Code::InstructionsImportTooDeep,
+        summary: "an `@import` in a file already 4 imports from CLAUDE.md, which Claude Code does not follow",
+        files: "CLAUDE.md, CLAUDE.local.md, .claude/rules and the files they import",
+        hosts: &["claude-code"],
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code 2.1.332 follows @imports 4 hops from a memory file (5 levels counting it), measured by tests/real case import_chain_depth_limit (spec/instructions.md §4, §5.6; agnix CC-MEM-003)",
+        good: ex(
+            &["--host", "claude-code"],
+            &[
+                ("CLAUDE.md", "# Project\n\n@a.md\n"),
+                ("a.md", "A\n@b.md\n"),
+                ("b.md", "B\n@c.md\n"),
+                ("c.md", "C\n@d.md\n"),
+                ("d.md", "D\n"),
+            ],
+        ),
+        bad: ex(
+            &["--host", "claude-code"],
+            &[
+                ("CLAUDE.md", "# Project\n\n@a.md\n"),
+                ("a.md", "A\n@b.md\n"),
+                ("b.md", "B\n@c.md\n"),
+                ("c.md", "C\n@d.md\n"),
+                ("d.md", "D\n@e.md\n"),
+                ("e.md", "E\n"),
+            ],
+        ),
+    },
 ];

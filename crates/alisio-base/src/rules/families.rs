@@ -184,4 +184,32 @@ pub(super) static RULES: &[Rule] = &[
             )],
         ),
     },
+    Rule {
+        code: Code::SkillAgentUnknown,
+        summary: "a `context: fork` skill whose `agent` names no agent Claude Code knows: it runs on general-purpose instead",
+        files: ".claude/skills/*/SKILL.md (with .claude/agents)",
+        hosts: CLAUDE,
+        profiles: &[],
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code 2.1.332's forked-skill runner looks `agent` up exactly among the active agents and otherwise runs on general-purpose, only logging \"is not available as a fork base\" (its binary's JavaScript); known here: its own agents and every .claude/agents agent of the workspace and the user (agnix CC-SK-005) (spec/skills.md §2.10)",
+        good: ex(
+            &[],
+            &[
+                (
+                    ".claude/skills/review/SKILL.md",
+                    "---\nname: review\ndescription: Reviews a diff. Use after edits.\ncontext: fork\nagent: reviewer\n---\nReview the diff.\n",
+                ),
+                (".claude/agents/reviewer.md", AGENT),
+            ],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".claude/skills/review/SKILL.md",
+                "---\nname: review\ndescription: Reviews a diff. Use after edits.\ncontext: fork\nagent: reviewer\n---\nReview the diff.\n",
+            )],
+        ),
+    },
 ];

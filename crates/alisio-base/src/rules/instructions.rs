@@ -17,7 +17,6 @@ const CLAUDE_REAL: &str = "measured with the real Claude Code 2.1.332 (tests/rea
 const BODY: &str = "# Project\n\nRun `cargo test` before committing.\n";
 const CODEX: &str =
     "Codex CLI rust-v0.130 `codex-rs/core/src/project_doc.rs` (spec/instructions.md §3)";
-const ALISIO: &str = "alisio's own loader (spec/instructions.md §2)";
 const COPILOT: &str = "VS Code core + Copilot Chat extension, early 2026 (spec/hosts.md §2)";
 const CURSOR: &str = "Cursor documentation, not verified (spec/hosts.md §4)";
 const GEMINI: &str =
@@ -79,14 +78,14 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsLegacyName,
-        summary: "AGENT.md is read as a legacy alias; rename it to AGENTS.md",
-        files: "AGENT.md",
-        hosts: &["alisio"],
+        summary: "a legacy file the host still reads: AGENT.md (rename it to AGENTS.md), Cursor's root .cursorrules",
+        files: "AGENT.md, .cursorrules",
+        hosts: &["alisio", "cursor"],
         profiles: &[],
         severity: Severity::Information,
         tier: Tier::Default,
         fix: Fix::Unsafe,
-        evidence: ALISIO,
+        evidence: "alisio's own loader (spec/instructions.md §2); for .cursorrules, Cursor's rules documentation (docs.cursor.com/context/rules: \"still supported, but will be deprecated\"; spec/hosts.md CU7; agnix CUR-006)",
         good: AGENTS_OK,
         bad: ex(&[], &[("AGENT.md", BODY)]),
     },
@@ -383,14 +382,14 @@ pub(super) static RULES: &[Rule] = &[
     },
     Rule {
         code: Code::InstructionsTooLong,
-        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md (a Cursor rule: over 500 lines, Cursor's guidance)",
+        summary: "an instruction file over 200 lines, Claude Code's size guidance for CLAUDE.md (a Cursor rule: over 500 lines; a Copilot file: over 1,000 lines; their hosts' guidance)",
         files: "every instruction file the host reads",
         hosts: ALL_HOSTS,
         profiles: &[],
         severity: Severity::Information,
         tier: Tier::Opinionated,
         fix: Fix::None,
-        evidence: "Claude Code memory documentation (code.claude.com/docs/en/memory: target under 200 lines per CLAUDE.md), read 2026-12",
+        evidence: "Claude Code memory documentation (code.claude.com/docs/en/memory: target under 200 lines per CLAUDE.md), read 2026-12; Cursor rules documentation (500 lines); docs.github.com \"Customizing code review\" (limit any single instruction file to at most 1,000 lines; agnix COP-006)",
         good: AGENTS_OK,
         bad: described(
             "an AGENTS.md of 201 lines (enable it with diagnostics.enable: [\"instructions-too-long\"])",

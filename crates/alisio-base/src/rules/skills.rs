@@ -650,6 +650,56 @@ pub(super) static RULES: &[Rule] = &[
         ),
     },
     Rule {
+        code: Code::SkillCommandNotRun,
+        summary: "an inline !`command` after a character other than a space, which Claude Code never runs",
+        files: "SKILL.md",
+        hosts: CLAUDE,
+        profiles: ALL_PROFILES,
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code 2.1.332 runs a skill's inline injection only where /(?<=^|\\s)!`[^`]+`/gm matches, at the start of a line or after whitespace (its binary's skill loader); elsewhere the text is sent as written (agnix CC-SK-028) (spec/skills.md §11.2)",
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/status/SKILL.md",
+                "---\nname: status\ndescription: Shows the branch status. Use when asked for the status.\n---\nBranch: !`git branch --show-current`\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/status/SKILL.md",
+                "---\nname: status\ndescription: Shows the branch status. Use when asked for the status.\n---\nBRANCH=!`git branch --show-current`\n",
+            )],
+        ),
+    },
+    Rule {
+        code: Code::SkillHookEventUnknown,
+        summary: "a key of a skill's `hooks` that is not a Claude Code hook event, so its hooks never run",
+        files: "SKILL.md",
+        hosts: &["claude-code"],
+        profiles: CLAUDE,
+        severity: Severity::Warning,
+        tier: Tier::Default,
+        fix: Fix::None,
+        evidence: "Claude Code 2.1.332's skill loader checks each key of `hooks` against its list of 34 hook events and drops an unknown one (\"unknown hook event; entry ignored\", its binary's JavaScript); code.claude.com/docs/en/hooks (agnix CC-SK-010) (spec/skills.md §2.10)",
+        good: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n---\n# Demo\n",
+            )],
+        ),
+        bad: ex(
+            &[],
+            &[(
+                ".agents/skills/demo/SKILL.md",
+                "---\nname: demo\ndescription: Demo skill. Use it when a demo is needed.\nhooks:\n  BeforeTool:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n---\n# Demo\n",
+            )],
+        ),
+    },
+    Rule {
         code: Code::SkillUploadRejected,
         summary: "claude.ai or the API would reject this skill on upload (XML tags, reserved words)",
         files: "SKILL.md",

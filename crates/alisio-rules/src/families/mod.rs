@@ -18,6 +18,7 @@ pub mod gemini_commands;
 pub mod gemini_mcp;
 mod markdown;
 pub mod mcp;
+mod skill_agent;
 mod toml_doc;
 
 use std::path::{Path, PathBuf};
@@ -212,9 +213,25 @@ pub fn check(fs: &dyn Fs, input: Input<'_>, set: &DirSet) -> (Vec<Diagnostic>, V
     let root = input.workspace_root;
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut files: Vec<PathBuf> = Vec::new();
+    let mut agents = std::collections::BTreeSet::new();
+    let mut skills = std::collections::BTreeSet::new();
     for v in vantages(set, root) {
-        let all = HOSTS.iter().filter_map(|h| startup(fs, input, &v, *h));
-        let (d, f): (Vec<_>, Vec<_>) = all.map(|s| (s.diagnostics, s.files)).unzip();
+        let all: Vec<Startup> = HOSTS
+            .iter()
+            .filter_map(|h| {
+                let s = startup(fs, input, &v, *h)?;
+                if *h == Host::ClaudeCode {
+                    skill_agent::agent_names(&s, &mut agents);
+                    skills.extend(
+                        claude_skill_names(fs, input, &v)
+                            .into_iter()
+                            .map(|(_, f)| f),
+                    );
+                }
+                Some(s)
+            })
+            .collect();
+        let (d, f): (Vec<_>, Vec<_>) = all.into_iter().map(|s| (s.diagnostics, s.files)).unzip();
         let s = Startup {
             diagnostics: d.concat(),
             files: f.concat(),
@@ -229,6 +246,11 @@ pub fn check(fs: &dyn Fs, input: Input<'_>, set: &DirSet) -> (Vec<Diagnostic>, V
             if alisio_base::workspace::is_inside(&f, root) && !files.contains(&f) {
                 files.push(f);
             }
+        }
+    }
+    for d in skill_agent::check(fs, root, &skills, &agents) {
+        if !diags.contains(&d) {
+            diags.push(d);
         }
     }
     (diags, files)

@@ -241,6 +241,59 @@ impl ImportWalk<'_, '_> {
     }
 }
 
+/// An `@import` Claude Code does not follow because its file is already [`MAX_IMPORT_DEPTH`]
+/// hops from the listed file (`instructions-import-too-deep`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooDeep {
+    /// The file at the last hop, whose import is not followed.
+    pub importer: PathBuf,
+    /// The token as Claude Code reads it (`#fragment` cut, `\ ` unescaped).
+    pub token: String,
+    pub target: PathBuf,
+    /// The listed file, then each import down to `importer`.
+    pub chain: Vec<PathBuf>,
+}
+
+/// The imports of `entry`'s last hop that name a readable file not already in the list
+/// (`listed`: every file and import of the startup list, as written and resolved).
+#[must_use]
+pub fn too_deep(
+    setup: &Setup<'_>,
+    reader: &Reader<'_>,
+    entry: &ListedFile,
+    listed: &HashSet<PathBuf>,
+) -> Vec<TooDeep> {
+    let mut out = Vec::new();
+    let mut chain: Vec<PathBuf> = vec![entry.path.clone()];
+    for i in &entry.imports {
+        chain.truncate(i.depth as usize);
+        chain.push(i.path.clone());
+        if i.approval || i.depth < MAX_IMPORT_DEPTH {
+            continue;
+        }
+        let t = reader.read(&i.path, Mode::Claude);
+        for tok in import_tokens(&t.text) {
+            let Some(target) = resolve_import(setup, &i.path, &tok) else {
+                continue;
+            };
+            let canon = setup
+                .fs
+                .canonicalize(&target)
+                .unwrap_or_else(|_| target.clone());
+            if listed.contains(&target) || listed.contains(&canon) {
+                continue;
+            }
+            out.push(TooDeep {
+                importer: i.path.clone(),
+                token: tok,
+                target,
+                chain: chain.clone(),
+            });
+        }
+    }
+    out
+}
+
 /// The `.md` files below a rules directory as Claude Code walks them (measured, 2.1.332): in
 /// the order the operating system lists each directory (it does not sort), a subdirectory's
 /// files at the subdirectory's place, symlinks followed, each file named by its resolved path.

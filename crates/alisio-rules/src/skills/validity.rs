@@ -155,6 +155,7 @@ fn is_hint_code(c: Code) -> bool {
             | Code::SkillDescriptionGeneric
             | Code::SkillDescriptionRestatesName
             | Code::SkillArgumentsInCode
+            | Code::SkillCommandNotRun
             | Code::SkillUploadRejected
             | Code::SkillBodyTooLong
             | Code::SkillResourceMissing

@@ -33,6 +33,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         if node.path == setup.root {
             always_loaded(cx, &l.files);
         }
+        too_deep(cx, &l.files);
         for f in &l.files {
             if listed.insert(f.path.clone()) {
                 read_files.push((f.path.clone(), f.kind, f.file.clone()));
@@ -139,6 +140,55 @@ fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
     if let (Some(file), Some(msg)) = (first, message(&parts)) {
         let span = cx.first_line(&file);
         cx.push(&file, span, Code::InstructionsAlwaysLoadedLong, msg, vec![]);
+    }
+}
+
+/// `instructions-import-too-deep` (spec/instructions.md §5.6): an `@import` in a workspace file
+/// that is already [`claude::MAX_IMPORT_DEPTH`] hops from a listed file, naming a file the list
+/// does not hold otherwise. Reported at the token in that file.
+fn too_deep(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
+    let fs = cx.setup.fs;
+    let mut listed = std::collections::HashSet::new();
+    for f in files {
+        for p in std::iter::once(&f.path).chain(f.imports.iter().map(|i| &i.path)) {
+            listed.insert(p.clone());
+            listed.insert(fs.canonicalize(p).unwrap_or_else(|_| p.clone()));
+        }
+    }
+    for f in files {
+        for t in claude::too_deep(cx.setup, cx.reader, f, &listed) {
+            if !t.importer.starts_with(cx.setup.root) {
+                continue;
+            }
+            let text = cx.reader.read(&t.importer, Mode::Claude);
+            let escaped = t.token.replace(' ', "\\ ");
+            let span = [format!("@{escaped}"), format!("@{}", t.token)]
+                .iter()
+                .find_map(|n| text.text.find(n.as_str()).map(|at| (at, n.len())))
+                .map_or_else(
+                    || cx.first_line(&t.importer),
+                    |(at, len)| {
+                        LineIndex::new(&text.text)
+                            .span(alisio_base::text::TextRange::new(at, at + len))
+                    },
+                );
+            let chain: Vec<String> = t.chain.iter().map(|p| cx.show(p)).collect();
+            let msg = format!(
+                "@{escaped} is not imported: this file is {} imports deep ({}), and Claude Code follows @imports at most {} hops, so {} is not delivered; import it from a file nearer {}",
+                t.chain.len() - 1,
+                chain.join(" → "),
+                claude::MAX_IMPORT_DEPTH,
+                cx.show(&t.target),
+                chain.first().map_or("", String::as_str),
+            );
+            cx.push(
+                &t.importer,
+                span,
+                Code::InstructionsImportTooDeep,
+                msg,
+                vec![],
+            );
+        }
     }
 }
 

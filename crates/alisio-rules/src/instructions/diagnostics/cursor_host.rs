@@ -1,5 +1,5 @@
 //! spec/hosts.md §5 for host `cursor`: `.md` files Cursor ignores, rules reachable only by manual
-//! mention, globs that match no file, `agents.md` in the wrong case.
+//! mention, globs that match no file, `agents.md` in the wrong case, the legacy `.cursorrules`.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +10,9 @@ use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
 use alisio_base::workspace::FileType;
+
+/// Cursor's rules docs: the root `.cursorrules` is still read, but deprecated (spec/hosts.md CU7).
+const LEGACY: &str = ".cursorrules is Cursor's legacy rules file: still read as an always-applied rule, but deprecated; move it to .cursor/rules/*.mdc (alwaysApply: true) or AGENTS.md";
 
 fn stem(p: &Path) -> String {
     p.file_stem()
@@ -113,6 +116,19 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
             }
         }
         for e in &node.entries {
+            if node.path == scan.setup.root
+                && e.file_type == FileType::File
+                && e.name == ".cursorrules"
+            {
+                let p = node.path.join(&e.name);
+                let t = scan.reader.read(&p, Mode::Claude);
+                out.push(diag(
+                    &p,
+                    file_level(&t.text),
+                    Code::InstructionsLegacyName,
+                    LEGACY.to_string(),
+                ));
+            }
             if e.file_type == FileType::File
                 && e.name != "AGENTS.md"
                 && e.name

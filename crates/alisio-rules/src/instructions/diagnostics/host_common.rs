@@ -18,6 +18,7 @@ pub(super) fn diag(file: &Path, span: Span, code: Code, message: String) -> Diag
         Code::InstructionsRuleManualOnly
             | Code::InstructionsEmpty
             | Code::InstructionsFrontmatterInert
+            | Code::InstructionsLegacyName
     ) {
         Severity::Information
     } else {
@@ -65,6 +66,24 @@ pub(super) fn content_diagnostics(setup: &Setup<'_>, file: &Path, text: &str) ->
             Code::InstructionsTooLong,
             format!(
                 "{n} lines: Cursor's guidance is to keep a rule under 500 lines (split it into smaller rules that compose)"
+            ),
+        );
+        d.severity = Severity::Information;
+        out.push(d);
+    }
+    // A Copilot file gets GitHub's (docs.github.com "Customizing code review").
+    if matches!(
+        content::frontmatter::family(file),
+        Some(content::frontmatter::Family::Copilot | content::frontmatter::Family::CopilotRepo)
+    ) && let Some((n, r)) =
+        content::too_long::too_long_at(text, content::too_long::COPILOT_MAX_LINES)
+    {
+        let mut d = diag(
+            file,
+            idx.span(r),
+            Code::InstructionsTooLong,
+            format!(
+                "{n} lines: GitHub's guidance is to keep an instruction file to at most 1,000 lines, past which Copilot's responses may get worse (split it into files scoped with applyTo)"
             ),
         );
         d.severity = Severity::Information;

@@ -13,7 +13,7 @@ use alisio_base::text::TextRange;
 
 /// The byte ranges of code in `body`, in order, each with `true` for a code block (`false`: a
 /// code span).
-fn code_ranges(body: &str) -> Vec<(std::ops::Range<usize>, bool)> {
+pub(super) fn code_ranges(body: &str) -> Vec<(std::ops::Range<usize>, bool)> {
     Parser::new_ext(body, Options::empty())
         .into_offset_iter()
         .filter_map(|(ev, r)| match ev {

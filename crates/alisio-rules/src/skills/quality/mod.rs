@@ -1,6 +1,6 @@
 //! Description quality (spec/skills.md §11): hints on one SKILL.md (no when-to-use clause, first
 //! or second person, only generic words, the description restates the name, `$N` or
-//! `$ARGUMENTS` inside code or a price, what an upload to claude.ai or the API rejects) and
+//! `$ARGUMENTS` inside code or a price, an inline `!` command Claude Code never runs, what an upload to claude.ai or the API rejects) and
 //! `skill-collision` between two skills of one catalog (`collision`).
 //!
 //! Plain data: [`hints`] returns located findings over the judged text; validation turns them
@@ -8,6 +8,7 @@
 
 mod arguments;
 pub mod collision;
+mod injection;
 mod words;
 
 use crate::skills::frontmatter::Frontmatter;
@@ -63,6 +64,7 @@ pub fn hints(text: &str, fm: &Frontmatter, body_start: usize, dir_name: &str) ->
     if !takes_arguments {
         out.extend(arguments::in_code(text, body_start));
     }
+    out.extend(injection::not_run(text, body_start));
     out
 }
 

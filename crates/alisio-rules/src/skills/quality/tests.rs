@@ -335,3 +335,29 @@ fn the_prefix_filter_finds_what_all_pairs_find() {
         assert!((a.2 - b.2).abs() < 1e-9);
     }
 }
+
+#[test]
+fn inline_commands_that_follow_a_character_are_not_run() {
+    // Run by Claude Code: at the start of a line or after whitespace; not meant: after a
+    // backtick (two code spans), unclosed, or empty.
+    let good = "# Status\n\n!`git status`\nBranch: !`git branch --show-current`\n`a`!`b` and !`` and x!`open\n\nShown as written: `` KEY=!`git diff` ``\n\n```\nKEY=!`git diff`\n```\n";
+    assert_eq!(findings(&skill("status", GOOD, good), "status"), []);
+    let body = "# Status\n\nBRANCH=!`git branch --show-current`\n(!`date`)\n";
+    let t = skill("status", GOOD, body);
+    let f = findings(&t, "status");
+    assert_eq!(
+        f,
+        [
+            (
+                Code::SkillCommandNotRun,
+                "!`git branch --show-current`".into(),
+                "Claude Code runs !`git branch --show-current` only at the start of a line or after a space: after '=' it sends the text as written and never runs the command; put a space before the !".into()
+            ),
+            (
+                Code::SkillCommandNotRun,
+                "!`date`".into(),
+                "Claude Code runs !`date` only at the start of a line or after a space: after '(' it sends the text as written and never runs the command; put a space before the !".into()
+            ),
+        ]
+    );
+}

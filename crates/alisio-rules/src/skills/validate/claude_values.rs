@@ -1,15 +1,85 @@
-//! `skill-value-invalid` and `skill-agent-without-fork` (spec/skills.md §2.10): values of Claude
-//! Code's keys that Claude Code 2.1.332 does not recognise, so the key has no effect. Profiles
-//! `alisio` and `claude-code`.
+//! `skill-value-invalid`, `skill-agent-without-fork` and `skill-hook-event-unknown`
+//! (spec/skills.md §2.10): values of Claude Code's keys that Claude Code 2.1.332 does not
+//! recognise, so the key (or the entry) has no effect. Profiles `alisio` and `claude-code`.
 
 use super::problem::Problem;
-use crate::skills::frontmatter::Frontmatter;
+use crate::skills::frontmatter::{Frontmatter, Value};
 use alisio_base::diagnostic::Code;
 
 /// `effort` values Claude Code 2.1.332 accepts (case-insensitive; an integer is accepted too).
 pub const EFFORTS: &[&str] = &["low", "medium", "high", "xhigh", "max"];
 /// `shell` values (trimmed, case-insensitive); anything else falls back to bash with a warning.
 pub const SHELLS: &[&str] = &["bash", "powershell"];
+
+/// The hook events of Claude Code 2.1.332, in its order (the event list of its binary's
+/// JavaScript, which the skill loader's `hooks` reader checks each key against; an unknown key
+/// is dropped with "unknown hook event; entry ignored").
+pub const HOOK_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "PreSkillShellCommand",
+];
+
+/// The keys of a `hooks` mapping that are not hook events (Claude Code compares them exactly;
+/// a case-insensitive match is offered as the likely meaning).
+fn check_hooks(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+    let Some(Value::Map(pairs)) = fm.get("hooks").map(|e| &e.value.value) else {
+        return;
+    };
+    for (k, _) in pairs {
+        let Some(name) = k.scalar_text() else {
+            continue;
+        };
+        if HOOK_EVENTS.contains(&name) {
+            continue;
+        }
+        let hint = HOOK_EVENTS
+            .iter()
+            .find(|e| e.eq_ignore_ascii_case(name))
+            .map_or_else(
+                || " (events include PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart)".to_string(),
+                |e| format!("; did you mean {e}?"),
+            );
+        problems.push(Problem::new(
+            Code::SkillHookEventUnknown,
+            k.span,
+            format!(
+                "hooks.{name} is not a Claude Code hook event: Claude Code ignores this entry, so its hooks never run{hint}"
+            ),
+        ));
+    }
+}
 
 fn is_effort(v: &str) -> bool {
     let v = v.trim();
@@ -53,6 +123,7 @@ pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<Problem>) {
             format!("shell \"{v}\" is not recognised: Claude Code accepts bash or powershell and falls back to bash"),
         ));
     }
+    check_hooks(fm, problems);
     if let Some((e, v)) = text("agent")
         && !fork
     {
@@ -85,7 +156,9 @@ mod tests {
             .filter(|d| {
                 matches!(
                     d.code,
-                    Code::SkillValueInvalid | Code::SkillAgentWithoutFork
+                    Code::SkillValueInvalid
+                        | Code::SkillAgentWithoutFork
+                        | Code::SkillHookEventUnknown
                 )
             })
             .map(|d| {
@@ -129,5 +202,26 @@ mod tests {
             ]
         );
         assert_eq!(found(&t, Profile::Spec), []);
+    }
+
+    #[test]
+    fn hook_events_are_checked_by_name() {
+        let good = format!(
+            "{HEAD}hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ./check.sh\n  Stop:\n    - hooks:\n        - type: command\n          command: echo done\n---\n# Demo\n"
+        );
+        assert_eq!(found(&good, Profile::ClaudeCode), []);
+        let bad = format!(
+            "{HEAD}hooks:\n  InvalidEvent:\n    - hooks:\n        - type: command\n          command: echo bad\n  pretooluse:\n    - hooks: []\n---\n# Demo\n"
+        );
+        let at = |s: &str| bad.find(s).unwrap();
+        assert_eq!(
+            found(&bad, Profile::ClaudeCode),
+            [
+                ("skill-hook-event-unknown", at("InvalidEvent"), at("InvalidEvent") + 12, "hooks.InvalidEvent is not a Claude Code hook event: Claude Code ignores this entry, so its hooks never run (events include PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart)".to_string()),
+                ("skill-hook-event-unknown", at("pretooluse"), at("pretooluse") + 10, "hooks.pretooluse is not a Claude Code hook event: Claude Code ignores this entry, so its hooks never run; did you mean PreToolUse?".to_string()),
+            ]
+        );
+        assert_eq!(found(&bad, Profile::Spec), []);
+        assert_eq!(found(&bad, Profile::Codex), []);
     }
 }

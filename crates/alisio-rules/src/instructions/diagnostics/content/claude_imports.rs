@@ -193,7 +193,112 @@ pub fn findings(
         out.push((Code::InstructionsImportUnresolved, s.range, msg));
     }
     pointer_checks(fs, home, file, text, &all, &mut out);
+    spaced(fs, home, file, text, &mut out);
     out
+}
+
+/// The escaped form of a path with spaces, as Claude Code reads it (`\ ` is a space).
+fn escaped(p: &str) -> String {
+    format!("@{}", p.replace(' ', "\\ "))
+}
+
+/// A path with a space written as Claude Code does not read it (CC-MEM-019): quoted
+/// (`@"Design Docs/api.md"`), which its scanner (`/(?:^|\s)@((?:[^\s\\]|\\ )+)/g`, then a first
+/// character in `[a-zA-Z0-9._-]` or `./`, `~/`, `/`) does not take as an import at all, or split
+/// by a plain space (`@Design Docs/api.md`), where it reads only `Design`. Reported only when the
+/// path meant names a readable file and the token as read does not.
+fn spaced(
+    fs: &dyn Fs,
+    home: Option<&Path>,
+    file: &Path,
+    text: &str,
+    out: &mut Vec<(Code, TextRange, String)>,
+) {
+    let fm = frontmatter_len(text);
+    let body = &text[fm..];
+    let mut in_block = false;
+    for (ev, r) in Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH)
+        .into_offset_iter()
+    {
+        match ev {
+            Event::Start(Tag::CodeBlock(_)) => in_block = true,
+            Event::End(TagEnd::CodeBlock) => in_block = false,
+            Event::Text(_) if !in_block => {
+                let slice = &body[r.clone()];
+                let mut i = 0;
+                while let Some(at) = slice[i..].find('@').map(|k| k + i) {
+                    i = at + 1;
+                    if at > 0 && !slice[..at].ends_with(char::is_whitespace) {
+                        continue;
+                    }
+                    let line_end = slice[at..].find('\n').map_or(slice.len(), |k| at + k);
+                    let rest = &slice[at + 1..line_end];
+                    let base = fm + r.start;
+                    if let Some(q) = rest.chars().next().filter(|c| *c == '"' || *c == '\'')
+                        && let Some(close) = rest[1..].find(q)
+                    {
+                        let inner = &rest[1..=close];
+                        if !inner.is_empty()
+                            && resolve(home, file, inner).is_some_and(|t| readable(fs, &t))
+                        {
+                            let end = at + 1 + close + 2;
+                            out.push((
+                                Code::InstructionsImportUnresolved,
+                                TextRange::new(base + at, base + end),
+                                format!(
+                                    "Claude Code does not read a quoted path as an import: {} is sent as text and {inner} is not delivered; write {}",
+                                    &slice[at..end],
+                                    escaped(inner)
+                                ),
+                            ));
+                            i = end;
+                        }
+                        continue;
+                    }
+                    // The token as Claude Code reads it, then up to three more words.
+                    let words: Vec<(usize, &str)> = rest
+                        .split(' ')
+                        .scan(0usize, |off, w| {
+                            let start = *off;
+                            *off += w.len() + 1;
+                            Some((start, w))
+                        })
+                        .take(4)
+                        .collect();
+                    let Some(&(_, first)) = words.first() else {
+                        continue;
+                    };
+                    if first.is_empty()
+                        || first.contains(['\\', '\t'])
+                        || !looks_like_path(first)
+                        || resolve(home, file, first).is_some_and(|t| kind(fs, &t).is_some())
+                    {
+                        continue;
+                    }
+                    for &(start, w) in &words[1..] {
+                        if w.is_empty() || w.contains('\t') {
+                            break;
+                        }
+                        let meant = &rest[..start + w.len()];
+                        if resolve(home, file, meant).is_some_and(|t| readable(fs, &t)) {
+                            let end = at + 1 + meant.len();
+                            out.push((
+                                Code::InstructionsImportUnresolved,
+                                TextRange::new(base + at, base + end),
+                                format!(
+                                    "Claude Code ends an import at the first space: it reads @{first}, which names no file, and {meant} is not delivered; write {}",
+                                    escaped(meant)
+                                ),
+                            ));
+                            i = end;
+                            break;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn pointer_checks(
@@ -368,6 +473,34 @@ mod tests {
                     ("CLAUDE.md", "# Long\n\na\n\nb\n\nSee [x](AGENTS.md).\n"),
                     ("AGENTS.md", "body\n")
                 ],
+                "CLAUDE.md"
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn paths_with_a_space_written_quoted_or_unescaped() {
+        let files = [
+            ("Design Docs/api-conventions.md", "api\n"),
+            ("Design Docs/notes.md", "notes\n"),
+        ];
+        let mut with = files.to_vec();
+        with.push((
+            "CLAUDE.md",
+            "- API @\"Design Docs/api-conventions.md\"\n- Notes @Design Docs/notes.md\n- Fine @Design\\ Docs/api-conventions.md\n- `@Design Docs/notes.md` in code\n- Mail @team today\n",
+        ));
+        assert_eq!(
+            run(&with, "CLAUDE.md"),
+            [
+                (Code::InstructionsImportUnresolved, "@\"Design Docs/api-conventions.md\"".into(), "Claude Code does not read a quoted path as an import: @\"Design Docs/api-conventions.md\" is sent as text and Design Docs/api-conventions.md is not delivered; write @Design\\ Docs/api-conventions.md".into()),
+                (Code::InstructionsImportUnresolved, "@Design Docs/notes.md".into(), "Claude Code ends an import at the first space: it reads @Design, which names no file, and Design Docs/notes.md is not delivered; write @Design\\ Docs/notes.md".into()),
+            ]
+        );
+        // Nothing is meant when the spaced path names no file.
+        assert!(
+            run(
+                &[("CLAUDE.md", "Ask @\"the team\" or @Design Docs/none.md\n")],
                 "CLAUDE.md"
             )
             .is_empty()

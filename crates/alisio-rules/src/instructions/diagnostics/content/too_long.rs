@@ -1,5 +1,6 @@
 //! `instructions-too-long` (opinionated; spec/instructions.md §5.5): an instruction file over
-//! 200 lines, Claude Code's documented size guidance for CLAUDE.md.
+//! 200 lines, Claude Code's documented size guidance for CLAUDE.md (a Cursor rule: 500, a Copilot
+//! instruction file: 1,000, their hosts' guidance).
 
 use alisio_base::text::TextRange;
 
@@ -15,6 +16,10 @@ pub fn too_long(text: &str) -> Option<(usize, TextRange)> {
 
 /// Cursor's documented size guidance for one rule file.
 pub const CURSOR_MAX_LINES: usize = 500;
+
+/// GitHub's documented size guidance for one Copilot instruction file (docs.github.com
+/// "Customizing code review": limit any single instruction file to at most 1,000 lines).
+pub const COPILOT_MAX_LINES: usize = 1000;
 
 /// [`too_long`] with another limit.
 #[must_use]
@@ -44,5 +49,11 @@ mod tests {
         let over = format!("{ok}line 201\nlast");
         assert_eq!(too_long(&over), Some((202, TextRange::new(400, 408))));
         assert_eq!(too_long_at(&over, CURSOR_MAX_LINES), None);
+        let copilot = "x\n".repeat(COPILOT_MAX_LINES);
+        assert_eq!(too_long_at(&copilot, COPILOT_MAX_LINES), None);
+        assert_eq!(
+            too_long_at(&format!("{copilot}y\n"), COPILOT_MAX_LINES),
+            Some((1001, TextRange::new(2000, 2001)))
+        );
     }
 }
