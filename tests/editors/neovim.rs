@@ -307,12 +307,13 @@ fn neovim_skill_name_format_diagnostic() {
         }])
     );
     // spec/skills.md §6.5: a file that is not an entry gets one lens without a command, and
-    // the listing lens, since Codex and Gemini CLI list it.
+    // the listing lens, since Codex, Gemini CLI and Copilot (VS Code's source has no name
+    // format check: its name equals its folder's) list it.
     let lenses = r["codelenses"].as_array().expect("codelenses");
     assert_eq!(lenses.len(), 2, "{r:#}");
     assert_eq!(
         lenses[1]["command"]["title"],
-        json!("listed: claude-code ✗ (not listed), codex ✓, gemini ✓")
+        json!("listed: claude-code ✗ (not listed), codex ✓, gemini ✓, copilot ✓")
     );
     assert_eq!(
         lenses[0]["range"]["start"],
