@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use alisio_ls::config::{ClaudeInstructionFiles, Host, Settings};
-use alisio_ls::instructions::{Scope, Setup, diagnostics, explain, read::Reader};
+use alisio_ls::instructions::{FileScope, Setup, diagnostics, explain, read::Reader};
 use alisio_ls::workspace::{DiskFs, Env, is_inside};
 use libfuzzer_sys::arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
@@ -121,7 +121,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = ex.to_json();
             let _ = ex.to_human();
             for f in &ex.files {
-                if f.scope == Scope::Project {
+                if f.scope == FileScope::Project {
                     assert!(is_inside(&f.path, &root), "{} outside {}", f.path.display(), root.display());
                 }
                 assert!(f.kept_bytes <= f.bytes || f.bytes == 0, "{f:?}");
