@@ -24,7 +24,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc::{self, Shape};
-use super::{Entry, Family, NotLoaded, Scope, Startup};
+use super::{Family, NotLoaded, Scope, Startup};
 use crate::skills::discover::project_dirs;
 
 /// `config.toml` files are read up to this size.
@@ -330,21 +330,14 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, counted: bool, s: &mut Star
             });
             continue;
         }
-        let first = s
-            .of(Family::Mcp)
-            .find(|e| e.name == name)
-            .map(|e| e.file.clone());
-        s.entries.push(Entry {
-            family: Family::Mcp,
-            name: name.to_string(),
-            file: path.to_path_buf(),
+        super::mcp::push_server(
+            s,
+            name.to_string(),
+            path,
             scope,
-            description: String::new(),
-            text: None,
-            detail: kind.to_string(),
-            shadowed_by: first,
-            hidden: None,
-        });
+            String::new(),
+            kind.to_string(),
+        );
     }
 }
 

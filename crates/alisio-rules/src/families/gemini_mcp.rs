@@ -19,13 +19,13 @@
 use std::path::{Path, PathBuf};
 
 use jsonc_parser::ast::{Object, Value as A};
-use jsonc_parser::common::Ranged;
 
 use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
-use super::{Entry, Family, NotLoaded, Scope, Startup};
+use super::mcp::{range, value_range};
+use super::{Family, NotLoaded, Scope, Startup};
 
 /// Gemini CLI's home: `GEMINI_CLI_HOME`, else `$HOME`.
 pub(super) fn home(env: &Env) -> Option<PathBuf> {
@@ -105,22 +105,6 @@ pub const AUTH_PROVIDERS: [&str; 3] = [
 ];
 
 const TYPES: [&str; 3] = ["stdio", "sse", "http"];
-
-fn range<T: Ranged>(t: &T) -> TextRange {
-    let r = t.range();
-    TextRange::new(r.start, r.end)
-}
-
-fn value_range(v: &A<'_>) -> TextRange {
-    match v {
-        A::StringLit(x) => range(x),
-        A::NumberLit(x) => range(x),
-        A::BooleanLit(x) => range(x),
-        A::Object(x) => range(x),
-        A::Array(x) => range(x),
-        A::NullKeyword(x) => range(x),
-    }
-}
 
 fn describe(v: &A<'_>) -> &'static str {
     match v {
@@ -367,25 +351,11 @@ fn server(
         not_loaded(s, f.path, format!("server `{name}`: {UNTRUSTED_REASON}"));
         return;
     }
-    let first = s
-        .of(Family::Mcp)
-        .find(|e| e.name == name)
-        .map(|e| e.file.clone());
     let description = match get(o, "description") {
         Some(A::StringLit(d)) => d.value.to_string(),
         _ => String::new(),
     };
-    s.entries.push(Entry {
-        family: Family::Mcp,
-        name: name.to_string(),
-        file: f.path.to_path_buf(),
-        scope,
-        description,
-        text: None,
-        detail: kind,
-        shadowed_by: first,
-        hidden: None,
-    });
+    super::mcp::push_server(s, name.to_string(), f.path, scope, description, kind);
 }
 
 /// One settings.json: its servers into `s` (counted only when `ok`), its problems always.

@@ -24,12 +24,14 @@ pub const MCP_FILE_LIMIT: u64 = 1024 * 1024;
 /// The transports Claude Code 2.1.332's schema accepts in a configuration file.
 pub const TRANSPORTS: [&str; 4] = ["stdio", "sse", "http", "ws"];
 
-fn range<T: Ranged>(t: &T) -> TextRange {
+/// The range of a jsonc node (shared by the Gemini `settings.json` reader).
+pub(super) fn range<T: Ranged>(t: &T) -> TextRange {
     let r = t.range();
     TextRange::new(r.start, r.end)
 }
 
-fn value_range(v: &A<'_>) -> TextRange {
+/// The range of a jsonc value.
+pub(super) fn value_range(v: &A<'_>) -> TextRange {
     match v {
         A::StringLit(x) => range(x),
         A::NumberLit(x) => range(x),
@@ -129,6 +131,33 @@ fn push_file_problem(s: &mut Startup, path: &Path, text: &str, r: TextRange, msg
     });
 }
 
+/// Adds the MCP server `name` of `file` to `s`, shadowed by the first server of that name
+/// already there (every host's files are read nearest first; spec/instructions.md §10.3, §10.7).
+pub(super) fn push_server(
+    s: &mut Startup,
+    name: String,
+    file: &Path,
+    scope: Scope,
+    description: String,
+    transport: String,
+) {
+    let first = s
+        .of(Family::Mcp)
+        .find(|e| e.name == name)
+        .map(|e| e.file.clone());
+    s.entries.push(Entry {
+        family: Family::Mcp,
+        name,
+        file: file.to_path_buf(),
+        scope,
+        description,
+        text: None,
+        detail: transport,
+        shadowed_by: first,
+        hidden: None,
+    });
+}
+
 /// Reads one file's servers into `s` (the first server of a name wins).
 fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, s: &mut Startup) {
     if !fs
@@ -190,23 +219,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, s: &mut Startup) {
         let name = p.name.as_str().to_string();
         let name_range = range(&p.name);
         match judge(name_range, &p.value) {
-            Ok(kind) => {
-                let first = s
-                    .of(Family::Mcp)
-                    .find(|e| e.name == name)
-                    .map(|e| e.file.clone());
-                s.entries.push(Entry {
-                    family: Family::Mcp,
-                    name,
-                    file: path.to_path_buf(),
-                    scope,
-                    description: String::new(),
-                    text: None,
-                    detail: kind,
-                    shadowed_by: first,
-                    hidden: None,
-                });
-            }
+            Ok(kind) => push_server(s, name, path, scope, String::new(), kind),
             Err((r, why)) => {
                 s.diagnostics.push(Diagnostic::new(
                     path,
