@@ -298,6 +298,17 @@ fn setup<'a>(
     }
 }
 
+/// The workspace root of `target` (a directory, or a file's directory), canonical.
+fn root_of(p: &Place<'_>, target: &Path) -> Option<PathBuf> {
+    let dir = if target.is_dir() {
+        target
+    } else {
+        target.parent().unwrap_or(target)
+    };
+    let canon = p.fs.canonicalize(dir).ok()?;
+    Some(workspace::find_root(p.fs, &canon))
+}
+
 /// `(absolute path, sha256)` of every file explain predicts for `target` in a session started in
 /// `session` (imports that need no approval included), or `None` when explain cannot run there.
 fn predicted(
@@ -306,13 +317,7 @@ fn predicted(
     target: &Path,
     session: Option<&Path>,
 ) -> Option<Vec<(String, String)>> {
-    let dir = if target.is_dir() {
-        target
-    } else {
-        target.parent().unwrap_or(target)
-    };
-    let canon = p.fs.canonicalize(dir).ok()?;
-    let root = workspace::find_root(p.fs, &canon);
+    let root = root_of(p, target)?;
     let managed = p
         .env
         .claude_managed_file
@@ -395,13 +400,7 @@ type SectionFiles = Vec<(PathBuf, String, usize)>;
 /// the text as read, bytes kept)` of each file the section carries; `None` when explain cannot
 /// run there.
 fn alisio_predicted(p: &Place<'_>, target: &Path) -> Option<SectionFiles> {
-    let dir = if target.is_dir() {
-        target
-    } else {
-        target.parent().unwrap_or(target)
-    };
-    let canon = p.fs.canonicalize(dir).ok()?;
-    let root = workspace::find_root(p.fs, &canon);
+    let root = root_of(p, target)?;
     let setup = setup(p, &root, Host::Alisio, None, None);
     let reader = Reader::new(p.fs);
     let ex = explain::explain_path(&setup, &reader, p.cwd, target).ok()?;
