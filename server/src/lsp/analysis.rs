@@ -241,13 +241,7 @@ fn analyze_skills(
     let fs = snap.fs();
     let host = snap.options.host;
     let (vantages, walked) = alisio_rules::skills::report::workspace_files(&fs, set, &cfg.root);
-    let input = alisio_rules::skills::catalog::Input {
-        workspace_root: &cfg.root,
-        trusted: cfg.trusted,
-        settings: &cfg.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
+    let input = cfg.input(&snap.env);
     let discoveries: Vec<Discovery> = vantages
         .iter()
         .map(|v| {

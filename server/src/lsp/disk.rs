@@ -84,13 +84,7 @@ fn family_diagnostics(snap: &Snapshot, p: &Path) -> Vec<alisio_base::diagnostic:
     let folder = snap.folder_of(p);
     let cfg = super::analysis::folder_config(snap, &folder);
     let fs = snap.fs();
-    let input = alisio_rules::skills::catalog::Input {
-        workspace_root: &cfg.root,
-        trusted: cfg.trusted,
-        settings: &cfg.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
+    let input = cfg.input(&snap.env);
     let Some(kind) = alisio_rules::families::kind_of(p) else {
         return Vec::new();
     };

@@ -263,13 +263,7 @@ pub fn context_explain(
         path.parent().unwrap_or(path).to_path_buf()
     };
     let cfg = super::analysis::folder_config(snap, &snap.folder_of(path));
-    let input = alisio_rules::skills::catalog::Input {
-        workspace_root: &cfg.root,
-        trusted: cfg.trusted,
-        settings: &cfg.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
+    let input = cfg.input(&snap.env);
     let show = |p: &Path| display_path(p, &cfg.root);
     let startup = alisio_rules::families::startup(&fs, input, &vantage, host)
         .map(|s| alisio_rules::families::StartupObject::new(host, &s, &show));

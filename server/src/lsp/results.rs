@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use alisio_base::config::{self, Layer, Settings};
 use alisio_base::diagnostic::Diagnostic;
+use alisio_base::workspace::Env;
 use alisio_rules::instructions;
-use alisio_rules::skills::catalog::Discovery;
+use alisio_rules::skills::catalog::{Discovery, Input};
 
 /// The configuration in effect for one workspace folder.
 pub struct FolderConfig {
@@ -22,6 +23,19 @@ pub struct FolderConfig {
     pub client_problems: Vec<config::Problem>,
     /// Every layer that applied, lowest first (sessions read their own keys from them).
     pub layers: Vec<Layer>,
+}
+
+impl FolderConfig {
+    /// The catalog input of this folder: its root, trust and settings, no plugins.
+    pub fn input<'a>(&'a self, env: &'a Env) -> Input<'a> {
+        Input {
+            workspace_root: &self.root,
+            trusted: self.trusted,
+            settings: &self.settings,
+            env,
+            plugins: &[],
+        }
+    }
 }
 
 /// What one workspace folder looks like after a pass: its configuration and the analyses the

@@ -14,7 +14,7 @@ use super::state::Snapshot;
 use alisio_base::config::Profile;
 use alisio_base::text::{Encoding, LineIndex, TextRange};
 use alisio_base::workspace::Fs as _;
-use alisio_rules::skills::catalog::{self, Discovery, Input};
+use alisio_rules::skills::catalog::{self, Discovery};
 use alisio_rules::skills::{editor, validate, validity};
 
 /// The owner-vantage discovery of a SKILL.md (spec/skills.md §1.4): the directory whose root holds a
@@ -177,13 +177,7 @@ fn current_listings(
 )> {
     use alisio_rules::skills::listing;
     let hosts: Vec<_> = r.skills.listings.iter().map(|(h, _)| *h).collect();
-    let input = Input {
-        workspace_root: &r.config.root,
-        trusted: r.config.trusted,
-        settings: &r.config.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
+    let input = r.config.input(&snap.env);
     let o = listing::settings::Overrides::default();
     listing::diagnostics::listings(&snap.fs(), input, &r.config.root, &hosts, &o)
 }
@@ -404,13 +398,7 @@ fn discovery_from(snap: &Snapshot, r: &FolderResult, vantage: &Path) -> Discover
             .map_or_else(|| r.config.root.clone(), Path::to_path_buf)
     };
     let v = fs.canonicalize(&v).unwrap_or(v);
-    let input = Input {
-        workspace_root: &r.config.root,
-        trusted: r.config.trusted,
-        settings: &r.config.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
+    let input = r.config.input(&snap.env);
     catalog::discover(&fs, input, &v)
 }
 
@@ -475,13 +463,7 @@ pub fn test_triggers(
     );
     let r = super::analysis::folder_result(snap, &folder.join("x"));
     let fs = snap.fs();
-    let input = Input {
-        workspace_root: &r.config.root,
-        trusted: r.config.trusted,
-        settings: &r.config.settings,
-        env: &snap.env,
-        plugins: &[],
-    };
+    let input = r.config.input(&snap.env);
     let o = alisio_rules::skills::listing::settings::Overrides::default();
     let catalogs = lab::catalogs(&fs, input, &r.config.root, &o);
     let skills: Vec<std::path::PathBuf> = match at {
