@@ -68,8 +68,17 @@ fn scan(slice: &str, offset: usize, in_code: bool, out: &mut Vec<Site>) {
     }
 }
 
-/// The `@tokens` of `text` outside HTML, in code or not.
-fn sites(text: &str) -> Vec<Site> {
+/// One text run of a body as the Markdown parse gives it: its range in the whole text, and
+/// whether it is inside a code block or is a code span.
+struct Run {
+    range: std::ops::Range<usize>,
+    block: bool,
+    span: bool,
+}
+
+/// The text runs of `text`'s body outside HTML, from one parse (read by [`sites`] and
+/// [`spaced`]).
+fn runs(text: &str) -> Vec<Run> {
     let fm = frontmatter_len(text);
     let body = &text[fm..];
     let mut out = Vec::new();
@@ -77,13 +86,36 @@ fn sites(text: &str) -> Vec<Site> {
     for (ev, r) in Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH)
         .into_offset_iter()
     {
+        let range = fm + r.start..fm + r.end;
         match ev {
             Event::Start(Tag::CodeBlock(_)) => in_block = true,
             Event::End(TagEnd::CodeBlock) => in_block = false,
-            Event::Text(_) => scan(&body[r.clone()], fm + r.start, in_block, &mut out),
-            Event::Code(_) => scan(&body[r.clone()], fm + r.start, true, &mut out),
+            Event::Text(_) => out.push(Run {
+                range,
+                block: in_block,
+                span: false,
+            }),
+            Event::Code(_) => out.push(Run {
+                range,
+                block: in_block,
+                span: true,
+            }),
             _ => {}
         }
+    }
+    out
+}
+
+/// The `@tokens` of `text` outside HTML, in code or not.
+fn sites(text: &str, runs: &[Run]) -> Vec<Site> {
+    let mut out = Vec::new();
+    for r in runs {
+        scan(
+            &text[r.range.clone()],
+            r.range.start,
+            r.block || r.span,
+            &mut out,
+        );
     }
     out
 }
@@ -135,7 +167,8 @@ pub fn findings(
 ) -> Vec<(Code, TextRange, String)> {
     let mut out = Vec::new();
     let dir = file.parent().unwrap_or(file);
-    let all = sites(text);
+    let runs = runs(text);
+    let all = sites(text, &runs);
     for s in &all {
         let Some(target) = resolve(home, file, &s.path) else {
             continue;
@@ -193,7 +226,7 @@ pub fn findings(
         out.push((Code::InstructionsImportUnresolved, s.range, msg));
     }
     pointer_checks(fs, home, file, text, &all, &mut out);
-    spaced(fs, home, file, text, &mut out);
+    spaced(fs, home, file, text, &runs, &mut out);
     out
 }
 
@@ -212,91 +245,79 @@ fn spaced(
     home: Option<&Path>,
     file: &Path,
     text: &str,
+    runs: &[Run],
     out: &mut Vec<(Code, TextRange, String)>,
 ) {
-    let fm = frontmatter_len(text);
-    let body = &text[fm..];
-    let mut in_block = false;
-    for (ev, r) in Parser::new_ext(body, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH)
-        .into_offset_iter()
-    {
-        match ev {
-            Event::Start(Tag::CodeBlock(_)) => in_block = true,
-            Event::End(TagEnd::CodeBlock) => in_block = false,
-            Event::Text(_) if !in_block => {
-                let slice = &body[r.clone()];
-                let mut i = 0;
-                while let Some(at) = slice[i..].find('@').map(|k| k + i) {
-                    i = at + 1;
-                    if at > 0 && !slice[..at].ends_with(char::is_whitespace) {
-                        continue;
-                    }
-                    let line_end = slice[at..].find('\n').map_or(slice.len(), |k| at + k);
-                    let rest = &slice[at + 1..line_end];
-                    let base = fm + r.start;
-                    if let Some(q) = rest.chars().next().filter(|c| *c == '"' || *c == '\'')
-                        && let Some(close) = rest[1..].find(q)
-                    {
-                        let inner = &rest[1..=close];
-                        if !inner.is_empty()
-                            && resolve(home, file, inner).is_some_and(|t| readable(fs, &t))
-                        {
-                            let end = at + 1 + close + 2;
-                            out.push((
-                                Code::InstructionsImportUnresolved,
-                                TextRange::new(base + at, base + end),
-                                format!(
-                                    "Claude Code does not read a quoted path as an import: {} is sent as text and {inner} is not delivered; write {}",
-                                    &slice[at..end],
-                                    escaped(inner)
-                                ),
-                            ));
-                            i = end;
-                        }
-                        continue;
-                    }
-                    // The token as Claude Code reads it, then up to three more words.
-                    let words: Vec<(usize, &str)> = rest
-                        .split(' ')
-                        .scan(0usize, |off, w| {
-                            let start = *off;
-                            *off += w.len() + 1;
-                            Some((start, w))
-                        })
-                        .take(4)
-                        .collect();
-                    let Some(&(_, first)) = words.first() else {
-                        continue;
-                    };
-                    if first.is_empty()
-                        || first.contains(['\\', '\t'])
-                        || !looks_like_path(first)
-                        || resolve(home, file, first).is_some_and(|t| kind(fs, &t).is_some())
-                    {
-                        continue;
-                    }
-                    for &(start, w) in &words[1..] {
-                        if w.is_empty() || w.contains('\t') {
-                            break;
-                        }
-                        let meant = &rest[..start + w.len()];
-                        if resolve(home, file, meant).is_some_and(|t| readable(fs, &t)) {
-                            let end = at + 1 + meant.len();
-                            out.push((
-                                Code::InstructionsImportUnresolved,
-                                TextRange::new(base + at, base + end),
-                                format!(
-                                    "Claude Code ends an import at the first space: it reads @{first}, which names no file, and {meant} is not delivered; write {}",
-                                    escaped(meant)
-                                ),
-                            ));
-                            i = end;
-                            break;
-                        }
-                    }
+    for run in runs.iter().filter(|r| !r.block && !r.span) {
+        let slice = &text[run.range.clone()];
+        let mut i = 0;
+        while let Some(at) = slice[i..].find('@').map(|k| k + i) {
+            i = at + 1;
+            if at > 0 && !slice[..at].ends_with(char::is_whitespace) {
+                continue;
+            }
+            let line_end = slice[at..].find('\n').map_or(slice.len(), |k| at + k);
+            let rest = &slice[at + 1..line_end];
+            let base = run.range.start;
+            if let Some(q) = rest.chars().next().filter(|c| *c == '"' || *c == '\'')
+                && let Some(close) = rest[1..].find(q)
+            {
+                let inner = &rest[1..=close];
+                if !inner.is_empty() && resolve(home, file, inner).is_some_and(|t| readable(fs, &t))
+                {
+                    let end = at + 1 + close + 2;
+                    out.push((
+                        Code::InstructionsImportUnresolved,
+                        TextRange::new(base + at, base + end),
+                        format!(
+                            "Claude Code does not read a quoted path as an import: {} is sent as text and {inner} is not delivered; write {}",
+                            &slice[at..end],
+                            escaped(inner)
+                        ),
+                    ));
+                    i = end;
+                }
+                continue;
+            }
+            // The token as Claude Code reads it, then up to three more words.
+            let words: Vec<(usize, &str)> = rest
+                .split(' ')
+                .scan(0usize, |off, w| {
+                    let start = *off;
+                    *off += w.len() + 1;
+                    Some((start, w))
+                })
+                .take(4)
+                .collect();
+            let Some(&(_, first)) = words.first() else {
+                continue;
+            };
+            if first.is_empty()
+                || first.contains(['\\', '\t'])
+                || !looks_like_path(first)
+                || resolve(home, file, first).is_some_and(|t| kind(fs, &t).is_some())
+            {
+                continue;
+            }
+            for &(start, w) in &words[1..] {
+                if w.is_empty() || w.contains('\t') {
+                    break;
+                }
+                let meant = &rest[..start + w.len()];
+                if resolve(home, file, meant).is_some_and(|t| readable(fs, &t)) {
+                    let end = at + 1 + meant.len();
+                    out.push((
+                        Code::InstructionsImportUnresolved,
+                        TextRange::new(base + at, base + end),
+                        format!(
+                            "Claude Code ends an import at the first space: it reads @{first}, which names no file, and {meant} is not delivered; write {}",
+                            escaped(meant)
+                        ),
+                    ));
+                    i = end;
+                    break;
                 }
             }
-            _ => {}
         }
     }
 }
