@@ -652,7 +652,7 @@ pub(super) static RULES: &[Rule] = &[
     Rule {
         code: Code::SkillCommandNotRun,
         summary: "an inline !`command` after a character other than a space, which Claude Code never runs",
-        files: "SKILL.md",
+        files: "SKILL.md, .claude/commands/*.md",
         hosts: CLAUDE,
         profiles: ALL_PROFILES,
         severity: Severity::Warning,

@@ -337,6 +337,16 @@ fn commands(
         };
         s.files.push(f.path.clone());
         let doc = markdown::read(&text);
+        for x in crate::skills::quality::injection::not_run(&text, doc.body_start) {
+            s.diagnostics.push(diag(
+                &f.path,
+                &text,
+                x.range,
+                Severity::Warning,
+                x.code,
+                x.message,
+            ));
+        }
         let description = command_description(&doc, &text);
         let hidden = doc
             .get("disable-model-invocation")

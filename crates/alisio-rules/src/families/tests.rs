@@ -544,3 +544,30 @@ fn codex_user_agents_sorted_with_subdirectories() {
         s.diagnostics[1].message
     );
 }
+
+#[test]
+fn a_command_inline_injection_after_a_character_is_reported() {
+    let t = tree(&[(
+        "ws/.claude/commands/today.md",
+        "---\ndescription: Summarise today's merges.\n---\n1. Date: TODAY=!`date +%Y-%m-%d`\n2. Branch: !`git branch --show-current`\n",
+    )]);
+    let s = run(&t, ".", &[]);
+    let got: Vec<_> = s
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == Code::SkillCommandNotRun)
+        .map(|d| located(&t, d))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            ".claude/commands/today.md".to_string(),
+            3,
+            15,
+            3,
+            32,
+            Code::SkillCommandNotRun,
+            "Claude Code runs !`date +%Y-%m-%d` only at the start of a line or after a space: after '=' it sends the text as written and never runs the command; put a space before the !".to_string()
+        )]
+    );
+}

@@ -11,8 +11,10 @@ use alisio_base::diagnostic::Code;
 use alisio_base::text::TextRange;
 
 /// The inline injections of the body (from `body_start` in `text`) that follow a character
-/// other than whitespace on their line, with the closing backtick on the same line.
-pub(super) fn not_run(text: &str, body_start: usize) -> Vec<Finding> {
+/// other than whitespace on their line, with the closing backtick on the same line. Also run on
+/// Claude Code's slash commands (`.claude/commands`), which the same loader expands.
+#[must_use]
+pub fn not_run(text: &str, body_start: usize) -> Vec<Finding> {
     let body = &text[body_start.min(text.len())..];
     if !body.contains("!`") {
         return Vec::new();

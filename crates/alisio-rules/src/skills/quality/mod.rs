@@ -8,7 +8,7 @@
 
 mod arguments;
 pub mod collision;
-mod injection;
+pub mod injection;
 mod words;
 
 use crate::skills::frontmatter::Frontmatter;
