@@ -463,9 +463,24 @@ pub fn evaluate(
     s: &StreamIn<'_>,
 ) -> StreamRecovery {
     let requests = ends.len();
+    let tools_before = tools_before(history);
     let mut needed: HashMap<usize, (u64, usize, u64)> = HashMap::new();
+    // Per message: the recovered span (bytes) and the history length of its recovery.
+    let mut recovered: HashMap<usize, (Range<usize>, usize)> = HashMap::new();
     for r in 1..=requests as u64 {
         let l = ends[r as usize - 1];
+        // A span recovered at an earlier request is in this one (spec/governor.md §11.10: it
+        // stays as a `result_read` result would), so what it holds is shown, not hidden.
+        let shown = |m: usize, off: usize, len: usize| {
+            recovered.get(&m).is_some_and(|(span, at)| {
+                *at < l
+                    && span.start <= off
+                    && off + len <= span.end
+                    && s.mask
+                        .is_none_or(|keep| tools_before[l] - tools_before[*at] < keep)
+            })
+        };
+        let mut found: Vec<(usize, Range<usize>)> = Vec::new();
         for &tok in &index.responses[r as usize - 1] {
             let t = tok as usize;
             if index.in_parts[t] {
@@ -485,7 +500,7 @@ pub fn evaluate(
                         .iter()
                         .any(|x| x.start <= off && off + len <= x.end)
                 });
-                if !inside {
+                if !inside || shown(m, off, len) {
                     visible = true;
                     break;
                 }
@@ -501,11 +516,57 @@ pub fn evaluate(
             }
             let shape = s.tracker.at(m, r).unwrap_or(Shape::Whole);
             let text = index.texts.get(&m).map_or("", String::as_str);
-            let hidden: u64 = ranges.of(m, shape).iter().map(|x| units_of(text, x)).sum();
-            needed.insert(m, (r, off, hidden.min(SPAN_CHARS.max(len as u64))));
+            let all = ranges.of(m, shape);
+            let hidden: u64 = all.iter().map(|x| units_of(text, x)).sum();
+            let c = hidden.min(SPAN_CHARS.max(units_of(text, &(off..off + len))));
+            needed.insert(m, (r, off, c));
+            if let Some(x) = all.iter().find(|x| x.start <= off && off + len <= x.end) {
+                found.push((m, span(text, x, off, len, c)));
+            }
+        }
+        for (m, sp) in found {
+            recovered.insert(m, (sp, l));
         }
     }
     price(history, ends, index, ranges, s, &needed)
+}
+
+/// The recovered span (spec/governor.md §11.10): `c` characters of the hidden range `x`
+/// around the token at bytes `off..off + len`, starting (c − token)/2 characters before the
+/// token, moved to fit inside `x` (all of `x` when it is shorter).
+fn span(text: &str, x: &Range<usize>, off: usize, len: usize, c: u64) -> Range<usize> {
+    let Some(part) = text.get(x.clone()) else {
+        return x.clone();
+    };
+    // Char boundaries of the range (bytes, from the text start) and the units before each.
+    let mut at = Vec::with_capacity(part.len() + 1);
+    let mut u = 0u64;
+    for (i, ch) in part.char_indices() {
+        at.push((x.start + i, u));
+        u += ch.len_utf16() as u64;
+    }
+    at.push((x.end, u));
+    let total = u;
+    if c >= total {
+        return x.clone();
+    }
+    let unit_of = |b: usize| at[at.partition_point(|(p, _)| *p < b).min(at.len() - 1)].1;
+    let (ts, te) = (unit_of(off), unit_of(off + len));
+    let lead = c.saturating_sub(te - ts) / 2;
+    let start = ts.saturating_sub(lead).min(total - c);
+    let byte_at = |w: u64| at[at.partition_point(|(_, v)| *v < w).min(at.len() - 1)].0;
+    byte_at(start)..byte_at(start + c)
+}
+
+fn tools_before(history: &[Message]) -> Vec<usize> {
+    let mut acc = Vec::with_capacity(history.len() + 1);
+    let mut n = 0;
+    acc.push(0);
+    for m in history {
+        n += usize::from(matches!(m, Message::Tool(_)));
+        acc.push(n);
+    }
+    acc
 }
 
 fn price(
@@ -520,16 +581,7 @@ fn price(
     let mut per = vec![0u64; requests];
     let mut cost = 0.0;
     let mut chars = 0;
-    let tools_before: Vec<usize> = {
-        let mut acc = Vec::with_capacity(history.len() + 1);
-        let mut n = 0;
-        acc.push(0);
-        for m in history {
-            n += usize::from(matches!(m, Message::Tool(_)));
-            acc.push(n);
-        }
-        acc
-    };
+    let tools_before = tools_before(history);
     let mut by_request: Vec<Vec<u64>> = vec![Vec::new(); requests + 1];
     for &(r, _, c) in needed.values() {
         by_request[r as usize].push(c);

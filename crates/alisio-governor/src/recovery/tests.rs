@@ -248,3 +248,70 @@ fn a_small_hidden_part_is_recovered_whole_and_a_mask_drops_the_span_after_n_resu
     assert_eq!(rec.recovered_chars, 13);
     assert_eq!(rec.per_request, [0, 0, 30 + 4, 0, 0]);
 }
+
+#[test]
+fn the_recovered_span_is_centred_on_the_token_and_kept_inside_the_hidden_range() {
+    let (h, _) = history();
+    let text = result_text(match &h[2] {
+        Message::Tool(r) => r,
+        _ => unreachable!(),
+    });
+    // `secret_value_42` (15 characters) at 1200: 492 characters before it, 1,000 in all.
+    assert_eq!(span(&text, &(0..3000), 1200, 15, 1000), 708..1708);
+    // Near the end of the range the span is moved back to fit.
+    assert_eq!(span(&text, &(0..3000), 2985, 15, 1000), 2000..3000);
+    // A range shorter than the span is recovered whole.
+    assert_eq!(span(&text, &(100..600), 300, 15, 1000), 100..600);
+}
+
+#[test]
+fn what_a_recovered_span_holds_is_shown_in_later_requests_not_needed_again() {
+    // c1 and c2 both hold `Omega_22`; request 3's response needs c1 (`Theta_11`), whose span
+    // (all of its 27 characters) then stays in the requests: request 4's response names
+    // `Omega_22`, which that span shows, so c2 is not needed (before this fix it was charged
+    // a second recovery for a token the recovered span already showed).
+    let h = vec![
+        user("go"),
+        asst("a", Some(("c1", "{}"))),
+        tool("c1", "alpha Theta_11 and Omega_22"),
+        asst("b", Some(("c2", "{}"))),
+        tool("c2", "beta Omega_22"),
+        asst("uses Theta_11", Some(("c3", "{}"))),
+        tool("c3", "r3"),
+        asst("now Omega_22", None),
+    ];
+    let ends = vec![1, 3, 5, 7, 8];
+    let idx = Index::new(&h, &RequestParts::default(), &ends);
+    let mut tr = Tracker::new(h.len());
+    for r in 3..=5 {
+        tr.hide(r, 2, Shape::Whole);
+        tr.hide(r, 4, Shape::Whole);
+    }
+    let inputs = [10, 20, 30, 40, 50];
+    let s = StreamIn {
+        name: "governed".into(),
+        inputs: &inputs,
+        cost: 0.0,
+        read: 0.1,
+        write: 1.25,
+        tracker: &tr,
+        mask: None,
+    };
+    let rec = evaluate(&h, &ends, &idx, &ranges(&h), &s);
+    assert_eq!((rec.hidden, rec.needed, rec.recovered_chars), (2, 1, 27));
+    assert_eq!(rec.per_request, [0, 0, 30 + 7, 7, 7]);
+    assert_eq!(
+        rec.results[0].needed,
+        Some(Needed {
+            request: 3,
+            offset: 6,
+            chars: 27
+        })
+    );
+    assert_eq!(rec.results[1].needed, None);
+    // Under mask:1 the span is masked once one later result (c3) exists: request 4 no longer
+    // shows it, and c2 is needed there.
+    let s = StreamIn { mask: Some(1), ..s };
+    let rec = evaluate(&h, &ends, &idx, &ranges(&h), &s);
+    assert_eq!(rec.needed, 2);
+}
