@@ -55,6 +55,31 @@ pub struct Policy2 {
     /// The cache gate's rule (spec/governor.md §2.7). Not a configuration key: the default is
     /// the rule the spec argues; `governor analyze --cache-gate` measures the others.
     pub gate: GateRule,
+    /// When `aged_output`'s clock starts (spec/governor.md §3.3, the working set). Not a
+    /// configuration key: `governor analyze --trim-aging` measures the alternative.
+    pub aging: Aging,
+}
+
+/// Where `aged_output` counts a result's `keepRecent` later results from (spec/governor.md §3.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Aging {
+    /// From the result itself (the default: the cheaper on the honest measure, docs/governor.md).
+    #[default]
+    Entry,
+    /// From its last use: the last assistant message in P that writes, for the first time, a
+    /// distinctive token (spec/governor.md §11.10) that the result is the latest to hold.
+    LastUse,
+}
+
+impl Aging {
+    /// The names `governor analyze --trim-aging` takes.
+    pub const NAMES: [(&'static str, Self); 2] =
+        [("entry", Self::Entry), ("last-use", Self::LastUse)];
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == s).map(|(_, r)| *r)
+    }
 }
 
 /// Which rewrites the cache gate of policy 2 takes (spec/governor.md §2.7).
@@ -110,6 +135,7 @@ impl Policy2 {
             keep_recent: s.trim_keep_recent,
             keep_denials: s.trim_keep_denials,
             gate: GateRule::Expected,
+            aging: Aging::Entry,
         }
     }
 }

@@ -19,7 +19,7 @@ use super::tokens::{tokens, utf16_len};
 /// stub points to) and skill content (protected from pruning).
 pub const EXEMPT: &[&str] = &["result_read", "skill_load", "skill_resource"];
 
-pub use super::fact::{GateRule, Info, Policy2};
+pub use super::fact::{Aging, GateRule, Info, Policy2};
 
 const SHORT_KEYS: &[&str] = &[
     "command",
@@ -163,6 +163,89 @@ pub fn info(call: Option<&Call>, text: &str, denial: Option<&str>, keep: u32) ->
         ephemeral,
         exempt: EXEMPT.contains(&call.name.as_str()),
     })
+}
+
+/// The hash of a distinctive token (the working set, spec/governor.md §3.3).
+fn token_hash(t: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// The uses of each tool message in `history[..e]` (the working set, spec/governor.md §3.3): per
+/// message, the assistant messages (ascending) that write, for the first time in the history, a
+/// distinctive token whose latest holder before them is that tool message. User messages and
+/// earlier assistant messages count as having written their tokens.
+#[must_use]
+pub fn uses(history: &[Message], facts: &[Option<Fact>], e: usize) -> Vec<Vec<usize>> {
+    use std::collections::{HashMap, HashSet};
+    let mut out = vec![Vec::new(); e];
+    let mut latest: HashMap<u64, usize> = HashMap::new();
+    let mut written: HashSet<u64> = HashSet::new();
+    for (i, m) in history.iter().enumerate().take(e) {
+        match m {
+            Message::Tool(r) => {
+                if facts
+                    .get(i)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|f| f.info.is_some())
+                {
+                    super::recovery::distinctive(&super::classify::result_text(r), |_, t| {
+                        latest.insert(token_hash(t), i);
+                    });
+                }
+            }
+            Message::User { .. } => {
+                super::recovery::distinctive(&super::recovery::message_text(m), |_, t| {
+                    written.insert(token_hash(t));
+                });
+            }
+            Message::Assistant { .. } => {
+                super::recovery::distinctive(&super::recovery::message_text(m), |_, t| {
+                    let h = token_hash(t);
+                    if written.insert(h)
+                        && let Some(&j) = latest.get(&h)
+                        && out[j].last() != Some(&i)
+                    {
+                        out[j].push(i);
+                    }
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The result `keepRecent` later results after which `aged_output` applies to the result at
+/// message `i` (spec/governor.md §3.3), or `None` when P has not that many yet. Under
+/// `Aging::LastUse` the count starts at the result's last use before the boundary at which it
+/// would age (so an aged result stays aged: the uses after that boundary are never looked at).
+fn aged_at(
+    tools: &[usize],
+    i: usize,
+    keep: usize,
+    uses: &[usize],
+    e: usize,
+    epoch: u32,
+) -> Option<usize> {
+    let mut u = i;
+    loop {
+        let from = tools.partition_point(|t| *t <= u);
+        let k = if keep == 0 {
+            u.max(i)
+        } else {
+            *tools.get(from + keep - 1)?
+        };
+        if keep == 0 {
+            return Some(k);
+        }
+        let at = boundary_after(k, epoch).min(e);
+        match uses.iter().rev().find(|a| **a > u && **a < at) {
+            Some(&a) => u = a,
+            None => return Some(k),
+        }
+    }
 }
 
 fn status(info: &Info) -> String {
@@ -403,6 +486,7 @@ pub fn decide(
             .unwrap_or(i);
         boundary_after(j.max(aged), s.epoch_messages)
     };
+    let mut used: Option<Vec<Vec<usize>>> = None;
     for (pos, &i) in tools.iter().enumerate() {
         let Some(f) = facts[i].as_ref() else { continue };
         if f.call.is_none() || f.pinned {
@@ -426,15 +510,22 @@ pub fn decide(
         }
         if later >= keep {
             let k = tools[pos + keep];
-            let first = match &steps[i] {
+            let first = |k: usize| match &steps[i] {
                 Step::Elide { by, .. } => p1_boundary(i, by) <= boundary_after(k, s.epoch_messages),
                 _ => false,
             };
-            if !first {
-                if info.ephemeral.is_some() {
-                    step = elide(history, i, f, Reason::Expired, id(k));
-                }
-                if step.is_none() && info.size >= p.min_chars as usize {
+            if info.ephemeral.is_some() && !first(k) {
+                step = elide(history, i, f, Reason::Expired, id(k));
+            }
+            if step.is_none() && info.size >= p.min_chars as usize {
+                let aged = match p.aging {
+                    Aging::Entry => Some(k),
+                    Aging::LastUse => {
+                        let u = used.get_or_insert_with(|| uses(history, facts, e));
+                        aged_at(&tools, i, keep, &u[i], e, s.epoch_messages)
+                    }
+                };
+                if let Some(k) = aged.filter(|k| !first(*k)) {
                     step = elide(history, i, f, Reason::AgedOutput, id(k));
                 }
             }

@@ -284,7 +284,7 @@ pub struct Index {
     texts: HashMap<usize, String>,
 }
 
-fn message_text(m: &Message) -> String {
+pub(crate) fn message_text(m: &Message) -> String {
     match m {
         Message::Tool(r) => result_text(r),
         Message::User { parts, .. } => parts

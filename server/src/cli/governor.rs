@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::GovernorMode;
-use alisio_governor::policy2::GateRule;
+use alisio_governor::policy2::{Aging, GateRule};
 use alisio_governor::readers::{self, Format, Session};
 use alisio_governor::replay::{self, Prices, Replay};
 use alisio_governor::report::{ContextReport, Criticality, Measured};
@@ -63,6 +63,11 @@ pub struct AnalyzeArgs {
     /// expected+bank; for measuring the alternatives, not a configuration key.
     #[arg(long, value_name = "RULE")]
     pub cache_gate: Option<String>,
+    /// Where aged_output counts a result's keepRecent later results from (policy 2,
+    /// spec/governor.md §3.3): last-use or entry (the default); for measuring the
+    /// alternative, not a configuration key.
+    #[arg(long, value_name = "FROM")]
+    pub trim_aging: Option<String>,
     /// Price of a cached input token relative to an uncached one (replay cost; default 0.1).
     #[arg(long, value_name = "PRICE")]
     pub cache_read: Option<String>,
@@ -158,6 +163,14 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         s.p2.gate = GateRule::parse(v).ok_or_else(|| {
             Failure(format!(
                 "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got {}",
+                shown(v)
+            ))
+        })?;
+    }
+    if let Some(v) = &a.trim_aging {
+        s.p2.aging = Aging::parse(v).ok_or_else(|| {
+            Failure(format!(
+                "--trim-aging must be \"entry\" or \"last-use\"; got {}",
                 shown(v)
             ))
         })?;

@@ -21,6 +21,7 @@ fn settings(epoch: u32) -> GovSettings {
             keep_recent: 5,
             keep_denials: 1,
             gate: GateRule::Expected,
+            aging: Aging::Entry,
         },
     }
 }
@@ -379,6 +380,7 @@ fn a_spilled_process_result_keeps_its_envelope_and_reports_40000_lines() {
         keep_recent: 5,
         keep_denials: 1,
         gate: GateRule::Expected,
+        aging: Aging::Entry,
     };
     let (sent, reasons) = texts(&h, &s);
     assert_eq!(reasons, [("c1".to_owned(), "oversized".to_owned())]);
@@ -459,5 +461,92 @@ fn string_fields_give_the_value_spans_and_real_lines() {
     assert_eq!(
         fields::default_field(r#"{"stdout":"ab","stderr":"abc","x":5}"#).as_deref(),
         Some("stderr")
+    );
+}
+
+/// The reasons and `by` of every replaced result under `s` (a full `govern`).
+fn elided_by(h: &[Message], s: &GovSettings) -> Vec<(String, String, String)> {
+    let parts = RequestParts::default();
+    let src = Sources::default();
+    let g = govern(s, request("s", h, &parts, &src, None, Ledger::None));
+    let ContextReport::Measured(m) = g.report else {
+        panic!("measured")
+    };
+    m.segments
+        .iter()
+        .filter_map(|x| {
+            x.elided.as_ref().map(|e| {
+                (
+                    x.call_id.clone().unwrap_or_default(),
+                    e.reason.to_owned(),
+                    e.by.clone(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// H: c1 (a 331-character stdout holding `Result_Key_77` and `Other_Key_88`), c2..c4, then c5
+/// whose call writes `Result_Key_77` for the first time (message 9), then c6, c7.
+fn working_set_history() -> Vec<Message> {
+    let stdout = format!("Result_Key_77 and Other_Key_88 {}", "x".repeat(300));
+    let mut h = vec![
+        Message::user("go"),
+        shell("c1", "python x.py"),
+        out("c1", &stdout, 0),
+    ];
+    push_runs(&mut h, 2..=4);
+    h.push(shell("c5", "grep -n Result_Key_77 x.py"));
+    h.push(out("c5", "12: ok", 0));
+    push_runs(&mut h, 6..=7);
+    h
+}
+
+#[test]
+fn the_uses_of_a_result_are_first_writes_of_its_tokens() {
+    let mut h = working_set_history();
+    // Written again (message 15): not a first write; `Other_Key_88` (message 17): a use.
+    h.push(shell("c8", "grep Result_Key_77 y.py"));
+    h.push(out("c8", "ok", 0));
+    h.push(shell("c9", "grep Other_Key_88 y.py"));
+    h.push(out("c9", "ok", 0));
+    let s = settings(0);
+    let facts = crate::rules::facts(&h, Some(&s.p2));
+    let u = uses(&h, &facts, h.len());
+    assert_eq!(u[2], [9, 17]);
+    assert!(u.iter().enumerate().all(|(i, v)| i == 2 || v.is_empty()));
+    // A token a user message wrote first is never a use.
+    h[0] = Message::user("look for Result_Key_77 and Other_Key_88");
+    let facts = crate::rules::facts(&h, Some(&s.p2));
+    assert!(uses(&h, &facts, h.len()).iter().all(Vec::is_empty));
+}
+
+#[test]
+fn last_use_aging_counts_keep_recent_from_the_last_use_and_an_aged_result_stays_aged() {
+    let mut s = settings(0);
+    // From entry: c1 has six later results, the fifth (c6) is `by`.
+    s.p2.aging = Aging::Entry;
+    let h = working_set_history();
+    assert_eq!(
+        elided_by(&h, &s),
+        [("c1".into(), "aged_output".into(), "c6".into())]
+    );
+    // From the last use (message 9): c5, c6, c7 are three later results, so c1 stays.
+    s.p2.aging = Aging::LastUse;
+    assert_eq!(elided_by(&h, &s), []);
+    // Two more: five after the use, the fifth (c9) is `by`.
+    let mut h = h;
+    push_runs(&mut h, 8..=9);
+    assert_eq!(
+        elided_by(&h, &s),
+        [("c1".into(), "aged_output".into(), "c9".into())]
+    );
+    // A use after the boundary at which c1 aged (message 19 writes `Other_Key_88`) does not
+    // bring it back.
+    h.push(shell("c10", "grep Other_Key_88 y.py"));
+    h.push(out("c10", "ok", 0));
+    assert_eq!(
+        elided_by(&h, &s),
+        [("c1".into(), "aged_output".into(), "c9".into())]
     );
 }
