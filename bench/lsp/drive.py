@@ -2,7 +2,8 @@
 """Drives a language server over stdio and measures, on one generated workspace:
   - time from `initialized` to the first publishDiagnostics of an opened SKILL.md,
   - didChange -> publishDiagnostics latency on that SKILL.md (median and p95 over N edits),
-  - resident memory (VmRSS, and its anonymous and file-backed parts) once the first scan is done.
+  - resident memory (VmRSS, and its anonymous and file-backed parts) once the first scan is done,
+    its peak until then and its peak after the edits (VmHWM).
 Usage: drive.py WORKSPACE EDITS -- SERVER_COMMAND...
 Prints one JSON object. Standard library only."""
 
@@ -106,6 +107,9 @@ def main():
         wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == skill_uri
              and m["params"].get("version", v) == v)
         lat.append(time.monotonic() - t)
+    # The peak over the whole run, edits (and the passes they cause) included.
+    with open(f"/proc/{p.pid}/status") as st:
+        hwm_end_kb = next((int(l.split()[1]) for l in st if l.startswith("VmHWM:")), 0)
     send({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
     try:
         wait(lambda m: m.get("id") == 2, timeout=10)
@@ -122,6 +126,9 @@ def main():
         "change_median_ms": round(statistics.median(lat) * 1000, 2),
         "change_p95_ms": round(lat[int(len(lat) * 0.95) - 1] * 1000, 2),
         "rss_mb": round(rss_kb / 1024, 1),
+        # The high-water mark of the resident memory until then (the scan's peak).
+        "rss_peak_mb": round(kb("VmHWM") / 1024, 1),
+        "rss_peak_after_edits_mb": round(hwm_end_kb / 1024, 1),
         # What the resident memory is made of: heap and stacks (anonymous) and mapped files
         # (the binary's pages), and the threads then.
         "rss_anon_mb": round(kb("RssAnon") / 1024, 1),

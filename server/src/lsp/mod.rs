@@ -14,6 +14,7 @@ mod features;
 mod host_fixes;
 mod init;
 mod jobs;
+mod pass_thread;
 mod positions;
 mod results;
 mod server;

@@ -323,7 +323,7 @@ struct Pass {
 }
 
 /// The pass, written once for its three callers (the first scan, the worker, a skill toggle):
-/// compute over `snap` on a blocking thread, then store the folder results (`with_state` runs
+/// compute over `snap` on the pass thread (`lsp::pass_thread`), then store the folder results (`with_state` runs
 /// under the same lock, for what the caller reads of them). `None` when the computation
 /// panicked (logged).
 async fn pass<T>(
@@ -333,8 +333,7 @@ async fn pass<T>(
 ) -> Option<(Pass, T)> {
     let versions = snap.versions.clone();
     let disk_seq = snap.disk_seq;
-    let computed = match tokio::task::spawn_blocking(move || super::analysis::compute(&snap)).await
-    {
+    let computed = match super::pass_thread::compute(snap).await {
         Ok(c) => c,
         Err(e) => {
             tracing::error!("diagnostics pass failed: {e}");

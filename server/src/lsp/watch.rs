@@ -130,12 +130,12 @@ impl Disk {
 }
 
 /// Sets the server-side watcher up on a thread of its own: adding recursive watches lists every
-/// directory of the workspace (and the debouncer's file-id cache stats every file), which on a
-/// large monorepo takes tens of milliseconds that must not delay `initialized` and the
-/// notifications queued behind it (house rule: heavy work off the handlers).
+/// directory of the workspace, which on a large monorepo takes tens of milliseconds that must
+/// not delay `initialized` and the notifications queued behind it (house rule: heavy work off
+/// the handlers). The same thread then gathers the watcher's changes into batches.
 fn spawn_server_watcher(folders: Vec<PathBuf>, tx: UnboundedSender<Job>, disk: Disk) {
     let spawned = std::thread::Builder::new()
-        .name("alisio-watch-setup".into())
+        .name("alisio-watch".into())
         .spawn(move || start_server_watcher(&folders, tx, &disk));
     if let Err(e) = spawned {
         tracing::warn!("cannot start the file watcher: {e}");
@@ -159,57 +159,119 @@ fn relevant(path: &std::path::Path) -> bool {
         || !name.contains('.')
 }
 
+/// How long the server-side watcher waits after a change for more (the editor's save, a tool
+/// writing several files): a batch ends after this much quiet.
+const QUIET: Duration = Duration::from_millis(150);
+/// A batch ends this long after its first change even if changes keep coming, so a steady
+/// stream of writes (a build) cannot hold the publication back for ever.
+const BATCH_MAX: Duration = Duration::from_secs(1);
+/// Changed paths queued between the watcher's event thread and this module's thread. When the
+/// queue is full the paths that do not fit are not published on their own; the pass the batch
+/// asks for covers them.
+const QUEUE: usize = 1024;
+
+/// What the notify event thread tells the batching thread.
+enum Change {
+    /// A path whose change matters (not a read, not under `node_modules` or `target`).
+    Path(PathBuf),
+    /// Something changed that has no usable path: the kernel's queue overflowed, or changes
+    /// did not fit in ours. Only a pass can tell what.
+    Unknown,
+}
+
+/// A notify event's paths that matter, or `None` for an event that changes nothing.
+fn changes(e: &notify::Event) -> Option<Vec<Change>> {
+    // Reads (the passes' own listings and reads are reported as access events) change nothing.
+    if matches!(e.kind, notify::EventKind::Access(_)) {
+        return None;
+    }
+    if e.need_rescan() {
+        return Some(vec![Change::Unknown]);
+    }
+    let paths: Vec<Change> = e
+        .paths
+        .iter()
+        .filter(|p| {
+            !p.components()
+                .any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == "target")
+                && relevant(p)
+        })
+        .map(|p| Change::Path(p.clone()))
+        .collect();
+    (!paths.is_empty()).then_some(paths)
+}
+
+/// The server-side watcher: notify's raw watcher, whose callback (on notify's event thread) keeps
+/// only the changes that matter, and this thread, which gathers them into batches (150 ms of
+/// quiet) and publishes each batch. Issue 25: notify's inotify backend watches `IN_OPEN`, so
+/// every directory listing and file read of a pass is an event; the debouncer crate used before
+/// queued each of them (tens of thousands per pass, several megabytes held by two threads'
+/// allocator arenas) only for this module to drop them as reads.
 fn start_server_watcher(folders: &[PathBuf], tx: UnboundedSender<Job>, disk: &Disk) {
-    use notify::RecursiveMode;
-    use notify_debouncer_full::{NoCache, new_debouncer_opt};
-    let tx2 = tx.clone();
-    let disk2 = disk.clone();
-    // No file-id cache: it stats every file of the workspace when a watch is added (seconds and
-    // megabytes on a large tree) to track renames, and a pass recomputes everything anyway.
-    let debouncer = new_debouncer_opt::<_, notify::RecommendedWatcher, NoCache>(
-        Duration::from_millis(150),
-        None,
-        move |res: notify_debouncer_full::DebounceEventResult| {
-            if let Ok(events) = res {
-                // Reads (the passes' own listings and reads are reported as access events)
-                // change nothing.
-                let paths: Vec<PathBuf> = events
-                    .iter()
-                    .filter(|e| !matches!(e.kind, notify::EventKind::Access(_)))
-                    .flat_map(|e| e.paths.iter())
-                    .filter(|p| {
-                        !p.components()
-                            .any(|c| c.as_os_str() == "node_modules" || c.as_os_str() == "target")
-                            && relevant(p)
-                    })
-                    .cloned()
-                    .collect();
-                if !paths.is_empty() {
-                    disk2.changed(&paths);
-                    let _ = tx2.send(Job::Recompute);
+    use notify::{RecursiveMode, Watcher as _};
+    use std::sync::mpsc::{RecvTimeoutError, TrySendError, sync_channel};
+    let (ctx, crx) = sync_channel::<Change>(QUEUE);
+    let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let Some(changes) = res.ok().as_ref().and_then(changes) else {
+            return;
+        };
+        for c in changes {
+            match ctx.try_send(c) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => {
+                    // The batching thread is behind: it has changes to read and will ask for a
+                    // pass, which sees this one too.
+                    break;
                 }
+                Err(TrySendError::Disconnected(_)) => return,
             }
-        },
-        NoCache::new(),
-        notify::Config::default(),
-    );
-    let mut debouncer = match debouncer {
-        Ok(d) => d,
+        }
+    });
+    let mut watcher = match watcher {
+        Ok(w) => w,
         Err(e) => {
             tracing::warn!("cannot start the file watcher: {e}");
             return;
         }
     };
     for f in folders {
-        if let Err(e) = debouncer.watch(f, RecursiveMode::Recursive) {
+        if let Err(e) = watcher.watch(f, RecursiveMode::Recursive) {
             tracing::warn!("cannot watch {}: {e}", f.display());
         }
     }
-    // The debouncer stops when dropped: keep it for the life of the process.
-    std::mem::forget(debouncer);
     // Changes made before the watches were in place were never reported: the skills modified
     // since the start at once, and one more pass now (issue 14, "no file is missed at start");
     // the worker merges it with a pass under way.
     disk.missed(folders);
-    let _ = tx.send(Job::Recompute);
+    if tx.send(Job::Recompute).is_err() {
+        return;
+    }
+    // This thread owns the watcher (dropping it stops the watches) for the life of the server.
+    let mut batch: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+    while let Ok(first) = crx.recv() {
+        let started = std::time::Instant::now();
+        let add = |c: Change, batch: &mut std::collections::BTreeSet<PathBuf>| {
+            if let Change::Path(p) = c {
+                batch.insert(p);
+            }
+        };
+        add(first, &mut batch);
+        loop {
+            let left = BATCH_MAX.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            match crx.recv_timeout(QUIET.min(left)) {
+                Ok(c) => add(c, &mut batch),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        let paths: Vec<PathBuf> = std::mem::take(&mut batch).into_iter().collect();
+        disk.changed(&paths);
+        if tx.send(Job::Recompute).is_err() {
+            break;
+        }
+    }
+    drop(watcher);
 }
