@@ -501,7 +501,7 @@ pub fn transcript(snap: &Snapshot, id: &str) -> Result<read::Transcript, Error> 
 pub fn checkpoints(snap: &Snapshot, id: &str) -> Result<Vec<super::ext::CheckpointInfo>, Error> {
     let (store, _) = store(snap)?;
     let id = store.resolve_id(id).map_err(invalid)?;
-    alisio_session::checkpoints::list(&store, &id).map_err(|e| error(-32603, e))
+    alisio_session::checkpoints::list(&store, &id).map_err(|e| error(-32603, e.to_string()))
 }
 
 /// `alisio/rewind {sessionId, checkpoint, resolve?}` (spec/sessions.md §13.3): refused while

@@ -9,7 +9,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::{Blobs, Entry, Manifest, scan};
+use super::blobs::Blobs;
+use super::error::CheckpointError;
+use super::scan::{Manifest, SnapshotFile, scan};
 use super::skipped;
 use crate::diff::{self, Hunk};
 use crate::store::{NewSnap, SnapKind, SnapRow, Store, StoreError};
@@ -50,15 +52,12 @@ pub enum ChangesError {
     /// The undo would overwrite the user's change, or cannot apply (LSP -32803, nothing written).
     #[error("Undo refused: {0}")]
     UndoRefused(String),
-    /// Snapshot, scan and file errors.
+    /// Snapshot, blob and scan errors.
+    #[error(transparent)]
+    Snapshot(#[from] CheckpointError),
+    /// A file the undo cannot write or remove.
     #[error("{0}")]
-    Snapshot(String),
-}
-
-impl From<String> for ChangesError {
-    fn from(e: String) -> Self {
-        Self::Snapshot(e)
-    }
+    Failed(String),
 }
 
 impl ChangesError {
@@ -83,7 +82,7 @@ struct History {
     blobs: Blobs,
     baseline: Manifest,
     /// Paths a session transition changed, with the entry that transition left.
-    by_session: BTreeMap<String, Option<Entry>>,
+    by_session: BTreeMap<String, Option<SnapshotFile>>,
     /// The manifests after each session's last change, in order, and their kinds.
     marks: Vec<(SnapRow, Manifest)>,
 }
@@ -91,7 +90,7 @@ struct History {
 fn history(store: &Store, state_dir: &Path, sid: &str) -> Result<History, ChangesError> {
     let blobs = Blobs::of_state(state_dir);
     let mut marks = Vec::new();
-    for r in store.snapshots(sid)? {
+    for r in store.snapshots(sid).map_err(CheckpointError::Rows)? {
         if let Some(sha) = &r.manifest {
             let m = blobs.manifest(sha)?;
             marks.push((r, m));
@@ -133,7 +132,10 @@ fn history(store: &Store, state_dir: &Path, sid: &str) -> Result<History, Change
     })
 }
 
-fn text_of(blobs: &Blobs, e: Option<&Entry>) -> Result<(Option<String>, bool), ChangesError> {
+fn text_of(
+    blobs: &Blobs,
+    e: Option<&SnapshotFile>,
+) -> Result<(Option<String>, bool), ChangesError> {
     let Some(e) = e else { return Ok((None, false)) };
     let Some(sha) = &e.sha else {
         return Ok((None, true));
@@ -326,9 +328,10 @@ pub fn undo(
     };
     match &target {
         None => std::fs::remove_file(&real)
-            .map_err(|e| ChangesError::Snapshot(format!("Cannot undo {path}: {e}")))?,
+            .map_err(|e| ChangesError::Failed(format!("Cannot undo {path}: {e}")))?,
         Some(bytes) => {
-            crate::tools::files::atomic_replace(&real, path, bytes, current.as_deref())?;
+            crate::tools::files::atomic_replace(&real, path, bytes, current.as_deref())
+                .map_err(ChangesError::Failed)?;
         }
     }
     let (after, _) = scan(req.root, &skipped(req.root, req.state_dir), &h.blobs, &now)?;
@@ -364,8 +367,15 @@ mod tests {
         let busy = ChangesError::from(StoreError::Busy("s-2".into()));
         assert_eq!(busy.to_string(), "Session s-2 is busy in another run");
         assert!(busy.is_busy() && !busy.is_not_found());
-        let other = ChangesError::from("Cannot undo a: denied".to_string());
+        let other = ChangesError::Failed("Cannot undo a: denied".to_string());
         assert_eq!(other.to_string(), "Cannot undo a: denied");
         assert!(!other.is_busy() && !other.is_not_found());
+        let sha = "0".repeat(64);
+        let damaged = ChangesError::from(CheckpointError::Damaged { sha: sha.clone() });
+        assert_eq!(
+            damaged.to_string(),
+            format!("Snapshot blob {sha} is damaged")
+        );
+        assert!(!damaged.is_busy() && !damaged.is_not_found());
     }
 }

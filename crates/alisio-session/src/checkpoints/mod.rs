@@ -3,9 +3,13 @@
 //! may have changed files it records the workspace again (a `tool` mark), so a rewind can tell
 //! the session's changes from the user's. `rewind.rs` restores a checkpoint: files first (the
 //! user's own changes since are conflicts, never overwritten without being asked), then the
-//! conversation, keeping the rewound branch in the store.
+//! conversation, keeping the rewound branch in the store. `changes.rs` lists, keeps and undoes
+//! the session's changes; `blobs.rs` is the blob store (loose blobs and packs); `error.rs` what
+//! they fail with.
 
+pub mod blobs;
 mod changes;
+mod error;
 mod rewind;
 pub mod scan;
 
@@ -13,11 +17,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use blobs::Blobs;
 pub use changes::{Change, ChangesError, ChangesRequest, changes, keep, undo};
+pub use error::CheckpointError;
 pub use rewind::{
     FileChange, MessageCounts, Resolve, RewindError, RewindReport, RewindRequest, rewind,
 };
-pub use scan::{Blobs, Entry, Manifest, ScanStats};
+pub use scan::{Manifest, ScanStats, SnapshotFile};
 
 use crate::store::{MsgRow, Role, RowKind, SnapKind, SnapRow, Store};
 
@@ -66,7 +72,7 @@ impl Tracker {
     ///
     /// # Errors
     /// A blob or manifest that cannot be written.
-    pub fn take(&mut self) -> Result<(String, ScanStats), String> {
+    pub fn take(&mut self) -> Result<(String, ScanStats), CheckpointError> {
         let (m, stats) = scan::scan(&self.root, &self.skip, &self.blobs, &self.last)?;
         let sha = self.blobs.put_manifest(&m)?;
         self.last = m;
@@ -111,10 +117,10 @@ pub(crate) fn prompt_after(rows: &[MsgRow], at_seq: i64) -> Option<(i64, String,
 ///
 /// # Errors
 /// Store errors.
-pub fn list(store: &Store, sid: &str) -> Result<Vec<CheckpointInfo>, String> {
+pub fn list(store: &Store, sid: &str) -> Result<Vec<CheckpointInfo>, CheckpointError> {
     let rows = store.all_messages(sid)?;
     let mut out = Vec::new();
-    for r in store.snapshots(sid)? {
+    for r in store.snapshots(sid).map_err(CheckpointError::Rows)? {
         let SnapRow {
             kind: SnapKind::Start,
             checkpoint: Some(n),

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::{Blobs, Manifest, scan};
+use super::blobs::Blobs;
+use super::error::CheckpointError;
+use super::scan::{Manifest, scan};
 use super::{prompt_after, skipped};
 use crate::store::{self, NewSnap, SnapKind, SnapRow, Store};
 use crate::util::sha256_hex;
@@ -119,11 +121,11 @@ fn apply_one(
     c: &FileChange,
     target: &Manifest,
     now: &Manifest,
-) -> Result<(), String> {
+) -> Result<(), CheckpointError> {
     let real = root.join(&c.path);
     let current = match std::fs::symlink_metadata(&real) {
-        Ok(m) if m.is_file() => Some(std::fs::read(&real).map_err(|e| e.to_string())?),
-        Ok(_) => return Err("not a file".into()),
+        Ok(m) if m.is_file() => Some(std::fs::read(&real)?),
+        Ok(_) => return Err(CheckpointError::NotAFile),
         Err(_) => None,
     };
     let seen = now.files.get(&c.path);
@@ -133,15 +135,16 @@ fn apply_one(
         _ => false,
     };
     if !still {
-        return Err("changed during the rewind".into());
+        return Err(CheckpointError::ChangedDuringRewind);
     }
     match target.files.get(&c.path) {
-        None => std::fs::remove_file(&real).map_err(|e| e.to_string()),
+        None => Ok(std::fs::remove_file(&real)?),
         Some(e) => {
-            let sha = e.sha.as_ref().ok_or("not kept")?;
+            let sha = e.sha.as_ref().ok_or(CheckpointError::NotKept)?;
             let bytes = blobs.get(sha)?;
             crate::tools::files::atomic_replace(&real, &c.path, &bytes, current.as_deref())
                 .map(|_| ())
+                .map_err(CheckpointError::Write)
         }
     }
 }
@@ -163,15 +166,9 @@ pub enum RewindError {
     Store(#[from] store::StoreError),
     #[error("Checkpoint {checkpoint} not found in session {session}")]
     CheckpointNotFound { checkpoint: i64, session: String },
-    /// Snapshot and scan errors.
-    #[error("{0}")]
-    Snapshot(String),
-}
-
-impl From<String> for RewindError {
-    fn from(e: String) -> Self {
-        Self::Snapshot(e)
-    }
+    /// Snapshot, blob and scan errors.
+    #[error(transparent)]
+    Snapshot(#[from] CheckpointError),
 }
 
 impl RewindError {
@@ -200,7 +197,7 @@ pub fn rewind(store: &mut Store, req: &RewindRequest<'_>) -> Result<RewindReport
     let sid = store.resolve_id(req.session_id)?;
     let _lock = store::lock(req.state_dir, &sid)?;
     let blobs = Blobs::of_state(req.state_dir);
-    let rows = store.snapshots(&sid)?;
+    let rows = store.snapshots(&sid).map_err(CheckpointError::Rows)?;
     let Some(at) = rows
         .iter()
         .position(|r| r.kind == SnapKind::Start && r.checkpoint == Some(req.checkpoint))
@@ -277,7 +274,7 @@ fn restore_messages(
     sid: &str,
     cp: &SnapRow,
     (pre, post): (&str, &str),
-) -> Result<MessageCounts, String> {
+) -> Result<MessageCounts, CheckpointError> {
     let all = store.all_messages(sid)?;
     let then: HashSet<i64> = cp.active.iter().copied().collect();
     let by_seq: BTreeMap<i64, &store::MsgRow> = all.iter().map(|m| (m.seq, m)).collect();

@@ -21,12 +21,12 @@
 //! the modification time it cannot be set back by a program (`touch -d`, `cp -p`, `tar x`).
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::util::sha256_hex;
+use super::blobs::Blobs;
+use super::error::CheckpointError;
 
 /// Files larger than this are listed by size and time but their bytes are not kept: a rewind
 /// reports them as not restorable (spec/sessions.md §13.1).
@@ -39,9 +39,9 @@ pub const RACY_NS: i64 = 2_000_000_000;
 /// (exFAT's 10 ms).
 pub const FINE_NS: i64 = 100_000_000;
 
-/// One file of a snapshot.
+/// One file of a snapshot (a manifest's entry).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub struct SnapshotFile {
     /// The sha256 of its bytes, kept in the blob store; `None`: over a cap, not kept.
     pub sha: Option<String>,
     pub size: u64,
@@ -69,13 +69,13 @@ pub struct Manifest {
     /// The file system's time when the walk began (`None`: no probe could be written).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<Probe>,
-    pub files: BTreeMap<String, Entry>,
+    pub files: BTreeMap<String, SnapshotFile>,
 }
 
 impl Manifest {
     /// Whether `path` holds the same bytes in both (an unkept file compares by size and time).
     #[must_use]
-    pub fn same(a: Option<&Entry>, b: Option<&Entry>) -> bool {
+    pub fn same(a: Option<&SnapshotFile>, b: Option<&SnapshotFile>) -> bool {
         match (a, b) {
             (None, None) => true,
             (Some(x), Some(y)) => match (&x.sha, &y.sha) {
@@ -95,87 +95,6 @@ pub struct ScanStats {
     pub hashed: usize,
     /// Bytes of new blobs written.
     pub stored: u64,
-}
-
-/// The content-addressed blob store: `<dir>/<first two hex digits>/<sha256>`.
-#[derive(Clone, Debug)]
-pub struct Blobs {
-    pub dir: PathBuf,
-}
-
-impl Blobs {
-    /// The store of the state dir (`<state dir>/snapshots`), shared by the sessions of every
-    /// workspace, so a file's bytes are kept once.
-    #[must_use]
-    pub fn of_state(state_dir: &Path) -> Self {
-        Self {
-            dir: state_dir.join("snapshots"),
-        }
-    }
-
-    fn path(&self, sha: &str) -> PathBuf {
-        self.dir.join(&sha[..2.min(sha.len())]).join(sha)
-    }
-
-    /// Keeps `bytes`; returns their sha256 and how many bytes were newly written (0 when the
-    /// blob was already there). A temporary file renamed into place: a blob is whole or absent.
-    ///
-    /// # Errors
-    /// I/O errors.
-    pub fn put(&self, bytes: &[u8]) -> Result<(String, u64), String> {
-        let sha = sha256_hex(bytes);
-        let p = self.path(&sha);
-        if p.exists() {
-            return Ok((sha, 0));
-        }
-        let dir = p.parent().unwrap_or(&self.dir);
-        crate::store::ensure_dir(dir)?;
-        let tmp = dir.join(format!(".{}.tmp", crate::util::uuid7()));
-        let res = (|| -> std::io::Result<()> {
-            let mut f = std::fs::File::create_new(&tmp)?;
-            f.write_all(bytes)?;
-            std::fs::rename(&tmp, &p)
-        })();
-        if let Err(e) = res {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(format!(
-                "Cannot keep a snapshot blob in {}: {e}",
-                dir.display()
-            ));
-        }
-        Ok((sha, bytes.len() as u64))
-    }
-
-    /// The bytes of a kept blob, checked against their sha256.
-    ///
-    /// # Errors
-    /// A missing or damaged blob.
-    pub fn get(&self, sha: &str) -> Result<Vec<u8>, String> {
-        let b = std::fs::read(self.path(sha))
-            .map_err(|e| format!("Snapshot blob {sha} is missing: {e}"))?;
-        if sha256_hex(&b) != sha {
-            return Err(format!("Snapshot blob {sha} is damaged"));
-        }
-        Ok(b)
-    }
-
-    /// Keeps a manifest as a blob; returns its sha256.
-    ///
-    /// # Errors
-    /// I/O errors.
-    pub fn put_manifest(&self, m: &Manifest) -> Result<String, String> {
-        let text = serde_json::to_vec(m).map_err(|e| e.to_string())?;
-        Ok(self.put(&text)?.0)
-    }
-
-    /// A manifest kept by [`Blobs::put_manifest`].
-    ///
-    /// # Errors
-    /// A missing, damaged or unreadable manifest.
-    pub fn manifest(&self, sha: &str) -> Result<Manifest, String> {
-        let b = self.get(sha)?;
-        serde_json::from_slice(&b).map_err(|e| format!("Snapshot manifest {sha} is invalid: {e}"))
-    }
 }
 
 fn now_ns() -> i64 {
@@ -241,7 +160,7 @@ fn probe(dir: &Path) -> Option<Probe> {
 /// and inode, and its last change old enough, when `prev` read it, that any later change
 /// would have moved its change time.
 #[must_use]
-pub fn reusable(old: &Entry, now: &Stat, prev: &Manifest) -> bool {
+pub fn reusable(old: &SnapshotFile, now: &Stat, prev: &Manifest) -> bool {
     if (old.size, old.mtime_ns, old.ctime_ns, old.ino)
         != (now.size, now.mtime_ns, now.ctime_ns, now.ino)
     {
@@ -261,7 +180,8 @@ pub fn reusable(old: &Entry, now: &Stat, prev: &Manifest) -> bool {
 }
 
 /// Snapshots the files under `root` (minus the directories in `skip`), reusing `prev`'s
-/// hashes for unchanged files and keeping new bytes in `blobs`.
+/// hashes for unchanged files and keeping new bytes in `blobs` (one [`super::blobs::Batch`]:
+/// a pack when there are many).
 ///
 /// # Errors
 /// A blob that cannot be written (a file that cannot be read is left out: it cannot be
@@ -271,11 +191,12 @@ pub fn scan(
     skip: &[PathBuf],
     blobs: &Blobs,
     prev: &Manifest,
-) -> Result<(Manifest, ScanStats), String> {
+) -> Result<(Manifest, ScanStats), CheckpointError> {
     let started_ns = now_ns();
     let probe = probe(&blobs.dir);
     let mut files = BTreeMap::new();
     let mut stats = ScanStats::default();
+    let mut batch = blobs.batch();
     let walk = crate::tools::files::walker(root);
     for e in walk.flatten() {
         if !e.file_type().is_some_and(|t| t.is_file()) {
@@ -298,7 +219,7 @@ pub fn scan(
             files.insert(rel, old.clone());
             continue;
         }
-        let mut entry = Entry {
+        let mut entry = SnapshotFile {
             sha: None,
             size: now.size,
             mtime_ns: now.mtime_ns,
@@ -310,13 +231,14 @@ pub fn scan(
                 continue;
             };
             stats.hashed += 1;
-            let (sha, written) = blobs.put(&bytes)?;
+            let (sha, written) = batch.put(&bytes)?;
             stats.stored += written;
             entry.sha = Some(sha);
             entry.size = bytes.len() as u64;
         }
         files.insert(rel, entry);
     }
+    batch.finish()?;
     Ok((
         Manifest {
             started_ns,
@@ -381,8 +303,8 @@ mod tests {
         assert_eq!(sk.files.keys().collect::<Vec<_>>(), [".gitignore"]);
     }
 
-    fn entry(size: u64, mtime_ns: i64, ctime_ns: i64, ino: u64) -> Entry {
-        Entry {
+    fn entry(size: u64, mtime_ns: i64, ctime_ns: i64, ino: u64) -> SnapshotFile {
+        SnapshotFile {
             sha: Some("s".into()),
             size,
             mtime_ns,
@@ -391,7 +313,7 @@ mod tests {
         }
     }
 
-    fn stat(e: &Entry, dev: u64) -> Stat {
+    fn stat(e: &SnapshotFile, dev: u64) -> Stat {
         Stat {
             size: e.size,
             mtime_ns: e.mtime_ns,
@@ -541,26 +463,28 @@ mod tests {
     }
 
     #[test]
-    fn a_manifest_round_trips_through_the_blob_store_and_a_damaged_blob_is_an_error() {
+    fn a_scan_of_many_new_files_keeps_them_in_one_pack_and_reads_them_back() {
         let t = tempfile::tempdir().unwrap();
-        let blobs = Blobs::of_state(t.path());
-        let mut m = Manifest::default();
-        m.files.insert(
-            "a".into(),
-            Entry {
-                sha: None,
-                size: 5,
-                mtime_ns: 7,
-                ctime_ns: 8,
-                ino: 9,
-            },
-        );
-        let sha = blobs.put_manifest(&m).unwrap();
-        assert_eq!(blobs.manifest(&sha).unwrap(), m);
-        std::fs::write(blobs.path(&sha), b"x").unwrap();
-        assert_eq!(
-            blobs.manifest(&sha).unwrap_err(),
-            format!("Snapshot blob {sha} is damaged")
-        );
+        let root = t.path().join("ws");
+        std::fs::create_dir_all(&root).unwrap();
+        let n = super::super::blobs::LOOSE_MAX + 24;
+        for i in 0..n {
+            std::fs::write(root.join(format!("f{i:02}.txt")), format!("file {i}\n")).unwrap();
+        }
+        let blobs = Blobs::of_state(&t.path().join("state"));
+        let (m, s) = scan(&root, &[], &blobs, &Manifest::default()).unwrap();
+        assert_eq!((s.files, s.hashed), (n, n));
+        let packs = std::fs::read_dir(blobs.dir.join("packs")).unwrap().count();
+        assert_eq!(packs, 1);
+        // Another process (a rewind) reads every file's bytes, loose or packed.
+        let other = Blobs::of_state(&t.path().join("state"));
+        for (i, (path, e)) in m.files.iter().enumerate() {
+            assert_eq!(path, &format!("f{i:02}.txt"));
+            let got = other.get(e.sha.as_ref().unwrap()).unwrap();
+            assert_eq!(got, format!("file {i}\n").into_bytes());
+        }
+        // A second snapshot of the same bytes keeps nothing new.
+        let (_, s2) = scan(&root, &[], &other, &Manifest::default()).unwrap();
+        assert_eq!((s2.hashed, s2.stored), (n, 0));
     }
 }
