@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::discover::{self, Candidate, Owner, PluginRoot, Root, Scope, Walk};
+use super::discover::{self, Candidate, Owner, PluginRoot, Root, SkillScope, Walk};
 use super::validate::{self, Checked, Judged};
 use alisio_base::config::{Host, Profile, Settings};
 use alisio_base::text::TextRange;
@@ -43,7 +43,7 @@ pub struct Entry {
     pub name: String,
     pub display_id: String,
     pub description: String,
-    pub scope: Scope,
+    pub scope: SkillScope,
     /// Absolute `SKILL.md` path and its root (canonical root of the walk).
     pub file: PathBuf,
     pub root: PathBuf,
@@ -589,7 +589,7 @@ mod tests {
             name: name.into(),
             display_id: name.into(),
             description: desc.into(),
-            scope: Scope::User,
+            scope: SkillScope::User,
             file: PathBuf::from("/x/SKILL.md"),
             root: PathBuf::from("/x"),
             dir: PathBuf::from("/x"),

@@ -10,7 +10,7 @@
 //! at a time across the entries; when even the bare entries do not fit, entries are left out.
 
 use super::{Fate, Item, Listing, Source, Unit};
-use crate::skills::discover::Scope;
+use crate::skills::discover::SkillScope;
 use std::path::{Path, PathBuf};
 
 pub const MAX_DESC_CHARS: usize = 1024;
@@ -71,11 +71,11 @@ fn line_cost(unit: Unit, line: &str) -> u64 {
     cost(unit, line.chars().count() + 1, line.len() + 1)
 }
 
-fn rank(s: Scope) -> u8 {
+fn rank(s: SkillScope) -> u8 {
     match s {
-        Scope::System => 0,
-        Scope::Admin => 1,
-        Scope::Project => 2,
+        SkillScope::System => 0,
+        SkillScope::Admin => 1,
+        SkillScope::Project => 2,
         _ => 3,
     }
 }
@@ -283,7 +283,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
 mod tests {
     use super::*;
 
-    fn src(name: &str, desc: &str, scope: Scope) -> Source {
+    fn src(name: &str, desc: &str, scope: SkillScope) -> Source {
         Source {
             name: name.into(),
             label: None,
@@ -298,7 +298,7 @@ mod tests {
 
     fn ten(len: usize) -> Vec<Source> {
         (0..10)
-            .map(|i| src(&format!("a{i}"), &"x".repeat(len), Scope::User))
+            .map(|i| src(&format!("a{i}"), &"x".repeat(len), SkillScope::User))
             .collect()
     }
 
@@ -356,10 +356,10 @@ mod tests {
     fn cap_order_and_whitespace() {
         let l = listing(
             &[
-                src("b-user", "B.", Scope::User),
-                src("a-user", &"y".repeat(2000), Scope::User),
-                src("z-repo", "Z  \n z.", Scope::Project),
-                src("sys", "S.", Scope::System),
+                src("b-user", "B.", SkillScope::User),
+                src("a-user", &"y".repeat(2000), SkillScope::User),
+                src("z-repo", "Z  \n z.", SkillScope::Project),
+                src("sys", "S.", SkillScope::System),
             ],
             &[PathBuf::from("/s")],
             Budget::default(),
@@ -386,10 +386,10 @@ mod tests {
 
     #[test]
     fn only_roots_that_hold_a_skill_get_an_alias() {
-        let mut outside = src("loose", "L.", Scope::User);
+        let mut outside = src("loose", "L.", SkillScope::User);
         outside.root = PathBuf::from("/elsewhere");
         outside.file = PathBuf::from("/plugins/loose/SKILL.md");
-        let mut repo = src("r", "R.", Scope::Project);
+        let mut repo = src("r", "R.", SkillScope::Project);
         repo.root = PathBuf::from("/ws/.agents/skills");
         repo.file = PathBuf::from("/ws/.agents/skills/deep/r/SKILL.md");
         let roots = [
@@ -398,7 +398,7 @@ mod tests {
             PathBuf::from("/ws/.agents/skills"),
         ];
         let l = listing(
-            &[repo, src("u", "U.", Scope::User), outside],
+            &[repo, src("u", "U.", SkillScope::User), outside],
             &roots,
             Budget::default(),
         );
