@@ -51,7 +51,7 @@ impl DiskContext {
         }
     }
 
-    fn skills(&self, cwd: &Path) -> Vec<catalog::Entry> {
+    fn skills(&self, cwd: &Path) -> Vec<catalog::CatalogSkill> {
         let input = catalog::Input {
             workspace_root: &self.root,
             trusted: self.trusted,
@@ -282,7 +282,7 @@ fn delivered_files(l: &[ListedFile]) -> Vec<Delivered> {
 /// The catalog as sent (its text's sha256 and length) and each listed skill (its SKILL.md's
 /// sha256, its description's length as listed, `full` or `dropped` when the catalog is
 /// collapsed); nothing when no skill is listed.
-fn delivered_skills(entries: &[catalog::Entry], text: Option<&str>) -> Vec<Delivered> {
+fn delivered_skills(entries: &[catalog::CatalogSkill], text: Option<&str>) -> Vec<Delivered> {
     let Some(text) = text else {
         return Vec::new();
     };

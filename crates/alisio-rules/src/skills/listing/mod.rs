@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::catalog::{self, Discovery, Entry, Input, listed};
+use super::catalog::{self, Discovery, CatalogSkill, Input, listed};
 use super::discover::SkillScope;
 use alisio_base::config::Host;
 use alisio_base::workspace::Fs;
@@ -389,7 +389,7 @@ fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Sourc
         .collect()
 }
 
-fn source(e: &Entry) -> Source {
+fn source(e: &CatalogSkill) -> Source {
     Source {
         name: e.name.clone(),
         label: e.label.clone(),
