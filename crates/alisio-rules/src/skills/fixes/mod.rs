@@ -14,7 +14,7 @@ use unicode_normalization::UnicodeNormalization as _;
 
 pub use name_directory_mismatch::rename_directory;
 
-use super::frontmatter::{self, Entry, Found, Frontmatter};
+use super::frontmatter::{self, FrontmatterEntry, Found, Frontmatter};
 use super::validate::{self, Checked};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::{Code, Diagnostic};
@@ -122,7 +122,7 @@ struct Cx<'a> {
     text: &'a str,
     dir: String,
     fm: Option<&'a Frontmatter>,
-    name_entry: Option<&'a Entry>,
+    name_entry: Option<&'a FrontmatterEntry>,
 }
 
 /// The quick fixes of spec/skills.md §6.2 for one diagnostic of `c` (the file's checked result).

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use super::{
-    Entry, Frontmatter, MAX_ALIASES, MAX_NESTING, Node, ScalarKind, Value, YamlError, lines_from,
+    FrontmatterEntry, Frontmatter, MAX_ALIASES, MAX_NESTING, Node, ScalarKind, Value, YamlError, lines_from,
 };
 use alisio_base::config::Profile;
 use alisio_base::text::TextRange;
@@ -490,7 +490,7 @@ impl Reader<'_> {
             && self.fm.entries.len() < entries.len()
         {
             let empty = v.span.start == v.span.end && v.scalar_text().is_some_and(str::is_empty);
-            self.fm.entries.push(Entry {
+            self.fm.entries.push(FrontmatterEntry {
                 key: k.scalar_text().unwrap_or("").to_string(),
                 key_span: k.span,
                 value: if empty {
