@@ -20,7 +20,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown::{self, Doc};
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup, mcp};
+use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, Scope, Startup, mcp};
 use crate::skills::discover::project_dirs;
 use crate::skills::listing::collate;
 
@@ -192,7 +192,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
     for (d, scope) in ds {
         md_files(fs, &d, scope, &mut files);
     }
-    let mut found: Vec<(Entry, TextRange, String)> = Vec::new();
+    let mut found: Vec<(FamilyEntry, TextRange, String)> = Vec::new();
     for f in files {
         let Some(text) = read_text(fs, &f.path) else {
             continue;
@@ -246,7 +246,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
         let detail = tools_summary(&doc);
         let span = doc.get("name").map_or(block, |f| f.value_span);
         found.push((
-            Entry {
+            FamilyEntry {
                 family: Family::Agent,
                 text: Some(format!("- {name}: {description} (Tools: {detail})")),
                 name,
@@ -296,7 +296,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
             message: "the agent Claude Code loads".into(),
         }));
     }
-    let mut list: Vec<Entry> = found.into_iter().map(|(e, _, _)| e).collect();
+    let mut list: Vec<FamilyEntry> = found.into_iter().map(|(e, _, _)| e).collect();
     // The winner of a name before the files it shadows.
     list.sort_by(|a, b| {
         collate::compare(&a.name, &b.name)
@@ -330,7 +330,7 @@ fn commands(
     for (d, scope) in dirs(env, root, vantage, "commands") {
         md_files(fs, &d, scope, &mut files);
     }
-    let mut list: Vec<(Entry, TextRange, String)> = Vec::new();
+    let mut list: Vec<(FamilyEntry, TextRange, String)> = Vec::new();
     for f in files {
         let Some(text) = read_text(fs, &f.path) else {
             continue;
@@ -364,7 +364,7 @@ fn commands(
             |x| x.key_span,
         );
         list.push((
-            Entry {
+            FamilyEntry {
                 family: Family::Command,
                 text: Some(format!("- {}: {listed}", f.path_name)),
                 name: f.path_name,
@@ -428,7 +428,7 @@ fn commands(
         }
         s.diagnostics.push(d);
     }
-    let mut out: Vec<Entry> = list.into_iter().map(|(e, _, _)| e).collect();
+    let mut out: Vec<FamilyEntry> = list.into_iter().map(|(e, _, _)| e).collect();
     out.sort_by(|a, b| {
         collate::compare(&a.name, &b.name)
             .then_with(|| a.shadowed_by.is_some().cmp(&b.shadowed_by.is_some()))

@@ -11,7 +11,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
+use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
 use crate::skills::discover::project_dirs;
 
 /// Why a project agent is not counted.
@@ -84,7 +84,7 @@ fn toml_files(fs: &dyn Fs, dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> {
+fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<FamilyEntry> {
     let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
     s.files.push(p.to_path_buf());
     let whole = TextRange::new(0, text.find(['\r', '\n']).unwrap_or(text.len()));
@@ -140,7 +140,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
             "no `description`".into(),
         );
     };
-    Some(Entry {
+    Some(FamilyEntry {
         family: Family::Agent,
         text: Some(format!("{name}: {{\n{description}\n}}")),
         name,
@@ -161,7 +161,7 @@ pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
     if let Some(h) = codex_home(env) {
         toml_files(fs, &h.join("agents"), &mut user);
     }
-    let mut entries: Vec<Entry> = user
+    let mut entries: Vec<FamilyEntry> = user
         .iter()
         .filter_map(|p| judge(fs, p, Scope::User, &mut s))
         .collect();

@@ -34,7 +34,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{Entry, FILE_LIMIT, Family, Scope, Startup};
+use super::{FamilyEntry, FILE_LIMIT, Family, Scope, Startup};
 use crate::skills::frontmatter::{self, Found, Node, ScalarKind, Value};
 
 /// The VS Code source the Copilot family follows (its validator's commit).
@@ -718,7 +718,7 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
         let kind = kind_of(&p).unwrap_or(Kind::Agent);
         let j = judge_text(&p, &text, kind);
         s.diagnostics.extend(j.diagnostics);
-        s.entries.push(Entry {
+        s.entries.push(FamilyEntry {
             family: Family::Agent,
             text: Some(agent_text(
                 &j.name,
@@ -751,7 +751,7 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
         s.files.push(p.clone());
         let j = judge_text(&p, &text, Kind::Prompt);
         s.diagnostics.extend(j.diagnostics);
-        s.entries.push(Entry {
+        s.entries.push(FamilyEntry {
             family: Family::Command,
             text: None,
             name: format!("/{}", j.name),

@@ -156,7 +156,7 @@ fn copilot_startup_lists_agents_in_the_agents_block_and_no_prompt_files() {
         .collect();
     assert_eq!(prompts, [("/review", false, 0, copilot::PROMPT_REASON)]);
     // What is sent: the four loaded `<agent>` entries.
-    let sent: u64 = s.entries.iter().map(Entry::bytes).sum();
+    let sent: u64 = s.entries.iter().map(FamilyEntry::bytes).sum();
     assert_eq!(sent, 81 + 37 + 120 + 73);
     let j = StartupObject::new(Host::Copilot, &s, &|p: &Path| {
         p.strip_prefix(&ws).unwrap().display().to_string()

@@ -13,7 +13,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown;
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
+use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
 
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";
@@ -79,7 +79,7 @@ fn files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
 }
 
 /// One agent file judged: the entry, or why it is skipped (with a diagnostic).
-fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> {
+fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<FamilyEntry> {
     let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
     s.files.push(p.to_path_buf());
     let doc = markdown::read(&text);
@@ -130,7 +130,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
             "no `description`",
         );
     };
-    Some(Entry {
+    Some(FamilyEntry {
         family: Family::Agent,
         text: Some(format!("- {name} -> {description}")),
         name,

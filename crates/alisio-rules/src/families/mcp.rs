@@ -16,7 +16,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{Entry, Family, NotLoaded, Scope, Startup};
+use super::{FamilyEntry, Family, NotLoaded, Scope, Startup};
 
 /// `.mcp.json` files are read up to this size.
 pub const MCP_FILE_LIMIT: u64 = 1024 * 1024;
@@ -145,7 +145,7 @@ pub(super) fn push_server(
         .of(Family::Mcp)
         .find(|e| e.name == name)
         .map(|e| e.file.clone());
-    s.entries.push(Entry {
+    s.entries.push(FamilyEntry {
         family: Family::Mcp,
         name,
         file: file.to_path_buf(),

@@ -88,7 +88,7 @@ impl Scope {
 
 /// One agent, command or MCP server as a host discovered it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct FamilyEntry {
     pub family: Family,
     /// The name the host lists (a command in a subdirectory: `sub:name`).
     pub name: String,
@@ -108,7 +108,7 @@ pub struct Entry {
     pub hidden: Option<String>,
 }
 
-impl Entry {
+impl FamilyEntry {
     /// Sent to the model at startup.
     #[must_use]
     pub fn loaded(&self) -> bool {
@@ -137,7 +137,7 @@ pub struct NotLoaded {
 /// What one host loads at startup from one vantage (its working directory).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Startup {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<FamilyEntry>,
     pub not_loaded: Vec<NotLoaded>,
     /// Problems of the files read, located (the diagnostics of §10.4).
     pub diagnostics: Vec<Diagnostic>,
@@ -147,7 +147,7 @@ pub struct Startup {
 
 impl Startup {
     /// The entries of one family, in the host's order.
-    pub fn of(&self, f: Family) -> impl Iterator<Item = &Entry> {
+    pub fn of(&self, f: Family) -> impl Iterator<Item = &FamilyEntry> {
         self.entries.iter().filter(move |e| e.family == f)
     }
 }
@@ -317,7 +317,7 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
             .collect();
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
     }
-    let bytes: u64 = s.entries.iter().map(Entry::bytes).sum();
+    let bytes: u64 = s.entries.iter().map(FamilyEntry::bytes).sum();
     let _ = writeln!(
         out,
         "total: {bytes} bytes (~{} tokens); MCP tool definitions come from each server when it connects and are not counted",
