@@ -34,7 +34,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{FamilyEntry, FILE_LIMIT, Family, Scope, Startup};
+use super::{FamilyEntry, FILE_LIMIT, Family, FamilyScope, Startup};
 use crate::skills::frontmatter::{self, Found, Node, ScalarKind, Value};
 
 /// The VS Code source the Copilot family follows (its validator's commit).
@@ -727,7 +727,7 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
             )),
             name: j.name,
             file: p,
-            scope: Scope::Project,
+            scope: FamilyScope::Project,
             description: j.description.unwrap_or_default(),
             detail: j
                 .hidden
@@ -756,7 +756,7 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
             text: None,
             name: format!("/{}", j.name),
             file: p,
-            scope: Scope::Project,
+            scope: FamilyScope::Project,
             description: j.description.unwrap_or_default(),
             detail: PROMPT_REASON.to_string(),
             shadowed_by: None,

@@ -71,12 +71,12 @@ impl Family {
 
 /// Whose file an entry comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub enum FamilyScope {
     User,
     Project,
 }
 
-impl Scope {
+impl FamilyScope {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -93,7 +93,7 @@ pub struct FamilyEntry {
     /// The name the host lists (a command in a subdirectory: `sub:name`).
     pub name: String,
     pub file: PathBuf,
-    pub scope: Scope,
+    pub scope: FamilyScope,
     /// The description as the host lists it (commands: after the fallbacks of §10.2).
     pub description: String,
     /// The line the host sends for this entry; `None` when the host sends nothing the files

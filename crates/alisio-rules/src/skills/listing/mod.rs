@@ -377,8 +377,8 @@ fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Sourc
             description: e.description.clone(),
             when_to_use: None,
             scope: match e.scope {
-                crate::families::Scope::User => SkillScope::User,
-                crate::families::Scope::Project => SkillScope::Project,
+                crate::families::FamilyScope::User => SkillScope::User,
+                crate::families::FamilyScope::Project => SkillScope::Project,
             },
             // Not a skill root: Claude Code lists commands without paths (only Codex's
             // aliases read `root`).
