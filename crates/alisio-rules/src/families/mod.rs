@@ -328,7 +328,7 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
 
 /// A family file and the host that reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileKind {
+pub struct HostFamily {
     pub host: Host,
     pub family: Family,
 }
@@ -338,11 +338,11 @@ pub struct FileKind {
 /// `.gemini/commands/**/*.toml`, `.gemini/settings.json` (Gemini CLI);
 /// `.codex/agents/**/*.toml`, `.codex/config.toml` (Codex CLI).
 #[must_use]
-pub fn kind_of(path: &Path) -> Option<FileKind> {
+pub fn kind_of(path: &Path) -> Option<HostFamily> {
     let name = path.file_name()?.to_str()?;
     let parent = path.parent()?;
     let pname = parent.file_name().and_then(|n| n.to_str());
-    let kind = |host, family| Some(FileKind { host, family });
+    let kind = |host, family| Some(HostFamily { host, family });
     match (name, pname) {
         (".mcp.json", _) => return kind(Host::ClaudeCode, Family::Mcp),
         ("settings.json", Some(".gemini")) => return kind(Host::Gemini, Family::Mcp),
