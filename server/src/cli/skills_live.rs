@@ -242,7 +242,7 @@ fn provider(
         }
     }
     let pc = alisio_session::settings::ProviderConfig::from_json(&p).map_err(Failure)?;
-    if pc.kind == alisio_session::settings::Kind::Script {
+    if pc.kind == alisio_session::settings::ProviderKind::Script {
         return Err(Failure(
             "skills test --live needs an openai or anthropic provider".into(),
         ));

@@ -20,7 +20,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown::{self, Doc};
-use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, FamilyScope, Startup, mcp};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup, mcp};
 use crate::skills::discover::project_dirs;
 use crate::skills::listing::collate;
 

@@ -11,7 +11,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
-use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, FamilyScope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 use crate::skills::discover::project_dirs;
 
 /// Why a project agent is not counted.

@@ -24,7 +24,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc::{self, Shape};
-use super::{Family, NotLoaded, FamilyScope, Startup};
+use super::{Family, FamilyScope, NotLoaded, Startup};
 use crate::skills::discover::project_dirs;
 
 /// `config.toml` files are read up to this size.

@@ -34,7 +34,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{FamilyEntry, FILE_LIMIT, Family, FamilyScope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, Startup};
 use crate::skills::frontmatter::{self, Found, Node, ScalarKind, Value};
 
 /// The VS Code source the Copilot family follows (its validator's commit).

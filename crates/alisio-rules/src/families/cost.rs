@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use alisio_base::config::Host;
 
-use super::{FamilyEntry, Family, Startup};
+use super::{Family, FamilyEntry, Startup};
 
 /// The startup cost of one host from one vantage.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

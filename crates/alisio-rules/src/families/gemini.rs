@@ -13,7 +13,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown;
-use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, FamilyScope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";

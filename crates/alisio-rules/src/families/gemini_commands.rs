@@ -17,7 +17,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc;
-use super::{FamilyEntry, FILE_LIMIT, Family, NotLoaded, FamilyScope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 
 /// Why a command costs nothing at startup.
 pub const HIDDEN: &str =
@@ -117,7 +117,13 @@ fn display(d: &str) -> String {
 }
 
 /// One command file judged: its entry, or why Gemini CLI skips it (with a diagnostic).
-fn judge(fs: &dyn Fs, p: &Path, name: String, scope: FamilyScope, s: &mut Startup) -> Option<FamilyEntry> {
+fn judge(
+    fs: &dyn Fs,
+    p: &Path,
+    name: String,
+    scope: FamilyScope,
+    s: &mut Startup,
+) -> Option<FamilyEntry> {
     let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
     s.files.push(p.to_path_buf());
     let first = TextRange::new(0, text.find(['\r', '\n']).unwrap_or(text.len()));

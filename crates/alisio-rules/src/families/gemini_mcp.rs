@@ -25,7 +25,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::mcp::{range, value_range};
-use super::{Family, NotLoaded, FamilyScope, Startup};
+use super::{Family, FamilyScope, NotLoaded, Startup};
 
 /// Gemini CLI's home: `GEMINI_CLI_HOME`, else `$HOME`.
 pub(super) fn home(env: &Env) -> Option<PathBuf> {

@@ -16,7 +16,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{FamilyEntry, Family, NotLoaded, FamilyScope, Startup};
+use super::{Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 
 /// `.mcp.json` files are read up to this size.
 pub const MCP_FILE_LIMIT: u64 = 1024 * 1024;

@@ -203,7 +203,10 @@ pub fn alisio_roots(
         out.push(Root::new(r.path.clone(), SkillScope::Config));
     }
     if let Some(h) = &env.home {
-        out.push(Root::new(h.join(".agents").join("skills"), SkillScope::User));
+        out.push(Root::new(
+            h.join(".agents").join("skills"),
+            SkillScope::User,
+        ));
     }
     if let Some(c) = env.config_home() {
         out.push(Root::new(c.join("skills"), SkillScope::User));
@@ -364,12 +367,21 @@ pub fn codex_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root
         out.push(Root::new(c.join("skills"), SkillScope::User));
     }
     if let Some(h) = &env.home {
-        out.push(Root::new(h.join(".agents").join("skills"), SkillScope::User));
+        out.push(Root::new(
+            h.join(".agents").join("skills"),
+            SkillScope::User,
+        ));
     }
     if let Some(c) = &codex_home {
-        out.push(Root::new(c.join("skills").join(".system"), SkillScope::System));
+        out.push(Root::new(
+            c.join("skills").join(".system"),
+            SkillScope::System,
+        ));
     }
-    out.push(Root::new(PathBuf::from("/etc/codex/skills"), SkillScope::Admin));
+    out.push(Root::new(
+        PathBuf::from("/etc/codex/skills"),
+        SkillScope::Admin,
+    ));
     out
 }
 
@@ -451,7 +463,10 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
 pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
     let mut out = Vec::new();
     if let Some(h) = &env.home {
-        out.push(Root::new(h.join(".claude").join("skills"), SkillScope::User));
+        out.push(Root::new(
+            h.join(".claude").join("skills"),
+            SkillScope::User,
+        ));
     }
     for d in project_dirs(workspace_root, vantage) {
         out.push(Root::project(d.join(".claude").join("skills"), d));

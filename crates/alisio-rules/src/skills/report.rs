@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::catalog::{Discovery, CatalogSkill};
+use super::catalog::{CatalogSkill, Discovery};
 use super::discover::{self, Note, Walk};
 use super::validate::{self, Judged};
 use alisio_base::config::{Host, Profile};

@@ -37,7 +37,10 @@ pub fn resolve<'a>(entries: &'a [CatalogSkill], input: &str) -> Option<&'a Catal
 ///
 /// # Errors
 /// The exact texts of spec/skills.md §4.2.
-pub fn resolve_for_model<'a>(entries: &'a [CatalogSkill], input: &str) -> Result<&'a CatalogSkill, String> {
+pub fn resolve_for_model<'a>(
+    entries: &'a [CatalogSkill],
+    input: &str,
+) -> Result<&'a CatalogSkill, String> {
     let Some(e) = resolve(entries, input) else {
         let mut msg = format!("Unknown skill: {input}");
         let close: Vec<&str> = catalog::listed(entries)

@@ -19,7 +19,7 @@ use crate::events::{
 };
 use crate::providers::{self, Provider, Usage};
 use crate::run_governor::RunGovernor;
-use crate::settings::{Kind, ProviderConfig, RunOptions, SessionMode};
+use crate::settings::{ProviderConfig, ProviderKind, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
 use crate::util::{compact, fault, now_rfc3339, take_chars, uuid7};
@@ -172,7 +172,7 @@ fn run_link(
     let mode = mode_of(opts, existing.as_ref());
     let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox, mode);
     let window = pcfg.context_window.or_else(|| {
-        if pcfg.kind == Kind::Script {
+        if pcfg.kind == ProviderKind::Script {
             script_window(&pcfg, &opts.cwd)
         } else {
             None
@@ -354,7 +354,7 @@ fn tool_ctx(
         b.max_run_ms = cfg.tasks_max_run_ms;
         b.max_output = cfg.tasks_max_output;
     }
-    let key_env = (pcfg.kind != Kind::Script).then(|| pcfg.api_key_env.clone());
+    let key_env = (pcfg.kind != ProviderKind::Script).then(|| pcfg.api_key_env.clone());
     Arc::new(ToolCtx {
         roots: Roots {
             root: opts.root.clone(),
@@ -400,7 +400,7 @@ pub fn build_provider(
         retry_base_ms: p.retry_base_ms,
     };
     match p.kind {
-        Kind::Script => {
+        ProviderKind::Script => {
             let path = p.script.as_ref().ok_or_else(|| {
                 "Provider script is not configured (use --script FILE)".to_string()
             })?;
@@ -415,7 +415,7 @@ pub fn build_provider(
             let model = s.model.clone();
             Ok((Box::new(s), model))
         }
-        Kind::OpenAi => {
+        ProviderKind::OpenAi => {
             let model = p
                 .model
                 .clone()
@@ -429,7 +429,7 @@ pub fn build_provider(
             };
             Ok((Box::new(o), model))
         }
-        Kind::Anthropic => {
+        ProviderKind::Anthropic => {
             let model = p
                 .model
                 .clone()

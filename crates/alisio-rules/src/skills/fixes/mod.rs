@@ -14,7 +14,7 @@ use unicode_normalization::UnicodeNormalization as _;
 
 pub use name_directory_mismatch::rename_directory;
 
-use super::frontmatter::{self, FrontmatterEntry, Found, Frontmatter};
+use super::frontmatter::{self, Found, Frontmatter, FrontmatterEntry};
 use super::validate::{self, Checked};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::{Code, Diagnostic};

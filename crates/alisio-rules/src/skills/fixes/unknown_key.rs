@@ -33,7 +33,10 @@ pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
     }
 }
 
-fn move_under_metadata(c: &Checked, keys: &[&frontmatter::FrontmatterEntry]) -> Option<Vec<TextEdit>> {
+fn move_under_metadata(
+    c: &Checked,
+    keys: &[&frontmatter::FrontmatterEntry],
+) -> Option<Vec<TextEdit>> {
     let text = c.text.as_str();
     let fm = c.frontmatter.as_ref()?;
     let block = c.block?;

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use super::{
-    FrontmatterEntry, Frontmatter, MAX_ALIASES, MAX_NESTING, Node, ScalarKind, Value, YamlError, lines_from,
+    Frontmatter, FrontmatterEntry, MAX_ALIASES, MAX_NESTING, Node, ScalarKind, Value, YamlError,
+    lines_from,
 };
 use alisio_base::config::Profile;
 use alisio_base::text::TextRange;

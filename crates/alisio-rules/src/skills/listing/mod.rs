@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::catalog::{self, Discovery, CatalogSkill, Input, listed};
+use super::catalog::{self, CatalogSkill, Discovery, Input, listed};
 use super::discover::SkillScope;
 use alisio_base::config::Host;
 use alisio_base::workspace::Fs;

@@ -4,7 +4,7 @@
 
 use super::names::edit_distance;
 use super::problem::Problem;
-use crate::skills::frontmatter::{FrontmatterEntry, Frontmatter, Node, Value};
+use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, Value};
 use alisio_base::diagnostic::Code;
 use alisio_base::text::TextRange;
 
