@@ -24,7 +24,7 @@ const LINE_CHARS: usize = 100;
 
 /// One file of the workbench.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct WorkbenchFile {
     /// Relative to the workbench (`scripts/count.py`).
     pub path: String,
     /// The first comment or heading line, without its markers (empty when none).
@@ -72,9 +72,9 @@ fn runs(root: &Path) -> BTreeMap<String, String> {
 /// The workbench's files, the [`MAX_ENTRIES`] most recently changed sorted by path, and how
 /// many there are in all.
 #[must_use]
-pub fn entries(root: &Path) -> (Vec<Entry>, usize) {
+pub fn entries(root: &Path) -> (Vec<WorkbenchFile>, usize) {
     let runs = runs(root);
-    let mut all: Vec<(SystemTime, Entry)> = Vec::new();
+    let mut all: Vec<(SystemTime, WorkbenchFile)> = Vec::new();
     for folder in FOLDERS {
         let Ok(rd) = std::fs::read_dir(dir(root).join(folder)) else {
             continue;
@@ -109,7 +109,7 @@ pub fn entries(root: &Path) -> (Vec<Entry>, usize) {
             let head = read_head(&p);
             all.push((
                 md.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                Entry {
+                WorkbenchFile {
                     line: first_line(&head),
                     size: md.len(),
                     last_run: runs.get(&rel).cloned(),
@@ -120,7 +120,7 @@ pub fn entries(root: &Path) -> (Vec<Entry>, usize) {
     }
     let total = all.len();
     all.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
-    let mut kept: Vec<Entry> = all.into_iter().take(MAX_ENTRIES).map(|(_, e)| e).collect();
+    let mut kept: Vec<WorkbenchFile> = all.into_iter().take(MAX_ENTRIES).map(|(_, e)| e).collect();
     kept.sort_by(|a, b| a.path.cmp(&b.path));
     (kept, total)
 }
