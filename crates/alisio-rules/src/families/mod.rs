@@ -350,7 +350,7 @@ pub fn kind_of(path: &Path) -> Option<HostFamily> {
         _ => {}
     }
     if let Some(k) = copilot::kind_of(path) {
-        let family = if k == copilot::Kind::Prompt {
+        let family = if k == copilot::CopilotKind::Prompt {
             Family::Command
         } else {
             Family::Agent
