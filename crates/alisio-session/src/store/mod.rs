@@ -160,6 +160,9 @@ pub enum StoreError {
     LockOpen(std::io::Error),
     #[error("Cannot lock the session: {0}")]
     Lock(std::io::Error),
+    /// A `snapshots.kind` this build does not know (a newer build wrote it).
+    #[error("Session store error: unknown snapshots.kind {0:?}")]
+    UnknownSnapshotKind(String),
 }
 
 /// The message, for the callers that still report errors as text.
