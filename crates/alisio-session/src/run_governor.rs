@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::events::{Governed, ReplayFigures};
-use super::store::{MsgRow, Role, RowKind, Store};
+use super::store::{MsgRow, Role, RowKind, Store, StoreError};
 use alisio_base::config::GovernorMode;
 use alisio_governor::invariants::{self, Criterion, Goal, Grants};
 use alisio_governor::model::{Call, Message, Part, ToolResult, UserKind};
@@ -463,7 +463,11 @@ impl RunGovernor {
 ///
 /// # Errors
 /// Store errors.
-pub fn with_stored_replay(store: &Store, id: &str, r: &mut ContextReport) -> Result<(), String> {
+pub fn with_stored_replay(
+    store: &Store,
+    id: &str,
+    r: &mut ContextReport,
+) -> Result<(), StoreError> {
     if !matches!(r, ContextReport::Measured(_)) {
         return Ok(());
     }

@@ -116,8 +116,7 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (mut s, kind) = row.map_err(sql)?;
-            s.kind = SnapKind::parse(&kind)
-                .ok_or(StoreError::UnknownSnapshotKind(kind))?;
+            s.kind = SnapKind::parse(&kind).ok_or(StoreError::UnknownSnapshotKind(kind))?;
             out.push(s);
         }
         Ok(out)
