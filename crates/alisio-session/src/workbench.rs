@@ -171,20 +171,38 @@ pub fn index_block(root: &Path) -> String {
     index_text(root)
 }
 
+/// Why the workbench's folders or files could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkbenchError {
+    /// A folder of [`FOLDERS`] cannot be created.
+    #[error("{DIR}/{folder}: {source}")]
+    CreateFolder {
+        folder: &'static str,
+        source: std::io::Error,
+    },
+    /// `INDEX.md` or the runs file cannot be replaced.
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Creates the folders and rewrites `INDEX.md` when its text changed (atomically, through the
 /// one writer). Returns whether the file was written.
 ///
 /// # Errors
 /// I/O errors.
-pub fn refresh(root: &Path) -> Result<bool, String> {
-    for f in FOLDERS {
-        std::fs::create_dir_all(dir(root).join(f)).map_err(|e| format!("{DIR}/{f}: {e}"))?;
+pub fn refresh(root: &Path) -> Result<bool, WorkbenchError> {
+    for folder in FOLDERS {
+        std::fs::create_dir_all(dir(root).join(folder))
+            .map_err(|source| WorkbenchError::CreateFolder { folder, source })?;
     }
     let text = index_text(root);
     write_if_changed(&dir(root).join("INDEX.md"), &text)
 }
 
-fn write_if_changed(path: &Path, text: &str) -> Result<bool, String> {
+fn write_if_changed(path: &Path, text: &str) -> Result<bool, WorkbenchError> {
     use alisio_base::workspace::write::NewContent;
     use alisio_base::workspace::{DiskFs, Fs as _};
     let old = std::fs::read_to_string(path).ok();
@@ -207,7 +225,10 @@ fn write_if_changed(path: &Path, text: &str) -> Result<bool, String> {
             },
         )
         .map(|_| true)
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|source| WorkbenchError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Records that `command` (a process call's command line) ran workbench scripts: every
@@ -215,7 +236,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<bool, String> {
 ///
 /// # Errors
 /// I/O errors.
-pub fn note_runs(root: &Path, command: &str, now: &str) -> Result<(), String> {
+pub fn note_runs(root: &Path, command: &str, now: &str) -> Result<(), WorkbenchError> {
     let Ok(rd) = std::fs::read_dir(dir(root).join("scripts")) else {
         return Ok(());
     };
