@@ -85,7 +85,7 @@ impl Run<'_> {
             .unwrap_or_default();
         let skill = match self.ctx.skill_fork(name, &self.cwd()) {
             Some(Ok(s)) => s,
-            Some(Err(e)) => return Ok((Done::error("error", e), None)),
+            Some(Err(e)) => return Ok((Done::error("error", e.to_string()), None)),
             None => return Ok((Done::error("error", format!("Unknown skill: {name}")), None)),
         };
         let only = skill.allowed_tools.as_ref().map(|t| tool_names(t));

@@ -186,7 +186,7 @@ fn run_link(
     let expanded = match ctx.expand_prompt(&opts.prompt, &opts.cwd) {
         None => None,
         Some(Ok((text, id))) => Some((text, Some(id))),
-        Some(Err(e)) => return Err(PreRunError::Other(e)),
+        Some(Err(e)) => return Err(PreRunError::Other(e.to_string())),
     };
     let run_id = uuid7();
     let session = existing
