@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::approvals::Policy;
+use super::providers::ProviderSetupError;
 use super::tools::Effect;
 use alisio_base::config::{GovernorMode, Layer, Reader, Settings};
 
@@ -244,18 +245,14 @@ impl ProviderConfig {
     ///
     /// # Errors
     /// An unknown kind.
-    pub fn from_json(p: &Map<String, Value>) -> Result<Self, String> {
+    pub fn from_json(p: &Map<String, Value>) -> Result<Self, ProviderSetupError> {
         let s = |k: &str| p.get(k).and_then(Value::as_str).map(String::from);
         let u = |k: &str| p.get(k).and_then(Value::as_u64);
         let kind = match s("kind").as_deref() {
             None | Some("openai") => ProviderKind::OpenAi,
             Some("anthropic") => ProviderKind::Anthropic,
             Some("script") => ProviderKind::Script,
-            Some(o) => {
-                return Err(format!(
-                    "Unknown provider kind: {o} (expected openai, anthropic, script)"
-                ));
-            }
+            Some(o) => return Err(ProviderSetupError::UnknownKind(o.to_string())),
         };
         let (url, key) = match kind {
             ProviderKind::Anthropic => ("https://api.anthropic.com", "ANTHROPIC_API_KEY"),

@@ -241,13 +241,13 @@ fn provider(
             p.insert(k.into(), json!(v));
         }
     }
-    let pc = alisio_session::settings::ProviderConfig::from_json(&p).map_err(Failure)?;
+    let pc = alisio_session::settings::ProviderConfig::from_json(&p)?;
     if pc.kind == alisio_session::settings::ProviderKind::Script {
         return Err(Failure(
             "skills test --live needs an openai or anthropic provider".into(),
         ));
     }
-    let (prov, _) = alisio_session::runner::build_provider(&pc, &ctx.cwd, 0).map_err(Failure)?;
+    let (prov, _) = alisio_session::runner::build_provider(&pc, &ctx.cwd, 0)?;
     Ok(prov)
 }
 

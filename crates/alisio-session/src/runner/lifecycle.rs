@@ -17,7 +17,7 @@ use crate::events::{
     Emitter, Event, Pending, ReconciledCall, RunCancelled, RunCompleted, RunFailed, RunStarted,
     RunUsage, SandboxState, SandboxUnavailable, SessionReconciled, ToolCompleted,
 };
-use crate::providers::{self, Provider, Usage};
+use crate::providers::{self, Provider, ProviderSetupError, Usage};
 use crate::run_governor::RunGovernor;
 use crate::settings::{ProviderConfig, ProviderKind, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
@@ -139,13 +139,12 @@ fn run_link(
     let store = Store::open(&opts.state_dir).map_err(PreRunError::from)?;
     let (sid, existing) = resolve_session(&store, opts)?;
     let lock = store::lock(&opts.state_dir, &sid)?;
-    let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
+    let pcfg = provider_config(opts).map_err(|e| PreRunError::Other(e.to_string()))?;
     let run_number: i64 = store.run_count(&sid).unwrap_or(0);
     let (provider, model) = match carried.take() {
         Some(p) => p,
-        None => {
-            build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?
-        }
+        None => build_provider(&pcfg, &opts.cwd, run_number as u64 + 1)
+            .map_err(|e| PreRunError::Other(e.to_string()))?,
     };
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
@@ -387,7 +386,7 @@ pub fn build_provider(
     p: &ProviderConfig,
     cwd: &Path,
     run_number: u64,
-) -> Result<(Box<dyn Provider>, String), String> {
+) -> Result<(Box<dyn Provider>, String), ProviderSetupError> {
     let key = std::env::var(&p.api_key_env).ok().filter(|k| !k.is_empty());
     let http = |key: Option<String>| providers::http::HttpConfig {
         base_url: p.base_url.clone(),
@@ -401,16 +400,17 @@ pub fn build_provider(
     };
     match p.kind {
         ProviderKind::Script => {
-            let path = p.script.as_ref().ok_or_else(|| {
-                "Provider script is not configured (use --script FILE)".to_string()
-            })?;
+            let path = p
+                .script
+                .as_ref()
+                .ok_or(ProviderSetupError::ScriptNotConfigured)?;
             let path = if path.is_absolute() {
                 path.clone()
             } else {
                 cwd.join(path)
             };
             let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("Cannot read script {}: {e}", path.display()))?;
+                .map_err(|source| ProviderSetupError::ScriptUnreadable { path, source })?;
             let s = providers::script::Script::parse(&text, run_number)?;
             let model = s.model.clone();
             Ok((Box::new(s), model))
@@ -419,7 +419,7 @@ pub fn build_provider(
             let model = p
                 .model
                 .clone()
-                .ok_or_else(|| "Provider model is not configured".to_string())?;
+                .ok_or(ProviderSetupError::ModelNotConfigured)?;
             let o = providers::openai::OpenAi {
                 http: http(key),
                 model: model.clone(),
@@ -433,9 +433,8 @@ pub fn build_provider(
             let model = p
                 .model
                 .clone()
-                .ok_or_else(|| "Provider model is not configured".to_string())?;
-            let key =
-                key.ok_or_else(|| format!("Environment variable {} is not set", p.api_key_env))?;
+                .ok_or(ProviderSetupError::ModelNotConfigured)?;
+            let key = key.ok_or_else(|| ProviderSetupError::KeyNotSet(p.api_key_env.clone()))?;
             let a = providers::anthropic::Anthropic {
                 http: http(Some(key)),
                 model: model.clone(),
@@ -451,7 +450,7 @@ pub fn build_provider(
 ///
 /// # Errors
 /// An unknown kind.
-pub fn provider_config(opts: &RunOptions) -> Result<ProviderConfig, String> {
+pub fn provider_config(opts: &RunOptions) -> Result<ProviderConfig, ProviderSetupError> {
     let mut p = opts.config.provider.clone();
     for (k, v) in &opts.provider_overrides {
         p.insert(k.clone(), v.clone());
