@@ -389,7 +389,7 @@ impl Run<'_> {
 
     /// Records what this request delivers (spec/sessions.md §1.3 `deliveries`) when it differs
     /// from the session's last recorded set.
-    fn record_request_set(&mut self, set: &[Delivered]) -> Result<(), String> {
+    fn record_request_set(&mut self, set: &[Delivered]) -> Result<(), store::StoreError> {
         if !self.store.request_set_changed(&self.sid, set)? {
             return Ok(());
         }
