@@ -192,17 +192,17 @@ fn run_link(
         .clone()
         .unwrap_or_else(|| new_row(opts, &store, &sid, &pcfg));
     let mut run = Run {
-        opts,
+        options: opts,
         store,
-        em: Emitter::new(&run_id, sink),
-        sid: sid.clone(),
+        emitter: Emitter::new(&run_id, sink),
+        session_id: sid.clone(),
         run_id: run_id.clone(),
         session,
         provider,
-        pcfg,
+        provider_config: pcfg,
         model,
-        tctx,
-        ctx,
+        tool_context: tctx,
+        context: ctx,
         approver: if headless { None } else { approver },
         grants,
         policies,
@@ -233,12 +233,12 @@ fn run_link(
         Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string())),
     };
     if opts.kill_tasks_at_end {
-        run.tctx
+        run.tool_context
             .bg
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill_all();
-        run.tctx.sandbox.cleanup();
+        run.tool_context.sandbox.cleanup();
     }
     run.sync_tasks();
     *carried = Some((
@@ -506,7 +506,7 @@ impl Run<'_> {
 
     /// The fallback notice of spec/sessions.md §10.4, once per run: an event and a line on stderr.
     fn sandbox_notice(&mut self) -> Result<(), RunError> {
-        let sb = Arc::clone(&self.tctx.sandbox);
+        let sb = Arc::clone(&self.tool_context.sandbox);
         let (Some(reason), Some(notice)) = (sb.unavailable.clone(), sb.notice()) else {
             return Ok(());
         };
@@ -521,26 +521,26 @@ impl Run<'_> {
     /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),
     /// then the prompt.
     fn start(&mut self, resumed: bool) -> Result<(), RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let reconciled = if resumed { self.reconcile()? } else { None };
         let options = self.run_options();
         let active_before = self.store.active_messages(&sid)?.len();
-        let new_cwd = self.opts.cwd.to_string_lossy().into_owned();
+        let new_cwd = self.options.cwd.to_string_lossy().into_owned();
         let session = self.session.clone();
         let run_id = self.run_id.clone();
         let data = RunStarted {
             model: self.model.clone(),
-            provider: self.pcfg.kind.as_str(),
-            governor: self.opts.governor.as_str(),
+            provider: self.provider_config.kind.as_str(),
+            governor: self.options.governor.as_str(),
             resumed,
             messages: active_before,
-            cwd: self.tctx.roots.show(&self.opts.cwd),
+            cwd: self.tool_context.roots.show(&self.options.cwd),
             sandbox: (self.policies.process != Policy::Deny)
-                .then(|| SandboxState::of(&self.tctx.sandbox)),
-            relay_of: self.opts.relay.as_ref().map(|l| l.of.clone()),
+                .then(|| SandboxState::of(&self.tool_context.sandbox)),
+            relay_of: self.options.relay.as_ref().map(|l| l.of.clone()),
         };
-        let stored_provider = self.pcfg.stored();
-        self.em.commit(
+        let stored_provider = self.provider_config.stored();
+        self.emitter.commit(
             &mut self.store,
             vec![Pending::new(&sid, None, Event::RunStarted(data))],
             |tx| {
@@ -569,7 +569,7 @@ impl Run<'_> {
     /// spec/sessions.md §1.7, one transaction: interrupted runs, a result for every unanswered call, lost
     /// tasks; then the temporary files of interrupted writes. `None` when nothing needed it.
     fn reconcile(&mut self) -> Result<Option<(usize, Vec<Reconciled>)>, RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let missing = store::unanswered(&self.store, &sid)?;
         let run_id = self.run_id.clone();
         let (n, lost) = self.store.tx(|tx| {
@@ -590,7 +590,7 @@ impl Run<'_> {
         })?;
         for r in &missing {
             if let Some(p) = &r.write_path {
-                remove_temps(&self.opts.root, p);
+                remove_temps(&self.options.root, p);
             }
         }
         Ok((n > 0 || !missing.is_empty() || lost > 0).then_some((n, missing)))
@@ -602,7 +602,7 @@ impl Run<'_> {
         interrupted_runs: usize,
         reconciled: &[Reconciled],
     ) -> Result<(), RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let calls = reconciled
             .iter()
             .map(|r| ReconciledCall {
@@ -636,21 +636,21 @@ impl Run<'_> {
                 }),
             ));
         }
-        Ok(self.em.durable(&mut self.store, evs)?)
+        Ok(self.emitter.durable(&mut self.store, evs)?)
     }
 
     /// The session options this run stores: the stored ones with this run's governor mode,
     /// read-only flag, goal and criteria.
     fn run_options(&self) -> Value {
         let patch = SessionOptions {
-            governor: Some(self.opts.governor.as_str().to_string()),
-            read_only: Some(self.opts.read_only),
-            goal: self.opts.goal.as_ref().map(|g| StoredGoal {
+            governor: Some(self.options.governor.as_str().to_string()),
+            read_only: Some(self.options.read_only),
+            goal: self.options.goal.as_ref().map(|g| StoredGoal {
                 objective: g.clone(),
                 status: "active".into(),
             }),
-            criteria: (!self.opts.criteria.is_empty()).then(|| {
-                self.opts
+            criteria: (!self.options.criteria.is_empty()).then(|| {
+                self.options
                     .criteria
                     .iter()
                     .map(|(t, r)| StoredCriterion {
@@ -671,7 +671,7 @@ impl Run<'_> {
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
     fn store_prompt(&mut self) -> Result<(), RunError> {
         let (text, skill) = self.expand_prompt()?;
-        let mut content: Vec<Value> = (self.opts.attachments.iter())
+        let mut content: Vec<Value> = (self.options.attachments.iter())
             .map(|a| json!({"type":"text","text":a}))
             .collect();
         content.push(json!({"type":"text","text":text}));
@@ -680,7 +680,7 @@ impl Run<'_> {
             msg["skill"] = json!(s);
         }
         let run_id = self.run_id.clone();
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         self.store.tx(|tx| {
             let seq = tx.append_message(
                 &sid,
@@ -700,17 +700,17 @@ impl Run<'_> {
         if let Some(pre) = &self.expanded {
             return Ok(pre.clone());
         }
-        Ok((self.opts.prompt.clone(), None))
+        Ok((self.options.prompt.clone(), None))
     }
 
     fn sync_tasks(&mut self) {
         let rows = self
-            .tctx
+            .tool_context
             .bg
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .rows();
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let _ = self.store.tx(|tx| {
             for r in &rows {
                 tx.upsert_task(&sid, &task_row(r))?;
@@ -726,7 +726,7 @@ impl Run<'_> {
         code: Option<&'static str>,
         error: Option<String>,
     ) -> RunResult {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let run_id = self.run_id.clone();
         let event = match status {
             RunStatus::Completed => Event::RunCompleted(RunCompleted {
@@ -743,7 +743,7 @@ impl Run<'_> {
                 tokens: self.progress.tokens,
             }),
             RunStatus::Cancelled => Event::RunCancelled(RunCancelled {
-                reason: self.opts.cancel_reason.clone(),
+                reason: self.options.cancel_reason.clone(),
                 error: "Cancelled",
             }),
         };
@@ -758,7 +758,7 @@ impl Run<'_> {
             code: code2,
         };
         let stored = self
-            .em
+            .emitter
             .commit(&mut self.store, vec![pending.clone()], |tx| {
                 tx.finish_run(&run_id, &sid, end)
             });
@@ -774,7 +774,7 @@ impl Run<'_> {
                     tokens: self.progress.tokens,
                 }),
             );
-            self.em.transient(&p);
+            self.emitter.transient(&p);
         }
         let report = self.report();
         RunResult {

@@ -154,17 +154,17 @@ impl Progress {
 
 /// A run in progress.
 pub(crate) struct Run<'a> {
-    opts: &'a RunOptions,
+    options: &'a RunOptions,
     store: Store,
-    em: Emitter<'a>,
-    sid: String,
+    emitter: Emitter<'a>,
+    session_id: String,
     run_id: String,
     session: SessionRow,
     provider: Box<dyn Provider>,
-    pcfg: ProviderConfig,
+    provider_config: ProviderConfig,
     model: String,
-    tctx: Arc<ToolCtx>,
-    ctx: Arc<dyn SessionContext>,
+    tool_context: Arc<ToolCtx>,
+    context: Arc<dyn SessionContext>,
     approver: Option<&'a dyn Approver>,
     grants: Arc<Mutex<Grants>>,
     policies: Policies,
@@ -205,7 +205,7 @@ impl Run<'_> {
     /// fails); writes merge into it.
     fn stored_options(&self) -> Value {
         self.store
-            .session(&self.sid)
+            .session(&self.session_id)
             .ok()
             .flatten()
             .map_or_else(|| self.session.options.clone(), |s| s.options)
@@ -223,8 +223,8 @@ impl Run<'_> {
 
     /// Emits one durable event of this session (no parent), stored before it is sent.
     fn durable_event(&mut self, event: super::events::Event) -> Result<(), RunError> {
-        let sid = self.sid.clone();
-        Ok(self.em.durable(
+        let sid = self.session_id.clone();
+        Ok(self.emitter.durable(
             &mut self.store,
             vec![super::events::Pending::new(&sid, None, event)],
         )?)

@@ -255,7 +255,7 @@ impl Run<'_> {
             msg["providerData"] = pd.clone();
         }
         fault("before_assistant_commit");
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let run_id = self.run_id.clone();
         let mut evs = Vec::new();
         if stop == Stop::MaxTokens {
@@ -271,7 +271,7 @@ impl Run<'_> {
         }
         let msg_s = compact(&msg);
         let calls = &a.calls;
-        let asst_seq = self.em.commit(&mut self.store, evs, |tx| {
+        let asst_seq = self.emitter.commit(&mut self.store, evs, |tx| {
             let seq = tx.append_message(
                 &sid,
                 None,
@@ -346,7 +346,7 @@ impl Run<'_> {
             }
         }
         for c in calls {
-            if self.store.call_exists(&self.sid, &c.id)? {
+            if self.store.call_exists(&self.session_id, &c.id)? {
                 return Ok(Some(format!(
                     "Provider turn rejected: tool call id \"{}\" was used in an earlier turn",
                     c.id
@@ -357,7 +357,7 @@ impl Run<'_> {
     }
 
     fn next_seq(&self) -> Result<i64, RunError> {
-        Ok(self.store.next_seq(&self.sid)?)
+        Ok(self.store.next_seq(&self.session_id)?)
     }
 
     /// Sends a request with retries, streaming `text_delta` for turn `turn` (summarizer
@@ -367,8 +367,8 @@ impl Run<'_> {
         req: &ModelRequest,
         turn: Option<u32>,
     ) -> Result<ModelResponse, Failure> {
-        let sid = self.sid.clone();
-        let em = std::cell::RefCell::new(&mut self.em);
+        let sid = self.session_id.clone();
+        let em = std::cell::RefCell::new(&mut self.emitter);
         let store = &mut self.store;
         let first = &self.first_text;
         first.set(None);
