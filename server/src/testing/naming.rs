@@ -71,12 +71,6 @@ const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[
     ("crates/alisio-governor/src/shell/lex.rs", "dup"),
     ("crates/alisio-governor/src/shell/lex.rs", "toks"),
     ("crates/alisio-sandbox/src/lib.rs", "tmp"),
-    ("crates/alisio-session/src/providers/anthropic.rs", "acc"),
-    ("crates/alisio-session/src/providers/openai.rs", "acc"),
-    ("crates/alisio-session/src/providers/sse.rs", "buf"),
-    ("crates/alisio-session/src/runner/turn.rs", "resp"),
-    ("crates/alisio-session/src/store/mod.rs", "conn"),
-    ("crates/alisio-session/src/tools/mod.rs", "bg"),
     ("server/src/cli/skills_live.rs", "ws"),
     ("server/src/lsp/transport.rs", "buf"),
 ];

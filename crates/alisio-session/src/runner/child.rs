@@ -128,7 +128,7 @@ impl Run<'_> {
             session_id: child_sid.clone(),
             state_dir: self.tool_context.state_dir.clone(),
             cancel: Arc::clone(&self.cancel),
-            bg: Arc::clone(&self.tool_context.bg),
+            background_tasks: Arc::clone(&self.tool_context.background_tasks),
             env: self.tool_context.env.clone(),
             sandbox: Arc::clone(&self.tool_context.sandbox),
             glance_sandbox: None,

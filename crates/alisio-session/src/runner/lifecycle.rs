@@ -234,7 +234,7 @@ fn run_link(
     };
     if opts.kill_tasks_at_end {
         run.tool_context
-            .bg
+            .background_tasks
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill_all();
@@ -362,7 +362,7 @@ fn tool_ctx(
         session_id: sid.to_string(),
         state_dir: opts.state_dir.clone(),
         cancel: Arc::clone(cancel),
-        bg,
+        background_tasks: bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
         sandbox,
         // spec/sessions.md §12.3: glance commands run read-only, without network.
@@ -706,7 +706,7 @@ impl Run<'_> {
     fn sync_tasks(&mut self) {
         let rows = self
             .tool_context
-            .bg
+            .background_tasks
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .rows();

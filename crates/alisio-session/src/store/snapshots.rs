@@ -86,7 +86,7 @@ impl Store {
     /// SQLite errors, or a kind this build does not know.
     pub fn snapshots(&self, sid: &str) -> Result<Vec<SnapRow>, StoreError> {
         let mut st = self
-            .conn
+            .connection
             .prepare("SELECT id,kind,checkpoint,manifest,active,at_seq,created_at,paths FROM snapshots WHERE session_id=?1 ORDER BY id")
             .map_err(sql)?;
         let rows = st

@@ -257,7 +257,7 @@ pub fn bg_run(
     timeout: Option<u64>,
 ) -> ToolResult {
     let dir = super::process::resolve_cwd(ctx, cwd)?;
-    let mut tasks = lock(&ctx.bg);
+    let mut tasks = lock(&ctx.background_tasks);
     let running = tasks.list.iter().filter(|t| t.running()).count();
     if running >= tasks.max_running {
         return Err(format!(
@@ -369,7 +369,7 @@ pub fn bg_output(
     wait: Option<u64>,
 ) -> ToolResult {
     let (path, bytes, trunc, shared, done) = {
-        let tasks = lock(&ctx.bg);
+        let tasks = lock(&ctx.background_tasks);
         let t = tasks.get(id)?;
         (
             t.log_path.clone(),
@@ -428,7 +428,7 @@ pub fn bg_output(
 /// # Errors
 /// Never; a result for symmetry.
 pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolResult {
-    let tasks = lock(&ctx.bg);
+    let tasks = lock(&ctx.background_tasks);
     let lim = limit.unwrap_or(20) as usize;
     let briefs: Vec<Value> = tasks
         .list
@@ -446,7 +446,7 @@ pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolR
 /// # Errors
 /// `Unknown background task: <id>`.
 pub fn bg_stop(ctx: &ToolCtx, id: &str) -> ToolResult {
-    let tasks = lock(&ctx.bg);
+    let tasks = lock(&ctx.background_tasks);
     let t = tasks.get(id)?;
     if t.running() {
         t.end("stopped");
