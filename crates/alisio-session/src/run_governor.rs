@@ -286,7 +286,7 @@ impl RunGovernor {
         let Message::Tool(r) = message_of(row, v) else {
             return None;
         };
-        let stub = alisio_governor::policy2::entry_stub(&self.settings.p2, call, &r)?;
+        let stub = alisio_governor::policy2::entry_stub(&self.settings.policy2, call, &r)?;
         let mut out = v.clone();
         out["content"] = json!([{"type":"text","text":stub}]);
         Some(out)
