@@ -25,34 +25,6 @@ const ABBREVIATIONS: &[&str] = &[
 /// Fields still named with an abbreviation, `(file, field)`: being renamed now (issue 25 §6).
 const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[
     ("crates/alisio-base/src/workspace/write.rs", "tmp_name"),
-    ("crates/alisio-rules/src/skills/fixes/mod.rs", "c"),
-    ("crates/alisio-rules/src/skills/fixes/mod.rs", "d"),
-    ("crates/alisio-rules/src/skills/fixes/mod.rs", "fm"),
-    ("crates/alisio-rules/src/skills/frontmatter/yaml.rs", "src"),
-    ("crates/alisio-rules/src/skills/frontmatter/yaml.rs", "fm"),
-    (
-        "crates/alisio-rules/src/skills/listing/claude.rs",
-        "max_desc_chars",
-    ),
-    ("crates/alisio-rules/src/skills/listing/codex.rs", "desc"),
-    ("crates/alisio-rules/src/skills/triggers/mod.rs", "tp"),
-    ("crates/alisio-rules/src/skills/triggers/mod.rs", "fp"),
-    ("crates/alisio-rules/src/skills/triggers/mod.rs", "tn"),
-    ("crates/alisio-rules/src/skills/triggers/router.rs", "desc"),
-    (
-        "crates/alisio-rules/src/skills/triggers/router.rs",
-        "desc_len",
-    ),
-    (
-        "crates/alisio-rules/src/skills/triggers/router.rs",
-        "avg_name",
-    ),
-    (
-        "crates/alisio-rules/src/skills/triggers/router.rs",
-        "avg_desc",
-    ),
-    ("crates/alisio-rules/src/skills/validate/mod.rs", "dest"),
-    ("crates/alisio-rules/src/skills/validate/mod.rs", "rel"),
     ("crates/alisio-governor/src/shell/lex.rs", "op"),
     ("crates/alisio-governor/src/shell/lex.rs", "dup"),
     ("crates/alisio-sandbox/src/lib.rs", "tmp"),

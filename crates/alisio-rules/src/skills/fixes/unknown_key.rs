@@ -7,7 +7,7 @@ use crate::skills::validate::{self, Checked};
 use alisio_base::text::TextRange;
 
 pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
-    let (c, d, fm) = (cx.c, cx.d, cx.fm);
+    let (c, d, fm) = (cx.checked, cx.diagnostic, cx.frontmatter);
     if let Some(f) = fm {
         let unknown: Vec<&frontmatter::FrontmatterEntry> = f
             .entries

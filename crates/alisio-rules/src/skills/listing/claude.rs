@@ -63,7 +63,7 @@ pub struct Budget {
     /// `skillListingBudgetFraction` from Claude Code's settings.
     pub fraction: Option<f64>,
     /// `skillListingMaxDescChars` from Claude Code's settings.
-    pub max_desc_chars: Option<u64>,
+    pub max_description_chars: Option<u64>,
     /// `SLASH_COMMAND_TOOL_CHAR_BUDGET` as set in the environment.
     pub env_budget: Option<String>,
 }
@@ -159,7 +159,7 @@ fn listed_description(s: &Source, cap: u64) -> (String, Option<usize>) {
 #[must_use]
 pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
     let (limit, how) = budget.limit();
-    let cap = budget.max_desc_chars.unwrap_or(MAX_DESC_CHARS);
+    let cap = budget.max_description_chars.unwrap_or(MAX_DESC_CHARS);
     let mut ordered: Vec<&Source> = sources.iter().collect();
     // Personal skills first, then project ones, then the commands (one group, measured:
     // spec/instructions.md §10.2); each group in localeCompare order.
@@ -282,7 +282,7 @@ mod tests {
             model: None,
             context_window: None,
             fraction: None,
-            max_desc_chars: None,
+            max_description_chars: None,
             env_budget: Some(b.into()),
         }
     }
