@@ -220,7 +220,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<bool, WorkbenchError> {
             path,
             &NewContent {
                 bytes: text.as_bytes(),
-                tmp_name: &tmp,
+                temp_name: &tmp,
                 expected: expected.as_ref(),
             },
         )

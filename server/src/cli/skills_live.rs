@@ -254,7 +254,7 @@ fn provider(
 /// The candidates installed in a fresh temporary workspace, same-name installed copies moved
 /// aside, and the listing seen from there.
 struct Setup {
-    ws: TempWs,
+    workspace: TempWs,
     aside: Aside,
     listing: Listing,
     names: Vec<String>,
@@ -314,7 +314,7 @@ fn set_up(
         })
         .collect::<Result<_, _>>()?;
     Ok(Setup {
-        ws,
+        workspace: ws,
         aside,
         listing,
         names,
@@ -413,7 +413,7 @@ pub fn run(ctx: &Ctx, evals: &[Evals], b: &BudgetArgs, a: &LiveArgs) -> Result<E
         }
     }
     let failed = setup.aside.restore();
-    drop(setup.ws);
+    drop(setup.workspace);
     for e in &failed {
         err_line(&format!("error: {e}"));
     }

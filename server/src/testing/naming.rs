@@ -22,15 +22,9 @@ const ABBREVIATIONS: &[&str] = &[
     "tp", "ws",
 ];
 
-/// Fields still named with an abbreviation, `(file, field)`: being renamed now (issue 25 §6).
-const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[
-    ("crates/alisio-base/src/workspace/write.rs", "tmp_name"),
-    ("crates/alisio-governor/src/shell/lex.rs", "op"),
-    ("crates/alisio-governor/src/shell/lex.rs", "dup"),
-    ("crates/alisio-sandbox/src/lib.rs", "tmp"),
-    ("server/src/cli/skills_live.rs", "ws"),
-    ("server/src/lsp/transport.rs", "buf"),
-];
+/// Fields still named with an abbreviation, `(file, field)`, while a branch renames them (the
+/// lead removes an entry when it merges). Empty: every field is named in full.
+const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[];
 
 /// Type names still defined by more than one file, with the files (sorted). The lead removes an
 /// entry when the branch that renames one of them merges.

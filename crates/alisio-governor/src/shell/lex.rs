@@ -15,9 +15,9 @@ pub(super) enum Tok {
     Op(&'static str),
     /// A redirection: operator (digit stripped), target word (None for fd duplication / heredoc).
     Redir {
-        op: &'static str,
+        operator: &'static str,
         target: Option<Word>,
-        dup: bool,
+        duplicates: bool,
     },
     Heredoc {
         body: String,
@@ -94,9 +94,9 @@ pub(super) fn lex(src: &str) -> Lexed {
                         i += if append { 3 } else { 2 };
                         let target = read_word(&c, &mut i, &mut out.opaque);
                         out.tokens.push(Tok::Redir {
-                            op: if append { "&>>" } else { "&>" },
+                            operator: if append { "&>>" } else { "&>" },
                             target,
-                            dup: false,
+                            duplicates: false,
                         });
                         continue;
                     }
@@ -175,16 +175,16 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
                 .is_some_and(|w| w.text == "-" || w.text.chars().all(|d| d.is_ascii_digit()));
             if !dup {
                 out.tokens.push(Tok::Redir {
-                    op: if ch == '>' { "&>" } else { "<" },
+                    operator: if ch == '>' { "&>" } else { "<" },
                     target: w,
-                    dup: false,
+                    duplicates: false,
                 });
                 return;
             }
             out.tokens.push(Tok::Redir {
-                op: if ch == '>' { ">&" } else { "<&" },
+                operator: if ch == '>' { ">&" } else { "<&" },
                 target: None,
-                dup: true,
+                duplicates: true,
             });
             return;
         }
@@ -198,9 +198,9 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         out.opaque = true;
     }
     out.tokens.push(Tok::Redir {
-        op,
+        operator: op,
         target,
-        dup: false,
+        duplicates: false,
     });
 }
 
@@ -306,7 +306,11 @@ pub(super) fn structure(toks: Vec<Tok>) -> Vec<Vec<Simple>> {
     for t in toks {
         match t {
             Tok::Word(w) => cur.words.push(w),
-            Tok::Redir { op, target, dup } => cur.redirs.push((op, target, dup)),
+            Tok::Redir {
+                operator,
+                target,
+                duplicates,
+            } => cur.redirs.push((operator, target, duplicates)),
             Tok::Heredoc { body } => cur.stdin = Some(body),
             Tok::Op("|") => flush_cmd(&mut cur, &mut pipeline),
             Tok::Op(_) => {
