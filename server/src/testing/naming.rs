@@ -64,7 +64,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Skill",
     "Source",
     "Sources",
-    "State",
     "Step",
     "Task",
     "Tool",
