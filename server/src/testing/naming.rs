@@ -37,7 +37,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Change",
     "CheckpointInfo",
     "Completion",
-    "Decoder",
     "Delivery",
     "Failure",
     "Family",

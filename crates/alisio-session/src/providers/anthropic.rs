@@ -317,11 +317,11 @@ impl Acc {
 }
 
 /// Turns the response's events into a [`ModelResponse`] (pure: no I/O, so the fuzzer drives it).
-pub struct Decoder {
+pub struct AnthropicDecoder {
     accumulated: Acc,
 }
 
-impl Decode for Decoder {
+impl Decode for AnthropicDecoder {
     fn new(model: &str, key: Option<&str>) -> Self {
         Self {
             accumulated: Acc {
@@ -376,7 +376,7 @@ impl Decode for Decoder {
 }
 
 impl HttpProvider for Anthropic {
-    type Decoder = Decoder;
+    type Decoder = AnthropicDecoder;
 
     fn parts(&self) -> (&HttpConfig, &str) {
         (&self.http, &self.model)

@@ -175,12 +175,12 @@ impl Acc {
 }
 
 /// Turns the response's events into a [`ModelResponse`] (pure: no I/O, so the fuzzer drives it).
-pub struct Decoder {
+pub struct OpenAiDecoder {
     accumulated: Acc,
     key: Option<String>,
 }
 
-impl Decode for Decoder {
+impl Decode for OpenAiDecoder {
     fn new(model: &str, key: Option<&str>) -> Self {
         Self {
             accumulated: Acc {
@@ -214,7 +214,7 @@ impl Decode for Decoder {
 }
 
 impl HttpProvider for OpenAi {
-    type Decoder = Decoder;
+    type Decoder = OpenAiDecoder;
 
     fn parts(&self) -> (&HttpConfig, &str) {
         (&self.http, &self.model)
