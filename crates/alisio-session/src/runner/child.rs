@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::calls::Done;
 use super::request::Seat;
-use super::{Progress, Run, RunStatus, Transcript};
+use super::{Progress, Run, RunStatus, ActiveTranscript};
 use crate::events::Emitter;
 use crate::providers::{self, ModelRequest, Provider};
 use crate::run_governor::RunGovernor;
@@ -171,7 +171,7 @@ impl Run<'_> {
                 relay_next: None,
                 tool_filter: only,
                 expanded: None,
-                transcript: Transcript::default(),
+                transcript: ActiveTranscript::default(),
                 first_text: std::cell::Cell::new(None),
                 edits: super::marks::Edits::default(),
                 nested: Vec::new(),

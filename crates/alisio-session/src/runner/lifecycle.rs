@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::{PreRunError, Progress, Run, RunResult, RunStatus, Transcript};
+use super::{PreRunError, Progress, Run, RunResult, RunStatus, ActiveTranscript};
 use crate::SessionContext;
 use crate::approvals::{Approver, Grants, Policy};
 use crate::events::{
@@ -220,7 +220,7 @@ fn run_link(
         relay_next: None,
         tool_filter: None,
         expanded,
-        transcript: Transcript::default(),
+        transcript: ActiveTranscript::default(),
         first_text: std::cell::Cell::new(None),
         edits: super::marks::Edits::default(),
         nested: Vec::new(),

@@ -50,7 +50,7 @@ use super::tools::ToolCtx;
 use alisio_governor::stored::SessionOptions;
 pub use error::RunError;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
-use request::Transcript;
+use request::ActiveTranscript;
 pub use request::{
     COORDINATOR_RULES, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat, WORKER_RULES,
     attached_of, joined_of, offered, preamble_block, request_parts, tools_json, worker_text,
@@ -190,7 +190,7 @@ pub(crate) struct Run<'a> {
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     expanded: Option<(String, Option<String>)>,
     /// The active transcript as last read, with per-row sizes and parsed values.
-    transcript: Transcript,
+    transcript: ActiveTranscript,
     /// When the current request's first text fragment arrived (`ttftMs`).
     first_text: std::cell::Cell<Option<Instant>>,
     /// Snapshots for checkpoints, and approved writes as the user reviewed them.

@@ -58,7 +58,7 @@ pub enum Seat {
 
 /// The active transcript as a run last read it, and what it computed from its rows.
 #[derive(Default)]
-pub(super) struct Transcript {
+pub(super) struct ActiveTranscript {
     /// `(max seq, rewrites, rows)`. Appends are fetched incrementally; a compaction or
     /// reduction (`rewrites`) forces a full read.
     cache: RefCell<Option<(i64, u64, Vec<MsgRow>)>>,
@@ -71,7 +71,7 @@ pub(super) struct Transcript {
     entry: RefCell<HashMap<i64, Option<(u64, u64)>>>,
 }
 
-impl Transcript {
+impl ActiveTranscript {
     /// Rows were marked compacted: the next read is a full one.
     pub(super) fn rewritten(&self) {
         self.rewrites.set(self.rewrites.get() + 1);
