@@ -64,11 +64,9 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Source",
     "Sources",
     "Step",
-    "Task",
     "Tool",
     "ToolResult",
     "Tracker",
-    "Transcript",
     "Ty",
     "Usage",
 ];
