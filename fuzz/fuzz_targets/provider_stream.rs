@@ -13,7 +13,7 @@ use libfuzzer_sys::fuzz_target;
 
 fn decode(events: &[SseEvent]) {
     let mut streamed = String::new();
-    let mut o = openai::Decoder::new("m", Some("sk-secret"));
+    let mut o = openai::OpenAiDecoder::new("m", Some("sk-secret"));
     for ev in events {
         match o.event(ev, &mut |t| streamed.push_str(t)) {
             Ok(false) => {}
@@ -24,7 +24,7 @@ fn decode(events: &[SseEvent]) {
     assert_eq!(r.text, streamed);
 
     let mut streamed = String::new();
-    let mut a = anthropic::Decoder::new("claude-x", Some("sk-secret"));
+    let mut a = anthropic::AnthropicDecoder::new("claude-x", Some("sk-secret"));
     for ev in events {
         match a.event(ev, &mut |t| streamed.push_str(t)) {
             Ok(false) => {}

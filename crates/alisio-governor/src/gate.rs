@@ -48,13 +48,13 @@ struct Bank {
     /// The price bounds of the rewrites taken since the last request accounted.
     owed: f64,
     /// The messages the last request accounted sent (`None`: no request yet).
-    prev: Option<usize>,
+    previous_sent: Option<usize>,
     /// The first message that a rewrite taken since the last request accounted changes.
-    brk: Option<usize>,
+    first_changed: Option<usize>,
     /// Prefix sums of the messages' tokens as `off` sends them (`off[k]`: messages `0..k`).
     off: Vec<u64>,
     /// Prefix sums as the governed stream sends them under the boundaries taken.
-    gov: Vec<u64>,
+    governed: Vec<u64>,
     /// Requests (assistant messages) at indices below `next` are accounted.
     next: usize,
 }
@@ -70,18 +70,18 @@ impl Bank {
         if self.off.is_empty() {
             self.off.push(0);
         }
-        if self.gov.is_empty() {
-            self.gov.push(0);
+        if self.governed.is_empty() {
+            self.governed.push(0);
         }
         while self.off.len() <= k {
             let i = self.off.len() - 1;
             let (t, _) = sent(i);
             self.off.push(self.off[i] + t);
         }
-        while self.gov.len() <= k {
-            let i = self.gov.len() - 1;
+        while self.governed.len() <= k {
+            let i = self.governed.len() - 1;
             let (_, g) = sent(i);
-            self.gov.push(self.gov[i] + g);
+            self.governed.push(self.governed[i] + g);
         }
     }
 
@@ -96,14 +96,15 @@ impl Bank {
                 continue;
             }
             self.extend(a, sent);
-            let c = self.prev.unwrap_or(0);
-            let cg = self.brk.map_or(c, |f| f.min(c));
+            let c = self.previous_sent.unwrap_or(0);
+            let cg = self.first_changed.map_or(c, |f| f.min(c));
             let off = p.read * self.off[c] as f64 + p.write * (self.off[a] - self.off[c]) as f64;
-            let gov = p.read * self.gov[cg] as f64 + p.write * (self.gov[a] - self.gov[cg]) as f64;
+            let gov = p.read * self.governed[cg] as f64
+                + p.write * (self.governed[a] - self.governed[cg]) as f64;
             self.saved += off - gov;
             self.owed = 0.0;
-            self.brk = None;
-            self.prev = Some(a);
+            self.first_changed = None;
+            self.previous_sent = Some(a);
         }
         self.next = self.next.max(b);
     }
@@ -138,7 +139,7 @@ impl Gate {
             return eligible(h.len(), s.epoch_messages);
         }
         let end = h.len().min(facts.len());
-        let rule = s.p2.gate;
+        let rule = s.policy2.gate;
         while self.checked + epoch <= end {
             let b = self.checked + epoch;
             if rule.banks() {
@@ -157,8 +158,8 @@ impl Gate {
             if let Some(first) = self.pays(h, facts, &steps, b, &tokens, rule) {
                 if let Some(f) = first {
                     let bank = &mut self.bank;
-                    bank.brk = Some(bank.brk.map_or(f, |x| x.min(f)));
-                    bank.gov.truncate(f + 1);
+                    bank.first_changed = Some(bank.first_changed.map_or(f, |x| x.min(f)));
+                    bank.governed.truncate(f + 1);
                 }
                 self.taken = b;
                 self.steps = steps;

@@ -51,7 +51,7 @@ pub struct GovSettings {
     pub policy_version: u32,
     pub max_chars: u32,
     /// Policy 2's settings (used when `policy_version` ≥ 2).
-    pub p2: policy2::Policy2,
+    pub policy2: policy2::Policy2,
 }
 
 impl Default for GovSettings {
@@ -72,14 +72,14 @@ impl GovSettings {
                 .unwrap_or_else(|| config::epoch_default(s.policy_version)),
             policy_version: s.policy_version.unwrap_or(config::POLICY_VERSION as u32),
             max_chars: s.invariants_max_chars,
-            p2: policy2::Policy2::from_config(s),
+            policy2: policy2::Policy2::from_config(s),
         }
     }
 
     /// The policy-2 settings when the policy version has them.
     #[must_use]
     pub fn policy2(&self) -> Option<&policy2::Policy2> {
-        (self.policy_version >= 2).then_some(&self.p2)
+        (self.policy_version >= 2).then_some(&self.policy2)
     }
 }
 

@@ -458,7 +458,7 @@ pub fn decide(
     s: &super::GovSettings,
     steps: &mut [Step],
 ) {
-    let p = &s.p2;
+    let p = &s.policy2;
     let keep = p.keep_recent as usize;
     let e = e.min(history.len()).min(facts.len()).min(steps.len());
     let tools: Vec<usize> = (0..e)

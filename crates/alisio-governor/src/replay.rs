@@ -36,7 +36,7 @@ pub fn hash_of(s: &str) -> u64 {
 #[derive(Clone, Debug, Default)]
 struct Prev {
     /// Messages (request-level parts included), without the trailing one.
-    n: usize,
+    messages: usize,
     replaced: Vec<Replaced>,
     trailing: Option<(u64, u64)>,
 }
@@ -47,7 +47,7 @@ pub struct Stream {
     pub figures: Figures,
     /// The input and cached tokens of each request pushed.
     pub columns: Columns,
-    prev: Option<Prev>,
+    previous: Option<Prev>,
 }
 
 /// The first position where two sorted replacement lists differ, below `limit`.
@@ -95,17 +95,19 @@ impl Stream {
             t
         };
         let input = prefix(n + 1);
-        let cached = match (&self.prev, reset) {
+        let cached = match (&self.previous, reset) {
             (Some(p), false) => {
-                let mut d = first_difference(&p.replaced, &replaced, p.n.min(n));
-                let whole = p.n + usize::from(p.trailing.is_some());
-                if d == p.n.min(n) && p.n <= n {
+                let mut d = first_difference(&p.replaced, &replaced, p.messages.min(n));
+                let whole = p.messages + usize::from(p.trailing.is_some());
+                if d == p.messages.min(n) && p.messages <= n {
                     // The previous trailing message, if any, sits where this request has a
                     // message (or its own trailing one).
                     d = match p.trailing {
-                        None => p.n,
-                        Some(t) if p.n == n && trailing.map(|x| x.1) == Some(t.1) => p.n + 1,
-                        Some(_) => p.n,
+                        None => p.messages,
+                        Some(t) if p.messages == n && trailing.map(|x| x.1) == Some(t.1) => {
+                            p.messages + 1
+                        }
+                        Some(_) => p.messages,
                     };
                 }
                 (prefix(d), u64::from(d < whole))
@@ -120,8 +122,8 @@ impl Stream {
             cache_breaks: breaks,
         };
         self.add(&this);
-        self.prev = Some(Prev {
-            n,
+        self.previous = Some(Prev {
+            messages: n,
             replaced,
             trailing,
         });
@@ -184,7 +186,7 @@ pub struct Live {
     off: Stream,
     governed: Stream,
     first: Option<u64>,
-    n: usize,
+    messages: usize,
     reset: bool,
 }
 
@@ -211,10 +213,10 @@ impl Live {
             base.push(base.last().copied().unwrap_or(0) + t);
         }
         let first = history.first().map(|m| hash_of(&format!("{m:?}")));
-        let reset = self.reset || first != self.first || history.len() < self.n;
+        let reset = self.reset || first != self.first || history.len() < self.messages;
         self.reset = false;
         self.first = first;
-        self.n = history.len();
+        self.messages = history.len();
         let n = k.len() + history.len();
         let p = Prices::default();
         let off = self.off.push(p, &base, n, Vec::new(), None, reset);
@@ -315,7 +317,7 @@ pub fn replay(
         .collect();
     let mut requests = 0;
     let index = Index::new(history, parts, &ends);
-    let p2 = settings.p2;
+    let p2 = settings.policy2;
     let spilling = settings.policy_version >= 2;
     let ranges = Ranges::new(history.len(), &index, |t| {
         if spilling {

@@ -70,7 +70,8 @@ pub struct Segment {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ByReason {
     pub superseded_read: u64,
-    pub stale_bg_output: u64,
+    #[serde(rename = "stale_bg_output")]
+    pub stale_background_output: u64,
     pub duplicate_search: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oversized: Option<u64>,
@@ -98,7 +99,7 @@ impl ByReason {
     pub fn add(&mut self, r: Reason) {
         match r {
             Reason::SupersededRead => self.superseded_read += 1,
-            Reason::StaleBgOutput => self.stale_bg_output += 1,
+            Reason::StaleBgOutput => self.stale_background_output += 1,
             Reason::DuplicateSearch => self.duplicate_search += 1,
             Reason::Oversized => *self.oversized.get_or_insert(0) += 1,
             Reason::AgedOutput => *self.aged_output.get_or_insert(0) += 1,
@@ -109,7 +110,7 @@ impl ByReason {
     #[must_use]
     pub fn sum(&self) -> u64 {
         self.superseded_read
-            + self.stale_bg_output
+            + self.stale_background_output
             + self.duplicate_search
             + self.oversized.unwrap_or(0)
             + self.aged_output.unwrap_or(0)
@@ -123,7 +124,7 @@ impl ByReason {
     pub fn entries(&self) -> Vec<(&'static str, u64)> {
         let mut v = vec![
             ("superseded_read", self.superseded_read),
-            ("stale_bg_output", self.stale_bg_output),
+            ("stale_bg_output", self.stale_background_output),
             ("duplicate_search", self.duplicate_search),
         ];
         for (k, x) in [

@@ -137,8 +137,8 @@ fn continuations(facts: &[Option<Fact>], e: usize) -> Vec<bool> {
 struct Later<'f> {
     writes: HashMap<&'f str, usize>,
     reads: HashMap<&'f str, HashMap<&'f str, usize>>,
-    bg_exact: HashMap<(&'f str, u64, u64), usize>,
-    bg_any: HashMap<&'f str, usize>,
+    background_exact: HashMap<(&'f str, u64, u64), usize>,
+    background_any: HashMap<&'f str, usize>,
     searches: HashMap<(&'f str, &'f str), usize>,
 }
 
@@ -172,12 +172,12 @@ impl<'f> Later<'f> {
                 let a = if *cursor {
                     None
                 } else {
-                    self.bg_exact
+                    self.background_exact
                         .get(&(task.as_str(), *offset, *limit))
                         .copied()
                 };
                 let b = if *empty {
-                    self.bg_any.get(task.as_str()).copied()
+                    self.background_any.get(task.as_str()).copied()
                 } else {
                     None
                 };
@@ -221,8 +221,9 @@ impl<'f> Later<'f> {
                 limit,
                 ..
             } => {
-                self.bg_exact.insert((task.as_str(), *offset, *limit), i);
-                self.bg_any.insert(task.as_str(), i);
+                self.background_exact
+                    .insert((task.as_str(), *offset, *limit), i);
+                self.background_any.insert(task.as_str(), i);
             }
             Class::Search {
                 signature,

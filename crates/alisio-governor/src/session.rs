@@ -174,7 +174,7 @@ fn elision(h: &[Message], i: usize, step: Step, fact: Option<&Fact>) -> Option<E
 #[derive(Clone, Debug)]
 struct Cache {
     settings: GovSettings,
-    n: usize,
+    messages: usize,
     first: Option<Message>,
     last: Option<Message>,
     calls: HashMap<String, (usize, usize)>,
@@ -182,7 +182,7 @@ struct Cache {
     segments: u64,
     tokens: u64,
     compacted: bool,
-    e: usize,
+    eligible: usize,
     /// The cache gate's boundaries (spec/governor.md §2.7).
     gate: Gate,
     /// Elisions on P: (message, call id, reason, tokens saved, stub).
@@ -196,7 +196,7 @@ impl Cache {
     fn new(settings: &GovSettings) -> Self {
         Self {
             settings: *settings,
-            n: 0,
+            messages: 0,
             first: None,
             last: None,
             calls: HashMap::new(),
@@ -204,7 +204,7 @@ impl Cache {
             segments: 0,
             tokens: 0,
             compacted: false,
-            e: 0,
+            eligible: 0,
             gate: Gate::default(),
             elided: Vec::new(),
             tail: Vec::new(),
@@ -215,7 +215,7 @@ impl Cache {
     /// Facts and running sums of the messages appended since the previous request.
     fn ingest(&mut self, settings: &GovSettings, h: &[Message]) {
         let c = self;
-        let start = c.n;
+        let start = c.messages;
         for (i, m) in h.iter().enumerate().skip(start) {
             match m {
                 Message::Assistant { calls, .. } => {
@@ -249,14 +249,14 @@ impl Cache {
         let e = c
             .gate
             .eligible(h, facts, settings, |i| tokens_at(h, facts, i));
-        if e != c.e || start == 0 {
+        if e != c.eligible || start == 0 {
             let steps = decide_policy(&h[..e], &c.facts[..e], e, settings);
             c.elided = steps
                 .into_iter()
                 .enumerate()
                 .filter_map(|(i, s)| elision(h, i, s, c.facts[i].as_ref()))
                 .collect();
-            c.e = e;
+            c.eligible = e;
         }
         c.tail = if settings.policy_version >= 2 {
             (e..n)
@@ -386,9 +386,10 @@ impl SessionGovernor {
     fn valid(&self, settings: &GovSettings, history: &[Message]) -> bool {
         let Some(c) = &self.cache else { return false };
         c.settings == *settings
-            && c.n <= history.len()
-            && (c.n == 0
-                || (history.first() == c.first.as_ref() && history.get(c.n - 1) == c.last.as_ref()))
+            && c.messages <= history.len()
+            && (c.messages == 0
+                || (history.first() == c.first.as_ref()
+                    && history.get(c.messages - 1) == c.last.as_ref()))
     }
 
     /// Governs one model request of this session: what to send and the `context_governed`
@@ -410,13 +411,13 @@ impl SessionGovernor {
         let Some(c) = self.cache.as_mut() else {
             return none();
         };
-        let start = c.n;
+        let start = c.messages;
         c.ingest(settings, h);
         let n = h.len();
         c.decide(settings, h, start);
-        let e = c.e;
+        let e = c.eligible;
         c.account(settings, h, start, &mut self.ledger);
-        c.n = n;
+        c.messages = n;
         if start == 0 {
             c.first = h.first().cloned();
         }

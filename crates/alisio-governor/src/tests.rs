@@ -71,7 +71,7 @@ fn settings(min_age: u32, epoch: u32) -> GovSettings {
         epoch_messages: epoch,
         policy_version: 1,
         max_chars: 4000,
-        p2: crate::policy2::Policy2::default(),
+        policy2: crate::policy2::Policy2::default(),
     }
 }
 

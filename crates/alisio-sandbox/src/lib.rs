@@ -134,7 +134,7 @@ pub struct Sandbox {
     pub unavailable: Option<String>,
     spawners: Spawners,
     /// The private temporary directory (made `TMPDIR`).
-    pub tmp: PathBuf,
+    pub temp_dir: PathBuf,
 }
 
 impl Sandbox {
@@ -148,7 +148,7 @@ impl Sandbox {
             abi: None,
             unavailable: None,
             spawners: Spawners::default(),
-            tmp: PathBuf::new(),
+            temp_dir: PathBuf::new(),
         }
     }
 
@@ -166,7 +166,7 @@ impl Sandbox {
             abi: None,
             unavailable: None,
             spawners: Spawners::default(),
-            tmp,
+            temp_dir: tmp,
         };
         match probe() {
             Ok(abi) => s.abi = Some(abi),
@@ -227,7 +227,7 @@ impl Sandbox {
         if !self.active() {
             return c.spawn().map_err(SpawnError::Io);
         }
-        let mut dirs = vec![self.tmp.clone()];
+        let mut dirs = vec![self.temp_dir.clone()];
         if self.mode == Mode::WorkspaceWrite {
             dirs.extend(write.iter().cloned());
         }
@@ -276,18 +276,18 @@ impl Sandbox {
             use std::os::unix::fs::DirBuilderExt;
             b.mode(0o700);
         }
-        b.create(&self.tmp)
+        b.create(&self.temp_dir)
             .map_err(|e| format!("Cannot create the sandbox temporary directory: {e}"))?;
         for k in ["TMPDIR", "TEMP", "TMP"] {
-            c.env(k, &self.tmp);
+            c.env(k, &self.temp_dir);
         }
         Ok(())
     }
 
     /// Removes the private temporary directory (end of a CLI run).
     pub fn cleanup(&self) {
-        if self.active() && self.tmp.is_dir() {
-            let _ = std::fs::remove_dir_all(&self.tmp);
+        if self.active() && self.temp_dir.is_dir() {
+            let _ = std::fs::remove_dir_all(&self.temp_dir);
         }
     }
 }
@@ -372,7 +372,7 @@ mod unit {
             abi: None,
             unavailable: None,
             spawners: Spawners::default(),
-            tmp: base.join("tmp"),
+            temp_dir: base.join("tmp"),
         };
         let s = active(Mode::WorkspaceWrite);
         let write = [ws.clone()];

@@ -189,21 +189,22 @@ impl Policies {
     }
 }
 
+/// An `--allow` item that names no effect.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("Unknown effect in --allow: {0} (expected write, process)")]
+pub struct UnknownEffect(pub String);
+
 /// Parses `--allow write,process`.
 ///
 /// # Errors
 /// `Unknown effect in --allow: <x> (expected write, process)`.
-pub fn parse_allow(list: &[String]) -> Result<Vec<Effect>, String> {
+pub fn parse_allow(list: &[String]) -> Result<Vec<Effect>, UnknownEffect> {
     let mut out = Vec::new();
     for item in list.iter().flat_map(|s| s.split(',')) {
         match item.trim() {
             "write" => out.push(Effect::Write),
             "process" => out.push(Effect::Process),
-            x => {
-                return Err(format!(
-                    "Unknown effect in --allow: {x} (expected write, process)"
-                ));
-            }
+            x => return Err(UnknownEffect(x.to_string())),
         }
     }
     Ok(out)
@@ -252,8 +253,10 @@ mod tests {
             parse_allow(&["write,process".into()]).unwrap(),
             vec![Effect::Write, Effect::Process]
         );
+        let e = parse_allow(&["net".into()]).unwrap_err();
+        assert_eq!(e, UnknownEffect("net".into()));
         assert_eq!(
-            parse_allow(&["net".into()]).unwrap_err(),
+            e.to_string(),
             "Unknown effect in --allow: net (expected write, process)"
         );
     }

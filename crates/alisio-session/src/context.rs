@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
+use super::tools::error::{ToolError, ToolResult};
 use super::{AttachedFile, Attachment, ForkSkill, Section, SessionContext};
 use crate::store::Delivered;
 use alisio_base::config::{Host, Settings};
@@ -51,7 +52,7 @@ impl DiskContext {
         }
     }
 
-    fn skills(&self, cwd: &Path) -> Vec<catalog::Entry> {
+    fn skills(&self, cwd: &Path) -> Vec<catalog::CatalogSkill> {
         let input = catalog::Input {
             workspace_root: &self.root,
             trusted: self.trusted,
@@ -129,7 +130,7 @@ impl SessionContext for DiskContext {
         !catalog::listed(&self.skills(cwd)).is_empty()
     }
 
-    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<Result<(String, String), String>> {
+    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<ToolResult<(String, String)>> {
         if !prompt.starts_with("/skill:") {
             return None;
         }
@@ -139,6 +140,7 @@ impl SessionContext for DiskContext {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         stools::expand_invocation(&DiskFs, &entries, &mut loaded, prompt)
+            .map(|r| r.map_err(ToolError::Failed))
     }
 
     fn loaded_block(&self, ids: &[String], cwd: &Path) -> Option<String> {
@@ -186,9 +188,9 @@ impl SessionContext for DiskContext {
         })
     }
 
-    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<Result<ForkSkill, String>> {
+    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<ToolResult<ForkSkill>> {
         let entries = self.skills(cwd);
-        Some(stools::resolve_for_model(&entries, name).and_then(|e| {
+        let fork = stools::resolve_for_model(&entries, name).and_then(|e| {
             let text = stools::load_text(&DiskFs, e)?;
             let raw = std::fs::read_to_string(&e.file).unwrap_or_default();
             let (fork, allowed_tools) = fork_fields(&raw);
@@ -198,11 +200,12 @@ impl SessionContext for DiskContext {
                 fork,
                 allowed_tools,
             })
-        }))
+        });
+        Some(fork.map_err(ToolError::Failed))
     }
 
-    fn tool(&self, call: &ContextTool, cwd: &Path) -> Result<String, String> {
-        match call {
+    fn tool(&self, call: &ContextTool, cwd: &Path) -> ToolResult {
+        let text = match call {
             ContextTool::Explain(a) => self.with(|setup, reader| {
                 let p = a.path.as_str();
                 // Relative paths start at the workspace root (spec/sessions.md §3.2).
@@ -216,10 +219,10 @@ impl SessionContext for DiskContext {
                     .skill_fork(&a.name, cwd)
                     .filter(|f| f.as_ref().is_ok_and(|f| f.fork))
                 {
-                    return Err(format!(
+                    return Err(ToolError::Failed(format!(
                         "Skill \"{}\" runs in a sub-session (context: fork): call skill_run with its name and the request",
                         f.display_id
-                    ));
+                    )));
                 }
                 let entries = self.skills(cwd);
                 let mut loaded = self
@@ -235,7 +238,8 @@ impl SessionContext for DiskContext {
                 stools::skill_resource(&DiskFs, &self.skills(cwd), &a.name, &a.path, a.offset)
                     .map(|v| v.to_string())
             }
-        }
+        };
+        text.map_err(ToolError::Failed)
     }
 }
 
@@ -282,7 +286,7 @@ fn delivered_files(l: &[ListedFile]) -> Vec<Delivered> {
 /// The catalog as sent (its text's sha256 and length) and each listed skill (its SKILL.md's
 /// sha256, its description's length as listed, `full` or `dropped` when the catalog is
 /// collapsed); nothing when no skill is listed.
-fn delivered_skills(entries: &[catalog::Entry], text: Option<&str>) -> Vec<Delivered> {
+fn delivered_skills(entries: &[catalog::CatalogSkill], text: Option<&str>) -> Vec<Delivered> {
     let Some(text) = text else {
         return Vec::new();
     };

@@ -105,19 +105,26 @@ fn lcs_pairs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
     out
 }
 
+/// A review that does not decide every hunk of the change: one flag per hunk is needed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the change has {hunks} hunks, the reply decides {decided}")]
+pub struct HunkCountMismatch {
+    pub hunks: usize,
+    pub decided: usize,
+}
+
 /// `before` with the hunks marked `true` in `accept` taken from `after` (one flag per hunk of
 /// [`hunks`]`(before, after)`, in order).
 ///
 /// # Errors
 /// When `accept` does not have one flag per hunk.
-pub fn apply(before: &str, after: &str, accept: &[bool]) -> Result<String, String> {
+pub fn apply(before: &str, after: &str, accept: &[bool]) -> Result<String, HunkCountMismatch> {
     let hs = hunks(before, after);
     if hs.len() != accept.len() {
-        return Err(format!(
-            "the change has {} hunks, the reply decides {}",
-            hs.len(),
-            accept.len()
-        ));
+        return Err(HunkCountMismatch {
+            hunks: hs.len(),
+            decided: accept.len(),
+        });
     }
     let (a, b) = (lines(before), lines(after));
     let mut out = String::with_capacity(before.len().max(after.len()));
@@ -239,10 +246,15 @@ mod tests {
             apply(before, after, &[true, false]).unwrap(),
             "a\nB\nc\nd\ne\n"
         );
+        let e = apply(before, after, &[true]).unwrap_err();
         assert_eq!(
-            apply(before, after, &[true]).unwrap_err(),
-            "the change has 2 hunks, the reply decides 1"
+            e,
+            HunkCountMismatch {
+                hunks: 2,
+                decided: 1
+            }
         );
+        assert_eq!(e.to_string(), "the change has 2 hunks, the reply decides 1");
     }
 
     #[test]

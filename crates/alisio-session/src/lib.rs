@@ -116,15 +116,15 @@ pub trait SessionContext: Send + Sync {
     /// `context_explain`, `skill_load`, `skill_search`, `skill_resource`.
     ///
     /// # Errors
-    /// The tool's error text.
-    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> Result<String, String>;
+    /// The tool's error ([`tools::error::ToolError::Failed`] with the skills' text).
+    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> tools::error::ToolResult;
     /// A `/skill:<name> <rest>` prompt: `None` when the prompt is not one, else the expanded
     /// text and the skill's displayId, or the `skill_load` error (a pre-run failure).
     fn expand_prompt(
         &self,
         _prompt: &str,
         _cwd: &Path,
-    ) -> Option<Result<(String, String), String>> {
+    ) -> Option<tools::error::ToolResult<(String, String)>> {
         None
     }
     /// `skill_run` and `context: fork` (spec/sessions.md §12.7): the skill `name` as a
@@ -132,7 +132,7 @@ pub trait SessionContext: Send + Sync {
     ///
     /// # Errors
     /// The `skill_load` error of an unknown, disabled or unloadable skill.
-    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<Result<ForkSkill, String>> {
+    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<tools::error::ToolResult<ForkSkill>> {
         None
     }
     /// The "Loaded skills" block re-attached after a compaction (spec/skills.md §4.5) for the skills

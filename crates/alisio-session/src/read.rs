@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::store::{self, Store};
+use super::store::{self, Store, StoreError};
 use alisio_governor::report::ContextReport;
 use alisio_governor::stored::SessionOptions;
 
@@ -12,7 +12,12 @@ use alisio_governor::stored::SessionOptions;
 ///
 /// # Errors
 /// Store errors.
-pub fn list(store: &Store, workspace: &str, all: bool, cli: bool) -> Result<Vec<Value>, String> {
+pub fn list(
+    store: &Store,
+    workspace: &str,
+    all: bool,
+    cli: bool,
+) -> Result<Vec<Value>, StoreError> {
     let rows = store.list(workspace, all)?;
     Ok(rows
         .into_iter()
@@ -86,10 +91,10 @@ pub struct TranscriptMessage {
 ///
 /// # Errors
 /// Store errors, unknown session.
-pub fn show(store: &Store, id: &str, events: bool) -> Result<Transcript, String> {
+pub fn show(store: &Store, id: &str, events: bool) -> Result<Transcript, StoreError> {
     let s = store
         .session(id)?
-        .ok_or_else(|| format!("Session not found: {id}"))?;
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
     let messages = store
         .all_messages(id)?
         .into_iter()
@@ -131,7 +136,7 @@ pub fn show(store: &Store, id: &str, events: bool) -> Result<Transcript, String>
 ///
 /// # Errors
 /// Store errors.
-pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, String> {
+pub fn show_lines(store: &Store, id: &str) -> Result<Vec<String>, StoreError> {
     Ok(store::paired_view(store, id)?
         .into_iter()
         .map(|m| {
@@ -166,10 +171,10 @@ pub fn report(
     settings: &alisio_base::config::Settings,
     policies: super::approvals::Policies,
     ctx: &dyn super::SessionContext,
-) -> Result<ContextReport, String> {
+) -> Result<ContextReport, StoreError> {
     let s = store
         .session(id)?
-        .ok_or_else(|| format!("Session not found: {id}"))?;
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
     let options = SessionOptions::from_value(&s.options);
     let mode = options
         .governor

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::events::{Governed, ReplayFigures};
-use super::store::{MsgRow, Role, RowKind, Store};
+use super::store::{MsgRow, Role, RowKind, Store, StoreError};
 use alisio_base::config::GovernorMode;
 use alisio_governor::invariants::{self, Criterion, Goal, Grants};
 use alisio_governor::model::{Call, Message, Part, ToolResult, UserKind};
@@ -286,7 +286,7 @@ impl RunGovernor {
         let Message::Tool(r) = message_of(row, v) else {
             return None;
         };
-        let stub = alisio_governor::policy2::entry_stub(&self.settings.p2, call, &r)?;
+        let stub = alisio_governor::policy2::entry_stub(&self.settings.policy2, call, &r)?;
         let mut out = v.clone();
         out["content"] = json!([{"type":"text","text":stub}]);
         Some(out)
@@ -463,7 +463,11 @@ impl RunGovernor {
 ///
 /// # Errors
 /// Store errors.
-pub fn with_stored_replay(store: &Store, id: &str, r: &mut ContextReport) -> Result<(), String> {
+pub fn with_stored_replay(
+    store: &Store,
+    id: &str,
+    r: &mut ContextReport,
+) -> Result<(), StoreError> {
     if !matches!(r, ContextReport::Measured(_)) {
         return Ok(());
     }

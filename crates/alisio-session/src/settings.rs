@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::approvals::Policy;
+use super::providers::ProviderSetupError;
 use super::tools::Effect;
 use alisio_base::config::{GovernorMode, Layer, Reader, Settings};
 
@@ -200,13 +201,13 @@ impl SessionConfig {
 
 /// The provider kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum ProviderKind {
     OpenAi,
     Anthropic,
     Script,
 }
 
-impl Kind {
+impl ProviderKind {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -220,7 +221,7 @@ impl Kind {
 /// The resolved `provider` object (spec/sessions.md §5.1).
 #[derive(Clone, Debug)]
 pub struct ProviderConfig {
-    pub kind: Kind,
+    pub kind: ProviderKind,
     pub base_url: String,
     pub model: Option<String>,
     pub api_key_env: String,
@@ -244,27 +245,24 @@ impl ProviderConfig {
     ///
     /// # Errors
     /// An unknown kind.
-    pub fn from_json(p: &Map<String, Value>) -> Result<Self, String> {
+    pub fn from_json(p: &Map<String, Value>) -> Result<Self, ProviderSetupError> {
         let s = |k: &str| p.get(k).and_then(Value::as_str).map(String::from);
         let u = |k: &str| p.get(k).and_then(Value::as_u64);
         let kind = match s("kind").as_deref() {
-            None | Some("openai") => Kind::OpenAi,
-            Some("anthropic") => Kind::Anthropic,
-            Some("script") => Kind::Script,
-            Some(o) => {
-                return Err(format!(
-                    "Unknown provider kind: {o} (expected openai, anthropic, script)"
-                ));
-            }
+            None | Some("openai") => ProviderKind::OpenAi,
+            Some("anthropic") => ProviderKind::Anthropic,
+            Some("script") => ProviderKind::Script,
+            Some(o) => return Err(ProviderSetupError::UnknownKind(o.to_string())),
         };
         let (url, key) = match kind {
-            Kind::Anthropic => ("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+            ProviderKind::Anthropic => ("https://api.anthropic.com", "ANTHROPIC_API_KEY"),
             _ => ("https://api.openai.com/v1", "OPENAI_API_KEY"),
         };
         let model = s("model");
         let window = u("contextWindow").filter(|w| *w <= 2_000_000).or_else(|| {
-            (kind == Kind::Anthropic && model.as_deref().is_some_and(|m| m.starts_with("claude-")))
-                .then_some(200_000)
+            (kind == ProviderKind::Anthropic
+                && model.as_deref().is_some_and(|m| m.starts_with("claude-")))
+            .then_some(200_000)
         });
         let headers = p
             .get("headers")
@@ -307,8 +305,8 @@ impl ProviderConfig {
     /// What the store records: `{kind, baseUrl, model, apiKeyEnv}` (the variable's name only).
     #[must_use]
     pub fn stored(&self) -> Value {
-        serde_json::json!({"kind":self.kind.as_str(),"baseUrl":if self.kind == Kind::Script { Value::Null } else { Value::String(self.base_url.clone()) },
-            "model":self.model,"apiKeyEnv":if self.kind == Kind::Script { Value::Null } else { Value::String(self.api_key_env.clone()) }})
+        serde_json::json!({"kind":self.kind.as_str(),"baseUrl":if self.kind == ProviderKind::Script { Value::Null } else { Value::String(self.base_url.clone()) },
+            "model":self.model,"apiKeyEnv":if self.kind == ProviderKind::Script { Value::Null } else { Value::String(self.api_key_env.clone()) }})
     }
 }
 

@@ -24,7 +24,7 @@ const LINE_CHARS: usize = 100;
 
 /// One file of the workbench.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct WorkbenchFile {
     /// Relative to the workbench (`scripts/count.py`).
     pub path: String,
     /// The first comment or heading line, without its markers (empty when none).
@@ -72,9 +72,9 @@ fn runs(root: &Path) -> BTreeMap<String, String> {
 /// The workbench's files, the [`MAX_ENTRIES`] most recently changed sorted by path, and how
 /// many there are in all.
 #[must_use]
-pub fn entries(root: &Path) -> (Vec<Entry>, usize) {
+pub fn entries(root: &Path) -> (Vec<WorkbenchFile>, usize) {
     let runs = runs(root);
-    let mut all: Vec<(SystemTime, Entry)> = Vec::new();
+    let mut all: Vec<(SystemTime, WorkbenchFile)> = Vec::new();
     for folder in FOLDERS {
         let Ok(rd) = std::fs::read_dir(dir(root).join(folder)) else {
             continue;
@@ -109,7 +109,7 @@ pub fn entries(root: &Path) -> (Vec<Entry>, usize) {
             let head = read_head(&p);
             all.push((
                 md.modified().unwrap_or(SystemTime::UNIX_EPOCH),
-                Entry {
+                WorkbenchFile {
                     line: first_line(&head),
                     size: md.len(),
                     last_run: runs.get(&rel).cloned(),
@@ -120,7 +120,7 @@ pub fn entries(root: &Path) -> (Vec<Entry>, usize) {
     }
     let total = all.len();
     all.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
-    let mut kept: Vec<Entry> = all.into_iter().take(MAX_ENTRIES).map(|(_, e)| e).collect();
+    let mut kept: Vec<WorkbenchFile> = all.into_iter().take(MAX_ENTRIES).map(|(_, e)| e).collect();
     kept.sort_by(|a, b| a.path.cmp(&b.path));
     (kept, total)
 }
@@ -171,20 +171,38 @@ pub fn index_block(root: &Path) -> String {
     index_text(root)
 }
 
+/// Why the workbench's folders or files could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkbenchError {
+    /// A folder of [`FOLDERS`] cannot be created.
+    #[error("{DIR}/{folder}: {source}")]
+    CreateFolder {
+        folder: &'static str,
+        source: std::io::Error,
+    },
+    /// `INDEX.md` or the runs file cannot be replaced.
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Creates the folders and rewrites `INDEX.md` when its text changed (atomically, through the
 /// one writer). Returns whether the file was written.
 ///
 /// # Errors
 /// I/O errors.
-pub fn refresh(root: &Path) -> Result<bool, String> {
-    for f in FOLDERS {
-        std::fs::create_dir_all(dir(root).join(f)).map_err(|e| format!("{DIR}/{f}: {e}"))?;
+pub fn refresh(root: &Path) -> Result<bool, WorkbenchError> {
+    for folder in FOLDERS {
+        std::fs::create_dir_all(dir(root).join(folder))
+            .map_err(|source| WorkbenchError::CreateFolder { folder, source })?;
     }
     let text = index_text(root);
     write_if_changed(&dir(root).join("INDEX.md"), &text)
 }
 
-fn write_if_changed(path: &Path, text: &str) -> Result<bool, String> {
+fn write_if_changed(path: &Path, text: &str) -> Result<bool, WorkbenchError> {
     use alisio_base::workspace::write::NewContent;
     use alisio_base::workspace::{DiskFs, Fs as _};
     let old = std::fs::read_to_string(path).ok();
@@ -202,12 +220,15 @@ fn write_if_changed(path: &Path, text: &str) -> Result<bool, String> {
             path,
             &NewContent {
                 bytes: text.as_bytes(),
-                tmp_name: &tmp,
+                temp_name: &tmp,
                 expected: expected.as_ref(),
             },
         )
         .map(|_| true)
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|source| WorkbenchError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// Records that `command` (a process call's command line) ran workbench scripts: every
@@ -215,7 +236,7 @@ fn write_if_changed(path: &Path, text: &str) -> Result<bool, String> {
 ///
 /// # Errors
 /// I/O errors.
-pub fn note_runs(root: &Path, command: &str, now: &str) -> Result<(), String> {
+pub fn note_runs(root: &Path, command: &str, now: &str) -> Result<(), WorkbenchError> {
     let Ok(rd) = std::fs::read_dir(dir(root).join("scripts")) else {
         return Ok(());
     };

@@ -56,13 +56,13 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
     for (f, only_workspace) in files {
         let shown = ctx.display(&f);
         if own::is_store(&f) {
-            for mut s in own::all_sessions(&f, &shown).map_err(Failure)? {
+            for mut s in own::all_sessions(&f, &shown)? {
                 compare(&place(ctx), &mut s);
                 sessions.push(s);
             }
             continue;
         }
-        let mut s = read_file(&f, &shown).map_err(Failure)?;
+        let mut s = read_file(&f, &shown)?;
         compare(&place(ctx), &mut s);
         if only_workspace && s.workspace_match != Some(true) {
             continue;
@@ -70,8 +70,10 @@ pub fn run(ctx: &Ctx, a: &AuditArgs) -> Result<Exit, Failure> {
         sessions.push(s);
     }
     if a.paths.is_empty() {
-        sessions
-            .extend(alisio_session::audit::own_sessions(&place(ctx), usize::MAX).map_err(Failure)?);
+        sessions.extend(alisio_session::audit::own_sessions(
+            &place(ctx),
+            usize::MAX,
+        )?);
     }
     if let Some(h) = &a.html {
         super::audit_html::write(&ctx.resolve(h), &h.display().to_string(), &sessions)?;

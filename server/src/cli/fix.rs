@@ -185,7 +185,7 @@ fn write(ctx: &Ctx, file: &Path, old: &str, new: &str) -> Result<(), &'static st
     let tmp = format!(".{name}.{}.{nonce:08x}.fix.tmp", std::process::id());
     let new = NewContent {
         bytes: new.as_bytes(),
-        tmp_name: &tmp,
+        temp_name: &tmp,
         expected: Some(&before),
     };
     match ctx.fs.replace_file(file, &new) {

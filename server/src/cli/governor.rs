@@ -144,7 +144,7 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS, TRIM_KEEP_DENIALS,
         TRIM_KEEP_RECENT, TRIM_MIN_CHARS,
     };
-    let p = &mut s.p2;
+    let p = &mut s.policy2;
     #[rustfmt::skip]
     let flags = [
         ("--spill-threshold-chars", &a.spill_threshold_chars, SPILL_THRESHOLD_CHARS, &mut p.threshold_chars),
@@ -160,7 +160,7 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         }
     }
     if let Some(v) = &a.cache_gate {
-        s.p2.gate = GateRule::parse(v).ok_or_else(|| {
+        s.policy2.gate = GateRule::parse(v).ok_or_else(|| {
             Failure(format!(
                 "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got {}",
                 shown(v)

@@ -72,7 +72,7 @@ pub fn options(ctx: &Ctx, a: &RunArgs) -> Result<RunOptions, Failure> {
             "--read-only cannot be combined with --allow".into(),
         ));
     }
-    let allow = parse_allow(&a.allow).map_err(Failure)?;
+    let allow = parse_allow(&a.allow)?;
     if a.prompt.len() > 1_048_576 {
         return Err(Failure("Prompt exceeds 1 MiB".into()));
     }

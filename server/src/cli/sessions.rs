@@ -75,7 +75,8 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
     let ws = ctx.root.to_string_lossy().into_owned();
     match c {
         SessionsCommand::List(a) => {
-            let list = alisio_session::read::list(&store, &ws, a.all, true).map_err(Failure)?;
+            let list =
+                alisio_session::read::list(&store, &ws, a.all, true).map_err(Failure::from)?;
             if ctx.args.json {
                 out(&pretty(&Value::Array(list)));
             } else {
@@ -102,10 +103,10 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
                 .map_err(|e| Failure(e.to_string()))?;
             if ctx.args.json {
                 out(&pretty(
-                    &alisio_session::read::show(&store, &id, a.events).map_err(Failure)?,
+                    &alisio_session::read::show(&store, &id, a.events).map_err(Failure::from)?,
                 ));
             } else {
-                for l in alisio_session::read::show_lines(&store, &id).map_err(Failure)? {
+                for l in alisio_session::read::show_lines(&store, &id).map_err(Failure::from)? {
                     out(&format!("{l}\n"));
                 }
             }
@@ -125,7 +126,7 @@ pub fn run(ctx: &Ctx, c: &SessionsCommand) -> Result<Exit, Failure> {
             let cfg = alisio_session::SessionConfig::from_layers(&ctx.layers);
             let policies = cfg.policies(&[], false, true);
             let r = alisio_session::read::report(&store, &id, &ctx.settings, policies, &context)
-                .map_err(Failure)?;
+                .map_err(Failure::from)?;
             if ctx.args.json {
                 out(&pretty(&r));
             } else {

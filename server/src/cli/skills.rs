@@ -9,7 +9,7 @@ use alisio_base::config::Host;
 use alisio_base::diagnostic::Diagnostic;
 use alisio_base::workspace::{FileType, Fs as _};
 use alisio_rules::skills::catalog::{self, Discovery};
-use alisio_rules::skills::discover::{self, Root, Scope, Walk};
+use alisio_rules::skills::discover::{self, Root, SkillScope, Walk};
 use alisio_rules::skills::listing;
 use alisio_rules::skills::report::{self, Report, Scan};
 
@@ -238,7 +238,7 @@ fn validate(ctx: &Ctx, paths: &[PathBuf], strict: bool) -> Result<Exit, Failure>
         };
         roots.push(Root {
             path: dir,
-            scope: Scope::User,
+            scope: SkillScope::User,
             owner: None,
             project_dir: None,
         });

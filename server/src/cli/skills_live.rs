@@ -241,20 +241,20 @@ fn provider(
             p.insert(k.into(), json!(v));
         }
     }
-    let pc = alisio_session::settings::ProviderConfig::from_json(&p).map_err(Failure)?;
-    if pc.kind == alisio_session::settings::Kind::Script {
+    let pc = alisio_session::settings::ProviderConfig::from_json(&p)?;
+    if pc.kind == alisio_session::settings::ProviderKind::Script {
         return Err(Failure(
             "skills test --live needs an openai or anthropic provider".into(),
         ));
     }
-    let (prov, _) = alisio_session::runner::build_provider(&pc, &ctx.cwd, 0).map_err(Failure)?;
+    let (prov, _) = alisio_session::runner::build_provider(&pc, &ctx.cwd, 0)?;
     Ok(prov)
 }
 
 /// The candidates installed in a fresh temporary workspace, same-name installed copies moved
 /// aside, and the listing seen from there.
 struct Setup {
-    ws: TempWs,
+    workspace: TempWs,
     aside: Aside,
     listing: Listing,
     names: Vec<String>,
@@ -314,7 +314,7 @@ fn set_up(
         })
         .collect::<Result<_, _>>()?;
     Ok(Setup {
-        ws,
+        workspace: ws,
         aside,
         listing,
         names,
@@ -413,7 +413,7 @@ pub fn run(ctx: &Ctx, evals: &[Evals], b: &BudgetArgs, a: &LiveArgs) -> Result<E
         }
     }
     let failed = setup.aside.restore();
-    drop(setup.ws);
+    drop(setup.workspace);
     for e in &failed {
         err_line(&format!("error: {e}"));
     }

@@ -115,9 +115,9 @@ fn human(results: &[HostResult]) -> String {
                 k.name,
                 pct(k.precision()),
                 pct(k.recall()),
-                k.tp,
-                k.fp,
-                k.fn_
+                k.true_positives,
+                k.false_positives,
+                k.false_negatives
             ));
         }
         for m in &r.misses {

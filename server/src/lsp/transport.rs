@@ -42,10 +42,10 @@ const MAX_HEADER_RUN: usize = 64 * 1024;
 /// a byte at a time costs O(n), not O(n²).
 #[derive(Debug, Default)]
 pub struct Framer {
-    buf: Vec<u8>,
-    /// `buf[..start]` is consumed.
+    buffer: Vec<u8>,
+    /// `buffer[..start]` is consumed.
     start: usize,
-    /// No header end begins in `buf[start..scanned]`.
+    /// No header end begins in `buffer[start..scanned]`.
     scanned: usize,
     /// A parsed header whose body is still arriving: (body start in `buf`, body length). The
     /// header is parsed once, not again on every read of its body.
@@ -55,21 +55,21 @@ pub struct Framer {
 impl Framer {
     /// Appends bytes read from the client.
     pub fn push(&mut self, data: &[u8]) {
-        if self.start > 0 && self.start * 2 >= self.buf.len() {
-            self.buf.drain(..self.start);
+        if self.start > 0 && self.start * 2 >= self.buffer.len() {
+            self.buffer.drain(..self.start);
             self.scanned -= self.start;
             if let Some((at, _)) = self.body.as_mut() {
                 *at -= self.start;
             }
             self.start = 0;
         }
-        self.buf.extend_from_slice(data);
+        self.buffer.extend_from_slice(data);
     }
 
     /// Bytes held and not yet consumed.
     #[must_use]
     pub fn buffered(&self) -> usize {
-        self.buf.len() - self.start
+        self.buffer.len() - self.start
     }
 
     /// Drops up to `n` buffered bytes (the body of a skipped frame); returns how many.
@@ -82,8 +82,8 @@ impl Framer {
     fn consume(&mut self, n: usize) {
         self.start += n;
         self.scanned = self.scanned.max(self.start);
-        if self.start == self.buf.len() {
-            self.buf.clear();
+        if self.start == self.buffer.len() {
+            self.buffer.clear();
             self.start = 0;
             self.scanned = 0;
         }
@@ -92,23 +92,23 @@ impl Framer {
     /// Takes the next step out of the buffer.
     pub fn next_step(&mut self) -> Step {
         if let Some((at, len)) = self.body {
-            if self.buf.len() < at + len {
+            if self.buffer.len() < at + len {
                 return Step::NeedMore;
             }
             self.body = None;
-            let body = self.buf[at..at + len].to_vec();
+            let body = self.buffer[at..at + len].to_vec();
             self.consume(at + len - self.start);
             return Step::Frame(body);
         }
         let from = self.scanned.max(self.start);
-        let Some(end) = find(&self.buf[from..], b"\r\n\r\n").map(|i| from + i) else {
+        let Some(end) = find(&self.buffer[from..], b"\r\n\r\n").map(|i| from + i) else {
             // A header end may straddle the next read: rescan the last three bytes then.
-            self.scanned = self.buf.len().saturating_sub(3).max(self.start);
+            self.scanned = self.buffer.len().saturating_sub(3).max(self.start);
             if self.buffered() > MAX_HEADER_RUN {
                 // Keep the tail in case a header starts there, but drop at least one byte: a
                 // run that itself starts with `Content-Length` but never ends would otherwise
                 // be kept and reported as garbage forever.
-                let live = &self.buf[self.start..];
+                let live = &self.buffer[self.start..];
                 let keep = live
                     .get(1..)
                     .and_then(|rest| find(rest, b"Content-Length"))
@@ -119,7 +119,7 @@ impl Framer {
             return Step::NeedMore;
         };
         self.scanned = end;
-        let len = String::from_utf8_lossy(&self.buf[self.start..end])
+        let len = String::from_utf8_lossy(&self.buffer[self.start..end])
             .split("\r\n")
             .find_map(|h| {
                 let (name, value) = h.split_once(':')?;
@@ -136,11 +136,11 @@ impl Framer {
             self.consume(end + 4 - self.start);
             return Step::Skip(len);
         }
-        if self.buf.len() < end + 4 + len {
+        if self.buffer.len() < end + 4 + len {
             self.body = Some((end + 4, len));
             return Step::NeedMore;
         }
-        let body = self.buf[end + 4..end + 4 + len].to_vec();
+        let body = self.buffer[end + 4..end + 4 + len].to_vec();
         self.consume(end + 4 + len - self.start);
         Step::Frame(body)
     }

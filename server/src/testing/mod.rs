@@ -4,5 +4,6 @@
 //! citations (`spec_citations`).
 
 mod architecture;
+mod naming;
 mod source;
 mod spec_citations;

@@ -110,7 +110,7 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
         let tmp = format!("config.json.{}.{nonce:08x}.tmp", std::process::id());
         let new = NewContent {
             bytes: out.as_bytes(),
-            tmp_name: &tmp,
+            temp_name: &tmp,
             expected: before.as_ref(),
         };
         match fs.replace_file(&file, &new) {

@@ -19,7 +19,7 @@ pub enum Replaced {
 /// it was read (lstat; `None`: it did not exist).
 pub struct NewContent<'a> {
     pub bytes: &'a [u8],
-    pub tmp_name: &'a str,
+    pub temp_name: &'a str,
     pub expected: Option<&'a Metadata>,
 }
 
@@ -42,7 +42,7 @@ fn unchanged(before: Option<&Metadata>, now: Option<&Metadata>) -> bool {
 pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
     let NewContent {
         bytes,
-        tmp_name,
+        temp_name: tmp_name,
         expected,
     } = *new;
     replace_if(file, bytes, tmp_name, |file| {
@@ -167,7 +167,7 @@ mod tests {
     fn new<'a>(bytes: &'a [u8], expected: Option<&'a Metadata>) -> NewContent<'a> {
         NewContent {
             bytes,
-            tmp_name: "c.tmp",
+            temp_name: "c.tmp",
             expected,
         }
     }

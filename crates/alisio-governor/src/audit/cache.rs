@@ -93,7 +93,7 @@ pub struct RequestCache {
     pub extra_cost: f64,
     /// Carried to classification (never serialised).
     #[serde(skip)]
-    pub(crate) obs: Obs,
+    pub(crate) observed: Obs,
 }
 
 impl Obs {
@@ -111,7 +111,7 @@ impl Obs {
             usage: self.usage,
             cost: 0.0,
             extra_cost: 0.0,
-            obs: self,
+            observed: self,
         }
     }
 }
@@ -199,7 +199,7 @@ fn classify(prev: Option<&Obs>, r: &mut RequestCache) {
         r.class = CacheClass::Cold;
         return;
     };
-    let o = &r.obs;
+    let o = &r.observed;
     let gap = o
         .at_ms
         .zip(prev.at_ms)
@@ -279,7 +279,7 @@ pub fn classify_all(out: &mut SessionAudit, prices: Option<Prices>) {
             CacheClass::Unknown => {}
         }
         t.cost += r.cost;
-        prev = Some(std::mem::take(&mut r.obs));
+        prev = Some(std::mem::take(&mut r.observed));
     }
     out.cache = t;
 }

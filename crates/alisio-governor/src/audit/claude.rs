@@ -58,8 +58,9 @@ const ATTACHMENTS_IGNORED: &[&str] = &[
     "mcp_instructions_delta",
 ];
 
+/// What the auditor keeps while it reads a Claude Code transcript.
 #[derive(Default)]
-pub struct State {
+pub struct ClaudeAuditState {
     session: Option<String>,
     in_prompt: bool,
     requests_seen: bool,
@@ -91,7 +92,7 @@ fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
     v.get(k).and_then(Value::as_str)
 }
 
-impl State {
+impl ClaudeAuditState {
     pub fn record(&mut self, out: &mut SessionAudit, n: usize, v: &Value) {
         if self.session.is_none()
             && let Some(id) = s(v, "sessionId")

@@ -10,8 +10,9 @@ use super::{
     Auditor, Compaction, ContextState, Delivery, SessionAudit, ToolRef, sha256_hex, timestamp_ms,
 };
 
+/// What the auditor keeps while it reads a Codex rollout.
 #[derive(Default)]
-pub struct State {
+pub struct CodexAuditState {
     model: Option<String>,
     last_total: Option<u64>,
     requests: Vec<Obs>,
@@ -37,7 +38,7 @@ fn instructions(text: &str) -> Option<(String, String)> {
     Some((cwd.trim().to_owned(), inner.to_owned()))
 }
 
-impl State {
+impl CodexAuditState {
     pub fn record(&mut self, out: &mut SessionAudit, n: usize, v: &Value) {
         let p = &v["payload"];
         match s(v, "type").unwrap_or_default() {

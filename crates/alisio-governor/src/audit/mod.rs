@@ -246,8 +246,8 @@ pub struct SessionAudit {
 pub struct Auditor {
     out: SessionAudit,
     format: Option<AuditFormat>,
-    claude: claude::State,
-    codex: codex::State,
+    claude: claude::ClaudeAuditState,
+    codex: codex::CodexAuditState,
     pending: Vec<(usize, Value)>,
 }
 
@@ -264,8 +264,8 @@ impl Auditor {
                 ..SessionAudit::default()
             },
             format: None,
-            claude: claude::State::default(),
-            codex: codex::State::default(),
+            claude: claude::ClaudeAuditState::default(),
+            codex: codex::CodexAuditState::default(),
             pending: Vec::new(),
         }
     }

@@ -14,7 +14,7 @@ fn settings(policy_version: u32, epoch: u32) -> GovSettings {
         epoch_messages: epoch,
         policy_version,
         max_chars: 4000,
-        p2: Policy2 {
+        policy2: Policy2 {
             threshold_chars: 4000,
             head_chars: 400,
             tail_chars: 400,
@@ -125,7 +125,7 @@ fn a_skipped_boundary_is_asked_again_and_the_kept_gate_equals_a_fresh_one() {
 }
 
 fn with_rule(mut s: GovSettings, gate: GateRule) -> GovSettings {
-    s.p2.gate = gate;
+    s.policy2.gate = gate;
     s
 }
 
@@ -146,7 +146,7 @@ fn the_bank_prices_each_request_as_the_replay_does() {
     // 137.5 − 37.5 = 100); request 3 sends 0..5 (reads 120 and 40, writes 20: 12 − 4 = 8).
     bank.account(&h, 6, &sent);
     assert!((bank.saved - 108.0).abs() < 1e-9, "{}", bank.saved);
-    assert_eq!(bank.prev, Some(5));
+    assert_eq!(bank.previous_sent, Some(5));
     // A rewrite from message 2 owed 50: the next request reads only 0..2 of the governed stream.
     let mut h = h;
     h.extend([
@@ -154,8 +154,8 @@ fn the_bank_prices_each_request_as_the_replay_does() {
         Message::assistant("a", vec![]),
     ]);
     bank.owed = 50.0;
-    bank.brk = Some(2);
-    bank.gov.truncate(3);
+    bank.first_changed = Some(2);
+    bank.governed.truncate(3);
     // off: 0.1 × 140 + 1.25 × 20 = 39; governed: 0.1 × 20 + 1.25 × 60 (messages 2..7) = 77.
     bank.account(&h, 8, &sent);
     assert!(
@@ -163,7 +163,10 @@ fn the_bank_prices_each_request_as_the_replay_does() {
         "{}",
         bank.saved
     );
-    assert_eq!((bank.owed, bank.brk, bank.prev), (0.0, None, Some(7)));
+    assert_eq!(
+        (bank.owed, bank.first_changed, bank.previous_sent),
+        (0.0, None, Some(7))
+    );
 }
 
 #[test]

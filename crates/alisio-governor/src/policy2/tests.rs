@@ -13,7 +13,7 @@ fn settings(epoch: u32) -> GovSettings {
         epoch_messages: epoch,
         policy_version: 2,
         max_chars: 4000,
-        p2: Policy2 {
+        policy2: Policy2 {
             threshold_chars: 1000,
             head_chars: 200,
             tail_chars: 200,
@@ -288,7 +288,7 @@ fn refusals(n: u32, kind: impl Fn(u32) -> &'static str) -> Vec<Message> {
 
 fn denial_settings(keep: u32) -> GovSettings {
     let mut s = settings(0);
-    s.p2.keep_denials = keep;
+    s.policy2.keep_denials = keep;
     s
 }
 
@@ -372,7 +372,7 @@ fn a_spilled_process_result_keeps_its_envelope_and_reports_40000_lines() {
         out("c1", &stdout, 0),
     ];
     let mut s = settings(32);
-    s.p2 = Policy2 {
+    s.policy2 = Policy2 {
         threshold_chars: 4000,
         head_chars: 400,
         tail_chars: 400,
@@ -397,7 +397,7 @@ fn a_spilled_process_result_keeps_its_envelope_and_reports_40000_lines() {
     assert!(cut.ends_with("39999\n40000\n"), "{cut}");
     // The hidden range the recovery model charges is inside the stdout value, on its middle.
     let text = serde_json::json!({"stdout": stdout, "stderr": "", "exitCode": 0}).to_string();
-    let hid = spill_hidden(&s.p2, &text);
+    let hid = spill_hidden(&s.policy2, &text);
     assert_eq!(hid.len(), 1);
     assert!(
         text[hid[0].clone()].starts_with("128\\n129\\n"),
@@ -420,7 +420,7 @@ fn a_60_line_read_is_sent_whole_under_the_defaults() {
         .collect();
     let content = &content[..content.len() - 1];
     let mut s = settings(0);
-    s.p2 = Policy2::default();
+    s.policy2 = Policy2::default();
     let result = serde_json::json!({"path":"src/a.rs","sha256":"0".repeat(64),"startLine":1,"endLine":60,"content":content,"truncated":false}).to_string();
     assert_eq!(content.len() + 1, 1_360);
     let mut h = vec![
@@ -429,7 +429,7 @@ fn a_60_line_read_is_sent_whole_under_the_defaults() {
         Message::tool("r1", result.clone(), false),
     ];
     // Four more results (keepRecent - 1 under the default 5... and the read stays whole).
-    for k in 1..s.p2.keep_recent {
+    for k in 1..s.policy2.keep_recent {
         let id = format!("c{k}");
         h.push(shell(&id, "python x.py"));
         h.push(out(&id, &"y".repeat(2500), 0));

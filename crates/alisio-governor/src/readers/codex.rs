@@ -23,7 +23,7 @@ struct Out {
 
 #[derive(Default)]
 struct State {
-    h: Vec<Message>,
+    history: Vec<Message>,
     session: Session,
     meta_cwd: Option<String>,
     turn_cwd: Option<String>,
@@ -133,15 +133,15 @@ impl State {
     }
 
     fn assistant(&mut self) -> &mut Message {
-        if !self.in_assistant || !matches!(self.h.last(), Some(Message::Assistant { .. })) {
-            self.h.push(Message::Assistant {
+        if !self.in_assistant || !matches!(self.history.last(), Some(Message::Assistant { .. })) {
+            self.history.push(Message::Assistant {
                 parts: Vec::new(),
                 calls: Vec::new(),
             });
         }
         self.in_assistant = true;
-        let n = self.h.len() - 1;
-        &mut self.h[n]
+        let n = self.history.len() - 1;
+        &mut self.history[n]
     }
 
     fn item(&mut self, p: &Value, line: Option<usize>) {
@@ -181,7 +181,7 @@ impl State {
                         return;
                     }
                 };
-                self.h.push(Message::User {
+                self.history.push(Message::User {
                     kind,
                     parts,
                     skill: None,
@@ -252,7 +252,7 @@ impl State {
                     .to_owned();
                 let (text, is_error, out) = unwrap_output(p.get("output"));
                 self.outs.insert(id.clone(), out);
-                self.h.push(Message::Tool(ToolResult {
+                self.history.push(Message::Tool(ToolResult {
                     call_id: id,
                     parts: vec![Part::text(text)],
                     is_error,
@@ -303,10 +303,10 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
             Some("event_msg") => {}
             Some("compacted") => {
                 st.session.source.compactions += 1;
-                st.session.source.compacted_messages += st.h.len();
-                st.h.clear();
+                st.session.source.compacted_messages += st.history.len();
+                st.history.clear();
                 st.in_assistant = false;
-                st.h.push(Message::checkpoint(
+                st.history.push(Message::checkpoint(
                     p.get("message").and_then(Value::as_str).unwrap_or_default(),
                 ));
                 for item in p
@@ -326,17 +326,18 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
             }),
         }
     }
-    let results: HashMap<String, (bool, String)> =
-        st.h.iter()
-            .filter_map(|m| {
-                if let Message::Tool(r) = m {
-                    Some((r.call_id.clone(), (r.is_error, super::text_of(r))))
-                } else {
-                    None
-                }
-            })
-            .collect();
-    for m in &mut st.h {
+    let results: HashMap<String, (bool, String)> = st
+        .history
+        .iter()
+        .filter_map(|m| {
+            if let Message::Tool(r) = m {
+                Some((r.call_id.clone(), (r.is_error, super::text_of(r))))
+            } else {
+                None
+            }
+        })
+        .collect();
+    for m in &mut st.history {
         let Message::Assistant { calls, .. } = m else {
             continue;
         };
@@ -348,7 +349,7 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
         }
     }
     let mut s = st.session;
-    s.history = st.h;
+    s.history = st.history;
     vec![s]
 }
 

@@ -15,7 +15,7 @@ fn settings() -> GovSettings {
         epoch_messages: 0,
         policy_version: 1,
         max_chars: 4000,
-        p2: crate::policy2::Policy2::default(),
+        policy2: crate::policy2::Policy2::default(),
     }
 }
 

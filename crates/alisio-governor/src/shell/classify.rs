@@ -357,7 +357,7 @@ pub fn classify(command: &str, base: &Base) -> Shell {
     if lexed.opaque {
         return process(base);
     }
-    let elements = structure(lexed.toks);
+    let elements = structure(lexed.tokens);
     for el in &elements {
         for cmd in el {
             if let Some(w) = cmd.words.iter().find(|w| w.plain)

@@ -283,7 +283,7 @@ pub fn check(command: &str) -> Result<String, String> {
     if lexed.opaque {
         return Err("subshells, command substitution, backgrounding, unbalanced quotes and unterminated heredocs are not allowed".into());
     }
-    let elements = structure(lexed.toks);
+    let elements = structure(lexed.tokens);
     let mut any = false;
     for el in &elements {
         let is_cd = el.len() == 1

@@ -15,9 +15,9 @@ pub(super) enum Tok {
     Op(&'static str),
     /// A redirection: operator (digit stripped), target word (None for fd duplication / heredoc).
     Redir {
-        op: &'static str,
+        operator: &'static str,
         target: Option<Word>,
-        dup: bool,
+        duplicates: bool,
     },
     Heredoc {
         body: String,
@@ -26,7 +26,7 @@ pub(super) enum Tok {
 
 #[derive(Default)]
 pub(super) struct Lexed {
-    pub(super) toks: Vec<Tok>,
+    pub(super) tokens: Vec<Tok>,
     pub(super) opaque: bool,
 }
 
@@ -49,7 +49,7 @@ pub(super) fn lex(src: &str) -> Lexed {
             }
             '\n' => {
                 i += 1;
-                out.toks.push(Tok::Op("\n"));
+                out.tokens.push(Tok::Op("\n"));
                 for (idx, delim, strip) in std::mem::take(&mut pending) {
                     let mut body = String::new();
                     let mut found = false;
@@ -75,7 +75,7 @@ pub(super) fn lex(src: &str) -> Lexed {
                     if !found {
                         out.opaque = true;
                     }
-                    if let Some(Tok::Heredoc { body: b }) = out.toks.get_mut(idx) {
+                    if let Some(Tok::Heredoc { body: b }) = out.tokens.get_mut(idx) {
                         *b = body;
                     }
                 }
@@ -93,10 +93,10 @@ pub(super) fn lex(src: &str) -> Lexed {
                         let append = at(i + 2) == Some('>');
                         i += if append { 3 } else { 2 };
                         let target = read_word(&c, &mut i, &mut out.opaque);
-                        out.toks.push(Tok::Redir {
-                            op: if append { "&>>" } else { "&>" },
+                        out.tokens.push(Tok::Redir {
+                            operator: if append { "&>>" } else { "&>" },
                             target,
-                            dup: false,
+                            duplicates: false,
                         });
                         continue;
                     }
@@ -110,7 +110,7 @@ pub(super) fn lex(src: &str) -> Lexed {
                 if op == "&" {
                     out.opaque = true;
                 }
-                out.toks.push(Tok::Op(op));
+                out.tokens.push(Tok::Op(op));
             }
             '<' | '>' => lex_redir(&c, &mut i, &mut out, &mut pending),
             d if d.is_ascii_digit()
@@ -122,7 +122,7 @@ pub(super) fn lex(src: &str) -> Lexed {
             }
             _ => {
                 if let Some(w) = read_word(&c, &mut i, &mut out.opaque) {
-                    out.toks.push(Tok::Word(w));
+                    out.tokens.push(Tok::Word(w));
                 }
             }
         }
@@ -146,7 +146,7 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         if at(*i + 2) == Some('<') {
             *i += 3;
             let w = read_word(c, i, &mut out.opaque);
-            out.toks.push(Tok::Heredoc {
+            out.tokens.push(Tok::Heredoc {
                 body: w.map(|w| w.text + "\n").unwrap_or_default(),
             });
             return;
@@ -155,8 +155,8 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
         *i += if strip { 3 } else { 2 };
         match read_word(c, i, &mut out.opaque) {
             Some(w) => {
-                pending.push((out.toks.len(), w.text, strip));
-                out.toks.push(Tok::Heredoc {
+                pending.push((out.tokens.len(), w.text, strip));
+                out.tokens.push(Tok::Heredoc {
                     body: String::new(),
                 });
             }
@@ -174,17 +174,17 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
                 .as_ref()
                 .is_some_and(|w| w.text == "-" || w.text.chars().all(|d| d.is_ascii_digit()));
             if !dup {
-                out.toks.push(Tok::Redir {
-                    op: if ch == '>' { "&>" } else { "<" },
+                out.tokens.push(Tok::Redir {
+                    operator: if ch == '>' { "&>" } else { "<" },
                     target: w,
-                    dup: false,
+                    duplicates: false,
                 });
                 return;
             }
-            out.toks.push(Tok::Redir {
-                op: if ch == '>' { ">&" } else { "<&" },
+            out.tokens.push(Tok::Redir {
+                operator: if ch == '>' { ">&" } else { "<&" },
                 target: None,
-                dup: true,
+                duplicates: true,
             });
             return;
         }
@@ -197,10 +197,10 @@ fn lex_redir(c: &[char], i: &mut usize, out: &mut Lexed, pending: &mut Vec<(usiz
     if target.is_none() {
         out.opaque = true;
     }
-    out.toks.push(Tok::Redir {
-        op,
+    out.tokens.push(Tok::Redir {
+        operator: op,
         target,
-        dup: false,
+        duplicates: false,
     });
 }
 
@@ -306,7 +306,11 @@ pub(super) fn structure(toks: Vec<Tok>) -> Vec<Vec<Simple>> {
     for t in toks {
         match t {
             Tok::Word(w) => cur.words.push(w),
-            Tok::Redir { op, target, dup } => cur.redirs.push((op, target, dup)),
+            Tok::Redir {
+                operator,
+                target,
+                duplicates,
+            } => cur.redirs.push((operator, target, duplicates)),
             Tok::Heredoc { body } => cur.stdin = Some(body),
             Tok::Op("|") => flush_cmd(&mut cur, &mut pipeline),
             Tok::Op(_) => {

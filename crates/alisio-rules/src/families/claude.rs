@@ -20,7 +20,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown::{self, Doc};
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup, mcp};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup, mcp};
 use crate::skills::discover::project_dirs;
 use crate::skills::listing::collate;
 
@@ -97,13 +97,13 @@ pub const COMMAND_KEYS: [(&str, &str); 6] = [
 
 struct File {
     path: PathBuf,
-    scope: Scope,
+    scope: FamilyScope,
     /// The name from the path (commands: `sub:x`).
     path_name: String,
 }
 
 /// Every `*.md` below `dir`, depth first in name order (symlinks not followed, bounded).
-fn md_files(fs: &dyn Fs, dir: &Path, scope: Scope, out: &mut Vec<File>) {
+fn md_files(fs: &dyn Fs, dir: &Path, scope: FamilyScope, out: &mut Vec<File>) {
     let mut stack = vec![(dir.to_path_buf(), String::new())];
     let mut seen = 0usize;
     while let Some((d, prefix)) = stack.pop() {
@@ -152,13 +152,13 @@ fn diag(
 }
 
 /// The directories searched, user first: `(dir, scope)` for `<base>/.claude/<kind>`.
-fn dirs(env: &Env, root: &Path, vantage: &Path, kind: &str) -> Vec<(PathBuf, Scope)> {
+fn dirs(env: &Env, root: &Path, vantage: &Path, kind: &str) -> Vec<(PathBuf, FamilyScope)> {
     let mut out = Vec::new();
     if let Some(h) = &env.home {
-        out.push((h.join(".claude").join(kind), Scope::User));
+        out.push((h.join(".claude").join(kind), FamilyScope::User));
     }
     for d in project_dirs(root, vantage) {
-        out.push((d.join(".claude").join(kind), Scope::Project));
+        out.push((d.join(".claude").join(kind), FamilyScope::Project));
     }
     out
 }
@@ -187,12 +187,12 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
     // last file of a name wins: a project agent over a user one, the nearer directory over an
     // ancestor, and in one directory the later file (all three measured on 2.1.332).
     let mut ds = dirs(env, root, vantage, "agents");
-    let users = ds.iter().filter(|(_, sc)| *sc == Scope::User).count();
+    let users = ds.iter().filter(|(_, sc)| *sc == FamilyScope::User).count();
     ds[users..].reverse();
     for (d, scope) in ds {
         md_files(fs, &d, scope, &mut files);
     }
-    let mut found: Vec<(Entry, TextRange, String)> = Vec::new();
+    let mut found: Vec<(FamilyEntry, TextRange, String)> = Vec::new();
     for f in files {
         let Some(text) = read_text(fs, &f.path) else {
             continue;
@@ -246,7 +246,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
         let detail = tools_summary(&doc);
         let span = doc.get("name").map_or(block, |f| f.value_span);
         found.push((
-            Entry {
+            FamilyEntry {
                 family: Family::Agent,
                 text: Some(format!("- {name}: {description} (Tools: {detail})")),
                 name,
@@ -271,7 +271,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
         let winner = same
             .iter()
             .rev()
-            .find(|&&j| found[j].0.scope == Scope::Project)
+            .find(|&&j| found[j].0.scope == FamilyScope::Project)
             .or(same.last())
             .copied()
             .unwrap_or(i);
@@ -296,7 +296,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
             message: "the agent Claude Code loads".into(),
         }));
     }
-    let mut list: Vec<Entry> = found.into_iter().map(|(e, _, _)| e).collect();
+    let mut list: Vec<FamilyEntry> = found.into_iter().map(|(e, _, _)| e).collect();
     // The winner of a name before the files it shadows.
     list.sort_by(|a, b| {
         collate::compare(&a.name, &b.name)
@@ -330,7 +330,7 @@ fn commands(
     for (d, scope) in dirs(env, root, vantage, "commands") {
         md_files(fs, &d, scope, &mut files);
     }
-    let mut list: Vec<(Entry, TextRange, String)> = Vec::new();
+    let mut list: Vec<(FamilyEntry, TextRange, String)> = Vec::new();
     for f in files {
         let Some(text) = read_text(fs, &f.path) else {
             continue;
@@ -364,7 +364,7 @@ fn commands(
             |x| x.key_span,
         );
         list.push((
-            Entry {
+            FamilyEntry {
                 family: Family::Command,
                 text: Some(format!("- {}: {listed}", f.path_name)),
                 name: f.path_name,
@@ -428,7 +428,7 @@ fn commands(
         }
         s.diagnostics.push(d);
     }
-    let mut out: Vec<Entry> = list.into_iter().map(|(e, _, _)| e).collect();
+    let mut out: Vec<FamilyEntry> = list.into_iter().map(|(e, _, _)| e).collect();
     out.sort_by(|a, b| {
         collate::compare(&a.name, &b.name)
             .then_with(|| a.shadowed_by.is_some().cmp(&b.shadowed_by.is_some()))
@@ -449,12 +449,12 @@ pub fn startup(
     let mut s = Startup::default();
     agents(fs, env, root, vantage, &mut s);
     commands(fs, env, root, vantage, skills, &mut s);
-    let mut files: Vec<(PathBuf, Scope)> = project_dirs(root, vantage)
+    let mut files: Vec<(PathBuf, FamilyScope)> = project_dirs(root, vantage)
         .into_iter()
-        .map(|d| (d.join(".mcp.json"), Scope::Project))
+        .map(|d| (d.join(".mcp.json"), FamilyScope::Project))
         .collect();
     if let Some(h) = &env.home {
-        files.push((h.join(".claude.json"), Scope::User));
+        files.push((h.join(".claude.json"), FamilyScope::User));
     }
     mcp::servers(fs, &files, &mut s);
     s

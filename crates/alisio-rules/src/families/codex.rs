@@ -11,7 +11,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 use crate::skills::discover::project_dirs;
 
 /// Why a project agent is not counted.
@@ -84,7 +84,7 @@ fn toml_files(fs: &dyn Fs, dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> {
+fn judge(fs: &dyn Fs, p: &Path, scope: FamilyScope, s: &mut Startup) -> Option<FamilyEntry> {
     let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
     s.files.push(p.to_path_buf());
     let whole = TextRange::new(0, text.find(['\r', '\n']).unwrap_or(text.len()));
@@ -140,7 +140,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
             "no `description`".into(),
         );
     };
-    Some(Entry {
+    Some(FamilyEntry {
         family: Family::Agent,
         text: Some(format!("{name}: {{\n{description}\n}}")),
         name,
@@ -161,9 +161,9 @@ pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
     if let Some(h) = codex_home(env) {
         toml_files(fs, &h.join("agents"), &mut user);
     }
-    let mut entries: Vec<Entry> = user
+    let mut entries: Vec<FamilyEntry> = user
         .iter()
-        .filter_map(|p| judge(fs, p, Scope::User, &mut s))
+        .filter_map(|p| judge(fs, p, FamilyScope::User, &mut s))
         .collect();
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     s.entries.extend(entries);
@@ -172,7 +172,7 @@ pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
         toml_files(fs, &d.join(".codex").join("agents"), &mut files);
         for p in files {
             // Judged (its problems are reported) but not counted: trust is Codex's own.
-            if judge(fs, &p, Scope::Project, &mut s).is_some() {
+            if judge(fs, &p, FamilyScope::Project, &mut s).is_some() {
                 s.not_loaded.push(NotLoaded {
                     family: Family::Agent,
                     file: p.clone(),

@@ -24,7 +24,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc::{self, Shape};
-use super::{Family, NotLoaded, Scope, Startup};
+use super::{Family, FamilyScope, NotLoaded, Startup};
 use crate::skills::discover::project_dirs;
 
 /// `config.toml` files are read up to this size.
@@ -232,7 +232,7 @@ fn judge(t: &dyn TableLike, whole: TextRange) -> Result<&'static str, (TextRange
 }
 
 /// One config.toml: its servers into `s` when `counted`, its problems always.
-fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, counted: bool, s: &mut Startup) {
+fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, counted: bool, s: &mut Startup) {
     let Some(text) = read(fs, path) else {
         return;
     };
@@ -350,12 +350,12 @@ pub fn servers(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Star
         read_file(
             fs,
             &d.join(".codex").join("config.toml"),
-            Scope::Project,
+            FamilyScope::Project,
             ok,
             s,
         );
     }
     if let Some(p) = user_config(env) {
-        read_file(fs, &p, Scope::User, true, s);
+        read_file(fs, &p, FamilyScope::User, true, s);
     }
 }

@@ -34,7 +34,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{Entry, FILE_LIMIT, Family, Scope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, Startup};
 use crate::skills::frontmatter::{self, Found, Node, ScalarKind, Value};
 
 /// The VS Code source the Copilot family follows (its validator's commit).
@@ -45,7 +45,7 @@ pub const PROMPT_REASON: &str = "sent only when the user runs it as a slash comm
 
 /// The kind of a Copilot file, as `getPromptFileType` decides it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum CopilotKind {
     /// `.github/agents/*.agent.md` (or another `.md` but `README.md` there).
     Agent,
     /// `.github/chatmodes/*.chatmode.md`, read as an agent.
@@ -64,16 +64,16 @@ fn in_dir(path: &Path, a: &str, b: &str) -> bool {
 
 /// The Copilot kind of `path`, for the files in the folders VS Code reads by default.
 #[must_use]
-pub fn kind_of(path: &Path) -> Option<Kind> {
+pub fn kind_of(path: &Path) -> Option<CopilotKind> {
     let name = path.file_name()?.to_str()?;
     if in_dir(path, ".github", "agents") && name.ends_with(".md") && name != "README.md" {
-        return Some(Kind::Agent);
+        return Some(CopilotKind::Agent);
     }
     if in_dir(path, ".github", "chatmodes") && name.ends_with(".chatmode.md") {
-        return Some(Kind::LegacyMode);
+        return Some(CopilotKind::LegacyMode);
     }
     if in_dir(path, ".github", "prompts") && name.ends_with(".prompt.md") {
-        return Some(Kind::Prompt);
+        return Some(CopilotKind::Prompt);
     }
     None
 }
@@ -176,10 +176,10 @@ const GITHUB_AGENT_KEYS: [&str; 6] = [
 ];
 
 /// The keys VS Code lists after `Supported:` (its recommended ones, `sort()`ed).
-fn supported(kind: Kind, github: bool) -> String {
+fn supported(kind: CopilotKind, github: bool) -> String {
     let mut v: Vec<&str> = if github {
         GITHUB_AGENT_KEYS.to_vec()
-    } else if kind == Kind::Prompt {
+    } else if kind == CopilotKind::Prompt {
         PROMPT_KEYS.iter().map(|(k, _)| *k).collect()
     } else {
         AGENT_KEYS.iter().map(|(k, _)| *k).collect()
@@ -193,10 +193,10 @@ fn supported(kind: Kind, github: bool) -> String {
 
 /// The keys the editor completes and explains for `kind`.
 #[must_use]
-pub fn keys(kind: Kind) -> &'static [(&'static str, &'static str)] {
+pub fn keys(kind: CopilotKind) -> &'static [(&'static str, &'static str)] {
     match kind {
-        Kind::Prompt => &PROMPT_KEYS,
-        Kind::Agent | Kind::LegacyMode => &AGENT_KEYS,
+        CopilotKind::Prompt => &PROMPT_KEYS,
+        CopilotKind::Agent | CopilotKind::LegacyMode => &AGENT_KEYS,
     }
 }
 
@@ -420,7 +420,7 @@ fn handoffs(o: &mut Out<'_>, a: &Attr<'_>) {
 /// Reads and validates one Copilot file the way VS Code's `PromptValidator` does (the checks
 /// that need VS Code's runtime excepted: known tools, models and agents).
 #[must_use]
-pub fn judge_text(path: &Path, text: &str, kind: Kind) -> Judged {
+pub fn judge_text(path: &Path, text: &str, kind: CopilotKind) -> Judged {
     let mut o = Out {
         file: path,
         index: LineIndex::new(text),
@@ -484,7 +484,7 @@ pub fn judge_text(path: &Path, text: &str, kind: Kind) -> Judged {
             .collect();
         validate(&mut o, &mut j, kind, &attrs);
     }
-    if kind == Kind::LegacyMode {
+    if kind == CopilotKind::LegacyMode {
         // `validateFileName`: Range(1, 1, 1, 4).
         let end = text.find(['\r', '\n']).unwrap_or(text.len()).min(3);
         o.push(
@@ -499,7 +499,7 @@ pub fn judge_text(path: &Path, text: &str, kind: Kind) -> Judged {
 }
 
 /// `checkForInvalidArguments`.
-fn unknown_attributes(o: &mut Out<'_>, kind: Kind, github: bool, attrs: &[Attr<'_>]) {
+fn unknown_attributes(o: &mut Out<'_>, kind: CopilotKind, github: bool, attrs: &[Attr<'_>]) {
     for a in attrs {
         let valid = if github {
             GITHUB_AGENT_KEYS.contains(&a.key)
@@ -510,7 +510,7 @@ fn unknown_attributes(o: &mut Out<'_>, kind: Kind, github: bool, attrs: &[Attr<'
             continue;
         }
         let sup = supported(kind, github);
-        if kind == Kind::Prompt {
+        if kind == CopilotKind::Prompt {
             o.push(
                 a.range,
                 Severity::Warning,
@@ -546,9 +546,9 @@ fn unknown_attributes(o: &mut Out<'_>, kind: Kind, github: bool, attrs: &[Attr<'
     }
 }
 
-fn validate(o: &mut Out<'_>, j: &mut Judged, kind: Kind, attrs: &[Attr<'_>]) {
+fn validate(o: &mut Out<'_>, j: &mut Judged, kind: CopilotKind, attrs: &[Attr<'_>]) {
     let get = |k: &str| attrs.iter().find(|a| a.key == k);
-    let is_agent = kind != Kind::Prompt;
+    let is_agent = kind != CopilotKind::Prompt;
     // `header.target`: the string value, as written.
     let github = is_agent && get("target").and_then(|a| a.value.as_str()) == Some("github-copilot");
     unknown_attributes(o, kind, github, attrs);
@@ -577,7 +577,7 @@ fn validate(o: &mut Out<'_>, j: &mut Judged, kind: Kind, attrs: &[Attr<'_>]) {
             );
         }
     };
-    if kind == Kind::Prompt {
+    if kind == CopilotKind::Prompt {
         // `validateAgent`.
         let agent = get("agent");
         if let Some(m) = get("mode") {
@@ -666,7 +666,7 @@ fn validate(o: &mut Out<'_>, j: &mut Judged, kind: Kind, attrs: &[Attr<'_>]) {
 }
 
 /// The `*.md` files directly in `dir` that are of `kind`, in name order.
-fn files(fs: &dyn Fs, dir: &Path, kind: Kind) -> Vec<PathBuf> {
+fn files(fs: &dyn Fs, dir: &Path, kind: CopilotKind) -> Vec<PathBuf> {
     let Ok(entries) = fs.read_dir(dir) else {
         return Vec::new();
     };
@@ -708,17 +708,21 @@ pub fn agent_text(name: &str, description: Option<&str>, hint: Option<&str>) -> 
 pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
     let mut s = Startup::default();
     let github = root.join(".github");
-    let mut agents = files(fs, &github.join("agents"), Kind::Agent);
-    agents.extend(files(fs, &github.join("chatmodes"), Kind::LegacyMode));
+    let mut agents = files(fs, &github.join("agents"), CopilotKind::Agent);
+    agents.extend(files(
+        fs,
+        &github.join("chatmodes"),
+        CopilotKind::LegacyMode,
+    ));
     for p in agents {
         let Some(text) = read_text(fs, &p) else {
             continue;
         };
         s.files.push(p.clone());
-        let kind = kind_of(&p).unwrap_or(Kind::Agent);
+        let kind = kind_of(&p).unwrap_or(CopilotKind::Agent);
         let j = judge_text(&p, &text, kind);
         s.diagnostics.extend(j.diagnostics);
-        s.entries.push(Entry {
+        s.entries.push(FamilyEntry {
             family: Family::Agent,
             text: Some(agent_text(
                 &j.name,
@@ -727,7 +731,7 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
             )),
             name: j.name,
             file: p,
-            scope: Scope::Project,
+            scope: FamilyScope::Project,
             description: j.description.unwrap_or_default(),
             detail: j
                 .hidden
@@ -744,19 +748,19 @@ pub fn startup(fs: &dyn Fs, root: &Path) -> Startup {
             }),
         });
     }
-    for p in files(fs, &github.join("prompts"), Kind::Prompt) {
+    for p in files(fs, &github.join("prompts"), CopilotKind::Prompt) {
         let Some(text) = read_text(fs, &p) else {
             continue;
         };
         s.files.push(p.clone());
-        let j = judge_text(&p, &text, Kind::Prompt);
+        let j = judge_text(&p, &text, CopilotKind::Prompt);
         s.diagnostics.extend(j.diagnostics);
-        s.entries.push(Entry {
+        s.entries.push(FamilyEntry {
             family: Family::Command,
             text: None,
             name: format!("/{}", j.name),
             file: p,
-            scope: Scope::Project,
+            scope: FamilyScope::Project,
             description: j.description.unwrap_or_default(),
             detail: PROMPT_REASON.to_string(),
             shadowed_by: None,
@@ -778,7 +782,7 @@ pub fn hover(path: &Path, text: &str, offset: usize) -> Option<String> {
         .iter()
         .find(|f| f.key_span.start <= offset && offset <= f.key_span.end)?;
     let (_, what) = keys(kind).iter().find(|(k, _)| *k == field.key)?;
-    let file = if kind == Kind::Prompt {
+    let file = if kind == CopilotKind::Prompt {
         "prompt file"
     } else {
         "custom agent"
@@ -789,7 +793,7 @@ pub fn hover(path: &Path, text: &str, offset: usize) -> Option<String> {
     );
     if matches!(field.key.as_str(), "name" | "description" | "argument-hint") {
         let j = judge_text(path, text, kind);
-        if kind == Kind::Prompt {
+        if kind == CopilotKind::Prompt {
             out.push_str(&format!(
                 "\n\nVS Code sends nothing for `/{}` at startup: the prompt is sent when the user runs it.",
                 j.name

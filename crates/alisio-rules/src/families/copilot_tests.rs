@@ -6,7 +6,7 @@ use std::path::Path;
 use alisio_base::diagnostic::{Code, Severity};
 use alisio_base::workspace::DiskFs;
 
-use super::copilot::{self, Kind};
+use super::copilot::{self, CopilotKind};
 use super::*;
 
 /// `(start line, start col, end line, end col, code, severity, message)` of a text's diagnostics.
@@ -42,16 +42,19 @@ const PROMPT: &str = ".github/prompts/review.prompt.md";
 #[test]
 fn copilot_kinds_of_paths() {
     let k = |p: &str| copilot::kind_of(Path::new(p));
-    assert_eq!(k("/w/.github/agents/a.agent.md"), Some(Kind::Agent));
-    assert_eq!(k("/w/.github/agents/plain.md"), Some(Kind::Agent));
+    assert_eq!(k("/w/.github/agents/a.agent.md"), Some(CopilotKind::Agent));
+    assert_eq!(k("/w/.github/agents/plain.md"), Some(CopilotKind::Agent));
     assert_eq!(k("/w/.github/agents/README.md"), None);
     assert_eq!(k("/w/.github/agents/sub/a.agent.md"), None);
     assert_eq!(
         k("/w/.github/chatmodes/a.chatmode.md"),
-        Some(Kind::LegacyMode)
+        Some(CopilotKind::LegacyMode)
     );
     assert_eq!(k("/w/.github/chatmodes/a.md"), None);
-    assert_eq!(k("/w/.github/prompts/a.prompt.md"), Some(Kind::Prompt));
+    assert_eq!(
+        k("/w/.github/prompts/a.prompt.md"),
+        Some(CopilotKind::Prompt)
+    );
     assert_eq!(k("/w/.github/prompts/a.md"), None);
     assert_eq!(k("/w/docs/a.prompt.md"), None);
     assert_eq!(
@@ -156,7 +159,7 @@ fn copilot_startup_lists_agents_in_the_agents_block_and_no_prompt_files() {
         .collect();
     assert_eq!(prompts, [("/review", false, 0, copilot::PROMPT_REASON)]);
     // What is sent: the four loaded `<agent>` entries.
-    let sent: u64 = s.entries.iter().map(Entry::bytes).sum();
+    let sent: u64 = s.entries.iter().map(FamilyEntry::bytes).sum();
     assert_eq!(sent, 81 + 37 + 120 + 73);
     let j = StartupObject::new(Host::Copilot, &s, &|p: &Path| {
         p.strip_prefix(&ws).unwrap().display().to_string()

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use alisio_base::config::Host;
 
-use super::{Entry, Family, Startup};
+use super::{Family, FamilyEntry, Startup};
 
 /// The startup cost of one host from one vantage.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -73,7 +73,7 @@ impl StartupObject {
         let families = [Family::Agent, Family::Command, Family::Mcp]
             .iter()
             .map(|&f| {
-                let bytes: u64 = s.of(f).map(Entry::bytes).sum();
+                let bytes: u64 = s.of(f).map(FamilyEntry::bytes).sum();
                 FamilyCost {
                     family: f.as_str(),
                     channel: f.channel(host),
@@ -106,7 +106,7 @@ impl StartupObject {
                 }
             })
             .collect();
-        let bytes: u64 = s.entries.iter().map(Entry::bytes).sum();
+        let bytes: u64 = s.entries.iter().map(FamilyEntry::bytes).sum();
         Self {
             host,
             families,

@@ -7,14 +7,14 @@ use alisio_base::config::Host;
 
 use super::markdown;
 use super::{
-    Family, FileKind, claude, codex, codex_mcp, copilot, gemini, gemini_commands, gemini_mcp,
+    Family, HostFamily, claude, codex, codex_mcp, copilot, gemini, gemini_commands, gemini_mcp,
 };
 use super::{kind_of, toml_doc};
 
 type Keys = &'static [(&'static str, &'static str)];
 
 /// The keys of a file kind and the words of its hover title.
-fn keys(k: FileKind) -> Option<(Keys, &'static str)> {
+fn keys(k: HostFamily) -> Option<(Keys, &'static str)> {
     Some(match (k.host, k.family) {
         (Host::ClaudeCode, Family::Agent) => {
             (&claude::AGENT_KEYS, "agent frontmatter, Claude Code")
@@ -43,7 +43,7 @@ pub struct Completion {
 
 /// The key under `offset` with its value as text, for a Markdown frontmatter or a TOML file's
 /// top level; an MCP file: a key of one server.
-fn key_at(k: FileKind, text: &str, offset: usize) -> Option<(String, Option<(String, String)>)> {
+fn key_at(k: HostFamily, text: &str, offset: usize) -> Option<(String, Option<(String, String)>)> {
     let inside = |r: alisio_base::text::TextRange| r.start <= offset && offset <= r.end;
     match (k.family, k.host) {
         (Family::Mcp, Host::Codex) => {

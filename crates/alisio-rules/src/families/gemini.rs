@@ -13,7 +13,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown;
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";
@@ -79,7 +79,7 @@ fn files(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
 }
 
 /// One agent file judged: the entry, or why it is skipped (with a diagnostic).
-fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> {
+fn judge(fs: &dyn Fs, p: &Path, scope: FamilyScope, s: &mut Startup) -> Option<FamilyEntry> {
     let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
     s.files.push(p.to_path_buf());
     let doc = markdown::read(&text);
@@ -130,7 +130,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: Scope, s: &mut Startup) -> Option<Entry> 
             "no `description`",
         );
     };
-    Some(Entry {
+    Some(FamilyEntry {
         family: Family::Agent,
         text: Some(format!("- {name} -> {description}")),
         name,
@@ -149,14 +149,14 @@ pub fn startup(fs: &dyn Fs, env: &Env, cwd: &Path) -> Startup {
     let mut s = Startup::default();
     if let Some(h) = super::gemini_mcp::home(env) {
         for p in files(fs, &h.join(".gemini").join("agents")) {
-            if let Some(e) = judge(fs, &p, Scope::User, &mut s) {
+            if let Some(e) = judge(fs, &p, FamilyScope::User, &mut s) {
                 s.entries.push(e);
             }
         }
     }
     for p in files(fs, &cwd.join(".gemini").join("agents")) {
         // Judged (its problems are reported) but not loaded: no acknowledgement headless.
-        if judge(fs, &p, Scope::Project, &mut s).is_some() {
+        if judge(fs, &p, FamilyScope::Project, &mut s).is_some() {
             s.not_loaded.push(NotLoaded {
                 family: Family::Agent,
                 file: p.clone(),

@@ -17,7 +17,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc;
-use super::{Entry, FILE_LIMIT, Family, NotLoaded, Scope, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 
 /// Why a command costs nothing at startup.
 pub const HIDDEN: &str =
@@ -117,7 +117,13 @@ fn display(d: &str) -> String {
 }
 
 /// One command file judged: its entry, or why Gemini CLI skips it (with a diagnostic).
-fn judge(fs: &dyn Fs, p: &Path, name: String, scope: Scope, s: &mut Startup) -> Option<Entry> {
+fn judge(
+    fs: &dyn Fs,
+    p: &Path,
+    name: String,
+    scope: FamilyScope,
+    s: &mut Startup,
+) -> Option<FamilyEntry> {
     let text = String::from_utf8_lossy(&fs.read_prefix(p, FILE_LIMIT).ok()?).into_owned();
     s.files.push(p.to_path_buf());
     let first = TextRange::new(0, text.find(['\r', '\n']).unwrap_or(text.len()));
@@ -183,7 +189,7 @@ fn judge(fs: &dyn Fs, p: &Path, name: String, scope: Scope, s: &mut Startup) -> 
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| format!("Custom command from {base}")),
     );
-    Some(Entry {
+    Some(FamilyEntry {
         family: Family::Command,
         name,
         file: p.to_path_buf(),
@@ -200,15 +206,15 @@ fn judge(fs: &dyn Fs, p: &Path, name: String, scope: Scope, s: &mut Startup) -> 
 /// into `s`.
 pub fn commands(fs: &dyn Fs, env: &Env, cwd: &Path, trusted: bool, s: &mut Startup) {
     let home = super::gemini_mcp::home(env);
-    let mut list: Vec<Entry> = Vec::new();
+    let mut list: Vec<FamilyEntry> = Vec::new();
     if let Some(h) = &home {
         for (p, name) in files(fs, &h.join(".gemini").join("commands")) {
-            list.extend(judge(fs, &p, name, Scope::User, s));
+            list.extend(judge(fs, &p, name, FamilyScope::User, s));
         }
     }
     if home.as_deref() != Some(cwd) {
         for (p, name) in files(fs, &cwd.join(".gemini").join("commands")) {
-            if let Some(e) = judge(fs, &p, name, Scope::Project, s) {
+            if let Some(e) = judge(fs, &p, name, FamilyScope::Project, s) {
                 if trusted {
                     list.push(e);
                 } else {
@@ -226,16 +232,16 @@ pub fn commands(fs: &dyn Fs, env: &Env, cwd: &Path, trusted: bool, s: &mut Start
     // sent as typed).
     let clash: Vec<String> = list
         .iter()
-        .filter(|e| e.scope == Scope::Project)
+        .filter(|e| e.scope == FamilyScope::Project)
         .filter(|e| {
             list.iter()
-                .any(|u| u.scope == Scope::User && u.name == e.name)
+                .any(|u| u.scope == FamilyScope::User && u.name == e.name)
         })
         .map(|e| e.name.clone())
         .collect();
     for e in &mut list {
         if clash.contains(&e.name) {
-            let prefix = if e.scope == Scope::User {
+            let prefix = if e.scope == FamilyScope::User {
                 "user"
             } else {
                 "workspace"

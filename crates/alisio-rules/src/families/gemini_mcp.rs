@@ -25,7 +25,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::mcp::{range, value_range};
-use super::{Family, NotLoaded, Scope, Startup};
+use super::{Family, FamilyScope, NotLoaded, Startup};
 
 /// Gemini CLI's home: `GEMINI_CLI_HOME`, else `$HOME`.
 pub(super) fn home(env: &Env) -> Option<PathBuf> {
@@ -306,7 +306,7 @@ fn server(
     name_r: TextRange,
     v: &A<'_>,
     ok: bool,
-    scope: Scope,
+    scope: FamilyScope,
     s: &mut Startup,
 ) {
     let A::Object(o) = v else {
@@ -359,7 +359,7 @@ fn server(
 }
 
 /// One settings.json: its servers into `s` (counted only when `ok`), its problems always.
-fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, ok: bool, s: &mut Startup) {
+fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, ok: bool, s: &mut Startup) {
     if !fs
         .metadata(path)
         .is_ok_and(|m| m.file_type == FileType::File)
@@ -444,9 +444,9 @@ pub fn servers(fs: &dyn Fs, env: &Env, cwd: &Path, s: &mut Startup) {
     let user: Option<PathBuf> = home(env).map(|h| h.join(".gemini").join("settings.json"));
     let project = cwd.join(".gemini").join("settings.json");
     if user.as_deref() != Some(project.as_path()) {
-        read_file(fs, &project, Scope::Project, ok, s);
+        read_file(fs, &project, FamilyScope::Project, ok, s);
     }
     if let Some(u) = user {
-        read_file(fs, &u, Scope::User, ok, s);
+        read_file(fs, &u, FamilyScope::User, ok, s);
     }
 }

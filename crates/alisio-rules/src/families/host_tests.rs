@@ -443,7 +443,10 @@ fn gemini_commands_are_named_by_path_and_cost_nothing_at_startup() {
             ),
         ]
     );
-    assert_eq!(s.of(Family::Command).map(Entry::bytes).sum::<u64>(), 0);
+    assert_eq!(
+        s.of(Family::Command).map(FamilyEntry::bytes).sum::<u64>(),
+        0
+    );
     assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
     let obj = StartupObject::new(Host::Gemini, &s, &|p| p.display().to_string());
     assert_eq!(obj.families[1].channel, "slash commands");

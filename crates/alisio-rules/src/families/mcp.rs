@@ -16,7 +16,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{Entry, Family, NotLoaded, Scope, Startup};
+use super::{Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
 
 /// `.mcp.json` files are read up to this size.
 pub const MCP_FILE_LIMIT: u64 = 1024 * 1024;
@@ -137,7 +137,7 @@ pub(super) fn push_server(
     s: &mut Startup,
     name: String,
     file: &Path,
-    scope: Scope,
+    scope: FamilyScope,
     description: String,
     transport: String,
 ) {
@@ -145,7 +145,7 @@ pub(super) fn push_server(
         .of(Family::Mcp)
         .find(|e| e.name == name)
         .map(|e| e.file.clone());
-    s.entries.push(Entry {
+    s.entries.push(FamilyEntry {
         family: Family::Mcp,
         name,
         file: file.to_path_buf(),
@@ -159,7 +159,7 @@ pub(super) fn push_server(
 }
 
 /// Reads one file's servers into `s` (the first server of a name wins).
-fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, s: &mut Startup) {
+fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, s: &mut Startup) {
     if !fs
         .metadata(path)
         .is_ok_and(|m| m.file_type == FileType::File)
@@ -239,7 +239,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: Scope, s: &mut Startup) {
 }
 
 /// The servers of `files` (nearest `.mcp.json` first, `~/.claude.json` last).
-pub fn servers(fs: &dyn Fs, files: &[(PathBuf, Scope)], s: &mut Startup) {
+pub fn servers(fs: &dyn Fs, files: &[(PathBuf, FamilyScope)], s: &mut Startup) {
     for (p, scope) in files {
         read_file(fs, p, *scope, s);
     }

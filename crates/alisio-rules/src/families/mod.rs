@@ -71,12 +71,12 @@ impl Family {
 
 /// Whose file an entry comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub enum FamilyScope {
     User,
     Project,
 }
 
-impl Scope {
+impl FamilyScope {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -88,12 +88,12 @@ impl Scope {
 
 /// One agent, command or MCP server as a host discovered it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct FamilyEntry {
     pub family: Family,
     /// The name the host lists (a command in a subdirectory: `sub:name`).
     pub name: String,
     pub file: PathBuf,
-    pub scope: Scope,
+    pub scope: FamilyScope,
     /// The description as the host lists it (commands: after the fallbacks of §10.2).
     pub description: String,
     /// The line the host sends for this entry; `None` when the host sends nothing the files
@@ -108,7 +108,7 @@ pub struct Entry {
     pub hidden: Option<String>,
 }
 
-impl Entry {
+impl FamilyEntry {
     /// Sent to the model at startup.
     #[must_use]
     pub fn loaded(&self) -> bool {
@@ -137,7 +137,7 @@ pub struct NotLoaded {
 /// What one host loads at startup from one vantage (its working directory).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Startup {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<FamilyEntry>,
     pub not_loaded: Vec<NotLoaded>,
     /// Problems of the files read, located (the diagnostics of §10.4).
     pub diagnostics: Vec<Diagnostic>,
@@ -147,7 +147,7 @@ pub struct Startup {
 
 impl Startup {
     /// The entries of one family, in the host's order.
-    pub fn of(&self, f: Family) -> impl Iterator<Item = &Entry> {
+    pub fn of(&self, f: Family) -> impl Iterator<Item = &FamilyEntry> {
         self.entries.iter().filter(move |e| e.family == f)
     }
 }
@@ -317,7 +317,7 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
             .collect();
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
     }
-    let bytes: u64 = s.entries.iter().map(Entry::bytes).sum();
+    let bytes: u64 = s.entries.iter().map(FamilyEntry::bytes).sum();
     let _ = writeln!(
         out,
         "total: {bytes} bytes (~{} tokens); MCP tool definitions come from each server when it connects and are not counted",
@@ -328,7 +328,7 @@ pub fn startup_human(host: Host, s: &Startup, show: &dyn Fn(&Path) -> String) ->
 
 /// A family file and the host that reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileKind {
+pub struct HostFamily {
     pub host: Host,
     pub family: Family,
 }
@@ -338,11 +338,11 @@ pub struct FileKind {
 /// `.gemini/commands/**/*.toml`, `.gemini/settings.json` (Gemini CLI);
 /// `.codex/agents/**/*.toml`, `.codex/config.toml` (Codex CLI).
 #[must_use]
-pub fn kind_of(path: &Path) -> Option<FileKind> {
+pub fn kind_of(path: &Path) -> Option<HostFamily> {
     let name = path.file_name()?.to_str()?;
     let parent = path.parent()?;
     let pname = parent.file_name().and_then(|n| n.to_str());
-    let kind = |host, family| Some(FileKind { host, family });
+    let kind = |host, family| Some(HostFamily { host, family });
     match (name, pname) {
         (".mcp.json", _) => return kind(Host::ClaudeCode, Family::Mcp),
         ("settings.json", Some(".gemini")) => return kind(Host::Gemini, Family::Mcp),
@@ -350,7 +350,7 @@ pub fn kind_of(path: &Path) -> Option<FileKind> {
         _ => {}
     }
     if let Some(k) = copilot::kind_of(path) {
-        let family = if k == copilot::Kind::Prompt {
+        let family = if k == copilot::CopilotKind::Prompt {
             Family::Command
         } else {
             Family::Agent

@@ -108,7 +108,7 @@ fn agents_as_claude_code_lists_them() {
             "- loose: Bad: yaml: here (Tools: All tools)",
         ]
     );
-    let shadowed: Vec<&Entry> = s.of(Family::Agent).filter(|e| !e.loaded()).collect();
+    let shadowed: Vec<&FamilyEntry> = s.of(Family::Agent).filter(|e| !e.loaded()).collect();
     assert_eq!(shadowed.len(), 1);
     assert!(
         shadowed[0]
@@ -194,7 +194,7 @@ fn the_nearest_directory_wins_for_agents_and_mcp_servers() {
         texts(&s, Family::Agent),
         ["- dupe: PKG agent. (Tools: All tools)"]
     );
-    let won: Vec<&Entry> = s.of(Family::Mcp).filter(|e| e.loaded()).collect();
+    let won: Vec<&FamilyEntry> = s.of(Family::Mcp).filter(|e| e.loaded()).collect();
     assert_eq!(won.len(), 1);
     assert!(
         won[0].file.ends_with("ws/pkg/.mcp.json"),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::discover::{self, Candidate, Owner, PluginRoot, Root, Scope, Walk};
+use super::discover::{self, Candidate, Owner, PluginRoot, Root, SkillScope, Walk};
 use super::validate::{self, Checked, Judged};
 use alisio_base::config::{Host, Profile, Settings};
 use alisio_base::text::TextRange;
@@ -36,14 +36,15 @@ pub struct Input<'a> {
     pub plugins: &'a [PluginRoot],
 }
 
-/// A catalog entry (spec/skills.md §3.1).
+/// A catalog entry (spec/skills.md §3.1): a skill as the catalog resolved it (its printed form
+/// is [`CatalogEntry`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Entry {
+pub struct CatalogSkill {
     pub id: String,
     pub name: String,
     pub display_id: String,
     pub description: String,
-    pub scope: Scope,
+    pub scope: SkillScope,
     /// Absolute `SKILL.md` path and its root (canonical root of the walk).
     pub file: PathBuf,
     pub root: PathBuf,
@@ -87,7 +88,7 @@ pub struct Discovery {
     pub host: Host,
     pub walk: Walk,
     pub skills: Vec<Skill>,
-    pub entries: Vec<Entry>,
+    pub entries: Vec<CatalogSkill>,
 }
 
 impl Discovery {
@@ -98,7 +99,7 @@ impl Discovery {
     }
     /// The effective entry with this id.
     #[must_use]
-    pub fn effective(&self, id: &str) -> Option<&Entry> {
+    pub fn effective(&self, id: &str) -> Option<&CatalogSkill> {
         self.entries.iter().find(|e| e.effective && e.id == id)
     }
 }
@@ -268,7 +269,7 @@ fn simulated(
             .and_then(|f| f.get("disable-model-invocation"))
             .and_then(|e| e.value.scalar_text())
             .is_some_and(|t| matches!(t, "true" | "yes" | "on" | "1"));
-        entries.push(Entry {
+        entries.push(CatalogSkill {
             locked: false,
             owner: None,
             model_invocable: !(claude && user_only),
@@ -308,7 +309,7 @@ fn claude_fallback_description(c: &Checked) -> String {
 }
 
 /// `#shadow-n` ids, and (when `shadow`) first-wins shadowing by plain name.
-fn assign_ids(entries: &mut [Entry], shadow: bool) {
+fn assign_ids(entries: &mut [CatalogSkill], shadow: bool) {
     let mut per_display: HashMap<String, usize> = HashMap::new();
     let mut winner_of: HashMap<String, usize> = HashMap::new();
     for i in 0..entries.len() {
@@ -348,9 +349,9 @@ fn base_entry(
     name: String,
     display_id: String,
     description: String,
-) -> Entry {
+) -> CatalogSkill {
     let root = &walk.roots[s.candidate.root];
-    Entry {
+    CatalogSkill {
         id: display_id.clone(),
         name,
         display_id,
@@ -379,7 +380,7 @@ fn base_entry(
     }
 }
 
-fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry> {
+fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<CatalogSkill> {
     let mut entries = Vec::new();
     for s in &d.skills {
         if s.checked.load_error.is_some() {
@@ -394,7 +395,7 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
             None => meta.name.clone(),
         };
         let catalog_obj = json!({"name": meta.name, "description": meta.description}).to_string();
-        entries.push(Entry {
+        entries.push(CatalogSkill {
             model_invocable: meta.model_invocable,
             catalog_tokens: (catalog_obj.chars().count() as u64).div_ceil(4),
             ..base_entry(
@@ -415,14 +416,14 @@ fn build_entries(d: &Discovery, overrides: &BTreeMap<String, bool>) -> Vec<Entry
 
 /// The JSON object of one entry (spec/interfaces.md §1.2 plus the fields spec/skills.md §3.1 adds).
 #[must_use]
-pub fn entry_json(e: &Entry, workspace_root: &Path) -> Value {
+pub fn entry_json(e: &CatalogSkill, workspace_root: &Path) -> Value {
     serde_json::to_value(entry_object(e, workspace_root)).unwrap_or(Value::Null)
 }
 
 /// The catalog entry of spec/interfaces.md §1.2 as a type: `skills list --json`,
 /// `alisio/skillCatalog` and `alisio/setSkillEnabled`.
 #[must_use]
-pub fn entry_object(e: &Entry, workspace_root: &Path) -> CatalogEntry {
+pub fn entry_object(e: &CatalogSkill, workspace_root: &Path) -> CatalogEntry {
     CatalogEntry {
         id: e.id.clone(),
         name: e.name.clone(),
@@ -483,7 +484,7 @@ pub struct CatalogOwner {
 
 /// Entries a model sees: effective, enabled and model-invocable, in precedence order.
 #[must_use]
-pub fn listed(entries: &[Entry]) -> Vec<&Entry> {
+pub fn listed(entries: &[CatalogSkill]) -> Vec<&CatalogSkill> {
     entries
         .iter()
         .filter(|e| e.effective && e.enabled && e.model_invocable)
@@ -492,7 +493,7 @@ pub fn listed(entries: &[Entry]) -> Vec<&Entry> {
 
 /// The compact JSON of the listed set.
 #[must_use]
-pub fn catalog_json(entries: &[Entry]) -> String {
+pub fn catalog_json(entries: &[CatalogSkill]) -> String {
     let list: Vec<Value> = listed(entries)
         .iter()
         .map(|e| json!({"name": e.name, "description": e.description}))
@@ -510,7 +511,7 @@ pub const ENUM_MAX_BYTES: usize = 4096;
 /// when nothing is listed, the catalog is collapsed, or the values are more than
 /// [`ENUM_MAX_NAMES`] or sum to more than [`ENUM_MAX_BYTES`] bytes.
 #[must_use]
-pub fn enum_names(entries: &[Entry]) -> Option<Vec<String>> {
+pub fn enum_names(entries: &[CatalogSkill]) -> Option<Vec<String>> {
     if is_collapsed(entries) {
         return None;
     }
@@ -528,13 +529,13 @@ pub fn enum_names(entries: &[Entry]) -> Option<Vec<String>> {
 
 /// `true` when the listed JSON is longer than 24,000 characters.
 #[must_use]
-pub fn is_collapsed(entries: &[Entry]) -> bool {
+pub fn is_collapsed(entries: &[CatalogSkill]) -> bool {
     catalog_json(entries).chars().count() > CATALOG_MAX_CHARS
 }
 
 /// The catalog text of spec/skills.md §4.1; `None` when nothing is listed.
 #[must_use]
-pub fn catalog_text(entries: &[Entry]) -> Option<String> {
+pub fn catalog_text(entries: &[CatalogSkill]) -> Option<String> {
     if listed(entries).is_empty() {
         return None;
     }
@@ -560,7 +561,7 @@ pub fn set_enabled(
     trusted: bool,
     id: &str,
     enabled: bool,
-) -> Result<Entry, String> {
+) -> Result<CatalogSkill, String> {
     if !trusted {
         return Err(UNTRUSTED_OVERRIDE.to_string());
     }
@@ -583,13 +584,13 @@ pub fn set_enabled(
 mod tests {
     use super::*;
 
-    fn entry(name: &str, desc: &str) -> Entry {
-        Entry {
+    fn entry(name: &str, desc: &str) -> CatalogSkill {
+        CatalogSkill {
             id: name.into(),
             name: name.into(),
             display_id: name.into(),
             description: desc.into(),
-            scope: Scope::User,
+            scope: SkillScope::User,
             file: PathBuf::from("/x/SKILL.md"),
             root: PathBuf::from("/x"),
             dir: PathBuf::from("/x"),
@@ -618,7 +619,7 @@ mod tests {
             catalog_text(&es).unwrap(),
             "Available skills (load instructions with skill_load):\n[{\"name\":\"a\",\"description\":\"Does é.\"}]"
         );
-        let many: Vec<Entry> = (0..300)
+        let many: Vec<CatalogSkill> = (0..300)
             .map(|i| entry(&format!("skill-{i}"), &"d".repeat(80)))
             .collect();
         assert_eq!(catalog_text(&many).unwrap(), COLLAPSED);

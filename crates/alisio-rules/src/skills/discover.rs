@@ -22,7 +22,7 @@ const ANALYSIS_MAX_DEPTH: usize = 64;
 
 /// Where a root comes from (spec/skills.md §1.1 `scope`; Codex's own scopes for `--host codex`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Scope {
+pub enum SkillScope {
     Project,
     Config,
     User,
@@ -33,7 +33,7 @@ pub enum Scope {
     Admin,
 }
 
-impl Scope {
+impl SkillScope {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -78,7 +78,7 @@ pub struct PluginRoot {
 pub struct Root {
     /// As configured (not canonical).
     pub path: PathBuf,
-    pub scope: Scope,
+    pub scope: SkillScope,
     pub owner: Option<Owner>,
     /// For project roots: the directory d of spec/skills.md §1.1 whose `.agents/skills` (…) this is.
     pub project_dir: Option<PathBuf>,
@@ -87,7 +87,7 @@ pub struct Root {
 impl Root {
     /// A root with no plugin owner and no project directory.
     #[must_use]
-    pub fn new(path: PathBuf, scope: Scope) -> Self {
+    pub fn new(path: PathBuf, scope: SkillScope) -> Self {
         Self {
             path,
             scope,
@@ -101,7 +101,7 @@ impl Root {
     pub fn project(path: PathBuf, dir: PathBuf) -> Self {
         Self {
             project_dir: Some(dir),
-            ..Self::new(path, Scope::Project)
+            ..Self::new(path, SkillScope::Project)
         }
     }
 }
@@ -200,18 +200,21 @@ pub fn alisio_roots(
         Vec::new()
     };
     for r in &settings.skills {
-        out.push(Root::new(r.path.clone(), Scope::Config));
+        out.push(Root::new(r.path.clone(), SkillScope::Config));
     }
     if let Some(h) = &env.home {
-        out.push(Root::new(h.join(".agents").join("skills"), Scope::User));
+        out.push(Root::new(
+            h.join(".agents").join("skills"),
+            SkillScope::User,
+        ));
     }
     if let Some(c) = env.config_home() {
-        out.push(Root::new(c.join("skills"), Scope::User));
+        out.push(Root::new(c.join("skills"), SkillScope::User));
     }
     for p in plugins {
         out.push(Root {
             path: p.path.clone(),
-            scope: Scope::Plugin,
+            scope: SkillScope::Plugin,
             owner: Some(p.owner.clone()),
             project_dir: None,
         });
@@ -361,15 +364,24 @@ pub fn codex_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root
         .collect();
     let codex_home = env.codex_home();
     if let Some(c) = &codex_home {
-        out.push(Root::new(c.join("skills"), Scope::User));
+        out.push(Root::new(c.join("skills"), SkillScope::User));
     }
     if let Some(h) = &env.home {
-        out.push(Root::new(h.join(".agents").join("skills"), Scope::User));
+        out.push(Root::new(
+            h.join(".agents").join("skills"),
+            SkillScope::User,
+        ));
     }
     if let Some(c) = &codex_home {
-        out.push(Root::new(c.join("skills").join(".system"), Scope::System));
+        out.push(Root::new(
+            c.join("skills").join(".system"),
+            SkillScope::System,
+        ));
     }
-    out.push(Root::new(PathBuf::from("/etc/codex/skills"), Scope::Admin));
+    out.push(Root::new(
+        PathBuf::from("/etc/codex/skills"),
+        SkillScope::Admin,
+    ));
     out
 }
 
@@ -384,7 +396,7 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
     };
     let mut seen_files: HashSet<PathBuf> = HashSet::new();
     for i in 0..out.roots.len() {
-        let follow = out.roots[i].scope != Scope::System;
+        let follow = out.roots[i].scope != SkillScope::System;
         let Ok(Some(c)) = open_root(fs, &out.roots[i].path) else {
             out.canonical.push(None);
             continue;
@@ -451,7 +463,10 @@ pub fn walk_codex(fs: &dyn Fs, roots: Vec<Root>) -> Walk {
 pub fn claude_roots(workspace_root: &Path, vantage: &Path, env: &Env) -> Vec<Root> {
     let mut out = Vec::new();
     if let Some(h) = &env.home {
-        out.push(Root::new(h.join(".claude").join("skills"), Scope::User));
+        out.push(Root::new(
+            h.join(".claude").join("skills"),
+            SkillScope::User,
+        ));
     }
     for d in project_dirs(workspace_root, vantage) {
         out.push(Root::project(d.join(".claude").join("skills"), d));
@@ -651,7 +666,7 @@ mod tests {
             std::fs::write(root.join(d).join("SKILL.md"), "x").unwrap();
         }
         std::fs::write(root.join("outer/SKILL.md"), "x").unwrap();
-        let w = walk(&DiskFs, vec![Root::new(root.clone(), Scope::User)]);
+        let w = walk(&DiskFs, vec![Root::new(root.clone(), SkillScope::User)]);
         let found: Vec<_> = w
             .candidates
             .iter()

@@ -119,10 +119,10 @@ pub fn link_hover(link: &validate::Link) -> String {
     match &link.target {
         Target::File { bytes, .. } => format!(
             "{}: {bytes} bytes (~{} tokens)",
-            link.rel,
+            link.relative,
             bytes.div_ceil(4)
         ),
-        Target::Dir(_) => format!("{}: directory", link.rel),
+        Target::Dir(_) => format!("{}: directory", link.relative),
         Target::Missing => "missing".into(),
         Target::Outside => "outside the skill directory: skill_resource refuses it".into(),
     }
@@ -537,9 +537,9 @@ mod tests {
             Some("Claude Code key; alisio ignores it.")
         );
         let l = validate::Link {
-            dest: "a.md".into(),
+            destination: "a.md".into(),
             range: TextRange::default(),
-            rel: "a.md".into(),
+            relative: "a.md".into(),
             target: Target::File {
                 path: "/a.md".into(),
                 bytes: 10,

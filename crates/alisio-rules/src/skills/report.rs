@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::catalog::{Discovery, Entry};
+use super::catalog::{CatalogSkill, Discovery};
 use super::discover::{self, Note, Walk};
 use super::validate::{self, Judged};
 use alisio_base::config::{Host, Profile};
@@ -64,7 +64,7 @@ impl Kept {
 
 /// The owner vantage of a discovered skill (spec/skills.md §1.4): its project directory, else the root.
 /// `entries` maps each file of the discovery to its first entry.
-fn owner_vantage(ws: &Path, entries: &HashMap<&Path, &Entry>, file: &Path) -> PathBuf {
+fn owner_vantage(ws: &Path, entries: &HashMap<&Path, &CatalogSkill>, file: &Path) -> PathBuf {
     entries
         .get(file)
         .and_then(|e| e.project_dir.clone())
@@ -165,7 +165,7 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
 fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Kept>) -> Vec<Diagnostic> {
     let mut shadowed: BTreeMap<PathBuf, (bool, Diagnostic)> = BTreeMap::new();
     for d in scan.discoveries {
-        let mut first: HashMap<&Path, &Entry> = HashMap::new();
+        let mut first: HashMap<&Path, &CatalogSkill> = HashMap::new();
         for e in &d.entries {
             first.entry(e.file.as_path()).or_insert(e);
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-use super::catalog::{self, Entry};
+use super::catalog::{self, CatalogSkill};
 use super::validate;
 use alisio_base::config::Profile;
 use alisio_base::workspace::{FileType, Fs};
@@ -25,7 +25,7 @@ pub const MAX_SEARCH: usize = 30;
 
 /// An effective entry whose `name`, `displayId` or `id` equals `input`.
 #[must_use]
-pub fn resolve<'a>(entries: &'a [Entry], input: &str) -> Option<&'a Entry> {
+pub fn resolve<'a>(entries: &'a [CatalogSkill], input: &str) -> Option<&'a CatalogSkill> {
     let eff = || entries.iter().filter(|e| e.effective);
     eff()
         .find(|e| e.id == input)
@@ -37,7 +37,10 @@ pub fn resolve<'a>(entries: &'a [Entry], input: &str) -> Option<&'a Entry> {
 ///
 /// # Errors
 /// The exact texts of spec/skills.md §4.2.
-pub fn resolve_for_model<'a>(entries: &'a [Entry], input: &str) -> Result<&'a Entry, String> {
+pub fn resolve_for_model<'a>(
+    entries: &'a [CatalogSkill],
+    input: &str,
+) -> Result<&'a CatalogSkill, String> {
     let Some(e) = resolve(entries, input) else {
         let mut msg = format!("Unknown skill: {input}");
         let close: Vec<&str> = catalog::listed(entries)
@@ -66,7 +69,7 @@ pub fn resolve_for_model<'a>(entries: &'a [Entry], input: &str) -> Result<&'a En
 /// The JSON schema of `skill_load`: an `enum` of listed names (plus differing `displayId`s)
 /// while the catalog is not collapsed.
 #[must_use]
-pub fn skill_load_schema(entries: &[Entry]) -> Value {
+pub fn skill_load_schema(entries: &[CatalogSkill]) -> Value {
     let mut name = json!({"type": "string", "description": "The skill's name from the catalog"});
     if let Some(names) = catalog::enum_names(entries) {
         name["enum"] = json!(names);
@@ -79,7 +82,7 @@ pub fn skill_load_schema(entries: &[Entry]) -> Value {
 ///
 /// # Errors
 /// `Skill "<displayId>" cannot be loaded: <message>`.
-pub fn load_text(fs: &dyn Fs, e: &Entry) -> Result<String, String> {
+pub fn load_text(fs: &dyn Fs, e: &CatalogSkill) -> Result<String, String> {
     let is_symlink = fs
         .symlink_metadata(&e.file)
         .is_ok_and(|m| m.file_type == FileType::Symlink);
@@ -126,7 +129,7 @@ impl Loaded {
 /// The error texts of spec/skills.md §4.2.
 pub fn skill_load(
     fs: &dyn Fs,
-    entries: &[Entry],
+    entries: &[CatalogSkill],
     loaded: &mut Loaded,
     name: &str,
 ) -> Result<String, String> {
@@ -145,11 +148,11 @@ pub fn skill_load(
 
 /// `skill_search {query}` (spec/skills.md §4.3): ranked, at most 30, no paths.
 #[must_use]
-pub fn skill_search(entries: &[Entry], query: &str) -> Value {
+pub fn skill_search(entries: &[CatalogSkill], query: &str) -> Value {
     let q = query.to_lowercase();
     let terms: Vec<&str> = q.split_whitespace().collect();
     let trimmed = q.trim();
-    let mut hits: Vec<(u8, usize, &Entry)> = Vec::new();
+    let mut hits: Vec<(u8, usize, &CatalogSkill)> = Vec::new();
     for (i, e) in catalog::listed(entries).into_iter().enumerate() {
         let hay = format!("{} {} {}", e.name, e.display_id, e.description).to_lowercase();
         if !terms.iter().all(|t| hay.contains(t)) {
@@ -201,7 +204,7 @@ fn is_absolute_like(p: &str) -> bool {
 /// The exact texts of spec/skills.md §4.4.
 pub fn skill_resource(
     fs: &dyn Fs,
-    entries: &[Entry],
+    entries: &[CatalogSkill],
     name: &str,
     path: &str,
     offset: Option<u64>,
@@ -330,7 +333,7 @@ fn page(
 #[must_use]
 pub fn expand_invocation(
     fs: &dyn Fs,
-    entries: &[Entry],
+    entries: &[CatalogSkill],
     loaded: &mut Loaded,
     prompt: &str,
 ) -> Option<Result<(String, String), String>> {
@@ -360,7 +363,7 @@ pub const LOADED_BLOCK_BYTES: usize = 50_000;
 /// `ids` (most recently loaded first) while the block stays within 50,000 bytes; skills that do
 /// not fit, or are disabled or gone, are named on the last line. `None` when `ids` is empty.
 #[must_use]
-pub fn loaded_block(fs: &dyn Fs, entries: &[Entry], ids: &[String]) -> Option<String> {
+pub fn loaded_block(fs: &dyn Fs, entries: &[CatalogSkill], ids: &[String]) -> Option<String> {
     if ids.is_empty() {
         return None;
     }
@@ -390,6 +393,6 @@ pub fn loaded_block(fs: &dyn Fs, entries: &[Entry], ids: &[String]) -> Option<St
 
 /// The absolute directory of an entry (for `Skill root:`).
 #[must_use]
-pub fn skill_dir(e: &Entry) -> PathBuf {
+pub fn skill_dir(e: &CatalogSkill) -> PathBuf {
     e.dir.clone()
 }

@@ -15,6 +15,26 @@ use alisio_base::workspace::{self, Env, Fs, is_inside};
 use alisio_governor::audit::{Auditor, SessionAudit};
 use alisio_rules::instructions::{Setup, claude_text::delivered_text, explain, read::Reader};
 
+use crate::store::StoreError;
+
+/// Why an audit could not read a transcript or a store; each message starts with the file as
+/// shown (`<shown>: <error>`).
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// The file cannot be opened or read.
+    #[error("{shown}: {source}")]
+    Io {
+        shown: String,
+        source: std::io::Error,
+    },
+    /// The store cannot be opened or read.
+    #[error("{shown}: {source}")]
+    Store { shown: String, source: StoreError },
+    /// A store file named on the command line that is not `<state dir>/sessions.db`.
+    #[error("{shown}: an alisio-ls store is read as <state dir>/sessions.db")]
+    NotStoreFile { shown: String },
+}
+
 /// What the comparisons need: the disk, the environment, the workspace and its settings.
 #[derive(Clone, Copy)]
 pub struct Place<'a> {
@@ -236,15 +256,19 @@ pub fn stream(
 ///
 /// # Errors
 /// The file cannot be opened or read (`<shown>: <error>`).
-pub fn read_file(path: &Path, shown: &str) -> Result<SessionAudit, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+pub fn read_file(path: &Path, shown: &str) -> Result<SessionAudit, AuditError> {
+    let io = |source| AuditError::Io {
+        shown: shown.to_owned(),
+        source,
+    };
+    let f = std::fs::File::open(path).map_err(io)?;
     let mut a = Auditor::new(shown);
     stream(
         std::io::BufReader::with_capacity(1 << 16, f),
         &mut a,
         MAX_LINE,
     )
-    .map_err(|e| format!("{shown}: {e}"))?;
+    .map_err(io)?;
     let mut s = a.finish(None);
     if s.format == "unknown" {
         whole_document(path, &mut s);
@@ -679,7 +703,7 @@ pub fn recent(p: &Place<'_>, n: usize) -> Vec<SessionAudit> {
 ///
 /// # Errors
 /// The store cannot be read (`<sessions.db>: <error>`).
-pub fn own_sessions(p: &Place<'_>, n: usize) -> Result<Vec<SessionAudit>, String> {
+pub fn own_sessions(p: &Place<'_>, n: usize) -> Result<Vec<SessionAudit>, AuditError> {
     let Some(state) = p.env.state_home() else {
         return Ok(Vec::new());
     };

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use alisio_governor::audit::{Delivery, ListedSkill, SessionAudit, SkillListing, ToolRef};
 
+use super::AuditError;
 use crate::store::{DeliveryRow, SessionRow, Store, StoreError};
 
 /// The format name of alisio-ls's sessions.
@@ -30,8 +31,16 @@ pub fn is_store(path: &Path) -> bool {
         .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
-fn open(dir: &Path, shown: &str) -> Result<Option<Store>, String> {
-    Store::open_read_only(dir).map_err(|e: StoreError| format!("{shown}: {e}"))
+/// A store error as the audit reports it, with the file as shown.
+fn store_error(shown: &str) -> impl Fn(StoreError) -> AuditError + Copy + '_ {
+    move |source| AuditError::Store {
+        shown: shown.to_owned(),
+        source,
+    }
+}
+
+fn open(dir: &Path, shown: &str) -> Result<Option<Store>, AuditError> {
+    Store::open_read_only(dir).map_err(store_error(shown))
 }
 
 /// The sessions of the store in `state` whose workspace is `root` (children included), newest
@@ -44,13 +53,13 @@ pub fn workspace_sessions(
     root: &Path,
     shown: &str,
     limit: usize,
-) -> Result<Vec<SessionAudit>, String> {
+) -> Result<Vec<SessionAudit>, AuditError> {
     let Some(store) = open(state, shown)? else {
         return Ok(Vec::new());
     };
     let rows = store
         .workspace_sessions(&root.to_string_lossy())
-        .map_err(|e| format!("{shown}: {e}"))?;
+        .map_err(store_error(shown))?;
     rows.iter()
         .take(limit)
         .map(|r| session(&store, r, shown))
@@ -62,17 +71,17 @@ pub fn workspace_sessions(
 ///
 /// # Errors
 /// The store cannot be read (`<shown>: <error>`).
-pub fn all_sessions(path: &Path, shown: &str) -> Result<Vec<SessionAudit>, String> {
+pub fn all_sessions(path: &Path, shown: &str) -> Result<Vec<SessionAudit>, AuditError> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     if path.file_name().is_none_or(|n| n != "sessions.db") {
-        return Err(format!(
-            "{shown}: an alisio-ls store is read as <state dir>/sessions.db"
-        ));
+        return Err(AuditError::NotStoreFile {
+            shown: shown.to_owned(),
+        });
     }
     let Some(store) = open(dir, shown)? else {
         return Ok(Vec::new());
     };
-    let rows = store.list("", true).map_err(|e| format!("{shown}: {e}"))?;
+    let rows = store.list("", true).map_err(store_error(shown))?;
     rows.iter()
         .map(|(r, _, _)| session(&store, r, shown))
         .collect()
@@ -89,8 +98,8 @@ fn tool_ref(r: &DeliveryRow) -> Option<ToolRef> {
 /// One stored session as an audit: its deliveries (a request set's files the first time, and
 /// later those whose path or text the previous set did not have), its skill listings (when the
 /// catalog changed) and its nested files.
-fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit, String> {
-    let e = |e: StoreError| format!("{shown}: {e}");
+fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit, AuditError> {
+    let e = store_error(shown);
     let runs = store.run_ids(&row.id).map_err(e)?;
     let rows = store.deliveries(&row.id).map_err(e)?;
     let mut s = SessionAudit {

@@ -317,14 +317,14 @@ impl Acc {
 }
 
 /// Turns the response's events into a [`ModelResponse`] (pure: no I/O, so the fuzzer drives it).
-pub struct Decoder {
-    acc: Acc,
+pub struct AnthropicDecoder {
+    accumulated: Acc,
 }
 
-impl Decode for Decoder {
+impl Decode for AnthropicDecoder {
     fn new(model: &str, key: Option<&str>) -> Self {
         Self {
-            acc: Acc {
+            accumulated: Acc {
                 model: model.to_string(),
                 key: key.map(String::from),
                 ..Acc::default()
@@ -337,7 +337,7 @@ impl Decode for Decoder {
         if ev.event == "json" {
             // A non-streamed Messages response.
             let mut start = json!({"type":"message_start","message":{"usage":v.get("usage").cloned().unwrap_or(Value::Null),"model":v.get("model").cloned().unwrap_or(Value::Null)}});
-            self.acc.event(&start, on_text)?;
+            self.accumulated.event(&start, on_text)?;
             for cb in items(&v, "content") {
                 // A block that is not an object carries nothing usable (and `cb2["text"] = …`
                 // would panic on it).
@@ -345,38 +345,38 @@ impl Decode for Decoder {
                     continue;
                 };
                 if cb2["type"] == "tool_use" {
-                    self.acc.event(
+                    self.accumulated.event(
                         &json!({"type":"content_block_start","content_block":cb2}),
                         on_text,
                     )?;
                 } else {
                     let t = cb2.get("text").cloned();
                     cb2["text"] = json!("");
-                    self.acc.event(
+                    self.accumulated.event(
                         &json!({"type":"content_block_start","content_block":cb2}),
                         on_text,
                     )?;
                     if let Some(t) = t {
-                        self.acc.event(&json!({"type":"content_block_delta","delta":{"type":"text_delta","text":t}}), on_text)?;
+                        self.accumulated.event(&json!({"type":"content_block_delta","delta":{"type":"text_delta","text":t}}), on_text)?;
                     }
                 }
-                self.acc
+                self.accumulated
                     .event(&json!({"type":"content_block_stop"}), on_text)?;
             }
             start = json!({"type":"message_delta","delta":{"stop_reason":v.get("stop_reason").cloned().unwrap_or(Value::Null)},"usage":{"output_tokens":v.pointer("/usage/output_tokens").cloned().unwrap_or(json!(0))}});
-            self.acc.event(&start, on_text)?;
+            self.accumulated.event(&start, on_text)?;
             return Ok(true);
         }
-        self.acc.event(&v, on_text)
+        self.accumulated.event(&v, on_text)
     }
 
     fn finish(self) -> ModelResponse {
-        self.acc.finish()
+        self.accumulated.finish()
     }
 }
 
 impl HttpProvider for Anthropic {
-    type Decoder = Decoder;
+    type Decoder = AnthropicDecoder;
 
     fn parts(&self) -> (&HttpConfig, &str) {
         (&self.http, &self.model)

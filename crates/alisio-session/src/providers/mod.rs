@@ -14,6 +14,27 @@ use serde_json::{Value, json};
 
 use super::tools::ToolDef;
 
+/// Why a run's provider cannot be set up (a pre-run failure; spec/sessions.md §5).
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderSetupError {
+    #[error("Unknown provider kind: {0} (expected openai, anthropic, script)")]
+    UnknownKind(String),
+    #[error("Provider script is not configured (use --script FILE)")]
+    ScriptNotConfigured,
+    #[error("Cannot read script {}: {source}", path.display())]
+    ScriptUnreadable {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Script(#[from] script::ScriptError),
+    #[error("Provider model is not configured")]
+    ModelNotConfigured,
+    /// The provider's API key variable (`apiKeyEnv`) is unset or empty.
+    #[error("Environment variable {0} is not set")]
+    KeyNotSet(String),
+}
+
 /// What a request is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RequestKind {

@@ -175,15 +175,15 @@ impl Acc {
 }
 
 /// Turns the response's events into a [`ModelResponse`] (pure: no I/O, so the fuzzer drives it).
-pub struct Decoder {
-    acc: Acc,
+pub struct OpenAiDecoder {
+    accumulated: Acc,
     key: Option<String>,
 }
 
-impl Decode for Decoder {
+impl Decode for OpenAiDecoder {
     fn new(model: &str, key: Option<&str>) -> Self {
         Self {
-            acc: Acc {
+            accumulated: Acc {
                 model: model.to_string(),
                 ..Acc::default()
             },
@@ -203,18 +203,18 @@ impl Decode for Decoder {
                 .unwrap_or("stream error");
             return Err(super::stream_error(m, self.key.as_deref()));
         }
-        self.acc.chunk(&v, on_text);
+        self.accumulated.chunk(&v, on_text);
         // A non-streamed JSON body is complete by itself.
         Ok(ev.event == "json")
     }
 
     fn finish(self) -> ModelResponse {
-        self.acc.finish()
+        self.accumulated.finish()
     }
 }
 
 impl HttpProvider for OpenAi {
-    type Decoder = Decoder;
+    type Decoder = OpenAiDecoder;
 
     fn parts(&self) -> (&HttpConfig, &str) {
         (&self.http, &self.model)

@@ -12,6 +12,13 @@ use super::{
 };
 use crate::util::estimate;
 
+/// A script header that is not valid (its answer lines fail when used, as provider errors).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScriptError {
+    #[error("Script line {line} is not valid: alisioScript must be 1")]
+    UnknownVersion { line: usize },
+}
+
 /// A loaded script.
 #[derive(Clone, Debug)]
 pub struct Script {
@@ -28,7 +35,7 @@ impl Script {
     ///
     /// # Errors
     /// `Script line <n> is not valid: <detail>` for a bad header.
-    pub fn parse(text: &str, run_number: u64) -> Result<Self, String> {
+    pub fn parse(text: &str, run_number: u64) -> Result<Self, ScriptError> {
         let mut lines = Vec::new();
         let mut model = "script".to_string();
         let mut window = None;
@@ -44,10 +51,7 @@ impl Script {
                     && v.get("alisioScript").is_some()
                 {
                     if v["alisioScript"] != 1 {
-                        return Err(format!(
-                            "Script line {} is not valid: alisioScript must be 1",
-                            i + 1
-                        ));
+                        return Err(ScriptError::UnknownVersion { line: i + 1 });
                     }
                     if let Some(m) = v.get("model").and_then(Value::as_str) {
                         model = m.to_string();

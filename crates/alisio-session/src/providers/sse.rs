@@ -15,8 +15,8 @@ pub struct SseEvent {
 /// Feed bytes, take events.
 #[derive(Debug, Default)]
 pub struct SseParser {
-    buf: Vec<u8>,
-    /// Bytes of `buf` before this index hold no line end (scan resumes here).
+    buffer: Vec<u8>,
+    /// Bytes of `buffer` before this index hold no line end (scan resumes here).
     scanned: usize,
     event: String,
     data: String,
@@ -28,31 +28,33 @@ pub struct SseParser {
 impl SseParser {
     /// Adds bytes; returns the events completed by them.
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
-        self.buf.extend_from_slice(bytes);
+        self.buffer.extend_from_slice(bytes);
         let mut out = Vec::new();
         let mut start = 0;
         loop {
             // The `\n` of a `\r\n` split across two pushes.
             if self.skip_lf {
-                let Some(&b) = self.buf.get(start) else { break };
+                let Some(&b) = self.buffer.get(start) else {
+                    break;
+                };
                 if b == b'\n' {
                     start += 1;
                 }
                 self.skip_lf = false;
             }
             let from = self.scanned.max(start);
-            let Some(rel) = self.buf[from..]
+            let Some(rel) = self.buffer[from..]
                 .iter()
                 .position(|&b| b == b'\n' || b == b'\r')
             else {
-                self.scanned = self.buf.len();
+                self.scanned = self.buffer.len();
                 break;
             };
             let nl = from + rel;
             // A `\r` ends the line at once (a server using bare CRs must not wait for the next
             // chunk to have its last event dispatched); a `\n` right after it is skipped, now or
             // at the next push.
-            let skip = match (self.buf[nl], self.buf.get(nl + 1)) {
+            let skip = match (self.buffer[nl], self.buffer.get(nl + 1)) {
                 (b'\r', Some(b'\n')) => 2,
                 (b'\r', None) => {
                     self.skip_lf = true;
@@ -60,11 +62,11 @@ impl SseParser {
                 }
                 _ => 1,
             };
-            let line = String::from_utf8_lossy(&self.buf[start..nl]).into_owned();
+            let line = String::from_utf8_lossy(&self.buffer[start..nl]).into_owned();
             start = nl + skip;
             self.line(&line, &mut out);
         }
-        self.buf.drain(..start);
+        self.buffer.drain(..start);
         self.scanned -= start.min(self.scanned);
         out
     }
@@ -72,13 +74,13 @@ impl SseParser {
     /// Bytes held for an unfinished line.
     #[must_use]
     pub fn pending(&self) -> usize {
-        self.buf.len()
+        self.buffer.len()
     }
 
     /// Bytes held for the event in progress: its unfinished line, data and name so far.
     #[must_use]
     pub fn held(&self) -> usize {
-        self.buf.len() + self.data.len() + self.event.len()
+        self.buffer.len() + self.data.len() + self.event.len()
     }
 
     fn line(&mut self, line: &str, out: &mut Vec<SseEvent>) {

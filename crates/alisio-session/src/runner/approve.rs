@@ -38,7 +38,7 @@ impl Run<'_> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .dirs
                 .clone();
-            let mut roots = self.tctx.roots.clone();
+            let mut roots = self.tool_context.roots.clone();
             roots.external.extend(extra_dirs);
             match roots.confine(&p) {
                 Ok(c) => {
@@ -94,7 +94,7 @@ impl Run<'_> {
         }
         let summary = tool.summary(args, &paths_shown);
         let summary = if tool.command_line(args).is_some() {
-            let note = self.tctx.sandbox.note();
+            let note = self.tool_context.sandbox.note();
             let room = 200 - note.chars().count();
             format!("{}{note}", ellipsize(summary.trim_end(), room))
         } else {
@@ -147,14 +147,14 @@ impl Run<'_> {
                 denial: Some("approval"),
             }));
         };
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         self.durable_event(Event::ApprovalRequested(ApprovalRequested {
             call_id: s.id.clone(),
             tool: s.name.clone(),
             effect: effect.to_string(),
             summary: summary.clone(),
             paths: paths.clone(),
-            sandbox: (effect == "process").then(|| SandboxState::of(&self.tctx.sandbox)),
+            sandbox: (effect == "process").then(|| SandboxState::of(&self.tool_context.sandbox)),
         }))?;
         let req = approvals::ApprovalRequest {
             session_id: sid.clone(),
@@ -165,7 +165,7 @@ impl Run<'_> {
             paths,
             preview,
             sandbox: if effect == "process" {
-                self.tctx.sandbox.json()
+                self.tool_context.sandbox.json()
             } else {
                 Value::Null
             },

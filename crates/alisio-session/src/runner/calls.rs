@@ -122,7 +122,7 @@ impl Run<'_> {
         let seat = self.seat();
         let offered: Vec<&'static str> = offered_only(
             &self.policies,
-            self.ctx.skills_listed(&self.cwd()),
+            self.context.skills_listed(&self.cwd()),
             seat,
             self.tool_filter.as_deref(),
         )
@@ -203,7 +203,7 @@ impl Run<'_> {
                     let abs = if pb.is_absolute() {
                         pb.to_path_buf()
                     } else {
-                        self.opts.root.join(pb)
+                        self.options.root.join(pb)
                     };
                     let abs = alisio_base::workspace::normalize_lexically(&abs);
                     if firsts[k].is_none() {
@@ -214,7 +214,7 @@ impl Run<'_> {
             }
         }
         let attached = attached_of(&self.options());
-        let Some(att) = self.ctx.attach(&self.cwd(), &attached, &paths) else {
+        let Some(att) = self.context.attach(&self.cwd(), &attached, &paths) else {
             return Vec::new();
         };
         let mut first_read = true;
@@ -268,7 +268,7 @@ impl Run<'_> {
         next_store: &mut usize,
         delivered: &mut Option<Vec<AttachedFile>>,
     ) -> Result<bool, RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let evs: Vec<Pending> = batch
             .clone()
             .map(|k| {
@@ -285,7 +285,7 @@ impl Run<'_> {
                 )
             })
             .collect();
-        self.em.durable(&mut self.store, evs)?;
+        self.emitter.durable(&mut self.store, evs)?;
         let mut cancelled = false;
         let mut runnable = Vec::new();
         for k in batch {
@@ -347,7 +347,7 @@ impl Run<'_> {
             if let Some(r) = self.edits.reviewed.remove(&id) {
                 // spec/sessions.md §4.4: the write as the user approved it.
                 let t0 = Instant::now();
-                let mut d = match tools::review::write(&self.tctx, &r) {
+                let mut d = match tools::review::write(&self.tool_context, &r) {
                     Ok(texts) => Done {
                         outcome: "ok",
                         is_error: false,
@@ -391,7 +391,7 @@ impl Run<'_> {
                 )
             })
             .collect();
-        let tctx = Arc::clone(&self.tctx);
+        let tctx = Arc::clone(&self.tool_context);
         std::thread::scope(|scope| -> Result<(), RunError> {
             for (k, name, args) in jobs {
                 let tx = tx.clone();
@@ -452,7 +452,7 @@ impl Run<'_> {
         self.after_workbench_call(s, &d);
         let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
         let preview = take_chars(&d.texts.concat(), 2000).to_string();
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let id = s.id.clone();
         let data = ToolCompleted {
             id: s.id.clone(),
@@ -464,7 +464,7 @@ impl Run<'_> {
             child_session_id: s.child.clone(),
         };
         let ev = Pending::new(&sid, None, Event::ToolCompleted(data));
-        self.em.commit(&mut self.store, vec![ev], |tx| {
+        self.emitter.commit(&mut self.store, vec![ev], |tx| {
             tx.finish_call(&sid, &id, &json)
         })?;
         fault("after_call_done");
@@ -493,7 +493,7 @@ impl Run<'_> {
             };
             let s = &slots[*next];
             let json = tool_message(&s.id, &s.name, d.is_error, d.outcome, d.denial, &d.texts);
-            let sid = self.sid.clone();
+            let sid = self.session_id.clone();
             let run_id = self.run_id.clone();
             let opts = delivered.take().map(|files| self.with_attached(files));
             // spec/sessions.md §1.3: the nested files, recorded with the turn's first tool
@@ -568,7 +568,7 @@ impl Run<'_> {
         {
             return;
         }
-        let root = &self.opts.root;
+        let root = &self.options.root;
         if let Some(c) = s
             .args
             .as_ref()

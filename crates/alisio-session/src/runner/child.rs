@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::calls::Done;
 use super::request::Seat;
-use super::{Progress, Run, RunStatus, Transcript};
+use super::{Progress, Run, RunStatus, ActiveTranscript};
 use crate::events::Emitter;
 use crate::providers::{self, ModelRequest, Provider};
 use crate::run_governor::RunGovernor;
@@ -49,7 +49,7 @@ impl Run<'_> {
             Seat::Coordinator
         } else {
             Seat::Root {
-                task: self.opts.config.subagents,
+                task: self.options.config.subagents,
             }
         }
     }
@@ -83,9 +83,9 @@ impl Run<'_> {
             .get("prompt")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let skill = match self.ctx.skill_fork(name, &self.cwd()) {
+        let skill = match self.context.skill_fork(name, &self.cwd()) {
             Some(Ok(s)) => s,
-            Some(Err(e)) => return Ok((Done::error("error", e), None)),
+            Some(Err(e)) => return Ok((Done::error("error", e.to_string()), None)),
             None => return Ok((Done::error("error", format!("Unknown skill: {name}")), None)),
         };
         let only = skill.allowed_tools.as_ref().map(|t| tool_names(t));
@@ -100,15 +100,15 @@ impl Run<'_> {
         prompt: String,
         only: Option<Vec<String>>,
     ) -> Result<(Done, Option<String>), RunError> {
-        let mut copts = self.opts.clone();
+        let mut copts = self.options.clone();
         copts.prompt = prompt;
         copts.attachments = Vec::new();
         copts.session_id = None;
-        copts.max_turns = Some(self.opts.config.subagent_max_turns);
+        copts.max_turns = Some(self.options.config.subagent_max_turns);
         copts.cancel_reason = "parent".into();
         copts.kill_tasks_at_end = false;
         copts.cwd = self.cwd();
-        let store = Store::open(&self.opts.state_dir)?;
+        let store = Store::open(&self.options.state_dir)?;
         let child_sid = uuid7();
         let session = SessionRow {
             id: child_sid.clone(),
@@ -117,50 +117,50 @@ impl Run<'_> {
             cwd: self.session.cwd.clone(),
             created_at: now_rfc3339(),
             updated_at: now_rfc3339(),
-            parent_id: Some(self.sid.clone()),
+            parent_id: Some(self.session_id.clone()),
             parent_call_id: Some(call_id.to_string()),
-            provider: self.pcfg.stored(),
+            provider: self.provider_config.stored(),
             options: json!({"mode": self.mode.as_str()}),
             compacted_chars: 0,
         };
         let tctx = Arc::new(ToolCtx {
-            roots: self.tctx.roots.clone(),
+            roots: self.tool_context.roots.clone(),
             session_id: child_sid.clone(),
-            state_dir: self.tctx.state_dir.clone(),
+            state_dir: self.tool_context.state_dir.clone(),
             cancel: Arc::clone(&self.cancel),
-            bg: Arc::clone(&self.tctx.bg),
-            env: self.tctx.env.clone(),
-            sandbox: Arc::clone(&self.tctx.sandbox),
+            background_tasks: Arc::clone(&self.tool_context.background_tasks),
+            env: self.tool_context.env.clone(),
+            sandbox: Arc::clone(&self.tool_context.sandbox),
             glance_sandbox: None,
-            context: Arc::clone(&self.ctx),
-            cwd: self.tctx.cwd.clone(),
+            context: Arc::clone(&self.context),
+            cwd: self.tool_context.cwd.clone(),
         });
         let provider = std::mem::replace(&mut self.provider, Box::new(Lent));
-        let parent_seq = self.em.seq();
-        let parent_sid = self.sid.clone();
+        let parent_seq = self.emitter.seq();
+        let parent_sid = self.session_id.clone();
         let (result, seq, provider) = {
-            let mut em = Emitter::new(&self.run_id, self.em.sink());
+            let mut em = Emitter::new(&self.run_id, self.emitter.sink());
             em.set_seq(parent_seq);
             em.parent = Some(parent_sid);
             let mut child = Run {
-                opts: &copts,
+                options: &copts,
                 store,
-                em,
-                sid: child_sid.clone(),
+                emitter: em,
+                session_id: child_sid.clone(),
                 run_id: self.run_id.clone(),
                 session,
                 provider,
-                pcfg: self.pcfg.clone(),
+                provider_config: self.provider_config.clone(),
                 model: self.model.clone(),
-                tctx,
-                ctx: Arc::clone(&self.ctx),
+                tool_context: tctx,
+                context: Arc::clone(&self.context),
                 approver: self.approver,
                 grants: Arc::clone(&self.grants),
                 policies: self.policies,
                 cancel: Arc::clone(&self.cancel),
                 progress: Progress::default(),
-                governor: RunGovernor::new(self.opts.governor, &self.opts.settings),
-                max_turns: self.opts.config.subagent_max_turns,
+                governor: RunGovernor::new(self.options.governor, &self.options.settings),
+                max_turns: self.options.config.subagent_max_turns,
                 max_tokens: self.max_tokens.saturating_sub(self.progress.tokens),
                 max_output: self.max_output,
                 compacted_this_turn: false,
@@ -171,7 +171,7 @@ impl Run<'_> {
                 relay_next: None,
                 tool_filter: only,
                 expanded: None,
-                transcript: Transcript::default(),
+                transcript: ActiveTranscript::default(),
                 first_text: std::cell::Cell::new(None),
                 edits: super::marks::Edits::default(),
                 nested: Vec::new(),
@@ -179,12 +179,12 @@ impl Run<'_> {
             let r = child.run(false);
             (
                 r,
-                child.em.seq(),
+                child.emitter.seq(),
                 std::mem::replace(&mut child.provider, Box::new(Lent)),
             )
         };
         self.provider = provider;
-        self.em.set_seq(seq);
+        self.emitter.set_seq(seq);
         self.progress.tokens += result.tokens;
         let done = match result.status {
             RunStatus::Completed => {

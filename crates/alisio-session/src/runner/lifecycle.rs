@@ -10,16 +10,16 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::{PreRunError, Progress, Run, RunResult, RunStatus, Transcript};
+use super::{PreRunError, Progress, Run, RunResult, RunStatus, ActiveTranscript};
 use crate::SessionContext;
 use crate::approvals::{Approver, Grants, Policy};
 use crate::events::{
     Emitter, Event, Pending, ReconciledCall, RunCancelled, RunCompleted, RunFailed, RunStarted,
     RunUsage, SandboxState, SandboxUnavailable, SessionReconciled, ToolCompleted,
 };
-use crate::providers::{self, Provider, Usage};
+use crate::providers::{self, Provider, ProviderSetupError, Usage};
 use crate::run_governor::RunGovernor;
-use crate::settings::{Kind, ProviderConfig, RunOptions, SessionMode};
+use crate::settings::{ProviderConfig, ProviderKind, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
 use crate::tools::{self, ToolCtx, bg::Tasks, confine::Roots};
 use crate::util::{compact, fault, now_rfc3339, take_chars, uuid7};
@@ -139,13 +139,12 @@ fn run_link(
     let store = Store::open(&opts.state_dir).map_err(PreRunError::from)?;
     let (sid, existing) = resolve_session(&store, opts)?;
     let lock = store::lock(&opts.state_dir, &sid)?;
-    let pcfg = provider_config(opts).map_err(PreRunError::Other)?;
+    let pcfg = provider_config(opts).map_err(|e| PreRunError::Other(e.to_string()))?;
     let run_number: i64 = store.run_count(&sid).unwrap_or(0);
     let (provider, model) = match carried.take() {
         Some(p) => p,
-        None => {
-            build_provider(&pcfg, &opts.cwd, run_number as u64 + 1).map_err(PreRunError::Other)?
-        }
+        None => build_provider(&pcfg, &opts.cwd, run_number as u64 + 1)
+            .map_err(|e| PreRunError::Other(e.to_string()))?,
     };
     let headless = opts.headless || approver.is_none_or(Approver::headless);
     let cfg = &opts.config;
@@ -172,7 +171,7 @@ fn run_link(
     let mode = mode_of(opts, existing.as_ref());
     let tctx = tool_ctx(opts, &sid, &pcfg, tasks, &cancel, &ctx, sandbox, mode);
     let window = pcfg.context_window.or_else(|| {
-        if pcfg.kind == Kind::Script {
+        if pcfg.kind == ProviderKind::Script {
             script_window(&pcfg, &opts.cwd)
         } else {
             None
@@ -186,24 +185,24 @@ fn run_link(
     let expanded = match ctx.expand_prompt(&opts.prompt, &opts.cwd) {
         None => None,
         Some(Ok((text, id))) => Some((text, Some(id))),
-        Some(Err(e)) => return Err(PreRunError::Other(e)),
+        Some(Err(e)) => return Err(PreRunError::Other(e.to_string())),
     };
     let run_id = uuid7();
     let session = existing
         .clone()
         .unwrap_or_else(|| new_row(opts, &store, &sid, &pcfg));
     let mut run = Run {
-        opts,
+        options: opts,
         store,
-        em: Emitter::new(&run_id, sink),
-        sid: sid.clone(),
+        emitter: Emitter::new(&run_id, sink),
+        session_id: sid.clone(),
         run_id: run_id.clone(),
         session,
         provider,
-        pcfg,
+        provider_config: pcfg,
         model,
-        tctx,
-        ctx,
+        tool_context: tctx,
+        context: ctx,
         approver: if headless { None } else { approver },
         grants,
         policies,
@@ -221,7 +220,7 @@ fn run_link(
         relay_next: None,
         tool_filter: None,
         expanded,
-        transcript: Transcript::default(),
+        transcript: ActiveTranscript::default(),
         first_text: std::cell::Cell::new(None),
         edits: super::marks::Edits::default(),
         nested: Vec::new(),
@@ -234,12 +233,12 @@ fn run_link(
         Err(e) => run.finish(RunStatus::Failed, Some("store_error"), Some(e.to_string())),
     };
     if opts.kill_tasks_at_end {
-        run.tctx
-            .bg
+        run.tool_context
+            .background_tasks
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill_all();
-        run.tctx.sandbox.cleanup();
+        run.tool_context.sandbox.cleanup();
     }
     run.sync_tasks();
     *carried = Some((
@@ -354,7 +353,7 @@ fn tool_ctx(
         b.max_run_ms = cfg.tasks_max_run_ms;
         b.max_output = cfg.tasks_max_output;
     }
-    let key_env = (pcfg.kind != Kind::Script).then(|| pcfg.api_key_env.clone());
+    let key_env = (pcfg.kind != ProviderKind::Script).then(|| pcfg.api_key_env.clone());
     Arc::new(ToolCtx {
         roots: Roots {
             root: opts.root.clone(),
@@ -363,7 +362,7 @@ fn tool_ctx(
         session_id: sid.to_string(),
         state_dir: opts.state_dir.clone(),
         cancel: Arc::clone(cancel),
-        bg,
+        background_tasks: bg,
         env: tools::process::ChildEnv::from_process(&cfg.pass_env, key_env.as_deref()),
         sandbox,
         // spec/sessions.md §12.3: glance commands run read-only, without network.
@@ -387,7 +386,7 @@ pub fn build_provider(
     p: &ProviderConfig,
     cwd: &Path,
     run_number: u64,
-) -> Result<(Box<dyn Provider>, String), String> {
+) -> Result<(Box<dyn Provider>, String), ProviderSetupError> {
     let key = std::env::var(&p.api_key_env).ok().filter(|k| !k.is_empty());
     let http = |key: Option<String>| providers::http::HttpConfig {
         base_url: p.base_url.clone(),
@@ -400,26 +399,27 @@ pub fn build_provider(
         retry_base_ms: p.retry_base_ms,
     };
     match p.kind {
-        Kind::Script => {
-            let path = p.script.as_ref().ok_or_else(|| {
-                "Provider script is not configured (use --script FILE)".to_string()
-            })?;
+        ProviderKind::Script => {
+            let path = p
+                .script
+                .as_ref()
+                .ok_or(ProviderSetupError::ScriptNotConfigured)?;
             let path = if path.is_absolute() {
                 path.clone()
             } else {
                 cwd.join(path)
             };
             let text = std::fs::read_to_string(&path)
-                .map_err(|e| format!("Cannot read script {}: {e}", path.display()))?;
+                .map_err(|source| ProviderSetupError::ScriptUnreadable { path, source })?;
             let s = providers::script::Script::parse(&text, run_number)?;
             let model = s.model.clone();
             Ok((Box::new(s), model))
         }
-        Kind::OpenAi => {
+        ProviderKind::OpenAi => {
             let model = p
                 .model
                 .clone()
-                .ok_or_else(|| "Provider model is not configured".to_string())?;
+                .ok_or(ProviderSetupError::ModelNotConfigured)?;
             let o = providers::openai::OpenAi {
                 http: http(key),
                 model: model.clone(),
@@ -429,13 +429,12 @@ pub fn build_provider(
             };
             Ok((Box::new(o), model))
         }
-        Kind::Anthropic => {
+        ProviderKind::Anthropic => {
             let model = p
                 .model
                 .clone()
-                .ok_or_else(|| "Provider model is not configured".to_string())?;
-            let key =
-                key.ok_or_else(|| format!("Environment variable {} is not set", p.api_key_env))?;
+                .ok_or(ProviderSetupError::ModelNotConfigured)?;
+            let key = key.ok_or_else(|| ProviderSetupError::KeyNotSet(p.api_key_env.clone()))?;
             let a = providers::anthropic::Anthropic {
                 http: http(Some(key)),
                 model: model.clone(),
@@ -451,7 +450,7 @@ pub fn build_provider(
 ///
 /// # Errors
 /// An unknown kind.
-pub fn provider_config(opts: &RunOptions) -> Result<ProviderConfig, String> {
+pub fn provider_config(opts: &RunOptions) -> Result<ProviderConfig, ProviderSetupError> {
     let mut p = opts.config.provider.clone();
     for (k, v) in &opts.provider_overrides {
         p.insert(k.clone(), v.clone());
@@ -507,7 +506,7 @@ impl Run<'_> {
 
     /// The fallback notice of spec/sessions.md §10.4, once per run: an event and a line on stderr.
     fn sandbox_notice(&mut self) -> Result<(), RunError> {
-        let sb = Arc::clone(&self.tctx.sandbox);
+        let sb = Arc::clone(&self.tool_context.sandbox);
         let (Some(reason), Some(notice)) = (sb.unavailable.clone(), sb.notice()) else {
             return Ok(());
         };
@@ -522,26 +521,26 @@ impl Run<'_> {
     /// Reconciliation, the session row, the run row and `run_started` (+ `session_reconciled`),
     /// then the prompt.
     fn start(&mut self, resumed: bool) -> Result<(), RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let reconciled = if resumed { self.reconcile()? } else { None };
         let options = self.run_options();
         let active_before = self.store.active_messages(&sid)?.len();
-        let new_cwd = self.opts.cwd.to_string_lossy().into_owned();
+        let new_cwd = self.options.cwd.to_string_lossy().into_owned();
         let session = self.session.clone();
         let run_id = self.run_id.clone();
         let data = RunStarted {
             model: self.model.clone(),
-            provider: self.pcfg.kind.as_str(),
-            governor: self.opts.governor.as_str(),
+            provider: self.provider_config.kind.as_str(),
+            governor: self.options.governor.as_str(),
             resumed,
             messages: active_before,
-            cwd: self.tctx.roots.show(&self.opts.cwd),
+            cwd: self.tool_context.roots.show(&self.options.cwd),
             sandbox: (self.policies.process != Policy::Deny)
-                .then(|| SandboxState::of(&self.tctx.sandbox)),
-            relay_of: self.opts.relay.as_ref().map(|l| l.of.clone()),
+                .then(|| SandboxState::of(&self.tool_context.sandbox)),
+            relay_of: self.options.relay.as_ref().map(|l| l.of.clone()),
         };
-        let stored_provider = self.pcfg.stored();
-        self.em.commit(
+        let stored_provider = self.provider_config.stored();
+        self.emitter.commit(
             &mut self.store,
             vec![Pending::new(&sid, None, Event::RunStarted(data))],
             |tx| {
@@ -570,7 +569,7 @@ impl Run<'_> {
     /// spec/sessions.md §1.7, one transaction: interrupted runs, a result for every unanswered call, lost
     /// tasks; then the temporary files of interrupted writes. `None` when nothing needed it.
     fn reconcile(&mut self) -> Result<Option<(usize, Vec<Reconciled>)>, RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let missing = store::unanswered(&self.store, &sid)?;
         let run_id = self.run_id.clone();
         let (n, lost) = self.store.tx(|tx| {
@@ -591,7 +590,7 @@ impl Run<'_> {
         })?;
         for r in &missing {
             if let Some(p) = &r.write_path {
-                remove_temps(&self.opts.root, p);
+                remove_temps(&self.options.root, p);
             }
         }
         Ok((n > 0 || !missing.is_empty() || lost > 0).then_some((n, missing)))
@@ -603,7 +602,7 @@ impl Run<'_> {
         interrupted_runs: usize,
         reconciled: &[Reconciled],
     ) -> Result<(), RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let calls = reconciled
             .iter()
             .map(|r| ReconciledCall {
@@ -637,21 +636,21 @@ impl Run<'_> {
                 }),
             ));
         }
-        Ok(self.em.durable(&mut self.store, evs)?)
+        Ok(self.emitter.durable(&mut self.store, evs)?)
     }
 
     /// The session options this run stores: the stored ones with this run's governor mode,
     /// read-only flag, goal and criteria.
     fn run_options(&self) -> Value {
         let patch = SessionOptions {
-            governor: Some(self.opts.governor.as_str().to_string()),
-            read_only: Some(self.opts.read_only),
-            goal: self.opts.goal.as_ref().map(|g| StoredGoal {
+            governor: Some(self.options.governor.as_str().to_string()),
+            read_only: Some(self.options.read_only),
+            goal: self.options.goal.as_ref().map(|g| StoredGoal {
                 objective: g.clone(),
                 status: "active".into(),
             }),
-            criteria: (!self.opts.criteria.is_empty()).then(|| {
-                self.opts
+            criteria: (!self.options.criteria.is_empty()).then(|| {
+                self.options
                     .criteria
                     .iter()
                     .map(|(t, r)| StoredCriterion {
@@ -672,7 +671,7 @@ impl Run<'_> {
     /// The prompt message (after a `/skill:` expansion) and the run's `prompt_seq`.
     fn store_prompt(&mut self) -> Result<(), RunError> {
         let (text, skill) = self.expand_prompt()?;
-        let mut content: Vec<Value> = (self.opts.attachments.iter())
+        let mut content: Vec<Value> = (self.options.attachments.iter())
             .map(|a| json!({"type":"text","text":a}))
             .collect();
         content.push(json!({"type":"text","text":text}));
@@ -681,7 +680,7 @@ impl Run<'_> {
             msg["skill"] = json!(s);
         }
         let run_id = self.run_id.clone();
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         self.store.tx(|tx| {
             let seq = tx.append_message(
                 &sid,
@@ -701,17 +700,17 @@ impl Run<'_> {
         if let Some(pre) = &self.expanded {
             return Ok(pre.clone());
         }
-        Ok((self.opts.prompt.clone(), None))
+        Ok((self.options.prompt.clone(), None))
     }
 
     fn sync_tasks(&mut self) {
         let rows = self
-            .tctx
-            .bg
+            .tool_context
+            .background_tasks
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .rows();
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let _ = self.store.tx(|tx| {
             for r in &rows {
                 tx.upsert_task(&sid, &task_row(r))?;
@@ -727,7 +726,7 @@ impl Run<'_> {
         code: Option<&'static str>,
         error: Option<String>,
     ) -> RunResult {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let run_id = self.run_id.clone();
         let event = match status {
             RunStatus::Completed => Event::RunCompleted(RunCompleted {
@@ -744,7 +743,7 @@ impl Run<'_> {
                 tokens: self.progress.tokens,
             }),
             RunStatus::Cancelled => Event::RunCancelled(RunCancelled {
-                reason: self.opts.cancel_reason.clone(),
+                reason: self.options.cancel_reason.clone(),
                 error: "Cancelled",
             }),
         };
@@ -759,7 +758,7 @@ impl Run<'_> {
             code: code2,
         };
         let stored = self
-            .em
+            .emitter
             .commit(&mut self.store, vec![pending.clone()], |tx| {
                 tx.finish_run(&run_id, &sid, end)
             });
@@ -775,7 +774,7 @@ impl Run<'_> {
                     tokens: self.progress.tokens,
                 }),
             );
-            self.em.transient(&p);
+            self.emitter.transient(&p);
         }
         let report = self.report();
         RunResult {

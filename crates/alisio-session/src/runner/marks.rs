@@ -29,10 +29,15 @@ impl Run<'_> {
 
     /// Snapshots the workspace; `what` names it in the log (`bench/checkpoints.sh` reads it).
     fn snapshot(&mut self, what: &str) -> Option<String> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let t0 = std::time::Instant::now();
         let t = self.edits.tracker.get_or_insert_with(|| {
-            Tracker::new(&self.store, &sid, &self.opts.root, &self.opts.state_dir)
+            Tracker::new(
+                &self.store,
+                &sid,
+                &self.options.root,
+                &self.options.state_dir,
+            )
         });
         match t.take() {
             Ok((sha, stats)) => {
@@ -66,7 +71,7 @@ impl Run<'_> {
         } else {
             None
         };
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let res = (|| -> Result<(), RunError> {
             let active: Vec<i64> = self
                 .store
@@ -111,7 +116,7 @@ impl Run<'_> {
         let Some(sha) = self.snapshot("mark") else {
             return;
         };
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let res = self.store.max_seq(&sid).and_then(|at_seq| {
             self.store.tx(|tx| {
                 tx.add_snapshot(

@@ -50,7 +50,7 @@ use super::tools::ToolCtx;
 use alisio_governor::stored::SessionOptions;
 pub use error::RunError;
 pub use lifecycle::{SessionRun, build_provider, provider_config, run_session, title_of};
-use request::Transcript;
+use request::ActiveTranscript;
 pub use request::{
     COORDINATOR_RULES, DELEGATE, PREAMBLE, RECOVERY_NOTE, SUBAGENT, Seat, WORKER_RULES,
     attached_of, joined_of, offered, preamble_block, request_parts, tools_json, worker_text,
@@ -154,17 +154,17 @@ impl Progress {
 
 /// A run in progress.
 pub(crate) struct Run<'a> {
-    opts: &'a RunOptions,
+    options: &'a RunOptions,
     store: Store,
-    em: Emitter<'a>,
-    sid: String,
+    emitter: Emitter<'a>,
+    session_id: String,
     run_id: String,
     session: SessionRow,
     provider: Box<dyn Provider>,
-    pcfg: ProviderConfig,
+    provider_config: ProviderConfig,
     model: String,
-    tctx: Arc<ToolCtx>,
-    ctx: Arc<dyn SessionContext>,
+    tool_context: Arc<ToolCtx>,
+    context: Arc<dyn SessionContext>,
     approver: Option<&'a dyn Approver>,
     grants: Arc<Mutex<Grants>>,
     policies: Policies,
@@ -190,7 +190,7 @@ pub(crate) struct Run<'a> {
     /// The prompt after a `/skill:` expansion (text, displayId), computed before the run starts.
     expanded: Option<(String, Option<String>)>,
     /// The active transcript as last read, with per-row sizes and parsed values.
-    transcript: Transcript,
+    transcript: ActiveTranscript,
     /// When the current request's first text fragment arrived (`ttftMs`).
     first_text: std::cell::Cell<Option<Instant>>,
     /// Snapshots for checkpoints, and approved writes as the user reviewed them.
@@ -205,7 +205,7 @@ impl Run<'_> {
     /// fails); writes merge into it.
     fn stored_options(&self) -> Value {
         self.store
-            .session(&self.sid)
+            .session(&self.session_id)
             .ok()
             .flatten()
             .map_or_else(|| self.session.options.clone(), |s| s.options)
@@ -223,8 +223,8 @@ impl Run<'_> {
 
     /// Emits one durable event of this session (no parent), stored before it is sent.
     fn durable_event(&mut self, event: super::events::Event) -> Result<(), RunError> {
-        let sid = self.sid.clone();
-        Ok(self.em.durable(
+        let sid = self.session_id.clone();
+        Ok(self.emitter.durable(
             &mut self.store,
             vec![super::events::Pending::new(&sid, None, event)],
         )?)

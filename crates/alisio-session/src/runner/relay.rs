@@ -61,17 +61,17 @@ impl Run<'_> {
         }
         let active = self.active()?;
         let m = self.measure(&active);
-        let f = self.opts.config.relay_at_fraction;
-        Ok(match self.pcfg.context_window.or(self.window) {
+        let f = self.options.config.relay_at_fraction;
+        Ok(match self.provider_config.context_window.or(self.window) {
             Some(w) => m.used as f64 >= w as f64 * f,
-            None => m.request as f64 >= self.opts.config.max_context_chars as f64 * f,
+            None => m.request as f64 >= self.options.config.max_context_chars as f64 * f,
         })
     }
 
     /// Asks for the handoff, stores it (the note and the answer) in this session with the
     /// link to the next one, and ends this session's run. The caller continues the chain.
     pub(super) fn relay(&mut self) -> Result<RunResult, RunError> {
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let run_id = self.run_id.clone();
         let note = compact(&json!({"role":"user","content":[{"type":"text","text":RELAY_NOTE}]}));
         self.store.tx(|tx| {
@@ -135,10 +135,10 @@ impl Run<'_> {
             Event::SessionRelayed(SessionRelayed {
                 to: next.clone(),
                 structured: structured(&text),
-                at_fraction: self.opts.config.relay_at_fraction,
+                at_fraction: self.options.config.relay_at_fraction,
             }),
         );
-        self.em.commit(&mut self.store, vec![ev], |tx| {
+        self.emitter.commit(&mut self.store, vec![ev], |tx| {
             tx.append_message(
                 &sid,
                 None,

@@ -58,7 +58,7 @@ pub enum Seat {
 
 /// The active transcript as a run last read it, and what it computed from its rows.
 #[derive(Default)]
-pub(super) struct Transcript {
+pub(super) struct ActiveTranscript {
     /// `(max seq, rewrites, rows)`. Appends are fetched incrementally; a compaction or
     /// reduction (`rewrites`) forces a full read.
     cache: RefCell<Option<(i64, u64, Vec<MsgRow>)>>,
@@ -71,7 +71,7 @@ pub(super) struct Transcript {
     entry: RefCell<HashMap<i64, Option<(u64, u64)>>>,
 }
 
-impl Transcript {
+impl ActiveTranscript {
     /// Rows were marked compacted: the next read is a full one.
     pub(super) fn rewritten(&self) {
         self.rewrites.set(self.rewrites.get() + 1);
@@ -254,10 +254,10 @@ impl Run<'_> {
         let attached = joined_of(&self.options());
         let cwd = self.cwd();
         let (tools, parts) = request_parts(
-            &self.opts.root,
+            &self.options.root,
             &cwd,
             &attached,
-            self.ctx.as_ref(),
+            self.context.as_ref(),
             &self.policies,
             self.seat(),
             self.tool_filter.as_deref(),
@@ -292,10 +292,10 @@ impl Run<'_> {
         let mut sources = Sources::from_options(
             &o,
             g.effects.iter().cloned().collect(),
-            g.dirs.len() + self.tctx.roots.external.len(),
+            g.dirs.len() + self.tool_context.roots.external.len(),
         );
         sources.capabilities = (self.policies.process != Policy::Deny)
-            .then(|| alisio_sandbox::capability(&self.tctx.sandbox))
+            .then(|| alisio_sandbox::capability(&self.tool_context.sandbox))
             .into_iter()
             .collect();
         sources
@@ -303,11 +303,11 @@ impl Run<'_> {
 
     /// spec/sessions.md §2.2 c': skills whose load was summarised away by a compaction, most recent first.
     fn loaded_skills_block(&self, cwd: &Path) -> Option<String> {
-        let checkpoints = self.store.active_checkpoints(&self.sid).unwrap_or(0);
+        let checkpoints = self.store.active_checkpoints(&self.session_id).unwrap_or(0);
         if checkpoints == 0 {
             return None;
         }
-        let all = self.store.all_messages(&self.sid).ok()?;
+        let all = self.store.all_messages(&self.session_id).ok()?;
         let mut names: Vec<String> = Vec::new();
         for m in all
             .iter()
@@ -335,7 +335,7 @@ impl Run<'_> {
                 names.push(n);
             }
         }
-        self.ctx.loaded_block(&names, cwd)
+        self.context.loaded_block(&names, cwd)
     }
 
     pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, RunError> {
@@ -344,7 +344,10 @@ impl Run<'_> {
         self.progress.request_no += 1;
         if self.progress.request_no == 1 {
             // A resumed session: its last request is where the prompt cache stands.
-            if let Ok(Some(d)) = self.store.last_event_data(&self.sid, "context_governed") {
+            if let Ok(Some(d)) = self
+                .store
+                .last_event_data(&self.session_id, "context_governed")
+            {
                 let m = serde_json::from_str::<Value>(&d)
                     .ok()
                     .and_then(|v| v["messages"].as_u64());
@@ -357,7 +360,7 @@ impl Run<'_> {
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
         let p = self.governor.project(
-            &self.sid,
+            &self.session_id,
             &active,
             values,
             &parts,
@@ -389,11 +392,11 @@ impl Run<'_> {
 
     /// Records what this request delivers (spec/sessions.md §1.3 `deliveries`) when it differs
     /// from the session's last recorded set.
-    fn record_request_set(&mut self, set: &[Delivered]) -> Result<(), String> {
-        if !self.store.request_set_changed(&self.sid, set)? {
+    fn record_request_set(&mut self, set: &[Delivered]) -> Result<(), store::StoreError> {
+        if !self.store.request_set_changed(&self.session_id, set)? {
             return Ok(());
         }
-        let (sid, run) = (self.sid.clone(), self.run_id.clone());
+        let (sid, run) = (self.session_id.clone(), self.run_id.clone());
         let request = i64::try_from(self.progress.request_no).unwrap_or(i64::MAX);
         let at = self.store.max_seq(&sid)?;
         self.store
@@ -403,12 +406,12 @@ impl Run<'_> {
 
     /// The ContextReport of the next request (dry: no events, no writes).
     pub(super) fn report(&self) -> alisio_governor::report::ContextReport {
-        let active = store::paired_view(&self.store, &self.sid).unwrap_or_default();
+        let active = store::paired_view(&self.store, &self.session_id).unwrap_or_default();
         let (_, _, parts) = self.parts();
         let mut r = self
             .governor
-            .report(&self.sid, &active, &parts, &self.sources());
-        let _ = crate::run_governor::with_stored_replay(&self.store, &self.sid, &mut r);
+            .report(&self.session_id, &active, &parts, &self.sources());
+        let _ = crate::run_governor::with_stored_replay(&self.store, &self.session_id, &mut r);
         if self.seat() == Seat::Coordinator {
             let values: Vec<Value> = active.iter().map(MsgRow::value).collect();
             r.set_delegation(crate::briefs::report(&values, &worker_text()));
@@ -492,19 +495,19 @@ impl Run<'_> {
     /// # Errors
     /// Store errors.
     pub(super) fn active(&self) -> Result<Vec<MsgRow>, RunError> {
-        let max = self.store.max_seq(&self.sid)?;
+        let max = self.store.max_seq(&self.session_id)?;
         let generation = self.transcript.rewrites.get();
         let mut cache = self.transcript.cache.borrow_mut();
         if let Some((seen, g, rows)) = cache.as_mut().filter(|c| c.1 == generation) {
             let _ = g;
             if *seen < max {
-                rows.extend(self.store.active_after(&self.sid, *seen)?);
+                rows.extend(self.store.active_after(&self.session_id, *seen)?);
                 rows.sort_by_key(|r| r.pos);
                 *seen = max;
             }
             return Ok(rows.clone());
         }
-        let rows = self.store.active_messages(&self.sid)?;
+        let rows = self.store.active_messages(&self.session_id)?;
         *cache = Some((max, generation, rows.clone()));
         Ok(rows)
     }

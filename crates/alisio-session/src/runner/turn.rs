@@ -27,7 +27,7 @@ enum TurnEnd {
 
 /// A usable model answer of one turn.
 struct Answer {
-    resp: ModelResponse,
+    response: ModelResponse,
     /// The calls, with ids filled in and incomplete ones dropped after a truncation.
     calls: Vec<RawCall>,
     usage: Usage,
@@ -92,8 +92,8 @@ impl Run<'_> {
             Err(end) => return Ok(end),
         };
         let stop = if a.calls.is_empty() {
-            a.resp.stop.unwrap_or(Stop::EndTurn)
-        } else if a.resp.stop == Some(Stop::MaxTokens) {
+            a.response.stop.unwrap_or(Stop::EndTurn)
+        } else if a.response.stop == Some(Stop::MaxTokens) {
             Stop::MaxTokens
         } else {
             Stop::ToolCalls
@@ -107,7 +107,7 @@ impl Run<'_> {
         self.progress.turns = turn_no;
         let usage = &a.usage;
         self.progress.count(usage);
-        self.progress.last_text = a.resp.text.clone();
+        self.progress.last_text = a.response.text.clone();
         let budget_spent = self.progress.tokens >= self.max_tokens;
         let calls = &a.calls;
         let cancelled = if calls.is_empty() {
@@ -221,7 +221,7 @@ impl Run<'_> {
                 continue;
             }
             return Ok(Ok(Answer {
-                resp,
+                response: resp,
                 calls,
                 usage,
                 ttft,
@@ -238,24 +238,24 @@ impl Run<'_> {
         stop: Stop,
     ) -> Result<(i64, String), RunError> {
         let mut content = Vec::new();
-        if !a.resp.text.is_empty() {
-            content.push(json!({"type":"text","text":a.resp.text}));
+        if !a.response.text.is_empty() {
+            content.push(json!({"type":"text","text":a.response.text}));
         }
         for c in &a.calls {
             content
                 .push(json!({"type":"tool_call","id":c.id,"name":c.name,"arguments":c.arguments}));
         }
-        let model = if a.resp.model.is_empty() {
+        let model = if a.response.model.is_empty() {
             self.model.clone()
         } else {
-            a.resp.model.clone()
+            a.response.model.clone()
         };
         let mut msg = json!({"role":"assistant","content":content,"model":model,"stopReason":stop.as_str(),"usage":a.usage.json()});
-        if let Some(pd) = &a.resp.provider_data {
+        if let Some(pd) = &a.response.provider_data {
             msg["providerData"] = pd.clone();
         }
         fault("before_assistant_commit");
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let run_id = self.run_id.clone();
         let mut evs = Vec::new();
         if stop == Stop::MaxTokens {
@@ -271,7 +271,7 @@ impl Run<'_> {
         }
         let msg_s = compact(&msg);
         let calls = &a.calls;
-        let asst_seq = self.em.commit(&mut self.store, evs, |tx| {
+        let asst_seq = self.emitter.commit(&mut self.store, evs, |tx| {
             let seq = tx.append_message(
                 &sid,
                 None,
@@ -346,7 +346,7 @@ impl Run<'_> {
             }
         }
         for c in calls {
-            if self.store.call_exists(&self.sid, &c.id)? {
+            if self.store.call_exists(&self.session_id, &c.id)? {
                 return Ok(Some(format!(
                     "Provider turn rejected: tool call id \"{}\" was used in an earlier turn",
                     c.id
@@ -357,7 +357,7 @@ impl Run<'_> {
     }
 
     fn next_seq(&self) -> Result<i64, RunError> {
-        Ok(self.store.next_seq(&self.sid)?)
+        Ok(self.store.next_seq(&self.session_id)?)
     }
 
     /// Sends a request with retries, streaming `text_delta` for turn `turn` (summarizer
@@ -367,8 +367,8 @@ impl Run<'_> {
         req: &ModelRequest,
         turn: Option<u32>,
     ) -> Result<ModelResponse, Failure> {
-        let sid = self.sid.clone();
-        let em = std::cell::RefCell::new(&mut self.em);
+        let sid = self.session_id.clone();
+        let em = std::cell::RefCell::new(&mut self.emitter);
         let store = &mut self.store;
         let first = &self.first_text;
         first.set(None);

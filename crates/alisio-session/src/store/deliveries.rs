@@ -86,7 +86,7 @@ impl Store {
     /// Whether the store has the `deliveries` table (a store written before schema v3, opened
     /// read only, has not).
     fn has_deliveries(&self) -> Result<bool, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='deliveries'",
                 [],
@@ -116,7 +116,7 @@ impl Store {
         let q = format!(
             "SELECT id,run_id,request,at_seq,kind,how,path,sha256,bytes,name,detail,call_id,tool,target,created_at FROM deliveries WHERE session_id=?1 {cond} ORDER BY id"
         );
-        let mut st = self.conn.prepare(&q).map_err(sql)?;
+        let mut st = self.connection.prepare(&q).map_err(sql)?;
         let rows = st
             .query_map(p, |r| {
                 Ok(DeliveryRow {
@@ -150,7 +150,7 @@ impl Store {
     /// SQLite errors.
     pub fn last_request_set(&self, sid: &str) -> Result<Vec<Delivered>, StoreError> {
         let last: Option<(String, i64)> = self
-            .conn
+            .connection
             .query_row(
                 "SELECT run_id,request FROM deliveries WHERE session_id=?1 AND how<>'nested' ORDER BY id DESC LIMIT 1",
                 [sid],

@@ -128,7 +128,7 @@ pub struct CallRow {
 
 /// The open database.
 pub struct Store {
-    conn: Connection,
+    connection: Connection,
     dir: PathBuf,
 }
 
@@ -160,6 +160,9 @@ pub enum StoreError {
     LockOpen(std::io::Error),
     #[error("Cannot lock the session: {0}")]
     Lock(std::io::Error),
+    /// A `snapshots.kind` this build does not know (a newer build wrote it).
+    #[error("Session store error: unknown snapshots.kind {0:?}")]
+    UnknownSnapshotKind(String),
 }
 
 /// The message, for the callers that still report errors as text.
@@ -221,7 +224,7 @@ impl Store {
         conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
             .map_err(sql)?;
         let mut s = Self {
-            conn,
+            connection: conn,
             dir: dir.to_path_buf(),
         };
         s.migrate()?;
@@ -230,7 +233,7 @@ impl Store {
 
     fn migrate(&mut self) -> Result<(), StoreError> {
         let tx = self
-            .conn
+            .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(sql)?;
         let v: i64 = tx
@@ -279,7 +282,7 @@ impl Store {
             return Err(StoreError::NewerSchema(v));
         }
         Ok(Some(Self {
-            conn,
+            connection: conn,
             dir: dir.to_path_buf(),
         }))
     }
@@ -291,7 +294,7 @@ impl Store {
     pub fn tx<T>(&mut self, f: impl FnOnce(&Tx<'_>) -> DbResult<T>) -> Result<T, StoreError> {
         let tx = Tx {
             tx: self
-                .conn
+                .connection
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
                 .map_err(sql)?,
         };
@@ -316,7 +319,7 @@ impl Store {
         }
         if id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
             let mut st = self
-                .conn
+                .connection
                 .prepare("SELECT id FROM sessions WHERE substr(id, 1, ?2) = ?1 LIMIT 2")
                 .map_err(sql)?;
             let ids: Vec<String> = st
@@ -338,7 +341,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE id=?1",
                 [id],
@@ -377,7 +380,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn max_seq(&self, sid: &str) -> Result<i64, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT coalesce(max(seq),0) FROM messages WHERE session_id=?1",
                 [sid],
@@ -391,7 +394,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn next_seq(&self, sid: &str) -> Result<i64, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT coalesce(max(seq),0)+1 FROM messages WHERE session_id=?1",
                 [sid],
@@ -405,7 +408,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn run_count(&self, sid: &str) -> Result<i64, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT count(*) FROM runs WHERE session_id=?1",
                 [sid],
@@ -419,7 +422,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn call_exists(&self, sid: &str, call_id: &str) -> Result<bool, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT count(*) FROM calls WHERE session_id=?1 AND call_id=?2",
                 params![sid, call_id],
@@ -434,7 +437,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn active_checkpoints(&self, sid: &str) -> Result<i64, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT count(*) FROM messages WHERE session_id=?1 AND kind='checkpoint' AND compacted=0",
                 [sid],
@@ -448,7 +451,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn last_event_data(&self, sid: &str, ty: &str) -> Result<Option<String>, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
                 params![sid, ty],
@@ -464,7 +467,7 @@ impl Store {
     /// SQLite errors.
     pub fn event_data(&self, sid: &str, ty: &str) -> Result<Vec<String>, StoreError> {
         let mut st = self
-            .conn
+            .connection
             .prepare("SELECT data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id")
             .map_err(sql)?;
         let rows = st.query_map(params![sid, ty], |r| r.get(0)).map_err(sql)?;
@@ -476,7 +479,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn replaced_by(&self, sid: &str, seq: i64) -> Result<Option<MsgRow>, StoreError> {
-        self.conn
+        self.connection
             .query_row(
                 "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 AND replaced_by=?2 ORDER BY seq LIMIT 1",
                 params![sid, seq],
@@ -491,7 +494,7 @@ impl Store {
         let q = format!(
             "SELECT seq,pos,role,kind,json,compacted,replaced_by,run_id,created_at FROM messages WHERE session_id=?1 {cond} ORDER BY {order}"
         );
-        let mut st = self.conn.prepare(&q).map_err(sql)?;
+        let mut st = self.connection.prepare(&q).map_err(sql)?;
         let rows = st.query_map([sid], msg_row).map_err(sql)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
     }
@@ -502,7 +505,7 @@ impl Store {
     /// SQLite errors.
     pub fn calls(&self, sid: &str) -> Result<HashMap<String, CallRow>, StoreError> {
         let mut st = self
-            .conn
+            .connection
             .prepare(
                 "SELECT call_id,assistant_seq,name,state,result FROM calls WHERE session_id=?1",
             )
@@ -537,7 +540,7 @@ impl Store {
         } else {
             "SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE workspace=?1 AND parent_id IS NULL ORDER BY updated_at DESC, id DESC"
         };
-        let mut st = self.conn.prepare(q).map_err(sql)?;
+        let mut st = self.connection.prepare(q).map_err(sql)?;
         let rows: Vec<SessionRow> = if all {
             st.query_map([], session_row)
                 .map_err(sql)?
@@ -552,7 +555,7 @@ impl Store {
         let mut out = Vec::new();
         for s in rows {
             let n: i64 = self
-                .conn
+                .connection
                 .query_row(
                     "SELECT count(*) FROM messages WHERE session_id=?1 AND compacted=0",
                     [&s.id],
@@ -560,7 +563,7 @@ impl Store {
                 )
                 .map_err(sql)?;
             let status: Option<String> = self
-                .conn
+                .connection
                 .query_row("SELECT status FROM runs WHERE session_id=?1 ORDER BY started_at DESC, rowid DESC LIMIT 1", [&s.id], |r| r.get(0))
                 .optional()
                 .map_err(sql)?;
@@ -575,7 +578,7 @@ impl Store {
     /// SQLite errors.
     pub fn workspace_sessions(&self, workspace: &str) -> Result<Vec<SessionRow>, StoreError> {
         let mut st = self
-            .conn
+            .connection
             .prepare("SELECT id,title,workspace,cwd,created_at,updated_at,parent_id,parent_call_id,provider,options,compacted_chars FROM sessions WHERE workspace=?1 ORDER BY updated_at DESC, id DESC")
             .map_err(sql)?;
         let rows = st.query_map([workspace], session_row).map_err(sql)?;
@@ -588,7 +591,7 @@ impl Store {
     /// SQLite errors.
     pub fn run_ids(&self, sid: &str) -> Result<Vec<String>, StoreError> {
         let mut st = self
-            .conn
+            .connection
             .prepare("SELECT id FROM runs WHERE session_id=?1 ORDER BY started_at, rowid")
             .map_err(sql)?;
         let rows = st.query_map([sid], |r| r.get(0)).map_err(sql)?;
@@ -600,7 +603,7 @@ impl Store {
     /// # Errors
     /// SQLite errors.
     pub fn events(&self, sid: &str) -> Result<Vec<Value>, StoreError> {
-        let mut st = self.conn.prepare("SELECT id,run_id,seq,type,timestamp,data FROM events WHERE session_id=?1 ORDER BY id").map_err(sql)?;
+        let mut st = self.connection.prepare("SELECT id,run_id,seq,type,timestamp,data FROM events WHERE session_id=?1 ORDER BY id").map_err(sql)?;
         let rows = st
             .query_map([sid], |r| {
                 let id: i64 = r.get(0)?;
@@ -704,12 +707,12 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let s = Store::open(d.path()).unwrap();
         let mode: String = s
-            .conn
+            .connection
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .unwrap();
         assert_eq!(mode, "wal");
         let v: i64 = s
-            .conn
+            .connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v, 3);
@@ -726,7 +729,7 @@ mod tests {
         }
         let s = Store::open(d.path()).unwrap();
         let v: i64 = s
-            .conn
+            .connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v, 3);
@@ -779,7 +782,7 @@ mod tests {
         // Opened for writing: migrated, rows kept, deliveries recorded and read back.
         let mut s = Store::open(d.path()).unwrap();
         let v: i64 = s
-            .conn
+            .connection
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v, 3);

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{MsgRow, Role, RowKind, Store};
+use super::{MsgRow, Role, RowKind, Store, StoreError};
 use crate::util::{compact, now_rfc3339};
 
 pub const INTERRUPTED_RUNNING: &str = "Interrupted: the session stopped while this call was running; its effects are unknown. Inspect the workspace before retrying.";
@@ -29,7 +29,7 @@ pub struct Reconciled {
 ///
 /// # Errors
 /// SQLite errors.
-pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, String> {
+pub fn unanswered(store: &Store, sid: &str) -> Result<Vec<Reconciled>, StoreError> {
     let msgs = store.active_messages(sid)?;
     let journal = store.calls(sid)?;
     let mut answered = HashSet::new();
@@ -133,7 +133,7 @@ pub fn tool_message(
 ///
 /// # Errors
 /// SQLite errors.
-pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, String> {
+pub fn paired_view(store: &Store, sid: &str) -> Result<Vec<MsgRow>, StoreError> {
     let mut msgs = store.active_messages(sid)?;
     let missing = unanswered(store, sid)?;
     if missing.is_empty() {

@@ -4,7 +4,7 @@
 
 use rusqlite::params;
 
-use super::{DbResult, Store, Tx, sql};
+use super::{DbResult, Store, StoreError, Tx, sql};
 use crate::util::now_rfc3339;
 
 /// What a snapshot row records (spec/sessions.md §13.2).
@@ -84,9 +84,9 @@ impl Store {
     ///
     /// # Errors
     /// SQLite errors, or a kind this build does not know.
-    pub fn snapshots(&self, sid: &str) -> Result<Vec<SnapRow>, String> {
+    pub fn snapshots(&self, sid: &str) -> Result<Vec<SnapRow>, StoreError> {
         let mut st = self
-            .conn
+            .connection
             .prepare("SELECT id,kind,checkpoint,manifest,active,at_seq,created_at,paths FROM snapshots WHERE session_id=?1 ORDER BY id")
             .map_err(sql)?;
         let rows = st
@@ -116,8 +116,7 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (mut s, kind) = row.map_err(sql)?;
-            s.kind = SnapKind::parse(&kind)
-                .ok_or_else(|| format!("Session store error: unknown snapshots.kind {kind:?}"))?;
+            s.kind = SnapKind::parse(&kind).ok_or(StoreError::UnknownSnapshotKind(kind))?;
             out.push(s);
         }
         Ok(out)

@@ -29,7 +29,7 @@ struct Shared {
 
 /// One background task.
 #[derive(Debug)]
-pub struct Task {
+pub struct BackgroundTask {
     pub id: String,
     pub label: String,
     pub command: String,
@@ -48,7 +48,7 @@ pub struct Task {
 #[derive(Debug)]
 pub struct Tasks {
     next: u32,
-    pub list: Vec<Task>,
+    pub list: Vec<BackgroundTask>,
     pub max_running: usize,
     pub max_run_ms: u64,
     pub max_output: u64,
@@ -70,7 +70,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl Task {
+impl BackgroundTask {
     fn status(&self) -> (String, Option<i32>, Option<String>) {
         let s = lock(&self.shared);
         (s.status.clone(), s.exit_code, s.ended_at.clone())
@@ -101,7 +101,7 @@ impl Tasks {
     ///
     /// # Errors
     /// `Unknown background task: <id>`.
-    pub fn get(&self, id: &str) -> ToolResult<&Task> {
+    pub fn get(&self, id: &str) -> ToolResult<&BackgroundTask> {
         self.list
             .iter()
             .find(|t| t.id == id)
@@ -114,7 +114,7 @@ impl Tasks {
             t.end("killed");
         }
         let end = Instant::now() + Duration::from_secs(4);
-        while self.list.iter().any(Task::running) && Instant::now() < end {
+        while self.list.iter().any(BackgroundTask::running) && Instant::now() < end {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -257,7 +257,7 @@ pub fn bg_run(
     timeout: Option<u64>,
 ) -> ToolResult {
     let dir = super::process::resolve_cwd(ctx, cwd)?;
-    let mut tasks = lock(&ctx.bg);
+    let mut tasks = lock(&ctx.background_tasks);
     let running = tasks.list.iter().filter(|t| t.running()).count();
     if running >= tasks.max_running {
         return Err(format!(
@@ -338,7 +338,7 @@ pub fn bg_run(
             s.ended_at = Some(now_rfc3339());
         });
     }
-    let task = Task {
+    let task = BackgroundTask {
         id: id.clone(),
         label: label.unwrap_or_default().to_string(),
         command: command.to_string(),
@@ -369,7 +369,7 @@ pub fn bg_output(
     wait: Option<u64>,
 ) -> ToolResult {
     let (path, bytes, trunc, shared, done) = {
-        let tasks = lock(&ctx.bg);
+        let tasks = lock(&ctx.background_tasks);
         let t = tasks.get(id)?;
         (
             t.log_path.clone(),
@@ -428,13 +428,13 @@ pub fn bg_output(
 /// # Errors
 /// Never; a result for symmetry.
 pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolResult {
-    let tasks = lock(&ctx.bg);
+    let tasks = lock(&ctx.background_tasks);
     let lim = limit.unwrap_or(20) as usize;
     let briefs: Vec<Value> = tasks
         .list
         .iter()
         .rev()
-        .map(Task::brief)
+        .map(BackgroundTask::brief)
         .filter(|b| status.is_none_or(|s| b["status"] == s))
         .take(lim)
         .collect();
@@ -446,7 +446,7 @@ pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolR
 /// # Errors
 /// `Unknown background task: <id>`.
 pub fn bg_stop(ctx: &ToolCtx, id: &str) -> ToolResult {
-    let tasks = lock(&ctx.bg);
+    let tasks = lock(&ctx.background_tasks);
     let t = tasks.get(id)?;
     if t.running() {
         t.end("stopped");

@@ -474,7 +474,7 @@ pub struct ToolCtx {
     pub session_id: String,
     pub state_dir: PathBuf,
     pub cancel: Arc<AtomicBool>,
-    pub bg: Arc<Mutex<bg::Tasks>>,
+    pub background_tasks: Arc<Mutex<bg::Tasks>>,
     pub env: process::ChildEnv,
     /// The sandbox process tools run in (spec/sessions.md §10.4).
     pub sandbox: Arc<alisio_sandbox::Sandbox>,

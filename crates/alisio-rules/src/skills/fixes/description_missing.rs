@@ -4,7 +4,7 @@ use super::{Cx, DESCRIPTION_PLACEHOLDER, QuickFix, TextEdit, line_of, quote};
 use alisio_base::text::TextRange;
 
 pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
-    let (c, text, fm, name_entry) = (cx.c, cx.text, cx.fm, cx.name_entry);
+    let (c, text, fm, name_entry) = (cx.checked, cx.text, cx.frontmatter, cx.name_entry);
     let line = format!("description: {}", quote(DESCRIPTION_PLACEHOLDER));
     let edit = match (fm.and_then(|f| f.get("description")), name_entry, c.block) {
         (Some(e), _, _) if e.empty => TextEdit {

@@ -8,7 +8,7 @@ use crate::skills::frontmatter::{self, Found, Missing};
 use alisio_base::text::TextRange;
 
 pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
-    let (c, text, dir) = (cx.c, cx.text, &cx.dir);
+    let (c, text, dir) = (cx.checked, cx.text, &cx.dir);
     match frontmatter::find_block(text, c.bom, c.profile) {
         Found::Missing(Missing::BlankLines(n)) => {
             let end = frontmatter::lines_from(text, 0)

@@ -14,7 +14,7 @@ use unicode_normalization::UnicodeNormalization as _;
 
 pub use name_directory_mismatch::rename_directory;
 
-use super::frontmatter::{self, Entry, Found, Frontmatter};
+use super::frontmatter::{self, Found, Frontmatter, FrontmatterEntry};
 use super::validate::{self, Checked};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::{Code, Diagnostic};
@@ -117,12 +117,12 @@ fn quote(s: &str) -> String {
 /// What every fix reads: the checked file, the diagnostic, the text, the directory name and
 /// the frontmatter with its `name` entry.
 struct Cx<'a> {
-    c: &'a Checked,
-    d: &'a Diagnostic,
+    checked: &'a Checked,
+    diagnostic: &'a Diagnostic,
     text: &'a str,
     dir: String,
-    fm: Option<&'a Frontmatter>,
-    name_entry: Option<&'a Entry>,
+    frontmatter: Option<&'a Frontmatter>,
+    name_entry: Option<&'a FrontmatterEntry>,
 }
 
 /// The quick fixes of spec/skills.md §6.2 for one diagnostic of `c` (the file's checked result).
@@ -130,8 +130,8 @@ struct Cx<'a> {
 pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
     let fm = c.frontmatter.as_ref();
     let cx = Cx {
-        c,
-        d,
+        checked: c,
+        diagnostic: d,
         text: c.text.as_str(),
         dir: c
             .file
@@ -139,7 +139,7 @@ pub fn quick_fixes(c: &Checked, d: &Diagnostic) -> Vec<QuickFix> {
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default(),
-        fm,
+        frontmatter: fm,
         name_entry: fm.and_then(|f| f.get("name")),
     };
     let fixes: fn(&Cx<'_>, &mut Vec<QuickFix>) = match d.code {

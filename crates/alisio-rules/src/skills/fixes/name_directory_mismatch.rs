@@ -14,7 +14,7 @@ pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
 
 /// `Set name to the directory name "<dir>"`, when the directory name is a valid name.
 pub(super) fn set_name(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
-    let (c, dir, name_entry) = (cx.c, &cx.dir, cx.name_entry);
+    let (c, dir, name_entry) = (cx.checked, &cx.dir, cx.name_entry);
     if !valid_name_for(c.profile, dir) {
         return;
     }

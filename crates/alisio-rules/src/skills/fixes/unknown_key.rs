@@ -7,9 +7,9 @@ use crate::skills::validate::{self, Checked};
 use alisio_base::text::TextRange;
 
 pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
-    let (c, d, fm) = (cx.c, cx.d, cx.fm);
+    let (c, d, fm) = (cx.checked, cx.diagnostic, cx.frontmatter);
     if let Some(f) = fm {
-        let unknown: Vec<&frontmatter::Entry> = f
+        let unknown: Vec<&frontmatter::FrontmatterEntry> = f
             .entries
             .iter()
             .filter(|e| !validate::allowed_keys(c.profile).contains(&e.key.as_str()))
@@ -33,7 +33,10 @@ pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
     }
 }
 
-fn move_under_metadata(c: &Checked, keys: &[&frontmatter::Entry]) -> Option<Vec<TextEdit>> {
+fn move_under_metadata(
+    c: &Checked,
+    keys: &[&frontmatter::FrontmatterEntry],
+) -> Option<Vec<TextEdit>> {
     let text = c.text.as_str();
     let fm = c.frontmatter.as_ref()?;
     let block = c.block?;

@@ -5,7 +5,7 @@ use super::{Cx, QuickFix, TextEdit, apply, line_of, parses, quote};
 use alisio_base::text::TextRange;
 
 pub(super) fn fixes(cx: &Cx<'_>, out: &mut Vec<QuickFix>) {
-    let (text, d) = (cx.text, cx.d);
+    let (text, d) = (cx.text, cx.diagnostic);
     let (ls, le, _) = line_of(text, d.span.bytes.start);
     let line = &text[ls..le];
     if let Some(colon) = line.find(": ") {

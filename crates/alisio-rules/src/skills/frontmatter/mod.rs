@@ -261,7 +261,7 @@ impl Node {
 
 /// One top-level entry.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
+pub struct FrontmatterEntry {
     pub key: String,
     pub key_span: TextRange,
     pub value: Node,
@@ -282,14 +282,14 @@ pub struct YamlError {
 /// syntax problem, if any. Entries read before a problem are kept.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Frontmatter {
-    pub entries: Vec<Entry>,
+    pub entries: Vec<FrontmatterEntry>,
     pub error: Option<YamlError>,
 }
 
 impl Frontmatter {
     /// The first entry with this key.
     #[must_use]
-    pub fn get(&self, key: &str) -> Option<&Entry> {
+    pub fn get(&self, key: &str) -> Option<&FrontmatterEntry> {
         self.entries.iter().find(|e| e.key == key)
     }
     /// Top-level keys that occur more than once, each with all its key spans in order.

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use super::{
-    Entry, Frontmatter, MAX_ALIASES, MAX_NESTING, Node, ScalarKind, Value, YamlError, lines_from,
+    Frontmatter, FrontmatterEntry, MAX_ALIASES, MAX_NESTING, Node, ScalarKind, Value, YamlError,
+    lines_from,
 };
 use alisio_base::config::Profile;
 use alisio_base::text::TextRange;
@@ -149,13 +150,13 @@ const NO_ANCHORS: &str = "anchors and aliases are not allowed by strict YAML";
 struct Reader<'t> {
     text: &'t str,
     yaml: TextRange,
-    src: &'t str,
+    source: &'t str,
     strict: bool,
     stack: Vec<Frame>,
     aliases: usize,
     docs: usize,
     root: Option<Node>,
-    fm: Frontmatter,
+    frontmatter: Frontmatter,
 }
 
 /// Reads the YAML text `text[yaml]` under the dialect of `profile` (strict for `spec`).
@@ -179,32 +180,32 @@ pub fn parse_yaml(text: &str, yaml: TextRange, profile: Profile) -> Frontmatter 
     let mut r = Reader {
         text,
         yaml,
-        src,
+        source: src,
         strict: profile == Profile::Spec,
         stack: Vec::new(),
         aliases: 0,
         docs: 0,
         root: None,
-        fm: Frontmatter::default(),
+        frontmatter: Frontmatter::default(),
     };
     match r.events() {
         Ok(()) => r.check_root(),
         Err(Fail(at, message)) => {
-            r.fm.error = Some(YamlError {
+            r.frontmatter.error = Some(YamlError {
                 at,
                 message,
                 whole: false,
             });
         }
     }
-    r.fm
+    r.frontmatter
 }
 
 impl Reader<'_> {
     /// Consumes saphyr's events, building nodes and recording top-level entries.
     fn events(&mut self) -> Step {
-        let off = Offsets::new(self.src, self.yaml.start);
-        let mut parser = Parser::new_from_str(self.src);
+        let off = Offsets::new(self.source, self.yaml.start);
+        let mut parser = Parser::new_from_str(self.source);
         loop {
             let (ev, span) = match parser.next_event() {
                 None => return Ok(()),
@@ -370,7 +371,7 @@ impl Reader<'_> {
             ));
         }
         let flow = self
-            .src
+            .source
             .as_bytes()
             .get(start - self.yaml.start)
             .is_some_and(|c| *c == b'[' || *c == b'{');
@@ -487,10 +488,10 @@ impl Reader<'_> {
         if self.stack.len() == 1
             && let Some(Frame::Map { entries, .. }) = self.stack.last()
             && let Some((k, v)) = entries.last()
-            && self.fm.entries.len() < entries.len()
+            && self.frontmatter.entries.len() < entries.len()
         {
             let empty = v.span.start == v.span.end && v.scalar_text().is_some_and(str::is_empty);
-            self.fm.entries.push(Entry {
+            self.frontmatter.entries.push(FrontmatterEntry {
                 key: k.scalar_text().unwrap_or("").to_string(),
                 key_span: k.span,
                 value: if empty {
@@ -521,9 +522,9 @@ impl Reader<'_> {
                         ..
                     },
                 ..
-            }) if self.src.trim().is_empty() || only_comments(self.src) => {}
+            }) if self.source.trim().is_empty() || only_comments(self.source) => {}
             Some(_) => {
-                self.fm.error = Some(YamlError {
+                self.frontmatter.error = Some(YamlError {
                     at: self.yaml.start,
                     message: "frontmatter must be a YAML mapping".into(),
                     whole: true,

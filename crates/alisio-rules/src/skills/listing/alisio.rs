@@ -3,10 +3,10 @@
 //! finds skills with `skill_search`.
 
 use super::{Fate, Item, Listing, Unit};
-use crate::skills::catalog::{CATALOG_MAX_CHARS, Entry, catalog_json, listed};
+use crate::skills::catalog::{CATALOG_MAX_CHARS, CatalogSkill, catalog_json, listed};
 
 #[must_use]
-pub fn listing(entries: &[Entry]) -> Listing {
+pub fn listing(entries: &[CatalogSkill]) -> Listing {
     let list = listed(entries);
     let total_full = catalog_json(entries).chars().count() as u64;
     let collapsed = total_full > CATALOG_MAX_CHARS as u64;

@@ -5,7 +5,7 @@
 //! first come first kept.
 
 use super::{Fate, Item, Listing, Source, Unit, collate, width};
-use crate::skills::discover::Scope;
+use crate::skills::discover::SkillScope;
 
 /// The client version these figures were measured on (tests/conformance, `listing_claude`).
 pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
@@ -63,7 +63,7 @@ pub struct Budget {
     /// `skillListingBudgetFraction` from Claude Code's settings.
     pub fraction: Option<f64>,
     /// `skillListingMaxDescChars` from Claude Code's settings.
-    pub max_desc_chars: Option<u64>,
+    pub max_description_chars: Option<u64>,
     /// `SLASH_COMMAND_TOOL_CHAR_BUDGET` as set in the environment.
     pub env_budget: Option<String>,
 }
@@ -159,7 +159,7 @@ fn listed_description(s: &Source, cap: u64) -> (String, Option<usize>) {
 #[must_use]
 pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
     let (limit, how) = budget.limit();
-    let cap = budget.max_desc_chars.unwrap_or(MAX_DESC_CHARS);
+    let cap = budget.max_description_chars.unwrap_or(MAX_DESC_CHARS);
     let mut ordered: Vec<&Source> = sources.iter().collect();
     // Personal skills first, then project ones, then the commands (one group, measured:
     // spec/instructions.md §10.2); each group in localeCompare order.
@@ -251,10 +251,10 @@ fn rank(s: &Source) -> u8 {
     if s.command { 3 } else { group(s.scope) }
 }
 
-fn group(s: Scope) -> u8 {
+fn group(s: SkillScope) -> u8 {
     match s {
-        Scope::User => 0,
-        Scope::Project => 1,
+        SkillScope::User => 0,
+        SkillScope::Project => 1,
         _ => 2,
     }
 }
@@ -264,7 +264,7 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn src(name: &str, desc: &str, scope: Scope) -> Source {
+    fn src(name: &str, desc: &str, scope: SkillScope) -> Source {
         Source {
             name: name.into(),
             label: None,
@@ -282,7 +282,7 @@ mod tests {
             model: None,
             context_window: None,
             fraction: None,
-            max_desc_chars: None,
+            max_description_chars: None,
             env_budget: Some(b.into()),
         }
     }
@@ -292,7 +292,7 @@ mod tests {
         // Claude Code 2.1.332 kept abc's description at SLASH_COMMAND_TOOL_CHAR_BUDGET=6132 and
         // dropped it at 6131 (bisected offline, docs/skills.md): 6039 columns of fixed bundled
         // entries, three names and 13 line breaks leave exactly 52 for abc's description.
-        let s = [src("abc", &"x".repeat(50), Scope::User)];
+        let s = [src("abc", &"x".repeat(50), SkillScope::User)];
         let kept = listing(&s, &env("6132"));
         assert_eq!(kept.items[0].fate, Fate::Full);
         assert_eq!(kept.items[0].full, format!("- abc: {}", "x".repeat(50)));
@@ -336,12 +336,12 @@ mod tests {
 
     #[test]
     fn order_label_when_to_use_and_the_per_entry_cap() {
-        let mut foo = src("foo", "Foo\tdesc.\n", Scope::User);
+        let mut foo = src("foo", "Foo\tdesc.\n", SkillScope::User);
         foo.label = Some("bar".into());
-        let mut wtu = src("wtu", "Main.", Scope::User);
+        let mut wtu = src("wtu", "Main.", SkillScope::User);
         wtu.when_to_use = Some("When X.".into());
-        let long = src("long", &"x".repeat(2000), Scope::User);
-        let proj = src("a-proj", "P.", Scope::Project);
+        let long = src("long", &"x".repeat(2000), SkillScope::User);
+        let proj = src("a-proj", "P.", SkillScope::Project);
         let l = listing(&[proj, wtu, long, foo], &env("100000"));
         let texts: Vec<&str> = l.items[..4].iter().filter_map(Item::text).collect();
         assert_eq!(texts[0], "- foo (bar): Foo desc.");
@@ -361,8 +361,8 @@ mod tests {
     fn first_come_first_kept_and_a_later_short_one_still_fits() {
         // 6039 fixed + 5 names ("- a" … ) + 17 + 6 + 15 line breaks = base; 10 columns left.
         let s = [
-            src("a", &"y".repeat(30), Scope::User),
-            src("b", "12345678", Scope::User),
+            src("a", &"y".repeat(30), SkillScope::User),
+            src("b", "12345678", SkillScope::User),
         ];
         let base = 6039 + 3 + 3 + 6 + 17 + 14;
         let l = listing(&s, &env(&(base + 10).to_string()));

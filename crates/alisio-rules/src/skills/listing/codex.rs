@@ -10,7 +10,7 @@
 //! at a time across the entries; when even the bare entries do not fit, entries are left out.
 
 use super::{Fate, Item, Listing, Source, Unit};
-use crate::skills::discover::Scope;
+use crate::skills::discover::SkillScope;
 use std::path::{Path, PathBuf};
 
 pub const MAX_DESC_CHARS: usize = 1024;
@@ -71,11 +71,11 @@ fn line_cost(unit: Unit, line: &str) -> u64 {
     cost(unit, line.chars().count() + 1, line.len() + 1)
 }
 
-fn rank(s: Scope) -> u8 {
+fn rank(s: SkillScope) -> u8 {
     match s {
-        Scope::System => 0,
-        Scope::Admin => 1,
-        Scope::Project => 2,
+        SkillScope::System => 0,
+        SkillScope::Admin => 1,
+        SkillScope::Project => 2,
         _ => 3,
     }
 }
@@ -85,7 +85,7 @@ struct Line {
     file: PathBuf,
     path: String,
     /// The description after the per-entry cap.
-    desc: Vec<char>,
+    description: Vec<char>,
     original_chars: usize,
 }
 
@@ -94,7 +94,9 @@ impl Line {
         if chars == 0 {
             format!("- {}: (file: {})", self.name, self.path)
         } else {
-            let d: String = self.desc[..chars.min(self.desc.len())].iter().collect();
+            let d: String = self.description[..chars.min(self.description.len())]
+                .iter()
+                .collect();
             format!("- {}: {d} (file: {})", self.name, self.path)
         }
     }
@@ -125,7 +127,7 @@ fn allocate(unit: Unit, lines: &[Line], limit: u64) -> Vec<usize> {
             let base = cost(unit, mc, mb);
             let mut v = vec![0];
             let (mut pc, mut pb) = (0, 0);
-            for c in &l.desc {
+            for c in &l.description {
                 pc += 1;
                 pb += c.len_utf8();
                 v.push(cost(unit, mc + pc + 1, mb + pb + 1).saturating_sub(base));
@@ -138,7 +140,7 @@ fn allocate(unit: Unit, lines: &[Line], limit: u64) -> Vec<usize> {
     loop {
         let mut changed = false;
         for (i, e) in extras.iter().enumerate() {
-            if alloc[i] >= lines[i].desc.len() {
+            if alloc[i] >= lines[i].description.len() {
                 continue;
             }
             let delta = e[alloc[i] + 1].saturating_sub(e[alloc[i]]);
@@ -193,7 +195,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
             name: s.name.clone(),
             file: s.file.clone(),
             path: shown_path(s, &table),
-            desc: capped(&s.description),
+            description: capped(&s.description),
             original_chars: s
                 .description
                 .split_whitespace()
@@ -205,7 +207,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
         .collect();
     let full_cost: Vec<u64> = lines
         .iter()
-        .map(|l| line_cost(unit, &l.render(l.desc.len())))
+        .map(|l| line_cost(unit, &l.render(l.description.len())))
         .collect();
     let min_cost: Vec<u64> = lines
         .iter()
@@ -214,7 +216,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
     let total_full: u64 = full_cost.iter().sum();
     let min_total: u64 = min_cost.iter().sum();
     let chars: Vec<Option<usize>> = if total_full <= limit {
-        lines.iter().map(|l| Some(l.desc.len())).collect()
+        lines.iter().map(|l| Some(l.description.len())).collect()
     } else if min_total <= limit {
         allocate(unit, &lines, limit - min_total)
             .into_iter()
@@ -239,7 +241,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
         .map(|(i, (l, got))| {
             let fate = match got {
                 None => Fate::Omitted,
-                Some(0) if !l.desc.is_empty() => Fate::Dropped,
+                Some(0) if !l.description.is_empty() => Fate::Dropped,
                 Some(n) if *n < l.original_chars => Fate::Shortened {
                     from: l.original_chars as u64,
                     to: *n as u64,
@@ -253,7 +255,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
                 builtin: false,
                 fixed: false,
                 full_cost: line_cost(unit, &full),
-                description: l.desc[..got.unwrap_or(0).min(l.desc.len())]
+                description: l.description[..got.unwrap_or(0).min(l.description.len())]
                     .iter()
                     .collect(),
                 name_cost: min_cost[i],
@@ -283,7 +285,7 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
 mod tests {
     use super::*;
 
-    fn src(name: &str, desc: &str, scope: Scope) -> Source {
+    fn src(name: &str, desc: &str, scope: SkillScope) -> Source {
         Source {
             name: name.into(),
             label: None,
@@ -298,7 +300,7 @@ mod tests {
 
     fn ten(len: usize) -> Vec<Source> {
         (0..10)
-            .map(|i| src(&format!("a{i}"), &"x".repeat(len), Scope::User))
+            .map(|i| src(&format!("a{i}"), &"x".repeat(len), SkillScope::User))
             .collect()
     }
 
@@ -356,10 +358,10 @@ mod tests {
     fn cap_order_and_whitespace() {
         let l = listing(
             &[
-                src("b-user", "B.", Scope::User),
-                src("a-user", &"y".repeat(2000), Scope::User),
-                src("z-repo", "Z  \n z.", Scope::Project),
-                src("sys", "S.", Scope::System),
+                src("b-user", "B.", SkillScope::User),
+                src("a-user", &"y".repeat(2000), SkillScope::User),
+                src("z-repo", "Z  \n z.", SkillScope::Project),
+                src("sys", "S.", SkillScope::System),
             ],
             &[PathBuf::from("/s")],
             Budget::default(),
@@ -386,10 +388,10 @@ mod tests {
 
     #[test]
     fn only_roots_that_hold_a_skill_get_an_alias() {
-        let mut outside = src("loose", "L.", Scope::User);
+        let mut outside = src("loose", "L.", SkillScope::User);
         outside.root = PathBuf::from("/elsewhere");
         outside.file = PathBuf::from("/plugins/loose/SKILL.md");
-        let mut repo = src("r", "R.", Scope::Project);
+        let mut repo = src("r", "R.", SkillScope::Project);
         repo.root = PathBuf::from("/ws/.agents/skills");
         repo.file = PathBuf::from("/ws/.agents/skills/deep/r/SKILL.md");
         let roots = [
@@ -398,7 +400,7 @@ mod tests {
             PathBuf::from("/ws/.agents/skills"),
         ];
         let l = listing(
-            &[repo, src("u", "U.", Scope::User), outside],
+            &[repo, src("u", "U.", SkillScope::User), outside],
             &roots,
             Budget::default(),
         );

@@ -168,7 +168,7 @@ pub fn of_listings(
         let max = (*h == Host::ClaudeCode)
             .then(|| {
                 super::settings::claude_budget(fs, input.workspace_root, input.env, o)
-                    .max_desc_chars
+                    .max_description_chars
             })
             .flatten();
         out.extend(diagnostics(fs, *h, l, max));

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::catalog::{self, Discovery, Entry, Input, listed};
-use super::discover::Scope;
+use super::catalog::{self, CatalogSkill, Discovery, Input, listed};
+use super::discover::SkillScope;
 use alisio_base::config::Host;
 use alisio_base::workspace::Fs;
 
@@ -34,7 +34,7 @@ pub struct Source {
     pub label: Option<String>,
     pub description: String,
     pub when_to_use: Option<String>,
-    pub scope: Scope,
+    pub scope: SkillScope,
     pub file: PathBuf,
     /// The root the skill was found in (Codex's aliases).
     pub root: PathBuf,
@@ -256,9 +256,9 @@ fn codex_root_order(d: &Discovery) -> Vec<PathBuf> {
         .iter()
         .map(|r| {
             let group = match r.scope {
-                Scope::System => 1,
-                Scope::Admin => 2,
-                Scope::Project => 3,
+                SkillScope::System => 1,
+                SkillScope::Admin => 2,
+                SkillScope::Project => 3,
                 _ => 0,
             };
             (group, r.path.components().count(), r.path.clone())
@@ -377,8 +377,8 @@ fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Sourc
             description: e.description.clone(),
             when_to_use: None,
             scope: match e.scope {
-                crate::families::Scope::User => Scope::User,
-                crate::families::Scope::Project => Scope::Project,
+                crate::families::FamilyScope::User => SkillScope::User,
+                crate::families::FamilyScope::Project => SkillScope::Project,
             },
             // Not a skill root: Claude Code lists commands without paths (only Codex's
             // aliases read `root`).
@@ -389,7 +389,7 @@ fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Sourc
         .collect()
 }
 
-fn source(e: &Entry) -> Source {
+fn source(e: &CatalogSkill) -> Source {
     Source {
         name: e.name.clone(),
         label: e.label.clone(),

@@ -59,7 +59,7 @@ pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude
         model: o.model.clone(),
         context_window: o.context_window,
         fraction,
-        max_desc_chars,
+        max_description_chars: max_desc_chars,
         env_budget: env.slash_command_tool_char_budget.clone(),
     }
 }

@@ -124,22 +124,22 @@ pub struct Score {
     pub file: PathBuf,
     /// Whether the host lists the skill at all.
     pub listed: bool,
-    pub tp: u32,
-    pub fp: u32,
-    pub fn_: u32,
-    pub tn: u32,
+    pub true_positives: u32,
+    pub false_positives: u32,
+    pub false_negatives: u32,
+    pub true_negatives: u32,
 }
 
 impl Score {
     #[must_use]
     pub fn precision(&self) -> Option<f64> {
-        let d = self.tp + self.fp;
-        (d > 0).then(|| f64::from(self.tp) / f64::from(d))
+        let d = self.true_positives + self.false_positives;
+        (d > 0).then(|| f64::from(self.true_positives) / f64::from(d))
     }
     #[must_use]
     pub fn recall(&self) -> Option<f64> {
-        let d = self.tp + self.fn_;
-        (d > 0).then(|| f64::from(self.tp) / f64::from(d))
+        let d = self.true_positives + self.false_negatives;
+        (d > 0).then(|| f64::from(self.true_positives) / f64::from(d))
     }
 }
 
@@ -184,10 +184,10 @@ pub fn run(host: &str, catalog: &[Listed], evals: &[Evals]) -> HostResult {
             name: name_of(&e.skill_file).unwrap_or_else(|| dir_name(&e.skill_file)),
             file: e.skill_file.clone(),
             listed: name_of(&e.skill_file).is_some(),
-            tp: 0,
-            fp: 0,
-            fn_: 0,
-            tn: 0,
+            true_positives: 0,
+            false_positives: 0,
+            false_negatives: 0,
+            true_negatives: 0,
         })
         .collect();
     let mut confusion: BTreeMap<String, BTreeMap<String, u32>> = BTreeMap::new();
@@ -217,10 +217,10 @@ pub fn run(host: &str, catalog: &[Listed], evals: &[Evals]) -> HostResult {
                 }
             };
             match (c.trigger, to_me) {
-                (true, true) => scores[k].tp += 1,
-                (true, false) => scores[k].fn_ += 1,
-                (false, true) => scores[k].fp += 1,
-                (false, false) => scores[k].tn += 1,
+                (true, true) => scores[k].true_positives += 1,
+                (true, false) => scores[k].false_negatives += 1,
+                (false, true) => scores[k].false_positives += 1,
+                (false, false) => scores[k].true_negatives += 1,
             }
             // A prompt of another skill's file routed to a skill under test is a false positive
             // of that skill too.
@@ -229,7 +229,7 @@ pub fn run(host: &str, catalog: &[Listed], evals: &[Evals]) -> HostResult {
                 && let Some(j) = scores.iter().position(|s| s.listed && s.name == *r)
                 && c.trigger
             {
-                scores[j].fp += 1;
+                scores[j].false_positives += 1;
             }
             if !ok {
                 misses.push(Miss {
@@ -271,10 +271,10 @@ pub fn result_json(r: &HostResult, show: &dyn Fn(&Path) -> String) -> Value {
             "name": s.name,
             "file": show(&s.file),
             "listed": s.listed,
-            "truePositives": s.tp,
-            "falsePositives": s.fp,
-            "falseNegatives": s.fn_,
-            "trueNegatives": s.tn,
+            "truePositives": s.true_positives,
+            "falsePositives": s.false_positives,
+            "falseNegatives": s.false_negatives,
+            "trueNegatives": s.true_negatives,
             "precision": ratio(s.precision()),
             "recall": ratio(s.recall()),
         })).collect::<Vec<_>>(),
@@ -315,7 +315,15 @@ mod tests {
         .unwrap();
         let r = run("claude-code", &cat, &[evals]);
         let s = &r.scores[0];
-        assert_eq!((s.tp, s.fp, s.fn_, s.tn), (1, 0, 1, 3));
+        assert_eq!(
+            (
+                s.true_positives,
+                s.false_positives,
+                s.false_negatives,
+                s.true_negatives
+            ),
+            (1, 0, 1, 3)
+        );
         assert_eq!(s.precision(), Some(1.0));
         assert_eq!(s.recall(), Some(0.5));
         assert_eq!(r.misses.len(), 1);
@@ -331,7 +339,7 @@ mod tests {
                 &[parse(Path::new("/s/pdf-tools/SKILL.md"), r#"{"trigger":["pdf"]}"#).unwrap()]
             )
             .scores[0]
-                .tp,
+                .true_positives,
             1
         );
     }

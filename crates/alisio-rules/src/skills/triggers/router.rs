@@ -53,9 +53,9 @@ pub fn terms(text: &str) -> Vec<String> {
 
 struct Doc {
     name: HashMap<String, u32>,
-    desc: HashMap<String, u32>,
+    description: HashMap<String, u32>,
     name_len: f64,
-    desc_len: f64,
+    description_len: f64,
 }
 
 /// The index of one catalog as a host lists it.
@@ -63,8 +63,8 @@ pub struct Router {
     docs: Vec<Doc>,
     /// term → documents containing it (in either field).
     postings: HashMap<String, Vec<usize>>,
-    avg_name: f64,
-    avg_desc: f64,
+    average_name_len: f64,
+    average_description_len: f64,
 }
 
 fn counts(ts: Vec<String>) -> (HashMap<String, u32>, f64) {
@@ -93,19 +93,19 @@ impl Router {
             }
             docs.push(Doc {
                 name,
-                desc,
+                description: desc,
                 name_len,
-                desc_len,
+                description_len: desc_len,
             });
         }
         let n = docs.len().max(1) as f64;
         let avg_name = docs.iter().map(|d| d.name_len).sum::<f64>() / n;
-        let avg_desc = docs.iter().map(|d| d.desc_len).sum::<f64>() / n;
+        let avg_desc = docs.iter().map(|d| d.description_len).sum::<f64>() / n;
         Self {
             docs,
             postings,
-            avg_name: avg_name.max(1.0),
-            avg_desc: avg_desc.max(1.0),
+            average_name_len: avg_name.max(1.0),
+            average_description_len: avg_desc.max(1.0),
         }
     }
 
@@ -133,8 +133,13 @@ impl Router {
                 let tf = |m: &HashMap<String, u32>, len: f64, avg: f64| {
                     f64::from(m.get(t).copied().unwrap_or(0)) / (1.0 - B + B * len / avg)
                 };
-                let w = NAME_WEIGHT * tf(&d.name, d.name_len, self.avg_name)
-                    + DESCRIPTION_WEIGHT * tf(&d.desc, d.desc_len, self.avg_desc);
+                let w = NAME_WEIGHT * tf(&d.name, d.name_len, self.average_name_len)
+                    + DESCRIPTION_WEIGHT
+                        * tf(
+                            &d.description,
+                            d.description_len,
+                            self.average_description_len,
+                        );
                 *acc.entry(i).or_insert(0.0) += idf * w * (K1 + 1.0) / (w + K1);
             }
         }

@@ -89,9 +89,9 @@ pub(super) fn body_checks(
             _ => {}
         }
         links.push(Link {
-            dest,
+            destination: dest,
             range,
-            rel: rel.unwrap_or_default(),
+            relative: rel.unwrap_or_default(),
             target,
         });
     }

@@ -6,7 +6,7 @@ use unicode_normalization::UnicodeNormalization as _;
 use super::names::{collapse_ws, edit_distance, is_kebab, is_spec_name};
 use super::problem::Problem;
 use super::{MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Meta, allowed_keys};
-use crate::skills::frontmatter::{Entry, Frontmatter, Node, ScalarKind, Value};
+use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, ScalarKind, Value};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::Code;
 use alisio_base::text::{TextRange, chars};
@@ -53,14 +53,19 @@ fn is_blank_string(n: &Node) -> bool {
 
 /// The entry of an optional key when it counts as present: null never counts; the empty string
 /// does not count for the spec profile.
-fn present<'a>(fm: &'a Frontmatter, profile: Profile, key: &str) -> Option<&'a Entry> {
+fn present<'a>(fm: &'a Frontmatter, profile: Profile, key: &str) -> Option<&'a FrontmatterEntry> {
     fm.get(key).filter(|e| {
         !(e.value.is_null() || (profile == Profile::Spec && e.value.as_str() == Some("")))
     })
 }
 
 /// `skill-field-type` at the value of `e`.
-fn field_type(problems: &mut Vec<Problem>, key: &'static str, e: &Entry, message: String) {
+fn field_type(
+    problems: &mut Vec<Problem>,
+    key: &'static str,
+    e: &FrontmatterEntry,
+    message: String,
+) {
     problems.push(Problem::field_type(key, e.value.span, message));
 }
 

@@ -200,11 +200,11 @@ pub enum Target {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Link {
     /// The destination as written.
-    pub dest: String,
+    pub destination: String,
     /// The destination's bytes in the whole text.
     pub range: TextRange,
     /// The normalised relative path (`/` separators).
-    pub rel: String,
+    pub relative: String,
     pub target: Target,
 }
 

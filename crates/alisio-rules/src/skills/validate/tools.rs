@@ -4,7 +4,7 @@
 
 use super::names::edit_distance;
 use super::problem::Problem;
-use crate::skills::frontmatter::{Entry, Frontmatter, Node, Value};
+use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, Value};
 use alisio_base::diagnostic::Code;
 use alisio_base::text::TextRange;
 
@@ -161,7 +161,7 @@ fn entries_of<'a>(text: &'a str, n: &Node) -> Vec<(TextRange, &'a str)> {
         .collect()
 }
 
-fn check_entry(text: &str, key: &str, e: &Entry, problems: &mut Vec<Problem>) {
+fn check_entry(text: &str, key: &str, e: &FrontmatterEntry, problems: &mut Vec<Problem>) {
     let nodes: Vec<&Node> = match &e.value.value {
         Value::Seq(items) => items.iter().collect(),
         Value::Scalar { .. } if e.value.as_str().is_some() => vec![&e.value],

@@ -48,11 +48,11 @@ impl Run<'_> {
     pub(super) fn before_turn(&mut self) -> Result<Option<(&'static str, String)>, RunError> {
         // spec/sessions.md §12.4: the coordinator's workbench index is current at every turn.
         if self.seat() == super::Seat::Coordinator
-            && let Err(e) = crate::workbench::refresh(&self.opts.root)
+            && let Err(e) = crate::workbench::refresh(&self.options.root)
         {
             tracing::warn!("workbench index: {e}");
         }
-        let mut cfg = self.opts.config.clone();
+        let mut cfg = self.options.config.clone();
         // spec/sessions.md §12.5: summarising compaction is off while the relay is on.
         if self.relay_on {
             cfg.compaction_auto = false;
@@ -60,7 +60,7 @@ impl Run<'_> {
         let active = self.active()?;
         let m = self.measure(&active);
         let max = cfg.max_context_chars as f64;
-        let window = self.pcfg.context_window.or(self.window);
+        let window = self.provider_config.context_window.or(self.window);
         let a = match window {
             Some(w) => m.used as f64 >= w as f64 * cfg.compaction_threshold,
             None => m.request as f64 >= max,
@@ -131,7 +131,7 @@ impl Run<'_> {
                 if self.governor.mode == alisio_base::config::GovernorMode::On {
                     let saved = self
                         .store
-                        .last_event_data(&self.sid, "context_governed")
+                        .last_event_data(&self.session_id, "context_governed")
                         .ok()
                         .flatten();
                     let saved = saved
@@ -158,8 +158,8 @@ impl Run<'_> {
     }
 
     fn max_summary_tokens(&self) -> u32 {
-        let window = self.pcfg.context_window;
-        let base = self.opts.config.compaction_max_output.unwrap_or(8192);
+        let window = self.provider_config.context_window;
+        let base = self.options.config.compaction_max_output.unwrap_or(8192);
         window.map_or(base, |w| {
             base.min(u32::try_from(w / 4).unwrap_or(u32::MAX)).max(256)
         })
@@ -169,8 +169,8 @@ impl Run<'_> {
     fn compact_once(&mut self, reason: &'static str) -> Result<Attempt, RunError> {
         let active = self.active()?;
         let m = self.measure(&active);
-        let sid = self.sid.clone();
-        let Some(cut) = plan(&active, self.opts.config.keep_turns) else {
+        let sid = self.session_id.clone();
+        let Some(cut) = plan(&active, self.options.config.keep_turns) else {
             self.durable_event(Event::CompactionSkipped(CompactionSkipped {
                 reason,
                 before: m.request_tokens,
@@ -268,7 +268,7 @@ impl Run<'_> {
                 partial,
             }),
         );
-        self.em.commit(&mut self.store, vec![ev], |tx| {
+        self.emitter.commit(&mut self.store, vec![ev], |tx| {
             let seq = tx.next_seq(&sid)?;
             for s in &seqs {
                 tx.mark_compacted(&sid, *s, seq)?;
@@ -303,7 +303,12 @@ impl Run<'_> {
             if cur.kind != RowKind::Reduced {
                 break;
             }
-            match self.store.replaced_by(&self.sid, cur.seq).ok().flatten() {
+            match self
+                .store
+                .replaced_by(&self.session_id, cur.seq)
+                .ok()
+                .flatten()
+            {
                 Some(prev) => cur = prev,
                 None => break,
             }
@@ -315,7 +320,7 @@ impl Run<'_> {
     fn reduce(&mut self) -> Result<bool, RunError> {
         let active = self.active()?;
         let m = self.measure(&active);
-        let max = self.opts.config.max_context_chars;
+        let max = self.options.config.max_context_chars;
         if m.conversation <= max {
             return Ok(false);
         }
@@ -387,7 +392,7 @@ impl Run<'_> {
             .iter()
             .map(|(r, j)| estimate(&r.json).saturating_sub(estimate(j)))
             .sum();
-        let sid = self.sid.clone();
+        let sid = self.session_id.clone();
         let run_id = self.run_id.clone();
         fault("before_reduction_commit");
         let ev = Pending::new(
@@ -399,7 +404,7 @@ impl Run<'_> {
                 tokens_saved: saved,
             }),
         );
-        self.em.commit(&mut self.store, vec![ev], |tx| {
+        self.emitter.commit(&mut self.store, vec![ev], |tx| {
             for (r, j) in &changed {
                 let seq = tx.next_seq(&sid)?;
                 tx.mark_compacted(&sid, r.seq, seq)?;
@@ -424,7 +429,7 @@ impl Run<'_> {
         let act = self.active()?;
         let m = self.measure(&act);
         Ok((
-            m.conversation > self.opts.config.max_context_chars,
+            m.conversation > self.options.config.max_context_chars,
             m.conversation,
         ))
     }
