@@ -168,7 +168,7 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         })?;
     }
     if let Some(v) = &a.trim_aging {
-        s.p2.aging = Aging::parse(v).ok_or_else(|| {
+        s.policy2.aging = Aging::parse(v).ok_or_else(|| {
             Failure(format!(
                 "--trim-aging must be \"entry\" or \"last-use\"; got {}",
                 shown(v)

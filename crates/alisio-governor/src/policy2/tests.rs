@@ -511,13 +511,13 @@ fn the_uses_of_a_result_are_first_writes_of_its_tokens() {
     h.push(shell("c9", "grep Other_Key_88 y.py"));
     h.push(out("c9", "ok", 0));
     let s = settings(0);
-    let facts = crate::rules::facts(&h, Some(&s.p2));
+    let facts = crate::rules::facts(&h, Some(&s.policy2));
     let u = uses(&h, &facts, h.len());
     assert_eq!(u[2], [9, 17]);
     assert!(u.iter().enumerate().all(|(i, v)| i == 2 || v.is_empty()));
     // A token a user message wrote first is never a use.
     h[0] = Message::user("look for Result_Key_77 and Other_Key_88");
-    let facts = crate::rules::facts(&h, Some(&s.p2));
+    let facts = crate::rules::facts(&h, Some(&s.policy2));
     assert!(uses(&h, &facts, h.len()).iter().all(Vec::is_empty));
 }
 
@@ -525,14 +525,14 @@ fn the_uses_of_a_result_are_first_writes_of_its_tokens() {
 fn last_use_aging_counts_keep_recent_from_the_last_use_and_an_aged_result_stays_aged() {
     let mut s = settings(0);
     // From entry: c1 has six later results, the fifth (c6) is `by`.
-    s.p2.aging = Aging::Entry;
+    s.policy2.aging = Aging::Entry;
     let h = working_set_history();
     assert_eq!(
         elided_by(&h, &s),
         [("c1".into(), "aged_output".into(), "c6".into())]
     );
     // From the last use (message 9): c5, c6, c7 are three later results, so c1 stays.
-    s.p2.aging = Aging::LastUse;
+    s.policy2.aging = Aging::LastUse;
     assert_eq!(elided_by(&h, &s), []);
     // Two more: five after the use, the fifth (c9) is `by`.
     let mut h = h;

@@ -90,7 +90,7 @@ struct History {
 fn history(store: &Store, state_dir: &Path, sid: &str) -> Result<History, ChangesError> {
     let blobs = Blobs::of_state(state_dir);
     let mut marks = Vec::new();
-    for r in store.snapshots(sid).map_err(CheckpointError::Rows)? {
+    for r in store.snapshots(sid)? {
         if let Some(sha) = &r.manifest {
             let m = blobs.manifest(sha)?;
             marks.push((r, m));

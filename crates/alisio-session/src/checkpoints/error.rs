@@ -12,9 +12,6 @@ pub enum CheckpointError {
     /// The store, or the state directory that cannot be created.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The store's snapshot rows (`Store::snapshots` reports its errors as text).
-    #[error("{0}")]
-    Rows(String),
     /// A blob or pack that cannot be written.
     #[error("Cannot keep a snapshot blob in {}: {source}", dir.display())]
     Keep {

@@ -120,7 +120,7 @@ pub(crate) fn prompt_after(rows: &[MsgRow], at_seq: i64) -> Option<(i64, String,
 pub fn list(store: &Store, sid: &str) -> Result<Vec<CheckpointInfo>, CheckpointError> {
     let rows = store.all_messages(sid)?;
     let mut out = Vec::new();
-    for r in store.snapshots(sid).map_err(CheckpointError::Rows)? {
+    for r in store.snapshots(sid)? {
         let SnapRow {
             kind: SnapKind::Start,
             checkpoint: Some(n),

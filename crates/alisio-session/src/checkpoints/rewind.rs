@@ -197,7 +197,7 @@ pub fn rewind(store: &mut Store, req: &RewindRequest<'_>) -> Result<RewindReport
     let sid = store.resolve_id(req.session_id)?;
     let _lock = store::lock(req.state_dir, &sid)?;
     let blobs = Blobs::of_state(req.state_dir);
-    let rows = store.snapshots(&sid).map_err(CheckpointError::Rows)?;
+    let rows = store.snapshots(&sid)?;
     let Some(at) = rows
         .iter()
         .position(|r| r.kind == SnapKind::Start && r.checkpoint == Some(req.checkpoint))
