@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::calls::Done;
 use super::request::Seat;
-use super::{Progress, Run, RunStatus, ActiveTranscript};
+use super::{ActiveTranscript, Progress, Run, RunStatus};
 use crate::events::Emitter;
 use crate::providers::{self, ModelRequest, Provider};
 use crate::run_governor::RunGovernor;

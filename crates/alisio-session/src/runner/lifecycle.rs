@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::{PreRunError, Progress, Run, RunResult, RunStatus, ActiveTranscript};
+use super::{ActiveTranscript, PreRunError, Progress, Run, RunResult, RunStatus};
 use crate::SessionContext;
 use crate::approvals::{Approver, Grants, Policy};
 use crate::events::{
