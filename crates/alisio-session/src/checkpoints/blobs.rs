@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::error::CheckpointError;
-use super::scan::Manifest;
+use super::manifest::Manifest;
 use crate::util::sha256_hex;
 
 /// A snapshot keeps up to this many new blobs loose; the rest go to one pack. Few files cost
@@ -307,7 +307,7 @@ fn read_at(pack: &Path, loc: Loc) -> std::io::Result<Vec<u8>> {
 
 /// A pack being written.
 struct PackOut {
-    tmp: PathBuf,
+    temporary_path: PathBuf,
     file: std::io::BufWriter<std::fs::File>,
     offset: u64,
     index: Vec<(String, u64, u64)>,
@@ -356,7 +356,7 @@ impl Batch<'_> {
             );
             let res = file.write_all(PACK_MAGIC);
             self.pack = Some(PackOut {
-                tmp,
+                temporary_path: tmp,
                 file,
                 offset: PACK_MAGIC.len() as u64,
                 index: Vec::new(),
@@ -395,10 +395,10 @@ impl Batch<'_> {
             p.file.write_all(&p.offset.to_le_bytes())?;
             p.file.write_all(PACK_END)?;
             p.file.flush()?;
-            std::fs::rename(&p.tmp, &path)
+            std::fs::rename(&p.temporary_path, &path)
         })();
         if let Err(e) = res {
-            let _ = std::fs::remove_file(&p.tmp);
+            let _ = std::fs::remove_file(&p.temporary_path);
             return Err(self.keep_err(e));
         }
         let mut packs = self.blobs.lock();
@@ -416,7 +416,7 @@ impl Drop for Batch<'_> {
     fn drop(&mut self) {
         if let Some(p) = self.pack.take() {
             drop(p.file);
-            let _ = std::fs::remove_file(&p.tmp);
+            let _ = std::fs::remove_file(&p.temporary_path);
         }
     }
 }

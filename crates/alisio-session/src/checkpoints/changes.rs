@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use super::blobs::Blobs;
 use super::error::CheckpointError;
-use super::scan::{Manifest, SnapshotFile, scan};
+use super::manifest::{Manifest, SnapshotFile};
+use super::scan::scan;
 use super::skipped;
 use crate::diff::{self, Hunk};
 use crate::store::{NewSnap, SnapKind, SnapRow, Store, StoreError};

@@ -10,6 +10,7 @@
 pub mod blobs;
 mod changes;
 mod error;
+mod manifest;
 mod rewind;
 pub mod scan;
 
@@ -20,10 +21,11 @@ use serde::{Deserialize, Serialize};
 pub use blobs::Blobs;
 pub use changes::{Change, ChangesError, ChangesRequest, changes, keep, undo};
 pub use error::CheckpointError;
+pub use manifest::{Manifest, SnapshotFile};
 pub use rewind::{
     FileChange, MessageCounts, Resolve, RewindError, RewindReport, RewindRequest, rewind,
 };
-pub use scan::{Manifest, ScanStats, SnapshotFile};
+pub use scan::ScanStats;
 
 use crate::store::{MsgRow, Role, RowKind, SnapKind, SnapRow, Store};
 

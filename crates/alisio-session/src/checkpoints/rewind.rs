@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::blobs::Blobs;
 use super::error::CheckpointError;
-use super::scan::{Manifest, scan};
+use super::manifest::Manifest;
+use super::scan::scan;
 use super::{prompt_after, skipped};
 use crate::store::{self, NewSnap, SnapKind, SnapRow, Store};
 use crate::util::sha256_hex;

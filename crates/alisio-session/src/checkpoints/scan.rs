@@ -23,10 +23,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use super::blobs::Blobs;
 use super::error::CheckpointError;
+use super::manifest::{Manifest, Probe, SnapshotFile};
 
 /// Files larger than this are listed by size and time but their bytes are not kept: a rewind
 /// reports them as not restorable (spec/sessions.md §13.1).
@@ -38,54 +37,6 @@ pub const RACY_NS: i64 = 2_000_000_000;
 /// See the module documentation: above the coarsest sub-second timestamp of a file system
 /// (exFAT's 10 ms).
 pub const FINE_NS: i64 = 100_000_000;
-
-/// One file of a snapshot (a manifest's entry).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnapshotFile {
-    /// The sha256 of its bytes, kept in the blob store; `None`: over a cap, not kept.
-    pub sha: Option<String>,
-    pub size: u64,
-    pub mtime_ns: i64,
-    /// The inode's change time (0 in manifests written before it was kept, and where the
-    /// platform has none).
-    #[serde(default)]
-    pub ctime_ns: i64,
-    pub ino: u64,
-}
-
-/// The file system's clock as a probe file created before a walk saw it: the device, and the
-/// later of the probe's modification and change times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Probe {
-    pub dev: u64,
-    pub ns: i64,
-}
-
-/// The files of a workspace at one moment, by workspace-relative path (`/` separators).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
-    /// When the walk began (ns since the Unix epoch).
-    pub started_ns: i64,
-    /// The file system's time when the walk began (`None`: no probe could be written).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<Probe>,
-    pub files: BTreeMap<String, SnapshotFile>,
-}
-
-impl Manifest {
-    /// Whether `path` holds the same bytes in both (an unkept file compares by size and time).
-    #[must_use]
-    pub fn same(a: Option<&SnapshotFile>, b: Option<&SnapshotFile>) -> bool {
-        match (a, b) {
-            (None, None) => true,
-            (Some(x), Some(y)) => match (&x.sha, &y.sha) {
-                (Some(p), Some(q)) => p == q,
-                _ => x.size == y.size && x.mtime_ns == y.mtime_ns && x.ino == y.ino,
-            },
-            _ => false,
-        }
-    }
-}
 
 /// What one snapshot cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
