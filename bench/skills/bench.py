@@ -9,6 +9,7 @@ ap = argparse.ArgumentParser()
 for a in ["--alisio", "--venv", "--driver", "--corpus", "--generated", "--scratch"]:
     ap.add_argument(a, required=True)
 ap.add_argument("--runs", type=int, default=5)
+ap.add_argument("--mirror", help="a mirror-shaped tree (bench/skills/mirror.py), timed as a third set")
 ap.add_argument("--no-skills-ref", action="store_true", help="time alisio-ls and agnix only")
 args = ap.parse_args()
 
@@ -57,7 +58,10 @@ def cli_per_skill(files):
 
 
 rows = []
-for label, root in [("corpus", args.corpus), ("generated 5,000", args.generated)]:
+sets = [("corpus", args.corpus), ("generated 5,000", args.generated)]
+if args.mirror:
+    sets.append(("mirror-shaped 1,500", args.mirror))
+for label, root in sets:
     if not os.path.isdir(root):
         print(f"skipped {label}: {root} is absent")
         continue

@@ -18,6 +18,11 @@ fi
 work="$repo/target/bench-skills"
 rm -rf "$work" && mkdir -p "$work"
 python3 "$here/generate.py" "$work/generated" 5000
+mirror=()
+if [ -d "$repo/../shared/corpus/skills" ]; then
+  python3 "$here/mirror.py" "$repo/../shared/corpus/skills" "$work/mirror" 1500
+  mirror=(--mirror "$work/mirror")
+fi
 exec python3 "$here/bench.py" --runs "$runs" --alisio "$repo/target/release/alisio-ls" --venv "$venv" \
   --driver "$repo/tests/fixtures/skills/skills_ref_verdicts.py" --corpus "$repo/../shared/corpus/skills" \
-  --generated "$work/generated" --scratch "$work" "$@"
+  --generated "$work/generated" --scratch "$work" "${mirror[@]}" "$@"
