@@ -9,15 +9,19 @@
 # running them in sequence). Wall time on a shared machine wanders: CPU time (user + sys) is
 # printed as well, and the ratio is given for both.
 # Usage: bench/scale/run.sh [RUNS] [OUT_DIR]   (default 3 runs, bench/out/scale, gitignored)
+# BENCH_SCALE_TREE=DIR measures an existing tree instead of the generated one, e.g. a checkout of
+# the public mirror github.com/gabrielmoreira/agent-skills-mirror (15,728 skills; docs/skills.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 runs="${1:-3}"
 out="${2:-$repo/bench/out/scale}"
-tree="$out/tree"
+tree="${BENCH_SCALE_TREE:-$out/tree}"
 (cd "$repo" && cargo build --release --quiet -p alisio-ls)
 bin="$repo/target/release/alisio-ls"
-if [ ! -f "$tree/.generated" ]; then
+if [ -n "${BENCH_SCALE_TREE:-}" ]; then
+  [ -d "$tree" ] || { echo "BENCH_SCALE_TREE=$tree is not a directory" >&2; exit 2; }
+elif [ ! -f "$tree/.generated" ]; then
   rm -rf "$tree"
   python3 "$here/gen.py" "$tree"
   touch "$tree/.generated"
