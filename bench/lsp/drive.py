@@ -44,9 +44,21 @@ def main():
                 result = [] if msg["method"] == "workspace/configuration" else None
                 send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
                 continue
+            if msg.get("method") == "textDocument/publishDiagnostics":
+                published.add(msg["params"]["uri"])
+            if msg.get("method") == "$/progress":
+                kind = msg["params"].get("value", {}).get("kind")
+                progress[kind] = time.monotonic()
             q.put(msg)
 
     lock = threading.Lock()
+    # Files with diagnostics published so far: read with the memory, it shows whether the
+    # server's workspace pass had published (had ended) when VmRSS was read.
+    published = set()
+    # `$/progress` kinds seen, with when: a server that reports its workspace scan (alisio-ls
+    # does, when the client supports work-done progress, as VS Code and Neovim do) is measured
+    # once the scan has ended, not at a guessed moment.
+    progress = {}
 
     def send(msg):
         data = json.dumps(msg).encode()
@@ -72,7 +84,8 @@ def main():
 
     send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "processId": os.getpid(), "rootUri": uri_ws, "workspaceFolders": [{"uri": uri_ws, "name": "ws"}],
-        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}},
+                         "window": {"workDoneProgress": True}},
         "initializationOptions": {"trusted": True}}})
     wait(lambda m: m.get("id") == 1)
     t0 = time.monotonic()
@@ -82,6 +95,10 @@ def main():
     wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == skill_uri)
     first = time.monotonic() - t0
     time.sleep(2.0)  # let any background scan settle before reading memory
+    end = time.monotonic() + 60
+    while "begin" in progress and "end" not in progress and time.monotonic() < end:
+        time.sleep(0.05)
+    scan_ms = round((progress["end"] - t0) * 1000, 1) if "end" in progress else None
     status = {}
     with open(f"/proc/{p.pid}/status") as st:
         for line in st:
@@ -89,6 +106,7 @@ def main():
             status[k] = v.split()
     kb = lambda k: int(status.get(k, ["0"])[0])
     rss_kb = kb("VmRSS")
+    published_at_rss = len(published)
     lat = []
     lines = text.split("\n")
     desc_line = next(i for i, l in enumerate(lines) if l.startswith("description:"))
@@ -133,6 +151,8 @@ def main():
         # (the binary's pages), and the threads then.
         "rss_anon_mb": round(kb("RssAnon") / 1024, 1),
         "rss_file_mb": round(kb("RssFile") / 1024, 1),
+        "published_files_at_rss": published_at_rss,
+        "scan_end_ms": scan_ms,
         "threads": kb("Threads"),
     }))
 
