@@ -11,7 +11,7 @@
 //! share no term cannot reach the threshold (their first shared term would lie in both
 //! suffixes, so their dot product is below the suffix norm, which is below the threshold).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::skills::catalog::Discovery;
@@ -128,10 +128,12 @@ fn dot(u: &Vector, v: &Vector) -> f64 {
         .sum()
 }
 
-/// One listed skill of a catalog.
-struct Listed<'a> {
-    file: &'a Path,
-    name: &'a str,
+/// The siblings found for one file: in the order first seen, and their file ids as a set.
+#[derive(Default)]
+struct Siblings<'a> {
+    /// (similarity, sibling name, sibling file id).
+    list: Vec<(f64, &'a str, usize)>,
+    files: HashSet<usize>,
 }
 
 /// The description value (else the opening line) of a file, as a span.
@@ -152,37 +154,48 @@ fn description_span(fs: &dyn Fs, file: &Path) -> Span {
 /// order), with the sibling's description as related information.
 #[must_use]
 pub fn diagnostics(fs: &dyn Fs, discoveries: &[Discovery]) -> Vec<Diagnostic> {
-    // file → sibling file → (similarity, sibling name, first seen order)
-    let mut found: BTreeMap<PathBuf, Vec<(f64, String, PathBuf)>> = BTreeMap::new();
+    // Files by id (each listed file once, across the catalogs), and per file id its siblings in
+    // the order first seen, with the set of their ids. Ids, not paths, in the loop over pairs: a
+    // mirror that holds one skill in many repositories has hundreds of identical descriptions,
+    // so the pairs are many, and a path comparison or a scan of the list per pair made the check
+    // dominate `skills validate` (40 s for 1,000 real skills; docs/skills.md).
+    let mut ids: HashMap<&Path, usize> = HashMap::new();
+    let mut files: Vec<&Path> = Vec::new();
+    let mut found: Vec<Siblings<'_>> = Vec::new();
     for d in discoveries {
-        let listed: Vec<Listed<'_>> = d
+        let mut listed: Vec<(usize, &str)> = Vec::new();
+        let mut descs: Vec<&str> = Vec::new();
+        for e in d
             .entries
             .iter()
             .filter(|e| e.effective && e.enabled && e.model_invocable)
-            .map(|e| Listed {
-                file: &e.file,
-                name: &e.name,
-            })
-            .collect();
-        let descs: Vec<&str> = d
-            .entries
-            .iter()
-            .filter(|e| e.effective && e.enabled && e.model_invocable)
-            .map(|e| e.description.as_str())
-            .collect();
+        {
+            let id = *ids.entry(&e.file).or_insert_with(|| {
+                files.push(&e.file);
+                found.push(Siblings::default());
+                files.len() - 1
+            });
+            listed.push((id, &e.name));
+            descs.push(&e.description);
+        }
         for (i, j, s) in similar_pairs(&descs) {
-            let (a, b) = (&listed[i], &listed[j]);
-            if a.name == b.name || a.file == b.file {
+            let (a, b) = (listed[i], listed[j]);
+            if a.1 == b.1 || a.0 == b.0 {
                 continue;
             }
             for (me, other) in [(a, b), (b, a)] {
-                let v = found.entry(me.file.to_path_buf()).or_default();
-                if !v.iter().any(|(_, _, f)| f == other.file) {
-                    v.push((s, other.name.to_string(), other.file.to_path_buf()));
+                let v = &mut found[me.0];
+                if v.files.insert(other.0) {
+                    v.list.push((s, other.1, other.0));
                 }
             }
         }
     }
+    // One diagnostic a file, in path order.
+    let mut order: Vec<usize> = (0..files.len())
+        .filter(|&i| !found[i].list.is_empty())
+        .collect();
+    order.sort_by(|&x, &y| files[x].cmp(files[y]));
     let mut spans: HashMap<PathBuf, Span> = HashMap::new();
     let mut span_of = |f: &Path| {
         *spans
@@ -190,7 +203,9 @@ pub fn diagnostics(fs: &dyn Fs, discoveries: &[Discovery]) -> Vec<Diagnostic> {
             .or_insert_with(|| description_span(fs, f))
     };
     let mut out = Vec::new();
-    for (file, mut siblings) in found {
+    for id in order {
+        let file = files[id];
+        let mut siblings = std::mem::take(&mut found[id].list);
         siblings.sort_by(|a, b| b.0.total_cmp(&a.0));
         let named: Vec<String> = siblings
             .iter()
@@ -209,15 +224,16 @@ pub fn diagnostics(fs: &dyn Fs, discoveries: &[Discovery]) -> Vec<Diagnostic> {
             }
         }
         let mut d = Diagnostic::new(
-            &file,
-            span_of(&file),
+            file,
+            span_of(file),
             Severity::Information,
             Code::SkillCollision,
             msg,
         );
-        for (s, n, f) in siblings.iter().take(NAMED) {
+        for &(s, n, f) in siblings.iter().take(NAMED) {
+            let f = files[f];
             d = d.with_related(Related {
-                file: f.clone(),
+                file: f.to_path_buf(),
                 span: span_of(f),
                 message: format!("the description of {n} (similarity {s:.2})"),
             });
