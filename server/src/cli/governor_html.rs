@@ -203,5 +203,5 @@ pub fn write_page(path: &std::path::Path, shown: &str, html: &str) -> Result<(),
         || {},
     )
     .map(|_| ())
-    .map_err(super::Failure)
+    .map_err(|e| super::Failure(e.to_string()))
 }

@@ -32,7 +32,7 @@ pub fn run(ctx: &Ctx, args: &InitArgs) -> Result<Exit, Failure> {
             p.current.as_deref(),
             || {},
         )
-        .map_err(Failure)?;
+        .map_err(|e| Failure(e.to_string()))?;
     }
     if ctx.args.json {
         let v = serde_json::json!({

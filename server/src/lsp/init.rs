@@ -64,7 +64,8 @@ pub fn init_agents_md(snap: &Snapshot, at: &Path, p: &InitParams) -> Result<Init
             &prop.proposed,
             prop.current.as_deref(),
             || {},
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         written = true;
     }
     let uri = tower_lsp_server::ls_types::Uri::from_file_path(&prop.path)

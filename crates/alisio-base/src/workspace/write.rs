@@ -115,37 +115,59 @@ pub fn tmp_name_for(file: &Path) -> String {
     format!(".{name}.{}.{nanos:08x}{n}.tmp", std::process::id())
 }
 
+/// Why [`replace_bytes`] wrote nothing. The texts are the ones the agent's tools and `init`
+/// show (the model reads them as the tool's result).
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The path has no parent directory.
+    #[error("Not a file: {shown}")]
+    NotAFile { shown: String },
+    /// A missing parent directory could not be created.
+    #[error("Cannot create directories for {shown}: {source}")]
+    CreateDirectories { shown: String, source: io::Error },
+    /// The temporary file, its sync or the rename failed.
+    #[error("Cannot write {shown}: {source}")]
+    Write { shown: String, source: io::Error },
+    /// The file no longer held the expected bytes when the write was ready.
+    #[error("File changed while preparing write")]
+    Changed,
+}
+
 /// Writes `content` atomically over `real` ([`replace_if`]), when the file still holds
 /// `expected_current` (`None`: it must not exist; missing parent directories are then created);
 /// `before_check` runs once the temporary file is complete (a fault-injection point for the
 /// agent's tools). `shown` names the file in errors. `Ok(true)` when the file was created.
 ///
 /// # Errors
-/// `Cannot create directories for <shown>: …`, `Cannot write <shown>: …`, or `File changed while
-/// preparing write` (nothing written).
+/// [`WriteError`]; nothing is written.
 pub fn replace_bytes(
     real: &Path,
     shown: &str,
     content: &[u8],
     expected_current: Option<&[u8]>,
     before_check: impl FnOnce(),
-) -> Result<bool, String> {
-    let dir = real
-        .parent()
-        .ok_or_else(|| format!("Not a file: {shown}"))?;
+) -> Result<bool, WriteError> {
+    let dir = real.parent().ok_or_else(|| WriteError::NotAFile {
+        shown: shown.to_string(),
+    })?;
     let created = expected_current.is_none();
     if created {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("Cannot create directories for {shown}: {e}"))?;
+        std::fs::create_dir_all(dir).map_err(|source| WriteError::CreateDirectories {
+            shown: shown.to_string(),
+            source,
+        })?;
     }
     let replaced = replace_if(real, content, &tmp_name_for(real), |file| {
         before_check();
         std::fs::read(file).ok().as_deref() == expected_current
     })
-    .map_err(|e| format!("Cannot write {shown}: {e}"))?;
+    .map_err(|source| WriteError::Write {
+        shown: shown.to_string(),
+        source,
+    })?;
     match replaced {
         Replaced::Written => Ok(created),
-        Replaced::Changed => Err("File changed while preparing write".into()),
+        Replaced::Changed => Err(WriteError::Changed),
     }
 }
 
@@ -205,25 +227,24 @@ mod tests {
     fn replace_bytes_checks_the_content_creates_parents_and_refuses_a_changed_file() {
         let t = tempfile::tempdir().unwrap();
         let f = t.path().join("a/b/x.txt");
-        assert_eq!(
+        assert!(matches!(
             replace_bytes(&f, "a/b/x.txt", b"one", None, || {}),
             Ok(true)
-        );
-        assert_eq!(
-            replace_bytes(&f, "a/b/x.txt", b"two", None, || {}),
-            Err("File changed while preparing write".to_string())
-        );
-        assert_eq!(
+        ));
+        let e = replace_bytes(&f, "a/b/x.txt", b"two", None, || {}).unwrap_err();
+        assert!(matches!(e, WriteError::Changed));
+        assert_eq!(e.to_string(), "File changed while preparing write");
+        assert!(matches!(
             replace_bytes(&f, "a/b/x.txt", b"two", Some(b"one"), || {
                 std::fs::write(&f, "user").unwrap();
             }),
-            Err("File changed while preparing write".to_string())
-        );
+            Err(WriteError::Changed)
+        ));
         assert_eq!(std::fs::read(&f).unwrap(), b"user");
-        assert_eq!(
+        assert!(matches!(
             replace_bytes(&f, "a/b/x.txt", b"two", Some(b"user"), || {}),
             Ok(false)
-        );
+        ));
         assert_eq!(std::fs::read(&f).unwrap(), b"two");
         let names: Vec<_> = std::fs::read_dir(t.path().join("a/b"))
             .unwrap()

@@ -59,6 +59,9 @@ pub enum ChangesError {
     /// A file the undo cannot write or remove.
     #[error("{0}")]
     Failed(String),
+    /// A file the undo cannot write (the atomic replace of the base crate).
+    #[error(transparent)]
+    Write(alisio_base::workspace::write::WriteError),
 }
 
 impl ChangesError {
@@ -332,7 +335,7 @@ pub fn undo(
             .map_err(|e| ChangesError::Failed(format!("Cannot undo {path}: {e}")))?,
         Some(bytes) => {
             crate::tools::files::atomic_replace(&real, path, bytes, current.as_deref())
-                .map_err(ChangesError::Failed)?;
+                .map_err(ChangesError::Write)?;
         }
     }
     let (after, _) = scan(req.root, &skipped(req.root, req.state_dir), &h.blobs, &now)?;

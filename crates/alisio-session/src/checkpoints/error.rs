@@ -50,7 +50,7 @@ pub enum CheckpointError {
     /// Reading or removing a workspace file.
     #[error("{0}")]
     Io(#[from] std::io::Error),
-    /// Writing a workspace file (the tools' atomic replace reports text).
-    #[error("{0}")]
-    Write(String),
+    /// Writing a workspace file (the atomic replace of the base crate).
+    #[error(transparent)]
+    Write(alisio_base::workspace::write::WriteError),
 }

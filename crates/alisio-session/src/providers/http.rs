@@ -101,7 +101,21 @@ enum Msg {
     Chunk(Vec<u8>),
     Eof,
     Connect(String),
-    Network(String),
+    /// A transport error after connecting, and whether it was a timeout (by the I/O error's
+    /// kind, not its text).
+    Network {
+        text: String,
+        timed_out: bool,
+    },
+}
+
+/// Whether an I/O error is a timeout: ureq reports its read and write timeouts as `TimedOut`
+/// (and a socket timeout can surface as `WouldBlock`).
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    )
 }
 
 fn parse_retry_after(v: &str) -> Option<Duration> {
@@ -161,7 +175,10 @@ fn transfer(req: ureq::Request, body: &str, tx: &mpsc::SyncSender<Msg>) {
                 ) {
                     Msg::Connect(m)
                 } else {
-                    Msg::Network(m)
+                    let timed_out = std::error::Error::source(&t)
+                        .and_then(|e| e.downcast_ref::<std::io::Error>())
+                        .is_some_and(is_timeout);
+                    Msg::Network { text: m, timed_out }
                 },
             );
             return;
@@ -183,7 +200,10 @@ fn transfer(req: ureq::Request, body: &str, tx: &mpsc::SyncSender<Msg>) {
                 }
             }
             Err(e) => {
-                let _ = tx.send(Msg::Network(e.to_string()));
+                let _ = tx.send(Msg::Network {
+                    text: e.to_string(),
+                    timed_out: is_timeout(&e),
+                });
                 return;
             }
         }
@@ -208,8 +228,8 @@ fn status_error(
 }
 
 /// A transport error after connecting: a timeout or a broken stream, both retried.
-fn network_error(e: &str, idle_ms: u128, key: Option<&str>) -> AttemptError {
-    let m = if e.contains("timed out") || e.contains("Timeout") {
+fn network_error(e: &str, timed_out: bool, idle_ms: u128, key: Option<&str>) -> AttemptError {
+    let m = if timed_out {
         format!("Provider did not respond within {idle_ms} ms")
     } else {
         format!("Provider stream ended before the response completed ({e})")
@@ -293,7 +313,9 @@ pub fn post_stream(
                     ),
                 });
             }
-            Msg::Network(e) => return Err(network_error(&e, idle_ms, key)),
+            Msg::Network { text, timed_out } => {
+                return Err(network_error(&text, timed_out, idle_ms, key));
+            }
             Msg::Open(is_json) => {
                 if is_json {
                     json_body = Some(Vec::new());

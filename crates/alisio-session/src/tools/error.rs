@@ -43,9 +43,25 @@ pub enum ToolError {
     UnknownTask(String),
     #[error("Working directory not found: {0}")]
     WorkingDirectoryNotFound(String),
+    /// The file changed between the precondition and the rename (nothing written).
+    #[error("File changed while preparing write")]
+    ChangedWhileWriting,
     /// Every other error text, as the tool wrote it (spec/sessions.md §3.4).
     #[error("{0}")]
     Failed(String),
+}
+
+impl From<alisio_base::workspace::write::WriteError> for ToolError {
+    fn from(e: alisio_base::workspace::write::WriteError) -> Self {
+        use alisio_base::workspace::write::WriteError;
+        match e {
+            WriteError::NotAFile { shown } => Self::NotAFile(shown),
+            WriteError::Changed => Self::ChangedWhileWriting,
+            e @ (WriteError::CreateDirectories { .. } | WriteError::Write { .. }) => {
+                Self::Failed(e.to_string())
+            }
+        }
+    }
 }
 
 impl From<String> for ToolError {

@@ -123,7 +123,7 @@ pub fn atomic_replace(
     shown: &str,
     content: &[u8],
     expected_current: Option<&[u8]>,
-) -> Result<bool, String> {
+) -> Result<bool, alisio_base::workspace::write::WriteError> {
     alisio_base::workspace::write::replace_bytes(real, shown, content, expected_current, || {
         fault("after_temp_write");
     })
