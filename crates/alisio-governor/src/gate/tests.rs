@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::model::{Call, Message};
-use crate::policy2::{Aging, Policy2};
+use crate::policy2::{Aging, GateStart, Policy2};
 use crate::rules::facts;
 use crate::session::tokens_at;
 use alisio_base::config::GovernorMode;
@@ -22,6 +22,7 @@ fn settings(policy_version: u32, epoch: u32) -> GovSettings {
             keep_recent: 5,
             keep_denials: 1,
             gate: GateRule::Expected,
+            gate_start: GateStart::Whole,
             aging: Aging::Entry,
         },
     }
