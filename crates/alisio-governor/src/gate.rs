@@ -232,8 +232,8 @@ impl Gate {
             let price = (p.write - p.read) * suffix as f64;
             let bound = price - p.read * net;
             let expected = gain * p.read * requests;
-            let admissible = (!rule.expects() || expected >= price)
-                && (!rule.banks() || available >= bound);
+            let admissible =
+                (!rule.expects() || expected >= price) && (!rule.banks() || available >= bound);
             let value = expected - price;
             // On a tie the earlier start (more changes now) wins: k runs backwards.
             if admissible && best.is_none_or(|(_, v, _)| value >= v) {
