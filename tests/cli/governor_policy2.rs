@@ -479,7 +479,12 @@ fn policy_two_flags_are_validated_with_the_settings_messages() {
         (
             "--cache-gate",
             "banked",
-            "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got \"banked\"",
+            "--cache-gate must be \"expected\", \"bank\", \"expected+bank\" or \"rent\"; got \"banked\"",
+        ),
+        (
+            "--gate-start",
+            "first",
+            "--gate-start must be \"whole\" or \"best\"; got \"first\"",
         ),
         (
             "--trim-aging",

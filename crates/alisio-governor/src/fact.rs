@@ -95,14 +95,18 @@ pub enum GateRule {
     Bank,
     /// Both: the expected-saving test and the bank.
     ExpectedBank,
+    /// Rent-or-buy: the saving already forgone since each change's justification (read × gain ×
+    /// the requests since then) reaches the rewrite's price.
+    Rent,
 }
 
 impl GateRule {
     /// The names `governor analyze --cache-gate` takes, in the order of the variants.
-    pub const NAMES: [(&'static str, Self); 3] = [
+    pub const NAMES: [(&'static str, Self); 4] = [
         ("expected", Self::Expected),
         ("bank", Self::Bank),
         ("expected+bank", Self::ExpectedBank),
+        ("rent", Self::Rent),
     ];
 
     #[must_use]
@@ -118,6 +122,11 @@ impl GateRule {
     #[must_use]
     pub const fn banks(self) -> bool {
         matches!(self, Self::Bank | Self::ExpectedBank)
+    }
+
+    #[must_use]
+    pub const fn rents(self) -> bool {
+        matches!(self, Self::Rent)
     }
 }
 

@@ -211,11 +211,39 @@ impl Gate {
             return Some((None, now));
         };
         let requests = h[..b].iter().filter(|m| m.is_assistant()).count() as f64;
+        // Rent-or-buy: per change, the requests of H[0..b) after its justification (the message
+        // of the result its `by` names; the change's own message when none is found).
+        let rent: Vec<f64> = if rule.rents() {
+            let mut after = vec![0u32; b + 1];
+            for i in (0..b).rev() {
+                after[i] = after[i + 1] + u32::from(h[i].is_assistant());
+            }
+            let index: std::collections::HashMap<&str, usize> = h[..b]
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| match m {
+                    Message::Tool(r) => Some((r.call_id.as_str(), i)),
+                    _ => None,
+                })
+                .collect();
+            changed
+                .iter()
+                .map(|&(i, gain, _)| {
+                    let j = match &now[i] {
+                        Step::Elide { by, .. } => index.get(by.as_str()).copied().unwrap_or(i),
+                        _ => i,
+                    };
+                    gain * f64::from(after[j.max(i)])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let p = Prices::default();
         let available = self.bank.available();
         // From the last changed message back: each changed message k is a start, whose rewrite
         // re-sends suffix(k) and whose gain is that of the changes at or after k.
-        let (mut suffix, mut gain, mut net) = (0u64, 0.0, 0.0);
+        let (mut suffix, mut gain, mut net, mut paid) = (0u64, 0.0, 0.0, 0.0);
         let mut pending = changed.len();
         let mut best: Option<(usize, f64, f64)> = None;
         for i in (first..b).rev() {
@@ -226,14 +254,16 @@ impl Gate {
             pending -= 1;
             gain += changed[pending].1;
             net += changed[pending].2;
+            paid += rent.get(pending).copied().unwrap_or(0.0);
             if start == GateStart::Whole && pending > 0 {
                 continue;
             }
             let price = (p.write - p.read) * suffix as f64;
             let bound = price - p.read * net;
             let expected = gain * p.read * requests;
-            let admissible =
-                (!rule.expects() || expected >= price) && (!rule.banks() || available >= bound);
+            let admissible = (!rule.expects() || expected >= price)
+                && (!rule.banks() || available >= bound)
+                && (!rule.rents() || paid * p.read >= price);
             let value = expected - price;
             // On a tie the earlier start (more changes now) wins: k runs backwards.
             if admissible && best.is_none_or(|(_, v, _)| value >= v) {

@@ -59,8 +59,8 @@ pub struct AnalyzeArgs {
     /// Override context.trim.keepDenials (policy 2, denial pruning; 0 to 1000).
     #[arg(long, value_name = "N")]
     pub trim_keep_denials: Option<String>,
-    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected (the default), bank or
-    /// expected+bank; for measuring the alternatives, not a configuration key.
+    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected (the default), bank,
+    /// expected+bank or rent; for measuring the alternatives, not a configuration key.
     #[arg(long, value_name = "RULE")]
     pub cache_gate: Option<String>,
     /// Where a boundary the cache gate takes starts its rewrite (policy 2, spec/governor.md
@@ -167,7 +167,7 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
     if let Some(v) = &a.cache_gate {
         s.policy2.gate = GateRule::parse(v).ok_or_else(|| {
             Failure(format!(
-                "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got {}",
+                "--cache-gate must be \"expected\", \"bank\", \"expected+bank\" or \"rent\"; got {}",
                 shown(v)
             ))
         })?;

@@ -447,3 +447,39 @@ fn a_full_report_and_the_session_cache_send_what_the_best_start_decided() {
     }
     assert_eq!(stubs, [vec![], vec![], vec![16]]);
 }
+
+#[test]
+fn rent_or_buy_takes_a_start_once_the_saving_forgone_since_its_justification_covers_it() {
+    // early_and_late(talk): a.rs's read is superseded by the edit at 4, with talk + 4 requests
+    // after it; b.rs's by the edit at j + 3, with 2 after it. Rent already paid from b.rs on:
+    // 0.1 × 494 × 2 = 98.8 ≥ 1.15 × 26 = 29.9; from a.rs on 49.4 × (talk + 4) + 98.8 =
+    // 49.4 × (talk + 6) against 1.15 × (50 + 302 × talk): talk 0: 296.4 ≥ 57.5 (both, the start
+    // with the larger expected gain, 535.3 against 266.5); talk 1: 345.8 < 404.8 (b.rs alone under
+    // the best start, nothing as a whole boundary); talk 5: 543.4 < 1,794.
+    let mut got = Vec::new();
+    for talk in [0, 1, 5] {
+        let h = early_and_late(talk);
+        for start in [GateStart::Whole, GateStart::Best] {
+            let s = with_start(
+                with_rule(settings(2, h.len() as u32), GateRule::Rent),
+                start,
+            );
+            let f = facts(&h, s.policy2());
+            let mut g = Gate::default();
+            let e = g.eligible(&h, &f, &s, |i| tokens_at(&h, &f, i));
+            got.push((talk, start, e, elided(&g, &s)));
+        }
+    }
+    use GateStart::{Best, Whole};
+    assert_eq!(
+        got,
+        [
+            (0, Whole, 13, vec![2, 6]),
+            (0, Best, 13, vec![2, 6]),
+            (1, Whole, 0, vec![]),
+            (1, Best, 15, vec![8]),
+            (5, Whole, 0, vec![]),
+            (5, Best, 23, vec![16]),
+        ]
+    );
+}
