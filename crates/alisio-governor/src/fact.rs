@@ -133,11 +133,13 @@ impl GateRule {
 /// Which of a boundary's changes the cache gate takes (spec/governor.md §2.7).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GateStart {
-    /// All of them or none: the rewrite starts at the first changed message.
-    #[default]
+    /// All of them or none: the rewrite starts at the first changed message (the rule before
+    /// issue 21's follow-up; measured, not the default).
     Whole,
     /// Those at or after the start k (a changed message) with the largest expected net gain;
-    /// the changes before k wait for a later boundary.
+    /// the changes before k wait for a later boundary (the default: the cheaper on the honest
+    /// measure, docs/governor.md).
+    #[default]
     Best,
 }
 
@@ -168,7 +170,7 @@ impl Policy2 {
             keep_recent: s.trim_keep_recent,
             keep_denials: s.trim_keep_denials,
             gate: GateRule::Expected,
-            gate_start: GateStart::Whole,
+            gate_start: GateStart::Best,
             aging: Aging::Entry,
         }
     }
