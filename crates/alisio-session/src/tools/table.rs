@@ -302,8 +302,7 @@ impl Tool for BgStop {
 
 /// A call answered by the run's [`SessionContext`](crate::SessionContext).
 fn context_call(ctx: &ToolCtx, call: ToolResult<ContextTool>) -> Outcome {
-    call.and_then(|c| Ok(ctx.context.tool(&c, &ctx.cwd)?))
-        .into()
+    call.and_then(|c| ctx.context.tool(&c, &ctx.cwd)).into()
 }
 
 /// `context_explain`.
