@@ -200,9 +200,14 @@ impl Gate {
             .enumerate()
             .take(b)
             .filter_map(|(i, st)| {
-                let old = before(i);
-                (reason(&old) != reason(st)).then(|| {
-                    let (new, old) = (saved(st), saved(&old));
+                let (old_reason, old) = if i < taken {
+                    (reason(&steps[i]), saved(&steps[i]))
+                } else {
+                    oversized(h, i, facts[i].as_ref())
+                        .map_or((None, 0), |o| (reason(&o), saved(&o)))
+                };
+                (old_reason != reason(st)).then(|| {
+                    let new = saved(st);
                     (i, new.saturating_sub(old) as f64, new as f64 - old as f64)
                 })
             })
