@@ -55,6 +55,9 @@ pub struct Policy2 {
     /// The cache gate's rule (spec/governor.md §2.7). Not a configuration key: the default is
     /// the rule the spec argues; `governor analyze --cache-gate` measures the others.
     pub gate: GateRule,
+    /// Where a boundary the gate takes starts its rewrite (spec/governor.md §2.7). Not a
+    /// configuration key: `governor analyze --gate-start` measures the alternative.
+    pub gate_start: GateStart,
     /// When `aged_output`'s clock starts (spec/governor.md §3.3, the working set). Not a
     /// configuration key: `governor analyze --trim-aging` measures the alternative.
     pub aging: Aging,
@@ -92,14 +95,18 @@ pub enum GateRule {
     Bank,
     /// Both: the expected-saving test and the bank.
     ExpectedBank,
+    /// Rent-or-buy: the saving already forgone since each change's justification (read × gain ×
+    /// the requests since then) reaches the rewrite's price.
+    Rent,
 }
 
 impl GateRule {
     /// The names `governor analyze --cache-gate` takes, in the order of the variants.
-    pub const NAMES: [(&'static str, Self); 3] = [
+    pub const NAMES: [(&'static str, Self); 4] = [
         ("expected", Self::Expected),
         ("bank", Self::Bank),
         ("expected+bank", Self::ExpectedBank),
+        ("rent", Self::Rent),
     ];
 
     #[must_use]
@@ -115,6 +122,34 @@ impl GateRule {
     #[must_use]
     pub const fn banks(self) -> bool {
         matches!(self, Self::Bank | Self::ExpectedBank)
+    }
+
+    #[must_use]
+    pub const fn rents(self) -> bool {
+        matches!(self, Self::Rent)
+    }
+}
+
+/// Which of a boundary's changes the cache gate takes (spec/governor.md §2.7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GateStart {
+    /// All of them or none: the rewrite starts at the first changed message (the rule before
+    /// issue 21's follow-up; measured, not the default).
+    Whole,
+    /// Those at or after the start k (a changed message) with the largest expected net gain;
+    /// the changes before k wait for a later boundary (the default: the cheaper on the honest
+    /// measure, docs/governor.md).
+    #[default]
+    Best,
+}
+
+impl GateStart {
+    /// The names `governor analyze --gate-start` takes, in the order of the variants.
+    pub const NAMES: [(&'static str, Self); 2] = [("whole", Self::Whole), ("best", Self::Best)];
+
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::NAMES.iter().find(|(n, _)| *n == s).map(|(_, r)| *r)
     }
 }
 
@@ -135,6 +170,7 @@ impl Policy2 {
             keep_recent: s.trim_keep_recent,
             keep_denials: s.trim_keep_denials,
             gate: GateRule::Expected,
+            gate_start: GateStart::Best,
             aging: Aging::Entry,
         }
     }

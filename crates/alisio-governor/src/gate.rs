@@ -22,7 +22,7 @@
 //! never costs more than `off` up to any request.
 
 use super::GovSettings;
-use super::fact::{Fact, GateRule, Step};
+use super::fact::{Fact, GateRule, GateStart, Step};
 use super::figures::Prices;
 use super::model::Message;
 use super::policy2::oversized;
@@ -154,8 +154,9 @@ impl Gate {
                     (t, t.saturating_sub(st))
                 });
             }
-            let steps = decide_policy(&h[..b], &facts[..b], b, s);
-            if let Some(first) = self.pays(h, facts, &steps, b, &tokens, rule) {
+            let now = decide_policy(&h[..b], &facts[..b], b, s);
+            let gate = (rule, s.policy2.gate_start);
+            if let Some((first, steps)) = self.pays(h, facts, now, b, &tokens, gate) {
                 if let Some(f) = first {
                     let bank = &mut self.bank;
                     bank.first_changed = Some(bank.first_changed.map_or(f, |x| x.min(f)));
@@ -169,57 +170,127 @@ impl Gate {
         self.taken
     }
 
-    /// Whether the boundary `b` with decisions `now` is taken: `Some(the first message it
-    /// changes)` (`Some(None)`: it changes nothing), `None` when not. Under a banking rule a
-    /// boundary taken adds its price bound to what the bank owes.
+    /// Whether the boundary `b` with decisions `now` is taken: `Some((the first message it
+    /// changes, the decisions on H[0..b) then))` (`None` as the first: it changes nothing),
+    /// `None` when not. Under `GateStart::Best` the start k is the changed message with the
+    /// largest expected net gain among the admissible ones, and the changes before k keep their
+    /// previous step. Under a banking rule a boundary taken adds its price bound to what the
+    /// bank owes.
     fn pays(
         &mut self,
         h: &[Message],
         facts: &[Option<Fact>],
-        now: &[Step],
+        mut now: Vec<Step>,
         b: usize,
         tokens: &impl Fn(usize) -> u64,
-        rule: GateRule,
-    ) -> Option<Option<usize>> {
+        settings: (GateRule, GateStart),
+    ) -> Option<(Option<usize>, Vec<Step>)> {
+        let (rule, start) = settings;
+        let (taken, steps) = (self.taken, &self.steps);
         let before = |i: usize| {
-            if i < self.taken {
-                (reason(&self.steps[i]), saved(&self.steps[i]))
+            if i < taken {
+                steps[i].clone()
             } else {
-                oversized(h, i, facts[i].as_ref()).map_or((None, 0), |st| (reason(&st), saved(&st)))
+                oversized(h, i, facts[i].as_ref()).unwrap_or(Step::NotCandidate)
             }
+        };
+        // The changed messages, each with (tokens saved now − before) clipped at 0 and signed.
+        let changed: Vec<(usize, f64, f64)> = now
+            .iter()
+            .enumerate()
+            .take(b)
+            .filter_map(|(i, st)| {
+                let (old_reason, old) = if i < taken {
+                    (reason(&steps[i]), saved(&steps[i]))
+                } else {
+                    oversized(h, i, facts[i].as_ref())
+                        .map_or((None, 0), |o| (reason(&o), saved(&o)))
+                };
+                (old_reason != reason(st)).then(|| {
+                    let new = saved(st);
+                    (i, new.saturating_sub(old) as f64, new as f64 - old as f64)
+                })
+            })
+            .collect();
+        let Some(&(first, _, _)) = changed.first() else {
+            return Some((None, now));
         };
         let requests = h[..b].iter().filter(|m| m.is_assistant()).count() as f64;
+        // Rent-or-buy: per change, the requests of H[0..b) after its justification (the message
+        // of the result its `by` names; the change's own message when none is found).
+        let rent: Vec<f64> = if rule.rents() {
+            let mut after = vec![0u32; b + 1];
+            for i in (0..b).rev() {
+                after[i] = after[i + 1] + u32::from(h[i].is_assistant());
+            }
+            let index: std::collections::HashMap<&str, usize> = h[..b]
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| match m {
+                    Message::Tool(r) => Some((r.call_id.as_str(), i)),
+                    _ => None,
+                })
+                .collect();
+            changed
+                .iter()
+                .map(|&(i, gain, _)| {
+                    let j = match &now[i] {
+                        Step::Elide { by, .. } => index.get(by.as_str()).copied().unwrap_or(i),
+                        _ => i,
+                    };
+                    gain * f64::from(after[j.max(i)])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let p = Prices::default();
-        let mut first = None;
-        let mut gain = 0.0;
-        let mut net = 0.0;
-        for (i, st) in now.iter().enumerate().take(b) {
-            let (old_reason, old_saved) = before(i);
-            if old_reason == reason(st) {
+        let available = self.bank.available();
+        // From the last changed message back: each changed message k is a start, whose rewrite
+        // re-sends suffix(k) and whose gain is that of the changes at or after k.
+        let (mut suffix, mut gain, mut net, mut paid) = (0u64, 0.0, 0.0, 0.0);
+        let mut pending = changed.len();
+        let mut best: Option<(usize, f64, f64)> = None;
+        for i in (first..b).rev() {
+            suffix += tokens(i).saturating_sub(saved(&now[i]));
+            if pending == 0 || changed[pending - 1].0 != i {
                 continue;
             }
-            first.get_or_insert(i);
-            gain += saved(st).saturating_sub(old_saved) as f64;
-            net += saved(st) as f64 - old_saved as f64;
-        }
-        let Some(first) = first else {
-            return Some(None);
-        };
-        let suffix: u64 = (first..b)
-            .map(|i| tokens(i).saturating_sub(saved(&now[i])))
-            .sum();
-        let price = (p.write - p.read) * suffix as f64;
-        if rule.expects() && gain * p.read * requests < price {
-            return None;
-        }
-        if rule.banks() {
-            let bound = price - p.read * net;
-            if self.bank.available() < bound {
-                return None;
+            pending -= 1;
+            gain += changed[pending].1;
+            net += changed[pending].2;
+            paid += rent.get(pending).copied().unwrap_or(0.0);
+            if start == GateStart::Whole && pending > 0 {
+                continue;
             }
+            let price = (p.write - p.read) * suffix as f64;
+            let bound = price - p.read * net;
+            let expected = gain * p.read * requests;
+            let admissible = (!rule.expects() || expected >= price)
+                && (!rule.banks() || available >= bound)
+                && (!rule.rents() || paid * p.read >= price);
+            let value = expected - price;
+            // On a tie the earlier start (more changes now) wins: k runs backwards.
+            if admissible && best.is_none_or(|(_, v, _)| value >= v) {
+                best = Some((i, value, bound));
+            }
+        }
+        let (k, _, bound) = best?;
+        if rule.banks() {
             self.bank.owed += bound;
         }
-        Some(Some(first))
+        for &(i, _, _) in changed.iter().take_while(|(i, _, _)| *i < k) {
+            now[i] = before(i);
+        }
+        Some((Some(k), now))
+    }
+
+    /// The decisions on P = H[0..E) under the boundaries taken, when the gate decides them
+    /// (policy 2 with epochs): those of the last boundary taken, whose changes before its start
+    /// kept their previous step. `None`: spec/governor.md §3.2 on P is the answer.
+    #[must_use]
+    pub fn on_eligible(&self, s: &GovSettings) -> Option<&[Step]> {
+        (s.policy_version >= 2 && s.epoch_messages > 0).then_some(self.steps.as_slice())
     }
 }
 

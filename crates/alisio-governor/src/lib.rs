@@ -211,15 +211,21 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
     }
     let n = history.len();
     let facts = facts(history, settings.policy2());
-    let e = gate::Gate::default().eligible(history, &facts, settings, |i| {
+    let mut gate = gate::Gate::default();
+    let e = gate.eligible(history, &facts, settings, |i| {
         session::tokens_at(history, &facts, i)
     });
-    let steps = decide_policy(history, &facts, e, settings);
+    let plain = decide_policy(history, &facts, e, settings);
     let full = if e == n {
-        steps.clone()
+        plain.clone()
     } else {
         decide_policy(history, &facts, n, settings)
     };
+    // Under the gate's best start, changes before a boundary's start kept their previous step.
+    let mut steps = plain;
+    if let Some(on_eligible) = gate.on_eligible(settings) {
+        steps[..on_eligible.len()].clone_from_slice(on_eligible);
+    }
     let (compacted, counts, block_text) = block(settings, history, req.sources);
     let elided_ids: Vec<String> = history
         .iter()

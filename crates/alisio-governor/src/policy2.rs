@@ -19,7 +19,7 @@ use super::tokens::{tokens, utf16_len};
 /// stub points to) and skill content (protected from pruning).
 pub const EXEMPT: &[&str] = &["result_read", "skill_load", "skill_resource"];
 
-pub use super::fact::{Aging, GateRule, Info, Policy2};
+pub use super::fact::{Aging, GateRule, GateStart, Info, Policy2};
 
 const SHORT_KEYS: &[&str] = &[
     "command",

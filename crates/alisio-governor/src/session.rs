@@ -250,7 +250,10 @@ impl Cache {
             .gate
             .eligible(h, facts, settings, |i| tokens_at(h, facts, i));
         if e != c.eligible || start == 0 {
-            let steps = decide_policy(&h[..e], &c.facts[..e], e, settings);
+            let steps = match c.gate.on_eligible(settings) {
+                Some(steps) => steps.to_vec(),
+                None => decide_policy(&h[..e], &c.facts[..e], e, settings),
+            };
             c.elided = steps
                 .into_iter()
                 .enumerate()

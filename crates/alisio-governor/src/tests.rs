@@ -1,6 +1,7 @@
 //! Conformance cases of spec/governor.md §12 that the pure module covers, with exact values.
 
 use super::model::{Call, Message, Part};
+use super::policy2::GateStart;
 use super::report::{ContextReport, Measured, Segment};
 use super::testkit::{request, turn};
 use super::*;
@@ -1365,6 +1366,47 @@ fn generated_histories_keep_the_guarantees() {
 }
 
 #[test]
+fn under_the_cache_gate_requests_between_boundaries_only_append() {
+    // G8 and G2 under policy 2's gate, whole boundaries and the best start: a boundary's changes
+    // before its start wait, but nothing changes between boundaries.
+    for seed in 0..8 {
+        let h = generated(seed, 70);
+        for (epoch, start) in [
+            (5, GateStart::Whole),
+            (5, GateStart::Best),
+            (8, GateStart::Best),
+        ] {
+            let mut on = GovSettings {
+                mode: GovernorMode::On,
+                policy_version: 2,
+                ..settings(2, epoch)
+            };
+            on.policy2.gate_start = start;
+            let mut previous = project_on(&on, &h[..1]);
+            for n in 2..=h.len() {
+                let now = project_on(&on, &h[..n]);
+                if rules::eligible(n - 1, epoch) == rules::eligible(n, epoch) {
+                    assert_eq!(
+                        &now[..n - 1],
+                        &previous[..],
+                        "seed {seed} epoch {epoch} n {n}"
+                    );
+                }
+                for (x, y) in now.iter().zip(&h[..n]) {
+                    if let (Message::Tool(a), Message::Tool(b)) = (x, y)
+                        && a != b
+                    {
+                        assert_eq!((&a.call_id, a.is_error), (&b.call_id, b.is_error));
+                        assert!(a.parts[0].text.len() < classify::result_text(b).len());
+                    }
+                }
+                previous = now;
+            }
+        }
+    }
+}
+
+#[test]
 fn incremental_requests_match_a_full_projection() {
     let parts = RequestParts {
         system: Some("sys".into()),
@@ -1374,11 +1416,20 @@ fn incremental_requests_match_a_full_projection() {
     for seed in 0..5 {
         let h = generated(seed, 60);
         for mode in [GovernorMode::Shadow, GovernorMode::On] {
-            for epoch in [0, 5] {
-                let s = GovSettings {
+            // Policy 1 ungated and at epoch 5; policy 2 under the cache gate, whole boundaries and
+            // the best start (which differs from whole boundaries on these histories).
+            for (policy_version, epoch, start) in [
+                (1, 0, GateStart::Whole),
+                (1, 5, GateStart::Whole),
+                (2, 5, GateStart::Whole),
+                (2, 5, GateStart::Best),
+            ] {
+                let mut s = GovSettings {
                     mode,
+                    policy_version,
                     ..settings(1 + (seed % 2) as u32, epoch)
                 };
+                s.policy2.gate_start = start;
                 let mut sg = SessionGovernor::new();
                 let mut full_ledger = std::collections::HashSet::new();
                 for n in 1..=h.len() {

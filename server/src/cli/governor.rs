@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::GovernorMode;
-use alisio_governor::policy2::{Aging, GateRule};
+use alisio_governor::policy2::{Aging, GateRule, GateStart};
 use alisio_governor::readers::{self, Format, Session};
 use alisio_governor::replay::{self, Prices, Replay};
 use alisio_governor::report::{ContextReport, Criticality, Measured};
@@ -59,10 +59,15 @@ pub struct AnalyzeArgs {
     /// Override context.trim.keepDenials (policy 2, denial pruning; 0 to 1000).
     #[arg(long, value_name = "N")]
     pub trim_keep_denials: Option<String>,
-    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected (the default), bank or
-    /// expected+bank; for measuring the alternatives, not a configuration key.
+    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected (the default), bank,
+    /// expected+bank or rent; for measuring the alternatives, not a configuration key.
     #[arg(long, value_name = "RULE")]
     pub cache_gate: Option<String>,
+    /// Where a boundary the cache gate takes starts its rewrite (policy 2, spec/governor.md
+    /// §2.7): whole (the first changed message) or best (the start with the largest expected
+    /// net gain); for measuring the alternative, not a configuration key.
+    #[arg(long, value_name = "START")]
+    pub gate_start: Option<String>,
     /// Where aged_output counts a result's keepRecent later results from (policy 2,
     /// spec/governor.md §3.3): last-use or entry (the default); for measuring the
     /// alternative, not a configuration key.
@@ -162,7 +167,15 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
     if let Some(v) = &a.cache_gate {
         s.policy2.gate = GateRule::parse(v).ok_or_else(|| {
             Failure(format!(
-                "--cache-gate must be \"expected\", \"bank\" or \"expected+bank\"; got {}",
+                "--cache-gate must be \"expected\", \"bank\", \"expected+bank\" or \"rent\"; got {}",
+                shown(v)
+            ))
+        })?;
+    }
+    if let Some(v) = &a.gate_start {
+        s.policy2.gate_start = GateStart::parse(v).ok_or_else(|| {
+            Failure(format!(
+                "--gate-start must be \"whole\" or \"best\"; got {}",
                 shown(v)
             ))
         })?;

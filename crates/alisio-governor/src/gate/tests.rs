@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::model::{Call, Message};
-use crate::policy2::{Aging, Policy2};
+use crate::policy2::{Aging, GateStart, Policy2};
 use crate::rules::facts;
 use crate::session::tokens_at;
 use alisio_base::config::GovernorMode;
@@ -22,6 +22,7 @@ fn settings(policy_version: u32, epoch: u32) -> GovSettings {
             keep_recent: 5,
             keep_denials: 1,
             gate: GateRule::Expected,
+            gate_start: GateStart::Whole,
             aging: Aging::Entry,
         },
     }
@@ -301,4 +302,184 @@ fn under_the_bank_governed_never_costs_more_than_off_up_to_any_request() {
         assert!(lead.iter().all(|d| *d <= 1e-9), "{gate:?} {lead:?}");
         assert!(r.governed.cost < r.off.cost);
     }
+}
+
+fn with_start(mut s: GovSettings, start: GateStart) -> GovSettings {
+    s.policy2.gate_start = start;
+    s
+}
+
+/// The read of a.rs and its edit (messages 1–4), `talk` exchanges of 300-token answers, then a
+/// read of b.rs and its edit (messages j..j+3, j = 5 + 2 × talk) and two short exchanges: two
+/// `superseded_read` elisions of 494 tokens each, one early and one late.
+fn early_and_late(talk: usize) -> Vec<Message> {
+    let mut h = history(0, talk);
+    h.push(Message::assistant(
+        "",
+        vec![Call::new("r2", "read_file", r#"{"path":"b.rs"}"#)],
+    ));
+    h.push(Message::tool(
+        "r2",
+        format!(r#"{{"path":"b.rs","text":"{}"}}"#, "y".repeat(2000)),
+        false,
+    ));
+    h.push(Message::assistant(
+        "",
+        vec![Call::new("e2", "edit_file", r#"{"path":"b.rs"}"#)],
+    ));
+    h.push(Message::tool("e2", r#"{"ok":true}"#, false));
+    for _ in 0..2 {
+        h.push(Message::assistant("sure", vec![]));
+        h.push(Message::user("go on"));
+    }
+    h
+}
+
+/// The messages the gate's decisions on P elide.
+fn elided(g: &Gate, s: &GovSettings) -> Vec<usize> {
+    g.on_eligible(s)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| matches!(st, Step::Elide { .. }))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn the_best_start_takes_the_late_change_a_whole_boundary_cannot_pay_for() {
+    // One boundary, the whole history (13 + 2 × talk messages, talk + 6 requests). Changes at 2
+    // (a.rs) and at j + 1 = 6 + 2 × talk (b.rs), 494 tokens saved each. From j + 1 the rewrite
+    // re-sends the stub 13, 4 + 3 (the edit) and 1 + 2 + 1 + 2: 26 tokens; from 2 it re-sends
+    // 13 + 4 + 3 + 302 × talk + 4 + 26 = 50 + 302 × talk. Expected net gains:
+    //   from 2:     0.1 × 988 × (talk + 6) − 1.15 × (50 + 302 × talk) = 535.3 − 248.5 × talk
+    //   from j + 1: 0.1 × 494 × (talk + 6) − 1.15 × 26                = 266.5 + 49.4 × talk
+    // talk 5: −707.2 and 513.5: the whole boundary is not taken, the best start takes b.rs alone.
+    // talk 1: 286.8 and 315.9: both are taken, the best start still takes b.rs alone.
+    // talk 0: 535.3 and 266.5: the best start is the first change, as the whole boundary.
+    let mut got = Vec::new();
+    for talk in [5, 1, 0] {
+        let h = early_and_late(talk);
+        for start in [GateStart::Whole, GateStart::Best] {
+            let s = with_start(settings(2, h.len() as u32), start);
+            let f = facts(&h, s.policy2());
+            let mut g = Gate::default();
+            let e = g.eligible(&h, &f, &s, |i| tokens_at(&h, &f, i));
+            got.push((talk, start, e, elided(&g, &s)));
+        }
+    }
+    use GateStart::{Best, Whole};
+    assert_eq!(
+        got,
+        [
+            (5, Whole, 0, vec![]),
+            (5, Best, 23, vec![16]),
+            (1, Whole, 15, vec![2, 8]),
+            (1, Best, 15, vec![8]),
+            (0, Whole, 13, vec![2, 6]),
+            (0, Best, 13, vec![2, 6]),
+        ]
+    );
+}
+
+#[test]
+fn a_change_before_the_best_start_waits_for_a_boundary_at_which_it_pays() {
+    // talk 5 with boundaries every 23 messages, then exchanges of "sure" (1 token) and "go on"
+    // (2). At 23 the best start takes b.rs alone (above). At b = 23 + L the one change left is
+    // a.rs, re-sending 1,560 + ceil(L/2) + 2 × floor(L/2) tokens (b.rs's stub 13 among them) with
+    // 11 + ceil(L/2) requests: at 46 0.1 × 494 × 23 − 1.15 × 1,594 = −696.9, at 69 1,679.6 −
+    // 1,873.35 = −193.75, at 92 2,272.4 − 1,912.45 = 359.95: taken. The whole boundary waits for
+    // 46 and takes both there (0.1 × 988 × 23 − 1.15 × 1,594 = 439.3), then 69 and 92 (no
+    // change). A Gate kept across requests gives a fresh one's E and decisions.
+    let mut h = early_and_late(5);
+    for _ in 0..40 {
+        h.push(Message::assistant("sure", vec![]));
+        h.push(Message::user("go on"));
+    }
+    let mut got = Vec::new();
+    for start in [GateStart::Whole, GateStart::Best] {
+        let s = with_start(settings(2, 23), start);
+        let f = facts(&h, s.policy2());
+        let mut kept = Gate::default();
+        let mut seen = Vec::new();
+        for n in 1..=h.len() {
+            let e = kept.eligible(&h[..n], &f[..n], &s, |i| tokens_at(&h, &f, i));
+            let mut fresh = Gate::default();
+            assert_eq!(
+                e,
+                fresh.eligible(&h[..n], &f[..n], &s, |i| tokens_at(&h, &f, i))
+            );
+            assert_eq!(elided(&kept, &s), elided(&fresh, &s), "n = {n}");
+            if seen.last().is_none_or(|(x, _)| *x != e) {
+                seen.push((e, elided(&kept, &s)));
+            }
+        }
+        got.push(seen);
+    }
+    let both = || vec![2, 16];
+    assert_eq!(
+        got[0],
+        [(0, vec![]), (46, both()), (69, both()), (92, both())]
+    );
+    assert_eq!(got[1], [(0, vec![]), (23, vec![16]), (92, both())]);
+}
+
+#[test]
+fn a_full_report_and_the_session_cache_send_what_the_best_start_decided() {
+    // talk 5, one boundary at 23 (above): only b.rs's read (message 16) is elided, in `govern`
+    // and in a session's requests alike; the read of a.rs is sent whole.
+    use crate::invariants::Sources;
+    use crate::session::SessionGovernor;
+    use crate::testkit::{request, turn};
+    let h = early_and_late(5);
+    let s = with_start(settings(2, 23), GateStart::Best);
+    let (parts, src) = (crate::RequestParts::default(), Sources::default());
+    let g = crate::govern(
+        &s,
+        request("s", &h, &parts, &src, None, crate::Ledger::None),
+    );
+    assert_eq!(g.elided, ["r2"]);
+    let mut session = SessionGovernor::new();
+    let mut stubs = Vec::new();
+    for n in [21, 22, 23] {
+        let sent = session.request(&s, turn("s", &h[..n], &parts, &src, n as u64, false));
+        stubs.push(sent.stubs.iter().map(|(i, _)| *i).collect::<Vec<_>>());
+    }
+    assert_eq!(stubs, [vec![], vec![], vec![16]]);
+}
+
+#[test]
+fn rent_or_buy_takes_a_start_once_the_saving_forgone_since_its_justification_covers_it() {
+    // early_and_late(talk): a.rs's read is superseded by the edit at 4, with talk + 4 requests
+    // after it; b.rs's by the edit at j + 3, with 2 after it. Rent already paid from b.rs on:
+    // 0.1 × 494 × 2 = 98.8 ≥ 1.15 × 26 = 29.9; from a.rs on 49.4 × (talk + 4) + 98.8 =
+    // 49.4 × (talk + 6) against 1.15 × (50 + 302 × talk): talk 0: 296.4 ≥ 57.5 (both, the start
+    // with the larger expected gain, 535.3 against 266.5); talk 1: 345.8 < 404.8 (b.rs alone under
+    // the best start, nothing as a whole boundary); talk 5: 543.4 < 1,794.
+    let mut got = Vec::new();
+    for talk in [0, 1, 5] {
+        let h = early_and_late(talk);
+        for start in [GateStart::Whole, GateStart::Best] {
+            let s = with_start(
+                with_rule(settings(2, h.len() as u32), GateRule::Rent),
+                start,
+            );
+            let f = facts(&h, s.policy2());
+            let mut g = Gate::default();
+            let e = g.eligible(&h, &f, &s, |i| tokens_at(&h, &f, i));
+            got.push((talk, start, e, elided(&g, &s)));
+        }
+    }
+    use GateStart::{Best, Whole};
+    assert_eq!(
+        got,
+        [
+            (0, Whole, 13, vec![2, 6]),
+            (0, Best, 13, vec![2, 6]),
+            (1, Whole, 0, vec![]),
+            (1, Best, 15, vec![8]),
+            (5, Whole, 0, vec![]),
+            (5, Best, 23, vec![16]),
+        ]
+    );
 }

@@ -21,6 +21,7 @@ fn settings(epoch: u32) -> GovSettings {
             keep_recent: 5,
             keep_denials: 1,
             gate: GateRule::Expected,
+            gate_start: GateStart::Best,
             aging: Aging::Entry,
         },
     }
@@ -380,6 +381,7 @@ fn a_spilled_process_result_keeps_its_envelope_and_reports_40000_lines() {
         keep_recent: 5,
         keep_denials: 1,
         gate: GateRule::Expected,
+        gate_start: GateStart::Best,
         aging: Aging::Entry,
     };
     let (sent, reasons) = texts(&h, &s);
