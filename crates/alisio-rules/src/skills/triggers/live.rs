@@ -285,7 +285,7 @@ mod tests {
     fn copilot_asks_with_its_skills_block_and_counts_a_read_of_a_listed_skill_md() {
         use crate::skills::listing::copilot;
         let l = copilot::listing(
-            &[copilot::Skill {
+            &[copilot::CopilotSkill {
                 name: "pdf".into(),
                 description: "Reads PDFs.".into(),
                 full_len: 11,
