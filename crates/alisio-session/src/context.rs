@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
-use super::tools::error::{ToolError, ToolResult};
+use super::tools::error::{ToolError, ToolReturn};
 use super::{AttachedFile, Attachment, ForkSkill, Section, SessionContext};
 use crate::store::Delivered;
 use alisio_base::config::{Host, Settings};
@@ -130,7 +130,7 @@ impl SessionContext for DiskContext {
         !catalog::listed(&self.skills(cwd)).is_empty()
     }
 
-    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<ToolResult<(String, String)>> {
+    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<ToolReturn<(String, String)>> {
         if !prompt.starts_with("/skill:") {
             return None;
         }
@@ -188,7 +188,7 @@ impl SessionContext for DiskContext {
         })
     }
 
-    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<ToolResult<ForkSkill>> {
+    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<ToolReturn<ForkSkill>> {
         let entries = self.skills(cwd);
         let fork = stools::resolve_for_model(&entries, name).and_then(|e| {
             let text = stools::load_text(&DiskFs, e)?;
@@ -204,7 +204,7 @@ impl SessionContext for DiskContext {
         Some(fork.map_err(ToolError::Failed))
     }
 
-    fn tool(&self, call: &ContextTool, cwd: &Path) -> ToolResult {
+    fn tool(&self, call: &ContextTool, cwd: &Path) -> ToolReturn {
         let text = match call {
             ContextTool::Explain(a) => self.with(|setup, reader| {
                 let p = a.path.as_str();

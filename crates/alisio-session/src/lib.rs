@@ -117,14 +117,14 @@ pub trait SessionContext: Send + Sync {
     ///
     /// # Errors
     /// The tool's error ([`tools::error::ToolError::Failed`] with the skills' text).
-    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> tools::error::ToolResult;
+    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> tools::error::ToolReturn;
     /// A `/skill:<name> <rest>` prompt: `None` when the prompt is not one, else the expanded
     /// text and the skill's displayId, or the `skill_load` error (a pre-run failure).
     fn expand_prompt(
         &self,
         _prompt: &str,
         _cwd: &Path,
-    ) -> Option<tools::error::ToolResult<(String, String)>> {
+    ) -> Option<tools::error::ToolReturn<(String, String)>> {
         None
     }
     /// `skill_run` and `context: fork` (spec/sessions.md §12.7): the skill `name` as a
@@ -132,7 +132,7 @@ pub trait SessionContext: Send + Sync {
     ///
     /// # Errors
     /// The `skill_load` error of an unknown, disabled or unloadable skill.
-    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<tools::error::ToolResult<ForkSkill>> {
+    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<tools::error::ToolReturn<ForkSkill>> {
         None
     }
     /// The "Loaded skills" block re-attached after a compaction (spec/skills.md §4.5) for the skills

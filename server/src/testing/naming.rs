@@ -63,7 +63,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Source",
     "Sources",
     "Step",
-    "ToolResult",
     "Tracker",
     "Ty",
     "Usage",

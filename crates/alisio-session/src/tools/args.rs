@@ -6,13 +6,13 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 
 /// Decodes validated arguments.
 ///
 /// # Errors
 /// `Invalid arguments: <detail>` (only when a struct and its schema disagree).
-pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> ToolResult<T> {
+pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> ToolReturn<T> {
     serde_json::from_value(Value::Object(args.clone()))
         .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }

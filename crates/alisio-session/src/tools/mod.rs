@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use confine::Roots;
-use error::{ToolError, ToolResult};
+use error::{ToolError, ToolReturn};
 
 /// What a tool does to the world (spec/sessions.md §4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -351,7 +351,7 @@ impl Spec {
     ///
     /// # Errors
     /// `Invalid arguments: <detail>`.
-    pub fn validate(&self, raw: &str) -> ToolResult<Map<String, Value>> {
+    pub fn validate(&self, raw: &str) -> ToolReturn<Map<String, Value>> {
         let inv = ToolError::InvalidArguments;
         let v: Value =
             serde_json::from_str(raw).map_err(|_| inv("arguments are not valid JSON".into()))?;
@@ -496,7 +496,7 @@ impl ToolCtx {
 /// A validated call's arguments as the tool's typed struct (the field names are checked by
 /// the compiler and by `deny_unknown_fields`; [`Spec::validate`] already gave the exact error
 /// texts, so a failure here means the table and the struct disagree).
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> ToolResult<T> {
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> ToolReturn<T> {
     serde_json::from_value(Value::Object(a.clone()))
         .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
@@ -510,8 +510,8 @@ pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
     }
 }
 
-impl From<ToolResult> for Outcome {
-    fn from(r: ToolResult) -> Self {
+impl From<ToolReturn> for Outcome {
+    fn from(r: ToolReturn) -> Self {
         match r {
             Ok(s) => Self::Ok(s),
             Err(e) => Self::Err(e.to_string()),

@@ -2,7 +2,7 @@
 //! environment allowlist, output caps and timeouts; every kill is SIGTERM then SIGKILL to the
 //! whole group.
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -182,7 +182,7 @@ fn signal_name(sig: i32) -> String {
 ///
 /// # Errors
 /// The confinement message or `Working directory not found`.
-pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> ToolResult<std::path::PathBuf> {
+pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> ToolReturn<std::path::PathBuf> {
     let c = ctx.roots.confine(cwd.unwrap_or("."))?;
     if !c.real.is_dir() {
         return Err(ToolError::WorkingDirectoryNotFound(c.shown));
@@ -245,7 +245,7 @@ impl<'a> From<&'a ShellArgs> for Call<'a> {
 ///
 /// # Errors
 /// The sandbox's temporary directory cannot be created.
-pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> ToolResult<Command> {
+pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> ToolReturn<Command> {
     let mut c = Command::new(program);
     c.args(args);
     ctx.env.apply(&mut c);

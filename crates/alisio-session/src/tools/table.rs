@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::args::{self, ContextTool};
 use super::confine::Confined;
-use super::error::ToolResult;
+use super::error::ToolReturn;
 use super::{
     Outcome, Spec, Tool, ToolCtx, ToolDef, Writes, bg, files, process, search, specs, typed,
 };
@@ -301,7 +301,7 @@ impl Tool for BgStop {
 }
 
 /// A call answered by the run's [`SessionContext`](crate::SessionContext).
-fn context_call(ctx: &ToolCtx, call: ToolResult<ContextTool>) -> Outcome {
+fn context_call(ctx: &ToolCtx, call: ToolReturn<ContextTool>) -> Outcome {
     call.and_then(|c| ctx.context.tool(&c, &ctx.cwd)).into()
 }
 
