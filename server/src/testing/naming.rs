@@ -60,7 +60,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Scan",
     "Shape",
     "Shell",
-    "Source",
     "Sources",
     "Step",
     "Tracker",

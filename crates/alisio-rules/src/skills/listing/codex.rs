@@ -9,7 +9,7 @@
 //! for a model Codex has no window for. Over it, description space is handed out one character
 //! at a time across the entries; when even the bare entries do not fit, entries are left out.
 
-use super::{Fate, Item, Listing, Source, Unit};
+use super::{Fate, Item, Listing, ListingSource, Unit};
 use crate::skills::discover::SkillScope;
 use std::path::{Path, PathBuf};
 
@@ -162,7 +162,7 @@ fn slashed(p: &Path) -> String {
 
 /// The roots table: the roots of `roots` (in Codex's order) that hold one of `sources`, each
 /// with its alias `rN`.
-fn aliases<'a>(roots: &'a [PathBuf], sources: &[Source]) -> Vec<(&'a Path, String)> {
+fn aliases<'a>(roots: &'a [PathBuf], sources: &[ListingSource]) -> Vec<(&'a Path, String)> {
     roots
         .iter()
         .filter(|r| sources.iter().any(|s| s.root == **r))
@@ -172,7 +172,7 @@ fn aliases<'a>(roots: &'a [PathBuf], sources: &[Source]) -> Vec<(&'a Path, Strin
 }
 
 /// The path an entry shows: `rN/<path in its root>`, or the absolute path outside every root.
-fn shown_path(s: &Source, table: &[(&Path, String)]) -> String {
+fn shown_path(s: &ListingSource, table: &[(&Path, String)]) -> String {
     table
         .iter()
         .find(|(r, _)| *r == s.root)
@@ -183,10 +183,10 @@ fn shown_path(s: &Source, table: &[(&Path, String)]) -> String {
 /// The listing of `sources` (skills that allow implicit invocation); `roots` are Codex's skill
 /// roots in its order (user, system, admin, repo from the project root down).
 #[must_use]
-pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing {
+pub fn listing(sources: &[ListingSource], roots: &[PathBuf], budget: Budget) -> Listing {
     let (limit, unit, how) = budget.limit();
     let table = aliases(roots, sources);
-    let mut ordered: Vec<&Source> = sources.iter().collect();
+    let mut ordered: Vec<&ListingSource> = sources.iter().collect();
     ordered
         .sort_by(|a, b| (rank(a.scope), &a.name, &a.file).cmp(&(rank(b.scope), &b.name, &b.file)));
     let lines: Vec<Line> = ordered
@@ -285,8 +285,8 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
 mod tests {
     use super::*;
 
-    fn src(name: &str, desc: &str, scope: SkillScope) -> Source {
-        Source {
+    fn src(name: &str, desc: &str, scope: SkillScope) -> ListingSource {
+        ListingSource {
             name: name.into(),
             label: None,
             description: desc.into(),
@@ -298,7 +298,7 @@ mod tests {
         }
     }
 
-    fn ten(len: usize) -> Vec<Source> {
+    fn ten(len: usize) -> Vec<ListingSource> {
         (0..10)
             .map(|i| src(&format!("a{i}"), &"x".repeat(len), SkillScope::User))
             .collect()
