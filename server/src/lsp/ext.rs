@@ -285,7 +285,7 @@ request! {
 }
 
 /// One checkpoint: the core's type, serialized as it is.
-pub type CheckpointInfo = alisio_session::checkpoints::CheckpointInfo;
+pub use alisio_session::checkpoints::CheckpointInfo;
 
 request! {
     /// `alisio/rewind {sessionId, checkpoint, resolve?}` → what the rewind did, or, with

@@ -34,7 +34,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Budget",
     "Buffer",
     "Call",
-    "CheckpointInfo",
     "Completion",
     "Delivery",
     "Failure",
