@@ -100,7 +100,7 @@ impl DiskContext {
                 reader.read(&a.path, Mode::Alisio),
             );
             // hosts.md H3: lazily attached nested files arrive on access.
-            e.delivery = alisio_rules::instructions::Delivery::OnAccess;
+            e.delivery = alisio_rules::instructions::DeliveryMode::OnAccess;
             l.push(e);
         }
         l
@@ -265,7 +265,7 @@ fn delivered_files(l: &[ListedFile]) -> Vec<Delivered> {
     l.iter()
         .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)
         .map(|f| {
-            let how = if f.delivery == alisio_rules::instructions::Delivery::OnAccess {
+            let how = if f.delivery == alisio_rules::instructions::DeliveryMode::OnAccess {
                 "joined"
             } else {
                 "section"

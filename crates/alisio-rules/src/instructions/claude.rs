@@ -424,7 +424,7 @@ impl Builder<'_, '_> {
         let mut e = ListedFile::new(path, scope, kind, file);
         e.load = load;
         if load == Load::OnRead {
-            e.delivery = super::Delivery::OnAccess;
+            e.delivery = super::DeliveryMode::OnAccess;
         }
         if e.file.too_large {
             e.bytes = usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX);

@@ -12,7 +12,7 @@ use super::host_files::{
     split_aware,
 };
 use super::read::Reader;
-use super::{Delivery, FileKind, FileScope, ListedFile, Setup};
+use super::{DeliveryMode, FileKind, FileScope, ListedFile, Setup};
 use alisio_base::config::CopilotSettings;
 use alisio_base::workspace::{FileType, display_path, is_inside, walk};
 
@@ -261,7 +261,7 @@ fn always_set(
             continue;
         }
         seen.push((p.clone(), canon));
-        match read_entry(reader, &p, scope, kind, Delivery::Always) {
+        match read_entry(reader, &p, scope, kind, DeliveryMode::Always) {
             Ok(e) => set.push(e),
             Err(n) => out.not_loaded.push(n),
         }
@@ -326,7 +326,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         } else {
             FileScope::Project
         };
-        let mut e = match read_entry(reader, &p, scope, kind, Delivery::Attached) {
+        let mut e = match read_entry(reader, &p, scope, kind, DeliveryMode::Attached) {
             Ok(e) => e,
             Err(n) => {
                 out.not_loaded.push(n);
@@ -351,7 +351,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         match why {
             None => attached.push(e),
             Some(why) if cs.read_file_tool => {
-                e.delivery = Delivery::Listed;
+                e.delivery = DeliveryMode::Listed;
                 e.reason = Some(why);
                 listed.push(e);
             }
@@ -389,7 +389,7 @@ fn nested_agents(setup: &Setup<'_>, reader: &Reader<'_>, out: &mut HostList) {
             &p,
             FileScope::Project,
             FileKind::Agents,
-            Delivery::Listed,
+            DeliveryMode::Listed,
         ) {
             Ok(e) => out.files.push(e),
             Err(n) => out.not_loaded.push(n),
@@ -402,7 +402,7 @@ fn drop_duplicates(setup: &Setup<'_>, out: &mut HostList) {
     let mut texts: Vec<(String, PathBuf)> = Vec::new();
     let mut kept = Vec::new();
     for e in std::mem::take(&mut out.files) {
-        let delivered = matches!(e.delivery, Delivery::Always | Delivery::Attached);
+        let delivered = matches!(e.delivery, DeliveryMode::Always | DeliveryMode::Attached);
         if delivered && !e.file.empty {
             let t = e.file.text.trim().to_string();
             if let Some((_, first)) = texts.iter().find(|(x, _)| *x == t) {

@@ -41,7 +41,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         }
         cx.account(&l.files, weight, node);
         for f in &l.files {
-            if f.delivery == super::super::Delivery::OnAccess
+            if f.delivery == super::super::DeliveryMode::OnAccess
                 || f.file.empty
                 || f.truncation == super::super::Truncation::Dropped
             {
@@ -116,7 +116,7 @@ fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
     let mut parts: Vec<(String, usize)> = Vec::new();
     let mut first: Option<PathBuf> = None;
     for f in files {
-        if f.delivery == super::super::Delivery::OnAccess
+        if f.delivery == super::super::DeliveryMode::OnAccess
             || f.file.empty
             || f.truncation == super::super::Truncation::Dropped
             || !f.path.starts_with(root)
