@@ -36,7 +36,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Call",
     "Completion",
     "Failure",
-    "Family",
     "Field",
     "Format",
     "Found",

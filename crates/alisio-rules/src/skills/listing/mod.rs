@@ -362,7 +362,12 @@ pub fn sources(d: &Discovery) -> Vec<ListingSource> {
 
 /// Claude Code's slash commands that reach its skill listing from `d`'s vantage: not hidden,
 /// not shadowed by a skill or another command (spec/instructions.md §10.2).
-fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[ListingSource]) -> Vec<ListingSource> {
+fn claude_commands(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    d: &Discovery,
+    skills: &[ListingSource],
+) -> Vec<ListingSource> {
     let names: Vec<(String, PathBuf)> = skills
         .iter()
         .map(|s| (s.name.clone(), s.file.clone()))
