@@ -12,7 +12,7 @@ use crate::store::Delivered;
 use alisio_base::config::{Host, Settings};
 use alisio_base::text::sha256_hex;
 use alisio_base::workspace::{DiskFs, Env};
-use alisio_rules::instructions::read::{Mode, Reader};
+use alisio_rules::instructions::read::{ReadMode, Reader};
 use alisio_rules::instructions::{
     FileKind, FileScope, ListedFile, Setup, Truncation, attach, budget, chain, explain, model_text,
 };
@@ -97,7 +97,7 @@ impl DiskContext {
                 a.path.clone(),
                 FileScope::Project,
                 kind_of(&a.path),
-                reader.read(&a.path, Mode::Alisio),
+                reader.read(&a.path, ReadMode::Alisio),
             );
             // hosts.md H3: lazily attached nested files arrive on access.
             e.delivery = alisio_rules::instructions::DeliveryMode::OnAccess;

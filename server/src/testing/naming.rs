@@ -43,7 +43,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Grants",
     "Judged",
     "Line",
-    "Mode",
     "NotLoaded",
     "Outcome",
     "Parts",

@@ -316,7 +316,7 @@ impl Expand<'_, '_> {
             }
             match read_import(fs, &full) {
                 Ok(text) => {
-                    let file = self.reader.read(&full, super::read::Mode::Claude);
+                    let file = self.reader.read(&full, super::read::ReadMode::Claude);
                     self.imports.push(Import {
                         path: full.clone(),
                         depth: depth + 1,

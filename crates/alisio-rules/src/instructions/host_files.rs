@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::read::{Mode, Reader};
+use super::read::{ReadMode, Reader};
 use super::{DeliveryMode, FileKind, FileScope, ListedFile, NotLoaded};
 use alisio_base::text::TextRange;
 use alisio_base::workspace::{FileType, Fs};
@@ -362,7 +362,7 @@ pub fn read_entry(
     kind: FileKind,
     delivery: DeliveryMode,
 ) -> Result<ListedFile, NotLoaded> {
-    let file = reader.read(path, Mode::Claude);
+    let file = reader.read(path, ReadMode::Claude);
     let not = |reason: String| NotLoaded {
         path: path.to_path_buf(),
         reason,
