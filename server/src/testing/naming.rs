@@ -37,7 +37,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Completion",
     "Failure",
     "Field",
-    "Format",
     "Found",
     "Governed",
     "Grants",
