@@ -35,7 +35,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Buffer",
     "Call",
     "Completion",
-    "Failure",
     "Field",
     "Found",
     "Governed",
