@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
 use super::tools::error::{ToolError, ToolReturn};
-use super::{AttachedFile, Attachment, ForkSkill, Section, SessionContext};
+use super::{AttachedFile, ForkSkill, NestedAttachment, Section, SessionContext};
 use crate::store::Delivered;
 use alisio_base::config::{Host, Settings};
 use alisio_base::text::sha256_hex;
@@ -152,7 +152,7 @@ impl SessionContext for DiskContext {
         cwd: &Path,
         attached: &[AttachedFile],
         paths: &[PathBuf],
-    ) -> Option<Attachment> {
+    ) -> Option<NestedAttachment> {
         self.with(|setup, reader| {
             let base = attach::base_set(setup, reader, cwd);
             let sent: HashMap<PathBuf, String> = attached
@@ -174,7 +174,7 @@ impl SessionContext for DiskContext {
                     d
                 })
                 .collect();
-            Some(Attachment {
+            Some(NestedAttachment {
                 text,
                 delivered,
                 files: files

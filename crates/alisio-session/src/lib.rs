@@ -41,9 +41,9 @@ pub struct AttachedFile {
     pub sha256: String,
 }
 
-/// A nested attachment returned by [`SessionContext::attach`].
+/// The nested instruction files a tool call attaches, returned by [`SessionContext::attach`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Attachment {
+pub struct NestedAttachment {
     /// The `<instructions>` … `</instructions>` block.
     pub text: String,
     /// The files it delivers (added to the attach map).
@@ -112,7 +112,7 @@ pub trait SessionContext: Send + Sync {
         cwd: &Path,
         attached: &[AttachedFile],
         paths: &[PathBuf],
-    ) -> Option<Attachment>;
+    ) -> Option<NestedAttachment>;
     /// `context_explain`, `skill_load`, `skill_search`, `skill_resource`.
     ///
     /// # Errors
