@@ -92,7 +92,7 @@ impl Missing {
 
 /// Where the frontmatter block lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Block {
+pub struct FrontmatterBlock {
     /// The opening `---` line's content.
     pub open: TextRange,
     /// The YAML text: the lines strictly between the markers, line breaks included.
@@ -105,7 +105,7 @@ pub struct Block {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Found {
-    Block(Block),
+    Block(FrontmatterBlock),
     Missing(Missing),
     /// An opening line without a closing one; the range is the opening line.
     Unterminated(TextRange),
@@ -160,7 +160,7 @@ pub fn find_block(text: &str, bom: bool, profile: Profile) -> Found {
     let open = TextRange::new(first.start, first.end);
     for l in it {
         if is_marker(&text[l.start..l.end], profile) {
-            return Found::Block(Block {
+            return Found::Block(FrontmatterBlock {
                 open,
                 yaml: TextRange::new(first.next, l.start),
                 close: TextRange::new(l.start, l.end),
