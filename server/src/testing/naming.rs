@@ -34,7 +34,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Call",
     "Completion",
     "Field",
-    "Found",
     "Governed",
     "Grants",
     "Judged",

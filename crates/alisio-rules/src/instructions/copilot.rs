@@ -120,8 +120,8 @@ pub fn wrong_case(name: &str) -> bool {
 /// Every instructions file of the enabled locations (CP9, CP10), de-duplicated by canonical
 /// path, with the files found too deep and those named in the wrong case.
 #[must_use]
-pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> Found {
-    let mut found = Found::default();
+pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> CopilotFiles {
+    let mut found = CopilotFiles::default();
     let mut seen = HashSet::new();
     for loc in locations(setup, cs) {
         let recursive = loc.path != setup.root;
@@ -153,9 +153,10 @@ pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> Found {
     found
 }
 
-/// Result of [`instruction_files`].
+/// The instruction files Copilot finds ([`instruction_files`]): the files, those too deep and
+/// those named in the wrong case.
 #[derive(Clone, Debug, Default)]
-pub struct Found {
+pub struct CopilotFiles {
     /// Path, kind, user location.
     pub files: Vec<(PathBuf, FileKind, bool)>,
     pub too_deep: Vec<(PathBuf, String)>,
