@@ -37,7 +37,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Governed",
     "Grants",
     "Judged",
-    "Line",
     "NotLoaded",
     "Outcome",
     "Parts",

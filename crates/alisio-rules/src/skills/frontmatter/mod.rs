@@ -26,14 +26,14 @@ pub const MAX_NESTING: usize = 32;
 /// One line of a text: content `[start, end)` and the offset where the next line starts.
 /// A line break is LF, CRLF or a lone CR and never belongs to the content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Line {
+pub struct LineBounds {
     pub start: usize,
     pub end: usize,
     pub next: usize,
 }
 
 /// The lines of `text` from `from`. A final line break does not start another line.
-pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
+pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = LineBounds> + '_ {
     let b = text.as_bytes();
     let mut pos = from;
     std::iter::from_fn(move || {
@@ -51,7 +51,7 @@ pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
             i
         };
         pos = next;
-        Some(Line { start, end, next })
+        Some(LineBounds { start, end, next })
     })
 }
 
