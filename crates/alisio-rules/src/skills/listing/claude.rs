@@ -55,7 +55,7 @@ const FOUR_BYTE_MODELS: [&str; 14] = [
 
 /// What sets Claude Code's budget.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Budget {
+pub struct ClaudeBudget {
     /// The model (`--model`); decides bytes per token and, when no window is given, the window.
     pub model: Option<String>,
     /// The model's context window in tokens.
@@ -68,7 +68,7 @@ pub struct Budget {
     pub env_budget: Option<String>,
 }
 
-impl Budget {
+impl ClaudeBudget {
     fn four_bytes(&self) -> bool {
         self.model.as_deref().is_some_and(|m| {
             let m = m.to_ascii_lowercase().replace(['.', '_'], "-");
@@ -157,7 +157,7 @@ fn listed_description(s: &ListingSource, cap: u64) -> (String, Option<usize>) {
 
 /// The listing of `sources` (the effective, model-invocable skills Claude Code loads).
 #[must_use]
-pub fn listing(sources: &[ListingSource], budget: &Budget) -> Listing {
+pub fn listing(sources: &[ListingSource], budget: &ClaudeBudget) -> Listing {
     let (limit, how) = budget.limit();
     let cap = budget.max_description_chars.unwrap_or(MAX_DESC_CHARS);
     let mut ordered: Vec<&ListingSource> = sources.iter().collect();
@@ -277,8 +277,8 @@ mod tests {
         }
     }
 
-    fn env(b: &str) -> Budget {
-        Budget {
+    fn env(b: &str) -> ClaudeBudget {
+        ClaudeBudget {
             model: None,
             context_window: None,
             fraction: None,

@@ -32,12 +32,12 @@ pub enum WindowFrom {
 
 /// What sets Codex's budget: the model's context window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
+pub struct CodexBudget {
     pub context_window: Option<u64>,
     pub from: WindowFrom,
 }
 
-impl Budget {
+impl CodexBudget {
     /// The budget, its unit and how it was computed.
     #[must_use]
     pub fn limit(self) -> (u64, Unit, String) {
@@ -183,7 +183,7 @@ fn shown_path(s: &ListingSource, table: &[(&Path, String)]) -> String {
 /// The listing of `sources` (skills that allow implicit invocation); `roots` are Codex's skill
 /// roots in its order (user, system, admin, repo from the project root down).
 #[must_use]
-pub fn listing(sources: &[ListingSource], roots: &[PathBuf], budget: Budget) -> Listing {
+pub fn listing(sources: &[ListingSource], roots: &[PathBuf], budget: CodexBudget) -> Listing {
     let (limit, unit, how) = budget.limit();
     let table = aliases(roots, sources);
     let mut ordered: Vec<&ListingSource> = sources.iter().collect();
@@ -304,8 +304,8 @@ mod tests {
             .collect()
     }
 
-    fn window(w: u64) -> Budget {
-        Budget {
+    fn window(w: u64) -> CodexBudget {
+        CodexBudget {
             context_window: Some(w),
             from: WindowFrom::CommandLine,
         }
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn the_default_window_is_272000_tokens() {
-        let (limit, unit, how) = Budget::default().limit();
+        let (limit, unit, how) = CodexBudget::default().limit();
         assert_eq!((limit, unit), (5440, Unit::Tokens));
         assert_eq!(how, "2% of a 272000-token context window, Codex's default");
     }
@@ -364,7 +364,7 @@ mod tests {
                 src("sys", "S.", SkillScope::System),
             ],
             &[PathBuf::from("/s")],
-            Budget::default(),
+            CodexBudget::default(),
         );
         let names: Vec<&str> = l.items.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["sys", "z-repo", "a-user", "b-user"]);
@@ -402,7 +402,7 @@ mod tests {
         let l = listing(
             &[repo, src("u", "U.", SkillScope::User), outside],
             &roots,
-            Budget::default(),
+            CodexBudget::default(),
         );
         assert_eq!(
             l.preamble,
