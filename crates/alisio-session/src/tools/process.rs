@@ -211,14 +211,14 @@ tool_args! {
 
 /// One process call: a program with `args`, or a shell command line without.
 #[derive(Clone, Debug)]
-pub struct Call<'a> {
+pub struct ProcessCall<'a> {
     pub command: &'a str,
     pub args: Option<&'a [String]>,
     pub cwd: Option<&'a str>,
     pub timeout: Option<u64>,
 }
 
-impl<'a> From<&'a RunProcessArgs> for Call<'a> {
+impl<'a> From<&'a RunProcessArgs> for ProcessCall<'a> {
     fn from(a: &'a RunProcessArgs) -> Self {
         Self {
             command: &a.command,
@@ -229,7 +229,7 @@ impl<'a> From<&'a RunProcessArgs> for Call<'a> {
     }
 }
 
-impl<'a> From<&'a ShellArgs> for Call<'a> {
+impl<'a> From<&'a ShellArgs> for ProcessCall<'a> {
     fn from(a: &'a ShellArgs) -> Self {
         Self {
             command: &a.command,
@@ -272,7 +272,7 @@ pub fn spawn(ctx: &ToolCtx, c: Command) -> Result<std::process::Child, SpawnErro
 
 /// `run_process` (with `args`) or `shell` (without).
 #[must_use]
-pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
+pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> Outcome {
     let (command, timeout) = (call.command, call.timeout);
     let dir = match resolve_cwd(ctx, call.cwd) {
         Ok(d) => d,

@@ -157,7 +157,7 @@ impl Tool for RunProcess {
     }
     fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
         typed::<process::RunProcessArgs>(a).map_or_else(Outcome::error, |x| {
-            process::run_process(ctx, &process::Call::from(&x))
+            process::run_process(ctx, &process::ProcessCall::from(&x))
         })
     }
     fn summary(&self, a: &Map<String, Value>, _paths_shown: &[String]) -> String {
@@ -204,7 +204,7 @@ impl Tool for Shell {
     }
     fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
         typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
-            process::run_process(ctx, &process::Call::from(&x))
+            process::run_process(ctx, &process::ProcessCall::from(&x))
         })
     }
     fn summary(&self, a: &Map<String, Value>, _paths_shown: &[String]) -> String {
@@ -404,7 +404,7 @@ impl Tool for Glance {
             if let Some(sb) = &ctx.glance_sandbox {
                 g.sandbox = Arc::clone(sb);
             }
-            process::run_process(&g, &process::Call::from(&x))
+            process::run_process(&g, &process::ProcessCall::from(&x))
         })
     }
 }
