@@ -47,7 +47,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Sources",
     "Step",
     "Tracker",
-    "Ty",
     "Usage",
 ];
 
