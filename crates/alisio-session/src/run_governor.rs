@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::events::{Governed, ReplayFigures};
+use super::events::{ContextGovernedEvent, ReplayFigures};
 use super::store::{MsgRow, Role, RowKind, Store, StoreError};
 use alisio_base::config::GovernorMode;
 use alisio_governor::invariants::{self, Criterion, Goal, Grants};
@@ -79,7 +79,7 @@ pub struct Projected {
     /// The invariants block (mode `on`, after the first checkpoint).
     pub invariants: Option<String>,
     /// The `context_governed` payload (modes `shadow`, `on`).
-    pub event: Option<Governed>,
+    pub event: Option<ContextGovernedEvent>,
 }
 
 /// Request-level parts measured by the report.
@@ -358,7 +358,7 @@ impl RunGovernor {
             invariants: sent.invariants,
             // This request's cache-aware figures (spec/governor.md §7.1): what the session's
             // report sums into `replay` and the Context Report view charts.
-            event: sent.event.map(|figures| Governed {
+            event: sent.event.map(|figures| ContextGovernedEvent {
                 figures,
                 replay: ReplayFigures { off, governed },
             }),
