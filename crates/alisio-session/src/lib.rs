@@ -29,7 +29,7 @@ pub mod workbench;
 
 use std::path::{Path, PathBuf};
 
-pub use approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
+pub use approvals::{ApprovalRequest, Approver, Reply, Review, SessionGrants};
 pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 
