@@ -17,7 +17,7 @@ use alisio_governor::{GovSettings, RequestParts};
 
 /// Invariant sources the runner owns (spec/sessions.md §4.5, §7).
 #[derive(Clone, Debug, Default)]
-pub struct Sources {
+pub struct RunnerSources {
     pub quotes: Vec<String>,
     pub goal: Option<String>,
     pub criteria: Vec<(String, bool)>,
@@ -27,7 +27,7 @@ pub struct Sources {
     pub external_dirs: usize,
 }
 
-impl Sources {
+impl RunnerSources {
     /// The sources the stored options give, with the run's grants.
     #[must_use]
     pub fn from_options(o: &SessionOptions, grants: Vec<String>, external_dirs: usize) -> Self {
@@ -302,7 +302,7 @@ impl RunGovernor {
         parts: &Parts,
         request: u64,
         recovery: bool,
-        sources: &Sources,
+        sources: &RunnerSources,
     ) -> Projected {
         let mut messages = values;
         if self.mode == GovernorMode::Off {
@@ -372,7 +372,7 @@ impl RunGovernor {
         session_id: &str,
         active: &[MsgRow],
         parts: &Parts,
-        sources: &Sources,
+        sources: &RunnerSources,
     ) -> ContextReport {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
@@ -388,7 +388,7 @@ impl RunGovernor {
     /// history holds a checkpoint, spec/sessions.md §5.1): what G5 counts as instruction length for the
     /// context budget and the compaction triggers.
     #[must_use]
-    pub fn invariants_block(&self, active: &[MsgRow], sources: &Sources) -> Option<String> {
+    pub fn invariants_block(&self, active: &[MsgRow], sources: &RunnerSources) -> Option<String> {
         if self.mode != GovernorMode::On || !active.iter().any(|r| r.kind == RowKind::Checkpoint) {
             return None;
         }
@@ -403,7 +403,7 @@ impl RunGovernor {
     /// The invariants block a relay's handoff carries (spec/sessions.md §12.5): the standing
     /// items (quotes, goal, criteria, grants) whatever the mode; `None` when there are none.
     #[must_use]
-    pub fn handoff_block(&self, sources: &Sources) -> Option<String> {
+    pub fn handoff_block(&self, sources: &RunnerSources) -> Option<String> {
         invariants::build(
             self.settings.policy_version,
             &sources.governor(),

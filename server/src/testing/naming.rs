@@ -42,7 +42,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Scan",
     "Shape",
     "Shell",
-    "Sources",
     "Step",
     "Tracker",
     "Usage",
