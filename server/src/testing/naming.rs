@@ -32,7 +32,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Judged",
     "NotLoaded",
     "Outcome",
-    "Parts",
     "Pending",
     "Prices",
     "Problem",
