@@ -40,7 +40,6 @@ const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Replaced",
     "Scan",
     "Shape",
-    "Shell",
     "Step",
     "Tracker",
     "Usage",

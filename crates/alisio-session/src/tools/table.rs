@@ -1,6 +1,8 @@
 //! The tools: one type per tool, each implementing [`Tool`] over its entry of `specs.rs`, and
 //! [`TOOLS`], the one table the provider request, the offer, the scheduler, the approvals,
 //! the previews, the sandbox note, the workbench and the view cap read (spec/sessions.md §3).
+//! The tool types are private: every other file reaches a tool through [`TOOLS`] (their names
+//! are the tools' own, `Shell` for `shell`, and mean nothing outside the table).
 
 use std::sync::Arc;
 
@@ -48,7 +50,7 @@ fn first(paths_shown: &[String]) -> String {
 }
 
 /// `read_file`.
-pub struct ReadFile;
+struct ReadFile;
 impl Tool for ReadFile {
     fn spec(&self) -> &'static Spec {
         &specs::READ_FILE
@@ -61,7 +63,7 @@ impl Tool for ReadFile {
 }
 
 /// `write_file`.
-pub struct WriteFile;
+struct WriteFile;
 impl Tool for WriteFile {
     fn spec(&self) -> &'static Spec {
         &specs::WRITE_FILE
@@ -94,7 +96,7 @@ impl Tool for WriteFile {
 }
 
 /// `edit_file`.
-pub struct EditFile;
+struct EditFile;
 impl Tool for EditFile {
     fn spec(&self) -> &'static Spec {
         &specs::EDIT_FILE
@@ -124,7 +126,7 @@ impl Tool for EditFile {
 }
 
 /// `list_files`.
-pub struct ListFiles;
+struct ListFiles;
 impl Tool for ListFiles {
     fn spec(&self) -> &'static Spec {
         &specs::LIST_FILES
@@ -137,7 +139,7 @@ impl Tool for ListFiles {
 }
 
 /// `search_text`.
-pub struct SearchText;
+struct SearchText;
 impl Tool for SearchText {
     fn spec(&self) -> &'static Spec {
         &specs::SEARCH_TEXT
@@ -150,7 +152,7 @@ impl Tool for SearchText {
 }
 
 /// `run_process`.
-pub struct RunProcess;
+struct RunProcess;
 impl Tool for RunProcess {
     fn spec(&self) -> &'static Spec {
         &specs::RUN_PROCESS
@@ -197,7 +199,7 @@ impl Tool for RunProcess {
 }
 
 /// `shell`.
-pub struct Shell;
+struct Shell;
 impl Tool for Shell {
     fn spec(&self) -> &'static Spec {
         &specs::SHELL
@@ -224,7 +226,7 @@ impl Tool for Shell {
 }
 
 /// `bg_run`.
-pub struct BgRun;
+struct BgRun;
 impl Tool for BgRun {
     fn spec(&self) -> &'static Spec {
         &specs::BG_RUN
@@ -259,7 +261,7 @@ impl Tool for BgRun {
 }
 
 /// `bg_output`.
-pub struct BgOutput;
+struct BgOutput;
 impl Tool for BgOutput {
     fn spec(&self) -> &'static Spec {
         &specs::BG_OUTPUT
@@ -272,7 +274,7 @@ impl Tool for BgOutput {
 }
 
 /// `bg_list`.
-pub struct BgList;
+struct BgList;
 impl Tool for BgList {
     fn spec(&self) -> &'static Spec {
         &specs::BG_LIST
@@ -285,7 +287,7 @@ impl Tool for BgList {
 }
 
 /// `bg_stop`.
-pub struct BgStop;
+struct BgStop;
 impl Tool for BgStop {
     fn spec(&self) -> &'static Spec {
         &specs::BG_STOP
@@ -306,7 +308,7 @@ fn context_call(ctx: &ToolCtx, call: ToolReturn<ContextTool>) -> Outcome {
 }
 
 /// `context_explain`.
-pub struct ContextExplain;
+struct ContextExplain;
 impl Tool for ContextExplain {
     fn spec(&self) -> &'static Spec {
         &specs::CONTEXT_EXPLAIN
@@ -317,7 +319,7 @@ impl Tool for ContextExplain {
 }
 
 /// `skill_load`.
-pub struct SkillLoad;
+struct SkillLoad;
 impl Tool for SkillLoad {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_LOAD
@@ -339,7 +341,7 @@ impl Tool for SkillLoad {
 }
 
 /// `skill_search`.
-pub struct SkillSearch;
+struct SkillSearch;
 impl Tool for SkillSearch {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_SEARCH
@@ -350,7 +352,7 @@ impl Tool for SkillSearch {
 }
 
 /// `skill_resource`.
-pub struct SkillResource;
+struct SkillResource;
 impl Tool for SkillResource {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_RESOURCE
@@ -361,7 +363,7 @@ impl Tool for SkillResource {
 }
 
 /// `skill_run`: the runner runs the skill in a sub-session ([`Runs::Skill`](super::Runs::Skill)).
-pub struct SkillRun;
+struct SkillRun;
 impl Tool for SkillRun {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_RUN
@@ -369,7 +371,7 @@ impl Tool for SkillRun {
 }
 
 /// `result_read`: the runner reads the store ([`Runs::Store`](super::Runs::Store)).
-pub struct ResultRead;
+struct ResultRead;
 impl Tool for ResultRead {
     fn spec(&self) -> &'static Spec {
         &specs::RESULT_READ
@@ -377,7 +379,7 @@ impl Tool for ResultRead {
 }
 
 /// `task`: the runner runs a sub-agent ([`Runs::Child`](super::Runs::Child)).
-pub struct Task;
+struct Task;
 impl Tool for Task {
     fn spec(&self) -> &'static Spec {
         &specs::TASK
@@ -385,7 +387,7 @@ impl Tool for Task {
 }
 
 /// `glance`: only the commands of the ephemeral table, under the glance sandbox.
-pub struct Glance;
+struct Glance;
 impl Tool for Glance {
     fn spec(&self) -> &'static Spec {
         &specs::GLANCE
