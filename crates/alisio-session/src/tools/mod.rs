@@ -212,8 +212,8 @@ pub trait Tool: Sync {
     }
 
     /// Runs a validated call whose paths passed confinement ([`Runs::Thread`] tools).
-    fn execute(&self, _ctx: &ToolCtx, _args: &Map<String, Value>) -> Outcome {
-        Outcome::Err(format!("Unknown tool: {}", self.spec().name))
+    fn execute(&self, _ctx: &ToolCtx, _args: &Map<String, Value>) -> CallOutcome {
+        CallOutcome::Err(format!("Unknown tool: {}", self.spec().name))
     }
 
     /// The one-line summary an approval request shows (before ellipsizing).
@@ -453,13 +453,13 @@ pub struct ToolDef {
 
 /// How a tool call ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CallOutcome {
     Ok(String),
     Err(String),
     Cancelled,
 }
 
-impl Outcome {
+impl CallOutcome {
     /// The error result of `e` (its text, as the model reads it).
     #[must_use]
     pub fn error(e: ToolError) -> Self {
@@ -503,14 +503,14 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> T
 
 /// Runs a validated call whose paths passed confinement.
 #[must_use]
-pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
+pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> CallOutcome {
     match tool(name) {
         Some(t) => t.execute(ctx, a),
-        None => Outcome::Err(format!("Unknown tool: {name}")),
+        None => CallOutcome::Err(format!("Unknown tool: {name}")),
     }
 }
 
-impl From<ToolReturn> for Outcome {
+impl From<ToolReturn> for CallOutcome {
     fn from(r: ToolReturn) -> Self {
         match r {
             Ok(s) => Self::Ok(s),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::args::tool_args;
-use super::{Outcome, ToolCtx};
+use super::{CallOutcome, ToolCtx};
 use alisio_sandbox::SpawnError;
 
 /// Output kept per result (stdout and stderr together): 8 MiB; past it the process is ended and
@@ -272,11 +272,11 @@ pub fn spawn(ctx: &ToolCtx, c: Command) -> Result<std::process::Child, SpawnErro
 
 /// `run_process` (with `args`) or `shell` (without).
 #[must_use]
-pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> Outcome {
+pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> CallOutcome {
     let (command, timeout) = (call.command, call.timeout);
     let dir = match resolve_cwd(ctx, call.cwd) {
         Ok(d) => d,
-        Err(e) => return Outcome::Err(e.to_string()),
+        Err(e) => return CallOutcome::Err(e.to_string()),
     };
     let (program, argv): (&str, Vec<String>) = match call.args {
         Some(a) => (command, a.to_vec()),
@@ -288,7 +288,7 @@ pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> Outcome {
     };
     let mut c = match self::command(ctx, program, &argv) {
         Ok(c) => c,
-        Err(e) => return Outcome::Err(e.to_string()),
+        Err(e) => return CallOutcome::Err(e.to_string()),
     };
     c.current_dir(&dir)
         .stdout(Stdio::piped())
@@ -296,12 +296,12 @@ pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> Outcome {
     let mut child = match spawn(ctx, c) {
         Ok(ch) => ch,
         Err(SpawnError::Sandbox(e)) => {
-            return Outcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
+            return CallOutcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
         }
         Err(SpawnError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Outcome::Err(format!("Command not found: {command}"));
+            return CallOutcome::Err(format!("Command not found: {command}"));
         }
-        Err(SpawnError::Io(e)) => return Outcome::Err(format!("Cannot start {command}: {e}")),
+        Err(SpawnError::Io(e)) => return CallOutcome::Err(format!("Cannot start {command}: {e}")),
     };
     let pgid = child.id();
     let _live = LiveGroup::new(pgid);
@@ -385,7 +385,7 @@ pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> Outcome {
         kill_group(pgid, Duration::from_secs(2));
     }
     if cancelled {
-        return Outcome::Cancelled;
+        return CallOutcome::Cancelled;
     }
     let (code, signal) = match status {
         Some(s) => {
@@ -402,7 +402,7 @@ pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> Outcome {
         None => (None, None),
     };
     let truncated = over.load(std::sync::atomic::Ordering::Relaxed);
-    Outcome::Ok(
+    CallOutcome::Ok(
         json!({"stdout":String::from_utf8_lossy(&stdout),"stderr":String::from_utf8_lossy(&stderr),"exitCode":code,"signal":signal,"timedOut":timed_out,"truncated":truncated,"sandbox":ctx.sandbox.json()})
             .to_string(),
     )

@@ -12,7 +12,7 @@ use super::args::{self, ContextTool};
 use super::confine::Confined;
 use super::error::ToolReturn;
 use super::{
-    Outcome, Spec, Tool, ToolCtx, ToolDef, Writes, bg, files, process, search, specs, typed,
+    CallOutcome, Spec, Tool, ToolCtx, ToolDef, Writes, bg, files, process, search, specs, typed,
 };
 use alisio_base::workspace::Fs;
 
@@ -55,7 +55,7 @@ impl Tool for ReadFile {
     fn spec(&self) -> &'static Spec {
         &specs::READ_FILE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::read_file(ctx, &x))
             .into()
@@ -68,7 +68,7 @@ impl Tool for WriteFile {
     fn spec(&self) -> &'static Spec {
         &specs::WRITE_FILE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::write_file(ctx, &x))
             .into()
@@ -101,7 +101,7 @@ impl Tool for EditFile {
     fn spec(&self) -> &'static Spec {
         &specs::EDIT_FILE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::edit_file(ctx, &x))
             .into()
@@ -131,7 +131,7 @@ impl Tool for ListFiles {
     fn spec(&self) -> &'static Spec {
         &specs::LIST_FILES
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::list_files(ctx, &x))
             .into()
@@ -144,7 +144,7 @@ impl Tool for SearchText {
     fn spec(&self) -> &'static Spec {
         &specs::SEARCH_TEXT
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| search::search_text(ctx, &x))
             .into()
@@ -157,8 +157,8 @@ impl Tool for RunProcess {
     fn spec(&self) -> &'static Spec {
         &specs::RUN_PROCESS
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
-        typed::<process::RunProcessArgs>(a).map_or_else(Outcome::error, |x| {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
+        typed::<process::RunProcessArgs>(a).map_or_else(CallOutcome::error, |x| {
             process::run_process(ctx, &process::ProcessCall::from(&x))
         })
     }
@@ -204,8 +204,8 @@ impl Tool for Shell {
     fn spec(&self) -> &'static Spec {
         &specs::SHELL
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
-        typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
+        typed::<process::ShellArgs>(a).map_or_else(CallOutcome::error, |x| {
             process::run_process(ctx, &process::ProcessCall::from(&x))
         })
     }
@@ -231,7 +231,7 @@ impl Tool for BgRun {
     fn spec(&self) -> &'static Spec {
         &specs::BG_RUN
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgRunArgs>(a)
             .and_then(|x| {
                 bg::bg_run(
@@ -266,7 +266,7 @@ impl Tool for BgOutput {
     fn spec(&self) -> &'static Spec {
         &specs::BG_OUTPUT
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgOutputArgs>(a)
             .and_then(|x| bg::bg_output(ctx, &x.id, x.offset, x.limit, x.wait_ms))
             .into()
@@ -279,7 +279,7 @@ impl Tool for BgList {
     fn spec(&self) -> &'static Spec {
         &specs::BG_LIST
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgListArgs>(a)
             .and_then(|x| bg::bg_list(ctx, x.status.as_deref(), x.limit))
             .into()
@@ -292,7 +292,7 @@ impl Tool for BgStop {
     fn spec(&self) -> &'static Spec {
         &specs::BG_STOP
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgStopArgs>(a)
             .and_then(|x| bg::bg_stop(ctx, &x.id))
             .into()
@@ -303,7 +303,7 @@ impl Tool for BgStop {
 }
 
 /// A call answered by the run's [`SessionContext`](crate::SessionContext).
-fn context_call(ctx: &ToolCtx, call: ToolReturn<ContextTool>) -> Outcome {
+fn context_call(ctx: &ToolCtx, call: ToolReturn<ContextTool>) -> CallOutcome {
     call.and_then(|c| ctx.context.tool(&c, &ctx.cwd)).into()
 }
 
@@ -313,7 +313,7 @@ impl Tool for ContextExplain {
     fn spec(&self) -> &'static Spec {
         &specs::CONTEXT_EXPLAIN
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::Explain))
     }
 }
@@ -335,7 +335,7 @@ impl Tool for SkillLoad {
         }
         d
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::SkillLoad))
     }
 }
@@ -346,7 +346,7 @@ impl Tool for SkillSearch {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_SEARCH
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::SkillSearch))
     }
 }
@@ -357,7 +357,7 @@ impl Tool for SkillResource {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_RESOURCE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::SkillResource))
     }
 }
@@ -398,10 +398,10 @@ impl Tool for Glance {
             format!("Refused: glance runs only status and listing commands ({why}). Delegate anything else: start a sub-session with task.")
         })
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         // The runner refused every command outside the ephemeral table ([`Tool::refusal`]);
         // what is left runs under the glance sandbox (read-only where available).
-        typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
+        typed::<process::ShellArgs>(a).map_or_else(CallOutcome::error, |x| {
             let mut g = ctx.clone();
             if let Some(sb) = &ctx.glance_sandbox {
                 g.sandbox = Arc::clone(sb);
@@ -418,19 +418,19 @@ impl Tool for TestSleep {
     fn spec(&self) -> &'static Spec {
         &specs::TEST_SLEEP
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         let ms = match args::decode::<args::TestSleep>(a) {
             Ok(x) => x.ms,
-            Err(e) => return Outcome::error(e),
+            Err(e) => return CallOutcome::error(e),
         };
         let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
         while std::time::Instant::now() < end {
             if ctx.cancelled() {
-                return Outcome::Cancelled;
+                return CallOutcome::Cancelled;
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        Outcome::Ok(json!({"slept":ms}).to_string())
+        CallOutcome::Ok(json!({"slept":ms}).to_string())
     }
 }
 
