@@ -31,7 +31,6 @@ const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[];
 const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
     "Judged",
     "NotLoaded",
-    "Pending",
     "Prices",
     "Problem",
     "Reader",
