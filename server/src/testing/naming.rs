@@ -29,7 +29,6 @@ const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[];
 /// Type names still defined by more than one file, with the files (sorted). The lead removes an
 /// entry when the branch that renames one of them merges.
 const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[
-    "Judged",
     "NotLoaded",
     "Prices",
     "Problem",
