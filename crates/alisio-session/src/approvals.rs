@@ -33,7 +33,7 @@ impl Policy {
 
 /// Session grants kept in memory (per root session in the LSP server; per run in the CLI).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Grants {
+pub struct SessionGrants {
     /// `write`, `process`.
     pub effects: BTreeSet<String>,
     /// Canonical external directories approved for the session.

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::tools::args::ContextTool;
-use super::tools::error::{ToolError, ToolResult};
-use super::{AttachedFile, Attachment, ForkSkill, Section, SessionContext};
+use super::tools::error::{ToolError, ToolReturn};
+use super::{AttachedFile, ForkSkill, NestedAttachment, Section, SessionContext};
 use crate::store::Delivered;
 use alisio_base::config::{Host, Settings};
 use alisio_base::text::sha256_hex;
 use alisio_base::workspace::{DiskFs, Env};
-use alisio_rules::instructions::read::{Mode, Reader};
+use alisio_rules::instructions::read::{ReadMode, Reader};
 use alisio_rules::instructions::{
     FileKind, FileScope, ListedFile, Setup, Truncation, attach, budget, chain, explain, model_text,
 };
@@ -97,10 +97,10 @@ impl DiskContext {
                 a.path.clone(),
                 FileScope::Project,
                 kind_of(&a.path),
-                reader.read(&a.path, Mode::Alisio),
+                reader.read(&a.path, ReadMode::Alisio),
             );
             // hosts.md H3: lazily attached nested files arrive on access.
-            e.delivery = alisio_rules::instructions::Delivery::OnAccess;
+            e.delivery = alisio_rules::instructions::DeliveryMode::OnAccess;
             l.push(e);
         }
         l
@@ -130,7 +130,7 @@ impl SessionContext for DiskContext {
         !catalog::listed(&self.skills(cwd)).is_empty()
     }
 
-    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<ToolResult<(String, String)>> {
+    fn expand_prompt(&self, prompt: &str, cwd: &Path) -> Option<ToolReturn<(String, String)>> {
         if !prompt.starts_with("/skill:") {
             return None;
         }
@@ -152,7 +152,7 @@ impl SessionContext for DiskContext {
         cwd: &Path,
         attached: &[AttachedFile],
         paths: &[PathBuf],
-    ) -> Option<Attachment> {
+    ) -> Option<NestedAttachment> {
         self.with(|setup, reader| {
             let base = attach::base_set(setup, reader, cwd);
             let sent: HashMap<PathBuf, String> = attached
@@ -174,7 +174,7 @@ impl SessionContext for DiskContext {
                     d
                 })
                 .collect();
-            Some(Attachment {
+            Some(NestedAttachment {
                 text,
                 delivered,
                 files: files
@@ -188,7 +188,7 @@ impl SessionContext for DiskContext {
         })
     }
 
-    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<ToolResult<ForkSkill>> {
+    fn skill_fork(&self, name: &str, cwd: &Path) -> Option<ToolReturn<ForkSkill>> {
         let entries = self.skills(cwd);
         let fork = stools::resolve_for_model(&entries, name).and_then(|e| {
             let text = stools::load_text(&DiskFs, e)?;
@@ -204,7 +204,7 @@ impl SessionContext for DiskContext {
         Some(fork.map_err(ToolError::Failed))
     }
 
-    fn tool(&self, call: &ContextTool, cwd: &Path) -> ToolResult {
+    fn tool(&self, call: &ContextTool, cwd: &Path) -> ToolReturn {
         let text = match call {
             ContextTool::Explain(a) => self.with(|setup, reader| {
                 let p = a.path.as_str();
@@ -265,7 +265,7 @@ fn delivered_files(l: &[ListedFile]) -> Vec<Delivered> {
     l.iter()
         .filter(|f| f.kept_bytes > 0 && f.truncation != Truncation::Dropped && !f.file.empty)
         .map(|f| {
-            let how = if f.delivery == alisio_rules::instructions::Delivery::OnAccess {
+            let how = if f.delivery == alisio_rules::instructions::DeliveryMode::OnAccess {
                 "joined"
             } else {
                 "section"

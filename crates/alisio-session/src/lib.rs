@@ -29,7 +29,7 @@ pub mod workbench;
 
 use std::path::{Path, PathBuf};
 
-pub use approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
+pub use approvals::{ApprovalRequest, Approver, Reply, Review, SessionGrants};
 pub use runner::{PreRunError, RunResult, RunStatus, SessionRun, run_session};
 pub use settings::{RunOptions, SessionConfig};
 
@@ -41,9 +41,9 @@ pub struct AttachedFile {
     pub sha256: String,
 }
 
-/// A nested attachment returned by [`SessionContext::attach`].
+/// The nested instruction files a tool call attaches, returned by [`SessionContext::attach`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Attachment {
+pub struct NestedAttachment {
     /// The `<instructions>` … `</instructions>` block.
     pub text: String,
     /// The files it delivers (added to the attach map).
@@ -112,19 +112,19 @@ pub trait SessionContext: Send + Sync {
         cwd: &Path,
         attached: &[AttachedFile],
         paths: &[PathBuf],
-    ) -> Option<Attachment>;
+    ) -> Option<NestedAttachment>;
     /// `context_explain`, `skill_load`, `skill_search`, `skill_resource`.
     ///
     /// # Errors
     /// The tool's error ([`tools::error::ToolError::Failed`] with the skills' text).
-    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> tools::error::ToolResult;
+    fn tool(&self, call: &tools::args::ContextTool, cwd: &Path) -> tools::error::ToolReturn;
     /// A `/skill:<name> <rest>` prompt: `None` when the prompt is not one, else the expanded
     /// text and the skill's displayId, or the `skill_load` error (a pre-run failure).
     fn expand_prompt(
         &self,
         _prompt: &str,
         _cwd: &Path,
-    ) -> Option<tools::error::ToolResult<(String, String)>> {
+    ) -> Option<tools::error::ToolReturn<(String, String)>> {
         None
     }
     /// `skill_run` and `context: fork` (spec/sessions.md §12.7): the skill `name` as a
@@ -132,7 +132,7 @@ pub trait SessionContext: Send + Sync {
     ///
     /// # Errors
     /// The `skill_load` error of an unknown, disabled or unloadable skill.
-    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<tools::error::ToolResult<ForkSkill>> {
+    fn skill_fork(&self, _name: &str, _cwd: &Path) -> Option<tools::error::ToolReturn<ForkSkill>> {
         None
     }
     /// The "Loaded skills" block re-attached after a compaction (spec/skills.md §4.5) for the skills

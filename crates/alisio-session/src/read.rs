@@ -187,7 +187,7 @@ pub fn report(
     let attached = super::runner::joined_of(&options);
     let (_, parts) =
         super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s), None);
-    let sources = super::run_governor::Sources::from_options(&options, Vec::new(), 0);
+    let sources = super::run_governor::RunnerSources::from_options(&options, Vec::new(), 0);
     let governor = super::run_governor::RunGovernor::new(mode, settings);
     let mut r = governor.report(id, &active, &parts, &sources);
     super::run_governor::with_stored_replay(store, id, &mut r)?;

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::events::{Governed, ReplayFigures};
+use super::events::{ContextGovernedEvent, ReplayFigures};
 use super::store::{MsgRow, Role, RowKind, Store, StoreError};
 use alisio_base::config::GovernorMode;
 use alisio_governor::invariants::{self, Criterion, Goal, Grants};
@@ -17,7 +17,7 @@ use alisio_governor::{GovSettings, RequestParts};
 
 /// Invariant sources the runner owns (spec/sessions.md §4.5, §7).
 #[derive(Clone, Debug, Default)]
-pub struct Sources {
+pub struct RunnerSources {
     pub quotes: Vec<String>,
     pub goal: Option<String>,
     pub criteria: Vec<(String, bool)>,
@@ -27,7 +27,7 @@ pub struct Sources {
     pub external_dirs: usize,
 }
 
-impl Sources {
+impl RunnerSources {
     /// The sources the stored options give, with the run's grants.
     #[must_use]
     pub fn from_options(o: &SessionOptions, grants: Vec<String>, external_dirs: usize) -> Self {
@@ -79,7 +79,7 @@ pub struct Projected {
     /// The invariants block (mode `on`, after the first checkpoint).
     pub invariants: Option<String>,
     /// The `context_governed` payload (modes `shadow`, `on`).
-    pub event: Option<Governed>,
+    pub event: Option<ContextGovernedEvent>,
 }
 
 /// Request-level parts measured by the report.
@@ -302,7 +302,7 @@ impl RunGovernor {
         parts: &Parts,
         request: u64,
         recovery: bool,
-        sources: &Sources,
+        sources: &RunnerSources,
     ) -> Projected {
         let mut messages = values;
         if self.mode == GovernorMode::Off {
@@ -358,7 +358,7 @@ impl RunGovernor {
             invariants: sent.invariants,
             // This request's cache-aware figures (spec/governor.md §7.1): what the session's
             // report sums into `replay` and the Context Report view charts.
-            event: sent.event.map(|figures| Governed {
+            event: sent.event.map(|figures| ContextGovernedEvent {
                 figures,
                 replay: ReplayFigures { off, governed },
             }),
@@ -372,7 +372,7 @@ impl RunGovernor {
         session_id: &str,
         active: &[MsgRow],
         parts: &Parts,
-        sources: &Sources,
+        sources: &RunnerSources,
     ) -> ContextReport {
         let history: Vec<Message> = active.iter().map(message).collect();
         let rp = parts.governor();
@@ -388,7 +388,7 @@ impl RunGovernor {
     /// history holds a checkpoint, spec/sessions.md §5.1): what G5 counts as instruction length for the
     /// context budget and the compaction triggers.
     #[must_use]
-    pub fn invariants_block(&self, active: &[MsgRow], sources: &Sources) -> Option<String> {
+    pub fn invariants_block(&self, active: &[MsgRow], sources: &RunnerSources) -> Option<String> {
         if self.mode != GovernorMode::On || !active.iter().any(|r| r.kind == RowKind::Checkpoint) {
             return None;
         }
@@ -403,7 +403,7 @@ impl RunGovernor {
     /// The invariants block a relay's handoff carries (spec/sessions.md §12.5): the standing
     /// items (quotes, goal, criteria, grants) whatever the mode; `None` when there are none.
     #[must_use]
-    pub fn handoff_block(&self, sources: &Sources) -> Option<String> {
+    pub fn handoff_block(&self, sources: &RunnerSources) -> Option<String> {
         invariants::build(
             self.settings.policy_version,
             &sources.governor(),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use crate::approvals::{ApprovalRequest, Approver, Grants, Policy, Reply};
+use crate::approvals::{ApprovalRequest, Approver, Policy, Reply, SessionGrants};
 use crate::context::DiskContext;
 use crate::settings::RunOptions;
 use crate::tools::bg::Tasks;
@@ -61,7 +61,7 @@ fn sandboxed_asks_when_the_sandbox_is_unavailable_and_says_so_once() {
         context: ctx,
         sink: &mut sink,
         approver: Some(&ap),
-        grants: Arc::new(Mutex::new(Grants::default())),
+        grants: Arc::new(Mutex::new(SessionGrants::default())),
         tasks: Arc::new(Mutex::new(Tasks::default())),
         cancel: Arc::new(AtomicBool::new(false)),
     })

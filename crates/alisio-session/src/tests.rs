@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::approvals::{ApprovalRequest, Approver, Grants, Reply};
+use super::approvals::{ApprovalRequest, Approver, Reply, SessionGrants};
 use super::context::DiskContext;
 use super::settings::RunOptions;
 use super::tools::bg::Tasks;
@@ -86,7 +86,7 @@ fn go(
     w: &Ws,
     o: &RunOptions,
     ap: Option<&dyn Approver>,
-    grants: &Arc<Mutex<Grants>>,
+    grants: &Arc<Mutex<SessionGrants>>,
     cancel: Arc<AtomicBool>,
 ) -> (RunResult, Vec<Value>) {
     let mut evs = Vec::new();
@@ -109,7 +109,7 @@ fn go_script(
     w: &Ws,
     script: &[&str],
     ap: Option<&dyn Approver>,
-    grants: &Arc<Mutex<Grants>>,
+    grants: &Arc<Mutex<SessionGrants>>,
 ) -> (RunResult, Vec<Value>) {
     let o = opts(w, script, None);
     go(w, &o, ap, grants, Arc::new(AtomicBool::new(false)))
@@ -127,7 +127,7 @@ const WRITE_B: &str = r#"{"toolCalls":[{"name":"write_file","arguments":{"path":
 fn allow_once_runs_the_call_and_the_next_write_asks_again() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowOnce, Reply::AllowOnce]);
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let (r, ev) = go_script(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed);
     let asked = ap.asked.lock().unwrap();
@@ -151,7 +151,7 @@ fn allow_once_runs_the_call_and_the_next_write_asks_again() {
 fn allow_session_grants_the_effect_for_the_rest_of_the_session() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowSession]);
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let (r, _) = go_script(&w, &[WRITE_A, WRITE_B, r#"{"text":"ok"}"#], Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed);
     assert_eq!(ap.asked.lock().unwrap().len(), 1);
@@ -164,7 +164,7 @@ fn allow_session_grants_the_effect_for_the_rest_of_the_session() {
 fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::Deny]);
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let (r, ev) = go_script(&w, &[WRITE_A, r#"{"text":"ok"}"#], Some(&ap), &g);
     assert_eq!(r.status, RunStatus::Completed);
     let done: Vec<&Value> = ev
@@ -221,7 +221,7 @@ fn deny_and_an_unsupported_client_refuse_the_call_and_the_run_continues() {
 fn read_only_sends_no_approval_and_offers_no_write_or_process_tools() {
     let w = ws();
     let ap = Fixed::new(vec![]);
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let mut o = opts(
         &w,
         &[
@@ -240,7 +240,7 @@ fn read_only_sends_no_approval_and_offers_no_write_or_process_tools() {
 #[test]
 fn cancelling_during_a_slow_response_ends_the_run_and_the_session_resumes() {
     let w = ws();
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let cancel = Arc::new(AtomicBool::new(false));
     let c2 = Arc::clone(&cancel);
     let t = std::thread::spawn(move || {
@@ -277,7 +277,7 @@ fn cancelling_during_a_slow_response_ends_the_run_and_the_session_resumes() {
 fn the_sink_receives_envelopes_in_seq_order_with_event_ids_on_stored_events() {
     let w = ws();
     std::fs::write(w.root.join("a.txt"), "x").unwrap();
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let (_, ev) = go(
         &w,
         &opts(
@@ -315,7 +315,7 @@ fn the_sink_receives_envelopes_in_seq_order_with_event_ids_on_stored_events() {
 fn a_child_write_asks_with_the_child_id_and_cancelling_the_parent_cancels_the_child() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowOnce]);
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let script = [
         r#"{"toolCalls":[{"id":"t1","name":"task","arguments":{"description":"d","prompt":"write"}}]}"#,
         WRITE_A,
@@ -406,7 +406,7 @@ fn governed_requests_never_change_the_stored_transcript() {
                 .push((rows(&state), e["data"]["elided"].as_u64().unwrap_or(0)));
         }
     };
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let r = run_session(SessionRun {
         options: &o,
         context: ctx(&w.root),
@@ -442,7 +442,7 @@ fn governed_requests_never_change_the_stored_transcript() {
 fn a_session_grant_appears_in_the_invariants_block_after_a_compaction() {
     let w = ws();
     let ap = Fixed::new(vec![Reply::AllowSession]);
-    let g = Arc::new(Mutex::new(Grants::default()));
+    let g = Arc::new(Mutex::new(SessionGrants::default()));
     let (r, _) = go(
         &w,
         &opts(

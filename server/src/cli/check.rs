@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::output::{self, Format};
+use super::output::{self, OutputFormat};
 use super::{Ctx, Exit, Failure};
 
 #[derive(clap::Args, Debug)]
@@ -10,8 +10,8 @@ pub struct CheckArgs {
     /// Files or directories to check (default `.`).
     pub paths: Vec<PathBuf>,
     /// Output format (`--json` is `--format json`).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
     /// Fail on warnings too.
     #[arg(long)]
     pub strict: bool,
@@ -29,7 +29,7 @@ pub struct CheckArgs {
 
 pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     let format = if ctx.args.json {
-        Format::Json
+        OutputFormat::Json
     } else {
         args.format
     };
@@ -49,7 +49,7 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
     if args.fix || args.unsafe_fixes || args.diff {
         return fix(ctx, args, format, &paths);
     }
-    let progress = super::progress::Progress::spinner(format != Format::Human, "checking");
+    let progress = super::progress::Progress::spinner(format != OutputFormat::Human, "checking");
     let (diags, files) = collect(ctx, &paths)?;
     drop(progress);
     Ok(output::emit(
@@ -62,7 +62,12 @@ pub fn run(ctx: &Ctx, args: &CheckArgs) -> Result<Exit, Failure> {
 }
 
 /// `--fix`, `--unsafe-fixes`, `--diff` (spec/rules.md §4).
-fn fix(ctx: &Ctx, args: &CheckArgs, format: Format, paths: &[PathBuf]) -> Result<Exit, Failure> {
+fn fix(
+    ctx: &Ctx,
+    args: &CheckArgs,
+    format: OutputFormat,
+    paths: &[PathBuf],
+) -> Result<Exit, Failure> {
     let (diags, _) = collect(ctx, paths)?;
     let done = super::fix::run(ctx, &diags, args.unsafe_fixes, args.diff);
     for (f, why) in &done.skipped {

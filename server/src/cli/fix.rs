@@ -16,7 +16,7 @@ const BOM: &str = "\u{feff}";
 
 /// What a fix run did.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub struct FixOutcome {
     /// Files changed (or, with `--diff`, that would change), with the fixes applied.
     pub files: Vec<(PathBuf, Vec<String>)>,
     /// The unified diffs (`--diff`), in file order.
@@ -196,12 +196,12 @@ fn write(ctx: &Ctx, file: &Path, old: &str, new: &str) -> Result<(), &'static st
 }
 
 /// Applies (or with `diff`, shows) the fixes of the shown diagnostics `diags`.
-pub fn run(ctx: &Ctx, diags: &[Diagnostic], unsafe_ok: bool, diff: bool) -> Outcome {
+pub fn run(ctx: &Ctx, diags: &[Diagnostic], unsafe_ok: bool, diff: bool) -> FixOutcome {
     let mut by_file: BTreeMap<&Path, Vec<&Diagnostic>> = BTreeMap::new();
     for d in diags {
         by_file.entry(d.file.as_path()).or_default().push(d);
     }
-    let mut out = Outcome::default();
+    let mut out = FixOutcome::default();
     for (file, ds) in by_file {
         let fixable = ds.iter().any(|d| {
             alisio_base::rules::get(d.code).is_some_and(|r| r.fix != alisio_base::rules::Fix::None)

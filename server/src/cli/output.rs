@@ -13,8 +13,10 @@ use alisio_base::diagnostic::{Diagnostic, Severity};
 use alisio_base::text::Span;
 use alisio_base::workspace::display_path;
 
+/// The form diagnostics are printed in (`check --format`; `skills validate` prints human or,
+/// with `--json`, JSON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Format {
+pub enum OutputFormat {
     #[default]
     Human,
     Json,
@@ -231,17 +233,17 @@ pub fn color_stdout() -> bool {
 /// Prints diagnostics in `format` and returns the exit code.
 pub fn emit(
     root: &Path,
-    format: Format,
+    format: OutputFormat,
     diags: &[Diagnostic],
     files: usize,
     strict: bool,
 ) -> super::Exit {
     let summary = Summary::of(files, diags);
     let text = match format {
-        Format::Human => to_human(root, diags, &summary, color_stdout()),
-        Format::Json => format!("{}\n", to_json(root, diags, &summary)),
-        Format::Sarif => format!("{:#}\n", to_sarif(root, diags)),
-        Format::Github => to_github(root, diags),
+        OutputFormat::Human => to_human(root, diags, &summary, color_stdout()),
+        OutputFormat::Json => format!("{}\n", to_json(root, diags, &summary)),
+        OutputFormat::Sarif => format!("{:#}\n", to_sarif(root, diags)),
+        OutputFormat::Github => to_github(root, diags),
     };
     super::out(&text);
     summary.exit(strict)

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::GovernorMode;
-use alisio_session::approvals::{Grants, parse_allow};
+use alisio_session::approvals::{SessionGrants, parse_allow};
 use alisio_session::context::DiskContext;
 use alisio_session::events::{Emitted, Event};
 use alisio_session::settings::{RunOptions, SessionConfig};
@@ -258,7 +258,7 @@ pub fn run(ctx: &Ctx, a: &RunArgs) -> Result<Exit, Failure> {
         context,
         sink: &mut sink,
         approver: None,
-        grants: Arc::new(Mutex::new(Grants::default())),
+        grants: Arc::new(Mutex::new(SessionGrants::default())),
         tasks: Arc::new(Mutex::new(Tasks::default())),
         cancel,
     });

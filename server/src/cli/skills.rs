@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::output::{self, Format};
+use super::output::{self, OutputFormat};
 use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::Host;
 use alisio_base::diagnostic::Diagnostic;
@@ -187,9 +187,9 @@ fn list(ctx: &Ctx, path: Option<&Path>) -> Result<Exit, Failure> {
 
 fn emit(ctx: &Ctx, rep: &Report, strict: bool) -> Exit {
     let format = if ctx.args.json {
-        Format::Json
+        OutputFormat::Json
     } else {
-        Format::Human
+        OutputFormat::Human
     };
     // Suppressions apply here as in `check` and the editor (spec/suppressions.md §3).
     let rules = &ctx.settings.diagnostics;

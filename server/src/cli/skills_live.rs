@@ -393,11 +393,11 @@ pub fn run(ctx: &Ctx, evals: &[Evals], b: &BudgetArgs, a: &LiveArgs) -> Result<E
             let resp =
                 match providers::complete(prov.as_mut(), &req, &mut |_| {}, &mut |_| {}, &cancel) {
                     Ok(r) => r,
-                    Err(providers::Failure::Cancelled) => {
+                    Err(providers::RequestFailure::Cancelled) => {
                         stopped = Some("interrupted".into());
                         break 'all;
                     }
-                    Err(providers::Failure::Fatal { code, message }) => {
+                    Err(providers::RequestFailure::Fatal { code, message }) => {
                         stopped = Some(format!("{code}: {message}"));
                         break 'all;
                     }

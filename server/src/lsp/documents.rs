@@ -42,8 +42,8 @@ impl Document {
 
     /// The text as the rules see it (shares the rope's nodes; O(1)).
     #[must_use]
-    pub fn buffer(&self) -> Buffer {
-        Buffer(self.rope.clone())
+    pub fn buffer(&self) -> RopeBuffer {
+        RopeBuffer(self.rope.clone())
     }
 
     /// The whole text (a copy).
@@ -54,9 +54,9 @@ impl Document {
 }
 
 /// A snapshot of a document's rope for [`alisio_base::workspace::OverlayFs`].
-pub struct Buffer(Rope);
+pub struct RopeBuffer(Rope);
 
-impl alisio_base::workspace::Buffer for Buffer {
+impl alisio_base::workspace::Buffer for RopeBuffer {
     fn len(&self) -> usize {
         self.0.len_bytes()
     }

@@ -285,7 +285,7 @@ request! {
 }
 
 /// One checkpoint: the core's type, serialized as it is.
-pub type CheckpointInfo = alisio_session::checkpoints::CheckpointInfo;
+pub use alisio_session::checkpoints::CheckpointInfo;
 
 request! {
     /// `alisio/rewind {sessionId, checkpoint, resolve?}` → what the rewind did, or, with
@@ -314,7 +314,7 @@ request! {
 }
 
 /// One changed file: the core's type, serialized as it is.
-pub type Change = alisio_session::checkpoints::Change;
+pub use alisio_session::checkpoints::Change;
 
 request! {
     /// `alisio/keepChanges {sessionId, paths?}` → `{kept}`: the current text of those files

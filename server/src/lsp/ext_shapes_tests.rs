@@ -976,7 +976,7 @@ fn events() -> Vec<alisio_session::events::Event> {
         })
     };
     let governed = |usage, policy| {
-        Event::ContextGoverned(Box::new(Governed {
+        Event::ContextGoverned(Box::new(ContextGovernedEvent {
             figures: ContextGoverned {
                 mode: "on",
                 policy_version: policy,

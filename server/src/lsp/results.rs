@@ -79,6 +79,6 @@ pub struct FolderAudit {
         alisio_governor::audit::SessionAudit,
         Vec<alisio_session::audit::findings::SessionFinding>,
     )>,
-    pub pending: Vec<alisio_session::audit::findings::Pending>,
+    pub pending: Vec<alisio_session::audit::findings::PendingDiagnostic>,
     pub lenses: alisio_session::audit::findings::Lenses,
 }

@@ -24,7 +24,7 @@ use super::ext::{
 };
 use super::state::Snapshot;
 use alisio_base::config::GovernorMode;
-use alisio_session::approvals::{ApprovalRequest, Approver, Grants, Reply, Review};
+use alisio_session::approvals::{ApprovalRequest, Approver, Reply, Review, SessionGrants};
 use alisio_session::context::DiskContext;
 use alisio_session::runner::{PreRunError, RunStatus, SessionRun, run_session};
 use alisio_session::store::Store;
@@ -39,7 +39,7 @@ pub const MAX_RUNNING: usize = 4;
 pub struct Sessions {
     running: AtomicUsize,
     /// Grants per root session, kept across runs of the same session.
-    grants: Mutex<HashMap<String, Arc<Mutex<Grants>>>>,
+    grants: Mutex<HashMap<String, Arc<Mutex<SessionGrants>>>>,
     /// Background tasks of every session, killed when the server exits.
     pub tasks: Arc<Mutex<Tasks>>,
     /// Cancel flags by work-done token.
@@ -360,10 +360,10 @@ pub async fn run(
             .or_default()
             .clone()
     };
-    let grants = opts
-        .session_id
-        .as_deref()
-        .map_or_else(|| Arc::new(Mutex::new(Grants::default())), grants_for);
+    let grants = opts.session_id.as_deref().map_or_else(
+        || Arc::new(Mutex::new(SessionGrants::default())),
+        grants_for,
+    );
     let kept_grants = grants.clone();
     let tasks = sessions.tasks.clone();
     let run_cancel = cancel;

@@ -237,7 +237,7 @@ fn blank(n: &Node) -> bool {
 }
 
 /// A file read: its header attributes and the diagnostics of VS Code's validator.
-pub struct Judged {
+pub struct JudgedCopilotFile {
     pub name: String,
     pub description: Option<String>,
     pub argument_hint: Option<String>,
@@ -420,13 +420,13 @@ fn handoffs(o: &mut Out<'_>, a: &Attr<'_>) {
 /// Reads and validates one Copilot file the way VS Code's `PromptValidator` does (the checks
 /// that need VS Code's runtime excepted: known tools, models and agents).
 #[must_use]
-pub fn judge_text(path: &Path, text: &str, kind: CopilotKind) -> Judged {
+pub fn judge_text(path: &Path, text: &str, kind: CopilotKind) -> JudgedCopilotFile {
     let mut o = Out {
         file: path,
         index: LineIndex::new(text),
         diags: Vec::new(),
     };
-    let mut j = Judged {
+    let mut j = JudgedCopilotFile {
         name: clean_name(path),
         description: None,
         argument_hint: None,
@@ -546,7 +546,7 @@ fn unknown_attributes(o: &mut Out<'_>, kind: CopilotKind, github: bool, attrs: &
     }
 }
 
-fn validate(o: &mut Out<'_>, j: &mut Judged, kind: CopilotKind, attrs: &[Attr<'_>]) {
+fn validate(o: &mut Out<'_>, j: &mut JudgedCopilotFile, kind: CopilotKind, attrs: &[Attr<'_>]) {
     let get = |k: &str| attrs.iter().find(|a| a.key == k);
     let is_agent = kind != CopilotKind::Prompt;
     // `header.target`: the string value, as written.

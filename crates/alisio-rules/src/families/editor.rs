@@ -35,7 +35,7 @@ fn keys(k: HostFamily) -> Option<(Keys, &'static str)> {
 
 /// A key to complete: its name, meaning and the text inserted.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
+pub struct KeyCompletion {
     pub key: &'static str,
     pub doc: &'static str,
     pub insert: String,
@@ -116,11 +116,11 @@ pub fn hover(path: &Path, text: &str, offset: usize) -> Option<String> {
 /// block or at the top of a TOML agent or command file (before any `[table]`), the keys of the
 /// file's kind not yet written, each with its meaning.
 #[must_use]
-pub fn completions(path: &Path, text: &str, offset: usize) -> Vec<Completion> {
+pub fn completions(path: &Path, text: &str, offset: usize) -> Vec<KeyCompletion> {
     if copilot::kind_of(path).is_some() {
         return copilot::completions(path, text, offset)
             .into_iter()
-            .map(|(key, doc)| Completion {
+            .map(|(key, doc)| KeyCompletion {
                 key,
                 doc,
                 insert: format!("{key}: "),
@@ -173,7 +173,7 @@ pub fn completions(path: &Path, text: &str, offset: usize) -> Vec<Completion> {
     table
         .iter()
         .filter(|(k, _)| !present.iter().any(|p| p == k) && k.starts_with(prefix))
-        .map(|(k, doc)| Completion {
+        .map(|(k, doc)| KeyCompletion {
             key: k,
             doc,
             insert: if toml {

@@ -48,9 +48,9 @@ impl Val {
     }
 }
 
-/// One top-level key.
+/// One top-level key of the frontmatter, with its value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Field {
+pub struct FrontmatterField {
     pub key: String,
     pub key_span: TextRange,
     pub value: Val,
@@ -63,14 +63,14 @@ pub struct Doc {
     /// `None`: no frontmatter block (or an unterminated one: see `unterminated`).
     pub block: Option<TextRange>,
     pub unterminated: Option<TextRange>,
-    pub fields: Vec<Field>,
+    pub fields: Vec<FrontmatterField>,
     pub body_start: usize,
 }
 
 impl Doc {
     /// The first field with this key.
     #[must_use]
-    pub fn get(&self, key: &str) -> Option<&Field> {
+    pub fn get(&self, key: &str) -> Option<&FrontmatterField> {
         self.fields.iter().find(|f| f.key == key)
     }
 
@@ -102,7 +102,7 @@ fn val(n: &Node) -> Val {
 }
 
 /// `key: value` lines at column 0, the way Claude Code still reads YAML that does not parse.
-fn loose(text: &str, yaml: TextRange) -> Vec<Field> {
+fn loose(text: &str, yaml: TextRange) -> Vec<FrontmatterField> {
     let mut out = Vec::new();
     for l in frontmatter::lines_from(text, yaml.start) {
         if l.start >= yaml.end {
@@ -123,7 +123,7 @@ fn loose(text: &str, yaml: TextRange) -> Vec<Field> {
             .and_then(|s| s.strip_suffix('"'))
             .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
             .unwrap_or(t);
-        out.push(Field {
+        out.push(FrontmatterField {
             key: k.to_string(),
             key_span: TextRange::new(l.start, l.start + k.len()),
             value: if t.is_empty() {
@@ -148,7 +148,7 @@ pub fn read(text: &str) -> Doc {
             } else {
                 fm.entries
                     .iter()
-                    .map(|e| Field {
+                    .map(|e| FrontmatterField {
                         key: e.key.clone(),
                         key_span: e.key_span,
                         value: if e.empty { Val::Null } else { val(&e.value) },

@@ -6,7 +6,7 @@ use std::ffi::OsStr;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::read::{Mode, Reader};
+use super::read::{ReadMode, Reader};
 use super::{FileKind, FileScope, ListError, ListedFile, Setup, Skipped};
 use alisio_base::workspace::{DirEntry, FileType, Fs, is_inside, normalize_lexically};
 
@@ -170,7 +170,7 @@ pub fn global_alisio(setup: &Setup<'_>, reader: &Reader<'_>) -> Option<ListedFil
             _ => false,
         };
         if is_file {
-            let file = reader.read(&path, Mode::Alisio);
+            let file = reader.read(&path, ReadMode::Alisio);
             return Some(ListedFile::new(path, FileScope::Global, kind, file));
         }
     }
@@ -231,7 +231,7 @@ pub fn chain_alisio(
         }
         if let Some((name, kind)) = pick.winner {
             let path = d.join(&name);
-            let file = reader.read(&path, Mode::Alisio);
+            let file = reader.read(&path, ReadMode::Alisio);
             files.push(ListedFile::new(path, FileScope::Project, kind, file));
         }
     }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::claude_text;
-use super::read::{Mode, Reader};
+use super::read::{ReadMode, Reader};
 use super::{FileKind, FileScope, Import, ListedFile, Load, Setup, Truncation};
 use alisio_base::config::ClaudeInstructionFiles;
 use alisio_base::workspace::{FileType, Fs, is_inside};
@@ -222,7 +222,7 @@ impl ImportWalk<'_, '_> {
             if !self.seen.insert(self.setup.fs, &path) {
                 continue;
             }
-            let ft = self.reader.read(&path, Mode::Claude);
+            let ft = self.reader.read(&path, ReadMode::Claude);
             let delivered = delivered_text(&ft.text);
             if !outside && (ft.too_large || delivered.is_empty()) {
                 continue;
@@ -271,7 +271,7 @@ pub fn too_deep(
         if i.approval || i.depth < MAX_IMPORT_DEPTH {
             continue;
         }
-        let t = reader.read(&i.path, Mode::Claude);
+        let t = reader.read(&i.path, ReadMode::Claude);
         for tok in import_tokens(&t.text) {
             let Some(target) = resolve_import(setup, &i.path, &tok) else {
                 continue;
@@ -420,11 +420,11 @@ impl Builder<'_, '_> {
         if !self.seen.insert(self.setup.fs, &path) {
             return;
         }
-        let file = self.reader.read(&path, Mode::Claude);
+        let file = self.reader.read(&path, ReadMode::Claude);
         let mut e = ListedFile::new(path, scope, kind, file);
         e.load = load;
         if load == Load::OnRead {
-            e.delivery = super::Delivery::OnAccess;
+            e.delivery = super::DeliveryMode::OnAccess;
         }
         if e.file.too_large {
             e.bytes = usize::try_from(e.file.file_bytes).unwrap_or(usize::MAX);
@@ -499,7 +499,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                        on_read: &mut Vec<(PathBuf, FileScope)>| {
         let mut eager = Vec::new();
         for r in rule_files(fs, rules_dir) {
-            let text = reader.read(&r, Mode::Claude);
+            let text = reader.read(&r, ReadMode::Claude);
             match rule_paths(&text.text) {
                 Some(globs) => {
                     if target_is_file
@@ -549,7 +549,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
             })
             .find(|p| {
                 is_file(fs, p) && !b.excludes.excludes(fs, p) && {
-                    let t = reader.read(p, Mode::Claude);
+                    let t = reader.read(p, ReadMode::Claude);
                     !t.too_large && !delivered_text(&t.text).is_empty()
                 }
             })

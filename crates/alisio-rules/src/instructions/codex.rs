@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::read::{Mode, Reader};
+use super::read::{ReadMode, Reader};
 use super::{FileKind, FileScope, ListError, ListedFile, Setup};
 use alisio_base::workspace::{DirEntry, FileType, Fs};
 
@@ -185,7 +185,7 @@ fn entry(
     kind: FileKind,
     limit: u64,
 ) -> ListedFile {
-    let file = reader.read(&path, Mode::Raw { limit });
+    let file = reader.read(&path, ReadMode::Raw { limit });
     let mut e = ListedFile::new(path, scope, kind, file);
     if e.file.empty || e.file.error.is_some() {
         e.bytes = 0;

@@ -12,7 +12,7 @@ use super::host_files::{
     split_aware,
 };
 use super::read::Reader;
-use super::{Delivery, FileKind, FileScope, ListedFile, Setup};
+use super::{DeliveryMode, FileKind, FileScope, ListedFile, Setup};
 use alisio_base::config::CopilotSettings;
 use alisio_base::workspace::{FileType, display_path, is_inside, walk};
 
@@ -120,8 +120,8 @@ pub fn wrong_case(name: &str) -> bool {
 /// Every instructions file of the enabled locations (CP9, CP10), de-duplicated by canonical
 /// path, with the files found too deep and those named in the wrong case.
 #[must_use]
-pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> Found {
-    let mut found = Found::default();
+pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> CopilotFiles {
+    let mut found = CopilotFiles::default();
     let mut seen = HashSet::new();
     for loc in locations(setup, cs) {
         let recursive = loc.path != setup.root;
@@ -153,9 +153,10 @@ pub fn instruction_files(setup: &Setup<'_>, cs: &CopilotSettings) -> Found {
     found
 }
 
-/// Result of [`instruction_files`].
+/// The instruction files Copilot finds ([`instruction_files`]): the files, those too deep and
+/// those named in the wrong case.
 #[derive(Clone, Debug, Default)]
-pub struct Found {
+pub struct CopilotFiles {
     /// Path, kind, user location.
     pub files: Vec<(PathBuf, FileKind, bool)>,
     pub too_deep: Vec<(PathBuf, String)>,
@@ -261,7 +262,7 @@ fn always_set(
             continue;
         }
         seen.push((p.clone(), canon));
-        match read_entry(reader, &p, scope, kind, Delivery::Always) {
+        match read_entry(reader, &p, scope, kind, DeliveryMode::Always) {
             Ok(e) => set.push(e),
             Err(n) => out.not_loaded.push(n),
         }
@@ -326,7 +327,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         } else {
             FileScope::Project
         };
-        let mut e = match read_entry(reader, &p, scope, kind, Delivery::Attached) {
+        let mut e = match read_entry(reader, &p, scope, kind, DeliveryMode::Attached) {
             Ok(e) => e,
             Err(n) => {
                 out.not_loaded.push(n);
@@ -351,7 +352,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         match why {
             None => attached.push(e),
             Some(why) if cs.read_file_tool => {
-                e.delivery = Delivery::Listed;
+                e.delivery = DeliveryMode::Listed;
                 e.reason = Some(why);
                 listed.push(e);
             }
@@ -389,7 +390,7 @@ fn nested_agents(setup: &Setup<'_>, reader: &Reader<'_>, out: &mut HostList) {
             &p,
             FileScope::Project,
             FileKind::Agents,
-            Delivery::Listed,
+            DeliveryMode::Listed,
         ) {
             Ok(e) => out.files.push(e),
             Err(n) => out.not_loaded.push(n),
@@ -402,7 +403,7 @@ fn drop_duplicates(setup: &Setup<'_>, out: &mut HostList) {
     let mut texts: Vec<(String, PathBuf)> = Vec::new();
     let mut kept = Vec::new();
     for e in std::mem::take(&mut out.files) {
-        let delivered = matches!(e.delivery, Delivery::Always | Delivery::Attached);
+        let delivered = matches!(e.delivery, DeliveryMode::Always | DeliveryMode::Attached);
         if delivered && !e.file.empty {
             let t = e.file.text.trim().to_string();
             if let Some((_, first)) = texts.iter().find(|(x, _)| *x == t) {

@@ -9,7 +9,7 @@ use super::host_files::{
     AttrValue, Header, HostList, exact_file, files_below, glob, header, read_entry, split_aware,
 };
 use super::read::Reader;
-use super::{Delivery, FileKind, FileScope, Setup};
+use super::{DeliveryMode, FileKind, FileScope, Setup};
 use alisio_base::workspace::display_path;
 
 /// CU2: folder levels read below a rules folder.
@@ -112,9 +112,9 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
         let p = d.join("AGENTS.md");
         if exact_file(fs, &p) {
             let delivery = if d == root {
-                Delivery::Always
+                DeliveryMode::Always
             } else {
-                Delivery::Attached
+                DeliveryMode::Attached
             };
             match read_entry(reader, &p, FileScope::Project, FileKind::Agents, delivery) {
                 Ok(e) => out.files.push(e),
@@ -134,7 +134,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                 &p,
                 FileScope::Project,
                 FileKind::Cursorrules,
-                Delivery::Always,
+                DeliveryMode::Always,
             ) {
                 Ok(e) => out.files.push(e),
                 Err(n) => out.not_loaded.push(n),
@@ -159,7 +159,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                 &p,
                 FileScope::Project,
                 FileKind::CursorRule,
-                Delivery::Always,
+                DeliveryMode::Always,
             ) {
                 Ok(e) => e,
                 Err(n) => {
@@ -173,11 +173,11 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                 continue;
             }
             e.delivery = match rule_type(&h) {
-                RuleType::Always if d == root => Delivery::Always,
-                RuleType::Always => Delivery::Attached,
+                RuleType::Always if d == root => DeliveryMode::Always,
+                RuleType::Always => DeliveryMode::Attached,
                 RuleType::AutoAttached(g) => {
                     if is_file && g.iter().any(|piece| glob_matches(piece, &rel)) {
-                        Delivery::Attached
+                        DeliveryMode::Attached
                     } else {
                         let reason = format!(
                             "globs \"{}\" do not match {}",
@@ -188,8 +188,8 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, target: &Path, dir: &Path) -
                         continue;
                     }
                 }
-                RuleType::AgentRequested => Delivery::AgentRequested,
-                RuleType::Manual => Delivery::Manual,
+                RuleType::AgentRequested => DeliveryMode::AgentRequested,
+                RuleType::Manual => DeliveryMode::Manual,
             };
             out.files.push(e);
         }

@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use super::chain::chain_dirs;
 use super::host_files::{HostList, exact_file, read_entry};
 use super::read::Reader;
-use super::{Delivery, FileKind, FileScope, Import, ListedFile, Setup};
+use super::{DeliveryMode, FileKind, FileScope, Import, ListedFile, Setup};
 use alisio_base::config::{GeminiSettings, GeminiTrust};
 use alisio_base::text::TextRange;
 use alisio_base::workspace::{Fs, display_path, is_inside, normalize_lexically};
@@ -316,7 +316,7 @@ impl Expand<'_, '_> {
             }
             match read_import(fs, &full) {
                 Ok(text) => {
-                    let file = self.reader.read(&full, super::read::Mode::Claude);
+                    let file = self.reader.read(&full, super::read::ReadMode::Claude);
                     self.imports.push(Import {
                         path: full.clone(),
                         depth: depth + 1,
@@ -440,7 +440,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
         for n in &names {
             let p = h.join(".gemini").join(n);
             if exact_file(fs, &p)
-                && let Some(e) = take(&p, &mut out, FileScope::Global, Delivery::Always)
+                && let Some(e) = take(&p, &mut out, FileScope::Global, DeliveryMode::Always)
             {
                 files.push(e);
             }
@@ -478,7 +478,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
         } else {
             FileScope::Ancestor
         };
-        if let Some(e) = take(&p, &mut out, scope, Delivery::Always) {
+        if let Some(e) = take(&p, &mut out, scope, DeliveryMode::Always) {
             files.push(e);
         }
     }
@@ -495,7 +495,7 @@ pub fn list(setup: &Setup<'_>, reader: &Reader<'_>, dir: &Path) -> HostList {
                 }
                 continue;
             }
-            if let Some(e) = take(&p, &mut out, FileScope::Project, Delivery::OnAccess) {
+            if let Some(e) = take(&p, &mut out, FileScope::Project, DeliveryMode::OnAccess) {
                 files.push(e);
             }
         }

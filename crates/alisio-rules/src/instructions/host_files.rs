@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::read::{Mode, Reader};
-use super::{Delivery, FileKind, FileScope, ListedFile, NotLoaded};
+use super::read::{ReadMode, Reader};
+use super::{DeliveryMode, FileKind, FileScope, ListedFile, NotLoaded};
 use alisio_base::text::TextRange;
 use alisio_base::workspace::{FileType, Fs};
 
@@ -360,9 +360,9 @@ pub fn read_entry(
     path: &Path,
     scope: FileScope,
     kind: FileKind,
-    delivery: Delivery,
+    delivery: DeliveryMode,
 ) -> Result<ListedFile, NotLoaded> {
-    let file = reader.read(path, Mode::Claude);
+    let file = reader.read(path, ReadMode::Claude);
     let not = |reason: String| NotLoaded {
         path: path.to_path_buf(),
         reason,
@@ -375,7 +375,7 @@ pub fn read_entry(
     }
     let mut e = ListedFile::new(path.to_path_buf(), scope, kind, file);
     e.delivery = delivery;
-    if delivery == Delivery::OnAccess {
+    if delivery == DeliveryMode::OnAccess {
         e.load = super::Load::OnRead;
     }
     Ok(e)

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::cursor::{self, RuleType};
 use super::host_files::{header, in_use};
-use super::read::{Mode, Reader};
+use super::read::{ReadMode, Reader};
 use super::{Setup, copilot, gemini, tokens};
 use alisio_base::config::Host;
 use alisio_base::workspace::display_path;
@@ -86,7 +86,7 @@ pub fn titles(setup: &Setup<'_>, reader: &Reader<'_>, path: &Path) -> Vec<String
     {
         return Vec::new();
     }
-    let file = reader.read(path, Mode::Claude);
+    let file = reader.read(path, ReadMode::Claude);
     let t = tokens(file.size());
     hosts
         .into_iter()

@@ -151,7 +151,7 @@ impl Load {
 
 /// How a listed file reaches the model (hosts.md H3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Delivery {
+pub enum DeliveryMode {
     Always,
     Attached,
     OnAccess,
@@ -160,7 +160,7 @@ pub enum Delivery {
     Manual,
 }
 
-impl Delivery {
+impl DeliveryMode {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -212,7 +212,7 @@ pub struct ListedFile {
     /// claude-code only.
     pub stripped_bytes: Option<usize>,
     /// hosts.md H3.
-    pub delivery: Delivery,
+    pub delivery: DeliveryMode,
     /// Why a `listed` file is not attached (hosts.md CP14).
     pub reason: Option<String>,
     /// gemini: the text Gemini CLI delivers for the file (imports expanded, trimmed; hosts.md
@@ -237,7 +237,7 @@ impl ListedFile {
             charged: true,
             imports: Vec::new(),
             stripped_bytes: None,
-            delivery: Delivery::Always,
+            delivery: DeliveryMode::Always,
             reason: None,
             delivered: None,
         }

@@ -16,7 +16,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// How a host reads a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Mode {
+pub enum ReadMode {
     /// Host `alisio`: BOM removed, bounded read, cut at [`PER_FILE_LIMIT`] on a boundary.
     Alisio,
     /// Host `codex`: raw bytes (BOM kept, no per-file limit); at most `limit` bytes are read,
@@ -29,9 +29,9 @@ pub enum Mode {
 /// The decoded contents of one file and the facts explain and diagnostics report about it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FileText {
-    /// Decoded text (spec/instructions.md §2.5 steps 1–4); for [`Mode::Raw`] the lossy decoding of [`Self::raw`].
+    /// Decoded text (spec/instructions.md §2.5 steps 1–4); for [`ReadMode::Raw`] the lossy decoding of [`Self::raw`].
     pub text: String,
-    /// Raw bytes read ([`Mode::Raw`] only).
+    /// Raw bytes read ([`ReadMode::Raw`] only).
     pub raw: Vec<u8>,
     /// Size on disk (`fileBytes`).
     pub file_bytes: u64,
@@ -117,7 +117,7 @@ pub fn is_blank(text: &str) -> bool {
 
 /// Reads one file in `mode` (no cache).
 #[must_use]
-pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
+pub fn read_file(fs: &dyn Fs, path: &Path, mode: ReadMode) -> FileText {
     let mut ft = FileText::default();
     match fs.metadata(path) {
         Ok(m) => ft.file_bytes = m.len,
@@ -127,9 +127,9 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
         }
     }
     let limit = match mode {
-        Mode::Alisio => (PER_FILE_LIMIT + 3 + BOM.len()) as u64,
-        Mode::Raw { limit } => limit,
-        Mode::Claude => {
+        ReadMode::Alisio => (PER_FILE_LIMIT + 3 + BOM.len()) as u64,
+        ReadMode::Raw { limit } => limit,
+        ReadMode::Claude => {
             if ft.file_bytes > super::CLAUDE_SKIP_LIMIT {
                 ft.too_large = true;
                 return ft;
@@ -147,18 +147,18 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
     // The file may have grown since its metadata was read: never report fewer bytes than were
     // read (a cut range would end before it starts), and judge a Claude file by what was read.
     ft.file_bytes = ft.file_bytes.max(bytes.len() as u64);
-    if mode == Mode::Claude && ft.file_bytes > super::CLAUDE_SKIP_LIMIT {
+    if mode == ReadMode::Claude && ft.file_bytes > super::CLAUDE_SKIP_LIMIT {
         ft.too_large = true;
         return ft;
     }
     let mut body: &[u8] = &bytes;
-    if !matches!(mode, Mode::Raw { .. })
+    if !matches!(mode, ReadMode::Raw { .. })
         && let Some(rest) = body.strip_prefix(BOM)
     {
         body = rest;
         ft.bom = true;
     }
-    if mode == Mode::Alisio && body.len() > PER_FILE_LIMIT {
+    if mode == ReadMode::Alisio && body.len() > PER_FILE_LIMIT {
         let at = floor_boundary(body, PER_FILE_LIMIT);
         body = body.get(..at).unwrap_or(body);
         ft.cut = true;
@@ -168,7 +168,7 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
     ft.text = text;
     ft.invalid = invalid;
     ft.first_invalid = first;
-    if matches!(mode, Mode::Raw { .. }) {
+    if matches!(mode, ReadMode::Raw { .. }) {
         ft.raw = bytes;
     }
     ft
@@ -177,7 +177,7 @@ pub fn read_file(fs: &dyn Fs, path: &Path, mode: Mode) -> FileText {
 /// A per-run cache of [`read_file`]: every file is read once per mode.
 pub struct Reader<'a> {
     pub fs: &'a dyn Fs,
-    cache: RefCell<HashMap<(PathBuf, Mode), Arc<FileText>>>,
+    cache: RefCell<HashMap<(PathBuf, ReadMode), Arc<FileText>>>,
 }
 
 impl<'a> Reader<'a> {
@@ -189,7 +189,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub fn read(&self, path: &Path, mode: Mode) -> Arc<FileText> {
+    pub fn read(&self, path: &Path, mode: ReadMode) -> Arc<FileText> {
         let key = (path.to_path_buf(), mode);
         if let Some(ft) = self.cache.borrow().get(&key) {
             return ft.clone();
@@ -325,7 +325,7 @@ mod tests {
     #[test]
     fn bom_is_removed_and_not_counted() {
         let (_d, p) = tmp(b"\xEF\xBB\xBFhello");
-        let ft = read_file(&DiskFs, &p, Mode::Alisio);
+        let ft = read_file(&DiskFs, &p, ReadMode::Alisio);
         assert_eq!(
             (ft.text.as_str(), ft.size(), ft.file_bytes, ft.bom),
             ("hello", 5, 8, true)
@@ -335,7 +335,7 @@ mod tests {
     #[test]
     fn raw_mode_keeps_the_bom() {
         let (_d, p) = tmp(b"\xEF\xBB\xBFhi");
-        let ft = read_file(&DiskFs, &p, Mode::Raw { limit: 100 });
+        let ft = read_file(&DiskFs, &p, ReadMode::Raw { limit: 100 });
         assert_eq!(ft.raw, b"\xEF\xBB\xBFhi");
         assert_eq!(ft.text, "\u{feff}hi");
     }
@@ -353,7 +353,7 @@ mod tests {
         let mut content = vec![b'a'; PER_FILE_LIMIT - 2];
         content.extend("😀😀".as_bytes());
         let (_d, p) = tmp(&content);
-        let ft = read_file(&DiskFs, &p, Mode::Alisio);
+        let ft = read_file(&DiskFs, &p, ReadMode::Alisio);
         assert!(ft.cut);
         assert_eq!(ft.size(), PER_FILE_LIMIT - 2);
         assert_eq!(ft.invalid, 0);
@@ -362,7 +362,7 @@ mod tests {
     #[test]
     fn whitespace_only_is_empty_with_size_zero() {
         let (_d, p) = tmp(b"  \n\n\t\xE2\x80\x83");
-        let ft = read_file(&DiskFs, &p, Mode::Alisio);
+        let ft = read_file(&DiskFs, &p, ReadMode::Alisio);
         assert!(ft.empty);
         assert_eq!(ft.size(), 0);
     }

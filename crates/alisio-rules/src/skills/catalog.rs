@@ -73,7 +73,7 @@ pub struct CatalogSkill {
 
 /// One discovered `SKILL.md` with its host-`alisio` judgement.
 #[derive(Clone, Debug)]
-pub struct Skill {
+pub struct DiscoveredSkill {
     pub candidate: Candidate,
     pub checked: Checked,
     /// The report's judgement of the same read, when the discovery was asked for one
@@ -87,7 +87,7 @@ pub struct Discovery {
     pub vantage: PathBuf,
     pub host: Host,
     pub walk: Walk,
-    pub skills: Vec<Skill>,
+    pub skills: Vec<DiscoveredSkill>,
     pub entries: Vec<CatalogSkill>,
 }
 
@@ -109,10 +109,10 @@ fn load_all(
     candidates: &[Candidate],
     profile: Profile,
     report: Option<Profile>,
-) -> Vec<Skill> {
+) -> Vec<DiscoveredSkill> {
     par_map(candidates, super::PAR_MIN, |c| {
         let (checked, judged) = validate::load(fs, &c.file, c.symlink, profile, report);
-        Skill {
+        DiscoveredSkill {
             candidate: c.clone(),
             checked,
             judged,
@@ -144,7 +144,7 @@ fn discover_for(
 }
 
 /// A host-`alisio` discovery over explicit roots (e.g. the PATHs of `skills validate`); with
-/// `report`, each skill is also judged for a report under that profile (see [`Skill::judged`]).
+/// `report`, each skill is also judged for a report under that profile (see [`DiscoveredSkill::judged`]).
 #[must_use]
 pub fn discover_roots(
     fs: &dyn Fs,
@@ -170,7 +170,7 @@ pub fn discover_roots(
 /// Drops what the entries were built from: texts, parse trees, links and diagnostics of every
 /// skill (the report judges each file again; editors re-read the file they show). Only
 /// `load_error`, `meta` and the sizes stay.
-fn shed(skills: &mut [Skill]) {
+fn shed(skills: &mut [DiscoveredSkill]) {
     for s in skills {
         let c = &mut s.checked;
         c.text = String::new();
@@ -345,7 +345,7 @@ fn assign_ids(entries: &mut [CatalogSkill], shadow: bool) {
 /// overrides are applied; locked and owned when its root belongs to a plugin.
 fn base_entry(
     walk: &Walk,
-    s: &Skill,
+    s: &DiscoveredSkill,
     name: String,
     display_id: String,
     description: String,

@@ -230,7 +230,7 @@ fn code_of(kind: &str) -> Option<(Code, Severity)> {
 
 /// One diagnostic to make, before it is located in the file's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pending {
+pub struct PendingDiagnostic {
     pub file: PathBuf,
     pub code: Code,
     pub severity: Severity,
@@ -250,7 +250,7 @@ type Group<'a> = (usize, &'a str, &'a SessionFinding);
 /// The diagnostics of the recent sessions (spec/interfaces.md §4.6): one per file, code and
 /// token, counting the sessions of that client that showed it, naming the newest.
 #[must_use]
-pub fn pending(audited: &Audited<'_>) -> Vec<Pending> {
+pub fn pending(audited: &Audited<'_>) -> Vec<PendingDiagnostic> {
     let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
     for (s, _) in audited {
         *totals.entry(s.format).or_default() += 1;
@@ -298,7 +298,7 @@ pub fn pending(audited: &Audited<'_>) -> Vec<Pending> {
                 ),
             };
             let severity = code_of(f.kind).map_or(Severity::Warning, |c| c.1);
-            Pending {
+            PendingDiagnostic {
                 file,
                 code,
                 severity,
@@ -325,7 +325,7 @@ fn locate(text: &str, token: &str) -> Option<TextRange> {
 
 /// The diagnostics of `file` located in its text now.
 #[must_use]
-pub fn diagnostics(pending: &[Pending], file: &Path, text: &str) -> Vec<Diagnostic> {
+pub fn diagnostics(pending: &[PendingDiagnostic], file: &Path, text: &str) -> Vec<Diagnostic> {
     let idx = LineIndex::new(text);
     pending
         .iter()

@@ -548,7 +548,7 @@ fn not_received(p: &Place<'_>, s: &SessionAudit) -> Vec<alisio_governor::audit::
 fn alisio_on_disk(p: &Place<'_>, path: &str, sha256: &str) -> &'static str {
     let f = Reader::new(p.fs).read(
         Path::new(path),
-        alisio_rules::instructions::read::Mode::Alisio,
+        alisio_rules::instructions::read::ReadMode::Alisio,
     );
     if f.error.is_some() {
         "missing"

@@ -32,7 +32,7 @@ pub enum Event {
     CompactionFailed(CompactionFailed),
     ContextReduced(ContextReduced),
     /// Boxed: the largest payload by far.
-    ContextGoverned(Box<Governed>),
+    ContextGoverned(Box<ContextGovernedEvent>),
     SessionRelayed(SessionRelayed),
     RunCompleted(RunCompleted),
     RunFailed(RunFailed),
@@ -308,7 +308,7 @@ pub struct CompactionFailed {
 /// `context_governed` (spec/governor.md §7.1): the governor's figures and this request's
 /// cache-aware replay figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Governed {
+pub struct ContextGovernedEvent {
     #[serde(flatten)]
     pub figures: ContextGoverned,
     pub replay: ReplayFigures,

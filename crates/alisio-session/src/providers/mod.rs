@@ -198,7 +198,7 @@ pub struct RetryInfo {
 
 /// How the request ended after retries.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Failure {
+pub enum RequestFailure {
     #[error("{message}")]
     Fatal { code: &'static str, message: String },
     #[error("Cancelled")]
@@ -214,14 +214,14 @@ fn jitter(n: u32) -> f64 {
 /// Sends with the retry rules of spec/sessions.md §5.2.
 ///
 /// # Errors
-/// [`Failure`] after the last retry, on a fatal error or cancellation.
+/// [`RequestFailure`] after the last retry, on a fatal error or cancellation.
 pub fn complete(
     p: &mut dyn Provider,
     req: &ModelRequest,
     on_text: &mut dyn FnMut(&str),
     on_retry: &mut dyn FnMut(&RetryInfo),
     cancel: &AtomicBool,
-) -> Result<ModelResponse, Failure> {
+) -> Result<ModelResponse, RequestFailure> {
     let (max, base) = p.retry_policy();
     let mut attempt = 0u32;
     loop {
@@ -235,9 +235,9 @@ pub fn complete(
         };
         match r {
             Ok(resp) => return Ok(resp),
-            Err(AttemptError::Cancelled) => return Err(Failure::Cancelled),
+            Err(AttemptError::Cancelled) => return Err(RequestFailure::Cancelled),
             Err(AttemptError::Fatal { code, message }) => {
-                return Err(Failure::Fatal { code, message });
+                return Err(RequestFailure::Fatal { code, message });
             }
             Err(AttemptError::Retry {
                 reason,
@@ -247,7 +247,7 @@ pub fn complete(
             }) => {
                 attempt += 1;
                 if attempt > max {
-                    return Err(Failure::Fatal {
+                    return Err(RequestFailure::Fatal {
                         code: "provider_error",
                         message,
                     });
@@ -273,7 +273,7 @@ pub fn complete(
                 let end = Instant::now() + delay;
                 while Instant::now() < end {
                     if cancel.load(Ordering::Relaxed) {
-                        return Err(Failure::Cancelled);
+                        return Err(RequestFailure::Cancelled);
                     }
                     std::thread::sleep(
                         Duration::from_millis(10)

@@ -19,7 +19,7 @@ use crate::events::{Event, Pending, ToolCompleted, ToolStarted};
 use crate::providers::RawCall;
 use crate::store::{Role, RowKind, tool_message};
 use crate::tools::error::ToolError;
-use crate::tools::{self, Effect, Outcome, Runs, Tool};
+use crate::tools::{self, CallOutcome, Effect, Runs, Tool};
 use crate::util::{fault, take_chars};
 use alisio_governor::stored::{AttachedEntry, SessionOptions};
 
@@ -380,7 +380,7 @@ impl Run<'_> {
         delivered: &mut Option<Vec<AttachedFile>>,
     ) -> Result<bool, RunError> {
         let mut cancelled = false;
-        let (tx, rx) = mpsc::channel::<(usize, Outcome)>();
+        let (tx, rx) = mpsc::channel::<(usize, CallOutcome)>();
         let jobs: Vec<(usize, String, Map<String, Value>)> = runnable
             .iter()
             .map(|&k| {
@@ -408,21 +408,21 @@ impl Run<'_> {
                     .started
                     .map_or(0, |t| t.elapsed().as_millis() as u64);
                 let d = match o {
-                    Outcome::Ok(t) => Done {
+                    CallOutcome::Ok(t) => Done {
                         outcome: "ok",
                         is_error: false,
                         texts: vec![t],
                         ms,
                         denial: None,
                     },
-                    Outcome::Err(e) => Done {
+                    CallOutcome::Err(e) => Done {
                         outcome: "error",
                         is_error: true,
                         texts: vec![e],
                         ms,
                         denial: None,
                     },
-                    Outcome::Cancelled => {
+                    CallOutcome::Cancelled => {
                         cancelled = true;
                         Done {
                             outcome: "cancelled",

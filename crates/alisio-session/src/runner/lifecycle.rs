@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::{ActiveTranscript, PreRunError, Progress, Run, RunResult, RunStatus};
 use crate::SessionContext;
-use crate::approvals::{Approver, Grants, Policy};
+use crate::approvals::{Approver, Policy, SessionGrants};
 use crate::events::{
     Emitter, Event, Pending, ReconciledCall, RunCancelled, RunCompleted, RunFailed, RunStarted,
     RunUsage, SandboxState, SandboxUnavailable, SessionReconciled, ToolCompleted,
@@ -39,7 +39,7 @@ pub struct SessionRun<'a> {
     /// Asks the user for approvals; `None` (or a headless approver) runs headless.
     pub approver: Option<&'a dyn Approver>,
     /// Approvals given "for the session" (an editor session keeps them across runs).
-    pub grants: Arc<Mutex<Grants>>,
+    pub grants: Arc<Mutex<SessionGrants>>,
     /// The background task table (an editor session keeps it across runs).
     pub tasks: Arc<Mutex<Tasks>>,
     /// Set to stop the run.

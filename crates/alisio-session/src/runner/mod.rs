@@ -40,7 +40,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::SessionContext;
-use super::approvals::{Approver, Grants, Policies};
+use super::approvals::{Approver, Policies, SessionGrants};
 use super::events::Emitter;
 use super::providers::{Provider, Usage};
 use super::run_governor::RunGovernor;
@@ -166,7 +166,7 @@ pub(crate) struct Run<'a> {
     tool_context: Arc<ToolCtx>,
     context: Arc<dyn SessionContext>,
     approver: Option<&'a dyn Approver>,
-    grants: Arc<Mutex<Grants>>,
+    grants: Arc<Mutex<SessionGrants>>,
     policies: Policies,
     cancel: Arc<AtomicBool>,
     progress: Progress,

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{Run, RunResult, RunStatus};
 use crate::events::{Event, Pending, SessionRelayed};
-use crate::providers::{Failure, RequestKind, Usage};
+use crate::providers::{RequestFailure, RequestKind, Usage};
 use crate::store::{Role, RowKind};
 use crate::util::{compact, estimate, uuid7};
 
@@ -91,8 +91,10 @@ impl Run<'_> {
         let turn = self.progress.turns + 1;
         let resp = match self.call_provider(&req, Some(turn)) {
             Ok(r) => r,
-            Err(Failure::Cancelled) => return Ok(self.finish(RunStatus::Cancelled, None, None)),
-            Err(Failure::Fatal { code, message }) => {
+            Err(RequestFailure::Cancelled) => {
+                return Ok(self.finish(RunStatus::Cancelled, None, None));
+            }
+            Err(RequestFailure::Fatal { code, message }) => {
                 return Ok(self.finish(
                     RunStatus::Failed,
                     Some(code),

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::Run;
 use crate::approvals::{Policies, Policy};
 use crate::providers::{self, ModelRequest, RequestKind};
-use crate::run_governor::{Parts, Sources};
+use crate::run_governor::{Parts, RunnerSources};
 use crate::store::{self, Delivered, MsgRow, Role, RowKind};
 use crate::tools::{self, Offer, Seating, Tool, ToolDef};
 use crate::util::{chars, compact, estimate};
@@ -283,13 +283,13 @@ impl Run<'_> {
     }
 
     /// Invariant sources (spec/sessions.md §7).
-    pub(super) fn sources(&self) -> Sources {
+    pub(super) fn sources(&self) -> RunnerSources {
         let o = self.options();
         let g = self
             .grants
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut sources = Sources::from_options(
+        let mut sources = RunnerSources::from_options(
             &o,
             g.effects.iter().cloned().collect(),
             g.dirs.len() + self.tool_context.roots.external.len(),

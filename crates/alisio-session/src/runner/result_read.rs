@@ -2,7 +2,7 @@
 //! this session, exactly. Results are stored whole; what the model was shown may be cut or
 //! replaced by a stub, and this tool gives the rest back. Its own results are never cut.
 
-use crate::tools::error::ToolResult;
+use crate::tools::error::ToolReturn;
 use serde_json::{Map, Value, json};
 
 use crate::store::Store;
@@ -105,7 +105,7 @@ fn grep(
 /// The text `result_read` reads of a stored result: the raw text of one of its top-level string
 /// fields when it is a JSON object (`field`, default the longest: the one a spill stub cuts
 /// first), else the whole text. Gives `(field name, text)` or the error message.
-fn field_text(text: &str, field: Option<&str>) -> ToolResult<(Option<String>, String)> {
+fn field_text(text: &str, field: Option<&str>) -> ToolReturn<(Option<String>, String)> {
     use alisio_governor::policy2::fields;
     let Some(fs) = fields::string_fields(text) else {
         return match field {

@@ -14,7 +14,7 @@ use super::{Run, RunResult, RunStatus};
 use crate::events::{
     Event, Pending, RequestRetry, ResponseTruncated, TextDelta, TruncationRecovery, TurnCompleted,
 };
-use crate::providers::{self, Failure, ModelRequest, ModelResponse, RawCall, Stop, Usage};
+use crate::providers::{self, ModelRequest, ModelResponse, RawCall, RequestFailure, Stop, Usage};
 use crate::store::{Role, RowKind};
 use crate::tools;
 use crate::util::{compact, estimate, fault};
@@ -140,10 +140,10 @@ impl Run<'_> {
             let t0 = Instant::now();
             let resp = match self.call_provider(&req, Some(turn_no)) {
                 Ok(r) => r,
-                Err(Failure::Cancelled) => {
+                Err(RequestFailure::Cancelled) => {
                     return Ok(Err(self.end(RunStatus::Cancelled, None, None)));
                 }
-                Err(Failure::Fatal { code, message }) => {
+                Err(RequestFailure::Fatal { code, message }) => {
                     return Ok(Err(self.end(RunStatus::Failed, Some(code), Some(message))));
                 }
             };
@@ -366,7 +366,7 @@ impl Run<'_> {
         &mut self,
         req: &ModelRequest,
         turn: Option<u32>,
-    ) -> Result<ModelResponse, Failure> {
+    ) -> Result<ModelResponse, RequestFailure> {
         let sid = self.session_id.clone();
         let em = std::cell::RefCell::new(&mut self.emitter);
         let store = &mut self.store;

@@ -6,13 +6,13 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 
 /// Decodes validated arguments.
 ///
 /// # Errors
 /// `Invalid arguments: <detail>` (only when a struct and its schema disagree).
-pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> ToolResult<T> {
+pub fn decode<T: DeserializeOwned>(args: &Map<String, Value>) -> ToolReturn<T> {
     serde_json::from_value(Value::Object(args.clone()))
         .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
@@ -154,7 +154,7 @@ mod tests {
 
     use super::*;
     use crate::tools::specs::TEST_SLEEP;
-    use crate::tools::{Spec, Ty, spec};
+    use crate::tools::{ArgType, Spec, spec};
 
     /// A valid value of every field of the schema.
     fn sample(s: &Spec) -> Map<String, Value> {
@@ -162,12 +162,12 @@ mod tests {
             .iter()
             .map(|f| {
                 let v = match f.ty {
-                    Ty::Str { min, .. } => json!("x".repeat(min.max(1))),
-                    Ty::StrOrNull => json!("abc"),
-                    Ty::Int { min, .. } => json!(min),
-                    Ty::Bool => json!(true),
-                    Ty::StrArray { .. } => json!(["a"]),
-                    Ty::Enum(vals) => json!(vals[0]),
+                    ArgType::Str { min, .. } => json!("x".repeat(min.max(1))),
+                    ArgType::StrOrNull => json!("abc"),
+                    ArgType::Int { min, .. } => json!(min),
+                    ArgType::Bool => json!(true),
+                    ArgType::StrArray { .. } => json!(["a"]),
+                    ArgType::Enum(vals) => json!(vals[0]),
                 };
                 (f.name.to_string(), v)
             })
@@ -191,7 +191,7 @@ mod tests {
         for f in s.fields.iter().filter(|f| f.required) {
             let mut m = full.clone();
             m.remove(f.name);
-            let nullable = matches!(f.ty, Ty::StrOrNull);
+            let nullable = matches!(f.ty, ArgType::StrOrNull);
             assert_eq!(
                 decode::<T>(&m).is_err(),
                 !nullable,

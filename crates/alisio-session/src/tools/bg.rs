@@ -2,7 +2,7 @@
 //! each task is copied into `<state dir>/tasks/<sessionId>/<id>.log` with the log limit and
 //! tail; every task is killed with its process group when its owner ends.
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -101,7 +101,7 @@ impl Tasks {
     ///
     /// # Errors
     /// `Unknown background task: <id>`.
-    pub fn get(&self, id: &str) -> ToolResult<&BackgroundTask> {
+    pub fn get(&self, id: &str) -> ToolReturn<&BackgroundTask> {
         self.list
             .iter()
             .find(|t| t.id == id)
@@ -255,7 +255,7 @@ pub fn bg_run(
     cwd: Option<&str>,
     label: Option<&str>,
     timeout: Option<u64>,
-) -> ToolResult {
+) -> ToolReturn {
     let dir = super::process::resolve_cwd(ctx, cwd)?;
     let mut tasks = lock(&ctx.background_tasks);
     let running = tasks.list.iter().filter(|t| t.running()).count();
@@ -367,7 +367,7 @@ pub fn bg_output(
     offset: Option<u64>,
     limit: Option<u64>,
     wait: Option<u64>,
-) -> ToolResult {
+) -> ToolReturn {
     let (path, bytes, trunc, shared, done) = {
         let tasks = lock(&ctx.background_tasks);
         let t = tasks.get(id)?;
@@ -427,7 +427,7 @@ pub fn bg_output(
 ///
 /// # Errors
 /// Never; a result for symmetry.
-pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolResult {
+pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolReturn {
     let tasks = lock(&ctx.background_tasks);
     let lim = limit.unwrap_or(20) as usize;
     let briefs: Vec<Value> = tasks
@@ -445,7 +445,7 @@ pub fn bg_list(ctx: &ToolCtx, status: Option<&str>, limit: Option<u64>) -> ToolR
 ///
 /// # Errors
 /// `Unknown background task: <id>`.
-pub fn bg_stop(ctx: &ToolCtx, id: &str) -> ToolResult {
+pub fn bg_stop(ctx: &ToolCtx, id: &str) -> ToolReturn {
     let tasks = lock(&ctx.background_tasks);
     let t = tasks.get(id)?;
     if t.running() {

@@ -82,5 +82,5 @@ impl From<Refusal> for ToolError {
     }
 }
 
-/// A tool's result: its output text or its error.
-pub type ToolResult<T = String> = Result<T, ToolError>;
+/// What a tool function returns: its output (text unless said) or its [`ToolError`].
+pub type ToolReturn<T = String> = Result<T, ToolError>;

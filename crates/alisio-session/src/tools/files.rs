@@ -9,13 +9,13 @@ use serde_json::json;
 use super::ToolCtx;
 use super::args::{EditFile, ListFiles, ReadFile, WriteFile};
 use super::confine::Confined;
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 use crate::util::{fault, sha256_hex};
 
 const MIB: u64 = 1_048_576;
 const LINE_BUDGET: usize = 28_000;
 
-fn confine(ctx: &ToolCtx, p: &str) -> ToolResult<Confined> {
+fn confine(ctx: &ToolCtx, p: &str) -> ToolReturn<Confined> {
     Ok(ctx.roots.confine(p)?)
 }
 
@@ -30,7 +30,7 @@ fn read_prefix(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> ToolResult {
+pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> ToolReturn {
     let (path, start, limit) = (a.path.as_str(), a.start_line, a.limit);
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| ToolError::FileNotFound(c.shown.clone()))?;
@@ -79,7 +79,7 @@ pub fn read_file(ctx: &ToolCtx, a: &ReadFile) -> ToolResult {
     Ok(json!({"path":c.shown,"sha256":sha,"startLine":start,"endLine":end,"content":out.join("\n"),"truncated":truncated}).to_string())
 }
 
-pub(crate) fn precondition(c: &Confined, expected: Option<&str>) -> ToolResult<Option<Vec<u8>>> {
+pub(crate) fn precondition(c: &Confined, expected: Option<&str>) -> ToolReturn<Option<Vec<u8>>> {
     let current = match std::fs::symlink_metadata(&c.real) {
         Ok(m) if m.is_file() => {
             if m.len() > MIB {
@@ -106,7 +106,7 @@ pub(crate) fn precondition(c: &Confined, expected: Option<&str>) -> ToolResult<O
 }
 
 /// Writes `content` atomically over `c.real` (temp file, fsync, recheck, rename, fsync dir).
-fn atomic_write(c: &Confined, content: &[u8], expected_current: Option<&[u8]>) -> ToolResult<bool> {
+fn atomic_write(c: &Confined, content: &[u8], expected_current: Option<&[u8]>) -> ToolReturn<bool> {
     Ok(atomic_replace(
         &c.real,
         &c.shown,
@@ -129,7 +129,7 @@ pub fn atomic_replace(
     })
 }
 
-pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> ToolResult<Confined> {
+pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> ToolReturn<Confined> {
     let c = confine(ctx, path)?;
     ctx.roots.check_writable(&c)?;
     Ok(c)
@@ -139,7 +139,7 @@ pub(crate) fn writable(ctx: &ToolCtx, path: &str) -> ToolResult<Confined> {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> ToolResult {
+pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> ToolReturn {
     let (path, content, expected) = (
         a.path.as_str(),
         a.content.as_str(),
@@ -161,7 +161,7 @@ pub fn write_file(ctx: &ToolCtx, a: &WriteFile) -> ToolResult {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> ToolResult {
+pub fn edit_file(ctx: &ToolCtx, a: &EditFile) -> ToolReturn {
     let (path, old, new, expected) = (
         a.path.as_str(),
         a.old_text.as_str(),
@@ -210,7 +210,7 @@ pub fn walker(dir: &Path) -> ignore::Walk {
 ///
 /// # Errors
 /// The tool's error text.
-pub fn list_files(ctx: &ToolCtx, a: &ListFiles) -> ToolResult {
+pub fn list_files(ctx: &ToolCtx, a: &ListFiles) -> ToolReturn {
     let (path, offset, limit) = (a.path.as_str(), a.offset, a.limit);
     let c = confine(ctx, path)?;
     let meta = std::fs::metadata(&c.real).map_err(|_| ToolError::FileNotFound(c.shown.clone()))?;

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value, json};
 
 use confine::Roots;
-use error::{ToolError, ToolResult};
+use error::{ToolError, ToolReturn};
 
 /// What a tool does to the world (spec/sessions.md §4.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,7 +43,7 @@ impl Effect {
 
 /// One argument's type and range.
 #[derive(Clone, Copy, Debug)]
-pub enum Ty {
+pub enum ArgType {
     Str { min: usize, max: usize },
     StrOrNull,
     Int { min: i64, max: i64 },
@@ -56,14 +56,14 @@ pub enum Ty {
 #[derive(Clone, Copy, Debug)]
 pub struct Field {
     pub name: &'static str,
-    pub ty: Ty,
+    pub ty: ArgType,
     pub required: bool,
     pub description: &'static str,
 }
 
 pub(crate) const fn f(
     name: &'static str,
-    ty: Ty,
+    ty: ArgType,
     required: bool,
     description: &'static str,
 ) -> Field {
@@ -77,18 +77,18 @@ pub(crate) const fn f(
 
 pub(crate) const ANY: usize = usize::MAX;
 /// A string of any length.
-pub(crate) const STR: Ty = Ty::Str { min: 0, max: ANY };
+pub(crate) const STR: ArgType = ArgType::Str { min: 0, max: ANY };
 /// `cwd` of the process tools.
 pub(crate) const CWD: Field = f(
     "cwd",
-    Ty::Str { min: 0, max: ANY },
+    ArgType::Str { min: 0, max: ANY },
     false,
     "Working directory (default the workspace root).",
 );
 /// `timeoutMs` of the process tools.
 pub(crate) const TIMEOUT_MS: Field = f(
     "timeoutMs",
-    Ty::Int {
+    ArgType::Int {
         min: 1,
         max: 600_000,
     },
@@ -212,8 +212,8 @@ pub trait Tool: Sync {
     }
 
     /// Runs a validated call whose paths passed confinement ([`Runs::Thread`] tools).
-    fn execute(&self, _ctx: &ToolCtx, _args: &Map<String, Value>) -> Outcome {
-        Outcome::Err(format!("Unknown tool: {}", self.spec().name))
+    fn execute(&self, _ctx: &ToolCtx, _args: &Map<String, Value>) -> CallOutcome {
+        CallOutcome::Err(format!("Unknown tool: {}", self.spec().name))
     }
 
     /// The one-line summary an approval request shows (before ellipsizing).
@@ -281,10 +281,10 @@ pub fn spec(name: &str) -> Option<&'static Spec> {
     tool(name).map(Tool::spec)
 }
 
-fn ty_schema(ty: Ty, description: &str) -> Value {
+fn ty_schema(ty: ArgType, description: &str) -> Value {
     let mut m = Map::new();
     match ty {
-        Ty::Str { min, max } => {
+        ArgType::Str { min, max } => {
             m.insert("type".into(), json!("string"));
             if min > 0 {
                 m.insert("minLength".into(), json!(min));
@@ -293,25 +293,25 @@ fn ty_schema(ty: Ty, description: &str) -> Value {
                 m.insert("maxLength".into(), json!(max));
             }
         }
-        Ty::StrOrNull => {
+        ArgType::StrOrNull => {
             m.insert("type".into(), json!(["string", "null"]));
         }
-        Ty::Int { min, max } => {
+        ArgType::Int { min, max } => {
             m.insert("type".into(), json!("integer"));
             m.insert("minimum".into(), json!(min));
             if max != i64::MAX {
                 m.insert("maximum".into(), json!(max));
             }
         }
-        Ty::Bool => {
+        ArgType::Bool => {
             m.insert("type".into(), json!("boolean"));
         }
-        Ty::StrArray { max } => {
+        ArgType::StrArray { max } => {
             m.insert("type".into(), json!("array"));
             m.insert("items".into(), json!({"type":"string"}));
             m.insert("maxItems".into(), json!(max));
         }
-        Ty::Enum(vals) => {
+        ArgType::Enum(vals) => {
             m.insert("type".into(), json!("string"));
             m.insert("enum".into(), json!(vals));
         }
@@ -351,7 +351,7 @@ impl Spec {
     ///
     /// # Errors
     /// `Invalid arguments: <detail>`.
-    pub fn validate(&self, raw: &str) -> ToolResult<Map<String, Value>> {
+    pub fn validate(&self, raw: &str) -> ToolReturn<Map<String, Value>> {
         let inv = ToolError::InvalidArguments;
         let v: Value =
             serde_json::from_str(raw).map_err(|_| inv("arguments are not valid JSON".into()))?;
@@ -372,7 +372,7 @@ impl Spec {
             };
             let n = fl.name;
             match fl.ty {
-                Ty::Str { min, max } => {
+                ArgType::Str { min, max } => {
                     let Some(s) = v.as_str() else {
                         return Err(inv(format!("{n} must be a string")));
                     };
@@ -385,12 +385,12 @@ impl Spec {
                         }));
                     }
                 }
-                Ty::StrOrNull => {
+                ArgType::StrOrNull => {
                     if !(v.is_string() || v.is_null()) {
                         return Err(inv(format!("{n} must be a string or null")));
                     }
                 }
-                Ty::Int { min, max } => {
+                ArgType::Int { min, max } => {
                     let Some(i) = v.as_i64() else {
                         return Err(inv(format!("{n} must be an integer")));
                     };
@@ -402,12 +402,12 @@ impl Spec {
                         }));
                     }
                 }
-                Ty::Bool => {
+                ArgType::Bool => {
                     if !v.is_boolean() {
                         return Err(inv(format!("{n} must be a boolean")));
                     }
                 }
-                Ty::StrArray { max } => {
+                ArgType::StrArray { max } => {
                     let Some(a) = v.as_array() else {
                         return Err(inv(format!("{n} must be an array of strings")));
                     };
@@ -418,7 +418,7 @@ impl Spec {
                         return Err(inv(format!("{n} must have at most {max} items")));
                     }
                 }
-                Ty::Enum(vals) => {
+                ArgType::Enum(vals) => {
                     if !v.as_str().is_some_and(|s| vals.contains(&s)) {
                         return Err(inv(format!("{n} must be one of {}", vals.join(", "))));
                     }
@@ -453,13 +453,13 @@ pub struct ToolDef {
 
 /// How a tool call ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum CallOutcome {
     Ok(String),
     Err(String),
     Cancelled,
 }
 
-impl Outcome {
+impl CallOutcome {
     /// The error result of `e` (its text, as the model reads it).
     #[must_use]
     pub fn error(e: ToolError) -> Self {
@@ -496,22 +496,22 @@ impl ToolCtx {
 /// A validated call's arguments as the tool's typed struct (the field names are checked by
 /// the compiler and by `deny_unknown_fields`; [`Spec::validate`] already gave the exact error
 /// texts, so a failure here means the table and the struct disagree).
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> ToolResult<T> {
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(a: &Map<String, Value>) -> ToolReturn<T> {
     serde_json::from_value(Value::Object(a.clone()))
         .map_err(|e| ToolError::InvalidArguments(e.to_string()))
 }
 
 /// Runs a validated call whose paths passed confinement.
 #[must_use]
-pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> Outcome {
+pub fn execute(ctx: &ToolCtx, name: &str, a: &Map<String, Value>) -> CallOutcome {
     match tool(name) {
         Some(t) => t.execute(ctx, a),
-        None => Outcome::Err(format!("Unknown tool: {name}")),
+        None => CallOutcome::Err(format!("Unknown tool: {name}")),
     }
 }
 
-impl From<ToolResult> for Outcome {
-    fn from(r: ToolResult) -> Self {
+impl From<ToolReturn> for CallOutcome {
+    fn from(r: ToolReturn) -> Self {
         match r {
             Ok(s) => Self::Ok(s),
             Err(e) => Self::Err(e.to_string()),

@@ -75,7 +75,7 @@ fn truncated(c: &Confined, new_file: bool) -> Value {
 ///
 /// # Errors
 /// The tool's error text when `old` equals `new` or does not match exactly once.
-pub fn apply_edit(text: &str, old: &str, new: &str) -> super::error::ToolResult {
+pub fn apply_edit(text: &str, old: &str, new: &str) -> super::error::ToolReturn {
     if old == new {
         return Err("Edit changes nothing: oldText equals newText".into());
     }

@@ -2,7 +2,7 @@
 //! environment allowlist, output caps and timeouts; every kill is SIGTERM then SIGKILL to the
 //! whole group.
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 use std::io::Read as _;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::args::tool_args;
-use super::{Outcome, ToolCtx};
+use super::{CallOutcome, ToolCtx};
 use alisio_sandbox::SpawnError;
 
 /// Output kept per result (stdout and stderr together): 8 MiB; past it the process is ended and
@@ -182,7 +182,7 @@ fn signal_name(sig: i32) -> String {
 ///
 /// # Errors
 /// The confinement message or `Working directory not found`.
-pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> ToolResult<std::path::PathBuf> {
+pub fn resolve_cwd(ctx: &ToolCtx, cwd: Option<&str>) -> ToolReturn<std::path::PathBuf> {
     let c = ctx.roots.confine(cwd.unwrap_or("."))?;
     if !c.real.is_dir() {
         return Err(ToolError::WorkingDirectoryNotFound(c.shown));
@@ -211,14 +211,14 @@ tool_args! {
 
 /// One process call: a program with `args`, or a shell command line without.
 #[derive(Clone, Debug)]
-pub struct Call<'a> {
+pub struct ProcessCall<'a> {
     pub command: &'a str,
     pub args: Option<&'a [String]>,
     pub cwd: Option<&'a str>,
     pub timeout: Option<u64>,
 }
 
-impl<'a> From<&'a RunProcessArgs> for Call<'a> {
+impl<'a> From<&'a RunProcessArgs> for ProcessCall<'a> {
     fn from(a: &'a RunProcessArgs) -> Self {
         Self {
             command: &a.command,
@@ -229,7 +229,7 @@ impl<'a> From<&'a RunProcessArgs> for Call<'a> {
     }
 }
 
-impl<'a> From<&'a ShellArgs> for Call<'a> {
+impl<'a> From<&'a ShellArgs> for ProcessCall<'a> {
     fn from(a: &'a ShellArgs) -> Self {
         Self {
             command: &a.command,
@@ -245,7 +245,7 @@ impl<'a> From<&'a ShellArgs> for Call<'a> {
 ///
 /// # Errors
 /// The sandbox's temporary directory cannot be created.
-pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> ToolResult<Command> {
+pub fn command(ctx: &ToolCtx, program: &str, args: &[String]) -> ToolReturn<Command> {
     let mut c = Command::new(program);
     c.args(args);
     ctx.env.apply(&mut c);
@@ -272,11 +272,11 @@ pub fn spawn(ctx: &ToolCtx, c: Command) -> Result<std::process::Child, SpawnErro
 
 /// `run_process` (with `args`) or `shell` (without).
 #[must_use]
-pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
+pub fn run_process(ctx: &ToolCtx, call: &ProcessCall<'_>) -> CallOutcome {
     let (command, timeout) = (call.command, call.timeout);
     let dir = match resolve_cwd(ctx, call.cwd) {
         Ok(d) => d,
-        Err(e) => return Outcome::Err(e.to_string()),
+        Err(e) => return CallOutcome::Err(e.to_string()),
     };
     let (program, argv): (&str, Vec<String>) = match call.args {
         Some(a) => (command, a.to_vec()),
@@ -288,7 +288,7 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
     };
     let mut c = match self::command(ctx, program, &argv) {
         Ok(c) => c,
-        Err(e) => return Outcome::Err(e.to_string()),
+        Err(e) => return CallOutcome::Err(e.to_string()),
     };
     c.current_dir(&dir)
         .stdout(Stdio::piped())
@@ -296,12 +296,12 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
     let mut child = match spawn(ctx, c) {
         Ok(ch) => ch,
         Err(SpawnError::Sandbox(e)) => {
-            return Outcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
+            return CallOutcome::Err(format!("Cannot start {command}: the sandbox failed: {e}"));
         }
         Err(SpawnError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Outcome::Err(format!("Command not found: {command}"));
+            return CallOutcome::Err(format!("Command not found: {command}"));
         }
-        Err(SpawnError::Io(e)) => return Outcome::Err(format!("Cannot start {command}: {e}")),
+        Err(SpawnError::Io(e)) => return CallOutcome::Err(format!("Cannot start {command}: {e}")),
     };
     let pgid = child.id();
     let _live = LiveGroup::new(pgid);
@@ -385,7 +385,7 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
         kill_group(pgid, Duration::from_secs(2));
     }
     if cancelled {
-        return Outcome::Cancelled;
+        return CallOutcome::Cancelled;
     }
     let (code, signal) = match status {
         Some(s) => {
@@ -402,7 +402,7 @@ pub fn run_process(ctx: &ToolCtx, call: &Call<'_>) -> Outcome {
         None => (None, None),
     };
     let truncated = over.load(std::sync::atomic::Ordering::Relaxed);
-    Outcome::Ok(
+    CallOutcome::Ok(
         json!({"stdout":String::from_utf8_lossy(&stdout),"stderr":String::from_utf8_lossy(&stderr),"exitCode":code,"signal":signal,"timedOut":timed_out,"truncated":truncated,"sandbox":ctx.sandbox.json()})
             .to_string(),
     )

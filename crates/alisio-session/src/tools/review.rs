@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 use super::{ToolCtx, Writes};
 use crate::approvals::Review;
 use crate::diff;
@@ -43,7 +43,7 @@ pub fn reviewed(
     args: &serde_json::Map<String, Value>,
     preview: Option<&Value>,
     review: Option<&Review>,
-) -> ToolResult<Option<Reviewed>> {
+) -> ToolReturn<Option<Reviewed>> {
     let text_preview = preview.and_then(|p| Some((p["path"].as_str()?, p["after"].as_str()?)));
     let Some((shown, proposed)) = text_preview else {
         return match review {
@@ -98,7 +98,7 @@ pub fn reviewed(
 ///
 /// # Errors
 /// The tool's errors, or [`ToolError::StaleApproval`].
-pub fn write(ctx: &ToolCtx, r: &Reviewed) -> ToolResult<Vec<String>> {
+pub fn write(ctx: &ToolCtx, r: &Reviewed) -> ToolReturn<Vec<String>> {
     let c = super::files::writable(ctx, &r.path)?;
     // The file as the user saw it first: a change since is the more precise refusal.
     let now = std::fs::read(&c.real).ok();

@@ -1,7 +1,7 @@
 //! `search_text` (spec/sessions.md §3.4): a native search over the `list_files` walk with the `regex`
 //! crate, printing ripgrep's `--json` lines. No external `rg`.
 
-use super::error::{ToolError, ToolResult};
+use super::error::{ToolError, ToolReturn};
 use std::time::{Duration, Instant};
 
 use regex::bytes::RegexBuilder;
@@ -51,7 +51,7 @@ impl Stats {
 ///
 /// # Errors
 /// The tool's error text (confinement, invalid pattern or glob).
-pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> ToolResult {
+pub fn search_text(ctx: &ToolCtx, a: &SearchText) -> ToolReturn {
     let (pattern, path, literal, glob) = (
         a.pattern.as_str(),
         a.path.as_str(),

@@ -1,6 +1,8 @@
 //! The tools: one type per tool, each implementing [`Tool`] over its entry of `specs.rs`, and
 //! [`TOOLS`], the one table the provider request, the offer, the scheduler, the approvals,
 //! the previews, the sandbox note, the workbench and the view cap read (spec/sessions.md §3).
+//! The tool types are private: every other file reaches a tool through [`TOOLS`] (their names
+//! are the tools' own, `Shell` for `shell`, and mean nothing outside the table).
 
 use std::sync::Arc;
 
@@ -8,9 +10,9 @@ use serde_json::{Map, Value, json};
 
 use super::args::{self, ContextTool};
 use super::confine::Confined;
-use super::error::ToolResult;
+use super::error::ToolReturn;
 use super::{
-    Outcome, Spec, Tool, ToolCtx, ToolDef, Writes, bg, files, process, search, specs, typed,
+    CallOutcome, Spec, Tool, ToolCtx, ToolDef, Writes, bg, files, process, search, specs, typed,
 };
 use alisio_base::workspace::Fs;
 
@@ -48,12 +50,12 @@ fn first(paths_shown: &[String]) -> String {
 }
 
 /// `read_file`.
-pub struct ReadFile;
+struct ReadFile;
 impl Tool for ReadFile {
     fn spec(&self) -> &'static Spec {
         &specs::READ_FILE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::read_file(ctx, &x))
             .into()
@@ -61,12 +63,12 @@ impl Tool for ReadFile {
 }
 
 /// `write_file`.
-pub struct WriteFile;
+struct WriteFile;
 impl Tool for WriteFile {
     fn spec(&self) -> &'static Spec {
         &specs::WRITE_FILE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::write_file(ctx, &x))
             .into()
@@ -94,12 +96,12 @@ impl Tool for WriteFile {
 }
 
 /// `edit_file`.
-pub struct EditFile;
+struct EditFile;
 impl Tool for EditFile {
     fn spec(&self) -> &'static Spec {
         &specs::EDIT_FILE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::edit_file(ctx, &x))
             .into()
@@ -124,12 +126,12 @@ impl Tool for EditFile {
 }
 
 /// `list_files`.
-pub struct ListFiles;
+struct ListFiles;
 impl Tool for ListFiles {
     fn spec(&self) -> &'static Spec {
         &specs::LIST_FILES
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| files::list_files(ctx, &x))
             .into()
@@ -137,12 +139,12 @@ impl Tool for ListFiles {
 }
 
 /// `search_text`.
-pub struct SearchText;
+struct SearchText;
 impl Tool for SearchText {
     fn spec(&self) -> &'static Spec {
         &specs::SEARCH_TEXT
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         args::decode(a)
             .and_then(|x| search::search_text(ctx, &x))
             .into()
@@ -150,14 +152,14 @@ impl Tool for SearchText {
 }
 
 /// `run_process`.
-pub struct RunProcess;
+struct RunProcess;
 impl Tool for RunProcess {
     fn spec(&self) -> &'static Spec {
         &specs::RUN_PROCESS
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
-        typed::<process::RunProcessArgs>(a).map_or_else(Outcome::error, |x| {
-            process::run_process(ctx, &process::Call::from(&x))
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
+        typed::<process::RunProcessArgs>(a).map_or_else(CallOutcome::error, |x| {
+            process::run_process(ctx, &process::ProcessCall::from(&x))
         })
     }
     fn summary(&self, a: &Map<String, Value>, _paths_shown: &[String]) -> String {
@@ -197,14 +199,14 @@ impl Tool for RunProcess {
 }
 
 /// `shell`.
-pub struct Shell;
+struct Shell;
 impl Tool for Shell {
     fn spec(&self) -> &'static Spec {
         &specs::SHELL
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
-        typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
-            process::run_process(ctx, &process::Call::from(&x))
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
+        typed::<process::ShellArgs>(a).map_or_else(CallOutcome::error, |x| {
+            process::run_process(ctx, &process::ProcessCall::from(&x))
         })
     }
     fn summary(&self, a: &Map<String, Value>, _paths_shown: &[String]) -> String {
@@ -224,12 +226,12 @@ impl Tool for Shell {
 }
 
 /// `bg_run`.
-pub struct BgRun;
+struct BgRun;
 impl Tool for BgRun {
     fn spec(&self) -> &'static Spec {
         &specs::BG_RUN
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgRunArgs>(a)
             .and_then(|x| {
                 bg::bg_run(
@@ -259,12 +261,12 @@ impl Tool for BgRun {
 }
 
 /// `bg_output`.
-pub struct BgOutput;
+struct BgOutput;
 impl Tool for BgOutput {
     fn spec(&self) -> &'static Spec {
         &specs::BG_OUTPUT
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgOutputArgs>(a)
             .and_then(|x| bg::bg_output(ctx, &x.id, x.offset, x.limit, x.wait_ms))
             .into()
@@ -272,12 +274,12 @@ impl Tool for BgOutput {
 }
 
 /// `bg_list`.
-pub struct BgList;
+struct BgList;
 impl Tool for BgList {
     fn spec(&self) -> &'static Spec {
         &specs::BG_LIST
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgListArgs>(a)
             .and_then(|x| bg::bg_list(ctx, x.status.as_deref(), x.limit))
             .into()
@@ -285,12 +287,12 @@ impl Tool for BgList {
 }
 
 /// `bg_stop`.
-pub struct BgStop;
+struct BgStop;
 impl Tool for BgStop {
     fn spec(&self) -> &'static Spec {
         &specs::BG_STOP
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         typed::<bg::BgStopArgs>(a)
             .and_then(|x| bg::bg_stop(ctx, &x.id))
             .into()
@@ -301,23 +303,23 @@ impl Tool for BgStop {
 }
 
 /// A call answered by the run's [`SessionContext`](crate::SessionContext).
-fn context_call(ctx: &ToolCtx, call: ToolResult<ContextTool>) -> Outcome {
+fn context_call(ctx: &ToolCtx, call: ToolReturn<ContextTool>) -> CallOutcome {
     call.and_then(|c| ctx.context.tool(&c, &ctx.cwd)).into()
 }
 
 /// `context_explain`.
-pub struct ContextExplain;
+struct ContextExplain;
 impl Tool for ContextExplain {
     fn spec(&self) -> &'static Spec {
         &specs::CONTEXT_EXPLAIN
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::Explain))
     }
 }
 
 /// `skill_load`.
-pub struct SkillLoad;
+struct SkillLoad;
 impl Tool for SkillLoad {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_LOAD
@@ -333,35 +335,35 @@ impl Tool for SkillLoad {
         }
         d
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::SkillLoad))
     }
 }
 
 /// `skill_search`.
-pub struct SkillSearch;
+struct SkillSearch;
 impl Tool for SkillSearch {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_SEARCH
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::SkillSearch))
     }
 }
 
 /// `skill_resource`.
-pub struct SkillResource;
+struct SkillResource;
 impl Tool for SkillResource {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_RESOURCE
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         context_call(ctx, args::decode(a).map(ContextTool::SkillResource))
     }
 }
 
 /// `skill_run`: the runner runs the skill in a sub-session ([`Runs::Skill`](super::Runs::Skill)).
-pub struct SkillRun;
+struct SkillRun;
 impl Tool for SkillRun {
     fn spec(&self) -> &'static Spec {
         &specs::SKILL_RUN
@@ -369,7 +371,7 @@ impl Tool for SkillRun {
 }
 
 /// `result_read`: the runner reads the store ([`Runs::Store`](super::Runs::Store)).
-pub struct ResultRead;
+struct ResultRead;
 impl Tool for ResultRead {
     fn spec(&self) -> &'static Spec {
         &specs::RESULT_READ
@@ -377,7 +379,7 @@ impl Tool for ResultRead {
 }
 
 /// `task`: the runner runs a sub-agent ([`Runs::Child`](super::Runs::Child)).
-pub struct Task;
+struct Task;
 impl Tool for Task {
     fn spec(&self) -> &'static Spec {
         &specs::TASK
@@ -385,7 +387,7 @@ impl Tool for Task {
 }
 
 /// `glance`: only the commands of the ephemeral table, under the glance sandbox.
-pub struct Glance;
+struct Glance;
 impl Tool for Glance {
     fn spec(&self) -> &'static Spec {
         &specs::GLANCE
@@ -396,15 +398,15 @@ impl Tool for Glance {
             format!("Refused: glance runs only status and listing commands ({why}). Delegate anything else: start a sub-session with task.")
         })
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         // The runner refused every command outside the ephemeral table ([`Tool::refusal`]);
         // what is left runs under the glance sandbox (read-only where available).
-        typed::<process::ShellArgs>(a).map_or_else(Outcome::error, |x| {
+        typed::<process::ShellArgs>(a).map_or_else(CallOutcome::error, |x| {
             let mut g = ctx.clone();
             if let Some(sb) = &ctx.glance_sandbox {
                 g.sandbox = Arc::clone(sb);
             }
-            process::run_process(&g, &process::Call::from(&x))
+            process::run_process(&g, &process::ProcessCall::from(&x))
         })
     }
 }
@@ -416,19 +418,19 @@ impl Tool for TestSleep {
     fn spec(&self) -> &'static Spec {
         &specs::TEST_SLEEP
     }
-    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> Outcome {
+    fn execute(&self, ctx: &ToolCtx, a: &Map<String, Value>) -> CallOutcome {
         let ms = match args::decode::<args::TestSleep>(a) {
             Ok(x) => x.ms,
-            Err(e) => return Outcome::error(e),
+            Err(e) => return CallOutcome::error(e),
         };
         let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
         while std::time::Instant::now() < end {
             if ctx.cancelled() {
-                return Outcome::Cancelled;
+                return CallOutcome::Cancelled;
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        Outcome::Ok(json!({"slept":ms}).to_string())
+        CallOutcome::Ok(json!({"slept":ms}).to_string())
     }
 }
 

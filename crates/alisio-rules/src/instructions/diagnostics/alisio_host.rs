@@ -16,7 +16,7 @@ pub(super) fn alisio(cx: &mut Ctx<'_, '_>, set: &DirSet, include_global: bool) -
         let pick = chain::pick_alisio(&d.entries, fallback);
         let winner = pick.winner.map(|(name, kind)| {
             let path = d.path.join(&name);
-            let file = cx.reader.read(&path, Mode::Alisio);
+            let file = cx.reader.read(&path, ReadMode::Alisio);
             cx.texts.insert(path.clone(), file.clone());
             (
                 name,

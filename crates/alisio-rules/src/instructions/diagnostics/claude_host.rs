@@ -41,7 +41,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         }
         cx.account(&l.files, weight, node);
         for f in &l.files {
-            if f.delivery == super::super::Delivery::OnAccess
+            if f.delivery == super::super::DeliveryMode::OnAccess
                 || f.file.empty
                 || f.truncation == super::super::Truncation::Dropped
             {
@@ -66,7 +66,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         if delivered.contains(&canon(&agents)) {
             continue;
         }
-        let text = cx.reader.read(&agents, Mode::Claude);
+        let text = cx.reader.read(&agents, ReadMode::Claude);
         if claude::delivered_text(&text.text).is_empty() {
             // Empty: `instructions-empty` says it adds nothing; it blocks nothing either.
             continue;
@@ -84,7 +84,7 @@ pub(super) fn claude_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf>
         };
         e.agents_mode = Some((prev + weight, blocker));
         if !cx.texts.contains_key(&agents) {
-            let t = cx.reader.read(&agents, Mode::Claude);
+            let t = cx.reader.read(&agents, ReadMode::Claude);
             cx.texts.insert(agents.clone(), t);
         }
         cx.report(&agents, Some(FileKind::Agents), None);
@@ -116,7 +116,7 @@ fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
     let mut parts: Vec<(String, usize)> = Vec::new();
     let mut first: Option<PathBuf> = None;
     for f in files {
-        if f.delivery == super::super::Delivery::OnAccess
+        if f.delivery == super::super::DeliveryMode::OnAccess
             || f.file.empty
             || f.truncation == super::super::Truncation::Dropped
             || !f.path.starts_with(root)
@@ -133,7 +133,7 @@ fn always_loaded(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
             .iter()
             .filter(|i| !i.approval && i.path.starts_with(root))
         {
-            let t = cx.reader.read(&i.path, Mode::Claude);
+            let t = cx.reader.read(&i.path, ReadMode::Claude);
             parts.push((cx.show(&i.path), lines(&t.text)));
         }
     }
@@ -160,7 +160,7 @@ fn too_deep(cx: &mut Ctx<'_, '_>, files: &[super::super::ListedFile]) {
             if !t.importer.starts_with(cx.setup.root) {
                 continue;
             }
-            let text = cx.reader.read(&t.importer, Mode::Claude);
+            let text = cx.reader.read(&t.importer, ReadMode::Claude);
             let escaped = t.token.replace(' ', "\\ ");
             let span = [format!("@{escaped}"), format!("@{}", t.token)]
                 .iter()
@@ -215,7 +215,7 @@ fn rules_not_listed(
             {
                 continue;
             }
-            let file = cx.reader.read(&path, Mode::Claude);
+            let file = cx.reader.read(&path, ReadMode::Claude);
             let found = content::checks(&file.text)
                 .into_iter()
                 .chain(content::disk_checks(

@@ -20,7 +20,7 @@ pub(super) fn codex_host(cx: &mut Ctx<'_, '_>, set: &DirSet) -> Option<PathBuf> 
         let (winner, losers) = codex::pick(setup.fs, &d.path, &d.entries, &cands);
         let winner = winner.map(|(name, kind)| {
             let path = d.path.join(&name);
-            let file = cx.reader.read(&path, Mode::Raw { limit });
+            let file = cx.reader.read(&path, ReadMode::Raw { limit });
             cx.texts.insert(path.clone(), file.clone());
             let mut e = ListedFile::new(path, FileScope::Project, kind, file);
             e.bytes = if e.file.empty || e.file.error.is_some() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::super::FileKind;
 use super::super::copilot::{self, instructions_kind};
 use super::super::host_files::{AttrValue, header, split_aware};
-use super::super::read::Mode;
+use super::super::read::ReadMode;
 use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
@@ -82,7 +82,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
         if !inside(p) {
             continue;
         }
-        let t = scan.reader.read(p, Mode::Claude);
+        let t = scan.reader.read(p, ReadMode::Claude);
         out.extend(pattern_diagnostics(p, *kind, &t.text, &abs));
         out.extend(content_diagnostics(scan.setup, p, &t.text));
     }
@@ -93,7 +93,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
         .metadata(&repo_wide)
         .is_ok_and(|m| m.file_type == alisio_base::workspace::FileType::File)
     {
-        let t = scan.reader.read(&repo_wide, Mode::Claude);
+        let t = scan.reader.read(&repo_wide, ReadMode::Claude);
         out.extend(content_diagnostics(scan.setup, &repo_wide, &t.text));
     }
     for (p, _) in &found.too_deep {
@@ -106,7 +106,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
         }
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let expected = format!("{}.instructions.md", &name[..name.len() - 16]);
-        let t = scan.reader.read(p, Mode::Claude);
+        let t = scan.reader.read(p, ReadMode::Claude);
         out.push(diag(
             p,
             file_level(&t.text),
@@ -132,7 +132,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
             if located.contains(&canon) || instructions_kind(&p).is_none() {
                 continue;
             }
-            let t = scan.reader.read(&p, Mode::Claude);
+            let t = scan.reader.read(&p, ReadMode::Claude);
             out.push(diag(
                 &p,
                 file_level(&t.text),

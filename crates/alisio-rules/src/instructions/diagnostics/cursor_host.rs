@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
 use super::super::host_files::header;
-use super::super::read::Mode;
+use super::super::read::ReadMode;
 use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
@@ -98,7 +98,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
                 .unwrap_or(scan.setup.root);
             let (rules, md) = rule_files(scan.setup.fs, &node.path);
             for p in md {
-                let t = scan.reader.read(&p, Mode::Claude);
+                let t = scan.reader.read(&p, ReadMode::Claude);
                 out.push(diag(
                     &p,
                     file_level(&t.text),
@@ -110,7 +110,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
                 ));
             }
             for p in rules {
-                let t = scan.reader.read(&p, Mode::Claude);
+                let t = scan.reader.read(&p, ReadMode::Claude);
                 out.extend(rule_diagnostics(&p, &t.text, base, scan.files));
                 out.extend(content_diagnostics(scan.setup, &p, &t.text));
             }
@@ -121,7 +121,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
                 && e.name == ".cursorrules"
             {
                 let p = node.path.join(&e.name);
-                let t = scan.reader.read(&p, Mode::Claude);
+                let t = scan.reader.read(&p, ReadMode::Claude);
                 out.push(diag(
                     &p,
                     file_level(&t.text),
@@ -136,7 +136,7 @@ pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
                     .is_some_and(|n| n.eq_ignore_ascii_case("AGENTS.md"))
             {
                 let p = node.path.join(&e.name);
-                let t = scan.reader.read(&p, Mode::Claude);
+                let t = scan.reader.read(&p, ReadMode::Claude);
                 out.push(diag(
                     &p,
                     file_level(&t.text),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::super::Setup;
 use super::super::gemini::{self, FailureKind, ImportFailure};
-use super::super::read::{Mode, Reader};
+use super::super::read::{ReadMode, Reader};
 use super::host_common::{content_diagnostics, diag, file_level, span_of};
 use alisio_base::diagnostic::{Code, Diagnostic};
 use alisio_base::workspace::walk::DirSet;
@@ -40,14 +40,14 @@ pub(super) fn diagnostics(setup: &Setup<'_>, reader: &Reader<'_>, set: &DirSet) 
                 if !matches!(e.file_type, FileType::File | FileType::Symlink) {
                     continue;
                 }
-                let t = reader.read(&p, Mode::Claude);
+                let t = reader.read(&p, ReadMode::Claude);
                 out.extend(content_diagnostics(setup, &p, &t.text));
                 let (_, fails) = gemini::imports(setup, reader, &p, &t.text);
                 for f in fails {
                     if !seen.insert((f.importer.clone(), f.range.start, f.range.end)) {
                         continue;
                     }
-                    let text = reader.read(&f.importer, Mode::Claude);
+                    let text = reader.read(&f.importer, ReadMode::Claude);
                     out.push(diag(
                         &f.importer,
                         span_of(&text.text, f.range),
@@ -60,7 +60,7 @@ pub(super) fn diagnostics(setup: &Setup<'_>, reader: &Reader<'_>, set: &DirSet) 
                     .iter()
                     .find(|n| !n.contains('/') && n.eq_ignore_ascii_case(name))
             {
-                let t = reader.read(&p, Mode::Claude);
+                let t = reader.read(&p, ReadMode::Claude);
                 out.push(diag(
                     &p,
                     file_level(&t.text),

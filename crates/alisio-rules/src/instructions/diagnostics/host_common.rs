@@ -56,7 +56,8 @@ pub(super) fn content_diagnostics(setup: &Setup<'_>, file: &Path, text: &str) ->
         .map(|(code, r, msg)| diag(file, idx.span(r), code, msg))
         .collect();
     // A Cursor rule gets Cursor's own size guidance instead.
-    if content::frontmatter::family(file) == Some(content::frontmatter::Family::Cursor)
+    if content::frontmatter::frontmatter_kind(file)
+        == Some(content::frontmatter::FrontmatterKind::Cursor)
         && let Some((n, r)) =
             content::too_long::too_long_at(text, content::too_long::CURSOR_MAX_LINES)
     {
@@ -73,8 +74,11 @@ pub(super) fn content_diagnostics(setup: &Setup<'_>, file: &Path, text: &str) ->
     }
     // A Copilot file gets GitHub's (docs.github.com "Customizing code review").
     if matches!(
-        content::frontmatter::family(file),
-        Some(content::frontmatter::Family::Copilot | content::frontmatter::Family::CopilotRepo)
+        content::frontmatter::frontmatter_kind(file),
+        Some(
+            content::frontmatter::FrontmatterKind::Copilot
+                | content::frontmatter::FrontmatterKind::CopilotRepo
+        )
     ) && let Some((n, r)) =
         content::too_long::too_long_at(text, content::too_long::COPILOT_MAX_LINES)
     {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::codex::CodexConfig;
-use super::read::{Mode, Reader};
+use super::read::{ReadMode, Reader};
 use super::{
     FileKind, FileScope, FileText, ListedFile, Setup, Truncation, budget, chain, claude, codex,
     directories,
@@ -228,11 +228,11 @@ impl Ctx<'_, '_> {
         first_line_span(&t.text)
     }
 
-    fn mode(&self) -> Mode {
+    fn mode(&self) -> ReadMode {
         match self.setup.host {
-            Host::Alisio => Mode::Alisio,
-            Host::Codex => Mode::Raw { limit: 64 * 1024 },
-            Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => Mode::Claude,
+            Host::Alisio => ReadMode::Alisio,
+            Host::Codex => ReadMode::Raw { limit: 64 * 1024 },
+            Host::ClaudeCode | Host::Copilot | Host::Gemini | Host::Cursor => ReadMode::Claude,
         }
     }
 
@@ -557,7 +557,7 @@ pub fn analyze_set(setup: &Setup<'_>, set: &DirSet, include_global: bool) -> Ana
         .or_else(|| setup.env.home.as_ref().map(|h| h.join(".config")))
         .map(|c| c.join("git").join("ignore"));
     for p in content::local_ignored::not_ignored(setup.fs, setup.root, set, global.as_deref()) {
-        let t = reader.read(&p, Mode::Claude);
+        let t = reader.read(&p, ReadMode::Claude);
         diagnostics.push(Diagnostic::new(
             &p,
             first_line_span(&t.text),

@@ -26,14 +26,14 @@ pub const MAX_NESTING: usize = 32;
 /// One line of a text: content `[start, end)` and the offset where the next line starts.
 /// A line break is LF, CRLF or a lone CR and never belongs to the content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Line {
+pub struct LineBounds {
     pub start: usize,
     pub end: usize,
     pub next: usize,
 }
 
 /// The lines of `text` from `from`. A final line break does not start another line.
-pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
+pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = LineBounds> + '_ {
     let b = text.as_bytes();
     let mut pos = from;
     std::iter::from_fn(move || {
@@ -51,7 +51,7 @@ pub fn lines_from(text: &str, from: usize) -> impl Iterator<Item = Line> + '_ {
             i
         };
         pos = next;
-        Some(Line { start, end, next })
+        Some(LineBounds { start, end, next })
     })
 }
 
@@ -92,7 +92,7 @@ impl Missing {
 
 /// Where the frontmatter block lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Block {
+pub struct FrontmatterBlock {
     /// The opening `---` line's content.
     pub open: TextRange,
     /// The YAML text: the lines strictly between the markers, line breaks included.
@@ -105,7 +105,7 @@ pub struct Block {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Found {
-    Block(Block),
+    Block(FrontmatterBlock),
     Missing(Missing),
     /// An opening line without a closing one; the range is the opening line.
     Unterminated(TextRange),
@@ -160,7 +160,7 @@ pub fn find_block(text: &str, bom: bool, profile: Profile) -> Found {
     let open = TextRange::new(first.start, first.end);
     for l in it {
         if is_marker(&text[l.start..l.end], profile) {
-            return Found::Block(Block {
+            return Found::Block(FrontmatterBlock {
                 open,
                 yaml: TextRange::new(first.next, l.start),
                 close: TextRange::new(l.start, l.end),

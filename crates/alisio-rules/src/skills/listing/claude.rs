@@ -4,7 +4,7 @@
 //! entries; measured in terminal display width; past the budget, descriptions are removed whole,
 //! first come first kept.
 
-use super::{Fate, Item, Listing, Source, Unit, collate, width};
+use super::{Fate, Item, Listing, ListingSource, Unit, collate, width};
 use crate::skills::discover::SkillScope;
 
 /// The client version these figures were measured on (tests/conformance, `listing_claude`).
@@ -55,7 +55,7 @@ const FOUR_BYTE_MODELS: [&str; 14] = [
 
 /// What sets Claude Code's budget.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Budget {
+pub struct ClaudeBudget {
     /// The model (`--model`); decides bytes per token and, when no window is given, the window.
     pub model: Option<String>,
     /// The model's context window in tokens.
@@ -68,7 +68,7 @@ pub struct Budget {
     pub env_budget: Option<String>,
 }
 
-impl Budget {
+impl ClaudeBudget {
     fn four_bytes(&self) -> bool {
         self.model.as_deref().is_some_and(|m| {
             let m = m.to_ascii_lowercase().replace(['.', '_'], "-");
@@ -139,7 +139,7 @@ fn utf16_prefix(s: &str, n: usize) -> &str {
 
 /// The description Claude Code lists: `description` (line breaks and tabs as spaces, trimmed),
 /// then ` - <when_to_use>`, cut to the cap with `…`.
-fn listed_description(s: &Source, cap: u64) -> (String, Option<usize>) {
+fn listed_description(s: &ListingSource, cap: u64) -> (String, Option<usize>) {
     let clean = |t: &str| t.replace(['\n', '\r', '\t'], " ").trim().to_string();
     let mut d = clean(&s.description);
     if let Some(w) = s.when_to_use.as_deref().filter(|w| !w.trim().is_empty()) {
@@ -157,10 +157,10 @@ fn listed_description(s: &Source, cap: u64) -> (String, Option<usize>) {
 
 /// The listing of `sources` (the effective, model-invocable skills Claude Code loads).
 #[must_use]
-pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
+pub fn listing(sources: &[ListingSource], budget: &ClaudeBudget) -> Listing {
     let (limit, how) = budget.limit();
     let cap = budget.max_description_chars.unwrap_or(MAX_DESC_CHARS);
-    let mut ordered: Vec<&Source> = sources.iter().collect();
+    let mut ordered: Vec<&ListingSource> = sources.iter().collect();
     // Personal skills first, then project ones, then the commands (one group, measured:
     // spec/instructions.md §10.2); each group in localeCompare order.
     ordered.sort_by(|a, b| {
@@ -247,7 +247,7 @@ pub fn listing(sources: &[Source], budget: &Budget) -> Listing {
 }
 
 /// The listing group: personal skills, project skills, then every command.
-fn rank(s: &Source) -> u8 {
+fn rank(s: &ListingSource) -> u8 {
     if s.command { 3 } else { group(s.scope) }
 }
 
@@ -264,8 +264,8 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn src(name: &str, desc: &str, scope: SkillScope) -> Source {
-        Source {
+    fn src(name: &str, desc: &str, scope: SkillScope) -> ListingSource {
+        ListingSource {
             name: name.into(),
             label: None,
             description: desc.into(),
@@ -277,8 +277,8 @@ mod tests {
         }
     }
 
-    fn env(b: &str) -> Budget {
-        Budget {
+    fn env(b: &str) -> ClaudeBudget {
+        ClaudeBudget {
             model: None,
             context_window: None,
             fraction: None,

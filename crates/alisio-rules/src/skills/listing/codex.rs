@@ -9,7 +9,7 @@
 //! for a model Codex has no window for. Over it, description space is handed out one character
 //! at a time across the entries; when even the bare entries do not fit, entries are left out.
 
-use super::{Fate, Item, Listing, Source, Unit};
+use super::{Fate, Item, Listing, ListingSource, Unit};
 use crate::skills::discover::SkillScope;
 use std::path::{Path, PathBuf};
 
@@ -32,12 +32,12 @@ pub enum WindowFrom {
 
 /// What sets Codex's budget: the model's context window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Budget {
+pub struct CodexBudget {
     pub context_window: Option<u64>,
     pub from: WindowFrom,
 }
 
-impl Budget {
+impl CodexBudget {
     /// The budget, its unit and how it was computed.
     #[must_use]
     pub fn limit(self) -> (u64, Unit, String) {
@@ -162,7 +162,7 @@ fn slashed(p: &Path) -> String {
 
 /// The roots table: the roots of `roots` (in Codex's order) that hold one of `sources`, each
 /// with its alias `rN`.
-fn aliases<'a>(roots: &'a [PathBuf], sources: &[Source]) -> Vec<(&'a Path, String)> {
+fn aliases<'a>(roots: &'a [PathBuf], sources: &[ListingSource]) -> Vec<(&'a Path, String)> {
     roots
         .iter()
         .filter(|r| sources.iter().any(|s| s.root == **r))
@@ -172,7 +172,7 @@ fn aliases<'a>(roots: &'a [PathBuf], sources: &[Source]) -> Vec<(&'a Path, Strin
 }
 
 /// The path an entry shows: `rN/<path in its root>`, or the absolute path outside every root.
-fn shown_path(s: &Source, table: &[(&Path, String)]) -> String {
+fn shown_path(s: &ListingSource, table: &[(&Path, String)]) -> String {
     table
         .iter()
         .find(|(r, _)| *r == s.root)
@@ -183,10 +183,10 @@ fn shown_path(s: &Source, table: &[(&Path, String)]) -> String {
 /// The listing of `sources` (skills that allow implicit invocation); `roots` are Codex's skill
 /// roots in its order (user, system, admin, repo from the project root down).
 #[must_use]
-pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing {
+pub fn listing(sources: &[ListingSource], roots: &[PathBuf], budget: CodexBudget) -> Listing {
     let (limit, unit, how) = budget.limit();
     let table = aliases(roots, sources);
-    let mut ordered: Vec<&Source> = sources.iter().collect();
+    let mut ordered: Vec<&ListingSource> = sources.iter().collect();
     ordered
         .sort_by(|a, b| (rank(a.scope), &a.name, &a.file).cmp(&(rank(b.scope), &b.name, &b.file)));
     let lines: Vec<Line> = ordered
@@ -285,8 +285,8 @@ pub fn listing(sources: &[Source], roots: &[PathBuf], budget: Budget) -> Listing
 mod tests {
     use super::*;
 
-    fn src(name: &str, desc: &str, scope: SkillScope) -> Source {
-        Source {
+    fn src(name: &str, desc: &str, scope: SkillScope) -> ListingSource {
+        ListingSource {
             name: name.into(),
             label: None,
             description: desc.into(),
@@ -298,14 +298,14 @@ mod tests {
         }
     }
 
-    fn ten(len: usize) -> Vec<Source> {
+    fn ten(len: usize) -> Vec<ListingSource> {
         (0..10)
             .map(|i| src(&format!("a{i}"), &"x".repeat(len), SkillScope::User))
             .collect()
     }
 
-    fn window(w: u64) -> Budget {
-        Budget {
+    fn window(w: u64) -> CodexBudget {
+        CodexBudget {
             context_window: Some(w),
             from: WindowFrom::CommandLine,
         }
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn the_default_window_is_272000_tokens() {
-        let (limit, unit, how) = Budget::default().limit();
+        let (limit, unit, how) = CodexBudget::default().limit();
         assert_eq!((limit, unit), (5440, Unit::Tokens));
         assert_eq!(how, "2% of a 272000-token context window, Codex's default");
     }
@@ -364,7 +364,7 @@ mod tests {
                 src("sys", "S.", SkillScope::System),
             ],
             &[PathBuf::from("/s")],
-            Budget::default(),
+            CodexBudget::default(),
         );
         let names: Vec<&str> = l.items.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["sys", "z-repo", "a-user", "b-user"]);
@@ -402,7 +402,7 @@ mod tests {
         let l = listing(
             &[repo, src("u", "U.", SkillScope::User), outside],
             &roots,
-            Budget::default(),
+            CodexBudget::default(),
         );
         assert_eq!(
             l.preamble,

@@ -63,7 +63,7 @@ pub const PERSONAL_ROOTS: [&str; 3] = [".copilot/skills", ".agents/skills", ".cl
 
 /// One skill as Copilot lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skill {
+pub struct CopilotSkill {
     pub name: String,
     /// Tags removed, cut to [`MAX_DESC_CHARS`].
     pub description: String,
@@ -183,7 +183,7 @@ fn location(fs: &dyn Fs, dir: &Path) -> Vec<PathBuf> {
 
 /// The skills Copilot lists for the workspace `root`, in listing order (model-invocable only).
 #[must_use]
-pub fn discover(fs: &dyn Fs, root: &Path, env: &Env) -> Vec<Skill> {
+pub fn discover(fs: &dyn Fs, root: &Path, env: &Env) -> Vec<CopilotSkill> {
     let mut files = Vec::new();
     for r in WORKSPACE_ROOTS {
         files.extend(location(fs, &root.join(r)));
@@ -193,7 +193,7 @@ pub fn discover(fs: &dyn Fs, root: &Path, env: &Env) -> Vec<Skill> {
             files.extend(location(fs, &h.join(r)));
         }
     }
-    let mut out: Vec<Skill> = Vec::new();
+    let mut out: Vec<CopilotSkill> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for f in files {
         let Ok(bytes) = fs.read(&f) else { continue };
@@ -219,7 +219,7 @@ pub fn discover(fs: &dyn Fs, root: &Path, env: &Env) -> Vec<Skill> {
             continue;
         }
         let clean = strip_tags(&description);
-        out.push(Skill {
+        out.push(CopilotSkill {
             name,
             full_len: utf16_len(&clean) as u64,
             description: cut_utf16(&clean, MAX_DESC_CHARS),
@@ -243,7 +243,7 @@ pub fn entry(name: &str, description: &str, file: &str) -> String {
 /// The listing of `skills`: every one, no budget; the block's frame in `preamble`/`postamble`
 /// (none when nothing is listed, or when the read-file tool is off: the block is not written).
 #[must_use]
-pub fn listing(skills: &[Skill], read_file_tool: bool) -> Listing {
+pub fn listing(skills: &[CopilotSkill], read_file_tool: bool) -> Listing {
     let skills = if read_file_tool { skills } else { &[] };
     let items: Vec<Item> = skills
         .iter()

@@ -31,7 +31,7 @@ pub const BUILTIN: [(&str, &str); 2] = [
 
 /// One skill as Gemini loads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Skill {
+pub struct GeminiSkill {
     pub name: String,
     pub description: String,
     /// `None` for a bundled skill.
@@ -115,7 +115,7 @@ pub fn load(text: &str) -> Option<(String, String)> {
 /// `loadSkillsFromDir`: `SKILL.md` and `*/SKILL.md` of `dir` (no `.`-names). Gemini lists one
 /// root in the order its glob returns, which is neither the name order nor always the
 /// directory's (measured); the simulation sorts by directory name.
-fn load_dir(fs: &dyn Fs, dir: &Path) -> Vec<Skill> {
+fn load_dir(fs: &dyn Fs, dir: &Path) -> Vec<GeminiSkill> {
     let mut files = vec![dir.join("SKILL.md")];
     for e in fs.read_dir(dir).unwrap_or_default() {
         let name = e.name.to_string_lossy();
@@ -130,7 +130,7 @@ fn load_dir(fs: &dyn Fs, dir: &Path) -> Vec<Skill> {
         .filter_map(|f| {
             let text = String::from_utf8_lossy(&fs.read(&f).ok()?).into_owned();
             let (name, description) = load(&text)?;
-            Some(Skill {
+            Some(GeminiSkill {
                 name,
                 description,
                 file: Some(f),
@@ -148,7 +148,7 @@ fn settings(fs: &dyn Fs, p: &Path) -> serde_json::Value {
 
 /// Gemini's skills seen from `cwd`, in listing order.
 #[must_use]
-pub fn discover(fs: &dyn Fs, cwd: &Path, env: &Env) -> Vec<Skill> {
+pub fn discover(fs: &dyn Fs, cwd: &Path, env: &Env) -> Vec<GeminiSkill> {
     let home = env.home.clone();
     let layers: Vec<serde_json::Value> = [
         home.as_ref().map(|h| h.join(".gemini/settings.json")),
@@ -177,9 +177,9 @@ pub fn discover(fs: &dyn Fs, cwd: &Path, env: &Env) -> Vec<Skill> {
         })
         .filter_map(|v| v.as_str().map(str::to_lowercase))
         .collect();
-    let mut out: Vec<Skill> = BUILTIN
+    let mut out: Vec<GeminiSkill> = BUILTIN
         .iter()
-        .map(|(n, d)| Skill {
+        .map(|(n, d)| GeminiSkill {
             name: (*n).to_string(),
             description: (*d).to_string(),
             file: None,
@@ -214,7 +214,7 @@ pub fn entry(name: &str, description: &str, location: &str) -> String {
 
 /// The listing of `skills`: every one in full, no budget.
 #[must_use]
-pub fn listing(skills: &[Skill]) -> Listing {
+pub fn listing(skills: &[GeminiSkill]) -> Listing {
     let items: Vec<Item> = skills
         .iter()
         .map(|s| {
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn every_skill_in_full_with_no_budget() {
-        let l = listing(&[Skill {
+        let l = listing(&[GeminiSkill {
             name: "a".into(),
             description: "D <b>&".into(),
             file: Some(PathBuf::from("/w/.gemini/skills/a/SKILL.md")),

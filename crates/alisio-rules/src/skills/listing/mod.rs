@@ -27,7 +27,7 @@ use alisio_base::workspace::Fs;
 
 /// One skill as a host would list it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Source {
+pub struct ListingSource {
     /// The name the host lists (Claude Code: the directory name).
     pub name: String,
     /// The frontmatter `name` when the host shows it beside the command (Claude Code).
@@ -356,13 +356,18 @@ pub fn listing_json(host: Host, l: &Listing, show: &dyn Fn(&Path) -> String) -> 
 
 /// The sources of a host discovery: effective, enabled, model-invocable entries.
 #[must_use]
-pub fn sources(d: &Discovery) -> Vec<Source> {
+pub fn sources(d: &Discovery) -> Vec<ListingSource> {
     listed(&d.entries).into_iter().map(source).collect()
 }
 
 /// Claude Code's slash commands that reach its skill listing from `d`'s vantage: not hidden,
 /// not shadowed by a skill or another command (spec/instructions.md §10.2).
-fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Source]) -> Vec<Source> {
+fn claude_commands(
+    fs: &dyn Fs,
+    input: Input<'_>,
+    d: &Discovery,
+    skills: &[ListingSource],
+) -> Vec<ListingSource> {
     let names: Vec<(String, PathBuf)> = skills
         .iter()
         .map(|s| (s.name.clone(), s.file.clone()))
@@ -371,7 +376,7 @@ fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Sourc
         crate::families::claude::startup(fs, input.env, input.workspace_root, &d.vantage, &names);
     st.of(crate::families::Family::Command)
         .filter(|e| e.loaded())
-        .map(|e| Source {
+        .map(|e| ListingSource {
             name: e.name.clone(),
             label: None,
             description: e.description.clone(),
@@ -389,8 +394,8 @@ fn claude_commands(fs: &dyn Fs, input: Input<'_>, d: &Discovery, skills: &[Sourc
         .collect()
 }
 
-fn source(e: &CatalogSkill) -> Source {
-    Source {
+fn source(e: &CatalogSkill) -> ListingSource {
+    ListingSource {
         name: e.name.clone(),
         label: e.label.clone(),
         description: e.description.clone(),

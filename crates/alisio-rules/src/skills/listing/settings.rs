@@ -36,7 +36,7 @@ fn read_json(fs: &dyn Fs, p: &Path) -> Option<Value> {
 
 /// Claude Code's budget settings seen from workspace `ws`.
 #[must_use]
-pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude::Budget {
+pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude::ClaudeBudget {
     let docs: Vec<Value> = settings_files(ws, env)
         .iter()
         .filter_map(|p| read_json(fs, p))
@@ -55,7 +55,7 @@ pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude
         v.as_u64().is_some_and(|n| n > 0)
     })
     .and_then(|v| v.as_u64());
-    claude::Budget {
+    claude::ClaudeBudget {
         model: o.model.clone(),
         context_window: o.context_window,
         fraction,
@@ -68,9 +68,9 @@ pub fn claude_budget(fs: &dyn Fs, ws: &Path, env: &Env, o: &Overrides) -> claude
 /// of `$CODEX_HOME/config.toml` (a positive integer; anything else is not read), else Codex's
 /// default.
 #[must_use]
-pub fn codex_budget(fs: &dyn Fs, env: &Env, o: &Overrides) -> codex::Budget {
+pub fn codex_budget(fs: &dyn Fs, env: &Env, o: &Overrides) -> codex::CodexBudget {
     if let Some(w) = o.context_window {
-        return codex::Budget {
+        return codex::CodexBudget {
             context_window: Some(w),
             from: codex::WindowFrom::CommandLine,
         };
@@ -82,7 +82,7 @@ pub fn codex_budget(fs: &dyn Fs, env: &Env, o: &Overrides) -> codex::Budget {
         .and_then(|t| t.get("model_context_window")?.as_integer())
         .and_then(|w| u64::try_from(w).ok())
         .filter(|w| *w > 0);
-    codex::Budget {
+    codex::CodexBudget {
         context_window: configured,
         from: codex::WindowFrom::Config,
     }

@@ -22,7 +22,7 @@ pub const GEMINI_HEAD: &str = "# Available Agent Skills\n\nYou have access to th
 
 /// One tool offered to the model.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tool {
+pub struct OfferedTool {
     pub name: &'static str,
     pub description: &'static str,
     pub schema: Value,
@@ -34,7 +34,7 @@ pub struct Tool {
 pub struct Ask {
     pub system: String,
     pub before_prompt: Option<String>,
-    pub tool: Tool,
+    pub tool: OfferedTool,
 }
 
 fn entries(l: &Listing) -> Vec<&str> {
@@ -52,7 +52,7 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
                 "<system-reminder>\n{CLAUDE_HEAD}\n\n{}\n</system-reminder>",
                 entries(l).join("\n")
             )),
-            tool: Tool {
+            tool: OfferedTool {
                 name: "Skill",
                 description: "Execute a skill within the main conversation",
                 schema: str_field("skill", "The skill name."),
@@ -65,7 +65,7 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
                 l.preamble.join("\n"),
                 entries(l).join("\n")
             )),
-            tool: Tool {
+            tool: OfferedTool {
                 name: "shell",
                 description: "Runs a shell command and returns its output.",
                 schema: json!({"type": "object", "properties": {"command": {"type": "array", "items": {"type": "string"}}}, "required": ["command"]}),
@@ -77,7 +77,7 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
                 entries(l).join("\n")
             ),
             before_prompt: None,
-            tool: Tool {
+            tool: OfferedTool {
                 name: "activate_skill",
                 description: "Activates a specialized agent skill by name. Returns the skill's instructions wrapped in `<activated_skill>` tags.",
                 schema: str_field("name", "The name of the skill to activate."),
@@ -96,7 +96,7 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
                 .collect::<Vec<_>>()
                 .join("\n"),
             before_prompt: None,
-            tool: Tool {
+            tool: OfferedTool {
                 name: "read_file",
                 description: "Read the contents of a file.\n\nYou must specify the line range you're interested in. Line numbers are 1-indexed. If the file contents returned are insufficient for your task, you may call this tool again to retrieve more content. Prefer reading larger ranges over doing many small reads. Binary files use startLine/endLine as byte offsets.",
                 schema: json!({"type": "object", "properties": {
@@ -113,7 +113,7 @@ pub fn ask(host: Host, l: &Listing) -> Ask {
                 entries(l).join(",")
             ),
             before_prompt: None,
-            tool: Tool {
+            tool: OfferedTool {
                 name: "skill_load",
                 description: "Load an Agent Skill's instructions by name.",
                 schema: str_field("name", "Skill name, displayId or id."),
@@ -285,7 +285,7 @@ mod tests {
     fn copilot_asks_with_its_skills_block_and_counts_a_read_of_a_listed_skill_md() {
         use crate::skills::listing::copilot;
         let l = copilot::listing(
-            &[copilot::Skill {
+            &[copilot::CopilotSkill {
                 name: "pdf".into(),
                 description: "Reads PDFs.".into(),
                 full_len: 11,

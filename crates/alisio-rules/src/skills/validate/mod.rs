@@ -25,7 +25,7 @@ pub use judged::{Judged, check_one, load};
 pub use names::{edit_distance, is_kebab, is_spec_name};
 use problem::Problem;
 
-use super::frontmatter::{self, Block, Found, Frontmatter};
+use super::frontmatter::{self, Found, Frontmatter, FrontmatterBlock};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::{Code, Diagnostic, Related, Severity};
 use alisio_base::text::{LineIndex, TextRange};
@@ -221,7 +221,7 @@ pub struct Checked {
     /// Diagnostics under `profile` (absolute `file`).
     pub diagnostics: Vec<Diagnostic>,
     /// Frontmatter as read under `profile`, when there is a block.
-    pub block: Option<Block>,
+    pub block: Option<FrontmatterBlock>,
     pub frontmatter: Option<Frontmatter>,
     /// Body links (resource links only).
     pub links: Vec<Link>,

@@ -71,7 +71,7 @@ fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
         )),
         sink: &mut sink,
         approver: None,
-        grants: Arc::new(Mutex::new(crate::approvals::Grants::default())),
+        grants: Arc::new(Mutex::new(crate::approvals::SessionGrants::default())),
         tasks: Arc::new(Mutex::new(Tasks::default())),
         cancel: Arc::new(AtomicBool::new(false)),
     })

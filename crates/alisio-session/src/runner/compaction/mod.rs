@@ -13,7 +13,7 @@ use crate::events::{
     CompactionCompleted, CompactionFailed, CompactionSkipped, CompactionStarted, ContextReduced,
     Event, Pending,
 };
-use crate::providers::{Failure, ModelRequest, RequestKind, Stop, texts};
+use crate::providers::{ModelRequest, RequestFailure, RequestKind, Stop, texts};
 use crate::store::{MsgRow, Role, RowKind};
 use crate::util::{chars, compact, estimate, fault};
 use checkpoint::{SUMMARIZER_SYSTEM, clip, clippable, parse, plan, render, transcript};
@@ -201,8 +201,10 @@ impl Run<'_> {
         };
         let resp = match self.call_provider(&req, None) {
             Ok(r) => r,
-            Err(Failure::Cancelled) => return Ok(Attempt::Failed("Cancelled".into())),
-            Err(Failure::Fatal { message, .. }) => return self.compaction_failed(reason, message),
+            Err(RequestFailure::Cancelled) => return Ok(Attempt::Failed("Cancelled".into())),
+            Err(RequestFailure::Fatal { message, .. }) => {
+                return self.compaction_failed(reason, message);
+            }
         };
         let raw = resp.text.trim().to_string();
         let partial = resp.stop == Some(Stop::MaxTokens);

@@ -5,8 +5,6 @@
 //! CLAUDE.md under 200 lines; imports and unconditional rules cost the same context, so the
 //! guidance is applied to their total (agnix CC-MEM-015).
 
-use std::path::PathBuf;
-
 /// Lines past which the always-loaded total is "long".
 pub const MAX_LINES: usize = 200;
 
@@ -33,10 +31,6 @@ pub fn message(parts: &[(String, usize)]) -> Option<String> {
         "Claude Code loads {total} lines of instructions at every session start here ({list}): its guidance is to keep what is always loaded under {MAX_LINES} lines (move part-of-the-codebase rules to .claude/rules with paths)"
     ))
 }
-
-/// The files of a startup list that count: (path, text lines) of every always-delivered
-/// workspace file and of its delivered imports.
-pub type Parts = Vec<(PathBuf, usize)>;
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,7 @@ use alisio_base::text::TextRange;
 
 /// Which host's frontmatter a file has, from its path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
+pub enum FrontmatterKind {
     /// `*.instructions.md` (VS Code, GitHub Copilot).
     Copilot,
     /// `.github/copilot-instructions.md`: no frontmatter keys are checked, only emptiness.
@@ -28,7 +28,7 @@ pub enum Family {
     Agents,
 }
 
-impl Family {
+impl FrontmatterKind {
     fn host(self) -> &'static str {
         match self {
             Self::Copilot | Self::CopilotRepo => "Copilot",
@@ -50,9 +50,9 @@ impl Family {
     }
 }
 
-/// The family of a file, from its path.
+/// The frontmatter kind of a file, from its path.
 #[must_use]
-pub fn family(path: &Path) -> Option<Family> {
+pub fn frontmatter_kind(path: &Path) -> Option<FrontmatterKind> {
     let name = path.file_name()?.to_str()?;
     let under = |a: &str, b: &str| {
         let mut it = path.components().rev().skip(1).map(|c| c.as_os_str());
@@ -66,15 +66,15 @@ pub fn family(path: &Path) -> Option<Family> {
         false
     };
     if name.ends_with(".instructions.md") {
-        Some(Family::Copilot)
+        Some(FrontmatterKind::Copilot)
     } else if name == "copilot-instructions.md" {
-        Some(Family::CopilotRepo)
+        Some(FrontmatterKind::CopilotRepo)
     } else if name.ends_with(".mdc") && under(".cursor", "rules") {
-        Some(Family::Cursor)
+        Some(FrontmatterKind::Cursor)
     } else if name.ends_with(".md") && under(".claude", "rules") {
-        Some(Family::ClaudeRule)
+        Some(FrontmatterKind::ClaudeRule)
     } else if name == "AGENTS.md" || name == "AGENTS.override.md" {
-        Some(Family::Agents)
+        Some(FrontmatterKind::Agents)
     } else {
         None
     }
@@ -115,12 +115,12 @@ fn quoted(raw: &str) -> bool {
 /// Every frontmatter finding of one file.
 #[must_use]
 pub fn checks(path: &Path, text: &str) -> Vec<(Code, TextRange, String)> {
-    let Some(fam) = family(path) else {
+    let Some(kind) = frontmatter_kind(path) else {
         return Vec::new();
     };
     let h = header(text);
     let mut out = Vec::new();
-    if fam == Family::CopilotRepo {
+    if kind == FrontmatterKind::CopilotRepo {
         if text.trim().is_empty() {
             out.push((
                 Code::InstructionsEmpty,
@@ -130,7 +130,7 @@ pub fn checks(path: &Path, text: &str) -> Vec<(Code, TextRange, String)> {
         }
         return out;
     }
-    if fam == Family::Agents {
+    if kind == FrontmatterKind::Agents {
         if h.present && h.closed && !h.attrs.is_empty() {
             let end = h.attrs.last().map_or(h.open.end, |a| a.line.end);
             out.push((
@@ -142,16 +142,16 @@ pub fn checks(path: &Path, text: &str) -> Vec<(Code, TextRange, String)> {
         return out;
     }
     for a in &h.attrs {
-        if fam.keys().contains(&a.key.as_str()) {
+        if kind.keys().contains(&a.key.as_str()) {
             continue;
         }
         let mut msg = format!(
             "unknown key \"{}\": {} ignores it (it reads {})",
             a.key,
-            fam.host(),
-            list(fam.keys())
+            kind.host(),
+            list(kind.keys())
         );
-        if let Some(k) = fam.keys().iter().find(|k| {
+        if let Some(k) = kind.keys().iter().find(|k| {
             k.eq_ignore_ascii_case(&a.key)
                 || distance(&k.to_ascii_lowercase(), &a.key.to_ascii_lowercase()) <= 2
         }) {
@@ -163,9 +163,9 @@ pub fn checks(path: &Path, text: &str) -> Vec<(Code, TextRange, String)> {
             msg,
         ));
     }
-    match fam {
-        Family::Copilot => copilot(&h, text, &mut out),
-        Family::Cursor => {
+    match kind {
+        FrontmatterKind::Copilot => copilot(&h, text, &mut out),
+        FrontmatterKind::Cursor => {
             if let (Some(always), Some(g)) = (h.get("alwaysApply"), h.get("globs"))
                 && always.raw == "true"
             {
@@ -192,7 +192,7 @@ pub fn checks(path: &Path, text: &str) -> Vec<(Code, TextRange, String)> {
                 ));
             }
         }
-        Family::ClaudeRule | Family::Agents | Family::CopilotRepo => {}
+        FrontmatterKind::ClaudeRule | FrontmatterKind::Agents | FrontmatterKind::CopilotRepo => {}
     }
     out
 }
@@ -261,20 +261,23 @@ mod tests {
     #[test]
     fn families_come_from_the_path() {
         assert_eq!(
-            family(Path::new("/w/.github/instructions/a.instructions.md")),
-            Some(Family::Copilot)
+            frontmatter_kind(Path::new("/w/.github/instructions/a.instructions.md")),
+            Some(FrontmatterKind::Copilot)
         );
         assert_eq!(
-            family(Path::new("/w/.cursor/rules/a.mdc")),
-            Some(Family::Cursor)
+            frontmatter_kind(Path::new("/w/.cursor/rules/a.mdc")),
+            Some(FrontmatterKind::Cursor)
         );
         assert_eq!(
-            family(Path::new("/w/pkg/.claude/rules/x/a.md")),
-            Some(Family::ClaudeRule)
+            frontmatter_kind(Path::new("/w/pkg/.claude/rules/x/a.md")),
+            Some(FrontmatterKind::ClaudeRule)
         );
-        assert_eq!(family(Path::new("/w/AGENTS.md")), Some(Family::Agents));
-        assert_eq!(family(Path::new("/w/rules/a.mdc")), None);
-        assert_eq!(family(Path::new("/w/CLAUDE.md")), None);
+        assert_eq!(
+            frontmatter_kind(Path::new("/w/AGENTS.md")),
+            Some(FrontmatterKind::Agents)
+        );
+        assert_eq!(frontmatter_kind(Path::new("/w/rules/a.mdc")), None);
+        assert_eq!(frontmatter_kind(Path::new("/w/CLAUDE.md")), None);
     }
 
     #[test]
