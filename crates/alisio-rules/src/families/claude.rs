@@ -20,7 +20,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown::{self, Doc};
-use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup, mcp};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoadedFamilyFile, Startup, mcp};
 use crate::skills::discover::project_dirs;
 use crate::skills::listing::collate;
 
@@ -205,7 +205,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
                 .unwrap_or(TextRange::new(0, text.find('\n').unwrap_or(text.len())));
             s.diagnostics.push(diag(&f.path, &text, r, Severity::Error, Code::AgentFrontmatterMissing,
                 "no frontmatter: Claude Code loads an agent only from a file that starts with a `---` block holding `name` and `description`".into()));
-            s.not_loaded.push(NotLoaded {
+            s.not_loaded.push(NotLoadedFamilyFile {
                 family: Family::Agent,
                 file: f.path,
                 reason: "no frontmatter".into(),
@@ -234,7 +234,7 @@ fn agents(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path, s: &mut Startup) 
                 Code::AgentFieldMissing,
                 format!("no {what}: Claude Code does not load this agent"),
             ));
-            s.not_loaded.push(NotLoaded {
+            s.not_loaded.push(NotLoadedFamilyFile {
                 family: Family::Agent,
                 file: f.path,
                 reason: format!("no {what}"),

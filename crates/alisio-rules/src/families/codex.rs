@@ -11,7 +11,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
-use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoadedFamilyFile, Startup};
 use crate::skills::discover::project_dirs;
 
 /// Why a project agent is not counted.
@@ -96,7 +96,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: FamilyScope, s: &mut Startup) -> Option<F
             code,
             msg,
         ));
-        s.not_loaded.push(NotLoaded {
+        s.not_loaded.push(NotLoadedFamilyFile {
             family: Family::Agent,
             file: p.to_path_buf(),
             reason: why,
@@ -173,7 +173,7 @@ pub fn startup(fs: &dyn Fs, env: &Env, root: &Path, vantage: &Path) -> Startup {
         for p in files {
             // Judged (its problems are reported) but not counted: trust is Codex's own.
             if judge(fs, &p, FamilyScope::Project, &mut s).is_some() {
-                s.not_loaded.push(NotLoaded {
+                s.not_loaded.push(NotLoadedFamilyFile {
                     family: Family::Agent,
                     file: p.clone(),
                     reason: PROJECT_REASON.into(),

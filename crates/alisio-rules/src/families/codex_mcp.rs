@@ -24,7 +24,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc::{self, Shape};
-use super::{Family, FamilyScope, NotLoaded, Startup};
+use super::{Family, FamilyScope, NotLoadedFamilyFile, Startup};
 use crate::skills::discover::project_dirs;
 
 /// `config.toml` files are read up to this size.
@@ -246,7 +246,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, counted: bool, s: &mu
             code,
             format!("{msg}; {STOPS}"),
         ));
-        s.not_loaded.push(NotLoaded {
+        s.not_loaded.push(NotLoadedFamilyFile {
             family: Family::Mcp,
             file: path.to_path_buf(),
             reason: msg,
@@ -273,7 +273,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, counted: bool, s: &mu
         return;
     };
     if !counted && !servers.is_empty() {
-        s.not_loaded.push(NotLoaded {
+        s.not_loaded.push(NotLoadedFamilyFile {
             family: Family::Mcp,
             file: path.to_path_buf(),
             reason: UNTRUSTED_REASON.into(),
@@ -323,7 +323,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, counted: bool, s: &mu
             continue;
         }
         if t.get("enabled").and_then(Item::as_bool) == Some(false) {
-            s.not_loaded.push(NotLoaded {
+            s.not_loaded.push(NotLoadedFamilyFile {
                 family: Family::Mcp,
                 file: path.to_path_buf(),
                 reason: format!("server `{name}`: `enabled = false`"),

@@ -13,7 +13,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::markdown;
-use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoadedFamilyFile, Startup};
 
 /// Why a project agent is not loaded by a headless session.
 pub const PROJECT_REASON: &str = "Gemini CLI 0.61.0 loads a project agent only in a trusted folder and once it is acknowledged in the interactive CLI";
@@ -92,7 +92,7 @@ fn judge(fs: &dyn Fs, p: &Path, scope: FamilyScope, s: &mut Startup) -> Option<F
             code,
             msg,
         ));
-        s.not_loaded.push(NotLoaded {
+        s.not_loaded.push(NotLoadedFamilyFile {
             family: Family::Agent,
             file: p.to_path_buf(),
             reason: why.to_string(),
@@ -157,7 +157,7 @@ pub fn startup(fs: &dyn Fs, env: &Env, cwd: &Path) -> Startup {
     for p in files(fs, &cwd.join(".gemini").join("agents")) {
         // Judged (its problems are reported) but not loaded: no acknowledgement headless.
         if judge(fs, &p, FamilyScope::Project, &mut s).is_some() {
-            s.not_loaded.push(NotLoaded {
+            s.not_loaded.push(NotLoadedFamilyFile {
                 family: Family::Agent,
                 file: p.clone(),
                 reason: PROJECT_REASON.into(),

@@ -17,7 +17,7 @@ use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::toml_doc;
-use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
+use super::{FILE_LIMIT, Family, FamilyEntry, FamilyScope, NotLoadedFamilyFile, Startup};
 
 /// Why a command costs nothing at startup.
 pub const HIDDEN: &str =
@@ -136,7 +136,7 @@ fn judge(
             Code::CommandTomlInvalid,
             format!("{msg}: Gemini CLI skips this command ({said})"),
         ));
-        s.not_loaded.push(NotLoaded {
+        s.not_loaded.push(NotLoadedFamilyFile {
             family: Family::Command,
             file: p.to_path_buf(),
             reason: msg,
@@ -218,7 +218,7 @@ pub fn commands(fs: &dyn Fs, env: &Env, cwd: &Path, trusted: bool, s: &mut Start
                 if trusted {
                     list.push(e);
                 } else {
-                    s.not_loaded.push(NotLoaded {
+                    s.not_loaded.push(NotLoadedFamilyFile {
                         family: Family::Command,
                         file: p,
                         reason: UNTRUSTED_REASON.into(),

@@ -25,7 +25,7 @@ use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{Env, FileType, Fs};
 
 use super::mcp::{range, value_range};
-use super::{Family, FamilyScope, NotLoaded, Startup};
+use super::{Family, FamilyScope, NotLoadedFamilyFile, Startup};
 
 /// Gemini CLI's home: `GEMINI_CLI_HOME`, else `$HOME`.
 pub(super) fn home(env: &Env) -> Option<PathBuf> {
@@ -293,7 +293,7 @@ impl File<'_> {
 }
 
 fn not_loaded(s: &mut Startup, path: &Path, reason: String) {
-    s.not_loaded.push(NotLoaded {
+    s.not_loaded.push(NotLoadedFamilyFile {
         family: Family::Mcp,
         file: path.to_path_buf(),
         reason,

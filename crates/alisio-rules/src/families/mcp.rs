@@ -16,7 +16,7 @@ use alisio_base::diagnostic::{Code, Diagnostic, Severity};
 use alisio_base::text::{LineIndex, TextRange};
 use alisio_base::workspace::{FileType, Fs};
 
-use super::{Family, FamilyEntry, FamilyScope, NotLoaded, Startup};
+use super::{Family, FamilyEntry, FamilyScope, NotLoadedFamilyFile, Startup};
 
 /// `.mcp.json` files are read up to this size.
 pub const MCP_FILE_LIMIT: u64 = 1024 * 1024;
@@ -124,7 +124,7 @@ fn push_file_problem(s: &mut Startup, path: &Path, text: &str, r: TextRange, msg
         Code::McpConfigInvalid,
         format!("{msg}: Claude Code ignores this file"),
     ));
-    s.not_loaded.push(NotLoaded {
+    s.not_loaded.push(NotLoadedFamilyFile {
         family: Family::Mcp,
         file: path.to_path_buf(),
         reason: msg,
@@ -228,7 +228,7 @@ fn read_file(fs: &dyn Fs, path: &Path, scope: FamilyScope, s: &mut Startup) {
                     Code::McpServerInvalid,
                     format!("MCP server `{name}`: {why}; Claude Code drops this server silently"),
                 ));
-                s.not_loaded.push(NotLoaded {
+                s.not_loaded.push(NotLoadedFamilyFile {
                     family: Family::Mcp,
                     file: path.to_path_buf(),
                     reason: format!("server `{name}`: {why}"),

@@ -128,7 +128,7 @@ impl FamilyEntry {
 
 /// A file the host finds but does not load, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NotLoaded {
+pub struct NotLoadedFamilyFile {
     pub family: Family,
     pub file: PathBuf,
     pub reason: String,
@@ -138,7 +138,7 @@ pub struct NotLoaded {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Startup {
     pub entries: Vec<FamilyEntry>,
-    pub not_loaded: Vec<NotLoaded>,
+    pub not_loaded: Vec<NotLoadedFamilyFile>,
     /// Problems of the files read, located (the diagnostics of §10.4).
     pub diagnostics: Vec<Diagnostic>,
     /// Every file read.
