@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::approvals::Policy;
 use super::providers::ProviderSetupError;
 use super::tools::Effect;
-use alisio_base::config::{GovernorMode, Layer, Reader, Settings};
+use alisio_base::config::{ConfigReader, GovernorMode, Layer, Settings};
 
 /// Settings from configuration files and the editor.
 #[derive(Clone, Debug)]
@@ -138,7 +138,7 @@ impl SessionConfig {
     /// (spec/sessions.md §1.8).
     #[must_use]
     pub fn from_layers(layers: &[Layer]) -> Self {
-        let r = Reader::new(layers);
+        let r = ConfigReader::new(layers);
         let d = Self::default();
         Self {
             provider: r.merged("provider"),

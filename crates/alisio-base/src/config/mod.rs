@@ -37,7 +37,7 @@ pub use keys::{
 pub use keys::{KeyScope, KeySpec, Ty, all as all_keys, spec as key_spec};
 pub use layer::{CONFIG_FILE_LIMIT, FileError, Layer, Origin, load_layers, too_large_message};
 pub use overrides::write_skill_override;
-pub use reader::Reader;
+pub use reader::ConfigReader;
 pub use resolve::resolve;
 pub use values::{ClaudeInstructionFiles, GovernorMode, Host, Profile};
 

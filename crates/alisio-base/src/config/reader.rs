@@ -1,4 +1,4 @@
-//! [`Reader`]: the one way to read a declared key's value from a workspace's layers (the CLI,
+//! [`ConfigReader`]: the one way to read a declared key's value from a workspace's layers (the CLI,
 //! the server and sessions). The highest layer that sets a valid value wins; a value that is a
 //! [`Problem`](super::Problem) of its layer is never read (the CLI has exited 2 on it, the server
 //! shows it as `config-invalid` and the lower layer applies); a [`KeyScope::NotProject`] key is never
@@ -12,11 +12,11 @@ use super::lookup;
 
 /// Reads declared keys over layers given lowest precedence first.
 #[derive(Clone, Copy, Debug)]
-pub struct Reader<'a> {
+pub struct ConfigReader<'a> {
     layers: &'a [Layer],
 }
 
-impl<'a> Reader<'a> {
+impl<'a> ConfigReader<'a> {
     #[must_use]
     pub const fn new(layers: &'a [Layer]) -> Self {
         Self { layers }
@@ -134,7 +134,7 @@ mod tests {
             layers[1].problems[0].message,
             "limits.maxTurns must be an integer from 1 to 1000; got 0"
         );
-        let r = Reader::new(&layers);
+        let r = ConfigReader::new(&layers);
         assert_eq!(r.u32("limits.maxTurns"), Some(7));
         assert_eq!(r.f64("compaction.threshold"), Some(0.6));
         assert_eq!(r.u32("compaction.keepTurns"), None);
@@ -152,7 +152,7 @@ mod tests {
                 r#"{"provider":{"model":"evil","baseUrl":"http://x"},"approvals":{"write":"allow"},"limits":{"maxTokens":5}}"#,
             ),
         ];
-        let r = Reader::new(&layers);
+        let r = ConfigReader::new(&layers);
         let p = r.merged("provider");
         assert_eq!(p.get("model"), Some(&Value::from("m1")));
         assert_eq!(p.get("baseUrl"), None);
@@ -173,7 +173,7 @@ mod tests {
             layers[1].problems[0].message,
             r#"provider.kind must be "openai", "anthropic" or "script"; got "gemini""#
         );
-        let p = Reader::new(&layers).merged("provider");
+        let p = ConfigReader::new(&layers).merged("provider");
         assert_eq!(p.get("kind"), Some(&Value::from("anthropic")));
         assert_eq!(p.get("maxRetries"), Some(&Value::from(5)));
     }
