@@ -49,7 +49,7 @@ pub struct Facts {
 
 /// Why init refuses to write.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum InitRefusal {
     /// The root `AGENTS.md` is a symlink (init writes only a regular file it owns the path of).
     Symlink,
     /// The root `AGENTS.md` is a directory, FIFO or device.
@@ -62,7 +62,7 @@ pub enum Refusal {
     Read(String),
 }
 
-impl Refusal {
+impl InitRefusal {
     /// The message shown to the user (after `<path>: `).
     #[must_use]
     pub fn message(&self) -> String {
@@ -99,15 +99,18 @@ impl Proposal {
 /// Surveys `root` and proposes the new bytes of `root/AGENTS.md`.
 ///
 /// # Errors
-/// A [`Refusal`] (symlink, not a file, broken markers, over `max_bytes`, unreadable).
-pub fn propose(fs: &dyn Fs, root: &Path, max_bytes: u32) -> Result<Proposal, Refusal> {
+/// A [`InitRefusal`] (symlink, not a file, broken markers, over `max_bytes`, unreadable).
+pub fn propose(fs: &dyn Fs, root: &Path, max_bytes: u32) -> Result<Proposal, InitRefusal> {
     let path = root.join("AGENTS.md");
     let current = match fs.symlink_metadata(&path) {
-        Ok(m) if m.file_type == FileType::Symlink => return Err(Refusal::Symlink),
-        Ok(m) if m.file_type != FileType::File => return Err(Refusal::NotAFile),
-        Ok(_) => Some(fs.read(&path).map_err(|e| Refusal::Read(e.to_string()))?),
+        Ok(m) if m.file_type == FileType::Symlink => return Err(InitRefusal::Symlink),
+        Ok(m) if m.file_type != FileType::File => return Err(InitRefusal::NotAFile),
+        Ok(_) => Some(
+            fs.read(&path)
+                .map_err(|e| InitRefusal::Read(e.to_string()))?,
+        ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Refusal::Read(e.to_string())),
+        Err(e) => return Err(InitRefusal::Read(e.to_string())),
     };
     let facts = survey(fs, root);
     let proposed = match &current {
@@ -115,7 +118,7 @@ pub fn propose(fs: &dyn Fs, root: &Path, max_bytes: u32) -> Result<Proposal, Ref
         Some(bytes) => update(bytes, &facts)?,
     };
     if proposed.len() > max_bytes as usize {
-        return Err(Refusal::TooLarge {
+        return Err(InitRefusal::TooLarge {
             bytes: proposed.len(),
             max: max_bytes,
         });
@@ -189,7 +192,7 @@ pub fn section(facts: &Facts, nl: &str) -> String {
 }
 
 /// Replaces the owned section of `bytes` (or appends it): every byte outside stays.
-fn update(bytes: &[u8], facts: &Facts) -> Result<Vec<u8>, Refusal> {
+fn update(bytes: &[u8], facts: &Facts) -> Result<Vec<u8>, InitRefusal> {
     let nl = if find(bytes, b"\r\n").is_some() {
         "\r\n"
     } else {
@@ -227,12 +230,12 @@ fn update(bytes: &[u8], facts: &Facts) -> Result<Vec<u8>, Refusal> {
             out.extend_from_slice(&bytes[stop..]);
             Ok(out)
         }
-        ([_], [_]) => Err(Refusal::Markers(
+        ([_], [_]) => Err(InitRefusal::Markers(
             "the end marker comes before the begin marker",
         )),
-        ([], _) => Err(Refusal::Markers("an end marker without a begin marker")),
-        (_, []) => Err(Refusal::Markers("a begin marker without an end marker")),
-        _ => Err(Refusal::Markers("more than one init section")),
+        ([], _) => Err(InitRefusal::Markers("an end marker without a begin marker")),
+        (_, []) => Err(InitRefusal::Markers("a begin marker without an end marker")),
+        _ => Err(InitRefusal::Markers("more than one init section")),
     }
 }
 
@@ -451,7 +454,7 @@ mod tests {
         ] {
             assert_eq!(
                 update(text.as_bytes(), &facts()),
-                Err(Refusal::Markers(why))
+                Err(InitRefusal::Markers(why))
             );
         }
     }
