@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use alisio_base::diagnostic::Diagnostic;
-use alisio_base::workspace::write::{NewContent, Replaced};
+use alisio_base::workspace::write::{NewContent, ReplaceOutcome};
 use alisio_base::workspace::{FileType, Fs as _};
 
 use super::Ctx;
@@ -189,8 +189,8 @@ fn write(ctx: &Ctx, file: &Path, old: &str, new: &str) -> Result<(), &'static st
         expected: Some(&before),
     };
     match ctx.fs.replace_file(file, &new) {
-        Ok(Replaced::Written) => Ok(()),
-        Ok(Replaced::Changed) => Err("changed while fixing"),
+        Ok(ReplaceOutcome::Written) => Ok(()),
+        Ok(ReplaceOutcome::Changed) => Err("changed while fixing"),
         Err(_) => Err("cannot be written"),
     }
 }

@@ -17,7 +17,7 @@ use super::layer::{CONFIG_FILE_LIMIT, Layer, Origin, too_large_message};
 /// The exact messages of spec/skills.md §3.3 (`refusing to write through a symbolic link: …`,
 /// `cannot update .alisio/config.json: …`, `config.json changed while saving; try again`).
 pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> Result<(), String> {
-    use crate::workspace::write::{NewContent, Replaced};
+    use crate::workspace::write::{NewContent, ReplaceOutcome};
     use crate::workspace::{FileType, Fs as _};
     let fs = crate::workspace::DiskFs;
     let dir = workspace_root.join(".alisio");
@@ -114,8 +114,8 @@ pub fn write_skill_override(workspace_root: &Path, id: &str, enabled: bool) -> R
             expected: before.as_ref(),
         };
         match fs.replace_file(&file, &new) {
-            Ok(Replaced::Written) => return Ok(()),
-            Ok(Replaced::Changed) => {}
+            Ok(ReplaceOutcome::Written) => return Ok(()),
+            Ok(ReplaceOutcome::Changed) => {}
             Err(e) => return Err(cannot(e.to_string())),
         }
     }

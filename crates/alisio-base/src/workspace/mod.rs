@@ -15,7 +15,7 @@ use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use write::Replaced;
+use write::ReplaceOutcome;
 
 /// The type of a directory entry or path, as lstat (or stat) reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub trait Fs: Send + Sync {
     }
     /// Replaces `file` atomically with `new.bytes` when it is still as `new.expected`
     /// ([`write::replace_file`]). A read-only file system refuses.
-    fn replace_file(&self, file: &Path, new: &write::NewContent<'_>) -> io::Result<Replaced> {
+    fn replace_file(&self, file: &Path, new: &write::NewContent<'_>) -> io::Result<ReplaceOutcome> {
         let _ = new;
         Err(read_only(file))
     }
@@ -214,7 +214,7 @@ impl Fs for DiskFs {
     fn create_dir(&self, dir: &Path) -> io::Result<()> {
         write::create_dir(dir)
     }
-    fn replace_file(&self, file: &Path, new: &write::NewContent<'_>) -> io::Result<Replaced> {
+    fn replace_file(&self, file: &Path, new: &write::NewContent<'_>) -> io::Result<ReplaceOutcome> {
         write::replace_file(file, new)
     }
 }

@@ -8,7 +8,7 @@ use super::Metadata;
 
 /// What [`replace_file`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Replaced {
+pub enum ReplaceOutcome {
     /// The file now holds the new bytes.
     Written,
     /// The file changed since `expected` was read: nothing was written.
@@ -39,7 +39,7 @@ fn unchanged(before: Option<&Metadata>, now: Option<&Metadata>) -> bool {
 ///
 /// # Errors
 /// Any I/O error of the steps; the file is then unchanged.
-pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<Replaced> {
+pub fn replace_file(file: &Path, new: &NewContent<'_>) -> io::Result<ReplaceOutcome> {
     let NewContent {
         bytes,
         temp_name: tmp_name,
@@ -67,10 +67,10 @@ pub fn replace_if(
     bytes: &[u8],
     tmp_name: &str,
     still_ok: impl FnOnce(&Path) -> bool,
-) -> io::Result<Replaced> {
+) -> io::Result<ReplaceOutcome> {
     let dir = file.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(tmp_name);
-    let result = (|| -> io::Result<Replaced> {
+    let result = (|| -> io::Result<ReplaceOutcome> {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -86,15 +86,15 @@ pub fn replace_if(
         f.sync_all()?;
         drop(f);
         if !still_ok(file) {
-            return Ok(Replaced::Changed);
+            return Ok(ReplaceOutcome::Changed);
         }
         std::fs::rename(&tmp, file)?;
         if let Ok(d) = std::fs::File::open(dir) {
             let _ = d.sync_all();
         }
-        Ok(Replaced::Written)
+        Ok(ReplaceOutcome::Written)
     })();
-    if !matches!(result, Ok(Replaced::Written)) {
+    if !matches!(result, Ok(ReplaceOutcome::Written)) {
         let _ = std::fs::remove_file(&tmp);
     }
     result
@@ -166,8 +166,8 @@ pub fn replace_bytes(
         source,
     })?;
     match replaced {
-        Replaced::Written => Ok(created),
-        Replaced::Changed => Err(WriteError::Changed),
+        ReplaceOutcome::Written => Ok(created),
+        ReplaceOutcome::Changed => Err(WriteError::Changed),
     }
 }
 
@@ -200,19 +200,19 @@ mod tests {
         let f = t.path().join("c.json");
         assert_eq!(
             replace_file(&f, &new(b"1", None)).unwrap(),
-            Replaced::Written
+            ReplaceOutcome::Written
         );
         assert_eq!(std::fs::read(&f).unwrap(), b"1");
         let before = super::super::meta_from_std(&std::fs::symlink_metadata(&f).unwrap());
         // Expected absent, but it exists: changed, nothing written.
         assert_eq!(
             replace_file(&f, &new(b"2", None)).unwrap(),
-            Replaced::Changed
+            ReplaceOutcome::Changed
         );
         assert_eq!(std::fs::read(&f).unwrap(), b"1");
         assert_eq!(
             replace_file(&f, &new(b"22", Some(&before))).unwrap(),
-            Replaced::Written
+            ReplaceOutcome::Written
         );
         assert_eq!(std::fs::read(&f).unwrap(), b"22");
         let names: Vec<_> = std::fs::read_dir(t.path())
