@@ -8,7 +8,7 @@ use super::super::FileKind;
 use super::super::copilot::{self, instructions_kind};
 use super::super::host_files::{AttrValue, header, split_aware};
 use super::super::read::ReadMode;
-use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
+use super::host_common::{GlobScan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
 
@@ -66,7 +66,7 @@ fn pattern_diagnostics(
 }
 
 /// Every copilot diagnostic of the workspace (`files`: the regular files of D).
-pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
+pub(super) fn diagnostics(scan: &GlobScan<'_>) -> Vec<Diagnostic> {
     let cs = &scan.setup.settings.hosts.copilot;
     let mut out = Vec::new();
     let abs: Vec<String> = scan

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::super::cursor::{RuleType, matcher_matches, rule_files, rule_type};
 use super::super::host_files::header;
 use super::super::read::ReadMode;
-use super::host_common::{Scan, content_diagnostics, diag, file_level, span_of};
+use super::host_common::{GlobScan, content_diagnostics, diag, file_level, span_of};
 
 use alisio_base::diagnostic::{Code, Diagnostic};
 use alisio_base::workspace::FileType;
@@ -81,7 +81,7 @@ fn rule_diagnostics(p: &Path, text: &str, base: &Path, files: &[PathBuf]) -> Vec
 }
 
 /// Every cursor diagnostic of the workspace (`files`: the regular files of D).
-pub(super) fn diagnostics(scan: &Scan<'_>) -> Vec<Diagnostic> {
+pub(super) fn diagnostics(scan: &GlobScan<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for node in &scan.set.dirs {
         let is_rules = node.path.file_name().is_some_and(|n| n == "rules")

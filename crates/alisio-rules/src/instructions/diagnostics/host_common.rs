@@ -1,5 +1,5 @@
 //! What the diagnostics of the hosts `copilot`, `gemini` and `cursor` share (spec/hosts.md §5): the
-//! severity of a host diagnostic and its ranges, and the [`Scan`] the glob checks read. Below
+//! severity of a host diagnostic and its ranges, and the [`GlobScan`] the glob checks read. Below
 //! the host modules and `hosts.rs`, so no import cycle runs between them.
 
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ pub(super) fn span_of(text: &str, r: TextRange) -> Span {
 
 /// What the glob checks of a host read: the setup, the reader, D and D's regular files.
 #[derive(Clone, Copy)]
-pub(super) struct Scan<'a> {
+pub(super) struct GlobScan<'a> {
     pub setup: &'a Setup<'a>,
     pub reader: &'a Reader<'a>,
     pub set: &'a DirSet,

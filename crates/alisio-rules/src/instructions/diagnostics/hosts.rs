@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::super::Setup;
 use super::super::host_files::in_use;
 use super::super::read::Reader;
-use super::host_common::Scan;
+use super::host_common::GlobScan;
 use super::{copilot_host, cursor_host, gemini_host};
 use alisio_base::config::Host;
 use alisio_base::diagnostic::Diagnostic;
@@ -32,7 +32,7 @@ pub fn diagnostics(setup: &Setup<'_>, reader: &Reader<'_>, set: &DirSet) -> Vec<
     let mut files: Option<Vec<PathBuf>> = None;
     let mut out = Vec::new();
     for h in hosts {
-        let checks: fn(&Scan<'_>) -> Vec<Diagnostic> = match h {
+        let checks: fn(&GlobScan<'_>) -> Vec<Diagnostic> = match h {
             Host::Copilot => copilot_host::diagnostics,
             Host::Cursor => cursor_host::diagnostics,
             Host::Gemini => {
@@ -42,7 +42,7 @@ pub fn diagnostics(setup: &Setup<'_>, reader: &Reader<'_>, set: &DirSet) -> Vec<
             _ => continue,
         };
         let files = files.get_or_insert_with(|| files_of(set));
-        out.extend(checks(&Scan {
+        out.extend(checks(&GlobScan {
             setup,
             reader,
             set,
