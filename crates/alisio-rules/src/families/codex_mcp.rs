@@ -23,7 +23,7 @@ use alisio_base::diagnostic::{Code, Severity};
 use alisio_base::text::TextRange;
 use alisio_base::workspace::{Env, FileType, Fs};
 
-use super::toml_doc::{self, Shape};
+use super::toml_doc::{self, ValueShape};
 use super::{Family, FamilyScope, NotLoadedFamilyFile, Startup};
 use crate::skills::discover::project_dirs;
 
@@ -135,26 +135,26 @@ pub const SERVER_KEYS: [(&str, &str); 26] = [
 const APPROVAL: &[&str] = &["auto", "prompt", "approve"];
 const READINESS: &[&str] = &["connection", "catalog"];
 
-fn shape(key: &str) -> Option<(Shape, Only)> {
+fn shape(key: &str) -> Option<(ValueShape, Only)> {
     Some(match key {
-        "command" | "cwd" => (Shape::Str, Only::Stdio),
-        "args" => (Shape::Strings, Only::Stdio),
-        "env" => (Shape::StringTable, Only::Stdio),
-        "env_vars" => (Shape::StringsOrTables, Only::Stdio),
-        "url" => (Shape::Str, Only::Http),
-        "bearer_token_env_var" | "bearer_token" => (Shape::Str, Only::Http),
-        "http_headers" | "env_http_headers" => (Shape::StringTable, Only::Http),
-        "oauth" => (Shape::Table, Only::Http),
-        "oauth_resource" => (Shape::Str, Only::Http),
-        "http_headers_helper" => (Shape::Str, Only::Http),
-        "environment_id" | "name" => (Shape::Str, Only::Both),
-        "startup_readiness" => (Shape::OneOf(READINESS), Only::Both),
-        "startup_timeout_sec" | "tool_timeout_sec" => (Shape::Number, Only::Both),
-        "startup_timeout_ms" => (Shape::Unsigned, Only::Both),
-        "enabled" | "required" | "supports_parallel_tool_calls" => (Shape::Bool, Only::Both),
-        "default_tools_approval_mode" => (Shape::OneOf(APPROVAL), Only::Both),
-        "enabled_tools" | "disabled_tools" | "scopes" => (Shape::Strings, Only::Both),
-        "tools" => (Shape::Table, Only::Both),
+        "command" | "cwd" => (ValueShape::Str, Only::Stdio),
+        "args" => (ValueShape::Strings, Only::Stdio),
+        "env" => (ValueShape::StringTable, Only::Stdio),
+        "env_vars" => (ValueShape::StringsOrTables, Only::Stdio),
+        "url" => (ValueShape::Str, Only::Http),
+        "bearer_token_env_var" | "bearer_token" => (ValueShape::Str, Only::Http),
+        "http_headers" | "env_http_headers" => (ValueShape::StringTable, Only::Http),
+        "oauth" => (ValueShape::Table, Only::Http),
+        "oauth_resource" => (ValueShape::Str, Only::Http),
+        "http_headers_helper" => (ValueShape::Str, Only::Http),
+        "environment_id" | "name" => (ValueShape::Str, Only::Both),
+        "startup_readiness" => (ValueShape::OneOf(READINESS), Only::Both),
+        "startup_timeout_sec" | "tool_timeout_sec" => (ValueShape::Number, Only::Both),
+        "startup_timeout_ms" => (ValueShape::Unsigned, Only::Both),
+        "enabled" | "required" | "supports_parallel_tool_calls" => (ValueShape::Bool, Only::Both),
+        "default_tools_approval_mode" => (ValueShape::OneOf(APPROVAL), Only::Both),
+        "enabled_tools" | "disabled_tools" | "scopes" => (ValueShape::Strings, Only::Both),
+        "tools" => (ValueShape::Table, Only::Both),
         _ => return None,
     })
 }

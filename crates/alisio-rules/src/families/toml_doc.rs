@@ -63,7 +63,7 @@ pub fn describe(i: &Item) -> &'static str {
 
 /// The expected shape of a key's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub enum ValueShape {
     Str,
     Bool,
     /// An integer or a float.
@@ -82,41 +82,41 @@ pub enum Shape {
     OneOf(&'static [&'static str]),
 }
 
-impl Shape {
+impl ValueShape {
     /// `None` when `i` fits, else what the message says it must be.
     #[must_use]
     pub fn mismatch(self, i: &Item) -> Option<String> {
         let fits = match self {
-            Shape::Str => i.as_str().is_some(),
-            Shape::Bool => i.as_bool().is_some(),
-            Shape::Number => i.as_integer().is_some() || i.as_float().is_some(),
-            Shape::Unsigned => i.as_integer().is_some_and(|n| n >= 0),
-            Shape::Strings => i
+            ValueShape::Str => i.as_str().is_some(),
+            ValueShape::Bool => i.as_bool().is_some(),
+            ValueShape::Number => i.as_integer().is_some() || i.as_float().is_some(),
+            ValueShape::Unsigned => i.as_integer().is_some_and(|n| n >= 0),
+            ValueShape::Strings => i
                 .as_array()
                 .is_some_and(|a| a.iter().all(|v| v.as_str().is_some())),
-            Shape::StringsOrTables => i.as_array().is_some_and(|a| {
+            ValueShape::StringsOrTables => i.as_array().is_some_and(|a| {
                 a.iter()
                     .all(|v| v.as_str().is_some() || v.as_inline_table().is_some())
             }),
-            Shape::StringTable => {
+            ValueShape::StringTable => {
                 table(i).is_some_and(|t| t.iter().all(|(_, v)| v.as_str().is_some()))
             }
-            Shape::Table => table(i).is_some(),
-            Shape::OneOf(set) => i.as_str().is_some_and(|s| set.contains(&s)),
+            ValueShape::Table => table(i).is_some(),
+            ValueShape::OneOf(set) => i.as_str().is_some_and(|s| set.contains(&s)),
         };
         if fits {
             return None;
         }
         Some(match self {
-            Shape::Str => format!("must be a string, not {}", describe(i)),
-            Shape::Bool => format!("must be `true` or `false`, not {}", describe(i)),
-            Shape::Number => format!("must be a number, not {}", describe(i)),
-            Shape::Unsigned => "must be a non-negative integer".to_string(),
-            Shape::Strings => "must be an array of strings".to_string(),
-            Shape::StringsOrTables => "must be an array of strings or tables".to_string(),
-            Shape::StringTable => "must be a table whose values are strings".to_string(),
-            Shape::Table => format!("must be a table, not {}", describe(i)),
-            Shape::OneOf(set) => format!(
+            ValueShape::Str => format!("must be a string, not {}", describe(i)),
+            ValueShape::Bool => format!("must be `true` or `false`, not {}", describe(i)),
+            ValueShape::Number => format!("must be a number, not {}", describe(i)),
+            ValueShape::Unsigned => "must be a non-negative integer".to_string(),
+            ValueShape::Strings => "must be an array of strings".to_string(),
+            ValueShape::StringsOrTables => "must be an array of strings or tables".to_string(),
+            ValueShape::StringTable => "must be a table whose values are strings".to_string(),
+            ValueShape::Table => format!("must be a table, not {}", describe(i)),
+            ValueShape::OneOf(set) => format!(
                 "must be one of {}",
                 set.iter()
                     .map(|s| format!("`{s}`"))
