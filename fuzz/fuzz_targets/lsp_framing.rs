@@ -4,7 +4,7 @@
 //! more than the bytes fed, and `check` classifies every frame body without a panic.
 #![no_main]
 
-use alisio_ls::lsp::fuzzing::{Framer, Step, check};
+use alisio_ls::lsp::fuzzing::{FrameStep, Framer, check};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -35,8 +35,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(guard <= input.len() + 2, "next_step did not make progress");
             let before = buf.buffered();
             match buf.next_step() {
-                Step::NeedMore => break,
-                Step::Frame(body) => {
+                FrameStep::NeedMore => break,
+                FrameStep::Frame(body) => {
                     assert!(buf.buffered() < before);
                     match check(&body) {
                         Ok(()) => {
@@ -49,8 +49,8 @@ fuzz_target!(|data: &[u8]| {
                         }
                     }
                 }
-                Step::Garbage => assert!(buf.buffered() < before, "garbage consumed nothing"),
-                Step::Skip(len) => {
+                FrameStep::Garbage => assert!(buf.buffered() < before, "garbage consumed nothing"),
+                FrameStep::Skip(len) => {
                     assert!(buf.buffered() < before);
                     skip = len - buf.discard(len);
                     break;

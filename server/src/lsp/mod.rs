@@ -33,7 +33,7 @@ mod watch;
 pub mod fuzzing {
     pub use super::documents::Document;
     pub use super::positions::from_lsp;
-    pub use super::transport::{Framer, Step, check};
+    pub use super::transport::{FrameStep, Framer, check};
 }
 
 use std::path::PathBuf;

@@ -16,8 +16,9 @@ use tokio::sync::mpsc;
 const MAX_BODY: usize = 256 * 1024 * 1024;
 const PIPE: usize = 1 << 20;
 
+/// What the framer yields next from the bytes buffered so far.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Step {
+pub enum FrameStep {
     /// A complete body.
     Frame(Vec<u8>),
     /// Bytes that are not a frame were dropped; answer with a parse error.
@@ -90,15 +91,15 @@ impl Framer {
     }
 
     /// Takes the next step out of the buffer.
-    pub fn next_step(&mut self) -> Step {
+    pub fn next_step(&mut self) -> FrameStep {
         if let Some((at, len)) = self.body {
             if self.buffer.len() < at + len {
-                return Step::NeedMore;
+                return FrameStep::NeedMore;
             }
             self.body = None;
             let body = self.buffer[at..at + len].to_vec();
             self.consume(at + len - self.start);
-            return Step::Frame(body);
+            return FrameStep::Frame(body);
         }
         let from = self.scanned.max(self.start);
         let Some(end) = find(&self.buffer[from..], b"\r\n\r\n").map(|i| from + i) else {
@@ -114,9 +115,9 @@ impl Framer {
                     .and_then(|rest| find(rest, b"Content-Length"))
                     .map_or(live.len(), |i| i + 1);
                 self.consume(keep);
-                return Step::Garbage;
+                return FrameStep::Garbage;
             }
-            return Step::NeedMore;
+            return FrameStep::NeedMore;
         };
         self.scanned = end;
         let len = String::from_utf8_lossy(&self.buffer[self.start..end])
@@ -130,19 +131,19 @@ impl Framer {
             });
         let Some(len) = len else {
             self.consume(end + 4 - self.start);
-            return Step::Garbage;
+            return FrameStep::Garbage;
         };
         if len > MAX_BODY {
             self.consume(end + 4 - self.start);
-            return Step::Skip(len);
+            return FrameStep::Skip(len);
         }
         if self.buffer.len() < end + 4 + len {
             self.body = Some((end + 4, len));
-            return Step::NeedMore;
+            return FrameStep::NeedMore;
         }
         let body = self.buffer[end + 4..end + 4 + len].to_vec();
         self.consume(end + 4 + len - self.start);
-        Step::Frame(body)
+        FrameStep::Frame(body)
     }
 }
 
@@ -229,8 +230,8 @@ async fn read_input<I: AsyncRead + Unpin>(
         }
         loop {
             match framer.next_step() {
-                Step::NeedMore => break,
-                Step::Frame(body) => match check(&body) {
+                FrameStep::NeedMore => break,
+                FrameStep::Frame(body) => match check(&body) {
                     Ok(()) => {
                         if to_server.write_all(&frame(&body)).await.is_err() {
                             return;
@@ -241,11 +242,11 @@ async fn read_input<I: AsyncRead + Unpin>(
                         let _ = err_tx.send(frame(resp.to_string().as_bytes())).await;
                     }
                 },
-                Step::Garbage => {
+                FrameStep::Garbage => {
                     tracing::warn!("skipped bytes that are not an LSP frame");
                     let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}).to_string().as_bytes())).await;
                 }
-                Step::Skip(len) => {
+                FrameStep::Skip(len) => {
                     skip = len - framer.discard(len);
                     if skip == 0 {
                         let _ = err_tx.send(frame(json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error: message too large"}}).to_string().as_bytes())).await;
@@ -273,7 +274,7 @@ async fn write_output<O: AsyncWrite + Unpin>(
                 Ok(0) | Err(_) => server_open = false,
                 Ok(n) => {
                     framer.push(&chunk[..n]);
-                    while let Step::Frame(body) = framer.next_step() {
+                    while let FrameStep::Frame(body) = framer.next_step() {
                         if output.write_all(&frame(&body)).await.is_err() { return; }
                     }
                     let _ = output.flush().await;
@@ -304,19 +305,19 @@ mod tests {
     #[test]
     fn frames_garbage_and_partial_input() {
         let mut b = framer(b"Content-Length: 2\r\n\r\n{}Content-Len");
-        assert_eq!(b.next_step(), Step::Frame(b"{}".to_vec()));
-        assert_eq!(b.next_step(), Step::NeedMore);
+        assert_eq!(b.next_step(), FrameStep::Frame(b"{}".to_vec()));
+        assert_eq!(b.next_step(), FrameStep::NeedMore);
         assert_eq!(b.buffered(), 11);
         b.push(b"gth: 3\r\n");
-        assert_eq!(b.next_step(), Step::NeedMore);
+        assert_eq!(b.next_step(), FrameStep::NeedMore);
         b.push(b"\r\n[1]");
-        assert_eq!(b.next_step(), Step::Frame(b"[1]".to_vec()));
+        assert_eq!(b.next_step(), FrameStep::Frame(b"[1]".to_vec()));
         let mut b = framer(b"X-Nothing: 1\r\n\r\nContent-Length: 2\r\n\r\n[]");
-        assert_eq!(b.next_step(), Step::Garbage);
-        assert_eq!(b.next_step(), Step::Frame(b"[]".to_vec()));
+        assert_eq!(b.next_step(), FrameStep::Garbage);
+        assert_eq!(b.next_step(), FrameStep::Frame(b"[]".to_vec()));
         assert_eq!(b.buffered(), 0);
         let mut b = framer(b"content-length: 999999999999\r\n\r\nxx");
-        assert_eq!(b.next_step(), Step::Skip(999_999_999_999));
+        assert_eq!(b.next_step(), FrameStep::Skip(999_999_999_999));
         assert_eq!(b.discard(999_999_999_999), 2);
         assert_eq!(b.buffered(), 0);
     }
@@ -324,17 +325,18 @@ mod tests {
     #[test]
     fn every_split_of_a_stream_gives_the_same_steps() {
         let src: &[u8] = b"Content-Length: 2\r\n\r\n{}junk\r\n\r\nContent-Length: 3\r\nContent-Type: x\r\n\r\n[1]Content-Length: 0\r\n\r\n";
-        let whole: Vec<Step> = {
+        let whole: Vec<FrameStep> = {
             let mut f = framer(src);
-            std::iter::from_fn(|| Some(f.next_step()).filter(|s| *s != Step::NeedMore)).collect()
+            std::iter::from_fn(|| Some(f.next_step()).filter(|s| *s != FrameStep::NeedMore))
+                .collect()
         };
         assert_eq!(
             whole,
             [
-                Step::Frame(b"{}".to_vec()),
-                Step::Garbage,
-                Step::Frame(b"[1]".to_vec()),
-                Step::Frame(Vec::new())
+                FrameStep::Frame(b"{}".to_vec()),
+                FrameStep::Garbage,
+                FrameStep::Frame(b"[1]".to_vec()),
+                FrameStep::Frame(Vec::new())
             ]
         );
         for size in 1..src.len() {
@@ -344,7 +346,7 @@ mod tests {
                 f.push(piece);
                 loop {
                     match f.next_step() {
-                        Step::NeedMore => break,
+                        FrameStep::NeedMore => break,
                         s => got.push(s),
                     }
                 }
@@ -361,11 +363,11 @@ mod tests {
         let mut f = Framer::default();
         for i in 0..MAX_HEADER_RUN {
             f.push(b"x");
-            assert_eq!(f.next_step(), Step::NeedMore);
+            assert_eq!(f.next_step(), FrameStep::NeedMore);
             assert_eq!(f.scanned, (i + 1).saturating_sub(3));
         }
         f.push(b"x");
-        assert_eq!(f.next_step(), Step::Garbage);
+        assert_eq!(f.next_step(), FrameStep::Garbage);
         assert_eq!(f.buffered(), 0);
     }
 
@@ -377,15 +379,15 @@ mod tests {
         head.extend(std::iter::repeat_n(b'p', 60 * 1024));
         head.extend_from_slice(b"\r\nContent-Length: 7\r\n\r\n");
         f.push(&head);
-        assert_eq!(f.next_step(), Step::NeedMore);
+        assert_eq!(f.next_step(), FrameStep::NeedMore);
         let at = f.body.expect("header parsed").0;
         for b in b"[1,2,3" {
             f.push(std::slice::from_ref(b));
-            assert_eq!(f.next_step(), Step::NeedMore);
+            assert_eq!(f.next_step(), FrameStep::NeedMore);
             assert_eq!(f.body.map(|(a, _)| a), Some(at), "not parsed again");
         }
         f.push(b"]");
-        assert_eq!(f.next_step(), Step::Frame(b"[1,2,3]".to_vec()));
+        assert_eq!(f.next_step(), FrameStep::Frame(b"[1,2,3]".to_vec()));
         assert_eq!((f.buffered(), f.body), (0, None));
     }
 
@@ -396,15 +398,15 @@ mod tests {
         let mut run = b"Content-Length: 5".to_vec();
         run.extend(std::iter::repeat_n(b'x', 70 * 1024));
         let mut b = framer(&run);
-        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.next_step(), FrameStep::Garbage);
         assert_eq!(b.buffered(), 0);
         b.push(b"Content-Length: 2\r\n\r\n{}");
-        assert_eq!(b.next_step(), Step::Frame(b"{}".to_vec()));
+        assert_eq!(b.next_step(), FrameStep::Frame(b"{}".to_vec()));
         let mut b = framer(b"x");
         b.push(&run);
-        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.next_step(), FrameStep::Garbage);
         assert_eq!(b.buffered(), run.len());
-        assert_eq!(b.next_step(), Step::Garbage);
+        assert_eq!(b.next_step(), FrameStep::Garbage);
         assert_eq!(b.buffered(), 0);
     }
 
