@@ -7,7 +7,7 @@ use super::http::{Decode, HttpConfig, HttpProvider};
 use super::items;
 use super::sse::SseEvent;
 use super::{
-    AttemptError, ModelRequest, ModelResponse, OnText, RawCall, Stop, Usage, calls_of, texts,
+    AttemptError, ModelRequest, ModelResponse, OnText, RawCall, Stop, TokenUsage, calls_of, texts,
 };
 
 /// Settings of the adapter.
@@ -293,7 +293,7 @@ impl Acc {
                 _ => {}
             }
         }
-        let usage = Usage {
+        let usage = TokenUsage {
             // The endpoint's numbers: saturate, never overflow.
             input: self
                 .input

@@ -107,9 +107,10 @@ pub struct RawCall {
     pub complete: bool,
 }
 
-/// Normalised usage.
+/// Normalised token usage of one model response (`estimated`: counted here, the provider
+/// reported none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
+pub struct TokenUsage {
     pub input: u64,
     pub output: u64,
     pub cache_read: u64,
@@ -117,13 +118,13 @@ pub struct Usage {
     pub estimated: bool,
 }
 
-impl Usage {
+impl TokenUsage {
     #[must_use]
     pub fn json(&self) -> Value {
         json!({"input":self.input,"output":self.output,"cacheRead":self.cache_read,"cacheWrite":self.cache_write,"estimated":self.estimated})
     }
 
-    /// The `usage` of a `turn_completed` event (the same keys as [`Usage::json`]).
+    /// The `usage` of a `turn_completed` event (the same keys as [`TokenUsage::json`]).
     #[must_use]
     pub const fn event(&self) -> crate::events::TurnUsage {
         crate::events::TurnUsage {
@@ -142,7 +143,7 @@ pub struct ModelResponse {
     pub text: String,
     pub calls: Vec<RawCall>,
     pub stop: Option<Stop>,
-    pub usage: Option<Usage>,
+    pub usage: Option<TokenUsage>,
     pub provider_data: Option<Value>,
     pub model: String,
 }

@@ -9,7 +9,7 @@ use super::http::{Decode, HttpConfig, HttpProvider};
 use super::items;
 use super::sse::SseEvent;
 use super::{
-    AttemptError, ModelRequest, ModelResponse, OnText, RawCall, Stop, Usage, calls_of, texts,
+    AttemptError, ModelRequest, ModelResponse, OnText, RawCall, Stop, TokenUsage, calls_of, texts,
 };
 
 /// Settings of the adapter.
@@ -78,13 +78,13 @@ struct Acc {
     text: String,
     calls: BTreeMap<u64, (String, String, String)>,
     finish: Option<String>,
-    usage: Option<Usage>,
+    usage: Option<TokenUsage>,
     model: String,
 }
 
-fn usage_of(u: &Value) -> Usage {
+fn usage_of(u: &Value) -> TokenUsage {
     let g = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
-    Usage {
+    TokenUsage {
         input: g("/prompt_tokens"),
         output: g("/completion_tokens"),
         cache_read: g("/prompt_tokens_details/cached_tokens"),

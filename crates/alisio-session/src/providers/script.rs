@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::items;
 use super::{
-    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, Usage,
+    Attempt, AttemptError, ModelRequest, ModelResponse, OnText, Provider, RawCall, Stop, TokenUsage,
 };
 use crate::util::estimate;
 
@@ -203,7 +203,7 @@ impl Provider for Script {
         let usage = match v.get("usage") {
             Some(u) => {
                 let g = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-                Usage {
+                TokenUsage {
                     input: g("input"),
                     output: g("output"),
                     cache_read: g("cacheRead"),
@@ -217,7 +217,7 @@ impl Provider for Script {
                         .iter()
                         .map(|c| estimate(&c.arguments) + estimate(&c.name))
                         .sum::<u64>();
-                Usage {
+                TokenUsage {
                     input: estimate(&req.neutral_json()),
                     output: out,
                     cache_read: 0,

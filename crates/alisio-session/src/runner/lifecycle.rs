@@ -17,7 +17,7 @@ use crate::events::{
     Emitter, Event, Pending, ReconciledCall, RunCancelled, RunCompleted, RunFailed, RunStarted,
     RunUsage, SandboxState, SandboxUnavailable, SessionReconciled, ToolCompleted,
 };
-use crate::providers::{self, Provider, ProviderSetupError, Usage};
+use crate::providers::{self, Provider, ProviderSetupError, TokenUsage};
 use crate::run_governor::RunGovernor;
 use crate::settings::{ProviderConfig, ProviderKind, RunOptions, SessionMode};
 use crate::store::{self, Reconciled, Role, RowKind, RunEnd, SessionRow, Store, TaskRow};
@@ -482,7 +482,7 @@ fn script_window(p: &ProviderConfig, cwd: &Path) -> Option<u64> {
         .context_window
 }
 
-fn run_usage(u: &Usage) -> RunUsage {
+fn run_usage(u: &TokenUsage) -> RunUsage {
     RunUsage {
         input: u.input,
         output: u.output,
@@ -491,7 +491,7 @@ fn run_usage(u: &Usage) -> RunUsage {
     }
 }
 
-fn usage_value(u: &Usage) -> Value {
+fn usage_value(u: &TokenUsage) -> Value {
     json!({"input":u.input,"output":u.output,"cacheRead":u.cache_read,"cacheWrite":u.cache_write})
 }
 

@@ -42,7 +42,7 @@ use serde_json::Value;
 use super::SessionContext;
 use super::approvals::{Approver, Policies, SessionGrants};
 use super::events::Emitter;
-use super::providers::{Provider, Usage};
+use super::providers::{Provider, TokenUsage};
 use super::run_governor::RunGovernor;
 use super::settings::{ProviderConfig, RunOptions};
 use super::store::{SessionRow, Store};
@@ -132,7 +132,7 @@ impl PreRunError {
 struct Progress {
     turns: u32,
     tokens: u64,
-    usage: Usage,
+    usage: TokenUsage,
     /// Requests built so far (every built request counts).
     request_no: u64,
     /// The last assistant text.
@@ -143,7 +143,7 @@ struct Progress {
 
 impl Progress {
     /// Counts one answer's usage. The figures come from the endpoint: saturate, never overflow.
-    fn count(&mut self, u: &Usage) {
+    fn count(&mut self, u: &TokenUsage) {
         self.tokens = self.tokens.saturating_add(u.input.saturating_add(u.output));
         self.usage.input = self.usage.input.saturating_add(u.input);
         self.usage.output = self.usage.output.saturating_add(u.output);

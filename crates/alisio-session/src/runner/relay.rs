@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{Run, RunResult, RunStatus};
 use crate::events::{Event, Pending, SessionRelayed};
-use crate::providers::{RequestFailure, RequestKind, Usage};
+use crate::providers::{RequestFailure, RequestKind, TokenUsage};
 use crate::store::{Role, RowKind};
 use crate::util::{compact, estimate, uuid7};
 
@@ -110,7 +110,7 @@ impl Run<'_> {
                 Some("The relay failed: the model wrote no handoff".into()),
             ));
         }
-        let usage = resp.usage.unwrap_or_else(|| Usage {
+        let usage = resp.usage.unwrap_or_else(|| TokenUsage {
             input: estimate(&req.neutral_json()),
             output: estimate(&text),
             cache_read: 0,

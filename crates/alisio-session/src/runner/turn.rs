@@ -14,7 +14,9 @@ use super::{Run, RunResult, RunStatus};
 use crate::events::{
     Event, Pending, RequestRetry, ResponseTruncated, TextDelta, TruncationRecovery, TurnCompleted,
 };
-use crate::providers::{self, ModelRequest, ModelResponse, RawCall, RequestFailure, Stop, Usage};
+use crate::providers::{
+    self, ModelRequest, ModelResponse, RawCall, RequestFailure, Stop, TokenUsage,
+};
 use crate::store::{Role, RowKind};
 use crate::tools;
 use crate::util::{compact, estimate, fault};
@@ -30,7 +32,7 @@ struct Answer {
     response: ModelResponse,
     /// The calls, with ids filled in and incomplete ones dropped after a truncation.
     calls: Vec<RawCall>,
-    usage: Usage,
+    usage: TokenUsage,
     ttft: u64,
 }
 
@@ -153,7 +155,7 @@ impl Run<'_> {
                 .get()
                 .map_or_else(|| t0.elapsed(), |f| f.saturating_duration_since(t0))
                 .as_millis() as u64;
-            let usage = resp.usage.unwrap_or_else(|| Usage {
+            let usage = resp.usage.unwrap_or_else(|| TokenUsage {
                 input: estimate(&req.neutral_json()),
                 output: estimate(&resp.text)
                     + resp
