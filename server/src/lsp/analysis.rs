@@ -66,7 +66,7 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
         }
     }
     let client = Layer::from_client(snap.client_config.clone());
-    let client_problems: Vec<config::Problem> = if client.problems.is_empty() {
+    let client_problems: Vec<config::ConfigProblem> = if client.problems.is_empty() {
         Vec::new()
     } else {
         // `(using <value>)`: what the layers below the client give for that key.
@@ -74,7 +74,7 @@ pub fn folder_config(snap: &Snapshot, folder: &Path) -> FolderConfig {
         client
             .problems
             .iter()
-            .map(|p| config::Problem {
+            .map(|p| config::ConfigProblem {
                 message: format!("{} (using {})", p.message, below.shown(&p.key)),
                 ..p.clone()
             })

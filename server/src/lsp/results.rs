@@ -20,7 +20,7 @@ pub struct FolderConfig {
     /// `config-invalid` diagnostics for the configuration files of this folder.
     pub diagnostics: Vec<Diagnostic>,
     /// Problems of the client-provided layer (shown with `window/showMessage`).
-    pub client_problems: Vec<config::Problem>,
+    pub client_problems: Vec<config::ConfigProblem>,
     /// Every layer that applied, lowest first (sessions read their own keys from them).
     pub layers: Vec<Layer>,
 }

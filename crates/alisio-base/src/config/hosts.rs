@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::keys::{Problem, enum_message, lookup};
+use super::keys::{ConfigProblem, enum_message, lookup};
 use super::values::Host;
 use crate::text::TextRange;
 
@@ -109,10 +109,10 @@ pub fn validate(
     raw: &Value,
     shown: impl Fn(&str, &Value) -> String,
     span: impl Fn(&str) -> Option<TextRange>,
-) -> Vec<Problem> {
+) -> Vec<ConfigProblem> {
     let mut out = Vec::new();
     let mut push = |key: &str, at: &str, message: String| {
-        out.push(Problem {
+        out.push(ConfigProblem {
             key: key.to_string(),
             message,
             span: span(at),

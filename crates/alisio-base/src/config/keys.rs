@@ -12,7 +12,7 @@ pub const DEFAULT_MAX_BYTES: u32 = 32_768;
 
 /// One invalid value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
+pub struct ConfigProblem {
     /// Dotted key, e.g. `context.maxBytes`.
     pub key: String,
     /// The exact message of the spec, e.g. `context.maxBytes must be an integer from 1024 to

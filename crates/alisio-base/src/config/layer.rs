@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::hosts;
-use super::keys::{KEYS, Problem, lookup};
+use super::keys::{ConfigProblem, KEYS, lookup};
 use crate::text::TextRange;
 
 /// A configuration file larger than this is not read (a repository's `.alisio/config.json`
@@ -53,7 +53,7 @@ pub struct Layer {
     /// How messages name the file (as the user wrote it for `--config`).
     pub display: String,
     pub raw: Value,
-    pub problems: Vec<Problem>,
+    pub problems: Vec<ConfigProblem>,
     spans: BTreeMap<String, TextRange>,
 }
 
@@ -153,7 +153,7 @@ impl Layer {
                     continue;
                 }
                 if let Err(message) = spec.ty.check(spec.key, v, &self.shown(spec.key, v, text)) {
-                    problems.push(Problem {
+                    problems.push(ConfigProblem {
                         key: spec.key.to_string(),
                         message,
                         span: self.span_of(spec.key),
@@ -165,7 +165,7 @@ impl Layer {
             for (i, item) in items.iter().enumerate() {
                 if !item.is_string() {
                     let key = format!("skills.{i}");
-                    problems.push(Problem {
+                    problems.push(ConfigProblem {
                         message: format!(
                             "skills must be an array of strings; got {} at index {i}",
                             self.shown(&key, item, text)
@@ -181,7 +181,7 @@ impl Layer {
                 let key = format!("skillOverrides.{id}.enabled");
                 match entry.get("enabled") {
                     Some(Value::Bool(_) | Value::Null) | None => {}
-                    Some(other) => problems.push(Problem {
+                    Some(other) => problems.push(ConfigProblem {
                         message: format!(
                             "{key} must be true or false; got {}",
                             self.shown(&key, other, text)
@@ -199,7 +199,7 @@ impl Layer {
         ));
         let shown = |k: &str, v: &Value| self.shown(k, v, text);
         for (key, message) in crate::suppress::settings::validate(&self.raw, &shown) {
-            problems.push(Problem {
+            problems.push(ConfigProblem {
                 span: self.span_of(&key),
                 key,
                 message,

@@ -3,7 +3,7 @@
 //! spec/skills.md §1.1).
 //!
 //! Every source is parsed into a [`Layer`]: the raw JSON (unknown keys kept), the valid values of
-//! the keys we know, and one [`Problem`] per invalid value with its byte span. Layers are then
+//! the keys we know, and one [`ConfigProblem`] per invalid value with its byte span. Layers are then
 //! applied lowest first. An invalid value never reaches [`Settings`]: the CLI turns problems into
 //! exit 2, the language server into `config-invalid` diagnostics while the lower layer applies.
 //!
@@ -30,8 +30,8 @@ mod values;
 
 pub use hosts::{CopilotSettings, GeminiSettings, GeminiTrust, HostSettings};
 pub use keys::{
-    DEFAULT_MAX_BYTES, EPOCH_MESSAGES_V1, EPOCH_MESSAGES_V2, MAX_BYTES_MAX, MAX_BYTES_MIN,
-    POLICY_VERSION, Problem, SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS,
+    ConfigProblem, DEFAULT_MAX_BYTES, EPOCH_MESSAGES_V1, EPOCH_MESSAGES_V2, MAX_BYTES_MAX,
+    MAX_BYTES_MIN, POLICY_VERSION, SPILL_HEAD_CHARS, SPILL_TAIL_CHARS, SPILL_THRESHOLD_CHARS,
     TRIM_KEEP_DENIALS, TRIM_KEEP_RECENT, TRIM_MIN_CHARS, epoch_default, lookup,
 };
 pub use keys::{KeyScope, KeySpec, Ty, all as all_keys, spec as key_spec};

@@ -1,8 +1,8 @@
 //! [`ConfigReader`]: the one way to read a declared key's value from a workspace's layers (the CLI,
 //! the server and sessions). The highest layer that sets a valid value wins; a value that is a
-//! [`Problem`](super::Problem) of its layer is never read (the CLI has exited 2 on it, the server
-//! shows it as `config-invalid` and the lower layer applies); a [`KeyScope::NotProject`] key is never
-//! read from the project file (spec/sessions.md §1.8).
+//! [`ConfigProblem`](super::ConfigProblem) of its layer is never read (the CLI has exited 2 on it,
+//! the server shows it as `config-invalid` and the lower layer applies); a [`KeyScope::NotProject`]
+//! key is never read from the project file (spec/sessions.md §1.8).
 
 use serde_json::{Map, Value};
 
