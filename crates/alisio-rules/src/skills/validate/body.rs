@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::problem::Problem;
+use super::problem::RuleProblem;
 use super::{Link, MAX_BODY_LINES, MAX_BODY_TOKENS, Target};
 use crate::skills::frontmatter;
 use alisio_base::diagnostic::Code;
@@ -17,7 +17,7 @@ pub(super) fn body_checks(
     file: &Path,
     text: &str,
     body_start: usize,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
     links: &mut Vec<Link>,
 ) {
     let body_start = body_start.min(text.len());
@@ -33,7 +33,7 @@ pub(super) fn body_checks(
     let tokens = body_bytes.div_ceil(4);
     if nlines > MAX_BODY_LINES || tokens > MAX_BODY_TOKENS {
         let start = cut.unwrap_or(body_start);
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillBodyTooLong,
             TextRange::new(start, text.len()),
             format!(
@@ -69,7 +69,7 @@ pub(super) fn body_checks(
             continue;
         };
         match &target {
-            Target::Missing => problems.push(Problem::new(
+            Target::Missing => problems.push(RuleProblem::new(
                 Code::SkillResourceMissing,
                 range,
                 format!("link target \"{dest}\" does not exist in the skill folder"),
@@ -79,7 +79,7 @@ pub(super) fn body_checks(
                     .as_deref()
                     .map_or(0, |r| r.split('/').count().saturating_sub(1));
                 if depth >= 2 {
-                    problems.push(Problem::new(
+                    problems.push(RuleProblem::new(
                         Code::SkillReferenceDepth,
                         range,
                         format!("\"{dest}\" is {depth} directory levels below the skill; keep references one level deep"),

@@ -2,7 +2,7 @@
 //! (spec/skills.md §2.10): values of Claude Code's keys that Claude Code 2.1.332 does not
 //! recognise, so the key (or the entry) has no effect. Profiles `alisio` and `claude-code`.
 
-use super::problem::Problem;
+use super::problem::RuleProblem;
 use crate::skills::frontmatter::{Frontmatter, Value};
 use alisio_base::diagnostic::Code;
 
@@ -53,7 +53,7 @@ pub const HOOK_EVENTS: &[&str] = &[
 
 /// The keys of a `hooks` mapping that are not hook events (Claude Code compares them exactly;
 /// a case-insensitive match is offered as the likely meaning).
-fn check_hooks(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+fn check_hooks(fm: &Frontmatter, problems: &mut Vec<RuleProblem>) {
     let Some(Value::Map(pairs)) = fm.get("hooks").map(|e| &e.value.value) else {
         return;
     };
@@ -71,7 +71,7 @@ fn check_hooks(fm: &Frontmatter, problems: &mut Vec<Problem>) {
                 || " (events include PreToolUse, PostToolUse, UserPromptSubmit, Stop, SessionStart)".to_string(),
                 |e| format!("; did you mean {e}?"),
             );
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillHookEventUnknown,
             k.span,
             format!(
@@ -87,7 +87,7 @@ fn is_effort(v: &str) -> bool {
 }
 
 /// The value problems of `context`, `effort`, `shell` and `agent`.
-pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<RuleProblem>) {
     let text = |k: &str| {
         fm.get(k)
             .filter(|e| !e.value.is_null())
@@ -97,7 +97,7 @@ pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<Problem>) {
     if let Some((e, v)) = text("context")
         && v != "fork"
     {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillValueInvalid,
             e.value.span,
             format!("context \"{v}\" has no effect: Claude Code knows only \"fork\""),
@@ -106,7 +106,7 @@ pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<Problem>) {
     if let Some((e, v)) = text("effort")
         && !is_effort(&v)
     {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillValueInvalid,
             e.value.span,
             format!(
@@ -117,7 +117,7 @@ pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<Problem>) {
     if let Some((e, v)) = text("shell")
         && !SHELLS.iter().any(|s| s.eq_ignore_ascii_case(v.trim()))
     {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillValueInvalid,
             e.value.span,
             format!("shell \"{v}\" is not recognised: Claude Code accepts bash or powershell and falls back to bash"),
@@ -127,7 +127,7 @@ pub(super) fn check_values(fm: &Frontmatter, problems: &mut Vec<Problem>) {
     if let Some((e, v)) = text("agent")
         && !fork
     {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillAgentWithoutFork,
             e.value.span,
             format!("agent \"{v}\" has no effect without context: fork; Claude Code runs the skill inline"),

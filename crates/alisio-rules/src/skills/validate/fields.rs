@@ -4,7 +4,7 @@
 use unicode_normalization::UnicodeNormalization as _;
 
 use super::names::{collapse_ws, edit_distance, is_kebab, is_spec_name};
-use super::problem::Problem;
+use super::problem::RuleProblem;
 use super::{MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Meta, allowed_keys};
 use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, ScalarKind, Value};
 use alisio_base::config::Profile;
@@ -18,7 +18,7 @@ pub(super) fn field_checks(
     dir: &str,
     open: TextRange,
     profile: Profile,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
 ) -> Option<Meta> {
     check_unknown_keys(fm, profile, problems);
     let name = check_name(fm, dir, open, profile, problems);
@@ -61,17 +61,17 @@ fn present<'a>(fm: &'a Frontmatter, profile: Profile, key: &str) -> Option<&'a F
 
 /// `skill-field-type` at the value of `e`.
 fn field_type(
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
     key: &'static str,
     e: &FrontmatterEntry,
     message: String,
 ) {
-    problems.push(Problem::field_type(key, e.value.span, message));
+    problems.push(RuleProblem::field_type(key, e.value.span, message));
 }
 
 /// `skill-unknown-key` once per key outside the profile's set, with a suggestion within edit
 /// distance 2.
-fn check_unknown_keys(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) {
+fn check_unknown_keys(fm: &Frontmatter, profile: Profile, problems: &mut Vec<RuleProblem>) {
     let allowed = allowed_keys(profile);
     let mut reported: Vec<&str> = Vec::new();
     for e in &fm.entries {
@@ -94,7 +94,7 @@ fn check_unknown_keys(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Pro
         if let Some((_, k)) = best {
             message.push_str(&format!(" (did you mean \"{k}\"?)"));
         }
-        problems.push(Problem::new(Code::SkillUnknownKey, e.key_span, message));
+        problems.push(RuleProblem::new(Code::SkillUnknownKey, e.key_span, message));
     }
 }
 
@@ -105,11 +105,11 @@ fn check_name(
     dir: &str,
     open: TextRange,
     profile: Profile,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
 ) -> Option<String> {
     let e = match fm.get("name") {
         None => {
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillNameMissing,
                 open,
                 "missing required key \"name\"",
@@ -117,7 +117,7 @@ fn check_name(
             return None;
         }
         Some(e) if is_blank_string(&e.value) => {
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillNameMissing,
                 e.value.span,
                 "name is empty",
@@ -150,7 +150,7 @@ fn check_name(
     };
     let n = chars(&name);
     if n > MAX_NAME_CHARS {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillNameTooLong,
             e.value.span,
             format!("name is {n} characters; the limit is {MAX_NAME_CHARS}"),
@@ -162,7 +162,7 @@ fn check_name(
         _ => is_kebab(&name),
     };
     if !format_ok {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillNameFormat,
             e.value.span,
             "name must be lowercase letters, digits and single hyphens",
@@ -182,7 +182,7 @@ fn check_name(
                 "name \"{raw}\" differs from the directory name \"{dir}\"; the skill is loaded anyway"
             ),
         };
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillNameDirectoryMismatch,
             e.value.span,
             message,
@@ -197,7 +197,7 @@ fn check_description(
     fm: &Frontmatter,
     open: TextRange,
     profile: Profile,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
 ) -> Option<String> {
     let e = match fm.get("description") {
         None => {
@@ -205,11 +205,15 @@ fn check_description(
             if profile == Profile::ClaudeCode {
                 message.push_str("; Claude Code uses the first paragraph of the body instead");
             }
-            problems.push(Problem::new(Code::SkillDescriptionMissing, open, message));
+            problems.push(RuleProblem::new(
+                Code::SkillDescriptionMissing,
+                open,
+                message,
+            ));
             return None;
         }
         Some(e) if is_blank_string(&e.value) => {
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillDescriptionMissing,
                 e.value.span,
                 "description is empty",
@@ -246,7 +250,7 @@ fn check_description(
         } else {
             format!("description is {n} characters; the limit is {MAX_DESCRIPTION_CHARS}")
         };
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillDescriptionTooLong,
             e.value.span,
             message,
@@ -256,7 +260,7 @@ fn check_description(
 }
 
 /// `compatibility`: a string of at most 500 characters.
-fn check_compatibility(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) {
+fn check_compatibility(fm: &Frontmatter, profile: Profile, problems: &mut Vec<RuleProblem>) {
     let Some(e) = present(fm, profile, "compatibility") else {
         return;
     };
@@ -273,7 +277,7 @@ fn check_compatibility(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Pr
         Some(s) => {
             let n = chars(s);
             if n > MAX_COMPATIBILITY_CHARS {
-                problems.push(Problem::new(
+                problems.push(RuleProblem::new(
                     Code::SkillCompatibilityTooLong,
                     e.value.span,
                     format!(
@@ -286,7 +290,7 @@ fn check_compatibility(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Pr
 }
 
 /// `license`: a string.
-fn check_license(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) {
+fn check_license(fm: &Frontmatter, profile: Profile, problems: &mut Vec<RuleProblem>) {
     if let Some(e) = present(fm, profile, "license")
         && e.value.as_str().is_none()
     {
@@ -301,7 +305,7 @@ fn check_license(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>
 
 /// `metadata`: a mapping; for the spec profile, of strings (each nested value is reported at
 /// its own range).
-fn check_metadata(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) {
+fn check_metadata(fm: &Frontmatter, profile: Profile, problems: &mut Vec<RuleProblem>) {
     let Some(e) = present(fm, profile, "metadata") else {
         return;
     };
@@ -322,7 +326,7 @@ fn check_metadata(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem
     }
     for (k, v) in items {
         if matches!(v.value, Value::Seq(_) | Value::Map(_)) {
-            problems.push(Problem::field_type(
+            problems.push(RuleProblem::field_type(
                 "metadata.values",
                 v.span,
                 format!(
@@ -337,7 +341,7 @@ fn check_metadata(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem
 
 /// `allowed-tools`: a string (the spec: space-separated), or for other profiles a list of
 /// strings.
-fn check_allowed_tools(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) {
+fn check_allowed_tools(fm: &Frontmatter, profile: Profile, problems: &mut Vec<RuleProblem>) {
     let Some(e) = present(fm, profile, "allowed-tools") else {
         return;
     };
@@ -363,7 +367,7 @@ fn check_allowed_tools(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Pr
 /// 2.1.332 also reads the strings `true`/`yes`/`on`/`1` and `false`/`no`/`off`/`0`, trimmed and
 /// in any case: its `De`/`pi` helpers). Returns whether the model may invoke the
 /// skill.
-fn check_booleans(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Problem>) -> bool {
+fn check_booleans(fm: &Frontmatter, profile: Profile, problems: &mut Vec<RuleProblem>) -> bool {
     let mut model_invocable = true;
     for key in ["disable-model-invocation", "user-invocable", "background"] {
         let Some(e) = present(fm, profile, key) else {

@@ -23,7 +23,7 @@ pub use body::{body_links, resource_rel};
 use fields::field_checks;
 pub use judged::{Judged, check_one, load};
 pub use names::{edit_distance, is_kebab, is_spec_name};
-use problem::Problem;
+use problem::RuleProblem;
 
 use super::frontmatter::{self, Found, Frontmatter, FrontmatterBlock};
 use alisio_base::config::Profile;
@@ -345,9 +345,9 @@ pub fn check_with(
         ),
     };
     let idx = LineIndex::new(&text);
-    let mut problems: Vec<Problem> = Vec::new();
+    let mut problems: Vec<RuleProblem> = Vec::new();
     if profile == Profile::Alisio && size > MAX_SKILL_BYTES {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillFileTooLarge,
             idx.line_range(0),
             format!("SKILL.md is {size} bytes; the limit is {MAX_SKILL_BYTES} bytes, so it is not loaded"),
@@ -410,7 +410,7 @@ fn too_large_to_validate(out: &mut Checked, raw: &[u8]) {
         .unwrap_or(head.len());
     out.text = String::from_utf8_lossy(&head[..end]).into_owned();
     let message = format!("SKILL.md is {} bytes; too large to validate", out.size);
-    let problems = vec![Problem::new(
+    let problems = vec![RuleProblem::new(
         Code::SkillFileTooLarge,
         TextRange::new(0, out.text.len()),
         message,
@@ -427,7 +427,7 @@ fn frontmatter_checks(
     text: &str,
     idx: &LineIndex<'_>,
     first_invalid: Option<usize>,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
 ) -> bool {
     let profile = out.profile;
     let suffix = |m: String| {
@@ -439,7 +439,7 @@ fn frontmatter_checks(
     };
     let block = match frontmatter::find_block(text, out.bom, profile) {
         Found::Missing(m) => {
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillFrontmatterMissing,
                 idx.line_range(0),
                 m.message(),
@@ -448,7 +448,7 @@ fn frontmatter_checks(
             return false;
         }
         Found::Unterminated(open) => {
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillFrontmatterUnterminated,
                 open,
                 suffix("frontmatter opened here is never closed with a --- line".into()),
@@ -471,7 +471,7 @@ fn frontmatter_checks(
         TextRange::new(at.min(end), end)
     };
     if let Some(bad) = first_invalid.filter(|b| *b < block.close.end) {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillYamlSyntax,
             yaml_error_range(bad),
             suffix("frontmatter is not valid UTF-8".into()),
@@ -487,7 +487,7 @@ fn frontmatter_checks(
         } else {
             yaml_error_range(e.at)
         };
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillYamlSyntax,
             range,
             suffix(e.message.clone()),
@@ -504,7 +504,7 @@ fn frontmatter_checks(
                 .map(|(_, r)| (*r, "also defined here".to_string()))
                 .collect();
             problems.push(
-                Problem::new(
+                RuleProblem::new(
                     Code::SkillDuplicateKey,
                     *s,
                     suffix(format!("duplicate key \"{key}\"")),
@@ -538,7 +538,7 @@ fn spec_only_rule(code: Code, key: Option<&str>, profile: Profile) -> bool {
 }
 
 /// Turns `problems` into the diagnostics of `out`; `idx` indexes the judged text.
-fn finish(out: &mut Checked, problems: Vec<Problem>, idx: &LineIndex<'_>) {
+fn finish(out: &mut Checked, problems: Vec<RuleProblem>, idx: &LineIndex<'_>) {
     if out.profile == Profile::Alisio {
         out.load_error = problems
             .iter()

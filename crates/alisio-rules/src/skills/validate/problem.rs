@@ -6,7 +6,7 @@ use alisio_base::text::TextRange;
 /// A located problem: its code, range and message, the related places, and for
 /// `skill-field-type` the key it concerns (whether it blocks loading depends on the key).
 #[derive(Clone, Debug)]
-pub(super) struct Problem {
+pub(super) struct RuleProblem {
     pub code: Code,
     pub range: TextRange,
     pub message: String,
@@ -14,7 +14,7 @@ pub(super) struct Problem {
     pub key: Option<&'static str>,
 }
 
-impl Problem {
+impl RuleProblem {
     pub fn new(code: Code, range: TextRange, message: impl Into<String>) -> Self {
         Self {
             code,

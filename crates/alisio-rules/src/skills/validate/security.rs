@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::problem::Problem;
+use super::problem::RuleProblem;
 use super::tools::split_tools;
 use crate::instructions::diagnostics::content::secrets;
 use crate::skills::frontmatter::{Frontmatter, Node, Value};
@@ -56,7 +56,7 @@ fn nodes(v: &Node) -> Vec<&Node> {
 }
 
 /// `skill-shell-unrestricted` on each entry of `allowed-tools` that approves every command.
-pub(super) fn check_shell(text: &str, fm: &Frontmatter, problems: &mut Vec<Problem>) {
+pub(super) fn check_shell(text: &str, fm: &Frontmatter, problems: &mut Vec<RuleProblem>) {
     let Some(e) = fm.get("allowed-tools") else {
         return;
     };
@@ -68,7 +68,7 @@ pub(super) fn check_shell(text: &str, fm: &Frontmatter, problems: &mut Vec<Probl
                 continue;
             };
             let start = n.span.start + o + raw.find(entry).unwrap_or(0);
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillShellUnrestricted,
                 TextRange::new(start, start + entry.len()),
                 format!(
@@ -91,7 +91,7 @@ fn truthy(n: &Node) -> bool {
 
 /// `skill-side-effect-invocable`: a side-effect word in the name or the description, and no
 /// `disable-model-invocation: true`.
-pub(super) fn check_side_effect(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+pub(super) fn check_side_effect(fm: &Frontmatter, problems: &mut Vec<RuleProblem>) {
     if fm
         .get("disable-model-invocation")
         .is_some_and(|e| truthy(&e.value))
@@ -106,7 +106,7 @@ pub(super) fn check_side_effect(fm: &Frontmatter, problems: &mut Vec<Problem>) {
             .map(str::to_ascii_lowercase)
             .find(|w| SIDE_EFFECTS.contains(&w.as_str()));
         if let Some(w) = word {
-            problems.push(Problem::new(
+            problems.push(RuleProblem::new(
                 Code::SkillSideEffectInvocable,
                 e.value.span,
                 format!(
@@ -119,9 +119,9 @@ pub(super) fn check_side_effect(fm: &Frontmatter, problems: &mut Vec<Problem>) {
 }
 
 /// `skill-secret` anywhere in the file.
-pub(super) fn check_secrets(text: &str, problems: &mut Vec<Problem>) {
+pub(super) fn check_secrets(text: &str, problems: &mut Vec<RuleProblem>) {
     for (r, what) in secrets::find(text) {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillSecret,
             r,
             secrets::message(text, r, what),
@@ -131,7 +131,7 @@ pub(super) fn check_secrets(text: &str, problems: &mut Vec<Problem>) {
 
 /// `skill-compatibility-empty`: `compatibility: ""` (the specification wants 1–500 characters
 /// when the key is given; `compatibility:` with no value is absent).
-pub(super) fn check_compatibility(fm: &Frontmatter, problems: &mut Vec<Problem>) {
+pub(super) fn check_compatibility(fm: &Frontmatter, problems: &mut Vec<RuleProblem>) {
     let Some(e) = fm.get("compatibility") else {
         return;
     };
@@ -139,7 +139,7 @@ pub(super) fn check_compatibility(fm: &Frontmatter, problems: &mut Vec<Problem>)
         return;
     }
     if e.value.as_str().is_some_and(|s| s.trim().is_empty()) {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillCompatibilityEmpty,
             e.value.span,
             "compatibility is empty: the specification wants 1 to 500 characters when the key is given (remove it, or say what the skill needs)",
@@ -186,14 +186,14 @@ pub(super) fn check_upload_size(
     file: &Path,
     size: u64,
     first_line: TextRange,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<RuleProblem>,
 ) {
     let Some(dir) = file.parent() else {
         return;
     };
     let total = dir_bytes(fs, dir, size, UPLOAD_LIMIT);
     if total > UPLOAD_LIMIT {
-        problems.push(Problem::new(
+        problems.push(RuleProblem::new(
             Code::SkillUploadTooLarge,
             first_line,
             format!(

@@ -3,7 +3,7 @@
 //! `alisio` and `claude-code`.
 
 use super::names::edit_distance;
-use super::problem::Problem;
+use super::problem::RuleProblem;
 use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, Value};
 use alisio_base::diagnostic::Code;
 use alisio_base::text::TextRange;
@@ -161,7 +161,7 @@ fn entries_of<'a>(text: &'a str, n: &Node) -> Vec<(TextRange, &'a str)> {
         .collect()
 }
 
-fn check_entry(text: &str, key: &str, e: &FrontmatterEntry, problems: &mut Vec<Problem>) {
+fn check_entry(text: &str, key: &str, e: &FrontmatterEntry, problems: &mut Vec<RuleProblem>) {
     let nodes: Vec<&Node> = match &e.value.value {
         Value::Seq(items) => items.iter().collect(),
         Value::Scalar { .. } if e.value.as_str().is_some() => vec![&e.value],
@@ -175,14 +175,18 @@ fn check_entry(text: &str, key: &str, e: &FrontmatterEntry, problems: &mut Vec<P
             let tool = tool_of(entry);
             if !is_known(tool) {
                 let at = TextRange::new(range.start, range.start + tool.len());
-                problems.push(Problem::new(Code::SkillToolUnknown, at, message(key, tool)));
+                problems.push(RuleProblem::new(
+                    Code::SkillToolUnknown,
+                    at,
+                    message(key, tool),
+                ));
             }
         }
     }
 }
 
 /// Every unknown tool of `allowed-tools` and `disallowed-tools`.
-pub(super) fn check_tools(text: &str, fm: &Frontmatter, problems: &mut Vec<Problem>) {
+pub(super) fn check_tools(text: &str, fm: &Frontmatter, problems: &mut Vec<RuleProblem>) {
     for key in ["allowed-tools", "disallowed-tools"] {
         if let Some(e) = fm.get(key) {
             check_entry(text, key, e, problems);
