@@ -3,7 +3,7 @@
 //! run shows what the agent wrote next; when that names a distinctive token that only a hidden
 //! part of a result held, the replay charges the request a `result_read` would have added.
 //!
-//! Pure. [`Tracker`] records, request by request, which results a stream hides and how
+//! Pure. [`HiddenResults`] records, request by request, which results a stream hides and how
 //! (whole, or outside a spill stub's head and tail); [`Index`] holds the distinctive tokens of
 //! every response and where each occurs; [`evaluate`] finds the needed results and prices one
 //! recovery for each.
@@ -203,11 +203,11 @@ struct Interval {
 
 /// Which results a stream hides at each request.
 #[derive(Clone, Debug, Default)]
-pub struct Tracker {
+pub struct HiddenResults {
     per: Vec<Vec<Interval>>,
 }
 
-impl Tracker {
+impl HiddenResults {
     #[must_use]
     pub fn new(messages: usize) -> Self {
         Self {
@@ -448,7 +448,7 @@ pub struct StreamIn<'a> {
     /// Prices of a cache read and a cache write (spec/governor.md §11.8).
     pub read: f64,
     pub write: f64,
-    pub tracker: &'a Tracker,
+    pub tracker: &'a HiddenResults,
     /// `Some(N)` for `mask:N`: a recovered span is masked once N later results exist.
     pub mask: Option<usize>,
 }

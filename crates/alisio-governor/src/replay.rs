@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use super::classify::result_text;
 use super::invariants::Sources;
 use super::model::Message;
-use super::recovery::{self, Index, Ranges, Recovery, Shape, StreamIn, Tracker};
+use super::recovery::{self, HiddenResults, Index, Ranges, Recovery, Shape, StreamIn};
 pub use super::session::message_tokens;
 use super::session::{SessionGovernor, Turn};
 use super::stubs::Reason;
@@ -326,9 +326,11 @@ pub fn replay(
             Vec::new()
         }
     });
-    let mut hidden_gov = Tracker::new(history.len());
-    let mut hidden_masks: Vec<Tracker> =
-        masks.iter().map(|_| Tracker::new(history.len())).collect();
+    let mut hidden_gov = HiddenResults::new(history.len());
+    let mut hidden_masks: Vec<HiddenResults> = masks
+        .iter()
+        .map(|_| HiddenResults::new(history.len()))
+        .collect();
     for (r, end) in ends.iter().copied().enumerate() {
         let req = r as u64 + 1;
         let turn = Turn {
@@ -370,7 +372,7 @@ pub fn replay(
             m.stream.push(prices, &base, n, stubs, None, false);
         }
     }
-    let stream = |name: String, s: &Stream, tracker: &Tracker, mask: Option<usize>| {
+    let stream = |name: String, s: &Stream, tracker: &HiddenResults, mask: Option<usize>| {
         recovery::evaluate(
             history,
             &ends,

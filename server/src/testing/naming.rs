@@ -28,7 +28,7 @@ const KNOWN_ABBREVIATED_FIELDS: &[(&str, &str)] = &[];
 
 /// Type names still defined by more than one file, with the files (sorted). The lead removes an
 /// entry when the branch that renames one of them merges.
-const KNOWN_SHARED_TYPE_NAMES: &[&str] = &["Prices", "Problem", "Tracker", "Usage"];
+const KNOWN_SHARED_TYPE_NAMES: &[&str] = &[];
 
 fn repo_root() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

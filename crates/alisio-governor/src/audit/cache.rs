@@ -9,14 +9,14 @@ use super::SessionAudit;
 /// Token counts of one request as the provider reported them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Usage {
+pub struct ReportedUsage {
     pub input: u64,
     pub cache_write: u64,
     pub cache_read: u64,
     pub output: u64,
 }
 
-impl Usage {
+impl ReportedUsage {
     const fn prompt(self) -> u64 {
         self.input + self.cache_write + self.cache_read
     }
@@ -37,7 +37,7 @@ pub struct Obs {
     pub keep: Option<u64>,
     /// How many messages it sent.
     pub count: Option<u64>,
-    pub usage: Option<Usage>,
+    pub usage: Option<ReportedUsage>,
     /// Whether the previous request's messages (by their recorded hashes) are a prefix of this
     /// one's, when both lists are known (Claude Code `tail` hashes; a new process names no
     /// `base` but lists every message it sends).
@@ -87,7 +87,7 @@ pub struct RequestCache {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
+    pub usage: Option<ReportedUsage>,
     pub cost: f64,
     /// What the miss cost above a cache read of the reusable prefix (breaks and expiries).
     pub extra_cost: f64,
@@ -119,7 +119,7 @@ impl Obs {
 /// List prices in US dollars per million tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Prices {
+pub struct ListPrices {
     pub provider: &'static str,
     pub input: f64,
     pub cache_write_5m: f64,
@@ -131,10 +131,10 @@ pub struct Prices {
 /// The price table of spec/interfaces.md §4.3, by model name; `None` for a model it does not
 /// know (the request is then not priced).
 #[must_use]
-pub fn price_table(model: &str) -> Option<Prices> {
+pub fn price_table(model: &str) -> Option<ListPrices> {
     let m = model.to_ascii_lowercase();
     let anthropic =
-        |[input, cache_write_5m, cache_write_1h, cache_read, output]: [f64; 5]| Prices {
+        |[input, cache_write_5m, cache_write_1h, cache_read, output]: [f64; 5]| ListPrices {
             provider: "anthropic",
             input,
             cache_write_5m,
@@ -152,7 +152,7 @@ pub fn price_table(model: &str) -> Option<Prices> {
         });
     }
     if m.starts_with("gpt-") || m.contains("codex") || m.starts_with("o3") || m.starts_with("o4") {
-        return Some(Prices {
+        return Some(ListPrices {
             provider: "openai",
             input: 1.25,
             cache_write_5m: 1.25,
@@ -232,7 +232,7 @@ fn classify(prev: Option<&Obs>, r: &mut RequestCache) {
     r.cause = cause;
 }
 
-fn price(prev: Option<&Obs>, r: &mut RequestCache, p: Prices) {
+fn price(prev: Option<&Obs>, r: &mut RequestCache, p: ListPrices) {
     let Some(u) = r.usage else { return };
     let write = if r.ttl_secs >= 3600 {
         p.cache_write_1h
@@ -254,7 +254,7 @@ fn price(prev: Option<&Obs>, r: &mut RequestCache, p: Prices) {
 
 /// Classifies and prices every request of `out` and fills its totals. `prices` overrides the
 /// table for every request.
-pub fn classify_all(out: &mut SessionAudit, prices: Option<Prices>) {
+pub fn classify_all(out: &mut SessionAudit, prices: Option<ListPrices>) {
     let mut prev: Option<Obs> = None;
     let mut t = super::CacheTotals::default();
     for (i, r) in out.requests.iter_mut().enumerate() {

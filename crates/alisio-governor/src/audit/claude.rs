@@ -441,7 +441,7 @@ impl ClaudeAuditState {
             });
         }
         let usage = &msg["usage"];
-        let obs_usage = super::cache::Usage {
+        let obs_usage = super::cache::ReportedUsage {
             input: usage["input_tokens"].as_u64().unwrap_or(0),
             cache_write: usage["cache_creation_input_tokens"].as_u64().unwrap_or(0),
             cache_read: usage["cache_read_input_tokens"].as_u64().unwrap_or(0),

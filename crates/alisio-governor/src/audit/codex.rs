@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::cache::{Obs, Usage};
+use super::cache::{Obs, ReportedUsage};
 use super::{
     Auditor, Compaction, ContextState, Delivery, SessionAudit, ToolRef, sha256_hex, timestamp_ms,
 };
@@ -155,7 +155,7 @@ impl CodexAuditState {
             line: n,
             at_ms: s(v, "timestamp").and_then(timestamp_ms),
             model: self.model.clone(),
-            usage: Some(Usage {
+            usage: Some(ReportedUsage {
                 input: input.saturating_sub(cached),
                 cache_write: 0,
                 cache_read: cached,

@@ -15,7 +15,7 @@ mod codex;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use cache::{CacheClass, Prices, RequestCache, price_table};
+pub use cache::{CacheClass, ListPrices, RequestCache, price_table};
 
 /// At most this many problems are kept (all are counted).
 pub const MAX_PROBLEMS: usize = 20;
@@ -205,7 +205,7 @@ pub struct CacheTotals {
 
 /// A located problem met while reading.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Problem {
+pub struct AuditProblem {
     pub line: usize,
     pub message: String,
 }
@@ -225,7 +225,7 @@ pub struct SessionAudit {
     pub workspace_match: Option<bool>,
     pub lines: usize,
     pub skipped_lines: usize,
-    pub problems: Vec<Problem>,
+    pub problems: Vec<AuditProblem>,
     pub prompts: usize,
     pub deliveries: Vec<Delivery>,
     /// Filled by the caller: the files explain predicts at start for the session's cwd that
@@ -279,7 +279,7 @@ impl Auditor {
     pub(crate) fn problem(out: &mut SessionAudit, line: usize, message: &str) {
         out.skipped_lines += 1;
         if out.problems.len() < MAX_PROBLEMS {
-            out.problems.push(Problem {
+            out.problems.push(AuditProblem {
                 line,
                 message: message.to_owned(),
             });
@@ -353,7 +353,7 @@ impl Auditor {
 
     /// Ends the file: classifies the requests, prices them and returns the audit.
     #[must_use]
-    pub fn finish(mut self, prices: Option<Prices>) -> SessionAudit {
+    pub fn finish(mut self, prices: Option<ListPrices>) -> SessionAudit {
         for (pn, _) in std::mem::take(&mut self.pending) {
             Self::problem(&mut self.out, pn, "unknown record type");
         }

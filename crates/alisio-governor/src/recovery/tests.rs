@@ -132,7 +132,7 @@ fn ranges(h: &[Message]) -> Ranges {
 fn a_token_only_in_a_hidden_result_makes_it_needed_and_charges_one_recovery() {
     let (h, ends) = history();
     let idx = Index::new(&h, &RequestParts::default(), &ends);
-    let mut tr = Tracker::new(h.len());
+    let mut tr = HiddenResults::new(h.len());
     // c1 hidden whole at requests 3 and 4.
     tr.hide(3, 2, Shape::Whole);
     tr.hide(4, 2, Shape::Whole);
@@ -183,7 +183,7 @@ fn a_token_shown_elsewhere_or_in_a_visible_head_is_not_a_need() {
     // The user message also shows the token: the model had it without the hidden result.
     h[0] = user("look for secret_value_42");
     let idx = Index::new(&h, &RequestParts::default(), &ends);
-    let mut tr = Tracker::new(h.len());
+    let mut tr = HiddenResults::new(h.len());
     tr.hide(3, 2, Shape::Whole);
     let inputs = [1, 1, 1, 1];
     let s = StreamIn {
@@ -203,7 +203,7 @@ fn a_token_shown_elsewhere_or_in_a_visible_head_is_not_a_need() {
     let idx = Index::new(&h, &RequestParts::default(), &ends);
     let mut rg = ranges(&h);
     rg.spill[2] = std::iter::once(2000..2900).collect();
-    let mut tr = Tracker::new(h.len());
+    let mut tr = HiddenResults::new(h.len());
     tr.hide(3, 2, Shape::Spill);
     let s = StreamIn { tracker: &tr, ..s };
     let rec = evaluate(&h, &ends, &idx, &rg, &s);
@@ -226,7 +226,7 @@ fn a_small_hidden_part_is_recovered_whole_and_a_mask_drops_the_span_after_n_resu
     h.truncate(8);
     let ends = vec![1, 3, 5, 7, 8];
     let idx = Index::new(&h, &RequestParts::default(), &ends);
-    let mut tr = Tracker::new(h.len());
+    let mut tr = HiddenResults::new(h.len());
     for r in 3..=5 {
         tr.hide(r, 2, Shape::Whole);
     }
@@ -282,7 +282,7 @@ fn what_a_recovered_span_holds_is_shown_in_later_requests_not_needed_again() {
     ];
     let ends = vec![1, 3, 5, 7, 8];
     let idx = Index::new(&h, &RequestParts::default(), &ends);
-    let mut tr = Tracker::new(h.len());
+    let mut tr = HiddenResults::new(h.len());
     for r in 3..=5 {
         tr.hide(r, 2, Shape::Whole);
         tr.hide(r, 4, Shape::Whole);

@@ -289,7 +289,7 @@ fn whole_document(path: &Path, s: &mut SessionAudit) {
     };
     s.format = format.as_str();
     s.skipped_lines = 0;
-    s.problems = vec![alisio_governor::audit::Problem {
+    s.problems = vec![alisio_governor::audit::AuditProblem {
         line: 0,
         message: "this format records no instruction deliveries, skill listings or per-request cache figures".into(),
     }];

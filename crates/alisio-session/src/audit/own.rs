@@ -113,7 +113,7 @@ fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit,
         ..SessionAudit::default()
     };
     if rows.is_empty() && !runs.is_empty() {
-        s.problems.push(alisio_governor::audit::Problem {
+        s.problems.push(alisio_governor::audit::AuditProblem {
             line: 0,
             message: "this session records no deliveries (it ran before alisio-ls recorded them, store schema 3)".into(),
         });

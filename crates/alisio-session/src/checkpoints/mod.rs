@@ -44,14 +44,14 @@ pub fn skipped(root: &Path, state_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The snapshots one root run takes, with the last one as the cache of the next.
-pub struct Tracker {
+pub struct SnapshotTracker {
     root: PathBuf,
     skip: Vec<PathBuf>,
     blobs: Blobs,
     last: Manifest,
 }
 
-impl Tracker {
+impl SnapshotTracker {
     /// A tracker for a session whose last stored manifest (if any) is the cache.
     #[must_use]
     pub fn new(store: &Store, sid: &str, root: &Path, state_dir: &Path) -> Self {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::Run;
 use crate::approvals::Policy;
-use crate::checkpoints::Tracker;
+use crate::checkpoints::SnapshotTracker;
 use crate::store::{NewSnap, SnapKind};
 use crate::tools::review::Reviewed;
 
@@ -15,7 +15,7 @@ use crate::tools::review::Reviewed;
 #[derive(Default)]
 pub(super) struct Edits {
     /// The snapshots of a root run that may change files (`None` before the first one).
-    tracker: Option<Tracker>,
+    tracker: Option<SnapshotTracker>,
     /// Approved writes as reviewed, by call id (spec/sessions.md §4.4): applied instead of the
     /// call's own write.
     pub(super) reviewed: HashMap<String, Reviewed>,
@@ -32,7 +32,7 @@ impl Run<'_> {
         let sid = self.session_id.clone();
         let t0 = std::time::Instant::now();
         let t = self.edits.tracker.get_or_insert_with(|| {
-            Tracker::new(
+            SnapshotTracker::new(
                 &self.store,
                 &sid,
                 &self.options.root,
