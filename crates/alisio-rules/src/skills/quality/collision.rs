@@ -196,7 +196,17 @@ pub fn diagnostics(fs: &dyn Fs, discoveries: &[Discovery]) -> Vec<Diagnostic> {
         .filter(|&i| !found[i].list.is_empty())
         .collect();
     order.sort_by(|&x, &y| files[x].cmp(files[y]));
+    // The discovery's judgement of a file by the `alisio` rules placed its description already
+    // (the same read and parse `description_span` would make again); a symlinked file or one
+    // judged under another host's profile is read again.
     let mut spans: HashMap<PathBuf, Span> = HashMap::new();
+    for s in discoveries.iter().flat_map(|d| &d.skills) {
+        if s.checked.profile == Profile::Alisio && !s.candidate.symlink {
+            spans
+                .entry(s.candidate.file.clone())
+                .or_insert(s.checked.places.description);
+        }
+    }
     let mut span_of = |f: &Path| {
         *spans
             .entry(f.to_path_buf())
