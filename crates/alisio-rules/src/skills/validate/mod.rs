@@ -22,7 +22,7 @@ use body::body_checks;
 pub use body::{body_links, resource_rel};
 use fields::field_checks;
 pub use judged::{Judged, check_one, load};
-pub use names::{edit_distance, is_kebab, is_spec_name};
+pub use names::{edit_distance, edit_distance_at_most, is_kebab, is_spec_name};
 use problem::Problem;
 
 use super::frontmatter::{self, Block, Found, Frontmatter};
