@@ -7,6 +7,7 @@
 use std::io::IsTerminal as _;
 use std::path::Path;
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use alisio_base::diagnostic::{Diagnostic, Severity};
@@ -25,7 +26,7 @@ pub enum OutputFormat {
 }
 
 /// Counts by severity.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub files: usize,
     pub errors: usize,
@@ -63,29 +64,89 @@ impl Summary {
     }
 }
 
-fn range_json(s: &Span) -> Value {
-    json!({"start": {"line": s.start.line, "character": s.start.utf16},
-           "end": {"line": s.end.line, "character": s.end.utf16}})
+/// The JSON object of spec/interfaces.md §1.3, serialized straight from the diagnostics: no
+/// `serde_json::Value` tree in between (a 1,000-skill `skills validate` prints 2 MB, and the
+/// tree cost more than the validation of the bodies; docs/skills.md, "Performance"). The fields
+/// are in the order of the spec's example.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: &'a Summary,
 }
 
-/// The JSON object of spec/interfaces.md §1.3.
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    file: String,
+    range: JsonRange,
+    severity: &'static str,
+    code: &'static str,
+    message: &'a str,
+    related: Vec<JsonRelated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    file: String,
+    range: JsonRange,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonRange {
+    start: JsonPosition,
+    end: JsonPosition,
+}
+
+/// A line and its UTF-16 column.
+#[derive(Serialize)]
+struct JsonPosition {
+    line: u32,
+    character: u32,
+}
+
+impl JsonRange {
+    fn of(s: &Span) -> Self {
+        Self {
+            start: JsonPosition {
+                line: s.start.line,
+                character: s.start.utf16,
+            },
+            end: JsonPosition {
+                line: s.end.line,
+                character: s.end.utf16,
+            },
+        }
+    }
+}
+
+/// The JSON object of spec/interfaces.md §1.3, one line.
 #[must_use]
-pub fn to_json(root: &Path, diags: &[Diagnostic], summary: &Summary) -> Value {
-    let list: Vec<Value> = diags
+pub fn to_json(root: &Path, diags: &[Diagnostic], summary: &Summary) -> String {
+    let diagnostics = diags
         .iter()
-        .map(|d| {
-            let related: Vec<Value> = d
+        .map(|d| JsonDiagnostic {
+            file: display_path(&d.file, root),
+            range: JsonRange::of(&d.span),
+            severity: d.severity.as_str(),
+            code: d.code.as_str(),
+            message: &d.message,
+            related: d
                 .related
                 .iter()
-                .map(|r| json!({"file": display_path(&r.file, root), "range": range_json(&r.span), "message": r.message}))
-                .collect();
-            json!({"file": display_path(&d.file, root), "range": range_json(&d.span),
-                   "severity": d.severity.as_str(), "code": d.code.as_str(),
-                   "message": d.message, "related": related})
+                .map(|r| JsonRelated {
+                    file: display_path(&r.file, root),
+                    range: JsonRange::of(&r.span),
+                    message: &r.message,
+                })
+                .collect(),
         })
         .collect();
-    json!({"diagnostics": list, "summary": {"files": summary.files, "errors": summary.errors,
-           "warnings": summary.warnings, "information": summary.information, "hints": summary.hints}})
+    // Strings, numbers and string-keyed structs only: serializing cannot fail.
+    serde_json::to_string(&JsonReport {
+        diagnostics,
+        summary,
+    })
+    .unwrap_or_default()
 }
 
 /// SARIF 2.1.0: one run, one rule per code that occurs, results with regions (1-based lines
@@ -241,8 +302,16 @@ pub fn emit(
     let summary = Summary::of(files, diags);
     let text = match format {
         OutputFormat::Human => to_human(root, diags, &summary, color_stdout()),
-        OutputFormat::Json => format!("{}\n", to_json(root, diags, &summary)),
-        OutputFormat::Sarif => format!("{:#}\n", to_sarif(root, diags)),
+        OutputFormat::Json => {
+            to_json(root, diags, &summary)
+                + "
+"
+        }
+        OutputFormat::Sarif => format!(
+            "{:#}
+",
+            to_sarif(root, diags)
+        ),
         OutputFormat::Github => to_github(root, diags),
     };
     super::out(&text);

@@ -83,7 +83,7 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
             prejudged.entry(s.candidate.file.as_path()).or_insert(j);
         }
     }
-    let list: Vec<(&PathBuf, &bool)> = files.iter().collect();
+    let list: Vec<(&PathBuf, &bool)> = files.iter().map(|(f, link)| (f, link)).collect();
     // Each file's text and parse tree are dropped as soon as it is judged: only its diagnostics
     // and two spans are kept (a 15,000-skill pass must not hold every text at once).
     let results = par_map(&list, super::PAR_MIN, |(f, link)| {
@@ -92,12 +92,14 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
             None => Judged::from_checked(validate::check_one(fs, f, **link, profile, true)),
         }
     });
-    let mut checked: BTreeMap<PathBuf, Kept> = BTreeMap::new();
+    // Looked up by path only, never walked in order: a hash map (a path comparison walks its
+    // components, and a tree of 1,000 paths made ten of them per insertion).
+    let mut checked: HashMap<PathBuf, Kept> = HashMap::with_capacity(list.len());
     for ((file, _), j) in list.iter().zip(results) {
         checked.insert(PathBuf::clone(file), Kept::of(&j));
         rep.diagnostics.extend(j.diagnostics);
     }
-    rep.files = files.keys().cloned().collect();
+    rep.files = files.iter().map(|(f, _)| f.clone()).collect();
     // Loadability, judged once per file by the alisio rules.
     let mut not_loaded: HashSet<&Path> = HashSet::new();
     for d in scan.discoveries {
@@ -132,18 +134,25 @@ pub fn run(fs: &dyn Fs, scan: &Scan<'_>) -> Report {
     rep
 }
 
-/// Every file once, with whether it is a symlink; and the files of the probes (untrusted roots).
-fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSet<PathBuf>) {
-    let mut files: BTreeMap<PathBuf, bool> = BTreeMap::new();
+/// Every file once (the first mention decides whether it is a symlink), in path order; and the
+/// files of the probes (untrusted roots).
+fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (Vec<(PathBuf, bool)>, BTreeSet<PathBuf>) {
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let add = |files: &mut Vec<(PathBuf, bool)>, seen: &mut HashSet<PathBuf>, f: &PathBuf, link| {
+        if seen.insert(f.clone()) {
+            files.push((f.clone(), link));
+        }
+    };
     for d in scan.discoveries {
         for c in &d.walk.candidates {
-            files.entry(c.file.clone()).or_insert(c.symlink);
+            add(&mut files, &mut seen, &c.file, c.symlink);
         }
     }
     let mut probed: BTreeSet<PathBuf> = BTreeSet::new();
     for w in scan.probes {
         for c in &w.candidates {
-            files.entry(c.file.clone()).or_insert(c.symlink);
+            add(&mut files, &mut seen, &c.file, c.symlink);
             probed.insert(c.file.clone());
         }
     }
@@ -151,18 +160,24 @@ fn every_file(fs: &dyn Fs, scan: &Scan<'_>) -> (BTreeMap<PathBuf, bool>, BTreeSe
     // (spec/skills.md §12.3), so under those hosts a walked link is validated through.
     let follows = scan.discoveries.iter().any(|d| d.host != Host::Alisio);
     for f in scan.extra_files {
+        // A file a discovery found already is not looked at again (its first mention decides).
+        if seen.contains(f) {
+            continue;
+        }
         let is_link = fs
             .symlink_metadata(f)
             .is_ok_and(|m| m.file_type == FileType::Symlink);
         // Read through a link only to a regular file (never a FIFO or a device).
         let through = follows && fs.metadata(f).is_ok_and(|m| m.file_type == FileType::File);
-        files.entry(f.clone()).or_insert(is_link && !through);
+        add(&mut files, &mut seen, f, is_link && !through);
     }
+    // Each path once, so the order is the one a sorted map of them would have.
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     (files, probed)
 }
 
 /// `skill-shadowed`: one per file, the owner vantage's first.
-fn shadowed(scan: &Scan<'_>, checked: &BTreeMap<PathBuf, Kept>) -> Vec<Diagnostic> {
+fn shadowed(scan: &Scan<'_>, checked: &HashMap<PathBuf, Kept>) -> Vec<Diagnostic> {
     let mut shadowed: BTreeMap<PathBuf, (bool, Diagnostic)> = BTreeMap::new();
     for d in scan.discoveries {
         let mut first: HashMap<&Path, &CatalogSkill> = HashMap::new();
@@ -247,9 +262,9 @@ fn scan_limits(scan: &Scan<'_>, rep: &mut Report) -> BTreeSet<PathBuf> {
 fn not_discovered(
     fs: &dyn Fs,
     scan: &Scan<'_>,
-    files: &BTreeMap<PathBuf, bool>,
+    files: &[(PathBuf, bool)],
     limit_hit: bool,
-    checked: &mut BTreeMap<PathBuf, Kept>,
+    checked: &mut HashMap<PathBuf, Kept>,
     rep: &mut Report,
 ) {
     let mut roots: Vec<PathBuf> = Vec::new();
@@ -270,7 +285,8 @@ fn not_discovered(
     let extra: HashSet<&Path> = scan.extra_files.iter().map(PathBuf::as_path).collect();
     let candidates = candidate_set(scan);
     let discovered: HashSet<PathBuf> = files
-        .keys()
+        .iter()
+        .map(|(f, _)| f)
         .filter(|f| !extra.contains(f.as_path()) || candidates.contains(f.as_path()))
         .cloned()
         .collect();

@@ -46,7 +46,7 @@ pub fn resolve_for_model<'a>(
         let close: Vec<&str> = catalog::listed(entries)
             .iter()
             .map(|e| e.name.as_str())
-            .filter(|n| validate::edit_distance(n, input) <= 3)
+            .filter(|n| validate::edit_distance_at_most(n, input, 3).is_some())
             .take(5)
             .collect();
         if !close.is_empty() {

@@ -78,11 +78,9 @@ fn message(token: &str, idx: Option<u64>, place: &str) -> String {
 pub(super) fn in_code(text: &str, body_start: usize) -> Vec<Finding> {
     let body = &text[body_start.min(text.len())..];
     let b = body.as_bytes();
-    if memchr::memchr(b'$', b).is_none() {
-        return Vec::new();
-    }
-    let code = code_ranges(body);
-    let mut out = Vec::new();
+    // The placeholders first (`$HOME`, `${VAR}` and `$(…)` are none): a body without one is
+    // not parsed as Markdown at all.
+    let mut found: Vec<(usize, usize, Option<u64>)> = Vec::new();
     let mut from = 0;
     while let Some(off) = memchr::memchr(b'$', &b[from..]) {
         let at = from + off;
@@ -91,6 +89,19 @@ pub(super) fn in_code(text: &str, body_start: usize) -> Vec<Finding> {
         let Some((len, idx)) = placeholder(b, at).filter(|_| !escaped) else {
             continue;
         };
+        found.push((at, len, idx));
+    }
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let code = code_ranges(body);
+    let mut out = Vec::new();
+    // A placeholder reported is skipped over: the next one looked at starts after it.
+    let mut next = 0;
+    for (at, len, idx) in found {
+        if at < next {
+            continue;
+        }
         let end = at + len;
         let named = body[at..end].starts_with("$ARGUMENTS");
         // `$ARGUMENTS` in a code span is how authors mark the placeholder they mean; in a code
@@ -111,7 +122,7 @@ pub(super) fn in_code(text: &str, body_start: usize) -> Vec<Finding> {
             TextRange::new(body_start + at, body_start + end),
             message(token, idx, place),
         ));
-        from = end;
+        next = end;
     }
     out
 }

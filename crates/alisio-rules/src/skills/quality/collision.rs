@@ -44,7 +44,19 @@ pub fn similar_pairs(descriptions: &[&str]) -> Vec<(usize, usize, f64)> {
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut df: Vec<usize> = Vec::new();
     let mut counts: Vec<BTreeMap<usize, f64>> = Vec::with_capacity(descriptions.len());
+    // A description met before has the same term counts (a mirror holds one skill in many
+    // repositories): they are copied, not made again from its words.
+    let mut first_copy: HashMap<&str, usize> = HashMap::new();
     for d in descriptions {
+        if let Some(&k) = first_copy.get(d) {
+            let m = counts[k].clone();
+            for id in m.keys() {
+                df[*id] += 1;
+            }
+            counts.push(m);
+            continue;
+        }
+        first_copy.insert(d, counts.len());
         let mut m: BTreeMap<usize, f64> = BTreeMap::new();
         for t in router::terms(d) {
             let next = ids.len();
@@ -196,7 +208,17 @@ pub fn diagnostics(fs: &dyn Fs, discoveries: &[Discovery]) -> Vec<Diagnostic> {
         .filter(|&i| !found[i].list.is_empty())
         .collect();
     order.sort_by(|&x, &y| files[x].cmp(files[y]));
+    // The discovery's judgement of a file by the `alisio` rules placed its description already
+    // (the same read and parse `description_span` would make again); a symlinked file or one
+    // judged under another host's profile is read again.
     let mut spans: HashMap<PathBuf, Span> = HashMap::new();
+    for s in discoveries.iter().flat_map(|d| &d.skills) {
+        if s.checked.profile == Profile::Alisio && !s.candidate.symlink {
+            spans
+                .entry(s.candidate.file.clone())
+                .or_insert(s.checked.places.description);
+        }
+    }
     let mut span_of = |f: &Path| {
         *spans
             .entry(f.to_path_buf())

@@ -301,6 +301,25 @@ fn collision_on_hand_made_pairs() {
     assert!((p[0].2 - THRESHOLD).abs() < 1e-12);
     // Fewer than three distinct terms: never compared.
     assert_eq!(similar_pairs(&["Deploy apps.", "Deploy apps."]), []);
+    // Copies (a mirror's) pair with each other and with what their first copy pairs with, with
+    // the figures of the first copy: the rarity of a term counts every copy.
+    let p = similar_pairs(&[
+        "deploy docker containers kubernetes cluster",
+        "fill pdf forms sign them",
+        "deploy docker containers kubernetes cluster",
+        "deploy docker containers kubernetes cluster quickly",
+        "deploy docker containers kubernetes cluster",
+    ]);
+    let pairs: Vec<(usize, usize)> = p.iter().map(|x| (x.0, x.1)).collect();
+    assert_eq!(pairs, [(0, 2), (0, 3), (0, 4), (2, 3), (2, 4), (3, 4)]);
+    for (i, j, s) in &p {
+        let expected = if *i == 3 || *j == 3 {
+            5.0 / 30f64.sqrt()
+        } else {
+            1.0
+        };
+        assert!((s - expected).abs() < 1e-12, "{i} {j} {s}");
+    }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use unicode_normalization::UnicodeNormalization as _;
 
-use super::names::{collapse_ws, edit_distance, is_kebab, is_spec_name};
+use super::names::{collapse_ws, edit_distance_at_most, is_kebab, is_spec_name};
 use super::problem::RuleProblem;
 use super::{MAX_COMPATIBILITY_CHARS, MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS, Meta, allowed_keys};
 use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, ScalarKind, Value};
@@ -88,8 +88,7 @@ fn check_unknown_keys(fm: &Frontmatter, profile: Profile, problems: &mut Vec<Rul
         });
         let best = allowed
             .iter()
-            .map(|k| (edit_distance(&e.key, k), *k))
-            .filter(|(d, _)| *d <= 2)
+            .filter_map(|k| edit_distance_at_most(&e.key, k, 2).map(|d| (d, *k)))
             .min_by_key(|(d, _)| *d);
         if let Some((_, k)) = best {
             message.push_str(&format!(" (did you mean \"{k}\"?)"));

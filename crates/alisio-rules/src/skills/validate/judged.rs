@@ -8,7 +8,7 @@ use std::path::Path;
 use super::{Checked, VALIDATE_LIMIT, check_with, symlink_result};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::Diagnostic;
-use alisio_base::text::{LineIndex, Span};
+use alisio_base::text::Span;
 use alisio_base::workspace::Fs;
 
 /// What a report keeps of a file judged under `profile` once its text is gone: its diagnostics
@@ -36,12 +36,11 @@ impl Judged {
     }
 
     fn taking(c: &Checked, diagnostics: Vec<Diagnostic>) -> Self {
-        let idx = LineIndex::new(&c.text);
         Self {
             profile: c.profile,
             diagnostics,
-            opening: idx.span(idx.line_range(0)),
-            name: idx.span(c.name_span().unwrap_or_default()),
+            opening: c.places.opening,
+            name: c.places.name,
         }
     }
 }

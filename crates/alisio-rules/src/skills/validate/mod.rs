@@ -22,13 +22,13 @@ use body::body_checks;
 pub use body::{body_links, resource_rel};
 use fields::field_checks;
 pub use judged::{Judged, check_one, load};
-pub use names::{edit_distance, is_kebab, is_spec_name};
+pub use names::{edit_distance, edit_distance_at_most, is_kebab, is_spec_name};
 use problem::RuleProblem;
 
 use super::frontmatter::{self, Found, Frontmatter, FrontmatterBlock};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::{Code, Diagnostic, Related, Severity};
-use alisio_base::text::{LineIndex, TextRange};
+use alisio_base::text::{LineIndex, Span, TextRange};
 use alisio_base::workspace::Fs;
 
 /// At most this many bytes of a SKILL.md are read for validation.
@@ -231,6 +231,36 @@ pub struct Checked {
     /// Name, description and invocation mode, when the frontmatter yields them.
     pub meta: Option<Meta>,
     pub body_start: usize,
+    /// Where the judged text's landmarks are, as line/column spans: kept when the text is shed.
+    pub places: Places,
+}
+
+/// The line/column spans of a judged file that outlive its text (a discovery sheds the text; a
+/// report and `skill-collision` still point into the file): the first line, the `name` value
+/// and the `description` value (else the first line). Computed with the judgement's own line
+/// index, so no later pass indexes the text again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Places {
+    pub opening: Span,
+    pub name: Span,
+    pub description: Span,
+}
+
+impl Places {
+    /// The places of `c`, whose text `idx` indexes.
+    fn of(c: &Checked, idx: &LineIndex<'_>) -> Self {
+        let opening = idx.line_range(0);
+        let description = c
+            .frontmatter
+            .as_ref()
+            .and_then(|f| f.get("description"))
+            .map_or(opening, |e| e.value.span);
+        Self {
+            opening: idx.span(opening),
+            name: idx.span(c.name_span().unwrap_or_default()),
+            description: idx.span(description),
+        }
+    }
 }
 
 impl Checked {
@@ -266,7 +296,7 @@ pub fn symlink_result(file: &Path, profile: Profile) -> Checked {
     let idx = LineIndex::new("");
     let message = "SKILL.md is a symbolic link; skills must be regular files, so it is not loaded"
         .to_string();
-    Checked {
+    let mut out = Checked {
         file: file.to_path_buf(),
         text: String::new(),
         bom: false,
@@ -285,7 +315,10 @@ pub fn symlink_result(file: &Path, profile: Profile) -> Checked {
         load_error: Some(message),
         meta: None,
         body_start: 0,
-    }
+        places: Places::default(),
+    };
+    out.places = Places::of(&out, &idx);
+    out
 }
 
 fn dir_name(file: &Path) -> String {
@@ -328,6 +361,7 @@ pub fn check_with(
         load_error: None,
         meta: None,
         body_start: 0,
+        places: Places::default(),
     };
     let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
     let raw = if bom { &bytes[3..] } else { bytes };
@@ -367,6 +401,7 @@ pub fn check_with(
         );
     }
     finish(&mut out, problems, &idx);
+    out.places = Places::of(&out, &idx);
     drop(idx);
     out.text = text;
     out
@@ -417,6 +452,8 @@ fn too_large_to_validate(out: &mut Checked, raw: &[u8]) {
     )];
     let text = std::mem::take(&mut out.text);
     finish(out, problems, &LineIndex::new(&text));
+    // The places of the text kept, which is empty.
+    out.places = Places::of(out, &LineIndex::new(&out.text));
 }
 
 /// The frontmatter rules: the block (spec/skills.md §2.2), UTF-8, YAML syntax, duplicate keys and the field

@@ -28,6 +28,17 @@ pub fn is_spec_name(normalised: &str) -> bool {
         && !normalised.contains("--")
 }
 
+/// `Some(edit_distance(a, b))` when it is at most `max`, else `None`. The distance is never
+/// below the difference of the two lengths in characters, so a pair whose lengths differ by more
+/// than `max` is not compared at all (most keys and tool names against most candidates).
+#[must_use]
+pub fn edit_distance_at_most(a: &str, b: &str, max: usize) -> Option<usize> {
+    if a.chars().count().abs_diff(b.chars().count()) > max {
+        return None;
+    }
+    Some(edit_distance(a, b)).filter(|d| *d <= max)
+}
+
 /// Optimal string alignment distance (Damerau–Levenshtein with adjacent transpositions).
 /// Inputs longer than 256 characters are compared only by length (bounded cost on hostile input).
 #[must_use]

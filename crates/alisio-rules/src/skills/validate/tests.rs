@@ -515,3 +515,18 @@ fn edit_distance_counts_transpositions() {
     assert_eq!(edit_distance("ab", "ba"), 1);
     assert_eq!(edit_distance("", "abc"), 3);
 }
+
+#[test]
+fn edit_distance_at_most_is_the_distance_within_the_bound() {
+    assert_eq!(
+        edit_distance_at_most("user-invokable", "user-invocable", 2),
+        Some(1)
+    );
+    assert_eq!(edit_distance_at_most("licence", "license", 2), Some(1));
+    // Lengths 3 apart: not compared, and the distance is indeed 3.
+    assert_eq!(edit_distance_at_most("", "abc", 2), None);
+    assert_eq!(edit_distance_at_most("", "abc", 3), Some(3));
+    // Same length, distance 4 > 2.
+    assert_eq!(edit_distance_at_most("abcd", "wxyz", 2), None);
+    assert_eq!(edit_distance_at_most("é", "e", 1), Some(1));
+}

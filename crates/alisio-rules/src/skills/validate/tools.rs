@@ -2,7 +2,7 @@
 //! that names no Claude Code tool, so the pre-approval (or the block) does nothing. Profiles
 //! `alisio` and `claude-code`.
 
-use super::names::edit_distance;
+use super::names::edit_distance_at_most;
 use super::problem::RuleProblem;
 use crate::skills::frontmatter::{Frontmatter, FrontmatterEntry, Node, Value};
 use alisio_base::diagnostic::Code;
@@ -126,11 +126,15 @@ pub fn is_known(tool: &str) -> bool {
 
 fn suggestion(tool: &str) -> Option<&'static str> {
     let lower = tool.to_ascii_lowercase();
+    let chars = lower.chars().count();
     CLAUDE_TOOLS
         .iter()
         .copied()
-        .filter(|t| edit_distance(&t.to_ascii_lowercase(), &lower) <= 2)
-        .min_by_key(|t| edit_distance(&t.to_ascii_lowercase(), &lower))
+        // The names are ASCII: a name whose length is out of reach is not lowered.
+        .filter(|t| t.len().abs_diff(chars) <= 2)
+        .filter_map(|t| edit_distance_at_most(&t.to_ascii_lowercase(), &lower, 2).map(|d| (d, t)))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, t)| t)
 }
 
 fn message(key: &str, tool: &str) -> String {
