@@ -18,9 +18,13 @@ pub(super) fn field_checks(
     dir: &str,
     open: TextRange,
     profile: Profile,
+    loading: bool,
     problems: &mut Vec<RuleProblem>,
 ) -> Option<Meta> {
-    check_unknown_keys(fm, profile, problems);
+    // An unknown key never keeps a skill from loading: a judgement of loading alone skips it.
+    if !loading {
+        check_unknown_keys(fm, profile, problems);
+    }
     let name = check_name(fm, dir, open, profile, problems);
     let description = check_description(fm, open, profile, problems);
     if matches!(profile, Profile::Alisio | Profile::Spec) {

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::{Checked, VALIDATE_LIMIT, check_with, symlink_result};
+use super::{Checked, Depth, VALIDATE_LIMIT, check_to, symlink_result};
 use alisio_base::config::Profile;
 use alisio_base::diagnostic::Diagnostic;
 use alisio_base::text::Span;
@@ -54,24 +54,24 @@ fn read(fs: &dyn Fs, file: &Path) -> std::io::Result<(Vec<u8>, u64)> {
     Ok((bytes, size))
 }
 
-/// [`super::check_file_with`] over bytes already read (`Err`: the read failed).
+/// [`super::check_file_with`] over bytes already read (`Err`: the read failed), to `depth`.
 fn judge(
     fs: &dyn Fs,
     file: &Path,
     read: &std::io::Result<(Vec<u8>, u64)>,
     profile: Profile,
-    body: bool,
+    depth: Depth,
 ) -> Checked {
     match read {
         Ok((bytes, size)) => {
-            let mut c = check_with(fs, file, bytes, *size, profile, body);
-            if body {
+            let mut c = check_to(fs, file, bytes, *size, profile, depth);
+            if depth == Depth::Whole {
                 super::add_hints(&mut c);
             }
             c
         }
         Err(e) => {
-            let mut c = check_with(fs, file, b"", 0, profile, body);
+            let mut c = check_to(fs, file, b"", 0, profile, depth);
             c.diagnostics.clear();
             c.load_error = Some(format!("cannot read SKILL.md: {e}"));
             c
@@ -85,12 +85,18 @@ pub fn check_one(fs: &dyn Fs, file: &Path, symlink: bool, profile: Profile, body
     if symlink {
         return symlink_result(file, profile);
     }
-    judge(fs, file, &read(fs, file), profile, body)
+    let depth = if body {
+        Depth::Whole
+    } else {
+        Depth::Frontmatter
+    };
+    judge(fs, file, &read(fs, file), profile, depth)
 }
 
 /// A discovery's judgement of `file` under `profile` without the body checks (they never decide
-/// whether a skill loads), and, when `report` is given, the report's judgement under that
-/// profile with them, from the same read. Equal to [`check_one`] called for each.
+/// whether a skill loads; under `alisio`, [`Depth::Loading`]: no diagnostics), and, when `report` is given, the report's judgement under that
+/// profile with them, from the same read. Equal to [`check_one`] called for each, but that the
+/// discovery's judgement under `alisio` has no diagnostics.
 #[must_use]
 pub fn load(
     fs: &dyn Fs,
@@ -104,18 +110,26 @@ pub fn load(
         return (symlink_result(file, profile), judged);
     }
     let bytes = read(fs, file);
+    // Host `alisio`'s discovery keeps only the verdict, the metadata and the places of its own
+    // judgement (it sheds the diagnostics): it judges loading alone. A simulated host's
+    // discovery reads its diagnostics (which errors block), so it judges the frontmatter whole.
+    let discovery = if profile == Profile::Alisio {
+        Depth::Loading
+    } else {
+        Depth::Frontmatter
+    };
     match report {
-        None => (judge(fs, file, &bytes, profile, false), None),
+        None => (judge(fs, file, &bytes, profile, discovery), None),
         // The body checks add warnings only: the load verdict, name and description are those
         // of the judgement without them.
         Some(p) if p == profile => {
-            let c = judge(fs, file, &bytes, profile, true);
+            let c = judge(fs, file, &bytes, profile, Depth::Whole);
             let j = Judged::of(&c);
             (c, Some(j))
         }
         Some(p) => {
-            let j = Judged::from_checked(judge(fs, file, &bytes, p, true));
-            (judge(fs, file, &bytes, profile, false), Some(j))
+            let j = Judged::from_checked(judge(fs, file, &bytes, p, Depth::Whole));
+            (judge(fs, file, &bytes, profile, discovery), Some(j))
         }
     }
 }

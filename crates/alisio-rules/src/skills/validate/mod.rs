@@ -348,6 +348,39 @@ pub fn check_with(
     profile: Profile,
     body: bool,
 ) -> Checked {
+    let depth = if body {
+        Depth::Whole
+    } else {
+        Depth::Frontmatter
+    };
+    check_to(fs, file, bytes, size, profile, depth)
+}
+
+/// How much of a file one judgement looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Depth {
+    /// Every rule, the body's too.
+    Whole,
+    /// Every rule but the body's (length, links, upload size).
+    Frontmatter,
+    /// Only what decides whether host `alisio` loads the file and what it lists: the block, the
+    /// YAML, duplicate keys and the field rules, without the rules that never block loading
+    /// (secrets, tools, Claude Code's values, unknown keys) and without diagnostics. A discovery
+    /// judges so: it keeps the verdict, the metadata and the places, and sheds the rest (the
+    /// report judges the same read again under its profile).
+    Loading,
+}
+
+/// [`check_with`] to `depth`.
+pub(crate) fn check_to(
+    fs: &dyn Fs,
+    file: &Path,
+    bytes: &[u8],
+    size: u64,
+    profile: Profile,
+    depth: Depth,
+) -> Checked {
+    let body = depth == Depth::Whole;
     let mut out = Checked {
         file: file.to_path_buf(),
         text: String::new(),
@@ -387,8 +420,10 @@ pub fn check_with(
             format!("SKILL.md is {size} bytes; the limit is {MAX_SKILL_BYTES} bytes, so it is not loaded"),
         ));
     }
-    let has_block = frontmatter_checks(&mut out, &text, &idx, first_invalid, &mut problems);
-    security::check_secrets(&text, &mut problems);
+    let has_block = frontmatter_checks(&mut out, &text, &idx, first_invalid, depth, &mut problems);
+    if depth != Depth::Loading {
+        security::check_secrets(&text, &mut problems);
+    }
     if has_block && body {
         security::check_upload_size(fs, file, size, idx.line_range(0), &mut problems);
         body_checks(
@@ -400,7 +435,7 @@ pub fn check_with(
             &mut out.links,
         );
     }
-    finish(&mut out, problems, &idx);
+    finish(&mut out, problems, &idx, depth);
     out.places = Places::of(&out, &idx);
     drop(idx);
     out.text = text;
@@ -451,7 +486,7 @@ fn too_large_to_validate(out: &mut Checked, raw: &[u8]) {
         message,
     )];
     let text = std::mem::take(&mut out.text);
-    finish(out, problems, &LineIndex::new(&text));
+    finish(out, problems, &LineIndex::new(&text), Depth::Whole);
     // The places of the text kept, which is empty.
     out.places = Places::of(out, &LineIndex::new(&out.text));
 }
@@ -464,6 +499,7 @@ fn frontmatter_checks(
     text: &str,
     idx: &LineIndex<'_>,
     first_invalid: Option<usize>,
+    depth: Depth,
     problems: &mut Vec<RuleProblem>,
 ) -> bool {
     let profile = out.profile;
@@ -550,7 +586,20 @@ fn frontmatter_checks(
             );
         }
     }
-    out.meta = field_checks(&fm, &dir_name(&out.file), block.open, profile, problems);
+    let loading = depth == Depth::Loading;
+    out.meta = field_checks(
+        &fm,
+        &dir_name(&out.file),
+        block.open,
+        profile,
+        loading,
+        problems,
+    );
+    if loading {
+        // The rules below never keep a skill from loading.
+        out.frontmatter = Some(fm);
+        return true;
+    }
     // Values of Claude Code's keys (spec/skills.md §2.10).
     if matches!(profile, Profile::Alisio | Profile::ClaudeCode) {
         tools::check_tools(text, &fm, problems);
@@ -574,8 +623,9 @@ fn spec_only_rule(code: Code, key: Option<&str>, profile: Profile) -> bool {
         && matches!(key, Some("metadata.values" | "allowed-tools"))
 }
 
-/// Turns `problems` into the diagnostics of `out`; `idx` indexes the judged text.
-fn finish(out: &mut Checked, problems: Vec<RuleProblem>, idx: &LineIndex<'_>) {
+/// Turns `problems` into the diagnostics of `out` (none to [`Depth::Loading`]); `idx` indexes the
+/// judged text.
+fn finish(out: &mut Checked, problems: Vec<RuleProblem>, idx: &LineIndex<'_>, depth: Depth) {
     if out.profile == Profile::Alisio {
         out.load_error = problems
             .iter()
@@ -584,6 +634,9 @@ fn finish(out: &mut Checked, problems: Vec<RuleProblem>, idx: &LineIndex<'_>) {
         if out.load_error.is_some() {
             out.meta = None;
         }
+    }
+    if depth == Depth::Loading {
+        return;
     }
     for p in problems {
         let Some(sev) = severity(p.code, out.profile) else {
