@@ -43,15 +43,7 @@ for g in "$out"/groups/g*; do
   (cd "$g" && find repos -name SKILL.md -printf '%h\n' | sort > "$g.skills")
   echo "$(basename "$g"): $(wc -l < "$g.skills") skills, $(find "$g" -type d | wc -l) directories; check: $(cd "$g" && "$bin" check 2>&1 | tail -1)"
 done
-time_of() {
-  python3 - "$@" <<'PY'
-import os, subprocess, sys, time
-t = time.monotonic(); c0 = os.times()
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-c1 = os.times(); w = time.monotonic() - t
-print(f"{w:.3f} {(c1.children_user - c0.children_user) + (c1.children_system - c0.children_system):.3f}")
-PY
-}
+time_of() { python3 "$here/time_of.py" "$@"; }
 rows=()
 for _ in $(seq "$runs"); do
   row=""

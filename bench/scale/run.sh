@@ -30,16 +30,8 @@ cfg="$out/config-home"; mkdir -p "$cfg"
 export ALISIO_CONFIG_HOME="$cfg" HOME="$out" NO_COLOR=1
 (cd "$tree" && find repos -name SKILL.md -printf '%h\n' | sort > "$out/skill-dirs.txt")
 echo "tree: $tree ($(wc -l < "$out/skill-dirs.txt") skills, $(find "$tree" -type f | wc -l) files)"
-# "wall cpu" seconds of a command and its children.
-time_of() {
-  python3 - "$@" <<'PY'
-import os, subprocess, sys, time
-t = time.monotonic(); c0 = os.times()
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-c1 = os.times(); w = time.monotonic() - t
-print(f"{w:.3f} {(c1.children_user - c0.children_user) + (c1.children_system - c0.children_system):.3f}")
-PY
-}
+# "wall cpu" seconds of a command and its children (bench/scale/time_of.py).
+time_of() { python3 "$here/time_of.py" "$@"; }
 rows=()
 for _ in $(seq "$runs"); do
   rows+=("$(cd "$tree" && time_of "$bin" check) $(cd "$tree" && time_of "$bin" check --trust-project) $(cd "$tree" && time_of xargs -n 1000 -a "$out/skill-dirs.txt" "$bin" skills validate)")
