@@ -66,7 +66,7 @@ impl Summary {
 
 /// The JSON object of spec/interfaces.md §1.3, serialized straight from the diagnostics: no
 /// `serde_json::Value` tree in between (a 1,000-skill `skills validate` prints 2 MB, and the
-/// tree cost more than the validation of the bodies; docs/skills.md, "Performance"). The fields
+/// tree cost more than the validation of the bodies; docs/performance.md). The fields
 /// are in the order of the spec's example.
 #[derive(Serialize)]
 struct JsonReport<'a> {
