@@ -165,30 +165,35 @@ fn settings(ctx: &Ctx, a: &AnalyzeArgs) -> Result<GovSettings, Failure> {
         }
     }
     if let Some(v) = &a.cache_gate {
-        s.policy2.gate = GateRule::parse(v).ok_or_else(|| {
-            Failure(format!(
-                "--cache-gate must be \"expected\", \"bank\", \"expected+bank\" or \"rent\"; got {}",
-                shown(v)
-            ))
-        })?;
+        let choices = ["expected", "bank", "expected+bank", "rent"];
+        s.policy2.gate = word_flag("--cache-gate", v, &choices, GateRule::parse)?;
     }
     if let Some(v) = &a.gate_start {
-        s.policy2.gate_start = GateStart::parse(v).ok_or_else(|| {
-            Failure(format!(
-                "--gate-start must be \"whole\" or \"best\"; got {}",
-                shown(v)
-            ))
-        })?;
+        s.policy2.gate_start = word_flag("--gate-start", v, &["whole", "best"], GateStart::parse)?;
     }
     if let Some(v) = &a.trim_aging {
-        s.policy2.aging = Aging::parse(v).ok_or_else(|| {
-            Failure(format!(
-                "--trim-aging must be \"entry\" or \"last-use\"; got {}",
-                shown(v)
-            ))
-        })?;
+        s.policy2.aging = word_flag("--trim-aging", v, &["entry", "last-use"], Aging::parse)?;
     }
     Ok(s)
+}
+
+/// A flag whose value is one of `choices`: `parse` reads it, else the error names the choices
+/// (`--flag must be "a", "b" or "c"; got …`).
+fn word_flag<T>(
+    flag: &str,
+    v: &str,
+    choices: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, Failure> {
+    parse(v).ok_or_else(|| {
+        let quoted: Vec<String> = choices.iter().map(|c| format!("\"{c}\"")).collect();
+        let listed = match quoted.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        Failure(format!("{flag} must be {listed}; got {}", shown(v)))
+    })
 }
 
 /// A price flag: a finite number from 0 to 100.
