@@ -15,6 +15,8 @@ corpus=${CORPUS:-$here/../shared/corpus/transcripts}
 [ -d "$corpus" ] || corpus=/work/shared/corpus/transcripts
 tmp=$(mktemp -d)
 for fmt in mini-swe-agent claude-code codex; do
+  # A corpus may hold some formats only (the held-out runs: bench/governor_heldout.sh).
+  ls -d "$corpus"/$fmt* > /dev/null 2>&1 || continue
   find "$corpus"/$fmt* -type f \( -name '*.jsonl' -o -name '*.traj.json' \) | sort > "$tmp/$fmt.txt"
   xargs "$bin" --json governor analyze --baseline mask:5 --baseline mask:10 "$@" < "$tmp/$fmt.txt" \
     | jq -c --arg fmt "$fmt" '.[] | select(.replay) | {fmt: $fmt, r: .replay}' >> "$tmp/all.jsonl"
