@@ -276,20 +276,25 @@ fn the_other_rules_of_the_cache_gate_are_pinned() {
     assert_eq!(got, want);
 }
 
+/// The corpus's one session above its off cost (a Claude Code session of 17 requests), when the
+/// corpus is present.
+fn session_above_off() -> Option<PathBuf> {
+    Some(corpus()?.join(
+        "transcripts/claude-code/Durban-Designer__vsla/docs/history/raw_sessions/\
+         -home-kenth56-vsla/6dc88126-2048-43a9-b5c2-b9747d5a0301.jsonl",
+    ))
+}
+
 /// The one corpus session above its off cost under the defaults (docs/governor.md): 17 requests,
 /// one boundary at request 14, no recovery. Its cost, exact: 6,825.3 with the best start (the
 /// rewrite starts at message 4), 6,920.1 with whole boundaries (from message 2), against 6,341.8.
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_one_session_above_off_is_pinned() {
-    let Some(c) = corpus() else {
+    let Some(file) = session_above_off() else {
         eprintln!("corpus absent: skipped");
         return;
     };
-    let file = c.join(
-        "transcripts/claude-code/Durban-Designer__vsla/docs/history/raw_sessions/\
-         -home-kenth56-vsla/6dc88126-2048-43a9-b5c2-b9747d5a0301.jsonl",
-    );
     let mut got = Vec::new();
     for start in ["best", "whole"] {
         let r = &analyze(std::slice::from_ref(&file), &["--gate-start", start])[0]["replay"];
@@ -308,6 +313,51 @@ fn the_one_session_above_off_is_pinned() {
         [
             ("best", 6341.8, 6825.3, 6825.3, Some(1), Some(7)),
             ("whole", 6341.8, 6920.1, 6920.1, Some(1), Some(8)),
+        ]
+    );
+}
+
+/// The same session under other epochs (docs/governor.md, issue 21 follow-up 3): whether it costs
+/// more than `off` depends on where the boundaries fall, not on the gate's rule. The history has
+/// 44 messages: an epoch with a boundary at message 36 (12, 36) or 40 (8, 20, 40) takes one rewrite
+/// there that the session ends too soon to repay (6,825.3 and 7,293.35); the others' boundaries
+/// (16, 24, 28, 32; 48 and 64 have none inside the history) take no rewrite, and the
+/// session costs exactly `off` (6,341.8). Pinned so that a change of the gate or of the epoch
+/// shows up here.
+#[test]
+#[allow(clippy::print_stderr)]
+fn the_session_above_off_comes_and_goes_with_the_epoch() {
+    let Some(file) = session_above_off() else {
+        eprintln!("corpus absent: skipped");
+        return;
+    };
+    let mut got = Vec::new();
+    for epoch in [
+        "8", "12", "16", "20", "24", "28", "32", "36", "40", "48", "64",
+    ] {
+        let r = &analyze(std::slice::from_ref(&file), &["--epoch-messages", epoch])[0]["replay"];
+        let cost = |v: &Value| r3(f(v, "cost") * 100.0) / 100.0;
+        got.push((
+            epoch,
+            cost(&r["recovery"]["governed"]),
+            r["governed"]["cacheBreaks"].as_u64(),
+        ));
+    }
+    let (off, at_36, at_40) = (6341.8, 6825.3, 7293.35);
+    assert_eq!(
+        got,
+        [
+            ("8", at_40, Some(1)),
+            ("12", at_36, Some(1)),
+            ("16", off, Some(0)),
+            ("20", at_40, Some(1)),
+            ("24", off, Some(0)),
+            ("28", off, Some(0)),
+            ("32", off, Some(0)),
+            ("36", at_36, Some(1)),
+            ("40", at_40, Some(1)),
+            ("48", off, Some(0)),
+            ("64", off, Some(0)),
         ]
     );
 }
