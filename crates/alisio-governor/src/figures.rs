@@ -69,4 +69,8 @@ pub struct Replay {
     /// live session's report, whose recoveries are real `result_read` requests.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<super::recovery::Recovery>,
+    /// The recorded bill (spec/governor.md §11.11): the provider's reported usage of the same
+    /// requests, when the transcript records it; set by the reader's caller (`governor analyze`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<super::recorded::Recorded>,
 }

@@ -18,6 +18,7 @@ pub mod invariants;
 pub mod model;
 pub mod policy2;
 pub mod readers;
+pub mod recorded;
 pub mod recovery;
 pub mod replay;
 pub mod report;

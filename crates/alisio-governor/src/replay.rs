@@ -250,6 +250,7 @@ pub fn of_requests(requests: impl IntoIterator<Item = (Figures, Figures)>) -> Re
             baselines: Vec::new(),
         },
         recovery: None,
+        recorded: None,
     }
 }
 
@@ -415,6 +416,7 @@ pub fn replay(
             baselines: baselines.into_iter().map(|m| m.stream.columns).collect(),
         },
         recovery: Some(recovery),
+        recorded: None,
     }
 }
 

@@ -117,6 +117,7 @@ mod tests {
                 baselines: vec![col(&[100, 130], &[0, 80])],
             },
             recovery: None,
+            recorded: None,
         };
         let c = chart(&rp);
         assert_eq!(c.requests, [1, 2]);

@@ -9,6 +9,7 @@ use super::{Ctx, Exit, Failure, err_line, out};
 use alisio_base::config::GovernorMode;
 use alisio_governor::policy2::{Aging, GateRule, GateStart};
 use alisio_governor::readers::{self, Format, Session};
+use alisio_governor::recorded::{self, Recorded};
 use alisio_governor::replay::{self, Prices, Replay};
 use alisio_governor::report::{ContextReport, Criticality, Measured};
 use alisio_governor::series;
@@ -251,7 +252,7 @@ fn assistants(s: &Session) -> u64 {
 /// The replay figures of one session (spec/governor.md §11.8); `None` in `off`.
 fn replay_of(settings: &GovSettings, s: &Session, opts: &(Prices, Vec<usize>)) -> Option<Replay> {
     (settings.mode != GovernorMode::Off).then(|| {
-        replay::replay(
+        let mut rp = replay::replay(
             settings,
             &s.source.session,
             &s.history,
@@ -259,7 +260,9 @@ fn replay_of(settings: &GovSettings, s: &Session, opts: &(Prices, Vec<usize>)) -
             &s.sources,
             &opts.1,
             opts.0,
-        )
+        );
+        rp.recorded = recorded::bill(&s.history, &s.recorded, &rp, opts.0);
+        rp
     })
 }
 
@@ -396,6 +399,8 @@ struct Sums {
     baselines: Vec<(String, replay::Figures)>,
     /// Per stream (governed, then the baselines): the recovery model's sums.
     recovery: Vec<Rec>,
+    /// The recorded bills (spec/governor.md §11.11) of the sessions that have one.
+    recorded: Option<Recorded>,
 }
 
 /// One stream's recovery sums (spec/governor.md §11.10).
@@ -483,7 +488,29 @@ impl Sums {
             y.input += x.input;
             y.cost += x.cost;
         }
+        if let Some(b) = &r.recorded {
+            self.recorded.get_or_insert_with(Recorded::default).add(b);
+        }
     }
+}
+
+/// `<label> recorded (as the provider reported it): R requests, T input tokens (C cached), cost
+/// X; replay off Y (share); saved with recovery S (share)` (spec/governor.md §11.11).
+fn recorded_line(label: &str, b: Option<&Recorded>) -> String {
+    let Some(b) = b else {
+        return String::new();
+    };
+    format!(
+        "  {label} recorded (as the provider reported it): {} requests, {} input tokens ({} cached), cost {:.1}; replay off {:.1} ({} of it); saved with recovery {:.1} ({} of it)\n",
+        b.requests,
+        b.input_tokens,
+        b.cached_tokens,
+        b.cost,
+        b.off_cost,
+        ratio(b.off_cost, b.cost),
+        b.saved,
+        ratio(b.saved, b.cost)
+    )
 }
 
 fn ratio(a: f64, b: f64) -> String {
@@ -604,6 +631,7 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
                         &b,
                     ));
                     text.push_str(&recovery_line("replay", &rp.off, &recs(&rp)));
+                    text.push_str(&recorded_line("replay", rp.recorded.as_ref()));
                 }
             }
         }
@@ -624,6 +652,7 @@ pub fn run(ctx: &Ctx, cmd: &GovernorCommand) -> Result<Exit, Failure> {
             &sums.baselines,
         ));
         text.push_str(&recovery_line("all", &sums.off, &sums.recovery));
+        text.push_str(&recorded_line("all", sums.recorded.as_ref()));
     }
     out(&text);
     Ok(if failed { Exit::Usage } else { Exit::Ok })

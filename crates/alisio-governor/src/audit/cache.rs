@@ -17,6 +17,30 @@ pub struct ReportedUsage {
 }
 
 impl ReportedUsage {
+    /// An Anthropic `usage` object (Claude Code's `message.usage`); a missing count is 0.
+    #[must_use]
+    pub fn from_anthropic(usage: &serde_json::Value) -> Self {
+        let n = |k: &str| usage[k].as_u64().unwrap_or(0);
+        Self {
+            input: n("input_tokens"),
+            cache_write: n("cache_creation_input_tokens"),
+            cache_read: n("cache_read_input_tokens"),
+            output: n("output_tokens"),
+        }
+    }
+
+    /// OpenAI-style counts, whose input includes its cached part (Codex `last_token_usage`, a
+    /// chat completion's `usage`): no cache write is billed.
+    #[must_use]
+    pub const fn from_openai(input: u64, cached: u64, output: u64) -> Self {
+        Self {
+            input: input.saturating_sub(cached),
+            cache_write: 0,
+            cache_read: cached,
+            output,
+        }
+    }
+
     const fn prompt(self) -> u64 {
         self.input + self.cache_write + self.cache_read
     }

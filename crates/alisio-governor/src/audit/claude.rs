@@ -441,12 +441,7 @@ impl ClaudeAuditState {
             });
         }
         let usage = &msg["usage"];
-        let obs_usage = super::cache::ReportedUsage {
-            input: usage["input_tokens"].as_u64().unwrap_or(0),
-            cache_write: usage["cache_creation_input_tokens"].as_u64().unwrap_or(0),
-            cache_read: usage["cache_read_input_tokens"].as_u64().unwrap_or(0),
-            output: usage["output_tokens"].as_u64().unwrap_or(0),
-        };
+        let obs_usage = super::cache::ReportedUsage::from_anthropic(usage);
         if let Some(r) = s(v, "requestRef").and_then(|r| self.by_request.get(r)) {
             let o = &mut self.api[*r];
             if o.usage.is_none() {

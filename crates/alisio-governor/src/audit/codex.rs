@@ -155,12 +155,11 @@ impl CodexAuditState {
             line: n,
             at_ms: s(v, "timestamp").and_then(timestamp_ms),
             model: self.model.clone(),
-            usage: Some(ReportedUsage {
-                input: input.saturating_sub(cached),
-                cache_write: 0,
-                cache_read: cached,
-                output: last["output_tokens"].as_u64().unwrap_or(0),
-            }),
+            usage: Some(ReportedUsage::from_openai(
+                input,
+                cached,
+                last["output_tokens"].as_u64().unwrap_or(0),
+            )),
             ttl_secs: 300,
             events: std::mem::take(&mut self.events),
             ..Obs::default()

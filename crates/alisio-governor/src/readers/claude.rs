@@ -9,7 +9,9 @@ use super::{
     Line, Outcome, Problem, Session, count_redacted, cursor_poll, fingerprint, shell_foreign,
     text_of,
 };
+use crate::audit::cache::ReportedUsage;
 use crate::model::{Call, Class, Foreign, Message, Part, PartKind, ToolResult, UserKind};
+use crate::recorded::RecordedRequest;
 use crate::shell::{self, Base};
 use crate::stubs::canonical;
 
@@ -197,20 +199,29 @@ fn build(chain: &[(usize, &Value)]) -> Session {
                 _ => {}
             }
             let id = msg.get("id").and_then(Value::as_str).map(str::to_owned);
-            match id
-                .as_ref()
-                .and_then(|i| by_id.get(i))
-                .and_then(|k| h.get_mut(*k))
-            {
-                Some(Message::Assistant { parts: p, calls: c }) => {
-                    p.extend(parts);
-                    c.extend(calls);
+            let at = match id.as_ref().and_then(|i| by_id.get(i)).copied() {
+                Some(k) if matches!(h.get(k), Some(Message::Assistant { .. })) => {
+                    if let Some(Message::Assistant { parts: p, calls: c }) = h.get_mut(k) {
+                        p.extend(parts);
+                        c.extend(calls);
+                    }
+                    k
                 }
                 _ => {
                     if let Some(i) = id {
                         by_id.insert(i, h.len());
                     }
                     h.push(Message::Assistant { parts, calls });
+                    h.len() - 1
+                }
+            };
+            // The lines of one response repeat its usage (the output count grows): the last
+            // line's is the response's (spec/governor.md §11.11).
+            if let Some(u) = msg.get("usage").filter(|u| u.is_object()) {
+                let usage = ReportedUsage::from_anthropic(u);
+                match s.recorded.last_mut() {
+                    Some(r) if r.message == at => r.usage = usage,
+                    _ => s.recorded.push(RecordedRequest { message: at, usage }),
                 }
             }
             continue;
@@ -263,6 +274,7 @@ fn build(chain: &[(usize, &Value)]) -> Session {
             s.source.compacted_messages += h.len();
             h.clear();
             by_id.clear();
+            s.recorded.clear();
         }
         if !rest.is_empty() || kind == UserKind::Checkpoint {
             h.push(Message::User {

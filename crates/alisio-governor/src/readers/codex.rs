@@ -8,7 +8,9 @@ use serde_json::Value;
 use super::{
     Line, Outcome, Problem, Session, count_redacted, cursor_poll, shell_foreign, shell_named,
 };
+use crate::audit::cache::ReportedUsage;
 use crate::model::{Call, Class, Foreign, Message, Part, ToolResult, UserKind};
+use crate::recorded::RecordedRequest;
 use crate::shell::{self, Base};
 use crate::stubs::canonical;
 use crate::tokens::redacted_token;
@@ -31,6 +33,8 @@ struct State {
     bases: HashMap<String, Base>,
     outs: HashMap<String, Out>,
     web: usize,
+    /// The last `token_count` total seen: Codex repeats an event with an unchanged total.
+    last_total: Option<u64>,
 }
 
 fn texts(content: Option<&Value>) -> Vec<String> {
@@ -125,6 +129,39 @@ fn header_output(s: &str) -> Out {
 }
 
 impl State {
+    /// A `token_count` event (spec/governor.md §11.11): a new total is the usage of the request
+    /// the current assistant message answers; a repeated total, or one outside an assistant
+    /// message, is not.
+    fn tokens(&mut self, p: &Value) {
+        if p.get("type").and_then(Value::as_str) != Some("token_count") {
+            return;
+        }
+        let info = &p["info"];
+        let Some(total) = info["total_token_usage"]["total_tokens"].as_u64() else {
+            return;
+        };
+        if self.last_total == Some(total) {
+            return;
+        }
+        self.last_total = Some(total);
+        if !self.in_assistant || !matches!(self.history.last(), Some(Message::Assistant { .. })) {
+            return;
+        }
+        let last = &info["last_token_usage"];
+        let n = |k: &str| last[k].as_u64().unwrap_or(0);
+        let usage = ReportedUsage::from_openai(
+            n("input_tokens"),
+            n("cached_input_tokens"),
+            n("output_tokens"),
+        );
+        let message = self.history.len() - 1;
+        let recorded = &mut self.session.recorded;
+        match recorded.last_mut() {
+            Some(r) if r.message == message => r.usage = usage,
+            _ => recorded.push(RecordedRequest { message, usage }),
+        }
+    }
+
     fn base(&self) -> Base {
         match self.turn_cwd.as_ref().or(self.meta_cwd.as_ref()) {
             Some(c) if !c.is_empty() => Base::Known(c.clone()),
@@ -300,11 +337,12 @@ pub(crate) fn read(lines: &[Line]) -> Vec<Session> {
             Some("turn_context") => {
                 st.turn_cwd = p.get("cwd").and_then(Value::as_str).map(str::to_owned)
             }
-            Some("event_msg") => {}
+            Some("event_msg") => st.tokens(p),
             Some("compacted") => {
                 st.session.source.compactions += 1;
                 st.session.source.compacted_messages += st.history.len();
                 st.history.clear();
+                st.session.recorded.clear();
                 st.in_assistant = false;
                 st.history.push(Message::checkpoint(
                     p.get("message").and_then(Value::as_str).unwrap_or_default(),

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Outcome, Problem, Session, count_redacted, shell_foreign};
+use crate::audit::cache::ReportedUsage;
 use crate::model::{Call, Foreign, Message, Part, ToolResult, UserKind};
+use crate::recorded::RecordedRequest;
 use crate::shell::Base;
 
 fn content_text(v: Option<&Value>) -> String {
@@ -56,6 +58,30 @@ fn outcome(m: &Value, content: &str) -> (Option<i64>, String, bool) {
     )
 }
 
+/// The usage of the completion an assistant message came from (`extra.response.usage`, a chat
+/// completion's: `prompt_tokens` includes the cached part, `prompt_tokens_details.cached_tokens`
+/// or DeepSeek's `prompt_cache_hit_tokens`); spec/governor.md §11.11.
+fn reported(m: &Value) -> Option<ReportedUsage> {
+    let u = m
+        .pointer("/extra/response/usage")
+        .filter(|u| u.is_object())?;
+    let prompt = u.get("prompt_tokens").and_then(Value::as_u64)?;
+    let cached = u
+        .pointer("/prompt_tokens_details/cached_tokens")
+        .or_else(|| u.get("prompt_cache_hit_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let output = u
+        .get("completion_tokens")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    Some(ReportedUsage::from_openai(
+        prompt,
+        cached.min(prompt),
+        output,
+    ))
+}
+
 pub(crate) fn read(v: Value) -> Vec<Session> {
     let mut s = Session::default();
     s.source.redacted_values = count_redacted(&v);
@@ -102,6 +128,12 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
                         None => String::new(),
                     };
                     calls.push(Call::new(id, name, args));
+                }
+                if let Some(usage) = reported(m) {
+                    s.recorded.push(RecordedRequest {
+                        message: h.len(),
+                        usage,
+                    });
                 }
                 h.push(Message::assistant(text, calls));
             }

@@ -86,6 +86,9 @@ pub struct Session {
     pub parts: RequestParts,
     pub sources: Sources,
     pub source: Source,
+    /// The provider's reported usage of the requests, where the transcript records it
+    /// (spec/governor.md §11.11), by the assistant message each request was answered with.
+    pub recorded: Vec<crate::recorded::RecordedRequest>,
 }
 
 /// Why a file could not be read as a transcript.

@@ -731,3 +731,132 @@ fn codex_shell_argv_and_running_processes() {
     assert_eq!(seg(m, "c2").as_tool, None);
     assert!(seg(m, "c2").elided.is_none());
 }
+
+// ---- the recorded usage (spec/governor.md §11.11) ----
+
+fn recorded(bytes: &[u8]) -> Vec<(usize, [u64; 4])> {
+    let (_, sessions) = read(bytes, None, "t").expect("readable");
+    sessions[0]
+        .recorded
+        .iter()
+        .map(|r| {
+            let u = r.usage;
+            (r.message, [u.input, u.cache_write, u.cache_read, u.output])
+        })
+        .collect()
+}
+
+fn with_usage(mut line: Value, input: u64, write: u64, read: u64, output: u64) -> Value {
+    line["message"]["usage"] = json!({"input_tokens":input,"cache_creation_input_tokens":write,
+        "cache_read_input_tokens":read,"output_tokens":output});
+    line
+}
+
+/// Claude Code: the lines of one response carry its usage (the last line's output count is the
+/// response's); a compaction drops the usage of the messages it drops; a line without usage
+/// records nothing.
+#[test]
+fn claude_code_usage_is_recorded_per_response_and_dropped_by_a_compaction() {
+    let l = vec![
+        cc_user("u1", None, json!("go")),
+        with_usage(
+            cc_call(
+                "a1",
+                "u1",
+                "m1",
+                tool_use("t1", "Read", json!({"file_path":"/p/x"})),
+            ),
+            4,
+            3675,
+            10491,
+            5,
+        ),
+        with_usage(
+            cc_asst("a2", Some("a1"), "m1", text("and")),
+            4,
+            3675,
+            10491,
+            25,
+        ),
+        cc_user("u2", Some("a2"), tool_result("t1", "body")),
+        with_usage(
+            cc_asst("a3", Some("u2"), "m2", text("done")),
+            6,
+            286,
+            14166,
+            9,
+        ),
+        cc_user("u3", Some("a3"), json!("more")),
+        cc_asst("a4", Some("u3"), "m3", text("no usage")),
+    ];
+    assert_eq!(
+        recorded(&jsonl(&l)),
+        vec![(1, [4, 3675, 10491, 25]), (3, [6, 286, 14166, 9])]
+    );
+    let mut c = l.clone();
+    c.push(
+        json!({"type":"user","uuid":"s","parentUuid":"a4","sessionId":"S","isSidechain":false,
+        "isCompactSummary":true,"message":{"role":"user","content":"summary"}}),
+    );
+    c.push(with_usage(
+        cc_asst("a5", Some("s"), "m4", text("after")),
+        3,
+        900,
+        0,
+        2,
+    ));
+    // H after the compaction: the summary (0), the answer (1).
+    assert_eq!(recorded(&jsonl(&c)), vec![(1, [3, 900, 0, 2])]);
+}
+
+fn token_count(total: u64, input: u64, cached: u64, output: u64) -> Value {
+    cx(
+        "event_msg",
+        json!({"type":"token_count","info":{"total_token_usage":{"total_tokens":total},
+            "last_token_usage":{"input_tokens":input,"cached_input_tokens":cached,"output_tokens":output}}}),
+    )
+}
+
+/// Codex: a `token_count` with a new total after an assistant message is that request's usage
+/// (input less its cached part, no cache write); the repeated total Codex sends after the tool
+/// outputs, and an event with no `info`, record nothing.
+#[test]
+fn codex_token_counts_are_recorded_once_per_answer() {
+    let mut l = codex_head();
+    l.push(cx("event_msg", json!({"type":"token_count","info":null})));
+    l.push(fc("c1", "shell", json!({"command":["ls"]})));
+    l.push(token_count(120, 100, 60, 20));
+    l.push(fco("c1", "a\nb"));
+    l.push(token_count(120, 100, 60, 20));
+    l.push(cx_say("done"));
+    l.push(token_count(260, 130, 100, 10));
+    // H (the base instructions are a request-level part): user (0), the call (1), its output
+    // (2), the answer (3).
+    assert_eq!(
+        recorded(&jsonl(&l)),
+        vec![(1, [40, 0, 60, 20]), (3, [30, 0, 100, 10])]
+    );
+}
+
+/// mini-swe-agent: an assistant message's `extra.response.usage` (a chat completion's: the
+/// prompt includes its cached part; DeepSeek's `prompt_cache_hit_tokens` when the details lack
+/// it); a message without one records nothing.
+#[test]
+fn mini_swe_agent_completion_usage_is_recorded() {
+    let v = json!({"trajectory_format":"mini-swe-agent-1.1","instance_id":"i","info":{},"messages":[
+        {"role":"system","content":"sys"},
+        {"role":"user","content":"task"},
+        {"role":"assistant","content":"a","extra":{"response":{"usage":{"prompt_tokens":1835,
+            "completion_tokens":97,"prompt_tokens_details":{"cached_tokens":320},
+            "prompt_cache_hit_tokens":320,"prompt_cache_miss_tokens":1515}}}},
+        {"role":"user","content":"next"},
+        {"role":"assistant","content":"b","extra":{"response":{"usage":{"prompt_tokens":2000,
+            "completion_tokens":5,"prompt_cache_hit_tokens":1800}}}},
+        {"role":"user","content":"again"},
+        {"role":"assistant","content":"c"}
+    ]});
+    assert_eq!(
+        recorded(v.to_string().as_bytes()),
+        vec![(2, [1515, 0, 320, 97]), (4, [200, 0, 1800, 5])]
+    );
+}

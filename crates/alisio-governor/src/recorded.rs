@@ -1,0 +1,218 @@
+//! The recorded bill of a replayed session (spec/governor.md §11.11): what the recorded run's
+//! requests really sent, as the provider reported it in the transcript, and the governor's
+//! modelled saving as a share of it.
+//!
+//! A replay (spec/governor.md §11.8) prices the messages it can see, with token counts it
+//! estimates (§10). A foreign transcript does not record the system prompt and the tool
+//! definitions an agent sends before them (for Claude Code, some 14,000 tokens on every request),
+//! so the replay's `off` is a part of the real bill, and `governed / off` overstates the share a
+//! user would save. Every format of the corpus records the provider's usage of each request
+//! (Claude Code `message.usage`, Codex `token_count` events, mini-swe-agent
+//! `extra.response.usage`); [`bill`] puts the replay's saving against it.
+//!
+//! Pure: plain data in, plain data out.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::audit::cache::ReportedUsage;
+use super::figures::{Columns, Prices, Replay};
+use super::model::Message;
+
+/// The usage the provider reported for one request, with the index in H of the assistant
+/// message that answered it (the request before that message, spec/governor.md §11.8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedRequest {
+    pub message: usize,
+    pub usage: ReportedUsage,
+}
+
+/// `replay.recorded` (spec/governor.md §11.11).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recorded {
+    /// The replayed requests whose usage the transcript records.
+    pub requests: u64,
+    /// Σ over them of the input tokens the provider reported (uncached, cache writes, cache reads).
+    pub input_tokens: u64,
+    /// Σ of the cache reads among them.
+    pub cached_tokens: u64,
+    /// Their input priced as the replay prices (§11.8): cache reads at `cacheRead`, every other
+    /// input token at `cacheWrite`.
+    pub cost: f64,
+    /// The replay's `off` and `governed` costs over the same requests.
+    pub off_cost: f64,
+    pub governed_cost: f64,
+    /// The governed stream's modelled recovery cost (§11.10), all of it.
+    pub recovery_cost: f64,
+    /// offCost − governedCost − recoveryCost: what governing would have saved of the bill.
+    pub saved: f64,
+    /// saved / cost (`None` when the recorded cost is 0).
+    pub saved_share: Option<f64>,
+}
+
+impl Recorded {
+    /// Adds another session's bill (the `all` sums of `governor analyze`); the share is that of
+    /// the sums.
+    pub fn add(&mut self, o: &Self) {
+        self.requests += o.requests;
+        self.input_tokens += o.input_tokens;
+        self.cached_tokens += o.cached_tokens;
+        self.cost += o.cost;
+        self.off_cost += o.off_cost;
+        self.governed_cost += o.governed_cost;
+        self.recovery_cost += o.recovery_cost;
+        self.saved += o.saved;
+        self.saved_share = (self.cost > 0.0).then(|| self.saved / self.cost);
+    }
+}
+
+/// Request r's cost in a stream's columns (spec/governor.md §11.8).
+fn cost_at(c: &Columns, r: usize, p: Prices) -> f64 {
+    let input = c.input_tokens.get(r).copied().unwrap_or(0);
+    let cached = c.cached_tokens.get(r).copied().unwrap_or(0).min(input);
+    p.read * cached as f64 + p.write * (input - cached) as f64
+}
+
+/// The recorded bill of a replay: `None` when the transcript records no usage for any of the
+/// replayed requests. `history` is the replayed H, `usage` the reader's records, `replay` the
+/// replay of that H with `prices`.
+#[must_use]
+pub fn bill(
+    history: &[Message],
+    usage: &[RecordedRequest],
+    replay: &Replay,
+    prices: Prices,
+) -> Option<Recorded> {
+    let by_message: HashMap<usize, ReportedUsage> =
+        usage.iter().map(|u| (u.message, u.usage)).collect();
+    let answers = history
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.is_assistant())
+        .map(|(i, _)| i);
+    let mut b = Recorded::default();
+    for (r, i) in answers.enumerate() {
+        let Some(u) = by_message.get(&i) else {
+            continue;
+        };
+        b.requests += 1;
+        let uncached = u.input + u.cache_write;
+        b.input_tokens += uncached + u.cache_read;
+        b.cached_tokens += u.cache_read;
+        b.cost += prices.write * uncached as f64 + prices.read * u.cache_read as f64;
+        b.off_cost += cost_at(&replay.per_request.off, r, prices);
+        b.governed_cost += cost_at(&replay.per_request.governed, r, prices);
+    }
+    if b.requests == 0 {
+        return None;
+    }
+    b.recovery_cost = replay
+        .recovery
+        .as_ref()
+        .map_or(0.0, |x| x.governed.recovery_cost);
+    b.saved = b.off_cost - b.governed_cost - b.recovery_cost;
+    b.saved_share = (b.cost > 0.0).then(|| b.saved / b.cost);
+    Some(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::PerRequest;
+    use crate::recovery::{Recovery, StreamRecovery};
+
+    fn usage(message: usize, input: u64, cache_write: u64, cache_read: u64) -> RecordedRequest {
+        RecordedRequest {
+            message,
+            usage: ReportedUsage {
+                input,
+                cache_write,
+                cache_read,
+                output: 7,
+            },
+        }
+    }
+
+    fn columns(input: &[u64], cached: &[u64]) -> Columns {
+        Columns {
+            input_tokens: input.to_vec(),
+            cached_tokens: cached.to_vec(),
+        }
+    }
+
+    /// H = user, assistant, tool, assistant: the replay has three requests (before each
+    /// assistant message, then the final one); the transcript records the first two.
+    #[test]
+    fn the_bill_sums_the_recorded_requests_and_puts_the_saving_against_it() {
+        let h = vec![
+            Message::user("q"),
+            Message::assistant("a", Vec::new()),
+            Message::user("r"),
+            Message::assistant("b", Vec::new()),
+        ];
+        let replay = Replay {
+            requests: 3,
+            per_request: PerRequest {
+                off: columns(&[100, 300, 400], &[0, 100, 300]),
+                governed: columns(&[100, 200, 300], &[0, 50, 200]),
+                baselines: Vec::new(),
+            },
+            recovery: Some(Recovery {
+                governed: StreamRecovery {
+                    recovery_cost: 10.0,
+                    ..StreamRecovery::default()
+                },
+                ..Recovery::default()
+            }),
+            ..Replay::default()
+        };
+        let recorded = [usage(1, 10, 2_000, 10_000), usage(3, 5, 300, 12_000)];
+        let b = bill(&h, &recorded, &replay, Prices::default()).unwrap();
+        // Recorded: 2,010 × 1.25 + 10,000 × 0.1 = 3,512.5; 305 × 1.25 + 12,000 × 0.1 = 1,581.25.
+        // off: 100 × 1.25 = 125; 100 × 0.1 + 200 × 1.25 = 260. governed: 125; 5 + 187.5 = 192.5.
+        assert_eq!(b.requests, 2);
+        assert_eq!(b.input_tokens, 24_315);
+        assert_eq!(b.cached_tokens, 22_000);
+        assert!((b.cost - 5_093.75).abs() < 1e-9, "{}", b.cost);
+        assert!((b.off_cost - 385.0).abs() < 1e-9, "{}", b.off_cost);
+        assert!(
+            (b.governed_cost - 317.5).abs() < 1e-9,
+            "{}",
+            b.governed_cost
+        );
+        assert!((b.recovery_cost - 10.0).abs() < 1e-9);
+        assert!((b.saved - 57.5).abs() < 1e-9, "{}", b.saved);
+        let share = b.saved_share.unwrap();
+        assert!((share - 57.5 / 5_093.75).abs() < 1e-12, "{share}");
+        let mut all = Recorded::default();
+        all.add(&b);
+        all.add(&b);
+        assert_eq!((all.requests, all.input_tokens), (4, 48_630));
+        assert!((all.saved - 115.0).abs() < 1e-9);
+        assert!((all.saved_share.unwrap() - share).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_recorded_usage_is_no_bill_and_a_zero_bill_has_no_share() {
+        let h = vec![Message::user("q"), Message::assistant("a", Vec::new())];
+        let replay = Replay {
+            requests: 2,
+            per_request: PerRequest {
+                off: columns(&[10, 20], &[0, 10]),
+                governed: columns(&[10, 20], &[0, 10]),
+                baselines: Vec::new(),
+            },
+            ..Replay::default()
+        };
+        assert_eq!(bill(&h, &[], &replay, Prices::default()), None);
+        // A usage that names a message that is no answer is not a request of the replay.
+        assert_eq!(
+            bill(&h, &[usage(0, 1, 1, 1)], &replay, Prices::default()),
+            None
+        );
+        let b = bill(&h, &[usage(1, 0, 0, 0)], &replay, Prices::default()).unwrap();
+        assert_eq!((b.requests, b.cost, b.saved_share), (1, 0.0, None));
+    }
+}
