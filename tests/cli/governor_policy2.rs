@@ -25,7 +25,7 @@ fn mini_files() -> Option<Vec<PathBuf>> {
     (!out.is_empty()).then_some(out)
 }
 
-fn analyze(files: &[PathBuf], extra: &[&str]) -> Vec<Value> {
+pub(crate) fn analyze(files: &[PathBuf], extra: &[&str]) -> Vec<Value> {
     let ws = Ws::new();
     let mut args: Vec<String> = vec!["--json".into(), "governor".into(), "analyze".into()];
     args.extend(extra.iter().map(|s| (*s).to_owned()));
@@ -42,7 +42,7 @@ fn f(v: &Value, k: &str) -> f64 {
 
 /// The transcripts of one corpus format (`mini-swe-agent`, `claude-code` with `claude-code-v2`,
 /// `codex`): every `*.jsonl` and `*.traj.json` below its folders, sorted.
-fn format_files(fmt: &str) -> Option<Vec<PathBuf>> {
+pub(crate) fn format_files(fmt: &str) -> Option<Vec<PathBuf>> {
     let c = corpus()?.join("transcripts");
     let mut out = Vec::new();
     let mut stack: Vec<PathBuf> = std::fs::read_dir(&c)

@@ -26,6 +26,7 @@ mod governor;
 mod governor_delegation;
 mod governor_html;
 mod governor_policy2;
+mod governor_recorded;
 mod hosts_copilot;
 mod hosts_cursor;
 mod hosts_delivery;
