@@ -14,9 +14,8 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
-
 use super::audit::cache::ReportedUsage;
+pub use super::figures::Recorded;
 use super::figures::{Columns, Prices, Replay};
 use super::model::Message;
 
@@ -26,46 +25,6 @@ use super::model::Message;
 pub struct RecordedRequest {
     pub message: usize,
     pub usage: ReportedUsage,
-}
-
-/// `replay.recorded` (spec/governor.md §11.11).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Recorded {
-    /// The replayed requests whose usage the transcript records.
-    pub requests: u64,
-    /// Σ over them of the input tokens the provider reported (uncached, cache writes, cache reads).
-    pub input_tokens: u64,
-    /// Σ of the cache reads among them.
-    pub cached_tokens: u64,
-    /// Their input priced as the replay prices (§11.8): cache reads at `cacheRead`, every other
-    /// input token at `cacheWrite`.
-    pub cost: f64,
-    /// The replay's `off` and `governed` costs over the same requests.
-    pub off_cost: f64,
-    pub governed_cost: f64,
-    /// The governed stream's modelled recovery cost (§11.10), all of it.
-    pub recovery_cost: f64,
-    /// offCost − governedCost − recoveryCost: what governing would have saved of the bill.
-    pub saved: f64,
-    /// saved / cost (`None` when the recorded cost is 0).
-    pub saved_share: Option<f64>,
-}
-
-impl Recorded {
-    /// Adds another session's bill (the `all` sums of `governor analyze`); the share is that of
-    /// the sums.
-    pub fn add(&mut self, o: &Self) {
-        self.requests += o.requests;
-        self.input_tokens += o.input_tokens;
-        self.cached_tokens += o.cached_tokens;
-        self.cost += o.cost;
-        self.off_cost += o.off_cost;
-        self.governed_cost += o.governed_cost;
-        self.recovery_cost += o.recovery_cost;
-        self.saved += o.saved;
-        self.saved_share = (self.cost > 0.0).then(|| self.saved / self.cost);
-    }
 }
 
 /// Request r's cost in a stream's columns (spec/governor.md §11.8).
