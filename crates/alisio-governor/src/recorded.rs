@@ -27,6 +27,24 @@ pub struct RecordedRequest {
     pub usage: ReportedUsage,
 }
 
+/// The assistant messages whose request found the provider's cache cold, as the transcript
+/// recorded it (spec/governor.md §11.8): the reported cache read is under half of what the
+/// previous recorded request sent (its uncached input, cache writes and reads). A hit reads the
+/// whole previous prompt; an expiry (the cache's time to live) or a model switch reads nothing,
+/// or only a system prompt another session keeps warm. Sorted.
+#[must_use]
+pub fn cold_answers(usage: &[RecordedRequest]) -> Vec<usize> {
+    usage
+        .windows(2)
+        .filter(|w| {
+            let before = w[0].usage;
+            let sent = before.input + before.cache_write + before.cache_read;
+            2 * w[1].usage.cache_read < sent
+        })
+        .map(|w| w[1].message)
+        .collect()
+}
+
 /// Request r's cost in a stream's columns (spec/governor.md §11.8).
 fn cost_at(c: &Columns, r: usize, p: Prices) -> f64 {
     let input = c.input_tokens.get(r).copied().unwrap_or(0);
@@ -151,6 +169,23 @@ mod tests {
         assert_eq!((all.requests, all.input_tokens), (4, 48_630));
         assert!((all.saved - 115.0).abs() < 1e-9);
         assert!((all.saved_share.unwrap() - share).abs() < 1e-12);
+    }
+
+    /// Cold requests, as the corpus shows them: a hit reads the whole previous prompt; an
+    /// expiry reads nothing, or only the system prompt another session keeps warm; a small
+    /// shortfall (a changed last block) is no expiry.
+    #[test]
+    fn a_request_that_read_under_half_of_the_previous_prompt_was_cold() {
+        let u = [
+            usage(1, 4, 3675, 10491),  // sent 14,170
+            usage(3, 6, 286, 14166),   // a hit: read 14,166 (≥ 7,085)
+            usage(5, 3, 20000, 0),     // 341 s later: read nothing
+            usage(7, 5, 1000, 20003),  // a hit again
+            usage(9, 5, 11000, 10491), // only the system prompt: 10,491 < 21,008 / 2
+            usage(11, 5, 3000, 19000), // 19,000 ≥ 21,496 / 2: a hit that rewrote a block
+        ];
+        assert_eq!(cold_answers(&u), vec![5, 9]);
+        assert_eq!(cold_answers(&u[..1]), Vec::<usize>::new());
     }
 
     #[test]

@@ -276,8 +276,12 @@ pub fn summary_line(rp: &serde_json::Value) -> String {
 }
 
 /// Replays one recorded session request by request (the requests of `--events`: one before
-/// every assistant message, then the final one) and accounts every stream.
+/// every assistant message, then the final one) and accounts every stream. `cold` (sorted) are
+/// the assistant messages whose request the provider answered from a cold cache, as the
+/// transcript recorded it (`recorded::cold_answers`, spec/governor.md §11.8): every stream's
+/// request starts from an empty cache there.
 #[must_use]
+#[allow(clippy::too_many_arguments)]
 pub fn replay(
     settings: &GovSettings,
     session_id: &str,
@@ -286,6 +290,7 @@ pub fn replay(
     sources: &Sources,
     masks: &[usize],
     prices: Prices,
+    cold: &[usize],
 ) -> Replay {
     let k = parts_tokens(parts);
     let mut base = Vec::with_capacity(k.len() + history.len() + 1);
@@ -345,13 +350,14 @@ pub fn replay(
         let sent = gov.request(settings, turn);
         requests += 1;
         let n = off_k + end;
-        off.push(prices, &base, n, Vec::new(), None, false);
+        let expired = end < history.len() && cold.binary_search(&end).is_ok();
+        off.push(prices, &base, n, Vec::new(), None, expired);
         let stubs = gov
             .elisions()
             .map(|(i, s)| (off_k + i, tokens(s), hash_of(s)))
             .collect();
         let trailing = sent.invariants.as_deref().map(|b| (tokens(b), hash_of(b)));
-        governed.push(prices, &base, n, stubs, trailing, false);
+        governed.push(prices, &base, n, stubs, trailing, expired);
         for (i, reason) in gov.reasons() {
             let shape = if reason == Reason::Oversized {
                 Shape::Spill
@@ -370,7 +376,7 @@ pub fn replay(
                 .iter()
                 .filter_map(|i| masked[*i].map(|(t, h)| (off_k + i, t, h)))
                 .collect();
-            m.stream.push(prices, &base, n, stubs, None, false);
+            m.stream.push(prices, &base, n, stubs, None, expired);
         }
     }
     let stream = |name: String, s: &Stream, tracker: &HiddenResults, mask: Option<usize>| {

@@ -260,6 +260,7 @@ fn replay_of(settings: &GovSettings, s: &Session, opts: &(Prices, Vec<usize>)) -
             &s.sources,
             &opts.1,
             opts.0,
+            &recorded::cold_answers(&s.recorded),
         );
         rp.recorded = recorded::bill(&s.history, &s.recorded, &rp, opts.0);
         rp

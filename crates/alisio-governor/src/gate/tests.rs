@@ -275,7 +275,7 @@ fn under_the_bank_governed_never_costs_more_than_off_up_to_any_request() {
     let h = history(29, 5);
     let mut s = settings(2, h.len() as u32);
     s.mode = GovernorMode::Shadow;
-    let r = replay(&s, "s", &h, &parts, &src, &[], Prices::default());
+    let r = replay(&s, "s", &h, &parts, &src, &[], Prices::default(), &[]);
     assert!(
         (r.governed.cost - r.off.cost - 1362.8).abs() < 1e-6,
         "{}",
@@ -289,6 +289,7 @@ fn under_the_bank_governed_never_costs_more_than_off_up_to_any_request() {
         &src,
         &[],
         Prices::default(),
+        &[],
     );
     assert_eq!(r.governed, r.off);
     // With the spill and the rewrite, every prefix of the session is at or below off.
@@ -296,7 +297,7 @@ fn under_the_bank_governed_never_costs_more_than_off_up_to_any_request() {
     for gate in [GateRule::Bank, GateRule::ExpectedBank] {
         let mut s = with_rule(settings(2, 8), gate);
         s.mode = GovernorMode::Shadow;
-        let r = replay(&s, "s", &h, &parts, &src, &[], Prices::default());
+        let r = replay(&s, "s", &h, &parts, &src, &[], Prices::default(), &[]);
         let lead = lead(&r);
         assert_eq!(lead.len(), 45);
         assert!(lead.iter().all(|d| *d <= 1e-9), "{gate:?} {lead:?}");

@@ -87,7 +87,7 @@ fn the_replay_sums_equal_the_events_and_masking_is_recomputed_every_request() {
         ..RequestParts::default()
     };
     let src = Sources::default();
-    let r = replay(&s, "s", &h, &parts, &src, &[2], Prices::default());
+    let r = replay(&s, "s", &h, &parts, &src, &[2], Prices::default(), &[]);
     assert_eq!(r.requests, 14);
     // Σ tokensBefore / tokensAfter of the events of the same replay.
     let mut gov = SessionGovernor::new();
@@ -118,4 +118,49 @@ fn the_replay_sums_equal_the_events_and_masking_is_recomputed_every_request() {
     assert!(r.governed.cost < r.off.cost);
     assert!(r.governed.cache_breaks < r.baselines[0].figures.cache_breaks);
     assert_eq!(mask_stub(4), "Old environment output: (4 lines omitted)");
+}
+
+/// A request the transcript recorded as answered from a cold cache (spec/governor.md §11.8)
+/// starts every stream from an empty cache; the other requests are unchanged, and `off` pays
+/// exactly (write − read) × what it would have read.
+#[test]
+fn a_recorded_cold_request_starts_every_stream_from_an_empty_cache() {
+    let mut h = vec![Message::user("fix it")];
+    for k in 0..4 {
+        let id = format!("c{k}");
+        h.push(bash(&id, &format!("python step{k}.py")));
+        h.push(Message::tool(&id, "out\n".repeat(50), false));
+    }
+    h.push(Message::assistant("done", vec![]));
+    let s = GovSettings {
+        mode: GovernorMode::Shadow,
+        ..GovSettings::default()
+    };
+    let (parts, src) = (RequestParts::default(), Sources::default());
+    let warm = replay(&s, "s", &h, &parts, &src, &[1], P, &[]);
+    // The third call (message 5) was answered from a cold cache: request 3 (index 2).
+    let cold = replay(&s, "s", &h, &parts, &src, &[1], P, &[5]);
+    let streams = |r: &Replay| {
+        vec![
+            r.per_request.off.clone(),
+            r.per_request.governed.clone(),
+            r.per_request.baselines[0].clone(),
+        ]
+    };
+    for (w, c) in streams(&warm).iter().zip(streams(&cold)) {
+        assert_eq!(w.input_tokens, c.input_tokens);
+        assert!(w.cached_tokens[2] > 0);
+        assert_eq!(c.cached_tokens[2], 0);
+        for r in [0, 1, 3, 4] {
+            assert_eq!(w.cached_tokens[r], c.cached_tokens[r], "request {}", r + 1);
+        }
+    }
+    let lost = warm.per_request.off.cached_tokens[2] as f64;
+    assert!((cold.off.cost - warm.off.cost - (P.write - P.read) * lost).abs() < 1e-9);
+    assert_eq!((warm.off.cache_breaks, cold.off.cache_breaks), (0, 0));
+    // A cold index that is no answer (the final request has none) changes nothing.
+    assert_eq!(
+        replay(&s, "s", &h, &parts, &src, &[1], P, &[h.len()]).per_request,
+        warm.per_request
+    );
 }
