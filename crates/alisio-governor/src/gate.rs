@@ -36,6 +36,13 @@ pub struct Gate {
     taken: usize,
     steps: Vec<Step>,
     bank: Bank,
+    /// The requests that found the provider's cache cold, by the messages they sent (sorted):
+    /// a rewrite there costs nothing more (spec/governor.md §2.7, "Cold requests").
+    cold: Vec<usize>,
+    /// How many of `cold` were applied.
+    cold_done: usize,
+    /// Bumped whenever the decisions on P change, E or not.
+    generation: u64,
 }
 
 /// The bank's accounts (spec/governor.md §2.7): the requests before the last boundary checked,
@@ -88,7 +95,13 @@ impl Bank {
     /// Accounts the requests before message `b` not yet accounted: one per assistant message at
     /// index `a`, sending messages `0..a` (spec/governor.md §11.8). `sent(i)` is message `i`'s
     /// tokens as `off` and as the governed stream (under the boundaries taken) send it.
-    fn account(&mut self, h: &[Message], b: usize, sent: &impl Fn(usize) -> (u64, u64)) {
+    fn account(
+        &mut self,
+        h: &[Message],
+        b: usize,
+        cold: &[usize],
+        sent: &impl Fn(usize) -> (u64, u64),
+    ) {
         let p = Prices::default();
         let start = self.next.min(b);
         for (a, m) in h.iter().enumerate().take(b).skip(start) {
@@ -96,7 +109,12 @@ impl Bank {
                 continue;
             }
             self.extend(a, sent);
-            let c = self.previous_sent.unwrap_or(0);
+            // A cold request writes everything, in both streams.
+            let c = if cold.binary_search(&a).is_ok() {
+                0
+            } else {
+                self.previous_sent.unwrap_or(0)
+            };
             let cg = self.first_changed.map_or(c, |f| f.min(c));
             let off = p.read * self.off[c] as f64 + p.write * (self.off[a] - self.off[c]) as f64;
             let gov = p.read * self.governed[cg] as f64
@@ -125,6 +143,21 @@ const fn saved(s: &Step) -> u64 {
 }
 
 impl Gate {
+    /// The requests that found the provider's cache cold, by the messages each sent (sorted; a
+    /// list that only grows: those applied stay applied).
+    pub fn set_cold(&mut self, cold: &[usize]) {
+        if cold.len() > self.cold.len() {
+            self.cold = cold.to_vec();
+        }
+    }
+
+    /// Changes whenever the decisions on P change (a boundary taken, or a cold request's free
+    /// rewrite at the same E).
+    #[must_use]
+    pub const fn generation(&self) -> u64 {
+        self.generation
+    }
+
     /// E for `h` (spec/governor.md §2.5, §2.7): under policy 2 with epochs, the last boundary taken;
     /// otherwise the plain E. `tokens(i)` is message `i`'s tokens (spec/governor.md §10).
     pub fn eligible(
@@ -139,35 +172,110 @@ impl Gate {
             return eligible(h.len(), s.epoch_messages);
         }
         let end = h.len().min(facts.len());
+        // Boundaries and cold requests in the order of the messages they reach: a cold request
+        // sending n messages comes after the boundaries b ≤ n.
+        while let Some(c) = self.cold.get(self.cold_done).copied().filter(|c| *c <= end) {
+            self.boundaries(h, facts, s, &tokens, c);
+            self.expire(h, facts, s, &tokens, c);
+            self.cold_done += 1;
+        }
+        self.boundaries(h, facts, s, &tokens, end);
+        self.taken
+    }
+
+    /// The per-message tokens `off` and the governed stream send under the decisions taken,
+    /// for the bank's accounts.
+    fn account(
+        &mut self,
+        h: &[Message],
+        facts: &[Option<Fact>],
+        tokens: &impl Fn(usize) -> u64,
+        b: usize,
+    ) {
+        let (taken, steps, bank, cold) = (self.taken, &self.steps, &mut self.bank, &self.cold);
+        bank.account(h, b, cold, &|i| {
+            let t = tokens(i);
+            let st = if i < taken {
+                saved(&steps[i])
+            } else {
+                oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
+            };
+            (t, t.saturating_sub(st))
+        });
+    }
+
+    /// Evaluates the boundaries b ≤ `end` not yet checked (spec/governor.md §2.7 steps 1–4).
+    fn boundaries(
+        &mut self,
+        h: &[Message],
+        facts: &[Option<Fact>],
+        s: &GovSettings,
+        tokens: &impl Fn(usize) -> u64,
+        end: usize,
+    ) {
+        let epoch = s.epoch_messages as usize;
         let rule = s.policy2.gate;
         while self.checked + epoch <= end {
             let b = self.checked + epoch;
             if rule.banks() {
-                let (taken, steps, bank) = (self.taken, &self.steps, &mut self.bank);
-                bank.account(h, b, &|i| {
-                    let t = tokens(i);
-                    let st = if i < taken {
-                        saved(&steps[i])
-                    } else {
-                        oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
-                    };
-                    (t, t.saturating_sub(st))
-                });
+                self.account(h, facts, tokens, b);
             }
             let now = decide_policy(&h[..b], &facts[..b], b, s);
             let gate = (rule, s.policy2.gate_start);
-            if let Some((first, steps)) = self.pays(h, facts, now, b, &tokens, gate) {
-                if let Some(f) = first {
-                    let bank = &mut self.bank;
-                    bank.first_changed = Some(bank.first_changed.map_or(f, |x| x.min(f)));
-                    bank.governed.truncate(f + 1);
-                }
+            if let Some((first, steps)) = self.pays(h, facts, now, b, tokens, gate) {
+                self.changed_from(first);
                 self.taken = b;
                 self.steps = steps;
+                self.generation += 1;
             }
             self.checked = b;
         }
-        self.taken
+    }
+
+    /// The bank's view of a rewrite from message `first` (`None`: nothing changes).
+    fn changed_from(&mut self, first: Option<usize>) {
+        if let Some(f) = first {
+            let bank = &mut self.bank;
+            bank.first_changed = Some(bank.first_changed.map_or(f, |x| x.min(f)));
+            bank.governed.truncate(f + 1);
+        }
+    }
+
+    /// A request sending `n` messages found the cache cold (spec/governor.md §2.7, "Cold
+    /// requests"): it writes its whole prefix whatever it holds, so the last boundary checked is
+    /// taken with every change, at no price.
+    fn expire(
+        &mut self,
+        h: &[Message],
+        facts: &[Option<Fact>],
+        s: &GovSettings,
+        tokens: &impl Fn(usize) -> u64,
+        n: usize,
+    ) {
+        let b = self.checked;
+        if b == 0 {
+            return;
+        }
+        if s.policy2.gate.banks() {
+            // The requests before this one, under the decisions they were sent with.
+            self.account(h, facts, tokens, n);
+        }
+        let now = decide_policy(&h[..b], &facts[..b], b, s);
+        let before = |i: usize| -> Option<Reason> {
+            if i < self.taken {
+                reason(&self.steps[i])
+            } else {
+                oversized(h, i, facts[i].as_ref()).and_then(|o| reason(&o))
+            }
+        };
+        let first = (0..b).find(|&i| before(i) != reason(&now[i]));
+        if first.is_none() && self.taken == b {
+            return;
+        }
+        self.changed_from(first);
+        self.taken = b;
+        self.steps = now;
+        self.generation += 1;
     }
 
     /// Whether the boundary `b` with decisions `now` is taken: `Some((the first message it
@@ -246,6 +354,36 @@ impl Gate {
         };
         let p = Prices::default();
         let available = self.bank.available();
+        // The bank's price of a start k is the exact change of the next request's cost
+        // (spec/governor.md §2.7, the bank's proof (ii)): B(k) − (write − read) × G_old(max(k, c′)..b),
+        // c′ the cached end that request would have without this rewrite; the messages from c′
+        // on are written by that request anyway.
+        let old: Vec<u64> = if rule.banks() {
+            let sent = |i: usize| {
+                let t = tokens(i);
+                let st = if i < taken {
+                    saved(&steps[i])
+                } else {
+                    oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
+                };
+                (t, t.saturating_sub(st))
+            };
+            self.bank.extend(b, &sent);
+            self.bank.governed[..=b].to_vec()
+        } else {
+            Vec::new()
+        };
+        let cached_end = {
+            let c = self.bank.previous_sent.unwrap_or(0);
+            self.bank.first_changed.map_or(c, |f| f.min(c))
+        };
+        let written_anyway = |k: usize| -> f64 {
+            let from = k.max(cached_end);
+            match (old.get(from), old.get(b)) {
+                (Some(x), Some(y)) if from < b => (p.write - p.read) * (y - x) as f64,
+                _ => 0.0,
+            }
+        };
         // From the last changed message back: each changed message k is a start, whose rewrite
         // re-sends suffix(k) and whose gain is that of the changes at or after k.
         let (mut suffix, mut gain, mut net, mut paid) = (0u64, 0.0, 0.0, 0.0);
@@ -264,7 +402,7 @@ impl Gate {
                 continue;
             }
             let price = (p.write - p.read) * suffix as f64;
-            let bound = price - p.read * net;
+            let bound = price - p.read * net - written_anyway(i);
             let expected = gain * p.read * requests;
             let admissible = (!rule.expects() || expected >= price)
                 && (!rule.banks() || available >= bound)

@@ -347,10 +347,13 @@ pub fn replay(
             request: r as u64 + 1,
             recovery: false,
         };
+        let expired = end < history.len() && cold.binary_search(&end).is_ok();
+        if expired {
+            gov.cache_cold();
+        }
         let sent = gov.request(settings, turn);
         requests += 1;
         let n = off_k + end;
-        let expired = end < history.len() && cold.binary_search(&end).is_ok();
         off.push(prices, &base, n, Vec::new(), None, expired);
         let stubs = gov
             .elisions()

@@ -185,6 +185,8 @@ struct Cache {
     eligible: usize,
     /// The cache gate's boundaries (spec/governor.md §2.7).
     gate: Gate,
+    /// The gate's generation the decisions on P were computed at.
+    generation: u64,
     /// Elisions on P: (message, call id, reason, tokens saved, stub).
     elided: Vec<Elision>,
     /// `oversized` elisions beyond P, recomputed at every request (policy 2).
@@ -206,6 +208,7 @@ impl Cache {
             compacted: false,
             eligible: 0,
             gate: Gate::default(),
+            generation: 0,
             elided: Vec::new(),
             tail: Vec::new(),
             usage: UsageState::default(),
@@ -241,15 +244,19 @@ impl Cache {
         }
     }
 
-    /// Decisions on P, reused until E changes (G8); policy 2's `oversized` after P.
-    fn decide(&mut self, settings: &GovSettings, h: &[Message], start: usize) {
+    /// Decisions on P, reused until E changes (G8) or a cold request's free rewrite changes them
+    /// (spec/governor.md §2.7); policy 2's `oversized` after P. `cold`: the requests of the
+    /// session that found the provider's cache cold, by the messages they sent.
+    fn decide(&mut self, settings: &GovSettings, h: &[Message], start: usize, cold: &[usize]) {
         let c = self;
         let n = h.len();
         let facts = &c.facts;
+        c.gate.set_cold(cold);
         let e = c
             .gate
             .eligible(h, facts, settings, |i| tokens_at(h, facts, i));
-        if e != c.eligible || start == 0 {
+        if e != c.eligible || start == 0 || c.gate.generation() != c.generation {
+            c.generation = c.gate.generation();
             let steps = match c.gate.on_eligible(settings) {
                 Some(steps) => steps.to_vec(),
                 None => decide_policy(&h[..e], &c.facts[..e], e, settings),
@@ -334,6 +341,11 @@ pub struct SessionGovernor {
     reported: HashSet<String>,
     ledger: HashSet<String>,
     cache: Option<Cache>,
+    /// The requests that found the provider's cache cold, by the messages they sent (kept
+    /// across a rebuilt cache, so a rebuilt gate takes the same free rewrites).
+    cold: Vec<usize>,
+    /// The next request finds the cache cold ([`SessionGovernor::cache_cold`]).
+    cold_next: bool,
 }
 
 /// The spec/governor.md §10 tokens of one message (its segments).
@@ -380,6 +392,14 @@ impl SessionGovernor {
         Self::default()
     }
 
+    /// The next request finds the provider's prompt cache cold (it expired, or a transcript
+    /// recorded it so): it is sent whole and uncached whatever it holds, so the cache gate takes
+    /// every change pending at the last boundary at no price (spec/governor.md §2.7, "Cold
+    /// requests").
+    pub fn cache_cold(&mut self) {
+        self.cold_next = true;
+    }
+
     /// Drops the incremental cache. Call it when the stored history was rewritten in place
     /// (budget reduction); compactions and shorter histories are detected on their own.
     pub fn invalidate(&mut self) {
@@ -417,7 +437,10 @@ impl SessionGovernor {
         let start = c.messages;
         c.ingest(settings, h);
         let n = h.len();
-        c.decide(settings, h, start);
+        if std::mem::take(&mut self.cold_next) && self.cold.last().is_none_or(|l| *l < n) {
+            self.cold.push(n);
+        }
+        c.decide(settings, h, start, &self.cold);
         let e = c.eligible;
         c.account(settings, h, start, &mut self.ledger);
         c.messages = n;
