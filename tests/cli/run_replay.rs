@@ -121,3 +121,54 @@ fn a_session_in_mode_off_has_no_replay() {
     assert!(of_type(&ev, "context_governed").is_empty());
     assert!(report(&ws, &sid(&ev)).get("replay").is_none());
 }
+
+/// `provider.promptCacheTtlSeconds` (spec/sessions.md §5.1): a resumed run whose session's last
+/// request is older than the provider's cache lifetime sends its first request cold, and its live
+/// replay figures say so in both streams; the next run, right after, reads from the cache again.
+/// Without a lifetime (the script provider's default) the same pause is not taken as cold.
+#[test]
+fn a_request_after_the_providers_cache_lifetime_is_cold_in_the_live_replay() {
+    for (ttl, cold) in [(Some(300), true), (None, false)] {
+        let ws = Ws::new();
+        let cfg = ttl.map_or_else(
+            || json!({}),
+            |t| json!({"provider": {"promptCacheTtlSeconds": t}}),
+        );
+        ws.file("cfg.json", cfg.to_string());
+        script(&ws, &[LIST_FILES, r#"{"text":"ok"}"#]);
+        let args = ["--governor", "on", "--config", "cfg.json"];
+        let (r, ev) = run(&ws, "hello", &args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let id = sid(&ev);
+        // The session's requests were built ten minutes and more ago.
+        db(&ws)
+            .execute(
+                "UPDATE events SET timestamp='2020-01-01T00:00:00.000Z' WHERE type='context_governed'",
+                [],
+            )
+            .unwrap();
+        let resumed = |ws: &Ws, text: &str| {
+            script(ws, &[&format!(r#"{{"text":"{text}"}}"#)]);
+            let mut a = vec!["--session", id.as_str()];
+            a.extend(args);
+            let (r, ev) = run(ws, text, &a);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let g = of_type(&ev, "context_governed");
+            assert_eq!(g.len(), 1);
+            g[0]["data"]["replay"].clone()
+        };
+        let first = resumed(&ws, "again");
+        for s in ["off", "governed"] {
+            let cached = first[s]["cachedTokens"].as_u64().unwrap();
+            assert_eq!(
+                cached == 0,
+                cold,
+                "{s} after the pause, ttl {ttl:?}: {first}"
+            );
+        }
+        let next = resumed(&ws, "more");
+        for s in ["off", "governed"] {
+            assert!(next[s]["cachedTokens"].as_u64().unwrap() > 0, "{s}: {next}");
+        }
+    }
+}

@@ -292,18 +292,20 @@ impl RunGovernor {
         Some(out)
     }
 
-    /// Projects one request. `values` are the parsed rows of `active`, in the same order.
-    #[allow(clippy::too_many_arguments)]
+    /// Projects one request. `values` are the parsed rows of `active`, in the same order;
+    /// `turn` is (the request's number, a truncation recovery, the provider's cache expired
+    /// since the previous request: it is sent uncached, and the governor rewrites for free,
+    /// spec/governor.md §2.7).
     pub fn project(
         &mut self,
         session_id: &str,
         active: &[MsgRow],
         values: Vec<Value>,
         parts: &Parts,
-        request: u64,
-        recovery: bool,
+        turn: (u64, bool, bool),
         sources: &RunnerSources,
     ) -> Projected {
+        let (request, recovery, cold) = turn;
         let mut messages = values;
         if self.mode == GovernorMode::Off {
             view_cap(&mut messages);
@@ -321,6 +323,10 @@ impl RunGovernor {
         let rp = parts.governor();
         let src = sources.governor();
         self.seed(session_id, &history, &rp, &src);
+        if cold {
+            self.state.cache_cold();
+            self.live.rewritten();
+        }
         let sent = self.state.request(
             &self.settings,
             Turn {

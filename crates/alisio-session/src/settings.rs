@@ -238,6 +238,10 @@ pub struct ProviderConfig {
     pub retry_base_ms: u64,
     pub script: Option<PathBuf>,
     pub prompt_cache: bool,
+    /// How long the provider keeps a prompt cache after its last use (spec/sessions.md §1.8):
+    /// a request sent later finds it cold, and the governor rewrites for free there
+    /// (spec/governor.md §2.7). `None`: never assumed cold.
+    pub prompt_cache_ttl: Option<Duration>,
 }
 
 impl ProviderConfig {
@@ -295,6 +299,18 @@ impl ProviderConfig {
             max_retries: u("maxRetries").map_or(3, |v| v as u32),
             retry_base_ms: u("retryBaseMs").unwrap_or(1000),
             script: s("script").map(PathBuf::from),
+            // Anthropic's `ephemeral` cache, which the adapter sets, lives 5 minutes from its last
+            // use; OpenAI states no lifetime (recorded Codex sessions read from cache after a
+            // 45-minute pause), so it is never assumed cold unless configured.
+            prompt_cache_ttl: Some(u("promptCacheTtlSeconds").unwrap_or(
+                if kind == ProviderKind::Anthropic {
+                    300
+                } else {
+                    0
+                },
+            ))
+            .filter(|s| *s > 0)
+            .map(Duration::from_secs),
             prompt_cache: p
                 .get("promptCache")
                 .and_then(Value::as_bool)

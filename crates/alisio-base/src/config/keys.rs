@@ -245,6 +245,7 @@ pub(super) static KEYS: &[KeySpec] = keys! {
     "provider.idleTimeoutMs": at_least(1), "300000", NotProject;
     "provider.requestTimeoutMs": at_least(1), "1800000", NotProject;
     "provider.maxRetries": int(0, 100), "3", NotProject;
+    "provider.promptCacheTtlSeconds": int(0, 86_400), "(300 for anthropic, 0 otherwise)", NotProject;
     "provider.retryBaseMs": at_least(0), "1000", NotProject;
     "provider.script": Ty::Str, "(none)", NotProject;
     "provider.promptCache": Ty::Bool, "true", NotProject;

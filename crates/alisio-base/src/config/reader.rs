@@ -199,6 +199,6 @@ mod table_tests {
             assert_eq!(k.ty.check(k.key, &v, k.default), Ok(()), "{}", k.key);
             json_defaults += 1;
         }
-        assert_eq!((all().len(), json_defaults), (57, 40));
+        assert_eq!((all().len(), json_defaults), (58, 40));
     }
 }

@@ -139,6 +139,9 @@ struct Progress {
     last_text: String,
     /// The last answer was cut at the output limit and had no calls.
     truncated: bool,
+    /// When the last request was built (ms since the epoch): the provider's cache was last
+    /// used then.
+    last_request_ms: Option<u128>,
 }
 
 impl Progress {

@@ -338,6 +338,23 @@ impl Run<'_> {
         self.context.loaded_block(&names, cwd)
     }
 
+    /// Whether the provider's prompt cache expired before this request (spec/sessions.md §1.8,
+    /// `provider.promptCacheTtlSeconds`): the previous request of the session, in this run or
+    /// the last stored one, was built more than the cache's lifetime ago. Notes the request.
+    fn cache_cold(&mut self) -> bool {
+        let now = crate::util::now_ms();
+        let previous = self.progress.last_request_ms.or_else(|| {
+            self.store
+                .last_event_at(&self.session_id, "context_governed")
+                .ok()
+                .flatten()
+                .and_then(|t| alisio_governor::audit::timestamp_ms(&t))
+                .and_then(|ms| u128::try_from(ms).ok())
+        });
+        self.progress.last_request_ms = Some(now);
+        expired(previous, now, self.provider_config.prompt_cache_ttl)
+    }
+
     pub(super) fn build_request(&mut self, recovery: bool) -> Result<ModelRequest, RunError> {
         let active = self.active()?;
         let (system, _, parts) = self.parts();
@@ -359,13 +376,13 @@ impl Run<'_> {
         self.record_request_set(&parts.delivered)?;
         let sources = self.sources();
         let values: Vec<Value> = active.iter().map(|r| self.row_value(r)).collect();
+        let cold = self.cache_cold();
         let p = self.governor.project(
             &self.session_id,
             &active,
             values,
             &parts,
-            self.progress.request_no,
-            recovery,
+            (self.progress.request_no, recovery, cold),
             &sources,
         );
         let mut messages = p.messages;
@@ -510,5 +527,31 @@ impl Run<'_> {
         let rows = self.store.active_messages(&self.session_id)?;
         *cache = Some((max, generation, rows.clone()));
         Ok(rows)
+    }
+}
+
+/// A prompt cache last used at `previous` (ms since the epoch) has expired at `now` when its
+/// lifetime `ttl` has passed; without a lifetime or a previous use it has not.
+fn expired(previous: Option<u128>, now: u128, ttl: Option<std::time::Duration>) -> bool {
+    match (previous, ttl) {
+        (Some(p), Some(t)) => now.saturating_sub(p) >= t.as_millis(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::expired;
+    use std::time::Duration;
+
+    #[test]
+    fn a_cache_expires_when_its_lifetime_has_passed_since_its_last_use() {
+        let ttl = Some(Duration::from_secs(300));
+        assert!(!expired(Some(1_000), 300_999, ttl));
+        assert!(expired(Some(1_000), 301_000, ttl));
+        // No previous request, no lifetime, or a clock that went back: never cold.
+        assert!(!expired(None, 10_000_000, ttl));
+        assert!(!expired(Some(1_000), 10_000_000, None));
+        assert!(!expired(Some(5_000), 1_000, ttl));
     }
 }

@@ -461,6 +461,21 @@ impl Store {
             .map_err(sql)
     }
 
+    /// The timestamp of the session's last stored event of type `ty`.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn last_event_at(&self, sid: &str, ty: &str) -> Result<Option<String>, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT timestamp FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
+                params![sid, ty],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(sql)
+    }
+
     /// The `data` JSON of every stored event of type `ty` of the session, in id order.
     ///
     /// # Errors
