@@ -20,6 +20,9 @@ pub struct ContextGoverned {
     pub policy_version: u32,
     pub request: u64,
     pub recovery: bool,
+    /// The request found the provider's prompt cache cold (spec/governor.md §2.7): a later
+    /// process restores the session's cold requests from these events.
+    pub cache_cold: bool,
     pub failed: bool,
     pub messages: usize,
     pub eligible_messages: usize,

@@ -400,6 +400,16 @@ impl SessionGovernor {
         self.cold_next = true;
     }
 
+    /// The session's earlier requests that found the cache cold, by the messages each sent (a
+    /// later process restores them from the stored `context_governed` events, `cacheCold`), so
+    /// that it sends what the session sent: the free rewrites taken there stay taken.
+    pub fn restore_cold(&mut self, mut cold: Vec<usize>) {
+        cold.sort_unstable();
+        cold.dedup();
+        self.cold = cold;
+        self.cache = None;
+    }
+
     /// Drops the incremental cache. Call it when the stored history was rewritten in place
     /// (budget reduction); compactions and shorter histories are detected on their own.
     pub fn invalidate(&mut self) {
@@ -429,6 +439,10 @@ impl SessionGovernor {
         }
         let h = turn.history;
         if !self.valid(settings, h) {
+            if self.cache.is_some() {
+                // The history was rewritten (a compaction): the cold requests indexed the old one.
+                self.cold.clear();
+            }
             self.cache = Some(Cache::new(settings));
         }
         let Some(c) = self.cache.as_mut() else {
@@ -437,7 +451,8 @@ impl SessionGovernor {
         let start = c.messages;
         c.ingest(settings, h);
         let n = h.len();
-        if std::mem::take(&mut self.cold_next) && self.cold.last().is_none_or(|l| *l < n) {
+        let cache_cold = std::mem::take(&mut self.cold_next);
+        if cache_cold && self.cold.last().is_none_or(|l| *l < n) {
             self.cold.push(n);
         }
         c.decide(settings, h, start, &self.cold);
@@ -495,6 +510,7 @@ impl SessionGovernor {
             policy_version: settings.policy_version,
             request: turn.request,
             recovery: turn.recovery,
+            cache_cold,
             failed: false,
             messages: n,
             eligible_messages: e,

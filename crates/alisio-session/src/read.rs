@@ -188,7 +188,8 @@ pub fn report(
     let (_, parts) =
         super::runner::request_parts(&root, &cwd, &attached, ctx, &policies, seat_of(&s), None);
     let sources = super::run_governor::RunnerSources::from_options(&options, Vec::new(), 0);
-    let governor = super::run_governor::RunGovernor::new(mode, settings);
+    let mut governor = super::run_governor::RunGovernor::new(mode, settings);
+    governor.restore_cold(super::run_governor::stored_cold(store, id)?);
     let mut r = governor.report(id, &active, &parts, &sources);
     super::run_governor::with_stored_replay(store, id, &mut r)?;
     // spec/sessions.md §12.2: the coordinator's briefs.

@@ -224,6 +224,8 @@ pub struct RunGovernor {
     live: alisio_governor::replay::Live,
     /// The message count of the session's last request before this run (`resume_from`).
     resumed: Option<usize>,
+    /// The session's earlier requests that found the provider's cache cold (`restore_cold`).
+    cold: Vec<usize>,
 }
 
 impl RunGovernor {
@@ -237,7 +239,16 @@ impl RunGovernor {
             state: SessionGovernor::new(),
             live: alisio_governor::replay::Live::default(),
             resumed: None,
+            cold: Vec::new(),
         }
+    }
+
+    /// The session's earlier requests that found the provider's cache cold ([`stored_cold`]):
+    /// the gate takes the free rewrites it took there again (spec/governor.md §2.7), so this run
+    /// sends what the session sent.
+    pub fn restore_cold(&mut self, cold: Vec<usize>) {
+        self.state.restore_cold(cold.clone());
+        self.cold = cold;
     }
 
     /// This run continues a session whose last request (of an earlier run, maybe another
@@ -259,6 +270,7 @@ impl RunGovernor {
             return;
         };
         let mut g = SessionGovernor::new();
+        g.restore_cold(self.cold.clone());
         let sent = g.request(
             &self.settings,
             Turn {
@@ -490,4 +502,26 @@ pub fn with_stored_replay(
         r.set_replay(alisio_governor::replay::of_requests(requests));
     }
     Ok(())
+}
+
+/// The session's requests that found the provider's cache cold, by the messages each sent: the
+/// stored `context_governed` events with `cacheCold`, since the last completed compaction (whose
+/// history they no longer index).
+///
+/// # Errors
+/// Store errors.
+pub fn stored_cold(store: &Store, sid: &str) -> Result<Vec<usize>, StoreError> {
+    let mut cold = Vec::new();
+    for e in store.events(sid)? {
+        match e["type"].as_str() {
+            Some("compaction_completed") => cold.clear(),
+            Some("context_governed") if e["data"]["cacheCold"] == true => {
+                if let Some(m) = e["data"]["messages"].as_u64() {
+                    cold.push(m as usize);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(cold)
 }

@@ -206,6 +206,7 @@ export interface ContextGovernedData {
   policyVersion: number;
   request: number;
   recovery: boolean;
+  cacheCold: boolean;
   failed: boolean;
   messages: number;
   eligibleMessages: number;

@@ -982,6 +982,7 @@ fn events() -> Vec<alisio_session::events::Event> {
                 policy_version: policy,
                 request: 1,
                 recovery: false,
+                cache_cold: false,
                 failed: false,
                 messages: 2,
                 eligible_messages: 1,

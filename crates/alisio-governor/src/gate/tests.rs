@@ -586,3 +586,66 @@ fn the_replay_sends_the_cold_rewrite_uncached_and_keeps_it() {
     );
     assert_eq!(cold.governed.cache_breaks, 0);
 }
+
+/// A session's governor marks its cold request in the event (`cacheCold`), and a later process
+/// that restores the session's cold requests sends what the session sent (the free rewrite stays
+/// taken) where a fresh one would send the read again and break the cache; a rewritten history
+/// (a compaction) forgets them.
+#[test]
+fn a_restored_cold_request_keeps_its_free_rewrite_and_a_compaction_forgets_it() {
+    use crate::invariants::Sources;
+    use crate::session::SessionGovernor;
+    use crate::testkit::turn;
+    let parts = crate::RequestParts::default();
+    let src = Sources::default();
+    let h0 = history(1, 5);
+    let n0 = h0.len();
+    let mut h = h0;
+    for _ in 0..3 {
+        h.push(Message::assistant("x".repeat(1200), vec![]));
+        h.push(Message::user("go on"));
+    }
+    let s = settings(2, n0 as u32);
+    let ends: Vec<usize> = (0..h.len()).filter(|i| h[*i].is_assistant()).collect();
+    let cold_at = ends[ends.iter().position(|e| *e > n0).unwrap()];
+    let mut live = SessionGovernor::new();
+    let mut flags = Vec::new();
+    let mut last = Vec::new();
+    for (k, end) in ends.iter().copied().enumerate() {
+        if end == cold_at {
+            live.cache_cold();
+        }
+        let sent = live.request(&s, turn("s", &h[..end], &parts, &src, k as u64 + 1, false));
+        flags.push(sent.event.as_ref().is_some_and(|e| e.cache_cold));
+        last = sent.stubs;
+    }
+    assert_eq!(flags.iter().filter(|f| **f).count(), 1);
+    assert!(
+        last.iter()
+            .any(|(_, stub)| stub.starts_with("[elided: read_file")),
+        "{last:?}"
+    );
+    let end = *ends.last().unwrap();
+    let request = |g: &mut SessionGovernor| {
+        g.request(&s, turn("s", &h[..end], &parts, &src, 1, false))
+            .stubs
+    };
+    let mut restored = SessionGovernor::new();
+    restored.restore_cold(vec![cold_at]);
+    assert_eq!(request(&mut restored), last);
+    assert!(request(&mut SessionGovernor::new()).is_empty());
+    // A compaction rewrites the history: the cold request no longer indexes it.
+    let compacted = vec![Message::checkpoint("summary"), Message::user("go on")];
+    let _ = live.request(&s, turn("s", &compacted, &parts, &src, 1, false));
+    let mut longer = compacted.clone();
+    longer.extend(h[1..end].iter().cloned());
+    let again = live.request(&s, turn("s", &longer, &parts, &src, 2, false));
+    let mut fresh = SessionGovernor::new();
+    let _ = fresh.request(&s, turn("s", &compacted, &parts, &src, 1, false));
+    assert_eq!(
+        again.stubs,
+        fresh
+            .request(&s, turn("s", &longer, &parts, &src, 2, false))
+            .stubs
+    );
+}

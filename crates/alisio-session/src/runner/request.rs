@@ -372,6 +372,9 @@ impl Run<'_> {
                     self.governor.resume_from(m as usize);
                 }
             }
+            // The free rewrites of the session's cold requests stay taken.
+            let cold = super::super::run_governor::stored_cold(&self.store, &self.session_id)?;
+            self.governor.restore_cold(cold);
         }
         self.record_request_set(&parts.delivered)?;
         let sources = self.sources();
