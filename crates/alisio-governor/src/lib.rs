@@ -201,6 +201,18 @@ fn usage_of(
 /// Governs one request (spec/governor.md §1–§6). Deterministic: same input, same output (G7).
 #[must_use]
 pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> {
+    govern_with_cold(settings, req, &[])
+}
+
+/// [`govern`] for a session some of whose requests found the provider's cache cold, by the
+/// messages each sent (sorted): the cache gate's free rewrites there are taken (spec/governor.md
+/// §2.7, "Cold requests"), as the session's own governor took them.
+#[must_use]
+pub fn govern_with_cold<'a>(
+    settings: &GovSettings,
+    req: Request<'a, '_>,
+    cold: &[usize],
+) -> Governed<'a> {
     let history = req.history;
     if settings.mode == GovernorMode::Off {
         return Governed {
@@ -213,6 +225,7 @@ pub fn govern<'a>(settings: &GovSettings, req: Request<'a, '_>) -> Governed<'a> 
     let n = history.len();
     let facts = facts(history, settings.policy2());
     let mut gate = gate::Gate::default();
+    gate.set_cold(cold);
     let e = gate.eligible(history, &facts, settings, |i| {
         session::tokens_at(history, &facts, i)
     });

@@ -25,6 +25,8 @@ use super::model::Message;
 pub struct RecordedRequest {
     pub message: usize,
     pub usage: ReportedUsage,
+    /// The provider reported its cache read (a usage without one says nothing of the cache).
+    pub cache_reported: bool,
 }
 
 /// The assistant messages whose request found the provider's cache cold, as the transcript
@@ -34,15 +36,20 @@ pub struct RecordedRequest {
 /// or only a system prompt another session keeps warm. Sorted.
 #[must_use]
 pub fn cold_answers(usage: &[RecordedRequest]) -> Vec<usize> {
-    usage
+    let mut by_message = usage.to_vec();
+    by_message.sort_by_key(|r| r.message);
+    let mut cold: Vec<usize> = by_message
         .windows(2)
+        .filter(|w| w[0].cache_reported && w[1].cache_reported)
         .filter(|w| {
             let before = w[0].usage;
             let sent = before.input + before.cache_write + before.cache_read;
             2 * w[1].usage.cache_read < sent
         })
         .map(|w| w[1].message)
-        .collect()
+        .collect();
+    cold.dedup();
+    cold
 }
 
 /// Request r's cost in a stream's columns (spec/governor.md §11.8).
@@ -103,6 +110,7 @@ mod tests {
     fn usage(message: usize, input: u64, cache_write: u64, cache_read: u64) -> RecordedRequest {
         RecordedRequest {
             message,
+            cache_reported: true,
             usage: ReportedUsage {
                 input,
                 cache_write,
@@ -186,6 +194,17 @@ mod tests {
         ];
         assert_eq!(cold_answers(&u), vec![5, 9]);
         assert_eq!(cold_answers(&u[..1]), Vec::<usize>::new());
+        // In any order, the same answer, sorted.
+        let mut shuffled = u.to_vec();
+        shuffled.reverse();
+        assert_eq!(cold_answers(&shuffled), vec![5, 9]);
+        // A usage that reports no cache read says nothing of the cache: never cold, and the
+        // request after it is not compared with it.
+        let mut silent = u.to_vec();
+        silent[2].cache_reported = false;
+        assert_eq!(cold_answers(&silent), vec![9]);
+        silent[4].cache_reported = false;
+        assert_eq!(cold_answers(&silent), Vec::<usize>::new());
     }
 
     #[test]

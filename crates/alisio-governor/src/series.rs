@@ -36,6 +36,7 @@ pub struct Chart {
 #[must_use]
 pub fn replay(settings: &GovSettings, s: &Session) -> Vec<ContextGoverned> {
     let mut gov = SessionGovernor::new();
+    let cold = crate::recorded::cold_answers(&s.recorded);
     let ends = s
         .history
         .iter()
@@ -45,6 +46,9 @@ pub fn replay(settings: &GovSettings, s: &Session) -> Vec<ContextGoverned> {
         .chain([s.history.len()]);
     let mut out = Vec::new();
     for (k, end) in ends.enumerate() {
+        if end < s.history.len() && cold.binary_search(&end).is_ok() {
+            gov.cache_cold();
+        }
         let turn = Turn {
             session_id: &s.source.session,
             history: &s.history[..end],

@@ -17,7 +17,7 @@ use super::rules::{Fact, Step, decide_policy, fact_at};
 use super::stubs::Reason;
 use super::tokens::{tokens, tokens_of};
 use super::usage::Usage;
-use super::{GovSettings, Ledger, Request, RequestParts, govern};
+use super::{GovSettings, Ledger, Request, RequestParts};
 use alisio_base::config::GovernorMode;
 
 /// One model request of a session, as the runner builds it (spec/sessions.md §7).
@@ -439,8 +439,14 @@ impl SessionGovernor {
         }
         let h = turn.history;
         if !self.valid(settings, h) {
-            if self.cache.is_some() {
-                // The history was rewritten (a compaction): the cold requests indexed the old one.
+            let rewritten = self.cache.as_ref().is_some_and(|c| {
+                c.messages > h.len()
+                    || (c.messages > 0
+                        && (h.first() != c.first.as_ref()
+                            || h.get(c.messages - 1) != c.last.as_ref()))
+            });
+            if rewritten {
+                // A compaction rewrote the history: the cold requests indexed the old one.
                 self.cold.clear();
             }
             self.cache = Some(Cache::new(settings));
@@ -570,7 +576,7 @@ impl SessionGovernor {
         } else {
             Ledger::Known(&self.ledger)
         };
-        govern(
+        super::govern_with_cold(
             settings,
             Request {
                 session_id: turn.session_id,
@@ -580,6 +586,7 @@ impl SessionGovernor {
                 request,
                 ledger,
             },
+            &self.cold,
         )
         .report
     }

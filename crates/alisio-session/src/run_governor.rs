@@ -512,15 +512,18 @@ pub fn with_stored_replay(
 /// Store errors.
 pub fn stored_cold(store: &Store, sid: &str) -> Result<Vec<usize>, StoreError> {
     let mut cold = Vec::new();
-    for e in store.events(sid)? {
-        match e["type"].as_str() {
-            Some("compaction_completed") => cold.clear(),
-            Some("context_governed") if e["data"]["cacheCold"] == true => {
-                if let Some(m) = e["data"]["messages"].as_u64() {
-                    cold.push(m as usize);
-                }
-            }
-            _ => {}
+    for (ty, data) in store.events_of_types(sid, &["context_governed", "compaction_completed"])? {
+        if ty == "compaction_completed" {
+            cold.clear();
+            continue;
+        }
+        // Only a cold request's event is parsed.
+        if !data.contains("\"cacheCold\":true") {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&data).unwrap_or_default();
+        if let Some(m) = v["messages"].as_u64().filter(|_| v["cacheCold"] == true) {
+            cold.push(m as usize);
         }
     }
     Ok(cold)

@@ -13,7 +13,7 @@ use alisio_governor::recorded::{self, Recorded};
 use alisio_governor::replay::{self, Prices, Replay};
 use alisio_governor::report::{ContextReport, Criticality, Measured};
 use alisio_governor::series;
-use alisio_governor::{GovSettings, Ledger, Request, govern};
+use alisio_governor::{GovSettings, Ledger, Request, govern_with_cold};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum GovernorCommand {
@@ -270,7 +270,7 @@ fn replay_of(settings: &GovSettings, s: &Session, opts: &(Prices, Vec<usize>)) -
 /// The report of one session (the final request, every result in the ledger).
 #[must_use]
 pub fn report(settings: &GovSettings, s: &Session) -> ContextReport {
-    let g = govern(
+    let g = govern_with_cold(
         settings,
         Request {
             session_id: &s.source.session,
@@ -280,6 +280,7 @@ pub fn report(settings: &GovSettings, s: &Session) -> ContextReport {
             request: Some(assistants(s) + 1),
             ledger: Ledger::All,
         },
+        &recorded::cold_answers(&s.recorded),
     );
     let mut r = g.report;
     r.set_source(serde_json::to_value(&s.source).unwrap_or_default());

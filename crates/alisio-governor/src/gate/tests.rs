@@ -649,3 +649,76 @@ fn a_restored_cold_request_keeps_its_free_rewrite_and_a_compaction_forgets_it() 
             .stubs
     );
 }
+
+/// `governor analyze --events` and the report take the recorded cold requests as the replay
+/// does (spec/governor.md §11.8): Σ of the events' `tokensAfter` is the replay's governed input
+/// (in shadow), and the report of the final request shows the free rewrite.
+#[test]
+fn the_events_and_the_report_see_the_cold_request_the_replay_sees() {
+    use crate::audit::cache::ReportedUsage;
+    use crate::readers::Session;
+    use crate::recorded::{RecordedRequest, cold_answers};
+    use crate::replay::{Prices, replay};
+    use crate::{Ledger, Request, govern_with_cold};
+    let h0 = history(1, 5);
+    let n0 = h0.len();
+    let mut h = h0;
+    h.push(Message::assistant("x".repeat(1200), vec![]));
+    h.push(Message::user("go on"));
+    h.push(Message::assistant("done", vec![]));
+    let mut s = settings(2, n0 as u32);
+    s.mode = GovernorMode::Shadow;
+    let answers: Vec<usize> = (0..h.len()).filter(|i| h[*i].is_assistant()).collect();
+    let cold_at = h.len() - 1;
+    // Every answer read the whole previous prompt from cache, but the last read nothing.
+    let recorded: Vec<RecordedRequest> = answers
+        .iter()
+        .map(|&a| RecordedRequest {
+            message: a,
+            cache_reported: true,
+            usage: ReportedUsage {
+                input: 10,
+                cache_write: 100,
+                cache_read: if a == cold_at { 0 } else { 1000 },
+                output: 5,
+            },
+        })
+        .collect();
+    assert_eq!(cold_answers(&recorded), vec![cold_at]);
+    let session = Session {
+        history: h.clone(),
+        recorded,
+        ..Session::default()
+    };
+    let cold = cold_answers(&session.recorded);
+    let r = replay(
+        &s,
+        "s",
+        &h,
+        &session.parts,
+        &session.sources,
+        &[],
+        Prices::default(),
+        &cold,
+    );
+    let events = crate::series::replay(&s, &session);
+    let after: u64 = events.iter().map(|e| e.tokens_after).sum();
+    assert_eq!(after, r.governed.input_tokens);
+    assert_eq!(events.iter().filter(|e| e.cache_cold).count(), 1);
+    let report = |cold: &[usize]| {
+        let g = govern_with_cold(
+            &s,
+            Request {
+                session_id: "s",
+                history: &h,
+                parts: &session.parts,
+                sources: &session.sources,
+                request: None,
+                ledger: Ledger::All,
+            },
+            cold,
+        );
+        g.report.to_json()["totals"]["elided"].clone()
+    };
+    assert_eq!((report(&cold), report(&[])), (1.into(), 0.into()));
+}

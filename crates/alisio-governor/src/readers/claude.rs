@@ -219,9 +219,17 @@ fn build(chain: &[(usize, &Value)]) -> Session {
             // line's is the response's (spec/governor.md §11.11).
             if let Some(u) = msg.get("usage").filter(|u| u.is_object()) {
                 let usage = ReportedUsage::from_anthropic(u);
-                match s.recorded.last_mut() {
-                    Some(r) if r.message == at => r.usage = usage,
-                    _ => s.recorded.push(RecordedRequest { message: at, usage }),
+                let cache_reported = u.get("cache_read_input_tokens").is_some_and(Value::is_u64);
+                match s.recorded.iter_mut().rev().find(|r| r.message == at) {
+                    Some(r) => {
+                        r.usage = usage;
+                        r.cache_reported = cache_reported;
+                    }
+                    None => s.recorded.push(RecordedRequest {
+                        message: at,
+                        usage,
+                        cache_reported,
+                    }),
                 }
             }
             continue;

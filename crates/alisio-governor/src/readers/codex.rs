@@ -156,9 +156,14 @@ impl State {
         );
         let message = self.history.len() - 1;
         let recorded = &mut self.session.recorded;
-        match recorded.last_mut() {
-            Some(r) if r.message == message => r.usage = usage,
-            _ => recorded.push(RecordedRequest { message, usage }),
+        // The first new total after the message began is the request before it (§11.11); a
+        // later one while it is open is a continuation the replay does not model.
+        if recorded.last().is_none_or(|r| r.message != message) {
+            recorded.push(RecordedRequest {
+                message,
+                usage,
+                cache_reported: last.get("cached_input_tokens").is_some_and(Value::is_u64),
+            });
         }
     }
 

@@ -61,7 +61,7 @@ fn outcome(m: &Value, content: &str) -> (Option<i64>, String, bool) {
 /// The usage of the completion an assistant message came from (`extra.response.usage`, a chat
 /// completion's: `prompt_tokens` includes the cached part, `prompt_tokens_details.cached_tokens`
 /// or DeepSeek's `prompt_cache_hit_tokens`); spec/governor.md §11.11.
-fn reported(m: &Value) -> Option<ReportedUsage> {
+fn reported(m: &Value) -> Option<(ReportedUsage, bool)> {
     let u = m
         .pointer("/extra/response/usage")
         .filter(|u| u.is_object())?;
@@ -69,17 +69,13 @@ fn reported(m: &Value) -> Option<ReportedUsage> {
     let cached = u
         .pointer("/prompt_tokens_details/cached_tokens")
         .or_else(|| u.get("prompt_cache_hit_tokens"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+        .and_then(Value::as_u64);
     let output = u
         .get("completion_tokens")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    Some(ReportedUsage::from_openai(
-        prompt,
-        cached.min(prompt),
-        output,
-    ))
+    let usage = ReportedUsage::from_openai(prompt, cached.unwrap_or(0).min(prompt), output);
+    Some((usage, cached.is_some()))
 }
 
 pub(crate) fn read(v: Value) -> Vec<Session> {
@@ -129,10 +125,11 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
                     };
                     calls.push(Call::new(id, name, args));
                 }
-                if let Some(usage) = reported(m) {
+                if let Some((usage, cache_reported)) = reported(m) {
                     s.recorded.push(RecordedRequest {
                         message: h.len(),
                         usage,
+                        cache_reported,
                     });
                 }
                 h.push(Message::assistant(text, calls));

@@ -373,7 +373,9 @@ impl Run<'_> {
                 }
             }
             // The free rewrites of the session's cold requests stay taken.
-            let cold = super::super::run_governor::stored_cold(&self.store, &self.session_id)?;
+            // Best effort, as the reads above: a store that cannot say sends as a fresh session.
+            let cold = super::super::run_governor::stored_cold(&self.store, &self.session_id)
+                .unwrap_or_default();
             self.governor.restore_cold(cold);
         }
         self.record_request_set(&parts.delivered)?;

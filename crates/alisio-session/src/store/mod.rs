@@ -461,6 +461,30 @@ impl Store {
             .map_err(sql)
     }
 
+    /// `(type, data)` of the session's stored events of the given types, in id order.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn events_of_types(
+        &self,
+        sid: &str,
+        types: &[&str],
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let marks: Vec<String> = (0..types.len()).map(|k| format!("?{}", k + 2)).collect();
+        let query = format!(
+            "SELECT type, data FROM events WHERE session_id=?1 AND type IN ({}) ORDER BY id",
+            marks.join(",")
+        );
+        let mut st = self.connection.prepare(&query).map_err(sql)?;
+        let values = std::iter::once(sid).chain(types.iter().copied());
+        let rows = st
+            .query_map(rusqlite::params_from_iter(values), |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(sql)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
+    }
+
     /// The timestamp of the session's last stored event of type `ty`.
     ///
     /// # Errors
