@@ -135,6 +135,24 @@ fn reason(s: &Step) -> Option<Reason> {
     }
 }
 
+/// Message `i`'s tokens as `off` and as the governed stream send it under the boundaries taken
+/// (`taken`, with their `steps`; after them, its `oversized` step): the bank's accounts.
+fn sent_as(
+    h: &[Message],
+    facts: &[Option<Fact>],
+    tokens: &impl Fn(usize) -> u64,
+    (taken, steps): (usize, &[Step]),
+    i: usize,
+) -> (u64, u64) {
+    let t = tokens(i);
+    let st = if i < taken {
+        saved(&steps[i])
+    } else {
+        oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
+    };
+    (t, t.saturating_sub(st))
+}
+
 const fn saved(s: &Step) -> u64 {
     match s {
         Step::Elide { tokens_saved, .. } => *tokens_saved,
@@ -194,13 +212,7 @@ impl Gate {
     ) {
         let (taken, steps, bank, cold) = (self.taken, &self.steps, &mut self.bank, &self.cold);
         bank.account(h, b, cold, &|i| {
-            let t = tokens(i);
-            let st = if i < taken {
-                saved(&steps[i])
-            } else {
-                oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
-            };
-            (t, t.saturating_sub(st))
+            sent_as(h, facts, tokens, (taken, steps), i)
         });
     }
 
@@ -359,15 +371,7 @@ impl Gate {
         // c′ the cached end that request would have without this rewrite; the messages from c′
         // on are written by that request anyway.
         let old: Vec<u64> = if rule.banks() {
-            let sent = |i: usize| {
-                let t = tokens(i);
-                let st = if i < taken {
-                    saved(&steps[i])
-                } else {
-                    oversized(h, i, facts[i].as_ref()).map_or(0, |st| saved(&st))
-                };
-                (t, t.saturating_sub(st))
-            };
+            let sent = |i: usize| sent_as(h, facts, tokens, (taken, steps), i);
             self.bank.extend(b, &sent);
             self.bank.governed[..=b].to_vec()
         } else {

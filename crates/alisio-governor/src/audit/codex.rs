@@ -139,15 +139,9 @@ impl CodexAuditState {
     }
 
     fn tokens(&mut self, n: usize, v: &Value, p: &Value) {
-        let info = &p["info"];
-        let Some(total) = info["total_token_usage"]["total_tokens"].as_u64() else {
+        let Some(last) = new_token_count(p, &mut self.last_total) else {
             return;
         };
-        if self.last_total == Some(total) {
-            return;
-        }
-        self.last_total = Some(total);
-        let last = &info["last_token_usage"];
         let input = last["input_tokens"].as_u64().unwrap_or(0);
         let cached = last["cached_input_tokens"].as_u64().unwrap_or(0);
         self.requests.push(Obs {
@@ -173,4 +167,16 @@ impl CodexAuditState {
             .map(Obs::into_request)
             .collect();
     }
+}
+
+/// A Codex `token_count` payload's `last_token_usage` when its total is new: Codex repeats the
+/// event with an unchanged total (after the tool outputs), and sends one with no `info` first.
+pub(crate) fn new_token_count<'v>(p: &'v Value, last_total: &mut Option<u64>) -> Option<&'v Value> {
+    let info = &p["info"];
+    let total = info["total_token_usage"]["total_tokens"].as_u64()?;
+    if *last_total == Some(total) {
+        return None;
+    }
+    *last_total = Some(total);
+    Some(&info["last_token_usage"])
 }

@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use cache::{CacheClass, ListPrices, RequestCache, price_table};
+pub(crate) use codex::new_token_count;
 
 /// At most this many problems are kept (all are counted).
 pub const MAX_PROBLEMS: usize = 20;

@@ -532,6 +532,17 @@ fn a_cold_request_takes_the_changes_a_boundary_deferred_at_no_price() {
     assert!(generations[..n - 1].iter().all(|g| *g == 0));
 }
 
+/// The short session (its one boundary, at its end, deferred), then one more exchange and an
+/// answer: the history and the boundary's message count.
+fn short_then_answered() -> (Vec<Message>, usize) {
+    let mut h = history(1, 5);
+    let n0 = h.len();
+    h.push(Message::assistant("x".repeat(1200), vec![]));
+    h.push(Message::user("go on"));
+    h.push(Message::assistant("done", vec![]));
+    (h, n0)
+}
+
 #[test]
 fn the_replay_sends_the_cold_rewrite_uncached_and_keeps_it() {
     use crate::invariants::Sources;
@@ -540,12 +551,7 @@ fn the_replay_sends_the_cold_rewrite_uncached_and_keeps_it() {
     let src = Sources::default();
     // The short session, an exchange longer: the boundary is at message n0 (deferred); the
     // request before the last assistant message sends n0 + 1 messages and found the cache cold.
-    let h0 = history(1, 5);
-    let n0 = h0.len();
-    let mut h = h0;
-    h.push(Message::assistant("x".repeat(1200), vec![]));
-    h.push(Message::user("go on"));
-    h.push(Message::assistant("done", vec![]));
+    let (h, n0) = short_then_answered();
     let mut s = settings(2, n0 as u32);
     s.mode = GovernorMode::Shadow;
     let cold_at = h.len() - 1;
@@ -660,12 +666,7 @@ fn the_events_and_the_report_see_the_cold_request_the_replay_sees() {
     use crate::recorded::{RecordedRequest, cold_answers};
     use crate::replay::{Prices, replay};
     use crate::{Ledger, Request, govern_with_cold};
-    let h0 = history(1, 5);
-    let n0 = h0.len();
-    let mut h = h0;
-    h.push(Message::assistant("x".repeat(1200), vec![]));
-    h.push(Message::user("go on"));
-    h.push(Message::assistant("done", vec![]));
+    let (h, n0) = short_then_answered();
     let mut s = settings(2, n0 as u32);
     s.mode = GovernorMode::Shadow;
     let answers: Vec<usize> = (0..h.len()).filter(|i| h[*i].is_assistant()).collect();

@@ -136,18 +136,12 @@ impl State {
         if p.get("type").and_then(Value::as_str) != Some("token_count") {
             return;
         }
-        let info = &p["info"];
-        let Some(total) = info["total_token_usage"]["total_tokens"].as_u64() else {
+        let Some(last) = crate::audit::new_token_count(p, &mut self.last_total) else {
             return;
         };
-        if self.last_total == Some(total) {
-            return;
-        }
-        self.last_total = Some(total);
         if !self.in_assistant || !matches!(self.history.last(), Some(Message::Assistant { .. })) {
             return;
         }
-        let last = &info["last_token_usage"];
         let n = |k: &str| last[k].as_u64().unwrap_or(0);
         let usage = ReportedUsage::from_openai(
             n("input_tokens"),
