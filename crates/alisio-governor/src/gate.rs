@@ -370,12 +370,14 @@ impl Gate {
         // (spec/governor.md §2.7, the bank's proof (ii)): B(k) − (write − read) × G_old(max(k, c′)..b),
         // c′ the cached end that request would have without this rewrite; the messages from c′
         // on are written by that request anyway.
-        let old: Vec<u64> = if rule.banks() {
+        if rule.banks() {
             let sent = |i: usize| sent_as(h, facts, tokens, (taken, steps), i);
             self.bank.extend(b, &sent);
-            self.bank.governed[..=b].to_vec()
+        }
+        let old: &[u64] = if rule.banks() {
+            &self.bank.governed[..=b]
         } else {
-            Vec::new()
+            &[]
         };
         let cached_end = {
             let c = self.bank.previous_sent.unwrap_or(0);

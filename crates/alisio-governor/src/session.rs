@@ -215,6 +215,14 @@ impl Cache {
         }
     }
 
+    /// `history` is not the one this cache saw grown by appending (a compaction rewrote it).
+    fn rewritten(&self, history: &[Message]) -> bool {
+        self.messages > history.len()
+            || (self.messages > 0
+                && (history.first() != self.first.as_ref()
+                    || history.get(self.messages - 1) != self.last.as_ref()))
+    }
+
     /// Facts and running sums of the messages appended since the previous request.
     fn ingest(&mut self, settings: &GovSettings, h: &[Message]) {
         let c = self;
@@ -417,12 +425,9 @@ impl SessionGovernor {
     }
 
     fn valid(&self, settings: &GovSettings, history: &[Message]) -> bool {
-        let Some(c) = &self.cache else { return false };
-        c.settings == *settings
-            && c.messages <= history.len()
-            && (c.messages == 0
-                || (history.first() == c.first.as_ref()
-                    && history.get(c.messages - 1) == c.last.as_ref()))
+        self.cache
+            .as_ref()
+            .is_some_and(|c| c.settings == *settings && !c.rewritten(history))
     }
 
     /// Governs one model request of this session: what to send and the `context_governed`
@@ -439,13 +444,7 @@ impl SessionGovernor {
         }
         let h = turn.history;
         if !self.valid(settings, h) {
-            let rewritten = self.cache.as_ref().is_some_and(|c| {
-                c.messages > h.len()
-                    || (c.messages > 0
-                        && (h.first() != c.first.as_ref()
-                            || h.get(c.messages - 1) != c.last.as_ref()))
-            });
-            if rewritten {
+            if self.cache.as_ref().is_some_and(|c| c.rewritten(h)) {
                 // A compaction rewrote the history: the cold requests indexed the old one.
                 self.cold.clear();
             }

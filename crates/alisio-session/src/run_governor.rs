@@ -517,10 +517,6 @@ pub fn stored_cold(store: &Store, sid: &str) -> Result<Vec<usize>, StoreError> {
             cold.clear();
             continue;
         }
-        // Only a cold request's event is parsed.
-        if !data.contains("\"cacheCold\":true") {
-            continue;
-        }
         let v: Value = serde_json::from_str(&data).unwrap_or_default();
         if let Some(m) = v["messages"].as_u64().filter(|_| v["cacheCold"] == true) {
             cold.push(m as usize);

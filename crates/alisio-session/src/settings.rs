@@ -238,7 +238,7 @@ pub struct ProviderConfig {
     pub retry_base_ms: u64,
     pub script: Option<PathBuf>,
     pub prompt_cache: bool,
-    /// How long the provider keeps a prompt cache after its last use (spec/sessions.md §1.8):
+    /// How long the provider keeps a prompt cache after its last use (spec/sessions.md §5.1):
     /// a request sent later finds it cold, and the governor rewrites for free there
     /// (spec/governor.md §2.7). `None`: never assumed cold.
     pub prompt_cache_ttl: Option<Duration>,

@@ -338,20 +338,13 @@ impl Run<'_> {
         self.context.loaded_block(&names, cwd)
     }
 
-    /// Whether the provider's prompt cache expired before this request (spec/sessions.md §1.8,
+    /// Whether the provider's prompt cache expired before this request (spec/sessions.md §5.1,
     /// `provider.promptCacheTtlSeconds`): the previous request of the session, in this run or
-    /// the last stored one, was built more than the cache's lifetime ago. Notes the request.
+    /// the last stored one (`build_request` notes its time), was built more than the cache's
+    /// lifetime ago. Notes this request.
     fn cache_cold(&mut self) -> bool {
         let now = crate::util::now_ms();
-        let previous = self.progress.last_request_ms.or_else(|| {
-            self.store
-                .last_event_at(&self.session_id, "context_governed")
-                .ok()
-                .flatten()
-                .and_then(|t| alisio_governor::audit::timestamp_ms(&t))
-                .and_then(|ms| u128::try_from(ms).ok())
-        });
-        self.progress.last_request_ms = Some(now);
+        let previous = self.progress.last_request_ms.replace(now);
         expired(previous, now, self.provider_config.prompt_cache_ttl)
     }
 
@@ -360,17 +353,17 @@ impl Run<'_> {
         let (system, _, parts) = self.parts();
         self.progress.request_no += 1;
         if self.progress.request_no == 1 {
-            // A resumed session: its last request is where the prompt cache stands.
-            if let Ok(Some(d)) = self
-                .store
-                .last_event_data(&self.session_id, "context_governed")
-            {
+            // A resumed session: its last request is where the prompt cache stands, and when
+            // the cache was last used.
+            if let Ok(Some((at, d))) = self.store.last_event(&self.session_id, "context_governed") {
                 let m = serde_json::from_str::<Value>(&d)
                     .ok()
                     .and_then(|v| v["messages"].as_u64());
                 if let Some(m) = m {
                     self.governor.resume_from(m as usize);
                 }
+                self.progress.last_request_ms = alisio_governor::audit::timestamp_ms(&at)
+                    .and_then(|ms| u128::try_from(ms).ok());
             }
             // The free rewrites of the session's cold requests stay taken.
             // Best effort, as the reads above: a store that cannot say sends as a fresh session.

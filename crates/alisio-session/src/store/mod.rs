@@ -485,16 +485,16 @@ impl Store {
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(sql)
     }
 
-    /// The timestamp of the session's last stored event of type `ty`.
+    /// `(timestamp, data)` of the session's last stored event of type `ty`.
     ///
     /// # Errors
     /// SQLite errors.
-    pub fn last_event_at(&self, sid: &str, ty: &str) -> Result<Option<String>, StoreError> {
+    pub fn last_event(&self, sid: &str, ty: &str) -> Result<Option<(String, String)>, StoreError> {
         self.connection
             .query_row(
-                "SELECT timestamp FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
+                "SELECT timestamp, data FROM events WHERE session_id=?1 AND type=?2 ORDER BY id DESC LIMIT 1",
                 params![sid, ty],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
             .map_err(sql)
