@@ -110,11 +110,12 @@ fn sums(reports: &[Value]) -> (usize, [f64; 8], usize) {
 
 /// The policy-2 defaults on the corpus transcripts of every format, pinned (issue 21 §3, docs/
 /// governor.md "Defaults and why"; reproduce with `bench/governor_candidates.sh`): a change of
-/// defaults, of a rule or of the recovery model fails here. With recovery (a model, not measured
-/// behaviour) the input gate (≤ 0.62), the cost gate (≤ 0.72: 0.690 with the cache gate's best
-/// start, 0.695 with whole boundaries, spec/governor.md §2.7; every request the transcripts record
-/// as answered from a cold cache is cold in the replay, §11.8) and "below both masks" hold; "no
-/// session above off" does not (1 session, 1.076 of its off cost), as docs/governor.md says.
+/// defaults, of a rule or of the recovery model fails here. The cache gate is `expected+bank`
+/// (spec/governor.md §2.7; every request the transcripts record as answered from a cold cache is
+/// cold in the replay, §11.8). With recovery (a model, not measured behaviour) the cost gate
+/// (≤ 0.72: 0.704), "below both masks" and "no session above off" hold, and no session's running
+/// cost without recovery ever passes `off`'s (the bank's guarantee); the input gate (≤ 0.62) does
+/// not (0.627), as docs/governor.md ("Issue 21 follow-up 5") says.
 #[test]
 #[allow(clippy::print_stderr)]
 fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
@@ -135,21 +136,25 @@ fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
     let want = [
         (
             "mini-swe-agent",
-            (12, [0.582, 0.7, 0.668, 0.78, 0.586, 1.129, 0.615, 1.718], 0),
+            (
+                12,
+                [0.61, 0.724, 0.688, 0.796, 0.586, 1.129, 0.615, 1.718],
+                0,
+            ),
         ),
         (
             "claude-code",
             (
                 35,
-                [0.371, 0.455, 0.445, 0.509, 0.443, 1.363, 0.549, 1.988],
-                1,
+                [0.374, 0.455, 0.447, 0.508, 0.443, 1.363, 0.549, 1.988],
+                0,
             ),
         ),
         (
             "codex",
             (
                 6,
-                [0.517, 0.623, 0.517, 0.623, 0.418, 0.741, 0.464, 1.137],
+                [0.563, 0.643, 0.563, 0.643, 0.418, 0.741, 0.464, 1.137],
                 0,
             ),
         ),
@@ -157,28 +162,62 @@ fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
             "all",
             (
                 53,
-                [0.538, 0.636, 0.604, 0.69, 0.53, 1.067, 0.574, 1.611],
-                1,
+                [0.567, 0.654, 0.627, 0.704, 0.53, 1.067, 0.574, 1.611],
+                0,
             ),
         ),
     ];
     assert_eq!(got, want);
-    let (_, x, _) = got[3].1;
-    assert!(x[2] <= 0.62, "input with recovery {}", x[2]);
+    let (_, x, above) = got[3].1;
     assert!(x[3] <= 0.72, "cost with recovery {}", x[3]);
     assert!(x[3] < x[5] && x[3] < x[7], "below both masks with recovery");
+    assert_eq!(above, 0, "no session above its off cost, with recovery");
+    assert_eq!(running_above_off(&all), 0, "the bank's guarantee");
+    // The one gate the default misses, by 0.007 (docs/governor.md, follow-up 5).
+    assert!(x[2] > 0.62, "input with recovery {}", x[2]);
 }
 
-/// The measured alternatives of the cache gate (spec/governor.md §2.7, `--cache-gate`), all formats
-/// together, pinned with docs/governor.md's table: the bank rule alone and with the expected-saving
-/// test. No session is above its `off` cost, with recovery or without. The bank lends nothing, but
-/// the requests the transcripts record as answered from a cold cache (spec/governor.md §11.8) bank
-/// what a smaller request saves there and rewrite for free (§2.7): the Codex rollouts, with no
-/// result spilled at entry, are governed (0.561 / 0.646 input / cost). Both meet the cost gate
-/// (0.707, 0.704) and miss the input gate (0.625, 0.627), so the default stays `expected`.
+/// The sessions whose governed cost without recovery passes `off`'s at some request (the replay's
+/// `perRequest` series, priced at spec/governor.md §11.8's prices): what the bank rules out.
+fn running_above_off(reports: &[Value]) -> usize {
+    let costs = |s: &Value| -> Vec<f64> {
+        let n = s["inputTokens"].as_array().map_or(0, Vec::len);
+        (0..n)
+            .map(|i| {
+                let at = |k: &str| s[k][i].as_f64().unwrap_or(f64::NAN);
+                let (t, c) = (at("inputTokens"), at("cachedTokens"));
+                0.1 * c + 1.25 * (t - c)
+            })
+            .collect()
+    };
+    reports
+        .iter()
+        .map(|r| &r["replay"]["perRequest"])
+        .filter(|p| !p.is_null())
+        .filter(|p| {
+            let (o, g) = (costs(&p["off"]), costs(&p["governed"]));
+            let mut run = 0.0;
+            o.iter().zip(&g).any(|(o, g)| {
+                run += g - o;
+                run > 1e-6
+            })
+        })
+        .count()
+}
+
+/// The rules of the cache gate that bet and bank (spec/governor.md §2.7, `--cache-gate`), all formats
+/// together, pinned with docs/governor.md's table: the bank alone, the bank with the expected-saving
+/// test (the default), and the expected-saving test alone (the default before issue 21's follow-up
+/// 5). Under both bank rules no session is above its `off` cost, with recovery or without, and no
+/// session's running cost ever passes `off`'s. The bank lends nothing, but the requests the
+/// transcripts record as answered from a cold cache (spec/governor.md §11.8) bank what a smaller
+/// request saves there and rewrite for free (§2.7): the Codex rollouts, with no result spilled at
+/// entry, are governed (0.563 / 0.643 input / cost under the default). The expected-saving test
+/// alone saves more in aggregate (0.604 / 0.690) and leaves one session above `off` and eleven
+/// whose running cost passes it.
 #[test]
 #[allow(clippy::print_stderr)]
-fn the_bank_rules_of_the_cache_gate_are_pinned() {
+fn the_rules_that_bet_and_bank_are_pinned() {
     let mut files = Vec::new();
     for fmt in ["mini-swe-agent", "claude-code", "codex"] {
         let Some(f) = format_files(fmt) else {
@@ -188,7 +227,7 @@ fn the_bank_rules_of_the_cache_gate_are_pinned() {
         files.push(f);
     }
     let mut got = Vec::new();
-    for rule in ["bank", "expected+bank"] {
+    for rule in ["bank", "expected+bank", "expected"] {
         let mut all = Vec::new();
         let mut codex = Vec::new();
         for (k, f) in files.iter().enumerate() {
@@ -214,7 +253,13 @@ fn the_bank_rules_of_the_cache_gate_are_pinned() {
             .filter(|r| !r.is_null())
             .all(|r| f(&r["governed"], "cost") <= f(&r["off"], "cost"));
         let (_, cx, _) = sums(&codex);
-        got.push((rule, sums(&all), below, (cx[0], cx[1])));
+        got.push((
+            rule,
+            sums(&all),
+            below,
+            running_above_off(&all),
+            (cx[0], cx[1]),
+        ));
     }
     let want = [
         (
@@ -225,6 +270,7 @@ fn the_bank_rules_of_the_cache_gate_are_pinned() {
                 0,
             ),
             true,
+            0,
             (0.561, 0.646),
         ),
         (
@@ -235,17 +281,30 @@ fn the_bank_rules_of_the_cache_gate_are_pinned() {
                 0,
             ),
             true,
+            0,
             (0.563, 0.643),
+        ),
+        (
+            "expected",
+            (
+                53,
+                [0.538, 0.636, 0.604, 0.69, 0.53, 1.067, 0.574, 1.611],
+                1,
+            ),
+            false,
+            11,
+            (0.517, 0.623),
         ),
     ];
     assert_eq!(got, want);
 }
 
 /// The cache gate's other measured rules (spec/governor.md §2.7), all formats together, pinned
-/// with docs/governor.md: whole boundaries (`--gate-start whole`, the rule before the best start)
-/// and rent-or-buy (`--cache-gate rent`, with the best start). Rent-or-buy keeps every session at
-/// or below its off cost and meets the cost gate (0.701), but misses the input gate (0.646);
-/// whole boundaries cost more.
+/// with docs/governor.md: whole boundaries (`--gate-start whole` under the default `expected+bank`,
+/// the rule before the best start) and rent-or-buy (`--cache-gate rent`, with the best start).
+/// Rent-or-buy keeps every session at or below its off cost and meets the cost gate (0.701), but
+/// misses the input gate (0.646) and six sessions' running cost passes `off`'s; whole boundaries
+/// cost more than the best start (0.711 against 0.704).
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_other_rules_of_the_cache_gate_are_pinned() {
@@ -268,8 +327,8 @@ fn the_other_rules_of_the_cache_gate_are_pinned() {
             "whole",
             (
                 53,
-                [0.537, 0.64, 0.604, 0.695, 0.53, 1.067, 0.574, 1.611],
-                1,
+                [0.581, 0.663, 0.64, 0.711, 0.53, 1.067, 0.574, 1.611],
+                0,
             ),
         ),
         (
@@ -284,8 +343,8 @@ fn the_other_rules_of_the_cache_gate_are_pinned() {
     assert_eq!(got, want);
 }
 
-/// The corpus's one session above its off cost (a Claude Code session of 17 requests), when the
-/// corpus is present.
+/// The corpus's one session above its off cost under `--cache-gate expected` (a Claude Code session
+/// of 17 requests), when the corpus is present.
 fn session_above_off() -> Option<PathBuf> {
     Some(corpus()?.join(
         "transcripts/claude-code/Durban-Designer__vsla/docs/history/raw_sessions/\
@@ -293,9 +352,11 @@ fn session_above_off() -> Option<PathBuf> {
     ))
 }
 
-/// The one corpus session above its off cost under the defaults (docs/governor.md): 17 requests,
-/// one boundary at request 14, no recovery. Its cost, exact: 6,825.3 with the best start (the
-/// rewrite starts at message 4), 6,920.1 with whole boundaries (from message 2), against 6,341.8.
+/// The one corpus session above its off cost under `--cache-gate expected` (docs/governor.md): 17
+/// requests, one boundary at request 14, no recovery. Its cost, exact: 6,825.3 with the best start
+/// (the rewrite starts at message 4), 6,920.1 with whole boundaries (from message 2), against
+/// 6,341.8. Under the default (`expected+bank`) the bank has nothing saved to pay for that rewrite,
+/// and the session costs exactly `off`.
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_one_session_above_off_is_pinned() {
@@ -304,11 +365,18 @@ fn the_one_session_above_off_is_pinned() {
         return;
     };
     let mut got = Vec::new();
-    for start in ["best", "whole"] {
-        let r = &analyze(std::slice::from_ref(&file), &["--gate-start", start])[0]["replay"];
+    for (rule, start) in [
+        ("expected", "best"),
+        ("expected", "whole"),
+        ("expected+bank", "best"),
+    ] {
+        let r = &analyze(
+            std::slice::from_ref(&file),
+            &["--cache-gate", rule, "--gate-start", start],
+        )[0]["replay"];
         let cost = |v: &Value| r3(f(v, "cost") * 100.0) / 100.0;
         got.push((
-            start,
+            (rule, start),
             cost(&r["off"]),
             cost(&r["governed"]),
             cost(&r["recovery"]["governed"]),
@@ -319,19 +387,42 @@ fn the_one_session_above_off_is_pinned() {
     assert_eq!(
         got,
         [
-            ("best", 6341.8, 6825.3, 6825.3, Some(1), Some(7)),
-            ("whole", 6341.8, 6920.1, 6920.1, Some(1), Some(8)),
+            (
+                ("expected", "best"),
+                6341.8,
+                6825.3,
+                6825.3,
+                Some(1),
+                Some(7)
+            ),
+            (
+                ("expected", "whole"),
+                6341.8,
+                6920.1,
+                6920.1,
+                Some(1),
+                Some(8)
+            ),
+            (
+                ("expected+bank", "best"),
+                6341.8,
+                6341.8,
+                6341.8,
+                Some(0),
+                Some(0)
+            ),
         ]
     );
 }
 
-/// The same session under other epochs (docs/governor.md, issue 21 follow-up 3): whether it costs
-/// more than `off` depends on where the boundaries fall, not on the gate's rule. The history has
-/// 44 messages: an epoch with a boundary at message 36 (12, 36) or 40 (8, 20, 40) takes one rewrite
-/// there that the session ends too soon to repay (6,825.3 and 7,293.35); the others' boundaries
-/// (16, 24, 28, 32; 48 and 64 have none inside the history) take no rewrite, and the
-/// session costs exactly `off` (6,341.8). Pinned so that a change of the gate or of the epoch
-/// shows up here.
+/// The same session under other epochs (docs/governor.md, issue 21 follow-ups 3 and 5): under
+/// `--cache-gate expected`, whether it costs more than `off` depends on where the boundaries fall.
+/// The history has 44 messages: an epoch with a boundary at message 36 (12, 36) or 40 (8, 20, 40)
+/// takes one rewrite there that the session ends too soon to repay (6,825.3 and 7,293.35); the
+/// others' boundaries (16, 24, 28, 32; 48 and 64 have none inside the history) take no rewrite,
+/// and the session costs exactly `off` (6,341.8). Under the default (`expected+bank`) it costs
+/// exactly `off` at every epoch: the bank never has the rewrite's price. Pinned so that a change of
+/// the gate or of the epoch shows up here.
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_session_above_off_comes_and_goes_with_the_epoch() {
@@ -343,37 +434,45 @@ fn the_session_above_off_comes_and_goes_with_the_epoch() {
     for epoch in [
         "8", "12", "16", "20", "24", "28", "32", "36", "40", "48", "64",
     ] {
-        let r = &analyze(std::slice::from_ref(&file), &["--epoch-messages", epoch])[0]["replay"];
-        let cost = |v: &Value| r3(f(v, "cost") * 100.0) / 100.0;
-        got.push((
-            epoch,
-            cost(&r["recovery"]["governed"]),
-            r["governed"]["cacheBreaks"].as_u64(),
-        ));
+        let mut costs = Vec::new();
+        for rule in ["expected", "expected+bank"] {
+            let r = &analyze(
+                std::slice::from_ref(&file),
+                &["--epoch-messages", epoch, "--cache-gate", rule],
+            )[0]["replay"];
+            let cost = |v: &Value| r3(f(v, "cost") * 100.0) / 100.0;
+            costs.push((
+                cost(&r["recovery"]["governed"]),
+                r["governed"]["cacheBreaks"].as_u64(),
+            ));
+        }
+        got.push((epoch, costs[0], costs[1]));
     }
     let (off, at_36, at_40) = (6341.8, 6825.3, 7293.35);
+    let bank = (off, Some(0));
     assert_eq!(
         got,
         [
-            ("8", at_40, Some(1)),
-            ("12", at_36, Some(1)),
-            ("16", off, Some(0)),
-            ("20", at_40, Some(1)),
-            ("24", off, Some(0)),
-            ("28", off, Some(0)),
-            ("32", off, Some(0)),
-            ("36", at_36, Some(1)),
-            ("40", at_40, Some(1)),
-            ("48", off, Some(0)),
-            ("64", off, Some(0)),
+            ("8", (at_40, Some(1)), bank),
+            ("12", (at_36, Some(1)), bank),
+            ("16", (off, Some(0)), bank),
+            ("20", (at_40, Some(1)), bank),
+            ("24", (off, Some(0)), bank),
+            ("28", (off, Some(0)), bank),
+            ("32", (off, Some(0)), bank),
+            ("36", (at_36, Some(1)), bank),
+            ("40", (at_40, Some(1)), bank),
+            ("48", (off, Some(0)), bank),
+            ("64", (off, Some(0)), bank),
         ]
     );
 }
 
 /// The working-set alternative of `aged_output` (`--trim-aging last-use`, spec/governor.md §3.3),
 /// all formats together, pinned with docs/governor.md: it keeps results the agent is still using
-/// and so saves recoveries, but costs no less with recovery than the default `entry` (0.695 against
-/// 0.690), which is why it is not the default.
+/// and so saves recoveries, but costs no less with recovery than the default `entry` (0.708 against
+/// 0.704 under the default gate; 0.695 against 0.690 under `expected`), which is why it is not the
+/// default.
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_working_set_alternative_is_pinned() {
@@ -397,11 +496,7 @@ fn the_working_set_alternative_is_pinned() {
     }
     assert_eq!(
         sums(&all),
-        (
-            53,
-            [0.543, 0.642, 0.608, 0.695, 0.53, 1.067, 0.574, 1.611],
-            1
-        )
+        (53, [0.571, 0.66, 0.63, 0.708, 0.53, 1.067, 0.574, 1.611], 0)
     );
 }
 

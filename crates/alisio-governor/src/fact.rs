@@ -89,11 +89,11 @@ impl Aging {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GateRule {
     /// The expected-saving test: read × gain × requests so far ≥ (write − read) × suffix.
-    #[default]
     Expected,
     /// The bank: the rewrite's price bound is covered by what governing has saved so far.
     Bank,
-    /// Both: the expected-saving test and the bank.
+    /// Both: the expected-saving test and the bank (the default since issue 21's fourth gate).
+    #[default]
     ExpectedBank,
     /// Rent-or-buy: the saving already forgone since each change's justification (read × gain ×
     /// the requests since then) reaches the rewrite's price.
@@ -169,7 +169,7 @@ impl Policy2 {
             min_chars: s.trim_min_chars,
             keep_recent: s.trim_keep_recent,
             keep_denials: s.trim_keep_denials,
-            gate: GateRule::Expected,
+            gate: GateRule::ExpectedBank,
             gate_start: GateStart::Best,
             aging: Aging::Entry,
         }

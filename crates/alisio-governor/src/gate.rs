@@ -14,12 +14,12 @@
 //! The decision at boundary b depends on H[0..b) alone (G7), and E still changes only at
 //! boundaries (G8).
 //!
-//! The **bank** (a measured alternative, `GateRule::Bank` and `GateRule::ExpectedBank`): the gate
-//! also keeps what `off` and the governed stream paid for every request before b (the replay's
-//! prices and cache, from H[0..b) alone), and takes a rewrite only when the savings banked so far,
-//! less the price bounds of rewrites taken and not yet sent, cover this rewrite's price bound
-//! (write − read) × suffix − read × (net tokens saved). Without recovery the governed stream then
-//! never costs more than `off` up to any request.
+//! The **bank** (part of the default, `GateRule::ExpectedBank`, since issue 21's follow-up 5;
+//! `GateRule::Bank` alone is a measured alternative, and `GateRule::Expected` alone the rule
+//! before): the gate also keeps what `off` and the governed stream paid for every request before b
+//! (the replay's prices and cache, from H[0..b) alone), and takes a rewrite only when the savings
+//! banked so far, less the prices of rewrites taken and not yet sent, cover this rewrite's price.
+//! Without recovery the governed stream then never costs more than `off` up to any request.
 
 use super::GovSettings;
 use super::fact::{Fact, GateRule, GateStart, Step};

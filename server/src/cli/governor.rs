@@ -60,8 +60,8 @@ pub struct AnalyzeArgs {
     /// Override context.trim.keepDenials (policy 2, denial pruning; 0 to 1000).
     #[arg(long, value_name = "N")]
     pub trim_keep_denials: Option<String>,
-    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected (the default), bank,
-    /// expected+bank or rent; for measuring the alternatives, not a configuration key.
+    /// The cache gate's rule (policy 2, spec/governor.md §2.7): expected+bank (the default),
+    /// expected, bank or rent; for measuring the alternatives, not a configuration key.
     #[arg(long, value_name = "RULE")]
     pub cache_gate: Option<String>,
     /// Where a boundary the cache gate takes starts its rewrite (policy 2, spec/governor.md
