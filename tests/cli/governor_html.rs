@@ -236,3 +236,90 @@ fn headless_chromium_without_network_draws_one_series_per_stream_with_the_cached
         assert!(png.is_file());
     }
 }
+
+/// The page's tables and the recorded bill (spec/governor.md §11.10, §11.11), as Chromium renders
+/// them: two copies of a Claude Code session whose usage is recorded (governor_recorded.rs's
+/// transcript: 2 requests, 28,628 input tokens of which 24,657 cached, 7,429.45 billed; the replay's
+/// `off` 3,133.95 and governed 303.95, no recovery), one table per session and one for both.
+#[test]
+fn the_page_shows_each_stream_with_recovery_and_the_recorded_bill() {
+    let ws = Ws::new();
+    let t = crate::governor_recorded::transcript();
+    ws.file("s.jsonl", &t);
+    ws.file("t.jsonl", &t);
+    let r = ws.run(&[
+        "governor", "analyze", "s.jsonl", "t.jsonl", "--html", "p.html",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let page = ws.root.join("p.html");
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(data["sessions"][0]["replay"]["recorded"]["requests"], 2);
+    assert_eq!(
+        data["sessions"][0]["replay"]["recorded"]["saved"],
+        json!(2830.0)
+    );
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: no chromium on PATH (apt-get install chromium)");
+        return;
+    };
+    let out = chromium_run(&browser, &ws, &page, "--dump-dom");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dom = out.stdout;
+    let one = "Recorded bill (as the provider reported it): 2 requests, 28628 input tokens (24657 \
+               cached), cost 7429; the replay\u{2019}s off sees 0.422 of it; governing saves 2830 \
+               with recovery, 38.1% of the recorded bill.";
+    let both = "Recorded bill (as the provider reported it): 4 requests, 57256 input tokens (49314 \
+                cached), cost 14859; the replay\u{2019}s off sees 0.422 of it; governing saves 5660 \
+                with recovery, 38.1% of the recorded bill.";
+    assert_eq!(
+        dom.matches(&format!(r#"<p class="bill">{one}</p>"#))
+            .count(),
+        2
+    );
+    assert_eq!(
+        dom.matches(&format!(r#"<p class="bill">{both}</p>"#))
+            .count(),
+        1
+    );
+    assert!(dom.contains("<h2>All sessions (2)</h2>"));
+    let row = |cells: &[&str]| {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 {
+                    format!("<td>{c}</td>")
+                } else {
+                    format!(r#"<td class="n">{c}</td>"#)
+                }
+            })
+            .collect::<String>()
+    };
+    // The governed stream of one session and of both (the replay's three requests: 489 input tokens,
+    // 245 cached, cost 329.5 against off's 3,385.9; the spilled read is hidden and no later
+    // message needs it), and `off`, which hides nothing.
+    let governed = row(&[
+        "governed", "489", "245", "330", "0", "1", "0", "489", "330", "0.097",
+    ]);
+    let off = row(&[
+        "off", "5017", "2509", "3386", "0", "0", "0", "5017", "3386", "1.000",
+    ]);
+    assert_eq!(dom.matches(&governed).count(), 2, "{governed}");
+    assert_eq!(dom.matches(&off).count(), 2, "{off}");
+    let governed2 = row(&[
+        "governed", "978", "490", "659", "0", "2", "0", "978", "659", "0.097",
+    ]);
+    assert_eq!(dom.matches(&governed2).count(), 1, "{governed2}");
+    let rp = analyze_json(&ws)["replay"].clone();
+    assert_eq!(rp["governed"]["inputTokens"], 489);
+    assert_eq!(rp["governed"]["cost"], json!(329.5));
+    assert_eq!(rp["off"]["inputTokens"], 5017);
+    assert_eq!(rp["recovery"]["governed"]["hidden"], 1);
+}
+
+/// `governor analyze s.jsonl --json`'s first session.
+fn analyze_json(ws: &Ws) -> Value {
+    let r = ws.run(&["--json", "governor", "analyze", "s.jsonl"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.json()[0].clone()
+}

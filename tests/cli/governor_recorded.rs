@@ -17,7 +17,7 @@ fn usage(input: u64, write: u64, read: u64, output: u64) -> Value {
 
 /// A Claude Code session: a prompt, a `Read` whose 10,000-character result policy 2 spills at
 /// entry, an answer; two responses carry their usage.
-fn transcript() -> String {
+pub(crate) fn transcript() -> String {
     let big = "x".repeat(10_000);
     let user = |uuid: &str, parent: Option<&str>, content: Value| {
         json!({"type":"user","uuid":uuid,"parentUuid":parent,"sessionId":"S","isSidechain":false,
