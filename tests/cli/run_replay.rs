@@ -175,3 +175,102 @@ fn a_request_after_the_providers_cache_lifetime_is_cold_in_the_live_replay() {
         }
     }
 }
+
+/// The recorded bill of a live session (spec/governor.md §11.11, "Live sessions"): the usage the
+/// provider reported for each request (`turn_completed`; a script line's `usage`, whose `input` is
+/// the whole prompt), priced at the replay's prices, against the live replay's figures of the
+/// same request. A request without a reported usage (`estimated`) is left out. In `on` the bill
+/// is the governed stream's, so the bill `off` would have run up adds the saving; in `shadow` it
+/// is `off`'s own.
+#[test]
+fn a_live_session_reports_its_recorded_bill_against_its_live_replay() {
+    let ws = Ws::new();
+    // A read that policy 2 spills at entry (10,000 characters): governing saves from the start.
+    ws.file("big.txt", "word ".repeat(2000));
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"big.txt"}}],"usage":{"input":5000,"output":10,"cacheWrite":5000}}"#,
+            LIST_FILES,
+            r#"{"text":"ok","usage":{"input":5200,"output":5,"cacheRead":5000,"cacheWrite":200}}"#,
+        ],
+    );
+    let (r, ev) = run(&ws, "hello", &["--governor", "on"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = sid(&ev);
+    let governed = of_type(&ev, "context_governed");
+    assert_eq!(governed.len(), 3);
+    let cost = |i: usize, s: &str| governed[i]["data"]["replay"][s]["cost"].as_f64().unwrap();
+    // Requests 1 and 3 reported their usage: 5,000 written (6,250), then 200 written and 5,000
+    // read (250 + 500).
+    let (off, gov) = (
+        cost(0, "off") + cost(2, "off"),
+        cost(0, "governed") + cost(2, "governed"),
+    );
+    assert!(gov < off, "the spilled read saves: {gov} {off}");
+    let b = report(&ws, &id)["replay"]["recorded"].clone();
+    assert_eq!(b["requests"], 2);
+    assert_eq!(b["inputTokens"], 10_200);
+    assert_eq!(b["cachedTokens"], 5000);
+    assert_eq!(b["cost"], json!(7000.0));
+    let near = |v: &Value, x: f64| (v.as_f64().unwrap() - x).abs() < 1e-9;
+    assert!(near(&b["offCost"], off), "{b}");
+    assert!(near(&b["governedCost"], gov), "{b}");
+    assert_eq!(b["recoveryCost"], json!(0.0));
+    assert!(near(&b["saved"], off - gov), "{b}");
+    assert!(near(&b["offBill"], 7000.0 + off - gov), "{b}");
+    assert!(
+        near(&b["savedShare"], (off - gov) / (7000.0 + off - gov)),
+        "{b}"
+    );
+
+    // A run in `shadow` on the same session: its request's bill is `off`'s own (6,750 for 5,400
+    // written).
+    script(
+        &ws,
+        &[r#"{"text":"again","usage":{"input":5400,"output":3,"cacheWrite":5400}}"#],
+    );
+    let r2 = ws.run(&[
+        "run",
+        "--script",
+        "s.jsonl",
+        "--session",
+        &id,
+        "--governor",
+        "shadow",
+        "more",
+    ]);
+    assert_eq!(r2.code, 0, "{}", r2.stderr);
+    let rep = report(&ws, &id);
+    let b2 = &rep["replay"]["recorded"];
+    let last = &rep["replay"]["perRequest"];
+    let at = |s: &str| {
+        let (i, c) = (
+            last[s]["inputTokens"][3].as_f64().unwrap(),
+            last[s]["cachedTokens"][3].as_f64().unwrap(),
+        );
+        0.1 * c + 1.25 * (i - c)
+    };
+    let saved = off - gov + at("off") - at("governed");
+    assert_eq!(b2["requests"], 3);
+    assert_eq!(b2["cost"], json!(13_750.0));
+    assert!(near(&b2["saved"], saved), "{b2}");
+    assert!(
+        near(&b2["offBill"], 7000.0 + off - gov + 13_750.0 - 7000.0),
+        "{b2}"
+    );
+    // The human report says it (`sessions report`), and the run's own report on stderr.
+    let h = ws.run(&["sessions", "report", &id]);
+    // What the replay sees of the bill: the governed stream of the requests sent in `on`, `off`'s
+    // of the one in `shadow`.
+    let sent = gov + at("off");
+    assert!(near(&b2["sentCost"], sent), "{b2}");
+    let line = format!(
+        "  replay recorded (as the provider reported it): 3 requests, 15600 input tokens (5000 cached), cost 13750.0; replay of what was sent {sent:.1} ({:.3} of it); saved {saved:.1} of an off bill of {:.1} ({:.3})\n",
+        sent / 13_750.0,
+        b2["offBill"].as_f64().unwrap(),
+        b2["savedShare"].as_f64().unwrap(),
+    );
+    assert!(h.stdout.contains(&line), "{}\n{line}", h.stdout);
+    assert!(r2.stderr.contains(line.trim_end()), "{}\n{line}", r2.stderr);
+}

@@ -797,6 +797,22 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
     );
     assert_eq!(r["usage_null"], json!([]));
     assert_eq!(
+        r["replay"],
+        json!([
+            "",
+            "replay: 3 requests; tokens governed/off 0.750; cost governed/off 0.415; 1 cache breaks",
+            "recorded bill (as the provider reported it): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; replay of what was sent 450.0 (0.194 of it); saved 450.0 of an off bill of 2675.0 (0.168)"
+        ])
+    );
+    assert_eq!(
+        r["replay_unrecorded"],
+        json!([
+            "",
+            "replay: 1 requests; tokens governed/off 1.000; cost governed/off 1.000; 0 cache breaks"
+        ])
+    );
+    assert_eq!(r["replay_none"], json!([]));
+    assert_eq!(
         r["reasons_p2"],
         json!([
             "  superseded_read   0    0 result(s)",

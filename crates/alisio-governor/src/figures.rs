@@ -76,7 +76,7 @@ pub struct Replay {
 }
 
 /// `replay.recorded` (spec/governor.md §11.11).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recorded {
     /// The replayed requests whose usage the transcript records.
@@ -95,7 +95,16 @@ pub struct Recorded {
     pub recovery_cost: f64,
     /// offCost − governedCost − recoveryCost: what governing would have saved of the bill.
     pub saved: f64,
-    /// saved / cost (`None` when the recorded cost is 0).
+    /// The replay's cost of the stream each request really sent (`offCost` for a transcript; a
+    /// live request's `governed` in `on`, `off` in `shadow`): the part of the bill the replay sees.
+    #[serde(default)]
+    pub sent_cost: f64,
+    /// The bill `off` would have run up: `cost` where what was sent is `off`'s (a foreign
+    /// transcript, a live request in `shadow`), `cost` + that request's saving where the governed
+    /// stream was sent (a live request in `on`).
+    #[serde(default)]
+    pub off_bill: f64,
+    /// saved / offBill (`None` when offBill is 0).
     pub saved_share: Option<f64>,
 }
 
@@ -111,6 +120,8 @@ impl Recorded {
         self.governed_cost += o.governed_cost;
         self.recovery_cost += o.recovery_cost;
         self.saved += o.saved;
-        self.saved_share = (self.cost > 0.0).then(|| self.saved / self.cost);
+        self.off_bill += o.off_bill;
+        self.sent_cost += o.sent_cost;
+        self.saved_share = (self.off_bill > 0.0).then(|| self.saved / self.off_bill);
     }
 }

@@ -97,8 +97,93 @@ pub fn bill(
         .as_ref()
         .map_or(0.0, |x| x.governed.recovery_cost);
     b.saved = b.off_cost - b.governed_cost - b.recovery_cost;
-    b.saved_share = (b.cost > 0.0).then(|| b.saved / b.cost);
+    b.off_bill = b.cost;
+    b.sent_cost = b.off_cost;
+    b.saved_share = (b.off_bill > 0.0).then(|| b.saved / b.off_bill);
     Some(b)
+}
+
+/// One request of a live session (spec/governor.md §11.11, "Live sessions"): the usage the
+/// provider reported for it and the live replay's figures of the same request (its
+/// `context_governed` event, §7.1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LiveRequest {
+    pub usage: ReportedUsage,
+    /// The live replay's `off` and `governed` costs of this request.
+    pub off_cost: f64,
+    pub governed_cost: f64,
+    /// The request sent the governed stream (mode `on`), not `off`'s (`shadow`).
+    pub sent_governed: bool,
+}
+
+/// The recorded bill of a live session: what the provider reported for its requests, against the
+/// live replay's saving. A recovery there is a real request, in the bill: nothing is modelled
+/// (`recoveryCost` 0). `None` without any request.
+#[must_use]
+pub fn live_bill(requests: &[LiveRequest], prices: Prices) -> Option<Recorded> {
+    let mut b = Recorded::default();
+    for r in requests {
+        let u = r.usage;
+        let uncached = u.input + u.cache_write;
+        let cost = prices.write * uncached as f64 + prices.read * u.cache_read as f64;
+        let saved = r.off_cost - r.governed_cost;
+        b.requests += 1;
+        b.input_tokens += uncached + u.cache_read;
+        b.cached_tokens += u.cache_read;
+        b.cost += cost;
+        b.off_cost += r.off_cost;
+        b.governed_cost += r.governed_cost;
+        b.saved += saved;
+        b.off_bill += if r.sent_governed { cost + saved } else { cost };
+        b.sent_cost += if r.sent_governed {
+            r.governed_cost
+        } else {
+            r.off_cost
+        };
+    }
+    if b.requests == 0 {
+        return None;
+    }
+    b.saved_share = (b.off_bill > 0.0).then(|| b.saved / b.off_bill);
+    Some(b)
+}
+
+fn share(a: f64, b: f64) -> String {
+    if b == 0.0 {
+        "-".into()
+    } else {
+        format!("{:.3}", a / b)
+    }
+}
+
+/// The human line of a recorded bill (spec/governor.md §11.11): `  <label> recorded (as the
+/// provider reported it): R requests, T input tokens (C cached), cost X; ` then, for a
+/// transcript, `replay off Y (Y/X of it); saved with recovery S (S/X of it)`, for a live session
+/// (`live`), `replay of what was sent Y (Y/X of it); saved S of an off bill of B (S/B)`.
+#[must_use]
+pub fn line(label: &str, b: &Recorded, live: bool) -> String {
+    let rest = if live {
+        format!(
+            "replay of what was sent {:.1} ({} of it); saved {:.1} of an off bill of {:.1} ({})",
+            b.sent_cost,
+            share(b.sent_cost, b.cost),
+            b.saved,
+            b.off_bill,
+            share(b.saved, b.off_bill)
+        )
+    } else {
+        format!(
+            "replay off {:.1} ({} of it); saved with recovery {:.1} ({} of it)",
+            b.off_cost,
+            share(b.off_cost, b.cost),
+            b.saved,
+            share(b.saved, b.cost)
+        )
+    };
+    format!(
+        "  {label} recorded (as the provider reported it): {} requests, {} input tokens ({} cached), cost {:.1}; {rest}\n",
+        b.requests, b.input_tokens, b.cached_tokens, b.cost,
+    )
 }
 
 #[cfg(test)]
@@ -169,6 +254,10 @@ mod tests {
         );
         assert!((b.recovery_cost - 10.0).abs() < 1e-9);
         assert!((b.saved - 57.5).abs() < 1e-9, "{}", b.saved);
+        assert!(
+            (b.off_bill - b.cost).abs() < f64::EPSILON,
+            "a foreign bill is off's"
+        );
         let share = b.saved_share.unwrap();
         assert!((share - 57.5 / 5_093.75).abs() < 1e-12, "{share}");
         let mut all = Recorded::default();
@@ -227,5 +316,56 @@ mod tests {
         );
         let b = bill(&h, &[usage(1, 0, 0, 0)], &replay, Prices::default()).unwrap();
         assert_eq!((b.requests, b.cost, b.saved_share), (1, 0.0, None));
+    }
+
+    /// A live session (spec/governor.md §11.11, "Live sessions"): one request in `shadow` and one
+    /// in `on`. Each usage's cost at the default prices (0.1, 1.25): 1,000 uncached, 200 written
+    /// and 3,000 read cost 1,500 + 300 = 1,800; 100, 0 and 4,000 cost 125 + 400 = 525. The saving of each
+    /// is the live replay's off − governed (300 − 200 = 100, 500 − 150 = 350); the bill `off`
+    /// would have run up is the shadow request's own cost and the governed request's cost plus
+    /// its saving: 1,800 + 525 + 350 = 2,675, so 450 / 2,675 of it is saved.
+    #[test]
+    fn a_live_bill_counts_the_saving_of_a_governed_request_on_top_of_what_it_cost() {
+        let req =
+            |input, cache_write, cache_read, off_cost, governed_cost, sent_governed| LiveRequest {
+                usage: ReportedUsage {
+                    input,
+                    cache_write,
+                    cache_read,
+                    output: 9,
+                },
+                off_cost,
+                governed_cost,
+                sent_governed,
+            };
+        let live = [
+            req(1000, 200, 3000, 300.0, 200.0, false),
+            req(100, 0, 4000, 500.0, 150.0, true),
+        ];
+        let b = live_bill(&live, Prices::default()).unwrap();
+        assert_eq!(b.requests, 2);
+        assert_eq!(b.input_tokens, 1000 + 200 + 3000 + 100 + 4000);
+        assert_eq!(b.cached_tokens, 7000);
+        assert!((b.cost - 2325.0).abs() < 1e-9, "{}", b.cost);
+        assert!((b.off_cost - 800.0).abs() < 1e-9);
+        assert!((b.governed_cost - 350.0).abs() < 1e-9);
+        assert!((b.recovery_cost - 0.0).abs() < f64::EPSILON);
+        assert!((b.saved - 450.0).abs() < 1e-9);
+        assert!((b.off_bill - 2675.0).abs() < 1e-9, "{}", b.off_bill);
+        // What the replay sees of the bill: the shadow request's off, the governed one's governed.
+        assert!((b.sent_cost - 450.0).abs() < 1e-9, "{}", b.sent_cost);
+        assert_eq!(
+            line("replay", &b, true),
+            "  replay recorded (as the provider reported it): 2 requests, 8300 input tokens (7000 \
+             cached), cost 2325.0; replay of what was sent 450.0 (0.194 of it); saved 450.0 of an \
+             off bill of 2675.0 (0.168)\n"
+        );
+        assert!((b.saved_share.unwrap() - 450.0 / 2675.0).abs() < 1e-12);
+        assert_eq!(live_bill(&[], Prices::default()), None);
+        // For a foreign transcript the bill is `off`'s: offBill is its cost.
+        let mut all = b.clone();
+        all.add(&b);
+        assert!((all.off_bill - 5350.0).abs() < 1e-9);
+        assert!((all.saved_share.unwrap() - 900.0 / 5350.0).abs() < 1e-12);
     }
 }

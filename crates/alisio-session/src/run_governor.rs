@@ -477,7 +477,10 @@ impl RunGovernor {
 /// Sets a measured report's `replay` (spec/governor.md §11.8) from the `replay` figures of the
 /// session's stored `context_governed` events, one per request, in order: what the session's
 /// requests cost with a prompt cache so far, whichever process ran them. Absent when no stored
-/// event carries figures.
+/// event carries figures. Its `recorded` is the live session's recorded bill (spec/governor.md
+/// §11.11, "Live sessions"): each `turn_completed` whose usage the provider reported (not
+/// `estimated`), with the figures of the `context_governed` event of the request it answered
+/// (the last one before it).
 ///
 /// # Errors
 /// Store errors.
@@ -489,17 +492,56 @@ pub fn with_stored_replay(
     if !matches!(r, ContextReport::Measured(_)) {
         return Ok(());
     }
-    let figures = |v: &Value| serde_json::from_value(v.clone()).ok();
-    let requests: Vec<_> = store
-        .event_data(id, "context_governed")?
-        .iter()
-        .filter_map(|d| {
-            let rp = serde_json::from_str::<Value>(d).ok()?["replay"].take();
-            Some((figures(&rp["off"])?, figures(&rp["governed"])?))
-        })
-        .collect();
+    let figures =
+        |v: &Value| serde_json::from_value::<alisio_governor::replay::Figures>(v.clone()).ok();
+    let mut requests = Vec::new();
+    let mut live = Vec::new();
+    // The figures of the last request not yet answered: (off, governed, sent governed).
+    let mut pending: Option<(f64, f64, bool)> = None;
+    for (ty, d) in store.events_of_types(id, &["context_governed", "turn_completed"])? {
+        let Ok(mut v) = serde_json::from_str::<Value>(&d) else {
+            continue;
+        };
+        if ty == "context_governed" {
+            let rp = v["replay"].take();
+            pending = None;
+            if let (Some(o), Some(g)) = (figures(&rp["off"]), figures(&rp["governed"])) {
+                pending = Some((o.cost, g.cost, v["mode"] == "on"));
+                requests.push((o, g));
+            }
+            continue;
+        }
+        let u = &v["usage"];
+        if u["estimated"] == true {
+            pending = None;
+            continue;
+        }
+        let Some((off_cost, governed_cost, sent_governed)) = pending.take() else {
+            continue;
+        };
+        let n = |k: &str| u[k].as_u64().unwrap_or(0);
+        // `input` is the whole prompt, its cache reads and writes included (the providers'
+        // TokenUsage); ReportedUsage's `input` is the uncached part.
+        let (cache_read, cache_write) = (n("cacheRead"), n("cacheWrite"));
+        live.push(alisio_governor::recorded::LiveRequest {
+            usage: alisio_governor::audit::cache::ReportedUsage {
+                input: n("input").saturating_sub(cache_read.saturating_add(cache_write)),
+                cache_write,
+                cache_read,
+                output: n("output"),
+            },
+            off_cost,
+            governed_cost,
+            sent_governed,
+        });
+    }
     if !requests.is_empty() {
-        r.set_replay(alisio_governor::replay::of_requests(requests));
+        let mut rp = alisio_governor::replay::of_requests(requests);
+        rp.recorded = alisio_governor::recorded::live_bill(
+            &live,
+            alisio_governor::figures::Prices::default(),
+        );
+        r.set_replay(rp);
     }
     Ok(())
 }

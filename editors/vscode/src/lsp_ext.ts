@@ -499,12 +499,32 @@ export interface Columns {
   cachedTokens: number[];
 }
 
+/** The recorded bill (spec/governor.md §11.11): what the provider reported for the session's
+ * requests, priced at the replay's prices, against the replay's saving. */
+export interface Recorded {
+  requests: number;
+  inputTokens: number;
+  cachedTokens: number;
+  cost: number;
+  offCost: number;
+  governedCost: number;
+  recoveryCost: number;
+  saved: number;
+  /** The replay's cost of the stream each request really sent. */
+  sentCost: number;
+  /** The bill `off` would have run up. */
+  offBill: number;
+  savedShare: number | null;
+}
+
 export interface Replay {
   requests: number;
   off: Figures;
   governed: Figures;
   baselines: Baseline[];
   perRequest?: { off: Columns; governed: Columns; baselines: Columns[] };
+  /** Absent or `null` when no request has a usage the provider reported. */
+  recorded?: Recorded | null;
 }
 
 export interface ContextReport {

@@ -76,6 +76,18 @@ test('the report shows the replay figures per stream and the box the chart is dr
   assert.ok(none.includes('<p class="replay-none">No request of this session has been replayed yet'));
 });
 
+test('the report shows the recorded bill when the provider reported the usage (spec/governor.md §11.11)', () => {
+  // The unit test of recorded.rs: a shadow request and a governed one.
+  const recorded = {
+    requests: 2, inputTokens: 8300, cachedTokens: 7000, cost: 2325, offCost: 800, governedCost: 350, recoveryCost: 0,
+    saved: 450, sentCost: 450, offBill: 2675, savedShare: 450 / 2675,
+  };
+  const html = renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded } });
+  assert.ok(html.includes('<p class="recorded">Recorded bill (as the provider reported it): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; the replay of what was sent 450.0 (0.194 of it); saved 450.0 of an off bill of 2675.0 (0.168).</p>'), html);
+  assert.ok(!renderReportHtml(REPORT).includes('class="recorded"'));
+  assert.ok(!renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded: null } }).includes('class="recorded"'));
+});
+
 test('the panel posts the chart with the HTML, none in mode off', () => {
   const m = reportMessage(REPORT);
   assert.equal(m.type, 'html');

@@ -496,23 +496,10 @@ impl Sums {
     }
 }
 
-/// `<label> recorded (as the provider reported it): R requests, T input tokens (C cached), cost
-/// X; replay off Y (share); saved with recovery S (share)` (spec/governor.md §11.11).
+/// The recorded bill's line (spec/governor.md §11.11), or nothing.
 fn recorded_line(label: &str, b: Option<&Recorded>) -> String {
-    let Some(b) = b else {
-        return String::new();
-    };
-    format!(
-        "  {label} recorded (as the provider reported it): {} requests, {} input tokens ({} cached), cost {:.1}; replay off {:.1} ({} of it); saved with recovery {:.1} ({} of it)\n",
-        b.requests,
-        b.input_tokens,
-        b.cached_tokens,
-        b.cost,
-        b.off_cost,
-        ratio(b.off_cost, b.cost),
-        b.saved,
-        ratio(b.saved, b.cost)
-    )
+    b.map(|b| recorded::line(label, b, false))
+        .unwrap_or_default()
 }
 
 fn ratio(a: f64, b: f64) -> String {

@@ -71,6 +71,17 @@ pub fn render(r: &Value) -> String {
         n(&c["normal"]),
         n(&c["low"]),
     );
+    // The live replay (spec/governor.md §11.8) and the recorded bill (§11.11).
+    if let Some(rp) = r.get("replay").filter(|v| v.is_object()) {
+        let _ = writeln!(
+            t,
+            "{}",
+            alisio_governor::replay::summary_line(rp).trim_start_matches('\n')
+        );
+        if let Ok(b) = serde_json::from_value(rp["recorded"].clone()) {
+            t.push_str(&alisio_governor::recorded::line("replay", &b, true));
+        }
+    }
     tools_table(&mut t, r);
     segments_table(&mut t, r);
     t

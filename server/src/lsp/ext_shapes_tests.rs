@@ -771,6 +771,12 @@ fn report_samples() -> Vec<ContextReportResult> {
             figures: Figures::default(),
         });
         replay.per_request.baselines.push(Default::default());
+        // A live session's recorded bill (spec/governor.md §11.11).
+        replay.recorded = full.then(|| alisio_governor::figures::Recorded {
+            requests: 2,
+            saved_share: Some(0.1),
+            ..Default::default()
+        });
         Measured {
             mode: if full { "on" } else { "shadow" },
             measured: true,
@@ -1339,6 +1345,7 @@ fn every_value_the_server_sends_fits_the_typescript_declaration() {
         "UsageLedger",
         "ToolUsage",
         "Replay",
+        "Recorded",
         "Figures",
         "Baseline",
         "SessionSummary",

@@ -18,6 +18,14 @@ local result = {
   usage_null = r.render_usage(vim.NIL),
   sessions = { r.session_item({ sessionId = 'a1', title = 'Fix it', updatedAt = '2026-12-01T20:00:01.123Z', messages = 4 }), r.session_item({ sessionId = 'b2', title = 'Fix it', updatedAt = '2026-12-01T20:05:00Z', messages = 2, relayOf = 'a1' }) },
   columns = r.columns({ { 'id', 'n' }, { 'long-name', '1' } }),
+  -- The unit test of recorded.rs: a shadow request and a governed one (spec/governor.md §11.11).
+  replay = r.render_replay({ requests = 3, off = { inputTokens = 1200, cachedTokens = 700, cost = 1325, cacheBreaks = 0 },
+    governed = { inputTokens = 900, cachedTokens = 500, cost = 550, cacheBreaks = 1 },
+    recorded = { requests = 2, inputTokens = 8300, cachedTokens = 7000, cost = 2325, offCost = 800, governedCost = 350,
+      recoveryCost = 0, saved = 450, sentCost = 450, offBill = 2675, savedShare = 450 / 2675 } }),
+  replay_unrecorded = r.render_replay({ requests = 1, off = { inputTokens = 10, cachedTokens = 0, cost = 12.5, cacheBreaks = 0 },
+    governed = { inputTokens = 10, cachedTokens = 0, cost = 12.5, cacheBreaks = 0 }, recorded = vim.NIL }),
+  replay_none = r.render_replay(vim.NIL),
 }
 -- A policy-2 report: the reasons block lists all seven (spec/governor.md §6.4).
 local p2 = r.render_report({

@@ -188,7 +188,37 @@ function M.render_report(r)
     rows[#rows + 1] = { str(s.index), str(s.kind), str(s.origin), str(s.tokens), str(s.criticality), str(s.reason), elided }
   end
   vim.list_extend(lines, M.columns(rows))
+  vim.list_extend(lines, M.render_replay(r.replay))
   vim.list_extend(lines, M.render_usage(r.usage))
+  return lines
+end
+
+local function share(a, b)
+  a, b = tonumber(a) or 0, tonumber(b) or 0
+  if b == 0 then
+    return '-'
+  end
+  return string.format('%.3f', a / b)
+end
+
+--- The report's cache-aware replay (spec/governor.md §11.8) and recorded bill (§11.11), worded
+--- as `sessions report` words them.
+function M.render_replay(rp)
+  if type(rp) ~= 'table' or type(rp.off) ~= 'table' or type(rp.governed) ~= 'table' then
+    return {}
+  end
+  local lines = {
+    '',
+    string.format('replay: %s requests; tokens governed/off %s; cost governed/off %s; %s cache breaks', str(rp.requests),
+      share(rp.governed.inputTokens, rp.off.inputTokens), share(rp.governed.cost, rp.off.cost), str(rp.governed.cacheBreaks)),
+  }
+  local b = rp.recorded
+  if type(b) == 'table' then
+    lines[#lines + 1] = string.format(
+      'recorded bill (as the provider reported it): %s requests, %s input tokens (%s cached), cost %.1f; replay of what was sent %.1f (%s of it); saved %.1f of an off bill of %.1f (%s)',
+      str(b.requests), str(b.inputTokens), str(b.cachedTokens), tonumber(b.cost) or 0, tonumber(b.sentCost) or 0,
+      share(b.sentCost, b.cost), tonumber(b.saved) or 0, tonumber(b.offBill) or 0, share(b.saved, b.offBill))
+  end
   return lines
 end
 

@@ -2,7 +2,7 @@
 // catalog labels (spec/interfaces.md §1.2) and the Context Report (spec/governor.md §6) as HTML with plain SVG bar
 // charts; the report's replay chart is drawn in the webview by the shared uPlot code (chart.ts, chartAssets.ts).
 // No `vscode` import: unit-tested in plain Node.
-import type { ContextReport, ExplainFile, ExplainResult, Figures, Replay, Segment, SkillEntry, StartupCost, UsageLedger } from '../lsp_ext';
+import type { ContextReport, ExplainFile, ExplainResult, Figures, Recorded, Replay, Segment, SkillEntry, StartupCost, UsageLedger } from '../lsp_ext';
 import { replayChart } from './chart';
 
 // The protocol's shapes are declared once, in lsp_ext.ts.
@@ -225,7 +225,22 @@ export function renderReplayHtml(rp: Replay | null | undefined): string {
   return (
     `<div class="replay">${title}<p class="note">${rp.requests} request${rp.requests === 1 ? '' : 's'} of this session: input tokens as sent (off) and as governed, the part a prompt cache serves shaded. A replay estimates the saving; it cannot show how a model reacts to a stub.</p>` +
     `<div id="replay-chart" class="replay-chart"></div>` +
-    `<div class="table-wrap"><table class="ledger replay-figures"><thead><tr><th>stream</th><th>input tokens</th><th>cached</th><th>cost</th><th>cache breaks</th></tr></thead><tbody>${rows}</tbody></table></div></div>`
+    `<div class="table-wrap"><table class="ledger replay-figures"><thead><tr><th>stream</th><th>input tokens</th><th>cached</th><th>cost</th><th>cache breaks</th></tr></thead><tbody>${rows}</tbody></table></div>` +
+    renderRecordedHtml(rp.recorded) +
+    `</div>`
+  );
+}
+
+const share = (a: number, b: number): string => (b ? (a / b).toFixed(3) : '-');
+
+/** The recorded bill of a live session (spec/governor.md §11.11), as `sessions report` words it. */
+export function renderRecordedHtml(b: Recorded | null | undefined): string {
+  if (!b) return '';
+  return (
+    `<p class="recorded">Recorded bill (as the provider reported it): ${b.requests} request${b.requests === 1 ? '' : 's'}, ` +
+    `${b.inputTokens} input tokens (${b.cachedTokens} cached), cost ${b.cost.toFixed(1)}; ` +
+    `the replay of what was sent ${b.sentCost.toFixed(1)} (${share(b.sentCost, b.cost)} of it); ` +
+    `saved ${b.saved.toFixed(1)} of an off bill of ${b.offBill.toFixed(1)} (${share(b.saved, b.offBill)}).</p>`
   );
 }
 
