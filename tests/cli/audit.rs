@@ -795,6 +795,19 @@ fn alisio_sessions_are_audited_from_the_store_and_a_file_never_received_is_repor
             (v["type"] == "run_started").then(|| v["sessionId"].as_str().unwrap().to_owned())
         })
         .unwrap();
+    // The stored times of its two requests, fixed so the gap is exact.
+    let db = crate::sess::db(&ws);
+    for (seq, at) in [
+        (2, "2026-01-01T10:00:00.000Z"),
+        (4, "2026-01-01T10:00:03.000Z"),
+    ] {
+        db.execute(
+            "UPDATE messages SET created_at=?3 WHERE session_id=?1 AND seq=?2",
+            rusqlite::params![sid, seq, at],
+        )
+        .unwrap();
+    }
+    drop(db);
     ws.file("AGENTS.md", "root rules, edited\n");
     // A global file older than the session, which that run did not have (it was not there).
     crate::common::write(&ws.config_home.join("AGENTS.md"), "global\n");
@@ -818,7 +831,10 @@ fn alisio_sessions_are_audited_from_the_store_and_a_file_never_received_is_repor
     1       1     startup           {a}  OLDER-COPY  NOT-PREDICTED  {root}/AGENTS.md
     1       2     nested after read_file (line 3)  {s}  same        predicted   {root}/sub/AGENTS.md
   NOT-RECEIVED: {global} (explain predicts it for the session's cwd)
-  cache: 0 requests: 0 cold, 0 hits, 0 expected rebuilds, 0 ttl-expired, 0 broken; cost $0.0000, avoidable $0.0000, ttl $0.0000
+  cache: 2 requests: 1 cold, 0 hits, 0 expected rebuilds, 0 ttl-expired, 0 broken; cost $0.0000, avoidable $0.0000, ttl $0.0000
+    #     line  class             cause                     gap s   prompt tokens  cached    cost
+    1     2     cold              -                              -              -       -  0.0000
+    2     4     unknown           -                              3              -       -  0.0000
 
 1 session(s) audited
 ",
@@ -838,5 +854,233 @@ fn alisio_sessions_are_audited_from_the_store_and_a_file_never_received_is_repor
     assert_eq!(
         s["notReceived"],
         json!([{"path": global, "sha256": sha("global\n")}])
+    );
+    // The script reported no usage: the runner's estimate says nothing of the cache, so the
+    // requests carry no usage, the second is `unknown`, and nothing is priced.
+    assert_eq!(
+        s["requests"],
+        json!([
+            {"index": 1, "line": 2, "model": "script", "ttlSecs": 300, "class": "cold", "cost": 0.0, "extraCost": 0.0},
+            {"index": 2, "line": 4, "model": "script", "gapSecs": 3.0, "ttlSecs": 300, "class": "unknown", "cost": 0.0, "extraCost": 0.0},
+        ])
+    );
+}
+
+/// An Anthropic Messages stream from `model` with `usage` (`input_tokens`,
+/// `cache_creation_input_tokens`, `cache_read_input_tokens`, `output_tokens`) whose answer is
+/// a `read_file` of `a.txt` by the call `call` or the text `done`.
+fn anthropic_reply(model: &str, usage: [u64; 4], call: Option<&str>) -> crate::fake::Reply {
+    let ev = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
+    let mut s = ev(
+        "message_start",
+        json!({"type": "message_start", "message": {"model": model, "usage": {
+            "input_tokens": usage[0], "cache_creation_input_tokens": usage[1],
+            "cache_read_input_tokens": usage[2], "output_tokens": 1}}}),
+    );
+    let (block, delta, stop) = match call {
+        Some(id) => (
+            json!({"type": "tool_use", "id": id, "name": "read_file", "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": json!({"path": "a.txt"}).to_string()}),
+            "tool_use",
+        ),
+        None => (
+            json!({"type": "text", "text": ""}),
+            json!({"type": "text_delta", "text": "done"}),
+            "end_turn",
+        ),
+    };
+    s += &ev(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0, "content_block": block}),
+    );
+    s += &ev(
+        "content_block_delta",
+        json!({"type": "content_block_delta", "index": 0, "delta": delta}),
+    );
+    s += &ev(
+        "content_block_stop",
+        json!({"type": "content_block_stop", "index": 0}),
+    );
+    s += &ev(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": usage[3]}}),
+    );
+    s += &ev("message_stop", json!({"type": "message_stop"}));
+    crate::fake::Reply::sse(&s, 64)
+}
+
+/// A live alisio-ls session against a fake Anthropic server: two runs of two requests, the
+/// second after a pause longer than the cache's 5 minutes (the stored times set apart), its last
+/// answered by another model. The audit of the store reports each request with the provider's
+/// figures, the class and the cause, in JSON, in the human table and in the HTML page.
+#[test]
+fn an_alisio_sessions_requests_show_the_providers_cache_hit_expiry_and_model_switch() {
+    use crate::fake::Fake;
+    let ws = Ws::new();
+    ws.files(&[("AGENTS.md", "rules\n"), ("a.txt", "a\n")]);
+    let sonnet = "claude-sonnet-4-5";
+    let fake = Fake::start(vec![
+        anthropic_reply(sonnet, [10, 2000, 0, 50], Some("toolu_1")),
+        anthropic_reply(sonnet, [20, 100, 2000, 40], None),
+        anthropic_reply(sonnet, [30, 2150, 0, 30], Some("toolu_2")),
+        anthropic_reply("claude-haiku-4-5", [10, 2200, 0, 20], None),
+    ]);
+    ws.file(
+        "cfg.json",
+        json!({"provider": {"kind": "anthropic", "baseUrl": fake.url, "model": sonnet}})
+            .to_string(),
+    );
+    let go = |extra: &[&str]| {
+        let mut args = vec!["run", "--json", "--config", "cfg.json"];
+        args.extend_from_slice(extra);
+        args.push("read a.txt");
+        let r = crate::common::run_cmd(ws.cmd().env("ANTHROPIC_API_KEY", "k").args(&args));
+        assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+        r
+    };
+    let first = go(&[]);
+    let sid = first
+        .stdout
+        .lines()
+        .find_map(|l| {
+            let v: Value = serde_json::from_str(l).ok()?;
+            (v["type"] == "run_started").then(|| v["sessionId"].as_str().unwrap().to_owned())
+        })
+        .unwrap();
+    go(&["--session", &sid]);
+    assert_eq!(fake.requests().len(), 4);
+    // The stored times, as a pause of 10 minutes before the second run would have left them.
+    let db = crate::sess::db(&ws);
+    for (seq, at) in [
+        (2, "2026-01-01T10:00:00.000Z"),
+        (4, "2026-01-01T10:00:05.000Z"),
+        (6, "2026-01-01T10:10:05.000Z"),
+        (8, "2026-01-01T10:10:07.500Z"),
+    ] {
+        let n = db
+            .execute(
+                "UPDATE messages SET created_at=?3 WHERE session_id=?1 AND seq=?2 AND role='assistant'",
+                rusqlite::params![sid, seq, at],
+            )
+            .unwrap();
+        assert_eq!(n, 1, "seq {seq}");
+    }
+    drop(db);
+    let store = crate::sess::state(&ws).join("sessions.db");
+    let store = store.display().to_string();
+    let r = ws.run(&["audit", "--json", &store]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let s = &r.json()["sessions"][0];
+    assert_eq!(
+        (s["format"].as_str(), s["session"].as_str()),
+        (Some("alisio"), Some(sid.as_str()))
+    );
+    let mut reqs = s["requests"].clone();
+    let costs: Vec<(f64, f64)> = reqs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q["cost"].as_f64().unwrap(),
+                q["extraCost"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    for q in reqs.as_array_mut().unwrap() {
+        let q = q.as_object_mut().unwrap();
+        q.remove("cost");
+        q.remove("extraCost");
+    }
+    let usage = |i: u64, w: u64, r: u64, o: u64| json!({"input": i, "cacheWrite": w, "cacheRead": r, "output": o});
+    assert_eq!(
+        reqs,
+        json!([
+            {"index": 1, "line": 2, "model": sonnet, "ttlSecs": 300, "class": "cold",
+             "usage": usage(10, 2000, 0, 50)},
+            {"index": 2, "line": 4, "model": sonnet, "gapSecs": 5.0, "ttlSecs": 300, "class": "hit",
+             "usage": usage(20, 100, 2000, 40)},
+            {"index": 3, "line": 6, "model": sonnet, "gapSecs": 600.0, "ttlSecs": 300,
+             "class": "ttl-expired", "cause": "gap", "usage": usage(30, 2150, 0, 30)},
+            {"index": 4, "line": 8, "model": "claude-haiku-4-5", "gapSecs": 2.5, "ttlSecs": 300,
+             "class": "broken", "cause": "model-switch", "usage": usage(10, 2200, 0, 20)},
+        ])
+    );
+    // List prices per million: Sonnet 3 / 3.75 / 0.30 / 15, Haiku 1 / 1.25 / 0.10 / 5. The
+    // expiry re-wrote the reusable prefix min(2120, 2180) at 3.75 − 0.30, the switch
+    // min(2180, 2210) at Haiku's 1.25 − 0.10.
+    let want = [
+        ((10.0 * 3.0 + 2000.0 * 3.75 + 50.0 * 15.0) / 1e6, 0.0),
+        (
+            (20.0 * 3.0 + 100.0 * 3.75 + 2000.0 * 0.3 + 40.0 * 15.0) / 1e6,
+            0.0,
+        ),
+        (
+            (30.0 * 3.0 + 2150.0 * 3.75 + 30.0 * 15.0) / 1e6,
+            2120.0 * 3.45 / 1e6,
+        ),
+        (
+            (10.0 + 2200.0 * 1.25 + 20.0 * 5.0) / 1e6,
+            2180.0 * 1.15 / 1e6,
+        ),
+    ];
+    for (i, ((c, x), (wc, wx))) in costs.iter().zip(want).enumerate() {
+        assert!(
+            (c - wc).abs() < 1e-12 && (x - wx).abs() < 1e-12,
+            "request {}: {c} {x}",
+            i + 1
+        );
+    }
+    let t = &s["cache"];
+    assert_eq!(
+        [
+            &t["requests"],
+            &t["hits"],
+            &t["cold"],
+            &t["expectedRebuilds"],
+            &t["ttlExpired"],
+            &t["broken"]
+        ],
+        [
+            &json!(4),
+            &json!(1),
+            &json!(1),
+            &json!(0),
+            &json!(1),
+            &json!(1)
+        ]
+    );
+    assert!(close(&t["avoidable"], 2180.0 * 1.15 / 1e6));
+    assert!(close(&t["ttlCost"], 2120.0 * 3.45 / 1e6));
+    assert!(close(&t["cost"], want.iter().map(|w| w.0).sum()));
+
+    let human = ws.run(&["audit", &store]);
+    assert_eq!((human.code, human.stderr.as_str()), (0, ""));
+    let table = "  cache: 4 requests: 1 cold, 1 hits, 0 expected rebuilds, 1 ttl-expired, 1 broken; cost $0.0214, avoidable $0.0025, ttl $0.0073
+    #     line  class             cause                     gap s   prompt tokens  cached    cost
+    1     2     cold              -                              -           2010       0  0.0083
+    2     4     hit               -                              5           2120    2000  0.0016
+    3     6     ttl-expired       gap                          600           2180       0  0.0086
+    4     8     broken            model-switch                   2           2210       0  0.0029
+";
+    assert!(human.stdout.contains(table), "{}", human.stdout);
+
+    let page = ws.run(&["audit", "--html", "out.html", &store]);
+    assert_eq!((page.code, page.stderr.as_str()), (0, ""));
+    let page = std::fs::read_to_string(ws.root.join("out.html")).unwrap();
+    let tag = "<script id=\"data\" type=\"application/json\">";
+    let start = page.find(tag).unwrap() + tag.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let chart = &data["sessions"][0]["chart"];
+    assert_eq!(chart["requests"], json!([1, 2, 3, 4]));
+    assert_eq!(
+        chart["series"][0]["tokens"],
+        json!([2010, 2120, 2180, 2210])
+    );
+    assert_eq!(chart["series"][0]["cached"], json!([0, 2000, 0, 0]));
+    assert_eq!(
+        data["sessions"][0]["audit"]["requests"][3]["cause"],
+        "model-switch"
     );
 }

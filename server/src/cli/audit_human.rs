@@ -199,9 +199,16 @@ fn cache(o: &mut String, s: &SessionAudit) {
         "    #     line  class             cause                     gap s   prompt tokens  cached    cost"
     );
     for r in &s.requests {
-        let (prompt, cached) = r.usage.map_or((0, 0), |u| {
-            (u.input + u.cache_write + u.cache_read, u.cache_read)
-        });
+        // No usage reported (alisio-ls: the runner's estimate): no figures, not zeros.
+        let (prompt, cached) = r.usage.map_or_else(
+            || ("-".to_owned(), "-".to_owned()),
+            |u| {
+                (
+                    (u.input + u.cache_write + u.cache_read).to_string(),
+                    u.cache_read.to_string(),
+                )
+            },
+        );
         let _ = writeln!(
             o,
             "    {:<4}  {:<4}  {:<16}  {:<24}  {:>6}  {:>13}  {:>6}  {:.4}",

@@ -41,6 +41,35 @@ impl ReportedUsage {
         }
     }
 
+    /// The `usage` an alisio-ls store recorded on an assistant message (spec/sessions.md §1.4,
+    /// §5.2): `input` there is the whole prompt, cached parts included, for both wire formats
+    /// (Anthropic: `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`;
+    /// OpenAI-compatible: `prompt_tokens`, of which `prompt_tokens_details.cached_tokens` is
+    /// `cacheRead`, no write), so the uncached input is `input − cacheRead − cacheWrite`.
+    /// `None` when the runner estimated it (`estimated: true`: the provider reported nothing, so
+    /// it says nothing about the cache) or when no count was stored (not an object, no
+    /// `input`); a missing `output`, `cacheRead` or `cacheWrite` is 0.
+    #[must_use]
+    pub fn from_stored(usage: &serde_json::Value) -> Option<Self> {
+        if usage.get("estimated").and_then(serde_json::Value::as_bool) == Some(true) {
+            return None;
+        }
+        let whole = usage.get("input")?.as_u64()?;
+        let n = |k: &str| {
+            usage
+                .get(k)
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(0)
+        };
+        let (read, write) = (n("cacheRead"), n("cacheWrite"));
+        Some(Self {
+            input: whole.saturating_sub(read).saturating_sub(write),
+            cache_write: write,
+            cache_read: read,
+            output: n("output"),
+        })
+    }
+
     const fn prompt(self) -> u64 {
         self.input + self.cache_write + self.cache_read
     }
@@ -79,7 +108,8 @@ pub enum CacheClass {
     Cold,
     /// The previous request's prefix was kept (and read, when the provider reported usage).
     Hit,
-    /// A rebuild the agent cannot avoid: a compaction rewrote the conversation.
+    /// A rebuild the agent cannot avoid: a compaction (alisio-ls: also a budget reduction or a
+    /// rewind) rewrote the conversation.
     ExpectedRebuild,
     /// The prefix was kept but the gap since the previous request exceeded the cache's TTL.
     TtlExpired,
@@ -121,7 +151,9 @@ pub struct RequestCache {
 }
 
 impl Obs {
-    pub(crate) fn into_request(self) -> RequestCache {
+    /// The request before [`classify_all`] classifies and prices it.
+    #[must_use]
+    pub fn into_request(self) -> RequestCache {
         RequestCache {
             index: 0,
             line: self.line,
@@ -200,6 +232,15 @@ fn structural(prev: &Obs, o: &Obs) -> Option<bool> {
     Some(messages && o.shape == prev.shape && o.model == prev.model)
 }
 
+/// What happened since the previous request that rebuilds the prefix by design, in the order a
+/// cause is named: a compaction (every client), and for alisio-ls's own sessions a budget
+/// reduction in place (spec/sessions.md §6.8) and a rewind (§13.3).
+const EXPECTED: [&str; 3] = ["compaction", "budget-reduction", "rewind"];
+
+fn expected(o: &Obs) -> Option<&'static str> {
+    EXPECTED.into_iter().find(|e| o.events.contains(e))
+}
+
 fn cause_of(prev: &Obs, o: &Obs) -> (CacheClass, &'static str) {
     if o.model != prev.model {
         return (CacheClass::Broken, "model-switch");
@@ -207,8 +248,8 @@ fn cause_of(prev: &Obs, o: &Obs) -> (CacheClass, &'static str) {
     if o.shape.is_some() && o.shape != prev.shape {
         return (CacheClass::Broken, "tools-or-system-changed");
     }
-    if o.events.contains(&"compaction") {
-        return (CacheClass::ExpectedRebuild, "compaction");
+    if let Some(e) = expected(o) {
+        return (CacheClass::ExpectedRebuild, e);
     }
     for e in ["instruction-changed", "skill-listing-changed", "tool-delta"] {
         if o.events.contains(&e) {
@@ -240,9 +281,7 @@ fn classify(prev: Option<&Obs>, r: &mut RequestCache) {
         }
         None => match o.usage {
             _ if o.model != prev.model => (CacheClass::Broken, Some("model-switch")),
-            _ if o.events.contains(&"compaction") => {
-                (CacheClass::ExpectedRebuild, Some("compaction"))
-            }
+            _ if expected(o).is_some() => (CacheClass::ExpectedRebuild, expected(o)),
             Some(u) if u.cache_read > 0 => (CacheClass::Hit, None),
             Some(u) if u.prompt() > 0 && expired => (CacheClass::TtlExpired, Some("gap")),
             Some(u) if u.prompt() > 0 => {

@@ -182,3 +182,111 @@ fn price_table_by_model() {
     assert_eq!(p("gpt-5-codex"), Some(("openai", 1.25, 0.125, 10.0)));
     assert_eq!(p("llama-3"), None);
 }
+
+#[test]
+fn a_stored_usage_is_the_whole_prompt_and_an_estimate_reports_no_cache() {
+    use super::cache::ReportedUsage;
+    // Anthropic through the runner: input 10 uncached + 5 written + 20 read = 35.
+    assert_eq!(
+        ReportedUsage::from_stored(
+            &json!({"input": 35, "output": 15, "cacheRead": 20, "cacheWrite": 5, "estimated": false})
+        ),
+        Some(ReportedUsage {
+            input: 10,
+            cache_write: 5,
+            cache_read: 20,
+            output: 15
+        })
+    );
+    // OpenAI-compatible: prompt_tokens 100 of which 40 cached, no write.
+    assert_eq!(
+        ReportedUsage::from_stored(
+            &json!({"input": 100, "output": 20, "cacheRead": 40, "cacheWrite": 0, "estimated": false})
+        ),
+        Some(ReportedUsage::from_openai(100, 40, 20))
+    );
+    // Estimated (the provider reported nothing), or no count at all: not reported.
+    assert_eq!(
+        ReportedUsage::from_stored(
+            &json!({"input": 900, "output": 9, "cacheRead": 0, "cacheWrite": 0, "estimated": true})
+        ),
+        None
+    );
+    assert_eq!(ReportedUsage::from_stored(&json!({"output": 9})), None);
+    assert_eq!(ReportedUsage::from_stored(&json!("35")), None);
+    assert_eq!(ReportedUsage::from_stored(&json!({"input": -1})), None);
+    // Counts that do not add up saturate at 0, never wrap.
+    assert_eq!(
+        ReportedUsage::from_stored(&json!({"input": 3, "cacheRead": 5, "cacheWrite": 5})),
+        Some(ReportedUsage {
+            input: 0,
+            cache_write: 5,
+            cache_read: 5,
+            output: 0
+        })
+    );
+}
+
+#[test]
+fn stored_requests_are_classified_with_the_alisio_causes() {
+    use super::cache::{Obs, ReportedUsage, classify_all};
+    let at = |s: i64| Some(1_796_232_532_000 + s * 1000);
+    let u = |input, write, read| {
+        Some(ReportedUsage {
+            input,
+            cache_write: write,
+            cache_read: read,
+            output: 10,
+        })
+    };
+    let obs = |line: usize, secs: i64, usage, events: Vec<&'static str>| Obs {
+        id: line.to_string(),
+        line,
+        at_ms: at(secs),
+        model: Some("claude-sonnet-4-5".into()),
+        usage,
+        ttl_secs: 300,
+        events,
+        ..Obs::default()
+    };
+    let mut s = SessionAudit {
+        requests: [
+            obs(2, 0, u(10, 1000, 0), vec![]),
+            obs(4, 5, u(10, 20, 1000), vec![]),
+            obs(6, 10, u(10, 1030, 0), vec!["budget-reduction"]),
+            obs(8, 15, u(10, 1040, 0), vec!["rewind", "instruction-changed"]),
+            obs(10, 20, u(10, 1050, 0), vec!["skill-listing-changed"]),
+            obs(12, 25, None, vec![]),
+            obs(
+                14,
+                30,
+                u(10, 1000, 0),
+                vec!["instruction-changed", "compaction"],
+            ),
+        ]
+        .into_iter()
+        .map(Obs::into_request)
+        .collect(),
+        ..SessionAudit::default()
+    };
+    classify_all(&mut s, None);
+    assert_eq!(
+        classes(&s),
+        [
+            (CacheClass::Cold, None),
+            (CacheClass::Hit, None),
+            (CacheClass::ExpectedRebuild, Some("budget-reduction")),
+            (CacheClass::ExpectedRebuild, Some("rewind")),
+            (CacheClass::Broken, Some("skill-listing-changed")),
+            (CacheClass::Unknown, None),
+            (CacheClass::ExpectedRebuild, Some("compaction")),
+        ]
+    );
+    // Broken: the reusable prefix min(1050, 1060) priced at write − read.
+    assert!((s.requests[4].extra_cost - 1050.0 * 3.45 / 1e6).abs() < 1e-12);
+    assert_eq!(s.requests[5].cost, 0.0);
+    assert_eq!(
+        (s.cache.expected_rebuilds, s.cache.broken, s.cache.hits),
+        (3, 1, 1)
+    );
+}

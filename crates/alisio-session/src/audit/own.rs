@@ -1,16 +1,20 @@
 //! alisio-ls's own sessions for `audit` (spec/interfaces.md §4): the store's `deliveries`
 //! (spec/sessions.md §1.3) read as the clients' session files are, into the same
 //! [`SessionAudit`] (format `alisio`), then compared with the disk and `context explain --host
-//! alisio` by [`super::compare`]. The store is opened read only: nothing is created, migrated
-//! or written.
+//! alisio` by [`super::compare`]; and its model requests (the assistant message rows, with the
+//! provider's `usage`) classified and priced as a client's (§4.3). The store is opened read
+//! only: nothing is created, migrated or written.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use alisio_governor::audit::{Delivery, ListedSkill, SessionAudit, SkillListing, ToolRef};
+use alisio_governor::audit::cache::{Obs, ReportedUsage, classify_all};
+use alisio_governor::audit::{
+    Delivery, ListedSkill, SessionAudit, SkillListing, ToolRef, timestamp_ms,
+};
 
 use super::AuditError;
-use crate::store::{DeliveryRow, SessionRow, Store, StoreError};
+use crate::store::{DeliveryRow, RequestRow, SessionRow, Store, StoreError};
 
 /// The format name of alisio-ls's sessions.
 pub const FORMAT: &str = "alisio";
@@ -97,7 +101,7 @@ fn tool_ref(r: &DeliveryRow) -> Option<ToolRef> {
 
 /// One stored session as an audit: its deliveries (a request set's files the first time, and
 /// later those whose path or text the previous set did not have), its skill listings (when the
-/// catalog changed) and its nested files.
+/// catalog changed), its nested files, and its requests with their prompt cache.
 fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit, AuditError> {
     let e = store_error(shown);
     let runs = store.run_ids(&row.id).map_err(e)?;
@@ -122,6 +126,10 @@ fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit,
     let mut prev: HashSet<(String, String)> = HashSet::new();
     let mut first_set = true;
     let mut last_catalog: Option<String> = None;
+    // What changed in the request's system text, at the seq the set was recorded at: the
+    // request it applies to is the first stored one after that seq.
+    let mut marks: Vec<(i64, &'static str)> = Vec::new();
+    let mut sent_catalog: Option<Option<&str>> = None;
     let mut i = 0;
     while i < rows.len() {
         let r = &rows[i];
@@ -159,7 +167,17 @@ fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit,
             }
             now.insert(key);
         }
-        if let Some(c) = set.iter().find(|d| d.item.kind == "catalog")
+        let catalog = set.iter().find(|d| d.item.kind == "catalog");
+        if !first_set {
+            if now != prev {
+                marks.push((r.at_seq, "instruction-changed"));
+            }
+            if sent_catalog != Some(catalog.map(|c| c.item.sha256.as_str())) {
+                marks.push((r.at_seq, "skill-listing-changed"));
+            }
+        }
+        sent_catalog = Some(catalog.map(|c| c.item.sha256.as_str()));
+        if let Some(c) = catalog
             && last_catalog.as_deref() != Some(&c.item.sha256)
         {
             last_catalog = Some(c.item.sha256.clone());
@@ -188,7 +206,65 @@ fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit,
         first_set = false;
         i = j;
     }
+    for at in store.rewind_seqs(&row.id).map_err(e)? {
+        marks.push((at, "rewind"));
+    }
+    s.requests = requests(store.request_rows(&row.id).map_err(e)?, marks)
+        .into_iter()
+        .map(Obs::into_request)
+        .collect();
+    classify_all(&mut s, None);
     Ok(s)
+}
+
+/// Adds `e` to `events` once.
+fn add(events: &mut Vec<&'static str>, e: &'static str) {
+    if !events.contains(&e) {
+        events.push(e);
+    }
+}
+
+/// The session's requests (spec/interfaces.md §4, "alisio-ls's own sessions"): one per stored
+/// assistant message in `seq` order, `line` its seq, its `created_at`, model and usage
+/// ([`ReportedUsage::from_stored`]: none when estimated), a 300 s time to live, and what
+/// happened since the previous request: a checkpoint row (`compaction`), a budget-reduced row
+/// (`budget-reduction`), and `marks` (`(seq, event)`: a changed instruction set or skill
+/// catalog recorded at that seq, a rewind after it).
+fn requests(rows: Vec<RequestRow>, mut marks: Vec<(i64, &'static str)>) -> Vec<Obs> {
+    marks.sort_by_key(|m| m.0);
+    let mut marks = marks.into_iter().peekable();
+    let mut events: Vec<&'static str> = Vec::new();
+    let mut out = Vec::new();
+    for row in rows {
+        match row {
+            RequestRow::Checkpoint { .. } => add(&mut events, "compaction"),
+            RequestRow::Reduced { .. } => add(&mut events, "budget-reduction"),
+            RequestRow::Request {
+                seq,
+                created_at,
+                model,
+                usage,
+                ..
+            } => {
+                while let Some((_, e)) = marks.next_if(|m| m.0 < seq) {
+                    add(&mut events, e);
+                }
+                out.push(Obs {
+                    id: seq.to_string(),
+                    line: usize::try_from(seq).unwrap_or(0),
+                    at_ms: timestamp_ms(&created_at),
+                    model,
+                    usage: usage
+                        .and_then(|u| serde_json::from_str(&u).ok())
+                        .and_then(|u: serde_json::Value| ReportedUsage::from_stored(&u)),
+                    ttl_secs: 300,
+                    events: std::mem::take(&mut events),
+                    ..Obs::default()
+                });
+            }
+        }
+    }
+    out
 }
 
 fn delivery(r: &DeliveryRow, how: &'static str, prompt: usize) -> Delivery {

@@ -86,14 +86,7 @@ impl Store {
     /// Whether the store has the `deliveries` table (a store written before schema v3, opened
     /// read only, has not).
     fn has_deliveries(&self) -> Result<bool, StoreError> {
-        self.connection
-            .query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='deliveries'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n > 0)
-            .map_err(sql)
+        self.has_table("deliveries")
     }
 
     /// Every delivery row of a session, in the order recorded (none in a store older than v3).

@@ -358,10 +358,216 @@ fn a_store_written_before_deliveries_were_recorded_says_so() {
         )]
     );
     assert!(s[0].deliveries.is_empty());
+    // Its request is still audited from its assistant row (the script's estimate: cold, no
+    // usage); as a v1 store, without snapshots, too.
+    let one = |s: &[alisio_governor::audit::SessionAudit]| {
+        s[0].requests
+            .iter()
+            .map(|r| (r.line, r.class, r.usage))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        one(&s),
+        [(2, alisio_governor::audit::CacheClass::Cold, None)]
+    );
+    let c = rusqlite::Connection::open(w.state.join("sessions.db")).unwrap();
+    c.execute_batch("DROP TABLE snapshots; PRAGMA user_version = 1")
+        .unwrap();
+    drop(c);
+    let v1 = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    assert_eq!(one(&v1), one(&s));
     let e = super::all_sessions(&w.state.join("other.db"), "other.db").unwrap_err();
     assert!(matches!(&e, super::AuditError::NotStoreFile { shown } if shown == "other.db"));
     assert_eq!(
         e.to_string(),
         "other.db: an alisio-ls store is read as <state dir>/sessions.db"
+    );
+}
+
+const SUMMARY: &str =
+    r#"{"for":"summary","text":"```json\n{\"checkpoint\":{\"goal\":\"read\"}}\n```"}"#;
+
+#[test]
+fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_figures() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    let header = r#"{"alisioScript":1,"model":"claude-sonnet-4-5"}"#;
+    // Run 1: written, then read.
+    let sid = run(
+        &w,
+        &[
+            header,
+            r#"{"toolCalls":[{"name":"read_file","arguments":{"path":"sub/x.txt"}}],"usage":{"input":1010,"output":10,"cacheWrite":1000}}"#,
+            r#"{"text":"done","usage":{"input":1040,"output":5,"cacheRead":1000,"cacheWrite":30}}"#,
+        ],
+        None,
+    );
+    // Run 2: AGENTS.md changed, so the system text did: nothing read.
+    std::fs::write(w.root.join("AGENTS.md"), "root rules v2\n").unwrap();
+    run(
+        &w,
+        &[
+            header,
+            r#"{"text":"ok","usage":{"input":1800,"output":20,"cacheWrite":1790}}"#,
+        ],
+        Some(&sid),
+    );
+    // Run 3: past the window's threshold, a compaction first (its summarizer request is not
+    // stored), then a request that rebuilt the cache.
+    run(
+        &w,
+        &[
+            r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":2000}"#,
+            SUMMARY,
+            r#"{"text":"again","usage":{"input":600,"output":5,"cacheWrite":590}}"#,
+        ],
+        Some(&sid),
+    );
+    // Run 4: no usage in the script: the runner's estimate, which says nothing of the cache.
+    run(&w, &[header, r#"{"text":"last"}"#], Some(&sid));
+
+    let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    let s = &s[0];
+    let got: Vec<_> = s
+        .requests
+        .iter()
+        .map(|r| {
+            (
+                r.index,
+                r.line,
+                r.model.as_deref(),
+                r.class,
+                r.cause,
+                r.usage
+                    .map(|u| (u.input, u.cache_write, u.cache_read, u.output)),
+            )
+        })
+        .collect();
+    let m = Some("claude-sonnet-4-5");
+    assert_eq!(
+        got,
+        [
+            (1, 2, m, CacheClass::Cold, None, Some((10, 1000, 0, 10))),
+            (2, 4, m, CacheClass::Hit, None, Some((10, 30, 1000, 5))),
+            (
+                3,
+                6,
+                m,
+                CacheClass::Broken,
+                Some("instruction-changed"),
+                Some((10, 1790, 0, 20))
+            ),
+            (
+                4,
+                9,
+                m,
+                CacheClass::ExpectedRebuild,
+                Some("compaction"),
+                Some((10, 590, 0, 5))
+            ),
+            (5, 11, m, CacheClass::Unknown, None, None),
+        ]
+    );
+    // The compacted rows' requests (run 1's, before the two exchanges kept) are still there;
+    // every gap is measured.
+    {
+        let store = Store::open(&w.state).unwrap();
+        let compacted = store
+            .all_messages(&sid)
+            .unwrap()
+            .iter()
+            .filter(|r| r.compacted && r.role == crate::store::Role::Assistant)
+            .count();
+        assert_eq!(compacted, 2);
+    }
+    assert!(s.requests[1..].iter().all(|r| r.gap_secs.is_some()));
+    assert_eq!(
+        (
+            s.cache.requests,
+            s.cache.cold,
+            s.cache.hits,
+            s.cache.broken,
+            s.cache.expected_rebuilds,
+            s.cache.ttl_expired
+        ),
+        (5, 1, 1, 1, 1, 0)
+    );
+    // Sonnet's list prices: the break re-wrote the reusable prefix min(1040, 1800) − 0 at
+    // write − read (3.75 − 0.30 per million).
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    assert!(close(s.requests[2].extra_cost, 1040.0 * 3.45 / 1e6));
+    assert!(close(s.cache.avoidable, 1040.0 * 3.45 / 1e6));
+    assert!(close(
+        s.requests[0].cost,
+        (10.0 * 3.0 + 1000.0 * 3.75 + 10.0 * 15.0) / 1e6
+    ));
+    assert!(close(s.requests[4].cost, 0.0));
+}
+
+#[test]
+fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
+    use crate::store::RequestRow;
+    let req = |seq: i64, model: Option<&str>, usage: Option<&str>| RequestRow::Request {
+        seq,
+        run_id: Some("r".into()),
+        created_at: format!("2026-01-01T10:00:{seq:02}.000Z"),
+        model: model.map(String::from),
+        usage: usage.map(String::from),
+    };
+    let u = r#"{"input":30,"output":1,"cacheRead":20,"cacheWrite":5,"estimated":false}"#;
+    let rows = vec![
+        req(2, Some("m"), Some(u)),
+        RequestRow::Checkpoint { seq: 5 },
+        req(7, Some("m"), Some("{not json")),
+        RequestRow::Reduced { seq: 9 },
+        RequestRow::Checkpoint { seq: 10 },
+        req(11, None, None),
+        req(14, Some("m"), Some(u)),
+        req(16, Some("m"), Some(u)),
+    ];
+    // A mark before the first request goes to it (it is cold whatever it carries), a rewind
+    // after seq 11, a changed catalog and instruction set recorded at 12, each once, and a
+    // change after the last request (no request: dropped).
+    let marks = vec![
+        (12, "skill-listing-changed"),
+        (11, "rewind"),
+        (1, "instruction-changed"),
+        (12, "instruction-changed"),
+        (16, "instruction-changed"),
+    ];
+    let got: Vec<_> = super::requests(rows, marks)
+        .into_iter()
+        .map(|o| {
+            (
+                o.line,
+                o.at_ms.is_some(),
+                o.model,
+                o.usage.is_some(),
+                o.events,
+            )
+        })
+        .collect();
+    let m = || Some("m".to_owned());
+    assert_eq!(
+        got,
+        [
+            (2, true, m(), true, vec!["instruction-changed"]),
+            (7, true, m(), false, vec!["compaction"]),
+            (
+                11,
+                true,
+                None,
+                false,
+                vec!["budget-reduction", "compaction"]
+            ),
+            (
+                14,
+                true,
+                m(),
+                true,
+                vec!["rewind", "skill-listing-changed", "instruction-changed"]
+            ),
+            (16, true, m(), true, vec![]),
+        ]
     );
 }
