@@ -266,11 +266,11 @@ fn the_page_shows_each_stream_with_recovery_and_the_recorded_bill() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let dom = out.stdout;
     let one = "Recorded bill (as the provider reported it): 2 requests, 28628 input tokens (24657 \
-               cached), cost 7429; the replay\u{2019}s off sees 0.422 of it; governing saves 2830 \
-               with recovery, 38.1% of the recorded bill.";
+               cached), cost 7429; the replay\u{2019}s off sees 0.422 of it; governing would have \
+               saved 2830 with recovery, 38.1% of it.";
     let both = "Recorded bill (as the provider reported it): 4 requests, 57256 input tokens (49314 \
-                cached), cost 14859; the replay\u{2019}s off sees 0.422 of it; governing saves 5660 \
-                with recovery, 38.1% of the recorded bill.";
+                cached), cost 14859; the replay\u{2019}s off sees 0.422 of it; governing would have \
+                saved 5660 with recovery, 38.1% of it.";
     assert_eq!(
         dom.matches(&format!(r#"<p class="bill">{one}</p>"#))
             .count(),

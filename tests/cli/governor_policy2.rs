@@ -192,8 +192,15 @@ fn running_above_off(reports: &[Value]) -> usize {
     };
     reports
         .iter()
-        .map(|r| &r["replay"]["perRequest"])
-        .filter(|p| !p.is_null())
+        .map(|r| &r["replay"])
+        .filter(|r| !r.is_null())
+        .map(|r| {
+            assert!(
+                r["perRequest"].is_object(),
+                "a replay has its perRequest columns"
+            );
+            &r["perRequest"]
+        })
         .filter(|p| {
             let (o, g) = (costs(&p["off"]), costs(&p["governed"]));
             let mut run = 0.0;

@@ -539,3 +539,22 @@ fn usage_numbers_at_the_top_of_u64_saturate_instead_of_overflowing() {
     );
     assert_eq!(end["data"]["tokens"], json!(u64::MAX));
 }
+
+/// DeepSeek's OpenAI-compatible usage reports its cache read as `prompt_cache_hit_tokens`, with no
+/// `prompt_tokens_details` (spec/sessions.md §5.4): the runner reads it as the cache read, as the
+/// mini-swe-agent reader does, so a live session's recorded bill and `audit` see the cache.
+#[test]
+fn deepseeks_cache_hit_tokens_are_the_cache_read() {
+    let ws = Ws::new();
+    let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\n\
+               data: {\"choices\":[],\"usage\":{\"prompt_tokens\":1835,\"completion_tokens\":5,\
+               \"prompt_cache_hit_tokens\":1800,\"prompt_cache_miss_tokens\":35}}\n\ndata: [DONE]\n\n";
+    let fake = Fake::start(vec![Reply::sse(sse, 3)]);
+    config(&ws, json!({"kind":"openai","baseUrl":fake.url,"model":"m"}));
+    let (r, ev) = go(&ws, &[]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        of_type(&ev, "turn_completed")[0]["data"]["usage"],
+        json!({"input":1835,"output":5,"cacheRead":1800,"cacheWrite":0,"estimated":false})
+    );
+}

@@ -801,7 +801,8 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
         json!([
             "",
             "replay: 3 requests; tokens governed/off 0.750; cost governed/off 0.415; 1 cache breaks",
-            "recorded bill (as the provider reported it): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; replay of what was sent 450.0 (0.194 of it); saved 450.0 of an off bill of 2675.0 (0.168)"
+            // The very sentence of recorded.rs's unit test (`live_line`).
+            "bill (tokens as the provider reported them, at the replay's prices): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; the replay covers 450.0 of it (0.194); saved 450.0 of the 2675.0 off would have been billed (0.168), 100.0 of it in shadow requests (not sent, no recovery charged)"
         ])
     );
     assert_eq!(

@@ -92,7 +92,7 @@ pub enum GateRule {
     Expected,
     /// The bank: the rewrite's price bound is covered by what governing has saved so far.
     Bank,
-    /// Both: the expected-saving test and the bank (the default since issue 21's fourth gate).
+    /// Both: the expected-saving test and the bank (the default since issue 21 follow-up 5).
     #[default]
     ExpectedBank,
     /// Rent-or-buy: the saving already forgone since each change's justification (read × gain ×

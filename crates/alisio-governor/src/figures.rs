@@ -70,7 +70,8 @@ pub struct Replay {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recovery: Option<super::recovery::Recovery>,
     /// The recorded bill (spec/governor.md §11.11): the provider's reported usage of the same
-    /// requests, when the transcript records it; set by the reader's caller (`governor analyze`).
+    /// requests, when the transcript records it (set by `governor analyze`, `recorded::bill`) or
+    /// the live session's turns carry it (set by the session's report, `recorded::live_bill`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Recorded>,
 }
@@ -99,6 +100,10 @@ pub struct Recorded {
     /// live request's `governed` in `on`, `off` in `shadow`): the part of the bill the replay sees.
     #[serde(default)]
     pub sent_cost: f64,
+    /// The part of `saved` from live requests sent in `shadow`: what governing would have saved
+    /// there, not sent, so without the recovery model (§11.10). 0 for a transcript.
+    #[serde(default)]
+    pub shadow_saved: f64,
     /// The bill `off` would have run up: `cost` where what was sent is `off`'s (a foreign
     /// transcript, a live request in `shadow`), `cost` + that request's saving where the governed
     /// stream was sent (a live request in `on`).
@@ -122,6 +127,7 @@ impl Recorded {
         self.saved += o.saved;
         self.off_bill += o.off_bill;
         self.sent_cost += o.sent_cost;
+        self.shadow_saved += o.shadow_saved;
         self.saved_share = (self.off_bill > 0.0).then(|| self.saved / self.off_bill);
     }
 }

@@ -10,6 +10,10 @@
 //! (Claude Code `message.usage`, Codex `token_count` events, mini-swe-agent
 //! `extra.response.usage`); [`bill`] puts the replay's saving against it.
 //!
+//! A session alisio-ls ran has the same ground truth in its turns' usage: [`live_bill`] puts it
+//! against the live replay of the same requests (§11.11, "Live sessions"), and [`live_line`] is
+//! the sentence every surface prints.
+//!
 //! Pure: plain data in, plain data out.
 
 use std::collections::HashMap;
@@ -135,11 +139,12 @@ pub fn live_bill(requests: &[LiveRequest], prices: Prices) -> Option<Recorded> {
         b.governed_cost += r.governed_cost;
         b.saved += saved;
         b.off_bill += if r.sent_governed { cost + saved } else { cost };
-        b.sent_cost += if r.sent_governed {
-            r.governed_cost
+        if r.sent_governed {
+            b.sent_cost += r.governed_cost;
         } else {
-            r.off_cost
-        };
+            b.sent_cost += r.off_cost;
+            b.shadow_saved += saved;
+        }
     }
     if b.requests == 0 {
         return None;
@@ -149,41 +154,58 @@ pub fn live_bill(requests: &[LiveRequest], prices: Prices) -> Option<Recorded> {
 }
 
 fn share(a: f64, b: f64) -> String {
-    if b == 0.0 {
-        "-".into()
-    } else {
+    if b > 0.0 {
         format!("{:.3}", a / b)
+    } else {
+        "-".into()
     }
 }
 
-/// The human line of a recorded bill (spec/governor.md §11.11): `  <label> recorded (as the
-/// provider reported it): R requests, T input tokens (C cached), cost X; ` then, for a
-/// transcript, `replay off Y (Y/X of it); saved with recovery S (S/X of it)`, for a live session
-/// (`live`), `replay of what was sent Y (Y/X of it); saved S of an off bill of B (S/B)`.
+/// The human line of a transcript's recorded bill (spec/governor.md §11.11): `  <label> recorded
+/// (as the provider reported it): R requests, T input tokens (C cached), cost X; replay off Y
+/// (Y/X of it); saved with recovery S (S/X of it)`.
 #[must_use]
-pub fn line(label: &str, b: &Recorded, live: bool) -> String {
-    let rest = if live {
-        format!(
-            "replay of what was sent {:.1} ({} of it); saved {:.1} of an off bill of {:.1} ({})",
-            b.sent_cost,
-            share(b.sent_cost, b.cost),
-            b.saved,
-            b.off_bill,
-            share(b.saved, b.off_bill)
-        )
-    } else {
-        format!(
-            "replay off {:.1} ({} of it); saved with recovery {:.1} ({} of it)",
-            b.off_cost,
-            share(b.off_cost, b.cost),
-            b.saved,
-            share(b.saved, b.cost)
-        )
-    };
+pub fn line(label: &str, b: &Recorded) -> String {
     format!(
-        "  {label} recorded (as the provider reported it): {} requests, {} input tokens ({} cached), cost {:.1}; {rest}\n",
-        b.requests, b.input_tokens, b.cached_tokens, b.cost,
+        "  {label} recorded (as the provider reported it): {} requests, {} input tokens ({} cached), cost {:.1}; replay off {:.1} ({} of it); saved with recovery {:.1} ({} of it)\n",
+        b.requests,
+        b.input_tokens,
+        b.cached_tokens,
+        b.cost,
+        b.off_cost,
+        share(b.off_cost, b.cost),
+        b.saved,
+        share(b.saved, b.off_bill)
     )
+}
+
+/// The sentence of a live session's recorded bill (spec/governor.md §11.11, "Live sessions"),
+/// the same in `sessions report`, a run's report and the editors' Context Report: `bill (tokens
+/// as the provider reported them, at the replay's prices): R request(s), T input tokens (C
+/// cached), cost X; the replay covers Y of it (Y/X); saved S of the B off would have been billed
+/// (S/B)`, then `, W of it in shadow requests (not sent, no recovery charged)` when W is not 0.
+#[must_use]
+pub fn live_line(b: &Recorded) -> String {
+    let mut s = format!(
+        "bill (tokens as the provider reported them, at the replay's prices): {} request{}, {} input tokens ({} cached), cost {:.1}; the replay covers {:.1} of it ({}); saved {:.1} of the {:.1} off would have been billed ({})",
+        b.requests,
+        if b.requests == 1 { "" } else { "s" },
+        b.input_tokens,
+        b.cached_tokens,
+        b.cost,
+        b.sent_cost,
+        share(b.sent_cost, b.cost),
+        b.saved,
+        b.off_bill,
+        share(b.saved, b.off_bill)
+    );
+    if b.shadow_saved != 0.0 {
+        s.push_str(&format!(
+            ", {:.1} of it in shadow requests (not sent, no recovery charged)",
+            b.shadow_saved
+        ));
+    }
+    s
 }
 
 #[cfg(test)]
@@ -354,15 +376,17 @@ mod tests {
         assert!((b.off_bill - 2675.0).abs() < 1e-9, "{}", b.off_bill);
         // What the replay sees of the bill: the shadow request's off, the governed one's governed.
         assert!((b.sent_cost - 450.0).abs() < 1e-9, "{}", b.sent_cost);
+        assert!((b.shadow_saved - 100.0).abs() < 1e-9, "{}", b.shadow_saved);
         assert_eq!(
-            line("replay", &b, true),
-            "  replay recorded (as the provider reported it): 2 requests, 8300 input tokens (7000 \
-             cached), cost 2325.0; replay of what was sent 450.0 (0.194 of it); saved 450.0 of an \
-             off bill of 2675.0 (0.168)\n"
+            live_line(&b),
+            "bill (tokens as the provider reported them, at the replay's prices): 2 requests, 8300 \
+             input tokens (7000 cached), cost 2325.0; the replay covers 450.0 of it (0.194); saved \
+             450.0 of the 2675.0 off would have been billed (0.168), 100.0 of it in shadow \
+             requests (not sent, no recovery charged)"
         );
         assert!((b.saved_share.unwrap() - 450.0 / 2675.0).abs() < 1e-12);
         assert_eq!(live_bill(&[], Prices::default()), None);
-        // For a foreign transcript the bill is `off`'s: offBill is its cost.
+        // Two sessions' bills add up, the share that of the sums.
         let mut all = b.clone();
         all.add(&b);
         assert!((all.off_bill - 5350.0).abs() < 1e-9);

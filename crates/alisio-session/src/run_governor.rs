@@ -480,7 +480,7 @@ impl RunGovernor {
 /// event carries figures. Its `recorded` is the live session's recorded bill (spec/governor.md
 /// §11.11, "Live sessions"): each `turn_completed` whose usage the provider reported (not
 /// `estimated`), with the figures of the `context_governed` event of the request it answered
-/// (the last one before it).
+/// (the last one of the same run since the previous `turn_completed`).
 ///
 /// # Errors
 /// Store errors.
@@ -496,9 +496,16 @@ pub fn with_stored_replay(
         |v: &Value| serde_json::from_value::<alisio_governor::replay::Figures>(v.clone()).ok();
     let mut requests = Vec::new();
     let mut live = Vec::new();
-    // The figures of the last request not yet answered: (off, governed, sent governed).
+    // The figures of this run's last request not yet answered: (off, governed, sent governed).
     let mut pending: Option<(f64, f64, bool)> = None;
-    for (ty, d) in store.events_of_types(id, &["context_governed", "turn_completed"])? {
+    let types = ["run_started", "context_governed", "turn_completed"];
+    for (ty, d) in store.events_of_types(id, &types)? {
+        if ty == "run_started" {
+            // A request of an earlier run that was never answered (it failed, was cancelled or
+            // interrupted) answers nothing in this one (a run in mode `off` builds no event).
+            pending = None;
+            continue;
+        }
         let Ok(mut v) = serde_json::from_str::<Value>(&d) else {
             continue;
         };
@@ -511,29 +518,18 @@ pub fn with_stored_replay(
             }
             continue;
         }
-        let u = &v["usage"];
-        if u["estimated"] == true {
-            pending = None;
-            continue;
+        let request = pending.take();
+        // The providers' usage as the runner stores it (`input` the whole prompt); `None` when
+        // it was estimated.
+        let usage = alisio_governor::audit::cache::ReportedUsage::from_stored(&v["usage"]);
+        if let (Some((off_cost, governed_cost, sent_governed)), Some(usage)) = (request, usage) {
+            live.push(alisio_governor::recorded::LiveRequest {
+                usage,
+                off_cost,
+                governed_cost,
+                sent_governed,
+            });
         }
-        let Some((off_cost, governed_cost, sent_governed)) = pending.take() else {
-            continue;
-        };
-        let n = |k: &str| u[k].as_u64().unwrap_or(0);
-        // `input` is the whole prompt, its cache reads and writes included (the providers'
-        // TokenUsage); ReportedUsage's `input` is the uncached part.
-        let (cache_read, cache_write) = (n("cacheRead"), n("cacheWrite"));
-        live.push(alisio_governor::recorded::LiveRequest {
-            usage: alisio_governor::audit::cache::ReportedUsage {
-                input: n("input").saturating_sub(cache_read.saturating_add(cache_write)),
-                cache_write,
-                cache_read,
-                output: n("output"),
-            },
-            off_cost,
-            governed_cost,
-            sent_governed,
-        });
     }
     if !requests.is_empty() {
         let mut rp = alisio_governor::replay::of_requests(requests);

@@ -512,6 +512,8 @@ export interface Recorded {
   saved: number;
   /** The replay's cost of the stream each request really sent. */
   sentCost: number;
+  /** The part of `saved` from live requests sent in `shadow` (not sent, no recovery charged). */
+  shadowSaved: number;
   /** The bill `off` would have run up. */
   offBill: number;
   savedShare: number | null;

@@ -80,10 +80,12 @@ test('the report shows the recorded bill when the provider reported the usage (s
   // The unit test of recorded.rs: a shadow request and a governed one.
   const recorded = {
     requests: 2, inputTokens: 8300, cachedTokens: 7000, cost: 2325, offCost: 800, governedCost: 350, recoveryCost: 0,
-    saved: 450, sentCost: 450, offBill: 2675, savedShare: 450 / 2675,
+    saved: 450, sentCost: 450, shadowSaved: 100, offBill: 2675, savedShare: 450 / 2675,
   };
   const html = renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded } });
-  assert.ok(html.includes('<p class="recorded">Recorded bill (as the provider reported it): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; the replay of what was sent 450.0 (0.194 of it); saved 450.0 of an off bill of 2675.0 (0.168).</p>'), html);
+  // The very sentence of recorded.rs's unit test (`live_line`).
+  assert.ok(html.includes("<p class=\"recorded\">bill (tokens as the provider reported them, at the replay&#39;s prices): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; the replay covers 450.0 of it (0.194); saved 450.0 of the 2675.0 off would have been billed (0.168), 100.0 of it in shadow requests (not sent, no recovery charged)</p>"), html);
+  assert.ok(renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded: { ...recorded, requests: 1, shadowSaved: 0 } } }).includes('1 request, 8300 input tokens'));
   assert.ok(!renderReportHtml(REPORT).includes('class="recorded"'));
   assert.ok(!renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded: null } }).includes('class="recorded"'));
 });

@@ -498,8 +498,7 @@ impl Sums {
 
 /// The recorded bill's line (spec/governor.md §11.11), or nothing.
 fn recorded_line(label: &str, b: Option<&Recorded>) -> String {
-    b.map(|b| recorded::line(label, b, false))
-        .unwrap_or_default()
+    b.map(|b| recorded::line(label, b)).unwrap_or_default()
 }
 
 fn ratio(a: f64, b: f64) -> String {

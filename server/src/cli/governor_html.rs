@@ -161,16 +161,19 @@ const PAGE_JS: &str = r"
       x.hidden, x.needed, x.recInput, x.recCost.toFixed(0), ratio(x.recCost, offCost)]),
     [false, true, true, true, true, true, true, true, true, true]);
   // The recorded bill (spec/governor.md §11.11) as a sentence.
-  const billText = (b) => 'Recorded bill (as the provider reported it): ' + b.requests + ' requests, ' +
-    b.inputTokens + ' input tokens (' + b.cachedTokens + ' cached), cost ' + b.cost.toFixed(0) +
-    '; the replay\u2019s off sees ' + ratio(b.offCost, b.cost) + ' of it; governing saves ' +
-    b.saved.toFixed(0) + ' with recovery, ' + (b.cost ? (b.saved * 100 / b.cost).toFixed(1) : '0.0') +
-    '% of the recorded bill.';
+  const billText = (b) => {
+    const offBill = b.offBill || b.cost;
+    return 'Recorded bill (as the provider reported it): ' + b.requests + ' request' + (b.requests === 1 ? '' : 's') + ', ' +
+      b.inputTokens + ' input tokens (' + b.cachedTokens + ' cached), cost ' + b.cost.toFixed(0) +
+      '; the replay\u2019s off sees ' + ratio(b.offCost, b.cost) + ' of it; governing would have saved ' +
+      b.saved.toFixed(0) + ' with recovery, ' + (offBill > 0 ? (b.saved * 100 / offBill).toFixed(1) : '0.0') +
+      '% of it.';
+  };
   const replays = data.sessions.map((s) => s.replay).filter((r) => r);
   if (replays.length > 1) {
     // All sessions: the sums of every stream, and of the recorded bills.
     const sums = new Map();
-    const bill = { requests: 0, inputTokens: 0, cachedTokens: 0, cost: 0, offCost: 0, saved: 0 };
+    const bill = { requests: 0, inputTokens: 0, cachedTokens: 0, cost: 0, offCost: 0, saved: 0, offBill: 0 };
     replays.forEach((rp) => {
       streamFigures(rp).forEach((x) => {
         const t = sums.get(x.name) || { name: x.name };

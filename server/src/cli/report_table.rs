@@ -79,7 +79,7 @@ pub fn render(r: &Value) -> String {
             alisio_governor::replay::summary_line(rp).trim_start_matches('\n')
         );
         if let Ok(b) = serde_json::from_value(rp["recorded"].clone()) {
-            t.push_str(&alisio_governor::recorded::line("replay", &b, true));
+            let _ = writeln!(t, "  {}", alisio_governor::recorded::live_line(&b));
         }
     }
     tools_table(&mut t, r);

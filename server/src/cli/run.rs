@@ -202,8 +202,8 @@ fn report_lines(r: &Value) -> String {
     if let Some(rp) = r.get("replay").filter(|v| v.is_object()) {
         out.push_str(&alisio_governor::replay::summary_line(rp));
         if let Ok(b) = serde_json::from_value(rp["recorded"].clone()) {
-            out.push('\n');
-            out.push_str(alisio_governor::recorded::line("replay", &b, true).trim_end());
+            out.push_str("\n  ");
+            out.push_str(&alisio_governor::recorded::live_line(&b));
         }
     }
     out

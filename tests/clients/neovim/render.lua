@@ -22,7 +22,7 @@ local result = {
   replay = r.render_replay({ requests = 3, off = { inputTokens = 1200, cachedTokens = 700, cost = 1325, cacheBreaks = 0 },
     governed = { inputTokens = 900, cachedTokens = 500, cost = 550, cacheBreaks = 1 },
     recorded = { requests = 2, inputTokens = 8300, cachedTokens = 7000, cost = 2325, offCost = 800, governedCost = 350,
-      recoveryCost = 0, saved = 450, sentCost = 450, offBill = 2675, savedShare = 450 / 2675 } }),
+      recoveryCost = 0, saved = 450, sentCost = 450, shadowSaved = 100, offBill = 2675, savedShare = 450 / 2675 } }),
   replay_unrecorded = r.render_replay({ requests = 1, off = { inputTokens = 10, cachedTokens = 0, cost = 12.5, cacheBreaks = 0 },
     governed = { inputTokens = 10, cachedTokens = 0, cost = 12.5, cacheBreaks = 0 }, recorded = vim.NIL }),
   replay_none = r.render_replay(vim.NIL),

@@ -82,12 +82,18 @@ struct Acc {
     model: String,
 }
 
+/// The chunk's `usage`: `prompt_tokens` includes its cached part, `prompt_tokens_details.
+/// cached_tokens`, or DeepSeek's `prompt_cache_hit_tokens` when the details lack it (as the
+/// mini-swe-agent reader reads it, spec/governor.md §11.11).
 fn usage_of(u: &Value) -> TokenUsage {
-    let g = |p: &str| u.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+    let get = |p: &str| u.pointer(p).and_then(Value::as_u64);
+    let g = |p: &str| get(p).unwrap_or(0);
     TokenUsage {
         input: g("/prompt_tokens"),
         output: g("/completion_tokens"),
-        cache_read: g("/prompt_tokens_details/cached_tokens"),
+        cache_read: get("/prompt_tokens_details/cached_tokens")
+            .or_else(|| get("/prompt_cache_hit_tokens"))
+            .unwrap_or(0),
         cache_write: 0,
         estimated: false,
     }

@@ -83,8 +83,9 @@ function M.on_session_event(_, params, _)
       chat_append(buf, text, newline)
     end
   end
-  -- The report view follows the session live: every governed request re-reads the report.
-  if ev.type == 'context_governed' or ev.type == 'run_completed' then
+  -- The report view follows the session live: every governed request re-reads the report, and
+  -- every answered one (its recorded bill, spec/governor.md §11.11).
+  if ev.type == 'context_governed' or ev.type == 'turn_completed' or ev.type == 'run_completed' then
     if root.report_shown(params.sessionId) then
       vim.schedule(function()
         root.report(params.sessionId)

@@ -195,10 +195,25 @@ end
 
 local function share(a, b)
   a, b = tonumber(a) or 0, tonumber(b) or 0
-  if b == 0 then
-    return '-'
+  if b > 0 then
+    return string.format('%.3f', a / b)
   end
-  return string.format('%.3f', a / b)
+  return '-'
+end
+
+--- The recorded bill of a live session (spec/governor.md §11.11): the sentence `sessions report`
+--- prints (`recorded::live_line`), word for word.
+function M.recorded_line(b)
+  local n = tonumber(b.requests) or 0
+  local line = string.format(
+    "bill (tokens as the provider reported them, at the replay's prices): %d request%s, %s input tokens (%s cached), cost %.1f; the replay covers %.1f of it (%s); saved %.1f of the %.1f off would have been billed (%s)",
+    n, n == 1 and '' or 's', str(b.inputTokens), str(b.cachedTokens), tonumber(b.cost) or 0, tonumber(b.sentCost) or 0,
+    share(b.sentCost, b.cost), tonumber(b.saved) or 0, tonumber(b.offBill) or 0, share(b.saved, b.offBill))
+  local shadow = tonumber(b.shadowSaved) or 0
+  if shadow ~= 0 then
+    line = line .. string.format(', %.1f of it in shadow requests (not sent, no recovery charged)', shadow)
+  end
+  return line
 end
 
 --- The report's cache-aware replay (spec/governor.md §11.8) and recorded bill (§11.11), worded
@@ -212,12 +227,8 @@ function M.render_replay(rp)
     string.format('replay: %s requests; tokens governed/off %s; cost governed/off %s; %s cache breaks', str(rp.requests),
       share(rp.governed.inputTokens, rp.off.inputTokens), share(rp.governed.cost, rp.off.cost), str(rp.governed.cacheBreaks)),
   }
-  local b = rp.recorded
-  if type(b) == 'table' then
-    lines[#lines + 1] = string.format(
-      'recorded bill (as the provider reported it): %s requests, %s input tokens (%s cached), cost %.1f; replay of what was sent %.1f (%s of it); saved %.1f of an off bill of %.1f (%s)',
-      str(b.requests), str(b.inputTokens), str(b.cachedTokens), tonumber(b.cost) or 0, tonumber(b.sentCost) or 0,
-      share(b.sentCost, b.cost), tonumber(b.saved) or 0, tonumber(b.offBill) or 0, share(b.saved, b.offBill))
+  if type(rp.recorded) == 'table' then
+    lines[#lines + 1] = M.recorded_line(rp.recorded)
   end
   return lines
 end

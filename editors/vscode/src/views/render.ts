@@ -231,16 +231,22 @@ export function renderReplayHtml(rp: Replay | null | undefined): string {
   );
 }
 
-const share = (a: number, b: number): string => (b ? (a / b).toFixed(3) : '-');
+const share = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(3) : '-');
 
-/** The recorded bill of a live session (spec/governor.md §11.11), as `sessions report` words it. */
-export function renderRecordedHtml(b: Recorded | null | undefined): string {
-  if (!b) return '';
+/** The recorded bill of a live session (spec/governor.md §11.11): the sentence `sessions report`
+ * prints (`recorded::live_line`), word for word. */
+export function recordedLine(b: Recorded): string {
+  const shadow = b.shadowSaved ? `, ${b.shadowSaved.toFixed(1)} of it in shadow requests (not sent, no recovery charged)` : '';
   return (
-    `<p class="recorded">Recorded bill (as the provider reported it): ${b.requests} request${b.requests === 1 ? '' : 's'}, ` +
+    `bill (tokens as the provider reported them, at the replay's prices): ${b.requests} request${b.requests === 1 ? '' : 's'}, ` +
     `${b.inputTokens} input tokens (${b.cachedTokens} cached), cost ${b.cost.toFixed(1)}; ` +
-    `the replay of what was sent ${b.sentCost.toFixed(1)} (${share(b.sentCost, b.cost)} of it); ` +
-    `saved ${b.saved.toFixed(1)} of an off bill of ${b.offBill.toFixed(1)} (${share(b.saved, b.offBill)}).</p>`
+    `the replay covers ${b.sentCost.toFixed(1)} of it (${share(b.sentCost, b.cost)}); ` +
+    `saved ${b.saved.toFixed(1)} of the ${b.offBill.toFixed(1)} off would have been billed (${share(b.saved, b.offBill)})${shadow}`
   );
+}
+
+/** The recorded bill's paragraph in the Context Report, or nothing. */
+export function renderRecordedHtml(b: Recorded | null | undefined): string {
+  return b ? `<p class="recorded">${escapeHtml(recordedLine(b))}</p>` : '';
 }
 

@@ -18,7 +18,8 @@ export function reportMessage(report: ContextReport): { type: 'html'; html: stri
 
 export type ReportFetcher = (sessionId: string) => Promise<ContextReport>;
 
-const REFRESH_ON = new Set(['context_governed', 'context_reduced', 'compaction_completed', 'run_completed', 'run_failed', 'run_cancelled']);
+// `turn_completed`: the recorded bill (spec/governor.md §11.11) changes with each answered request.
+const REFRESH_ON = new Set(['context_governed', 'turn_completed', 'context_reduced', 'compaction_completed', 'run_completed', 'run_failed', 'run_cancelled']);
 
 export class ReportPanel {
   static readonly viewType = 'alisio.contextReport';
