@@ -787,14 +787,7 @@ fn alisio_sessions_are_audited_from_the_store_and_a_file_never_received_is_repor
     );
     let run = ws.run(&["run", "--json", "--script", "s.jsonl", "go"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let sid = run
-        .stdout
-        .lines()
-        .find_map(|l| {
-            let v: Value = serde_json::from_str(l).ok()?;
-            (v["type"] == "run_started").then(|| v["sessionId"].as_str().unwrap().to_owned())
-        })
-        .unwrap();
+    let sid = crate::sess::sid(&crate::sess::events(&run));
     // The stored times of its two requests, fixed so the gap is exact.
     let db = crate::sess::db(&ws);
     for (seq, at) in [
@@ -939,14 +932,7 @@ fn an_alisio_sessions_requests_show_the_providers_cache_hit_expiry_and_model_swi
         r
     };
     let first = go(&[]);
-    let sid = first
-        .stdout
-        .lines()
-        .find_map(|l| {
-            let v: Value = serde_json::from_str(l).ok()?;
-            (v["type"] == "run_started").then(|| v["sessionId"].as_str().unwrap().to_owned())
-        })
-        .unwrap();
+    let sid = crate::sess::sid(&crate::sess::events(&first));
     go(&["--session", &sid]);
     assert_eq!(fake.requests().len(), 4);
     // The stored times, as a pause of 10 minutes before the second run would have left them.

@@ -222,20 +222,12 @@ fn a_live_session_reports_its_recorded_bill_against_its_live_replay() {
 
     // A run in `shadow` on the same session: its request's bill is `off`'s own (6,750 for 5,400
     // written), and its saving (225.6) was not sent.
-    script(
+    let r2 = resume(
         &ws,
-        &[r#"{"text":"again","usage":{"input":5400,"output":3,"cacheWrite":5400}}"#],
-    );
-    let r2 = ws.run(&[
-        "run",
-        "--script",
-        "s.jsonl",
-        "--session",
         &id,
-        "--governor",
         "shadow",
-        "more",
-    ]);
+        r#"{"text":"again","usage":{"input":5400,"output":3,"cacheWrite":5400}}"#,
+    );
     assert_eq!(r2.code, 0, "{}", r2.stderr);
     let rep = report(&ws, &id);
     let per = &rep["replay"]["perRequest"];
@@ -281,35 +273,19 @@ fn a_failed_request_of_an_earlier_run_answers_no_turn_of_a_later_one() {
     assert_ne!(r.code, 0);
     let id = sid(&ev);
     assert_eq!(of_type(&ev, "context_governed").len(), 1);
-    script(
+    let r2 = resume(
         &ws,
-        &[r#"{"text":"off","usage":{"input":5000,"output":1,"cacheRead":4000}}"#],
-    );
-    let r2 = ws.run(&[
-        "run",
-        "--script",
-        "s.jsonl",
-        "--session",
         &id,
-        "--governor",
         "off",
-        "again",
-    ]);
-    assert_eq!(r2.code, 0, "{}", r2.stderr);
-    script(
-        &ws,
-        &[r#"{"text":"on","usage":{"input":6000,"output":1,"cacheRead":5000}}"#],
+        r#"{"text":"off","usage":{"input":5000,"output":1,"cacheRead":4000}}"#,
     );
-    let r3 = ws.run(&[
-        "run",
-        "--script",
-        "s.jsonl",
-        "--session",
+    assert_eq!(r2.code, 0, "{}", r2.stderr);
+    let r3 = resume(
+        &ws,
         &id,
-        "--governor",
         "on",
-        "once more",
-    ]);
+        r#"{"text":"on","usage":{"input":6000,"output":1,"cacheRead":5000}}"#,
+    );
     assert_eq!(r3.code, 0, "{}", r3.stderr);
     let rp = report(&ws, &id)["replay"].clone();
     assert_eq!(rp["requests"], 2, "the failed request and the last one");
@@ -319,6 +295,21 @@ fn a_failed_request_of_an_earlier_run_answers_no_turn_of_a_later_one() {
     assert_eq!(b["inputTokens"], 6000);
     assert_eq!(b["cachedTokens"], 5000);
     assert_eq!(b["cost"], json!(1750.0));
+}
+
+/// A run of session `id` in governor `mode` whose script answers with `line`.
+fn resume(ws: &Ws, id: &str, mode: &str, line: &str) -> crate::common::Run {
+    script(ws, &[line]);
+    ws.run(&[
+        "run",
+        "--script",
+        "s.jsonl",
+        "--session",
+        id,
+        "--governor",
+        mode,
+        "more",
+    ])
 }
 
 /// Numbers rounded to 6 decimals (sums of prices are not exact in binary).
