@@ -150,10 +150,14 @@ fn empty_summaries_fail_the_compaction_and_write_no_rows() {
         );
         let (r, ev) = run(&ws, "go", &["--session", &id]);
         assert_eq!(r.code, 0, "{}", r.stdout);
-        assert_eq!(
-            of_type(&ev, "compaction_failed")[0]["data"],
-            json!({"reason":"auto","error":error})
-        );
+        let mut failed = of_type(&ev, "compaction_failed")[0]["data"].clone();
+        // An answer came: its usage, estimated (the script line reports none; the input is the
+        // summary request's estimate, spec/governor.md §10), with no output.
+        let usage = failed["usage"].take();
+        assert_eq!(usage["estimated"], true, "{usage}");
+        assert_eq!(usage["output"], 0);
+        assert!(usage["input"].as_u64().unwrap() > 0);
+        assert_eq!(failed, json!({"reason":"auto","error":error,"usage":null}));
         assert_eq!(
             rows(&ws, &id).len(),
             before + 2,

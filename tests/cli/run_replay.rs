@@ -214,7 +214,8 @@ fn a_live_session_reports_its_recorded_bill_against_its_live_replay() {
         round_all(
             &json!({"requests": 2, "inputTokens": 10_200, "cachedTokens": 5000,
             "cost": 7000.0, "offCost": off, "governedCost": gov, "recoveryCost": 0.0,
-            "saved": 225.6, "sentCost": gov, "shadowSaved": 0.0, "offBill": 7225.6,
+            "saved": 225.6, "sentCost": gov, "otherRequests": 0, "otherCost": 0.0,
+            "shadowSaved": 0.0, "offBill": 7225.6,
             "savedShare": 225.6 / 7225.6})
         ),
         "{b}"
@@ -244,7 +245,8 @@ fn a_live_session_reports_its_recorded_bill_against_its_live_replay() {
         round_all(
             &json!({"requests": 3, "inputTokens": 15_600, "cachedTokens": 5000,
             "cost": 13_750.0, "offCost": off2, "governedCost": gov2, "recoveryCost": 0.0,
-            "saved": 451.2, "sentCost": gov + at("off"), "shadowSaved": 225.6,
+            "saved": 451.2, "sentCost": gov + at("off"), "otherRequests": 0, "otherCost": 0.0,
+            "shadowSaved": 225.6,
             "offBill": 13_975.6, "savedShare": 451.2 / 13_975.6})
         )
     );
@@ -324,4 +326,72 @@ fn round_all(v: &Value) -> Value {
         || v.clone(),
         |o| Value::Object(o.iter().map(|(k, x)| (k.clone(), round(x))).collect()),
     )
+}
+
+/// The answers the provider billed beyond the turns (spec/governor.md §11.11): a cut-off answer
+/// the runner discarded (`truncation_recovery` carries its usage; it answered the request before
+/// it) and a compaction's summary (`compaction_completed` carries its usage; the replay does not
+/// see that request). Prices 0.1 / 1.25: run 1's two turns 1,500 and 1,690 uncached (1,875 +
+/// 2,112.5); run 2's summary 3,000 (3,750), its cut-off answer 1,200 (1,500) and its answer, 300
+/// uncached and 1,000 read (475).
+#[test]
+fn a_discarded_answer_and_a_compaction_summary_are_in_the_live_bill() {
+    let ws = Ws::new();
+    script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"list_files","arguments":{}}],"usage":{"input":1500,"output":10}}"#,
+            r#"{"text":"listed","usage":{"input":1690,"output":20}}"#,
+        ],
+    );
+    let (r, ev) = run(&ws, "list the files", &["--governor", "on"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = sid(&ev);
+    script(
+        &ws,
+        &[
+            r#"{"alisioScript":1,"contextWindow":2000}"#,
+            r#"{"for":"summary","text":"We listed files.","usage":{"input":3000,"output":50}}"#,
+            r#"{"stop":"max_tokens","text":"","usage":{"input":1200,"output":8}}"#,
+            r#"{"text":"done","usage":{"input":1300,"output":5,"cacheRead":1000}}"#,
+        ],
+    );
+    let r2 = ws.run(&[
+        "run",
+        "--json",
+        "--script",
+        "s.jsonl",
+        "--session",
+        &id,
+        "--governor",
+        "on",
+        "now",
+    ]);
+    assert_eq!(r2.code, 0, "{}", r2.stderr);
+    let ev2 = events(&r2);
+    let done = &of_type(&ev2, "compaction_completed")[0]["data"];
+    assert_eq!(
+        done["usage"],
+        json!({"input":3000,"output":50,"cacheRead":0,"cacheWrite":0,"estimated":false})
+    );
+    assert_eq!(
+        of_type(&ev2, "truncation_recovery")[0]["data"]["usage"],
+        json!({"input":1200,"output":8,"cacheRead":0,"cacheWrite":0,"estimated":false})
+    );
+    let rp = report(&ws, &id)["replay"].clone();
+    // Four governed requests (the cut-off one included); five billed (and the summary).
+    assert_eq!(rp["requests"], 4);
+    let b = &rp["recorded"];
+    assert_eq!(b["requests"], 5, "{b}");
+    assert_eq!(b["otherRequests"], 1);
+    assert_eq!(b["otherCost"], json!(3750.0));
+    assert_eq!(b["inputTokens"], 8690);
+    assert_eq!(b["cachedTokens"], 1000);
+    assert_eq!(b["cost"], json!(9712.5));
+    // What `off` would have been billed: the bill, plus the governed requests' saving.
+    let (cost, saved) = (9712.5, b["saved"].as_f64().unwrap());
+    assert!(
+        (b["offBill"].as_f64().unwrap() - (cost + saved)).abs() < 1e-9,
+        "{b}"
+    );
 }

@@ -814,6 +814,12 @@ fn neovim_pure_renderers_render_events_approval_prompts_and_previews() {
     );
     assert_eq!(r["replay_none"], json!([]));
     assert_eq!(
+        r["recorded_summary"],
+        json!(
+            "bill (tokens as the provider reported them, at the replay's prices): 3 requests, 11300 input tokens (8000 cached), cost 4925.0, 2600.0 of it for 1 compaction request the replay does not see; the replay covers 450.0 of it (0.091); saved 450.0 of the 5275.0 off would have been billed (0.085), 100.0 of it in shadow requests (not sent, no recovery charged)"
+        )
+    );
+    assert_eq!(
         r["reasons_p2"],
         json!([
             "  superseded_read   0    0 result(s)",

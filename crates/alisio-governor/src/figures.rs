@@ -100,6 +100,12 @@ pub struct Recorded {
     /// live request's `governed` in `on`, `off` in `shadow`): the part of the bill the replay sees.
     #[serde(default)]
     pub sent_cost: f64,
+    /// Of `requests`, those of a live session with no replay of their own (compaction summaries),
+    /// and their cost: in `cost`, and in `offBill` (`off` is taken to have paid them too).
+    #[serde(default)]
+    pub other_requests: u64,
+    #[serde(default)]
+    pub other_cost: f64,
     /// The part of `saved` from live requests sent in `shadow`: what governing would have saved
     /// there, not sent, so without the recovery model (§11.10). 0 for a transcript.
     #[serde(default)]
@@ -128,6 +134,8 @@ impl Recorded {
         self.off_bill += o.off_bill;
         self.sent_cost += o.sent_cost;
         self.shadow_saved += o.shadow_saved;
+        self.other_requests += o.other_requests;
+        self.other_cost += o.other_cost;
         self.saved_share = (self.off_bill > 0.0).then(|| self.saved / self.off_bill);
     }
 }

@@ -121,20 +121,34 @@ pub struct LiveRequest {
 }
 
 /// The recorded bill of a live session: what the provider reported for its requests, against the
-/// live replay's saving. A recovery there is a real request, in the bill: nothing is modelled
-/// (`recoveryCost` 0). `None` without any request.
+/// live replay's saving, and for `other` requests the replay does not see (compaction summaries).
+/// A recovery there is a real request, in the bill: nothing is modelled (`recoveryCost` 0). `None`
+/// without any request.
 #[must_use]
-pub fn live_bill(requests: &[LiveRequest], prices: Prices) -> Option<Recorded> {
+pub fn live_bill(
+    requests: &[LiveRequest],
+    other: &[ReportedUsage],
+    prices: Prices,
+) -> Option<Recorded> {
     let mut b = Recorded::default();
-    for r in requests {
-        let u = r.usage;
+    let add = |b: &mut Recorded, u: ReportedUsage| {
         let uncached = u.input + u.cache_write;
         let cost = prices.write * uncached as f64 + prices.read * u.cache_read as f64;
-        let saved = r.off_cost - r.governed_cost;
         b.requests += 1;
         b.input_tokens += uncached + u.cache_read;
         b.cached_tokens += u.cache_read;
         b.cost += cost;
+        cost
+    };
+    for u in other {
+        let cost = add(&mut b, *u);
+        b.other_requests += 1;
+        b.other_cost += cost;
+        b.off_bill += cost;
+    }
+    for r in requests {
+        let cost = add(&mut b, r.usage);
+        let saved = r.off_cost - r.governed_cost;
         b.off_cost += r.off_cost;
         b.governed_cost += r.governed_cost;
         b.saved += saved;
@@ -182,14 +196,26 @@ pub fn line(label: &str, b: &Recorded) -> String {
 /// The sentence of a live session's recorded bill (spec/governor.md §11.11, "Live sessions"),
 /// the same in `sessions report`, a run's report and the editors' Context Report: `bill (tokens
 /// as the provider reported them, at the replay's prices): R request(s), T input tokens (C
-/// cached), cost X; the replay covers Y of it (Y/X); saved S of the B off would have been billed
-/// (S/B)`, then `, W of it in shadow requests (not sent, no recovery charged)` when W is not 0.
+/// cached), cost X[, O of it for N compaction request(s) the replay does not see]; the replay
+/// covers Y of it (Y/X); saved S of the B off would have been billed (S/B)`, then `, W of it in
+/// shadow requests (not sent, no recovery charged)` when W is not 0.
 #[must_use]
 pub fn live_line(b: &Recorded) -> String {
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let other = if b.other_requests > 0 {
+        format!(
+            ", {:.1} of it for {} compaction request{} the replay does not see",
+            b.other_cost,
+            b.other_requests,
+            plural(b.other_requests)
+        )
+    } else {
+        String::new()
+    };
     let mut s = format!(
-        "bill (tokens as the provider reported them, at the replay's prices): {} request{}, {} input tokens ({} cached), cost {:.1}; the replay covers {:.1} of it ({}); saved {:.1} of the {:.1} off would have been billed ({})",
+        "bill (tokens as the provider reported them, at the replay's prices): {} request{}, {} input tokens ({} cached), cost {:.1}{other}; the replay covers {:.1} of it ({}); saved {:.1} of the {:.1} off would have been billed ({})",
         b.requests,
-        if b.requests == 1 { "" } else { "s" },
+        plural(b.requests),
         b.input_tokens,
         b.cached_tokens,
         b.cost,
@@ -364,7 +390,7 @@ mod tests {
             req(1000, 200, 3000, 300.0, 200.0, false),
             req(100, 0, 4000, 500.0, 150.0, true),
         ];
-        let b = live_bill(&live, Prices::default()).unwrap();
+        let b = live_bill(&live, &[], Prices::default()).unwrap();
         assert_eq!(b.requests, 2);
         assert_eq!(b.input_tokens, 1000 + 200 + 3000 + 100 + 4000);
         assert_eq!(b.cached_tokens, 7000);
@@ -385,7 +411,28 @@ mod tests {
              requests (not sent, no recovery charged)"
         );
         assert!((b.saved_share.unwrap() - 450.0 / 2675.0).abs() < 1e-12);
-        assert_eq!(live_bill(&[], Prices::default()), None);
+        assert_eq!(live_bill(&[], &[], Prices::default()), None);
+        // A compaction summary the replay does not see: 2,000 uncached and 1,000 read cost 2,600,
+        // in the bill and in what `off` would have been billed, not in the replay's costs.
+        let summary = ReportedUsage {
+            input: 2000,
+            cache_write: 0,
+            cache_read: 1000,
+            output: 300,
+        };
+        let c = live_bill(&live, &[summary], Prices::default()).unwrap();
+        assert_eq!((c.requests, c.other_requests), (3, 1));
+        assert!((c.cost - 4925.0).abs() < 1e-9 && (c.other_cost - 2600.0).abs() < 1e-9);
+        assert!((c.off_bill - 5275.0).abs() < 1e-9 && (c.saved - 450.0).abs() < 1e-9);
+        assert!((c.sent_cost - 450.0).abs() < 1e-9);
+        assert_eq!(
+            live_line(&c),
+            "bill (tokens as the provider reported them, at the replay's prices): 3 requests, \
+             11300 input tokens (8000 cached), cost 4925.0, 2600.0 of it for 1 compaction request \
+             the replay does not see; the replay covers 450.0 of it (0.091); saved 450.0 of the \
+             5275.0 off would have been billed (0.085), 100.0 of it in shadow requests (not sent, \
+             no recovery charged)"
+        );
         // Two sessions' bills add up, the share that of the sums.
         let mut all = b.clone();
         all.add(&b);

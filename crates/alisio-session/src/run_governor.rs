@@ -496,9 +496,20 @@ pub fn with_stored_replay(
         |v: &Value| serde_json::from_value::<alisio_governor::replay::Figures>(v.clone()).ok();
     let mut requests = Vec::new();
     let mut live = Vec::new();
+    let mut other = Vec::new();
     // The figures of this run's last request not yet answered: (off, governed, sent governed).
     let mut pending: Option<(f64, f64, bool)> = None;
-    let types = ["run_started", "context_governed", "turn_completed"];
+    // The events that carry a provider's answer: a turn, an answer the runner discarded (it was
+    // cut off, or the turn was invalid) and a compaction's summary.
+    let types = [
+        "run_started",
+        "context_governed",
+        "turn_completed",
+        "truncation_recovery",
+        "request_retry",
+        "compaction_completed",
+        "compaction_failed",
+    ];
     for (ty, d) in store.events_of_types(id, &types)? {
         if ty == "run_started" {
             // A request of an earlier run that was never answered (it failed, was cancelled or
@@ -518,10 +529,17 @@ pub fn with_stored_replay(
             }
             continue;
         }
-        let request = pending.take();
         // The providers' usage as the runner stores it (`input` the whole prompt); `None` when
-        // it was estimated.
+        // it was estimated, or when no answer came (a transport retry).
         let usage = alisio_governor::audit::cache::ReportedUsage::from_stored(&v["usage"]);
+        if ty.starts_with("compaction_") {
+            other.extend(usage);
+            continue;
+        }
+        if ty == "request_retry" && v["usage"].is_null() {
+            continue;
+        }
+        let request = pending.take();
         if let (Some((off_cost, governed_cost, sent_governed)), Some(usage)) = (request, usage) {
             live.push(alisio_governor::recorded::LiveRequest {
                 usage,
@@ -535,6 +553,7 @@ pub fn with_stored_replay(
         let mut rp = alisio_governor::replay::of_requests(requests);
         rp.recorded = alisio_governor::recorded::live_bill(
             &live,
+            &other,
             alisio_governor::figures::Prices::default(),
         );
         r.set_replay(rp);

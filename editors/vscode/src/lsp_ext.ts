@@ -153,6 +153,8 @@ export interface RequestRetryData {
   status: number | null;
   delayMs: number;
   discardedText: boolean;
+  /** The discarded answer's usage (an invalid turn's); absent when no answer came. */
+  usage?: TurnUsage;
 }
 
 export interface ResponseTruncatedData {
@@ -164,6 +166,8 @@ export interface TruncationRecoveryData {
   attempt: number;
   of: number;
   maxOutputTokens: number;
+  /** The cut-off answer's usage (the provider billed it). */
+  usage: TurnUsage;
 }
 
 export interface CompactionStartedData {
@@ -181,6 +185,8 @@ export interface CompactionCompletedData {
   summarizedTokens: number;
   checkpointTokens: number;
   partial: boolean;
+  /** The summary request's usage. */
+  usage: TurnUsage;
 }
 
 export interface CompactionSkippedData {
@@ -192,6 +198,8 @@ export interface CompactionSkippedData {
 export interface CompactionFailedData {
   reason: string;
   error: string;
+  /** The summary request's usage when an answer came (empty or cut off). */
+  usage?: TurnUsage;
 }
 
 export interface ContextReducedData {
@@ -512,6 +520,9 @@ export interface Recorded {
   saved: number;
   /** The replay's cost of the stream each request really sent. */
   sentCost: number;
+  /** Of `requests`, a live session's compaction summaries (no replay of their own), and their cost. */
+  otherRequests: number;
+  otherCost: number;
   /** The part of `saved` from live requests sent in `shadow` (not sent, no recovery charged). */
   shadowSaved: number;
   /** The bill `off` would have run up. */

@@ -80,12 +80,16 @@ test('the report shows the recorded bill when the provider reported the usage (s
   // The unit test of recorded.rs: a shadow request and a governed one.
   const recorded = {
     requests: 2, inputTokens: 8300, cachedTokens: 7000, cost: 2325, offCost: 800, governedCost: 350, recoveryCost: 0,
-    saved: 450, sentCost: 450, shadowSaved: 100, offBill: 2675, savedShare: 450 / 2675,
+    saved: 450, sentCost: 450, shadowSaved: 100, otherRequests: 0, otherCost: 0, offBill: 2675, savedShare: 450 / 2675,
   };
   const html = renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded } });
   // The very sentence of recorded.rs's unit test (`live_line`).
   assert.ok(html.includes("<p class=\"recorded\">bill (tokens as the provider reported them, at the replay&#39;s prices): 2 requests, 8300 input tokens (7000 cached), cost 2325.0; the replay covers 450.0 of it (0.194); saved 450.0 of the 2675.0 off would have been billed (0.168), 100.0 of it in shadow requests (not sent, no recovery charged)</p>"), html);
   assert.ok(renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded: { ...recorded, requests: 1, shadowSaved: 0 } } }).includes('1 request, 8300 input tokens'));
+  // With a compaction summary (recorded.rs's unit test): the same sentence as `live_line`.
+  const withSummary = { ...recorded, requests: 3, inputTokens: 11300, cachedTokens: 8000, cost: 4925, otherRequests: 1, otherCost: 2600, offBill: 5275 };
+  assert.ok(renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded: withSummary } }).includes(
+    'bill (tokens as the provider reported them, at the replay&#39;s prices): 3 requests, 11300 input tokens (8000 cached), cost 4925.0, 2600.0 of it for 1 compaction request the replay does not see; the replay covers 450.0 of it (0.091); saved 450.0 of the 5275.0 off would have been billed (0.085), 100.0 of it in shadow requests (not sent, no recovery charged)'));
   assert.ok(!renderReportHtml(REPORT).includes('class="recorded"'));
   assert.ok(!renderReportHtml({ ...REPORT, replay: { ...REPLAY, recorded: null } }).includes('class="recorded"'));
 });

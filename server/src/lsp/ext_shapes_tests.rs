@@ -1098,6 +1098,7 @@ fn events() -> Vec<alisio_session::events::Event> {
             status: Some(529),
             delay_ms: 100,
             discarded_text: false,
+            usage: None,
         }),
         Event::RequestRetry(RequestRetry {
             attempt: 1,
@@ -1106,6 +1107,7 @@ fn events() -> Vec<alisio_session::events::Event> {
             status: None,
             delay_ms: 0,
             discarded_text: true,
+            usage: Some(TurnUsage::default()),
         }),
         Event::ResponseTruncated(ResponseTruncated {
             turn: 1,
@@ -1115,6 +1117,7 @@ fn events() -> Vec<alisio_session::events::Event> {
             attempt: 1,
             of: 2,
             max_output_tokens: 8,
+            usage: TurnUsage::default(),
         }),
         Event::CompactionStarted(CompactionStarted {
             reason: "auto",
@@ -1130,6 +1133,7 @@ fn events() -> Vec<alisio_session::events::Event> {
             summarized_tokens: 60,
             checkpoint_tokens: 20,
             partial: false,
+            usage: TurnUsage::default(),
         }),
         Event::CompactionSkipped(CompactionSkipped {
             reason: "budget",
@@ -1139,6 +1143,7 @@ fn events() -> Vec<alisio_session::events::Event> {
         Event::CompactionFailed(CompactionFailed {
             reason: "auto",
             error: "no".into(),
+            usage: Some(TurnUsage::default()),
         }),
         Event::ContextReduced(ContextReduced {
             messages: 1,

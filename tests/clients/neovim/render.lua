@@ -26,6 +26,8 @@ local result = {
   replay_unrecorded = r.render_replay({ requests = 1, off = { inputTokens = 10, cachedTokens = 0, cost = 12.5, cacheBreaks = 0 },
     governed = { inputTokens = 10, cachedTokens = 0, cost = 12.5, cacheBreaks = 0 }, recorded = vim.NIL }),
   replay_none = r.render_replay(vim.NIL),
+  recorded_summary = r.recorded_line({ requests = 3, inputTokens = 11300, cachedTokens = 8000, cost = 4925, sentCost = 450,
+    saved = 450, shadowSaved = 100, otherRequests = 1, otherCost = 2600, offBill = 5275 }),
 }
 -- A policy-2 report: the reasons block lists all seven (spec/governor.md §6.4).
 local p2 = r.render_report({

@@ -254,6 +254,10 @@ pub struct RequestRetry {
     pub status: Option<u16>,
     pub delay_ms: u64,
     pub discarded_text: bool,
+    /// The discarded answer's usage (spec/governor.md §11.11: the provider billed it); absent
+    /// when no answer came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TurnUsage>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -269,6 +273,8 @@ pub struct TruncationRecovery {
     pub attempt: u32,
     pub of: u32,
     pub max_output_tokens: u32,
+    /// The cut-off answer's usage (spec/governor.md §11.11: the provider billed it).
+    pub usage: TurnUsage,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -290,6 +296,8 @@ pub struct CompactionCompleted {
     pub summarized_tokens: u64,
     pub checkpoint_tokens: u64,
     pub partial: bool,
+    /// The summary request's usage (spec/governor.md §11.11).
+    pub usage: TurnUsage,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -303,6 +311,10 @@ pub struct CompactionSkipped {
 pub struct CompactionFailed {
     pub reason: &'static str,
     pub error: String,
+    /// The summary request's usage when an answer came (empty or cut off; spec/governor.md
+    /// §11.11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TurnUsage>,
 }
 
 /// `context_governed` (spec/governor.md §7.1): the governor's figures and this request's

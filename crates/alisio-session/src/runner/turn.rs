@@ -197,6 +197,7 @@ impl Run<'_> {
                         attempt: recoveries,
                         of: 2,
                         max_output_tokens: self.max_output,
+                        usage: usage.event(),
                     }))?;
                     recovery = true;
                     continue;
@@ -218,6 +219,7 @@ impl Run<'_> {
                     status: None,
                     delay_ms: 0,
                     discarded_text: !resp.text.is_empty(),
+                    usage: Some(usage.event()),
                 }))?;
                 recovery = false;
                 continue;
@@ -400,6 +402,7 @@ impl Run<'_> {
                     status: info.status,
                     delay_ms: info.delay_ms,
                     discarded_text: info.discarded_text,
+                    usage: None,
                 }),
             );
             // A store failure here surfaces at the next commit of the turn.

@@ -205,9 +205,15 @@ end
 --- prints (`recorded::live_line`), word for word.
 function M.recorded_line(b)
   local n = tonumber(b.requests) or 0
+  local other_n = tonumber(b.otherRequests) or 0
+  local other = ''
+  if other_n > 0 then
+    other = string.format(', %.1f of it for %d compaction request%s the replay does not see', tonumber(b.otherCost) or 0, other_n,
+      other_n == 1 and '' or 's')
+  end
   local line = string.format(
-    "bill (tokens as the provider reported them, at the replay's prices): %d request%s, %s input tokens (%s cached), cost %.1f; the replay covers %.1f of it (%s); saved %.1f of the %.1f off would have been billed (%s)",
-    n, n == 1 and '' or 's', str(b.inputTokens), str(b.cachedTokens), tonumber(b.cost) or 0, tonumber(b.sentCost) or 0,
+    "bill (tokens as the provider reported them, at the replay's prices): %d request%s, %s input tokens (%s cached), cost %.1f%s; the replay covers %.1f of it (%s); saved %.1f of the %.1f off would have been billed (%s)",
+    n, n == 1 and '' or 's', str(b.inputTokens), str(b.cachedTokens), tonumber(b.cost) or 0, other, tonumber(b.sentCost) or 0,
     share(b.sentCost, b.cost), tonumber(b.saved) or 0, tonumber(b.offBill) or 0, share(b.saved, b.offBill))
   local shadow = tonumber(b.shadowSaved) or 0
   if shadow ~= 0 then

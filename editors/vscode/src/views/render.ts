@@ -237,9 +237,12 @@ const share = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(3) : '-
  * prints (`recorded::live_line`), word for word. */
 export function recordedLine(b: Recorded): string {
   const shadow = b.shadowSaved ? `, ${b.shadowSaved.toFixed(1)} of it in shadow requests (not sent, no recovery charged)` : '';
+  const other = b.otherRequests
+    ? `, ${b.otherCost.toFixed(1)} of it for ${b.otherRequests} compaction request${b.otherRequests === 1 ? '' : 's'} the replay does not see`
+    : '';
   return (
     `bill (tokens as the provider reported them, at the replay's prices): ${b.requests} request${b.requests === 1 ? '' : 's'}, ` +
-    `${b.inputTokens} input tokens (${b.cachedTokens} cached), cost ${b.cost.toFixed(1)}; ` +
+    `${b.inputTokens} input tokens (${b.cachedTokens} cached), cost ${b.cost.toFixed(1)}${other}; ` +
     `the replay covers ${b.sentCost.toFixed(1)} of it (${share(b.sentCost, b.cost)}); ` +
     `saved ${b.saved.toFixed(1)} of the ${b.offBill.toFixed(1)} off would have been billed (${share(b.saved, b.offBill)})${shadow}`
   );

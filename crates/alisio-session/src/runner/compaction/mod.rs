@@ -6,6 +6,7 @@
 mod checkpoint;
 
 use super::error::RunError;
+use crate::events::TurnUsage;
 use serde_json::{Value, json};
 
 use super::Run;
@@ -203,9 +204,20 @@ impl Run<'_> {
             Ok(r) => r,
             Err(RequestFailure::Cancelled) => return Ok(Attempt::Failed("Cancelled".into())),
             Err(RequestFailure::Fatal { message, .. }) => {
-                return self.compaction_failed(reason, message);
+                return self.compaction_failed(reason, message, None);
             }
         };
+        // What the provider billed for the summary (estimated when it reported nothing).
+        let resp_usage = resp.usage.map_or_else(
+            || TurnUsage {
+                input: estimate(&req.neutral_json()),
+                output: estimate(&resp.text),
+                cache_read: 0,
+                cache_write: 0,
+                estimated: true,
+            },
+            |u| u.event(),
+        );
         let raw = resp.text.trim().to_string();
         let partial = resp.stop == Some(Stop::MaxTokens);
         if raw.is_empty() {
@@ -214,7 +226,7 @@ impl Run<'_> {
             } else {
                 "Summarizer returned an empty summary".to_string()
             };
-            return self.compaction_failed(reason, e);
+            return self.compaction_failed(reason, e, Some(resp_usage));
         }
         let parsed = parse(&raw);
         let structured = parsed.is_some();
@@ -268,6 +280,7 @@ impl Run<'_> {
                 summarized_tokens,
                 checkpoint_tokens,
                 partial,
+                usage: resp_usage,
             }),
         );
         self.emitter.commit(&mut self.store, vec![ev], |tx| {
@@ -441,10 +454,12 @@ impl Run<'_> {
         &mut self,
         reason: &'static str,
         error: String,
+        usage: Option<TurnUsage>,
     ) -> Result<Attempt, RunError> {
         self.durable_event(Event::CompactionFailed(CompactionFailed {
             reason,
             error: error.to_string(),
+            usage,
         }))?;
         Ok(Attempt::Failed(error))
     }
