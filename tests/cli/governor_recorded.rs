@@ -164,3 +164,32 @@ fn the_corpus_recorded_bills_are_pinned() {
         ]
     );
 }
+
+/// Our own export (`sessions show ID --json`) carries each answer's usage, and `governor analyze`
+/// puts its replay against it like any transcript's (spec/governor.md §11.11): a scripted session
+/// with two reported usages, 5,000 written (6,250) then 200 written and 5,000 read (750).
+#[test]
+fn an_alisio_export_has_its_recorded_bill() {
+    let ws = Ws::new();
+    crate::sess::script(
+        &ws,
+        &[
+            r#"{"toolCalls":[{"name":"list_files","arguments":{}}],"usage":{"input":5000,"output":10,"cacheWrite":5000}}"#,
+            r#"{"text":"ok","usage":{"input":5200,"output":5,"cacheRead":5000,"cacheWrite":200}}"#,
+        ],
+    );
+    let (r, ev) = crate::sess::run(&ws, "hello", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let id = crate::sess::sid(&ev);
+    let export = ws.run(&["sessions", "show", &id, "--json"]);
+    assert_eq!(export.code, 0, "{}", export.stderr);
+    ws.file("export.json", &export.stdout);
+    let v = ws
+        .run(&["--json", "governor", "analyze", "export.json"])
+        .json();
+    let b = &v[0]["replay"]["recorded"];
+    assert_eq!(b["requests"], 2, "{b}");
+    assert_eq!(b["inputTokens"], 10_200);
+    assert_eq!(b["cachedTokens"], 5000);
+    assert_eq!(b["cost"], json!(7000.0));
+}

@@ -1,10 +1,13 @@
 //! Our own transcript export (`sessions show ID --json`, spec/sessions.md §1.9): stored messages in
-//! `pos` order, compacted and replaced rows left out, invariant sources from the session options.
+//! `pos` order, compacted and replaced rows left out, invariant sources from the session options,
+//! and each assistant message's reported usage (spec/governor.md §11.11).
 
 use serde_json::Value;
 
 use super::{Problem, Session, count_redacted};
+use crate::audit::cache::ReportedUsage;
 use crate::model::{Call, Message, Part, PartKind, ToolResult, UserKind};
+use crate::recorded::RecordedRequest;
 use crate::stored::{Role, RowKind, SessionOptions};
 
 fn parts(content: Option<&Value>) -> (Vec<Part>, Vec<Call>) {
@@ -120,13 +123,39 @@ pub(crate) fn read(v: Value) -> Vec<Session> {
     rows.sort_by_key(|(pos, seq, _)| (*pos, *seq));
     for (_, seq, r) in rows {
         let kind = r.get("kind").and_then(Value::as_str).unwrap_or("message");
-        match r.get("message").and_then(|m| message(kind, m)) {
-            Some(m) => s.history.push(m),
+        let stored = r.get("message");
+        match stored.and_then(|m| message(kind, m)) {
+            Some(m) => {
+                // The usage the provider reported for the request this answer closed (the runner
+                // stores `input` as the whole prompt; `None` when it estimated it).
+                let usage = stored
+                    .filter(|_| m.is_assistant())
+                    .and_then(|j| j.get("usage"))
+                    .and_then(ReportedUsage::from_stored);
+                if let Some(usage) = usage {
+                    s.recorded.push(RecordedRequest {
+                        message: s.history.len(),
+                        usage,
+                        cache_reported: false,
+                    });
+                }
+                s.history.push(m);
+            }
             None => s.source.problems.push(Problem {
                 line: None,
                 message: format!("message seq {seq}: unknown stored message"),
             }),
         }
+    }
+    // The stored usage has a cache read and write whatever the provider reported (0 when it sent
+    // none), so it says something of the cache only where the session shows one was used: some
+    // request read from it or wrote to it (spec/governor.md §11.11).
+    let cached = s
+        .recorded
+        .iter()
+        .any(|r| r.usage.cache_read > 0 || r.usage.cache_write > 0);
+    for r in &mut s.recorded {
+        r.cache_reported = cached;
     }
     vec![s]
 }

@@ -629,6 +629,66 @@ fn our_own_export_keeps_active_rows_in_pos_order() {
         s.sources.goal.as_ref().map(|g| g.objective.as_str()),
         Some("ship")
     );
+    assert!(s.recorded.is_empty(), "no stored usage");
+}
+
+/// An export's assistant messages carry the usage the provider reported (spec/governor.md §11.11):
+/// `input` the whole prompt, so the uncached part is what the cache read and write leave; an
+/// estimated usage is none; a compacted answer's usage goes with it. The cache is reported when
+/// some request read from it or wrote to it, and then a request that read under half of the
+/// previous prompt was cold.
+#[test]
+fn our_own_export_records_each_answers_reported_usage() {
+    let row = |seq: i64, role: &str, compacted: bool, message: Value| json!({"seq":seq,"pos":seq,"role":role,"kind":"message","compacted":compacted,"message":message});
+    let answer = |text: &str, usage: Value| json!({"role":"assistant","content":[{"type":"text","text":text}],"usage":usage});
+    let user = |text: &str| json!({"role":"user","content":[{"type":"text","text":text}]});
+    let usage = |input: u64, read: u64, write: u64, estimated: bool| json!({"input":input,"output":7,"cacheRead":read,"cacheWrite":write,"estimated":estimated});
+    let v = json!({"schemaVersion":1,"session":{"id":"s-2"},"messages":[
+        row(1, "user", true, user("old")),
+        row(2, "assistant", true, answer("old", usage(900, 0, 900, false))),
+        row(3, "user", false, user("a")),
+        row(4, "assistant", false, answer("a", usage(1000, 0, 1000, false))),
+        row(5, "user", false, user("b")),
+        row(6, "assistant", false, answer("b", usage(1100, 1000, 100, false))),
+        row(7, "user", false, user("c")),
+        row(8, "assistant", false, answer("c", usage(1300, 0, 1300, false))),
+        row(9, "user", false, user("d")),
+        row(10, "assistant", false, answer("d", usage(1400, 0, 0, true))),
+    ]});
+    let (_, s) = read(v.to_string().as_bytes(), None, "x").unwrap();
+    let r = &s[0].recorded;
+    let got: Vec<(usize, u64, u64, u64, bool)> = r
+        .iter()
+        .map(|x| {
+            (
+                x.message,
+                x.usage.input,
+                x.usage.cache_read,
+                x.usage.cache_write,
+                x.cache_reported,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 0, 0, 1000, true),
+            (3, 0, 1000, 100, true),
+            (5, 0, 0, 1300, true)
+        ]
+    );
+    assert_eq!(crate::recorded::cold_answers(r), vec![5]);
+    // Without any cache read or write the usage says nothing of the cache: no cold request.
+    let plain = json!({"schemaVersion":1,"session":{"id":"s-3"},"messages":[
+        row(1, "user", false, user("a")),
+        row(2, "assistant", false, answer("a", usage(1000, 0, 0, false))),
+        row(3, "user", false, user("b")),
+        row(4, "assistant", false, answer("b", usage(1100, 0, 0, false))),
+    ]});
+    let (_, s) = read(plain.to_string().as_bytes(), None, "x").unwrap();
+    assert_eq!(s[0].recorded.len(), 2);
+    assert!(s[0].recorded.iter().all(|x| !x.cache_reported));
+    assert!(crate::recorded::cold_answers(&s[0].recorded).is_empty());
 }
 
 #[test]
