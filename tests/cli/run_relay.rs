@@ -153,3 +153,45 @@ fn with_the_relay_on_the_hard_limit_is_a_clear_error_not_a_summary() {
     );
     assert!(of_type(&ev, "compaction_started").is_empty());
 }
+
+/// The handoff is a request the provider bills (spec/governor.md §11.11): `session_relayed`
+/// carries its usage, and the old session's recorded bill counts it with the request that asked
+/// for it (mode `on`): the read's turn, 2,000 written (2,500), and the handoff, 1,000 uncached
+/// and 2,000 read (1,250 + 200).
+#[test]
+fn the_handoff_is_in_the_old_sessions_bill() {
+    let ws = Ws::new();
+    ws.file("big.txt", "x".repeat(6000));
+    ws.file("cfg.json", r#"{"session":{"relay":true}}"#);
+    let handoff = json!({"for":"handoff","text":HANDOFF,
+        "usage":{"input":3000,"output":40,"cacheRead":2000}})
+    .to_string();
+    script(
+        &ws,
+        &[
+            r#"{"alisioScript":1,"contextWindow":3000}"#,
+            r#"{"for":"turn","toolCalls":[{"id":"r1","name":"read_file","arguments":{"path":"big.txt"}}],"usage":{"input":2000,"output":9,"cacheWrite":2000}}"#,
+            &handoff,
+            r#"{"for":"turn","text":"summarised"}"#,
+        ],
+    );
+    let (r, ev) = run(
+        &ws,
+        "read big.txt",
+        &["--config", "cfg.json", "--governor", "on"],
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let relayed = &of_type(&ev, "session_relayed")[0];
+    assert_eq!(
+        relayed["data"]["usage"],
+        json!({"input":3000,"output":40,"cacheRead":2000,"cacheWrite":0,"estimated":false})
+    );
+    let old = relayed["sessionId"].as_str().unwrap().to_owned();
+    let rep = ws.run(&["sessions", "report", &old, "--json"]).json();
+    let b = &rep["replay"]["recorded"];
+    assert_eq!(b["requests"], 2, "{b}");
+    assert_eq!(b["otherRequests"], 0);
+    assert_eq!(b["inputTokens"], 5000);
+    assert_eq!(b["cachedTokens"], 2000);
+    assert_eq!(b["cost"], json!(3950.0));
+}

@@ -499,12 +499,13 @@ pub fn with_stored_replay(
     let mut other = Vec::new();
     // The figures of this run's last request not yet answered: (off, governed, sent governed).
     let mut pending: Option<(f64, f64, bool)> = None;
-    // The events that carry a provider's answer: a turn, an answer the runner discarded (it was
-    // cut off, or the turn was invalid) and a compaction's summary.
+    // The events that carry a provider's answer: a turn, a relay's handoff, an answer the runner
+    // discarded (it was cut off, or the turn was invalid) and a compaction's summary.
     let types = [
         "run_started",
         "context_governed",
         "turn_completed",
+        "session_relayed",
         "truncation_recovery",
         "request_retry",
         "compaction_completed",

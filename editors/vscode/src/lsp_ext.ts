@@ -235,6 +235,8 @@ export interface SessionRelayedData {
   to: string;
   structured: boolean;
   atFraction: number;
+  /** The handoff request's usage. */
+  usage: TurnUsage;
 }
 
 export interface RunUsage {

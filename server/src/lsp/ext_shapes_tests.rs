@@ -1156,6 +1156,7 @@ fn events() -> Vec<alisio_session::events::Event> {
             to: "s3".into(),
             structured: true,
             at_fraction: 0.7,
+            usage: TurnUsage::default(),
         }),
         Event::RunCompleted(RunCompleted {
             text: "hi".into(),

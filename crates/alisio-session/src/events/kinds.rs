@@ -339,6 +339,9 @@ pub struct SessionRelayed {
     pub to: String,
     pub structured: bool,
     pub at_fraction: f64,
+    /// The handoff request's usage (spec/governor.md §11.11; estimated when the provider
+    /// reported none).
+    pub usage: TurnUsage,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

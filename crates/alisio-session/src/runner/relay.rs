@@ -138,6 +138,7 @@ impl Run<'_> {
                 to: next.clone(),
                 structured: structured(&text),
                 at_fraction: self.options.config.relay_at_fraction,
+                usage: usage.event(),
             }),
         );
         self.emitter.commit(&mut self.store, vec![ev], |tx| {
