@@ -418,7 +418,7 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
         &w,
         &[
             r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":2000}"#,
-            SUMMARY,
+            r#"{"for":"summary","text":"```json\n{\"checkpoint\":{\"goal\":\"read\"}}\n```","usage":{"input":700,"output":30}}"#,
             r#"{"text":"again","usage":{"input":600,"output":5,"cacheWrite":590}}"#,
         ],
         Some(&sid),
@@ -426,6 +426,26 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
     // Run 4: no usage in the script: the runner's estimate, which says nothing of the cache.
     run(&w, &[header, r#"{"text":"last"}"#], Some(&sid));
 
+    // The stored times, as a pause of 10 minutes before run 2 would have left them (mode off:
+    // no context_governed event, so each answer's row times its request).
+    {
+        let c = rusqlite::Connection::open(w.state.join("sessions.db")).unwrap();
+        for (seq, at) in [
+            (2, "2026-01-01T10:00:00.000Z"),
+            (4, "2026-01-01T10:00:05.000Z"),
+            (6, "2026-01-01T10:10:05.000Z"),
+            (9, "2026-01-01T10:10:10.000Z"),
+            (11, "2026-01-01T10:10:20.500Z"),
+        ] {
+            let n = c
+                .execute(
+                    "UPDATE messages SET created_at=?3 WHERE session_id=?1 AND seq=?2 AND role='assistant'",
+                    rusqlite::params![sid, seq, at],
+                )
+                .unwrap();
+            assert_eq!(n, 1, "seq {seq}");
+        }
+    }
     let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
     let s = &s[0];
     let got: Vec<_> = s
@@ -457,15 +477,40 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
                 Some("instruction-changed"),
                 Some((10, 1790, 0, 20))
             ),
+            // The compaction's summary, from its event (line: the event's id), aside.
             (
                 4,
+                12,
+                m,
+                CacheClass::ExpectedRebuild,
+                Some("compaction-summary"),
+                Some((700, 0, 0, 30))
+            ),
+            (
+                5,
                 9,
                 m,
                 CacheClass::ExpectedRebuild,
                 Some("compaction"),
                 Some((10, 590, 0, 5))
             ),
-            (5, 11, m, CacheClass::Unknown, None, None),
+            (6, 11, m, CacheClass::Unknown, None, None),
+        ]
+    );
+    // The script provider assumes no lifetime (ttl 0): the 600 s pause expires nothing. The
+    // summary is not timed against the conversation.
+    assert_eq!(
+        s.requests
+            .iter()
+            .map(|r| (r.gap_secs, r.ttl_secs))
+            .collect::<Vec<_>>(),
+        [
+            (None, 0),
+            (Some(5.0), 0),
+            (Some(600.0), 0),
+            (None, 0),
+            (Some(5.0), 0),
+            (Some(10.5), 0)
         ]
     );
     // The compacted rows' requests (run 1's, before the two exchanges kept) are still there;
@@ -480,7 +525,6 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
             .count();
         assert_eq!(compacted, 2);
     }
-    assert!(s.requests[1..].iter().all(|r| r.gap_secs.is_some()));
     assert_eq!(
         (
             s.cache.requests,
@@ -490,7 +534,7 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
             s.cache.expected_rebuilds,
             s.cache.ttl_expired
         ),
-        (5, 1, 1, 1, 1, 0)
+        (6, 1, 1, 1, 2, 0)
     );
     // Sonnet's list prices: the break re-wrote the reusable prefix min(1040, 1800) − 0 at
     // write − read (3.75 − 0.30 per million).
@@ -501,33 +545,88 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
         s.requests[0].cost,
         (10.0 * 3.0 + 1000.0 * 3.75 + 10.0 * 15.0) / 1e6
     ));
-    assert!(close(s.requests[4].cost, 0.0));
+    assert!(close(s.requests[3].cost, (700.0 * 3.0 + 30.0 * 15.0) / 1e6));
+    assert!(close(s.requests[5].cost, 0.0));
 }
 
 #[test]
 fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
-    use crate::store::RequestRow;
-    let req = |seq: i64, model: Option<&str>, usage: Option<&str>| RequestRow::Request {
+    use crate::store::{RequestEvent, RequestRow};
+    use alisio_governor::audit::cache::ReportedUsage;
+    let run = |r: &str| Some(r.to_owned());
+    let answer = |seq: i64, r: &str, usage: Option<&str>, handoff: bool| RequestRow::Request {
         seq,
-        run_id: Some("r".into()),
+        run_id: run(r),
         created_at: format!("2026-01-01T10:00:{seq:02}.000Z"),
-        model: model.map(String::from),
+        model: (seq != 11).then(|| "m".to_owned()),
         usage: usage.map(String::from),
+        handoff,
     };
+    let req = |seq: i64, r: &str, usage: Option<&str>| answer(seq, r, usage, false);
     let u = r#"{"input":30,"output":1,"cacheRead":20,"cacheWrite":5,"estimated":false}"#;
     let rows = vec![
-        req(2, Some("m"), Some(u)),
-        RequestRow::Checkpoint { seq: 5 },
-        req(7, Some("m"), Some("{not json")),
-        RequestRow::Reduced { seq: 9 },
-        RequestRow::Checkpoint { seq: 10 },
-        req(11, None, None),
-        req(14, Some("m"), Some(u)),
-        req(16, Some("m"), Some(u)),
+        req(2, "r1", Some(u)),
+        RequestRow::Checkpoint {
+            seq: 5,
+            run_id: run("r1"),
+        },
+        req(7, "r1", Some("{not json")),
+        RequestRow::Reduced {
+            seq: 9,
+            run_id: run("r1"),
+        },
+        RequestRow::Checkpoint {
+            seq: 10,
+            run_id: run("r1"),
+        },
+        req(11, "r1", None),
+        req(14, "r2", Some(u)),
+        answer(16, "r2", Some(u), true),
+    ];
+    // Run r1 (anthropic): a turn; a compaction's summary, a cut-off answer and its retry; a
+    // turn. Run r2 (openai): an invalid turn and its retry; the handoff (no turn_completed). Run
+    // r3 (anthropic) stored no answer: a cut-off one, then it failed.
+    let d = r#"{"input":100,"output":2,"estimated":false}"#;
+    let events: Vec<RequestEvent> = [
+        ("r1", "run_started", None, Some("anthropic")),
+        ("r1", "context_governed", None, None),
+        ("r1", "turn_completed", Some(u), None),
+        ("r1", "compaction_completed", Some(d), None),
+        ("r1", "context_governed", None, None),
+        ("r1", "truncation_recovery", Some(d), None),
+        ("r1", "context_governed", None, None),
+        ("r1", "turn_completed", Some(u), None),
+        ("r1", "context_governed", None, None),
+        ("r1", "turn_completed", Some(u), None),
+        ("r2", "run_started", None, Some("openai")),
+        ("r2", "context_governed", None, None),
+        ("r2", "request_retry", Some(d), None),
+        ("r2", "context_governed", None, None),
+        ("r2", "turn_completed", Some(u), None),
+        ("r2", "context_governed", None, None),
+        ("r3", "run_started", None, Some("anthropic")),
+        ("r3", "context_governed", None, None),
+        ("r3", "truncation_recovery", Some(d), None),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (r, ty, usage, provider))| RequestEvent {
+        id: i as i64 + 1,
+        run_id: r.into(),
+        ty: ty.into(),
+        timestamp: format!("2026-01-01T11:00:{:02}.000Z", i + 1),
+        usage: usage.map(String::from),
+        provider: provider.map(String::from),
+    })
+    .collect();
+    let runs = vec![
+        ("r1".to_owned(), Some(11)),
+        ("r2".to_owned(), Some(16)),
+        ("r3".to_owned(), None),
     ];
     // A mark before the first request goes to it (it is cold whatever it carries), a rewind
     // after seq 11, a changed catalog and instruction set recorded at 12, each once, and a
-    // change after the last request (no request: dropped).
+    // change recorded at 16 (after the handoff: r3's request).
     let marks = vec![
         (12, "skill-listing-changed"),
         (11, "rewind"),
@@ -535,39 +634,70 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
         (12, "instruction-changed"),
         (16, "instruction-changed"),
     ];
-    let got: Vec<_> = super::requests(rows, marks)
+    let got: Vec<_> = super::requests(rows, marks, runs, events, Some("anthropic"))
         .into_iter()
-        .map(|o| {
-            (
-                o.line,
-                o.at_ms.is_some(),
-                o.model,
-                o.usage.is_some(),
-                o.events,
-            )
-        })
+        .map(|o| (o.line, o.at_ms, o.model, o.usage, o.ttl_secs, o.events, o.aside))
         .collect();
+    let t = |s: i64| Some(1_767_265_200_000 + s * 1000);
     let m = || Some("m".to_owned());
+    let row = Some(ReportedUsage {
+        input: 5,
+        cache_write: 5,
+        cache_read: 20,
+        output: 1,
+    });
+    let discarded = Some(ReportedUsage {
+        input: 100,
+        cache_write: 0,
+        cache_read: 0,
+        output: 2,
+    });
     assert_eq!(
         got,
         [
-            (2, true, m(), true, vec!["instruction-changed"]),
-            (7, true, m(), false, vec!["compaction"]),
+            // Timed by its context_governed event (11:00:02).
+            (2, t(2), m(), row, 300, vec!["instruction-changed"], None),
+            // The summary: aside, with the model of the answer its part belongs to.
+            (4, t(4), m(), discarded, 300, vec![], Some("compaction-summary")),
+            // The cut-off answer: the compaction is its cause, timed by its own request.
+            (6, t(5), m(), discarded, 300, vec!["compaction"], None),
+            (7, t(7), m(), None, 300, vec![], None),
             (
                 11,
-                true,
+                t(9),
                 None,
-                false,
-                vec!["budget-reduction", "compaction"]
+                None,
+                300,
+                vec!["budget-reduction", "compaction"],
+                None
             ),
             (
-                14,
-                true,
+                13,
+                t(12),
                 m(),
-                true,
-                vec!["rewind", "skill-listing-changed", "instruction-changed"]
+                discarded,
+                0,
+                vec!["rewind", "skill-listing-changed", "instruction-changed"],
+                None
             ),
-            (16, true, m(), true, vec![]),
+            (14, t(14), m(), row, 0, vec![], None),
+            (16, t(16), m(), row, 0, vec!["relay-handoff"], None),
+            (19, t(18), None, discarded, 300, vec!["instruction-changed"], None),
         ]
+    );
+    // Without events (a store older than them, mode off), each answer is timed by its row.
+    let plain = super::requests(
+        vec![req(2, "r1", Some(u))],
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Some("openai"),
+    );
+    assert_eq!(
+        plain
+            .iter()
+            .map(|o| (o.line, o.at_ms, o.ttl_secs))
+            .collect::<Vec<_>>(),
+        [(2, Some(1_767_261_602_000), 0)]
     );
 }
