@@ -701,3 +701,94 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
         [(2, Some(1_767_261_602_000), 0)]
     );
 }
+
+/// A rewind after two compactions restores the first compaction's checkpoint as a copy: the
+/// next request is a `rewind`, not a new `compaction` (spec/interfaces.md §4).
+#[test]
+fn a_rewind_that_restores_a_checkpoint_is_no_compaction() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    let header = r#"{"alisioScript":1,"model":"claude-sonnet-4-5"}"#;
+    let small = r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":2000}"#;
+    let answer = |n: u64| {
+        format!(r#"{{"text":"a{n}","usage":{{"input":{},"output":5,"cacheWrite":{n}}}}}"#, n + 10)
+    };
+    let sid = run(&w, &[header, READ_SUB, &answer(1000)], None);
+    run(&w, &[header, &answer(1790)], Some(&sid));
+    run(&w, &[small, SUMMARY, &answer(600)], Some(&sid));
+    run(&w, &[header, READ_SUB, &answer(700)], Some(&sid));
+    run(&w, &[header, &answer(1800)], Some(&sid));
+    run(&w, &[small, SUMMARY, &answer(500)], Some(&sid));
+    {
+        let mut store = Store::open(&w.state).unwrap();
+        let cps = crate::checkpoints::list(&store, &sid).unwrap();
+        // Back to the start of run 6: the first compaction's checkpoint (seq 8, replaced by the
+        // second's, 17) is active again, as a copy.
+        let rep = crate::checkpoints::rewind(
+            &mut store,
+            &crate::checkpoints::RewindRequest {
+                state_dir: &w.state,
+                root: &w.root,
+                session_id: &sid,
+                checkpoint: cps.last().unwrap().checkpoint,
+                resolve: crate::checkpoints::Resolve::Overwrite,
+            },
+        )
+        .unwrap();
+        assert_eq!((rep.messages.removed, rep.messages.restored), (3, 9));
+        let copy = store
+            .all_messages(&sid)
+            .unwrap()
+            .into_iter()
+            .find(|r| r.seq == 19)
+            .unwrap();
+        assert_eq!(
+            (copy.pos, copy.kind, copy.compacted, copy.replaced_by),
+            (4, crate::store::RowKind::Checkpoint, false, None)
+        );
+        // The store counts the two real checkpoints, not the copy.
+        let checkpoints: Vec<i64> = store
+            .request_rows(&sid)
+            .unwrap()
+            .iter()
+            .filter_map(|r| match r {
+                crate::store::RequestRow::Checkpoint { seq, .. } => Some(*seq),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(checkpoints, [8, 17]);
+        assert_eq!(store.rewind_seqs(&sid).unwrap(), [18]);
+    }
+    run(
+        &w,
+        &[
+            header,
+            r#"{"text":"last","usage":{"input":900,"output":5,"cacheWrite":400,"cacheRead":490}}"#,
+        ],
+        Some(&sid),
+    );
+    let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    let got: Vec<_> = s[0]
+        .requests
+        .iter()
+        .map(|r| (r.index, r.line, r.class, r.cause))
+        .collect();
+    use CacheClass::{Broken, Cold, ExpectedRebuild, Unknown};
+    assert_eq!(
+        got,
+        [
+            (1, 2, Cold, None),
+            (2, 4, Broken, Some("prefix-changed")),
+            (3, 6, Broken, Some("prefix-changed")),
+            (4, 12, ExpectedRebuild, Some("compaction-summary")),
+            (5, 9, ExpectedRebuild, Some("compaction")),
+            (6, 11, Unknown, None),
+            (7, 13, Broken, Some("prefix-changed")),
+            (8, 15, Broken, Some("prefix-changed")),
+            (9, 26, ExpectedRebuild, Some("compaction-summary")),
+            (10, 18, ExpectedRebuild, Some("compaction")),
+            // After the rewind (which restored the checkpoint copy, seq 19): `rewind`.
+            (11, 29, ExpectedRebuild, Some("rewind")),
+        ]
+    );
+}
