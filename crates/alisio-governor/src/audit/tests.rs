@@ -342,13 +342,7 @@ fn unknown_models_switch_nothing_and_designed_misses_are_named() {
             obs(8, 15_000, Some("claude-haiku-4-5"), u(10, 1000, 0), vec![]),
             // Aside: classified alone, and the next request is measured from line 8.
             summary,
-            obs(
-                11,
-                20_000,
-                Some("claude-haiku-4-5"),
-                u(10, 0, 1000),
-                vec![],
-            ),
+            obs(11, 20_000, Some("claude-haiku-4-5"), u(10, 0, 1000), vec![]),
             // A handoff reads nothing (no tools) and is still not avoidable.
             obs(
                 13,
@@ -365,7 +359,13 @@ fn unknown_models_switch_nothing_and_designed_misses_are_named() {
                 vec!["rewind", "compaction"],
             ),
             // Exactly 300 s after line 15: expired.
-            obs(17, 330_000, Some("claude-haiku-4-5"), u(10, 1000, 0), vec![]),
+            obs(
+                17,
+                330_000,
+                Some("claude-haiku-4-5"),
+                u(10, 1000, 0),
+                vec![],
+            ),
             // 299.999 s later: a miss for another cause.
             obs(
                 19,
@@ -429,5 +429,8 @@ fn unknown_models_switch_nothing_and_designed_misses_are_named() {
     );
     // The summary is priced (Sonnet: 500 input, 10 output) and costs nothing extra.
     let r = &s.requests[4];
-    assert_eq!((r.cost, r.extra_cost), ((500.0 * 3.0 + 10.0 * 15.0) / 1e6, 0.0));
+    assert_eq!(
+        (r.cost, r.extra_cost),
+        ((500.0 * 3.0 + 10.0 * 15.0) / 1e6, 0.0)
+    );
 }

@@ -233,8 +233,8 @@ fn session(store: &Store, row: &SessionRow, shown: &str) -> Result<SessionAudit,
         row.provider.get("kind").and_then(serde_json::Value::as_str),
     )
     .into_iter()
-        .map(Obs::into_request)
-        .collect();
+    .map(Obs::into_request)
+    .collect();
     classify_all(&mut s, None);
     Ok(s)
 }
@@ -298,10 +298,13 @@ fn run_parts(
         })
         .collect();
     for e in events {
-        let i = out.iter().position(|(id, _)| *id == e.run_id).unwrap_or_else(|| {
-            out.push((e.run_id.clone(), RunParts::default()));
-            out.len() - 1
-        });
+        let i = out
+            .iter()
+            .position(|(id, _)| *id == e.run_id)
+            .unwrap_or_else(|| {
+                out.push((e.run_id.clone(), RunParts::default()));
+                out.len() - 1
+            });
         let p = &mut out[i].1;
         let at = timestamp_ms(&e.timestamp);
         match e.ty.as_str() {
@@ -344,7 +347,15 @@ impl Builder {
     }
 
     /// A request of the conversation.
-    fn push(&mut self, line: i64, at_ms: Option<i64>, model: Option<String>, usage: Option<String>, ttl: u64, bound: i64) {
+    fn push(
+        &mut self,
+        line: i64,
+        at_ms: Option<i64>,
+        model: Option<String>,
+        usage: Option<String>,
+        ttl: u64,
+        bound: i64,
+    ) {
         self.marks_before(bound);
         self.out.push(Obs {
             id: line.to_string(),
@@ -396,7 +407,9 @@ impl Builder {
     /// end, a failed run's).
     fn flush(&mut self, run: &mut RunParts) {
         let ttl = self.ttl(run);
-        let bound = run.last_seq.map_or(i64::MAX, |s| s.saturating_mul(2).saturating_add(1));
+        let bound = run
+            .last_seq
+            .map_or(i64::MAX, |s| s.saturating_mul(2).saturating_add(1));
         let mut parts: Vec<Vec<Ev>> = run.closed.drain(..).collect();
         parts.push(std::mem::take(&mut run.open));
         for p in parts {
@@ -423,7 +436,13 @@ fn requests(
 ) -> Vec<Obs> {
     let mut marks: Vec<(i64, &'static str)> = marks
         .into_iter()
-        .map(|(at, e)| (at.saturating_mul(2).saturating_add(i64::from(e == "rewind")), e))
+        .map(|(at, e)| {
+            (
+                at.saturating_mul(2)
+                    .saturating_add(i64::from(e == "rewind")),
+                e,
+            )
+        })
         .collect();
     marks.sort_by_key(|m| m.0);
     let mut runs = run_parts(runs, events);

@@ -94,10 +94,7 @@ impl Store {
                         created_at: r.get(3)?,
                         model: text(r, 4)?,
                         usage: text(r, 5)?,
-                        handoff: matches!(
-                            r.get_ref(6)?,
-                            rusqlite::types::ValueRef::Integer(1)
-                        ),
+                        handoff: matches!(r.get_ref(6)?, rusqlite::types::ValueRef::Integer(1)),
                     },
                 })
             })

@@ -53,6 +53,16 @@ fn ws() -> Ws {
 
 /// Runs `script` (one model answer a line) in a new session, or resumes `session`.
 fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
+    run_with(w, script, session, |_| {})
+}
+
+/// [`run`] with the options as `f` leaves them.
+fn run_with(
+    w: &Ws,
+    script: &[&str],
+    session: Option<&str>,
+    f: impl FnOnce(&mut RunOptions),
+) -> String {
     std::fs::write(w.root.join("s.jsonl"), script.join("\n")).unwrap();
     let mut o = RunOptions::new("p", w.root.clone(), w.root.clone(), w.state.clone());
     o.provider_overrides.insert("kind".into(), json!("script"));
@@ -60,6 +70,7 @@ fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
         .insert("script".into(), json!("s.jsonl"));
     o.headless = false;
     o.session_id = session.map(String::from);
+    f(&mut o);
     let mut sink = |_: &crate::events::Emitted<'_>| {};
     let r = run_session(SessionRun {
         options: &o,
@@ -636,7 +647,11 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
     ];
     let got: Vec<_> = super::requests(rows, marks, runs, events, Some("anthropic"))
         .into_iter()
-        .map(|o| (o.line, o.at_ms, o.model, o.usage, o.ttl_secs, o.events, o.aside))
+        .map(|o| {
+            (
+                o.line, o.at_ms, o.model, o.usage, o.ttl_secs, o.events, o.aside,
+            )
+        })
         .collect();
     let t = |s: i64| Some(1_767_265_200_000 + s * 1000);
     let m = || Some("m".to_owned());
@@ -658,7 +673,15 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
             // Timed by its context_governed event (11:00:02).
             (2, t(2), m(), row, 300, vec!["instruction-changed"], None),
             // The summary: aside, with the model of the answer its part belongs to.
-            (4, t(4), m(), discarded, 300, vec![], Some("compaction-summary")),
+            (
+                4,
+                t(4),
+                m(),
+                discarded,
+                300,
+                vec![],
+                Some("compaction-summary")
+            ),
             // The cut-off answer: the compaction is its cause, timed by its own request.
             (6, t(5), m(), discarded, 300, vec!["compaction"], None),
             (7, t(7), m(), None, 300, vec![], None),
@@ -682,7 +705,15 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
             ),
             (14, t(14), m(), row, 0, vec![], None),
             (16, t(16), m(), row, 0, vec!["relay-handoff"], None),
-            (19, t(18), None, discarded, 300, vec!["instruction-changed"], None),
+            (
+                19,
+                t(18),
+                None,
+                discarded,
+                300,
+                vec!["instruction-changed"],
+                None
+            ),
         ]
     );
     // Without events (a store older than them, mode off), each answer is timed by its row.
@@ -711,7 +742,10 @@ fn a_rewind_that_restores_a_checkpoint_is_no_compaction() {
     let header = r#"{"alisioScript":1,"model":"claude-sonnet-4-5"}"#;
     let small = r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":2000}"#;
     let answer = |n: u64| {
-        format!(r#"{{"text":"a{n}","usage":{{"input":{},"output":5,"cacheWrite":{n}}}}}"#, n + 10)
+        format!(
+            r#"{{"text":"a{n}","usage":{{"input":{},"output":5,"cacheWrite":{n}}}}}"#,
+            n + 10
+        )
     };
     let sid = run(&w, &[header, READ_SUB, &answer(1000)], None);
     run(&w, &[header, &answer(1790)], Some(&sid));
@@ -791,4 +825,113 @@ fn a_rewind_that_restores_a_checkpoint_is_no_compaction() {
             (11, 29, ExpectedRebuild, Some("rewind")),
         ]
     );
+}
+
+/// A relay (spec/sessions.md §12.5) in governor mode `shadow`: the handoff, sent without tools,
+/// is a designed miss (`relay-handoff`), each request is timed by its `context_governed` event,
+/// and the new session is audited on its own.
+#[test]
+fn a_relay_handoff_is_a_designed_miss_and_requests_are_timed_when_built() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    std::fs::write(w.root.join("big.txt"), "x".repeat(6000)).unwrap();
+    let new = run_with(
+        &w,
+        &[
+            r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":3000}"#,
+            r#"{"for":"turn","toolCalls":[{"id":"r1","name":"read_file","arguments":{"path":"big.txt"}}],"usage":{"input":1010,"output":10,"cacheWrite":1000}}"#,
+            r###"{"for":"handoff","text":"## Goal\ng\n## Decisions\n- d because r\n## Current state\ns\n## Open items\n- o\n## Paths\n- p","usage":{"input":2600,"output":40,"cacheWrite":2590}}"###,
+            r#"{"for":"turn","text":"done","usage":{"input":800,"output":5,"cacheWrite":790}}"#,
+        ],
+        None,
+        |o| {
+            o.config.relay = Some(true);
+            o.governor = alisio_base::config::GovernorMode::Shadow;
+        },
+    );
+    let sessions = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    assert_eq!(sessions.len(), 2);
+    let (newer, older) = (&sessions[0], &sessions[1]);
+    assert_eq!(newer.session, new);
+    let rows = |s: &alisio_governor::audit::SessionAudit| {
+        s.requests
+            .iter()
+            .map(|r| (r.index, r.line, r.class, r.cause, r.ttl_secs))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(older),
+        [
+            (1, 2, CacheClass::Cold, None, 0),
+            (2, 5, CacheClass::ExpectedRebuild, Some("relay-handoff"), 0),
+        ]
+    );
+    assert_eq!(rows(newer), [(1, 2, CacheClass::Cold, None, 0)]);
+    assert_eq!(
+        (
+            older.cache.expected_rebuilds,
+            older.cache.broken,
+            older.cache.avoidable
+        ),
+        (1, 0, 0.0)
+    );
+    // The gap is the one between the two requests' context_governed events, as stored.
+    let store = Store::open(&w.state).unwrap();
+    let built: Vec<i64> = store
+        .events(&older.session)
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "context_governed")
+        .map(|e| alisio_governor::audit::timestamp_ms(e["timestamp"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(built.len(), 2);
+    assert_eq!(
+        older.requests[1].gap_secs,
+        Some((built[1] - built[0]) as f64 / 1000.0)
+    );
+}
+
+/// A child session (a sub-agent's, spec/sessions.md §9) is audited as its own session: its
+/// request and its parent's are apart, each cold at its start, and the child's events (stored
+/// under its id) time and cut only its own requests.
+#[test]
+fn a_child_sessions_requests_are_its_own() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    let parent = run_with(
+        &w,
+        &[
+            r#"{"alisioScript":1,"model":"claude-sonnet-4-5"}"#,
+            r#"{"toolCalls":[{"id":"t1","name":"task","arguments":{"description":"d","prompt":"look"}}],"usage":{"input":1010,"output":10,"cacheWrite":1000}}"#,
+            r#"{"text":"found","usage":{"input":300,"output":5,"cacheWrite":290}}"#,
+            r#"{"text":"done","usage":{"input":1100,"output":5,"cacheWrite":80,"cacheRead":1000}}"#,
+        ],
+        None,
+        |o| o.governor = alisio_base::config::GovernorMode::Shadow,
+    );
+    let sessions = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    assert_eq!(sessions.len(), 2);
+    let by = |id: &str| sessions.iter().find(|s| s.session == id).unwrap();
+    let child = sessions.iter().find(|s| s.session != parent).unwrap();
+    let rows = |s: &alisio_governor::audit::SessionAudit| {
+        s.requests
+            .iter()
+            .map(|r| {
+                (
+                    r.index,
+                    r.line,
+                    r.class,
+                    r.usage.map(|u| (u.input, u.cache_write, u.cache_read)),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(by(&parent)),
+        [
+            (1, 2, CacheClass::Cold, Some((10, 1000, 0))),
+            (2, 4, CacheClass::Hit, Some((20, 80, 1000))),
+        ]
+    );
+    assert_eq!(rows(child), [(1, 2, CacheClass::Cold, Some((10, 290, 0)))]);
 }

@@ -50,9 +50,31 @@ const ANSWER: &str = r#"{"role":"assistant","content":[],"model":"m1","usage":{"
 /// `replaced_by` names seq 8.
 fn rows(s: &Store) {
     msg(s, "s1", 1, 1, "user", "message", USER, 1, Some(5), "r1");
-    msg(s, "s1", 2, 2, "assistant", "message", ANSWER, 1, Some(5), "r1");
+    msg(
+        s,
+        "s1",
+        2,
+        2,
+        "assistant",
+        "message",
+        ANSWER,
+        1,
+        Some(5),
+        "r1",
+    );
     msg(s, "s1", 3, 3, "user", "message", USER, 1, Some(7), "r1");
-    msg(s, "s1", 4, 4, "assistant", "message", "{not json", 1, None, "r1");
+    msg(
+        s,
+        "s1",
+        4,
+        4,
+        "assistant",
+        "message",
+        "{not json",
+        1,
+        None,
+        "r1",
+    );
     msg(s, "s1", 5, 2, "user", "checkpoint", USER, 1, None, "r1");
     msg(
         s,
@@ -98,7 +120,10 @@ fn request_rows_count_only_appended_answers_and_rows_that_replaced_others() {
                 usage: None,
                 handoff: false,
             },
-            RequestRow::Checkpoint { seq: 5, run_id: r1() },
+            RequestRow::Checkpoint {
+                seq: 5,
+                run_id: r1()
+            },
             RequestRow::Request {
                 seq: 6,
                 run_id: r1(),
@@ -107,7 +132,10 @@ fn request_rows_count_only_appended_answers_and_rows_that_replaced_others() {
                 usage: None,
                 handoff: true,
             },
-            RequestRow::Reduced { seq: 7, run_id: r1() },
+            RequestRow::Reduced {
+                seq: 7,
+                run_id: r1()
+            },
         ]
     );
     assert_eq!(s.request_rows("s3").unwrap(), []);
@@ -117,7 +145,10 @@ fn request_rows_count_only_appended_answers_and_rows_that_replaced_others() {
 fn runs_end_at_their_own_rows_and_rewinds_are_read_in_order() {
     let (_t, s) = store();
     rows(&s);
-    for (id, at) in [("r1", "2026-01-01T10:00:00.000Z"), ("r2", "2026-01-01T11:00:00.000Z")] {
+    for (id, at) in [
+        ("r1", "2026-01-01T10:00:00.000Z"),
+        ("r2", "2026-01-01T11:00:00.000Z"),
+    ] {
         s.connection
             .execute(
                 "INSERT INTO runs(id,session_id,started_at,status) VALUES(?1,'s1',?2,'completed')",
@@ -145,10 +176,22 @@ fn runs_end_at_their_own_rows_and_rewinds_are_read_in_order() {
 fn request_events_carry_the_usage_and_the_provider_kind() {
     let (_t, s) = store();
     for (sid, ty, data) in [
-        ("s1", "run_started", r#"{"provider":"anthropic","model":"m"}"#),
-        ("s1", "context_governed", r#"{"mode":"shadow","usage":{"input":1}}"#),
+        (
+            "s1",
+            "run_started",
+            r#"{"provider":"anthropic","model":"m"}"#,
+        ),
+        (
+            "s1",
+            "context_governed",
+            r#"{"mode":"shadow","usage":{"input":1}}"#,
+        ),
         ("s1", "text_delta", r#"{"usage":{"input":2}}"#),
-        ("s1", "truncation_recovery", r#"{"attempt":1,"usage":{"input":9,"output":3}}"#),
+        (
+            "s1",
+            "truncation_recovery",
+            r#"{"attempt":1,"usage":{"input":9,"output":3}}"#,
+        ),
         ("s1", "request_retry", r#"{"attempt":1,"usage":null}"#),
         ("s2", "turn_completed", r#"{"usage":{"input":5}}"#),
         ("s1", "turn_completed", "{broken"),
@@ -174,7 +217,12 @@ fn request_events_carry_the_usage_and_the_provider_kind() {
         [
             e(1, "run_started", None, Some("anthropic")),
             e(2, "context_governed", Some(r#"{"input":1}"#), None),
-            e(4, "truncation_recovery", Some(r#"{"input":9,"output":3}"#), None),
+            e(
+                4,
+                "truncation_recovery",
+                Some(r#"{"input":9,"output":3}"#),
+                None
+            ),
             e(5, "request_retry", None, None),
             e(7, "turn_completed", None, None),
             e(8, "compaction_completed", Some(r#"{"input":4}"#), None),
