@@ -198,6 +198,18 @@ impl Store {
         Ok(out)
     }
 
+    /// Sets the `created_at` of the session's assistant row `seq` (tests: stored times as a
+    /// pause would have left them); whether there was one.
+    #[cfg(test)]
+    pub(crate) fn set_answer_time(&self, sid: &str, seq: i64, at: &str) -> bool {
+        self.connection
+            .execute(
+                "UPDATE messages SET created_at=?3 WHERE session_id=?1 AND seq=?2 AND role='assistant'",
+                params![sid, seq, at],
+            )
+            .is_ok_and(|n| n == 1)
+    }
+
     /// Whether the store has table `name` (an older schema may not).
     pub(super) fn has_table(&self, name: &str) -> Result<bool, StoreError> {
         self.connection

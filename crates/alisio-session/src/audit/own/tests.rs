@@ -440,7 +440,7 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
     // The stored times, as a pause of 10 minutes before run 2 would have left them (mode off:
     // no context_governed event, so each answer's row times its request).
     {
-        let c = rusqlite::Connection::open(w.state.join("sessions.db")).unwrap();
+        let store = Store::open(&w.state).unwrap();
         for (seq, at) in [
             (2, "2026-01-01T10:00:00.000Z"),
             (4, "2026-01-01T10:00:05.000Z"),
@@ -448,13 +448,7 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
             (9, "2026-01-01T10:10:10.000Z"),
             (11, "2026-01-01T10:10:20.500Z"),
         ] {
-            let n = c
-                .execute(
-                    "UPDATE messages SET created_at=?3 WHERE session_id=?1 AND seq=?2 AND role='assistant'",
-                    rusqlite::params![sid, seq, at],
-                )
-                .unwrap();
-            assert_eq!(n, 1, "seq {seq}");
+            assert!(store.set_answer_time(&sid, seq, at), "seq {seq}");
         }
     }
     let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();

@@ -246,3 +246,86 @@ fn a_read_snapshot_ends_its_transaction_whatever_its_reads_return() {
     assert_eq!(n, 5);
     assert!(s.connection.is_autocommit());
 }
+
+/// A file cut by the budget changes the system text though its path and text did not: the next
+/// request's miss is `instruction-changed` (the key has `bytes` and `detail`), and it is no new
+/// delivery (that is a file whose path or text the previous set did not have).
+#[test]
+fn a_file_cut_by_the_budget_changes_the_instructions() {
+    use alisio_governor::audit::CacheClass;
+    let (t, s) = store();
+    for (id, at) in [
+        ("r1", "2026-01-01T10:00:00.000Z"),
+        ("r2", "2026-01-01T10:01:00.000Z"),
+    ] {
+        s.connection
+            .execute(
+                "INSERT INTO runs(id,session_id,started_at,status) VALUES(?1,'s1',?2,'completed')",
+                params![id, at],
+            )
+            .unwrap();
+    }
+    let answer = |write: u64| {
+        format!(
+            r#"{{"role":"assistant","content":[],"model":"claude-sonnet-4-5","usage":{{"input":{},"output":1,"cacheWrite":{write}}}}}"#,
+            write + 10
+        )
+    };
+    msg(&s, "s1", 1, 1, "user", "message", USER, 0, None, "r1");
+    msg(
+        &s,
+        "s1",
+        2,
+        2,
+        "assistant",
+        "message",
+        &answer(1000),
+        0,
+        None,
+        "r1",
+    );
+    msg(&s, "s1", 3, 3, "user", "message", USER, 0, None, "r2");
+    msg(
+        &s,
+        "s1",
+        4,
+        4,
+        "assistant",
+        "message",
+        &answer(900),
+        0,
+        None,
+        "r2",
+    );
+    for (id, run, at, bytes, detail) in
+        [(1, "r1", 1, 100, None), (2, "r2", 3, 40, Some("truncated"))]
+    {
+        s.connection
+            .execute(
+                "INSERT INTO deliveries(session_id,id,run_id,request,at_seq,kind,how,path,sha256,bytes,detail,created_at) VALUES('s1',?1,?2,1,?3,'instruction','section','/w/AGENTS.md','abc',?4,?5,'x')",
+                params![id, run, at, bytes, detail],
+            )
+            .unwrap();
+    }
+    drop(s);
+    let got = crate::audit::own::workspace_sessions(t.path(), std::path::Path::new("/w"), "db", 5)
+        .unwrap();
+    let a = got.iter().find(|a| a.session == "s1").unwrap();
+    assert_eq!(
+        a.requests
+            .iter()
+            .map(|r| (r.line, r.class, r.cause))
+            .collect::<Vec<_>>(),
+        [
+            (2, CacheClass::Cold, None),
+            (4, CacheClass::Broken, Some("instruction-changed")),
+        ]
+    );
+    assert_eq!(
+        a.deliveries
+            .iter()
+            .map(|d| (d.line, d.how, d.bytes))
+            .collect::<Vec<_>>(),
+        [(1, "startup", 100)]
+    );
+}
