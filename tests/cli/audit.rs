@@ -849,12 +849,13 @@ fn alisio_sessions_are_audited_from_the_store_and_a_file_never_received_is_repor
         json!([{"path": global, "sha256": sha("global\n")}])
     );
     // The script reported no usage: the runner's estimate says nothing of the cache, so the
-    // requests carry no usage, the second is `unknown`, and nothing is priced.
+    // requests carry no usage, the second is `unknown`, and nothing is priced. The script
+    // provider assumes no cache lifetime (ttlSecs 0: never expired).
     assert_eq!(
         s["requests"],
         json!([
-            {"index": 1, "line": 2, "model": "script", "ttlSecs": 300, "class": "cold", "cost": 0.0, "extraCost": 0.0},
-            {"index": 2, "line": 4, "model": "script", "gapSecs": 3.0, "ttlSecs": 300, "class": "unknown", "cost": 0.0, "extraCost": 0.0},
+            {"index": 1, "line": 2, "model": "script", "ttlSecs": 0, "class": "cold", "cost": 0.0, "extraCost": 0.0},
+            {"index": 2, "line": 4, "model": "script", "gapSecs": 3.0, "ttlSecs": 0, "class": "unknown", "cost": 0.0, "extraCost": 0.0},
         ])
     );
 }

@@ -8,21 +8,19 @@ use serde_json::{Value, json};
 use super::governor_html::{CHART_JS, UPLOT_CSS, UPLOT_JS, UPLOT_LICENSE, script_json};
 use alisio_governor::audit::SessionAudit;
 
-/// The chart of one session: prompt tokens and cached tokens per request.
+/// The chart of one session: prompt tokens and cached tokens per request; `null` (a gap in
+/// the line, as the human table's `-`) for a request without reported usage.
 fn chart(s: &SessionAudit) -> Value {
     let requests: Vec<usize> = s.requests.iter().map(|r| r.index).collect();
-    let tokens: Vec<u64> = s
+    let tokens: Vec<Option<u64>> = s
         .requests
         .iter()
-        .map(|r| {
-            r.usage
-                .map_or(0, |u| u.input + u.cache_write + u.cache_read)
-        })
+        .map(|r| r.usage.map(|u| u.input + u.cache_write + u.cache_read))
         .collect();
-    let cached: Vec<u64> = s
+    let cached: Vec<Option<u64>> = s
         .requests
         .iter()
-        .map(|r| r.usage.map_or(0, |u| u.cache_read))
+        .map(|r| r.usage.map(|u| u.cache_read))
         .collect();
     json!({"requests": requests, "series": [{"mode": "off", "label": "prompt tokens", "tokens": tokens, "cached": cached}]})
 }
@@ -117,4 +115,37 @@ pub fn write(
     sessions: &[SessionAudit],
 ) -> Result<(), super::Failure> {
     super::governor_html::write_page(path, shown, &page(sessions))
+}
+
+#[cfg(test)]
+mod tests {
+    use alisio_governor::audit::SessionAudit;
+    use alisio_governor::audit::cache::{Obs, ReportedUsage};
+    use serde_json::json;
+
+    /// A request without reported usage is a gap in the chart (`null`), as the table's `-`.
+    #[test]
+    fn a_request_without_usage_is_a_gap_not_a_zero() {
+        let usage = ReportedUsage {
+            input: 10,
+            cache_write: 20,
+            cache_read: 300,
+            output: 4,
+        };
+        let mut s = SessionAudit::default();
+        for (i, u) in [Some(usage), None].into_iter().enumerate() {
+            let mut r = Obs {
+                usage: u,
+                ..Obs::default()
+            }
+            .into_request();
+            r.index = i + 1;
+            s.requests.push(r);
+        }
+        assert_eq!(
+            super::chart(&s),
+            json!({"requests": [1, 2], "series": [{"mode": "off", "label": "prompt tokens",
+                "tokens": [330, null], "cached": [300, null]}]})
+        );
+    }
 }

@@ -95,9 +95,14 @@ pub struct Obs {
     /// one's, when both lists are known (Claude Code `tail` hashes; a new process names no
     /// `base` but lists every message it sends).
     pub hashes_kept: Option<bool>,
+    /// The cache's lifetime after its last use; 0: it is never assumed expired.
     pub ttl_secs: u64,
     /// What happened since the previous request (`compaction`, `instruction-changed` …).
     pub events: Vec<&'static str>,
+    /// A request outside the conversation's prefix (alisio-ls: a compaction's summary, sent with
+    /// its own system text): `expected-rebuild` with this cause, unpriced as a miss, and not
+    /// the previous request of the next one.
+    pub aside: Option<&'static str>,
 }
 
 /// The class of a request's cache use.
@@ -108,10 +113,12 @@ pub enum CacheClass {
     Cold,
     /// The previous request's prefix was kept (and read, when the provider reported usage).
     Hit,
-    /// A rebuild the agent cannot avoid: a compaction (alisio-ls: also a budget reduction or a
-    /// rewind) rewrote the conversation.
+    /// A rebuild the agent cannot avoid: a compaction (alisio-ls: also a budget reduction, a
+    /// rewind or a relay's handoff) rewrote the conversation, or the request is not part of it
+    /// (alisio-ls: a compaction's summary).
     ExpectedRebuild,
-    /// The prefix was kept but the gap since the previous request exceeded the cache's TTL.
+    /// The gap since the previous request reached the cache's TTL (the prefix was kept, or the
+    /// provider reported a miss no rewrite by design explains).
     TtlExpired,
     /// The prefix changed for a cause that could have been avoided.
     Broken,
@@ -229,20 +236,27 @@ fn structural(prev: &Obs, o: &Obs) -> Option<bool> {
     } else {
         o.hashes_kept == Some(true)
     };
-    Some(messages && o.shape == prev.shape && o.model == prev.model)
+    Some(messages && o.shape == prev.shape && !switched(prev, o))
 }
 
-/// What happened since the previous request that rebuilds the prefix by design, in the order a
-/// cause is named: a compaction (every client), and for alisio-ls's own sessions a budget
-/// reduction in place (spec/sessions.md §6.8) and a rewind (§13.3).
-const EXPECTED: [&str; 3] = ["compaction", "budget-reduction", "rewind"];
+/// Whether the model changed: both requests name one, and they differ (a request whose model
+/// is unknown, such as a stored row whose JSON is not valid, switches nothing).
+fn switched(prev: &Obs, o: &Obs) -> bool {
+    matches!((&prev.model, &o.model), (Some(a), Some(b)) if a != b)
+}
+
+/// What rebuilds the prefix by design, in the order a cause is named: for alisio-ls's own
+/// sessions a relay's handoff (spec/sessions.md §12.5: the request is sent without tools), then
+/// a compaction (every client), and for alisio-ls a budget reduction in place (§6.8) and a
+/// rewind (§13.3).
+const EXPECTED: [&str; 4] = ["relay-handoff", "compaction", "budget-reduction", "rewind"];
 
 fn expected(o: &Obs) -> Option<&'static str> {
     EXPECTED.into_iter().find(|e| o.events.contains(e))
 }
 
 fn cause_of(prev: &Obs, o: &Obs) -> (CacheClass, &'static str) {
-    if o.model != prev.model {
+    if switched(prev, o) {
         return (CacheClass::Broken, "model-switch");
     }
     if o.shape.is_some() && o.shape != prev.shape {
@@ -270,7 +284,8 @@ fn classify(prev: Option<&Obs>, r: &mut RequestCache) {
         .zip(prev.at_ms)
         .map(|(a, b)| (a - b) as f64 / 1000.0);
     r.gap_secs = gap;
-    let expired = gap.is_some_and(|g| g > o.ttl_secs as f64);
+    // The runner's boundary (spec/sessions.md §5.1): expired once the lifetime has passed.
+    let expired = o.ttl_secs > 0 && gap.is_some_and(|g| g >= o.ttl_secs as f64);
     r.prefix_kept = structural(prev, o);
     let (class, cause) = match r.prefix_kept {
         Some(true) if expired => (CacheClass::TtlExpired, Some("gap")),
@@ -280,7 +295,7 @@ fn classify(prev: Option<&Obs>, r: &mut RequestCache) {
             (c, Some(why))
         }
         None => match o.usage {
-            _ if o.model != prev.model => (CacheClass::Broken, Some("model-switch")),
+            _ if switched(prev, o) => (CacheClass::Broken, Some("model-switch")),
             _ if expected(o).is_some() => (CacheClass::ExpectedRebuild, expected(o)),
             Some(u) if u.cache_read > 0 => (CacheClass::Hit, None),
             Some(u) if u.prompt() > 0 && expired => (CacheClass::TtlExpired, Some("gap")),
@@ -322,7 +337,13 @@ pub fn classify_all(out: &mut SessionAudit, prices: Option<ListPrices>) {
     let mut t = super::CacheTotals::default();
     for (i, r) in out.requests.iter_mut().enumerate() {
         r.index = i + 1;
-        classify(prev.as_ref(), r);
+        let aside = r.observed.aside;
+        if let Some(cause) = aside {
+            r.class = CacheClass::ExpectedRebuild;
+            r.cause = Some(cause);
+        } else {
+            classify(prev.as_ref(), r);
+        }
         if let Some(p) = prices.or_else(|| r.model.as_deref().and_then(price_table)) {
             price(prev.as_ref(), r, p);
         }
@@ -342,7 +363,10 @@ pub fn classify_all(out: &mut SessionAudit, prices: Option<ListPrices>) {
             CacheClass::Unknown => {}
         }
         t.cost += r.cost;
-        prev = Some(std::mem::take(&mut r.observed));
+        let observed = std::mem::take(&mut r.observed);
+        if aside.is_none() {
+            prev = Some(observed);
+        }
     }
     out.cache = t;
 }

@@ -469,6 +469,7 @@ impl ClaudeAuditState {
             hashes_kept: None,
             ttl_secs: self.ttl_secs.unwrap_or(300),
             events: std::mem::take(&mut self.events),
+            aside: None,
         });
         self.requests_seen = true;
         self.after_compaction = false;
@@ -519,6 +520,7 @@ impl ClaudeAuditState {
             hashes_kept,
             ttl_secs: self.ttl_secs.unwrap_or(300),
             events,
+            aside: None,
         });
         self.requests_seen = true;
         self.after_compaction = false;

@@ -290,3 +290,147 @@ fn stored_requests_are_classified_with_the_alisio_causes() {
         (3, 1, 1)
     );
 }
+
+/// alisio-ls's own sessions (spec/interfaces.md §4, §4.3): a request whose model is unknown
+/// switches nothing (neither into it nor out of it); a relay's handoff and a compaction's
+/// summary are designed misses; a compaction and a rewind together name the compaction; the
+/// lifetime expires at the runner's boundary (`gapSecs ≥ ttlSecs`) and never when it is 0.
+#[test]
+fn unknown_models_switch_nothing_and_designed_misses_are_named() {
+    use super::cache::{Obs, ReportedUsage, classify_all};
+    let u = |input, write, read| {
+        Some(ReportedUsage {
+            input,
+            cache_write: write,
+            cache_read: read,
+            output: 10,
+        })
+    };
+    let obs = |line: usize, ms: i64, model: Option<&str>, usage, events: Vec<&'static str>| Obs {
+        id: line.to_string(),
+        line,
+        at_ms: Some(1_796_232_532_000 + ms),
+        model: model.map(String::from),
+        usage,
+        ttl_secs: 300,
+        events,
+        ..Obs::default()
+    };
+    let m = Some("claude-sonnet-4-5");
+    let summary = Obs {
+        aside: Some("compaction-summary"),
+        ..obs(9, 40_000, m, u(500, 0, 0), vec![])
+    };
+    let never = Obs {
+        ttl_secs: 0,
+        ..obs(
+            20,
+            10_000_000,
+            Some("claude-haiku-4-5"),
+            u(10, 1000, 0),
+            vec![],
+        )
+    };
+    let mut s = SessionAudit {
+        requests: [
+            obs(2, 0, m, u(10, 1000, 0), vec![]),
+            // Unreadable JSON: no model, no usage.
+            obs(4, 5_000, None, None, vec![]),
+            // A miss after it: not a model switch.
+            obs(6, 10_000, m, u(10, 1000, 0), vec![]),
+            // A real switch.
+            obs(8, 15_000, Some("claude-haiku-4-5"), u(10, 1000, 0), vec![]),
+            // Aside: classified alone, and the next request is measured from line 8.
+            summary,
+            obs(11, 20_000, Some("claude-haiku-4-5"), u(10, 0, 1000), vec![]),
+            // A handoff reads nothing (no tools) and is still not avoidable.
+            obs(
+                13,
+                25_000,
+                Some("claude-haiku-4-5"),
+                u(10, 0, 990),
+                vec!["relay-handoff"],
+            ),
+            obs(
+                15,
+                30_000,
+                Some("claude-haiku-4-5"),
+                u(10, 1000, 0),
+                vec!["rewind", "compaction"],
+            ),
+            // Exactly 300 s after line 15: expired.
+            obs(
+                17,
+                330_000,
+                Some("claude-haiku-4-5"),
+                u(10, 1000, 0),
+                vec![],
+            ),
+            // 299.999 s later: a miss for another cause.
+            obs(
+                19,
+                629_999,
+                Some("claude-haiku-4-5"),
+                u(10, 1000, 0),
+                vec!["instruction-changed"],
+            ),
+            // A lifetime of 0: never expired, however long the pause.
+            never,
+        ]
+        .into_iter()
+        .map(Obs::into_request)
+        .collect(),
+        ..SessionAudit::default()
+    };
+    classify_all(&mut s, None);
+    assert_eq!(
+        classes(&s),
+        [
+            (CacheClass::Cold, None),
+            (CacheClass::Unknown, None),
+            (CacheClass::Broken, Some("prefix-changed")),
+            (CacheClass::Broken, Some("model-switch")),
+            (CacheClass::ExpectedRebuild, Some("compaction-summary")),
+            (CacheClass::Hit, None),
+            (CacheClass::ExpectedRebuild, Some("relay-handoff")),
+            (CacheClass::ExpectedRebuild, Some("compaction")),
+            (CacheClass::TtlExpired, Some("gap")),
+            (CacheClass::Broken, Some("instruction-changed")),
+            (CacheClass::Broken, Some("prefix-changed")),
+        ]
+    );
+    let gaps: Vec<Option<f64>> = s.requests.iter().map(|r| r.gap_secs).collect();
+    assert_eq!(
+        gaps,
+        [
+            None,
+            Some(5.0),
+            Some(5.0),
+            Some(5.0),
+            None,
+            Some(5.0),
+            Some(5.0),
+            Some(5.0),
+            Some(300.0),
+            Some(299.999),
+            Some(9_370.001),
+        ]
+    );
+    assert_eq!(
+        (
+            s.cache.requests,
+            s.cache.cold,
+            s.cache.hits,
+            s.cache.expected_rebuilds,
+            s.cache.ttl_expired,
+            s.cache.broken
+        ),
+        (11, 1, 1, 3, 1, 4)
+    );
+    // The summary is priced (Sonnet: 500 input, 10 output) and costs nothing extra.
+    let r = &s.requests[4];
+    assert_eq!(
+        (r.cost, r.extra_cost),
+        ((500.0 * 3.0 + 10.0 * 15.0) / 1e6, 0.0)
+    );
+}

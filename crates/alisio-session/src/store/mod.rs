@@ -27,7 +27,7 @@ pub use deliveries::{Delivered, DeliveryRow};
 pub use reconcile::{
     INTERRUPTED_PENDING, INTERRUPTED_RUNNING, Reconciled, paired_view, tool_message, unanswered,
 };
-pub use requests::RequestRow;
+pub use requests::{RequestEvent, RequestRow};
 pub use snapshots::{NewSnap, SnapKind, SnapRow};
 pub use write::{DbResult, RunEnd, TaskRow, Tx};
 

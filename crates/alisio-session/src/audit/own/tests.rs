@@ -53,6 +53,16 @@ fn ws() -> Ws {
 
 /// Runs `script` (one model answer a line) in a new session, or resumes `session`.
 fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
+    run_with(w, script, session, |_| {})
+}
+
+/// [`run`] with the options as `f` leaves them.
+fn run_with(
+    w: &Ws,
+    script: &[&str],
+    session: Option<&str>,
+    f: impl FnOnce(&mut RunOptions),
+) -> String {
     std::fs::write(w.root.join("s.jsonl"), script.join("\n")).unwrap();
     let mut o = RunOptions::new("p", w.root.clone(), w.root.clone(), w.state.clone());
     o.provider_overrides.insert("kind".into(), json!("script"));
@@ -60,6 +70,7 @@ fn run(w: &Ws, script: &[&str], session: Option<&str>) -> String {
         .insert("script".into(), json!("s.jsonl"));
     o.headless = false;
     o.session_id = session.map(String::from);
+    f(&mut o);
     let mut sink = |_: &crate::events::Emitted<'_>| {};
     let r = run_session(SessionRun {
         options: &o,
@@ -418,7 +429,7 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
         &w,
         &[
             r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":2000}"#,
-            SUMMARY,
+            r#"{"for":"summary","text":"```json\n{\"checkpoint\":{\"goal\":\"read\"}}\n```","usage":{"input":700,"output":30}}"#,
             r#"{"text":"again","usage":{"input":600,"output":5,"cacheWrite":590}}"#,
         ],
         Some(&sid),
@@ -426,6 +437,20 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
     // Run 4: no usage in the script: the runner's estimate, which says nothing of the cache.
     run(&w, &[header, r#"{"text":"last"}"#], Some(&sid));
 
+    // The stored times, as a pause of 10 minutes before run 2 would have left them (mode off:
+    // no context_governed event, so each answer's row times its request).
+    {
+        let store = Store::open(&w.state).unwrap();
+        for (seq, at) in [
+            (2, "2026-01-01T10:00:00.000Z"),
+            (4, "2026-01-01T10:00:05.000Z"),
+            (6, "2026-01-01T10:10:05.000Z"),
+            (9, "2026-01-01T10:10:10.000Z"),
+            (11, "2026-01-01T10:10:20.500Z"),
+        ] {
+            assert!(store.set_answer_time(&sid, seq, at), "seq {seq}");
+        }
+    }
     let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
     let s = &s[0];
     let got: Vec<_> = s
@@ -457,15 +482,40 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
                 Some("instruction-changed"),
                 Some((10, 1790, 0, 20))
             ),
+            // The compaction's summary, from its event (line: the event's id), aside.
             (
                 4,
+                12,
+                m,
+                CacheClass::ExpectedRebuild,
+                Some("compaction-summary"),
+                Some((700, 0, 0, 30))
+            ),
+            (
+                5,
                 9,
                 m,
                 CacheClass::ExpectedRebuild,
                 Some("compaction"),
                 Some((10, 590, 0, 5))
             ),
-            (5, 11, m, CacheClass::Unknown, None, None),
+            (6, 11, m, CacheClass::Unknown, None, None),
+        ]
+    );
+    // The script provider assumes no lifetime (ttl 0): the 600 s pause expires nothing. The
+    // summary is not timed against the conversation.
+    assert_eq!(
+        s.requests
+            .iter()
+            .map(|r| (r.gap_secs, r.ttl_secs))
+            .collect::<Vec<_>>(),
+        [
+            (None, 0),
+            (Some(5.0), 0),
+            (Some(600.0), 0),
+            (None, 0),
+            (Some(5.0), 0),
+            (Some(10.5), 0)
         ]
     );
     // The compacted rows' requests (run 1's, before the two exchanges kept) are still there;
@@ -480,7 +530,6 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
             .count();
         assert_eq!(compacted, 2);
     }
-    assert!(s.requests[1..].iter().all(|r| r.gap_secs.is_some()));
     assert_eq!(
         (
             s.cache.requests,
@@ -490,7 +539,7 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
             s.cache.expected_rebuilds,
             s.cache.ttl_expired
         ),
-        (5, 1, 1, 1, 1, 0)
+        (6, 1, 1, 1, 2, 0)
     );
     // Sonnet's list prices: the break re-wrote the reusable prefix min(1040, 1800) − 0 at
     // write − read (3.75 − 0.30 per million).
@@ -501,33 +550,88 @@ fn an_alisio_sessions_requests_are_its_assistant_rows_with_the_providers_cache_f
         s.requests[0].cost,
         (10.0 * 3.0 + 1000.0 * 3.75 + 10.0 * 15.0) / 1e6
     ));
-    assert!(close(s.requests[4].cost, 0.0));
+    assert!(close(s.requests[3].cost, (700.0 * 3.0 + 30.0 * 15.0) / 1e6));
+    assert!(close(s.requests[5].cost, 0.0));
 }
 
 #[test]
 fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
-    use crate::store::RequestRow;
-    let req = |seq: i64, model: Option<&str>, usage: Option<&str>| RequestRow::Request {
+    use crate::store::{RequestEvent, RequestRow};
+    use alisio_governor::audit::cache::ReportedUsage;
+    let run = |r: &str| Some(r.to_owned());
+    let answer = |seq: i64, r: &str, usage: Option<&str>, handoff: bool| RequestRow::Request {
         seq,
-        run_id: Some("r".into()),
+        run_id: run(r),
         created_at: format!("2026-01-01T10:00:{seq:02}.000Z"),
-        model: model.map(String::from),
+        model: (seq != 11).then(|| "m".to_owned()),
         usage: usage.map(String::from),
+        handoff,
     };
+    let req = |seq: i64, r: &str, usage: Option<&str>| answer(seq, r, usage, false);
     let u = r#"{"input":30,"output":1,"cacheRead":20,"cacheWrite":5,"estimated":false}"#;
     let rows = vec![
-        req(2, Some("m"), Some(u)),
-        RequestRow::Checkpoint { seq: 5 },
-        req(7, Some("m"), Some("{not json")),
-        RequestRow::Reduced { seq: 9 },
-        RequestRow::Checkpoint { seq: 10 },
-        req(11, None, None),
-        req(14, Some("m"), Some(u)),
-        req(16, Some("m"), Some(u)),
+        req(2, "r1", Some(u)),
+        RequestRow::Checkpoint {
+            seq: 5,
+            run_id: run("r1"),
+        },
+        req(7, "r1", Some("{not json")),
+        RequestRow::Reduced {
+            seq: 9,
+            run_id: run("r1"),
+        },
+        RequestRow::Checkpoint {
+            seq: 10,
+            run_id: run("r1"),
+        },
+        req(11, "r1", None),
+        req(14, "r2", Some(u)),
+        answer(16, "r2", Some(u), true),
+    ];
+    // Run r1 (anthropic): a turn; a compaction's summary, a cut-off answer and its retry; a
+    // turn. Run r2 (openai): an invalid turn and its retry; the handoff (no turn_completed). Run
+    // r3 (anthropic) stored no answer: a cut-off one, then it failed.
+    let d = r#"{"input":100,"output":2,"estimated":false}"#;
+    let events: Vec<RequestEvent> = [
+        ("r1", "run_started", None, Some("anthropic")),
+        ("r1", "context_governed", None, None),
+        ("r1", "turn_completed", Some(u), None),
+        ("r1", "compaction_completed", Some(d), None),
+        ("r1", "context_governed", None, None),
+        ("r1", "truncation_recovery", Some(d), None),
+        ("r1", "context_governed", None, None),
+        ("r1", "turn_completed", Some(u), None),
+        ("r1", "context_governed", None, None),
+        ("r1", "turn_completed", Some(u), None),
+        ("r2", "run_started", None, Some("openai")),
+        ("r2", "context_governed", None, None),
+        ("r2", "request_retry", Some(d), None),
+        ("r2", "context_governed", None, None),
+        ("r2", "turn_completed", Some(u), None),
+        ("r2", "context_governed", None, None),
+        ("r3", "run_started", None, Some("anthropic")),
+        ("r3", "context_governed", None, None),
+        ("r3", "truncation_recovery", Some(d), None),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, (r, ty, usage, provider))| RequestEvent {
+        id: i as i64 + 1,
+        run_id: r.into(),
+        ty: ty.into(),
+        timestamp: format!("2026-01-01T11:00:{:02}.000Z", i + 1),
+        usage: usage.map(String::from),
+        provider: provider.map(String::from),
+    })
+    .collect();
+    let runs = vec![
+        ("r1".to_owned(), Some(11)),
+        ("r2".to_owned(), Some(16)),
+        ("r3".to_owned(), None),
     ];
     // A mark before the first request goes to it (it is cold whatever it carries), a rewind
     // after seq 11, a changed catalog and instruction set recorded at 12, each once, and a
-    // change after the last request (no request: dropped).
+    // change recorded at 16 (after the handoff: r3's request).
     let marks = vec![
         (12, "skill-listing-changed"),
         (11, "rewind"),
@@ -535,39 +639,293 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
         (12, "instruction-changed"),
         (16, "instruction-changed"),
     ];
-    let got: Vec<_> = super::requests(rows, marks)
+    let got: Vec<_> = super::requests(rows, marks, runs, events, Some("anthropic"))
         .into_iter()
         .map(|o| {
             (
-                o.line,
-                o.at_ms.is_some(),
-                o.model,
-                o.usage.is_some(),
-                o.events,
+                o.line, o.at_ms, o.model, o.usage, o.ttl_secs, o.events, o.aside,
             )
         })
         .collect();
+    let t = |s: i64| Some(1_767_265_200_000 + s * 1000);
     let m = || Some("m".to_owned());
+    let row = Some(ReportedUsage {
+        input: 5,
+        cache_write: 5,
+        cache_read: 20,
+        output: 1,
+    });
+    let discarded = Some(ReportedUsage {
+        input: 100,
+        cache_write: 0,
+        cache_read: 0,
+        output: 2,
+    });
     assert_eq!(
         got,
         [
-            (2, true, m(), true, vec!["instruction-changed"]),
-            (7, true, m(), false, vec!["compaction"]),
+            // Timed by its context_governed event (11:00:02).
+            (2, t(2), m(), row, 300, vec!["instruction-changed"], None),
+            // The summary: aside, with the model of the answer its part belongs to.
+            (
+                4,
+                t(4),
+                m(),
+                discarded,
+                300,
+                vec![],
+                Some("compaction-summary")
+            ),
+            // The cut-off answer: the compaction is its cause, timed by its own request.
+            (6, t(5), m(), discarded, 300, vec!["compaction"], None),
+            (7, t(7), m(), None, 300, vec![], None),
             (
                 11,
-                true,
+                t(9),
                 None,
-                false,
-                vec!["budget-reduction", "compaction"]
+                None,
+                300,
+                vec!["budget-reduction", "compaction"],
+                None
             ),
             (
-                14,
-                true,
+                13,
+                t(12),
                 m(),
-                true,
-                vec!["rewind", "skill-listing-changed", "instruction-changed"]
+                discarded,
+                0,
+                vec!["rewind", "skill-listing-changed", "instruction-changed"],
+                None
             ),
-            (16, true, m(), true, vec![]),
+            (14, t(14), m(), row, 0, vec![], None),
+            (16, t(16), m(), row, 0, vec!["relay-handoff"], None),
+            (
+                19,
+                t(18),
+                None,
+                discarded,
+                300,
+                vec!["instruction-changed"],
+                None
+            ),
         ]
     );
+    // Without events (a store older than them, mode off), each answer is timed by its row.
+    let plain = super::requests(
+        vec![req(2, "r1", Some(u))],
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Some("openai"),
+    );
+    assert_eq!(
+        plain
+            .iter()
+            .map(|o| (o.line, o.at_ms, o.ttl_secs))
+            .collect::<Vec<_>>(),
+        [(2, Some(1_767_261_602_000), 0)]
+    );
+}
+
+/// A rewind after two compactions restores the first compaction's checkpoint as a copy: the
+/// next request is a `rewind`, not a new `compaction` (spec/interfaces.md §4).
+#[test]
+fn a_rewind_that_restores_a_checkpoint_is_no_compaction() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    let header = r#"{"alisioScript":1,"model":"claude-sonnet-4-5"}"#;
+    let small = r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":2000}"#;
+    let answer = |n: u64| {
+        format!(
+            r#"{{"text":"a{n}","usage":{{"input":{},"output":5,"cacheWrite":{n}}}}}"#,
+            n + 10
+        )
+    };
+    let sid = run(&w, &[header, READ_SUB, &answer(1000)], None);
+    run(&w, &[header, &answer(1790)], Some(&sid));
+    run(&w, &[small, SUMMARY, &answer(600)], Some(&sid));
+    run(&w, &[header, READ_SUB, &answer(700)], Some(&sid));
+    run(&w, &[header, &answer(1800)], Some(&sid));
+    run(&w, &[small, SUMMARY, &answer(500)], Some(&sid));
+    {
+        let mut store = Store::open(&w.state).unwrap();
+        let cps = crate::checkpoints::list(&store, &sid).unwrap();
+        // Back to the start of run 6: the first compaction's checkpoint (seq 8, replaced by the
+        // second's, 17) is active again, as a copy.
+        let rep = crate::checkpoints::rewind(
+            &mut store,
+            &crate::checkpoints::RewindRequest {
+                state_dir: &w.state,
+                root: &w.root,
+                session_id: &sid,
+                checkpoint: cps.last().unwrap().checkpoint,
+                resolve: crate::checkpoints::Resolve::Overwrite,
+            },
+        )
+        .unwrap();
+        assert_eq!((rep.messages.removed, rep.messages.restored), (3, 9));
+        let copy = store
+            .all_messages(&sid)
+            .unwrap()
+            .into_iter()
+            .find(|r| r.seq == 19)
+            .unwrap();
+        assert_eq!(
+            (copy.pos, copy.kind, copy.compacted, copy.replaced_by),
+            (4, crate::store::RowKind::Checkpoint, false, None)
+        );
+        // The store counts the two real checkpoints, not the copy.
+        let checkpoints: Vec<i64> = store
+            .request_rows(&sid)
+            .unwrap()
+            .iter()
+            .filter_map(|r| match r {
+                crate::store::RequestRow::Checkpoint { seq, .. } => Some(*seq),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(checkpoints, [8, 17]);
+        assert_eq!(store.rewind_seqs(&sid).unwrap(), [18]);
+    }
+    run(
+        &w,
+        &[
+            header,
+            r#"{"text":"last","usage":{"input":900,"output":5,"cacheWrite":400,"cacheRead":490}}"#,
+        ],
+        Some(&sid),
+    );
+    let s = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    let got: Vec<_> = s[0]
+        .requests
+        .iter()
+        .map(|r| (r.index, r.line, r.class, r.cause))
+        .collect();
+    use CacheClass::{Broken, Cold, ExpectedRebuild, Unknown};
+    assert_eq!(
+        got,
+        [
+            (1, 2, Cold, None),
+            (2, 4, Broken, Some("prefix-changed")),
+            (3, 6, Broken, Some("prefix-changed")),
+            (4, 12, ExpectedRebuild, Some("compaction-summary")),
+            (5, 9, ExpectedRebuild, Some("compaction")),
+            (6, 11, Unknown, None),
+            (7, 13, Broken, Some("prefix-changed")),
+            (8, 15, Broken, Some("prefix-changed")),
+            (9, 26, ExpectedRebuild, Some("compaction-summary")),
+            (10, 18, ExpectedRebuild, Some("compaction")),
+            // After the rewind (which restored the checkpoint copy, seq 19): `rewind`.
+            (11, 29, ExpectedRebuild, Some("rewind")),
+        ]
+    );
+}
+
+/// A relay (spec/sessions.md §12.5) in governor mode `shadow`: the handoff, sent without tools,
+/// is a designed miss (`relay-handoff`), each request is timed by its `context_governed` event,
+/// and the new session is audited on its own.
+#[test]
+fn a_relay_handoff_is_a_designed_miss_and_requests_are_timed_when_built() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    std::fs::write(w.root.join("big.txt"), "x".repeat(6000)).unwrap();
+    let new = run_with(
+        &w,
+        &[
+            r#"{"alisioScript":1,"model":"claude-sonnet-4-5","contextWindow":3000}"#,
+            r#"{"for":"turn","toolCalls":[{"id":"r1","name":"read_file","arguments":{"path":"big.txt"}}],"usage":{"input":1010,"output":10,"cacheWrite":1000}}"#,
+            r###"{"for":"handoff","text":"## Goal\ng\n## Decisions\n- d because r\n## Current state\ns\n## Open items\n- o\n## Paths\n- p","usage":{"input":2600,"output":40,"cacheWrite":2590}}"###,
+            r#"{"for":"turn","text":"done","usage":{"input":800,"output":5,"cacheWrite":790}}"#,
+        ],
+        None,
+        |o| {
+            o.config.relay = Some(true);
+            o.governor = alisio_base::config::GovernorMode::Shadow;
+        },
+    );
+    let sessions = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    assert_eq!(sessions.len(), 2);
+    let (newer, older) = (&sessions[0], &sessions[1]);
+    assert_eq!(newer.session, new);
+    let rows = |s: &alisio_governor::audit::SessionAudit| {
+        s.requests
+            .iter()
+            .map(|r| (r.index, r.line, r.class, r.cause, r.ttl_secs))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(older),
+        [
+            (1, 2, CacheClass::Cold, None, 0),
+            (2, 5, CacheClass::ExpectedRebuild, Some("relay-handoff"), 0),
+        ]
+    );
+    assert_eq!(rows(newer), [(1, 2, CacheClass::Cold, None, 0)]);
+    assert_eq!(
+        (
+            older.cache.expected_rebuilds,
+            older.cache.broken,
+            older.cache.avoidable
+        ),
+        (1, 0, 0.0)
+    );
+    // The gap is the one between the two requests' context_governed events, as stored.
+    let store = Store::open(&w.state).unwrap();
+    let built: Vec<i64> = store
+        .events(&older.session)
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "context_governed")
+        .map(|e| alisio_governor::audit::timestamp_ms(e["timestamp"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(built.len(), 2);
+    assert_eq!(
+        older.requests[1].gap_secs,
+        Some((built[1] - built[0]) as f64 / 1000.0)
+    );
+}
+
+/// A child session (a sub-agent's, spec/sessions.md §9) is audited as its own session: its
+/// request and its parent's are apart, each cold at its start, and the child's events (stored
+/// under its id) time and cut only its own requests.
+#[test]
+fn a_child_sessions_requests_are_its_own() {
+    use alisio_governor::audit::CacheClass;
+    let w = ws();
+    let parent = run_with(
+        &w,
+        &[
+            r#"{"alisioScript":1,"model":"claude-sonnet-4-5"}"#,
+            r#"{"toolCalls":[{"id":"t1","name":"task","arguments":{"description":"d","prompt":"look"}}],"usage":{"input":1010,"output":10,"cacheWrite":1000}}"#,
+            r#"{"text":"found","usage":{"input":300,"output":5,"cacheWrite":290}}"#,
+            r#"{"text":"done","usage":{"input":1100,"output":5,"cacheWrite":80,"cacheRead":1000}}"#,
+        ],
+        None,
+        |o| o.governor = alisio_base::config::GovernorMode::Shadow,
+    );
+    let sessions = super::workspace_sessions(&w.state, &w.root, "db", 5).unwrap();
+    assert_eq!(sessions.len(), 2);
+    let by = |id: &str| sessions.iter().find(|s| s.session == id).unwrap();
+    let child = sessions.iter().find(|s| s.session != parent).unwrap();
+    let rows = |s: &alisio_governor::audit::SessionAudit| {
+        s.requests
+            .iter()
+            .map(|r| {
+                (
+                    r.index,
+                    r.line,
+                    r.class,
+                    r.usage.map(|u| (u.input, u.cache_write, u.cache_read)),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(by(&parent)),
+        [
+            (1, 2, CacheClass::Cold, Some((10, 1000, 0))),
+            (2, 4, CacheClass::Hit, Some((20, 80, 1000))),
+        ]
+    );
+    assert_eq!(rows(child), [(1, 2, CacheClass::Cold, Some((10, 290, 0)))]);
 }
