@@ -1,6 +1,6 @@
 use serde_json::{Value, json};
 
-use super::cache::{CacheClass, price_table};
+use super::cache::{CacheClass, Obs, classify_all, price_table};
 use super::claude::{parse_listing, references, v1_blocks};
 use super::{Auditor, SessionAudit, import_tokens, timestamp_ms};
 
@@ -32,6 +32,16 @@ fn instructions(text: &str) -> Value {
 
 fn classes(s: &SessionAudit) -> Vec<(CacheClass, Option<&'static str>)> {
     s.requests.iter().map(|r| (r.class, r.cause)).collect()
+}
+
+/// A session of the observed requests `obs`, classified (no list prices).
+fn classified(obs: Vec<Obs>) -> SessionAudit {
+    let mut s = SessionAudit {
+        requests: obs.into_iter().map(Obs::into_request).collect(),
+        ..SessionAudit::default()
+    };
+    classify_all(&mut s, None);
+    s
 }
 
 #[test]
@@ -229,7 +239,7 @@ fn a_stored_usage_is_the_whole_prompt_and_an_estimate_reports_no_cache() {
 
 #[test]
 fn stored_requests_are_classified_with_the_alisio_causes() {
-    use super::cache::{Obs, ReportedUsage, classify_all};
+    use super::cache::ReportedUsage;
     let at = |s: i64| Some(1_796_232_532_000 + s * 1000);
     let u = |input, write, read| {
         Some(ReportedUsage {
@@ -249,27 +259,20 @@ fn stored_requests_are_classified_with_the_alisio_causes() {
         events,
         ..Obs::default()
     };
-    let mut s = SessionAudit {
-        requests: [
-            obs(2, 0, u(10, 1000, 0), vec![]),
-            obs(4, 5, u(10, 20, 1000), vec![]),
-            obs(6, 10, u(10, 1030, 0), vec!["budget-reduction"]),
-            obs(8, 15, u(10, 1040, 0), vec!["rewind", "instruction-changed"]),
-            obs(10, 20, u(10, 1050, 0), vec!["skill-listing-changed"]),
-            obs(12, 25, None, vec![]),
-            obs(
-                14,
-                30,
-                u(10, 1000, 0),
-                vec!["instruction-changed", "compaction"],
-            ),
-        ]
-        .into_iter()
-        .map(Obs::into_request)
-        .collect(),
-        ..SessionAudit::default()
-    };
-    classify_all(&mut s, None);
+    let s = classified(vec![
+        obs(2, 0, u(10, 1000, 0), vec![]),
+        obs(4, 5, u(10, 20, 1000), vec![]),
+        obs(6, 10, u(10, 1030, 0), vec!["budget-reduction"]),
+        obs(8, 15, u(10, 1040, 0), vec!["rewind", "instruction-changed"]),
+        obs(10, 20, u(10, 1050, 0), vec!["skill-listing-changed"]),
+        obs(12, 25, None, vec![]),
+        obs(
+            14,
+            30,
+            u(10, 1000, 0),
+            vec!["instruction-changed", "compaction"],
+        ),
+    ]);
     assert_eq!(
         classes(&s),
         [
@@ -297,7 +300,7 @@ fn stored_requests_are_classified_with_the_alisio_causes() {
 /// lifetime expires at the runner's boundary (`gapSecs ≥ ttlSecs`) and never when it is 0.
 #[test]
 fn unknown_models_switch_nothing_and_designed_misses_are_named() {
-    use super::cache::{Obs, ReportedUsage, classify_all};
+    use super::cache::ReportedUsage;
     let u = |input, write, read| {
         Some(ReportedUsage {
             input,
@@ -331,58 +334,51 @@ fn unknown_models_switch_nothing_and_designed_misses_are_named() {
             vec![],
         )
     };
-    let mut s = SessionAudit {
-        requests: [
-            obs(2, 0, m, u(10, 1000, 0), vec![]),
-            // Unreadable JSON: no model, no usage.
-            obs(4, 5_000, None, None, vec![]),
-            // A miss after it: not a model switch.
-            obs(6, 10_000, m, u(10, 1000, 0), vec![]),
-            // A real switch.
-            obs(8, 15_000, Some("claude-haiku-4-5"), u(10, 1000, 0), vec![]),
-            // Aside: classified alone, and the next request is measured from line 8.
-            summary,
-            obs(11, 20_000, Some("claude-haiku-4-5"), u(10, 0, 1000), vec![]),
-            // A handoff reads nothing (no tools) and is still not avoidable.
-            obs(
-                13,
-                25_000,
-                Some("claude-haiku-4-5"),
-                u(10, 0, 990),
-                vec!["relay-handoff"],
-            ),
-            obs(
-                15,
-                30_000,
-                Some("claude-haiku-4-5"),
-                u(10, 1000, 0),
-                vec!["rewind", "compaction"],
-            ),
-            // Exactly 300 s after line 15: expired.
-            obs(
-                17,
-                330_000,
-                Some("claude-haiku-4-5"),
-                u(10, 1000, 0),
-                vec![],
-            ),
-            // 299.999 s later: a miss for another cause.
-            obs(
-                19,
-                629_999,
-                Some("claude-haiku-4-5"),
-                u(10, 1000, 0),
-                vec!["instruction-changed"],
-            ),
-            // A lifetime of 0: never expired, however long the pause.
-            never,
-        ]
-        .into_iter()
-        .map(Obs::into_request)
-        .collect(),
-        ..SessionAudit::default()
-    };
-    classify_all(&mut s, None);
+    let s = classified(vec![
+        obs(2, 0, m, u(10, 1000, 0), vec![]),
+        // Unreadable JSON: no model, no usage.
+        obs(4, 5_000, None, None, vec![]),
+        // A miss after it: not a model switch.
+        obs(6, 10_000, m, u(10, 1000, 0), vec![]),
+        // A real switch.
+        obs(8, 15_000, Some("claude-haiku-4-5"), u(10, 1000, 0), vec![]),
+        // Aside: classified alone, and the next request is measured from line 8.
+        summary,
+        obs(11, 20_000, Some("claude-haiku-4-5"), u(10, 0, 1000), vec![]),
+        // A handoff reads nothing (no tools) and is still not avoidable.
+        obs(
+            13,
+            25_000,
+            Some("claude-haiku-4-5"),
+            u(10, 0, 990),
+            vec!["relay-handoff"],
+        ),
+        obs(
+            15,
+            30_000,
+            Some("claude-haiku-4-5"),
+            u(10, 1000, 0),
+            vec!["rewind", "compaction"],
+        ),
+        // Exactly 300 s after line 15: expired.
+        obs(
+            17,
+            330_000,
+            Some("claude-haiku-4-5"),
+            u(10, 1000, 0),
+            vec![],
+        ),
+        // 299.999 s later: a miss for another cause.
+        obs(
+            19,
+            629_999,
+            Some("claude-haiku-4-5"),
+            u(10, 1000, 0),
+            vec!["instruction-changed"],
+        ),
+        // A lifetime of 0: never expired, however long the pause.
+        never,
+    ]);
     assert_eq!(
         classes(&s),
         [
