@@ -1071,3 +1071,70 @@ fn an_alisio_sessions_requests_show_the_providers_cache_hit_expiry_and_model_swi
         "model-switch"
     );
 }
+
+/// The cache lifetime a run assumed is recorded in its `run_started` (spec/sessions.md §8,
+/// `promptCacheTtlSeconds`), and the audit of alisio-ls's own sessions judges an expiry by it
+/// (interfaces.md §4): a script session configured with 60 s, whose second request came 90 s
+/// after the first and read nothing from the cache, is `ttl-expired` (the script kind's default
+/// would have assumed no lifetime).
+#[test]
+fn an_alisio_session_is_audited_with_the_cache_lifetime_its_run_assumed() {
+    let ws = Ws::new();
+    ws.file(
+        "s.jsonl",
+        [
+            r#"{"toolCalls":[{"name":"list_files","arguments":{}}],"usage":{"input":1000,"output":5,"cacheWrite":1000}}"#,
+            r#"{"text":"done","usage":{"input":1100,"output":5,"cacheWrite":1100}}"#,
+        ]
+        .join("\n"),
+    );
+    ws.file(
+        "cfg.json",
+        json!({"provider": {"kind": "script", "script": "s.jsonl", "promptCacheTtlSeconds": 60}})
+            .to_string(),
+    );
+    let run = ws.run(&["run", "--json", "--config", "cfg.json", "go"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let ev = crate::sess::events(&run);
+    assert_eq!(
+        crate::sess::of_type(&ev, "run_started")[0]["data"]["promptCacheTtlSeconds"],
+        60
+    );
+    let sid = crate::sess::sid(&ev);
+    let db = crate::sess::db(&ws);
+    for (seq, at) in [
+        (2, "2026-01-01T10:00:00.000Z"),
+        (4, "2026-01-01T10:01:30.000Z"),
+    ] {
+        db.execute(
+            "UPDATE messages SET created_at=?3 WHERE session_id=?1 AND seq=?2",
+            rusqlite::params![sid, seq, at],
+        )
+        .unwrap();
+    }
+    drop(db);
+    let store = crate::sess::state(&ws).join("sessions.db");
+    let r = ws.run(&["audit", "--json", &store.display().to_string()]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let reqs = &r.json()["sessions"][0]["requests"];
+    let got: Vec<(Value, Value, Value, Value)> = reqs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q["ttlSecs"].clone(),
+                q["gapSecs"].clone(),
+                q["class"].clone(),
+                q["cause"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (json!(60), Value::Null, json!("cold"), Value::Null),
+            (json!(60), json!(90.0), json!("ttl-expired"), json!("gap")),
+        ]
+    );
+}

@@ -70,6 +70,8 @@ export interface RunStartedData {
   messages: number;
   cwd: string;
   sandbox: SandboxState | null;
+  /** The provider's prompt-cache lifetime the run assumes (0: never). */
+  promptCacheTtlSeconds: number;
   relayOf?: string;
 }
 

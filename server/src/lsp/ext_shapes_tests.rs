@@ -967,6 +967,7 @@ fn events() -> Vec<alisio_session::events::Event> {
             messages: 0,
             cwd: ".".into(),
             sandbox,
+            prompt_cache_ttl_seconds: 0,
             relay_of,
         })
     };

@@ -246,9 +246,9 @@ fn add(events: &mut Vec<&'static str>, e: &'static str) {
     }
 }
 
-/// The prompt cache's lifetime a provider kind assumes (spec/sessions.md §5.1
-/// `provider.promptCacheTtlSeconds`, its default: the store does not record a configured
-/// value): 300 s for `anthropic`, else 0 (never assumed expired).
+/// The prompt cache's lifetime a provider kind assumes by default (spec/sessions.md §5.1
+/// `provider.promptCacheTtlSeconds`), for a run whose `run_started` does not record the one it
+/// used (stored before it was recorded): 300 s for `anthropic`, else 0 (never assumed expired).
 fn ttl_of(kind: Option<&str>) -> u64 {
     if kind == Some("anthropic") { 300 } else { 0 }
 }
@@ -274,6 +274,8 @@ struct RunParts {
     open: Vec<Ev>,
     /// Its `run_started`'s provider kind.
     kind: Option<String>,
+    /// Its `run_started`'s cache lifetime (recorded since it was added; else the kind's).
+    ttl_secs: Option<u64>,
     /// The largest seq the run appended ([`Store::run_last_seqs`]).
     last_seq: Option<i64>,
     /// The model of its last stored answer.
@@ -308,7 +310,10 @@ fn run_parts(
         let p = &mut out[i].1;
         let at = timestamp_ms(&e.timestamp);
         match e.ty.as_str() {
-            "run_started" => p.kind = e.provider,
+            "run_started" => {
+                p.kind = e.provider;
+                p.ttl_secs = e.ttl_secs;
+            }
             "context_governed" => p.open.push(Ev::Built(at)),
             "turn_completed" => {
                 let part = std::mem::take(&mut p.open);
@@ -400,7 +405,8 @@ impl Builder {
     }
 
     fn ttl(&self, run: &RunParts) -> u64 {
-        ttl_of(run.kind.as_deref().or(self.kind.as_deref()))
+        run.ttl_secs
+            .unwrap_or_else(|| ttl_of(run.kind.as_deref().or(self.kind.as_deref())))
     }
 
     /// The rest of a run's requests: parts no stored answer took (discarded answers at its

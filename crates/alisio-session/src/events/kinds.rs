@@ -132,6 +132,10 @@ pub struct RunStarted {
     pub messages: usize,
     pub cwd: String,
     pub sandbox: Option<SandboxState>,
+    /// The provider's prompt-cache lifetime this run assumes (spec/sessions.md §5.1
+    /// `provider.promptCacheTtlSeconds`; 0: never), so that `audit` judges an expiry as the
+    /// runner did.
+    pub prompt_cache_ttl_seconds: u64,
     /// The session a relay continues (spec/sessions.md §12.5); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub relay_of: Option<String>,

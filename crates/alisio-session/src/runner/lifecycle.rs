@@ -537,6 +537,10 @@ impl Run<'_> {
             cwd: self.tool_context.roots.show(&self.options.cwd),
             sandbox: (self.policies.process != Policy::Deny)
                 .then(|| SandboxState::of(&self.tool_context.sandbox)),
+            prompt_cache_ttl_seconds: self
+                .provider_config
+                .prompt_cache_ttl
+                .map_or(0, |d| d.as_secs()),
             relay_of: self.options.relay.as_ref().map(|l| l.of.clone()),
         };
         let stored_provider = self.provider_config.stored();

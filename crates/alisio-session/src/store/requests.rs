@@ -47,6 +47,8 @@ pub struct RequestEvent {
     pub usage: Option<String>,
     /// `run_started`'s `provider` (the provider kind).
     pub provider: Option<String>,
+    /// `run_started`'s `promptCacheTtlSeconds` (absent before it was recorded).
+    pub ttl_secs: Option<u64>,
 }
 
 /// The event types [`Store::request_events`] reads.
@@ -114,7 +116,10 @@ impl Store {
             "SELECT id, run_id, type, timestamp,
                 CASE WHEN json_valid(data) THEN json_extract(data, '$.usage') END,
                 CASE WHEN json_valid(data) AND type = 'run_started'
-                    THEN json_extract(data, '$.provider') END
+                    THEN json_extract(data, '$.provider') END,
+                CASE WHEN json_valid(data) AND type = 'run_started'
+                    AND json_type(data, '$.promptCacheTtlSeconds') = 'integer'
+                    THEN json_extract(data, '$.promptCacheTtlSeconds') END
              FROM events WHERE session_id = ?1 AND type IN ({REQUEST_EVENTS}) ORDER BY id"
         );
         let mut st = self.connection.prepare(&query).map_err(sql)?;
@@ -127,6 +132,9 @@ impl Store {
                     timestamp: text(r, 3)?.unwrap_or_default(),
                     usage: text(r, 4)?,
                     provider: text(r, 5)?,
+                    ttl_secs: r
+                        .get::<_, Option<i64>>(6)?
+                        .and_then(|t| u64::try_from(t).ok()),
                 })
             })
             .map_err(sql)?;

@@ -622,6 +622,7 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
         timestamp: format!("2026-01-01T11:00:{:02}.000Z", i + 1),
         usage: usage.map(String::from),
         provider: provider.map(String::from),
+        ttl_secs: None,
     })
     .collect();
     let runs = vec![

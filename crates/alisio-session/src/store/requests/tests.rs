@@ -173,13 +173,13 @@ fn runs_end_at_their_own_rows_and_rewinds_are_read_in_order() {
 }
 
 #[test]
-fn request_events_carry_the_usage_and_the_provider_kind() {
+fn request_events_carry_the_usage_and_the_provider_kind_and_cache_lifetime() {
     let (_t, s) = store();
     for (sid, ty, data) in [
         (
             "s1",
             "run_started",
-            r#"{"provider":"anthropic","model":"m"}"#,
+            r#"{"provider":"anthropic","model":"m","promptCacheTtlSeconds":60}"#,
         ),
         (
             "s1",
@@ -211,11 +211,16 @@ fn request_events_carry_the_usage_and_the_provider_kind() {
         timestamp: "2026-01-01T10:00:00.000Z".into(),
         usage: usage.map(String::from),
         provider: provider.map(String::from),
+        ttl_secs: None,
+    };
+    let started = RequestEvent {
+        ttl_secs: Some(60),
+        ..e(1, "run_started", None, Some("anthropic"))
     };
     assert_eq!(
         s.request_events("s1").unwrap(),
         [
-            e(1, "run_started", None, Some("anthropic")),
+            started,
             e(2, "context_governed", Some(r#"{"input":1}"#), None),
             e(
                 4,
