@@ -120,6 +120,19 @@ pub struct Recorded {
 }
 
 impl Recorded {
+    /// Counts one request's reported usage: its input tokens (uncached, written, read) and their
+    /// cost at `prices` (cache reads at `cacheRead`, every other input token at `cacheWrite`),
+    /// which it returns.
+    pub fn add_usage(&mut self, u: crate::audit::cache::ReportedUsage, prices: Prices) -> f64 {
+        let uncached = u.input + u.cache_write;
+        let cost = prices.write * uncached as f64 + prices.read * u.cache_read as f64;
+        self.requests += 1;
+        self.input_tokens += uncached + u.cache_read;
+        self.cached_tokens += u.cache_read;
+        self.cost += cost;
+        cost
+    }
+
     /// Adds another session's bill (the `all` sums of `governor analyze`); the share is that of
     /// the sums.
     pub fn add(&mut self, o: &Self) {

@@ -85,11 +85,7 @@ pub fn bill(
         let Some(u) = by_message.get(&i) else {
             continue;
         };
-        b.requests += 1;
-        let uncached = u.input + u.cache_write;
-        b.input_tokens += uncached + u.cache_read;
-        b.cached_tokens += u.cache_read;
-        b.cost += prices.write * uncached as f64 + prices.read * u.cache_read as f64;
+        b.add_usage(*u, prices);
         b.off_cost += cost_at(&replay.per_request.off, r, prices);
         b.governed_cost += cost_at(&replay.per_request.governed, r, prices);
     }
@@ -131,33 +127,25 @@ pub fn live_bill(
     prices: Prices,
 ) -> Option<Recorded> {
     let mut b = Recorded::default();
-    let add = |b: &mut Recorded, u: ReportedUsage| {
-        let uncached = u.input + u.cache_write;
-        let cost = prices.write * uncached as f64 + prices.read * u.cache_read as f64;
-        b.requests += 1;
-        b.input_tokens += uncached + u.cache_read;
-        b.cached_tokens += u.cache_read;
-        b.cost += cost;
-        cost
-    };
     for u in other {
-        let cost = add(&mut b, *u);
+        let cost = b.add_usage(*u, prices);
         b.other_requests += 1;
         b.other_cost += cost;
         b.off_bill += cost;
     }
     for r in requests {
-        let cost = add(&mut b, r.usage);
+        let cost = b.add_usage(r.usage, prices);
         let saved = r.off_cost - r.governed_cost;
         b.off_cost += r.off_cost;
         b.governed_cost += r.governed_cost;
         b.saved += saved;
-        b.off_bill += if r.sent_governed { cost + saved } else { cost };
         if r.sent_governed {
             b.sent_cost += r.governed_cost;
+            b.off_bill += cost + saved;
         } else {
             b.sent_cost += r.off_cost;
             b.shadow_saved += saved;
+            b.off_bill += cost;
         }
     }
     if b.requests == 0 {

@@ -253,6 +253,13 @@ fn ttl_of(kind: Option<&str>) -> u64 {
     if kind == Some("anthropic") { 300 } else { 0 }
 }
 
+/// A stored usage's JSON text as the provider reported it (`None`: absent, not JSON, estimated).
+fn stored_usage(usage: Option<String>) -> Option<ReportedUsage> {
+    usage
+        .and_then(|u| serde_json::from_str::<serde_json::Value>(&u).ok())
+        .and_then(|u| ReportedUsage::from_stored(&u))
+}
+
 /// What a stored event says of a request.
 #[derive(Clone, Debug)]
 enum Ev {
@@ -367,9 +374,7 @@ impl Builder {
             line: usize::try_from(line).unwrap_or(0),
             at_ms,
             model,
-            usage: usage
-                .and_then(|u| serde_json::from_str(&u).ok())
-                .and_then(|u: serde_json::Value| ReportedUsage::from_stored(&u)),
+            usage: stored_usage(usage),
             ttl_secs: ttl,
             events: std::mem::take(&mut self.events),
             ..Obs::default()
@@ -392,9 +397,7 @@ impl Builder {
                     line: usize::try_from(id).unwrap_or(0),
                     at_ms: at,
                     model: model.cloned(),
-                    usage: usage
-                        .and_then(|u| serde_json::from_str(&u).ok())
-                        .and_then(|u: serde_json::Value| ReportedUsage::from_stored(&u)),
+                    usage: stored_usage(usage),
                     ttl_secs: ttl,
                     aside: Some("compaction-summary"),
                     ..Obs::default()

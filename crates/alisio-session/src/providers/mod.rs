@@ -148,6 +148,26 @@ pub struct ModelResponse {
     pub model: String,
 }
 
+impl ModelResponse {
+    /// The usage the provider reported for `req`, else the estimate (spec/sessions.md §1.4:
+    /// the request's neutral JSON in, the text and the calls' arguments out; `estimated`).
+    #[must_use]
+    pub fn usage_or_estimate(&self, req: &ModelRequest) -> TokenUsage {
+        self.usage.unwrap_or_else(|| TokenUsage {
+            input: crate::util::estimate(&req.neutral_json()),
+            output: crate::util::estimate(&self.text)
+                + self
+                    .calls
+                    .iter()
+                    .map(|c| crate::util::estimate(&c.arguments))
+                    .sum::<u64>(),
+            cache_read: 0,
+            cache_write: 0,
+            estimated: true,
+        })
+    }
+}
+
 /// Why one attempt failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AttemptError {

@@ -19,7 +19,7 @@ use crate::providers::{
 };
 use crate::store::{Role, RowKind};
 use crate::tools;
-use crate::util::{compact, estimate, fault};
+use crate::util::{compact, fault};
 
 /// How a turn ended.
 enum TurnEnd {
@@ -155,18 +155,7 @@ impl Run<'_> {
                 .get()
                 .map_or_else(|| t0.elapsed(), |f| f.saturating_duration_since(t0))
                 .as_millis() as u64;
-            let usage = resp.usage.unwrap_or_else(|| TokenUsage {
-                input: estimate(&req.neutral_json()),
-                output: estimate(&resp.text)
-                    + resp
-                        .calls
-                        .iter()
-                        .map(|c| estimate(&c.arguments))
-                        .sum::<u64>(),
-                cache_read: 0,
-                cache_write: 0,
-                estimated: true,
-            });
+            let usage = resp.usage_or_estimate(&req);
             let seq = self.next_seq()?;
             let mut calls: Vec<RawCall> = resp.calls.clone();
             for (i, c) in calls.iter_mut().enumerate() {

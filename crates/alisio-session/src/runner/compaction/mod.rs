@@ -208,16 +208,7 @@ impl Run<'_> {
             }
         };
         // What the provider billed for the summary (estimated when it reported nothing).
-        let resp_usage = resp.usage.map_or_else(
-            || TurnUsage {
-                input: estimate(&req.neutral_json()),
-                output: estimate(&resp.text),
-                cache_read: 0,
-                cache_write: 0,
-                estimated: true,
-            },
-            |u| u.event(),
-        );
+        let resp_usage = resp.usage_or_estimate(&req).event();
         let raw = resp.text.trim().to_string();
         let partial = resp.stop == Some(Stop::MaxTokens);
         if raw.is_empty() {
