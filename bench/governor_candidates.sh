@@ -7,6 +7,7 @@
 # recovery, with recovery, mask:5 and mask:10 with recovery (input / cost), the number of
 # sessions whose governed cost with recovery is above their off cost, and the number whose running
 # governed cost without recovery passes off's at some request (spec/governor.md §2.7, the bank).
+# DIGITS=N prints the fractions to N decimals (default 3).
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$here/target/debug/alisio-ls}
@@ -21,8 +22,8 @@ for fmt in mini-swe-agent claude-code codex; do
   xargs "$bin" --json governor analyze --baseline mask:5 --baseline mask:10 "$@" < "$tmp/$fmt.txt" \
     | jq -c --arg fmt "$fmt" '.[] | select(.replay) | {fmt: $fmt, r: .replay}' >> "$tmp/all.jsonl"
 done
-jq -rs '
-  def f: (. * 1000 | round) / 1000 | tostring;
+jq -rs --argjson scale "$(awk -v d="${DIGITS:-3}" 'BEGIN { print 10 ^ d }')" '
+  def f: (. * $scale | round) / $scale | tostring;
   def line($name; $xs):
     ($xs | map(.r)) as $r
     | ($r | map(.off.inputTokens) | add) as $oi | ($r | map(.off.cost) | add) as $oc
