@@ -104,11 +104,11 @@ fn the_page_is_self_contained_and_charts_the_replay_per_request_one_series_per_s
     }
     assert_eq!(rp["baselines"][0]["name"], "mask:2");
     assert_eq!(series[2]["label"], "mask:2");
-    // The example's replay line: `off 184704 tokens, …, governed 39732 tokens (policy-2 defaults of issue 21)`; masking keeps
+    // The example's replay line: `off 184704 tokens, …, governed 31770 tokens (policy-2 defaults, epoch 12)`; masking keeps
     // 34751. The first request has nothing cached; off is append-only, so every later request
     // has its predecessor cached: 21 tokens at request 2, 1120 at request 3.
     assert_eq!(sum(&series[0]["tokens"]), 184704);
-    assert_eq!(sum(&series[1]["tokens"]), 39732);
+    assert_eq!(sum(&series[1]["tokens"]), 31770);
     assert_eq!(sum(&series[2]["tokens"]), 34751);
     assert_eq!(sum(&series[0]["cached"]), 171606);
     assert_eq!(

@@ -113,9 +113,10 @@ fn sums(reports: &[Value]) -> (usize, [f64; 8], usize) {
 /// defaults, of a rule or of the recovery model fails here. The cache gate is `expected+bank`
 /// (spec/governor.md §2.7; every request the transcripts record as answered from a cold cache is
 /// cold in the replay, §11.8). With recovery (a model, not measured behaviour) the cost gate
-/// (≤ 0.72: 0.704), "below both masks" and "no session above off" hold, and no session's running
-/// cost without recovery ever passes `off`'s (the bank's guarantee); the input gate (≤ 0.62) does
-/// not (0.627), as docs/governor.md ("Issue 21 follow-up 5") says.
+/// (≤ 0.72: 0.701), the input gate (≤ 0.62: 0.609), "below both masks" and "no session above off"
+/// hold, and no session's running cost without recovery ever passes `off`'s (the bank's guarantee).
+/// `epochMessages` is 12 (docs/governor.md, "Issue 21 follow-up 6": chosen by Σ cost with recovery
+/// under the default gate, as every default; 36 met every gate but the input one, 0.627).
 #[test]
 #[allow(clippy::print_stderr)]
 fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
@@ -138,7 +139,7 @@ fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
             "mini-swe-agent",
             (
                 12,
-                [0.61, 0.724, 0.688, 0.796, 0.586, 1.129, 0.615, 1.718],
+                [0.599, 0.728, 0.681, 0.804, 0.586, 1.129, 0.615, 1.718],
                 0,
             ),
         ),
@@ -146,23 +147,19 @@ fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
             "claude-code",
             (
                 35,
-                [0.374, 0.455, 0.447, 0.508, 0.443, 1.363, 0.549, 1.988],
+                [0.353, 0.455, 0.429, 0.51, 0.443, 1.363, 0.549, 1.988],
                 0,
             ),
         ),
         (
             "codex",
-            (
-                6,
-                [0.563, 0.643, 0.563, 0.643, 0.418, 0.741, 0.464, 1.137],
-                0,
-            ),
+            (6, [0.51, 0.615, 0.51, 0.615, 0.418, 0.741, 0.464, 1.137], 0),
         ),
         (
             "all",
             (
                 53,
-                [0.567, 0.654, 0.627, 0.704, 0.53, 1.067, 0.574, 1.611],
+                [0.545, 0.649, 0.609, 0.701, 0.53, 1.067, 0.574, 1.611],
                 0,
             ),
         ),
@@ -173,8 +170,7 @@ fn policy_two_defaults_on_every_format_with_and_without_recovery_are_pinned() {
     assert!(x[3] < x[5] && x[3] < x[7], "below both masks with recovery");
     assert_eq!(above, 0, "no session above its off cost, with recovery");
     assert_eq!(running_above_off(&all), 0, "the bank's guarantee");
-    // The one gate the default misses, by 0.007 (docs/governor.md, follow-up 5).
-    assert!(x[2] > 0.62, "input with recovery {}", x[2]);
+    assert!(x[2] <= 0.62, "input with recovery {}", x[2]);
 }
 
 /// The sessions whose governed cost without recovery passes `off`'s at some request (the replay's
@@ -219,9 +215,10 @@ fn running_above_off(reports: &[Value]) -> usize {
 /// session's running cost ever passes `off`'s. The bank lends nothing, but the requests the
 /// transcripts record as answered from a cold cache (spec/governor.md §11.8) bank what a smaller
 /// request saves there and rewrite for free (§2.7): the Codex rollouts, with no result spilled at
-/// entry, are governed (0.563 / 0.643 input / cost under the default). The expected-saving test
-/// alone saves more in aggregate (0.604 / 0.690) and leaves one session above `off` and eleven
-/// whose running cost passes it.
+/// entry, are governed (0.510 / 0.615 input / cost under the default). The expected-saving test
+/// alone saves more in aggregate (0.586 / 0.690) and leaves one session above `off` and twelve
+/// whose running cost passes it. The bank alone (0.728) also leaves one session above `off` once
+/// recovery is charged, though never without it.
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_rules_that_bet_and_bank_are_pinned() {
@@ -273,34 +270,34 @@ fn the_rules_that_bet_and_bank_are_pinned() {
             "bank",
             (
                 53,
-                [0.564, 0.657, 0.625, 0.707, 0.53, 1.067, 0.574, 1.611],
-                0,
+                [0.544, 0.674, 0.61, 0.728, 0.53, 1.067, 0.574, 1.611],
+                1,
             ),
             true,
             0,
-            (0.561, 0.646),
+            (0.509, 0.635),
         ),
         (
             "expected+bank",
             (
                 53,
-                [0.567, 0.654, 0.627, 0.704, 0.53, 1.067, 0.574, 1.611],
+                [0.545, 0.649, 0.609, 0.701, 0.53, 1.067, 0.574, 1.611],
                 0,
             ),
             true,
             0,
-            (0.563, 0.643),
+            (0.51, 0.615),
         ),
         (
             "expected",
             (
                 53,
-                [0.538, 0.636, 0.604, 0.69, 0.53, 1.067, 0.574, 1.611],
+                [0.514, 0.631, 0.586, 0.69, 0.53, 1.067, 0.574, 1.611],
                 1,
             ),
             false,
-            11,
-            (0.517, 0.623),
+            12,
+            (0.462, 0.601),
         ),
     ];
     assert_eq!(got, want);
@@ -309,9 +306,9 @@ fn the_rules_that_bet_and_bank_are_pinned() {
 /// The cache gate's other measured rules (spec/governor.md §2.7), all formats together, pinned
 /// with docs/governor.md: whole boundaries (`--gate-start whole` under the default `expected+bank`,
 /// the rule before the best start) and rent-or-buy (`--cache-gate rent`, with the best start).
-/// Rent-or-buy keeps every session at or below its off cost and meets the cost gate (0.701), but
-/// misses the input gate (0.646) and six sessions' running cost passes `off`'s; whole boundaries
-/// cost more than the best start (0.711 against 0.704).
+/// Rent-or-buy keeps every session at or below its off cost with recovery and costs less (0.682),
+/// but misses the input gate (0.628) and eight sessions' running cost passes `off`'s; whole
+/// boundaries cost more than the best start (0.713 against 0.701).
 #[test]
 #[allow(clippy::print_stderr)]
 fn the_other_rules_of_the_cache_gate_are_pinned() {
@@ -334,7 +331,7 @@ fn the_other_rules_of_the_cache_gate_are_pinned() {
             "whole",
             (
                 53,
-                [0.581, 0.663, 0.64, 0.711, 0.53, 1.067, 0.574, 1.611],
+                [0.559, 0.659, 0.624, 0.713, 0.53, 1.067, 0.574, 1.611],
                 0,
             ),
         ),
@@ -342,7 +339,7 @@ fn the_other_rules_of_the_cache_gate_are_pinned() {
             "rent",
             (
                 53,
-                [0.594, 0.659, 0.646, 0.701, 0.53, 1.067, 0.574, 1.611],
+                [0.575, 0.638, 0.628, 0.682, 0.53, 1.067, 0.574, 1.611],
                 0,
             ),
         ),
@@ -477,8 +474,8 @@ fn the_session_above_off_comes_and_goes_with_the_epoch() {
 
 /// The working-set alternative of `aged_output` (`--trim-aging last-use`, spec/governor.md §3.3),
 /// all formats together, pinned with docs/governor.md: it keeps results the agent is still using
-/// and so saves recoveries, but costs no less with recovery than the default `entry` (0.708 against
-/// 0.704 under the default gate; 0.695 against 0.690 under `expected`), which is why it is not the
+/// and so saves recoveries, but costs no less with recovery than the default `entry` (0.702 against
+/// 0.701 under the default gate, held out 0.865 against 0.860), which is why it is not the
 /// default.
 #[test]
 #[allow(clippy::print_stderr)]
@@ -503,7 +500,11 @@ fn the_working_set_alternative_is_pinned() {
     }
     assert_eq!(
         sums(&all),
-        (53, [0.571, 0.66, 0.63, 0.708, 0.53, 1.067, 0.574, 1.611], 0)
+        (
+            53,
+            [0.543, 0.648, 0.61, 0.702, 0.53, 1.067, 0.574, 1.611],
+            0
+        )
     );
 }
 
@@ -627,7 +628,7 @@ fn policy_one_stays_selectable_and_reports_its_own_reasons() {
     assert_eq!(v[0]["settings"]["spill"]["tailChars"], 400);
     assert_eq!(v[0]["settings"]["trim"]["minChars"], 100);
     assert_eq!(v[0]["settings"]["trim"]["keepRecent"], 5);
-    assert_eq!(v[0]["settings"]["epochMessages"], 36);
+    assert_eq!(v[0]["settings"]["epochMessages"], 12);
     let seg = v[0]["segments"]
         .as_array()
         .and_then(|a| {

@@ -36,7 +36,7 @@ fn the_demo_session_runs_offline_and_attaches_nested_instructions() {
     assert_eq!(governed.len(), 19, "one per request");
     // Policy 2's cache gate (the default `expected+bank`, spec/governor.md §2.7) spends only what
     // governing has saved: this short session spills nothing at entry and never finds the cache
-    // cold, so the one rewrite its boundary offers is refused and every request costs what `off`
+    // cold, so every rewrite its boundaries offer is refused and every request costs what `off`
     // costs, never more.
     for g in &governed {
         let replay = &g["data"]["replay"];

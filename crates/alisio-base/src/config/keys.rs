@@ -158,10 +158,10 @@ const CLAUDE_MODES: &[&str] = &[
 /// Current governor policy version (spec/governor.md §9).
 pub const POLICY_VERSION: i64 = 2;
 
-/// The default `context.elide.epochMessages` of policy 1 and of policy 2 (spec/governor.md §9; why
-/// policy 2 batches a little more: docs/governor.md).
+/// The default `context.elide.epochMessages` of policy 1 and of policy 2 (spec/governor.md §9; how
+/// policy 2's was chosen, by Σ cost with recovery under its cache gate: docs/governor.md).
 pub const EPOCH_MESSAGES_V1: u32 = 32;
-pub const EPOCH_MESSAGES_V2: u32 = 36;
+pub const EPOCH_MESSAGES_V2: u32 = 12;
 
 /// The default `epochMessages` under a policy version (`None`: this build's).
 #[must_use]
@@ -217,7 +217,7 @@ pub(super) static KEYS: &[KeySpec] = keys! {
     "context.maxBytes": int(MAX_BYTES_MIN, MAX_BYTES_MAX), "32768";
     "context.governor": Ty::Enum(GOVERNOR_MODES), "\"off\"";
     "context.elide.minAgeTurns": int(1, 20), "2";
-    "context.elide.epochMessages": int(0, 1000), "(36 under policy 2, 32 under policy 1)";
+    "context.elide.epochMessages": int(0, 1000), "(12 under policy 2, 32 under policy 1)";
     "context.policyVersion": int(1, POLICY_VERSION), "2";
     "context.invariants.maxChars": int(1000, 20000), "4000";
     "context.spill.thresholdChars": bounded(SPILL_THRESHOLD_CHARS), "(spec/governor.md §9)";
