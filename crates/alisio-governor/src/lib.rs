@@ -213,6 +213,19 @@ pub fn govern_with_cold<'a>(
     req: Request<'a, '_>,
     cold: &[usize],
 ) -> Governed<'a> {
+    govern_from(settings, req, cold, gate::Gate::default())
+}
+
+/// [`govern_with_cold`] continuing `gate`: a fresh gate, or the cache gate of a governor that saw
+/// a prefix of this history under the same settings and cold requests. The gate's decision at a
+/// boundary depends on H[0..b) and the cold requests alone (G7), so a kept gate decides what a
+/// fresh one would; it only skips the boundaries already evaluated (O(n / E) passes over P).
+pub(crate) fn govern_from<'a>(
+    settings: &GovSettings,
+    req: Request<'a, '_>,
+    cold: &[usize],
+    mut gate: gate::Gate,
+) -> Governed<'a> {
     let history = req.history;
     if settings.mode == GovernorMode::Off {
         return Governed {
@@ -224,11 +237,12 @@ pub fn govern_with_cold<'a>(
     }
     let n = history.len();
     let facts = facts(history, settings.policy2());
-    let mut gate = gate::Gate::default();
     gate.set_cold(cold);
-    let e = gate.eligible(history, &facts, settings, |i| {
-        session::tokens_at(history, &facts, i)
-    });
+    // Each message's tokens once: the gate sums suffixes at every epoch boundary.
+    let toks: Vec<u64> = (0..facts.len().min(n))
+        .map(|i| session::tokens_at(history, &facts, i))
+        .collect();
+    let e = gate.eligible(history, &facts, settings, |i| toks[i]);
     let plain = decide_policy(history, &facts, e, settings);
     let full = if e == n {
         plain.clone()

@@ -167,10 +167,9 @@ pub fn info(call: Option<&Call>, text: &str, denial: Option<&str>, keep: u32) ->
 
 /// The hash of a distinctive token (the working set, spec/governor.md §3.3).
 fn token_hash(t: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    t.hash(&mut h);
-    h.finish()
+    // A fixed seed: the same token hashes the same in every process (the uses are a pure function).
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x5eed).hash_one(t)
 }
 
 /// The uses of each tool message in `history[..e]` (the working set, spec/governor.md §3.3): per
@@ -179,7 +178,7 @@ fn token_hash(t: &str) -> u64 {
 /// earlier assistant messages count as having written their tokens.
 #[must_use]
 pub fn uses(history: &[Message], facts: &[Option<Fact>], e: usize) -> Vec<Vec<usize>> {
-    use std::collections::{HashMap, HashSet};
+    use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
     let mut out = vec![Vec::new(); e];
     let mut latest: HashMap<u64, usize> = HashMap::new();
     let mut written: HashSet<u64> = HashSet::new();

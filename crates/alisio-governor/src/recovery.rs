@@ -8,7 +8,7 @@
 //! every response and where each occurs; [`evaluate`] finds the needed results and prices one
 //! recovery for each.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::ops::Range;
 
 use serde::Serialize;

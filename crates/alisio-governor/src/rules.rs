@@ -1,7 +1,7 @@
 //! The elision rules and the decision procedure (spec/governor.md §3), evaluated on the eligible
 //! prefix P = H[0..E) (spec/governor.md §2.5, epochs) as if P were the whole history.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashSet, HashSetExt};
 
 use super::classify::{classify_native, has_attached_instructions, pair_calls, result_text};
 use super::model::{Class, Message};
@@ -111,7 +111,7 @@ fn ok(f: &Fact) -> bool {
 
 /// Which `bg_output` results are continuations (spec/governor.md §3.1): a forward pass over `[0, e)`.
 fn continuations(facts: &[Option<Fact>], e: usize) -> Vec<bool> {
-    let mut seen_next: std::collections::HashSet<(&str, u64)> = std::collections::HashSet::new();
+    let mut seen_next: HashSet<(&str, u64)> = HashSet::new();
     let mut continuation = vec![false; e];
     for (i, f) in facts.iter().enumerate().take(e) {
         if let Some(f) = f.as_ref().filter(|f| ok(f))

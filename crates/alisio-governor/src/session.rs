@@ -179,6 +179,9 @@ struct Cache {
     last: Option<Message>,
     calls: HashMap<String, (usize, usize)>,
     facts: Vec<Option<Fact>>,
+    /// Each message's spec/governor.md §10 tokens as the gate prices it ([`tokens_at`]), computed
+    /// once: the gate sums suffixes at every epoch boundary.
+    message_tokens: Vec<u64>,
     segments: u64,
     tokens: u64,
     compacted: bool,
@@ -203,6 +206,7 @@ impl Cache {
             last: None,
             calls: HashMap::new(),
             facts: Vec::new(),
+            message_tokens: Vec::new(),
             segments: 0,
             tokens: 0,
             compacted: false,
@@ -248,6 +252,7 @@ impl Cache {
             let (segs, toks) = measure(m, fact.as_ref());
             c.segments += segs;
             c.tokens += toks;
+            c.message_tokens.push(tokens_of_message(m, fact.as_ref()));
             c.facts.push(fact);
         }
     }
@@ -258,11 +263,9 @@ impl Cache {
     fn decide(&mut self, settings: &GovSettings, h: &[Message], start: usize, cold: &[usize]) {
         let c = self;
         let n = h.len();
-        let facts = &c.facts;
+        let (facts, toks) = (&c.facts, &c.message_tokens);
         c.gate.set_cold(cold);
-        let e = c
-            .gate
-            .eligible(h, facts, settings, |i| tokens_at(h, facts, i));
+        let e = c.gate.eligible(h, facts, settings, |i| toks[i]);
         if e != c.eligible || start == 0 || c.gate.generation() != c.generation {
             c.generation = c.gate.generation();
             let steps = match c.gate.on_eligible(settings) {
@@ -380,7 +383,12 @@ pub fn message_tokens(m: &Message) -> u64 {
 
 /// Message `i`'s tokens: a result's from its fact, others measured.
 pub(crate) fn tokens_at(h: &[Message], facts: &[Option<Fact>], i: usize) -> u64 {
-    match (&h[i], facts.get(i).and_then(Option::as_ref)) {
+    tokens_of_message(&h[i], facts.get(i).and_then(Option::as_ref))
+}
+
+/// One message's tokens as the gate prices it: a tool result's fact's, else its segments'.
+pub(crate) fn tokens_of_message(m: &Message, fact: Option<&Fact>) -> u64 {
+    match (m, fact) {
         (Message::Tool(_), Some(f)) => f.tokens,
         (m, _) => message_tokens(m),
     }
@@ -570,12 +578,39 @@ impl SessionGovernor {
         turn: Turn<'_>,
         request: Option<u64>,
     ) -> ContextReport {
+        // The gate this session's requests kept, when it saw a prefix of this history under these
+        // settings: the report then re-evaluates no boundary already decided.
+        let gate = match &self.cache {
+            Some(c) if self.valid(settings, turn.history) => c.gate.clone(),
+            _ => Gate::default(),
+        };
+        self.report_with(settings, turn, request, gate)
+    }
+
+    /// [`SessionGovernor::report`] with a fresh gate: what the kept gate must equal (G7).
+    #[cfg(test)]
+    pub(crate) fn report_fresh(
+        &self,
+        settings: &GovSettings,
+        turn: Turn<'_>,
+        request: Option<u64>,
+    ) -> ContextReport {
+        self.report_with(settings, turn, request, Gate::default())
+    }
+
+    fn report_with(
+        &self,
+        settings: &GovSettings,
+        turn: Turn<'_>,
+        request: Option<u64>,
+        gate: Gate,
+    ) -> ContextReport {
         let ledger = if self.ledger.is_empty() {
             Ledger::None
         } else {
             Ledger::Known(&self.ledger)
         };
-        super::govern_with_cold(
+        super::govern_from(
             settings,
             Request {
                 session_id: turn.session_id,
@@ -586,6 +621,7 @@ impl SessionGovernor {
                 ledger,
             },
             &self.cold,
+            gate,
         )
         .report
     }

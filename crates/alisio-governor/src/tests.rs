@@ -1479,3 +1479,78 @@ fn incremental_requests_match_a_full_projection() {
         }
     }
 }
+
+/// A session's report continues the cache gate its requests kept instead of evaluating every
+/// boundary again (O(n / E) passes over P saved): it equals the report with a fresh gate, over a
+/// long history whose boundaries are taken and skipped, with a cold request among them.
+#[test]
+fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
+    let mut h = vec![u()];
+    for k in 0..90 {
+        let id = format!("c{k}");
+        let path = format!("src/f{}.rs", k % 7);
+        let (call, result) = match k % 3 {
+            0 => (
+                read(&id, &path),
+                Message::tool(
+                    &id,
+                    format!(
+                        r#"{{"sha256":"{:064x}","content":"{}"}}"#,
+                        k % 5,
+                        "x".repeat(3000)
+                    ),
+                    false,
+                ),
+            ),
+            1 => (edit(&id, &path), t_ok(&id)),
+            _ => (
+                call(&id, "search_text", serde_json::json!({"pattern": "TODO"})),
+                Message::tool(
+                    &id,
+                    r#"{"stdout":"a:1:TODO\n","stderr":"","exitCode":0}"#,
+                    false,
+                ),
+            ),
+        };
+        h.push(a(vec![call]));
+        h.push(result);
+    }
+    h.push(a0());
+    let s = GovSettings {
+        mode: GovernorMode::Shadow,
+        min_age_turns: 2,
+        epoch_messages: alisio_base::config::EPOCH_MESSAGES_V2,
+        policy_version: 2,
+        max_chars: 4000,
+        policy2: crate::policy2::Policy2::default(),
+    };
+    let parts = RequestParts::default();
+    let src = Sources::default();
+    let mut sg = SessionGovernor::new();
+    let mut r = 0;
+    for (i, m) in h.iter().enumerate() {
+        if m.is_assistant() {
+            r += 1;
+            if r == 40 {
+                sg.cache_cold();
+            }
+            let _ = sg.request(&s, turn("s1", &h[..i], &parts, &src, r, false));
+        }
+    }
+    // The report of the next request, on the whole history (the last boundaries not yet seen).
+    let t = turn("s1", &h, &parts, &src, r + 1, false);
+    let kept = sg.report(&s, t, Some(r + 1));
+    let ContextReport::Measured(m) = &kept else {
+        panic!("measured")
+    };
+    assert_eq!(m.messages, 182);
+    assert!(
+        m.eligible_messages > 0 && m.totals.elided > 0,
+        "{}",
+        kept.to_json()
+    );
+    assert_eq!(
+        kept.to_json().to_string(),
+        sg.report_fresh(&s, t, Some(r + 1)).to_json().to_string()
+    );
+}

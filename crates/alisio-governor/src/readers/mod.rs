@@ -168,6 +168,28 @@ fn is_claude_line(v: &Value) -> bool {
 /// Format detection (spec/governor.md §11.2).
 #[must_use]
 pub fn detect(bytes: &[u8]) -> Option<Format> {
+    parse(bytes).0
+}
+
+/// A transcript parsed once, for detection and reading alike: the whole file as one JSON object,
+/// or its lines (with the number of the last non-blank one).
+enum Parsed {
+    Whole(Value),
+    Lines(Vec<Line>, usize),
+    Nothing,
+}
+
+impl Parsed {
+    fn whole(self) -> Option<Value> {
+        match self {
+            Self::Whole(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The format a transcript's parse shows, with the parse (spec/governor.md §11.2).
+fn parse(bytes: &[u8]) -> (Option<Format>, Parsed) {
     if let Some(v) = whole_json(bytes) {
         let is_mini = v.get("messages").is_some_and(Value::is_array)
             && (v
@@ -175,16 +197,22 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
                 .and_then(Value::as_str)
                 .is_some_and(|f| f.starts_with("mini-swe-agent"))
                 || v.get("info").is_some_and(Value::is_object));
+        let is_alisio = v.get("schemaVersion").is_some_and(Value::is_number)
+            && v.get("session").and_then(|s| s.get("id")).is_some();
         if is_mini {
-            return Some(Format::MiniSweAgent);
+            return (Some(Format::MiniSweAgent), Parsed::Whole(v));
         }
-        if v.get("schemaVersion").is_some_and(Value::is_number)
-            && v.get("session").and_then(|s| s.get("id")).is_some()
-        {
-            return Some(Format::Alisio);
+        if is_alisio {
+            return (Some(Format::Alisio), Parsed::Whole(v));
         }
     }
-    let (lines, _) = jsonl(bytes);
+    let (lines, total) = jsonl(bytes);
+    (lines_format(&lines), Parsed::Lines(lines, total))
+}
+
+/// Codex or Claude Code by the shape of the first 200 object lines; `None` when mostly malformed
+/// or undecided.
+fn lines_format(lines: &[Line]) -> Option<Format> {
     let malformed = lines.iter().filter(|l| l.value.is_none()).count();
     if lines.is_empty() || malformed * 2 > lines.len() {
         return None;
@@ -215,15 +243,28 @@ pub fn read(
     format: Option<Format>,
     file: &str,
 ) -> Result<(Format, Vec<Session>), Unsupported> {
-    let format = match format {
-        Some(f) => f,
-        None => detect(bytes).ok_or(Unsupported)?,
+    // Parsed once: detection's parse is the reader's (a forced format parses what it reads).
+    let (format, parsed) = match format {
+        Some(f @ (Format::Alisio | Format::MiniSweAgent)) => {
+            (f, whole_json(bytes).map_or(Parsed::Nothing, Parsed::Whole))
+        }
+        Some(f) => {
+            let (lines, total) = jsonl(bytes);
+            (f, Parsed::Lines(lines, total))
+        }
+        None => match parse(bytes) {
+            (Some(f), parsed) => (f, parsed),
+            (None, _) => return Err(Unsupported),
+        },
     };
     let mut sessions = match format {
-        Format::Alisio => alisio::read(whole_json(bytes).ok_or(Unsupported)?),
-        Format::MiniSweAgent => mini::read(whole_json(bytes).ok_or(Unsupported)?),
+        Format::Alisio => alisio::read(parsed.whole().ok_or(Unsupported)?),
+        Format::MiniSweAgent => mini::read(parsed.whole().ok_or(Unsupported)?),
         Format::ClaudeCode | Format::Codex => {
-            let (lines, total) = jsonl(bytes);
+            let (lines, total) = match parsed {
+                Parsed::Lines(lines, total) => (lines, total),
+                _ => jsonl(bytes),
+            };
             let malformed = lines.iter().filter(|l| l.value.is_none()).count();
             if lines.is_empty() || malformed * 2 > lines.len() {
                 if lines.is_empty() && bytes.iter().all(u8::is_ascii_whitespace) {
