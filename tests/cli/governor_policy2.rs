@@ -357,7 +357,9 @@ fn session_above_off() -> Option<PathBuf> {
 }
 
 /// The one corpus session above its off cost under `--cache-gate expected` (docs/governor.md): 17
-/// requests, one boundary at request 14, no recovery. Its cost, exact: 6,825.3 with the best start
+/// requests, 44 messages; at the default epoch (12) the boundaries at 12 and 24 take nothing and
+/// the one at message 36 (request 14) takes one rewrite, as at epoch 36 (the sweep below); no
+/// recovery. Its cost, exact: 6,825.3 with the best start
 /// (the rewrite starts at message 4), 6,920.1 with whole boundaries (from message 2), against
 /// 6,341.8. Under the default (`expected+bank`) the bank has nothing saved to pay for that rewrite,
 /// and the session costs exactly `off`.

@@ -1480,11 +1480,9 @@ fn incremental_requests_match_a_full_projection() {
     }
 }
 
-/// A session's report continues the cache gate its requests kept instead of evaluating every
-/// boundary again (O(n / E) passes over P saved): it equals the report with a fresh gate, over a
-/// long history whose boundaries are taken and skipped, with a cold request among them.
-#[test]
-fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
+/// 90 reads (3,000 characters), edits and searches over 7 files, then a closing answer: 182
+/// messages, whose epoch boundaries are taken and skipped under the policy-2 defaults.
+fn long_history() -> Vec<Message> {
     let mut h = vec![u()];
     for k in 0..90 {
         let id = format!("c{k}");
@@ -1516,17 +1514,25 @@ fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
         h.push(result);
     }
     h.push(a0());
-    let s = GovSettings {
+    h
+}
+
+fn policy_two_shadow(epoch: u32) -> GovSettings {
+    GovSettings {
         mode: GovernorMode::Shadow,
         min_age_turns: 2,
-        epoch_messages: alisio_base::config::EPOCH_MESSAGES_V2,
+        epoch_messages: epoch,
         policy_version: 2,
         max_chars: 4000,
         policy2: crate::policy2::Policy2::default(),
-    };
+    }
+}
+
+/// Every request of `h` (one per assistant message, sending the messages before it), the 40th
+/// found cold; the number of requests.
+fn play(sg: &mut SessionGovernor, s: &GovSettings, h: &[Message]) -> u64 {
     let parts = RequestParts::default();
     let src = Sources::default();
-    let mut sg = SessionGovernor::new();
     let mut r = 0;
     for (i, m) in h.iter().enumerate() {
         if m.is_assistant() {
@@ -1534,12 +1540,41 @@ fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
             if r == 40 {
                 sg.cache_cold();
             }
-            let _ = sg.request(&s, turn("s1", &h[..i], &parts, &src, r, false));
+            let _ = sg.request(s, turn("s1", &h[..i], &parts, &src, r, false));
         }
     }
+    r
+}
+
+/// The report of `h` with the kept gate and with a fresh one, as JSON.
+fn kept_and_fresh(
+    sg: &SessionGovernor,
+    s: &GovSettings,
+    h: &[Message],
+    r: u64,
+) -> (String, String) {
+    let parts = RequestParts::default();
+    let src = Sources::default();
+    let t = turn("s1", h, &parts, &src, r, false);
+    (
+        sg.report(s, t, Some(r)).to_json().to_string(),
+        sg.report_fresh(s, t, Some(r)).to_json().to_string(),
+    )
+}
+
+/// A session's report continues the cache gate its requests kept instead of evaluating every
+/// boundary again (O(n / E) passes over P saved): it equals the report with a fresh gate, over a
+/// long history whose boundaries are taken and skipped, with a cold request among them.
+#[test]
+fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
+    let h = long_history();
+    let s = policy_two_shadow(alisio_base::config::EPOCH_MESSAGES_V2);
+    let mut sg = SessionGovernor::new();
+    let r = play(&mut sg, &s, &h);
     // The report of the next request, on the whole history (the last boundaries not yet seen).
-    let t = turn("s1", &h, &parts, &src, r + 1, false);
-    let kept = sg.report(&s, t, Some(r + 1));
+    let parts = RequestParts::default();
+    let src = Sources::default();
+    let kept = sg.report(&s, turn("s1", &h, &parts, &src, r + 1, false), Some(r + 1));
     let ContextReport::Measured(m) = &kept else {
         panic!("measured")
     };
@@ -1549,8 +1584,39 @@ fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
         "{}",
         kept.to_json()
     );
-    assert_eq!(
-        kept.to_json().to_string(),
-        sg.report_fresh(&s, t, Some(r + 1)).to_json().to_string()
+    let (kept, fresh) = kept_and_fresh(&sg, &s, &h, r + 1);
+    assert_eq!(kept, fresh);
+}
+
+/// The kept gate is used only for a history this session's requests saw a prefix of, under the
+/// same settings; otherwise the report takes a fresh gate. Either way the report equals a fresh
+/// gate's: on the history of the last request itself, with a cold request pending (announced, not
+/// yet sent), after a rewrite (a compaction's summary in place of the first 100 messages) with no
+/// request in between, and under other settings.
+#[test]
+fn a_report_after_a_rewrite_or_on_the_same_history_equals_a_fresh_one() {
+    let h = long_history();
+    let s = policy_two_shadow(alisio_base::config::EPOCH_MESSAGES_V2);
+    let mut sg = SessionGovernor::new();
+    let r = play(&mut sg, &s, &h);
+    // The last request sent h[..181]; its own history, then a cold request announced.
+    let (kept, fresh) = kept_and_fresh(&sg, &s, &h[..181], r);
+    assert_eq!(kept, fresh);
+    sg.cache_cold();
+    let (kept, fresh) = kept_and_fresh(&sg, &s, &h, r + 1);
+    assert_eq!(kept, fresh);
+    // A rewrite: the first message kept, a summary, then the last 81 messages.
+    let mut rewritten = vec![h[0].clone(), Message::user("summary of the work so far")];
+    rewritten.extend(h[101..].iter().cloned());
+    let (kept, fresh) = kept_and_fresh(&sg, &s, &rewritten, r + 1);
+    assert_eq!(kept, fresh);
+    // Other settings: a larger epoch.
+    let other = policy_two_shadow(36);
+    let (kept, fresh) = kept_and_fresh(&sg, &other, &h, r + 1);
+    assert_eq!(kept, fresh);
+    // And the reports differ where they should: the epoch changes what is elided.
+    assert_ne!(
+        kept_and_fresh(&sg, &s, &h, r + 1).0,
+        kept_and_fresh(&sg, &other, &h, r + 1).0
     );
 }
