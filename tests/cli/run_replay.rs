@@ -395,3 +395,67 @@ fn a_discarded_answer_and_a_compaction_summary_are_in_the_live_bill() {
         "{b}"
     );
 }
+
+/// The answer that ends a run is billed too (spec/governor.md §11.11): the third cut-off answer
+/// fails the run with `output_truncated`, and `run_failed` carries its usage, so the live bill has
+/// all three requests (1,000 + 1,100 + 1,200 input tokens, uncached: 4,125 at 1.25). A second
+/// invalid turn ends the run the same way (`invalid_turn`), its usage on `run_failed` too; a run
+/// that fails without an answer (`max_turns`) carries none.
+#[test]
+fn the_answer_that_ends_a_run_is_in_the_live_bill() {
+    let ws = Ws::new();
+    let cut = |input: u64| {
+        format!(r#"{{"stop":"max_tokens","text":"","usage":{{"input":{input},"output":5}}}}"#)
+    };
+    script(&ws, &[&cut(1000), &cut(1100), &cut(1200)]);
+    let (r, ev) = run(&ws, "go", &["--governor", "on"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(of_type(&ev, "truncation_recovery").len(), 2);
+    let failed = &of_type(&ev, "run_failed")[0]["data"];
+    assert_eq!(failed["code"], "output_truncated");
+    assert_eq!(
+        failed["usage"],
+        json!({"input":1200,"output":5,"cacheRead":0,"cacheWrite":0,"estimated":false})
+    );
+    let rp = report(&ws, &sid(&ev))["replay"].clone();
+    assert_eq!(rp["requests"], 3);
+    let b = &rp["recorded"];
+    assert_eq!(
+        (
+            &b["requests"],
+            &b["inputTokens"],
+            &b["cachedTokens"],
+            &b["cost"]
+        ),
+        (&json!(3), &json!(3300), &json!(0), &json!(4125.0)),
+        "{b}"
+    );
+
+    let dup = |input: u64| {
+        format!(
+            r#"{{"toolCalls":[{{"id":"x","name":"list_files","arguments":{{}}}},{{"id":"x","name":"list_files","arguments":{{}}}}],"usage":{{"input":{input},"output":3}}}}"#
+        )
+    };
+    script(&ws, &[&dup(700), &dup(800)]);
+    let (r, ev) = run(&ws, "go", &["--governor", "on"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let failed = &of_type(&ev, "run_failed")[0]["data"];
+    assert_eq!(failed["code"], "invalid_turn");
+    assert_eq!(failed["usage"]["input"], 800);
+    let b = &report(&ws, &sid(&ev))["replay"]["recorded"];
+    assert_eq!(
+        (&b["requests"], &b["inputTokens"]),
+        (&json!(2), &json!(1500)),
+        "{b}"
+    );
+
+    script(
+        &ws,
+        &[r#"{"toolCalls":[{"name":"list_files","arguments":{}}]}"#],
+    );
+    let (r, ev) = run(&ws, "go", &["--max-turns", "1"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let failed = &of_type(&ev, "run_failed")[0]["data"];
+    assert_eq!(failed["code"], "max_turns");
+    assert!(failed.get("usage").is_none(), "{failed}");
+}

@@ -500,7 +500,8 @@ pub fn with_stored_replay(
     // The figures of this run's last request not yet answered: (off, governed, sent governed).
     let mut pending: Option<(f64, f64, bool)> = None;
     // The events that carry a provider's answer: a turn, a relay's handoff, an answer the runner
-    // discarded (it was cut off, or the turn was invalid) and a compaction's summary.
+    // discarded (it was cut off, the turn was invalid, or it ended the run: `run_failed` with a
+    // `usage`) and a compaction's summary.
     let types = [
         "run_started",
         "context_governed",
@@ -510,6 +511,7 @@ pub fn with_stored_replay(
         "request_retry",
         "compaction_completed",
         "compaction_failed",
+        "run_failed",
     ];
     for (ty, d) in store.events_of_types(id, &types)? {
         if ty == "run_started" {
@@ -537,7 +539,7 @@ pub fn with_stored_replay(
             other.extend(usage);
             continue;
         }
-        if ty == "request_retry" && v["usage"].is_null() {
+        if matches!(ty.as_str(), "request_retry" | "run_failed") && v["usage"].is_null() {
             continue;
         }
         let request = pending.take();

@@ -261,6 +261,8 @@ export interface RunFailedData {
   code: string | null;
   turns: number;
   tokens: number;
+  /** The usage of the answer that ended the run (a third cut-off answer, a second invalid turn). */
+  usage?: TurnUsage;
 }
 
 export interface RunCancelledData {

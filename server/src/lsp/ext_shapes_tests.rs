@@ -1168,15 +1168,17 @@ fn events() -> Vec<alisio_session::events::Event> {
         }),
         Event::RunFailed(RunFailed {
             error: Some("boom".into()),
-            code: Some("internal"),
+            code: Some("output_truncated"),
             turns: 1,
             tokens: 5,
+            usage: Some(TurnUsage::default()),
         }),
         Event::RunFailed(RunFailed {
             error: None,
             code: None,
             turns: 0,
             tokens: 0,
+            usage: None,
         }),
         Event::RunCancelled(RunCancelled {
             reason: "user".into(),

@@ -266,7 +266,8 @@ enum Ev {
     /// `context_governed`: a request was built then.
     Built(Option<i64>),
     /// An answer the runner discarded (`truncation_recovery`, an invalid turn's
-    /// `request_retry`): its event id, time and usage.
+    /// `request_retry`, the answer that ended the run: `run_failed` with a `usage`): its event
+    /// id, time and usage.
     Discarded(i64, Option<i64>, Option<String>),
     /// A compaction's summary (`compaction_completed`, `compaction_failed` with `usage`).
     Summary(i64, Option<i64>, Option<String>),
@@ -326,7 +327,7 @@ fn run_parts(
                 let part = std::mem::take(&mut p.open);
                 p.closed.push_back(part);
             }
-            "truncation_recovery" | "request_retry" if e.usage.is_some() => {
+            "truncation_recovery" | "request_retry" | "run_failed" if e.usage.is_some() => {
                 p.open.push(Ev::Discarded(e.id, at, e.usage));
             }
             "compaction_completed" | "compaction_failed" if e.usage.is_some() => {

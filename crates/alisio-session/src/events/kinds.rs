@@ -363,6 +363,11 @@ pub struct RunFailed {
     pub code: Option<&'static str>,
     pub turns: u32,
     pub tokens: u64,
+    /// The usage of the answer that ended the run (`output_truncated`: the third cut-off answer;
+    /// `invalid_turn`: the second rejected turn); absent when no answer ended it. The provider
+    /// billed it (spec/governor.md §11.11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<TurnUsage>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

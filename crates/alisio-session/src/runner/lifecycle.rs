@@ -745,6 +745,7 @@ impl Run<'_> {
                 code,
                 turns: self.progress.turns,
                 tokens: self.progress.tokens,
+                usage: self.progress.ended_by.take(),
             }),
             RunStatus::Cancelled => Event::RunCancelled(RunCancelled {
                 reason: self.options.cancel_reason.clone(),
@@ -776,6 +777,7 @@ impl Run<'_> {
                     code: Some("store_error"),
                     turns: self.progress.turns,
                     tokens: self.progress.tokens,
+                    usage: None,
                 }),
             );
             self.emitter.transient(&p);

@@ -142,6 +142,9 @@ struct Progress {
     /// When the last request was built (ms since the epoch): the provider's cache was last
     /// used then.
     last_request_ms: Option<u128>,
+    /// The usage of the answer that ends the run without a turn (a third cut-off answer, a second
+    /// invalid turn): the provider billed it, and `run_failed` carries it (spec/sessions.md §8).
+    ended_by: Option<crate::events::TurnUsage>,
 }
 
 impl Progress {

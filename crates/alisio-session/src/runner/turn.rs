@@ -172,6 +172,7 @@ impl Run<'_> {
                         .saturating_add(usage.input.saturating_add(usage.output));
                     recoveries += 1;
                     if recoveries > 2 {
+                        self.progress.ended_by = Some(usage.event());
                         let m = format!(
                             "Model output was cut off before it was usable (maxOutputTokens {})",
                             self.max_output
@@ -194,6 +195,7 @@ impl Run<'_> {
             }
             if let Some(why) = self.validate(&calls)? {
                 if invalid_retried {
+                    self.progress.ended_by = Some(usage.event());
                     return Ok(Err(self.end(
                         RunStatus::Failed,
                         Some("invalid_turn"),

@@ -40,7 +40,7 @@ pub struct RequestEvent {
     pub id: i64,
     pub run_id: String,
     /// `run_started`, `context_governed`, `turn_completed`, `truncation_recovery`,
-    /// `request_retry`, `compaction_completed` or `compaction_failed`.
+    /// `request_retry`, `compaction_completed`, `compaction_failed` or `run_failed`.
     pub ty: String,
     pub timestamp: String,
     /// The data's `usage` as JSON text (`None` when absent, null or the JSON is not valid).
@@ -52,7 +52,7 @@ pub struct RequestEvent {
 }
 
 /// The event types [`Store::request_events`] reads.
-const REQUEST_EVENTS: &str = "'run_started','context_governed','turn_completed','truncation_recovery','request_retry','compaction_completed','compaction_failed'";
+const REQUEST_EVENTS: &str = "'run_started','context_governed','turn_completed','truncation_recovery','request_retry','compaction_completed','compaction_failed','run_failed'";
 
 /// A text column, or `None` when it is NULL or another type.
 fn text(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<String>> {
@@ -107,7 +107,7 @@ impl Store {
     /// The session's events that time its requests or carry an answer the runner discarded, in
     /// id order (spec/interfaces.md §4): `run_started` (its provider kind), `context_governed`
     /// (a built request), `turn_completed`, and `truncation_recovery`, `request_retry`,
-    /// `compaction_completed`, `compaction_failed` with their `usage`.
+    /// `compaction_completed`, `compaction_failed`, `run_failed` with their `usage`.
     ///
     /// # Errors
     /// SQLite errors.

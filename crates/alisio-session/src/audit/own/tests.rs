@@ -590,7 +590,7 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
     ];
     // Run r1 (anthropic): a turn; a compaction's summary, a cut-off answer and its retry; a
     // turn. Run r2 (openai): an invalid turn and its retry; the handoff (no turn_completed). Run
-    // r3 (anthropic) stored no answer: a cut-off one, then it failed.
+    // r3 (anthropic) stored no answer: a cut-off one, then one that ended the run.
     let d = r#"{"input":100,"output":2,"estimated":false}"#;
     let events: Vec<RequestEvent> = [
         ("r1", "run_started", None, Some("anthropic")),
@@ -612,6 +612,9 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
         ("r3", "run_started", None, Some("anthropic")),
         ("r3", "context_governed", None, None),
         ("r3", "truncation_recovery", Some(d), None),
+        // Its retry's answer ended the run (a third cut-off answer): `run_failed` carries it.
+        ("r3", "context_governed", None, None),
+        ("r3", "run_failed", Some(d), None),
     ]
     .into_iter()
     .enumerate()
@@ -709,6 +712,8 @@ fn each_request_carries_what_rewrote_the_conversation_since_the_previous_one() {
                 vec!["instruction-changed"],
                 None
             ),
+            // The answer that ended r3: its `run_failed` (event 21), timed by its request.
+            (21, t(20), None, discarded, 300, vec![], None),
         ]
     );
     // Without events (a store older than them, mode off), each answer is timed by its row.
