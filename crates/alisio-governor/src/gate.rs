@@ -185,8 +185,7 @@ impl Gate {
         s: &GovSettings,
         tokens: impl Fn(usize) -> u64,
     ) -> usize {
-        let epoch = s.epoch_messages as usize;
-        if s.policy_version < 2 || epoch == 0 {
+        if !gated(s) {
             return eligible(h.len(), s.epoch_messages);
         }
         let end = h.len().min(facts.len());
@@ -434,8 +433,15 @@ impl Gate {
     /// kept their previous step. `None`: spec/governor.md §3.2 on P is the answer.
     #[must_use]
     pub fn on_eligible(&self, s: &GovSettings) -> Option<&[Step]> {
-        (s.policy_version >= 2 && s.epoch_messages > 0).then_some(self.steps.as_slice())
+        gated(s).then_some(self.steps.as_slice())
     }
+}
+
+/// Whether the gate decides E (policy 2 with epochs); otherwise E is the plain one and the gate
+/// never asks a message's tokens.
+#[must_use]
+pub(crate) const fn gated(s: &GovSettings) -> bool {
+    s.policy_version >= 2 && s.epoch_messages > 0
 }
 
 #[cfg(test)]

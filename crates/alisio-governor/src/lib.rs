@@ -238,10 +238,14 @@ pub(crate) fn govern_from<'a>(
     let n = history.len();
     let facts = facts(history, settings.policy2());
     gate.set_cold(cold);
-    // Each message's tokens once: the gate sums suffixes at every epoch boundary.
-    let toks: Vec<u64> = (0..facts.len().min(n))
-        .map(|i| session::tokens_at(history, &facts, i))
-        .collect();
+    // Each message's tokens once, when the gate prices boundaries (it sums suffixes at each).
+    let toks: Vec<u64> = if gate::gated(settings) {
+        (0..facts.len().min(n))
+            .map(|i| session::tokens_at(history, &facts, i))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let e = gate.eligible(history, &facts, settings, |i| toks[i]);
     let plain = decide_policy(history, &facts, e, settings);
     let full = if e == n {

@@ -252,7 +252,11 @@ impl Cache {
             let (segs, toks) = measure(m, fact.as_ref());
             c.segments += segs;
             c.tokens += toks;
-            c.message_tokens.push(tokens_of_message(m, fact.as_ref()));
+            // `measure`'s tokens, but a result without a fact is priced by its text.
+            c.message_tokens.push(match (m, &fact) {
+                (Message::Tool(_), None) => message_tokens(m),
+                _ => toks,
+            });
             c.facts.push(fact);
         }
     }
@@ -383,12 +387,7 @@ pub fn message_tokens(m: &Message) -> u64 {
 
 /// Message `i`'s tokens: a result's from its fact, others measured.
 pub(crate) fn tokens_at(h: &[Message], facts: &[Option<Fact>], i: usize) -> u64 {
-    tokens_of_message(&h[i], facts.get(i).and_then(Option::as_ref))
-}
-
-/// One message's tokens as the gate prices it: a tool result's fact's, else its segments'.
-pub(crate) fn tokens_of_message(m: &Message, fact: Option<&Fact>) -> u64 {
-    match (m, fact) {
+    match (&h[i], facts.get(i).and_then(Option::as_ref)) {
         (Message::Tool(_), Some(f)) => f.tokens,
         (m, _) => message_tokens(m),
     }

@@ -1546,6 +1546,15 @@ fn play(sg: &mut SessionGovernor, s: &GovSettings, h: &[Message]) -> u64 {
     r
 }
 
+/// The long history played under the policy-2 defaults: (history, settings, governor, requests).
+fn played() -> (Vec<Message>, GovSettings, SessionGovernor, u64) {
+    let h = long_history();
+    let s = policy_two_shadow(alisio_base::config::EPOCH_MESSAGES_V2);
+    let mut sg = SessionGovernor::new();
+    let r = play(&mut sg, &s, &h);
+    (h, s, sg, r)
+}
+
 /// The report of `h` with the kept gate and with a fresh one, as JSON.
 fn kept_and_fresh(
     sg: &SessionGovernor,
@@ -1567,10 +1576,7 @@ fn kept_and_fresh(
 /// long history whose boundaries are taken and skipped, with a cold request among them.
 #[test]
 fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
-    let h = long_history();
-    let s = policy_two_shadow(alisio_base::config::EPOCH_MESSAGES_V2);
-    let mut sg = SessionGovernor::new();
-    let r = play(&mut sg, &s, &h);
+    let (h, s, sg, r) = played();
     // The report of the next request, on the whole history (the last boundaries not yet seen).
     let parts = RequestParts::default();
     let src = Sources::default();
@@ -1595,10 +1601,7 @@ fn a_sessions_report_with_its_kept_gate_equals_one_with_a_fresh_gate() {
 /// request in between, and under other settings.
 #[test]
 fn a_report_after_a_rewrite_or_on_the_same_history_equals_a_fresh_one() {
-    let h = long_history();
-    let s = policy_two_shadow(alisio_base::config::EPOCH_MESSAGES_V2);
-    let mut sg = SessionGovernor::new();
-    let r = play(&mut sg, &s, &h);
+    let (h, s, mut sg, r) = played();
     // The last request sent h[..181]; its own history, then a cold request announced.
     let (kept, fresh) = kept_and_fresh(&sg, &s, &h[..181], r);
     assert_eq!(kept, fresh);

@@ -176,16 +176,6 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 enum Parsed {
     Whole(Value),
     Lines(Vec<Line>, usize),
-    Nothing,
-}
-
-impl Parsed {
-    fn whole(self) -> Option<Value> {
-        match self {
-            Self::Whole(v) => Some(v),
-            _ => None,
-        }
-    }
 }
 
 /// The format a transcript's parse shows, with the parse (spec/governor.md §11.2).
@@ -246,7 +236,7 @@ pub fn read(
     // Parsed once: detection's parse is the reader's (a forced format parses what it reads).
     let (format, parsed) = match format {
         Some(f @ (Format::Alisio | Format::MiniSweAgent)) => {
-            (f, whole_json(bytes).map_or(Parsed::Nothing, Parsed::Whole))
+            (f, Parsed::Whole(whole_json(bytes).ok_or(Unsupported)?))
         }
         Some(f) => {
             let (lines, total) = jsonl(bytes);
@@ -257,14 +247,11 @@ pub fn read(
             (None, _) => return Err(Unsupported),
         },
     };
-    let mut sessions = match format {
-        Format::Alisio => alisio::read(parsed.whole().ok_or(Unsupported)?),
-        Format::MiniSweAgent => mini::read(parsed.whole().ok_or(Unsupported)?),
-        Format::ClaudeCode | Format::Codex => {
-            let (lines, total) = match parsed {
-                Parsed::Lines(lines, total) => (lines, total),
-                _ => jsonl(bytes),
-            };
+    // A whole-file format always has its value, a line format its lines (above).
+    let mut sessions = match (format, parsed) {
+        (Format::Alisio, Parsed::Whole(v)) => alisio::read(v),
+        (Format::MiniSweAgent, Parsed::Whole(v)) => mini::read(v),
+        (Format::ClaudeCode | Format::Codex, Parsed::Lines(lines, total)) => {
             let malformed = lines.iter().filter(|l| l.value.is_none()).count();
             if lines.is_empty() || malformed * 2 > lines.len() {
                 if lines.is_empty() && bytes.iter().all(u8::is_ascii_whitespace) {
@@ -282,6 +269,7 @@ pub fn read(
             }
             s
         }
+        _ => return Err(Unsupported),
     };
     if matches!(format, Format::Alisio | Format::MiniSweAgent) {
         let lines = std::str::from_utf8(strip_bom(bytes))
